@@ -1,0 +1,136 @@
+# ipfsrt build. `make` builds the libraries, the Lua module and the executable;
+# `make test` installs missing Debian packages (when root), builds and runs every test.
+
+PREFIX ?= /usr/local
+BUILD ?= build
+HASH ?= openssl
+SAN ?=
+CC ?= cc
+
+DEBIAN_DEPS := liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
+               libcmocka-dev lua-busted pkg-config
+LUA_PC := lua5.4
+PKGS := $(LUA_PC) libcurl libcjson
+ifeq ($(HASH),openssl)
+PKGS += libcrypto
+HASH_DEFS := -DIPFSRT_HAVE_OPENSSL
+else ifneq ($(HASH),mbedtls)
+$(error HASH must be openssl or mbedtls)
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmbedcrypto -lm
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+ifeq ($(SAN),1)
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+OPT := -O2 -g
+endif
+CFLAGS_ALL = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -fPIC \
+             -Iruntime/include -Iruntime/src $(HASH_DEFS) $(PKG_CFLAGS) \
+             -DIPFSRT_LUADIR='"$(PREFIX)/share/ipfsrt/lua"' $(CFLAGS)
+LDFLAGS_ALL = $(OPT) $(LDFLAGS)
+
+CORE_SRC := $(wildcard runtime/src/*.c)
+BIND_SRC := $(wildcard runtime/lua/*.c)
+LIB_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(CORE_SRC) $(BIND_SRC))
+MAIN_OBJ := $(BUILD)/obj/main.o
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all deps test test-unit test-lua test-cli test-embed example bench install clean asan
+
+all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
+
+$(BUILD)/obj/%.o: runtime/%.c runtime/include/ipfsrt.h $(wildcard runtime/src/*.h runtime/lua/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(MAIN_OBJ): runtime/main.c runtime/include/ipfsrt.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libipfsrt.a: $(LIB_OBJ)
+	@rm -f $@
+	@echo "  AR      $@"
+	@ar rcs $@ $^
+
+$(BUILD)/libipfsrt.so: $(LIB_OBJ)
+	@echo "  LD      $@"
+	@$(CC) -shared $(LDFLAGS_ALL) -Wl,-soname,libipfsrt.so.0 -o $@ $^ $(PKG_LIBS)
+
+# The Lua module leaves the Lua API unresolved: the host interpreter provides it.
+$(BUILD)/ipfsrt.so: $(LIB_OBJ)
+	@echo "  LD      $@"
+	@$(CC) -shared $(LDFLAGS_ALL) -o $@ $^ $(filter-out -llua5.4,$(PKG_LIBS))
+
+$(BUILD)/ipfsrt: $(MAIN_OBJ) $(BUILD)/libipfsrt.a
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) -Wl,-E -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libipfsrt.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka) -Itests/unit -o $@ $< \
+	    $(BUILD)/libipfsrt.a $(PKG_LIBS) $(shell pkg-config --libs cmocka)
+
+deps:
+	@missing=""; for p in $(DEBIAN_DEPS); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	        echo "installing:$$missing"; \
+	        apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	    else \
+	        echo "missing Debian packages:$$missing (run 'make deps' as root)"; exit 1; \
+	    fi; \
+	fi
+
+test: deps
+	$(MAKE) all $(UNIT_BIN)
+	$(MAKE) test-unit test-lua test-cli test-embed
+
+test-unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; IPFSRT_FIXTURES=tests/fixtures $$t; done
+
+test-lua: all
+	IPFSRT_BUILD=$(BUILD) lua5.4 /usr/bin/busted --lua=lua5.4 -o utfTerminal \
+	    --cpath='$(BUILD)/?.so' --lpath='lua/?.lua;lua/?/init.lua;tests/lua/?.lua' tests/lua
+
+test-cli: all
+	IPFSRT_BUILD=$(BUILD) sh tests/cli/run.sh
+
+test-embed: all
+	rm -rf $(BUILD)/stage
+	$(MAKE) install PREFIX=$(CURDIR)/$(BUILD)/stage
+	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/stage/lib/pkgconfig BUILD=$(BUILD) sh tests/embed/run.sh
+
+asan:
+	$(MAKE) test BUILD=build-asan SAN=1
+
+example: all
+	$(BUILD)/ipfsrt car verify tests/fixtures/ipfs-car-small.car
+	$(BUILD)/ipfsrt car ls tests/fixtures/ipfs-car-small.car
+
+bench: all
+	$(BUILD)/ipfsrt scripts/bench/car_verify.lua
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/lua/5.4 $(DESTDIR)$(PREFIX)/share/ipfsrt
+	install -m 755 $(BUILD)/ipfsrt $(DESTDIR)$(PREFIX)/bin/ipfsrt
+	install -m 644 $(BUILD)/libipfsrt.a $(DESTDIR)$(PREFIX)/lib/libipfsrt.a
+	install -m 755 $(BUILD)/libipfsrt.so $(DESTDIR)$(PREFIX)/lib/libipfsrt.so.0
+	ln -sf libipfsrt.so.0 $(DESTDIR)$(PREFIX)/lib/libipfsrt.so
+	install -m 755 $(BUILD)/ipfsrt.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/ipfsrt.so
+	install -m 644 runtime/include/ipfsrt.h $(DESTDIR)$(PREFIX)/include/ipfsrt.h
+	cp -r lua $(DESTDIR)$(PREFIX)/share/ipfsrt/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt.h)|' \
+	    -e 's|@REQUIRES@|$(PKGS)|' runtime/ipfsrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ipfsrt.pc
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,45 @@
+-- Command-line parsing for the CLI subcommands. Options may come before or after
+-- positional arguments; "--" ends options.
+local ipfsrt = require "ipfsrt"
+
+local M = {}
+
+local function usage_error(fmt, ...)
+  error(ipfsrt.error.new("usage", string.format(fmt, ...)), 0)
+end
+M.usage_error = usage_error
+
+-- spec: { name = "string" | "boolean", ... }, aliases: { o = "output", ... }
+-- Returns positional (array) and options (table).
+function M.parse(args, spec, aliases)
+  aliases = aliases or {}
+  local positional, options = {}, {}
+  local i, only_positional = 1, false
+  while i <= #args do
+    local a = args[i]
+    if only_positional or a == "-" or a:sub(1, 1) ~= "-" then
+      positional[#positional + 1] = a
+    elseif a == "--" then
+      only_positional = true
+    else
+      local name, value = a:match("^%-%-([^=]+)=(.*)$")
+      name = name or a:match("^%-%-(.+)$") or aliases[a:sub(2)]
+      if not name or not spec[name] then usage_error("unknown option %s", a) end
+      if spec[name] == "boolean" then
+        if value then usage_error("option --%s takes no value", name) end
+        options[name] = true
+      else
+        if not value then
+          i = i + 1
+          value = args[i]
+          if not value then usage_error("option --%s needs a value", name) end
+        end
+        options[name] = value
+      end
+    end
+    i = i + 1
+  end
+  return positional, options
+end
+
+return M

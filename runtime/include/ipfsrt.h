@@ -1,0 +1,406 @@
+/*
+ * ipfsrt — verified reading of content-addressed data.
+ *
+ * The C API is usable without Lua. Conventions, everywhere:
+ *  - Functions that can fail return an ipfsrt_status (IPFSRT_OK == 0) and fill
+ *    an optional ipfsrt_error (pass NULL to ignore the details).
+ *  - Opaque objects come in init/free pairs: ipfsrt_X_init(&obj, ...) allocates,
+ *    ipfsrt_X_free(obj) releases (NULL is accepted).
+ *  - Byte pointers handed to callbacks or returned by getters borrow memory owned
+ *    by the object they came from; copy them if they must outlive it.
+ *  - Nothing is returned as verified unless its hash matched its CID.
+ * Thread safety: distinct objects may be used from distinct threads. Selecting the
+ * hash backend is global and should happen before threads start.
+ */
+#ifndef IPFSRT_H
+#define IPFSRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IPFSRT_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum ipfsrt_status {
+    IPFSRT_OK = 0,
+    IPFSRT_ENOMEM,           /* allocation failed */
+    IPFSRT_EARG,             /* the caller passed something unusable */
+    IPFSRT_EIO,              /* file system error */
+    IPFSRT_EVARINT,          /* malformed, non-minimal or over-long varint */
+    IPFSRT_EMULTIBASE,       /* bad multibase string */
+    IPFSRT_EMULTIHASH,       /* malformed multihash */
+    IPFSRT_EUNSUPPORTED,     /* recognised but not supported (hash, base, version) */
+    IPFSRT_ECID,             /* malformed CID */
+    IPFSRT_ECBOR,            /* invalid or non-canonical DAG-CBOR */
+    IPFSRT_ECAR_HEADER,      /* CAR header unreadable or not of the required shape */
+    IPFSRT_ECAR_VERSION,     /* CAR version other than 1 or 2 */
+    IPFSRT_ETOO_LARGE,       /* a length over the configured maximum */
+    IPFSRT_EHASH_MISMATCH,   /* block bytes do not hash to their CID */
+    IPFSRT_ETRUNCATED,       /* input ended inside an item */
+    IPFSRT_ETRAILING,        /* bytes after the end of a well-formed item */
+    IPFSRT_ECAR_INDEX,       /* CARv2 index malformed */
+    IPFSRT_ENOT_FOUND,       /* no such block */
+    IPFSRT_ECANCELED,        /* a callback asked to stop */
+    IPFSRT_STATUS_COUNT
+} ipfsrt_status;
+
+#define IPFSRT_CID_STR_MAX 336 /* longest CID string we produce, plus NUL */
+
+typedef struct ipfsrt_error {
+    ipfsrt_status code;
+    int64_t offset;                /* byte offset in the input at fault, or -1 */
+    char cid[IPFSRT_CID_STR_MAX];  /* CID at fault, or "" */
+    char message[768];             /* human-readable, names the CID/offset too */
+} ipfsrt_error;
+
+/* Stable lower-case name of a status, e.g. "hash_mismatch". */
+const char *ipfsrt_status_name(ipfsrt_status code);
+void ipfsrt_error_clear(ipfsrt_error *err);
+
+/* ------------------------------------------------------------------ varint */
+
+#define IPFSRT_VARINT_MAX_BYTES 9
+#define IPFSRT_VARINT_MAX_VALUE ((UINT64_C(1) << 63) - 1)
+
+/* Decodes a minimal unsigned varint of at most 9 bytes. Returns
+ * IPFSRT_ETRUNCATED when buf ends before the varint does, so streaming callers
+ * can wait for more bytes. */
+ipfsrt_status ipfsrt_varint_decode(const uint8_t *buf, size_t len, uint64_t *value, size_t *used,
+                                   ipfsrt_error *err);
+/* Returns the number of bytes written, 0 when value > IPFSRT_VARINT_MAX_VALUE. */
+size_t ipfsrt_varint_encode(uint64_t value, uint8_t out[IPFSRT_VARINT_MAX_BYTES]);
+size_t ipfsrt_varint_size(uint64_t value);
+
+/* --------------------------------------------------------------- multibase */
+
+typedef enum ipfsrt_base {
+    IPFSRT_BASE16,
+    IPFSRT_BASE16UPPER,
+    IPFSRT_BASE32,
+    IPFSRT_BASE32UPPER,
+    IPFSRT_BASE32PAD,
+    IPFSRT_BASE32PADUPPER,
+    IPFSRT_BASE36,
+    IPFSRT_BASE36UPPER,
+    IPFSRT_BASE58BTC,
+    IPFSRT_BASE64,
+    IPFSRT_BASE64PAD,
+    IPFSRT_BASE64URL,
+    IPFSRT_BASE64URLPAD,
+    IPFSRT_BASE_COUNT
+} ipfsrt_base;
+
+const char *ipfsrt_multibase_name(ipfsrt_base base);
+char ipfsrt_multibase_prefix(ipfsrt_base base);
+ipfsrt_status ipfsrt_multibase_from_name(const char *name, ipfsrt_base *base, ipfsrt_error *err);
+/* Characters needed to encode n bytes, including the prefix and a NUL. */
+size_t ipfsrt_multibase_encoded_size(ipfsrt_base base, size_t n);
+/* Writes prefix + encoding + NUL into out. */
+ipfsrt_status ipfsrt_multibase_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
+                                      size_t out_size, size_t *out_len, ipfsrt_error *err);
+/* Decodes a prefixed string; out needs at most slen bytes. base may be NULL. */
+ipfsrt_status ipfsrt_multibase_decode(const char *s, size_t slen, uint8_t *out, size_t out_size,
+                                      size_t *out_len, ipfsrt_base *base, ipfsrt_error *err);
+/* The same without the prefix character. */
+ipfsrt_status ipfsrt_base_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
+                                 size_t out_size, size_t *out_len, ipfsrt_error *err);
+ipfsrt_status ipfsrt_base_decode(ipfsrt_base base, const char *s, size_t slen, uint8_t *out,
+                                 size_t out_size, size_t *out_len, ipfsrt_error *err);
+
+/* ----------------------------------------------------------------- hashing */
+
+typedef enum ipfsrt_hash_alg { IPFSRT_SHA2_256, IPFSRT_SHA2_512 } ipfsrt_hash_alg;
+
+/* One small interface for every SHA-2 provider; "mbedtls" is always built in,
+ * "openssl" (libcrypto, uses the CPU's SHA instructions) when available and
+ * then the default. digest() returns 0 on success. */
+typedef struct ipfsrt_hash_backend {
+    const char *name;
+    int (*digest)(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out);
+} ipfsrt_hash_backend;
+
+const ipfsrt_hash_backend *ipfsrt_hash_backend_current(void);
+/* NULL when that backend was not built in. */
+const ipfsrt_hash_backend *ipfsrt_hash_backend_find(const char *name);
+/* NULL-terminated list of the built-in backends. */
+const ipfsrt_hash_backend *const *ipfsrt_hash_backends(void);
+ipfsrt_status ipfsrt_hash_backend_select(const char *name, ipfsrt_error *err);
+size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg);
+ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
+                                 ipfsrt_error *err);
+
+/* --------------------------------------------------------------- multihash */
+
+#define IPFSRT_MH_IDENTITY 0x00
+#define IPFSRT_MH_SHA2_256 0x12
+#define IPFSRT_MH_SHA2_512 0x13
+#define IPFSRT_MH_MAX_DIGEST 128 /* the ecosystem's bound (boxo verifcid) */
+#define IPFSRT_MH_MIN_SECURE_DIGEST 20
+
+typedef struct ipfsrt_multihash {
+    uint64_t code;
+    const uint8_t *digest; /* borrowed from the parsed buffer */
+    size_t digest_len;
+} ipfsrt_multihash;
+
+/* Name of a known hash function code, or NULL. */
+const char *ipfsrt_multihash_name(uint64_t code);
+ipfsrt_status ipfsrt_multihash_code(const char *name, uint64_t *code, ipfsrt_error *err);
+bool ipfsrt_multihash_supported(uint64_t code);
+/* Native digest length of a known fixed-size function, 0 otherwise. */
+size_t ipfsrt_multihash_native_size(uint64_t code);
+/* Parses one multihash at the start of buf; used tells how many bytes it took. */
+ipfsrt_status ipfsrt_multihash_parse(const uint8_t *buf, size_t len, ipfsrt_multihash *mh,
+                                     size_t *used, ipfsrt_error *err);
+/* Hashes data into a full multihash. digest_len 0 = native length; a shorter
+ * one truncates. out needs at most 2 * IPFSRT_VARINT_MAX_BYTES + 128 bytes. */
+ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t len,
+                                   size_t digest_len, uint8_t *out, size_t out_size,
+                                   size_t *out_len, ipfsrt_error *err);
+
+/* --------------------------------------------------------------------- CID */
+
+#define IPFSRT_CODEC_RAW 0x55
+#define IPFSRT_CODEC_DAG_PB 0x70
+#define IPFSRT_CODEC_DAG_CBOR 0x71
+#define IPFSRT_CODEC_LIBP2P_KEY 0x72
+#define IPFSRT_CODEC_DAG_JSON 0x0129
+#define IPFSRT_CODEC_JSON 0x0200
+#define IPFSRT_CODEC_CAR 0x0202
+#define IPFSRT_CID_MAX_BYTES 160
+
+/* A CID is a small value type: copy it freely. */
+typedef struct ipfsrt_cid {
+    uint8_t version;         /* 0 or 1 */
+    uint16_t len;            /* bytes used in bytes[] */
+    uint16_t mh_offset;      /* where the multihash starts in bytes[] */
+    uint16_t digest_offset;  /* where the digest starts in bytes[] */
+    uint16_t digest_len;
+    uint64_t codec;
+    uint64_t hash_code;
+    uint8_t bytes[IPFSRT_CID_MAX_BYTES]; /* binary form (CIDv0: the bare multihash) */
+} ipfsrt_cid;
+
+/* Name of a known codec, or NULL. */
+const char *ipfsrt_codec_name(uint64_t code);
+ipfsrt_status ipfsrt_codec_code(const char *name, uint64_t *code, ipfsrt_error *err);
+
+/* Parses a binary CID. With used == NULL the whole buffer must be the CID;
+ * otherwise it is read from the start of buf and *used says how long it was. */
+ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t len, size_t *used,
+                                    ipfsrt_error *err);
+/* Parses a CID string (bare base58 CIDv0 or multibase CIDv1). base may be NULL. */
+ipfsrt_status ipfsrt_cid_parse(ipfsrt_cid *cid, const char *s, size_t slen, ipfsrt_base *base,
+                               ipfsrt_error *err);
+ipfsrt_status ipfsrt_cid_create(ipfsrt_cid *cid, int version, uint64_t codec, uint64_t hash_code,
+                                const uint8_t *digest, size_t digest_len, ipfsrt_error *err);
+/* Hashes data and builds its CID (full-length digest). */
+ipfsrt_status ipfsrt_cid_sum(ipfsrt_cid *cid, int version, uint64_t codec, uint64_t hash_code,
+                             const uint8_t *data, size_t len, ipfsrt_error *err);
+/* CIDv0 formats only as bare base58btc; CIDv1 takes any base. */
+ipfsrt_status ipfsrt_cid_format(const ipfsrt_cid *cid, ipfsrt_base base, char *out,
+                                size_t out_size, ipfsrt_error *err);
+/* Default form: base58btc for v0, base32 for v1. Never fails. */
+const char *ipfsrt_cid_to_string(const ipfsrt_cid *cid, char out[IPFSRT_CID_STR_MAX]);
+void ipfsrt_cid_to_v1(const ipfsrt_cid *cid, ipfsrt_cid *out);
+ipfsrt_status ipfsrt_cid_to_v0(const ipfsrt_cid *cid, ipfsrt_cid *out, ipfsrt_error *err);
+bool ipfsrt_cid_equal(const ipfsrt_cid *a, const ipfsrt_cid *b);
+/* The multihash part of the binary form. */
+const uint8_t *ipfsrt_cid_multihash(const ipfsrt_cid *cid, size_t *len);
+/* Checks that data is the block this CID names: hash and compare, or for an
+ * identity CID compare the bytes. Digests shorter than 20 bytes are refused. */
+ipfsrt_status ipfsrt_cid_verify(const ipfsrt_cid *cid, const uint8_t *data, size_t len,
+                                ipfsrt_error *err);
+
+/* ---------------------------------------------------------------- DAG-CBOR */
+
+typedef enum ipfsrt_cbor_type {
+    IPFSRT_CBOR_UINT,   /* v.u */
+    IPFSRT_CBOR_NEGINT, /* value = -1 - v.u */
+    IPFSRT_CBOR_BYTES,  /* v.str */
+    IPFSRT_CBOR_TEXT,   /* v.str, valid UTF-8 */
+    IPFSRT_CBOR_ARRAY,  /* v.list: count items */
+    IPFSRT_CBOR_MAP,    /* v.list: 2*count items, key then value, keys in canonical order */
+    IPFSRT_CBOR_CID,    /* v.cid */
+    IPFSRT_CBOR_BOOL,   /* v.b */
+    IPFSRT_CBOR_NULL,
+    IPFSRT_CBOR_FLOAT   /* v.f, finite */
+} ipfsrt_cbor_type;
+
+typedef struct ipfsrt_cbor_item {
+    ipfsrt_cbor_type type;
+    union {
+        uint64_t u;
+        bool b;
+        double f;
+        struct {
+            const uint8_t *ptr; /* borrowed from the decoded buffer */
+            size_t len;
+        } str;
+        struct {
+            struct ipfsrt_cbor_item *items;
+            size_t count;
+        } list;
+        const ipfsrt_cid *cid;
+    } v;
+} ipfsrt_cbor_item;
+
+/* A decoded document; strings point into the input, which must outlive it. */
+typedef struct ipfsrt_cbor_doc {
+    ipfsrt_cbor_item *root;
+    ipfsrt_cbor_item *items_;
+    ipfsrt_cid *cids_;
+} ipfsrt_cbor_doc;
+
+#define IPFSRT_CBOR_MAX_DEPTH 128
+
+/* Strict DAG-CBOR: shortest-form integers and lengths, definite lengths, only
+ * tag 42 (CIDs), 64-bit finite floats, text keys sorted length-first without
+ * duplicates, valid UTF-8, exactly one item. Errors carry the byte offset. */
+ipfsrt_status ipfsrt_dagcbor_decode(const uint8_t *buf, size_t len, ipfsrt_cbor_doc *doc,
+                                    ipfsrt_error *err);
+void ipfsrt_dagcbor_doc_free(ipfsrt_cbor_doc *doc);
+/* Value for a text key in a map item, or NULL. */
+const ipfsrt_cbor_item *ipfsrt_cbor_map_get(const ipfsrt_cbor_item *map, const char *key);
+
+/* A growable output buffer for the encoder. */
+typedef struct ipfsrt_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+    bool failed; /* an allocation failed; later writes are ignored */
+} ipfsrt_buf;
+
+void ipfsrt_buf_init(ipfsrt_buf *b);
+void ipfsrt_buf_free(ipfsrt_buf *b);
+void ipfsrt_buf_append(ipfsrt_buf *b, const void *data, size_t n);
+
+/* Canonical encoder primitives; callers emit map keys in canonical order. */
+void ipfsrt_cbor_put_uint(ipfsrt_buf *b, uint64_t v);
+void ipfsrt_cbor_put_negint(ipfsrt_buf *b, uint64_t n); /* encodes -1 - n */
+void ipfsrt_cbor_put_bytes(ipfsrt_buf *b, const uint8_t *p, size_t n);
+void ipfsrt_cbor_put_text(ipfsrt_buf *b, const char *p, size_t n);
+void ipfsrt_cbor_put_array(ipfsrt_buf *b, size_t count);
+void ipfsrt_cbor_put_map(ipfsrt_buf *b, size_t count);
+void ipfsrt_cbor_put_cid(ipfsrt_buf *b, const ipfsrt_cid *cid);
+void ipfsrt_cbor_put_bool(ipfsrt_buf *b, bool v);
+void ipfsrt_cbor_put_null(ipfsrt_buf *b);
+void ipfsrt_cbor_put_float(ipfsrt_buf *b, double v);
+
+/* --------------------------------------------------------------------- CAR */
+
+#define IPFSRT_CAR_DEFAULT_MAX_BLOCK (2u << 20)
+#define IPFSRT_CAR_DEFAULT_MAX_HEADER (8u << 20)
+#define IPFSRT_CARV2_HEADER_SIZE 51
+
+typedef struct ipfsrt_car_header {
+    int version;          /* 1, or 2 for a CARv2 wrapper */
+    size_t root_count;
+    ipfsrt_cid *roots;    /* of the (inner) CARv1 header */
+    /* CARv2 only: */
+    uint8_t characteristics[16];
+    uint64_t data_offset;
+    uint64_t data_size;
+    uint64_t index_offset; /* 0 = none */
+} ipfsrt_car_header;
+
+typedef struct ipfsrt_car_options {
+    size_t max_block_size;  /* 0 = IPFSRT_CAR_DEFAULT_MAX_BLOCK */
+    size_t max_header_size; /* 0 = IPFSRT_CAR_DEFAULT_MAX_HEADER */
+} ipfsrt_car_options;
+
+/* A verified block: data hashed to cid. offset is the position in the input of
+ * the section's length varint. Valid only during the callback / until the next call. */
+typedef struct ipfsrt_car_block {
+    ipfsrt_cid cid;
+    const uint8_t *data;
+    size_t len;
+    uint64_t offset;
+} ipfsrt_car_block;
+
+/* Return 0 to go on, anything else to stop the reader with IPFSRT_ECANCELED. */
+typedef int (*ipfsrt_car_block_fn)(void *user, const ipfsrt_car_block *block);
+
+/* Streaming push reader: feed byte slices of any size as they arrive. Each
+ * block is handed to on_block only after its hash matched its CID; at most one
+ * section is buffered. CARv2 input is unwrapped (the index is skipped). After
+ * an error every further call returns the same error. */
+typedef struct ipfsrt_car_reader ipfsrt_car_reader;
+
+ipfsrt_status ipfsrt_car_reader_init(ipfsrt_car_reader **reader, const ipfsrt_car_options *opts,
+                                     ipfsrt_car_block_fn on_block, void *user, ipfsrt_error *err);
+ipfsrt_status ipfsrt_car_reader_feed(ipfsrt_car_reader *reader, const uint8_t *data, size_t len,
+                                     ipfsrt_error *err);
+/* Call at end of input: fails if it ended inside the header or a section. */
+ipfsrt_status ipfsrt_car_reader_finish(ipfsrt_car_reader *reader, ipfsrt_error *err);
+/* NULL until the header has been read. */
+const ipfsrt_car_header *ipfsrt_car_reader_header(const ipfsrt_car_reader *reader);
+uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *reader);
+void ipfsrt_car_reader_free(ipfsrt_car_reader *reader);
+
+/* Streams a whole file through a push reader in slices of slice_size bytes
+ * (0 = 64 KiB); on_block may be NULL. Counts verified blocks and their bytes. */
+ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts,
+                                     size_t slice_size, ipfsrt_car_block_fn on_block, void *user,
+                                     uint64_t *blocks, uint64_t *bytes, ipfsrt_error *err);
+
+/* File reader with random access by CID. The file is mapped; the CARv2 index
+ * is used when present and well-formed (as a hint: what it points at is still
+ * checked), otherwise an index is built by scanning on open. */
+typedef struct ipfsrt_car_file ipfsrt_car_file;
+
+ipfsrt_status ipfsrt_car_file_open(ipfsrt_car_file **file, const char *path,
+                                   const ipfsrt_car_options *opts, ipfsrt_error *err);
+const ipfsrt_car_header *ipfsrt_car_file_header(const ipfsrt_car_file *file);
+/* "carv2-index" or "scan". */
+const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *file);
+/* Verified block bytes for a CID (looked up by multihash); IPFSRT_ENOT_FOUND if absent. */
+ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *file, const ipfsrt_cid *cid,
+                                  const uint8_t **data, size_t *len, ipfsrt_error *err);
+bool ipfsrt_car_file_has(ipfsrt_car_file *file, const ipfsrt_cid *cid);
+/* Sequential, verified iteration. Start with *cursor = 0; *done is set at the end. */
+ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *file, uint64_t *cursor, ipfsrt_car_block *block,
+                                   bool *done, ipfsrt_error *err);
+void ipfsrt_car_file_free(ipfsrt_car_file *file);
+
+/* Writer: CARv1, or CARv2 (a CARv1 payload plus a MultihashIndexSorted index).
+ * put() checks each block against its CID and skips blocks already written. */
+typedef struct ipfsrt_car_writer ipfsrt_car_writer;
+
+ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **writer, const char *path, int version,
+                                     const ipfsrt_cid *roots, size_t root_count,
+                                     ipfsrt_error *err);
+ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,
+                                    const uint8_t *data, size_t len, ipfsrt_error *err);
+/* Completes the file. Until it succeeds the output is incomplete. */
+ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *writer, ipfsrt_error *err);
+/* Releases the writer; an unfinished file is removed. */
+void ipfsrt_car_writer_free(ipfsrt_car_writer *writer);
+
+/* Encodes a CARv1 header {roots, version: 1}. */
+ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_t root_count, ipfsrt_buf *out,
+                                       ipfsrt_error *err);
+
+/* ------------------------------------------------------------------- misc */
+
+/* Monotonic wall-clock seconds. */
+double ipfsrt_clock(void);
+
+/* ---------------------------------------------------------------- Lua glue */
+
+struct lua_State;
+/* Pushes the ipfsrt module table onto a host's own Lua 5.4 state (and returns 1),
+ * like require "ipfsrt" would. */
+int ipfsrt_lua_open(struct lua_State *L);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,33 @@
+/* Shared by the Lua binding files: each file registers one submodule. */
+#ifndef IPFSRT_LUA_BINDINGS_H
+#define IPFSRT_LUA_BINDINGS_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "ipfsrt.h"
+
+#define IPFSRT_LUA_CID "ipfsrt.cid"
+#define IPFSRT_LUA_ERROR "ipfsrt.error"
+
+/* The one value that stands for JSON/DAG-CBOR null (ipfsrt.null). */
+void ipfsrt_lua_push_null(lua_State *L);
+int ipfsrt_lua_is_null(lua_State *L, int idx);
+
+/* Raises an error object {code, message, cid, offset}; never returns. */
+int ipfsrt_lua_raise(lua_State *L, const ipfsrt_error *err);
+/* Raises a bad_argument error object with a formatted message. */
+int ipfsrt_lua_raise_arg(lua_State *L, const char *fmt, ...);
+void ipfsrt_lua_push_cid(lua_State *L, const ipfsrt_cid *cid);
+/* A cid object, or a CID string (parsed; errors raised). */
+const ipfsrt_cid *ipfsrt_lua_check_cid(lua_State *L, int idx, ipfsrt_cid *tmp);
+
+/* Each pushes its submodule table. */
+int ipfsrt_lua_open_error(lua_State *L);
+int ipfsrt_lua_open_cid(lua_State *L);
+int ipfsrt_lua_open_multiformats(lua_State *L); /* pushes nothing; sets fields on the table at -1 */
+int ipfsrt_lua_open_dagcbor(lua_State *L);
+int ipfsrt_lua_open_car(lua_State *L);
+int ipfsrt_lua_open_json(lua_State *L);
+
+#endif

@@ -1,0 +1,196 @@
+/* ipfsrt.json over cJSON. Object keys are written sorted, so output is stable;
+ * a table whose keys are exactly 1..n (or an empty table) is an array. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "bindings.h"
+
+static int cmp_strings(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static cJSON *to_json(lua_State *L, int idx, int depth);
+
+static bool is_array(lua_State *L, int idx, lua_Integer *len) {
+    lua_Integer n = 0, count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1) {
+            lua_pop(L, 1);
+            return false;
+        }
+        lua_Integer k = lua_tointeger(L, -1);
+        if (k > n) n = k;
+        count++;
+    }
+    *len = n;
+    return n == count;
+}
+
+static cJSON *table_to_json(lua_State *L, int idx, int depth) {
+    lua_Integer n;
+    if (is_array(L, idx, &n)) {
+        cJSON *arr = cJSON_CreateArray();
+        for (lua_Integer i = 1; arr && i <= n; i++) {
+            lua_rawgeti(L, idx, i);
+            cJSON *item = to_json(L, lua_gettop(L), depth + 1);
+            lua_pop(L, 1);
+            if (!item) {
+                cJSON_Delete(arr);
+                return NULL;
+            }
+            cJSON_AddItemToArray(arr, item);
+        }
+        return arr;
+    }
+    /* Keys are collected into a Lua table first so the C side holds nothing a
+     * Lua error could leak. */
+    lua_newtable(L);
+    int keys = lua_gettop(L);
+    lua_Integer nkeys = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            lua_pop(L, 2);
+            return NULL;
+        }
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, keys, ++nkeys);
+    }
+    const char **names = malloc(sizeof *names * (size_t)(nkeys ? nkeys : 1));
+    cJSON *obj = names ? cJSON_CreateObject() : NULL;
+    for (lua_Integer i = 0; obj && i < nkeys; i++) {
+        lua_rawgeti(L, keys, i + 1);
+        names[i] = lua_tostring(L, -1); /* anchored in the keys table */
+        lua_pop(L, 1);
+    }
+    if (obj) qsort(names, (size_t)nkeys, sizeof *names, cmp_strings);
+    for (lua_Integer i = 0; obj && i < nkeys; i++) {
+        lua_getfield(L, idx, names[i]);
+        cJSON *item = to_json(L, lua_gettop(L), depth + 1);
+        lua_pop(L, 1);
+        if (!item) {
+            cJSON_Delete(obj);
+            obj = NULL;
+            break;
+        }
+        cJSON_AddItemToObject(obj, names[i], item);
+    }
+    free(names);
+    lua_pop(L, 1);
+    return obj;
+}
+
+static cJSON *to_json(lua_State *L, int idx, int depth) {
+    if (depth > 100) return NULL;
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL: return cJSON_CreateNull();
+    case LUA_TBOOLEAN: return cJSON_CreateBool(lua_toboolean(L, idx));
+    case LUA_TNUMBER: return cJSON_CreateNumber(lua_tonumber(L, idx));
+    case LUA_TSTRING: return cJSON_CreateString(lua_tostring(L, idx));
+    case LUA_TLIGHTUSERDATA:
+        return ipfsrt_lua_is_null(L, idx) ? cJSON_CreateNull() : NULL;
+    case LUA_TTABLE: luaL_checkstack(L, 8, "JSON nesting"); return table_to_json(L, idx, depth);
+    case LUA_TUSERDATA:
+        if (luaL_testudata(L, idx, IPFSRT_LUA_CID)) {
+            char s[IPFSRT_CID_STR_MAX];
+            return cJSON_CreateString(ipfsrt_cid_to_string(lua_touserdata(L, idx), s));
+        }
+        return NULL;
+    default: return NULL;
+    }
+}
+
+/* json.encode(value[, {pretty = bool}]) */
+static int json_encode(lua_State *L) {
+    luaL_checkany(L, 1);
+    bool pretty = false;
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "pretty");
+        pretty = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    cJSON *j = to_json(L, 1, 0);
+    if (!j)
+        return ipfsrt_lua_raise_arg(L, "value cannot be encoded as JSON (functions, non-string "
+                                       "keys, mixed tables or nesting over 100 levels)");
+    char *s = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (!s) return luaL_error(L, "out of memory");
+    lua_pushstring(L, s);
+    cJSON_free(s);
+    return 1;
+}
+
+static void push_json(lua_State *L, const cJSON *j) {
+    luaL_checkstack(L, 4, "JSON nesting");
+    if (cJSON_IsNull(j)) ipfsrt_lua_push_null(L);
+    else if (cJSON_IsBool(j)) lua_pushboolean(L, cJSON_IsTrue(j));
+    else if (cJSON_IsNumber(j)) {
+        double d = j->valuedouble;
+        if (d == (double)(lua_Integer)d && d > -9.2e18 && d < 9.2e18)
+            lua_pushinteger(L, (lua_Integer)d);
+        else
+            lua_pushnumber(L, d);
+    } else if (cJSON_IsString(j)) lua_pushstring(L, j->valuestring);
+    else if (cJSON_IsArray(j)) {
+        lua_newtable(L);
+        lua_Integer i = 0;
+        for (const cJSON *c = j->child; c; c = c->next) {
+            push_json(L, c);
+            lua_rawseti(L, -2, ++i);
+        }
+    } else {
+        lua_newtable(L);
+        for (const cJSON *c = j->child; c; c = c->next) {
+            push_json(L, c);
+            lua_setfield(L, -2, c->string);
+        }
+    }
+}
+
+static int doc_gc(lua_State *L) {
+    cJSON **j = lua_touserdata(L, 1);
+    cJSON_Delete(*j);
+    *j = NULL;
+    return 0;
+}
+
+static int json_decode(lua_State *L) {
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    cJSON **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, "ipfsrt.jsondoc")) {
+        lua_pushcfunction(L, doc_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    const char *end = NULL;
+    *box = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+    if (!*box) {
+        ipfsrt_error err;
+        ipfsrt_error_clear(&err);
+        err.code = IPFSRT_EARG;
+        err.offset = end ? (int64_t)(end - s) : -1;
+        snprintf(err.message, sizeof err.message, "invalid JSON near byte offset %lld",
+                 (long long)err.offset);
+        return ipfsrt_lua_raise(L, &err);
+    }
+    push_json(L, *box);
+    cJSON_Delete(*box);
+    *box = NULL;
+    return 1;
+}
+
+int ipfsrt_lua_open_json(lua_State *L) {
+    static const luaL_Reg fns[] = {{"encode", json_encode}, {"decode", json_decode}, {NULL, NULL}};
+    luaL_newlib(L, fns);
+    ipfsrt_lua_push_null(L);
+    lua_setfield(L, -2, "null");
+    return 1;
+}

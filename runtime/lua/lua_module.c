@@ -1,0 +1,124 @@
+/* The ipfsrt Lua module: luaopen_ipfsrt for stock interpreters, ipfsrt_lua_open
+ * for hosts that embed Lua. */
+#include <cJSON.h>
+#include <curl/curl.h>
+#include <mbedtls/version.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+
+#include "bindings.h"
+
+static const char null_sentinel = 0;
+
+void ipfsrt_lua_push_null(lua_State *L) { lua_pushlightuserdata(L, (void *)&null_sentinel); }
+
+int ipfsrt_lua_is_null(lua_State *L, int idx) {
+    return lua_touserdata(L, idx) == (void *)&null_sentinel;
+}
+
+static int l_clock(lua_State *L) {
+    lua_pushnumber(L, ipfsrt_clock());
+    return 1;
+}
+
+/* ipfsrt.hash.backend([name]) -> name in use (after selecting name, if given) */
+static int hash_backend(lua_State *L) {
+    if (!lua_isnoneornil(L, 1)) {
+        ipfsrt_error err;
+        if (ipfsrt_hash_backend_select(luaL_checkstring(L, 1), &err) != IPFSRT_OK)
+            return ipfsrt_lua_raise(L, &err);
+    }
+    lua_pushstring(L, ipfsrt_hash_backend_current()->name);
+    return 1;
+}
+
+static int hash_backends(lua_State *L) {
+    lua_newtable(L);
+    const ipfsrt_hash_backend *const *b = ipfsrt_hash_backends();
+    for (lua_Integer i = 0; b[i]; i++) {
+        lua_pushstring(L, b[i]->name);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* ipfsrt.listdir(path) -> sorted array of entry names (no "." or ".."); Lua's
+ * standard library has no way to list a directory. */
+static int listdir(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    DIR *d = opendir(path);
+    if (!d) {
+        ipfsrt_error err;
+        ipfsrt_error_clear(&err);
+        err.code = IPFSRT_EIO;
+        snprintf(err.message, sizeof err.message, "cannot list %s: %s", path, strerror(errno));
+        return ipfsrt_lua_raise(L, &err);
+    }
+    lua_newtable(L);
+    lua_Integer n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        lua_pushstring(L, e->d_name);
+        lua_rawseti(L, -2, ++n);
+    }
+    closedir(d);
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_pushvalue(L, -3);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+    return 1;
+}
+
+/* ipfsrt.versions() -> {ipfsrt, lua, curl, mbedtls, cjson, hash} */
+static int versions(lua_State *L) {
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, IPFSRT_VERSION_STRING);
+    lua_setfield(L, -2, "ipfsrt");
+    lua_pushstring(L, LUA_RELEASE);
+    lua_setfield(L, -2, "lua");
+    lua_pushstring(L, curl_version_info(CURLVERSION_NOW)->version);
+    lua_setfield(L, -2, "curl");
+    char mbed[18];
+    mbedtls_version_get_string(mbed);
+    lua_pushstring(L, mbed);
+    lua_setfield(L, -2, "mbedtls");
+    lua_pushstring(L, cJSON_Version());
+    lua_setfield(L, -2, "cjson");
+    lua_pushstring(L, ipfsrt_hash_backend_current()->name);
+    lua_setfield(L, -2, "hash");
+    return 1;
+}
+
+int ipfsrt_lua_open(lua_State *L) {
+    static const luaL_Reg fns[] = {{"clock", l_clock}, {"versions", versions},
+                                   {"listdir", listdir}, {NULL, NULL}};
+    static const luaL_Reg hash[] = {{"backend", hash_backend}, {"backends", hash_backends},
+                                    {NULL, NULL}};
+    luaL_newlib(L, fns);
+    lua_pushstring(L, IPFSRT_VERSION_STRING);
+    lua_setfield(L, -2, "version");
+    ipfsrt_lua_push_null(L);
+    lua_setfield(L, -2, "null");
+    ipfsrt_lua_open_error(L);
+    lua_setfield(L, -2, "error");
+    ipfsrt_lua_open_cid(L);
+    lua_setfield(L, -2, "cid");
+    ipfsrt_lua_open_multiformats(L);
+    ipfsrt_lua_open_dagcbor(L);
+    lua_setfield(L, -2, "dagcbor");
+    ipfsrt_lua_open_car(L);
+    lua_setfield(L, -2, "car");
+    ipfsrt_lua_open_json(L);
+    lua_setfield(L, -2, "json");
+    luaL_newlib(L, hash);
+    lua_setfield(L, -2, "hash");
+    return 1;
+}
+
+/* Exported for require "ipfsrt" from a stock lua5.4. */
+LUAMOD_API int luaopen_ipfsrt(lua_State *L);
+LUAMOD_API int luaopen_ipfsrt(lua_State *L) { return ipfsrt_lua_open(L); }

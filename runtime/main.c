@@ -1,0 +1,242 @@
+/* The ipfsrt executable: a Lua 5.4 interpreter with the ipfsrt module preloaded.
+ * Scripts, -e and the prompt run here; subcommands, --help and --version are
+ * Lua (lua/ipfsrt/cli/), so adding one needs no recompiling. */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ipfsrt.h"
+
+#ifndef IPFSRT_LUADIR
+#define IPFSRT_LUADIR "/usr/local/share/ipfsrt/lua"
+#endif
+
+static bool is_dir(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Finds lua/ next to the executable: ../lua in the source tree (build/ipfsrt),
+ * ../share/ipfsrt/lua once installed, else the configured install location. */
+static void find_luadir(char *out, size_t size) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+        static const char *const candidates[] = {"/../lua", "/../share/ipfsrt/lua"};
+        for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+            char probe[PATH_MAX + 64];
+            snprintf(probe, sizeof probe, "%s%s/ipfsrt", exe, candidates[i]);
+            if (is_dir(probe)) {
+                snprintf(out, size, "%s%s", exe, candidates[i]);
+                return;
+            }
+        }
+    }
+    snprintf(out, size, "%s", IPFSRT_LUADIR);
+}
+
+static void setup_paths(lua_State *L) {
+    char dir[PATH_MAX + 64];
+    const char *env = getenv("IPFSRT_LUA_DIR");
+    if (env && *env)
+        snprintf(dir, sizeof dir, "%s", env);
+    else
+        find_luadir(dir, sizeof dir);
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", dir, dir, lua_tostring(L, -1));
+    lua_setfield(L, -3, "path");
+    lua_pop(L, 2);
+}
+
+/* ipfsrt error objects print as "code: message"; other errors get a traceback. */
+static int message_handler(lua_State *L) {
+    if (lua_istable(L, 1)) {
+        lua_getfield(L, 1, "code");
+        lua_getfield(L, 1, "message");
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
+            lua_pushfstring(L, "%s: %s", lua_tostring(L, -2), lua_tostring(L, -1));
+            return 1;
+        }
+        lua_pop(L, 2);
+    }
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+static int report(lua_State *L, int status) {
+    if (status != LUA_OK) {
+        fprintf(stderr, "ipfsrt: %s\n", lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    return status;
+}
+
+static int call(lua_State *L, int nargs, int nresults) {
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, message_handler);
+    lua_insert(L, base);
+    int status = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    return status;
+}
+
+static void set_arg(lua_State *L, char **argv, int argc, int script_index) {
+    lua_createtable(L, argc, 2);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i - script_index);
+    }
+    lua_setglobal(L, "arg");
+}
+
+static void print_results(lua_State *L, int base) {
+    int n = lua_gettop(L) - base;
+    if (n <= 0) return;
+    lua_getglobal(L, "print");
+    lua_insert(L, base + 1);
+    if (lua_pcall(L, n, 0, 0) != LUA_OK) report(L, LUA_ERRRUN);
+}
+
+static bool incomplete(lua_State *L, int status) {
+    if (status != LUA_ERRSYNTAX) return false;
+    size_t len;
+    const char *msg = lua_tolstring(L, -1, &len);
+    return len >= 5 && strcmp(msg + len - 5, "<eof>") == 0;
+}
+
+static void repl(lua_State *L) {
+    char line[4096];
+    luaL_Buffer chunk;
+    printf("ipfsrt %s (%s) — the module is the global 'ipfsrt'\n", IPFSRT_VERSION_STRING,
+           LUA_RELEASE);
+    for (;;) {
+        fputs("> ", stdout);
+        fflush(stdout);
+        if (!fgets(line, sizeof line, stdin)) break;
+        luaL_buffinit(L, &chunk);
+        luaL_addstring(&chunk, line);
+        luaL_pushresult(&chunk);
+        int base = lua_gettop(L) - 1;
+        for (;;) {
+            const char *code = lua_tostring(L, -1);
+            const char *ret = lua_pushfstring(L, "return %s", code);
+            int status = luaL_loadbuffer(L, ret, strlen(ret), "=stdin");
+            lua_remove(L, -2);
+            if (status != LUA_OK) {
+                lua_pop(L, 1);
+                status = luaL_loadbuffer(L, code, strlen(code), "=stdin");
+            }
+            if (incomplete(L, status)) {
+                lua_pop(L, 1);
+                fputs(">> ", stdout);
+                fflush(stdout);
+                if (!fgets(line, sizeof line, stdin)) break;
+                lua_pushstring(L, line);
+                lua_concat(L, 2);
+                continue;
+            }
+            lua_remove(L, -2); /* the source text */
+            if (status == LUA_OK) status = call(L, 0, LUA_MULTRET);
+            if (status == LUA_OK)
+                print_results(L, base);
+            else
+                report(L, status);
+            break;
+        }
+        lua_settop(L, base);
+    }
+    fputs("\n", stdout);
+}
+
+static int run_chunk(lua_State *L, int status, char **argv, int argc, int script_index) {
+    if (status == LUA_OK) {
+        set_arg(L, argv, argc, script_index);
+        int nargs = 0;
+        for (int i = script_index + 1; i < argc; i++, nargs++) lua_pushstring(L, argv[i]);
+        status = call(L, nargs, 0);
+    }
+    return report(L, status) == LUA_OK ? 0 : 1;
+}
+
+/* Hands argv to the Lua CLI dispatcher, which returns an exit code. */
+static int run_cli(lua_State *L, char **argv, int argc) {
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "ipfsrt.cli");
+    if (report(L, call(L, 1, 1)) != LUA_OK) return 2;
+    lua_getfield(L, -1, "main");
+    lua_createtable(L, argc, 0);
+    for (int i = 1; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i);
+    }
+    if (report(L, call(L, 1, 1)) != LUA_OK) return 1;
+    return (int)luaL_optinteger(L, -1, 0);
+}
+
+static int pmain(lua_State *L) {
+    int argc = (int)lua_tointeger(L, 1);
+    char **argv = lua_touserdata(L, 2);
+    luaL_openlibs(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, ipfsrt_lua_open);
+    lua_setfield(L, -2, "ipfsrt");
+    lua_pop(L, 1);
+    setup_paths(L);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "ipfsrt");
+    lua_call(L, 1, 1);
+    lua_setglobal(L, "ipfsrt");
+
+    int rc;
+    if (argc < 2) {
+        if (isatty(STDIN_FILENO)) {
+            repl(L);
+            rc = 0;
+        } else {
+            rc = run_chunk(L, luaL_loadfile(L, NULL), argv, argc, 0);
+        }
+    } else if (strcmp(argv[1], "-e") == 0) {
+        if (argc < 3) {
+            fprintf(stderr, "ipfsrt: -e needs a chunk of Lua code\n");
+            rc = 2;
+        } else {
+            rc = run_chunk(L, luaL_loadbuffer(L, argv[2], strlen(argv[2]), "=(command line)"),
+                           argv, argc, 2);
+        }
+    } else if (strcmp(argv[1], "-") == 0) {
+        rc = run_chunk(L, luaL_loadfile(L, NULL), argv, argc, 1);
+    } else {
+        rc = run_cli(L, argv, argc);
+    }
+    lua_pushinteger(L, rc);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        fprintf(stderr, "ipfsrt: cannot create a Lua state (out of memory)\n");
+        return 1;
+    }
+    lua_pushcfunction(L, pmain);
+    lua_pushinteger(L, argc);
+    lua_pushlightuserdata(L, argv);
+    int status = lua_pcall(L, 2, 1, 0);
+    int rc = status == LUA_OK ? (int)lua_tointeger(L, -1) : 1;
+    if (status != LUA_OK) fprintf(stderr, "ipfsrt: %s\n", lua_tostring(L, -1));
+    lua_close(L);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/* Helpers shared by the C modules; not part of the public API. */
+#ifndef IPFSRT_INTERNAL_H
+#define IPFSRT_INTERNAL_H
+
+#include "ipfsrt.h"
+
+#if defined(__GNUC__)
+#define IPFSRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define IPFSRT_PRINTF(f, a)
+#endif
+
+/* Fills err (if any) and returns code. offset < 0 means "no offset". */
+ipfsrt_status ipfsrt_fail(ipfsrt_error *err, ipfsrt_status code, int64_t offset, const char *fmt,
+                          ...) IPFSRT_PRINTF(4, 5);
+/* Same, naming a CID: the message starts with "block <cid>". */
+ipfsrt_status ipfsrt_fail_cid(ipfsrt_error *err, ipfsrt_status code, const ipfsrt_cid *cid,
+                              int64_t offset, const char *fmt, ...) IPFSRT_PRINTF(5, 6);
+/* Prefixes an already filled error's message with context ("reading x.car: "). */
+void ipfsrt_error_prefix(ipfsrt_error *err, const char *fmt, ...) IPFSRT_PRINTF(2, 3);
+/* Moves an error's offset by delta (when a sub-parser worked on a slice). */
+void ipfsrt_error_shift(ipfsrt_error *err, int64_t delta);
+
+/* Multihash-keyed table: multihash bytes -> (offset, length). Keys are copied. */
+typedef struct ipfsrt_mhmap_entry {
+    uint8_t *key;
+    uint32_t key_len;
+    uint32_t len;
+    uint64_t offset;
+    uint64_t hash;
+} ipfsrt_mhmap_entry;
+
+typedef struct ipfsrt_mhmap {
+    ipfsrt_mhmap_entry *slots;
+    size_t cap;   /* power of two */
+    size_t count;
+} ipfsrt_mhmap;
+
+void ipfsrt_mhmap_init(ipfsrt_mhmap *m);
+void ipfsrt_mhmap_free(ipfsrt_mhmap *m);
+/* Returns IPFSRT_OK and sets *inserted=false when the key was already there. */
+ipfsrt_status ipfsrt_mhmap_put(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
+                               uint64_t offset, uint32_t len, bool *inserted);
+const ipfsrt_mhmap_entry *ipfsrt_mhmap_get(const ipfsrt_mhmap *m, const uint8_t *key,
+                                           size_t key_len);
+
+/* Little-endian helpers for CARv2. */
+static inline uint64_t ipfsrt_le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static inline uint32_t ipfsrt_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void ipfsrt_put_le64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void ipfsrt_put_le32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* CAR internals shared by the push reader, the file reader and the writer. */
+extern const uint8_t ipfsrt_carv2_pragma[11];
+
+/* Parses a CARv1 header body (DAG-CBOR) into hdr (roots allocated). */
+ipfsrt_status ipfsrt_car_header_decode(const uint8_t *buf, size_t len, ipfsrt_car_header *hdr,
+                                       ipfsrt_error *err);
+void ipfsrt_car_header_release(ipfsrt_car_header *hdr);
+/* Parses the 40 bytes after the CARv2 pragma; file_size is UINT64_MAX when unknown. */
+ipfsrt_status ipfsrt_carv2_header_decode(const uint8_t *buf, ipfsrt_car_header *hdr,
+                                         uint64_t file_size, ipfsrt_error *err);
+/* Splits a section body (after its length varint) into CID and block bytes and,
+ * if asked, verifies the block. offset names the section in errors. */
+ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_t offset,
+                                        size_t max_block, bool verify, ipfsrt_car_block *block,
+                                        ipfsrt_error *err);
+/* Largest section length worth buffering for a given block limit. */
+static inline uint64_t ipfsrt_car_max_section(size_t max_block) {
+    return (uint64_t)max_block + IPFSRT_CID_MAX_BYTES;
+}
+
+#endif
