@@ -98,11 +98,12 @@ test-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; IPFSRT_FIXTURES=tests/fixtures $$t; done
 
 test-lua: all
-	IPFSRT_BUILD=$(BUILD) lua5.4 /usr/bin/busted --lua=lua5.4 -o utfTerminal \
+	IPFSRT_BUILD=$(BUILD) lua5.4 /usr/bin/busted -o utfTerminal \
 	    --cpath='$(BUILD)/?.so' --lpath='lua/?.lua;lua/?/init.lua;tests/lua/?.lua' tests/lua
 
+# The same runner, hosted by the ipfsrt executable itself; these specs also run the CLI.
 test-cli: all
-	IPFSRT_BUILD=$(BUILD) sh tests/cli/run.sh
+	IPFSRT_BUILD=$(BUILD) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal tests/lua-exe
 
 test-embed: all
 	rm -rf $(BUILD)/stage

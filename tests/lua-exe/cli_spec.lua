@@ -1,0 +1,191 @@
+-- The CLI, run as a real process: exit codes, stdout and the one-line errors on stderr.
+local ipfsrt = require "ipfsrt"
+
+local BUILD = os.getenv("IPFSRT_BUILD") or "build"
+local EXE = BUILD .. "/ipfsrt"
+local FIX = "tests/fixtures/"
+
+local function sh_quote(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+-- Runs the executable; returns exit code, stdout, stderr.
+local function run(args, stdin)
+  local errfile = os.tmpname()
+  local cmd = EXE
+  for _, a in ipairs(args) do cmd = cmd .. " " .. sh_quote(a) end
+  cmd = cmd .. " 2>" .. errfile
+  if stdin then
+    local infile = os.tmpname()
+    local f = assert(io.open(infile, "wb"))
+    f:write(stdin)
+    f:close()
+    cmd = cmd .. " <" .. infile
+  else
+    cmd = cmd .. " </dev/null"
+  end
+  local p = assert(io.popen(cmd, "r"))
+  local out = p:read("a")
+  local _, _, code = p:close()
+  local f = assert(io.open(errfile, "rb"))
+  local err = f:read("a")
+  f:close()
+  os.remove(errfile)
+  return code, out, err
+end
+
+local function one_line(s)
+  local n = select(2, s:gsub("\n", "\n"))
+  return n == 1
+end
+
+describe("ipfsrt CLI", function()
+  it("prints versions of every library and the hash backend", function()
+    local code, out = run({ "--version" })
+    assert.equal(0, code)
+    for _, word in ipairs({ "ipfsrt", "Lua 5.4", "libcurl", "mbedTLS", "cJSON", "SHA-2 backend: openssl" }) do
+      assert.truthy(out:find(word, 1, true), word)
+    end
+  end)
+
+  it("lists the subcommands it finds in lua/ipfsrt/cli", function()
+    local code, out = run({ "--help" })
+    assert.equal(0, code)
+    assert.truthy(out:find("\n  car ", 1, true))
+    assert.truthy(out:find("\n  cid ", 1, true))
+  end)
+
+  it("runs scripts with arg, -e code and stdin", function()
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write('local a, b = ...\nprint(arg[0] ~= nil, arg[1], arg[2], a, b, ipfsrt.version)\n')
+    f:close()
+    local code, out = run({ script, "x", "y" })
+    assert.equal(0, code)
+    assert.equal("true\tx\ty\tx\ty\t" .. ipfsrt.version .. "\n", out)
+    os.remove(script)
+    code, out = run({ "-e", 'print(tostring(ipfsrt.cid.sum("raw", "hello world")))' })
+    assert.equal(0, code)
+    assert.equal("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e\n", out)
+    code, out = run({ "-" }, 'print(require("ipfsrt").multibase.encode("base58btc", "yes mani !"))')
+    assert.equal(0, code)
+    assert.equal("z7paNL19xttacUY\n", out)
+    code, out = run({}, "print(1 + 1)")
+    assert.equal(0, code)
+    assert.equal("2\n", out)
+  end)
+
+  it("reports script errors and ipfsrt error objects", function()
+    local code, _, err = run({ "-e", 'ipfsrt.cid.parse("nope")' })
+    assert.equal(1, code)
+    assert.truthy(err:match("^ipfsrt: bad_multibase: "))
+    code = run({ "-e", "error('x')" })
+    assert.equal(1, code)
+    code, _, err = run({ "no-such-subcommand" })
+    assert.equal(2, code)
+    assert.truthy(one_line(err))
+  end)
+
+  describe("cid", function()
+    it("describes a CID as one JSON object", function()
+      local code, out = run({ "cid", "QmdfTbBqBPQ7VNxZEYEj14VmRuZBkqFbiwReogJgS1zR1n" })
+      assert.equal(0, code)
+      local j = ipfsrt.json.decode(out)
+      assert.equal("QmdfTbBqBPQ7VNxZEYEj14VmRuZBkqFbiwReogJgS1zR1n", j.cid)
+      assert.equal(0, j.version)
+      assert.equal("dag-pb", j.codec)
+      assert.equal(112, j.codec_code)
+      assert.equal("base58btc", j.multibase)
+      assert.same({ name = "sha2-256", code = 18, length = 32,
+        digest = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" }, j.multihash)
+      assert.equal("bafybeihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku", j.v1)
+      assert.equal("QmdfTbBqBPQ7VNxZEYEj14VmRuZBkqFbiwReogJgS1zR1n", j.v0)
+    end)
+    it("canonicalises and re-encodes", function()
+      local _, out = run({ "cid", "BAFKREIFZJUT3TE2NHYEKKLSS27NH3K72YSCO7Y32KOAO5EEI66WOF36N5E" })
+      local j = ipfsrt.json.decode(out)
+      assert.equal("base32upper", j.multibase)
+      assert.is_nil(j.v0)
+      local code
+      code, out = run({ "cid", "--base", "base36", "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e" })
+      assert.equal(0, code)
+      assert.equal("k2cwued9o1pvrt3q271rrqbo49x30tbxwpoeaq75z14e5ui2rzygpbe1", ipfsrt.json.decode(out).cid)
+    end)
+    it("rejects bad input with one line and a non-zero exit", function()
+      for _, args in ipairs({ { "cid", "bafybogus" }, { "cid" }, { "cid", "a", "b" },
+        { "cid", "bafkqaaa", "--base", "base99" }, { "cid", "--frob", "bafkqaaa" } }) do
+        local code, out, err = run(args)
+        assert.is_true(code ~= 0)
+        assert.equal("", out)
+        assert.truthy(err:match("^ipfsrt cid: "))
+      end
+    end)
+  end)
+
+  describe("car", function()
+    local expected = ipfsrt.json.decode(io.open(FIX .. "expected.json"):read("a"))["ipld-car-mixed.car"]
+
+    it("lists roots", function()
+      local code, out = run({ "car", "roots", FIX .. "ipld-car-mixed.car" })
+      assert.equal(0, code)
+      assert.equal(table.concat(expected.roots, "\n") .. "\n", out)
+    end)
+    it("lists blocks with codec and size", function()
+      local code, out = run({ "car", "ls", FIX .. "ipld-car-mixed.car" })
+      assert.equal(0, code)
+      local i = 0
+      for line in out:gmatch("[^\n]+") do
+        i = i + 1
+        local cid, codec, size = line:match("^(%S+)\t(%S+)\t(%d+)$")
+        assert.equal(expected.blocks[i].cid, cid)
+        assert.equal(ipfsrt.cid.parse(cid).codec, codec)
+        assert.equal(#ipfsrt.multibase.decode("M" .. expected.blocks[i].bytes), tonumber(size))
+      end
+      assert.equal(#expected.blocks, i)
+    end)
+    it("verifies and summarises", function()
+      local code, out = run({ "car", "verify", FIX .. "ipfs-car-small.car" })
+      assert.equal(0, code)
+      assert.truthy(out:match("^ok: 5 blocks, 1977 bytes verified"))
+    end)
+    it("fails verification with one line naming the CID and offset", function()
+      local data = io.open(FIX .. "ipld-car-mixed.car", "rb"):read("a")
+      local at = data:find("hello world", 1, true)
+      local bad = os.tmpname()
+      local f = io.open(bad, "wb")
+      f:write(data:sub(1, at - 1), "j", data:sub(at + 1))
+      f:close()
+      local code, out, err = run({ "car", "verify", bad })
+      assert.equal(1, code)
+      assert.equal("", out)
+      assert.truthy(one_line(err))
+      assert.truthy(err:find("hash_mismatch", 1, true))
+      assert.truthy(err:find(expected.blocks[2].cid, 1, true))
+      assert.truthy(err:find("byte offset %d+"))
+      os.remove(bad)
+    end)
+    it("cats one block", function()
+      local code, out = run({ "car", "cat", FIX .. "ipld-car-mixed.car",
+        "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e" })
+      assert.equal(0, code)
+      assert.equal("hello world", out)
+      local err
+      code, out, err = run({ "car", "cat", FIX .. "ipld-car-mixed.car", "bafkqaaa" })
+      assert.equal(0, code) -- identity CIDs carry their bytes
+      code, out, err = run({ "car", "cat", FIX .. "ipld-car-mixed.car",
+        tostring(ipfsrt.cid.sum("raw", "absent")) })
+      assert.equal(1, code)
+      assert.truthy(err:find("not_found", 1, true))
+    end)
+    it("rejects bad invocations and files with one line", function()
+      for _, args in ipairs({ { "car" }, { "car", "frob", "x" }, { "car", "verify" },
+        { "car", "verify", "/nonexistent.car" }, { "car", "ls", "README.md" },
+        { "car", "verify", FIX .. "ipld-car-mixed.car", "--max-block", "100" } }) do
+        local code, out, err = run(args)
+        assert.is_true(code ~= 0)
+        assert.equal("", out)
+        assert.truthy(err:match("^ipfsrt car: "), err)
+      end
+    end)
+  end)
+end)

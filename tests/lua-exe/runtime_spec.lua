@@ -1,0 +1,13 @@
+-- Runs under the ipfsrt executable itself (build/ipfsrt /usr/bin/busted tests/lua-exe).
+describe("the ipfsrt executable's Lua state", function()
+  it("preloads the module and sets the global", function()
+    assert.is_function(package.preload.ipfsrt)
+    assert.equal(require("ipfsrt"), ipfsrt)
+    assert.equal("bafkqaaa", tostring(ipfsrt.cid.parse("bafkqaaa")))
+  end)
+  it("finds the Lua library modules in the source tree", function()
+    assert.is_table(require("ipfsrt.cli"))
+    assert.is_function(require("ipfsrt.cli.car").run)
+    assert.truthy(package.searchpath("ipfsrt.cli.cid", package.path))
+  end)
+end)
