@@ -7,7 +7,7 @@ HASH ?= openssl
 SAN ?=
 CC ?= cc
 
-DEBIAN_DEPS := liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
+DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
                libcmocka-dev lua-busted pkg-config
 LUA_PC := lua5.4
 PKGS := $(LUA_PC) libcurl libcjson
@@ -24,6 +24,8 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmbedcrypto -lm
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 ifeq ($(SAN),1)
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# A stock lua5.4 loading the sanitized module needs the sanitizer runtimes first.
+SAN_LIBS := $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 else
 OPT := -O2 -g
 endif
@@ -98,7 +100,7 @@ test-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; IPFSRT_FIXTURES=tests/fixtures $$t; done
 
 test-lua: all
-	IPFSRT_BUILD=$(BUILD) lua5.4 /usr/bin/busted -o utfTerminal \
+	IPFSRT_BUILD=$(BUILD) LD_PRELOAD="$(SAN_LIBS)" lua5.4 /usr/bin/busted -o utfTerminal \
 	    --cpath='$(BUILD)/?.so' --lpath='lua/?.lua;lua/?/init.lua;tests/lua/?.lua' tests/lua
 
 # The same runner, hosted by the ipfsrt executable itself; these specs also run the CLI.
@@ -108,7 +110,9 @@ test-cli: all
 test-embed: all
 	rm -rf $(BUILD)/stage
 	$(MAKE) install PREFIX=$(CURDIR)/$(BUILD)/stage
-	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/stage/lib/pkgconfig BUILD=$(BUILD) sh tests/embed/run.sh
+	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/stage/lib/pkgconfig BUILD=$(BUILD) EMBED_CFLAGS="$(OPT)" \
+	    LUA_PRELOAD="$(SAN_LIBS)" \
+	    sh tests/embed/run.sh
 
 asan:
 	$(MAKE) test BUILD=build-asan SAN=1

@@ -119,11 +119,28 @@ typedef enum ipfsrt_hash_alg { IPFSRT_SHA2_256, IPFSRT_SHA2_512 } ipfsrt_hash_al
 
 /* One small interface for every SHA-2 provider; "mbedtls" is always built in,
  * "openssl" (libcrypto, uses the CPU's SHA instructions) when available and
- * then the default. digest() returns 0 on success. */
+ * then the default. Every function returns 0 on success. The streaming calls
+ * let a reader hash bytes as they arrive, while they are still in cache. */
 typedef struct ipfsrt_hash_backend {
     const char *name;
     int (*digest)(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out);
+    void *(*stream_new)(void);
+    int (*stream_start)(void *stream, ipfsrt_hash_alg alg);
+    int (*stream_update)(void *stream, const uint8_t *data, size_t len);
+    int (*stream_finish)(void *stream, uint8_t *out);
+    void (*stream_free)(void *stream);
 } ipfsrt_hash_backend;
+
+/* An incremental hash bound to the backend current when it was made. */
+typedef struct ipfsrt_hash_ctx ipfsrt_hash_ctx;
+
+ipfsrt_status ipfsrt_hash_ctx_init(ipfsrt_hash_ctx **ctx, ipfsrt_error *err);
+/* (Re)starts a digest; a context can be reused for any number of digests. */
+ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err);
+ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,
+                                     ipfsrt_error *err);
+ipfsrt_status ipfsrt_hash_ctx_finish(ipfsrt_hash_ctx *ctx, uint8_t *out, ipfsrt_error *err);
+void ipfsrt_hash_ctx_free(ipfsrt_hash_ctx *ctx);
 
 const ipfsrt_hash_backend *ipfsrt_hash_backend_current(void);
 /* NULL when that backend was not built in. */
@@ -313,6 +330,10 @@ typedef struct ipfsrt_car_header {
 typedef struct ipfsrt_car_options {
     size_t max_block_size;  /* 0 = IPFSRT_CAR_DEFAULT_MAX_BLOCK */
     size_t max_header_size; /* 0 = IPFSRT_CAR_DEFAULT_MAX_HEADER */
+    /* Push reader only: the caller wants verification, not the bytes. Blocks
+     * hashed as they stream past are then neither buffered nor copied, and
+     * reach on_block with data == NULL (len still says how long they were). */
+    bool verify_only;
 } ipfsrt_car_options;
 
 /* A verified block: data hashed to cid. offset is the position in the input of
@@ -345,10 +366,17 @@ uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *reader);
 void ipfsrt_car_reader_free(ipfsrt_car_reader *reader);
 
 /* Streams a whole file through a push reader in slices of slice_size bytes
- * (0 = 64 KiB); on_block may be NULL. Counts verified blocks and their bytes. */
+ * (0 = 64 KiB); on_block may be NULL. Counts verified blocks and their bytes.
+ * Set opts->verify_only when the blocks' bytes are not needed. */
 ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts,
                                      size_t slice_size, ipfsrt_car_block_fn on_block, void *user,
                                      uint64_t *blocks, uint64_t *bytes, ipfsrt_error *err);
+
+/* The same for a CAR held in memory, fed in slices of slice_size bytes. */
+ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
+                                       const ipfsrt_car_options *opts, size_t slice_size,
+                                       ipfsrt_car_block_fn on_block, void *user, uint64_t *blocks,
+                                       uint64_t *bytes, ipfsrt_error *err);
 
 /* File reader with random access by CID. The file is mapped; the CARv2 index
  * is used when present and well-formed (as a hint: what it points at is still

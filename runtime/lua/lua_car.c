@@ -233,17 +233,28 @@ static int reader_close(lua_State *L) {
 
 /* ---------------------------------------------------------------- verify */
 
-/* car.verify(path[, {slice=, max_block_size=}]) -> {blocks=, bytes=}; raises on failure */
+/* car.verify(path[, {slice=, max_block_size=, bytes=false}]) -> {blocks=, bytes=};
+ * raises on failure. With bytes = true the first argument is the CAR itself. */
 static int car_verify(lua_State *L) {
-    const char *path = luaL_checkstring(L, 1);
+    size_t len;
+    const char *arg = luaL_checklstring(L, 1, &len);
     ipfsrt_car_options opts;
     size_t slice = 0;
     check_options(L, 2, &opts, &slice);
+    bool in_memory = false;
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "bytes");
+        in_memory = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    opts.verify_only = true; /* only counts are returned: no block needs its bytes kept */
     uint64_t blocks, bytes;
     ipfsrt_error err;
-    if (ipfsrt_car_verify_file(path, &opts, slice, NULL, NULL, &blocks, &bytes, &err) !=
-        IPFSRT_OK)
-        return ipfsrt_lua_raise(L, &err);
+    ipfsrt_status st =
+        in_memory ? ipfsrt_car_verify_buffer((const uint8_t *)arg, len, &opts, slice, NULL, NULL,
+                                             &blocks, &bytes, &err)
+                  : ipfsrt_car_verify_file(arg, &opts, slice, NULL, NULL, &blocks, &bytes, &err);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     lua_createtable(L, 0, 2);
     lua_pushinteger(L, (lua_Integer)blocks);
     lua_setfield(L, -2, "blocks");

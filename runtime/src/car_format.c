@@ -116,8 +116,17 @@ ipfsrt_status ipfsrt_carv2_header_decode(const uint8_t *buf, ipfsrt_car_header *
     return IPFSRT_OK;
 }
 
+/* Verification errors name the CID already; this adds where the section is. */
+static ipfsrt_status section_located(ipfsrt_status st, uint64_t offset, ipfsrt_error *err) {
+    if (st != IPFSRT_OK) {
+        if (err) err->offset = (int64_t)offset;
+        ipfsrt_error_prefix(err, "CAR section at byte offset %llu: ", (unsigned long long)offset);
+    }
+    return st;
+}
+
 ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_t offset,
-                                        size_t max_block, bool verify,
+                                        size_t max_block, bool verify, const uint8_t *streamed_digest,
                                         ipfsrt_car_block *block, ipfsrt_error *err) {
     size_t cid_len;
     ipfsrt_status st = ipfsrt_cid_from_bytes(&block->cid, body, len, &cid_len, err);
@@ -139,11 +148,17 @@ ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_
     block->len = block_len;
     block->offset = offset;
     if (!verify) return IPFSRT_OK;
-    st = ipfsrt_cid_verify(&block->cid, block->data, block_len, err);
-    if (st != IPFSRT_OK) {
-        if (err) err->offset = (int64_t)offset;
-        ipfsrt_error_prefix(err, "CAR section at byte offset %llu: ",
-                            (unsigned long long)offset);
-    }
-    return st;
+    st = streamed_digest ? ipfsrt_cid_check_digest(&block->cid, streamed_digest, block_len, err)
+                         : ipfsrt_cid_verify(&block->cid, block->data, block_len, err);
+    return section_located(st, offset, err);
+}
+
+ipfsrt_status ipfsrt_car_section_check_streamed(const ipfsrt_cid *cid, size_t block_len,
+                                                uint64_t offset, const uint8_t *digest,
+                                                ipfsrt_car_block *block, ipfsrt_error *err) {
+    block->cid = *cid;
+    block->data = NULL;
+    block->len = block_len;
+    block->offset = offset;
+    return section_located(ipfsrt_cid_check_digest(cid, digest, block_len, err), offset, err);
 }

@@ -246,11 +246,27 @@ const uint8_t *ipfsrt_cid_multihash(const ipfsrt_cid *cid, size_t *len) {
     return cid->bytes + cid->mh_offset;
 }
 
+bool ipfsrt_cid_streamable(const ipfsrt_cid *cid, ipfsrt_hash_alg *alg) {
+    if (cid->digest_len < IPFSRT_MH_MIN_SECURE_DIGEST) return false;
+    if (cid->hash_code == IPFSRT_MH_SHA2_256) *alg = IPFSRT_SHA2_256;
+    else if (cid->hash_code == IPFSRT_MH_SHA2_512) *alg = IPFSRT_SHA2_512;
+    else return false;
+    return true;
+}
+
+ipfsrt_status ipfsrt_cid_check_digest(const ipfsrt_cid *cid, const uint8_t *computed,
+                                      size_t data_len, ipfsrt_error *err) {
+    if (memcmp(computed, cid->bytes + cid->digest_offset, cid->digest_len) != 0)
+        return ipfsrt_fail_cid(err, IPFSRT_EHASH_MISMATCH, cid, -1,
+                               "hash mismatch: the %zu block bytes hash to something else",
+                               data_len);
+    return IPFSRT_OK;
+}
+
 ipfsrt_status ipfsrt_cid_verify(const ipfsrt_cid *cid, const uint8_t *data, size_t len,
                                 ipfsrt_error *err) {
-    const uint8_t *want = cid->bytes + cid->digest_offset;
     if (cid->hash_code == IPFSRT_MH_IDENTITY) {
-        if (len != cid->digest_len || memcmp(data, want, len) != 0)
+        if (len != cid->digest_len || memcmp(data, cid->bytes + cid->digest_offset, len) != 0)
             return ipfsrt_fail_cid(err, IPFSRT_EHASH_MISMATCH, cid, -1,
                                    "identity CID does not match the %zu block bytes", len);
         return IPFSRT_OK;
@@ -261,16 +277,13 @@ ipfsrt_status ipfsrt_cid_verify(const ipfsrt_cid *cid, const uint8_t *data, size
                                "hash function %s (0x%llx) is not supported, block not verified",
                                name ? name : "unknown", (unsigned long long)cid->hash_code);
     }
-    if (cid->digest_len < IPFSRT_MH_MIN_SECURE_DIGEST)
+    ipfsrt_hash_alg alg;
+    if (!ipfsrt_cid_streamable(cid, &alg))
         return ipfsrt_fail_cid(err, IPFSRT_EUNSUPPORTED, cid, -1,
                                "digest of %u bytes is too short to verify (minimum %d)",
                                (unsigned)cid->digest_len, IPFSRT_MH_MIN_SECURE_DIGEST);
-    ipfsrt_hash_alg alg = cid->hash_code == IPFSRT_MH_SHA2_256 ? IPFSRT_SHA2_256 : IPFSRT_SHA2_512;
     uint8_t got[64];
     ipfsrt_status st = ipfsrt_hash_digest(alg, data, len, got, err);
     if (st != IPFSRT_OK) return st;
-    if (memcmp(got, want, cid->digest_len) != 0)
-        return ipfsrt_fail_cid(err, IPFSRT_EHASH_MISMATCH, cid, -1,
-                               "hash mismatch: the %zu block bytes hash to something else", len);
-    return IPFSRT_OK;
+    return ipfsrt_cid_check_digest(cid, got, len, err);
 }

@@ -44,6 +44,13 @@ ipfsrt_status ipfsrt_mhmap_put(ipfsrt_mhmap *m, const uint8_t *key, size_t key_l
 const ipfsrt_mhmap_entry *ipfsrt_mhmap_get(const ipfsrt_mhmap *m, const uint8_t *key,
                                            size_t key_len);
 
+/* True when the CID's block can be hashed incrementally (SHA-2 with a digest of
+ * at least IPFSRT_MH_MIN_SECURE_DIGEST bytes); sets the algorithm. */
+bool ipfsrt_cid_streamable(const ipfsrt_cid *cid, ipfsrt_hash_alg *alg);
+/* Compares a digest computed over data_len block bytes with the CID's. */
+ipfsrt_status ipfsrt_cid_check_digest(const ipfsrt_cid *cid, const uint8_t *computed,
+                                      size_t data_len, ipfsrt_error *err);
+
 /* Little-endian helpers for CARv2. */
 static inline uint64_t ipfsrt_le64(const uint8_t *p) {
     uint64_t v = 0;
@@ -71,10 +78,17 @@ void ipfsrt_car_header_release(ipfsrt_car_header *hdr);
 ipfsrt_status ipfsrt_carv2_header_decode(const uint8_t *buf, ipfsrt_car_header *hdr,
                                          uint64_t file_size, ipfsrt_error *err);
 /* Splits a section body (after its length varint) into CID and block bytes and,
- * if asked, verifies the block. offset names the section in errors. */
+ * if asked, verifies the block: against a digest already computed over the block
+ * bytes as they streamed in, or by hashing them now. offset names the section
+ * in errors. */
 ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_t offset,
-                                        size_t max_block, bool verify, ipfsrt_car_block *block,
-                                        ipfsrt_error *err);
+                                        size_t max_block, bool verify, const uint8_t *streamed_digest,
+                                        ipfsrt_car_block *block, ipfsrt_error *err);
+/* Finishes a section whose CID was read from its start and whose block bytes
+ * were hashed as they streamed past without being kept (block->data = NULL). */
+ipfsrt_status ipfsrt_car_section_check_streamed(const ipfsrt_cid *cid, size_t block_len,
+                                                uint64_t offset, const uint8_t *digest,
+                                                ipfsrt_car_block *block, ipfsrt_error *err);
 /* Largest section length worth buffering for a given block limit. */
 static inline uint64_t ipfsrt_car_max_section(size_t max_block) {
     return (uint64_t)max_block + IPFSRT_CID_MAX_BYTES;

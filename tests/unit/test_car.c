@@ -78,6 +78,30 @@ static void assert_blocks_equal(const collector *c, const expected *e) {
     }
 }
 
+/* Blocks large enough to span many slices, so that they are hashed as they stream. */
+static uint8_t *make_big_car(size_t *len, collector *blocks) {
+    const char *path = tmp_path("big.car");
+    ipfsrt_car_writer *w;
+    ipfsrt_cid none;
+    assert_int_equal(ipfsrt_car_writer_init(&w, path, 1, &none, 0, NULL), IPFSRT_OK);
+    static const size_t sizes[] = {70000, 1, 300000, 0, 5000, 1u << 20};
+    for (size_t i = 0; i < 6; i++) {
+        uint8_t *data = malloc(sizes[i] + 1);
+        fill_random(data, sizes[i], i + 100);
+        ipfsrt_car_block b = {.data = data, .len = sizes[i]};
+        assert_int_equal(ipfsrt_cid_sum(&b.cid, 1, IPFSRT_CODEC_RAW,
+                                        i == 2 ? IPFSRT_MH_SHA2_512 : IPFSRT_MH_SHA2_256, data,
+                                        sizes[i], NULL),
+                         IPFSRT_OK);
+        assert_int_equal(ipfsrt_car_writer_put(w, &b.cid, data, sizes[i], NULL), IPFSRT_OK);
+        collect(blocks, &b);
+        free(data);
+    }
+    assert_int_equal(ipfsrt_car_writer_finish(w, NULL), IPFSRT_OK);
+    ipfsrt_car_writer_free(w);
+    return read_file(path, len);
+}
+
 static ipfsrt_status push_all(const uint8_t *buf, size_t len, size_t slice,
                               const ipfsrt_car_options *opts, collector *c, ipfsrt_error *err,
                               ipfsrt_car_reader **keep) {
@@ -189,6 +213,52 @@ static void test_fixtures_file(void **state) {
 }
 
 /* The CAR spec's vector: one raw "hello world" block that is also the root. */
+static void test_streamed_hashing(void **state) {
+    (void)state;
+    collector want = {0};
+    size_t len;
+    uint8_t *buf = make_big_car(&len, &want);
+    size_t slices[] = {1000, 4096, 16384, 65536, len};
+    for (size_t s = 0; s < 5; s++) {
+        for (int verify_only = 0; verify_only <= 1; verify_only++) {
+            ipfsrt_car_options opts = {.verify_only = verify_only};
+            collector got = {0};
+            ipfsrt_error err;
+            assert_int_equal(push_all(buf, len, slices[s], &opts, &got, &err, NULL), IPFSRT_OK);
+            assert_int_equal(got.count, want.count);
+            for (size_t i = 0; i < got.count; i++) {
+                assert_true(ipfsrt_cid_equal(&got.blocks[i].cid, &want.blocks[i].cid));
+                assert_int_equal(got.blocks[i].len, want.blocks[i].len);
+                if (got.blocks[i].data)
+                    assert_memory_equal(got.blocks[i].data, want.blocks[i].data, got.blocks[i].len);
+                else /* only a verify_only reader drops bytes, and only of streamed blocks */
+                    assert_true(verify_only && got.blocks[i].len > slices[s] - 200);
+            }
+            uint64_t big_offset = got.blocks[5].offset;
+            collector_free(&got);
+            /* a flipped byte deep inside the 1 MiB block is caught in every mode */
+            buf[len - 1000] ^= 0x40;
+            assert_int_equal(push_all(buf, len, slices[s], &opts, &got, &err, NULL),
+                             IPFSRT_EHASH_MISMATCH);
+            char s_cid[IPFSRT_CID_STR_MAX];
+            assert_string_equal(err.cid, ipfsrt_cid_to_string(&want.blocks[5].cid, s_cid));
+            assert_int_equal(err.offset, (int64_t)big_offset);
+            assert_int_equal(got.count, 5);
+            buf[len - 1000] ^= 0x40;
+            collector_free(&got);
+        }
+    }
+    uint64_t blocks, bytes;
+    ipfsrt_car_options opts = {.verify_only = true};
+    assert_int_equal(ipfsrt_car_verify_buffer(buf, len, &opts, 16384, NULL, NULL, &blocks, &bytes,
+                                              NULL),
+                     IPFSRT_OK);
+    assert_int_equal(blocks, 6);
+    assert_int_equal(bytes, 70000 + 1 + 300000 + 5000 + (1u << 20));
+    free(buf);
+    collector_free(&want);
+}
+
 static void test_spec_vector(void **state) {
     (void)state;
     uint8_t want[128];
@@ -548,6 +618,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixtures_push),
         cmocka_unit_test(test_fixtures_file),
+        cmocka_unit_test(test_streamed_hashing),
         cmocka_unit_test(test_spec_vector),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel_and_sticky_failure),

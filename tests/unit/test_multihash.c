@@ -109,6 +109,38 @@ static void test_backends_agree(void **state) {
     free(data);
 }
 
+/* Streaming digests, fed in uneven pieces, equal one-shot digests on every backend. */
+static void test_streaming(void **state) {
+    (void)state;
+    const char *before = ipfsrt_hash_backend_current()->name;
+    const ipfsrt_hash_backend *const *b = ipfsrt_hash_backends();
+    size_t len = (1u << 20) + 333;
+    uint8_t *data = malloc(len);
+    fill_random(data, len, 7);
+    for (size_t k = 0; b[k]; k++) {
+        assert_int_equal(ipfsrt_hash_backend_select(b[k]->name, NULL), IPFSRT_OK);
+        ipfsrt_hash_ctx *ctx;
+        assert_int_equal(ipfsrt_hash_ctx_init(&ctx, NULL), IPFSRT_OK);
+        for (int alg = IPFSRT_SHA2_256; alg <= IPFSRT_SHA2_512; alg++) {
+            for (size_t piece = 1; piece < len; piece = piece * 7 + 3) {
+                uint8_t want[64], got[64];
+                size_t n = piece * 40 < len ? piece * 40 : len;
+                assert_int_equal(b[k]->digest((ipfsrt_hash_alg)alg, data, n, want), 0);
+                assert_int_equal(ipfsrt_hash_ctx_start(ctx, (ipfsrt_hash_alg)alg, NULL), IPFSRT_OK);
+                for (size_t off = 0; off < n; off += piece)
+                    assert_int_equal(ipfsrt_hash_ctx_update(ctx, data + off,
+                                                            n - off < piece ? n - off : piece, NULL),
+                                     IPFSRT_OK);
+                assert_int_equal(ipfsrt_hash_ctx_finish(ctx, got, NULL), IPFSRT_OK);
+                assert_memory_equal(want, got, ipfsrt_hash_alg_size((ipfsrt_hash_alg)alg));
+            }
+        }
+        ipfsrt_hash_ctx_free(ctx);
+    }
+    free(data);
+    assert_int_equal(ipfsrt_hash_backend_select(before, NULL), IPFSRT_OK);
+}
+
 static void test_backend_select(void **state) {
     (void)state;
     const char *before = ipfsrt_hash_backend_current()->name;
@@ -127,7 +159,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors),        cmocka_unit_test(test_parse),
         cmocka_unit_test(test_unsupported),    cmocka_unit_test(test_backends_agree),
-        cmocka_unit_test(test_backend_select),
+        cmocka_unit_test(test_streaming),      cmocka_unit_test(test_backend_select),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

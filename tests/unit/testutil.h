@@ -94,9 +94,12 @@ static inline int collect(void *user, const ipfsrt_car_block *b) {
     cb->cid = b->cid;
     cb->len = b->len;
     cb->offset = b->offset;
-    cb->data = malloc(b->len ? b->len : 1);
-    assert_non_null(cb->data);
-    memcpy(cb->data, b->data, b->len);
+    cb->data = NULL; /* a verify_only reader hands over no bytes */
+    if (b->data) {
+        cb->data = malloc(b->len ? b->len : 1);
+        assert_non_null(cb->data);
+        memcpy(cb->data, b->data, b->len);
+    }
     return 0;
 }
 

@@ -1,0 +1,62 @@
+/* A host program that uses libipfsrt as an ordinary C library, found through
+ * pkg-config: parse a CID, verify a CAR, then hand the module to its own Lua. */
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <ipfsrt.h>
+
+static int count_block(void *user, const ipfsrt_car_block *block) {
+    (void)block;
+    (*(unsigned *)user)++;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s FILE.car ROOT-CID\n", argv[0]);
+        return 2;
+    }
+    ipfsrt_cid root;
+    ipfsrt_error err;
+    if (ipfsrt_cid_parse(&root, argv[2], strlen(argv[2]), NULL, &err) != IPFSRT_OK) {
+        fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
+        return 1;
+    }
+    unsigned seen = 0;
+    uint64_t blocks, bytes;
+    if (ipfsrt_car_verify_file(argv[1], NULL, 4096, count_block, &seen, &blocks, &bytes, &err) !=
+        IPFSRT_OK) {
+        fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
+        return 1;
+    }
+    ipfsrt_car_file *car;
+    const uint8_t *data;
+    size_t len;
+    if (ipfsrt_car_file_open(&car, argv[1], NULL, &err) != IPFSRT_OK ||
+        ipfsrt_car_file_get(car, &root, &data, &len, &err) != IPFSRT_OK) {
+        fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
+        return 1;
+    }
+    char s[IPFSRT_CID_STR_MAX];
+    printf("root %s: %zu bytes; %u blocks (%llu bytes) verified\n", ipfsrt_cid_to_string(&root, s),
+           len, seen, (unsigned long long)bytes);
+    ipfsrt_car_file_free(car);
+
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    ipfsrt_lua_open(L);
+    lua_setglobal(L, "ipfsrt");
+    const char *code = "local car = ipfsrt.car.open(...)\n"
+                       "print('lua sees ' .. #car:roots() .. ' root(s), first ' .. "
+                       "tostring(car:roots()[1]))";
+    int status = luaL_loadstring(L, code);
+    if (status == LUA_OK) {
+        lua_pushstring(L, argv[1]);
+        status = lua_pcall(L, 1, 0, 0);
+    }
+    if (status != LUA_OK) fprintf(stderr, "embed: lua: %s\n", luaL_tolstring(L, -1, NULL));
+    lua_close(L);
+    return status == LUA_OK ? 0 : 1;
+}

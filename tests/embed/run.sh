@@ -1,0 +1,34 @@
+#!/bin/sh
+# Builds tests/embed/embed.c against an installed ipfsrt found with pkg-config
+# (PKG_CONFIG_PATH points at a staged install) and runs it on a fixture.
+set -eu
+BUILD=${BUILD:-build}
+out="$BUILD/tests/embed"
+mkdir -p "$BUILD/tests"
+libdir=$(pkg-config --variable=libdir ipfsrt)
+# shellcheck disable=SC2086 # pkg-config output is meant to be split
+${CC:-cc} -std=c11 -Wall -Wextra -Werror ${EMBED_CFLAGS:-} tests/embed/embed.c -o "$out" \
+    $(pkg-config --cflags --libs ipfsrt lua5.4) -Wl,-rpath,"$libdir"
+root=bafybeihjcinxwvt7yho4ukgcftiwrpwqd5mvc4ibnycf4crsgw2fh5ykju # ipfs-car's root for the fixture
+result=$("$out" tests/fixtures/ipfs-car-small.car "$root")
+echo "$result"
+case "$result" in
+*"5 blocks (1977 bytes) verified"*"lua sees 1 root(s), first $root"*) echo "embed: ok" ;;
+*) echo "embed: unexpected output" >&2; exit 1 ;;
+esac
+# A tampered CAR must make the host see an error, not data.
+bad="$BUILD/tests/embed-bad.car"
+sed 's/hello world/hello_world/' tests/fixtures/ipfs-car-small.car > "$bad"
+if "$out" "$bad" "$root" 2>"$BUILD/tests/embed-bad.err"; then
+    echo "embed: tampered CAR was accepted" >&2; exit 1
+fi
+grep -q hash_mismatch "$BUILD/tests/embed-bad.err"
+echo "embed: tampered CAR rejected: $(cat "$BUILD/tests/embed-bad.err")"
+
+# The installed executable finds its installed Lua modules; a stock lua5.4 loads the module.
+prefix=$(pkg-config --variable=prefix ipfsrt)
+"$prefix/bin/ipfsrt" --help | grep -q '^  car ' || { echo "installed ipfsrt lacks its subcommands" >&2; exit 1; }
+"$prefix/bin/ipfsrt" car verify tests/fixtures/ipfs-car-small.car
+# LUA_PRELOAD names the sanitizer runtimes a sanitized module needs loaded first
+LD_PRELOAD="${LUA_PRELOAD:-}" lua5.4 -e "package.cpath='$prefix/lib/lua/5.4/?.so'; local i = require 'ipfsrt';
+    assert(#i.car.open('tests/fixtures/ipfs-car-small.car'):roots() == 1); print('lua5.4 require: ok')"
