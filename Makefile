@@ -94,7 +94,7 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-unit test-lua test-cli test-embed
+	$(MAKE) test-unit test-lua test-cli test-embed test-interop
 
 test-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; IPFSRT_FIXTURES=tests/fixtures $$t; done
@@ -113,6 +113,19 @@ test-embed: all
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/stage/lib/pkgconfig BUILD=$(BUILD) EMBED_CFLAGS="$(OPT)" \
 	    LUA_PRELOAD="$(SAN_LIBS)" \
 	    sh tests/embed/run.sh
+
+# CARs written by ipfsrt, read back by @ipld/car; CIDs made by multiformats, parsed
+# by ipfsrt (npm, versions pinned in tests/interop/package-lock.json). Needs Node.js and npm; says so when they are absent.
+test-interop: all
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	    echo "test-interop: SKIPPED, Node.js/npm not installed (apt-get install nodejs npm)"; exit 0; fi; \
+	set -e; \
+	[ -d tests/interop/node_modules ] || npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error; \
+	rm -rf $(BUILD)/interop; mkdir -p $(BUILD)/interop; \
+	$(BUILD)/ipfsrt tests/interop/write-cars.lua $(BUILD)/interop; \
+	node tests/interop/check-car.mjs $(BUILD)/interop; \
+	node tests/interop/cid-vectors.mjs > $(BUILD)/interop/cids.json; \
+	$(BUILD)/ipfsrt tests/interop/check-cids.lua $(BUILD)/interop/cids.json
 
 asan:
 	$(MAKE) test BUILD=build-asan SAN=1

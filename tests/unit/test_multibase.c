@@ -131,11 +131,84 @@ static void test_names(void **state) {
     }
 }
 
+/* Unescapes the CSV's "\xNN" escapes. */
+static size_t unescape(const char *s, uint8_t *out) {
+    size_t n = 0;
+    while (*s) {
+        unsigned v;
+        if (s[0] == '\\' && s[1] == 'x' && sscanf(s + 2, "%2x", &v) == 1) {
+            out[n++] = (uint8_t)v;
+            s += 4;
+        } else {
+            out[n++] = (uint8_t)*s++;
+        }
+    }
+    return n;
+}
+
+/* Rows: name, "value"; the first row holds the input. */
+static void run_csv(const char *name) {
+    char rel[128];
+    snprintf(rel, sizeof rel, "multibase/%s", name);
+    const char *path = fixture_path(rel);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024], key[64], value[512];
+    uint8_t input[256];
+    size_t input_len = 0;
+    bool canonical = true;
+    int supported = 0, rejected = 0;
+    for (int row = 0; fgets(line, sizeof line, f); row++) {
+        assert_int_equal(sscanf(line, "%63[^,], \"%511[^\"]\"", key, value), 2);
+        if (row == 0) {
+            canonical = strcmp(key, "encoding") == 0;
+            input_len = unescape(value, input);
+            continue;
+        }
+        ipfsrt_base base;
+        uint8_t out[512];
+        size_t len;
+        ipfsrt_error err;
+        if (ipfsrt_multibase_from_name(key, &base, NULL) != IPFSRT_OK) {
+            assert_int_equal(ipfsrt_multibase_decode(value, strlen(value), out, sizeof out, &len,
+                                                     NULL, &err),
+                             IPFSRT_EUNSUPPORTED);
+            rejected++;
+            continue;
+        }
+        supported++;
+        ipfsrt_base got;
+        if (ipfsrt_multibase_decode(value, strlen(value), out, sizeof out, &len, &got, &err) !=
+            IPFSRT_OK)
+            fail_msg("%s %s: %s", name, key, err.message);
+        assert_int_equal(got, base);
+        assert_int_equal(len, input_len);
+        assert_memory_equal(out, input, len);
+        if (canonical) {
+            char enc[512];
+            assert_int_equal(ipfsrt_multibase_encode(base, input, input_len, enc, sizeof enc, NULL,
+                                                     NULL),
+                             IPFSRT_OK);
+            assert_string_equal(enc, value);
+        }
+    }
+    fclose(f);
+    assert_true(supported >= 8);
+    assert_true(rejected >= 2 || !canonical);
+}
+
+static void test_multibase_repo_vectors(void **state) {
+    (void)state;
+    const char *files[] = {"basic.csv", "leading_zero.csv", "two_leading_zeros.csv", "test1.csv",
+                           "test6.csv"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) run_csv(files[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors),        cmocka_unit_test(test_case_insensitive),
         cmocka_unit_test(test_rejects),        cmocka_unit_test(test_roundtrip_random),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_names),          cmocka_unit_test(test_multibase_repo_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
