@@ -41,7 +41,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps test test-unit test-lua test-cli test-embed example bench install clean asan
+.PHONY: all deps test test-unit test-lua test-cli test-embed test-interop example bench install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -127,6 +127,16 @@ test-interop: all
 	node tests/interop/cid-vectors.mjs > $(BUILD)/interop/cids.json; \
 	$(BUILD)/ipfsrt tests/interop/check-cids.lua $(BUILD)/interop/cids.json
 
+# Coverage-guided fuzzing of every parser of untrusted bytes (clang's libFuzzer).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@mkdir -p build-fuzz/corpus
+	clang -std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -Iruntime/include -Iruntime/src $(HASH_DEFS) $(PKG_CFLAGS) \
+	    tests/fuzz/fuzz_car.c $(CORE_SRC) -o build-fuzz/fuzz_car $(filter-out -llua5.4,$(PKG_LIBS))
+	cp tests/fixtures/*.car build-fuzz/corpus/
+	build-fuzz/fuzz_car -max_total_time=$(FUZZ_SECONDS) -max_len=8192 build-fuzz/corpus
+
 asan:
 	$(MAKE) test BUILD=build-asan SAN=1
 
@@ -151,4 +161,4 @@ install: all
 	    -e 's|@REQUIRES@|$(PKGS)|' runtime/ipfsrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ipfsrt.pc
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

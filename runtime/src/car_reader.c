@@ -236,6 +236,7 @@ static ipfsrt_status maybe_start_hashing(ipfsrt_car_reader *r) {
     if (r->cid_tried || r->have < enough) return IPFSRT_OK;
     /* from here on the buffer is filled up to need, or not at all */
     r->cid_tried = true;
+    if (r->have == r->need) return IPFSRT_OK; /* complete already: one-shot is cheaper */
     ipfsrt_cid *cid = &r->section_cid;
     size_t cid_len;
     ipfsrt_hash_alg alg;

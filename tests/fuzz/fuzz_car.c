@@ -1,0 +1,65 @@
+/* libFuzzer target: hostile bytes through the CAR push reader (whole and in
+ * slices, with and without verify_only), the file reader and DAG-CBOR. Every
+ * block handed out must hash to its CID. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipfsrt.h"
+
+static int check_block(void *user, const ipfsrt_car_block *b) {
+    (void)user;
+    if (b->data && ipfsrt_cid_verify(&b->cid, b->data, b->len, NULL) != IPFSRT_OK) abort();
+    return 0;
+}
+
+static void push(const uint8_t *data, size_t size, size_t slice, bool verify_only) {
+    ipfsrt_car_options opts = {.max_block_size = 4096, .max_header_size = 4096,
+                               .verify_only = verify_only};
+    ipfsrt_car_reader *r;
+    if (ipfsrt_car_reader_init(&r, &opts, check_block, NULL, NULL) != IPFSRT_OK) return;
+    ipfsrt_status st = IPFSRT_OK;
+    for (size_t off = 0; off < size && st == IPFSRT_OK; off += slice)
+        st = ipfsrt_car_reader_feed(r, data + off, size - off < slice ? size - off : slice, NULL);
+    if (st == IPFSRT_OK) ipfsrt_car_reader_finish(r, NULL);
+    ipfsrt_car_reader_free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    push(data, size, size ? size : 1, false);
+    push(data, size, 7, false);
+    push(data, size, 300, true);
+
+    ipfsrt_cbor_doc doc;
+    if (ipfsrt_dagcbor_decode(data, size, &doc, NULL) == IPFSRT_OK) ipfsrt_dagcbor_doc_free(&doc);
+    ipfsrt_cid cid;
+    ipfsrt_cid_from_bytes(&cid, data, size, NULL, NULL);
+    ipfsrt_cid_parse(&cid, (const char *)data, size, NULL, NULL);
+
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/ipfsrt-fuzz-%d.car", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    fwrite(data, 1, size, f);
+    fclose(f);
+    ipfsrt_car_file *car;
+    if (ipfsrt_car_file_open(&car, path, NULL, NULL) == IPFSRT_OK) {
+        uint64_t cursor = 0;
+        for (int i = 0; i < 1000; i++) {
+            ipfsrt_car_block b;
+            bool done;
+            if (ipfsrt_car_file_next(car, &cursor, &b, &done, NULL) != IPFSRT_OK || done) break;
+            if (ipfsrt_cid_verify(&b.cid, b.data, b.len, NULL) != IPFSRT_OK) abort();
+            const uint8_t *got;
+            size_t len;
+            if (ipfsrt_car_file_get(car, &b.cid, &got, &len, NULL) == IPFSRT_OK &&
+                ipfsrt_cid_verify(&b.cid, got, len, NULL) != IPFSRT_OK)
+                abort();
+        }
+        ipfsrt_car_file_free(car);
+    }
+    unlink(path);
+    return 0;
+}
