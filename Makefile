@@ -115,7 +115,8 @@ test-embed: all
 	    sh tests/embed/run.sh
 
 # CARs written by ipfsrt, read back by @ipld/car; CIDs made by multiformats, parsed
-# by ipfsrt (npm, versions pinned in tests/interop/package-lock.json). Needs Node.js and npm; says so when they are absent.
+# by ipfsrt; trees packed by ipfs-car and by ipfsrt pack (npm, versions pinned in
+# tests/interop/package-lock.json). Needs Node.js and npm; says so when they are absent.
 test-interop: all
 	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
 	    echo "test-interop: SKIPPED, Node.js/npm not installed (apt-get install nodejs npm)"; exit 0; fi; \
@@ -125,7 +126,9 @@ test-interop: all
 	$(BUILD)/ipfsrt tests/interop/write-cars.lua $(BUILD)/interop; \
 	node tests/interop/check-car.mjs $(BUILD)/interop; \
 	node tests/interop/cid-vectors.mjs > $(BUILD)/interop/cids.json; \
-	$(BUILD)/ipfsrt tests/interop/check-cids.lua $(BUILD)/interop/cids.json
+	$(BUILD)/ipfsrt tests/interop/check-cids.lua $(BUILD)/interop/cids.json; \
+	$(BUILD)/ipfsrt tests/interop/unixfs-interop.lua $(BUILD)/interop/unixfs $(BUILD)/ipfsrt \
+	    tests/interop/node_modules/.bin/ipfs-car
 
 # Coverage-guided fuzzing of every parser of untrusted bytes (clang's libFuzzer).
 FUZZ_SECONDS ?= 60

@@ -47,6 +47,12 @@ typedef enum ipfsrt_status {
     IPFSRT_ECAR_INDEX,       /* CARv2 index malformed */
     IPFSRT_ENOT_FOUND,       /* no such block */
     IPFSRT_ECANCELED,        /* a callback asked to stop */
+    IPFSRT_EDAGPB,           /* invalid dag-pb node */
+    IPFSRT_EUNIXFS,          /* invalid UnixFS data, or a DAG that contradicts itself */
+    IPFSRT_ENOT_DIRECTORY,   /* a path goes through something that is not a directory */
+    IPFSRT_ENOT_FILE,        /* file bytes asked of something that is not a file */
+    IPFSRT_ESYMLINK,         /* a path meets a symlink that may not be followed */
+    IPFSRT_ERANGE,           /* a byte range outside the file */
     IPFSRT_STATUS_COUNT
 } ipfsrt_status;
 
@@ -406,6 +412,14 @@ ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **writer, const char *pat
                                      ipfsrt_error *err);
 ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,
                                     const uint8_t *data, size_t len, ipfsrt_error *err);
+/* For producers that just derived cid from these very bytes (the importer):
+ * skips the second hash. Readers verify every block anyway. */
+ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,
+                                         const uint8_t *data, size_t len, ipfsrt_error *err);
+/* Replaces the roots written at init by roots whose header encodes to the same
+ * length (for a placeholder root written before the real one was known). */
+ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *writer, const ipfsrt_cid *roots,
+                                          size_t root_count, ipfsrt_error *err);
 /* Completes the file. Until it succeeds the output is incomplete. */
 ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *writer, ipfsrt_error *err);
 /* Releases the writer; an unfinished file is removed. */
@@ -414,6 +428,229 @@ void ipfsrt_car_writer_free(ipfsrt_car_writer *writer);
 /* Encodes a CARv1 header {roots, version: 1}. */
 ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_t root_count, ipfsrt_buf *out,
                                        ipfsrt_error *err);
+
+/* ------------------------------------------------------------------ dag-pb */
+
+typedef struct ipfsrt_pb_link {
+    ipfsrt_cid cid;
+    const uint8_t *name; /* borrowed from the decoded block; NULL when absent */
+    size_t name_len;
+    bool has_tsize;
+    uint64_t tsize;
+} ipfsrt_pb_link;
+
+typedef struct ipfsrt_pb_node {
+    const uint8_t *data; /* borrowed; NULL when absent */
+    size_t data_len;
+    ipfsrt_pb_link *links; /* owned: release with ipfsrt_dagpb_node_free */
+    size_t link_count;
+} ipfsrt_pb_node;
+
+/* Strict dag-pb: PBLink fields in order 1,2,3 and each at most once, a Hash that
+ * is a valid CID, Data at most once (before or after the links, not among
+ * them), no unknown fields or wire types, nothing trailing. */
+ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_pb_node *node,
+                                  ipfsrt_error *err);
+void ipfsrt_dagpb_node_free(ipfsrt_pb_node *node);
+/* Canonical encoding: links in the order given (callers sort directory entries),
+ * then Data. A link with name == NULL has no Name field; "" writes an empty one. */
+ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_pb_node *node, ipfsrt_buf *out, ipfsrt_error *err);
+
+/* ------------------------------------------------------------------ UnixFS */
+
+typedef enum ipfsrt_unixfs_type {
+    IPFSRT_UNIXFS_RAW = 0,
+    IPFSRT_UNIXFS_DIRECTORY = 1,
+    IPFSRT_UNIXFS_FILE = 2,
+    IPFSRT_UNIXFS_METADATA = 3,
+    IPFSRT_UNIXFS_SYMLINK = 4,
+    IPFSRT_UNIXFS_HAMT_SHARD = 5,
+} ipfsrt_unixfs_type;
+
+/* The UnixFS Data message carried in PBNode.Data. */
+typedef struct ipfsrt_unixfs_data {
+    ipfsrt_unixfs_type type;
+    const uint8_t *data; /* borrowed; NULL when absent */
+    size_t data_len;
+    bool has_filesize;
+    uint64_t filesize;
+    uint64_t *blocksizes; /* owned: release with ipfsrt_unixfs_data_free */
+    size_t blocksize_count;
+    bool has_hash_type;
+    uint64_t hash_type;
+    bool has_fanout;
+    uint64_t fanout;
+    bool has_mode;
+    uint32_t mode;
+    bool has_mtime;
+    int64_t mtime_seconds;
+    bool has_mtime_nanos;
+    uint32_t mtime_nanos;
+} ipfsrt_unixfs_data;
+
+const char *ipfsrt_unixfs_type_name(ipfsrt_unixfs_type type);
+ipfsrt_status ipfsrt_unixfs_data_decode(const uint8_t *buf, size_t len, ipfsrt_unixfs_data *data,
+                                        ipfsrt_error *err);
+void ipfsrt_unixfs_data_free(ipfsrt_unixfs_data *data);
+/* Fields in field-number order; blocksizes unpacked, as Go and JS write them. */
+ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *data, ipfsrt_buf *out,
+                                        ipfsrt_error *err);
+
+/* ----------------------------------------------------------- block sources */
+
+/* Verified block bytes lent by a source until released. */
+typedef struct ipfsrt_block_ref {
+    const uint8_t *data;
+    size_t len;
+    void *token; /* the source's own bookkeeping */
+} ipfsrt_block_ref;
+
+/* "Give me the verified block for this CID." Every implementation must hash-check
+ * what it lends (or have checked it when it was stored); IPFSRT_ENOT_FOUND when it
+ * does not have the block. */
+typedef struct ipfsrt_blocksource {
+    void *ctx;
+    ipfsrt_status (*get)(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+                         ipfsrt_error *err);
+    void (*release)(void *ctx, ipfsrt_block_ref *ref); /* may be NULL */
+} ipfsrt_blocksource;
+
+/* Answers identity CIDs itself, then asks the source. */
+ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                     ipfsrt_block_ref *ref, ipfsrt_error *err);
+void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_block_ref *ref);
+/* A source over an open CAR file (which must outlive it). */
+void ipfsrt_blocksource_car(ipfsrt_blocksource *src, ipfsrt_car_file *car);
+
+/* An in-memory block map; put() verifies and copies. */
+typedef struct ipfsrt_memstore ipfsrt_memstore;
+ipfsrt_status ipfsrt_memstore_init(ipfsrt_memstore **store, ipfsrt_error *err);
+ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *store, const ipfsrt_cid *cid,
+                                  const uint8_t *data, size_t len, ipfsrt_error *err);
+size_t ipfsrt_memstore_count(const ipfsrt_memstore *store);
+void ipfsrt_blocksource_memstore(ipfsrt_blocksource *src, ipfsrt_memstore *store);
+void ipfsrt_memstore_free(ipfsrt_memstore *store);
+
+/* ------------------------------------------------------- UnixFS reading */
+
+#define IPFSRT_UNIXFS_MAX_DEPTH 128  /* file DAG levels */
+#define IPFSRT_UNIXFS_MAX_SYMLINKS 32
+
+typedef struct ipfsrt_unixfs_options {
+    bool follow_symlinks; /* resolve through symlinks inside the DAG */
+} ipfsrt_unixfs_options;
+
+/* What a path names. type is FILE for raw-codec blocks too. */
+typedef struct ipfsrt_unixfs_node_info {
+    ipfsrt_cid cid;
+    ipfsrt_unixfs_type type;
+    uint64_t size;      /* file bytes; symlink target length; directories: 0 */
+    bool has_mode;
+    uint32_t mode;
+    bool has_mtime;
+    int64_t mtime_seconds;
+    uint32_t mtime_nanos;
+} ipfsrt_unixfs_node_info;
+
+/* Accepts CID[/path], /ipfs/CID[/path] and ipfs://CID[/path]. */
+ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *path,
+                                    const ipfsrt_unixfs_options *opts,
+                                    ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
+
+/* File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
+ * Fetches only the blocks the range needs and checks that sizes add up. */
+typedef ipfsrt_status (*ipfsrt_write_fn)(void *user, const uint8_t *data, size_t len,
+                                         ipfsrt_error *err);
+ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
+                                 uint64_t offset, uint64_t length, ipfsrt_write_fn write,
+                                 void *user, ipfsrt_error *err);
+
+typedef struct ipfsrt_unixfs_entry {
+    const char *name;   /* NUL-terminated copy, valid during the callback */
+    size_t name_len;
+    ipfsrt_cid cid;
+    uint64_t tsize;     /* the link's cumulative size hint */
+    bool has_type;      /* known for raw CIDs, or when types were asked for */
+    ipfsrt_unixfs_type type;
+    uint64_t size;      /* with has_type: as in ipfsrt_unixfs_node_info */
+} ipfsrt_unixfs_entry;
+
+typedef ipfsrt_status (*ipfsrt_entry_fn)(void *user, const ipfsrt_unixfs_entry *entry,
+                                         ipfsrt_error *err);
+/* Lists a directory, plain or HAMT-sharded, in link order. With fetch_types each
+ * child block is fetched to report its type and size. */
+ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *dir,
+                               bool fetch_types, ipfsrt_entry_fn fn, void *user,
+                               ipfsrt_error *err);
+
+/* Every block a trustless client needs to resolve path and read [offset,
+ * offset+length) of the file there (or list the directory there), each once, in
+ * the order they are first needed. */
+typedef ipfsrt_status (*ipfsrt_cid_fn)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
+ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
+                                       const ipfsrt_unixfs_options *opts, uint64_t offset,
+                                       uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                       ipfsrt_error *err);
+
+/* A symlink's target as a NUL-terminated string (free() it). */
+ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                     char **target, ipfsrt_error *err);
+
+/* Counts the distinct blocks of the DAG under cid (raw leaves are counted from
+ * their links, without being fetched). */
+ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                         uint64_t *blocks, ipfsrt_error *err);
+
+/* Writes the file, directory tree or symlink at cid to dest, which must not exist.
+ * Everything goes to a temporary sibling first and is renamed into place only when
+ * complete and verified; on failure nothing is left behind. */
+ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                   const char *dest, ipfsrt_error *err);
+
+/* ---------------------------------------------------------- UnixFS import */
+
+typedef enum ipfsrt_hamt_rule {
+    IPFSRT_HAMT_NEVER,
+    IPFSRT_HAMT_ENTRIES,     /* shard when a directory has more entries than the threshold */
+    IPFSRT_HAMT_LINK_BYTES,  /* ... when the sum of name and CID bytes exceeds it (Kubo) */
+    IPFSRT_HAMT_BLOCK_BYTES, /* ... when the plain directory block would exceed it */
+} ipfsrt_hamt_rule;
+
+typedef struct ipfsrt_pack_options {
+    int cid_version;        /* 0 or 1 (raw leaves are always CIDv1) */
+    size_t chunk_size;      /* fixed-size chunker */
+    size_t max_links;       /* per node of the balanced file DAG */
+    bool raw_leaves;
+    ipfsrt_hamt_rule hamt_rule;
+    uint64_t hamt_threshold;
+    unsigned hamt_fanout;   /* power of two, 2..1024 */
+    bool wrap;              /* put the input in a directory under its own name */
+    bool hidden;            /* include names starting with '.' */
+    bool follow_layout_of_ipfs_car; /* root at the deepest directory holding every
+                                       file; skip symlinks and file-less directories */
+} ipfsrt_pack_options;
+
+/* "ipfs-car" (3.x), "kubo" (ipfs add defaults) or "kubo-v1-2025". */
+ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *opts, ipfsrt_error *err);
+
+/* Receives each block as it is made (children before parents). */
+typedef ipfsrt_status (*ipfsrt_block_sink)(void *user, const ipfsrt_cid *cid, const uint8_t *data,
+                                           size_t len, ipfsrt_error *err);
+
+/* Imports a file, directory tree or symlink. Memory stays bounded by the widest
+ * directory and the DAG's depth, not by the size of the input. */
+ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts,
+                          ipfsrt_block_sink sink, void *user, ipfsrt_cid *root,
+                          ipfsrt_error *err);
+
+/* ipfsrt_pack into a new CAR file (version 1 or 2) whose root is the DAG's root.
+ * On failure the file is removed. */
+ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *opts,
+                                 const char *car_path, int car_version, ipfsrt_cid *root,
+                                 ipfsrt_error *err);
+
+/* MurmurHash3 x64_128 (seed 0), first 64-bit word: the HAMT's hash function. */
+uint64_t ipfsrt_murmur3_x64_64(const uint8_t *data, size_t len);
 
 /* ------------------------------------------------------------------- misc */
 

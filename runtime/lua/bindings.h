@@ -8,6 +8,7 @@
 #include "ipfsrt.h"
 
 #define IPFSRT_LUA_CID "ipfsrt.cid"
+#define IPFSRT_LUA_CAR_FILE "ipfsrt.car.file"
 #define IPFSRT_LUA_ERROR "ipfsrt.error"
 
 /* The one value that stands for JSON/DAG-CBOR null (ipfsrt.null). */
@@ -22,6 +23,9 @@ void ipfsrt_lua_push_cid(lua_State *L, const ipfsrt_cid *cid);
 /* A cid object, or a CID string (parsed; errors raised). */
 const ipfsrt_cid *ipfsrt_lua_check_cid(lua_State *L, int idx, ipfsrt_cid *tmp);
 
+/* A block source from a Lua value: an open CAR file or a block store. */
+void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src);
+
 /* Each pushes its submodule table. */
 int ipfsrt_lua_open_error(lua_State *L);
 int ipfsrt_lua_open_cid(lua_State *L);
@@ -29,5 +33,6 @@ int ipfsrt_lua_open_multiformats(lua_State *L); /* pushes nothing; sets fields o
 int ipfsrt_lua_open_dagcbor(lua_State *L);
 int ipfsrt_lua_open_car(lua_State *L);
 int ipfsrt_lua_open_json(lua_State *L);
+int ipfsrt_lua_open_unixfs(lua_State *L); /* sets unixfs, blockstore and pack on the table at -1 */
 
 #endif

@@ -3,7 +3,7 @@
 
 #include "bindings.h"
 
-#define CAR_FILE "ipfsrt.car.file"
+#define CAR_FILE IPFSRT_LUA_CAR_FILE
 #define CAR_READER "ipfsrt.car.reader"
 #define CAR_WRITER "ipfsrt.car.writer"
 

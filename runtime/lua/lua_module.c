@@ -114,6 +114,7 @@ int ipfsrt_lua_open(lua_State *L) {
     lua_setfield(L, -2, "car");
     ipfsrt_lua_open_json(L);
     lua_setfield(L, -2, "json");
+    ipfsrt_lua_open_unixfs(L);
     luaL_newlib(L, hash);
     lua_setfield(L, -2, "hash");
     return 1;

@@ -12,7 +12,8 @@ struct ipfsrt_car_writer {
     FILE *fp;
     int version;
     uint64_t data_start;
-    uint64_t pos;       /* bytes written */
+    uint64_t header_end; /* where the first section starts */
+    uint64_t pos;        /* bytes written */
     ipfsrt_mhmap written;
     bool finished;
 };
@@ -56,6 +57,7 @@ ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **out, const char *path, 
     w->data_start = hdr.len;
     ipfsrt_status st = ipfsrt_car_header_encode(roots, root_count, &hdr, err);
     if (st == IPFSRT_OK) st = write_all(w, hdr.data, hdr.len, err);
+    w->header_end = w->pos;
     ipfsrt_buf_free(&hdr);
     if (st != IPFSRT_OK) {
         ipfsrt_car_writer_free(w);
@@ -67,12 +69,18 @@ ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **out, const char *path, 
 
 ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
                                     const uint8_t *data, size_t len, ipfsrt_error *err) {
-    if (w->finished) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is already finished", w->path);
     ipfsrt_status st = ipfsrt_cid_verify(cid, data, len, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "refusing to write to %s: ", w->path);
         return st;
     }
+    return ipfsrt_car_writer_put_made(w, cid, data, len, err);
+}
+
+ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
+                                         const uint8_t *data, size_t len, ipfsrt_error *err) {
+    if (w->finished) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is already finished", w->path);
+    ipfsrt_status st;
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     if (ipfsrt_mhmap_get(&w->written, mh, mh_len)) return IPFSRT_OK;
@@ -86,6 +94,24 @@ ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
     st = write_all(w, v, vn, err);
     if (st == IPFSRT_OK) st = write_all(w, cid->bytes, cid->len, err);
     if (st == IPFSRT_OK) st = write_all(w, data, len, err);
+    return st;
+}
+
+ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *w, const ipfsrt_cid *roots,
+                                          size_t root_count, ipfsrt_error *err) {
+    if (w->finished) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is already finished", w->path);
+    ipfsrt_buf hdr;
+    ipfsrt_buf_init(&hdr);
+    ipfsrt_status st = ipfsrt_car_header_encode(roots, root_count, &hdr, err);
+    long keep = ftell(w->fp);
+    if (st == IPFSRT_OK && w->data_start + hdr.len != w->header_end)
+        st = ipfsrt_fail(err, IPFSRT_EARG, -1,
+                         "new roots of %s do not encode to the placeholder's length", w->path);
+    if (st == IPFSRT_OK &&
+        (keep < 0 || fseek(w->fp, (long)w->data_start, SEEK_SET) != 0 ||
+         fwrite(hdr.data, 1, hdr.len, w->fp) != hdr.len || fseek(w->fp, keep, SEEK_SET) != 0))
+        st = ipfsrt_fail(err, IPFSRT_EIO, 0, "cannot rewrite the header of %s", w->path);
+    ipfsrt_buf_free(&hdr);
     return st;
 }
 

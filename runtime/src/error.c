@@ -24,6 +24,12 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_ECAR_INDEX] = "bad_car_index",
     [IPFSRT_ENOT_FOUND] = "not_found",
     [IPFSRT_ECANCELED] = "canceled",
+    [IPFSRT_EDAGPB] = "bad_dagpb",
+    [IPFSRT_EUNIXFS] = "bad_unixfs",
+    [IPFSRT_ENOT_DIRECTORY] = "not_directory",
+    [IPFSRT_ENOT_FILE] = "not_file",
+    [IPFSRT_ESYMLINK] = "symlink",
+    [IPFSRT_ERANGE] = "bad_range",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

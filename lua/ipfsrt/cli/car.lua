@@ -3,13 +3,18 @@ local ipfsrt = require "ipfsrt"
 local argparse = require "ipfsrt.argparse"
 
 local M = {
-  summary = "inspect and verify CAR files (roots, ls, verify, cat)",
-  usage = [[usage: ipfsrt car roots FILE        root CIDs, one per line
-       ipfsrt car ls FILE           one line per block: CID, codec, size (every block verified)
-       ipfsrt car verify FILE       check every block's hash; exit 1 naming the first bad one
-       ipfsrt car cat FILE CID      one verified block's bytes to stdout
+  summary = "inspect, verify and read CAR files (roots, ls, verify, cat, ls-path, get, stat)",
+  usage = [[usage: ipfsrt car roots FILE          root CIDs, one per line
+       ipfsrt car ls FILE             one line per block: CID, codec, size (every block verified)
+       ipfsrt car verify FILE         check every block's hash; exit 1 naming the first bad one
+       ipfsrt car cat FILE CID        one verified block's bytes to stdout
+       ipfsrt car ls-path FILE CID[/path]     directory listing: type, size, CID, name
+       ipfsrt car get FILE CID[/path] [-o OUT] file bytes to stdout, or to OUT; a directory
+                                      is written out as a tree (needs -o)
+       ipfsrt car stat FILE CID[/path]        type, size, CID and blocks the DAG spans
 
-Options: --max-block BYTES (largest block accepted; default 2 MiB)]],
+Options: --max-block BYTES (largest block accepted; default 2 MiB), --follow-symlinks,
+         --json (ls-path, stat)]],
 }
 
 local commands = {}
@@ -46,13 +51,65 @@ function commands.cat(file, rest, opts)
   io.stdout:write(data)
 end
 
+local function unixfs_path(rest)
+  if #rest ~= 1 then argparse.usage_error("expected FILE and CID[/path]") end
+  return rest[1]
+end
+
+function commands.stat(file, rest, opts, flags)
+  local car <close> = ipfsrt.car.open(file, opts)
+  local info = ipfsrt.unixfs.stat(car, unixfs_path(rest), flags)
+  if flags.json then
+    print(ipfsrt.json.encode(info))
+  else
+    print(string.format("type: %s\nsize: %d\ncid: %s\nblocks: %d", info.type, info.size,
+      tostring(info.cid), info.blocks))
+  end
+end
+
+commands["ls-path"] = function(file, rest, opts, flags)
+  local car <close> = ipfsrt.car.open(file, opts)
+  local entries = ipfsrt.unixfs.ls(car, unixfs_path(rest), flags)
+  if flags.json then
+    print(ipfsrt.json.encode(entries))
+    return
+  end
+  local out = io.stdout
+  for _, e in ipairs(entries) do
+    out:write(string.format("%-10s %12d %s %s\n", e.type, e.size, tostring(e.cid), e.name))
+  end
+end
+
+function commands.get(file, rest, opts, flags)
+  local path = unixfs_path(rest)
+  local car <close> = ipfsrt.car.open(file, opts)
+  if flags.output then
+    ipfsrt.unixfs.export(car, path, flags.output, flags)
+    return
+  end
+  local info = ipfsrt.unixfs.resolve(car, path, flags)
+  if info.type ~= "file" then
+    argparse.usage_error("%s is a %s; give -o DIR to write it out", path, info.type)
+  end
+  -- In slices, so a large file never sits in memory whole; every byte is verified
+  -- before it is written.
+  local step = 8 * 1024 * 1024
+  for offset = 0, math.max(info.size - 1, 0), step do
+    io.stdout:write(ipfsrt.unixfs.read(car, tostring(info.cid), offset, step))
+  end
+end
+
 function M.run(args)
-  local pos, opts = argparse.parse(args, { ["max-block"] = "string" })
+  local pos, opts = argparse.parse(args, { ["max-block"] = "string", output = "string",
+    ["follow-symlinks"] = "boolean", json = "boolean" }, { o = "output" })
   local cmd = table.remove(pos, 1)
-  if not cmd or not commands[cmd] then argparse.usage_error("expected roots, ls, verify or cat") end
+  if not cmd or not commands[cmd] then
+    argparse.usage_error("expected roots, ls, verify, cat, ls-path, get or stat")
+  end
   local file = table.remove(pos, 1)
   if not file then argparse.usage_error("car %s needs a CAR file", cmd) end
-  if cmd ~= "cat" and #pos > 0 then argparse.usage_error("unexpected argument %s", pos[1]) end
+  local takes_path = { cat = true, ["ls-path"] = true, get = true, stat = true }
+  if not takes_path[cmd] and #pos > 0 then argparse.usage_error("unexpected argument %s", pos[1]) end
   local car_opts = {}
   if opts["max-block"] then
     car_opts.max_block_size = math.tointeger(tonumber(opts["max-block"]))
@@ -60,7 +117,8 @@ function M.run(args)
       argparse.usage_error("--max-block needs a positive number of bytes")
     end
   end
-  commands[cmd](file, pos, car_opts)
+  local flags = { output = opts.output, json = opts.json, follow_symlinks = opts["follow-symlinks"] }
+  commands[cmd](file, pos, car_opts, flags)
   return 0
 end
 
