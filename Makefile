@@ -19,7 +19,7 @@ $(error HASH must be openssl or mbedtls)
 endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmbedcrypto -lm
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmbedcrypto -lm -pthread
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 ifeq ($(SAN),1)
@@ -29,7 +29,7 @@ SAN_LIBS := $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file
 else
 OPT := -O2 -g
 endif
-CFLAGS_ALL = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -fPIC \
+CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -fPIC \
              -Iruntime/include -Iruntime/src $(HASH_DEFS) $(PKG_CFLAGS) \
              -DIPFSRT_LUADIR='"$(PREFIX)/share/ipfsrt/lua"' $(CFLAGS)
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
@@ -149,6 +149,7 @@ example: all
 
 bench: all
 	$(BUILD)/ipfsrt scripts/bench/car_verify.lua
+	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

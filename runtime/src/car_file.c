@@ -37,7 +37,22 @@ struct ipfsrt_car_file {
     group *groups;
     size_t group_count;
     ipfsrt_mhmap scanned;
+    uint64_t mapped_in; /* bytes read through the mapping since it was last trimmed */
 };
+
+/* Pages of a read-only file mapping stay resident once touched, so reading a
+ * large CAR would count all of it against the process. Dropping them now and
+ * then keeps the resident set bounded; pointers already handed out stay valid
+ * (the pages fault back in from the page cache). */
+#define TRIM_EVERY (16u << 20)
+
+static void note_read(ipfsrt_car_file *f, size_t bytes) {
+    f->mapped_in += bytes;
+    if (f->mapped_in >= TRIM_EVERY) {
+        madvise((void *)f->map, f->size, MADV_DONTNEED);
+        f->mapped_in = 0;
+    }
+}
 
 /* Reads the section whose length varint is at off: body bounds checked against data_end. */
 static ipfsrt_status read_section(const ipfsrt_car_file *f, uint64_t off, bool verify,
@@ -85,6 +100,7 @@ static ipfsrt_status scan(ipfsrt_car_file *f, ipfsrt_error *err) {
         uint64_t next;
         ipfsrt_status st = read_section(f, off, false, &block, &next, err);
         if (st != IPFSRT_OK) return st;
+        note_read(f, (size_t)(next - off)); /* faults map whole page-cache folios */
         size_t mh_len;
         const uint8_t *mh = ipfsrt_cid_multihash(&block.cid, &mh_len);
         /* The first copy of a duplicated block wins; all copies hash alike. */
@@ -346,6 +362,7 @@ ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
                                "the index of %s points at byte offset %llu, which holds another "
                                "block",
                                f->path, (unsigned long long)off);
+    note_read(f, block.len);
     *data = block.data;
     *len = block.len;
     return IPFSRT_OK;
@@ -364,6 +381,9 @@ ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *f, uint64_t *cursor, ipfsrt_
     }
     uint64_t next;
     ipfsrt_status st = read_section(f, off, true, block, &next, err);
-    if (st == IPFSRT_OK) *cursor = next;
+    if (st == IPFSRT_OK) {
+        note_read(f, block->len);
+        *cursor = next;
+    }
     return st;
 }

@@ -1,7 +1,10 @@
 /* CAR writer: CARv1, or CARv2 with a MultihashIndexSorted index. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -9,7 +12,8 @@
 
 struct ipfsrt_car_writer {
     char *path;
-    FILE *fp;
+    int fd;
+    ipfsrt_async_writer *out;
     int version;
     uint64_t data_start;
     uint64_t header_end; /* where the first section starts */
@@ -19,10 +23,19 @@ struct ipfsrt_car_writer {
 };
 
 static ipfsrt_status write_all(ipfsrt_car_writer *w, const void *p, size_t n, ipfsrt_error *err) {
-    if (n && fwrite(p, 1, n, w->fp) != n)
-        return ipfsrt_fail(err, IPFSRT_EIO, (int64_t)w->pos, "write error on %s", w->path);
-    w->pos += n;
-    return IPFSRT_OK;
+    ipfsrt_status st = ipfsrt_aw_write(w->out, p, n, err);
+    if (st == IPFSRT_OK) w->pos += n;
+    return st;
+}
+
+/* Overwrites bytes already written (headers), after everything queued is out. */
+static ipfsrt_status rewrite_at(ipfsrt_car_writer *w, uint64_t offset, const void *p, size_t n,
+                                ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_aw_flush(w->out, err);
+    if (st == IPFSRT_OK && pwrite(w->fd, p, n, (off_t)offset) != (ssize_t)n)
+        st = ipfsrt_fail(err, IPFSRT_EIO, (int64_t)offset, "cannot rewrite the header of %s: %s",
+                         w->path, strerror(errno));
+    return st;
 }
 
 ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **out, const char *path, int version,
@@ -40,12 +53,19 @@ ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **out, const char *path, 
         free(w);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
-    w->fp = fopen(path, "wb");
-    if (!w->fp) {
-        ipfsrt_status st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot create %s", path);
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        ipfsrt_status st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot create %s: %s", path, strerror(errno));
         free(w->path);
         free(w);
         return st;
+    }
+    ipfsrt_status ast = ipfsrt_aw_init(&w->out, w->fd, path, err);
+    if (ast != IPFSRT_OK) {
+        close(w->fd);
+        w->fd = -1;
+        ipfsrt_car_writer_free(w);
+        return ast;
     }
     ipfsrt_buf hdr;
     ipfsrt_buf_init(&hdr);
@@ -103,14 +123,10 @@ ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *w, const ipfsrt_cid
     ipfsrt_buf hdr;
     ipfsrt_buf_init(&hdr);
     ipfsrt_status st = ipfsrt_car_header_encode(roots, root_count, &hdr, err);
-    long keep = ftell(w->fp);
     if (st == IPFSRT_OK && w->data_start + hdr.len != w->header_end)
         st = ipfsrt_fail(err, IPFSRT_EARG, -1,
                          "new roots of %s do not encode to the placeholder's length", w->path);
-    if (st == IPFSRT_OK &&
-        (keep < 0 || fseek(w->fp, (long)w->data_start, SEEK_SET) != 0 ||
-         fwrite(hdr.data, 1, hdr.len, w->fp) != hdr.len || fseek(w->fp, keep, SEEK_SET) != 0))
-        st = ipfsrt_fail(err, IPFSRT_EIO, 0, "cannot rewrite the header of %s", w->path);
+    if (st == IPFSRT_OK) st = rewrite_at(w, w->data_start, hdr.data, hdr.len, err);
     ipfsrt_buf_free(&hdr);
     return st;
 }
@@ -199,22 +215,22 @@ ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *w, ipfsrt_error *err) 
         ipfsrt_put_le64(hdr + 27, w->data_start);
         ipfsrt_put_le64(hdr + 35, data_size);
         ipfsrt_put_le64(hdr + 43, index_offset);
-        if (st == IPFSRT_OK && (fseek(w->fp, 0, SEEK_SET) != 0 ||
-                                fwrite(hdr, 1, sizeof hdr, w->fp) != sizeof hdr))
-            st = ipfsrt_fail(err, IPFSRT_EIO, 0, "cannot write the CARv2 header of %s", w->path);
+        if (st == IPFSRT_OK) st = rewrite_at(w, 0, hdr, sizeof hdr, err);
     }
-    if (st == IPFSRT_OK && fflush(w->fp) != 0)
-        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "write error on %s", w->path);
-    if (fclose(w->fp) != 0 && st == IPFSRT_OK)
+    if (st == IPFSRT_OK) st = ipfsrt_aw_flush(w->out, err);
+    ipfsrt_aw_free(w->out);
+    w->out = NULL;
+    if (close(w->fd) != 0 && st == IPFSRT_OK)
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "write error closing %s", w->path);
-    w->fp = NULL;
+    w->fd = -1;
     if (st == IPFSRT_OK) w->finished = true;
     return st;
 }
 
 void ipfsrt_car_writer_free(ipfsrt_car_writer *w) {
     if (!w) return;
-    if (w->fp) fclose(w->fp);
+    ipfsrt_aw_free(w->out);
+    if (w->fd >= 0) close(w->fd);
     if (!w->finished) remove(w->path);
     ipfsrt_mhmap_free(&w->written);
     free(w->path);

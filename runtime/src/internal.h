@@ -51,6 +51,17 @@ bool ipfsrt_cid_streamable(const ipfsrt_cid *cid, ipfsrt_hash_alg *alg);
 ipfsrt_status ipfsrt_cid_check_digest(const ipfsrt_cid *cid, const uint8_t *computed,
                                       size_t data_len, ipfsrt_error *err);
 
+/* Writes to a file descriptor from a thread of its own (async_write.c). Bytes
+ * reach the file in order; errors surface on a later write or on flush. */
+typedef struct ipfsrt_async_writer ipfsrt_async_writer;
+ipfsrt_status ipfsrt_aw_init(ipfsrt_async_writer **w, int fd, const char *path, ipfsrt_error *err);
+ipfsrt_status ipfsrt_aw_write(ipfsrt_async_writer *w, const void *data, size_t len,
+                              ipfsrt_error *err);
+/* Returns once everything written so far is in the file. */
+ipfsrt_status ipfsrt_aw_flush(ipfsrt_async_writer *w, ipfsrt_error *err);
+/* Stops the thread; unflushed bytes are written first. Does not close the fd. */
+void ipfsrt_aw_free(ipfsrt_async_writer *w);
+
 /* Little-endian helpers for CARv2. */
 static inline uint64_t ipfsrt_le64(const uint8_t *p) {
     uint64_t v = 0;

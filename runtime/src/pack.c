@@ -46,6 +46,7 @@ typedef struct packer {
     ipfsrt_buf node, data; /* scratch for encoding */
     char *path;            /* the file or directory being read */
     size_t path_len, path_cap;
+    ipfsrt_hash_ctx *hash; /* raw leaves are hashed as they are read, while in cache */
 } packer;
 
 static ipfsrt_status emit(packer *p, uint64_t codec, const uint8_t *bytes, size_t len, made *out,
@@ -137,11 +138,15 @@ static ipfsrt_status emit_leaf(packer *p, const uint8_t *bytes, size_t len, made
     return emit_node(p, NULL, 0, &fs, out, err);
 }
 
+#define READ_PIECE (128u << 10)
+
 static ipfsrt_status read_full(int fd, uint8_t *buf, size_t want, size_t *got, const char *path,
-                               ipfsrt_error *err) {
+                               ipfsrt_hash_ctx *hash, ipfsrt_error *err) {
     *got = 0;
     while (*got < want) {
-        ssize_t n = read(fd, buf + *got, want - *got);
+        size_t ask = want - *got < READ_PIECE ? want - *got : READ_PIECE;
+        ssize_t n = read(fd, buf + *got, ask);
+        if (n > 0 && hash) ipfsrt_hash_ctx_update(hash, buf + *got, (size_t)n, NULL);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "read error in %s: %s", path, strerror(errno));
         if (n == 0) break;
@@ -159,10 +164,24 @@ static ipfsrt_status pack_file(packer *p, made *out, ipfsrt_error *err) {
     made first = {0};
     for (;;) {
         size_t got;
-        st = read_full(fd, p->chunk, p->o->chunk_size, &got, p->path, err);
+        ipfsrt_hash_ctx *hash = p->o->raw_leaves ? p->hash : NULL;
+        if (hash) st = ipfsrt_hash_ctx_start(hash, IPFSRT_SHA2_256, err);
+        if (st == IPFSRT_OK) st = read_full(fd, p->chunk, p->o->chunk_size, &got, p->path, hash, err);
         if (st != IPFSRT_OK || (got == 0 && leaves > 0)) break;
         made leaf;
-        st = emit_leaf(p, p->chunk, got, &leaf, err);
+        if (hash) {
+            uint8_t digest[32];
+            leaf.size = got;
+            leaf.is_dir = false;
+            leaf.tsize = got;
+            st = ipfsrt_hash_ctx_finish(hash, digest, err);
+            if (st == IPFSRT_OK)
+                st = ipfsrt_cid_create(&leaf.cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, digest,
+                                       sizeof digest, err);
+            if (st == IPFSRT_OK) st = p->sink(p->user, &leaf.cid, p->chunk, got, err);
+        } else {
+            st = emit_leaf(p, p->chunk, got, &leaf, err);
+        }
         if (st != IPFSRT_OK) break;
         if (leaves++ == 0) {
             first = leaf; /* a one-chunk file is its own root */
@@ -601,6 +620,7 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt
     p.chunk = malloc(o->chunk_size);
     ipfsrt_status st = IPFSRT_OK;
     if (!p.path || !p.chunk) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_init(&p.hash, err);
     struct stat sb;
     if (st == IPFSRT_OK) {
         memcpy(p.path, path, p.path_len);
@@ -636,6 +656,7 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt
     if (st == IPFSRT_OK) *root = top.cid;
     free(p.path);
     free(p.chunk);
+    ipfsrt_hash_ctx_free(p.hash);
     ipfsrt_buf_free(&p.node);
     ipfsrt_buf_free(&p.data);
     return st;

@@ -17,23 +17,16 @@ typedef struct exporter {
     char *path; /* grows and shrinks as the walk descends */
     size_t len, cap;
     int depth;
-    int fd;
+    ipfsrt_async_writer *out; /* for the file being written */
 } exporter;
 
 static ipfsrt_status io_fail(ipfsrt_error *err, const char *what, const char *path) {
     return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot %s %s: %s", what, path, strerror(errno));
 }
 
-static ipfsrt_status write_fd(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+static ipfsrt_status write_out(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
     exporter *ex = user;
-    while (len) {
-        ssize_t n = write(ex->fd, data, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return io_fail(err, "write", ex->path);
-        data += n;
-        len -= (size_t)n;
-    }
-    return IPFSRT_OK;
+    return ipfsrt_aw_write(ex->out, data, len, err);
 }
 
 static void apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path) {
@@ -83,12 +76,17 @@ static ipfsrt_status export_node(exporter *ex, const ipfsrt_cid *cid, ipfsrt_err
     ipfsrt_status st = ipfsrt_unixfs_resolve(ex->src, ipfsrt_cid_to_string(cid, s), NULL, &info, err);
     if (st != IPFSRT_OK) return st;
     switch (info.type) {
-    case IPFSRT_UNIXFS_FILE:
-        ex->fd = open(ex->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (ex->fd < 0) return io_fail(err, "create", ex->path);
-        st = ipfsrt_unixfs_read(ex->src, cid, 0, UINT64_MAX, write_fd, ex, err);
-        if (close(ex->fd) != 0 && st == IPFSRT_OK) st = io_fail(err, "close", ex->path);
+    case IPFSRT_UNIXFS_FILE: {
+        int fd = open(ex->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) return io_fail(err, "create", ex->path);
+        st = ipfsrt_aw_init(&ex->out, fd, ex->path, err);
+        if (st == IPFSRT_OK) st = ipfsrt_unixfs_read(ex->src, cid, 0, UINT64_MAX, write_out, ex, err);
+        if (st == IPFSRT_OK) st = ipfsrt_aw_flush(ex->out, err);
+        ipfsrt_aw_free(ex->out);
+        ex->out = NULL;
+        if (close(fd) != 0 && st == IPFSRT_OK) st = io_fail(err, "close", ex->path);
         break;
+    }
     case IPFSRT_UNIXFS_DIRECTORY:
     case IPFSRT_UNIXFS_HAMT_SHARD:
         if (ex->depth >= IPFSRT_UNIXFS_MAX_DEPTH)
@@ -124,7 +122,7 @@ ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_c
     struct stat sb;
     if (lstat(dest, &sb) == 0)
         return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s already exists; not overwriting it", dest);
-    exporter ex = {.src = src, .fd = -1};
+    exporter ex = {.src = src};
     ex.cap = strlen(dest) + 64;
     ex.path = malloc(ex.cap);
     if (!ex.path) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");

@@ -189,3 +189,66 @@ describe("ipfsrt CLI", function()
     end)
   end)
 end)
+
+describe("ipfsrt pack and UnixFS subcommands", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir .. "/tree/sub")
+  local function put(path, data)
+    local f = assert(io.open(path, "wb"))
+    f:write(data)
+    f:close()
+  end
+  put(dir .. "/tree/hello.txt", "hello world\n")
+  put(dir .. "/tree/sub/data.bin", string.rep("0123456789", 50000))
+
+  it("packs with each preset and prints the root last", function()
+    for _, preset in ipairs({ "ipfs-car", "kubo", "kubo-v1-2025" }) do
+      local code, out = run({ "pack", dir .. "/tree", "--preset", preset, "-o", dir .. "/" .. preset .. ".car" })
+      assert.equal(0, code)
+      local root = out:match("([^\n]+)\n$")
+      assert.truthy(ipfsrt.cid.parse(root))
+      local code2, listing = run({ "car", "ls-path", dir .. "/" .. preset .. ".car", root })
+      assert.equal(0, code2)
+      assert.truthy(listing:find("hello.txt", 1, true))
+    end
+  end)
+
+  it("gets files and trees, and states what a path is", function()
+    local _, out = run({ "pack", dir .. "/tree", "-o", dir .. "/t.car" })
+    local root = out:match("([^\n]+)\n$")
+    local code, bytes = run({ "car", "get", dir .. "/t.car", root .. "/hello.txt" })
+    assert.equal(0, code)
+    assert.equal("hello world\n", bytes)
+    code = run({ "car", "get", dir .. "/t.car", root, "-o", dir .. "/out" })
+    assert.equal(0, code)
+    assert.equal(string.rep("0123456789", 50000), io.open(dir .. "/out/sub/data.bin", "rb"):read("a"))
+    local stat
+    code, stat = run({ "car", "stat", dir .. "/t.car", root .. "/sub/data.bin", "--json" })
+    assert.equal(0, code)
+    local j = ipfsrt.json.decode(stat)
+    assert.equal("file", j.type)
+    assert.equal(500000, j.size)
+    assert.equal(1, j.blocks)
+    local err
+    code, out, err = run({ "car", "get", dir .. "/t.car", root })
+    assert.equal(2, code)
+    assert.truthy(err:find("give -o DIR", 1, true))
+    code, out, err = run({ "car", "get", dir .. "/t.car", root .. "/missing" })
+    assert.equal(1, code)
+    assert.truthy(err:find("not_found", 1, true))
+    code = run({ "car", "get", dir .. "/t.car", root, "-o", dir .. "/out" })
+    assert.equal(1, code) -- never overwrites
+  end)
+
+  it("rejects bad pack invocations with one line", function()
+    for _, args in ipairs({ { "pack" }, { "pack", dir .. "/tree" }, { "pack", "/nonexistent", "-o", dir .. "/x.car" },
+      { "pack", dir .. "/tree", "-o", dir .. "/y.car", "--hamt", "sometimes" },
+      { "pack", dir .. "/tree", "-o", dir .. "/z.car", "--preset", "kubo", "--raw-leaves" } }) do
+      local code, out, err = run(args)
+      assert.is_true(code ~= 0)
+      assert.equal("", out)
+      assert.truthy(err:match("^ipfsrt pack: "), err)
+    end
+  end)
+end)
