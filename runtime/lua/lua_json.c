@@ -68,7 +68,7 @@ static cJSON *table_to_json(lua_State *L, int idx, int depth) {
         names[i] = lua_tostring(L, -1); /* anchored in the keys table */
         lua_pop(L, 1);
     }
-    if (obj) qsort(names, (size_t)nkeys, sizeof *names, cmp_strings);
+    if (obj && nkeys > 1) qsort(names, (size_t)nkeys, sizeof *names, cmp_strings);
     for (lua_Integer i = 0; obj && i < nkeys; i++) {
         lua_getfield(L, idx, names[i]);
         cJSON *item = to_json(L, lua_gettop(L), depth + 1);

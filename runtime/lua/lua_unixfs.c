@@ -121,10 +121,23 @@ static void push_info(lua_State *L, const ipfsrt_unixfs_node_info *info) {
     }
 }
 
-static void resolve_or_raise(lua_State *L, const ipfsrt_blocksource *src, const char *path,
-                             const ipfsrt_unixfs_options *o, ipfsrt_unixfs_node_info *info) {
+/* The common arguments: (source, path, ..., opts at opts_idx). */
+typedef struct call {
+    ipfsrt_blocksource src;
+    const char *path;
+    ipfsrt_unixfs_options opts;
+} call;
+
+static void begin(lua_State *L, int opts_idx, call *c) {
+    ipfsrt_lua_check_source(L, 1, &c->src);
+    c->path = check_path(L, 2);
+    options(L, opts_idx, &c->opts);
+}
+
+static void resolve_or_raise(lua_State *L, const call *c, ipfsrt_unixfs_node_info *info) {
     ipfsrt_error err;
-    if (ipfsrt_unixfs_resolve(src, path, o, info, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
+    if (ipfsrt_unixfs_resolve(&c->src, c->path, &c->opts, info, &err) != IPFSRT_OK)
+        ipfsrt_lua_raise(L, &err);
 }
 
 /* Optional offset and length arguments. */
@@ -139,29 +152,23 @@ static void range(lua_State *L, int idx, uint64_t *offset, uint64_t *length) {
 
 /* unixfs.resolve(source, path[, {follow_symlinks}]) -> {cid, type, size, mode?, mtime?} */
 static int unixfs_resolve(lua_State *L) {
-    ipfsrt_blocksource src;
-    ipfsrt_lua_check_source(L, 1, &src);
-    const char *path = check_path(L, 2);
-    ipfsrt_unixfs_options o;
-    options(L, 3, &o);
+    call c;
+    begin(L, 3, &c);
     ipfsrt_unixfs_node_info info;
-    resolve_or_raise(L, &src, path, &o, &info);
+    resolve_or_raise(L, &c, &info);
     push_info(L, &info);
     return 1;
 }
 
 /* unixfs.stat(source, path[, opts]): resolve, plus blocks = blocks the DAG spans */
 static int unixfs_stat(lua_State *L) {
-    ipfsrt_blocksource src;
-    ipfsrt_lua_check_source(L, 1, &src);
-    const char *path = check_path(L, 2);
-    ipfsrt_unixfs_options o;
-    options(L, 3, &o);
+    call c;
+    begin(L, 3, &c);
     ipfsrt_unixfs_node_info info;
-    resolve_or_raise(L, &src, path, &o, &info);
+    resolve_or_raise(L, &c, &info);
     uint64_t blocks;
     ipfsrt_error err;
-    if (ipfsrt_unixfs_count_blocks(&src, &info.cid, &blocks, &err) != IPFSRT_OK)
+    if (ipfsrt_unixfs_count_blocks(&c.src, &info.cid, &blocks, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     push_info(L, &info);
     lua_pushinteger(L, (lua_Integer)blocks);
@@ -197,11 +204,8 @@ static ipfsrt_status push_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt
 
 /* unixfs.ls(source, path[, {types = true, follow_symlinks}]) -> {{name, cid, tsize, type?, size?}, ...} */
 static int unixfs_ls(lua_State *L) {
-    ipfsrt_blocksource src;
-    ipfsrt_lua_check_source(L, 1, &src);
-    const char *path = check_path(L, 2);
-    ipfsrt_unixfs_options o;
-    options(L, 3, &o);
+    call c;
+    begin(L, 3, &c);
     bool types = true;
     if (lua_istable(L, 3)) {
         lua_getfield(L, 3, "types");
@@ -209,11 +213,11 @@ static int unixfs_ls(lua_State *L) {
         lua_pop(L, 1);
     }
     ipfsrt_unixfs_node_info info;
-    resolve_or_raise(L, &src, path, &o, &info);
+    resolve_or_raise(L, &c, &info);
     lua_newtable(L);
-    collect_state c = {L, 0};
+    collect_state col = {L, 0};
     ipfsrt_error err;
-    if (ipfsrt_unixfs_ls(&src, &info.cid, types, push_entry, &c, &err) != IPFSRT_OK)
+    if (ipfsrt_unixfs_ls(&c.src, &info.cid, types, push_entry, &col, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }
@@ -226,19 +230,16 @@ static ipfsrt_status add_bytes(void *user, const uint8_t *data, size_t len, ipfs
 
 /* unixfs.read(source, path[, offset[, length]]) -> verified file bytes */
 static int unixfs_read(lua_State *L) {
-    ipfsrt_blocksource src;
-    ipfsrt_lua_check_source(L, 1, &src);
-    const char *path = check_path(L, 2);
+    call c;
+    begin(L, 5, &c);
     uint64_t offset, length;
     range(L, 3, &offset, &length);
-    ipfsrt_unixfs_options o;
-    options(L, 5, &o);
     ipfsrt_unixfs_node_info info;
-    resolve_or_raise(L, &src, path, &o, &info);
+    resolve_or_raise(L, &c, &info);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     ipfsrt_error err;
-    if (ipfsrt_unixfs_read(&src, &info.cid, offset, length, add_bytes, &b, &err) != IPFSRT_OK)
+    if (ipfsrt_unixfs_read(&c.src, &info.cid, offset, length, add_bytes, &b, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     luaL_pushresult(&b);
     return 1;
@@ -254,34 +255,28 @@ static ipfsrt_status push_cid_item(void *user, const ipfsrt_cid *cid, ipfsrt_err
 
 /* unixfs.blocks_for(source, path[, offset[, length[, opts]]]) -> {cid, ...} */
 static int unixfs_blocks_for(lua_State *L) {
-    ipfsrt_blocksource src;
-    ipfsrt_lua_check_source(L, 1, &src);
-    const char *path = check_path(L, 2);
+    call c;
+    begin(L, 5, &c);
     uint64_t offset, length;
     range(L, 3, &offset, &length);
-    ipfsrt_unixfs_options o;
-    options(L, 5, &o);
     lua_newtable(L);
-    collect_state c = {L, 0};
+    collect_state col = {L, 0};
     ipfsrt_error err;
-    if (ipfsrt_unixfs_blocks_for(&src, path, &o, offset, length, push_cid_item, &c, &err) !=
-        IPFSRT_OK)
+    if (ipfsrt_unixfs_blocks_for(&c.src, c.path, &c.opts, offset, length, push_cid_item, &col,
+                                 &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }
 
 /* unixfs.export(source, path, dest): file, tree or symlink written to dest */
 static int unixfs_export(lua_State *L) {
-    ipfsrt_blocksource src;
-    ipfsrt_lua_check_source(L, 1, &src);
-    const char *path = check_path(L, 2);
+    call c;
+    begin(L, 4, &c);
     const char *dest = luaL_checkstring(L, 3);
-    ipfsrt_unixfs_options o;
-    options(L, 4, &o);
     ipfsrt_unixfs_node_info info;
-    resolve_or_raise(L, &src, path, &o, &info);
+    resolve_or_raise(L, &c, &info);
     ipfsrt_error err;
-    if (ipfsrt_unixfs_export(&src, &info.cid, dest, &err) != IPFSRT_OK)
+    if (ipfsrt_unixfs_export(&c.src, &info.cid, dest, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     push_info(L, &info);
     return 1;

@@ -159,7 +159,7 @@ static ipfsrt_status build_index(ipfsrt_car_writer *w, ipfsrt_buf *out, ipfsrt_e
         ipfsrt_multihash_parse(e->key, e->key_len, &mh, NULL, NULL);
         entries[k++] = (index_entry){mh.code, mh.digest, mh.digest_len, e->offset};
     }
-    qsort(entries, n, sizeof *entries, entry_cmp);
+    if (n > 1) qsort(entries, n, sizeof *entries, entry_cmp);
     uint8_t tmp[12];
     uint8_t v[IPFSRT_VARINT_MAX_BYTES];
     ipfsrt_buf_append(out, v, ipfsrt_varint_encode(INDEX_MULTIHASH_SORTED, v));

@@ -378,7 +378,7 @@ static ipfsrt_status should_shard(packer *p, const entries *es, bool *shard, ipf
 }
 
 static ipfsrt_status emit_dir(packer *p, entries *es, made *out, ipfsrt_error *err) {
-    qsort(es->items, es->count, sizeof *es->items, name_cmp);
+    if (es->count > 1) qsort(es->items, es->count, sizeof *es->items, name_cmp);
     bool shard;
     ipfsrt_status st = should_shard(p, es, &shard, err);
     if (st != IPFSRT_OK || !shard) return st != IPFSRT_OK ? st : emit_plain_dir(p, es, out, err);
@@ -457,7 +457,7 @@ static ipfsrt_status pack_dir(packer *p, bool *skipped, made *out, int depth, ip
         es.count++;
     }
     closedir(d);
-    qsort(es.items, es.count, sizeof *es.items, name_cmp);
+    if (es.count > 1) qsort(es.items, es.count, sizeof *es.items, name_cmp);
     /* Pack each name; what survives (ipfs-car drops some) moves to the front. */
     size_t kept = 0, i = 0;
     for (; st == IPFSRT_OK && i < es.count; i++) {

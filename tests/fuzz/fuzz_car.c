@@ -1,6 +1,7 @@
 /* libFuzzer target: hostile bytes through the CAR push reader (whole and in
- * slices, with and without verify_only), the file reader and DAG-CBOR. Every
- * block handed out must hash to its CID. */
+ * slices, with and without verify_only), the file reader, DAG-CBOR, dag-pb and
+ * UnixFS data, and UnixFS path resolution and reads over the CAR's blocks.
+ * Every block handed out must hash to its CID. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,16 @@ static void push(const uint8_t *data, size_t size, size_t slice, bool verify_onl
     ipfsrt_car_reader_free(r);
 }
 
+static ipfsrt_status discard(void *user, const uint8_t *p, size_t n, ipfsrt_error *err) {
+    (void)user, (void)p, (void)n, (void)err;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status discard_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    (void)user, (void)e, (void)err;
+    return IPFSRT_OK;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     push(data, size, size ? size : 1, false);
@@ -34,6 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     ipfsrt_cbor_doc doc;
     if (ipfsrt_dagcbor_decode(data, size, &doc, NULL) == IPFSRT_OK) ipfsrt_dagcbor_doc_free(&doc);
+    ipfsrt_pb_node pb;
+    if (ipfsrt_dagpb_decode(data, size, &pb, NULL) == IPFSRT_OK) ipfsrt_dagpb_node_free(&pb);
+    ipfsrt_unixfs_data fs;
+    if (ipfsrt_unixfs_data_decode(data, size, &fs, NULL) == IPFSRT_OK) ipfsrt_unixfs_data_free(&fs);
     ipfsrt_cid cid;
     ipfsrt_cid_from_bytes(&cid, data, size, NULL, NULL);
     ipfsrt_cid_parse(&cid, (const char *)data, size, NULL, NULL);
@@ -57,6 +72,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (ipfsrt_car_file_get(car, &b.cid, &got, &len, NULL) == IPFSRT_OK &&
                 ipfsrt_cid_verify(&b.cid, got, len, NULL) != IPFSRT_OK)
                 abort();
+        }
+        const ipfsrt_car_header *h = ipfsrt_car_file_header(car);
+        if (h->root_count > 0) { /* walk the DAG as UnixFS from the first root */
+            ipfsrt_blocksource src;
+            ipfsrt_blocksource_car(&src, car);
+            char root[IPFSRT_CID_STR_MAX + 16];
+            ipfsrt_cid_to_string(&h->roots[0], root);
+            ipfsrt_unixfs_node_info info;
+            ipfsrt_unixfs_options follow = {.follow_symlinks = true};
+            if (ipfsrt_unixfs_resolve(&src, root, &follow, &info, NULL) == IPFSRT_OK) {
+                uint64_t blocks;
+                ipfsrt_unixfs_count_blocks(&src, &info.cid, &blocks, NULL);
+                ipfsrt_unixfs_read(&src, &info.cid, 0, 1 << 16, discard, NULL, NULL);
+                ipfsrt_unixfs_ls(&src, &info.cid, true, discard_entry, NULL, NULL);
+            }
+            strcat(root, "/a/b");
+            ipfsrt_unixfs_resolve(&src, root, &follow, &info, NULL);
         }
         ipfsrt_car_file_free(car);
     }

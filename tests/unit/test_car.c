@@ -4,27 +4,6 @@
 #include "internal.h" /* little-endian helpers for patching CARv2 headers */
 #include "testutil.h"
 
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name) {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    return path;
-}
-
-static int setup(void **state) {
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ipfsrt-test-car-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd);
-}
-
 /* ------------------------------------------------ expected blocks (by @ipld/car) */
 
 typedef struct expected {
@@ -627,5 +606,5 @@ int main(void) {
         cmocka_unit_test(test_writer),
         cmocka_unit_test(test_file_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -4,27 +4,6 @@
 
 #include "testutil.h"
 
-static char tmpdir[64];
-
-static int setup(void **state) {
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ipfsrt-test-unixfs-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd);
-}
-
-static const char *tmp_path(const char *name) {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    return path;
-}
-
 static void cid_is(const ipfsrt_cid *cid, const char *want) {
     char s[IPFSRT_CID_STR_MAX];
     assert_string_equal(ipfsrt_cid_to_string(cid, s), want);
@@ -316,6 +295,84 @@ static ipfsrt_status count_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsr
     return IPFSRT_OK;
 }
 
+/* Puts a dag-pb File node {data, children} into m; sizes are the children's. */
+static ipfsrt_cid put_file_node(ipfsrt_memstore *m, const char *data, const ipfsrt_cid *kids,
+                                const uint64_t *sizes, size_t n, bool lie) {
+    ipfsrt_pb_link links[4];
+    uint64_t total = data ? strlen(data) : 0;
+    for (size_t i = 0; i < n; i++) {
+        links[i] = (ipfsrt_pb_link){kids[i], (const uint8_t *)"", 0, true, sizes[i]};
+        total += sizes[i];
+    }
+    ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_FILE, .data = (const uint8_t *)data,
+                             .data_len = data ? strlen(data) : 0, .has_filesize = true,
+                             .filesize = total + (lie ? 1 : 0), .blocksizes = (uint64_t *)sizes,
+                             .blocksize_count = n};
+    ipfsrt_buf d, node;
+    ipfsrt_buf_init(&d);
+    ipfsrt_buf_init(&node);
+    assert_int_equal(ipfsrt_unixfs_data_encode(&fs, &d, NULL), IPFSRT_OK);
+    ipfsrt_pb_node pb = {d.data, d.len, links, n};
+    assert_int_equal(ipfsrt_dagpb_encode(&pb, &node, NULL), IPFSRT_OK);
+    ipfsrt_cid cid;
+    ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_DAG_PB, IPFSRT_MH_SHA2_256, node.data, node.len, NULL);
+    assert_int_equal(ipfsrt_memstore_put(m, &cid, node.data, node.len, NULL), IPFSRT_OK);
+    ipfsrt_buf_free(&d);
+    ipfsrt_buf_free(&node);
+    return cid;
+}
+
+static ipfsrt_cid put_raw(ipfsrt_memstore *m, const char *data) {
+    ipfsrt_cid cid;
+    ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)data,
+                   strlen(data), NULL);
+    assert_int_equal(ipfsrt_memstore_put(m, &cid, (const uint8_t *)data, strlen(data), NULL),
+                     IPFSRT_OK);
+    return cid;
+}
+
+/* Shapes no balanced importer makes (trickle-like: inline data beside children
+ * of different depths) read right; sizes that do not add up are errors. */
+static void test_irregular_dags(void **state) {
+    (void)state;
+    ipfsrt_memstore *m;
+    ipfsrt_memstore_init(&m, NULL);
+    ipfsrt_blocksource src;
+    ipfsrt_blocksource_memstore(&src, m);
+    ipfsrt_cid gh = put_raw(m, "gh");
+    uint64_t two = 2;
+    ipfsrt_cid efgh = put_file_node(m, "ef", &gh, &two, 1, false);
+    ipfsrt_cid kids[3] = {put_raw(m, "cd"), efgh, put_raw(m, "ijk")};
+    uint64_t sizes[3] = {2, 4, 3};
+    ipfsrt_cid root = put_file_node(m, "ab", kids, sizes, 3, false);
+    const char *all = "abcdefghijk";
+    for (uint64_t off = 0; off <= 11; off++) {
+        for (uint64_t len = 0; off + len <= 12; len++) {
+            uint8_t out[16];
+            sink_buf b = {out, 0};
+            ipfsrt_error err;
+            assert_int_equal(ipfsrt_unixfs_read(&src, &root, off, len, to_buf, &b, &err), IPFSRT_OK);
+            uint64_t want = off + len > 11 ? 11 - off : len;
+            assert_int_equal(b.len, want);
+            assert_memory_equal(out, all + off, want);
+        }
+    }
+    /* a parent that claims a child holds more than it does */
+    uint64_t wrong[3] = {2, 5, 3};
+    ipfsrt_cid liar = put_file_node(m, "ab", kids, wrong, 3, false);
+    uint8_t out[32];
+    sink_buf b = {out, 0};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_unixfs_read(&src, &liar, 0, UINT64_MAX, to_buf, &b, &err), IPFSRT_EUNIXFS);
+    char s[IPFSRT_CID_STR_MAX];
+    assert_non_null(strstr(err.message, ipfsrt_cid_to_string(&efgh, s)));
+    /* a filesize that disagrees with data + blocksizes */
+    ipfsrt_cid bad = put_file_node(m, "ab", kids, sizes, 3, true);
+    b.len = 0;
+    assert_int_equal(ipfsrt_unixfs_read(&src, &bad, 0, UINT64_MAX, to_buf, &b, &err), IPFSRT_EUNIXFS);
+    ipfsrt_memstore_free(m);
+}
+
 /* HAMT directories of several fanouts: every name resolves, listing finds all,
  * absent names are not found. */
 static void test_hamt(void **state) {
@@ -464,8 +521,9 @@ int main(void) {
         cmocka_unit_test(test_dagpb_vectors),     cmocka_unit_test(test_dagpb_rejects),
         cmocka_unit_test(test_unixfs_data),       cmocka_unit_test(test_murmur3),
         cmocka_unit_test(test_kubo_vectors),      cmocka_unit_test(test_ranges_and_blocks),
+        cmocka_unit_test(test_irregular_dags),
         cmocka_unit_test(test_hamt),              cmocka_unit_test(test_symlinks_and_paths),
         cmocka_unit_test(test_tampered_path),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -70,6 +70,29 @@ static inline void fill_random(uint8_t *p, size_t n, uint64_t seed) {
     }
 }
 
+/* A temporary directory per test program: tmpdir_setup/teardown as the group's
+ * fixtures, tmp_path() for a file in it (one static buffer: copy it to hold two). */
+static char tmpdir[64] __attribute__((unused));
+
+static inline int tmpdir_setup(void **state) {
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ipfsrt-test-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static inline int tmpdir_teardown(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd);
+}
+
+static inline const char *tmp_path(const char *name) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    return path;
+}
+
 /* Collects the blocks a CAR reader emits. */
 typedef struct collected_block {
     ipfsrt_cid cid;
