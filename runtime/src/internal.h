@@ -57,6 +57,10 @@ typedef struct ipfsrt_async_writer ipfsrt_async_writer;
 ipfsrt_status ipfsrt_aw_init(ipfsrt_async_writer **w, int fd, const char *path, ipfsrt_error *err);
 ipfsrt_status ipfsrt_aw_write(ipfsrt_async_writer *w, const void *data, size_t len,
                               ipfsrt_error *err);
+/* Goes on with another file; the writer closes the previous one once its bytes
+ * are out. The caller keeps closing the last fd itself. */
+ipfsrt_status ipfsrt_aw_next_file(ipfsrt_async_writer *w, int fd, const char *path,
+                                  ipfsrt_error *err);
 /* Returns once everything written so far is in the file. */
 ipfsrt_status ipfsrt_aw_flush(ipfsrt_async_writer *w, ipfsrt_error *err);
 /* Stops the thread; unflushed bytes are written first. Does not close the fd. */

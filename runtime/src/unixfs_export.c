@@ -17,7 +17,8 @@ typedef struct exporter {
     char *path; /* grows and shrinks as the walk descends */
     size_t len, cap;
     int depth;
-    ipfsrt_async_writer *out; /* for the file being written */
+    ipfsrt_async_writer *out; /* one writer thread for every file, started with the first */
+    int last_fd;              /* the file it writes now, closed by the exporter at the end */
 } exporter;
 
 static ipfsrt_status io_fail(ipfsrt_error *err, const char *what, const char *path) {
@@ -77,14 +78,17 @@ static ipfsrt_status export_node(exporter *ex, const ipfsrt_cid *cid, ipfsrt_err
     if (st != IPFSRT_OK) return st;
     switch (info.type) {
     case IPFSRT_UNIXFS_FILE: {
+        /* Files are not waited for one by one: the writer closes each when its
+         * bytes are out, while the next one is already being verified. */
         int fd = open(ex->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) return io_fail(err, "create", ex->path);
-        st = ipfsrt_aw_init(&ex->out, fd, ex->path, err);
+        st = ex->out ? ipfsrt_aw_next_file(ex->out, fd, ex->path, err)
+                     : ipfsrt_aw_init(&ex->out, fd, ex->path, err);
+        if (st != IPFSRT_OK && !ex->out) close(fd);
+        if (ex->out) ex->last_fd = fd;
         if (st == IPFSRT_OK) st = ipfsrt_unixfs_read(ex->src, cid, 0, UINT64_MAX, write_out, ex, err);
-        if (st == IPFSRT_OK) st = ipfsrt_aw_flush(ex->out, err);
-        ipfsrt_aw_free(ex->out);
-        ex->out = NULL;
-        if (close(fd) != 0 && st == IPFSRT_OK) st = io_fail(err, "close", ex->path);
+        /* a later write would move the modification time set below */
+        if (st == IPFSRT_OK && info.has_mtime) st = ipfsrt_aw_flush(ex->out, err);
         break;
     }
     case IPFSRT_UNIXFS_DIRECTORY:
@@ -122,7 +126,7 @@ ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_c
     struct stat sb;
     if (lstat(dest, &sb) == 0)
         return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s already exists; not overwriting it", dest);
-    exporter ex = {.src = src};
+    exporter ex = {.src = src, .last_fd = -1};
     ex.cap = strlen(dest) + 64;
     ex.path = malloc(ex.cap);
     if (!ex.path) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -130,6 +134,11 @@ ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_c
     char *partial = strdup(ex.path);
     ipfsrt_status st = partial ? export_node(&ex, cid, err)
                                : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (ex.out) {
+        if (st == IPFSRT_OK) st = ipfsrt_aw_flush(ex.out, err);
+        ipfsrt_aw_free(ex.out);
+        if (close(ex.last_fd) != 0 && st == IPFSRT_OK) st = io_fail(err, "close", dest);
+    }
     if (st == IPFSRT_OK && rename(partial, dest) != 0) st = io_fail(err, "rename into", dest);
     if (st != IPFSRT_OK && partial) nftw(partial, remove_one, 16, FTW_DEPTH | FTW_PHYS);
     free(partial);
