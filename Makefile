@@ -8,9 +8,9 @@ SAN ?=
 CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
-               libcmocka-dev lua-busted pkg-config
+               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl
 LUA_PC := lua5.4
-PKGS := $(LUA_PC) libcurl libcjson
+PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd
 ifeq ($(HASH),openssl)
 PKGS += libcrypto
 HASH_DEFS := -DIPFSRT_HAVE_OPENSSL

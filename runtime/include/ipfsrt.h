@@ -398,6 +398,10 @@ const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *file);
 ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *file, const ipfsrt_cid *cid,
                                   const uint8_t **data, size_t *len, ipfsrt_error *err);
 bool ipfsrt_car_file_has(ipfsrt_car_file *file, const ipfsrt_cid *cid);
+/* The bytes stored for a CID without hashing them: only for callers that have
+ * verified the whole file (ipfsrt_car_verify_file) since opening it. */
+ipfsrt_status ipfsrt_car_file_locate(ipfsrt_car_file *file, const ipfsrt_cid *cid,
+                                     const uint8_t **data, size_t *len, ipfsrt_error *err);
 /* Sequential, verified iteration. Start with *cursor = 0; *done is set at the end. */
 ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *file, uint64_t *cursor, ipfsrt_car_block *block,
                                    bool *done, ipfsrt_error *err);
@@ -596,6 +600,20 @@ ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char
 ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                      char **target, ipfsrt_error *err);
 
+typedef enum ipfsrt_dag_scope {
+    IPFSRT_SCOPE_BLOCK,  /* the blocks of the path, ending with the terminal block */
+    IPFSRT_SCOPE_ENTITY, /* ... and the whole file (or the byte range), or the directory's shards */
+    IPFSRT_SCOPE_ALL,    /* ... and the whole DAG under the terminal */
+} ipfsrt_dag_scope;
+
+/* ipfsrt_unixfs_blocks_for with the trustless gateway's dag-scope; the range
+ * only applies to ENTITY on a file. */
+ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
+                                             const ipfsrt_unixfs_options *opts,
+                                             ipfsrt_dag_scope scope, uint64_t offset,
+                                             uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                             ipfsrt_error *err);
+
 /* Counts the distinct blocks of the DAG under cid (raw leaves are counted from
  * their links, without being fetched). */
 ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
@@ -648,6 +666,32 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts,
 ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *opts,
                                  const char *car_path, int car_version, ipfsrt_cid *root,
                                  ipfsrt_error *err);
+
+/* ----------------------------------------------------------------- gateway */
+
+/* A trustless gateway (raw blocks and CAR responses) over local CAR files, on
+ * libmicrohttpd's thread pool. Every CAR is verified whole when it is opened;
+ * blocks are served from the mapped files. */
+typedef struct ipfsrt_gateway ipfsrt_gateway;
+
+typedef struct ipfsrt_gateway_options {
+    const char *listen; /* "HOST:PORT", PORT 0 picks a free one; NULL = 127.0.0.1:0 */
+    unsigned threads;   /* 0 = 4 */
+} ipfsrt_gateway_options;
+
+typedef struct ipfsrt_gateway_stats {
+    uint64_t requests;
+    uint64_t bytes; /* response body bytes sent */
+    uint64_t status_2xx, status_4xx, status_5xx;
+} ipfsrt_gateway_stats;
+
+ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **gw, const char *const *car_paths, size_t n,
+                                  const ipfsrt_gateway_options *opts, ipfsrt_error *err);
+/* "http://HOST:PORT" */
+const char *ipfsrt_gateway_url(const ipfsrt_gateway *gw);
+void ipfsrt_gateway_get_stats(const ipfsrt_gateway *gw, ipfsrt_gateway_stats *stats);
+/* Stops serving (waits for requests under way) and releases everything. */
+void ipfsrt_gateway_free(ipfsrt_gateway *gw);
 
 /* MurmurHash3 x64_128 (seed 0), first 64-bit word: the HAMT's hash function. */
 uint64_t ipfsrt_murmur3_x64_64(const uint8_t *data, size_t len);

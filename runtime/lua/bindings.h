@@ -34,5 +34,6 @@ int ipfsrt_lua_open_dagcbor(lua_State *L);
 int ipfsrt_lua_open_car(lua_State *L);
 int ipfsrt_lua_open_json(lua_State *L);
 int ipfsrt_lua_open_unixfs(lua_State *L); /* sets unixfs, blockstore and pack on the table at -1 */
+int ipfsrt_lua_open_serve(lua_State *L);  /* sets serve on the table at -1 */
 
 #endif

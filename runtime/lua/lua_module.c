@@ -115,6 +115,7 @@ int ipfsrt_lua_open(lua_State *L) {
     ipfsrt_lua_open_json(L);
     lua_setfield(L, -2, "json");
     ipfsrt_lua_open_unixfs(L);
+    ipfsrt_lua_open_serve(L);
     luaL_newlib(L, hash);
     lua_setfield(L, -2, "hash");
     return 1;

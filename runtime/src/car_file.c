@@ -1,5 +1,6 @@
 /* CAR file reader: mapped file, random access by multihash, verified reads. */
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@ struct ipfsrt_car_file {
     group *groups;
     size_t group_count;
     ipfsrt_mhmap scanned;
-    uint64_t mapped_in; /* bytes read through the mapping since it was last trimmed */
+    _Atomic uint64_t mapped_in; /* bytes read through the mapping since it was last trimmed;
+                                   atomic because a gateway reads one file from many threads */
 };
 
 /* Pages of a read-only file mapping stay resident once touched, so reading a
@@ -47,10 +49,9 @@ struct ipfsrt_car_file {
 #define TRIM_EVERY (16u << 20)
 
 static void note_read(ipfsrt_car_file *f, size_t bytes) {
-    f->mapped_in += bytes;
-    if (f->mapped_in >= TRIM_EVERY) {
+    if (atomic_fetch_add(&f->mapped_in, bytes) + bytes >= TRIM_EVERY) {
+        atomic_store(&f->mapped_in, 0);
         madvise((void *)f->map, f->size, MADV_DONTNEED);
-        f->mapped_in = 0;
     }
 }
 
@@ -340,8 +341,8 @@ bool ipfsrt_car_file_has(ipfsrt_car_file *f, const ipfsrt_cid *cid) {
     return locate(f, cid, &off);
 }
 
-ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
-                                  const uint8_t **data, size_t *len, ipfsrt_error *err) {
+static ipfsrt_status lookup(ipfsrt_car_file *f, const ipfsrt_cid *cid, bool verify,
+                            const uint8_t **data, size_t *len, ipfsrt_error *err) {
     uint64_t off;
     if (!locate(f, cid, &off)) {
         if (cid->hash_code == IPFSRT_MH_IDENTITY) { /* the CID carries its own bytes */
@@ -352,7 +353,7 @@ ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
         return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in %s", f->path);
     }
     ipfsrt_car_block block;
-    ipfsrt_status st = read_section(f, off, true, &block, NULL, err);
+    ipfsrt_status st = read_section(f, off, verify, &block, NULL, err);
     if (st != IPFSRT_OK) return st;
     size_t want_len, got_len;
     const uint8_t *want = ipfsrt_cid_multihash(cid, &want_len);
@@ -366,6 +367,16 @@ ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
     *data = block.data;
     *len = block.len;
     return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
+                                  const uint8_t **data, size_t *len, ipfsrt_error *err) {
+    return lookup(f, cid, true, data, len, err);
+}
+
+ipfsrt_status ipfsrt_car_file_locate(ipfsrt_car_file *f, const ipfsrt_cid *cid,
+                                     const uint8_t **data, size_t *len, ipfsrt_error *err) {
+    return lookup(f, cid, false, data, len, err);
 }
 
 ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *f, uint64_t *cursor, ipfsrt_car_block *block,

@@ -610,24 +610,65 @@ static ipfsrt_status ignore_entry(void *user, const ipfsrt_unixfs_entry *e, ipfs
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
-                                       const ipfsrt_unixfs_options *opts, uint64_t offset,
-                                       uint64_t length, ipfsrt_cid_fn fn, void *user,
-                                       ipfsrt_error *err) {
+/* Pre-order, each block once: the whole DAG under cid as the recorder sees it.
+ * Raw leaves are listed from their links without being fetched. expanded holds
+ * the nodes whose children were walked (resolution has recorded, not walked,
+ * the terminal node already). */
+static ipfsrt_status walk_all(const ipfsrt_blocksource *src, recorder *rec, ipfsrt_mhmap *expanded,
+                              const ipfsrt_cid *cid, int depth, ipfsrt_error *err) {
+    if (cid->hash_code == IPFSRT_MH_IDENTITY) return IPFSRT_OK;
+    if (cid->codec == IPFSRT_CODEC_RAW) return record(rec, cid, err);
+    if (depth > IPFSRT_UNIXFS_MAX_DEPTH)
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "DAG deeper than %d levels",
+                               IPFSRT_UNIXFS_MAX_DEPTH);
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    bool first;
+    ipfsrt_status st = ipfsrt_mhmap_put(expanded, mh, mh_len, 0, 0, &first);
+    if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
+    if (!first) return IPFSRT_OK;
+    node n;
+    st = node_load(src, cid, &n, err); /* records it, if new */
+    if (st != IPFSRT_OK) return st;
+    for (size_t i = 0; st == IPFSRT_OK && i < n.pb.link_count; i++)
+        st = walk_all(src, rec, expanded, &n.pb.links[i].cid, depth + 1, err);
+    node_release(src, &n);
+    return st;
+}
+
+ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
+                                             const ipfsrt_unixfs_options *opts,
+                                             ipfsrt_dag_scope scope, uint64_t offset,
+                                             uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                             ipfsrt_error *err) {
     recorder rec = {src, {0}, fn, user};
     ipfsrt_mhmap_init(&rec.seen);
     ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
     ipfsrt_unixfs_node_info info;
     ipfsrt_status st = ipfsrt_unixfs_resolve(&recording, path, opts, &info, err);
-    if (st == IPFSRT_OK && info.type == IPFSRT_UNIXFS_FILE) {
+    if (st != IPFSRT_OK || scope == IPFSRT_SCOPE_BLOCK) {
+        /* the path and its terminal block are all there is */
+    } else if (scope == IPFSRT_SCOPE_ALL) {
+        ipfsrt_mhmap expanded;
+        ipfsrt_mhmap_init(&expanded);
+        st = walk_all(&recording, &rec, &expanded, &info.cid, 0, err);
+        ipfsrt_mhmap_free(&expanded);
+    } else if (info.type == IPFSRT_UNIXFS_FILE) {
         file_reader r = {&recording, ignore_bytes, NULL, record_leaf, &rec};
         st = read_range(&r, &info.cid, offset, length, err);
-    } else if (st == IPFSRT_OK && (info.type == IPFSRT_UNIXFS_DIRECTORY ||
-                                   info.type == IPFSRT_UNIXFS_HAMT_SHARD)) {
+    } else if (info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD) {
         st = ipfsrt_unixfs_ls(&recording, &info.cid, false, ignore_entry, NULL, err);
     }
     ipfsrt_mhmap_free(&rec.seen);
     return st;
+}
+
+ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
+                                       const ipfsrt_unixfs_options *opts, uint64_t offset,
+                                       uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                       ipfsrt_error *err) {
+    return ipfsrt_unixfs_blocks_for_scope(src, path, opts, IPFSRT_SCOPE_ENTITY, offset, length,
+                                          fn, user, err);
 }
 
 /* -------------------------------------------------------------- counting */

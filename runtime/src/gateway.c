@@ -1,0 +1,486 @@
+/* A trustless gateway over local CAR files: GET/HEAD /ipfs/{cid}?format=raw and
+ * /ipfs/{cid}[/path]?format=car, on libmicrohttpd. */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define CAR_TYPE "application/vnd.ipld.car"
+#define RAW_TYPE "application/vnd.ipld.raw"
+
+struct ipfsrt_gateway {
+    ipfsrt_car_file **cars;
+    size_t ncars;
+    ipfsrt_blocksource src;
+    struct MHD_Daemon *daemon;
+    char url[80];
+    _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx;
+};
+
+/* The CARs were verified whole when opened, so lookups skip the hash. */
+static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+                               ipfsrt_error *err) {
+    ipfsrt_gateway *gw = ctx;
+    for (size_t i = 0; i < gw->ncars; i++) {
+        ipfsrt_status st = ipfsrt_car_file_locate(gw->cars[i], cid, &ref->data, &ref->len, err);
+        if (st != IPFSRT_ENOT_FOUND) return st;
+    }
+    return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
+}
+
+/* ------------------------------------------------------------- responses */
+
+static void common_headers(struct MHD_Response *r) {
+    MHD_add_response_header(r, "Cache-Control", "public, max-age=29030400, immutable");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+}
+
+static void count(ipfsrt_gateway *gw, unsigned status, uint64_t body) {
+    atomic_fetch_add(&gw->bytes, body);
+    if (status < 300) atomic_fetch_add(&gw->s2xx, 1);
+    else if (status < 500) atomic_fetch_add(&gw->s4xx, 1);
+    else atomic_fetch_add(&gw->s5xx, 1);
+}
+
+static enum MHD_Result send_text(ipfsrt_gateway *gw, struct MHD_Connection *c, unsigned status,
+                                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static enum MHD_Result send_text(ipfsrt_gateway *gw, struct MHD_Connection *c, unsigned status,
+                                 const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n > sizeof msg - 2) n = (int)sizeof msg - 2;
+    msg[n++] = '\n';
+    struct MHD_Response *r = MHD_create_response_from_buffer((size_t)n, msg, MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    count(gw, status, (uint64_t)n);
+    return ok;
+}
+
+/* Maps a library error to the status the trustless gateway spec asks for. */
+static enum MHD_Result send_error(ipfsrt_gateway *gw, struct MHD_Connection *c,
+                                  const ipfsrt_error *err) {
+    unsigned status;
+    switch (err->code) {
+    case IPFSRT_ENOT_FOUND:
+    case IPFSRT_ENOT_DIRECTORY:
+    case IPFSRT_ESYMLINK: status = MHD_HTTP_NOT_FOUND; break;
+    case IPFSRT_ECID:
+    case IPFSRT_EMULTIBASE:
+    case IPFSRT_EMULTIHASH:
+    case IPFSRT_EVARINT:
+    case IPFSRT_ETRAILING:
+    case IPFSRT_EARG: status = MHD_HTTP_BAD_REQUEST; break;
+    default: status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    return send_text(gw, c, status, "%s: %s", ipfsrt_status_name(err->code), err->message);
+}
+
+/* ----------------------------------------------------------------- blocks */
+
+static enum MHD_Result serve_raw(ipfsrt_gateway *gw, struct MHD_Connection *c,
+                                 const ipfsrt_cid *cid, const char *path) {
+    if (path[0] && strcmp(path, "/") != 0)
+        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "format=raw takes no path (got %s)", path);
+    ipfsrt_block_ref ref;
+    ipfsrt_error err;
+    if (ipfsrt_blocksource_get(&gw->src, cid, &ref, &err) != IPFSRT_OK) return send_error(gw, c, &err);
+    /* Block bytes live in the mapped CARs for as long as the gateway does. */
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(ref.len, (void *)ref.data, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 32];
+    ipfsrt_cid_to_string(cid, s);
+    MHD_add_response_header(r, "Content-Type", RAW_TYPE);
+    snprintf(h, sizeof h, "attachment; filename=\"%s.bin\"", s);
+    MHD_add_response_header(r, "Content-Disposition", h);
+    snprintf(h, sizeof h, "\"%s.raw\"", s);
+    MHD_add_response_header(r, "Etag", h);
+    common_headers(r);
+    enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    count(gw, MHD_HTTP_OK, ref.len);
+    return ok;
+}
+
+/* -------------------------------------------------------------------- CAR */
+
+typedef struct car_block {
+    ipfsrt_cid cid;
+    const uint8_t *data;
+    size_t len;
+} car_block;
+
+/* A CAR being streamed: header, then each section (length, CID, bytes). */
+typedef struct car_stream {
+    ipfsrt_gateway *gw;
+    const ipfsrt_blocksource *src;
+    car_block *blocks;
+    size_t count, cap;
+    ipfsrt_buf header;
+    uint64_t total;
+    size_t index;  /* section being sent; count = done */
+    size_t offset; /* within the current piece */
+    int piece;     /* 0 header (stream start) or section prefix, 1 block bytes */
+    uint8_t prefix[IPFSRT_VARINT_MAX_BYTES + IPFSRT_CID_MAX_BYTES];
+    size_t prefix_len;
+    bool started;
+} car_stream;
+
+static void stream_free(void *cls) {
+    car_stream *s = cls;
+    ipfsrt_buf_free(&s->header);
+    free(s->blocks);
+    free(s);
+}
+
+static ipfsrt_status add_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    car_stream *s = user;
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        car_block *b = realloc(s->blocks, cap * sizeof *b);
+        if (!b) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        s->blocks = b;
+        s->cap = cap;
+    }
+    /* Every block is looked up now, so a missing one is answered with an error
+     * status rather than a CAR that silently lacks it. */
+    ipfsrt_block_ref ref;
+    ipfsrt_status st = ipfsrt_blocksource_get(s->src, cid, &ref, err);
+    if (st != IPFSRT_OK) return st;
+    s->blocks[s->count++] = (car_block){*cid, ref.data, ref.len};
+    return IPFSRT_OK;
+}
+
+static void section_prefix(car_stream *s) {
+    const car_block *b = &s->blocks[s->index];
+    size_t n = ipfsrt_varint_encode((uint64_t)b->cid.len + b->len, s->prefix);
+    memcpy(s->prefix + n, b->cid.bytes, b->cid.len);
+    s->prefix_len = n + b->cid.len;
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    (void)pos;
+    car_stream *s = cls;
+    size_t out = 0;
+    if (!s->started) { /* the CAR header, sent as the first piece */
+        size_t n = s->header.len - s->offset < max ? s->header.len - s->offset : max;
+        memcpy(buf, s->header.data + s->offset, n);
+        s->offset += n;
+        out += n;
+        if (s->offset < s->header.len) return (ssize_t)out;
+        s->started = true;
+        s->offset = 0;
+        s->piece = 0;
+        if (s->index < s->count) section_prefix(s);
+    }
+    while (out < max && s->index < s->count) {
+        const uint8_t *src = s->piece == 0 ? s->prefix : s->blocks[s->index].data;
+        size_t len = s->piece == 0 ? s->prefix_len : s->blocks[s->index].len;
+        size_t n = len - s->offset < max - out ? len - s->offset : max - out;
+        memcpy(buf + out, src + s->offset, n);
+        out += n;
+        s->offset += n;
+        if (s->offset == len) {
+            s->offset = 0;
+            if (s->piece == 0) {
+                s->piece = 1;
+            } else {
+                s->piece = 0;
+                if (++s->index < s->count) section_prefix(s);
+            }
+        }
+    }
+    if (out == 0) return MHD_CONTENT_READER_END_OF_STREAM;
+    atomic_fetch_add(&s->gw->bytes, out);
+    return (ssize_t)out;
+}
+
+/* "from:to", inclusive; to may be "*"; negatives count from the end. */
+static bool parse_entity_bytes(const char *v, uint64_t size, uint64_t *offset, uint64_t *length) {
+    char *end;
+    long long from = strtoll(v, &end, 10);
+    if (end == v || *end != ':') return false;
+    const char *t = end + 1;
+    long long to;
+    if (strcmp(t, "*") == 0) {
+        to = (long long)size - 1;
+    } else {
+        to = strtoll(t, &end, 10);
+        if (end == t || *end) return false;
+        if (to < 0) to += (long long)size;
+    }
+    if (from < 0) from = from + (long long)size < 0 ? 0 : from + (long long)size;
+    if (to >= (long long)size) to = (long long)size - 1;
+    if (from > to || (uint64_t)from >= size) { /* nothing of the file: the block alone */
+        *offset = size;
+        *length = 0;
+        return true;
+    }
+    *offset = (uint64_t)from;
+    *length = (uint64_t)(to - from) + 1;
+    return true;
+}
+
+static bool has_param(const char *value, const char *param) {
+    return value && strstr(value, param) != NULL;
+}
+
+static enum MHD_Result serve_car(ipfsrt_gateway *gw, struct MHD_Connection *c,
+                                 const ipfsrt_cid *root, const char *cid_str, const char *path,
+                                 const char *accept) {
+    const char *version = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-version");
+    if ((version && strcmp(version, "1") != 0) ||
+        (!version && accept && strstr(accept, CAR_TYPE) && strstr(accept, "version=") &&
+         !has_param(accept, "version=1")))
+        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "only CAR version 1 is served");
+    const char *order = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-order");
+    if (order && strcmp(order, "dfs") != 0 && strcmp(order, "unk") != 0)
+        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "car-order must be dfs or unk");
+    const char *dups = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-dups");
+    if (dups && strcmp(dups, "y") != 0 && strcmp(dups, "n") != 0)
+        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "car-dups must be y or n");
+    const char *scope_s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dag-scope");
+    ipfsrt_dag_scope scope = IPFSRT_SCOPE_ALL;
+    if (scope_s) {
+        if (strcmp(scope_s, "block") == 0) scope = IPFSRT_SCOPE_BLOCK;
+        else if (strcmp(scope_s, "entity") == 0) scope = IPFSRT_SCOPE_ENTITY;
+        else if (strcmp(scope_s, "all") != 0)
+            return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "dag-scope must be block, entity or all");
+    }
+    const char *range = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "entity-bytes");
+    size_t plen = strlen(cid_str) + strlen(path) + 1;
+    char *full = malloc(plen);
+    if (!full) return MHD_NO;
+    snprintf(full, plen, "%s%s", cid_str, path);
+    ipfsrt_error err;
+    uint64_t offset = 0, length = UINT64_MAX;
+    if (range) {
+        ipfsrt_unixfs_node_info info;
+        if (ipfsrt_unixfs_resolve(&gw->src, full, NULL, &info, &err) != IPFSRT_OK) {
+            free(full);
+            return send_error(gw, c, &err);
+        }
+        if (!parse_entity_bytes(range, info.size, &offset, &length)) {
+            free(full);
+            return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "entity-bytes must be FROM:TO (got %s)", range);
+        }
+        if (info.type == IPFSRT_UNIXFS_FILE) scope = IPFSRT_SCOPE_ENTITY;
+    }
+    car_stream *s = calloc(1, sizeof *s);
+    if (!s) {
+        free(full);
+        return MHD_NO;
+    }
+    s->gw = gw;
+    s->src = &gw->src;
+    ipfsrt_buf_init(&s->header);
+    ipfsrt_status st;
+    bool unixfs = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW;
+    if (!unixfs && (!path[0] || strcmp(path, "/") == 0)) /* any other codec: its block */
+        st = add_block(s, root, &err);
+    else
+        st = ipfsrt_unixfs_blocks_for_scope(&gw->src, full, NULL, scope, offset, length, add_block,
+                                            s, &err);
+    free(full);
+    if (st == IPFSRT_OK) st = ipfsrt_car_header_encode(root, 1, &s->header, &err);
+    if (st != IPFSRT_OK) {
+        stream_free(s);
+        return send_error(gw, c, &err);
+    }
+    s->total = s->header.len;
+    for (size_t i = 0; i < s->count; i++) {
+        uint64_t l = (uint64_t)s->blocks[i].cid.len + s->blocks[i].len;
+        s->total += ipfsrt_varint_size(l) + l;
+    }
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(s->total, 64 * 1024, stream_read, s, stream_free);
+    if (!r) {
+        stream_free(s);
+        return MHD_NO;
+    }
+    char h[IPFSRT_CID_STR_MAX + 96];
+    MHD_add_response_header(r, "Content-Type", CAR_TYPE "; version=1; order=dfs; dups=n");
+    snprintf(h, sizeof h, "attachment; filename=\"%s.car\"", cid_str);
+    MHD_add_response_header(r, "Content-Disposition", h);
+    /* a weak Etag over what selects the blocks */
+    uint64_t tag = ipfsrt_murmur3_x64_64((const uint8_t *)path, strlen(path)) ^
+                   ((uint64_t)scope << 56) ^ offset * 31 ^ length * 17;
+    snprintf(h, sizeof h, "W/\"%s.car.%016llx\"", cid_str, (unsigned long long)tag);
+    MHD_add_response_header(r, "Etag", h);
+    MHD_add_response_header(r, "Accept-Ranges", "none");
+    common_headers(r);
+    enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    count(gw, MHD_HTTP_OK, 0); /* body bytes are counted as they are sent */
+    return ok;
+}
+
+/* ---------------------------------------------------------------- routing */
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_size, void **req_cls) {
+    (void)version, (void)upload_data;
+    ipfsrt_gateway *gw = cls;
+    /* Answering on the first call, before MHD has seen the whole request, makes
+     * it close the connection; the second call keeps it alive. */
+    static int headers_seen;
+    if (!*req_cls) {
+        *req_cls = &headers_seen;
+        return MHD_YES;
+    }
+    if (*upload_size) { /* GET and HEAD carry no body worth reading */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    atomic_fetch_add(&gw->requests, 1);
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        return send_text(gw, c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served");
+    if (strncmp(url, "/ipfs/", 6) != 0)
+        return send_text(gw, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} paths are served");
+    const char *cid_start = url + 6;
+    size_t cid_len = strcspn(cid_start, "/");
+    const char *path = cid_start + cid_len;
+    ipfsrt_cid cid;
+    ipfsrt_error err;
+    if (ipfsrt_cid_parse(&cid, cid_start, cid_len, NULL, &err) != IPFSRT_OK)
+        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "bad CID: %s", err.message);
+    char cid_str[IPFSRT_CID_STR_MAX];
+    snprintf(cid_str, sizeof cid_str, "%.*s", (int)cid_len, cid_start);
+    const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
+    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+    if (format) { /* format= wins over Accept */
+        if (strcmp(format, "raw") == 0) return serve_raw(gw, c, &cid, path);
+        if (strcmp(format, "car") == 0) return serve_car(gw, c, &cid, cid_str, path, NULL);
+        return send_text(gw, c, MHD_HTTP_NOT_ACCEPTABLE,
+                         "format=%s is not served (raw and car are)", format);
+    }
+    if (accept && strstr(accept, RAW_TYPE)) return serve_raw(gw, c, &cid, path);
+    if (accept && strstr(accept, CAR_TYPE)) return serve_car(gw, c, &cid, cid_str, path, accept);
+    return send_text(gw, c, MHD_HTTP_NOT_ACCEPTABLE,
+                     "this trustless gateway answers " RAW_TYPE " and " CAR_TYPE
+                     " (use ?format=raw|car or an Accept header)");
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+static ipfsrt_status parse_listen(const char *listen, struct sockaddr_storage *ss, ipfsrt_error *err) {
+    memset(ss, 0, sizeof *ss);
+    const char *colon = strrchr(listen, ':');
+    if (!colon) return ipfsrt_fail(err, IPFSRT_EARG, -1, "listen address '%s' lacks :PORT", listen);
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || port < 0 || port > 65535)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "bad port in listen address '%s'", listen);
+    char host[64];
+    size_t hl = (size_t)(colon - listen);
+    if (hl >= sizeof host) return ipfsrt_fail(err, IPFSRT_EARG, -1, "listen host too long");
+    memcpy(host, listen, hl);
+    host[hl] = '\0';
+    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+    if (strcmp(host, "localhost") == 0) strcpy(host, "127.0.0.1");
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        return IPFSRT_OK;
+    }
+    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+        host[hl - 1] = '\0';
+        if (inet_pton(AF_INET6, host + 1, &v6->sin6_addr) == 1) {
+            v6->sin6_family = AF_INET6;
+            v6->sin6_port = htons((uint16_t)port);
+            return IPFSRT_OK;
+        }
+    }
+    return ipfsrt_fail(err, IPFSRT_EARG, -1, "listen host '%s' is not an IP address", host);
+}
+
+ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **out, const char *const *paths, size_t n,
+                                  const ipfsrt_gateway_options *opts, ipfsrt_error *err) {
+    *out = NULL;
+    if (n == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "a gateway needs at least one CAR file");
+    ipfsrt_gateway *gw = calloc(1, sizeof *gw);
+    if (!gw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    gw->cars = calloc(n, sizeof *gw->cars);
+    ipfsrt_status st = gw->cars ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; st == IPFSRT_OK && i < n; i++) {
+        ipfsrt_car_options verify_opts = {.verify_only = true};
+        st = ipfsrt_car_verify_file(paths[i], &verify_opts, 1 << 20, NULL, NULL, NULL, NULL, err);
+        if (st == IPFSRT_OK) st = ipfsrt_car_file_open(&gw->cars[i], paths[i], NULL, err);
+        if (st == IPFSRT_OK) gw->ncars++;
+    }
+    gw->src = (ipfsrt_blocksource){gw, multi_get, NULL};
+    struct sockaddr_storage ss;
+    const char *listen = opts && opts->listen ? opts->listen : "127.0.0.1:0";
+    if (st == IPFSRT_OK) st = parse_listen(listen, &ss, err);
+    if (st == IPFSRT_OK) {
+        unsigned threads = opts && opts->threads ? opts->threads : 4;
+        /* Library threads take no signals: they stay with the host's own threads. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+        if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+        gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, gw,
+                                      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                                      MHD_OPTION_THREAD_POOL_SIZE, threads,
+                                      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+                                      MHD_OPTION_END);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (!gw->daemon) st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot listen on %s", listen);
+    }
+    if (st == IPFSRT_OK) {
+        const union MHD_DaemonInfo *info = MHD_get_daemon_info(gw->daemon, MHD_DAEMON_INFO_BIND_PORT);
+        char host[64];
+        if (ss.ss_family == AF_INET6) {
+            char a[INET6_ADDRSTRLEN];
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof a);
+            snprintf(host, sizeof host, "[%s]", a);
+        } else {
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
+        }
+        snprintf(gw->url, sizeof gw->url, "http://%s:%u", host, info ? (unsigned)info->port : 0);
+    }
+    if (st != IPFSRT_OK) {
+        ipfsrt_gateway_free(gw);
+        return st;
+    }
+    *out = gw;
+    return IPFSRT_OK;
+}
+
+const char *ipfsrt_gateway_url(const ipfsrt_gateway *gw) { return gw->url; }
+
+void ipfsrt_gateway_get_stats(const ipfsrt_gateway *gw, ipfsrt_gateway_stats *st) {
+    st->requests = atomic_load(&gw->requests);
+    st->bytes = atomic_load(&gw->bytes);
+    st->status_2xx = atomic_load(&gw->s2xx);
+    st->status_4xx = atomic_load(&gw->s4xx);
+    st->status_5xx = atomic_load(&gw->s5xx);
+}
+
+void ipfsrt_gateway_free(ipfsrt_gateway *gw) {
+    if (!gw) return;
+    if (gw->daemon) MHD_stop_daemon(gw->daemon);
+    for (size_t i = 0; i < gw->ncars; i++) ipfsrt_car_file_free(gw->cars[i]);
+    free(gw->cars);
+    free(gw);
+}

@@ -1,0 +1,198 @@
+-- ipfsrt.serve as a trustless gateway, probed with curl on 127.0.0.1.
+local ipfsrt = require "ipfsrt"
+
+local FIX = "tests/fixtures/"
+
+local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- GET (or another method) with curl; returns status, headers (lower-case keys), body.
+local function http(url, opts)
+  opts = opts or {}
+  local hdr, body = os.tmpname(), os.tmpname()
+  local cmd = "curl -s -g --max-time 10 -o " .. body .. " -D " .. hdr
+  if opts.method == "HEAD" then cmd = cmd .. " -I" elseif opts.method then cmd = cmd .. " -X " .. opts.method end
+  local hfile = os.tmpname() -- headers from a file: some are too big for a command line
+  local hf = io.open(hfile, "wb")
+  for k, v in pairs(opts.headers or {}) do hf:write(k, ": ", v, "\n") end
+  hf:close()
+  cmd = cmd .. " -H @" .. hfile
+  assert(os.execute(cmd .. " " .. sh_quote(url)))
+  os.remove(hfile)
+  local raw = io.open(hdr, "rb"):read("a")
+  local data = io.open(body, "rb"):read("a")
+  os.remove(hdr)
+  os.remove(body)
+  local status = tonumber(raw:match("^HTTP/%S+ (%d+)"))
+  local headers = {}
+  for k, v in raw:gmatch("([%w%-]+):%s*([^\r\n]*)") do headers[k:lower()] = v end
+  return status, headers, data
+end
+
+-- The blocks of a CAR body, verified.
+local function blocks_of(body)
+  local r = ipfsrt.car.reader()
+  local got = r:feed(body)
+  r:finish()
+  return got, r:roots()
+end
+
+describe("ipfsrt.serve", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir .. "/tree/many")
+  local function put(path, data)
+    local f = assert(io.open(path, "wb"))
+    f:write(data)
+    f:close()
+  end
+  local content = {}
+  for i = 1, 1000 do content[i] = string.char(i % 251) end
+  content = table.concat(content)
+  put(dir .. "/tree/file.bin", content)
+  for i = 1, 40 do put(string.format("%s/tree/many/n%02d.txt", dir, i), "n" .. i) end
+  local car = dir .. "/tree.car"
+  -- tiny chunks and few links, so files span levels; a low threshold so 'many' is a HAMT
+  local root = tostring(ipfsrt.pack(dir .. "/tree", { preset = "kubo-v1-2025", output = car,
+    chunk_size = 100, max_links = 3, hamt = "entries:8", fanout = 16 }))
+  local gw = ipfsrt.serve { cars = { car, FIX .. "ipld-car-mixed.car" } }
+  local base = gw:url()
+  local HELLO = "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e"
+
+  teardown(function()
+    gw:stop()
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("serves raw blocks with the trustless headers", function()
+    local status, h, body = http(base .. "/ipfs/" .. HELLO .. "?format=raw")
+    assert.equal(200, status)
+    assert.equal("hello world", body)
+    assert.equal("application/vnd.ipld.raw", h["content-type"])
+    assert.equal('"' .. HELLO .. '.raw"', h["etag"])
+    assert.equal("public, max-age=29030400, immutable", h["cache-control"])
+    assert.equal("nosniff", h["x-content-type-options"])
+    status, h, body = http(base .. "/ipfs/" .. HELLO, { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal(200, status)
+    assert.equal("hello world", body)
+    status, h = http(base .. "/ipfs/" .. HELLO .. "?format=raw", { method = "HEAD" })
+    assert.equal(200, status)
+    assert.equal("11", h["content-length"])
+  end)
+
+  it("answers the bafkqaaa probe", function()
+    local status, _, body = http(base .. "/ipfs/bafkqaaa?format=raw")
+    assert.equal(200, status)
+    assert.equal("", body)
+    local s2, h, car_body = http(base .. "/ipfs/bafkqaaa?format=car")
+    assert.equal(200, s2)
+    assert.truthy(h["content-type"]:find("application/vnd.ipld.car", 1, true))
+    local got, roots = blocks_of(car_body)
+    assert.equal(0, #got) -- identity blocks are never sent
+    assert.equal("bafkqaaa", tostring(roots[1]))
+  end)
+
+  it("sends a path's blocks, then the dag-scope, in DFS order", function()
+    local status, h, body = http(base .. "/ipfs/" .. root .. "/file.bin?format=car&dag-scope=block")
+    assert.equal(200, status)
+    assert.equal("application/vnd.ipld.car; version=1; order=dfs; dups=n", h["content-type"])
+    local got = blocks_of(body)
+    assert.equal(2, #got) -- the root directory and the file's root
+    assert.equal(root, tostring(got[1].cid))
+    local _, _, all = http(base .. "/ipfs/" .. root .. "/file.bin?format=car")
+    local every = blocks_of(all)
+    -- 10 leaves of 100 bytes under a tree of at most 3 links per node
+    local store = ipfsrt.blockstore()
+    for _, b in ipairs(every) do store:put(b.cid, b.data) end
+    assert.equal(content, ipfsrt.unixfs.read(store, root .. "/file.bin"))
+    local _, _, entity = http(base .. "/ipfs/" .. root .. "/file.bin?format=car&dag-scope=entity")
+    assert.equal(#every, #blocks_of(entity))
+  end)
+
+  it("sends only the blocks an entity-bytes range needs", function()
+    local _, _, body = http(base .. "/ipfs/" .. root .. "/file.bin?format=car&entity-bytes=250:349")
+    local got = blocks_of(body)
+    local store = ipfsrt.blockstore()
+    for _, b in ipairs(got) do store:put(b.cid, b.data) end
+    assert.equal(content:sub(251, 350), ipfsrt.unixfs.read(store, root .. "/file.bin", 250, 100))
+    local leaves = 0
+    for _, b in ipairs(got) do if b.cid.codec == "raw" then leaves = leaves + 1 end end
+    assert.equal(2, leaves)
+    local _, _, tail = http(base .. "/ipfs/" .. root .. "/file.bin?format=car&entity-bytes=-100:*")
+    local store2 = ipfsrt.blockstore()
+    for _, b in ipairs(blocks_of(tail)) do store2:put(b.cid, b.data) end
+    assert.equal(content:sub(901), ipfsrt.unixfs.read(store2, root .. "/file.bin", 900))
+  end)
+
+  it("walks HAMT shards on the route only", function()
+    local status, _, body = http(base .. "/ipfs/" .. root .. "/many/n07.txt?format=car&dag-scope=block")
+    assert.equal(200, status)
+    local got = blocks_of(body)
+    local store = ipfsrt.blockstore()
+    for _, b in ipairs(got) do store:put(b.cid, b.data) end
+    assert.equal("n7", ipfsrt.unixfs.read(store, root .. "/many/n07.txt"))
+    local _, _, listing = http(base .. "/ipfs/" .. root .. "/many?format=car&dag-scope=entity")
+    local shards = blocks_of(listing)
+    assert.is_true(#shards > #got - 1) -- every shard of the directory, no entries
+    local store2 = ipfsrt.blockstore()
+    for _, b in ipairs(shards) do store2:put(b.cid, b.data) end
+    assert.equal(40, #ipfsrt.unixfs.ls(store2, root .. "/many", { types = false }))
+  end)
+
+  it("answers bad requests with 4xx and never crashes", function()
+    local cases = {
+      { "/ipfs/not-a-cid?format=raw", 400 },
+      { "/ipfs/" .. HELLO .. "/x?format=raw", 400 },
+      { "/ipfs/" .. root .. "?format=car&dag-scope=nope", 400 },
+      { "/ipfs/" .. root .. "/file.bin?format=car&entity-bytes=a:b", 400 },
+      { "/ipfs/" .. root .. "?format=car&car-version=2", 400 },
+      { "/ipfs/" .. tostring(ipfsrt.cid.sum("raw", "absent")) .. "?format=raw", 404 },
+      { "/ipfs/" .. root .. "/missing?format=car", 404 },
+      { "/ipfs/" .. root .. "/../../../../etc/passwd?format=car", 404 },
+      { "/ipfs/" .. root .. "/file.bin/deeper?format=car", 404 },
+      { "/ipfs/" .. HELLO, 406 },
+      { "/ipfs/" .. HELLO .. "?format=dag-json", 406 },
+      { "/etc/passwd", 404 },
+    }
+    for _, c in ipairs(cases) do
+      local status = http(base .. c[1])
+      assert.equal(c[2], status, c[1])
+    end
+    assert.equal(405, (http(base .. "/ipfs/" .. HELLO .. "?format=raw", { method = "POST" })))
+    local huge = string.rep("x", 200000)
+    local status = http(base .. "/ipfs/" .. HELLO .. "?format=raw", { headers = { ["X-Big"] = huge } })
+    assert.is_true(status >= 400 and status < 500)
+    -- still serving
+    assert.equal(200, (http(base .. "/ipfs/" .. HELLO .. "?format=raw")))
+  end)
+
+  it("refuses to answer with a CAR that lacks a block", function()
+    -- a CAR holding a directory but not the file it links to
+    local store_root, store = ipfsrt.pack(dir .. "/tree", { preset = "ipfs-car" })
+    local partial = dir .. "/partial.car"
+    do
+      local w <close> = ipfsrt.car.writer(partial, { store_root })
+      w:put(store_root, store:get(store_root))
+    end
+    local gw2 <close> = ipfsrt.serve { cars = { partial } }
+    local status, _, body = http(gw2:url() .. "/ipfs/" .. tostring(store_root) .. "?format=car")
+    assert.equal(404, status)
+    assert.truthy(body:find("not_found", 1, true))
+  end)
+
+  it("counts what it served", function()
+    local st = gw:stats()
+    assert.is_true(st.requests > 20)
+    assert.is_true(st.status_2xx > 5 and st.status_4xx > 10)
+    assert.is_true(st.bytes > 1000)
+  end)
+
+  it("refuses a corrupt CAR at start", function()
+    local data = io.open(FIX .. "ipld-car-mixed.car", "rb"):read("a")
+    local at = data:find("hello world", 1, true)
+    local bad = dir .. "/bad.car"
+    put(bad, data:sub(1, at - 1) .. "j" .. data:sub(at + 1))
+    local ok, err = pcall(ipfsrt.serve, { cars = { bad } })
+    assert.is_false(ok)
+    assert.equal("hash_mismatch", err.code)
+  end)
+end)
