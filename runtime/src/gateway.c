@@ -1,6 +1,7 @@
 /* A trustless gateway over local CAR files: GET/HEAD /ipfs/{cid}?format=raw and
  * /ipfs/{cid}[/path]?format=car, on libmicrohttpd. */
 #include <arpa/inet.h>
+#include <cJSON.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
@@ -332,6 +333,180 @@ static enum MHD_Result serve_car(ipfsrt_gateway *gw, struct MHD_Connection *c,
     return ok;
 }
 
+/* ----------------------------------------------------------- deserialized */
+
+/* The plain, unverified form a browser or `curl` gets: file bytes (with Range)
+ * or a JSON directory listing. Benchmarks compare verified clients with it. */
+
+typedef struct file_stream {
+    ipfsrt_gateway *gw;
+    ipfsrt_cid cid;
+    uint64_t start, length;
+} file_stream;
+
+typedef struct copy_out {
+    char *buf;
+    size_t len;
+} copy_out;
+
+static ipfsrt_status copy_bytes(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    (void)err;
+    copy_out *o = user;
+    memcpy(o->buf + o->len, data, len);
+    o->len += len;
+    return IPFSRT_OK;
+}
+
+static ssize_t file_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    file_stream *f = cls;
+    if (pos >= f->length) return MHD_CONTENT_READER_END_OF_STREAM;
+    uint64_t want = f->length - pos < max ? f->length - pos : max;
+    copy_out o = {buf, 0};
+    if (ipfsrt_unixfs_read(&f->gw->src, &f->cid, f->start + pos, want, copy_bytes, &o, NULL) !=
+            IPFSRT_OK ||
+        o.len == 0)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    atomic_fetch_add(&f->gw->bytes, o.len);
+    return (ssize_t)o.len;
+}
+
+/* One "bytes=A-B", "bytes=A-" or "bytes=-N" range; false for anything else
+ * (several ranges are answered whole, as RFC 9110 allows). */
+static bool parse_range(const char *h, uint64_t size, uint64_t *start, uint64_t *len, bool *ok) {
+    *ok = true;
+    if (!h || strncmp(h, "bytes=", 6) != 0 || strchr(h, ',')) return false;
+    const char *p = h + 6;
+    char *end;
+    if (*p == '-') {
+        unsigned long long n = strtoull(p + 1, &end, 10);
+        if (end == p + 1 || *end || n == 0) return (*ok = false), true;
+        *start = n >= size ? 0 : size - n;
+        *len = size - *start;
+        return true;
+    }
+    unsigned long long a = strtoull(p, &end, 10);
+    if (end == p || *end != '-') return (*ok = false), true;
+    const char *q = end + 1;
+    unsigned long long b = size ? size - 1 : 0;
+    if (*q) {
+        b = strtoull(q, &end, 10);
+        if (end == q || *end) return (*ok = false), true;
+        if (b >= size) b = size - 1;
+    }
+    if (a >= size || a > b) return (*ok = false), true;
+    *start = a;
+    *len = b - a + 1;
+    return true;
+}
+
+static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    cJSON *item = cJSON_CreateObject();
+    char s[IPFSRT_CID_STR_MAX];
+    if (!item || !cJSON_AddStringToObject(item, "name", e->name) ||
+        !cJSON_AddStringToObject(item, "cid", ipfsrt_cid_to_string(&e->cid, s)) ||
+        !cJSON_AddStringToObject(item, "type", e->has_type ? ipfsrt_unixfs_type_name(e->type) : "unknown") ||
+        !cJSON_AddNumberToObject(item, "size", (double)(e->has_type ? e->size : e->tsize))) {
+        cJSON_Delete(item);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    cJSON_AddItemToArray(user, item);
+    return IPFSRT_OK;
+}
+
+static const char *content_type_of(const char *path) {
+    static const struct {
+        const char *ext, *type;
+    } types[] = {{".txt", "text/plain; charset=utf-8"}, {".json", "application/json"},
+                 {".csv", "text/csv; charset=utf-8"},   {".html", "text/html; charset=utf-8"},
+                 {".png", "image/png"},                 {".jpg", "image/jpeg"}};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        size_t e = strlen(types[i].ext);
+        if (n >= e && strcmp(path + n - e, types[i].ext) == 0) return types[i].type;
+    }
+    return "application/octet-stream";
+}
+
+static enum MHD_Result serve_plain(ipfsrt_gateway *gw, struct MHD_Connection *c,
+                                   const char *cid_str, const char *path) {
+    size_t plen = strlen(cid_str) + strlen(path) + 1;
+    char *full = malloc(plen);
+    if (!full) return MHD_NO;
+    snprintf(full, plen, "%s%s", cid_str, path);
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_unixfs_resolve(&gw->src, full, NULL, &info, &err);
+    free(full);
+    if (st != IPFSRT_OK) return send_error(gw, c, &err);
+    char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 8];
+    snprintf(h, sizeof h, "\"%s\"", ipfsrt_cid_to_string(&info.cid, s));
+    struct MHD_Response *r = NULL;
+    unsigned status = MHD_HTTP_OK;
+    if (info.type == IPFSRT_UNIXFS_FILE) {
+        uint64_t start = 0, len = info.size;
+        bool ok;
+        if (parse_range(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"), info.size, &start,
+                        &len, &ok)) {
+            if (!ok) {
+                struct MHD_Response *e = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+                char cr[64];
+                snprintf(cr, sizeof cr, "bytes */%llu", (unsigned long long)info.size);
+                MHD_add_response_header(e, "Content-Range", cr);
+                enum MHD_Result res = MHD_queue_response(c, MHD_HTTP_RANGE_NOT_SATISFIABLE, e);
+                MHD_destroy_response(e);
+                count(gw, MHD_HTTP_RANGE_NOT_SATISFIABLE, 0);
+                return res;
+            }
+            status = MHD_HTTP_PARTIAL_CONTENT;
+        }
+        file_stream *f = malloc(sizeof *f);
+        if (!f) return MHD_NO;
+        *f = (file_stream){gw, info.cid, start, len};
+        r = MHD_create_response_from_callback(len, 256 * 1024, file_read, f, free);
+        if (!r) {
+            free(f);
+            return MHD_NO;
+        }
+        MHD_add_response_header(r, "Content-Type", content_type_of(path));
+        MHD_add_response_header(r, "Accept-Ranges", "bytes");
+        if (status == MHD_HTTP_PARTIAL_CONTENT) {
+            char cr[96];
+            snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)start,
+                     (unsigned long long)(start + len - 1), (unsigned long long)info.size);
+            MHD_add_response_header(r, "Content-Range", cr);
+        }
+    } else if (info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD) {
+        cJSON *list = cJSON_CreateArray();
+        if (!list) return MHD_NO;
+        if (ipfsrt_unixfs_ls(&gw->src, &info.cid, true, list_entry, list, &err) != IPFSRT_OK) {
+            cJSON_Delete(list);
+            return send_error(gw, c, &err);
+        }
+        char *json = cJSON_PrintUnformatted(list);
+        cJSON_Delete(list);
+        if (!json) return MHD_NO;
+        size_t n = strlen(json);
+        r = MHD_create_response_from_buffer(n, json, MHD_RESPMEM_MUST_FREE);
+        if (!r) {
+            free(json);
+            return MHD_NO;
+        }
+        count(gw, MHD_HTTP_OK, n);
+        MHD_add_response_header(r, "Content-Type", "application/json");
+    } else {
+        return send_text(gw, c, MHD_HTTP_NOT_IMPLEMENTED, "%s is a %s; only files and directories "
+                         "are served deserialized", s, ipfsrt_unixfs_type_name(info.type));
+    }
+    MHD_add_response_header(r, "Etag", h);
+    snprintf(h, sizeof h, "%s", s);
+    MHD_add_response_header(r, "X-Ipfs-Roots", h);
+    common_headers(r);
+    enum MHD_Result res = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    if (info.type == IPFSRT_UNIXFS_FILE) count(gw, status, 0); /* bytes counted as sent */
+    return res;
+}
+
 /* ---------------------------------------------------------------- routing */
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -374,9 +549,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     if (accept && strstr(accept, RAW_TYPE)) return serve_raw(gw, c, &cid, path);
     if (accept && strstr(accept, CAR_TYPE)) return serve_car(gw, c, &cid, cid_str, path, accept);
-    return send_text(gw, c, MHD_HTTP_NOT_ACCEPTABLE,
-                     "this trustless gateway answers " RAW_TYPE " and " CAR_TYPE
-                     " (use ?format=raw|car or an Accept header)");
+    if (accept && strstr(accept, "application/vnd.") && !strstr(accept, "*/*"))
+        return send_text(gw, c, MHD_HTTP_NOT_ACCEPTABLE,
+                         "%s is not served (" RAW_TYPE ", " CAR_TYPE " or plain bytes are)", accept);
+    return serve_plain(gw, c, cid_str, path);
 }
 
 /* ------------------------------------------------------------- lifecycle */

@@ -149,7 +149,6 @@ describe("ipfsrt.serve", function()
       { "/ipfs/" .. root .. "/missing?format=car", 404 },
       { "/ipfs/" .. root .. "/../../../../etc/passwd?format=car", 404 },
       { "/ipfs/" .. root .. "/file.bin/deeper?format=car", 404 },
-      { "/ipfs/" .. HELLO, 406 },
       { "/ipfs/" .. HELLO .. "?format=dag-json", 406 },
       { "/etc/passwd", 404 },
     }
@@ -177,6 +176,32 @@ describe("ipfsrt.serve", function()
     local status, _, body = http(gw2:url() .. "/ipfs/" .. tostring(store_root) .. "?format=car")
     assert.equal(404, status)
     assert.truthy(body:find("not_found", 1, true))
+  end)
+
+  it("serves the deserialized form: file bytes with Range, JSON listings", function()
+    local status, h, body = http(base .. "/ipfs/" .. root .. "/file.bin")
+    assert.equal(200, status)
+    assert.equal(content, body)
+    assert.equal("bytes", h["accept-ranges"])
+    status, h, body = http(base .. "/ipfs/" .. root .. "/file.bin", { headers = { Range = "bytes=250-349" } })
+    assert.equal(206, status)
+    assert.equal(content:sub(251, 350), body)
+    assert.equal("bytes 250-349/1000", h["content-range"])
+    status, _, body = http(base .. "/ipfs/" .. root .. "/file.bin", { headers = { Range = "bytes=-3" } })
+    assert.equal(206, status)
+    assert.equal(content:sub(998), body)
+    status = http(base .. "/ipfs/" .. root .. "/file.bin", { headers = { Range = "bytes=5000-" } })
+    assert.equal(416, status)
+    status, h, body = http(base .. "/ipfs/" .. root .. "/many")
+    assert.equal(200, status)
+    assert.equal("application/json", h["content-type"])
+    local list = ipfsrt.json.decode(body)
+    assert.equal(40, #list)
+    assert.equal("file", list[1].type)
+    status, _, body = http(base .. "/ipfs/" .. HELLO)
+    assert.equal(200, status)
+    assert.equal("hello world", body)
+    assert.equal(406, (http(base .. "/ipfs/" .. HELLO, { headers = { Accept = "application/vnd.ipld.dag-json" } })))
   end)
 
   it("counts what it served", function()
