@@ -12,7 +12,25 @@ static ipfsrt_gateway **check_gateway(lua_State *L) {
     return gw;
 }
 
-/* ipfsrt.serve{cars = {path, ...}, listen = "127.0.0.1:0", threads = 4} */
+static double fault_rate(lua_State *L, int t, const char *key) {
+    lua_getfield(L, t, key);
+    double v = luaL_optnumber(L, -1, 0);
+    lua_pop(L, 1);
+    if (v < 0 || v > 1) ipfsrt_lua_raise_arg(L, "faults.%s must be a probability in [0, 1]", key);
+    return v;
+}
+
+static lua_Integer fault_int(lua_State *L, int t, const char *key) {
+    lua_getfield(L, t, key);
+    lua_Integer v = luaL_optinteger(L, -1, 0);
+    lua_pop(L, 1);
+    if (v < 0) ipfsrt_lua_raise_arg(L, "faults.%s must not be negative", key);
+    return v;
+}
+
+/* ipfsrt.serve{cars = {path, ...}, listen = "127.0.0.1:0", threads = 4, log = path,
+ *   faults = {tamper, fail, truncate, reset, wrong_block (probabilities), delay_ms,
+ *             delay_jitter_ms, slow (bytes/s), seed}} */
 static int l_serve(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "cars");
@@ -31,6 +49,22 @@ static int l_serve(lua_State *L) {
     opts.listen = luaL_optstring(L, -1, NULL);
     lua_getfield(L, 1, "threads");
     opts.threads = (unsigned)luaL_optinteger(L, -1, 0);
+    lua_getfield(L, 1, "log");
+    opts.log_path = luaL_optstring(L, -1, NULL);
+    lua_getfield(L, 1, "faults");
+    if (lua_istable(L, -1)) {
+        int t = lua_gettop(L);
+        ipfsrt_gateway_faults *f = &opts.faults;
+        f->tamper = fault_rate(L, t, "tamper");
+        f->fail = fault_rate(L, t, "fail");
+        f->truncate = fault_rate(L, t, "truncate");
+        f->reset = fault_rate(L, t, "reset");
+        f->wrong_block = fault_rate(L, t, "wrong_block");
+        f->delay_ms = (unsigned)fault_int(L, t, "delay_ms");
+        f->delay_jitter_ms = (unsigned)fault_int(L, t, "delay_jitter_ms");
+        f->slow_bytes_per_s = (uint64_t)fault_int(L, t, "slow");
+        f->seed = (uint64_t)fault_int(L, t, "seed");
+    }
     ipfsrt_gateway **gw = lua_newuserdatauv(L, sizeof *gw, 0);
     *gw = NULL;
     luaL_setmetatable(L, GATEWAY);
@@ -59,6 +93,8 @@ static int gw_stats(lua_State *L) {
     lua_setfield(L, -2, "status_4xx");
     lua_pushinteger(L, (lua_Integer)st.status_5xx);
     lua_setfield(L, -2, "status_5xx");
+    lua_pushinteger(L, (lua_Integer)st.faults);
+    lua_setfield(L, -2, "faults");
     return 1;
 }
 

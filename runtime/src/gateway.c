@@ -10,10 +10,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
 #define CAR_TYPE "application/vnd.ipld.car"
+
+typedef struct car_spare {
+    ipfsrt_cid cid;
+    const uint8_t *data;
+    size_t len;
+} car_spare;
 #define RAW_TYPE "application/vnd.ipld.raw"
 
 struct ipfsrt_gateway {
@@ -22,8 +30,27 @@ struct ipfsrt_gateway {
     ipfsrt_blocksource src;
     struct MHD_Daemon *daemon;
     char url[80];
-    _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx;
+    ipfsrt_gateway_faults faults;
+    car_spare spares[2]; /* valid blocks to send in place of others (wrong-block) */
+    FILE *log;
+    pthread_mutex_t log_lock;
+    _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx, faulted;
 };
+
+/* What one request is doing, for the fault plan and the log line. */
+typedef struct request {
+    ipfsrt_gateway *gw;
+    uint64_t number;
+    uint64_t rng;
+    char method[8];
+    char *path;
+    unsigned status;
+    _Atomic uint64_t bytes;
+    char faults[96];
+    /* body faults, applied by the callbacks that produce bodies */
+    bool tamper, truncate, wrong_block;
+    uint64_t slow;
+} request;
 
 /* The CARs were verified whole when opened, so lookups skip the hash. */
 static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
@@ -36,6 +63,45 @@ static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_re
     return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
 }
 
+/* ----------------------------------------------------------------- faults */
+
+static uint64_t next_random(uint64_t *state) { /* splitmix64 */
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static bool draw(request *rq, double p) {
+    return p > 0 && (double)(next_random(&rq->rng) >> 11) / 9007199254740992.0 < p;
+}
+
+static void note_fault(request *rq, const char *name) {
+    size_t n = strlen(rq->faults);
+    snprintf(rq->faults + n, sizeof rq->faults - n, "%s%s", n ? "," : "", name);
+}
+
+/* A valid block other than cid, for wrong-block. */
+static const car_spare *spare_for(const ipfsrt_gateway *gw, const ipfsrt_cid *cid) {
+    for (int i = 0; i < 2; i++)
+        if (gw->spares[i].data && !ipfsrt_cid_equal(&gw->spares[i].cid, cid)) return &gw->spares[i];
+    return NULL;
+}
+
+/* Applies the request's body faults to bytes [pos, pos + n) of a body of total
+ * bytes: returns how many of them to send (fewer when truncating). */
+static size_t body_faults(request *rq, uint64_t pos, char *buf, size_t n, uint64_t total,
+                          uint64_t tamper_at) {
+    if (rq->truncate) {
+        uint64_t cut = total / 2;
+        if (pos >= cut) return 0;
+        if (pos + n > cut) n = (size_t)(cut - pos);
+    }
+    if (rq->tamper && tamper_at >= pos && tamper_at < pos + n) buf[tamper_at - pos] ^= 0x20;
+    if (rq->slow && n) usleep((useconds_t)((double)n / (double)rq->slow * 1e6));
+    return n;
+}
+
 /* ------------------------------------------------------------- responses */
 
 static void common_headers(struct MHD_Response *r) {
@@ -44,17 +110,33 @@ static void common_headers(struct MHD_Response *r) {
     MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
 }
 
-static void count(ipfsrt_gateway *gw, unsigned status, uint64_t body) {
+static void count(request *rq, unsigned status, uint64_t body) {
+    ipfsrt_gateway *gw = rq->gw;
+    rq->status = status;
+    atomic_fetch_add(&rq->bytes, body);
     atomic_fetch_add(&gw->bytes, body);
     if (status < 300) atomic_fetch_add(&gw->s2xx, 1);
     else if (status < 500) atomic_fetch_add(&gw->s4xx, 1);
     else atomic_fetch_add(&gw->s5xx, 1);
 }
 
-static enum MHD_Result send_text(ipfsrt_gateway *gw, struct MHD_Connection *c, unsigned status,
+static void count_sent(request *rq, size_t n) {
+    atomic_fetch_add(&rq->bytes, n);
+    atomic_fetch_add(&rq->gw->bytes, n);
+}
+
+static enum MHD_Result queue(request *rq, struct MHD_Connection *c, unsigned status,
+                             struct MHD_Response *r, uint64_t body) {
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    count(rq, status, body);
+    return ok;
+}
+
+static enum MHD_Result send_text(request *rq, struct MHD_Connection *c, unsigned status,
                                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static enum MHD_Result send_text(ipfsrt_gateway *gw, struct MHD_Connection *c, unsigned status,
+static enum MHD_Result send_text(request *rq, struct MHD_Connection *c, unsigned status,
                                  const char *fmt, ...) {
     char msg[1024];
     va_list ap;
@@ -68,15 +150,14 @@ static enum MHD_Result send_text(ipfsrt_gateway *gw, struct MHD_Connection *c, u
     if (!r) return MHD_NO;
     MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    enum MHD_Result ok = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    count(gw, status, (uint64_t)n);
-    return ok;
+    if (status == MHD_HTTP_TOO_MANY_REQUESTS || status == MHD_HTTP_SERVICE_UNAVAILABLE ||
+        status == MHD_HTTP_BAD_GATEWAY)
+        MHD_add_response_header(r, "Retry-After", "1");
+    return queue(rq, c, status, r, (uint64_t)n);
 }
 
 /* Maps a library error to the status the trustless gateway spec asks for. */
-static enum MHD_Result send_error(ipfsrt_gateway *gw, struct MHD_Connection *c,
-                                  const ipfsrt_error *err) {
+static enum MHD_Result send_error(request *rq, struct MHD_Connection *c, const ipfsrt_error *err) {
     unsigned status;
     switch (err->code) {
     case IPFSRT_ENOT_FOUND:
@@ -90,21 +171,61 @@ static enum MHD_Result send_error(ipfsrt_gateway *gw, struct MHD_Connection *c,
     case IPFSRT_EARG: status = MHD_HTTP_BAD_REQUEST; break;
     default: status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     }
-    return send_text(gw, c, status, "%s: %s", ipfsrt_status_name(err->code), err->message);
+    return send_text(rq, c, status, "%s: %s", ipfsrt_status_name(err->code), err->message);
+}
+
+static bool body_faults_on(const request *rq) {
+    return rq->tamper || rq->truncate || rq->slow;
 }
 
 /* ----------------------------------------------------------------- blocks */
 
-static enum MHD_Result serve_raw(ipfsrt_gateway *gw, struct MHD_Connection *c,
-                                 const ipfsrt_cid *cid, const char *path) {
+typedef struct raw_stream {
+    request *rq;
+    const uint8_t *data;
+    size_t len;
+    uint64_t tamper_at;
+} raw_stream;
+
+static ssize_t raw_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    raw_stream *s = cls;
+    if (pos >= s->len) return MHD_CONTENT_READER_END_OF_STREAM;
+    size_t n = s->len - pos < max ? (size_t)(s->len - pos) : max;
+    memcpy(buf, s->data + pos, n);
+    n = body_faults(s->rq, pos, buf, n, s->len, s->tamper_at);
+    if (n == 0) return MHD_CONTENT_READER_END_WITH_ERROR; /* truncated */
+    count_sent(s->rq, n);
+    return (ssize_t)n;
+}
+
+static enum MHD_Result serve_raw(request *rq, struct MHD_Connection *c, const ipfsrt_cid *cid,
+                                 const char *path) {
+    ipfsrt_gateway *gw = rq->gw;
     if (path[0] && strcmp(path, "/") != 0)
-        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "format=raw takes no path (got %s)", path);
+        return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "format=raw takes no path (got %s)", path);
     ipfsrt_block_ref ref;
     ipfsrt_error err;
-    if (ipfsrt_blocksource_get(&gw->src, cid, &ref, &err) != IPFSRT_OK) return send_error(gw, c, &err);
-    /* Block bytes live in the mapped CARs for as long as the gateway does. */
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(ref.len, (void *)ref.data, MHD_RESPMEM_PERSISTENT);
+    if (ipfsrt_blocksource_get(&gw->src, cid, &ref, &err) != IPFSRT_OK) return send_error(rq, c, &err);
+    if (rq->wrong_block) {
+        const car_spare *spare = spare_for(gw, cid);
+        if (spare) {
+            ref.data = spare->data;
+            ref.len = spare->len;
+        }
+    }
+    struct MHD_Response *r;
+    uint64_t body = ref.len;
+    if (body_faults_on(rq)) {
+        raw_stream *s = malloc(sizeof *s);
+        if (!s) return MHD_NO;
+        *s = (raw_stream){rq, ref.data, ref.len,
+                          ref.len ? next_random(&rq->rng) % ref.len : UINT64_MAX};
+        r = MHD_create_response_from_callback(ref.len, 64 * 1024, raw_read, s, free);
+        if (!r) free(s);
+        body = 0; /* counted as sent */
+    } else { /* block bytes live in the mapped CARs for as long as the gateway does */
+        r = MHD_create_response_from_buffer(ref.len, (void *)ref.data, MHD_RESPMEM_PERSISTENT);
+    }
     if (!r) return MHD_NO;
     char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 32];
     ipfsrt_cid_to_string(cid, s);
@@ -114,10 +235,7 @@ static enum MHD_Result serve_raw(ipfsrt_gateway *gw, struct MHD_Connection *c,
     snprintf(h, sizeof h, "\"%s.raw\"", s);
     MHD_add_response_header(r, "Etag", h);
     common_headers(r);
-    enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    count(gw, MHD_HTTP_OK, ref.len);
-    return ok;
+    return queue(rq, c, MHD_HTTP_OK, r, body);
 }
 
 /* -------------------------------------------------------------------- CAR */
@@ -130,15 +248,17 @@ typedef struct car_block {
 
 /* A CAR being streamed: header, then each section (length, CID, bytes). */
 typedef struct car_stream {
-    ipfsrt_gateway *gw;
+    request *rq;
     const ipfsrt_blocksource *src;
     car_block *blocks;
     size_t count, cap;
     ipfsrt_buf header;
     uint64_t total;
-    size_t index;  /* section being sent; count = done */
-    size_t offset; /* within the current piece */
-    int piece;     /* 0 header (stream start) or section prefix, 1 block bytes */
+    uint64_t tamper_at; /* absolute offset of the byte to flip, inside a block */
+    uint64_t pos;       /* bytes produced so far */
+    size_t index;       /* section being sent; count = done */
+    size_t offset;      /* within the current piece */
+    int piece;          /* 0 section prefix, 1 block bytes */
     uint8_t prefix[IPFSRT_VARINT_MAX_BYTES + IPFSRT_CID_MAX_BYTES];
     size_t prefix_len;
     bool started;
@@ -169,11 +289,10 @@ static ipfsrt_status add_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *
     return IPFSRT_OK;
 }
 
-static void section_prefix(car_stream *s) {
-    const car_block *b = &s->blocks[s->index];
-    size_t n = ipfsrt_varint_encode((uint64_t)b->cid.len + b->len, s->prefix);
-    memcpy(s->prefix + n, b->cid.bytes, b->cid.len);
-    s->prefix_len = n + b->cid.len;
+static size_t section_prefix_of(const car_block *b, uint8_t *out) {
+    size_t n = ipfsrt_varint_encode((uint64_t)b->cid.len + b->len, out);
+    memcpy(out + n, b->cid.bytes, b->cid.len);
+    return n + b->cid.len;
 }
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
@@ -185,13 +304,14 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         memcpy(buf, s->header.data + s->offset, n);
         s->offset += n;
         out += n;
-        if (s->offset < s->header.len) return (ssize_t)out;
-        s->started = true;
-        s->offset = 0;
-        s->piece = 0;
-        if (s->index < s->count) section_prefix(s);
+        if (s->offset == s->header.len) {
+            s->started = true;
+            s->offset = 0;
+            s->piece = 0;
+            if (s->count) s->prefix_len = section_prefix_of(&s->blocks[0], s->prefix);
+        }
     }
-    while (out < max && s->index < s->count) {
+    while (s->started && out < max && s->index < s->count) {
         const uint8_t *src = s->piece == 0 ? s->prefix : s->blocks[s->index].data;
         size_t len = s->piece == 0 ? s->prefix_len : s->blocks[s->index].len;
         size_t n = len - s->offset < max - out ? len - s->offset : max - out;
@@ -204,13 +324,16 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
                 s->piece = 1;
             } else {
                 s->piece = 0;
-                if (++s->index < s->count) section_prefix(s);
+                if (++s->index < s->count)
+                    s->prefix_len = section_prefix_of(&s->blocks[s->index], s->prefix);
             }
         }
     }
-    if (out == 0) return MHD_CONTENT_READER_END_OF_STREAM;
-    atomic_fetch_add(&s->gw->bytes, out);
-    return (ssize_t)out;
+    size_t sent = body_faults(s->rq, s->pos, buf, out, s->total, s->tamper_at);
+    if (sent == 0) return out ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
+    s->pos += sent;
+    count_sent(s->rq, sent);
+    return (ssize_t)sent;
 }
 
 /* "from:to", inclusive; to may be "*"; negatives count from the end. */
@@ -239,31 +362,54 @@ static bool parse_entity_bytes(const char *v, uint64_t size, uint64_t *offset, u
     return true;
 }
 
+/* Places the wrong-block and tamper faults among the blocks to send. */
+static void plan_car_faults(car_stream *s) {
+    request *rq = s->rq;
+    s->tamper_at = UINT64_MAX;
+    if (rq->wrong_block && s->count) {
+        size_t k = (size_t)(next_random(&rq->rng) % s->count);
+        const car_spare *spare = spare_for(rq->gw, &s->blocks[k].cid);
+        if (spare) s->blocks[k] = (car_block){spare->cid, spare->data, spare->len};
+    }
+    if (!rq->tamper || !s->count) return;
+    uint64_t off = s->header.len;
+    size_t k = (size_t)(next_random(&rq->rng) % s->count);
+    for (size_t i = 0; i < s->count; i++) {
+        uint8_t prefix[IPFSRT_VARINT_MAX_BYTES + IPFSRT_CID_MAX_BYTES];
+        size_t p = section_prefix_of(&s->blocks[i], prefix);
+        if (i >= k && s->blocks[i].len) {
+            s->tamper_at = off + p + next_random(&rq->rng) % s->blocks[i].len;
+            return;
+        }
+        off += p + s->blocks[i].len;
+    }
+}
+
 static bool has_param(const char *value, const char *param) {
     return value && strstr(value, param) != NULL;
 }
 
-static enum MHD_Result serve_car(ipfsrt_gateway *gw, struct MHD_Connection *c,
-                                 const ipfsrt_cid *root, const char *cid_str, const char *path,
-                                 const char *accept) {
+static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ipfsrt_cid *root,
+                                 const char *cid_str, const char *path, const char *accept) {
+    ipfsrt_gateway *gw = rq->gw;
     const char *version = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-version");
     if ((version && strcmp(version, "1") != 0) ||
         (!version && accept && strstr(accept, CAR_TYPE) && strstr(accept, "version=") &&
          !has_param(accept, "version=1")))
-        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "only CAR version 1 is served");
+        return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "only CAR version 1 is served");
     const char *order = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-order");
     if (order && strcmp(order, "dfs") != 0 && strcmp(order, "unk") != 0)
-        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "car-order must be dfs or unk");
+        return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "car-order must be dfs or unk");
     const char *dups = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-dups");
     if (dups && strcmp(dups, "y") != 0 && strcmp(dups, "n") != 0)
-        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "car-dups must be y or n");
+        return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "car-dups must be y or n");
     const char *scope_s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dag-scope");
     ipfsrt_dag_scope scope = IPFSRT_SCOPE_ALL;
     if (scope_s) {
         if (strcmp(scope_s, "block") == 0) scope = IPFSRT_SCOPE_BLOCK;
         else if (strcmp(scope_s, "entity") == 0) scope = IPFSRT_SCOPE_ENTITY;
         else if (strcmp(scope_s, "all") != 0)
-            return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "dag-scope must be block, entity or all");
+            return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "dag-scope must be block, entity or all");
     }
     const char *range = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "entity-bytes");
     size_t plen = strlen(cid_str) + strlen(path) + 1;
@@ -276,11 +422,11 @@ static enum MHD_Result serve_car(ipfsrt_gateway *gw, struct MHD_Connection *c,
         ipfsrt_unixfs_node_info info;
         if (ipfsrt_unixfs_resolve(&gw->src, full, NULL, &info, &err) != IPFSRT_OK) {
             free(full);
-            return send_error(gw, c, &err);
+            return send_error(rq, c, &err);
         }
         if (!parse_entity_bytes(range, info.size, &offset, &length)) {
             free(full);
-            return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "entity-bytes must be FROM:TO (got %s)", range);
+            return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "entity-bytes must be FROM:TO (got %s)", range);
         }
         if (info.type == IPFSRT_UNIXFS_FILE) scope = IPFSRT_SCOPE_ENTITY;
     }
@@ -289,7 +435,7 @@ static enum MHD_Result serve_car(ipfsrt_gateway *gw, struct MHD_Connection *c,
         free(full);
         return MHD_NO;
     }
-    s->gw = gw;
+    s->rq = rq;
     s->src = &gw->src;
     ipfsrt_buf_init(&s->header);
     ipfsrt_status st;
@@ -303,8 +449,9 @@ static enum MHD_Result serve_car(ipfsrt_gateway *gw, struct MHD_Connection *c,
     if (st == IPFSRT_OK) st = ipfsrt_car_header_encode(root, 1, &s->header, &err);
     if (st != IPFSRT_OK) {
         stream_free(s);
-        return send_error(gw, c, &err);
+        return send_error(rq, c, &err);
     }
+    plan_car_faults(s);
     s->total = s->header.len;
     for (size_t i = 0; i < s->count; i++) {
         uint64_t l = (uint64_t)s->blocks[i].cid.len + s->blocks[i].len;
@@ -327,10 +474,7 @@ static enum MHD_Result serve_car(ipfsrt_gateway *gw, struct MHD_Connection *c,
     MHD_add_response_header(r, "Etag", h);
     MHD_add_response_header(r, "Accept-Ranges", "none");
     common_headers(r);
-    enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    count(gw, MHD_HTTP_OK, 0); /* body bytes are counted as they are sent */
-    return ok;
+    return queue(rq, c, MHD_HTTP_OK, r, 0); /* body bytes are counted as they are sent */
 }
 
 /* ----------------------------------------------------------- deserialized */
@@ -339,9 +483,10 @@ static enum MHD_Result serve_car(ipfsrt_gateway *gw, struct MHD_Connection *c,
  * or a JSON directory listing. Benchmarks compare verified clients with it. */
 
 typedef struct file_stream {
-    ipfsrt_gateway *gw;
+    request *rq;
     ipfsrt_cid cid;
     uint64_t start, length;
+    uint64_t tamper_at;
 } file_stream;
 
 typedef struct copy_out {
@@ -362,12 +507,14 @@ static ssize_t file_read(void *cls, uint64_t pos, char *buf, size_t max) {
     if (pos >= f->length) return MHD_CONTENT_READER_END_OF_STREAM;
     uint64_t want = f->length - pos < max ? f->length - pos : max;
     copy_out o = {buf, 0};
-    if (ipfsrt_unixfs_read(&f->gw->src, &f->cid, f->start + pos, want, copy_bytes, &o, NULL) !=
+    if (ipfsrt_unixfs_read(&f->rq->gw->src, &f->cid, f->start + pos, want, copy_bytes, &o, NULL) !=
             IPFSRT_OK ||
         o.len == 0)
         return MHD_CONTENT_READER_END_WITH_ERROR;
-    atomic_fetch_add(&f->gw->bytes, o.len);
-    return (ssize_t)o.len;
+    size_t sent = body_faults(f->rq, pos, buf, o.len, f->length, f->tamper_at);
+    if (sent == 0) return MHD_CONTENT_READER_END_WITH_ERROR;
+    count_sent(f->rq, sent);
+    return (ssize_t)sent;
 }
 
 /* One "bytes=A-B", "bytes=A-" or "bytes=-N" range; false for anything else
@@ -427,8 +574,9 @@ static const char *content_type_of(const char *path) {
     return "application/octet-stream";
 }
 
-static enum MHD_Result serve_plain(ipfsrt_gateway *gw, struct MHD_Connection *c,
-                                   const char *cid_str, const char *path) {
+static enum MHD_Result serve_plain(request *rq, struct MHD_Connection *c, const char *cid_str,
+                                   const char *path) {
+    ipfsrt_gateway *gw = rq->gw;
     size_t plen = strlen(cid_str) + strlen(path) + 1;
     char *full = malloc(plen);
     if (!full) return MHD_NO;
@@ -437,11 +585,12 @@ static enum MHD_Result serve_plain(ipfsrt_gateway *gw, struct MHD_Connection *c,
     ipfsrt_error err;
     ipfsrt_status st = ipfsrt_unixfs_resolve(&gw->src, full, NULL, &info, &err);
     free(full);
-    if (st != IPFSRT_OK) return send_error(gw, c, &err);
+    if (st != IPFSRT_OK) return send_error(rq, c, &err);
     char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 8];
     snprintf(h, sizeof h, "\"%s\"", ipfsrt_cid_to_string(&info.cid, s));
     struct MHD_Response *r = NULL;
     unsigned status = MHD_HTTP_OK;
+    uint64_t body = 0;
     if (info.type == IPFSRT_UNIXFS_FILE) {
         uint64_t start = 0, len = info.size;
         bool ok;
@@ -452,16 +601,13 @@ static enum MHD_Result serve_plain(ipfsrt_gateway *gw, struct MHD_Connection *c,
                 char cr[64];
                 snprintf(cr, sizeof cr, "bytes */%llu", (unsigned long long)info.size);
                 MHD_add_response_header(e, "Content-Range", cr);
-                enum MHD_Result res = MHD_queue_response(c, MHD_HTTP_RANGE_NOT_SATISFIABLE, e);
-                MHD_destroy_response(e);
-                count(gw, MHD_HTTP_RANGE_NOT_SATISFIABLE, 0);
-                return res;
+                return queue(rq, c, MHD_HTTP_RANGE_NOT_SATISFIABLE, e, 0);
             }
             status = MHD_HTTP_PARTIAL_CONTENT;
         }
         file_stream *f = malloc(sizeof *f);
         if (!f) return MHD_NO;
-        *f = (file_stream){gw, info.cid, start, len};
+        *f = (file_stream){rq, info.cid, start, len, len ? next_random(&rq->rng) % len : UINT64_MAX};
         r = MHD_create_response_from_callback(len, 256 * 1024, file_read, f, free);
         if (!r) {
             free(f);
@@ -480,7 +626,7 @@ static enum MHD_Result serve_plain(ipfsrt_gateway *gw, struct MHD_Connection *c,
         if (!list) return MHD_NO;
         if (ipfsrt_unixfs_ls(&gw->src, &info.cid, true, list_entry, list, &err) != IPFSRT_OK) {
             cJSON_Delete(list);
-            return send_error(gw, c, &err);
+            return send_error(rq, c, &err);
         }
         char *json = cJSON_PrintUnformatted(list);
         cJSON_Delete(list);
@@ -491,68 +637,149 @@ static enum MHD_Result serve_plain(ipfsrt_gateway *gw, struct MHD_Connection *c,
             free(json);
             return MHD_NO;
         }
-        count(gw, MHD_HTTP_OK, n);
         MHD_add_response_header(r, "Content-Type", "application/json");
+        body = n;
     } else {
-        return send_text(gw, c, MHD_HTTP_NOT_IMPLEMENTED, "%s is a %s; only files and directories "
+        return send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED, "%s is a %s; only files and directories "
                          "are served deserialized", s, ipfsrt_unixfs_type_name(info.type));
     }
     MHD_add_response_header(r, "Etag", h);
     snprintf(h, sizeof h, "%s", s);
     MHD_add_response_header(r, "X-Ipfs-Roots", h);
     common_headers(r);
-    enum MHD_Result res = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    if (info.type == IPFSRT_UNIXFS_FILE) count(gw, status, 0); /* bytes counted as sent */
-    return res;
+    return queue(rq, c, status, r, body); /* file bytes are counted as they are sent */
 }
 
 /* ---------------------------------------------------------------- routing */
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
-                              const char *method, const char *version, const char *upload_data,
-                              size_t *upload_size, void **req_cls) {
-    (void)version, (void)upload_data;
-    ipfsrt_gateway *gw = cls;
-    /* Answering on the first call, before MHD has seen the whole request, makes
-     * it close the connection; the second call keeps it alive. */
-    static int headers_seen;
-    if (!*req_cls) {
-        *req_cls = &headers_seen;
-        return MHD_YES;
+static enum MHD_Result append_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value) {
+    (void)kind;
+    char *q = cls;
+    size_t n = strlen(q);
+    snprintf(q + n, 512 - n, "%s%s%s%s", n ? "&" : "", key, value ? "=" : "", value ? value : "");
+    return MHD_YES;
+}
+
+/* Draws this request's faults; returns false when the connection is to be dropped. */
+static enum MHD_Result plan_faults(request *rq, struct MHD_Connection *c, bool *answered) {
+    const ipfsrt_gateway_faults *f = &rq->gw->faults;
+    *answered = false;
+    if (f->delay_ms || f->delay_jitter_ms) {
+        unsigned ms = f->delay_ms + (f->delay_jitter_ms
+                                         ? (unsigned)(next_random(&rq->rng) % (f->delay_jitter_ms + 1u))
+                                         : 0);
+        note_fault(rq, "delay");
+        usleep((useconds_t)ms * 1000);
     }
-    if (*upload_size) { /* GET and HEAD carry no body worth reading */
-        *upload_size = 0;
-        return MHD_YES;
+    if (draw(rq, f->reset)) {
+        note_fault(rq, "reset");
+        *answered = true;
+        return MHD_NO; /* libmicrohttpd closes the connection without an answer */
     }
-    atomic_fetch_add(&gw->requests, 1);
+    if (draw(rq, f->fail)) {
+        static const unsigned codes[] = {500, 502, 503, 429};
+        unsigned code = codes[next_random(&rq->rng) % 4];
+        note_fault(rq, "fail");
+        *answered = true;
+        return send_text(rq, c, code, "injected failure (%u)", code);
+    }
+    rq->tamper = draw(rq, f->tamper);
+    rq->truncate = draw(rq, f->truncate);
+    rq->wrong_block = draw(rq, f->wrong_block);
+    rq->slow = f->slow_bytes_per_s;
+    if (rq->tamper) note_fault(rq, "tamper");
+    if (rq->truncate) note_fault(rq, "truncate");
+    if (rq->wrong_block) note_fault(rq, "wrong-block");
+    if (rq->slow) note_fault(rq, "slow");
+    return MHD_YES;
+}
+
+static enum MHD_Result route(request *rq, struct MHD_Connection *c, const char *url,
+                             const char *method) {
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-        return send_text(gw, c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served");
+        return send_text(rq, c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served");
     if (strncmp(url, "/ipfs/", 6) != 0)
-        return send_text(gw, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} paths are served");
+        return send_text(rq, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} paths are served");
     const char *cid_start = url + 6;
     size_t cid_len = strcspn(cid_start, "/");
     const char *path = cid_start + cid_len;
     ipfsrt_cid cid;
     ipfsrt_error err;
     if (ipfsrt_cid_parse(&cid, cid_start, cid_len, NULL, &err) != IPFSRT_OK)
-        return send_text(gw, c, MHD_HTTP_BAD_REQUEST, "bad CID: %s", err.message);
+        return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "bad CID: %s", err.message);
     char cid_str[IPFSRT_CID_STR_MAX];
     snprintf(cid_str, sizeof cid_str, "%.*s", (int)cid_len, cid_start);
+    bool answered;
+    enum MHD_Result faulted = plan_faults(rq, c, &answered);
+    if (rq->faults[0]) atomic_fetch_add(&rq->gw->faulted, 1);
+    if (answered) return faulted;
     const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
     const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
     if (format) { /* format= wins over Accept */
-        if (strcmp(format, "raw") == 0) return serve_raw(gw, c, &cid, path);
-        if (strcmp(format, "car") == 0) return serve_car(gw, c, &cid, cid_str, path, NULL);
-        return send_text(gw, c, MHD_HTTP_NOT_ACCEPTABLE,
+        if (strcmp(format, "raw") == 0) return serve_raw(rq, c, &cid, path);
+        if (strcmp(format, "car") == 0) return serve_car(rq, c, &cid, cid_str, path, NULL);
+        return send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
                          "format=%s is not served (raw and car are)", format);
     }
-    if (accept && strstr(accept, RAW_TYPE)) return serve_raw(gw, c, &cid, path);
-    if (accept && strstr(accept, CAR_TYPE)) return serve_car(gw, c, &cid, cid_str, path, accept);
+    if (accept && strstr(accept, RAW_TYPE)) return serve_raw(rq, c, &cid, path);
+    if (accept && strstr(accept, CAR_TYPE)) return serve_car(rq, c, &cid, cid_str, path, accept);
     if (accept && strstr(accept, "application/vnd.") && !strstr(accept, "*/*"))
-        return send_text(gw, c, MHD_HTTP_NOT_ACCEPTABLE,
+        return send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
                          "%s is not served (" RAW_TYPE ", " CAR_TYPE " or plain bytes are)", accept);
-    return serve_plain(gw, c, cid_str, path);
+    return serve_plain(rq, c, cid_str, path);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_size, void **req_cls) {
+    (void)version, (void)upload_data;
+    ipfsrt_gateway *gw = cls;
+    /* The first call only sets the request up: answering before libmicrohttpd
+     * has seen the whole request makes it close the connection. */
+    if (!*req_cls) {
+        request *rq = calloc(1, sizeof *rq);
+        if (!rq) return MHD_NO;
+        rq->gw = gw;
+        rq->number = atomic_fetch_add(&gw->requests, 1);
+        rq->rng = gw->faults.seed ^ (rq->number * 0x9e3779b97f4a7c15ull);
+        snprintf(rq->method, sizeof rq->method, "%s", method);
+        rq->path = strdup(url);
+        *req_cls = rq;
+        return rq->path ? MHD_YES : MHD_NO;
+    }
+    request *rq = *req_cls;
+    if (*upload_size) { /* GET and HEAD carry no body worth reading */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (rq->status) return MHD_YES; /* already answered */
+    return route(rq, c, url, method);
+}
+
+/* Writes the request's log line and releases it. */
+static void completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                      enum MHD_RequestTerminationCode why) {
+    ipfsrt_gateway *gw = cls;
+    request *rq = *req_cls;
+    if (!rq) return;
+    if (gw->log) {
+        char query[512] = "";
+        MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, append_arg, query);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        pthread_mutex_lock(&gw->log_lock);
+        fprintf(gw->log, "%lld.%03ld %s %s %s %u %llu %s%s\n", (long long)ts.tv_sec,
+                ts.tv_nsec / 1000000, rq->method, rq->path, query[0] ? query : "-",
+                rq->status, (unsigned long long)atomic_load(&rq->bytes),
+                rq->faults[0] ? rq->faults : "-",
+                why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection ended early)");
+        fflush(gw->log);
+        pthread_mutex_unlock(&gw->log_lock);
+    }
+    free(rq->path);
+    free(rq);
+    *req_cls = NULL;
 }
 
 /* ------------------------------------------------------------- lifecycle */
@@ -604,6 +831,21 @@ ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **out, const char *const *paths
         if (st == IPFSRT_OK) gw->ncars++;
     }
     gw->src = (ipfsrt_blocksource){gw, multi_get, NULL};
+    if (opts) gw->faults = opts->faults;
+    pthread_mutex_init(&gw->log_lock, NULL);
+    if (st == IPFSRT_OK && opts && opts->log_path) {
+        gw->log = fopen(opts->log_path, "a");
+        if (!gw->log) st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
+    }
+    /* two valid blocks to hand out in place of others, for wrong-block */
+    uint64_t cursor = 0;
+    for (int k = 0; st == IPFSRT_OK && k < 2;) {
+        ipfsrt_car_block b;
+        bool done;
+        if (ipfsrt_car_file_next(gw->cars[0], &cursor, &b, &done, NULL) != IPFSRT_OK || done) break;
+        if (b.cid.hash_code == IPFSRT_MH_IDENTITY) continue;
+        gw->spares[k++] = (car_spare){b.cid, b.data, b.len};
+    }
     struct sockaddr_storage ss;
     const char *listen = opts && opts->listen ? opts->listen : "127.0.0.1:0";
     if (st == IPFSRT_OK) st = parse_listen(listen, &ss, err);
@@ -619,6 +861,7 @@ ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **out, const char *const *paths
                                       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                       MHD_OPTION_THREAD_POOL_SIZE, threads,
                                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+                                      MHD_OPTION_NOTIFY_COMPLETED, completed, gw,
                                       MHD_OPTION_END);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (!gw->daemon) st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot listen on %s", listen);
@@ -651,11 +894,14 @@ void ipfsrt_gateway_get_stats(const ipfsrt_gateway *gw, ipfsrt_gateway_stats *st
     st->status_2xx = atomic_load(&gw->s2xx);
     st->status_4xx = atomic_load(&gw->s4xx);
     st->status_5xx = atomic_load(&gw->s5xx);
+    st->faults = atomic_load(&gw->faulted);
 }
 
 void ipfsrt_gateway_free(ipfsrt_gateway *gw) {
     if (!gw) return;
     if (gw->daemon) MHD_stop_daemon(gw->daemon);
+    if (gw->log) fclose(gw->log);
+    pthread_mutex_destroy(&gw->log_lock);
     for (size_t i = 0; i < gw->ncars; i++) ipfsrt_car_file_free(gw->cars[i]);
     free(gw->cars);
     free(gw);

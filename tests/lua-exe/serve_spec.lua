@@ -16,7 +16,7 @@ local function http(url, opts)
   for k, v in pairs(opts.headers or {}) do hf:write(k, ": ", v, "\n") end
   hf:close()
   cmd = cmd .. " -H @" .. hfile
-  assert(os.execute(cmd .. " " .. sh_quote(url)))
+  local _, _, curl_code = os.execute(cmd .. " " .. sh_quote(url))
   os.remove(hfile)
   local raw = io.open(hdr, "rb"):read("a")
   local data = io.open(body, "rb"):read("a")
@@ -25,7 +25,7 @@ local function http(url, opts)
   local status = tonumber(raw:match("^HTTP/%S+ (%d+)"))
   local headers = {}
   for k, v in raw:gmatch("([%w%-]+):%s*([^\r\n]*)") do headers[k:lower()] = v end
-  return status, headers, data
+  return status, headers, data, curl_code
 end
 
 -- The blocks of a CAR body, verified.
@@ -219,5 +219,122 @@ describe("ipfsrt.serve", function()
     local ok, err = pcall(ipfsrt.serve, { cars = { bad } })
     assert.is_false(ok)
     assert.equal("hash_mismatch", err.code)
+  end)
+end)
+
+describe("ipfsrt.serve fault injection", function()
+  local car = FIX .. "ipld-car-mixed.car"
+  local ROOT = "bafyreicdykfpxbx3xlm556mtf4rzhzaqup7tjdw4zbcv4k7j6k64ai26ne"
+  local BIG = "bafkreihvigducamhmjk3joxtu44xpdiezoolujp7uoftbpa7xcyhahzkiu" -- 3000 bytes
+  local function with_faults(faults, fn)
+    local gw <close> = ipfsrt.serve { cars = { car }, faults = faults }
+    fn(gw:url(), gw)
+  end
+
+  it("tamper: a byte inside the block flips, and verification catches it", function()
+    with_faults({ tamper = 1, seed = 1 }, function(base)
+      local status, _, body = http(base .. "/ipfs/" .. BIG .. "?format=raw")
+      assert.equal(200, status)
+      assert.equal(3000, #body)
+      local cid = ipfsrt.cid.parse(BIG)
+      assert.is_false(pcall(cid.verify, cid, body))
+      local _, _, carbody = http(base .. "/ipfs/" .. BIG .. "?format=car")
+      local r = ipfsrt.car.reader()
+      local ok, err = pcall(r.feed, r, carbody)
+      assert.is_false(ok)
+      assert.equal("hash_mismatch", err.code)
+    end)
+  end)
+
+  it("fail: 500, 502, 503 or 429 with Retry-After", function()
+    with_faults({ fail = 1, seed = 2 }, function(base)
+      local seen = {}
+      for _ = 1, 12 do
+        local status, h = http(base .. "/ipfs/" .. BIG .. "?format=raw")
+        assert.truthy(({ [500] = 1, [502] = 1, [503] = 1, [429] = 1 })[status], tostring(status))
+        seen[status] = true
+        if status ~= 500 then assert.equal("1", h["retry-after"]) end
+      end
+      local kinds = 0
+      for _ in pairs(seen) do kinds = kinds + 1 end
+      assert.is_true(kinds >= 2)
+    end)
+  end)
+
+  it("truncate: the body stops inside a block", function()
+    with_faults({ truncate = 1 }, function(base)
+      local _, _, body, code = http(base .. "/ipfs/" .. BIG .. "?format=raw")
+      assert.is_true(code ~= 0)
+      assert.is_true(#body < 3000)
+      local _, _, carbody = http(base .. "/ipfs/" .. ROOT .. "?format=car")
+      local r = ipfsrt.car.reader()
+      local ok, err = pcall(function() r:feed(carbody); r:finish() end)
+      assert.is_false(ok)
+      assert.equal("truncated", err.code)
+    end)
+  end)
+
+  it("reset: the connection drops without an answer", function()
+    with_faults({ reset = 1 }, function(base)
+      local status, _, _, code = http(base .. "/ipfs/" .. BIG .. "?format=raw")
+      assert.is_nil(status)
+      assert.is_true(code ~= 0)
+    end)
+  end)
+
+  it("wrong-block: a valid block of another CID", function()
+    with_faults({ wrong_block = 1, seed = 3 }, function(base)
+      local status, _, body = http(base .. "/ipfs/" .. BIG .. "?format=raw")
+      assert.equal(200, status)
+      local cid = ipfsrt.cid.parse(BIG)
+      assert.is_false(pcall(cid.verify, cid, body))
+      local _, _, carbody = http(base .. "/ipfs/" .. BIG .. "?format=car")
+      local got = ipfsrt.car.reader():feed(carbody) -- every block in it is valid ...
+      assert.equal(1, #got)
+      assert.is_false(tostring(got[1].cid) == BIG) -- ... but not the one asked for
+    end)
+  end)
+
+  it("delay and slow: answers come late and bodies slowly", function()
+    with_faults({ delay_ms = 300, delay_jitter_ms = 50 }, function(base)
+      local t0 = ipfsrt.clock()
+      assert.equal(200, (http(base .. "/ipfs/" .. BIG .. "?format=raw")))
+      assert.is_true(ipfsrt.clock() - t0 >= 0.3)
+    end)
+    with_faults({ slow = 6000 }, function(base)
+      local t0 = ipfsrt.clock()
+      local _, _, body = http(base .. "/ipfs/" .. BIG .. "?format=raw")
+      assert.equal(3000, #body)
+      assert.is_true(ipfsrt.clock() - t0 >= 0.4) -- 3000 bytes at 6000 B/s
+    end)
+  end)
+
+  it("repeats the same faults for the same seed, and logs each request", function()
+    local function run(seed, log)
+      local statuses = {}
+      local gw <close> = ipfsrt.serve { cars = { car }, log = log,
+        faults = { fail = 0.5, tamper = 0.3, seed = seed } }
+      for i = 1, 16 do
+        local status, _, body = http(gw:url() .. "/ipfs/" .. BIG .. "?format=raw")
+        statuses[i] = tostring(status) .. ":" .. ipfsrt.multihash.sum("sha2-256", body)
+      end
+      return table.concat(statuses, ","), gw:stats()
+    end
+    local log = os.tmpname()
+    local a, st = run(7, log)
+    local b = run(7)
+    local c = run(8)
+    assert.equal(a, b)
+    assert.is_false(a == c)
+    assert.is_true(st.faults > 0)
+    local lines, faulted = 0, 0
+    for line in io.lines(log) do
+      lines = lines + 1
+      assert.truthy(line:match("^%d+%.%d+ GET /ipfs/" .. BIG .. " format=raw %d+ %d+ %S+$"), line)
+      if line:find("fail", 1, true) or line:find("tamper", 1, true) then faulted = faulted + 1 end
+    end
+    assert.equal(16, lines)
+    assert.equal(st.faults, faulted)
+    os.remove(log)
   end)
 end)

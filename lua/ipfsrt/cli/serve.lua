@@ -4,22 +4,61 @@ local argparse = require "ipfsrt.argparse"
 
 local M = {
   summary = "serve CAR files as a trustless gateway (raw blocks and CAR responses)",
-  usage = [[usage: ipfsrt serve FILE.car... [--listen HOST:PORT] [--threads N]
+  usage = [[usage: ipfsrt serve FILE.car... [--listen HOST:PORT] [--threads N] [--log FILE]
+                    [fault injection: --tamper P --fail P --truncate P --reset P
+                     --wrong-block P --delay MS[:JITTER] --slow BYTES_PER_S --seed N]
 
 Verifies every CAR, prints the base URL as its first line, then serves until SIGINT
 or SIGTERM. PORT 0 (the default, on 127.0.0.1) picks a free port. Answers
 GET/HEAD /ipfs/{cid}?format=raw (or Accept: application/vnd.ipld.raw) with the block,
 and /ipfs/{cid}[/path]?format=car (or Accept: application/vnd.ipld.car) with a CARv1
 in DFS order holding the path's blocks and the dag-scope (block, entity, all) or
-entity-bytes=FROM:TO range.]],
+entity-bytes=FROM:TO range; with no format, the file's bytes (Range) or a JSON listing.
+Faults, for tests and demos (P is a probability per request, reproducible with --seed):
+tamper flips a byte inside a block, fail answers 500/502/503/429 with Retry-After,
+truncate cuts the body mid-block, reset drops the connection, wrong-block sends a valid
+block of another CID, delay waits MS (plus up to JITTER) ms, slow paces the body.
+--log writes a line per request: time, method, path, query, status, bytes, faults.]],
 }
 
+local function rate(opts, name)
+  if opts[name] == nil then return nil end
+  local p = tonumber(opts[name])
+  if not p or p < 0 or p > 1 then argparse.usage_error("--%s needs a probability from 0 to 1", name) end
+  return p
+end
+
+local function whole(opts, name)
+  if opts[name] == nil then return nil end
+  local n = math.tointeger(tonumber(opts[name]))
+  if not n or n < 0 then argparse.usage_error("--%s needs a whole number", name) end
+  return n
+end
+
 function M.run(args)
-  local pos, opts = argparse.parse(args, { listen = "string", threads = "string" })
+  local pos, opts = argparse.parse(args, {
+    listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
+    truncate = "string", reset = "string", ["wrong-block"] = "string", delay = "string",
+    slow = "string", seed = "string",
+  })
   if #pos == 0 then argparse.usage_error("expected at least one CAR file") end
-  local threads = opts.threads and math.tointeger(tonumber(opts.threads))
-  if opts.threads and (not threads or threads < 1) then argparse.usage_error("--threads needs a number") end
-  local gw = ipfsrt.serve { cars = pos, listen = opts.listen or "127.0.0.1:0", threads = threads }
+  local threads = whole(opts, "threads")
+  if threads == 0 then argparse.usage_error("--threads needs a positive number") end
+  local delay, jitter
+  if opts.delay then
+    local d, j = opts.delay:match("^(%d+):(%d+)$")
+    d = d or opts.delay:match("^(%d+)$")
+    if not d then argparse.usage_error("--delay needs MS or MS:JITTER") end
+    delay, jitter = tonumber(d), tonumber(j or 0)
+  end
+  local gw = ipfsrt.serve {
+    cars = pos, listen = opts.listen or "127.0.0.1:0", threads = threads, log = opts.log,
+    faults = {
+      tamper = rate(opts, "tamper"), fail = rate(opts, "fail"), truncate = rate(opts, "truncate"),
+      reset = rate(opts, "reset"), wrong_block = rate(opts, "wrong-block"),
+      delay_ms = delay, delay_jitter_ms = jitter, slow = whole(opts, "slow"), seed = whole(opts, "seed"),
+    },
+  }
   print(gw:url())
   io.stdout:flush()
   local sig = gw:wait()
