@@ -41,7 +41,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps test test-unit test-lua test-cli test-embed test-interop example bench install clean asan fuzz
+.PHONY: all deps test test-unit test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -147,9 +147,15 @@ example: all
 	$(BUILD)/ipfsrt car verify tests/fixtures/ipfs-car-small.car
 	$(BUILD)/ipfsrt car ls tests/fixtures/ipfs-car-small.car
 
-bench: all
+# wrk and nginx, for the gateway benchmark only
+bench-deps:
+	@for p in wrk nginx-light; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
+	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk nginx-light; break; }; done
+
+bench: all bench-deps
 	$(BUILD)/ipfsrt scripts/bench/car_verify.lua
 	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
+	$(BUILD)/ipfsrt scripts/bench/serve.lua
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

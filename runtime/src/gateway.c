@@ -482,37 +482,68 @@ static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ip
 /* The plain, unverified form a browser or `curl` gets: file bytes (with Range)
  * or a JSON directory listing. Benchmarks compare verified clients with it. */
 
+/* The byte range of a file as pieces of the mapped CARs, found with one walk of
+ * its DAG when the response starts; the body is then copied straight from them. */
+typedef struct segment {
+    const uint8_t *data;
+    size_t len;
+    bool owned; /* a copy: identity blocks live in transient CID values */
+} segment;
+
 typedef struct file_stream {
     request *rq;
-    ipfsrt_cid cid;
-    uint64_t start, length;
+    segment *segs;
+    size_t count, cap;
+    size_t seg, seg_off;
+    uint64_t length;
     uint64_t tamper_at;
 } file_stream;
 
-typedef struct copy_out {
-    char *buf;
-    size_t len;
-} copy_out;
+static void file_stream_free(void *cls) {
+    file_stream *f = cls;
+    for (size_t i = 0; i < f->count; i++)
+        if (f->segs[i].owned) free((void *)f->segs[i].data);
+    free(f->segs);
+    free(f);
+}
 
-static ipfsrt_status copy_bytes(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
-    (void)err;
-    copy_out *o = user;
-    memcpy(o->buf + o->len, data, len);
-    o->len += len;
+static ipfsrt_status add_segment(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    file_stream *f = user;
+    if (len == 0) return IPFSRT_OK;
+    if (f->count == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 64;
+        segment *p = realloc(f->segs, cap * sizeof *p);
+        if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        f->segs = p;
+        f->cap = cap;
+    }
+    segment sg = {data, len, false};
+    if (len <= IPFSRT_MH_MAX_DIGEST) { /* may be an identity block's bytes */
+        uint8_t *copy = malloc(len);
+        if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        memcpy(copy, data, len);
+        sg = (segment){copy, len, true};
+    }
+    f->segs[f->count++] = sg;
     return IPFSRT_OK;
 }
 
 static ssize_t file_read(void *cls, uint64_t pos, char *buf, size_t max) {
     file_stream *f = cls;
-    if (pos >= f->length) return MHD_CONTENT_READER_END_OF_STREAM;
-    uint64_t want = f->length - pos < max ? f->length - pos : max;
-    copy_out o = {buf, 0};
-    if (ipfsrt_unixfs_read(&f->rq->gw->src, &f->cid, f->start + pos, want, copy_bytes, &o, NULL) !=
-            IPFSRT_OK ||
-        o.len == 0)
-        return MHD_CONTENT_READER_END_WITH_ERROR;
-    size_t sent = body_faults(f->rq, pos, buf, o.len, f->length, f->tamper_at);
-    if (sent == 0) return MHD_CONTENT_READER_END_WITH_ERROR;
+    size_t out = 0;
+    while (out < max && f->seg < f->count) {
+        const segment *sg = &f->segs[f->seg];
+        size_t n = sg->len - f->seg_off < max - out ? sg->len - f->seg_off : max - out;
+        memcpy(buf + out, sg->data + f->seg_off, n);
+        out += n;
+        f->seg_off += n;
+        if (f->seg_off == sg->len) {
+            f->seg++;
+            f->seg_off = 0;
+        }
+    }
+    size_t sent = body_faults(f->rq, pos, buf, out, f->length, f->tamper_at);
+    if (sent == 0) return out ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
     count_sent(f->rq, sent);
     return (ssize_t)sent;
 }
@@ -605,12 +636,19 @@ static enum MHD_Result serve_plain(request *rq, struct MHD_Connection *c, const 
             }
             status = MHD_HTTP_PARTIAL_CONTENT;
         }
-        file_stream *f = malloc(sizeof *f);
+        file_stream *f = calloc(1, sizeof *f);
         if (!f) return MHD_NO;
-        *f = (file_stream){rq, info.cid, start, len, len ? next_random(&rq->rng) % len : UINT64_MAX};
-        r = MHD_create_response_from_callback(len, 256 * 1024, file_read, f, free);
+        f->rq = rq;
+        f->length = len;
+        f->tamper_at = len ? next_random(&rq->rng) % len : UINT64_MAX;
+        if (len && ipfsrt_unixfs_read(&gw->src, &info.cid, start, len, add_segment, f, &err) !=
+                       IPFSRT_OK) {
+            file_stream_free(f);
+            return send_error(rq, c, &err);
+        }
+        r = MHD_create_response_from_callback(len, 256 * 1024, file_read, f, file_stream_free);
         if (!r) {
-            free(f);
+            file_stream_free(f);
             return MHD_NO;
         }
         MHD_add_response_header(r, "Content-Type", content_type_of(path));
