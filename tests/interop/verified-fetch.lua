@@ -1,0 +1,61 @@
+-- An independent verifying client against `ipfsrt serve`: @helia/verified-fetch
+-- (Node 22), with the local gateway as its only source, fetches every file of a
+-- tree packed by ipfs-car and must get the original bytes.
+-- Usage: ipfsrt verified-fetch.lua WORKDIR IPFS_CAR NODE22
+local ipfsrt = require "ipfsrt"
+
+local work, ipfs_car, node = arg[1], arg[2], arg[3]
+assert(work and ipfs_car and node, "usage: verified-fetch.lua WORKDIR IPFS_CAR NODE22")
+
+local function sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1", "r"))
+  local out = p:read("a")
+  local ok = p:close()
+  if not ok then error("command failed: " .. cmd .. "\n" .. out, 0) end
+  return out
+end
+
+local function hex(s) return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end)) end
+
+sh("rm -rf '" .. work .. "' && mkdir -p '" .. work .. "/tree/sub/deeper'")
+local files = {
+  ["hello.txt"] = "hello from ipfsrt serve\n",
+  ["sub/small.bin"] = string.rep("\1\2\3", 1000),
+  ["sub/deeper/multi.bin"] = io.open("/dev/urandom", "rb"):read(3 * 1048576 + 17), -- 4 chunks
+  ["sub/ünïcödé.txt"] = "non-ASCII name\n",
+}
+for rel, data in pairs(files) do
+  local f = assert(io.open(work .. "/tree/" .. rel, "wb"))
+  f:write(data)
+  f:close()
+end
+local car = work .. "/tree.car"
+local root = sh("'" .. ipfs_car .. "' pack '" .. work .. "/tree' --output '" .. car .. "'"):match("([^\n]+)\n?$")
+
+local gw <close> = ipfsrt.serve { cars = { car }, log = work .. "/gateway.log" }
+local paths = {}
+for rel in pairs(files) do paths[#paths + 1] = rel end
+table.sort(paths)
+local quoted = {}
+for i, p in ipairs(paths) do quoted[i] = "'" .. p .. "'" end
+local script = arg[0]:gsub("[^/]*$", "") .. "verified-fetch/fetch.mjs"
+local out = sh(string.format("timeout 120 '%s' '%s' '%s' '%s' %s", node, script, gw:url(), root,
+  table.concat(quoted, " ")))
+local got = ipfsrt.json.decode(out:match("(%b{})%s*$"))
+
+local passed, failed = 0, 0
+for _, p in ipairs(paths) do
+  local want = hex(ipfsrt.multihash.decode(ipfsrt.multihash.sum("sha2-256", files[p])).digest)
+  local g = got[p]
+  if g and g.status == 200 and g.length == #files[p] and g.sha256 == want then
+    passed = passed + 1
+    print("ok   verified-fetch " .. p .. " (" .. #files[p] .. " bytes)")
+  else
+    failed = failed + 1
+    print("FAIL verified-fetch " .. p .. ": " .. ipfsrt.json.encode(g or {}))
+  end
+end
+local st = gw:stats()
+print(string.format("the gateway answered %d requests", st.requests))
+print(string.format("verified-fetch interop: %d passed, %d failed", passed, failed))
+os.exit(failed == 0 and passed == #paths and 0 or 1)
