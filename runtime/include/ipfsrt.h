@@ -540,8 +540,11 @@ void ipfsrt_memstore_free(ipfsrt_memstore *store);
 #define IPFSRT_UNIXFS_MAX_DEPTH 128  /* file DAG levels */
 #define IPFSRT_UNIXFS_MAX_SYMLINKS 32
 
+#define IPFSRT_UNIXFS_MAX_DUP_BLOCKS 1000000 /* blocks a listing with dups may repeat */
+
 typedef struct ipfsrt_unixfs_options {
     bool follow_symlinks; /* resolve through symlinks inside the DAG */
+    bool dups;            /* block lists: a block each time the walk meets it, not once */
 } ipfsrt_unixfs_options;
 
 /* What a path names. type is FILE for raw-codec blocks too. */

@@ -169,6 +169,7 @@ static enum MHD_Result send_error(request *rq, struct MHD_Connection *c, const i
     case IPFSRT_EVARINT:
     case IPFSRT_ETRAILING:
     case IPFSRT_EARG: status = MHD_HTTP_BAD_REQUEST; break;
+    case IPFSRT_ETOO_LARGE: status = MHD_HTTP_CONTENT_TOO_LARGE; break;
     default: status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     }
     return send_text(rq, c, status, "%s: %s", ipfsrt_status_name(err->code), err->message);
@@ -403,6 +404,9 @@ static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ip
     const char *dups = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-dups");
     if (dups && strcmp(dups, "y") != 0 && strcmp(dups, "n") != 0)
         return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "car-dups must be y or n");
+    /* the query wins over Accept's parameters */
+    ipfsrt_unixfs_options walk = {.dups = dups ? strcmp(dups, "y") == 0
+                                               : (accept && strstr(accept, "dups=y") != NULL)};
     const char *scope_s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dag-scope");
     ipfsrt_dag_scope scope = IPFSRT_SCOPE_ALL;
     if (scope_s) {
@@ -443,7 +447,7 @@ static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ip
     if (!unixfs && (!path[0] || strcmp(path, "/") == 0)) /* any other codec: its block */
         st = add_block(s, root, &err);
     else
-        st = ipfsrt_unixfs_blocks_for_scope(&gw->src, full, NULL, scope, offset, length, add_block,
+        st = ipfsrt_unixfs_blocks_for_scope(&gw->src, full, &walk, scope, offset, length, add_block,
                                             s, &err);
     free(full);
     if (st == IPFSRT_OK) st = ipfsrt_car_header_encode(root, 1, &s->header, &err);
@@ -464,12 +468,13 @@ static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ip
         return MHD_NO;
     }
     char h[IPFSRT_CID_STR_MAX + 96];
-    MHD_add_response_header(r, "Content-Type", CAR_TYPE "; version=1; order=dfs; dups=n");
+    MHD_add_response_header(r, "Content-Type", walk.dups ? CAR_TYPE "; version=1; order=dfs; dups=y"
+                                                          : CAR_TYPE "; version=1; order=dfs; dups=n");
     snprintf(h, sizeof h, "attachment; filename=\"%s.car\"", cid_str);
     MHD_add_response_header(r, "Content-Disposition", h);
     /* a weak Etag over what selects the blocks */
     uint64_t tag = ipfsrt_murmur3_x64_64((const uint8_t *)path, strlen(path)) ^
-                   ((uint64_t)scope << 56) ^ offset * 31 ^ length * 17;
+                   ((uint64_t)scope << 56) ^ ((uint64_t)walk.dups << 48) ^ offset * 31 ^ length * 17;
     snprintf(h, sizeof h, "W/\"%s.car.%016llx\"", cid_str, (unsigned long long)tag);
     MHD_add_response_header(r, "Etag", h);
     MHD_add_response_header(r, "Accept-Ranges", "none");
@@ -756,7 +761,7 @@ static enum MHD_Result route(request *rq, struct MHD_Connection *c, const char *
     const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
     if (format) { /* format= wins over Accept */
         if (strcmp(format, "raw") == 0) return serve_raw(rq, c, &cid, path);
-        if (strcmp(format, "car") == 0) return serve_car(rq, c, &cid, cid_str, path, NULL);
+        if (strcmp(format, "car") == 0) return serve_car(rq, c, &cid, cid_str, path, accept);
         return send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
                          "format=%s is not served (raw and car are)", format);
     }

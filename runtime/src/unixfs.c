@@ -570,9 +570,17 @@ typedef struct recorder {
     ipfsrt_mhmap seen;
     ipfsrt_cid_fn fn;
     void *user;
+    bool dups;
+    uint64_t emitted;
 } recorder;
 
 static ipfsrt_status record(recorder *rec, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    if (rec->dups) { /* a DAG that shares much could repeat without end */
+        if (++rec->emitted > IPFSRT_UNIXFS_MAX_DUP_BLOCKS)
+            return ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, cid, -1,
+                                   "more than %d blocks with duplicates", IPFSRT_UNIXFS_MAX_DUP_BLOCKS);
+        return rec->fn(rec->user, cid, err);
+    }
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     bool inserted;
@@ -626,7 +634,7 @@ static ipfsrt_status walk_all(const ipfsrt_blocksource *src, recorder *rec, ipfs
     bool first;
     ipfsrt_status st = ipfsrt_mhmap_put(expanded, mh, mh_len, 0, 0, &first);
     if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
-    if (!first) return IPFSRT_OK;
+    if (!first && !rec->dups) return IPFSRT_OK;
     node n;
     st = node_load(src, cid, &n, err); /* records it, if new */
     if (st != IPFSRT_OK) return st;
@@ -641,7 +649,7 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
                                              ipfsrt_dag_scope scope, uint64_t offset,
                                              uint64_t length, ipfsrt_cid_fn fn, void *user,
                                              ipfsrt_error *err) {
-    recorder rec = {src, {0}, fn, user};
+    recorder rec = {src, {0}, fn, user, opts && opts->dups, 0};
     ipfsrt_mhmap_init(&rec.seen);
     ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
     ipfsrt_unixfs_node_info info;

@@ -49,6 +49,7 @@ describe("ipfsrt.serve", function()
   for i = 1, 1000 do content[i] = string.char(i % 251) end
   content = table.concat(content)
   put(dir .. "/tree/file.bin", content)
+  put(dir .. "/tree/zeros.bin", string.rep("\0", 1000)) -- ten identical 100-byte chunks
   for i = 1, 40 do put(string.format("%s/tree/many/n%02d.txt", dir, i), "n" .. i) end
   local car = dir .. "/tree.car"
   -- tiny chunks and few links, so files span levels; a low threshold so 'many' is a HAMT
@@ -121,6 +122,25 @@ describe("ipfsrt.serve", function()
     local store2 = ipfsrt.blockstore()
     for _, b in ipairs(blocks_of(tail)) do store2:put(b.cid, b.data) end
     assert.equal(content:sub(901), ipfsrt.unixfs.read(store2, root .. "/file.bin", 900))
+  end)
+
+  it("repeats blocks each time the walk meets them when asked (dups=y)", function()
+    local function raw_leaves(query, accept)
+      local status, h, body = http(base .. "/ipfs/" .. root .. "/zeros.bin?format=car" .. query,
+        accept and { headers = { Accept = accept } } or nil)
+      assert.equal(200, status)
+      local n = 0
+      for _, b in ipairs(blocks_of(body)) do if b.cid.codec == "raw" then n = n + 1 end end
+      return n, h["content-type"]
+    end
+    local once, t1 = raw_leaves("")
+    assert.equal(1, once)
+    assert.truthy(t1:find("dups=n", 1, true))
+    local every, t2 = raw_leaves("&car-dups=y")
+    assert.equal(10, every)
+    assert.truthy(t2:find("dups=y", 1, true))
+    assert.equal(10, (raw_leaves("", "application/vnd.ipld.car; version=1; order=dfs; dups=y")))
+    assert.equal(1, (raw_leaves("&car-dups=n", "application/vnd.ipld.car; dups=y"))) -- the query wins
   end)
 
   it("walks HAMT shards on the route only", function()
