@@ -27,6 +27,7 @@ typedef struct car_spare {
 struct ipfsrt_gateway {
     ipfsrt_car_file **cars;
     size_t ncars;
+    ipfsrt_mhmap index; /* every block of every CAR: multihash -> which CAR holds it */
     ipfsrt_blocksource src;
     struct MHD_Daemon *daemon;
     char url[80];
@@ -56,11 +57,26 @@ typedef struct request {
 static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
                                ipfsrt_error *err) {
     ipfsrt_gateway *gw = ctx;
-    for (size_t i = 0; i < gw->ncars; i++) {
-        ipfsrt_status st = ipfsrt_car_file_locate(gw->cars[i], cid, &ref->data, &ref->len, err);
-        if (st != IPFSRT_ENOT_FOUND) return st;
-    }
-    return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&gw->index, mh, mh_len);
+    if (!e) return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
+    return ipfsrt_car_file_locate(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
+}
+
+typedef struct indexing {
+    ipfsrt_gateway *gw;
+    size_t car;
+    ipfsrt_status st;
+} indexing;
+
+/* Called for each verified block while a CAR is checked at start. */
+static int index_block(void *user, const ipfsrt_car_block *b) {
+    indexing *ix = user;
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(&b->cid, &mh_len);
+    ix->st = ipfsrt_mhmap_put(&ix->gw->index, mh, mh_len, ix->car, 0, NULL); /* first CAR wins */
+    return ix->st != IPFSRT_OK;
 }
 
 /* ----------------------------------------------------------------- faults */
@@ -867,9 +883,14 @@ ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **out, const char *const *paths
     if (!gw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     gw->cars = calloc(n, sizeof *gw->cars);
     ipfsrt_status st = gw->cars ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_mhmap_init(&gw->index);
     for (size_t i = 0; st == IPFSRT_OK && i < n; i++) {
+        /* verify each CAR whole, and merge its blocks into one index */
         ipfsrt_car_options verify_opts = {.verify_only = true};
-        st = ipfsrt_car_verify_file(paths[i], &verify_opts, 1 << 20, NULL, NULL, NULL, NULL, err);
+        indexing ix = {gw, i, IPFSRT_OK};
+        st = ipfsrt_car_verify_file(paths[i], &verify_opts, 1 << 20, index_block, &ix, NULL, NULL,
+                                    err);
+        if (ix.st != IPFSRT_OK) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory indexing %s", paths[i]);
         if (st == IPFSRT_OK) st = ipfsrt_car_file_open(&gw->cars[i], paths[i], NULL, err);
         if (st == IPFSRT_OK) gw->ncars++;
     }
@@ -946,6 +967,7 @@ void ipfsrt_gateway_free(ipfsrt_gateway *gw) {
     if (gw->log) fclose(gw->log);
     pthread_mutex_destroy(&gw->log_lock);
     for (size_t i = 0; i < gw->ncars; i++) ipfsrt_car_file_free(gw->cars[i]);
+    ipfsrt_mhmap_free(&gw->index);
     free(gw->cars);
     free(gw);
 }
