@@ -23,6 +23,11 @@ void ipfsrt_lua_push_cid(lua_State *L, const ipfsrt_cid *cid);
 /* A cid object, or a CID string (parsed; errors raised). */
 const ipfsrt_cid *ipfsrt_lua_check_cid(lua_State *L, int idx, ipfsrt_cid *tmp);
 
+/* Registers a class metatable: methods as __index, gc as __gc, close (or gc when
+ * NULL) as __close. Does nothing when the metatable exists already. */
+void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
+                      lua_CFunction close);
+
 /* A block source from a Lua value: an open CAR file or a block store. */
 void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src);
 

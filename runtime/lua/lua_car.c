@@ -337,19 +337,6 @@ static int writer_tbc(lua_State *L) {
     return writer_gc(L);
 }
 
-static void new_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
-                      lua_CFunction close) {
-    luaL_newmetatable(L, name);
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, close);
-    lua_setfield(L, -2, "__close");
-    lua_pop(L, 1);
-}
-
 int ipfsrt_lua_open_car(lua_State *L) {
     static const luaL_Reg file_methods[] = {
         {"roots", file_roots}, {"header", file_header}, {"get", file_get}, {"has", file_has},
@@ -363,9 +350,9 @@ int ipfsrt_lua_open_car(lua_State *L) {
     static const luaL_Reg fns[] = {{"open", car_open},     {"reader", car_reader},
                                    {"writer", car_writer}, {"verify", car_verify},
                                    {NULL, NULL}};
-    new_class(L, CAR_FILE, file_methods, file_close, file_close);
-    new_class(L, CAR_READER, reader_methods, reader_close, reader_close);
-    new_class(L, CAR_WRITER, writer_methods, writer_gc, writer_tbc);
+    ipfsrt_lua_class(L, CAR_FILE, file_methods, file_close, NULL);
+    ipfsrt_lua_class(L, CAR_READER, reader_methods, reader_close, NULL);
+    ipfsrt_lua_class(L, CAR_WRITER, writer_methods, writer_gc, writer_tbc);
     luaL_newlib(L, fns);
     return 1;
 }

@@ -18,6 +18,20 @@ int ipfsrt_lua_is_null(lua_State *L, int idx) {
     return lua_touserdata(L, idx) == (void *)&null_sentinel;
 }
 
+void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
+                      lua_CFunction close) {
+    if (luaL_newmetatable(L, name)) {
+        lua_newtable(L);
+        luaL_setfuncs(L, methods, 0);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, close ? close : gc);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
+}
+
 static int l_clock(lua_State *L) {
     lua_pushnumber(L, ipfsrt_clock());
     return 1;

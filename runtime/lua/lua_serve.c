@@ -125,16 +125,7 @@ int ipfsrt_lua_open_serve(lua_State *L) {
     static const luaL_Reg methods[] = {{"url", gw_url},   {"stats", gw_stats},
                                        {"stop", gw_stop}, {"wait", gw_wait},
                                        {NULL, NULL}};
-    if (luaL_newmetatable(L, GATEWAY)) {
-        lua_newtable(L);
-        luaL_setfuncs(L, methods, 0);
-        lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, gw_stop);
-        lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, gw_stop);
-        lua_setfield(L, -2, "__close");
-    }
-    lua_pop(L, 1);
+    ipfsrt_lua_class(L, GATEWAY, methods, gw_stop, NULL);
     lua_pushcfunction(L, l_serve);
     lua_setfield(L, -2, "serve");
     return 0;

@@ -387,14 +387,7 @@ int ipfsrt_lua_open_unixfs(lua_State *L) {
         {NULL, NULL}};
     static const luaL_Reg store_methods[] = {
         {"put", store_put}, {"get", store_get}, {"count", store_count}, {NULL, NULL}};
-    if (luaL_newmetatable(L, BLOCKSTORE)) {
-        lua_newtable(L);
-        luaL_setfuncs(L, store_methods, 0);
-        lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, store_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_pop(L, 1);
+    ipfsrt_lua_class(L, BLOCKSTORE, store_methods, store_gc, NULL);
     luaL_newlib(L, unixfs);
     lua_setfield(L, -2, "unixfs");
     lua_pushcfunction(L, blockstore_new);

@@ -2,6 +2,8 @@
 -- slices, beside the raw SHA-256 throughput of each hash backend, in one run.
 -- Usage: ipfsrt scripts/bench/car_verify.lua [SIZE_MIB=512] [RUNS=5] [DIR=build/bench]
 local ipfsrt = require "ipfsrt"
+local bench = require "ipfsrt.bench"
+local median = bench.median
 
 local size_mib = tonumber(arg[1]) or 512
 local runs = tonumber(arg[2]) or 5
@@ -9,12 +11,6 @@ local dir = arg[3] or "build/bench"
 local SLICE = 16 * 1024
 local BLOCK_SIZES = { 64 * 1024, 256 * 1024, 1024 * 1024 }
 
-local function median(t)
-  local s = { table.unpack(t) }
-  table.sort(s)
-  local n = #s
-  return n % 2 == 1 and s[(n + 1) // 2] or (s[n // 2] + s[n // 2 + 1]) / 2
-end
 
 -- Pseudo-random bytes from a tiny LCG: cheap, deterministic, incompressible enough.
 local function random_bytes(n, seed)

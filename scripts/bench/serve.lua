@@ -4,25 +4,15 @@
 -- ipfsrt as a CAR and deserialized, from nginx as a static file.
 -- Usage: ipfsrt scripts/bench/serve.lua [SECONDS=5] [RUNS=3] [DIR=build/bench]
 local ipfsrt = require "ipfsrt"
+local bench = require "ipfsrt.bench"
+local sh, median = bench.sh, bench.median
 
 local seconds = tonumber(arg[1]) or 5
 local runs = tonumber(arg[2]) or 3
 local dir = (arg[3] or "build/bench") .. "/serve"
 local abs = io.popen("cd " .. (arg[3] or "build/bench") .. " && pwd"):read("l") .. "/serve"
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd, "r"))
-  local out = p:read("a")
-  assert(p:close(), "command failed: " .. cmd .. "\n" .. out)
-  return out
-end
 
-local function median(t)
-  local s = { table.unpack(t) }
-  table.sort(s)
-  local n = #s
-  return n % 2 == 1 and s[(n + 1) // 2] or (s[n // 2] + s[n // 2 + 1]) / 2
-end
 
 for _, tool in ipairs({ "wrk", "nginx", "curl" }) do
   if not os.execute("command -v " .. tool .. " >/dev/null") then

@@ -3,6 +3,8 @@
 -- raw SHA-256 throughput of the hash backend in use, in one run.
 -- Usage: ipfsrt scripts/bench/unixfs_pack.lua [SIZE_MIB=1024] [RUNS=3] [DIR=build/bench]
 local ipfsrt = require "ipfsrt"
+local bench = require "ipfsrt.bench"
+local sh, median = bench.sh, bench.median
 
 local size_mib = tonumber(arg[1]) or 1024
 local runs = tonumber(arg[2]) or 3
@@ -10,19 +12,7 @@ local dir = arg[3] or "build/bench"
 local exe = arg[-1] or "build/ipfsrt"
 local tree = string.format("%s/pack-tree-%dMiB", dir, size_mib)
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd, "r"))
-  local out = p:read("a")
-  assert(p:close(), "command failed: " .. cmd)
-  return out
-end
 
-local function median(t)
-  local s = { table.unpack(t) }
-  table.sort(s)
-  local n = #s
-  return n % 2 == 1 and s[(n + 1) // 2] or (s[n // 2] + s[n // 2 + 1]) / 2
-end
 
 -- 16 directories of 16 random files each (incompressible, nothing deduplicates).
 local file_mib = math.max(1, size_mib // 256)
