@@ -681,33 +681,23 @@ ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char
 
 /* -------------------------------------------------------------- counting */
 
-static ipfsrt_status count_dag(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
-                               ipfsrt_mhmap *seen, int depth, ipfsrt_error *err) {
-    if (cid->hash_code == IPFSRT_MH_IDENTITY) return IPFSRT_OK; /* not a block to fetch */
-    size_t mh_len;
-    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
-    bool inserted;
-    ipfsrt_status st = ipfsrt_mhmap_put(seen, mh, mh_len, 0, 0, &inserted);
-    if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
-    if (!inserted || cid->codec == IPFSRT_CODEC_RAW) return IPFSRT_OK;
-    if (depth > IPFSRT_UNIXFS_MAX_DEPTH)
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "DAG deeper than %d levels",
-                               IPFSRT_UNIXFS_MAX_DEPTH);
-    node n;
-    st = node_load(src, cid, &n, err);
-    if (st != IPFSRT_OK) return st;
-    for (size_t i = 0; st == IPFSRT_OK && i < n.pb.link_count; i++)
-        st = count_dag(src, &n.pb.links[i].cid, seen, depth + 1, err);
-    node_release(src, &n);
-    return st;
+static ipfsrt_status count_one(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    (void)cid, (void)err;
+    (*(uint64_t *)user)++;
+    return IPFSRT_OK;
 }
 
+/* The same walk as dag-scope=all, counting what it records. */
 ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                          uint64_t *blocks, ipfsrt_error *err) {
-    ipfsrt_mhmap seen;
-    ipfsrt_mhmap_init(&seen);
-    ipfsrt_status st = count_dag(src, cid, &seen, 0, err);
-    *blocks = seen.count;
-    ipfsrt_mhmap_free(&seen);
+    *blocks = 0;
+    recorder rec = {src, {0}, count_one, blocks, false, 0};
+    ipfsrt_mhmap_init(&rec.seen);
+    ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
+    ipfsrt_mhmap expanded;
+    ipfsrt_mhmap_init(&expanded);
+    ipfsrt_status st = walk_all(&recording, &rec, &expanded, cid, 0, err);
+    ipfsrt_mhmap_free(&expanded);
+    ipfsrt_mhmap_free(&rec.seen);
     return st;
 }
