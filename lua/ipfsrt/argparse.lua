@@ -9,7 +9,8 @@ local function usage_error(fmt, ...)
 end
 M.usage_error = usage_error
 
--- spec: { name = "string" | "boolean", ... }, aliases: { o = "output", ... }
+-- spec: { name = "string" | "boolean" | "list", ... } ("list" options may repeat and
+-- collect their values in order), aliases: { o = "output", ... }
 -- Returns positional (array) and options (table).
 function M.parse(args, spec, aliases)
   aliases = aliases or {}
@@ -34,7 +35,12 @@ function M.parse(args, spec, aliases)
           value = args[i]
           if not value then usage_error("option --%s needs a value", name) end
         end
-        options[name] = value
+        if spec[name] == "list" then
+          options[name] = options[name] or {}
+          table.insert(options[name], value)
+        else
+          options[name] = value
+        end
       end
     end
     i = i + 1

@@ -31,6 +31,11 @@ void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, l
 /* A block source from a Lua value: an open CAR file or a block store. */
 void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src);
 
+/* {cid, type, size, mode?, mtime?} */
+void ipfsrt_lua_push_node_info(lua_State *L, const ipfsrt_unixfs_node_info *info);
+/* {name, cid, tsize, type?, size?} */
+void ipfsrt_lua_push_entry(lua_State *L, const ipfsrt_unixfs_entry *e);
+
 /* Each pushes its submodule table. */
 int ipfsrt_lua_open_error(lua_State *L);
 int ipfsrt_lua_open_cid(lua_State *L);
@@ -40,5 +45,6 @@ int ipfsrt_lua_open_car(lua_State *L);
 int ipfsrt_lua_open_json(lua_State *L);
 int ipfsrt_lua_open_unixfs(lua_State *L); /* sets unixfs, blockstore and pack on the table at -1 */
 int ipfsrt_lua_open_serve(lua_State *L);  /* sets serve on the table at -1 */
+int ipfsrt_lua_open_client(lua_State *L); /* sets client and gateways on the table at -1 */
 
 #endif

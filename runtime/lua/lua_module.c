@@ -6,7 +6,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <lualib.h>
 
 #include "bindings.h"
 
@@ -34,6 +37,16 @@ void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, l
 
 static int l_clock(lua_State *L) {
     lua_pushnumber(L, ipfsrt_clock());
+    return 1;
+}
+
+/* ipfsrt.isatty(file or fd) -> whether it is a terminal (progress bars) */
+static int l_isatty(lua_State *L) {
+    int fd;
+    luaL_Stream *stream = luaL_testudata(L, 1, LUA_FILEHANDLE);
+    if (stream) fd = stream->closef && stream->f ? fileno(stream->f) : -1;
+    else fd = (int)luaL_checkinteger(L, 1);
+    lua_pushboolean(L, fd >= 0 && isatty(fd));
     return 1;
 }
 
@@ -109,7 +122,8 @@ static int versions(lua_State *L) {
 
 int ipfsrt_lua_open(lua_State *L) {
     static const luaL_Reg fns[] = {{"clock", l_clock}, {"versions", versions},
-                                   {"listdir", listdir}, {NULL, NULL}};
+                                   {"listdir", listdir}, {"isatty", l_isatty},
+                                   {NULL, NULL}};
     static const luaL_Reg hash[] = {{"backend", hash_backend}, {"backends", hash_backends},
                                     {NULL, NULL}};
     luaL_newlib(L, fns);
@@ -130,6 +144,7 @@ int ipfsrt_lua_open(lua_State *L) {
     lua_setfield(L, -2, "json");
     ipfsrt_lua_open_unixfs(L);
     ipfsrt_lua_open_serve(L);
+    ipfsrt_lua_open_client(L);
     luaL_newlib(L, hash);
     lua_setfield(L, -2, "hash");
     return 1;

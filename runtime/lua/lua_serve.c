@@ -29,7 +29,7 @@ static lua_Integer fault_int(lua_State *L, int t, const char *key) {
 }
 
 /* ipfsrt.serve{cars = {path, ...}, listen = "127.0.0.1:0", threads = 4, log = path,
- *   faults = {tamper, fail, truncate, reset, wrong_block (probabilities), delay_ms,
+ *   faults = {tamper, fail, truncate, reset, wrong_block, wrong_dag (probabilities), delay_ms,
  *             delay_jitter_ms, slow (bytes/s), seed}} */
 static int l_serve(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -60,6 +60,7 @@ static int l_serve(lua_State *L) {
         f->truncate = fault_rate(L, t, "truncate");
         f->reset = fault_rate(L, t, "reset");
         f->wrong_block = fault_rate(L, t, "wrong_block");
+        f->wrong_dag = fault_rate(L, t, "wrong_dag");
         f->delay_ms = (unsigned)fault_int(L, t, "delay_ms");
         f->delay_jitter_ms = (unsigned)fault_int(L, t, "delay_jitter_ms");
         f->slow_bytes_per_s = (uint64_t)fault_int(L, t, "slow");

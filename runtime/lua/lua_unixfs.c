@@ -103,7 +103,7 @@ static const char *check_path(lua_State *L, int idx) {
     return luaL_checkstring(L, idx);
 }
 
-static void push_info(lua_State *L, const ipfsrt_unixfs_node_info *info) {
+void ipfsrt_lua_push_node_info(lua_State *L, const ipfsrt_unixfs_node_info *info) {
     lua_createtable(L, 0, 6);
     ipfsrt_lua_push_cid(L, &info->cid);
     lua_setfield(L, -2, "cid");
@@ -156,7 +156,7 @@ static int unixfs_resolve(lua_State *L) {
     begin(L, 3, &c);
     ipfsrt_unixfs_node_info info;
     resolve_or_raise(L, &c, &info);
-    push_info(L, &info);
+    ipfsrt_lua_push_node_info(L, &info);
     return 1;
 }
 
@@ -170,7 +170,7 @@ static int unixfs_stat(lua_State *L) {
     ipfsrt_error err;
     if (ipfsrt_unixfs_count_blocks(&c.src, &info.cid, &blocks, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
-    push_info(L, &info);
+    ipfsrt_lua_push_node_info(L, &info);
     lua_pushinteger(L, (lua_Integer)blocks);
     lua_setfield(L, -2, "blocks");
     return 1;
@@ -184,7 +184,12 @@ typedef struct collect_state {
 static ipfsrt_status push_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
     (void)err;
     collect_state *c = user;
-    lua_State *L = c->L;
+    ipfsrt_lua_push_entry(c->L, e);
+    lua_rawseti(c->L, -2, ++c->n);
+    return IPFSRT_OK;
+}
+
+void ipfsrt_lua_push_entry(lua_State *L, const ipfsrt_unixfs_entry *e) {
     lua_createtable(L, 0, 5);
     lua_pushlstring(L, e->name, e->name_len);
     lua_setfield(L, -2, "name");
@@ -198,8 +203,6 @@ static ipfsrt_status push_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt
         lua_pushinteger(L, (lua_Integer)e->size);
         lua_setfield(L, -2, "size");
     }
-    lua_rawseti(L, -2, ++c->n);
-    return IPFSRT_OK;
 }
 
 /* unixfs.ls(source, path[, {types = true, follow_symlinks}]) -> {{name, cid, tsize, type?, size?}, ...} */
@@ -278,7 +281,7 @@ static int unixfs_export(lua_State *L) {
     ipfsrt_error err;
     if (ipfsrt_unixfs_export(&c.src, &info.cid, dest, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
-    push_info(L, &info);
+    ipfsrt_lua_push_node_info(L, &info);
     return 1;
 }
 

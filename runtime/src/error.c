@@ -30,6 +30,7 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_ENOT_FILE] = "not_file",
     [IPFSRT_ESYMLINK] = "symlink",
     [IPFSRT_ERANGE] = "bad_range",
+    [IPFSRT_EFETCH] = "fetch_failed",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

@@ -49,7 +49,7 @@ typedef struct request {
     _Atomic uint64_t bytes;
     char faults[96];
     /* body faults, applied by the callbacks that produce bodies */
-    bool tamper, truncate, wrong_block;
+    bool tamper, truncate, wrong_block, wrong_dag;
     uint64_t slow;
 } request;
 
@@ -402,6 +402,16 @@ static void plan_car_faults(car_stream *s) {
     }
 }
 
+/* The wrong-dag fault's material: a root of a served CAR other than root. */
+static const ipfsrt_cid *decoy_root(const ipfsrt_gateway *gw, const ipfsrt_cid *root) {
+    for (size_t i = 0; i < gw->ncars; i++) {
+        const ipfsrt_car_header *h = ipfsrt_car_file_header(gw->cars[i]);
+        for (size_t j = 0; j < h->root_count; j++)
+            if (!ipfsrt_cid_equal(&h->roots[j], root)) return &h->roots[j];
+    }
+    return NULL;
+}
+
 static bool has_param(const char *value, const char *param) {
     return value && strstr(value, param) != NULL;
 }
@@ -432,6 +442,14 @@ static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ip
             return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "dag-scope must be block, entity or all");
     }
     const char *range = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "entity-bytes");
+    char decoy_str[IPFSRT_CID_STR_MAX];
+    const ipfsrt_cid *decoy = rq->wrong_dag ? decoy_root(gw, root) : NULL;
+    if (decoy) { /* the whole DAG of something else, under the requested root's header */
+        cid_str = ipfsrt_cid_to_string(decoy, decoy_str);
+        path = "";
+        range = NULL;
+        scope = IPFSRT_SCOPE_ALL;
+    }
     size_t plen = strlen(cid_str) + strlen(path) + 1;
     char *full = malloc(plen);
     if (!full) return MHD_NO;
@@ -460,7 +478,7 @@ static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ip
     ipfsrt_buf_init(&s->header);
     ipfsrt_status st;
     bool unixfs = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW;
-    if (!unixfs && (!path[0] || strcmp(path, "/") == 0)) /* any other codec: its block */
+    if (!unixfs && !decoy && (!path[0] || strcmp(path, "/") == 0)) /* any other codec: its block */
         st = add_block(s, root, &err);
     else
         st = ipfsrt_unixfs_blocks_for_scope(&gw->src, full, &walk, scope, offset, length, add_block,
@@ -746,10 +764,12 @@ static enum MHD_Result plan_faults(request *rq, struct MHD_Connection *c, bool *
     rq->tamper = draw(rq, f->tamper);
     rq->truncate = draw(rq, f->truncate);
     rq->wrong_block = draw(rq, f->wrong_block);
+    rq->wrong_dag = draw(rq, f->wrong_dag);
     rq->slow = f->slow_bytes_per_s;
     if (rq->tamper) note_fault(rq, "tamper");
     if (rq->truncate) note_fault(rq, "truncate");
     if (rq->wrong_block) note_fault(rq, "wrong-block");
+    if (rq->wrong_dag) note_fault(rq, "wrong-dag");
     if (rq->slow) note_fault(rq, "slow");
     return MHD_YES;
 }

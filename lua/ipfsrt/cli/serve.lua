@@ -6,7 +6,8 @@ local M = {
   summary = "serve CAR files as a trustless gateway (raw blocks and CAR responses)",
   usage = [[usage: ipfsrt serve FILE.car... [--listen HOST:PORT] [--threads N] [--log FILE]
                     [fault injection: --tamper P --fail P --truncate P --reset P
-                     --wrong-block P --delay MS[:JITTER] --slow BYTES_PER_S --seed N]
+                     --wrong-block P --wrong-dag P --delay MS[:JITTER]
+                     --slow BYTES_PER_S --seed N]
 
 Verifies every CAR, prints the base URL as its first line, then serves until SIGINT
 or SIGTERM. PORT 0 (the default, on 127.0.0.1) picks a free port. Answers
@@ -17,7 +18,8 @@ entity-bytes=FROM:TO range; with no format, the file's bytes (Range) or a JSON l
 Faults, for tests and demos (P is a probability per request, reproducible with --seed):
 tamper flips a byte inside a block, fail answers 500/502/503/429 with Retry-After,
 truncate cuts the body mid-block, reset drops the connection, wrong-block sends a valid
-block of another CID, delay waits MS (plus up to JITTER) ms, slow paces the body.
+block of another CID, wrong-dag answers a CAR request with the valid CAR of another
+served root, delay waits MS (plus up to JITTER) ms, slow paces the body.
 --log writes a line per request: time, method, path, query, status, bytes, faults.]],
 }
 
@@ -38,7 +40,7 @@ end
 function M.run(args)
   local pos, opts = argparse.parse(args, {
     listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
-    truncate = "string", reset = "string", ["wrong-block"] = "string", delay = "string",
+    truncate = "string", reset = "string", ["wrong-block"] = "string", ["wrong-dag"] = "string", delay = "string",
     slow = "string", seed = "string",
   })
   if #pos == 0 then argparse.usage_error("expected at least one CAR file") end
@@ -56,6 +58,7 @@ function M.run(args)
     faults = {
       tamper = rate(opts, "tamper"), fail = rate(opts, "fail"), truncate = rate(opts, "truncate"),
       reset = rate(opts, "reset"), wrong_block = rate(opts, "wrong-block"),
+      wrong_dag = rate(opts, "wrong-dag"),
       delay_ms = delay, delay_jitter_ms = jitter, slow = whole(opts, "slow"), seed = whole(opts, "seed"),
     },
   }

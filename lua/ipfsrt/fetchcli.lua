@@ -1,0 +1,128 @@
+-- What the fetching subcommands (get, ls, stat) share: their options, the client
+-- they make, the progress bar and the -v report.
+local ipfsrt = require "ipfsrt"
+local argparse = require "ipfsrt.argparse"
+
+local M = {}
+
+M.options_help = [[
+Gateways: --gateway URL (repeatable), else IPFS_GATEWAY (URLs separated by commas or
+spaces), else the first line of $IPFS_PATH/gateway, ~/.ipfs/gateway,
+$XDG_CONFIG_HOME/ipfs/gateway or /etc/ipfs/gateway, else public gateways (safe: every
+block is verified). Options may come before or after the URL:
+  --policy NAME|FILE.lua  gateway selection policy (else IPFSRT_POLICY; built in:
+                          round_robin, fastest, hedged, failover, trust)
+  --no-verify             plain GETs, nothing checked (also takes http(s) URLs)
+  --cache-dir DIR         keep verified blocks in DIR; --trust-cache skips re-hashing them
+  --timeout S             first-byte and stall timeout (default 30)
+  --concurrency N         requests in flight per gateway (default 8)
+  --retries N             rounds over the gateways after all failed (default 2)
+  -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)]]
+
+M.spec = {
+  gateway = "list", policy = "string", ["no-verify"] = "boolean", ["cache-dir"] = "string",
+  ["trust-cache"] = "boolean", timeout = "string", concurrency = "string", retries = "string",
+  verbose = "boolean", json = "boolean", output = "string", ["no-types"] = "boolean",
+}
+M.aliases = { v = "verbose", o = "output" }
+
+local function number_option(opts, name, integer)
+  local v = opts[name]
+  if v == nil then return nil end
+  local n = tonumber(v)
+  if integer then n = math.tointeger(n) end
+  if not n or n <= 0 then argparse.usage_error("--%s needs a positive number", name) end
+  return n
+end
+
+-- The client for these options; log lines of the policy go to stderr with -v.
+function M.client(opts)
+  local verbose = opts.verbose
+  local log = function(line) if verbose then io.stderr:write(line, "\n") end end
+  local client = ipfsrt.client {
+    gateways = opts.gateway,
+    policy = opts.policy,
+    verify = not opts["no-verify"],
+    cache = { dir = opts["cache-dir"], trust = opts["trust-cache"] },
+    timeout = number_option(opts, "timeout"),
+    concurrency = number_option(opts, "concurrency", true),
+    retries = number_option(opts, "retries", true),
+    log = log,
+  }
+  if verbose then
+    local urls, source = client:gateways()
+    io.stderr:write(string.format("gateways (from %s): %s\n", source, table.concat(urls, ", ")))
+    io.stderr:write(string.format("policy: %s; %s\n", opts.policy or os.getenv("IPFSRT_POLICY") or
+      "built-in order", client:verifies() and "verifying every block" or "NOT verifying (--no-verify)"))
+  end
+  return client
+end
+
+local function human(bytes)
+  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local i = 1
+  while bytes >= 1024 and i < #units do bytes = bytes / 1024; i = i + 1 end
+  return string.format(i == 1 and "%.0f %s" or "%.1f %s", bytes, units[i])
+end
+M.human = human
+
+-- A progress bar on stderr, shown only on a terminal and once the transfer has
+-- taken more than a second. Returns a function that clears it.
+function M.progress(client)
+  if not ipfsrt.isatty(io.stderr) then return function() end end
+  local start, shown = ipfsrt.clock(), false
+  client:on_progress(function(done, expected)
+    local elapsed = ipfsrt.clock() - start
+    if elapsed < 1 then return end
+    shown = true
+    local rate = human(done / elapsed) .. "/s"
+    local line
+    if expected and expected > 0 then
+      local frac = math.min(done / expected, 1)
+      local width = 30
+      local fill = math.floor(frac * width)
+      line = string.format("[%s%s] %3d%% %s of %s, %s", string.rep("#", fill), string.rep(" ", width - fill),
+        math.floor(frac * 100), human(done), human(expected), rate)
+    else
+      line = string.format("%s, %s", human(done), rate)
+    end
+    io.stderr:write("\r", line, "\27[K")
+  end)
+  return function()
+    client:on_progress(nil)
+    if shown then io.stderr:write("\r\27[K") end
+  end
+end
+
+-- The -v report: one line per gateway.
+function M.report(client, opts)
+  if not opts.verbose then return end
+  for _, g in ipairs(client:stats()) do
+    local errors = {}
+    for kind, n in pairs(g.errors) do errors[#errors + 1] = kind .. "=" .. n end
+    table.sort(errors)
+    io.stderr:write(string.format(
+      "%s: %d requests, %d ok, %s, %d verification failures, errors: %s, first byte p50/p90/p99 %.1f/%.1f/%.1f ms\n",
+      g.url, g.requests, g.ok, human(g.bytes), g.verify_failures,
+      #errors > 0 and table.concat(errors, " ") or "none",
+      g.latency.p50 * 1000, g.latency.p90 * 1000, g.latency.p99 * 1000))
+  end
+end
+
+-- Parses args for a subcommand taking one URL; returns url, opts.
+function M.parse(args, name)
+  local pos, opts = argparse.parse(args, M.spec, M.aliases)
+  if #pos ~= 1 then argparse.usage_error("%s needs one ipfs://CID[/path]", name) end
+  return pos[1], opts
+end
+
+-- Runs fn(client) and prints the -v report whether it worked or not.
+function M.with_client(opts, fn)
+  local client = M.client(opts)
+  local ok, err = pcall(fn, client)
+  M.report(client, opts)
+  client:close()
+  if not ok then error(err, 0) end
+end
+
+return M

@@ -1,0 +1,634 @@
+/* ipfsrt.client: the gateway client, with gateway selection policies written in
+ * Lua (an object answering order, hedge_after and observe, bridged to the C
+ * policy callbacks), and ipfsrt.gateways(): the default gateway list. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bindings.h"
+
+#define CLIENT "ipfsrt.client"
+
+typedef struct lclient {
+    ipfsrt_client *c;
+    lua_State *L;     /* the state of the call under way: policies run on it */
+    int policy_ref;   /* the Lua policy object, or LUA_NOREF */
+    int gateways_ref; /* {{url=, index=}, ...} handed to policies */
+    int progress_ref;
+    double progress_last;
+    char callback_error[600]; /* the first error a Lua callback raised during a call */
+} lclient;
+
+static lclient *check_client(lua_State *L) {
+    lclient *lc = luaL_checkudata(L, 1, CLIENT);
+    if (!lc->c) ipfsrt_lua_raise_arg(L, "the client is closed");
+    lc->L = L;
+    lc->callback_error[0] = '\0';
+    return lc;
+}
+
+/* Keeps the first error of a Lua callback (at -1) and pops it. */
+static void note_callback_error(lclient *lc, const char *what) {
+    lua_State *L = lc->L;
+    if (!lc->callback_error[0]) {
+        const char *msg = luaL_tolstring(L, -1, NULL);
+        snprintf(lc->callback_error, sizeof lc->callback_error, "%s: %s", what, msg);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* Raises err, or the error of a Lua callback that caused it. */
+static int raise_call(lua_State *L, lclient *lc, const ipfsrt_error *err) {
+    if (lc->callback_error[0]) {
+        ipfsrt_error e = {.code = IPFSRT_ECANCELED, .offset = -1};
+        snprintf(e.message, sizeof e.message, "%s", lc->callback_error);
+        return ipfsrt_lua_raise(L, &e);
+    }
+    return ipfsrt_lua_raise(L, err);
+}
+
+static void check_callbacks(lua_State *L, lclient *lc) {
+    if (lc->callback_error[0]) raise_call(L, lc, NULL);
+}
+
+/* ------------------------------------------------------------ policies */
+
+static const char *kind_name(ipfsrt_request_kind k) {
+    return k == IPFSRT_REQUEST_BLOCK ? "block" : k == IPFSRT_REQUEST_CAR ? "car" : "plain";
+}
+
+static void push_request(lua_State *L, const ipfsrt_request_info *req) {
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, kind_name(req->kind));
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, req->path);
+    lua_setfield(L, -2, "path");
+    lua_pushstring(L, req->query);
+    lua_setfield(L, -2, "query");
+    lua_pushinteger(L, req->attempt);
+    lua_setfield(L, -2, "attempt");
+}
+
+/* Pushes policy[name] and the policy itself; false (nothing pushed) when absent. */
+static bool policy_method(lclient *lc, const char *name) {
+    lua_State *L = lc->L;
+    if (lc->policy_ref == LUA_NOREF) return false;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->policy_ref);
+    lua_getfield(L, -1, name);
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 2);
+        return false;
+    }
+    lua_insert(L, -2);
+    return true;
+}
+
+static size_t lp_order(void *ctx, const ipfsrt_request_info *req, size_t n, size_t *order) {
+    lclient *lc = ctx;
+    lua_State *L = lc->L;
+    int top = lua_gettop(L);
+    size_t count = 0;
+    if (policy_method(lc, "order")) {
+        push_request(L, req);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
+        if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
+            note_callback_error(lc, "policy order");
+        } else if (lua_istable(L, -1)) {
+            lua_Integer len = luaL_len(L, -1);
+            for (lua_Integer i = 1; i <= len && count < n; i++) {
+                lua_rawgeti(L, -1, i);
+                lua_Integer idx = 0;
+                if (lua_istable(L, -1)) lua_getfield(L, -1, "index");
+                else lua_pushvalue(L, -1);
+                idx = lua_tointeger(L, -1); /* 1-based; anything else is skipped */
+                lua_pop(L, 2);
+                if (idx >= 1 && (size_t)idx <= n) order[count++] = (size_t)idx - 1;
+            }
+        }
+    } else {
+        for (; count < n; count++) order[count] = count;
+    }
+    lua_settop(L, top);
+    return count;
+}
+
+static double lp_hedge(void *ctx, const ipfsrt_request_info *req) {
+    lclient *lc = ctx;
+    lua_State *L = lc->L;
+    int top = lua_gettop(L);
+    double ms = -1;
+    if (policy_method(lc, "hedge_after")) {
+        push_request(L, req);
+        if (lua_pcall(L, 2, 1, 0) != LUA_OK) note_callback_error(lc, "policy hedge_after");
+        else if (lua_isnumber(L, -1)) ms = lua_tonumber(L, -1);
+    }
+    lua_settop(L, top);
+    return ms;
+}
+
+static void lp_observe(void *ctx, size_t gw, const ipfsrt_request_info *req,
+                       const ipfsrt_outcome *o) {
+    lclient *lc = ctx;
+    lua_State *L = lc->L;
+    int top = lua_gettop(L);
+    if (policy_method(lc, "observe")) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
+        lua_rawgeti(L, -1, (lua_Integer)gw + 1);
+        lua_remove(L, -2);
+        lua_createtable(L, 0, 8);
+        lua_pushboolean(L, o->ok);
+        lua_setfield(L, -2, "ok");
+        lua_pushboolean(L, o->verified);
+        lua_setfield(L, -2, "verified");
+        lua_pushstring(L, o->error == IPFSRT_GWERR_NONE ? "" : ipfsrt_gw_error_name(o->error));
+        lua_setfield(L, -2, "error");
+        lua_pushboolean(L, ipfsrt_gw_error_is_verification(o->error));
+        lua_setfield(L, -2, "verification_failed");
+        lua_pushinteger(L, o->status);
+        lua_setfield(L, -2, "status");
+        lua_pushnumber(L, o->latency_s);
+        lua_setfield(L, -2, "latency");
+        lua_pushnumber(L, o->duration_s);
+        lua_setfield(L, -2, "duration");
+        lua_pushinteger(L, (lua_Integer)o->bytes);
+        lua_setfield(L, -2, "bytes");
+        lua_pushstring(L, o->detail);
+        lua_setfield(L, -2, "detail");
+        push_request(L, req);
+        if (lua_pcall(L, 4, 0, 0) != LUA_OK) note_callback_error(lc, "policy observe");
+    }
+    lua_settop(L, top);
+}
+
+static void lp_free(void *ctx) {
+    lclient *lc = ctx;
+    luaL_unref(lc->L, LUA_REGISTRYINDEX, lc->policy_ref);
+    lc->policy_ref = LUA_NOREF;
+}
+
+/* Installs the policy at idx: nil = IPFSRT_POLICY or the built-in order; a name,
+ * a FILE.lua, a constructor or an object go through ipfsrt.policy.load. */
+static void install_policy(lua_State *L, lclient *lc, int idx, int log_idx) {
+    idx = lua_absindex(L, idx);
+    ipfsrt_client_set_policy(lc->c, NULL);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "ipfsrt.policy");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "load");
+    lua_pushvalue(L, idx);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
+    if (log_idx) lua_pushvalue(L, log_idx);
+    else lua_pushnil(L);
+    lua_call(L, 3, 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 2);
+        return;
+    }
+    lc->policy_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 1);
+    ipfsrt_policy p = {lc, lp_order, lp_hedge, lp_observe, lp_free};
+    ipfsrt_client_set_policy(lc->c, &p);
+}
+
+/* -------------------------------------------------------------- client */
+
+static void progress_cb(void *user, uint64_t done, uint64_t expected) {
+    lclient *lc = user;
+    if (lc->progress_ref == LUA_NOREF) return;
+    double now = ipfsrt_clock();
+    if (now - lc->progress_last < 0.1 && (expected == 0 || done < expected)) return;
+    lc->progress_last = now;
+    lua_State *L = lc->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->progress_ref);
+    lua_pushinteger(L, (lua_Integer)done);
+    if (expected) lua_pushinteger(L, (lua_Integer)expected);
+    else lua_pushnil(L);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) note_callback_error(lc, "progress");
+}
+
+static lua_Integer opt_field_int(lua_State *L, int t, const char *key, lua_Integer dflt) {
+    lua_getfield(L, t, key);
+    lua_Integer v = luaL_optinteger(L, -1, dflt);
+    lua_pop(L, 1);
+    if (v < 0) ipfsrt_lua_raise_arg(L, "client: %s must not be negative", key);
+    return v;
+}
+
+/* ipfsrt.client{gateways = {url, ...}, policy = name|file|constructor|object,
+ *   verify = true, cache = {memory = bytes, dir = path, trust = false} | false,
+ *   concurrency = N, timeout = seconds, retries = N, log = function(line)} */
+static int l_client(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) lua_newtable(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    ipfsrt_client_options opts = {0};
+    ipfsrt_gateway_list list = {0};
+    ipfsrt_error err;
+    lua_getfield(L, 1, "gateways"); /* 2 */
+    if (lua_isstring(L, 2)) {
+        lua_newtable(L);
+        lua_pushvalue(L, 2);
+        lua_rawseti(L, -2, 1);
+        lua_replace(L, 2);
+    }
+    lclient *lc = lua_newuserdatauv(L, sizeof *lc, 0); /* 3 */
+    memset(lc, 0, sizeof *lc);
+    lc->L = L;
+    lc->policy_ref = lc->gateways_ref = lc->progress_ref = LUA_NOREF;
+    luaL_setmetatable(L, CLIENT);
+    if (lua_istable(L, 2)) {
+        lua_Integer n = luaL_len(L, 2);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, 2, i);
+            const char *url = lua_tostring(L, -1);
+            if (!url) {
+                ipfsrt_gateway_list_free(&list);
+                return ipfsrt_lua_raise_arg(L, "client: gateways[%d] is not a URL", (int)i);
+            }
+            if (ipfsrt_gateway_list_add(&list, url, &err) != IPFSRT_OK) {
+                ipfsrt_gateway_list_free(&list);
+                return ipfsrt_lua_raise(L, &err);
+            }
+            lua_pop(L, 1);
+        }
+    } else if (!lua_isnil(L, 2)) {
+        return ipfsrt_lua_raise_arg(L, "client: gateways must be a list of URLs");
+    }
+    opts.gateways = &list;
+    lua_getfield(L, 1, "verify");
+    opts.no_verify = !lua_isnil(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "cache");
+    if (lua_isboolean(L, -1) && !lua_toboolean(L, -1)) {
+        opts.cache_bytes = UINT64_MAX;
+    } else if (lua_istable(L, -1)) {
+        int t = lua_gettop(L);
+        lua_getfield(L, t, "memory");
+        if (!lua_isnil(L, -1)) {
+            lua_Integer mem = luaL_checkinteger(L, -1);
+            if (mem < 0) return ipfsrt_lua_raise_arg(L, "client: cache.memory must not be negative");
+            opts.cache_bytes = mem == 0 ? UINT64_MAX : (uint64_t)mem;
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, t, "dir");
+        opts.cache_dir = luaL_optstring(L, -1, NULL); /* stays referenced by the options table */
+        lua_pop(L, 1);
+        lua_getfield(L, t, "trust");
+        opts.trust_cache_dir = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    opts.concurrency = (unsigned)opt_field_int(L, 1, "concurrency", 0);
+    opts.retries = (unsigned)opt_field_int(L, 1, "retries", 0);
+    lua_getfield(L, 1, "timeout");
+    opts.timeout_s = luaL_optnumber(L, -1, 0);
+    lua_pop(L, 1);
+    ipfsrt_status st = ipfsrt_client_init(&lc->c, &opts, &err);
+    ipfsrt_gateway_list_free(&list);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    ipfsrt_client_set_progress(lc->c, progress_cb, lc);
+    size_t n = ipfsrt_client_gateway_count(lc->c);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, ipfsrt_client_gateway_url(lc->c, i));
+        lua_setfield(L, -2, "url");
+        lua_pushinteger(L, (lua_Integer)i + 1);
+        lua_setfield(L, -2, "index");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lc->gateways_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_getfield(L, 1, "log"); /* 4 */
+    lua_getfield(L, 1, "policy");
+    install_policy(L, lc, -1, lua_isnil(L, 4) ? 0 : 4);
+    lua_settop(L, 3);
+    return 1;
+}
+
+static int client_close(lua_State *L) {
+    lclient *lc = luaL_checkudata(L, 1, CLIENT);
+    lc->L = L;
+    ipfsrt_client_free(lc->c); /* frees the policy too */
+    lc->c = NULL;
+    luaL_unref(L, LUA_REGISTRYINDEX, lc->gateways_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, lc->progress_ref);
+    lc->gateways_ref = lc->progress_ref = LUA_NOREF;
+    return 0;
+}
+
+/* "ipfs://CID/path", "/ipfs/...", "CID/...", a cid object, or a URL */
+static const char *check_target(lua_State *L, int idx) {
+    if (luaL_testudata(L, idx, IPFSRT_LUA_CID)) {
+        luaL_tolstring(L, idx, NULL);
+        lua_replace(L, idx);
+    }
+    return luaL_checkstring(L, idx);
+}
+
+static ipfsrt_status fail(ipfsrt_error *err, ipfsrt_status code, const char *message) {
+    if (err) {
+        memset(err, 0, sizeof *err);
+        err->code = code;
+        err->offset = -1;
+        snprintf(err->message, sizeof err->message, "%s", message);
+    }
+    return code;
+}
+
+typedef struct sink {
+    lclient *lc;
+    int fn_idx;      /* a Lua function, or 0 */
+    FILE *file;      /* an io file, or NULL */
+    ipfsrt_buf buf;  /* otherwise: collected */
+} sink;
+
+static ipfsrt_status sink_write(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    sink *s = user;
+    if (s->file) {
+        if (fwrite(data, 1, len, s->file) != len)
+            return fail(err, IPFSRT_EIO, "writing the output file failed");
+    } else if (s->fn_idx) {
+        lua_State *L = s->lc->L;
+        lua_pushvalue(L, s->fn_idx);
+        lua_pushlstring(L, (const char *)data, len);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+            note_callback_error(s->lc, "output function");
+            return fail(err, IPFSRT_ECANCELED, "the output function failed");
+        }
+    } else {
+        ipfsrt_buf_append(&s->buf, data, len);
+        if (s->buf.failed) return fail(err, IPFSRT_ENOMEM, "out of memory");
+    }
+    return IPFSRT_OK;
+}
+
+/* client:get(url[, offset[, length]][, sink]) -> bytes (or nothing with a sink:
+ * a function called with each piece, or an open io file) */
+static int client_get(lua_State *L) {
+    lclient *lc = check_client(L);
+    const char *url = check_target(L, 2);
+    int top = lua_gettop(L);
+    int sink_idx = 0;
+    if (top >= 3 && (lua_isfunction(L, top) || luaL_testudata(L, top, LUA_FILEHANDLE))) sink_idx = top;
+    lua_Integer off = sink_idx == 3 ? 0 : luaL_optinteger(L, 3, 0);
+    lua_Integer len = sink_idx == 3 || sink_idx == 4 ? -1 : luaL_optinteger(L, 4, -1);
+    if (off < 0) return ipfsrt_lua_raise_arg(L, "offset must not be negative");
+    sink s = {lc, 0, NULL, {0}};
+    ipfsrt_buf_init(&s.buf);
+    if (sink_idx && lua_isfunction(L, sink_idx)) s.fn_idx = sink_idx;
+    else if (sink_idx) {
+        luaL_Stream *stream = luaL_checkudata(L, sink_idx, LUA_FILEHANDLE);
+        if (!stream->closef) return ipfsrt_lua_raise_arg(L, "the output file is closed");
+        s.file = stream->f;
+    }
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_client_read(lc->c, url, (uint64_t)off, len < 0 ? UINT64_MAX : (uint64_t)len,
+                                          sink_write, &s, &err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_buf_free(&s.buf);
+        return raise_call(L, lc, &err);
+    }
+    check_callbacks(L, lc);
+    if (sink_idx) return 0;
+    lua_pushlstring(L, s.buf.data ? (const char *)s.buf.data : "", s.buf.len);
+    ipfsrt_buf_free(&s.buf);
+    return 1;
+}
+
+/* client:save(url, dest): the file, tree or symlink written to dest */
+static int client_save(lua_State *L) {
+    lclient *lc = check_client(L);
+    const char *url = check_target(L, 2);
+    const char *dest = luaL_checkstring(L, 3);
+    ipfsrt_error err;
+    if (ipfsrt_client_export(lc->c, url, dest, &err) != IPFSRT_OK) return raise_call(L, lc, &err);
+    check_callbacks(L, lc);
+    return 0;
+}
+
+/* client:block(cid) -> bytes */
+static int client_block(lua_State *L) {
+    lclient *lc = check_client(L);
+    ipfsrt_cid tmp;
+    const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, 2, &tmp);
+    ipfsrt_blocksource src;
+    ipfsrt_client_blocksource(lc->c, &src);
+    ipfsrt_block_ref ref;
+    ipfsrt_error err;
+    if (ipfsrt_blocksource_get(&src, cid, &ref, &err) != IPFSRT_OK) return raise_call(L, lc, &err);
+    lua_pushlstring(L, (const char *)ref.data, ref.len);
+    ipfsrt_blocksource_release(&src, &ref);
+    check_callbacks(L, lc);
+    return 1;
+}
+
+typedef struct batch {
+    lclient *lc;
+    int fn_idx;     /* function(i, cid, bytes), or 0 */
+    int result_idx; /* else the results table */
+} batch;
+
+static ipfsrt_status batch_block(void *user, size_t index, const ipfsrt_cid *cid,
+                                 const uint8_t *data, size_t len, ipfsrt_error *err) {
+    batch *b = user;
+    lua_State *L = b->lc->L;
+    if (!b->fn_idx) {
+        lua_pushlstring(L, (const char *)data, len);
+        lua_rawseti(L, b->result_idx, (lua_Integer)index + 1);
+        return IPFSRT_OK;
+    }
+    lua_pushvalue(L, b->fn_idx);
+    lua_pushinteger(L, (lua_Integer)index + 1);
+    ipfsrt_lua_push_cid(L, cid);
+    lua_pushlstring(L, (const char *)data, len);
+    if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
+        note_callback_error(b->lc, "blocks callback");
+        return fail(err, IPFSRT_ECANCELED, "the blocks callback failed");
+    }
+    return IPFSRT_OK;
+}
+
+/* client:blocks(cids[, fn]) -> {bytes, ...} in the order of cids, or calls
+ * fn(i, cid, bytes) as each block arrives */
+static int client_blocks(lua_State *L) {
+    lclient *lc = check_client(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_Integer n = luaL_len(L, 2);
+    if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(ipfsrt_cid)) return ipfsrt_lua_raise_arg(L, "too many CIDs");
+    ipfsrt_cid *cids = lua_newuserdatauv(L, sizeof *cids * (size_t)(n ? n : 1), 0); /* freed by the GC */
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        ipfsrt_lua_check_cid(L, lua_gettop(L), &cids[i - 1]);
+        lua_pop(L, 1);
+    }
+    batch b = {lc, lua_isfunction(L, 3) ? 3 : 0, 0};
+    if (!b.fn_idx) {
+        lua_createtable(L, (int)n, 0);
+        b.result_idx = lua_gettop(L);
+    }
+    ipfsrt_error err;
+    if (ipfsrt_client_blocks(lc->c, cids, (size_t)n, batch_block, &b, &err) != IPFSRT_OK)
+        return raise_call(L, lc, &err);
+    check_callbacks(L, lc);
+    return b.fn_idx ? 0 : 1;
+}
+
+typedef struct listing {
+    lua_State *L;
+    lua_Integer n;
+} listing;
+
+static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    (void)err;
+    listing *l = user;
+    ipfsrt_lua_push_entry(l->L, e);
+    lua_rawseti(l->L, -2, ++l->n);
+    return IPFSRT_OK;
+}
+
+/* client:ls(url[, {types = true}]) -> {{name, cid, tsize, type?, size?}, ...} */
+static int client_ls(lua_State *L) {
+    lclient *lc = check_client(L);
+    const char *url = check_target(L, 2);
+    bool types = true;
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "types");
+        if (!lua_isnil(L, -1)) types = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_newtable(L);
+    listing l = {L, 0};
+    ipfsrt_error err;
+    if (ipfsrt_client_ls(lc->c, url, types, list_entry, &l, &err) != IPFSRT_OK)
+        return raise_call(L, lc, &err);
+    check_callbacks(L, lc);
+    return 1;
+}
+
+/* client:stat(url) -> {cid, type, size, mode?, mtime?} */
+static int client_stat(lua_State *L) {
+    lclient *lc = check_client(L);
+    const char *url = check_target(L, 2);
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_error err;
+    if (ipfsrt_client_stat(lc->c, url, &info, &err) != IPFSRT_OK) return raise_call(L, lc, &err);
+    check_callbacks(L, lc);
+    ipfsrt_lua_push_node_info(L, &info);
+    return 1;
+}
+
+static void set_count(lua_State *L, const char *key, uint64_t v) {
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, key);
+}
+
+/* client:stats() -> {{url, requests, ok, bytes, errors = {kind = n}, verify_failures,
+ *   latency = {p50, p90, p99}}, ...} (seconds) */
+static int client_stats(lua_State *L) {
+    lclient *lc = check_client(L);
+    size_t n = ipfsrt_client_gateway_count(lc->c);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        ipfsrt_gateway_client_stats st;
+        ipfsrt_client_gateway_stats(lc->c, i, &st);
+        lua_createtable(L, 0, 8);
+        lua_pushstring(L, ipfsrt_client_gateway_url(lc->c, i));
+        lua_setfield(L, -2, "url");
+        set_count(L, "requests", st.requests);
+        set_count(L, "ok", st.ok);
+        set_count(L, "bytes", st.bytes);
+        set_count(L, "verify_failures", st.verify_failures);
+        lua_newtable(L);
+        uint64_t total = 0;
+        for (int k = 1; k < IPFSRT_GWERR_COUNT; k++) {
+            total += st.errors[k];
+            if (st.errors[k]) set_count(L, ipfsrt_gw_error_name((ipfsrt_gw_error)k), st.errors[k]);
+        }
+        lua_setfield(L, -2, "errors");
+        set_count(L, "failed", total);
+        lua_createtable(L, 0, 3);
+        lua_pushnumber(L, st.latency_p50_s);
+        lua_setfield(L, -2, "p50");
+        lua_pushnumber(L, st.latency_p90_s);
+        lua_setfield(L, -2, "p90");
+        lua_pushnumber(L, st.latency_p99_s);
+        lua_setfield(L, -2, "p99");
+        lua_setfield(L, -2, "latency");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* client:set_policy(p[, log]): a name, FILE.lua, constructor, object, or nil */
+static int client_set_policy(lua_State *L) {
+    lclient *lc = check_client(L);
+    lua_settop(L, 3);
+    install_policy(L, lc, 2, lua_isnil(L, 3) ? 0 : 3);
+    return 0;
+}
+
+/* client:gateways() -> {url, ...}, where they came from */
+static int client_gateways(lua_State *L) {
+    lclient *lc = check_client(L);
+    size_t n = ipfsrt_client_gateway_count(lc->c);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, ipfsrt_client_gateway_url(lc->c, i));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_pushstring(L, ipfsrt_client_gateway_source(lc->c));
+    return 2;
+}
+
+static int client_verifies(lua_State *L) {
+    lua_pushboolean(L, ipfsrt_client_verifies(check_client(L)->c));
+    return 1;
+}
+
+/* client:on_progress(fn(done, expected)) at most ten times a second; nil stops it */
+static int client_on_progress(lua_State *L) {
+    lclient *lc = check_client(L);
+    if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
+    luaL_unref(L, LUA_REGISTRYINDEX, lc->progress_ref);
+    lua_settop(L, 2);
+    lc->progress_ref = lua_isnil(L, 2) ? LUA_NOREF : luaL_ref(L, LUA_REGISTRYINDEX);
+    lc->progress_last = 0;
+    return 0;
+}
+
+/* ipfsrt.gateways() -> {url, ...}, source: what a client with no gateways uses */
+static int l_gateways(lua_State *L) {
+    ipfsrt_gateway_list list = {0};
+    ipfsrt_error err;
+    if (ipfsrt_gateway_list_default(&list, &err) != IPFSRT_OK) {
+        ipfsrt_gateway_list_free(&list);
+        return ipfsrt_lua_raise(L, &err);
+    }
+    lua_createtable(L, (int)list.count, 0);
+    for (size_t i = 0; i < list.count; i++) {
+        lua_pushstring(L, list.urls[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_pushstring(L, list.source);
+    ipfsrt_gateway_list_free(&list);
+    return 2;
+}
+
+int ipfsrt_lua_open_client(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"get", client_get},         {"save", client_save},
+        {"block", client_block},     {"blocks", client_blocks},
+        {"ls", client_ls},           {"stat", client_stat},
+        {"stats", client_stats},     {"set_policy", client_set_policy},
+        {"gateways", client_gateways}, {"verifies", client_verifies},
+        {"on_progress", client_on_progress}, {"close", client_close},
+        {NULL, NULL}};
+    ipfsrt_lua_class(L, CLIENT, methods, client_close, NULL);
+    lua_pushcfunction(L, l_client);
+    lua_setfield(L, -2, "client");
+    lua_pushcfunction(L, l_gateways);
+    lua_setfield(L, -2, "gateways");
+    return 0;
+}
