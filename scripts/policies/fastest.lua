@@ -22,6 +22,7 @@ return function(ctx)
   local function expected_time(url)
     local s = stats[url]
     if not s then return -1 end -- untried: first
+    if not s.throughput then return s.latency end
     return s.latency + TYPICAL_BYTES / math.max(s.throughput, 1)
   end
 
@@ -46,14 +47,15 @@ return function(ctx)
     local s = stats[gateway.url]
     local latency = outcome.latency + (outcome.ok and 0 or FAILURE_PENALTY)
     local transfer = outcome.duration - outcome.latency
-    local throughput = outcome.ok and transfer > 0 and outcome.bytes / transfer or nil
+    -- small bodies say little about throughput
+    local throughput = outcome.ok and transfer > 0 and outcome.bytes >= 16384 and outcome.bytes / transfer or nil
     if not s then
-      stats[gateway.url] = {latency = latency, throughput = throughput or 1e9, n = 1}
+      stats[gateway.url] = {latency = latency, throughput = throughput, n = 1}
       return
     end
     s.latency = s.latency + ALPHA * (latency - s.latency)
-    if throughput and outcome.bytes >= 16384 then -- small bodies say little about throughput
-      s.throughput = s.throughput + ALPHA * (throughput - s.throughput)
+    if throughput then
+      s.throughput = s.throughput and s.throughput + ALPHA * (throughput - s.throughput) or throughput
     end
     s.n = s.n + 1
   end

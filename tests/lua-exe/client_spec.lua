@@ -1,0 +1,312 @@
+-- ipfsrt.client and the get/ls/stat subcommands against ipfsrt.serve gateways on
+-- 127.0.0.1: honest ones, and ones that lie, fail, break off or dawdle.
+local ipfsrt = require "ipfsrt"
+
+local BUILD = os.getenv("IPFSRT_BUILD") or "build"
+local EXE = BUILD .. "/ipfsrt"
+
+local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function run(args, env)
+  local errfile = os.tmpname()
+  local cmd = (env or "") .. " " .. EXE
+  for _, a in ipairs(args) do cmd = cmd .. " " .. sh_quote(a) end
+  local p = assert(io.popen(cmd .. " 2>" .. errfile .. " </dev/null", "r"))
+  local out = p:read("a")
+  local _, _, code = p:close()
+  local f = assert(io.open(errfile, "rb"))
+  local err = f:read("a")
+  f:close()
+  os.remove(errfile)
+  return code, out, err
+end
+
+local function put(path, data)
+  local f = assert(io.open(path, "wb"))
+  f:write(data)
+  f:close()
+end
+
+local function slurp(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function exists(path) return os.execute("test -e " .. sh_quote(path)) == true end
+
+-- Deterministic bytes (string.rep of a pattern would make many identical blocks).
+local function bytes(n, seed)
+  local t, x = {}, seed
+  for i = 1, n do
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    t[i] = string.char((x >> 16) & 0xff)
+  end
+  return table.concat(t)
+end
+
+describe("ipfsrt.client", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir .. "/tree/many " .. dir .. "/other")
+  local big = bytes(300000, 7)          -- five 64 KiB raw leaves under one node
+  put(dir .. "/tree/big.bin", big)
+  put(dir .. "/tree/hello.txt", "hello\n")
+  for i = 1, 20 do put(string.format("%s/tree/many/n%02d.txt", dir, i), "entry " .. i) end
+  put(dir .. "/other/decoy.bin", bytes(200000, 99))
+  local car, other_car = dir .. "/tree.car", dir .. "/other.car"
+  local root = tostring(ipfsrt.pack(dir .. "/tree", { preset = "kubo-v1-2025", output = car,
+    chunk_size = 65536, hamt = "entries:8", fanout = 16 }))
+  ipfsrt.pack(dir .. "/other", { preset = "kubo-v1-2025", output = other_car, chunk_size = 65536 })
+  local big_url = "ipfs://" .. root .. "/big.bin"
+
+  local honest = ipfsrt.serve { cars = { car } }
+  local started = {}
+  local function gateway(faults, cars)
+    local gw = ipfsrt.serve { cars = cars or { car }, faults = faults }
+    started[#started + 1] = gw
+    return gw
+  end
+
+  teardown(function()
+    for _, gw in ipairs(started) do gw:stop() end
+    honest:stop()
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("reads files, ranges, listings and whole trees, verified", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    assert.equal(big, c:get(big_url))
+    assert.equal(big:sub(70001, 140000), c:get(big_url, 70000, 70000))
+    assert.equal("hello\n", c:get("ipfs://" .. root .. "/hello.txt"))
+    local info = c:stat(big_url)
+    assert.equal("file", info.type)
+    assert.equal(#big, info.size)
+    local names = {}
+    for _, e in ipairs(c:ls("ipfs://" .. root .. "/many")) do
+      names[#names + 1] = e.name
+      assert.equal("file", e.type)
+    end
+    table.sort(names)
+    assert.equal(20, #names)
+    assert.equal("n01.txt", names[1])
+    assert.is_nil(c:ls("/ipfs/" .. root, { types = false })[1].type)
+    c:save("ipfs://" .. root, dir .. "/out")
+    assert.is_true(os.execute("diff -r " .. dir .. "/tree " .. dir .. "/out"))
+    local chunks = {}
+    c:get(big_url, function(piece) chunks[#chunks + 1] = piece end)
+    assert.equal(big, table.concat(chunks))
+  end)
+
+  it("fetches blocks by CID, one or many at once", function()
+    local c = ipfsrt.client { gateways = { honest:url() }, cache = false }
+    local entries = c:ls("ipfs://" .. root .. "/many")
+    local cids = {}
+    for i, e in ipairs(entries) do cids[i] = tostring(e.cid) end
+    local got = c:blocks(cids)
+    for i, e in ipairs(entries) do assert.equal("entry " .. e.name:match("%d+") + 0, got[i]) end
+    local seen = 0
+    c:blocks(cids, function(i, cid, data)
+      assert.equal(cids[i], tostring(cid))
+      seen = seen + 1
+    end)
+    assert.equal(#cids, seen)
+    assert.equal(got[1], c:block(cids[1]))
+  end)
+
+  it("re-fetches tampered, wrong and truncated answers from an honest gateway", function()
+    for _, fault in ipairs { "tamper", "wrong_block", "truncate", "reset", "wrong_dag" } do
+      local bad = gateway({ [fault] = 1 }, { car, other_car })
+      local c = ipfsrt.client { gateways = { bad:url(), honest:url() } }
+      assert.equal(big, c:get(big_url), fault)
+      local st = c:stats()
+      assert.equal(1, st[1].failed, fault)
+      assert.equal(0, st[2].failed, fault)
+      if fault == "tamper" then assert.equal(1, st[1].errors.hash_mismatch) end
+      if fault == "wrong_block" or fault == "wrong_dag" then assert.equal(1, st[1].errors.wrong_dag) end
+      if fault == "truncate" or fault == "reset" then assert.equal(1, st[1].errors.truncated) end
+    end
+  end)
+
+  it("rejects a valid CAR of a different file, and fails when every gateway lies", function()
+    local liar = gateway({ wrong_dag = 1 }, { other_car, car })
+    local c = ipfsrt.client { gateways = { liar:url() }, retries = 1 }
+    local ok, err = pcall(c.get, c, big_url)
+    assert.is_false(ok)
+    assert.equal("fetch_failed", err.code)
+    assert.truthy(err.message:find(liar:url(), 1, true))
+    assert.truthy(err.message:find("lacks block " .. root, 1, true))
+    assert.equal(1, c:stats()[1].verify_failures)
+    local tamperer = gateway({ tamper = 1 })
+    c = ipfsrt.client { gateways = { liar:url(), tamperer:url() } }
+    ok, err = pcall(c.stat, c, big_url)
+    assert.is_false(ok)
+    assert.truthy(err.message:find(liar:url(), 1, true))
+    assert.truthy(err.message:find(tamperer:url(), 1, true))
+    assert.truthy(err.message:find("hash mismatch", 1, true))
+    -- raw blocks: a block that does not hash to its CID is never returned
+    local blk = ipfsrt.client { gateways = { tamperer:url() }, retries = 1 }
+    ok, err = pcall(blk.block, blk, "bafkreicysg23kiwv34eg2d7qweipxwosdo2py4ldv42nbauguluen5v6am")
+    assert.is_false(ok)
+    assert.truthy(err.message:find("hash", 1, true))
+  end)
+
+  it("retries 5xx and 429 with backoff", function()
+    local flaky = gateway({ fail = 0.5, seed = 3 })
+    local c = ipfsrt.client { gateways = { flaky:url() }, retries = 6, cache = false }
+    for _ = 1, 4 do assert.equal(big, c:get(big_url)) end
+    local failed = c:stats()[1].failed
+    assert.is_true(failed > 0)
+    local down = gateway({ fail = 1 })
+    c = ipfsrt.client { gateways = { down:url() }, retries = 2 }
+    local t0 = ipfsrt.clock()
+    local ok, err = pcall(c.stat, c, big_url)
+    assert.is_false(ok)
+    assert.equal(3, down:stats().requests) -- the first round and two retries
+    assert.is_true(ipfsrt.clock() - t0 >= 0.5) -- paused between rounds (Retry-After or backoff)
+    assert.truthy(err.message:find("HTTP", 1, true))
+  end)
+
+  it("prefers the faster gateway with 'fastest'", function()
+    local slow = gateway({ delay_ms = 150 })
+    local c = ipfsrt.client { gateways = { slow:url(), honest:url() }, cache = false,
+      policy = { name = "fastest", explore = 0 } }
+    local entries = c:ls("ipfs://" .. root .. "/many", { types = false })
+    for _, e in ipairs(entries) do c:block(e.cid) end
+    local st = c:stats()
+    assert.is_true(st[2].ok >= #entries, "fast gateway served " .. st[2].ok)
+    assert.is_true(st[1].ok <= 2, "slow gateway served " .. st[1].ok)
+  end)
+
+  it("races a second gateway with 'hedged' when the first is slow to answer", function()
+    local stuck = gateway({ delay_ms = 3000 })
+    local c = ipfsrt.client { gateways = { stuck:url(), honest:url() }, policy = "hedged" }
+    local t0 = ipfsrt.clock()
+    assert.equal(big, c:get(big_url))
+    local took = ipfsrt.clock() - t0
+    assert.is_true(took < 2, "took " .. took .. " s")
+    assert.equal(1, c:stats()[2].ok)
+    assert.equal(0, c:stats()[1].ok)
+  end)
+
+  it("quarantines a lying gateway with 'trust' and says so", function()
+    local liar = gateway({ tamper = 1 })
+    local lines = {}
+    local c = ipfsrt.client { gateways = { liar:url(), honest:url() }, policy = "trust",
+      log = function(line) lines[#lines + 1] = line end }
+    assert.equal(big, c:get(big_url))
+    assert.equal(1, #lines)
+    assert.truthy(lines[1]:find("quarantined " .. liar:url(), 1, true))
+    assert.equal("hello\n", c:get("ipfs://" .. root .. "/hello.txt"))
+    assert.equal(1, liar:stats().requests) -- not asked again
+  end)
+
+  it("takes policies inline, swaps them between requests, and reports their errors", function()
+    local second = gateway({})
+    local asked = {}
+    local c = ipfsrt.client { gateways = { honest:url(), second:url() }, cache = false, policy = {
+      order = function(_, _, gws) return { gws[2] } end,
+      observe = function(_, gw, outcome) asked[#asked + 1] = gw.url .. " " .. tostring(outcome.ok) end,
+    } }
+    c:stat(big_url)
+    assert.same({ second:url() .. " true" }, asked)
+    c:set_policy("round_robin")
+    c:stat(big_url)
+    c:stat(big_url)
+    assert.equal(1, c:stats()[1].ok)
+    c:set_policy(function() return { order = function() error("broken policy") end } end)
+    local ok, err = pcall(c.stat, c, big_url)
+    assert.is_false(ok)
+    assert.truthy(tostring(err.message):find("broken policy", 1, true))
+  end)
+
+  it("keeps verified blocks on disk and re-checks them", function()
+    local cache_dir = dir .. "/cache"
+    local gw = gateway({})
+    local url = gw:url()
+    local c = ipfsrt.client { gateways = { url }, cache = { dir = cache_dir } }
+    assert.equal(big, c:get(big_url))
+    gw:stop()
+    local offline = ipfsrt.client { gateways = { url }, cache = { dir = cache_dir }, retries = 1 }
+    assert.equal(big, offline:get(big_url)) -- every block from disk
+    -- a damaged cached block is not used: the read goes to the network and fails
+    local p = io.popen("find " .. cache_dir .. " -type f -name 'bafkrei*' | head -1")
+    local victim = p:read("l")
+    p:close()
+    put(victim, "garbage")
+    local fresh = ipfsrt.client { gateways = { url }, cache = { dir = cache_dir }, retries = 1 }
+    assert.is_false(pcall(fresh.get, fresh, big_url))
+    assert.is_false(exists(victim))
+  end)
+
+  it("reads plain URLs only when told not to verify", function()
+    local c = ipfsrt.client { gateways = { honest:url() }, verify = false }
+    assert.is_false(c:verifies())
+    assert.equal(big, c:get(big_url))
+    assert.equal(big:sub(11, 20), c:get(big_url, 10, 10))
+    assert.equal(big, c:get(honest:url() .. "/ipfs/" .. root .. "/big.bin"))
+    local v = ipfsrt.client { gateways = { honest:url() } }
+    local ok, err = pcall(v.get, v, honest:url() .. "/ipfs/" .. root .. "/big.bin")
+    assert.is_false(ok)
+    assert.equal("bad_argument", err.code)
+  end)
+
+  describe("the CLI", function()
+    it("gets a file or a tree, lists and stats, with options anywhere", function()
+      local code, out = run({ "get", big_url, "--gateway", honest:url() })
+      assert.equal(0, code)
+      assert.equal(big, out)
+      code = run({ "get", "--gateway", honest:url(), "-o", dir .. "/cli-tree", "ipfs://" .. root })
+      assert.equal(0, code)
+      assert.is_true(os.execute("diff -r " .. dir .. "/tree " .. dir .. "/cli-tree"))
+      local json
+      code, json = run({ "stat", big_url, "--json", "--gateway", honest:url() })
+      assert.equal(0, code)
+      local info = ipfsrt.json.decode(json)
+      assert.equal(#big, info.size)
+      assert.equal("file", info.type)
+      local listing
+      code, listing = run({ "ls", "ipfs://" .. root, "--gateway", honest:url() })
+      assert.equal(0, code)
+      assert.truthy(listing:find("hello.txt\n", 1, true))
+      assert.truthy(listing:find("file +300000 ", 1))
+    end)
+
+    it("leaves nothing behind when every gateway lies", function()
+      local liar = gateway({ tamper = 1 })
+      local code, _, err = run({ "get", "ipfs://" .. root, "-o", dir .. "/lied", "--gateway", liar:url(),
+        "--retries", "1" })
+      assert.is_not.equal(0, code)
+      assert.truthy(err:find("fetch_failed", 1, true))
+      assert.is_false(exists(dir .. "/lied"))
+      local _, leftovers = run({ "-e", "for _, n in ipairs(require('ipfsrt').listdir('" .. dir ..
+        "')) do print(n) end" })
+      assert.is_nil(leftovers:find("lied", 1, true))
+    end)
+
+    it("finds gateways in IPFS_GATEWAY and IPIP-280 files, and says which with -v", function()
+      local code, _, err = run({ "stat", big_url, "-v" }, "IPFS_GATEWAY=" .. sh_quote(honest:url() .. ", " ..
+        honest:url() .. "/"))
+      assert.equal(0, code)
+      assert.truthy(err:find("gateways (from IPFS_GATEWAY)", 1, true))
+      assert.truthy(err:find(honest:url() .. ": 1 requests, 1 ok", 1, true))
+      os.execute("mkdir -p " .. dir .. "/ipfs-path")
+      put(dir .. "/ipfs-path/gateway", honest:url() .. "\n")
+      code, _, err = run({ "stat", big_url, "-v" }, "IPFS_GATEWAY= HOME=/nonexistent IPFS_PATH=" ..
+        sh_quote(dir .. "/ipfs-path"))
+      assert.equal(0, code)
+      assert.truthy(err:find(dir .. "/ipfs-path/gateway", 1, true))
+    end)
+
+    it("shows the trust policy's quarantine with -v", function()
+      local liar = gateway({ tamper = 1 })
+      local code, out, err = run({ "get", big_url, "--policy", "trust", "-v", "--gateway", liar:url(),
+        "--gateway", honest:url() })
+      assert.equal(0, code)
+      assert.equal(big, out)
+      assert.truthy(err:find("quarantined " .. liar:url(), 1, true))
+      assert.truthy(err:find("1 verification failures", 1, true))
+    end)
+  end)
+end)
