@@ -1,0 +1,204 @@
+/* The gateway client through the C API alone (no Lua), with a policy written as
+ * a C callback struct, against ipfsrt gateways in this process on 127.0.0.1. */
+#include "testutil.h"
+
+#include <sys/stat.h>
+
+#define FILE_SIZE 400000
+
+static uint8_t content[FILE_SIZE];
+static char root[IPFSRT_CID_STR_MAX];
+static char car_path[600];
+
+static int setup(void **state) {
+    if (tmpdir_setup(state) != 0) return -1;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", tmp_path("tree"));
+    mkdir(dir, 0755);
+    fill_random(content, sizeof content, 42);
+    char file[700];
+    snprintf(file, sizeof file, "%s/data.bin", dir);
+    write_file(file, content, sizeof content);
+    snprintf(car_path, sizeof car_path, "%s", tmp_path("tree.car"));
+    ipfsrt_pack_options o;
+    ipfsrt_pack_preset("kubo-v1-2025", &o, NULL);
+    o.chunk_size = 65536;
+    ipfsrt_cid cid;
+    if (ipfsrt_pack_to_car(dir, &o, car_path, 1, &cid, NULL) != IPFSRT_OK) return -1;
+    ipfsrt_cid_to_string(&cid, root);
+    return 0;
+}
+
+static ipfsrt_gateway *start_gateway(const ipfsrt_gateway_faults *faults) {
+    const char *paths[] = {car_path};
+    ipfsrt_gateway_options opts = {.threads = 2};
+    if (faults) opts.faults = *faults;
+    ipfsrt_gateway *gw;
+    assert_int_equal(ipfsrt_gateway_init(&gw, paths, 1, &opts, NULL), IPFSRT_OK);
+    return gw;
+}
+
+typedef struct collected {
+    uint8_t *data;
+    size_t len;
+} collected;
+
+static ipfsrt_status collect_bytes(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    (void)err;
+    collected *c = user;
+    c->data = realloc(c->data, c->len + len);
+    assert_non_null(c->data);
+    memcpy(c->data + c->len, data, len);
+    c->len += len;
+    return IPFSRT_OK;
+}
+
+/* A policy in C: always the last gateway first, and a record of what it saw. */
+typedef struct last_first {
+    size_t observed, verify_failures, freed;
+    size_t last_gateway;
+} last_first;
+
+static size_t lf_order(void *ctx, const ipfsrt_request_info *req, size_t n, size_t *order) {
+    (void)ctx, (void)req;
+    for (size_t i = 0; i < n; i++) order[i] = n - 1 - i;
+    return n;
+}
+
+static void lf_observe(void *ctx, size_t gw, const ipfsrt_request_info *req, const ipfsrt_outcome *o) {
+    (void)req;
+    last_first *p = ctx;
+    p->observed++;
+    p->last_gateway = gw;
+    if (ipfsrt_gw_error_is_verification(o->error)) p->verify_failures++;
+}
+
+static void lf_free(void *ctx) { ((last_first *)ctx)->freed++; }
+
+static void test_read_through_c_policy(void **state) {
+    (void)state;
+    ipfsrt_gateway_faults lying = {.tamper = 1};
+    ipfsrt_gateway *honest = start_gateway(NULL), *liar = start_gateway(&lying);
+    ipfsrt_gateway_list list = {0};
+    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_gateway_url(honest), NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_gateway_url(liar), NULL), IPFSRT_OK);
+    ipfsrt_client_options opts = {.gateways = &list};
+    ipfsrt_client *c;
+    assert_int_equal(ipfsrt_client_init(&c, &opts, NULL), IPFSRT_OK);
+    last_first p = {0};
+    ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, lf_free};
+    ipfsrt_client_set_policy(c, &policy);
+
+    char path[IPFSRT_CID_STR_MAX + 32];
+    snprintf(path, sizeof path, "ipfs://%s/data.bin", root);
+    collected got = {0};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_read(c, path, 1000, 200000, collect_bytes, &got, &err), IPFSRT_OK);
+    assert_int_equal(got.len, 200000);
+    assert_memory_equal(got.data, content + 1000, 200000);
+    /* the liar was asked first, caught, and the honest gateway served the read */
+    assert_int_equal(p.verify_failures, 1);
+    assert_int_equal(p.last_gateway, 0);
+    ipfsrt_gateway_client_stats st;
+    ipfsrt_client_gateway_stats(c, 1, &st);
+    assert_int_equal(st.errors[IPFSRT_GWERR_HASH_MISMATCH], 1);
+    assert_int_equal(st.verify_failures, 1);
+
+    ipfsrt_unixfs_node_info info;
+    assert_int_equal(ipfsrt_client_stat(c, path, &info, &err), IPFSRT_OK);
+    assert_int_equal(info.size, FILE_SIZE);
+
+    /* the blocks of the file, by CID, concurrently (the cache has them already; a
+     * fresh client must fetch them) */
+    ipfsrt_client_free(c);
+    assert_int_equal(p.freed, 1);
+    opts.cache_bytes = UINT64_MAX;
+    assert_int_equal(ipfsrt_client_init(&c, &opts, NULL), IPFSRT_OK);
+    ipfsrt_blocksource src;
+    ipfsrt_client_blocksource(c, &src);
+    ipfsrt_block_ref ref;
+    assert_int_equal(ipfsrt_blocksource_get(&src, &info.cid, &ref, &err), IPFSRT_OK);
+    ipfsrt_pb_node node;
+    assert_int_equal(ipfsrt_dagpb_decode(ref.data, ref.len, &node, NULL), IPFSRT_OK);
+    assert_true(node.link_count >= 6);
+    ipfsrt_cid *leaves = calloc(node.link_count, sizeof *leaves);
+    for (size_t i = 0; i < node.link_count; i++) leaves[i] = node.links[i].cid;
+    size_t n = node.link_count;
+    ipfsrt_dagpb_node_free(&node);
+    ipfsrt_blocksource_release(&src, &ref);
+    assert_int_equal(ipfsrt_client_blocks(c, leaves, n, NULL, NULL, &err), IPFSRT_OK);
+    ipfsrt_client_gateway_stats(c, 0, &st);
+    assert_int_equal(st.ok, n + 1);
+    free(leaves);
+
+    free(got.data);
+    ipfsrt_client_free(c);
+    ipfsrt_gateway_list_free(&list);
+    ipfsrt_gateway_free(liar);
+    ipfsrt_gateway_free(honest);
+}
+
+static void test_all_gateways_fail(void **state) {
+    (void)state;
+    ipfsrt_gateway_faults lying = {.wrong_block = 1};
+    ipfsrt_gateway *liar = start_gateway(&lying);
+    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list_add(&list, ipfsrt_gateway_url(liar), NULL);
+    ipfsrt_gateway_list_add(&list, "http://127.0.0.1:1", NULL); /* nobody listens there */
+    ipfsrt_client_options opts = {.gateways = &list, .retries = 1, .timeout_s = 2};
+    ipfsrt_client *c;
+    assert_int_equal(ipfsrt_client_init(&c, &opts, NULL), IPFSRT_OK);
+    char path[IPFSRT_CID_STR_MAX + 32];
+    snprintf(path, sizeof path, "/ipfs/%s/data.bin", root);
+    collected got = {0};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, collect_bytes, &got, &err), IPFSRT_EFETCH);
+    /* bytes come out as their blocks are proven, so a prefix may have; never others */
+    assert_true(got.len < FILE_SIZE);
+    if (got.len) assert_memory_equal(got.data, content, got.len);
+    assert_non_null(strstr(err.message, ipfsrt_gateway_url(liar)));
+    assert_non_null(strstr(err.message, "http://127.0.0.1:1: cannot connect"));
+    assert_non_null(strstr(err.message, "lacks block"));
+    free(got.data);
+    ipfsrt_client_free(c);
+    ipfsrt_gateway_list_free(&list);
+    ipfsrt_gateway_free(liar);
+}
+
+static void test_gateway_list_sources(void **state) {
+    (void)state;
+    ipfsrt_gateway_list list = {0};
+    setenv("IPFS_GATEWAY", "http://a.example, https://b.example/ http://c.example", 1);
+    assert_int_equal(ipfsrt_gateway_list_default(&list, NULL), IPFSRT_OK);
+    assert_int_equal(list.count, 3);
+    assert_string_equal(list.urls[1], "https://b.example");
+    assert_string_equal(list.source, "IPFS_GATEWAY");
+    ipfsrt_gateway_list_free(&list);
+    setenv("IPFS_GATEWAY", "ftp://nope", 1);
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_gateway_list_default(&list, &err), IPFSRT_EARG);
+    ipfsrt_gateway_list_free(&list);
+    unsetenv("IPFS_GATEWAY");
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", tmp_path("ipfs"));
+    mkdir(dir, 0755);
+    char file[700];
+    snprintf(file, sizeof file, "%s/gateway", dir);
+    write_file(file, (const uint8_t *)"http://from-file.example\nignored\n", 33);
+    setenv("IPFS_PATH", dir, 1);
+    assert_int_equal(ipfsrt_gateway_list_default(&list, NULL), IPFSRT_OK);
+    assert_int_equal(list.count, 1);
+    assert_string_equal(list.urls[0], "http://from-file.example");
+    assert_string_equal(list.source, file);
+    ipfsrt_gateway_list_free(&list);
+    unsetenv("IPFS_PATH");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_through_c_policy),
+        cmocka_unit_test(test_all_gateways_fail),
+        cmocka_unit_test(test_gateway_list_sources),
+    };
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
+}
