@@ -155,13 +155,14 @@ example: all
 
 # wrk and nginx, for the gateway benchmark only
 bench-deps:
-	@for p in wrk nginx-light; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
-	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk nginx-light; break; }; done
+	@for p in wrk nginx-light time; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
+	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk nginx-light time; break; }; done
 
 bench: all bench-deps
 	$(BUILD)/ipfsrt scripts/bench/car_verify.lua
 	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
 	$(BUILD)/ipfsrt scripts/bench/serve.lua
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/fetch.lua
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

@@ -16,4 +16,40 @@ function M.median(t)
   return n % 2 == 1 and s[(n + 1) // 2] or (s[n // 2] + s[n // 2 + 1]) / 2
 end
 
+-- The gateway benchmarks' data, made once in dir: 4,000 random blocks of 64 KiB in
+-- blocks.car (CIDs in cids.txt, the same bytes as files www/ipfs/CID for nginx) and
+-- a random 1 GiB file (www/big.bin) packed as big.car (root in big.root).
+-- Returns {blocks_car, big_car, cids, big_root, www}.
+function M.dataset(dir)
+  local ipfsrt = require "ipfsrt"
+  if not io.open(dir .. "/big.root") then
+    io.stderr:write("generating ", dir, " ...\n")
+    M.sh(string.format("rm -rf '%s' && mkdir -p '%s/www/ipfs'", dir, dir))
+    local rnd = io.open("/dev/urandom", "rb")
+    local w <close> = ipfsrt.car.writer(dir .. "/blocks.car", {})
+    local list = io.open(dir .. "/cids.txt", "w")
+    for _ = 1, 4000 do
+      local data = rnd:read(65536)
+      local cid = ipfsrt.cid.sum("raw", data)
+      w:put(cid, data)
+      local f = io.open(string.format("%s/www/ipfs/%s", dir, tostring(cid)), "wb")
+      f:write(data)
+      f:close()
+      list:write(tostring(cid), "\n")
+    end
+    list:close()
+    rnd:close()
+    M.sh(string.format("head -c %d /dev/urandom > '%s/www/big.bin'", 1 << 30, dir))
+    local root = ipfsrt.pack(dir .. "/www/big.bin", { preset = "ipfs-car", wrap = false,
+      output = dir .. "/big.car" })
+    local f = io.open(dir .. "/big.root", "w")
+    f:write(tostring(root))
+    f:close()
+  end
+  local cids = {}
+  for line in io.lines(dir .. "/cids.txt") do cids[#cids + 1] = line end
+  return { blocks_car = dir .. "/blocks.car", big_car = dir .. "/big.car", cids = cids,
+    big_root = io.open(dir .. "/big.root"):read("a"), www = dir .. "/www" }
+end
+
 return M

@@ -842,7 +842,8 @@ ipfsrt_status ipfsrt_client_block(ipfsrt_client *client, const ipfsrt_cid *cid,
 void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksource *src);
 
 /* Many blocks at once; fn sees each verified block as it arrives (in any order,
- * index = its position in cids). The first failure stops the batch. */
+ * index = its position in cids). The first failure stops the batch. Unverified
+ * clients make plain GETs of /ipfs/CID instead and check nothing. */
 typedef ipfsrt_status (*ipfsrt_indexed_block_fn)(void *user, size_t index, const ipfsrt_cid *cid,
                                                  const uint8_t *data, size_t len,
                                                  ipfsrt_error *err);

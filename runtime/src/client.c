@@ -365,6 +365,8 @@ static const char *accept_for(ipfsrt_request_kind kind) {
     }
 }
 
+static ipfsrt_gw_error block_complete(attempt *a);
+
 static bool attempt_start(task *t, size_t gw) {
     ipfsrt_client *c = t->c;
     attempt *a = calloc(1, sizeof *a);
@@ -382,7 +384,7 @@ static bool attempt_start(task *t, size_t gw) {
         .url = url,
         .accept = accept_for(t->kind),
         .slot = (unsigned)gw,
-        .max_body = t->kind == IPFSRT_REQUEST_BLOCK ? c->max_block : 0,
+        .max_body = t->ops->on_complete == block_complete ? c->max_block : 0,
         .range = t->range[0] ? t->range : NULL,
         .on_head = on_head,
         .on_body = on_body,
@@ -585,7 +587,7 @@ static void block_request(task *t, char *path, size_t path_size, char *query, si
     char s[IPFSRT_CID_STR_MAX];
     ipfsrt_cid_to_v1(&j->cid, &v1);
     snprintf(path, path_size, "/ipfs/%s", ipfsrt_cid_to_string(&v1, s));
-    snprintf(query, query_size, "format=raw");
+    snprintf(query, query_size, "%s", t->kind == IPFSRT_REQUEST_PLAIN ? "" : "format=raw");
 }
 
 static int block_body(attempt *a, const uint8_t *data, size_t len) {
@@ -596,7 +598,8 @@ static int block_body(attempt *a, const uint8_t *data, size_t len) {
 static ipfsrt_gw_error block_complete(attempt *a) {
     block_job *j = a->t->owner;
     ipfsrt_error e;
-    if (ipfsrt_cid_verify(&j->cid, a->body.data, a->body.len, &e) != IPFSRT_OK) {
+    if (a->t->kind == IPFSRT_REQUEST_BLOCK &&
+        ipfsrt_cid_verify(&j->cid, a->body.data, a->body.len, &e) != IPFSRT_OK) {
         attempt_fail(a, e.code == IPFSRT_EHASH_MISMATCH ? IPFSRT_GWERR_HASH_MISMATCH : IPFSRT_GWERR_BAD_RESPONSE,
                      "%s", e.message);
         return a->error;
@@ -606,7 +609,7 @@ static ipfsrt_gw_error block_complete(attempt *a) {
         attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "out of memory");
         return a->error;
     }
-    ipfsrt_blockcache_put(a->t->c->cache, j->result);
+    if (a->t->kind == IPFSRT_REQUEST_BLOCK) ipfsrt_blockcache_put(a->t->c->cache, j->result);
     return IPFSRT_GWERR_NONE;
 }
 
@@ -630,7 +633,7 @@ static ipfsrt_status run_block_jobs(ipfsrt_client *c, block_job *jobs, size_t n,
         j->batch = &batch;
         if (j->cid.hash_code == IPFSRT_MH_IDENTITY) /* the CID carries the block */
             j->result = ipfsrt_rcblock_new(&j->cid, j->cid.bytes + j->cid.digest_offset, j->cid.digest_len);
-        else
+        else if (c->verify)
             j->result = ipfsrt_blockcache_get(c->cache, &j->cid);
         if (j->result) {
             j->t.state = TASK_DONE;
@@ -638,7 +641,8 @@ static ipfsrt_status run_block_jobs(ipfsrt_client *c, block_job *jobs, size_t n,
         } else if (j->cid.hash_code == IPFSRT_MH_IDENTITY) {
             st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
         } else {
-            task_begin(&j->t, c, &block_ops, IPFSRT_REQUEST_BLOCK, j);
+            /* unverified clients: plain GETs of /ipfs/CID, nothing checked or cached */
+            task_begin(&j->t, c, &block_ops, c->verify ? IPFSRT_REQUEST_BLOCK : IPFSRT_REQUEST_PLAIN, j);
         }
     }
     size_t handed = 0;
@@ -647,6 +651,10 @@ static ipfsrt_status run_block_jobs(ipfsrt_client *c, block_job *jobs, size_t n,
             block_job *j = &jobs[batch.ready[handed++]];
             if (j->t.state == TASK_DONE) {
                 if (fn) st = fn(user, j->index, &j->cid, j->result->data, j->result->len, err);
+                if (!j->keep) { /* handed over: memory stays bounded by what is in flight */
+                    ipfsrt_rcblock_unref(j->result);
+                    j->result = NULL;
+                }
             } else {
                 st = task_error(&j->t, err);
                 if (err) ipfsrt_cid_to_string(&j->cid, err->cid);

@@ -245,7 +245,8 @@ static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
 
 static void start_queued(ipfsrt_fetch *f) {
     ipfsrt_fetch_req *r = f->queued.head;
-    while (r) {
+    /* with every group full there is nothing to start: skip the walk of the queue */
+    while (r && f->running.count < (size_t)f->cfg.slots * f->cfg.per_slot) {
         ipfsrt_fetch_req *next = r->next;
         if (f->running_in_slot[r->spec.slot] < f->cfg.per_slot) {
             list_remove(&f->queued, r);

@@ -9,8 +9,8 @@ local sh, median = bench.sh, bench.median
 
 local seconds = tonumber(arg[1]) or 5
 local runs = tonumber(arg[2]) or 3
-local dir = (arg[3] or "build/bench") .. "/serve"
-local abs = io.popen("cd " .. (arg[3] or "build/bench") .. " && pwd"):read("l") .. "/serve"
+local dir = (arg[3] or "build/bench") .. "/gateway"
+local abs = io.popen("cd " .. (arg[3] or "build/bench") .. " && pwd"):read("l") .. "/gateway"
 
 
 
@@ -20,33 +20,8 @@ for _, tool in ipairs({ "wrk", "nginx", "curl" }) do
   end
 end
 
--- 4,000 random blocks of 64 KiB in one CAR, and the same bytes as nginx files.
-local blocks_car = dir .. "/blocks.car"
-local cids = {}
-if not io.open(dir .. "/cids.txt") then
-  io.stderr:write("generating ", dir, " ...\n")
-  sh(string.format("rm -rf '%s' && mkdir -p '%s/www/ipfs'", dir, dir))
-  local rnd = io.open("/dev/urandom", "rb")
-  local w <close> = ipfsrt.car.writer(blocks_car, {})
-  local list = io.open(dir .. "/cids.txt", "w")
-  for _ = 1, 4000 do
-    local data = rnd:read(65536)
-    local cid = ipfsrt.cid.sum("raw", data)
-    w:put(cid, data)
-    local f = io.open(string.format("%s/www/ipfs/%s", dir, tostring(cid)), "wb")
-    f:write(data)
-    f:close()
-    list:write(tostring(cid), "\n")
-  end
-  list:close()
-  rnd:close()
-  sh(string.format("head -c %d /dev/urandom > '%s/www/big.bin'", 1 << 30, dir))
-  local root = ipfsrt.pack(dir .. "/www/big.bin", { preset = "ipfs-car", wrap = false,
-    output = dir .. "/big.car" })
-  io.open(dir .. "/big.root", "w"):write(tostring(root))
-end
-for line in io.lines(dir .. "/cids.txt") do cids[#cids + 1] = line end
-local big_root = io.open(dir .. "/big.root"):read("a")
+local data = bench.dataset(dir)
+local blocks_car, cids, big_root = data.blocks_car, data.cids, data.big_root
 
 -- nginx on a port of its own, 2 workers like the 2 cores here
 local port = 18000 + math.random(0, 999)
