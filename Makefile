@@ -174,6 +174,8 @@ install: all
 	install -m 755 $(BUILD)/ipfsrt.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/ipfsrt.so
 	install -m 644 runtime/include/ipfsrt.h $(DESTDIR)$(PREFIX)/include/ipfsrt.h
 	cp -r lua $(DESTDIR)$(PREFIX)/share/ipfsrt/
+	install -d $(DESTDIR)$(PREFIX)/share/ipfsrt/scripts
+	cp -r scripts/policies $(DESTDIR)$(PREFIX)/share/ipfsrt/scripts/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt.h)|' \
 	    -e 's|@REQUIRES@|$(PKGS)|' runtime/ipfsrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ipfsrt.pc
 

@@ -99,6 +99,26 @@ describe("ipfsrt.client", function()
     assert.equal(big, table.concat(chunks))
   end)
 
+  it("needs one round trip per read, and none for what it has resolved before", function()
+    local gw = gateway({})
+    local c = ipfsrt.client { gateways = { gw:url() } }
+    c:get("ipfs://" .. root .. "/many/n03.txt")
+    assert.equal(1, gw:stats().requests) -- the path's blocks and the file in one CAR
+    c:get("ipfs://" .. root .. "/many/n04.txt")
+    assert.equal(2, gw:stats().requests) -- the HAMT came from the cache: the file by CID
+    c:get(big_url, 100, 10)
+    assert.equal(3, gw:stats().requests) -- a range: one CAR with entity-bytes
+    c:get(big_url, 200000, 10)
+    assert.equal(4, gw:stats().requests) -- the file's root is cached: one more for the leaf
+    c:stat("ipfs://" .. root .. "/many/n03.txt")
+    assert.equal(4, gw:stats().requests) -- answered from the cache
+    c:ls("ipfs://" .. root .. "/many", { types = false })
+    assert.equal(5, gw:stats().requests) -- the HAMT's other shards, in one CAR
+    c:ls("ipfs://" .. root .. "/many", { types = false })
+    assert.equal("entry 3", c:get("ipfs://" .. root .. "/many/n03.txt"))
+    assert.equal(5, gw:stats().requests)
+  end)
+
   it("fetches blocks by CID, one or many at once", function()
     local c = ipfsrt.client { gateways = { honest:url() }, cache = false }
     local entries = c:ls("ipfs://" .. root .. "/many")
