@@ -6,6 +6,7 @@ local argparse = require "ipfsrt.argparse"
 local M = {}
 
 M.options_help = [[
+
 Gateways: --gateway URL (repeatable), else IPFS_GATEWAY (URLs separated by commas or
 spaces), else the first line of $IPFS_PATH/gateway, ~/.ipfs/gateway,
 $XDG_CONFIG_HOME/ipfs/gateway or /etc/ipfs/gateway, else public gateways (safe: every

@@ -17,6 +17,7 @@
 
 #include "blockcache.h"
 #include "fetch.h"
+#include "verify_pool.h"
 
 #define PENDING_CAP ((uint64_t)128 << 20) /* verified blocks streamed ahead of the walk */
 #define ERROR_BODY_CAP (64u << 10)
@@ -64,10 +65,13 @@ struct ipfsrt_client {
     ipfsrt_gateway_list gateways;
     gw_state *gw;
     ipfsrt_fetch *engine;
+    ipfsrt_vpool *pool;    /* hashes raw blocks on other cores */
+    size_t pool_jobs;      /* submitted and not yet taken back */
     ipfsrt_blockcache *cache;
     ipfsrt_policy policy;
     bool verify;
     unsigned retries;
+    unsigned concurrency; /* per gateway */
     size_t max_block;
     ipfsrt_progress_fn progress;
     void *progress_user;
@@ -89,6 +93,7 @@ typedef struct task_ops {
      * error kind (NONE = usable; the task is then done or, for streams, lives on). */
     ipfsrt_gw_error (*on_complete)(attempt *a);
     void (*on_settled)(task *t); /* done or failed for good; may be NULL */
+    void (*on_ok_head)(attempt *a, const ipfsrt_fetch_head *head); /* a 200/206 began; may be NULL */
 } task_ops;
 
 struct attempt {
@@ -105,7 +110,11 @@ struct attempt {
     /* CAR attempts */
     ipfsrt_car_reader *car;
     ipfsrt_mhmap promised; /* blocks this answer must contain: its root and what its blocks link */
-    ipfsrt_buf body; /* block attempts */
+    /* block attempts: the body, in a block sized by Content-Length when one came */
+    ipfsrt_rcblock *rc;
+    size_t rc_cap;
+    ipfsrt_buf body;
+    ipfsrt_vjob *vjob; /* being hashed */
 };
 
 struct task {
@@ -210,6 +219,11 @@ static void attempt_free(attempt *a) {
     ipfsrt_car_reader_free(a->car);
     ipfsrt_mhmap_free(&a->promised);
     ipfsrt_buf_free(&a->body);
+    ipfsrt_rcblock_unref(a->rc);
+    if (a->vjob) {
+        ipfsrt_vpool_cancel(a->t->c->pool, a->vjob);
+        a->t->c->pool_jobs--;
+    }
     free(a);
 }
 
@@ -264,6 +278,7 @@ static int on_head(void *user, const ipfsrt_fetch_head *head) {
                      head->content_type);
         return 1;
     }
+    if (t->ops->on_ok_head) t->ops->on_ok_head(a, head);
     if (t->kind == IPFSRT_REQUEST_PLAIN && head->content_length > 0 && t->c->progress &&
         !t->c->progress_expected)
         t->c->progress_expected = (uint64_t)head->content_length;
@@ -301,6 +316,8 @@ static ipfsrt_gw_error status_error(long status) {
     return IPFSRT_GWERR_BAD_RESPONSE;
 }
 
+static void attempt_settle(attempt *a);
+
 static void on_done(void *user, const ipfsrt_fetch_result *res) {
     attempt *a = user;
     task *t = a->t;
@@ -333,9 +350,16 @@ static void on_done(void *user, const ipfsrt_fetch_result *res) {
     }
     if (a->error == IPFSRT_GWERR_NONE) {
         ipfsrt_gw_error e = t->ops->on_complete(a);
+        if (a->vjob) return; /* judged once hashed */
         if (e != IPFSRT_GWERR_NONE && a->error == IPFSRT_GWERR_NONE)
             attempt_fail(a, e, "unusable answer");
     }
+    attempt_settle(a);
+}
+
+/* Uses the judged answer, or moves on to the next gateway. */
+static void attempt_settle(attempt *a) {
+    task *t = a->t;
     if (a->error == IPFSRT_GWERR_NONE) {
         /* Streams stay attached until the walk has judged them. */
         if (t->kind != IPFSRT_REQUEST_CAR) {
@@ -366,6 +390,7 @@ static const char *accept_for(ipfsrt_request_kind kind) {
 }
 
 static ipfsrt_gw_error block_complete(attempt *a);
+static void drain_pool(ipfsrt_client *c);
 
 static bool attempt_start(task *t, size_t gw) {
     ipfsrt_client *c = t->c;
@@ -553,10 +578,12 @@ static void client_pump(ipfsrt_client *c, int wait_ms) {
         if (ms < wait_ms) wait_ms = ms;
     }
     if (ipfsrt_fetch_pending(c->engine)) ipfsrt_fetch_pump(c->engine, wait_ms);
+    else if (c->pool_jobs) ipfsrt_fetch_wait(c->engine, wait_ms); /* a hashing thread wakes it */
     else if (wait_ms > 0) {
         struct timespec ts = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
     }
+    drain_pool(c);
     run_timers(c);
 }
 
@@ -591,34 +618,97 @@ static void block_request(task *t, char *path, size_t path_size, char *query, si
 }
 
 static int block_body(attempt *a, const uint8_t *data, size_t len) {
+    if (a->rc) {
+        if (len > a->rc_cap - a->rc->len) return 1; /* more than Content-Length said */
+        memcpy(a->rc->data + a->rc->len, data, len);
+        a->rc->len += len;
+        return 0;
+    }
     ipfsrt_buf_append(&a->body, data, len);
     return a->body.failed;
 }
 
+static void block_fail_verify(attempt *a, ipfsrt_status st, const char *message) {
+    attempt_fail(a, st == IPFSRT_EHASH_MISMATCH ? IPFSRT_GWERR_HASH_MISMATCH : IPFSRT_GWERR_BAD_RESPONSE,
+                 "%s", message);
+}
+
+static void block_accept(attempt *a, ipfsrt_rcblock *rc) {
+    block_job *j = a->t->owner;
+    j->result = rc;
+    if (a->t->kind == IPFSRT_REQUEST_BLOCK) ipfsrt_blockcache_put(a->t->c->cache, rc);
+}
+
 static ipfsrt_gw_error block_complete(attempt *a) {
     block_job *j = a->t->owner;
-    ipfsrt_error e;
-    if (a->t->kind == IPFSRT_REQUEST_BLOCK &&
-        ipfsrt_cid_verify(&j->cid, a->body.data, a->body.len, &e) != IPFSRT_OK) {
-        attempt_fail(a, e.code == IPFSRT_EHASH_MISMATCH ? IPFSRT_GWERR_HASH_MISMATCH : IPFSRT_GWERR_BAD_RESPONSE,
-                     "%s", e.message);
-        return a->error;
-    }
-    j->result = ipfsrt_rcblock_new(&j->cid, a->body.data, a->body.len);
-    if (!j->result) {
+    ipfsrt_client *c = a->t->c;
+    ipfsrt_rcblock *rc = a->rc ? a->rc : ipfsrt_rcblock_new(&j->cid, a->body.data, a->body.len);
+    a->rc = NULL;
+    if (!rc) {
         attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "out of memory");
         return a->error;
     }
-    if (a->t->kind == IPFSRT_REQUEST_BLOCK) ipfsrt_blockcache_put(a->t->c->cache, j->result);
+    if (a->t->kind != IPFSRT_REQUEST_BLOCK) { /* unverified: taken as it is */
+        block_accept(a, rc);
+        return IPFSRT_GWERR_NONE;
+    }
+    if (c->pool) { /* hashed on another core; this thread goes on receiving */
+        a->vjob = calloc(1, sizeof *a->vjob);
+        if (a->vjob) {
+            a->vjob->block = rc;
+            a->vjob->user = a;
+            c->pool_jobs++;
+            ipfsrt_vpool_submit(c->pool, a->vjob);
+            return IPFSRT_GWERR_NONE;
+        }
+    }
+    ipfsrt_error e;
+    ipfsrt_status st = ipfsrt_cid_verify(&j->cid, rc->data, rc->len, &e);
+    if (st != IPFSRT_OK) {
+        ipfsrt_rcblock_unref(rc);
+        block_fail_verify(a, st, e.message);
+        return a->error;
+    }
+    block_accept(a, rc);
     return IPFSRT_GWERR_NONE;
+}
+
+/* Takes back what the hashing threads finished. */
+static void drain_pool(ipfsrt_client *c) {
+    if (!c->pool_jobs) return;
+    for (ipfsrt_vjob *j = ipfsrt_vpool_take_done(c->pool), *next; j; j = next) {
+        next = j->next;
+        attempt *a = j->user;
+        a->vjob = NULL;
+        c->pool_jobs--;
+        if (j->status == IPFSRT_OK) {
+            block_accept(a, j->block);
+            j->block = NULL;
+        } else {
+            block_fail_verify(a, j->status, j->message);
+        }
+        ipfsrt_vjob_free(j);
+        attempt_settle(a);
+    }
 }
 
 static void block_settled(task *t) {
     block_job *j = t->owner;
-    j->batch->ready[j->batch->ready_count++] = j->index;
+    if (j->batch) j->batch->ready[j->batch->ready_count++] = j->index;
 }
 
-static const task_ops block_ops = {block_request, block_body, block_complete, block_settled};
+/* With a Content-Length the body goes straight into the block it will become. */
+static void block_head(attempt *a, const ipfsrt_fetch_head *head) {
+    const block_job *j = a->t->owner;
+    if (head->content_length <= 0 || (uint64_t)head->content_length > a->t->c->max_block) return;
+    a->rc = ipfsrt_rcblock_new(&j->cid, NULL, (size_t)head->content_length);
+    if (a->rc) {
+        a->rc_cap = a->rc->len;
+        a->rc->len = 0;
+    }
+}
+
+static const task_ops block_ops = {block_request, block_body, block_complete, block_settled, block_head};
 
 /* Runs the jobs until each is done, or the first failure; fn sees results as
  * they come. */
@@ -671,6 +761,14 @@ static ipfsrt_status run_block_jobs(ipfsrt_client *c, block_job *jobs, size_t n,
     }
     free(batch.ready);
     return st;
+}
+
+/* Lends a held block through a block source: the reference travels in the token. */
+static ipfsrt_status lend(ipfsrt_block_ref *ref, ipfsrt_rcblock *b) {
+    ref->data = b->data;
+    ref->len = b->len;
+    ref->token = b;
+    return IPFSRT_OK;
 }
 
 /* ------------------------------------------------------------- sessions */
@@ -814,7 +912,7 @@ static ipfsrt_gw_error session_complete(attempt *a) {
     return a->error;
 }
 
-static const task_ops session_ops = {session_request, session_body, session_complete, NULL};
+static const task_ops session_ops = {session_request, session_body, session_complete, NULL, NULL};
 
 static void session_init(session *s, ipfsrt_client *c, resume_mode mode) {
     memset(s, 0, sizeof *s);
@@ -887,10 +985,7 @@ static ipfsrt_status session_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_
         }
         client_pump(c, 100);
     }
-    ref->data = b->data;
-    ref->len = b->len;
-    ref->token = b;
-    return IPFSRT_OK;
+    return lend(ref, b);
 }
 
 static void rc_release(void *ctx, ipfsrt_block_ref *ref) {
@@ -924,10 +1019,7 @@ static ipfsrt_status client_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_r
         ipfsrt_status st = run_one_block(c, cid, &b, err);
         if (st != IPFSRT_OK) return st;
     }
-    ref->data = b->data;
-    ref->len = b->len;
-    ref->token = b;
-    return IPFSRT_OK;
+    return lend(ref, b);
 }
 
 void ipfsrt_client_blocksource(ipfsrt_client *c, ipfsrt_blocksource *src) {
@@ -950,10 +1042,7 @@ static ipfsrt_status probe_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_re
         p->missed = true;
         return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not cached");
     }
-    ref->data = b->data;
-    ref->len = b->len;
-    ref->token = b;
-    return IPFSRT_OK;
+    return lend(ref, b);
 }
 
 static void probe_release(void *ctx, ipfsrt_block_ref *ref) {
@@ -994,6 +1083,120 @@ ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *c, const ipfsrt_cid *cids, siz
     for (size_t i = 0; i < n; i++) jobs[i].cid = cids[i];
     ipfsrt_status st = run_block_jobs(c, jobs, n, fn, user, err);
     free(jobs);
+    return st;
+}
+
+/* ----------------------------------------------------------- read-ahead */
+
+#define READAHEAD_MIN_FILE ((uint64_t)8 << 20) /* whole files this big are read this way */
+#define READAHEAD_MAX_WINDOW 32
+
+/* Reads a whole large file by fetching its blocks by CID, many at once and
+ * across gateways, in the order the walk will want them: each block's links
+ * join a queue as it arrives, children ahead of what came before, so the queue
+ * follows the depth-first walk. */
+typedef struct readahead {
+    ipfsrt_client *c;
+    size_t window;
+    block_job *jobs[READAHEAD_MAX_WINDOW + 1]; /* + one the walk asked for out of turn */
+    size_t job_count;
+    ipfsrt_cid *queue; /* a stack: the next CID to fetch is at the end */
+    size_t queued, queue_cap;
+    ipfsrt_mhmap expanded; /* blocks whose links were queued (the walk may load one twice) */
+} readahead;
+
+static block_job *readahead_start(readahead *r, const ipfsrt_cid *cid) {
+    block_job *j = calloc(1, sizeof *j);
+    if (!j) return NULL;
+    j->cid = *cid;
+    j->result = ipfsrt_blockcache_get(r->c->cache, cid);
+    if (j->result) j->t.state = TASK_DONE;
+    else task_begin(&j->t, r->c, &block_ops, IPFSRT_REQUEST_BLOCK, j);
+    r->jobs[r->job_count++] = j;
+    return j;
+}
+
+static void readahead_drop(readahead *r, size_t i) {
+    block_job *j = r->jobs[i];
+    if (j->t.c) task_end(&j->t);
+    ipfsrt_rcblock_unref(j->result);
+    free(j);
+    r->jobs[i] = r->jobs[--r->job_count];
+}
+
+static void readahead_fill(readahead *r) {
+    while (r->job_count < r->window && r->queued) {
+        ipfsrt_cid next = r->queue[--r->queued];
+        bool have = false;
+        for (size_t i = 0; i < r->job_count && !have; i++) have = ipfsrt_cid_equal(&r->jobs[i]->cid, &next);
+        if (!have && next.hash_code != IPFSRT_MH_IDENTITY && !readahead_start(r, &next)) return;
+    }
+}
+
+/* Queues what a dag-pb block links, first link to be fetched first. */
+static void readahead_links(readahead *r, const ipfsrt_rcblock *b) {
+    if (b->cid.codec != IPFSRT_CODEC_DAG_PB) return;
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(&b->cid, &mh_len);
+    bool inserted = false;
+    if (ipfsrt_mhmap_put(&r->expanded, mh, mh_len, 0, 0, &inserted) != IPFSRT_OK || !inserted) return;
+    ipfsrt_pb_node node;
+    if (ipfsrt_dagpb_decode(b->data, b->len, &node, NULL) != IPFSRT_OK) return; /* the walk will say why */
+    if (r->queued + node.link_count > r->queue_cap) {
+        size_t cap = (r->queued + node.link_count) * 2;
+        ipfsrt_cid *q = realloc(r->queue, cap * sizeof *q);
+        if (!q) {
+            ipfsrt_dagpb_node_free(&node);
+            return; /* read-ahead is an optimisation: go on without it */
+        }
+        r->queue = q;
+        r->queue_cap = cap;
+    }
+    for (size_t i = node.link_count; i-- > 0;) r->queue[r->queued++] = node.links[i].cid;
+    ipfsrt_dagpb_node_free(&node);
+}
+
+static ipfsrt_status readahead_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+                                   ipfsrt_error *err) {
+    readahead *r = ctx;
+    size_t i = 0;
+    while (i < r->job_count && !ipfsrt_cid_equal(&r->jobs[i]->cid, cid)) i++;
+    if (i == r->job_count) { /* not foreseen */
+        if (r->job_count > r->window) readahead_drop(r, 0); /* a guess that went stale */
+        if (!readahead_start(r, cid)) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        i = r->job_count - 1;
+    }
+    block_job *j = r->jobs[i];
+    while (j->t.state != TASK_DONE && j->t.state != TASK_FAILED) client_pump(r->c, 100);
+    if (j->t.state == TASK_FAILED) {
+        ipfsrt_status st = task_error(&j->t, err);
+        if (err) ipfsrt_cid_to_string(cid, err->cid);
+        return st;
+    }
+    ipfsrt_rcblock *b = j->result;
+    j->result = NULL;
+    readahead_drop(r, i);
+    readahead_links(r, b);
+    readahead_fill(r);
+    return lend(ref, b);
+}
+
+static void readahead_release(void *ctx, ipfsrt_block_ref *ref) {
+    readahead *r = ctx;
+    rc_release(r->c, ref);
+}
+
+static ipfsrt_status readahead_read(ipfsrt_client *c, const ipfsrt_cid *file, ipfsrt_write_fn write,
+                                    void *user, ipfsrt_error *err) {
+    readahead r = {.c = c};
+    ipfsrt_mhmap_init(&r.expanded);
+    size_t window = 2 * (size_t)c->concurrency * c->gateways.count;
+    r.window = window < 4 ? 4 : window > READAHEAD_MAX_WINDOW ? READAHEAD_MAX_WINDOW : window;
+    ipfsrt_blocksource src = {&r, readahead_get, readahead_release};
+    ipfsrt_status st = ipfsrt_unixfs_read(&src, file, 0, UINT64_MAX, write, user, err);
+    while (r.job_count) readahead_drop(&r, r.job_count - 1);
+    free(r.queue);
+    ipfsrt_mhmap_free(&r.expanded);
     return st;
 }
 
@@ -1210,7 +1413,7 @@ static ipfsrt_gw_error plain_complete(attempt *a) {
     return IPFSRT_GWERR_NONE;
 }
 
-static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL};
+static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL};
 
 static ipfsrt_status plain_get(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
                                ipfsrt_write_fn write, void *user, ipfsrt_error *err) {
@@ -1290,6 +1493,11 @@ ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t of
         ipfsrt_client_blocksource(c, &src);
         return ipfsrt_unixfs_read(&src, &info.cid, offset, length, write, user, err);
     }
+    bool whole = offset == 0 && length == UINT64_MAX;
+    if (known && whole && info.type == IPFSRT_UNIXFS_FILE && info.size >= READAHEAD_MIN_FILE) {
+        c->progress_expected = info.size;
+        return readahead_read(c, &info.cid, write, user, err);
+    }
     session s;
     session_init(&s, c, RESUME_RANGE);
     s.range_from = offset;
@@ -1311,6 +1519,14 @@ ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t of
             s.target_known = true;
             s.target = info.cid;
         }
+    }
+    if (st == IPFSRT_OK && whole && info.type == IPFSRT_UNIXFS_FILE && info.size >= READAHEAD_MIN_FILE &&
+        info.cid.codec == IPFSRT_CODEC_DAG_PB) {
+        /* A large file: drop the stream (it has proven the path) and fetch the
+         * blocks many at once instead, hashed on every core. */
+        session_finish(&s, true);
+        c->progress_expected = info.size;
+        return readahead_read(c, &info.cid, write, user, err);
     }
     if (st == IPFSRT_OK) {
         if (info.type == IPFSRT_UNIXFS_FILE || info.type == IPFSRT_UNIXFS_RAW)
@@ -1385,6 +1601,8 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const cha
 
 /* ------------------------------------------------------------- the client */
 
+static void wake_engine(void *engine) { ipfsrt_fetch_wakeup(engine); }
+
 ipfsrt_status ipfsrt_client_init(ipfsrt_client **out, const ipfsrt_client_options *opts,
                                  ipfsrt_error *err) {
     ipfsrt_client_options defaults = {0};
@@ -1402,6 +1620,7 @@ ipfsrt_status ipfsrt_client_init(ipfsrt_client **out, const ipfsrt_client_option
     }
     c->verify = !opts->no_verify;
     c->retries = opts->retries ? opts->retries : 2;
+    c->concurrency = opts->concurrency ? opts->concurrency : 8;
     c->max_block = opts->max_block ? opts->max_block : IPFSRT_CAR_DEFAULT_MAX_BLOCK;
     uint64_t cache = opts->cache_bytes == 0 ? (uint64_t)64 << 20
                      : opts->cache_bytes == UINT64_MAX ? 0 : opts->cache_bytes;
@@ -1420,6 +1639,11 @@ ipfsrt_status ipfsrt_client_init(ipfsrt_client **out, const ipfsrt_client_option
         };
         st = ipfsrt_fetch_init(&c->engine, &cfg, err);
     }
+    if (st == IPFSRT_OK && c->verify) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned threads = cores < 1 ? 1 : cores > 4 ? 4 : (unsigned)cores;
+        st = ipfsrt_vpool_init(&c->pool, threads, wake_engine, c->engine, err);
+    }
     if (st != IPFSRT_OK) {
         ipfsrt_client_free(c);
         return st;
@@ -1431,6 +1655,7 @@ ipfsrt_status ipfsrt_client_init(ipfsrt_client **out, const ipfsrt_client_option
 void ipfsrt_client_free(ipfsrt_client *c) {
     if (!c) return;
     ipfsrt_fetch_free(c->engine);
+    ipfsrt_vpool_free(c->pool);
     ipfsrt_client_set_policy(c, NULL);
     ipfsrt_blockcache_free(c->cache);
     ipfsrt_gateway_list_free(&c->gateways);

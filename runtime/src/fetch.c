@@ -370,6 +370,12 @@ size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms) {
 
 size_t ipfsrt_fetch_pending(const ipfsrt_fetch *f) { return f->queued.count + f->running.count; }
 
+void ipfsrt_fetch_wait(ipfsrt_fetch *f, int max_wait_ms) {
+    if (max_wait_ms > 0) curl_multi_poll(f->multi, NULL, 0, max_wait_ms, NULL);
+}
+
+void ipfsrt_fetch_wakeup(ipfsrt_fetch *f) { curl_multi_wakeup(f->multi); }
+
 void ipfsrt_fetch_free(ipfsrt_fetch *f) {
     if (!f) return;
     while (f->running.head) {

@@ -69,6 +69,10 @@ void ipfsrt_fetch_cancel(ipfsrt_fetch *f, ipfsrt_fetch_req *req);
  * callbacks run from here. Returns the number of transfers still queued or running. */
 size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms);
 size_t ipfsrt_fetch_pending(const ipfsrt_fetch *f);
+/* Waits up to max_wait_ms for ipfsrt_fetch_wakeup when nothing is in flight. */
+void ipfsrt_fetch_wait(ipfsrt_fetch *f, int max_wait_ms);
+/* Interrupts a pump waiting for the network; safe from any thread. */
+void ipfsrt_fetch_wakeup(ipfsrt_fetch *f);
 /* Cancels whatever is left and releases the engine. */
 void ipfsrt_fetch_free(ipfsrt_fetch *f);
 

@@ -119,6 +119,22 @@ describe("ipfsrt.client", function()
     assert.equal(5, gw:stats().requests)
   end)
 
+  it("reads a large file by fetching its blocks concurrently across gateways", function()
+    local large = bytes(9 * 1024 * 1024 + 5, 11)
+    os.execute("mkdir -p " .. dir .. "/large")
+    put(dir .. "/large/large.bin", large)
+    local large_car = dir .. "/large.car"
+    local lroot = tostring(ipfsrt.pack(dir .. "/large", { preset = "kubo-v1-2025", output = large_car,
+      chunk_size = 262144, max_links = 8 })) -- three levels of dag-pb above the leaves
+    local a, b = gateway({}, { large_car }), gateway({ tamper = 0.2, seed = 5 }, { large_car })
+    local c = ipfsrt.client { gateways = { a:url(), b:url() }, policy = "round_robin", cache = false }
+    assert.equal(large, c:get("ipfs://" .. lroot .. "/large.bin"))
+    local st = c:stats()
+    assert.is_true(st[1].ok > 10 and st[2].ok > 10, "both gateways served blocks")
+    assert.is_true(st[2].verify_failures > 0, "tampered blocks were caught")
+    assert.equal(large:sub(5000001, 5000100), c:get("ipfs://" .. lroot .. "/large.bin", 5000000, 100))
+  end)
+
   it("fetches blocks by CID, one or many at once", function()
     local c = ipfsrt.client { gateways = { honest:url() }, cache = false }
     local entries = c:ls("ipfs://" .. root .. "/many")
@@ -314,9 +330,10 @@ describe("ipfsrt.client", function()
       os.execute("mkdir -p " .. dir .. "/ipfs-path")
       put(dir .. "/ipfs-path/gateway", honest:url() .. "\n")
       code, _, err = run({ "stat", big_url, "-v" }, "IPFS_GATEWAY= HOME=/nonexistent IPFS_PATH=" ..
-        sh_quote(dir .. "/ipfs-path"))
+        sh_quote(dir .. "/ipfs-path") .. " IPFSRT_POLICY=failover")
       assert.equal(0, code)
       assert.truthy(err:find(dir .. "/ipfs-path/gateway", 1, true))
+      assert.truthy(err:find("policy: failover", 1, true))
     end)
 
     it("shows the trust policy's quarantine with -v", function()
