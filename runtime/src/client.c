@@ -785,6 +785,7 @@ typedef struct session {
     task t;
     bool started;
     ipfsrt_blockmap pending; /* verified blocks streamed ahead of the walk */
+    uint64_t ahead;          /* bytes of arrivals the walk has not taken (repeats too) */
     char first_path[2048], first_query[256];
     resume_mode mode;
     ipfsrt_cid wanted;        /* the block the walk waits for */
@@ -859,6 +860,14 @@ static int session_block(void *user, const ipfsrt_car_block *blk) {
             ipfsrt_dagpb_node_free(&node);
         }
     }
+    /* Counted per arrival, so a flood of repeats is bounded like one of new blocks. */
+    s->ahead += blk->len;
+    if (s->ahead > PENDING_CAP) {
+        attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE,
+                     "sent over %llu MiB of blocks the walk from the root did not reach",
+                     (unsigned long long)(PENDING_CAP >> 20));
+        return 1;
+    }
     ipfsrt_rcblock *b = ipfsrt_blockmap_get(&s->pending, &blk->cid);
     if (b) {
         b->arrivals++;
@@ -872,12 +881,6 @@ static int session_block(void *user, const ipfsrt_car_block *blk) {
     }
     b->arrivals = 1;
     ipfsrt_rcblock_unref(b); /* the map keeps it */
-    if (s->pending.bytes > PENDING_CAP) {
-        attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE,
-                     "sent over %llu MiB of blocks the walk from the root did not reach",
-                     (unsigned long long)(PENDING_CAP >> 20));
-        return 1;
-    }
     return 0;
 }
 
@@ -947,6 +950,7 @@ static ipfsrt_status session_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_
     while (!b) {
         b = ipfsrt_blockmap_get(&s->pending, cid);
         if (b) {
+            s->ahead -= b->len;
             if (--b->arrivals == 0) ipfsrt_blockmap_remove(&s->pending, b); /* its reference is ours now */
             else ipfsrt_rcblock_ref(b);
             break;
@@ -1594,6 +1598,7 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const cha
     ipfsrt_blocksource src;
     session_source(&s, &src);
     if (st == IPFSRT_OK && !known) st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, err);
+    if (st == IPFSRT_OK && info.type == IPFSRT_UNIXFS_FILE) c->progress_expected = info.size;
     if (st == IPFSRT_OK) st = ipfsrt_unixfs_export(&src, &info.cid, dest, err);
     session_finish(&s, st == IPFSRT_OK);
     return st;

@@ -226,6 +226,18 @@ describe("ipfsrt.client", function()
     assert.equal(0, c:stats()[1].ok)
   end)
 
+  it("sticks to one gateway with 'failover' until it fails", function()
+    local down = gateway({ fail = 1 })
+    local lines = {}
+    local c = ipfsrt.client { gateways = { down:url(), honest:url() }, policy = "failover", cache = false,
+      log = function(line) lines[#lines + 1] = line end }
+    for _ = 1, 3 do c:stat(big_url) end
+    assert.equal(1, down:stats().requests) -- after its failure the second one is primary
+    assert.equal(3, c:stats()[2].ok)
+    assert.equal(1, #lines)
+    assert.truthy(lines[1]:find("primary is now " .. honest:url(), 1, true))
+  end)
+
   it("quarantines a lying gateway with 'trust' and says so", function()
     local liar = gateway({ tamper = 1 })
     local lines = {}

@@ -4,6 +4,8 @@
 
 #include <sys/stat.h>
 
+#include "blockcache.h"
+
 #define FILE_SIZE 400000
 
 static uint8_t content[FILE_SIZE];
@@ -194,11 +196,87 @@ static void test_gateway_list_sources(void **state) {
     unsetenv("IPFS_PATH");
 }
 
+static ipfsrt_rcblock *raw_block(size_t len, uint64_t seed) {
+    uint8_t *data = malloc(len);
+    fill_random(data, len, seed);
+    ipfsrt_cid cid;
+    assert_int_equal(ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, data, len, NULL), IPFSRT_OK);
+    ipfsrt_rcblock *b = ipfsrt_rcblock_new(&cid, data, len);
+    free(data);
+    return b;
+}
+
+/* The memory LRU keeps to its budget, and a block lent out survives its eviction. */
+static void test_blockcache_lru(void **state) {
+    (void)state;
+    ipfsrt_blockcache *cache;
+    /* 400 KiB: 300 KiB for data blocks, 100 KiB for the rest */
+    assert_int_equal(ipfsrt_blockcache_init(&cache, 400 << 10, NULL, false, NULL), IPFSRT_OK);
+    ipfsrt_rcblock *blocks[5];
+    for (int i = 0; i < 5; i++) {
+        blocks[i] = raw_block(100 << 10, (uint64_t)i + 1);
+        ipfsrt_blockcache_put(cache, blocks[i]);
+    }
+    ipfsrt_blockcache_stats st;
+    ipfsrt_blockcache_get_stats(cache, &st);
+    assert_int_equal(st.blocks, 3);
+    assert_true(st.bytes <= 300 << 10);
+    assert_int_equal(st.evictions, 2);
+    assert_null(ipfsrt_blockcache_get(cache, &blocks[0]->cid)); /* the oldest went first */
+    ipfsrt_rcblock *lent = ipfsrt_blockcache_get(cache, &blocks[2]->cid);
+    assert_non_null(lent);
+    ipfsrt_rcblock_unref(blocks[2]);
+    blocks[2] = NULL;
+    for (int i = 10; i < 14; i++) { /* push everything else out */
+        ipfsrt_rcblock *b = raw_block(100 << 10, (uint64_t)i);
+        ipfsrt_blockcache_put(cache, b);
+        ipfsrt_rcblock_unref(b);
+    }
+    assert_null(ipfsrt_blockcache_get(cache, &lent->cid));
+    assert_int_equal(ipfsrt_cid_verify(&lent->cid, lent->data, lent->len, NULL), IPFSRT_OK);
+    ipfsrt_rcblock_unref(lent);
+    for (int i = 0; i < 5; i++) ipfsrt_rcblock_unref(blocks[i]);
+    ipfsrt_blockcache_free(cache);
+}
+
+/* Blocks on disk are re-hashed when read back; a damaged one is deleted. */
+static void test_blockcache_disk(void **state) {
+    (void)state;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", tmp_path("cache/nested"));
+    ipfsrt_blockcache *cache;
+    assert_int_equal(ipfsrt_blockcache_init(&cache, UINT64_MAX - 1, dir, false, NULL), IPFSRT_OK);
+    ipfsrt_rcblock *b = raw_block(5000, 77);
+    ipfsrt_blockcache_put(cache, b);
+    ipfsrt_blockcache_free(cache);
+    assert_int_equal(ipfsrt_blockcache_init(&cache, 0, dir, false, NULL), IPFSRT_OK);
+    ipfsrt_rcblock *back = ipfsrt_blockcache_get(cache, &b->cid);
+    assert_non_null(back);
+    assert_memory_equal(back->data, b->data, b->len);
+    ipfsrt_rcblock_unref(back);
+    /* damage it */
+    ipfsrt_cid v1 = b->cid;
+    char name[IPFSRT_CID_STR_MAX], path[1400];
+    ipfsrt_cid_to_string(&v1, name);
+    snprintf(path, sizeof path, "%s/%s/%s", dir, name + strlen(name) - 2, name);
+    write_file(path, (const uint8_t *)"bad", 3);
+    assert_null(ipfsrt_blockcache_get(cache, &b->cid));
+    struct stat sb;
+    assert_int_not_equal(stat(path, &sb), 0);
+    ipfsrt_blockcache_stats st;
+    ipfsrt_blockcache_get_stats(cache, &st);
+    assert_int_equal(st.disk_rejected, 1);
+    ipfsrt_blockcache_free(cache);
+    ipfsrt_rcblock_unref(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_through_c_policy),
         cmocka_unit_test(test_all_gateways_fail),
         cmocka_unit_test(test_gateway_list_sources),
+        cmocka_unit_test(test_blockcache_lru),
+        cmocka_unit_test(test_blockcache_disk),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }
