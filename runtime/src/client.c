@@ -558,9 +558,8 @@ static void run_timers(ipfsrt_client *c) {
         } else if (t->state == TASK_RUNNING && t->live_n == 1 && !t->live[0]->head_ok &&
                    t->hedge_ms >= 0 && now >= t->hedge_at) {
             timed_remove(c, t);
-            size_t gw;
-            if (next_gateway(t, &gw) && attempt_start(t, gw)) { /* race a second gateway */
-            }
+            size_t gw; /* race a second gateway; if it cannot start, the first goes on alone */
+            if (next_gateway(t, &gw)) (void)attempt_start(t, gw);
         } else if (t->state != TASK_BACKOFF && (t->live_n != 1 || t->live[0]->head_ok)) {
             timed_remove(c, t);
         }

@@ -204,6 +204,19 @@ describe("ipfsrt.client", function()
     assert.truthy(err.message:find("HTTP", 1, true))
   end)
 
+  it("gives up on a gateway that does not answer in time", function()
+    local stuck = gateway({ delay_ms = 3000 })
+    local c = ipfsrt.client { gateways = { stuck:url(), honest:url() }, timeout = 0.3 }
+    local t0 = ipfsrt.clock()
+    assert.equal("hello\n", c:get("ipfs://" .. root .. "/hello.txt"))
+    assert.is_true(ipfsrt.clock() - t0 < 2)
+    assert.equal(1, c:stats()[1].errors.timeout)
+    c = ipfsrt.client { gateways = { stuck:url() }, timeout = 0.3, retries = 1 }
+    local ok, err = pcall(c.stat, c, big_url)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("timed out: no response within 300 ms", 1, true))
+  end)
+
   it("prefers the faster gateway with 'fastest'", function()
     local slow = gateway({ delay_ms = 150 })
     local c = ipfsrt.client { gateways = { slow:url(), honest:url() }, cache = false,
