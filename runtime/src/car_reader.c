@@ -46,6 +46,7 @@ struct ipfsrt_car_reader {
     bool cid_tried;  /* looked for the section's CID in the buffered prefix */
     bool hashing;    /* the section's block bytes are being hashed as they arrive */
     bool discarding; /* verify_only: hashed bytes are not kept */
+    bool deferred;   /* the caller hashes the blocks itself (ipfsrt_car_reader_defer_hashing) */
     ipfsrt_cid section_cid;
     size_t section_cid_len;
     ipfsrt_error failure;
@@ -89,6 +90,8 @@ void ipfsrt_car_reader_free(ipfsrt_car_reader *r) {
     free(r->buf);
     free(r);
 }
+
+void ipfsrt_car_reader_defer_hashing(ipfsrt_car_reader *r) { r->deferred = true; }
 
 const ipfsrt_car_header *ipfsrt_car_reader_header(const ipfsrt_car_reader *r) {
     return r->header_ready ? &r->header : NULL;
@@ -191,8 +194,8 @@ static ipfsrt_status handle_section(ipfsrt_car_reader *r, const uint8_t *body, s
         st = ipfsrt_car_section_check_streamed(&r->section_cid, len - r->section_cid_len,
                                                r->item_start, digest, &block, &r->failure);
     else
-        st = ipfsrt_car_section_decode(body, len, r->item_start, r->opts.max_block_size, true,
-                                       streamed, &block, &r->failure);
+        st = ipfsrt_car_section_decode(body, len, r->item_start, r->opts.max_block_size,
+                                       !r->deferred, streamed, &block, &r->failure);
     if (st != IPFSRT_OK) return st;
     r->st = S_SECTION_LEN;
     if (r->on_block && r->on_block(r->user, &block) != 0)
@@ -236,6 +239,7 @@ static ipfsrt_status maybe_start_hashing(ipfsrt_car_reader *r) {
     if (r->cid_tried || r->have < enough) return IPFSRT_OK;
     /* from here on the buffer is filled up to need, or not at all */
     r->cid_tried = true;
+    if (r->deferred) return IPFSRT_OK;
     if (r->have == r->need) return IPFSRT_OK; /* complete already: one-shot is cheaper */
     ipfsrt_cid *cid = &r->section_cid;
     size_t cid_len;

@@ -94,6 +94,8 @@ typedef struct task_ops {
     ipfsrt_gw_error (*on_complete)(attempt *a);
     void (*on_settled)(task *t); /* done or failed for good; may be NULL */
     void (*on_ok_head)(attempt *a, const ipfsrt_fetch_head *head); /* a 200/206 began; may be NULL */
+    /* A block this attempt handed to the hashing threads came back (job->status). */
+    void (*on_hashed)(attempt *a, ipfsrt_vjob *job);
 } task_ops;
 
 struct attempt {
@@ -114,7 +116,7 @@ struct attempt {
     ipfsrt_rcblock *rc;
     size_t rc_cap;
     ipfsrt_buf body;
-    ipfsrt_vjob *vjob; /* being hashed */
+    ipfsrt_vjob *hashing; /* blocks of this answer on the hashing threads (a list) */
 };
 
 struct task {
@@ -220,8 +222,9 @@ static void attempt_free(attempt *a) {
     ipfsrt_mhmap_free(&a->promised);
     ipfsrt_buf_free(&a->body);
     ipfsrt_rcblock_unref(a->rc);
-    if (a->vjob) {
-        ipfsrt_vpool_cancel(a->t->c->pool, a->vjob);
+    for (ipfsrt_vjob *j = a->hashing, *next; j; j = next) {
+        next = j->sibling;
+        ipfsrt_vpool_cancel(a->t->c->pool, j);
         a->t->c->pool_jobs--;
     }
     free(a);
@@ -350,7 +353,7 @@ static void on_done(void *user, const ipfsrt_fetch_result *res) {
     }
     if (a->error == IPFSRT_GWERR_NONE) {
         ipfsrt_gw_error e = t->ops->on_complete(a);
-        if (a->vjob) return; /* judged once hashed */
+        if (a->hashing && t->kind != IPFSRT_REQUEST_CAR) return; /* judged once hashed */
         if (e != IPFSRT_GWERR_NONE && a->error == IPFSRT_GWERR_NONE)
             attempt_fail(a, e, "unusable answer");
     }
@@ -391,6 +394,49 @@ static const char *accept_for(ipfsrt_request_kind kind) {
 
 static ipfsrt_gw_error block_complete(attempt *a);
 static void drain_pool(ipfsrt_client *c);
+
+/* Hands a received block (and the reference) to the hashing threads; false when
+ * that is not possible and the caller must hash it itself. */
+static bool hash_elsewhere(attempt *a, ipfsrt_rcblock *b, uint64_t stream_offset) {
+    ipfsrt_client *c = a->t->c;
+    ipfsrt_vjob *job = calloc(1, sizeof *job);
+    if (!job) return false;
+    job->block = b;
+    job->user = a;
+    job->stream_offset = stream_offset;
+    job->sibling = a->hashing;
+    a->hashing = job;
+    c->pool_jobs++;
+    ipfsrt_vpool_submit(c->pool, job);
+    return true;
+}
+
+static void unlink_hashing(attempt *a, ipfsrt_vjob *job) {
+    for (ipfsrt_vjob **p = &a->hashing; *p; p = &(*p)->sibling) {
+        if (*p == job) {
+            *p = job->sibling;
+            return;
+        }
+    }
+}
+
+/* Takes back what the hashing threads finished. A job whose attempt went away
+ * meanwhile (canceled while in this list) is only freed. */
+static void drain_pool(ipfsrt_client *c) {
+    if (!c->pool_jobs) return;
+    for (ipfsrt_vjob *j = ipfsrt_vpool_take_done(c->pool), *next; j; j = next) {
+        next = j->next;
+        if (j->canceled) {
+            ipfsrt_vjob_free(j);
+            continue;
+        }
+        attempt *a = j->user;
+        unlink_hashing(a, j);
+        c->pool_jobs--;
+        a->t->ops->on_hashed(a, j);
+        ipfsrt_vjob_free(j);
+    }
+}
 
 static bool attempt_start(task *t, size_t gw) {
     ipfsrt_client *c = t->c;
@@ -651,16 +697,7 @@ static ipfsrt_gw_error block_complete(attempt *a) {
         block_accept(a, rc);
         return IPFSRT_GWERR_NONE;
     }
-    if (c->pool) { /* hashed on another core; this thread goes on receiving */
-        a->vjob = calloc(1, sizeof *a->vjob);
-        if (a->vjob) {
-            a->vjob->block = rc;
-            a->vjob->user = a;
-            c->pool_jobs++;
-            ipfsrt_vpool_submit(c->pool, a->vjob);
-            return IPFSRT_GWERR_NONE;
-        }
-    }
+    if (c->pool && hash_elsewhere(a, rc, 0)) return IPFSRT_GWERR_NONE; /* judged when it returns */
     ipfsrt_error e;
     ipfsrt_status st = ipfsrt_cid_verify(&j->cid, rc->data, rc->len, &e);
     if (st != IPFSRT_OK) {
@@ -672,23 +709,14 @@ static ipfsrt_gw_error block_complete(attempt *a) {
     return IPFSRT_GWERR_NONE;
 }
 
-/* Takes back what the hashing threads finished. */
-static void drain_pool(ipfsrt_client *c) {
-    if (!c->pool_jobs) return;
-    for (ipfsrt_vjob *j = ipfsrt_vpool_take_done(c->pool), *next; j; j = next) {
-        next = j->next;
-        attempt *a = j->user;
-        a->vjob = NULL;
-        c->pool_jobs--;
-        if (j->status == IPFSRT_OK) {
-            block_accept(a, j->block);
-            j->block = NULL;
-        } else {
-            block_fail_verify(a, j->status, j->message);
-        }
-        ipfsrt_vjob_free(j);
-        attempt_settle(a);
+static void block_hashed(attempt *a, ipfsrt_vjob *job) {
+    if (job->status == IPFSRT_OK) {
+        block_accept(a, job->block);
+        job->block = NULL;
+    } else {
+        block_fail_verify(a, job->status, job->message);
     }
+    attempt_settle(a);
 }
 
 static void block_settled(task *t) {
@@ -707,7 +735,8 @@ static void block_head(attempt *a, const ipfsrt_fetch_head *head) {
     }
 }
 
-static const task_ops block_ops = {block_request, block_body, block_complete, block_settled, block_head};
+static const task_ops block_ops = {block_request, block_body, block_complete, block_settled, block_head,
+                                   block_hashed};
 
 /* Runs the jobs until each is done, or the first failure; fn sees results as
  * they come. */
@@ -849,16 +878,34 @@ static bool promised(const attempt *a, const ipfsrt_cid *cid) {
     return ipfsrt_mhmap_get(&a->promised, mh, n) != NULL;
 }
 
-static int session_block(void *user, const ipfsrt_car_block *blk) {
-    attempt *a = user;
+/* A verified block of the stream joins the pending map (takes the reference). */
+static bool session_accept(attempt *a, ipfsrt_rcblock *b) {
     session *s = a->t->owner;
-    if (blk->cid.codec == IPFSRT_CODEC_DAG_PB) { /* what it links, the answer must hold too */
+    if (b->cid.codec == IPFSRT_CODEC_DAG_PB) { /* what it links, the answer must hold too */
         ipfsrt_pb_node node;
-        if (ipfsrt_dagpb_decode(blk->data, blk->len, &node, NULL) == IPFSRT_OK) {
+        if (ipfsrt_dagpb_decode(b->data, b->len, &node, NULL) == IPFSRT_OK) {
             for (size_t i = 0; i < node.link_count; i++) promise(a, &node.links[i].cid);
             ipfsrt_dagpb_node_free(&node);
         }
     }
+    ipfsrt_rcblock *have = ipfsrt_blockmap_get(&s->pending, &b->cid);
+    if (have) {
+        have->arrivals++;
+        ipfsrt_rcblock_unref(b);
+        return true;
+    }
+    bool ok = ipfsrt_blockmap_put(&s->pending, b, NULL) == IPFSRT_OK;
+    if (ok) b->arrivals = 1;
+    ipfsrt_rcblock_unref(b); /* the map keeps it */
+    if (!ok) attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "out of memory");
+    return ok;
+}
+
+/* Blocks as the push reader parses them; hashed on the worker threads when
+ * there are some, before they can reach the walk. */
+static int session_block(void *user, const ipfsrt_car_block *blk) {
+    attempt *a = user;
+    session *s = a->t->owner;
     /* Counted per arrival, so a flood of repeats is bounded like one of new blocks. */
     s->ahead += blk->len;
     if (s->ahead > PENDING_CAP) {
@@ -867,20 +914,46 @@ static int session_block(void *user, const ipfsrt_car_block *blk) {
                      (unsigned long long)(PENDING_CAP >> 20));
         return 1;
     }
-    ipfsrt_rcblock *b = ipfsrt_blockmap_get(&s->pending, &blk->cid);
-    if (b) {
-        b->arrivals++;
-        return 0;
-    }
-    b = ipfsrt_rcblock_new(&blk->cid, blk->data, blk->len);
-    if (!b || ipfsrt_blockmap_put(&s->pending, b, NULL) != IPFSRT_OK) {
-        ipfsrt_rcblock_unref(b);
+    ipfsrt_rcblock *b = ipfsrt_rcblock_new(&blk->cid, blk->data, blk->len);
+    if (!b) {
         attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "out of memory");
         return 1;
     }
-    b->arrivals = 1;
-    ipfsrt_rcblock_unref(b); /* the map keeps it */
-    return 0;
+    if (s->c->pool && hash_elsewhere(a, b, blk->offset)) return 0;
+    if (s->c->pool) { /* the reader left hashing to us */
+        ipfsrt_error e;
+        ipfsrt_status st = ipfsrt_cid_verify(&b->cid, b->data, b->len, &e);
+        if (st != IPFSRT_OK) {
+            ipfsrt_rcblock_unref(b);
+            attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "CAR section at byte offset %llu: %s",
+                         (unsigned long long)blk->offset, e.message);
+            return 1;
+        }
+    }
+    return session_accept(a, b) ? 0 : 1;
+}
+
+/* Gives up on an answer whose block failed its hash, even mid-stream. */
+static void attempt_abandon(attempt *a) {
+    task *t = a->t;
+    if (a->req) ipfsrt_fetch_cancel(t->c->engine, a->req);
+    a->req = NULL;
+    attempt_report(a);
+    task_detach(t, a);
+    attempt_free(a);
+    if (t->live_n == 0) task_advance(t);
+}
+
+static void session_hashed(attempt *a, ipfsrt_vjob *job) {
+    if (job->status == IPFSRT_OK) {
+        ipfsrt_rcblock *b = job->block;
+        job->block = NULL;
+        if (session_accept(a, b)) return;
+    } else {
+        attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "CAR section at byte offset %llu: %s",
+                     (unsigned long long)job->stream_offset, job->message);
+    }
+    attempt_abandon(a);
 }
 
 static int session_body(attempt *a, const uint8_t *data, size_t len) {
@@ -892,6 +965,7 @@ static int session_body(attempt *a, const uint8_t *data, size_t len) {
             attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);
             return 1;
         }
+        if (s->c->pool) ipfsrt_car_reader_defer_hashing(a->car);
         promise(a, &s->request_root);
     }
     ipfsrt_status st = ipfsrt_car_reader_feed(a->car, data, len, &e);
@@ -914,7 +988,8 @@ static ipfsrt_gw_error session_complete(attempt *a) {
     return a->error;
 }
 
-static const task_ops session_ops = {session_request, session_body, session_complete, NULL, NULL};
+static const task_ops session_ops = {session_request, session_body, session_complete, NULL, NULL,
+                                     session_hashed};
 
 static void session_init(session *s, ipfsrt_client *c, resume_mode mode) {
     memset(s, 0, sizeof *s);
@@ -964,7 +1039,7 @@ static ipfsrt_status session_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_
             if (err) ipfsrt_cid_to_string(cid, err->cid);
             return st;
         }
-        if (t->live_n == 1 && t->live[0]->finished) {
+        if (t->live_n == 1 && t->live[0]->finished && !t->live[0]->hashing) {
             /* The answer is complete and this block is not in it. */
             attempt *a = t->live[0];
             char want[IPFSRT_CID_STR_MAX];
@@ -1416,7 +1491,7 @@ static ipfsrt_gw_error plain_complete(attempt *a) {
     return IPFSRT_GWERR_NONE;
 }
 
-static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL};
+static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL, NULL};
 
 static ipfsrt_status plain_get(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
                                ipfsrt_write_fn write, void *user, ipfsrt_error *err) {

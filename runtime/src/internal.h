@@ -66,6 +66,11 @@ ipfsrt_status ipfsrt_aw_flush(ipfsrt_async_writer *w, ipfsrt_error *err);
 /* Stops the thread; unflushed bytes are written first. Does not close the fd. */
 void ipfsrt_aw_free(ipfsrt_async_writer *w);
 
+/* For a caller that checks every block against its CID itself (on other
+ * threads): the reader then parses sections and checks their sizes and CIDs, but
+ * hands blocks over unhashed. Never for blocks that go anywhere unchecked. */
+void ipfsrt_car_reader_defer_hashing(ipfsrt_car_reader *reader);
+
 /* Little-endian helpers for CARv2. */
 static inline uint64_t ipfsrt_le64(const uint8_t *p) {
     uint64_t v = 0;
