@@ -723,8 +723,10 @@ void ipfsrt_gateway_free(ipfsrt_gateway *gw);
 /* Reads through untrusted HTTP gateways (the trustless gateway protocol): every
  * block is hash-checked against its CID, and a path's blocks must form the path
  * from the root CID down (walked with the UnixFS resolver), so a gateway that
- * answers with valid blocks of something else fails. One thread drives many
- * transfers at once; functions block until their result is complete. */
+ * answers with valid blocks of something else fails. The calling thread drives
+ * many transfers at once (libcurl multi) and worker threads hash what arrives;
+ * functions block until their result is complete. A client is used from one
+ * thread at a time. */
 
 #define IPFSRT_MAX_GATEWAYS 64
 

@@ -6,7 +6,9 @@
  * stream a CAR through the push reader into a pending map of verified blocks,
  * and the UnixFS walker pulls blocks from there (pumping the engine while it
  * waits), starting at the root CID: a block only counts when the walk from the
- * root reaches it, which is what proves the path. */
+ * root reaches it, which is what proves the path. Received blocks are hashed on
+ * worker threads (verify_pool.c) while this thread goes on receiving; nothing
+ * reaches the walk or a caller before its hash matched. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +67,7 @@ struct ipfsrt_client {
     ipfsrt_gateway_list gateways;
     gw_state *gw;
     ipfsrt_fetch *engine;
-    ipfsrt_vpool *pool;    /* hashes raw blocks on other cores */
+    ipfsrt_vpool *pool;    /* hashes received blocks on other threads (NULL when unverified) */
     size_t pool_jobs;      /* submitted and not yet taken back */
     ipfsrt_blockcache *cache;
     ipfsrt_policy policy;
