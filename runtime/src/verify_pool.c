@@ -65,9 +65,10 @@ static void *worker(void *arg) {
             ipfsrt_vjob_free(j);
             continue;
         }
+        bool first = !p->done.head; /* the owner drains all at once: one wake-up is enough */
         push(&p->done, j);
         pthread_mutex_unlock(&p->lock);
-        p->wake(p->wake_user);
+        if (first) p->wake(p->wake_user);
         pthread_mutex_lock(&p->lock);
     }
     pthread_mutex_unlock(&p->lock);
