@@ -816,6 +816,7 @@ typedef struct session {
     bool started;
     ipfsrt_blockmap pending; /* verified blocks streamed ahead of the walk */
     uint64_t ahead;          /* bytes of arrivals the walk has not taken (repeats too) */
+    bool finishing;          /* the walk is complete; only judging what is left */
     char first_path[2048], first_query[256];
     resume_mode mode;
     ipfsrt_cid wanted;        /* the block the walk waits for */
@@ -955,6 +956,13 @@ static void session_hashed(attempt *a, ipfsrt_vjob *job) {
         attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "CAR section at byte offset %llu: %s",
                      (unsigned long long)job->stream_offset, job->message);
     }
+    session *s = a->t->owner;
+    if (s->finishing) { /* the walk is complete: report the liar, ask nobody else */
+        attempt_report(a);
+        task_detach(a->t, a);
+        attempt_free(a);
+        return;
+    }
     attempt_abandon(a);
 }
 
@@ -1007,9 +1015,13 @@ static void session_finish(session *s, bool walk_ok) {
     if (s->started) {
         if (walk_ok && t->live_n == 1 && t->live[0]->head_ok) {
             attempt *a = t->live[0];
-            if (a->req) ipfsrt_fetch_cancel(s->c->engine, a->req);
+            if (a->req) ipfsrt_fetch_cancel(s->c->engine, a->req); /* the rest is not needed */
             a->req = NULL;
-            attempt_report(a);
+            /* Blocks it sent and the walk did not need are still being hashed: a
+             * gateway that sent a bad one is reported all the same. */
+            s->finishing = true;
+            while (t->live_n == 1 && t->live[0]->hashing) client_pump(s->c, 100);
+            if (t->live_n == 1) attempt_report(t->live[0]);
         }
         task_end(t);
     }

@@ -126,7 +126,7 @@ describe("ipfsrt.client", function()
     local large_car = dir .. "/large.car"
     local lroot = tostring(ipfsrt.pack(dir .. "/large", { preset = "kubo-v1-2025", output = large_car,
       chunk_size = 262144, max_links = 8 })) -- three levels of dag-pb above the leaves
-    local a, b = gateway({}, { large_car }), gateway({ tamper = 0.2, seed = 5 }, { large_car })
+    local a, b = gateway({}, { large_car }), gateway({ tamper = 0.5, seed = 5 }, { large_car })
     local c = ipfsrt.client { gateways = { a:url(), b:url() }, policy = "round_robin", cache = false }
     assert.equal(large, c:get("ipfs://" .. lroot .. "/large.bin"))
     local st = c:stats()
@@ -335,11 +335,18 @@ describe("ipfsrt.client", function()
     end)
 
     it("leaves nothing behind when every gateway lies", function()
-      local liar = gateway({ tamper = 1 })
-      local code, _, err = run({ "get", "ipfs://" .. root, "-o", dir .. "/lied", "--gateway", liar:url(),
+      -- every block of big.bin is needed once, so the tampered one cannot be done without
+      local tamperer = gateway({ tamper = 1 })
+      local code, _, err = run({ "get", big_url, "-o", dir .. "/lied-file", "--gateway", tamperer:url(),
         "--retries", "1" })
       assert.is_not.equal(0, code)
       assert.truthy(err:find("fetch_failed", 1, true))
+      assert.is_false(exists(dir .. "/lied-file"))
+      local liar = gateway({ wrong_dag = 1 }, { other_car, car })
+      code, _, err = run({ "get", "ipfs://" .. root, "-o", dir .. "/lied", "--gateway", liar:url(),
+        "--retries", "1" })
+      assert.is_not.equal(0, code)
+      assert.truthy(err:find("wrong_dag", 1, true) or err:find("lacks block", 1, true))
       assert.is_false(exists(dir .. "/lied"))
       local _, leftovers = run({ "-e", "for _, n in ipairs(require('ipfsrt').listdir('" .. dir ..
         "')) do print(n) end" })
