@@ -635,8 +635,12 @@ static void client_pump(ipfsrt_client *c, int wait_ms) {
 }
 
 static ipfsrt_status task_error(task *t, ipfsrt_error *err) {
-    return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s%s%s: every gateway failed: %s", t->path,
-                       t->query[0] ? "?" : "", t->query, t->failures[0] ? t->failures : "no gateway to ask");
+    const char *q = t->query[0] ? "?" : "";
+    if (!t->failures[0])
+        return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s%s%s: no gateway to ask (the policy named none)",
+                           t->path, q, t->query);
+    return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s%s%s: every gateway failed: %s", t->path, q,
+                       t->query, t->failures);
 }
 
 /* --------------------------------------------------------- raw blocks */

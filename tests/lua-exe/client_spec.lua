@@ -261,6 +261,12 @@ describe("ipfsrt.client", function()
     assert.truthy(lines[1]:find("quarantined " .. liar:url(), 1, true))
     assert.equal("hello\n", c:get("ipfs://" .. root .. "/hello.txt"))
     assert.equal(1, liar:stats().requests) -- not asked again
+    local alone = ipfsrt.client { gateways = { liar:url() }, policy = "trust" }
+    assert.is_false(pcall(alone.get, alone, big_url))
+    local ok, err = pcall(alone.get, alone, big_url)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("no gateway to ask (the policy named none)", 1, true))
+    assert.equal(2, liar:stats().requests)
   end)
 
   it("takes policies inline, swaps them between requests, and reports their errors", function()
