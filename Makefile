@@ -149,9 +149,11 @@ fuzz:
 asan:
 	$(MAKE) test BUILD=build-asan SAN=1
 
-example: all
+example: deps
+	$(MAKE) all
 	$(BUILD)/ipfsrt car verify tests/fixtures/ipfs-car-small.car
 	$(BUILD)/ipfsrt car ls tests/fixtures/ipfs-car-small.car
+	$(BUILD)/ipfsrt scripts/examples/fetch_verified.lua tests/fixtures/ipfs-car-small.car
 
 # wrk and nginx, for the gateway benchmark only
 bench-deps:
