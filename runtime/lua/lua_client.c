@@ -17,13 +17,22 @@ typedef struct lclient {
     int progress_ref;
     double progress_last;
     char callback_error[600]; /* the first error a Lua callback raised during a call */
+    bool busy; /* a fetch is under way: Lua callbacks may not start another or close */
 } lclient;
 
 static lclient *check_client(lua_State *L) {
     lclient *lc = luaL_checkudata(L, 1, CLIENT);
     if (!lc->c) ipfsrt_lua_raise_arg(L, "the client is closed");
+    if (lc->busy) return lc; /* a callback looking at stats: keep the call's state */
     lc->L = L;
     lc->callback_error[0] = '\0';
+    return lc;
+}
+
+/* For the methods that fetch: libcurl cannot be re-entered from its own loop. */
+static lclient *check_idle_client(lua_State *L) {
+    lclient *lc = check_client(L);
+    if (lc->busy) ipfsrt_lua_raise_arg(L, "the client is busy with a fetch (called from one of its callbacks)");
     return lc;
 }
 
@@ -308,6 +317,7 @@ static int l_client(lua_State *L) {
 
 static int client_close(lua_State *L) {
     lclient *lc = luaL_checkudata(L, 1, CLIENT);
+    if (lc->busy) return ipfsrt_lua_raise_arg(L, "the client is busy with a fetch (called from one of its callbacks)");
     lc->L = L;
     ipfsrt_client_free(lc->c); /* frees the policy too */
     lc->c = NULL;
@@ -366,7 +376,7 @@ static ipfsrt_status sink_write(void *user, const uint8_t *data, size_t len, ipf
 /* client:get(url[, offset[, length]][, sink]) -> bytes (or nothing with a sink:
  * a function called with each piece, or an open io file) */
 static int client_get(lua_State *L) {
-    lclient *lc = check_client(L);
+    lclient *lc = check_idle_client(L);
     const char *url = check_target(L, 2);
     int top = lua_gettop(L);
     int sink_idx = 0;
@@ -383,8 +393,10 @@ static int client_get(lua_State *L) {
         s.file = stream->f;
     }
     ipfsrt_error err;
+    lc->busy = true;
     ipfsrt_status st = ipfsrt_client_read(lc->c, url, (uint64_t)off, len < 0 ? UINT64_MAX : (uint64_t)len,
                                           sink_write, &s, &err);
+    lc->busy = false;
     if (st != IPFSRT_OK) {
         ipfsrt_buf_free(&s.buf);
         return raise_call(L, lc, &err);
@@ -398,25 +410,31 @@ static int client_get(lua_State *L) {
 
 /* client:save(url, dest): the file, tree or symlink written to dest */
 static int client_save(lua_State *L) {
-    lclient *lc = check_client(L);
+    lclient *lc = check_idle_client(L);
     const char *url = check_target(L, 2);
     const char *dest = luaL_checkstring(L, 3);
     ipfsrt_error err;
-    if (ipfsrt_client_export(lc->c, url, dest, &err) != IPFSRT_OK) return raise_call(L, lc, &err);
+    lc->busy = true;
+    ipfsrt_status st = ipfsrt_client_export(lc->c, url, dest, &err);
+    lc->busy = false;
+    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
     check_callbacks(L, lc);
     return 0;
 }
 
 /* client:block(cid) -> bytes */
 static int client_block(lua_State *L) {
-    lclient *lc = check_client(L);
+    lclient *lc = check_idle_client(L);
     ipfsrt_cid tmp;
     const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, 2, &tmp);
     ipfsrt_blocksource src;
     ipfsrt_client_blocksource(lc->c, &src);
     ipfsrt_block_ref ref;
     ipfsrt_error err;
-    if (ipfsrt_blocksource_get(&src, cid, &ref, &err) != IPFSRT_OK) return raise_call(L, lc, &err);
+    lc->busy = true;
+    ipfsrt_status st = ipfsrt_blocksource_get(&src, cid, &ref, &err);
+    lc->busy = false;
+    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
     lua_pushlstring(L, (const char *)ref.data, ref.len);
     ipfsrt_blocksource_release(&src, &ref);
     check_callbacks(L, lc);
@@ -452,7 +470,7 @@ static ipfsrt_status batch_block(void *user, size_t index, const ipfsrt_cid *cid
 /* client:blocks(cids[, fn]) -> {bytes, ...} in the order of cids, or calls
  * fn(i, cid, bytes) as each block arrives */
 static int client_blocks(lua_State *L) {
-    lclient *lc = check_client(L);
+    lclient *lc = check_idle_client(L);
     luaL_checktype(L, 2, LUA_TTABLE);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
     lua_Integer n = luaL_len(L, 2);
@@ -469,8 +487,10 @@ static int client_blocks(lua_State *L) {
         b.result_idx = lua_gettop(L);
     }
     ipfsrt_error err;
-    if (ipfsrt_client_blocks(lc->c, cids, (size_t)n, batch_block, &b, &err) != IPFSRT_OK)
-        return raise_call(L, lc, &err);
+    lc->busy = true;
+    ipfsrt_status st = ipfsrt_client_blocks(lc->c, cids, (size_t)n, batch_block, &b, &err);
+    lc->busy = false;
+    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
     check_callbacks(L, lc);
     return b.fn_idx ? 0 : 1;
 }
@@ -490,7 +510,7 @@ static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt
 
 /* client:ls(url[, {types = true}]) -> {{name, cid, tsize, type?, size?}, ...} */
 static int client_ls(lua_State *L) {
-    lclient *lc = check_client(L);
+    lclient *lc = check_idle_client(L);
     const char *url = check_target(L, 2);
     bool types = true;
     if (lua_istable(L, 3)) {
@@ -501,19 +521,24 @@ static int client_ls(lua_State *L) {
     lua_newtable(L);
     listing l = {L, 0};
     ipfsrt_error err;
-    if (ipfsrt_client_ls(lc->c, url, types, list_entry, &l, &err) != IPFSRT_OK)
-        return raise_call(L, lc, &err);
+    lc->busy = true;
+    ipfsrt_status st = ipfsrt_client_ls(lc->c, url, types, list_entry, &l, &err);
+    lc->busy = false;
+    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
     check_callbacks(L, lc);
     return 1;
 }
 
 /* client:stat(url) -> {cid, type, size, mode?, mtime?} */
 static int client_stat(lua_State *L) {
-    lclient *lc = check_client(L);
+    lclient *lc = check_idle_client(L);
     const char *url = check_target(L, 2);
     ipfsrt_unixfs_node_info info;
     ipfsrt_error err;
-    if (ipfsrt_client_stat(lc->c, url, &info, &err) != IPFSRT_OK) return raise_call(L, lc, &err);
+    lc->busy = true;
+    ipfsrt_status st = ipfsrt_client_stat(lc->c, url, &info, &err);
+    lc->busy = false;
+    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
     check_callbacks(L, lc);
     ipfsrt_lua_push_node_info(L, &info);
     return 1;
@@ -563,7 +588,7 @@ static int client_stats(lua_State *L) {
 
 /* client:set_policy(p[, log]): a name, FILE.lua, constructor, object, or nil */
 static int client_set_policy(lua_State *L) {
-    lclient *lc = check_client(L);
+    lclient *lc = check_idle_client(L); /* the engine may be inside the policy it would replace */
     lua_settop(L, 3);
     install_policy(L, lc, 2, lua_isnil(L, 3) ? 0 : 3);
     return 0;

@@ -286,6 +286,16 @@ describe("ipfsrt.client", function()
     local ok, err = pcall(c.stat, c, big_url)
     assert.is_false(ok)
     assert.truthy(tostring(err.message):find("broken policy", 1, true))
+    -- callbacks may look at the client, not start another fetch on it
+    c:set_policy(nil)
+    local seen
+    ok, err = pcall(c.blocks, c, { "bafkreicysg23kiwv34eg2d7qweipxwosdo2py4ldv42nbauguluen5v6am" }, function()
+      seen = #c:stats()
+      c:stat(big_url)
+    end)
+    assert.is_false(ok)
+    assert.equal(2, seen)
+    assert.truthy(tostring(err.message):find("busy", 1, true))
   end)
 
   it("keeps verified blocks on disk and re-checks them", function()
