@@ -726,7 +726,8 @@ void ipfsrt_gateway_free(ipfsrt_gateway *gw);
  * answers with valid blocks of something else fails. The calling thread drives
  * many transfers at once (libcurl multi) and worker threads hash what arrives;
  * functions block until their result is complete. A client is used from one
- * thread at a time. */
+ * thread at a time, and its callbacks (policy, progress, write, entry, block)
+ * must not call its fetching functions. */
 
 #define IPFSRT_MAX_GATEWAYS 64
 
