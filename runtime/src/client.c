@@ -1298,22 +1298,15 @@ static ipfsrt_status readahead_read(ipfsrt_client *c, const ipfsrt_cid *file, ip
 
 /* ------------------------------------------------------------ requests */
 
-/* Splits CID[/path], /ipfs/CID[/path] or ipfs://CID[/path]. */
+/* ipfsrt_ipfs_path_split for client requests, which carry no query or fragment of
+ * their own: the client writes the query it sends. */
 static ipfsrt_status split_target(const char *path, ipfsrt_cid *root, const char **rest,
                                   ipfsrt_error *err) {
-    const char *p = path;
-    if (strncmp(p, "ipfs://", 7) == 0) p += 7;
-    else if (strncmp(p, "/ipfs/", 6) == 0) p += 6;
-    size_t n = strcspn(p, "/?#");
-    ipfsrt_status st = ipfsrt_cid_parse(root, p, n, NULL, err);
-    if (st != IPFSRT_OK) {
-        if (err) ipfsrt_error_prefix(err, "'%.200s': ", path);
-        return st;
-    }
-    *rest = p + n;
-    if (strpbrk(*rest, "?#"))
+    if (strpbrk(path, "?#"))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "'%.200s': queries and fragments are not paths", path);
-    return IPFSRT_OK;
+    ipfsrt_status st = ipfsrt_ipfs_path_split(path, root, rest, err);
+    if (st != IPFSRT_OK && err) ipfsrt_error_prefix(err, "'%.200s': ", path);
+    return st;
 }
 
 /* "/ipfs/<cidv1>/<each segment percent-encoded>" */

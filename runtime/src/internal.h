@@ -66,6 +66,11 @@ ipfsrt_status ipfsrt_aw_flush(ipfsrt_async_writer *w, ipfsrt_error *err);
 /* Stops the thread; unflushed bytes are written first. Does not close the fd. */
 void ipfsrt_aw_free(ipfsrt_async_writer *w);
 
+/* Splits "CID/rest", "/ipfs/CID/rest" or "ipfs://CID/rest" into the root CID and
+ * the rest ("" or starting with '/'). */
+ipfsrt_status ipfsrt_ipfs_path_split(const char *path, ipfsrt_cid *root, const char **rest,
+                                     ipfsrt_error *err);
+
 /* For a caller that checks every block against its CID itself (on other
  * threads): the reader then parses sections and checks their sizes and CIDs, but
  * hands blocks over unhashed. Never for blocks that go anywhere unchecked. */

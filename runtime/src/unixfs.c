@@ -324,9 +324,8 @@ static ipfsrt_status dir_lookup(const ipfsrt_blocksource *src, const node *dir, 
     return IPFSRT_ENOT_FOUND;
 }
 
-/* Splits "CID/rest", "/ipfs/CID/rest" or "ipfs://CID/rest". */
-static ipfsrt_status split_path(const char *path, ipfsrt_cid *root, const char **rest,
-                                ipfsrt_error *err) {
+ipfsrt_status ipfsrt_ipfs_path_split(const char *path, ipfsrt_cid *root, const char **rest,
+                                     ipfsrt_error *err) {
     if (strncmp(path, "ipfs://", 7) == 0) path += 7;
     else if (strncmp(path, "/ipfs/", 6) == 0) path += 6;
     const char *slash = strchr(path, '/');
@@ -375,7 +374,7 @@ ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *p
     bool follow = opts && opts->follow_symlinks;
     ipfsrt_cid cur;
     const char *rest;
-    ipfsrt_status st = split_path(path, &cur, &rest, err);
+    ipfsrt_status st = ipfsrt_ipfs_path_split(path, &cur, &rest, err);
     if (st != IPFSRT_OK) return st;
     char *remaining = strdup(rest);
     if (!remaining) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
