@@ -57,8 +57,11 @@ static int raise_call(lua_State *L, lclient *lc, const ipfsrt_error *err) {
     return ipfsrt_lua_raise(L, err);
 }
 
-static void check_callbacks(lua_State *L, lclient *lc) {
-    if (lc->callback_error[0]) raise_call(L, lc, NULL);
+/* After a fetching call: raises its error, or the first error a Lua callback
+ * raised during it. Callers release what they hold before. */
+static void end_call(lua_State *L, lclient *lc, ipfsrt_status st, const ipfsrt_error *err) {
+    lc->busy = false;
+    if (st != IPFSRT_OK || lc->callback_error[0]) raise_call(L, lc, err);
 }
 
 /* ------------------------------------------------------------ policies */
@@ -396,12 +399,8 @@ static int client_get(lua_State *L) {
     lc->busy = true;
     ipfsrt_status st = ipfsrt_client_read(lc->c, url, (uint64_t)off, len < 0 ? UINT64_MAX : (uint64_t)len,
                                           sink_write, &s, &err);
-    lc->busy = false;
-    if (st != IPFSRT_OK) {
-        ipfsrt_buf_free(&s.buf);
-        return raise_call(L, lc, &err);
-    }
-    check_callbacks(L, lc);
+    if (st != IPFSRT_OK || lc->callback_error[0]) ipfsrt_buf_free(&s.buf);
+    end_call(L, lc, st, &err);
     if (sink_idx) return 0;
     lua_pushlstring(L, s.buf.data ? (const char *)s.buf.data : "", s.buf.len);
     ipfsrt_buf_free(&s.buf);
@@ -416,9 +415,7 @@ static int client_save(lua_State *L) {
     ipfsrt_error err;
     lc->busy = true;
     ipfsrt_status st = ipfsrt_client_export(lc->c, url, dest, &err);
-    lc->busy = false;
-    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
-    check_callbacks(L, lc);
+    end_call(L, lc, st, &err);
     return 0;
 }
 
@@ -433,11 +430,11 @@ static int client_block(lua_State *L) {
     ipfsrt_error err;
     lc->busy = true;
     ipfsrt_status st = ipfsrt_blocksource_get(&src, cid, &ref, &err);
-    lc->busy = false;
-    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
-    lua_pushlstring(L, (const char *)ref.data, ref.len);
-    ipfsrt_blocksource_release(&src, &ref);
-    check_callbacks(L, lc);
+    if (st == IPFSRT_OK) {
+        lua_pushlstring(L, (const char *)ref.data, ref.len);
+        ipfsrt_blocksource_release(&src, &ref);
+    }
+    end_call(L, lc, st, &err);
     return 1;
 }
 
@@ -489,9 +486,7 @@ static int client_blocks(lua_State *L) {
     ipfsrt_error err;
     lc->busy = true;
     ipfsrt_status st = ipfsrt_client_blocks(lc->c, cids, (size_t)n, batch_block, &b, &err);
-    lc->busy = false;
-    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
-    check_callbacks(L, lc);
+    end_call(L, lc, st, &err);
     return b.fn_idx ? 0 : 1;
 }
 
@@ -523,9 +518,7 @@ static int client_ls(lua_State *L) {
     ipfsrt_error err;
     lc->busy = true;
     ipfsrt_status st = ipfsrt_client_ls(lc->c, url, types, list_entry, &l, &err);
-    lc->busy = false;
-    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
-    check_callbacks(L, lc);
+    end_call(L, lc, st, &err);
     return 1;
 }
 
@@ -537,9 +530,7 @@ static int client_stat(lua_State *L) {
     ipfsrt_error err;
     lc->busy = true;
     ipfsrt_status st = ipfsrt_client_stat(lc->c, url, &info, &err);
-    lc->busy = false;
-    if (st != IPFSRT_OK) return raise_call(L, lc, &err);
-    check_callbacks(L, lc);
+    end_call(L, lc, st, &err);
     ipfsrt_lua_push_node_info(L, &info);
     return 1;
 }

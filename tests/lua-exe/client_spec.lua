@@ -296,6 +296,13 @@ describe("ipfsrt.client", function()
     assert.is_false(ok)
     assert.equal(2, seen)
     assert.truthy(tostring(err.message):find("busy", 1, true))
+    -- an error in the progress callback fails a read that otherwise worked
+    c:on_progress(function() error("progress broke") end)
+    ok, err = pcall(c.get, c, big_url)
+    assert.is_false(ok)
+    assert.truthy(tostring(err.message):find("progress broke", 1, true))
+    c:on_progress(nil)
+    assert.equal(big, c:get(big_url))
   end)
 
   it("keeps verified blocks on disk and re-checks them", function()
