@@ -98,6 +98,7 @@ typedef struct task_ops {
     void (*on_ok_head)(attempt *a, const ipfsrt_fetch_head *head); /* a 200/206 began; may be NULL */
     /* A block this attempt handed to the hashing threads came back (job->status). */
     void (*on_hashed)(attempt *a, ipfsrt_vjob *job);
+    bool one_block; /* the body is a single block: capped at the client's max_block */
 } task_ops;
 
 struct attempt {
@@ -394,7 +395,6 @@ static const char *accept_for(ipfsrt_request_kind kind) {
     }
 }
 
-static ipfsrt_gw_error block_complete(attempt *a);
 static void drain_pool(ipfsrt_client *c);
 
 /* Hands a received block (and the reference) to the hashing threads; false when
@@ -457,7 +457,7 @@ static bool attempt_start(task *t, size_t gw) {
         .url = url,
         .accept = accept_for(t->kind),
         .slot = (unsigned)gw,
-        .max_body = t->ops->on_complete == block_complete ? c->max_block : 0,
+        .max_body = t->ops->one_block ? c->max_block : 0,
         .range = t->range[0] ? t->range : NULL,
         .on_head = on_head,
         .on_body = on_body,
@@ -742,7 +742,7 @@ static void block_head(attempt *a, const ipfsrt_fetch_head *head) {
 }
 
 static const task_ops block_ops = {block_request, block_body, block_complete, block_settled, block_head,
-                                   block_hashed};
+                                   block_hashed, true};
 
 /* Runs the jobs until each is done, or the first failure; fn sees results as
  * they come. */
@@ -1003,7 +1003,7 @@ static ipfsrt_gw_error session_complete(attempt *a) {
 }
 
 static const task_ops session_ops = {session_request, session_body, session_complete, NULL, NULL,
-                                     session_hashed};
+                                     session_hashed, false};
 
 static void session_init(session *s, ipfsrt_client *c, resume_mode mode) {
     memset(s, 0, sizeof *s);
@@ -1502,7 +1502,7 @@ static ipfsrt_gw_error plain_complete(attempt *a) {
     return IPFSRT_GWERR_NONE;
 }
 
-static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL, NULL};
+static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL, NULL, false};
 
 static ipfsrt_status plain_get(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
                                ipfsrt_write_fn write, void *user, ipfsrt_error *err) {
