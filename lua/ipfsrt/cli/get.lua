@@ -21,17 +21,15 @@ function M.run(args)
     local ok, err = pcall(function()
       if opts.output then
         client:save(url, opts.output)
-      else
-        if not client:verifies() or url:match("^https?://") then
-          client:get(url, io.stdout)
-        else
-          local info = client:stat(url)
-          if info.type ~= "file" then
-            argparse.usage_error("%s is a %s; give -o DIR to write it out", url, info.type)
-          end
-          client:get(url, io.stdout)
-        end
+        return
       end
+      -- Straight to the read (one round trip); only a path that is no file costs a
+      -- stat, answered from the blocks that read left in the cache.
+      local read, read_err = pcall(client.get, client, url, io.stdout)
+      if not read and type(read_err) == "table" and read_err.code == "not_file" then
+        argparse.usage_error("%s is a %s; give -o DIR to write it out", url, client:stat(url).type)
+      end
+      if not read then error(read_err, 0) end
     end)
     done()
     if not ok then error(err, 0) end
