@@ -105,7 +105,7 @@ test-lua: all
 
 # The same runner, hosted by the ipfsrt executable itself; these specs also run the CLI.
 test-cli: all
-	IPFSRT_BUILD=$(BUILD) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal tests/lua-exe
+	IPFSRT_BUILD=$(BUILD) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' tests/lua-exe
 
 test-embed: all
 	rm -rf $(BUILD)/stage

@@ -1,38 +1,9 @@
 -- The CLI, run as a real process: exit codes, stdout and the one-line errors on stderr.
 local ipfsrt = require "ipfsrt"
 
-local BUILD = os.getenv("IPFSRT_BUILD") or "build"
-local EXE = BUILD .. "/ipfsrt"
+local exe = require "exe"
+local run = exe.run
 local FIX = "tests/fixtures/"
-
-local function sh_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-
--- Runs the executable; returns exit code, stdout, stderr.
-local function run(args, stdin)
-  local errfile = os.tmpname()
-  local cmd = EXE
-  for _, a in ipairs(args) do cmd = cmd .. " " .. sh_quote(a) end
-  cmd = cmd .. " 2>" .. errfile
-  if stdin then
-    local infile = os.tmpname()
-    local f = assert(io.open(infile, "wb"))
-    f:write(stdin)
-    f:close()
-    cmd = cmd .. " <" .. infile
-  else
-    cmd = cmd .. " </dev/null"
-  end
-  local p = assert(io.popen(cmd, "r"))
-  local out = p:read("a")
-  local _, _, code = p:close()
-  local f = assert(io.open(errfile, "rb"))
-  local err = f:read("a")
-  f:close()
-  os.remove(errfile)
-  return code, out, err
-end
 
 local function one_line(s)
   local n = select(2, s:gsub("\n", "\n"))
@@ -67,10 +38,10 @@ describe("ipfsrt CLI", function()
     code, out = run({ "-e", 'print(tostring(ipfsrt.cid.sum("raw", "hello world")))' })
     assert.equal(0, code)
     assert.equal("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e\n", out)
-    code, out = run({ "-" }, 'print(require("ipfsrt").multibase.encode("base58btc", "yes mani !"))')
+    code, out = run({ "-" }, { stdin = 'print(require("ipfsrt").multibase.encode("base58btc", "yes mani !"))' })
     assert.equal(0, code)
     assert.equal("z7paNL19xttacUY\n", out)
-    code, out = run({}, "print(1 + 1)")
+    code, out = run({}, { stdin = "print(1 + 1)" })
     assert.equal(0, code)
     assert.equal("2\n", out)
   end)

@@ -2,36 +2,13 @@
 -- 127.0.0.1: honest ones, and ones that lie, fail, break off or dawdle.
 local ipfsrt = require "ipfsrt"
 
-local BUILD = os.getenv("IPFSRT_BUILD") or "build"
-local EXE = BUILD .. "/ipfsrt"
-
-local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function run(args, env)
-  local errfile = os.tmpname()
-  local cmd = (env or "") .. " " .. EXE
-  for _, a in ipairs(args) do cmd = cmd .. " " .. sh_quote(a) end
-  local p = assert(io.popen(cmd .. " 2>" .. errfile .. " </dev/null", "r"))
-  local out = p:read("a")
-  local _, _, code = p:close()
-  local f = assert(io.open(errfile, "rb"))
-  local err = f:read("a")
-  f:close()
-  os.remove(errfile)
-  return code, out, err
-end
+local exe = require "exe"
+local run, sh_quote = exe.run, exe.sh_quote
 
 local function put(path, data)
   local f = assert(io.open(path, "wb"))
   f:write(data)
   f:close()
-end
-
-local function slurp(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
 end
 
 local function exists(path) return os.execute("test -e " .. sh_quote(path)) == true end
@@ -381,15 +358,15 @@ describe("ipfsrt.client", function()
     end)
 
     it("finds gateways in IPFS_GATEWAY and IPIP-280 files, and says which with -v", function()
-      local code, _, err = run({ "stat", big_url, "-v" }, "IPFS_GATEWAY=" .. sh_quote(honest:url() .. ", " ..
-        honest:url() .. "/"))
+      local code, _, err = run({ "stat", big_url, "-v" }, { env = "IPFS_GATEWAY=" .. sh_quote(honest:url() .. ", " ..
+        honest:url() .. "/") })
       assert.equal(0, code)
       assert.truthy(err:find("gateways (from IPFS_GATEWAY)", 1, true))
       assert.truthy(err:find(honest:url() .. ": 1 requests, 1 ok", 1, true))
       os.execute("mkdir -p " .. dir .. "/ipfs-path")
       put(dir .. "/ipfs-path/gateway", honest:url() .. "\n")
-      code, _, err = run({ "stat", big_url, "-v" }, "IPFS_GATEWAY= HOME=/nonexistent IPFS_PATH=" ..
-        sh_quote(dir .. "/ipfs-path") .. " IPFSRT_POLICY=failover")
+      code, _, err = run({ "stat", big_url, "-v" }, { env = "IPFS_GATEWAY= HOME=/nonexistent IPFS_PATH=" ..
+        sh_quote(dir .. "/ipfs-path") .. " IPFSRT_POLICY=failover" })
       assert.equal(0, code)
       assert.truthy(err:find(dir .. "/ipfs-path/gateway", 1, true))
       assert.truthy(err:find("policy: failover", 1, true))

@@ -3,7 +3,7 @@ local ipfsrt = require "ipfsrt"
 
 local FIX = "tests/fixtures/"
 
-local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local sh_quote = require("exe").sh_quote
 
 -- GET (or another method) with curl; returns status, headers (lower-case keys), body.
 local function http(url, opts)
