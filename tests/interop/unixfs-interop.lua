@@ -110,17 +110,28 @@ local ok, info = pcall(function()
 end)
 check("tree: the 5000-entry directory is a HAMT", ok and info.type == "hamt-shard",
   ok and info.type or tostring(info))
+-- Checks that every file of the tree, as read by read(rel), equals the original.
+local function check_files(what, read)
+  local differ = {}
+  for _, f in ipairs(files) do
+    local got_ok, got = pcall(read, f.rel)
+    if not got_ok or got ~= f.data then differ[#differ + 1] = f.rel .. (got_ok and "" or ": " .. tostring(got)) end
+  end
+  check(what, #differ == 0, #differ .. " differ, first " .. tostring(differ[1]))
+end
+
+local function file_in(dir)
+  return function(rel)
+    local h = io.open(dir .. "/" .. rel, "rb")
+    local got = h and h:read("a")
+    if h then h:close() end
+    return got
+  end
+end
+
 local out = work .. "/tree-out"
 sh(q(exe) .. " car get " .. q(car) .. " " .. q(root) .. " -o " .. q(out))
-local mismatched = {}
-for _, f in ipairs(files) do
-  local h = io.open(out .. "/" .. f.rel, "rb")
-  local got = h and h:read("a")
-  if h then h:close() end
-  if got ~= f.data then mismatched[#mismatched + 1] = f.rel end
-end
-check("tree: every file exported from ipfs-car's CAR equals the original", #mismatched == 0,
-  #mismatched .. " differ, first " .. tostring(mismatched[1]))
+check_files("tree: every file exported from ipfs-car's CAR equals the original", file_in(out))
 check("tree: hidden files and empty directories left out, as ipfs-car does",
   not io.open(out .. "/.hidden") and not io.open(out .. "/empty-dir"), "found them")
 
@@ -130,24 +141,11 @@ check("tree: hidden files and empty directories left out, as ipfs-car does",
 do
   local gw = ipfsrt.serve { cars = { car } }
   local client = ipfsrt.client { gateways = { gw:url() }, cache = false }
-  local differ = {}
-  for _, f in ipairs(files) do
-    local got_ok, got = pcall(client.get, client, "ipfs://" .. root .. "/" .. f.rel)
-    if not got_ok or got ~= f.data then differ[#differ + 1] = f.rel .. (got_ok and "" or ": " .. tostring(got)) end
-  end
-  check("tree via gateway: every file fetched by path equals the original", #differ == 0,
-    #differ .. " differ, first " .. tostring(differ[1]))
+  check_files("tree via gateway: every file fetched by path equals the original",
+    function(rel) return client:get("ipfs://" .. root .. "/" .. rel) end)
   local fetched = work .. "/tree-fetched"
   sh(q(exe) .. " get ipfs://" .. root .. " -o " .. q(fetched) .. " --gateway " .. gw:url())
-  local bad = {}
-  for _, f in ipairs(files) do
-    local h = io.open(fetched .. "/" .. f.rel, "rb")
-    local got = h and h:read("a")
-    if h then h:close() end
-    if got ~= f.data then bad[#bad + 1] = f.rel end
-  end
-  check("tree via gateway: `ipfsrt get -o` writes every file as the original", #bad == 0,
-    #bad .. " differ, first " .. tostring(bad[1]))
+  check_files("tree via gateway: `ipfsrt get -o` writes every file as the original", file_in(fetched))
   gw:stop()
 end
 
