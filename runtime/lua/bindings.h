@@ -33,8 +33,13 @@ void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src);
 
 /* {cid, type, size, mode?, mtime?} */
 void ipfsrt_lua_push_node_info(lua_State *L, const ipfsrt_unixfs_node_info *info);
-/* {name, cid, tsize, type?, size?} */
-void ipfsrt_lua_push_entry(lua_State *L, const ipfsrt_unixfs_entry *e);
+/* A Lua array being filled at the top of L's stack. */
+typedef struct ipfsrt_lua_list {
+    lua_State *L;
+    lua_Integer n;
+} ipfsrt_lua_list;
+/* An ipfsrt_entry_fn: appends {name, cid, tsize, type?, size?} to the list. */
+ipfsrt_status ipfsrt_lua_list_entry(void *list, const ipfsrt_unixfs_entry *e, ipfsrt_error *err);
 
 /* Each pushes its submodule table. */
 int ipfsrt_lua_open_error(lua_State *L);

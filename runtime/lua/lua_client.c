@@ -490,19 +490,6 @@ static int client_blocks(lua_State *L) {
     return b.fn_idx ? 0 : 1;
 }
 
-typedef struct listing {
-    lua_State *L;
-    lua_Integer n;
-} listing;
-
-static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
-    (void)err;
-    listing *l = user;
-    ipfsrt_lua_push_entry(l->L, e);
-    lua_rawseti(l->L, -2, ++l->n);
-    return IPFSRT_OK;
-}
-
 /* client:ls(url[, {types = true}]) -> {{name, cid, tsize, type?, size?}, ...} */
 static int client_ls(lua_State *L) {
     lclient *lc = check_idle_client(L);
@@ -514,10 +501,10 @@ static int client_ls(lua_State *L) {
         lua_pop(L, 1);
     }
     lua_newtable(L);
-    listing l = {L, 0};
+    ipfsrt_lua_list l = {L, 0};
     ipfsrt_error err;
     lc->busy = true;
-    ipfsrt_status st = ipfsrt_client_ls(lc->c, url, types, list_entry, &l, &err);
+    ipfsrt_status st = ipfsrt_client_ls(lc->c, url, types, ipfsrt_lua_list_entry, &l, &err);
     end_call(L, lc, st, &err);
     return 1;
 }

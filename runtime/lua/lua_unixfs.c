@@ -176,20 +176,8 @@ static int unixfs_stat(lua_State *L) {
     return 1;
 }
 
-typedef struct collect_state {
-    lua_State *L;
-    lua_Integer n;
-} collect_state;
-
-static ipfsrt_status push_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
-    (void)err;
-    collect_state *c = user;
-    ipfsrt_lua_push_entry(c->L, e);
-    lua_rawseti(c->L, -2, ++c->n);
-    return IPFSRT_OK;
-}
-
-void ipfsrt_lua_push_entry(lua_State *L, const ipfsrt_unixfs_entry *e) {
+/* {name, cid, tsize, type?, size?} */
+static void push_entry(lua_State *L, const ipfsrt_unixfs_entry *e) {
     lua_createtable(L, 0, 5);
     lua_pushlstring(L, e->name, e->name_len);
     lua_setfield(L, -2, "name");
@@ -205,6 +193,14 @@ void ipfsrt_lua_push_entry(lua_State *L, const ipfsrt_unixfs_entry *e) {
     }
 }
 
+ipfsrt_status ipfsrt_lua_list_entry(void *list, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    (void)err;
+    ipfsrt_lua_list *l = list;
+    push_entry(l->L, e);
+    lua_rawseti(l->L, -2, ++l->n);
+    return IPFSRT_OK;
+}
+
 /* unixfs.ls(source, path[, {types = true, follow_symlinks}]) -> {{name, cid, tsize, type?, size?}, ...} */
 static int unixfs_ls(lua_State *L) {
     call c;
@@ -218,9 +214,9 @@ static int unixfs_ls(lua_State *L) {
     ipfsrt_unixfs_node_info info;
     resolve_or_raise(L, &c, &info);
     lua_newtable(L);
-    collect_state col = {L, 0};
+    ipfsrt_lua_list col = {L, 0};
     ipfsrt_error err;
-    if (ipfsrt_unixfs_ls(&c.src, &info.cid, types, push_entry, &col, &err) != IPFSRT_OK)
+    if (ipfsrt_unixfs_ls(&c.src, &info.cid, types, ipfsrt_lua_list_entry, &col, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }
@@ -250,7 +246,7 @@ static int unixfs_read(lua_State *L) {
 
 static ipfsrt_status push_cid_item(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
     (void)err;
-    collect_state *c = user;
+    ipfsrt_lua_list *c = user;
     ipfsrt_lua_push_cid(c->L, cid);
     lua_rawseti(c->L, -2, ++c->n);
     return IPFSRT_OK;
@@ -263,7 +259,7 @@ static int unixfs_blocks_for(lua_State *L) {
     uint64_t offset, length;
     range(L, 3, &offset, &length);
     lua_newtable(L);
-    collect_state col = {L, 0};
+    ipfsrt_lua_list col = {L, 0};
     ipfsrt_error err;
     if (ipfsrt_unixfs_blocks_for(&c.src, c.path, &c.opts, offset, length, push_cid_item, &col,
                                  &err) != IPFSRT_OK)
