@@ -744,6 +744,21 @@ static void block_head(attempt *a, const ipfsrt_fetch_head *head) {
 static const task_ops block_ops = {block_request, block_body, block_complete, block_settled, block_head,
                                    block_hashed, true};
 
+/* Done at once when the CID carries the block or the cache has it, else fetched.
+ * False when out of memory. */
+static bool block_job_start(ipfsrt_client *c, block_job *j) {
+    if (j->cid.hash_code == IPFSRT_MH_IDENTITY) {
+        j->result = ipfsrt_rcblock_new(&j->cid, j->cid.bytes + j->cid.digest_offset, j->cid.digest_len);
+        if (!j->result) return false;
+    } else if (c->verify) {
+        j->result = ipfsrt_blockcache_get(c->cache, &j->cid);
+    }
+    if (j->result) j->t.state = TASK_DONE;
+    /* unverified clients: plain GETs of /ipfs/CID, nothing checked or cached */
+    else task_begin(&j->t, c, &block_ops, c->verify ? IPFSRT_REQUEST_BLOCK : IPFSRT_REQUEST_PLAIN, j);
+    return true;
+}
+
 /* Runs the jobs until each is done, or the first failure; fn sees results as
  * they come. */
 static ipfsrt_status run_block_jobs(ipfsrt_client *c, block_job *jobs, size_t n,
@@ -755,19 +770,8 @@ static ipfsrt_status run_block_jobs(ipfsrt_client *c, block_job *jobs, size_t n,
         block_job *j = &jobs[i];
         j->index = i;
         j->batch = &batch;
-        if (j->cid.hash_code == IPFSRT_MH_IDENTITY) /* the CID carries the block */
-            j->result = ipfsrt_rcblock_new(&j->cid, j->cid.bytes + j->cid.digest_offset, j->cid.digest_len);
-        else if (c->verify)
-            j->result = ipfsrt_blockcache_get(c->cache, &j->cid);
-        if (j->result) {
-            j->t.state = TASK_DONE;
-            batch.ready[batch.ready_count++] = i;
-        } else if (j->cid.hash_code == IPFSRT_MH_IDENTITY) {
-            st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        } else {
-            /* unverified clients: plain GETs of /ipfs/CID, nothing checked or cached */
-            task_begin(&j->t, c, &block_ops, c->verify ? IPFSRT_REQUEST_BLOCK : IPFSRT_REQUEST_PLAIN, j);
-        }
+        if (!block_job_start(c, j)) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        else if (j->result) batch.ready[batch.ready_count++] = i;
     }
     size_t handed = 0;
     while (st == IPFSRT_OK && handed < n) {
@@ -1205,9 +1209,10 @@ static block_job *readahead_start(readahead *r, const ipfsrt_cid *cid) {
     block_job *j = calloc(1, sizeof *j);
     if (!j) return NULL;
     j->cid = *cid;
-    j->result = ipfsrt_blockcache_get(r->c->cache, cid);
-    if (j->result) j->t.state = TASK_DONE;
-    else task_begin(&j->t, r->c, &block_ops, IPFSRT_REQUEST_BLOCK, j);
+    if (!block_job_start(r->c, j)) {
+        free(j);
+        return NULL;
+    }
     r->jobs[r->job_count++] = j;
     return j;
 }
