@@ -475,7 +475,8 @@ static int client_blocks(lua_State *L) {
     ipfsrt_cid *cids = lua_newuserdatauv(L, sizeof *cids * (size_t)(n ? n : 1), 0); /* freed by the GC */
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, 2, i);
-        ipfsrt_lua_check_cid(L, lua_gettop(L), &cids[i - 1]);
+        ipfsrt_cid tmp; /* objects lend their CID, strings are parsed into tmp */
+        cids[i - 1] = *ipfsrt_lua_check_cid(L, lua_gettop(L), &tmp);
         lua_pop(L, 1);
     }
     batch b = {lc, lua_isfunction(L, 3) ? 3 : 0, 0};
