@@ -395,6 +395,21 @@ static const char *accept_for(ipfsrt_request_kind kind) {
     }
 }
 
+static void arm_hedge(task *t) {
+    if (t->hedge_ms >= 0 && t->order_pos < t->order_n) {
+        t->hedge_at = ipfsrt_clock() + t->hedge_ms / 1000.0;
+        timed_add(t->c, t);
+    }
+}
+
+/* The transfer went out. Latency and the hedge's wait count from here: time
+ * spent queued for a free slot says nothing about the gateway. */
+static void on_start(void *user) {
+    attempt *a = user;
+    a->started = ipfsrt_clock();
+    if (a->t->live_n == 1) arm_hedge(a->t);
+}
+
 static void drain_pool(ipfsrt_client *c);
 
 /* Hands a received block (and the reference) to the hashing threads; false when
@@ -459,6 +474,7 @@ static bool attempt_start(task *t, size_t gw) {
         .slot = (unsigned)gw,
         .max_body = t->ops->one_block ? c->max_block : 0,
         .range = t->range[0] ? t->range : NULL,
+        .on_start = on_start,
         .on_head = on_head,
         .on_body = on_body,
         .on_done = on_done,
@@ -516,13 +532,6 @@ static bool next_gateway(task *t, size_t *gw) {
     return false;
 }
 
-static void arm_hedge(task *t) {
-    if (t->hedge_ms >= 0 && t->order_pos < t->order_n) {
-        t->hedge_at = ipfsrt_clock() + t->hedge_ms / 1000.0;
-        timed_add(t->c, t);
-    }
-}
-
 static void start_round(task *t) {
     memset(t->tried, 0, sizeof t->tried);
     t->any_retryable = false;
@@ -553,7 +562,6 @@ static void task_advance(task *t) {
             if (t->ops->on_settled) t->ops->on_settled(t);
             return;
         }
-        arm_hedge(t);
         return;
     }
     if (t->any_retryable && t->round < c->retries) {

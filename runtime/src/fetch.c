@@ -240,6 +240,7 @@ static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     r->started = r->last_data = ipfsrt_clock();
     if (curl_multi_add_handle(f->multi, e) != CURLM_OK) return false;
+    if (r->spec.on_start) r->spec.on_start(r->spec.user);
     return true;
 }
 

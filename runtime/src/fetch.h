@@ -39,6 +39,8 @@ typedef struct ipfsrt_fetch_spec {
     const char *range;  /* "FROM-[TO]" for a Range header, NULL = none */
     unsigned slot;      /* concurrency group (one per gateway) */
     uint64_t max_body;  /* 0 = no cap */
+    /* When the transfer leaves the queue and goes out (may be NULL). */
+    void (*on_start)(void *user);
     /* Once, before the first body byte (or at the end for an empty body). A
      * nonzero return aborts the transfer. */
     int (*on_head)(void *user, const ipfsrt_fetch_head *head);

@@ -228,6 +228,17 @@ describe("ipfsrt.client", function()
     assert.truthy(lines[1]:find("primary is now " .. honest:url(), 1, true))
   end)
 
+  it("hedges on time a gateway took, not time a request waited for a free slot", function()
+    local steady = gateway({ delay_ms = 100 })
+    local c = ipfsrt.client { gateways = { steady:url(), honest:url() }, concurrency = 1, cache = false,
+      policy = { order = function(_, _, g) return { g[1], g[2] } end, hedge_after = function() return 250 end } }
+    local cids = {}
+    for i, e in ipairs(c:ls("ipfs://" .. root .. "/many", { types = false })) do cids[i] = e.cid end
+    c:blocks(cids) -- queued for up to 2 s behind each other, each answered in 100 ms
+    assert.equal(#cids + 1, c:stats()[1].ok)
+    assert.equal(0, c:stats()[2].requests)
+  end)
+
   it("quarantines a lying gateway with 'trust' and says so", function()
     local liar = gateway({ tamper = 1 })
     local lines = {}
