@@ -34,7 +34,9 @@ CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT
              -DIPFSRT_LUADIR='"$(PREFIX)/share/ipfsrt/lua"' $(CFLAGS)
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 
-CORE_SRC := $(wildcard runtime/src/*.c)
+# Layers, lowest first: a module may include headers of its own layer and those below.
+LAYERS := base multiformats ipld store car unixfs client server
+CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
 BIND_SRC := $(wildcard runtime/lua/*.c)
 LIB_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(CORE_SRC) $(BIND_SRC))
 MAIN_OBJ := $(BUILD)/obj/main.o
@@ -45,15 +47,12 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
-$(BUILD)/obj/%.o: runtime/%.c runtime/include/ipfsrt.h $(wildcard runtime/src/*.h runtime/lua/*.h)
+$(BUILD)/obj/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(MAIN_OBJ): runtime/main.c runtime/include/ipfsrt.h
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CFLAGS_ALL) -c $< -o $@
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
 $(BUILD)/libipfsrt.a: $(LIB_OBJ)
 	@rm -f $@
@@ -174,11 +173,13 @@ install: all
 	install -m 755 $(BUILD)/libipfsrt.so $(DESTDIR)$(PREFIX)/lib/libipfsrt.so.0
 	ln -sf libipfsrt.so.0 $(DESTDIR)$(PREFIX)/lib/libipfsrt.so
 	install -m 755 $(BUILD)/ipfsrt.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/ipfsrt.so
+	install -d $(DESTDIR)$(PREFIX)/include/ipfsrt
 	install -m 644 runtime/include/ipfsrt.h $(DESTDIR)$(PREFIX)/include/ipfsrt.h
+	install -m 644 runtime/include/ipfsrt/*.h $(DESTDIR)$(PREFIX)/include/ipfsrt/
 	cp -r lua $(DESTDIR)$(PREFIX)/share/ipfsrt/
 	install -d $(DESTDIR)$(PREFIX)/share/ipfsrt/scripts
 	cp -r scripts/policies $(DESTDIR)$(PREFIX)/share/ipfsrt/scripts/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt.h)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt/base.h)|' \
 	    -e 's|@REQUIRES@|$(PKGS)|' runtime/ipfsrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ipfsrt.pc
 
 clean:

@@ -1,7 +1,7 @@
 #include <cJSON.h>
 #include <unistd.h>
 
-#include "internal.h" /* little-endian helpers for patching CARv2 headers */
+#include "base/base_internal.h" /* little-endian helpers for patching CARv2 headers */
 #include "testutil.h"
 
 /* ------------------------------------------------ expected blocks (by @ipld/car) */

@@ -4,7 +4,7 @@
 
 #include <sys/stat.h>
 
-#include "blockcache.h"
+#include "store/blockcache.h"
 
 #define FILE_SIZE 400000
 

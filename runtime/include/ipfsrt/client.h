@@ -1,0 +1,181 @@
+/* ipfsrt — verified reads through untrusted HTTP gateways. */
+#ifndef IPFSRT_CLIENT_H
+#define IPFSRT_CLIENT_H
+
+#include "unixfs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads through untrusted HTTP gateways (the trustless gateway protocol): every
+ * block is hash-checked against its CID, and a path's blocks must form the path
+ * from the root CID down (walked with the UnixFS resolver), so a gateway that
+ * answers with valid blocks of something else fails. The calling thread drives
+ * many transfers at once (libcurl multi) and worker threads hash what arrives;
+ * functions block until their result is complete. A client is used from one
+ * thread at a time, and its callbacks (policy, progress, write, entry, block)
+ * must not call its fetching functions. */
+
+#define IPFSRT_MAX_GATEWAYS 64
+
+/* Gateway base URLs and where they came from. */
+typedef struct ipfsrt_gateway_list {
+    char *urls[IPFSRT_MAX_GATEWAYS];
+    size_t count;
+    char source[4200]; /* "IPFS_GATEWAY", a file's path, "the built-in list ..." */
+} ipfsrt_gateway_list;
+
+/* Appends a URL (trailing slashes dropped; http and https only). */
+ipfsrt_status ipfsrt_gateway_list_add(ipfsrt_gateway_list *list, const char *url, ipfsrt_error *err);
+/* The IPFS_GATEWAY variable (URLs separated by commas or spaces), else the first
+ * line of the first IPIP-280 file found ($IPFS_PATH/gateway, ~/.ipfs/gateway,
+ * $XDG_CONFIG_HOME/ipfs/gateway, /etc/ipfs/gateway), else public gateways. */
+ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, ipfsrt_error *err);
+void ipfsrt_gateway_list_free(ipfsrt_gateway_list *list);
+
+/* Why a gateway's answer was not used. */
+typedef enum ipfsrt_gw_error {
+    IPFSRT_GWERR_NONE,
+    IPFSRT_GWERR_CONNECT,       /* could not connect */
+    IPFSRT_GWERR_TIMEOUT,       /* no answer, or the body stalled */
+    IPFSRT_GWERR_NOT_FOUND,     /* 404, 410, 451 */
+    IPFSRT_GWERR_REFUSED,       /* another 4xx */
+    IPFSRT_GWERR_RATE_LIMITED,  /* 429 */
+    IPFSRT_GWERR_SERVER,        /* 5xx */
+    IPFSRT_GWERR_TRUNCATED,     /* the body broke off */
+    IPFSRT_GWERR_TOO_LARGE,     /* over the size cap */
+    IPFSRT_GWERR_BAD_RESPONSE,  /* not the format asked for, malformed CAR */
+    IPFSRT_GWERR_HASH_MISMATCH, /* verification: bytes that do not hash to their CID */
+    IPFSRT_GWERR_WRONG_DAG,     /* verification: valid blocks, but not the ones the path needs */
+    IPFSRT_GWERR_COUNT
+} ipfsrt_gw_error;
+
+/* Stable lower-case name, e.g. "hash_mismatch". */
+const char *ipfsrt_gw_error_name(ipfsrt_gw_error e);
+/* True for the kinds that mean the gateway sent bad data. */
+bool ipfsrt_gw_error_is_verification(ipfsrt_gw_error e);
+
+typedef enum ipfsrt_request_kind {
+    IPFSRT_REQUEST_BLOCK, /* ?format=raw for one CID */
+    IPFSRT_REQUEST_CAR,   /* ?format=car for a path and dag-scope */
+    IPFSRT_REQUEST_PLAIN, /* unverified GET */
+} ipfsrt_request_kind;
+
+typedef struct ipfsrt_request_info {
+    ipfsrt_request_kind kind;
+    const char *path;   /* "/ipfs/CID[/path]" (or the URL of a plain request) */
+    const char *query;  /* "format=car&dag-scope=entity..." or "" */
+    unsigned attempt;   /* how many gateways were tried for it before */
+} ipfsrt_request_info;
+
+typedef struct ipfsrt_outcome {
+    bool ok;             /* the answer was used */
+    bool verified;       /* its bytes were checked (false in unverified mode and on failure) */
+    ipfsrt_gw_error error;
+    long status;         /* HTTP status, 0 when none arrived */
+    double latency_s;    /* to the first byte, or to the failure */
+    double duration_s;
+    uint64_t bytes;      /* body bytes received */
+    const char *detail;  /* what went wrong, "" when ok */
+} ipfsrt_outcome;
+
+/* Decides which gateway serves each request. Every function may be NULL: the
+ * defaults try gateways in the configured order, never hedge, observe nothing. */
+typedef struct ipfsrt_policy {
+    void *ctx;
+    /* Writes the indices of the gateways to try, best first, into order (room for
+     * n_gateways) and returns how many; gateways left out are not tried. */
+    size_t (*order)(void *ctx, const ipfsrt_request_info *req, size_t n_gateways, size_t *order);
+    /* Milliseconds to wait for the first gateway's first byte before racing the
+     * next one as well; negative = do not race. */
+    double (*hedge_after_ms)(void *ctx, const ipfsrt_request_info *req);
+    /* Each finished attempt: which gateway and how it went. */
+    void (*observe)(void *ctx, size_t gateway, const ipfsrt_request_info *req,
+                    const ipfsrt_outcome *outcome);
+    void (*free)(void *ctx);
+} ipfsrt_policy;
+
+typedef struct ipfsrt_client_options {
+    const ipfsrt_gateway_list *gateways; /* NULL or empty = ipfsrt_gateway_list_default */
+    bool no_verify;          /* unverified mode: plain GETs, nothing checked */
+    uint64_t cache_bytes;    /* memory cache; 0 = 64 MiB; UINT64_MAX = none */
+    const char *cache_dir;   /* blocks on disk by CID; NULL = none */
+    bool trust_cache_dir;    /* skip re-hashing blocks read back from cache_dir */
+    unsigned concurrency;    /* transfers in flight per gateway; 0 = 8 */
+    double timeout_s;        /* first-byte and stall timeout; 0 = 30 */
+    unsigned retries;        /* extra rounds over the gateways after all failed; 0 = 2 */
+    size_t max_block;        /* largest block accepted; 0 = 2 MiB */
+} ipfsrt_client_options;
+
+typedef struct ipfsrt_client ipfsrt_client;
+
+ipfsrt_status ipfsrt_client_init(ipfsrt_client **client, const ipfsrt_client_options *opts,
+                                 ipfsrt_error *err);
+void ipfsrt_client_free(ipfsrt_client *client);
+/* The client takes over the policy (and calls its free); NULL restores the default. */
+void ipfsrt_client_set_policy(ipfsrt_client *client, const ipfsrt_policy *policy);
+size_t ipfsrt_client_gateway_count(const ipfsrt_client *client);
+const char *ipfsrt_client_gateway_url(const ipfsrt_client *client, size_t i);
+/* Where the gateway list came from (see ipfsrt_gateway_list.source). */
+const char *ipfsrt_client_gateway_source(const ipfsrt_client *client);
+bool ipfsrt_client_verifies(const ipfsrt_client *client);
+
+/* Called as body bytes arrive: total so far and, when known, expected (else 0). */
+typedef void (*ipfsrt_progress_fn)(void *user, uint64_t done, uint64_t expected);
+void ipfsrt_client_set_progress(ipfsrt_client *client, ipfsrt_progress_fn fn, void *user);
+
+/* One verified block (from the cache or a gateway); release it with
+ * ipfsrt_blocksource_release on ipfsrt_client_blocksource's source. */
+ipfsrt_status ipfsrt_client_block(ipfsrt_client *client, const ipfsrt_cid *cid,
+                                  ipfsrt_block_ref *ref, ipfsrt_error *err);
+/* A block source over the client: blocks come from the cache, else by CID. */
+void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksource *src);
+
+/* Many blocks at once; fn sees each verified block as it arrives (in any order,
+ * index = its position in cids). The first failure stops the batch. Unverified
+ * clients make plain GETs of /ipfs/CID instead and check nothing. */
+typedef ipfsrt_status (*ipfsrt_indexed_block_fn)(void *user, size_t index, const ipfsrt_cid *cid,
+                                                 const uint8_t *data, size_t len,
+                                                 ipfsrt_error *err);
+ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *client, const ipfsrt_cid *cids, size_t n,
+                                   ipfsrt_indexed_block_fn fn, void *user, ipfsrt_error *err);
+
+/* Paths: CID[/path], /ipfs/CID[/path] or ipfs://CID[/path]. Unverified clients
+ * also take http(s):// URLs in ipfsrt_client_read. */
+ipfsrt_status ipfsrt_client_stat(ipfsrt_client *client, const char *path,
+                                 ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
+/* Lists a directory; with fetch_types each entry's type and size are looked up
+ * (one block per entry, fetched concurrently). */
+ipfsrt_status ipfsrt_client_ls(ipfsrt_client *client, const char *path, bool fetch_types,
+                               ipfsrt_entry_fn fn, void *user, ipfsrt_error *err);
+/* File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
+ * Verified bytes reach write only once their block matched its CID and sits
+ * on the path from the root. */
+ipfsrt_status ipfsrt_client_read(ipfsrt_client *client, const char *path, uint64_t offset,
+                                 uint64_t length, ipfsrt_write_fn write, void *user,
+                                 ipfsrt_error *err);
+/* Writes the file, tree or symlink at path to dest (which must not exist);
+ * nothing is left behind on failure. */
+ipfsrt_status ipfsrt_client_export(ipfsrt_client *client, const char *path, const char *dest,
+                                   ipfsrt_error *err);
+
+#define IPFSRT_LATENCY_SAMPLES 512
+
+typedef struct ipfsrt_gateway_client_stats {
+    uint64_t requests;    /* attempts that went out */
+    uint64_t ok;          /* answers used */
+    uint64_t bytes;       /* body bytes received */
+    uint64_t errors[IPFSRT_GWERR_COUNT]; /* by kind */
+    uint64_t verify_failures;
+    double latency_p50_s, latency_p90_s, latency_p99_s; /* first byte, recent requests */
+} ipfsrt_gateway_client_stats;
+
+void ipfsrt_client_gateway_stats(const ipfsrt_client *client, size_t i,
+                                 ipfsrt_gateway_client_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

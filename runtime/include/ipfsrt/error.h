@@ -1,0 +1,67 @@
+/* ipfsrt — errors: status codes and the error value every call fills. */
+#ifndef IPFSRT_ERROR_H
+#define IPFSRT_ERROR_H
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ipfsrt_status {
+    IPFSRT_OK = 0,
+    IPFSRT_ENOMEM,           /* allocation failed */
+    IPFSRT_EARG,             /* the caller passed something unusable */
+    IPFSRT_EIO,              /* file system error */
+    IPFSRT_EVARINT,          /* malformed, non-minimal or over-long varint */
+    IPFSRT_EMULTIBASE,       /* bad multibase string */
+    IPFSRT_EMULTIHASH,       /* malformed multihash */
+    IPFSRT_EUNSUPPORTED,     /* recognised but not supported (hash, base, version) */
+    IPFSRT_ECID,             /* malformed CID */
+    IPFSRT_ECBOR,            /* invalid or non-canonical DAG-CBOR */
+    IPFSRT_ECAR_HEADER,      /* CAR header unreadable or not of the required shape */
+    IPFSRT_ECAR_VERSION,     /* CAR version other than 1 or 2 */
+    IPFSRT_ETOO_LARGE,       /* a length over the configured maximum */
+    IPFSRT_EHASH_MISMATCH,   /* block bytes do not hash to their CID */
+    IPFSRT_ETRUNCATED,       /* input ended inside an item */
+    IPFSRT_ETRAILING,        /* bytes after the end of a well-formed item */
+    IPFSRT_ECAR_INDEX,       /* CARv2 index malformed */
+    IPFSRT_ENOT_FOUND,       /* no such block */
+    IPFSRT_ECANCELED,        /* a callback asked to stop */
+    IPFSRT_EDAGPB,           /* invalid dag-pb node */
+    IPFSRT_EUNIXFS,          /* invalid UnixFS data, or a DAG that contradicts itself */
+    IPFSRT_ENOT_DIRECTORY,   /* a path goes through something that is not a directory */
+    IPFSRT_ENOT_FILE,        /* file bytes asked of something that is not a file */
+    IPFSRT_ESYMLINK,         /* a path meets a symlink that may not be followed */
+    IPFSRT_ERANGE,           /* a byte range outside the file */
+    IPFSRT_EFETCH,           /* no gateway delivered (the message says why, per gateway) */
+    IPFSRT_STATUS_COUNT
+} ipfsrt_status;
+
+#define IPFSRT_CID_STR_MAX 336 /* longest CID string we produce, plus NUL */
+
+typedef struct ipfsrt_error {
+    ipfsrt_status code;
+    int64_t offset;                /* byte offset in the input at fault, or -1 */
+    char cid[IPFSRT_CID_STR_MAX];  /* CID at fault, or "" */
+    char message[768];             /* human-readable, names the CID/offset too */
+} ipfsrt_error;
+
+/* Stable lower-case name of a status, e.g. "hash_mismatch". */
+const char *ipfsrt_status_name(ipfsrt_status code);
+void ipfsrt_error_clear(ipfsrt_error *err);
+
+/* Fills err (if any) and returns code: the one way errors are made, for callbacks
+ * and bindings too. offset < 0 means "no offset". */
+ipfsrt_status ipfsrt_fail(ipfsrt_error *err, ipfsrt_status code, int64_t offset, const char *fmt,
+                          ...) IPFSRT_PRINTF(4, 5);
+/* Prefixes an already filled error's message with context ("reading x.car: "). */
+void ipfsrt_error_prefix(ipfsrt_error *err, const char *fmt, ...) IPFSRT_PRINTF(2, 3);
+/* Moves an error's offset by delta (when a sub-parser worked on a slice). */
+void ipfsrt_error_shift(ipfsrt_error *err, int64_t delta);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,63 @@
+/* Helpers shared by the C modules of every layer; not part of the public API. */
+#ifndef IPFSRT_BASE_INTERNAL_H
+#define IPFSRT_BASE_INTERNAL_H
+
+#include "ipfsrt/error.h"
+#include "ipfsrt/buf.h"
+
+/* Multihash-keyed table: multihash bytes -> (offset, length). Keys are copied. */
+typedef struct ipfsrt_mhmap_entry {
+    uint8_t *key;
+    uint32_t key_len;
+    uint32_t len;
+    uint64_t offset;
+    uint64_t hash;
+} ipfsrt_mhmap_entry;
+
+typedef struct ipfsrt_mhmap {
+    ipfsrt_mhmap_entry *slots;
+    size_t cap;   /* power of two */
+    size_t count;
+} ipfsrt_mhmap;
+
+void ipfsrt_mhmap_init(ipfsrt_mhmap *m);
+void ipfsrt_mhmap_free(ipfsrt_mhmap *m);
+/* Returns IPFSRT_OK and sets *inserted=false when the key was already there. */
+ipfsrt_status ipfsrt_mhmap_put(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
+                               uint64_t offset, uint32_t len, bool *inserted);
+const ipfsrt_mhmap_entry *ipfsrt_mhmap_get(const ipfsrt_mhmap *m, const uint8_t *key,
+                                           size_t key_len);
+
+/* Writes to a file descriptor from a thread of its own (async_write.c). Bytes
+ * reach the file in order; errors surface on a later write or on flush. */
+typedef struct ipfsrt_async_writer ipfsrt_async_writer;
+ipfsrt_status ipfsrt_aw_init(ipfsrt_async_writer **w, int fd, const char *path, ipfsrt_error *err);
+ipfsrt_status ipfsrt_aw_write(ipfsrt_async_writer *w, const void *data, size_t len,
+                              ipfsrt_error *err);
+/* Goes on with another file; the writer closes the previous one once its bytes
+ * are out. The caller keeps closing the last fd itself. */
+ipfsrt_status ipfsrt_aw_next_file(ipfsrt_async_writer *w, int fd, const char *path,
+                                  ipfsrt_error *err);
+/* Returns once everything written so far is in the file. */
+ipfsrt_status ipfsrt_aw_flush(ipfsrt_async_writer *w, ipfsrt_error *err);
+/* Stops the thread; unflushed bytes are written first. Does not close the fd. */
+void ipfsrt_aw_free(ipfsrt_async_writer *w);
+
+
+/* Little-endian integers (CARv2 headers, the HAMT hash). */
+static inline uint64_t ipfsrt_le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static inline uint32_t ipfsrt_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void ipfsrt_put_le64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void ipfsrt_put_le32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+#endif

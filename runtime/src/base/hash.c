@@ -1,0 +1,191 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include <mbedtls/sha256.h>
+#include <mbedtls/sha512.h>
+
+#include "ipfsrt/hash.h"
+#include "base/base_internal.h"
+
+/* ---------------------------------------------------------------- mbedTLS */
+
+static int mbedtls_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
+    switch (alg) {
+    case IPFSRT_SHA2_256: return mbedtls_sha256_ret(data, len, out, 0);
+    case IPFSRT_SHA2_512: return mbedtls_sha512_ret(data, len, out, 0);
+    }
+    return -1;
+}
+
+typedef struct mbedtls_stream {
+    ipfsrt_hash_alg alg;
+    mbedtls_sha256_context sha256;
+    mbedtls_sha512_context sha512;
+} mbedtls_stream;
+
+static void *mbedtls_stream_new(void) {
+    mbedtls_stream *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    mbedtls_sha256_init(&s->sha256);
+    mbedtls_sha512_init(&s->sha512);
+    return s;
+}
+
+static int mbedtls_stream_start(void *stream, ipfsrt_hash_alg alg) {
+    mbedtls_stream *s = stream;
+    s->alg = alg;
+    return alg == IPFSRT_SHA2_256 ? mbedtls_sha256_starts_ret(&s->sha256, 0)
+                                  : mbedtls_sha512_starts_ret(&s->sha512, 0);
+}
+
+static int mbedtls_stream_update(void *stream, const uint8_t *data, size_t len) {
+    mbedtls_stream *s = stream;
+    return s->alg == IPFSRT_SHA2_256 ? mbedtls_sha256_update_ret(&s->sha256, data, len)
+                                     : mbedtls_sha512_update_ret(&s->sha512, data, len);
+}
+
+static int mbedtls_stream_finish(void *stream, uint8_t *out) {
+    mbedtls_stream *s = stream;
+    return s->alg == IPFSRT_SHA2_256 ? mbedtls_sha256_finish_ret(&s->sha256, out)
+                                     : mbedtls_sha512_finish_ret(&s->sha512, out);
+}
+
+static void mbedtls_stream_free(void *stream) {
+    mbedtls_stream *s = stream;
+    if (!s) return;
+    mbedtls_sha256_free(&s->sha256);
+    mbedtls_sha512_free(&s->sha512);
+    free(s);
+}
+
+static const ipfsrt_hash_backend mbedtls_backend = {
+    "mbedtls",           mbedtls_digest,        mbedtls_stream_new, mbedtls_stream_start,
+    mbedtls_stream_update, mbedtls_stream_finish, mbedtls_stream_free,
+};
+
+/* ---------------------------------------------------------------- OpenSSL */
+
+#ifdef IPFSRT_HAVE_OPENSSL
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+
+static int openssl_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
+    switch (alg) {
+    case IPFSRT_SHA2_256: return SHA256(data, len, out) ? 0 : -1;
+    case IPFSRT_SHA2_512: return SHA512(data, len, out) ? 0 : -1;
+    }
+    return -1;
+}
+
+static void *openssl_stream_new(void) { return EVP_MD_CTX_new(); }
+
+static int openssl_stream_start(void *stream, ipfsrt_hash_alg alg) {
+    const EVP_MD *md = alg == IPFSRT_SHA2_256 ? EVP_sha256() : EVP_sha512();
+    return EVP_DigestInit_ex(stream, md, NULL) == 1 ? 0 : -1;
+}
+
+static int openssl_stream_update(void *stream, const uint8_t *data, size_t len) {
+    return EVP_DigestUpdate(stream, data, len) == 1 ? 0 : -1;
+}
+
+static int openssl_stream_finish(void *stream, uint8_t *out) {
+    return EVP_DigestFinal_ex(stream, out, NULL) == 1 ? 0 : -1;
+}
+
+static void openssl_stream_free(void *stream) { EVP_MD_CTX_free(stream); }
+
+static const ipfsrt_hash_backend openssl_backend = {
+    "openssl",           openssl_digest,        openssl_stream_new, openssl_stream_start,
+    openssl_stream_update, openssl_stream_finish, openssl_stream_free,
+};
+#endif
+
+/* ------------------------------------------------------------- selection */
+
+static const ipfsrt_hash_backend *const backends[] = {
+#ifdef IPFSRT_HAVE_OPENSSL
+    &openssl_backend,
+#endif
+    &mbedtls_backend,
+    NULL,
+};
+
+/* The first entry is the fastest one built in. */
+static const ipfsrt_hash_backend *current = NULL;
+
+const ipfsrt_hash_backend *ipfsrt_hash_backend_current(void) {
+    return current ? current : backends[0];
+}
+
+const ipfsrt_hash_backend *const *ipfsrt_hash_backends(void) { return backends; }
+
+const ipfsrt_hash_backend *ipfsrt_hash_backend_find(const char *name) {
+    for (size_t i = 0; backends[i]; i++)
+        if (strcmp(backends[i]->name, name) == 0) return backends[i];
+    return NULL;
+}
+
+ipfsrt_status ipfsrt_hash_backend_select(const char *name, ipfsrt_error *err) {
+    const ipfsrt_hash_backend *b = ipfsrt_hash_backend_find(name);
+    if (!b)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
+                           "hash backend '%s' is not built into this ipfsrt", name);
+    current = b;
+    return IPFSRT_OK;
+}
+
+size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg) { return alg == IPFSRT_SHA2_512 ? 64 : 32; }
+
+ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
+                                 ipfsrt_error *err) {
+    const ipfsrt_hash_backend *b = ipfsrt_hash_backend_current();
+    if (b->digest(alg, data, len, out) != 0)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "hash backend %s failed", b->name);
+    return IPFSRT_OK;
+}
+
+/* ------------------------------------------------------------- streaming */
+
+struct ipfsrt_hash_ctx {
+    const ipfsrt_hash_backend *backend;
+    void *stream;
+};
+
+static ipfsrt_status backend_failed(const ipfsrt_hash_ctx *ctx, ipfsrt_error *err) {
+    return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "hash backend %s failed", ctx->backend->name);
+}
+
+ipfsrt_status ipfsrt_hash_ctx_init(ipfsrt_hash_ctx **out, ipfsrt_error *err) {
+    *out = NULL;
+    ipfsrt_hash_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ctx->backend = ipfsrt_hash_backend_current();
+    ctx->stream = ctx->backend->stream_new();
+    if (!ctx->stream) {
+        free(ctx);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    *out = ctx;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err) {
+    return ctx->backend->stream_start(ctx->stream, alg) == 0 ? IPFSRT_OK : backend_failed(ctx, err);
+}
+
+ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,
+                                     ipfsrt_error *err) {
+    return ctx->backend->stream_update(ctx->stream, data, len) == 0 ? IPFSRT_OK
+                                                                     : backend_failed(ctx, err);
+}
+
+ipfsrt_status ipfsrt_hash_ctx_finish(ipfsrt_hash_ctx *ctx, uint8_t *out, ipfsrt_error *err) {
+    return ctx->backend->stream_finish(ctx->stream, out) == 0 ? IPFSRT_OK
+                                                               : backend_failed(ctx, err);
+}
+
+void ipfsrt_hash_ctx_free(ipfsrt_hash_ctx *ctx) {
+    if (!ctx) return;
+    ctx->backend->stream_free(ctx->stream);
+    free(ctx);
+}

@@ -1,0 +1,13 @@
+/* A block source over an open CAR file: the UnixFS code reads CARs through it. */
+#include "ipfsrt/car.h"
+
+static ipfsrt_status car_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+                             ipfsrt_error *err) {
+    return ipfsrt_car_file_get(ctx, cid, &ref->data, &ref->len, err);
+}
+
+void ipfsrt_blocksource_car(ipfsrt_blocksource *src, ipfsrt_car_file *car) {
+    src->ctx = car;
+    src->get = car_get;
+    src->release = NULL; /* the mapping lives as long as the file */
+}

@@ -1,0 +1,401 @@
+/* CAR file reader: mapped file, random access by multihash, verified reads. */
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ipfsrt/varint.h"
+#include "car/car_internal.h"
+
+#define INDEX_SORTED 0x0400
+#define INDEX_MULTIHASH_SORTED 0x0401
+
+typedef struct bucket {
+    uint32_t width; /* digest length + 8 */
+    const uint8_t *entries;
+    uint64_t count;
+} bucket;
+
+typedef struct group {
+    uint64_t code; /* multihash code; UINT64_MAX for IndexSorted, which has none */
+    bucket *buckets;
+    size_t bucket_count;
+} group;
+
+struct ipfsrt_car_file {
+    char *path;
+    const uint8_t *map;
+    size_t size;
+    ipfsrt_car_options opts;
+    ipfsrt_car_header header;
+    uint64_t data_start;  /* first byte of the CARv1 payload */
+    uint64_t first_section;
+    uint64_t data_end;
+    bool use_v2_index;
+    group *groups;
+    size_t group_count;
+    ipfsrt_mhmap scanned;
+    _Atomic uint64_t mapped_in; /* bytes read through the mapping since it was last trimmed;
+                                   atomic because a gateway reads one file from many threads */
+};
+
+/* Pages of a read-only file mapping stay resident once touched, so reading a
+ * large CAR would count all of it against the process. Dropping them now and
+ * then keeps the resident set bounded; pointers already handed out stay valid
+ * (the pages fault back in from the page cache). */
+#define TRIM_EVERY (16u << 20)
+
+static void note_read(ipfsrt_car_file *f, size_t bytes) {
+    if (atomic_fetch_add(&f->mapped_in, bytes) + bytes >= TRIM_EVERY) {
+        atomic_store(&f->mapped_in, 0);
+        madvise((void *)f->map, f->size, MADV_DONTNEED);
+    }
+}
+
+/* Reads the section whose length varint is at off: body bounds checked against data_end. */
+static ipfsrt_status read_section(const ipfsrt_car_file *f, uint64_t off, bool verify,
+                                  ipfsrt_car_block *block, uint64_t *next, ipfsrt_error *err) {
+    uint64_t len;
+    size_t vlen;
+    ipfsrt_status st =
+        ipfsrt_varint_decode(f->map + off, (size_t)(f->data_end - off), &len, &vlen, err);
+    if (st != IPFSRT_OK) {
+        if (err) err->offset = (int64_t)off;
+        ipfsrt_error_prefix(err, "%s: section length at byte offset %llu: ", f->path,
+                            (unsigned long long)off);
+        return st;
+    }
+    if (len == 0)
+        return ipfsrt_fail(err, IPFSRT_ETRAILING, (int64_t)off,
+                           "%s: zero-length section at byte offset %llu: padding or garbage after "
+                           "the last block",
+                           f->path, (unsigned long long)off);
+    if (len > ipfsrt_car_max_section(f->opts.max_block_size))
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, (int64_t)off,
+                           "%s: section at byte offset %llu declares %llu bytes, over the "
+                           "%zu-byte block limit",
+                           f->path, (unsigned long long)off, (unsigned long long)len,
+                           f->opts.max_block_size);
+    if (len > f->data_end - off - vlen)
+        return ipfsrt_fail(err, IPFSRT_ETRUNCATED, (int64_t)off,
+                           "%s: section at byte offset %llu declares %llu bytes, only %llu remain",
+                           f->path, (unsigned long long)off, (unsigned long long)len,
+                           (unsigned long long)(f->data_end - off - vlen));
+    st = ipfsrt_car_section_decode(f->map + off + vlen, (size_t)len, off, f->opts.max_block_size,
+                                   verify, NULL, block, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_error_prefix(err, "%s: ", f->path);
+        return st;
+    }
+    if (next) *next = off + vlen + len;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status scan(ipfsrt_car_file *f, ipfsrt_error *err) {
+    uint64_t off = f->first_section;
+    while (off < f->data_end) {
+        ipfsrt_car_block block;
+        uint64_t next;
+        ipfsrt_status st = read_section(f, off, false, &block, &next, err);
+        if (st != IPFSRT_OK) return st;
+        note_read(f, (size_t)(next - off)); /* faults map whole page-cache folios */
+        size_t mh_len;
+        const uint8_t *mh = ipfsrt_cid_multihash(&block.cid, &mh_len);
+        /* The first copy of a duplicated block wins; all copies hash alike. */
+        st = ipfsrt_mhmap_put(&f->scanned, mh, mh_len, off, 0, NULL);
+        if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory indexing %s", f->path);
+        off = next;
+    }
+    return IPFSRT_OK;
+}
+
+/* Parses an IndexSorted body at p (bounded by end); entries must be sorted so that
+ * lookups can binary-search them. */
+static bool parse_sorted_index(const uint8_t **pp, const uint8_t *end, group *g,
+                               uint64_t data_size) {
+    const uint8_t *p = *pp;
+    if (end - p < 4) return false;
+    uint32_t n = ipfsrt_le32(p);
+    p += 4;
+    if (n > (uint32_t)((end - p) / 12)) return false;
+    g->buckets = n ? calloc(n, sizeof *g->buckets) : NULL;
+    if (n && !g->buckets) return false;
+    g->bucket_count = n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (end - p < 12) return false;
+        bucket *b = &g->buckets[i];
+        b->width = ipfsrt_le32(p);
+        uint64_t bytes = ipfsrt_le64(p + 4);
+        p += 12;
+        if (b->width <= 8 || b->width > 8 + IPFSRT_MH_MAX_DIGEST || bytes % b->width ||
+            bytes > (uint64_t)(end - p))
+            return false;
+        b->entries = p;
+        b->count = bytes / b->width;
+        size_t dlen = b->width - 8;
+        for (uint64_t k = 0; k < b->count; k++) {
+            const uint8_t *e = p + k * b->width;
+            if (ipfsrt_le64(e + dlen) >= data_size) return false;
+            if (k > 0 && memcmp(e - b->width, e, dlen) > 0) return false;
+        }
+        p += bytes;
+    }
+    *pp = p;
+    return true;
+}
+
+static void free_groups(ipfsrt_car_file *f) {
+    for (size_t i = 0; i < f->group_count; i++) free(f->groups[i].buckets);
+    free(f->groups);
+    f->groups = NULL;
+    f->group_count = 0;
+}
+
+/* The index is only a hint (what it points at is verified on read); a malformed
+ * one is ignored and the payload scanned instead. */
+static bool load_v2_index(ipfsrt_car_file *f) {
+    const uint8_t *p = f->map + f->header.index_offset, *end = f->map + f->size;
+    uint64_t codec;
+    size_t used;
+    if (ipfsrt_varint_decode(p, (size_t)(end - p), &codec, &used, NULL) != IPFSRT_OK) return false;
+    p += used;
+    if (codec == INDEX_SORTED) {
+        f->groups = calloc(1, sizeof *f->groups);
+        if (!f->groups) return false;
+        f->group_count = 1;
+        f->groups[0].code = UINT64_MAX;
+        return parse_sorted_index(&p, end, &f->groups[0], f->header.data_size);
+    }
+    if (codec != INDEX_MULTIHASH_SORTED || end - p < 4) return false;
+    uint32_t n = ipfsrt_le32(p);
+    p += 4;
+    if (n > (uint32_t)((end - p) / 12)) return false;
+    f->groups = n ? calloc(n, sizeof *f->groups) : NULL;
+    if (n && !f->groups) return false;
+    f->group_count = n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (end - p < 8) return false;
+        f->groups[i].code = ipfsrt_le64(p);
+        p += 8;
+        if (!parse_sorted_index(&p, end, &f->groups[i], f->header.data_size)) return false;
+    }
+    return true;
+}
+
+static bool index_lookup(const ipfsrt_car_file *f, const ipfsrt_cid *cid, uint64_t *off) {
+    const uint8_t *digest = cid->bytes + cid->digest_offset;
+    size_t dlen = cid->digest_len;
+    for (size_t g = 0; g < f->group_count; g++) {
+        const group *gr = &f->groups[g];
+        if (gr->code != UINT64_MAX && gr->code != cid->hash_code) continue;
+        for (size_t b = 0; b < gr->bucket_count; b++) {
+            const bucket *bk = &gr->buckets[b];
+            if (bk->width != dlen + 8) continue;
+            uint64_t lo = 0, hi = bk->count;
+            while (lo < hi) {
+                uint64_t mid = lo + (hi - lo) / 2;
+                const uint8_t *e = bk->entries + mid * bk->width;
+                int c = memcmp(e, digest, dlen);
+                if (c == 0) {
+                    *off = f->data_start + ipfsrt_le64(e + dlen);
+                    return true;
+                }
+                if (c < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+        }
+    }
+    return false;
+}
+
+static ipfsrt_status parse_layout(ipfsrt_car_file *f, ipfsrt_error *err) {
+    f->data_start = 0;
+    f->data_end = f->size;
+    if (f->size >= IPFSRT_CARV2_HEADER_SIZE &&
+        memcmp(f->map, ipfsrt_carv2_pragma, sizeof ipfsrt_carv2_pragma) == 0) {
+        ipfsrt_status st = ipfsrt_carv2_header_decode(f->map + sizeof ipfsrt_carv2_pragma,
+                                                      &f->header, f->size, err);
+        if (st != IPFSRT_OK) {
+            ipfsrt_error_prefix(err, "%s: ", f->path);
+            return st;
+        }
+        f->data_start = f->header.data_offset;
+        f->data_end = f->header.data_offset + f->header.data_size;
+    }
+    const uint8_t *p = f->map + f->data_start;
+    size_t avail = (size_t)(f->data_end - f->data_start);
+    uint64_t hlen;
+    size_t vlen;
+    ipfsrt_status st = ipfsrt_varint_decode(p, avail, &hlen, &vlen, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_error_shift(err, (int64_t)f->data_start);
+        ipfsrt_error_prefix(err, "%s: CAR header length: ", f->path);
+        return st;
+    }
+    if (hlen == 0)
+        return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, (int64_t)f->data_start, "%s: empty CAR header",
+                           f->path);
+    if (hlen > f->opts.max_header_size)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, (int64_t)f->data_start,
+                           "%s: CAR header of %llu bytes exceeds the %zu-byte limit", f->path,
+                           (unsigned long long)hlen, f->opts.max_header_size);
+    if (hlen > avail - vlen)
+        return ipfsrt_fail(err, IPFSRT_ETRUNCATED, (int64_t)f->data_start,
+                           "%s: file ends inside the CAR header", f->path);
+    ipfsrt_car_header inner;
+    memset(&inner, 0, sizeof inner);
+    st = ipfsrt_car_header_decode(p + vlen, (size_t)hlen, &inner, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_error_shift(err, (int64_t)(f->data_start + vlen));
+        ipfsrt_error_prefix(err, "%s: ", f->path);
+        return st;
+    }
+    if (inner.version != 1) /* a pragma here: CARv2 layout broken, or nested */
+        return ipfsrt_fail(err, IPFSRT_ECAR_VERSION, (int64_t)f->data_start,
+                           "%s: %s", f->path,
+                           f->header.version == 2 ? "CARv2 payload is not a CARv1"
+                                                  : "CARv2 pragma without a valid CARv2 header");
+    f->header.root_count = inner.root_count;
+    f->header.roots = inner.roots;
+    if (f->header.version != 2) f->header.version = 1;
+    f->first_section = f->data_start + vlen + hlen;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_car_file_open(ipfsrt_car_file **out, const char *path,
+                                   const ipfsrt_car_options *opts, ipfsrt_error *err) {
+    *out = NULL;
+    ipfsrt_car_file *f = calloc(1, sizeof *f);
+    if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (opts) f->opts = *opts;
+    if (!f->opts.max_block_size) f->opts.max_block_size = IPFSRT_CAR_DEFAULT_MAX_BLOCK;
+    if (!f->opts.max_header_size) f->opts.max_header_size = IPFSRT_CAR_DEFAULT_MAX_HEADER;
+    ipfsrt_mhmap_init(&f->scanned);
+    f->path = strdup(path);
+    ipfsrt_status st = IPFSRT_OK;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (!f->path) {
+        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    } else if (fd < 0 || fstat(fd, &sb) != 0) {
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open %s", path);
+    } else if (!S_ISREG(sb.st_mode)) {
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "%s is not a regular file", path);
+    } else if (sb.st_size == 0) {
+        st = ipfsrt_fail(err, IPFSRT_ETRUNCATED, 0, "%s is empty, not a CAR", path);
+    } else {
+        f->size = (size_t)sb.st_size;
+        void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED)
+            st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot map %s", path);
+        else
+            f->map = m;
+    }
+    if (fd >= 0) close(fd);
+    if (st == IPFSRT_OK) st = parse_layout(f, err);
+    if (st == IPFSRT_OK && f->header.index_offset) {
+        f->use_v2_index = load_v2_index(f);
+        if (!f->use_v2_index) free_groups(f);
+    }
+    if (st == IPFSRT_OK && !f->use_v2_index) st = scan(f, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_car_file_free(f);
+        return st;
+    }
+    *out = f;
+    return IPFSRT_OK;
+}
+
+void ipfsrt_car_file_free(ipfsrt_car_file *f) {
+    if (!f) return;
+    if (f->map) munmap((void *)f->map, f->size);
+    free_groups(f);
+    ipfsrt_mhmap_free(&f->scanned);
+    ipfsrt_car_header_release(&f->header);
+    free(f->path);
+    free(f);
+}
+
+const ipfsrt_car_header *ipfsrt_car_file_header(const ipfsrt_car_file *f) { return &f->header; }
+
+const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *f) {
+    return f->use_v2_index ? "carv2-index" : "scan";
+}
+
+static bool locate(const ipfsrt_car_file *f, const ipfsrt_cid *cid, uint64_t *off) {
+    if (f->use_v2_index) return index_lookup(f, cid, off);
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&f->scanned, mh, mh_len);
+    if (e) *off = e->offset;
+    return e != NULL;
+}
+
+bool ipfsrt_car_file_has(ipfsrt_car_file *f, const ipfsrt_cid *cid) {
+    uint64_t off;
+    return locate(f, cid, &off);
+}
+
+static ipfsrt_status lookup(ipfsrt_car_file *f, const ipfsrt_cid *cid, bool verify,
+                            const uint8_t **data, size_t *len, ipfsrt_error *err) {
+    uint64_t off;
+    if (!locate(f, cid, &off)) {
+        if (cid->hash_code == IPFSRT_MH_IDENTITY) { /* the CID carries its own bytes */
+            *data = cid->bytes + cid->digest_offset;
+            *len = cid->digest_len;
+            return IPFSRT_OK;
+        }
+        return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in %s", f->path);
+    }
+    ipfsrt_car_block block;
+    ipfsrt_status st = read_section(f, off, verify, &block, NULL, err);
+    if (st != IPFSRT_OK) return st;
+    size_t want_len, got_len;
+    const uint8_t *want = ipfsrt_cid_multihash(cid, &want_len);
+    const uint8_t *got = ipfsrt_cid_multihash(&block.cid, &got_len);
+    if (want_len != got_len || memcmp(want, got, want_len) != 0)
+        return ipfsrt_fail_cid(err, IPFSRT_ECAR_INDEX, cid, (int64_t)off,
+                               "the index of %s points at byte offset %llu, which holds another "
+                               "block",
+                               f->path, (unsigned long long)off);
+    note_read(f, block.len);
+    *data = block.data;
+    *len = block.len;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
+                                  const uint8_t **data, size_t *len, ipfsrt_error *err) {
+    return lookup(f, cid, true, data, len, err);
+}
+
+ipfsrt_status ipfsrt_car_file_locate(ipfsrt_car_file *f, const ipfsrt_cid *cid,
+                                     const uint8_t **data, size_t *len, ipfsrt_error *err) {
+    return lookup(f, cid, false, data, len, err);
+}
+
+ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *f, uint64_t *cursor, ipfsrt_car_block *block,
+                                   bool *done, ipfsrt_error *err) {
+    uint64_t off = *cursor ? *cursor : f->first_section;
+    *done = false;
+    if (off < f->first_section || off > f->data_end)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "invalid cursor %llu", (unsigned long long)off);
+    if (off == f->data_end) {
+        *done = true;
+        *cursor = off;
+        return IPFSRT_OK;
+    }
+    uint64_t next;
+    ipfsrt_status st = read_section(f, off, true, block, &next, err);
+    if (st == IPFSRT_OK) {
+        note_read(f, block->len);
+        *cursor = next;
+    }
+    return st;
+}

@@ -1,0 +1,41 @@
+/* CAR internals shared by the push reader, the file reader, the writer and the
+ * gateway server; not part of the public API. */
+#ifndef IPFSRT_CAR_INTERNAL_H
+#define IPFSRT_CAR_INTERNAL_H
+
+#include "ipfsrt/car.h"
+#include "multiformats/multiformats_internal.h"
+
+/* For a caller that checks every block against its CID itself (on other
+ * threads): the reader then parses sections and checks their sizes and CIDs, but
+ * hands blocks over unhashed. Never for blocks that go anywhere unchecked. */
+void ipfsrt_car_reader_defer_hashing(ipfsrt_car_reader *reader);
+
+/* CAR internals shared by the push reader, the file reader and the writer. */
+extern const uint8_t ipfsrt_carv2_pragma[11];
+
+/* Parses a CARv1 header body (DAG-CBOR) into hdr (roots allocated). */
+ipfsrt_status ipfsrt_car_header_decode(const uint8_t *buf, size_t len, ipfsrt_car_header *hdr,
+                                       ipfsrt_error *err);
+void ipfsrt_car_header_release(ipfsrt_car_header *hdr);
+/* Parses the 40 bytes after the CARv2 pragma; file_size is UINT64_MAX when unknown. */
+ipfsrt_status ipfsrt_carv2_header_decode(const uint8_t *buf, ipfsrt_car_header *hdr,
+                                         uint64_t file_size, ipfsrt_error *err);
+/* Splits a section body (after its length varint) into CID and block bytes and,
+ * if asked, verifies the block: against a digest already computed over the block
+ * bytes as they streamed in, or by hashing them now. offset names the section
+ * in errors. */
+ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_t offset,
+                                        size_t max_block, bool verify, const uint8_t *streamed_digest,
+                                        ipfsrt_car_block *block, ipfsrt_error *err);
+/* Finishes a section whose CID was read from its start and whose block bytes
+ * were hashed as they streamed past without being kept (block->data = NULL). */
+ipfsrt_status ipfsrt_car_section_check_streamed(const ipfsrt_cid *cid, size_t block_len,
+                                                uint64_t offset, const uint8_t *digest,
+                                                ipfsrt_car_block *block, ipfsrt_error *err);
+/* Largest section length worth buffering for a given block limit. */
+static inline uint64_t ipfsrt_car_max_section(size_t max_block) {
+    return (uint64_t)max_block + IPFSRT_CID_MAX_BYTES;
+}
+
+#endif

@@ -1,0 +1,480 @@
+/* Streaming push reader for CARv1 and CARv2. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ipfsrt/varint.h"
+#include "car/car_internal.h"
+
+typedef enum {
+    S_HEADER_LEN,   /* length varint of the (outer or inner) CARv1 header */
+    S_HEADER,       /* header bytes */
+    S_V2_HEADER,    /* the 40 bytes after the CARv2 pragma */
+    S_V2_SKIP,      /* padding up to the CARv2 data offset */
+    S_SECTION_LEN,  /* length varint of a section */
+    S_SECTION,      /* section bytes */
+    S_V2_TAIL,      /* after the CARv2 data: index and padding, ignored */
+    S_FAILED,
+} state;
+
+struct ipfsrt_car_reader {
+    ipfsrt_car_options opts;
+    ipfsrt_car_block_fn on_block;
+    void *user;
+    state st;
+    uint64_t offset;        /* bytes consumed so far */
+    uint64_t item_start;    /* offset of the varint of the current header/section */
+    uint8_t varint[IPFSRT_VARINT_MAX_BYTES];
+    size_t varint_len;
+    uint8_t *buf;           /* partial header/section */
+    size_t buf_cap;
+    size_t need;            /* bytes of the current item */
+    size_t have;
+    bool inner_header;      /* the header being read is the CARv2 payload's */
+    bool v2;
+    uint64_t data_end;      /* CARv2: offset where the payload ends */
+    bool header_ready;
+    ipfsrt_car_header header;
+    /* A section spread over several slices is hashed as its bytes arrive, from
+     * the caller's slice, so the hash reads them while they are in cache and
+     * the block needs no second pass at the end. */
+    ipfsrt_hash_ctx *hash;
+    bool cid_tried;  /* looked for the section's CID in the buffered prefix */
+    bool hashing;    /* the section's block bytes are being hashed as they arrive */
+    bool discarding; /* verify_only: hashed bytes are not kept */
+    bool deferred;   /* the caller hashes the blocks itself (ipfsrt_car_reader_defer_hashing) */
+    ipfsrt_cid section_cid;
+    size_t section_cid_len;
+    ipfsrt_error failure;
+};
+
+static void copy_error(ipfsrt_error *dst, const ipfsrt_error *src) {
+    if (dst) *dst = *src;
+}
+
+static ipfsrt_status fail(ipfsrt_car_reader *r, ipfsrt_error *err) {
+    r->st = S_FAILED;
+    copy_error(err, &r->failure);
+    return r->failure.code;
+}
+
+ipfsrt_status ipfsrt_car_reader_init(ipfsrt_car_reader **out, const ipfsrt_car_options *opts,
+                                     ipfsrt_car_block_fn on_block, void *user, ipfsrt_error *err) {
+    *out = NULL;
+    ipfsrt_car_reader *r = calloc(1, sizeof *r);
+    if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (opts) r->opts = *opts;
+    if (!r->opts.max_block_size) r->opts.max_block_size = IPFSRT_CAR_DEFAULT_MAX_BLOCK;
+    if (!r->opts.max_header_size) r->opts.max_header_size = IPFSRT_CAR_DEFAULT_MAX_HEADER;
+    r->on_block = on_block;
+    r->user = user;
+    r->st = S_HEADER_LEN;
+    ipfsrt_error_clear(&r->failure);
+    ipfsrt_status st = ipfsrt_hash_ctx_init(&r->hash, err);
+    if (st != IPFSRT_OK) {
+        free(r);
+        return st;
+    }
+    *out = r;
+    return IPFSRT_OK;
+}
+
+void ipfsrt_car_reader_free(ipfsrt_car_reader *r) {
+    if (!r) return;
+    ipfsrt_car_header_release(&r->header);
+    ipfsrt_hash_ctx_free(r->hash);
+    free(r->buf);
+    free(r);
+}
+
+void ipfsrt_car_reader_defer_hashing(ipfsrt_car_reader *r) { r->deferred = true; }
+
+const ipfsrt_car_header *ipfsrt_car_reader_header(const ipfsrt_car_reader *r) {
+    return r->header_ready ? &r->header : NULL;
+}
+
+uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *r) { return r->offset; }
+
+static ipfsrt_status reserve(ipfsrt_car_reader *r, size_t n) {
+    if (n <= r->buf_cap) return IPFSRT_OK;
+    uint8_t *p = realloc(r->buf, n);
+    if (!p) return ipfsrt_fail(&r->failure, IPFSRT_ENOMEM, -1, "out of memory buffering %zu bytes", n);
+    r->buf = p;
+    r->buf_cap = n;
+    return IPFSRT_OK;
+}
+
+/* Feeds varint bytes one at a time; *done is set once the varint is complete. */
+static ipfsrt_status take_varint(ipfsrt_car_reader *r, const uint8_t **p, const uint8_t *end,
+                                 uint64_t *value, bool *done) {
+    *done = false;
+    while (*p < end) {
+        if (r->varint_len == 0) r->item_start = r->offset;
+        uint8_t b = *(*p)++;
+        r->offset++;
+        r->varint[r->varint_len++] = b;
+        if (!(b & 0x80)) {
+            ipfsrt_status st = ipfsrt_varint_decode(r->varint, r->varint_len, value, NULL, &r->failure);
+            r->varint_len = 0;
+            if (st != IPFSRT_OK) {
+                r->failure.offset = (int64_t)r->item_start;
+                ipfsrt_error_prefix(&r->failure, "CAR length at byte offset %llu: ",
+                                    (unsigned long long)r->item_start);
+                return st;
+            }
+            *done = true;
+            return IPFSRT_OK;
+        }
+        if (r->varint_len == IPFSRT_VARINT_MAX_BYTES)
+            return ipfsrt_fail(&r->failure, IPFSRT_EVARINT, (int64_t)r->item_start,
+                               "CAR length at byte offset %llu: varint longer than %d bytes",
+                               (unsigned long long)r->item_start, IPFSRT_VARINT_MAX_BYTES);
+    }
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status handle_header(ipfsrt_car_reader *r, const uint8_t *body, size_t len) {
+    ipfsrt_car_header hdr;
+    memset(&hdr, 0, sizeof hdr);
+    ipfsrt_status st = ipfsrt_car_header_decode(body, len, &hdr, &r->failure);
+    uint64_t body_start = r->item_start + ipfsrt_varint_size(len);
+    if (st != IPFSRT_OK) {
+        ipfsrt_error_shift(&r->failure, (int64_t)body_start);
+        return st;
+    }
+    if (hdr.version == 2) {
+        if (r->inner_header)
+            return ipfsrt_fail(&r->failure, IPFSRT_ECAR_VERSION, (int64_t)r->item_start,
+                               "CARv2 payload at byte offset %llu declares version 2, not 1",
+                               (unsigned long long)r->item_start);
+        /* The pragma must match byte for byte: it starts the file at offset 0. */
+        if (r->item_start != 0 || len != sizeof ipfsrt_carv2_pragma - 1 ||
+            memcmp(body, ipfsrt_carv2_pragma + 1, len) != 0)
+            return ipfsrt_fail(&r->failure, IPFSRT_ECAR_HEADER, 0, "malformed CARv2 pragma");
+        r->v2 = true;
+        r->st = S_V2_HEADER;
+        r->need = IPFSRT_CARV2_HEADER_SIZE - sizeof ipfsrt_carv2_pragma;
+        r->have = 0;
+        return reserve(r, r->need);
+    }
+    uint8_t characteristics[16];
+    memcpy(characteristics, r->header.characteristics, 16);
+    uint64_t data_offset = r->header.data_offset, data_size = r->header.data_size,
+             index_offset = r->header.index_offset;
+    ipfsrt_car_header_release(&r->header);
+    r->header = hdr;
+    if (r->v2) {
+        r->header.version = 2;
+        memcpy(r->header.characteristics, characteristics, 16);
+        r->header.data_offset = data_offset;
+        r->header.data_size = data_size;
+        r->header.index_offset = index_offset;
+    }
+    r->header_ready = true;
+    r->st = S_SECTION_LEN;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status handle_section(ipfsrt_car_reader *r, const uint8_t *body, size_t len) {
+    ipfsrt_car_block block;
+    uint8_t digest[64];
+    const uint8_t *streamed = NULL;
+    ipfsrt_status st;
+    if (r->hashing) {
+        st = ipfsrt_hash_ctx_finish(r->hash, digest, &r->failure);
+        if (st != IPFSRT_OK) return st;
+        r->hashing = false;
+        streamed = digest;
+    }
+    if (r->discarding)
+        st = ipfsrt_car_section_check_streamed(&r->section_cid, len - r->section_cid_len,
+                                               r->item_start, digest, &block, &r->failure);
+    else
+        st = ipfsrt_car_section_decode(body, len, r->item_start, r->opts.max_block_size,
+                                       !r->deferred, streamed, &block, &r->failure);
+    if (st != IPFSRT_OK) return st;
+    r->st = S_SECTION_LEN;
+    if (r->on_block && r->on_block(r->user, &block) != 0)
+        return ipfsrt_fail_cid(&r->failure, IPFSRT_ECANCELED, &block.cid, (int64_t)r->item_start,
+                               "reading stopped by the block callback");
+    return IPFSRT_OK;
+}
+
+/* Called when a section length is known: checks it before anything is buffered. */
+static ipfsrt_status start_section(ipfsrt_car_reader *r, uint64_t len) {
+    if (len == 0)
+        return ipfsrt_fail(&r->failure, IPFSRT_ETRAILING, (int64_t)r->item_start,
+                           "zero-length section at byte offset %llu: padding or garbage after "
+                           "the last block",
+                           (unsigned long long)r->item_start);
+    if (len > ipfsrt_car_max_section(r->opts.max_block_size))
+        return ipfsrt_fail(&r->failure, IPFSRT_ETOO_LARGE, (int64_t)r->item_start,
+                           "section at byte offset %llu declares %llu bytes, over the %zu-byte "
+                           "block limit",
+                           (unsigned long long)r->item_start, (unsigned long long)len,
+                           r->opts.max_block_size);
+    if (r->v2 && r->offset + len > r->data_end)
+        return ipfsrt_fail(&r->failure, IPFSRT_ETRUNCATED, (int64_t)r->item_start,
+                           "section at byte offset %llu runs past the end of the CARv2 data",
+                           (unsigned long long)r->item_start);
+    r->need = (size_t)len;
+    r->have = 0;
+    r->st = S_SECTION;
+    r->cid_tried = false;
+    r->hashing = false;
+    r->discarding = false;
+    return IPFSRT_OK;
+}
+
+/* Once the buffered prefix holds the section's CID, starts hashing the block
+ * bytes that follow it. CIDs it cannot stream (identity, unsupported, malformed)
+ * are left to the one-shot check when the section is complete, which also
+ * reports their errors. */
+static ipfsrt_status maybe_start_hashing(ipfsrt_car_reader *r) {
+    size_t enough = r->need < IPFSRT_CID_MAX_BYTES ? r->need : IPFSRT_CID_MAX_BYTES;
+    if (r->cid_tried || r->have < enough) return IPFSRT_OK;
+    /* from here on the buffer is filled up to need, or not at all */
+    r->cid_tried = true;
+    if (r->deferred) return IPFSRT_OK;
+    if (r->have == r->need) return IPFSRT_OK; /* complete already: one-shot is cheaper */
+    ipfsrt_cid *cid = &r->section_cid;
+    size_t cid_len;
+    ipfsrt_hash_alg alg;
+    if (ipfsrt_cid_from_bytes(cid, r->buf, r->have, &cid_len, NULL) != IPFSRT_OK ||
+        !ipfsrt_cid_streamable(cid, &alg) || r->need - cid_len > r->opts.max_block_size)
+        return IPFSRT_OK;
+    r->section_cid_len = cid_len;
+    ipfsrt_status st = ipfsrt_hash_ctx_start(r->hash, alg, &r->failure);
+    if (st == IPFSRT_OK)
+        st = ipfsrt_hash_ctx_update(r->hash, r->buf + cid_len, r->have - cid_len, &r->failure);
+    r->hashing = st == IPFSRT_OK;
+    r->discarding = r->hashing && r->opts.verify_only;
+    return st;
+}
+
+static bool at_data_end(const ipfsrt_car_reader *r) { return r->v2 && r->offset == r->data_end; }
+
+ipfsrt_status ipfsrt_car_reader_feed(ipfsrt_car_reader *r, const uint8_t *data, size_t len,
+                                     ipfsrt_error *err) {
+    if (r->st == S_FAILED) return fail(r, err);
+    const uint8_t *p = data, *end = data + len;
+    ipfsrt_status st = IPFSRT_OK;
+    while (p < end && st == IPFSRT_OK) {
+        switch (r->st) {
+        case S_HEADER_LEN: {
+            uint64_t hlen;
+            bool done;
+            st = take_varint(r, &p, end, &hlen, &done);
+            if (st != IPFSRT_OK || !done) break;
+            if (hlen == 0) {
+                st = ipfsrt_fail(&r->failure, IPFSRT_ECAR_HEADER, (int64_t)r->item_start,
+                                 "empty CAR header at byte offset %llu",
+                                 (unsigned long long)r->item_start);
+            } else if (hlen > r->opts.max_header_size) {
+                st = ipfsrt_fail(&r->failure, IPFSRT_ETOO_LARGE, (int64_t)r->item_start,
+                                 "CAR header of %llu bytes exceeds the %zu-byte limit",
+                                 (unsigned long long)hlen, r->opts.max_header_size);
+            } else if (r->v2 && r->offset + hlen > r->data_end) {
+                st = ipfsrt_fail(&r->failure, IPFSRT_ETRUNCATED, (int64_t)r->item_start,
+                                 "CARv2 payload header runs past the end of the data");
+            } else {
+                r->need = (size_t)hlen;
+                r->have = 0;
+                r->st = S_HEADER;
+                st = reserve(r, r->need);
+            }
+            break;
+        }
+        case S_SECTION_LEN: {
+            if (at_data_end(r)) {
+                r->st = S_V2_TAIL;
+                break;
+            }
+            uint64_t slen;
+            bool done;
+            st = take_varint(r, &p, end, &slen, &done);
+            if (st == IPFSRT_OK && done) st = start_section(r, slen);
+            break;
+        }
+        case S_SECTION:
+            /* A whole section in the caller's slice is verified in place, without a copy. */
+            if (r->have == 0 && (size_t)(end - p) >= r->need) {
+                const uint8_t *body = p;
+                p += r->need;
+                r->offset += r->need;
+                st = handle_section(r, body, r->need);
+                break;
+            }
+            /* fallthrough */
+        case S_HEADER:
+        case S_V2_HEADER: {
+            size_t want = r->need;
+            /* Up to the CID, so that hashing can start right after it. */
+            if (r->st == S_SECTION && !r->cid_tried && want > IPFSRT_CID_MAX_BYTES)
+                want = IPFSRT_CID_MAX_BYTES;
+            if (!r->discarding) st = reserve(r, want);
+            if (st != IPFSRT_OK) break;
+            size_t take = want - r->have;
+            if ((size_t)(end - p) < take) take = (size_t)(end - p);
+            if (r->hashing) st = ipfsrt_hash_ctx_update(r->hash, p, take, &r->failure);
+            if (st != IPFSRT_OK) break;
+            if (!r->discarding) memcpy(r->buf + r->have, p, take);
+            r->have += take;
+            r->offset += take;
+            p += take;
+            if (r->st == S_SECTION) st = maybe_start_hashing(r);
+            if (st != IPFSRT_OK || r->have < r->need) break;
+            if (r->st == S_HEADER) {
+                st = handle_header(r, r->buf, r->need);
+            } else if (r->st == S_SECTION) {
+                st = handle_section(r, r->buf, r->need);
+            } else {
+                st = ipfsrt_carv2_header_decode(r->buf, &r->header, UINT64_MAX, &r->failure);
+                if (st == IPFSRT_OK) {
+                    r->data_end = r->header.data_offset + r->header.data_size;
+                    r->inner_header = true;
+                    r->st = r->offset < r->header.data_offset ? S_V2_SKIP : S_HEADER_LEN;
+                }
+            }
+            break;
+        }
+        case S_V2_SKIP: {
+            uint64_t skip = r->header.data_offset - r->offset;
+            size_t take = (size_t)end - (size_t)p < skip ? (size_t)(end - p) : (size_t)skip;
+            p += take;
+            r->offset += take;
+            if (r->offset == r->header.data_offset) r->st = S_HEADER_LEN;
+            break;
+        }
+        case S_V2_TAIL:
+            r->offset += (uint64_t)(end - p);
+            p = end;
+            break;
+        case S_FAILED: break;
+        }
+    }
+    if (st != IPFSRT_OK) return fail(r, err);
+    if (r->st == S_SECTION_LEN && at_data_end(r)) r->st = S_V2_TAIL;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_car_reader_finish(ipfsrt_car_reader *r, ipfsrt_error *err) {
+    if (r->st == S_FAILED) return fail(r, err);
+    if (r->st == S_V2_TAIL || (r->st == S_SECTION_LEN && r->varint_len == 0 && !r->v2))
+        return IPFSRT_OK;
+    const char *where;
+    switch (r->st) {
+    case S_HEADER_LEN: where = r->offset == 0 ? "before any CAR header" : "inside the CAR header length"; break;
+    case S_HEADER: where = "inside the CAR header"; break;
+    case S_V2_HEADER: case S_V2_SKIP: where = "inside the CARv2 header"; break;
+    case S_SECTION_LEN: where = r->varint_len ? "inside a section length" : "before the end of the CARv2 data"; break;
+    default: where = "inside a section"; break;
+    }
+    ipfsrt_fail(&r->failure, IPFSRT_ETRUNCATED, (int64_t)r->offset,
+                "CAR input ended %s (at byte offset %llu, item from offset %llu)", where,
+                (unsigned long long)r->offset, (unsigned long long)r->item_start);
+    return fail(r, err);
+}
+
+struct counter {
+    ipfsrt_car_block_fn fn;
+    void *user;
+    uint64_t blocks, bytes;
+};
+
+static int count_block(void *user, const ipfsrt_car_block *b) {
+    struct counter *c = user;
+    c->blocks++;
+    c->bytes += b->len;
+    return c->fn ? c->fn(c->user, b) : 0;
+}
+
+/* Feeds a file through the reader in slices. A regular file is mapped and fed
+ * straight from the page cache: with read() the kernel's copy into a user buffer
+ * costs about an eighth of the time SHA-256 takes (measured with perf). Pipes
+ * and other streams are read. */
+static ipfsrt_status feed_slices(ipfsrt_car_reader *r, const uint8_t *data, size_t len,
+                                 size_t slice_size, ipfsrt_error *err) {
+    ipfsrt_status st = IPFSRT_OK;
+    for (size_t off = 0; off < len && st == IPFSRT_OK; off += slice_size)
+        st = ipfsrt_car_reader_feed(r, data + off, len - off < slice_size ? len - off : slice_size,
+                                    err);
+    return st;
+}
+
+/* Feeds a file through the reader. A regular file is mapped and fed straight
+ * from the page cache: with read() the kernel's copy into a user buffer costs
+ * about an eighth of the time SHA-256 takes (measured with perf). Pipes and
+ * other streams are read. */
+static ipfsrt_status feed_fd(ipfsrt_car_reader *r, int fd, const char *path, size_t slice_size,
+                             ipfsrt_error *err) {
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        size_t size = (size_t)sb.st_size;
+        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map != MAP_FAILED) {
+            madvise(map, size, MADV_SEQUENTIAL);
+            ipfsrt_status st = feed_slices(r, map, size, slice_size, err);
+            munmap(map, size);
+            return st;
+        }
+    }
+    uint8_t *slice = malloc(slice_size);
+    if (!slice) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = IPFSRT_OK;
+    for (;;) {
+        ssize_t n = read(fd, slice, slice_size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            st = ipfsrt_fail(err, IPFSRT_EIO, (int64_t)ipfsrt_car_reader_offset(r),
+                             "read error in %s: %s", path, strerror(errno));
+            break;
+        }
+        if (n == 0) break;
+        st = ipfsrt_car_reader_feed(r, slice, (size_t)n, err);
+        if (st != IPFSRT_OK) break;
+    }
+    free(slice);
+    return st;
+}
+
+ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
+                                       const ipfsrt_car_options *opts, size_t slice_size,
+                                       ipfsrt_car_block_fn on_block, void *user, uint64_t *blocks,
+                                       uint64_t *bytes, ipfsrt_error *err) {
+    struct counter c = {on_block, user, 0, 0};
+    if (!slice_size) slice_size = 64 * 1024;
+    ipfsrt_car_reader *r = NULL;
+    ipfsrt_status st = ipfsrt_car_reader_init(&r, opts, count_block, &c, err);
+    if (st == IPFSRT_OK) st = feed_slices(r, data, len, slice_size, err);
+    if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(r, err);
+    ipfsrt_car_reader_free(r);
+    if (blocks) *blocks = c.blocks;
+    if (bytes) *bytes = c.bytes;
+    return st;
+}
+
+ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts,
+                                     size_t slice_size, ipfsrt_car_block_fn on_block, void *user,
+                                     uint64_t *blocks, uint64_t *bytes, ipfsrt_error *err) {
+    struct counter c = {on_block, user, 0, 0};
+    if (!slice_size) slice_size = 64 * 1024;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open %s: %s", path, strerror(errno));
+    ipfsrt_car_reader *r = NULL;
+    ipfsrt_status st = ipfsrt_car_reader_init(&r, opts, count_block, &c, err);
+    if (st == IPFSRT_OK) st = feed_fd(r, fd, path, slice_size, err);
+    if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(r, err);
+    if (st != IPFSRT_OK && st != IPFSRT_EIO && st != IPFSRT_ENOMEM)
+        ipfsrt_error_prefix(err, "%s: ", path);
+    ipfsrt_car_reader_free(r);
+    close(fd);
+    if (blocks) *blocks = c.blocks;
+    if (bytes) *bytes = c.bytes;
+    return st;
+}

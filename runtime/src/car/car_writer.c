@@ -1,0 +1,239 @@
+/* CAR writer: CARv1, or CARv2 with a MultihashIndexSorted index. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipfsrt/varint.h"
+#include "car/car_internal.h"
+
+#define INDEX_MULTIHASH_SORTED 0x0401
+
+struct ipfsrt_car_writer {
+    char *path;
+    int fd;
+    ipfsrt_async_writer *out;
+    int version;
+    uint64_t data_start;
+    uint64_t header_end; /* where the first section starts */
+    uint64_t pos;        /* bytes written */
+    ipfsrt_mhmap written;
+    bool finished;
+};
+
+static ipfsrt_status write_all(ipfsrt_car_writer *w, const void *p, size_t n, ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_aw_write(w->out, p, n, err);
+    if (st == IPFSRT_OK) w->pos += n;
+    return st;
+}
+
+/* Overwrites bytes already written (headers), after everything queued is out. */
+static ipfsrt_status rewrite_at(ipfsrt_car_writer *w, uint64_t offset, const void *p, size_t n,
+                                ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_aw_flush(w->out, err);
+    if (st == IPFSRT_OK && pwrite(w->fd, p, n, (off_t)offset) != (ssize_t)n)
+        st = ipfsrt_fail(err, IPFSRT_EIO, (int64_t)offset, "cannot rewrite the header of %s: %s",
+                         w->path, strerror(errno));
+    return st;
+}
+
+ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **out, const char *path, int version,
+                                     const ipfsrt_cid *roots, size_t root_count,
+                                     ipfsrt_error *err) {
+    *out = NULL;
+    if (version != 1 && version != 2)
+        return ipfsrt_fail(err, IPFSRT_ECAR_VERSION, -1, "cannot write CAR version %d", version);
+    ipfsrt_car_writer *w = calloc(1, sizeof *w);
+    if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    w->version = version;
+    ipfsrt_mhmap_init(&w->written);
+    w->path = strdup(path);
+    if (!w->path) {
+        free(w);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        ipfsrt_status st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot create %s: %s", path, strerror(errno));
+        free(w->path);
+        free(w);
+        return st;
+    }
+    ipfsrt_status ast = ipfsrt_aw_init(&w->out, w->fd, path, err);
+    if (ast != IPFSRT_OK) {
+        close(w->fd);
+        w->fd = -1;
+        ipfsrt_car_writer_free(w);
+        return ast;
+    }
+    ipfsrt_buf hdr;
+    ipfsrt_buf_init(&hdr);
+    if (version == 2) {
+        /* Placeholder; the real header is written once the sizes are known. */
+        uint8_t zero[IPFSRT_CARV2_HEADER_SIZE] = {0};
+        ipfsrt_buf_append(&hdr, zero, sizeof zero);
+    }
+    w->data_start = hdr.len;
+    ipfsrt_status st = ipfsrt_car_header_encode(roots, root_count, &hdr, err);
+    if (st == IPFSRT_OK) st = write_all(w, hdr.data, hdr.len, err);
+    w->header_end = w->pos;
+    ipfsrt_buf_free(&hdr);
+    if (st != IPFSRT_OK) {
+        ipfsrt_car_writer_free(w);
+        return st;
+    }
+    *out = w;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
+                                    const uint8_t *data, size_t len, ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_cid_verify(cid, data, len, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_error_prefix(err, "refusing to write to %s: ", w->path);
+        return st;
+    }
+    return ipfsrt_car_writer_put_made(w, cid, data, len, err);
+}
+
+ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
+                                         const uint8_t *data, size_t len, ipfsrt_error *err) {
+    if (w->finished) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is already finished", w->path);
+    ipfsrt_status st;
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    if (ipfsrt_mhmap_get(&w->written, mh, mh_len)) return IPFSRT_OK;
+    if (len > UINT64_MAX - cid->len - IPFSRT_VARINT_MAX_BYTES)
+        return ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, cid, -1, "block too large");
+    uint8_t v[IPFSRT_VARINT_MAX_BYTES];
+    size_t vn = ipfsrt_varint_encode((uint64_t)cid->len + len, v);
+    uint64_t section_offset = w->pos - w->data_start;
+    st = ipfsrt_mhmap_put(&w->written, mh, mh_len, section_offset, 0, NULL);
+    if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
+    st = write_all(w, v, vn, err);
+    if (st == IPFSRT_OK) st = write_all(w, cid->bytes, cid->len, err);
+    if (st == IPFSRT_OK) st = write_all(w, data, len, err);
+    return st;
+}
+
+ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *w, const ipfsrt_cid *roots,
+                                          size_t root_count, ipfsrt_error *err) {
+    if (w->finished) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is already finished", w->path);
+    ipfsrt_buf hdr;
+    ipfsrt_buf_init(&hdr);
+    ipfsrt_status st = ipfsrt_car_header_encode(roots, root_count, &hdr, err);
+    if (st == IPFSRT_OK && w->data_start + hdr.len != w->header_end)
+        st = ipfsrt_fail(err, IPFSRT_EARG, -1,
+                         "new roots of %s do not encode to the placeholder's length", w->path);
+    if (st == IPFSRT_OK) st = rewrite_at(w, w->data_start, hdr.data, hdr.len, err);
+    ipfsrt_buf_free(&hdr);
+    return st;
+}
+
+typedef struct index_entry {
+    uint64_t code;
+    const uint8_t *digest;
+    size_t digest_len;
+    uint64_t offset;
+} index_entry;
+
+static int entry_cmp(const void *a, const void *b) {
+    const index_entry *x = a, *y = b;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
+    if (x->digest_len != y->digest_len) return x->digest_len < y->digest_len ? -1 : 1;
+    return memcmp(x->digest, y->digest, x->digest_len);
+}
+
+/* MultihashIndexSorted as go-car writes it: groups by hash code, buckets by width,
+ * entries (digest | LE offset) sorted bytewise within a bucket. */
+static ipfsrt_status build_index(ipfsrt_car_writer *w, ipfsrt_buf *out, ipfsrt_error *err) {
+    size_t n = w->written.count;
+    index_entry *entries = n ? calloc(n, sizeof *entries) : NULL;
+    if (n && !entries) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < w->written.cap; i++) {
+        const ipfsrt_mhmap_entry *e = &w->written.slots[i];
+        if (!e->key) continue;
+        ipfsrt_multihash mh;
+        ipfsrt_multihash_parse(e->key, e->key_len, &mh, NULL, NULL);
+        entries[k++] = (index_entry){mh.code, mh.digest, mh.digest_len, e->offset};
+    }
+    if (n > 1) qsort(entries, n, sizeof *entries, entry_cmp);
+    uint8_t tmp[12];
+    uint8_t v[IPFSRT_VARINT_MAX_BYTES];
+    ipfsrt_buf_append(out, v, ipfsrt_varint_encode(INDEX_MULTIHASH_SORTED, v));
+    uint32_t groups = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || entries[i].code != entries[i - 1].code) groups++;
+    ipfsrt_put_le32(tmp, groups);
+    ipfsrt_buf_append(out, tmp, 4);
+    for (size_t g = 0; g < n;) {
+        size_t g_end = g;
+        while (g_end < n && entries[g_end].code == entries[g].code) g_end++;
+        ipfsrt_put_le64(tmp, entries[g].code);
+        ipfsrt_buf_append(out, tmp, 8);
+        uint32_t buckets = 0;
+        for (size_t i = g; i < g_end; i++)
+            if (i == g || entries[i].digest_len != entries[i - 1].digest_len) buckets++;
+        ipfsrt_put_le32(tmp, buckets);
+        ipfsrt_buf_append(out, tmp, 4);
+        for (size_t b = g; b < g_end;) {
+            size_t b_end = b;
+            while (b_end < g_end && entries[b_end].digest_len == entries[b].digest_len) b_end++;
+            uint32_t width = (uint32_t)entries[b].digest_len + 8;
+            ipfsrt_put_le32(tmp, width);
+            ipfsrt_put_le64(tmp + 4, (uint64_t)width * (b_end - b));
+            ipfsrt_buf_append(out, tmp, 12);
+            for (size_t i = b; i < b_end; i++) {
+                ipfsrt_buf_append(out, entries[i].digest, entries[i].digest_len);
+                ipfsrt_put_le64(tmp, entries[i].offset);
+                ipfsrt_buf_append(out, tmp, 8);
+            }
+            b = b_end;
+        }
+        g = g_end;
+    }
+    free(entries);
+    return out->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *w, ipfsrt_error *err) {
+    if (w->finished) return IPFSRT_OK;
+    ipfsrt_status st = IPFSRT_OK;
+    if (w->version == 2) {
+        uint64_t data_size = w->pos - w->data_start;
+        uint64_t index_offset = w->pos;
+        ipfsrt_buf index;
+        ipfsrt_buf_init(&index);
+        st = build_index(w, &index, err);
+        if (st == IPFSRT_OK) st = write_all(w, index.data, index.len, err);
+        ipfsrt_buf_free(&index);
+        uint8_t hdr[IPFSRT_CARV2_HEADER_SIZE] = {0};
+        memcpy(hdr, ipfsrt_carv2_pragma, sizeof ipfsrt_carv2_pragma);
+        hdr[11] = 0x80; /* fully indexed: identity blocks are in the index too */
+        ipfsrt_put_le64(hdr + 27, w->data_start);
+        ipfsrt_put_le64(hdr + 35, data_size);
+        ipfsrt_put_le64(hdr + 43, index_offset);
+        if (st == IPFSRT_OK) st = rewrite_at(w, 0, hdr, sizeof hdr, err);
+    }
+    if (st == IPFSRT_OK) st = ipfsrt_aw_flush(w->out, err);
+    ipfsrt_aw_free(w->out);
+    w->out = NULL;
+    if (close(w->fd) != 0 && st == IPFSRT_OK)
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "write error closing %s", w->path);
+    w->fd = -1;
+    if (st == IPFSRT_OK) w->finished = true;
+    return st;
+}
+
+void ipfsrt_car_writer_free(ipfsrt_car_writer *w) {
+    if (!w) return;
+    ipfsrt_aw_free(w->out);
+    if (w->fd >= 0) close(w->fd);
+    if (!w->finished) remove(w->path);
+    ipfsrt_mhmap_free(&w->written);
+    free(w->path);
+    free(w);
+}

@@ -1,0 +1,395 @@
+/* HTTP transfers on libcurl's multi interface. One thread drives every transfer
+ * through ipfsrt_fetch_pump; connections stay open between requests (HTTP/1.1
+ * keep-alive, HTTP/2 multiplexing when a TLS gateway offers it). Concurrency is
+ * limited per group here rather than by curl, so that time spent waiting for a
+ * free slot never counts against a transfer's timeouts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "client/fetch.h"
+
+enum { QUEUED, RUNNING };
+
+struct ipfsrt_fetch_req {
+    ipfsrt_fetch *engine;
+    ipfsrt_fetch_req *prev, *next; /* in the queue or the running list */
+    int state;
+    bool canceled;
+    bool head_sent;
+    bool response_started;
+    ipfsrt_fetch_spec spec;
+    char *url;
+    char *accept_header;
+    char *range;
+    struct curl_slist *headers;
+    CURL *easy;
+    double started, last_data;
+    ipfsrt_fetch_result result;
+    char curl_error[CURL_ERROR_SIZE];
+};
+
+typedef struct req_list {
+    ipfsrt_fetch_req *head, *tail;
+    size_t count;
+} req_list;
+
+struct ipfsrt_fetch {
+    CURLM *multi;
+    ipfsrt_fetch_config cfg;
+    unsigned *running_in_slot;
+    req_list queued, running;
+    bool in_callbacks; /* cancellation must wait until curl is out of its callbacks */
+    CURL **spare;      /* easy handles kept for reuse */
+    size_t spare_count, spare_cap;
+};
+
+static void list_push(req_list *l, ipfsrt_fetch_req *r) {
+    r->prev = l->tail;
+    r->next = NULL;
+    if (l->tail) l->tail->next = r;
+    else l->head = r;
+    l->tail = r;
+    l->count++;
+}
+
+static void list_remove(req_list *l, ipfsrt_fetch_req *r) {
+    if (r->prev) r->prev->next = r->next;
+    else l->head = r->next;
+    if (r->next) r->next->prev = r->prev;
+    else l->tail = r->prev;
+    r->prev = r->next = NULL;
+    l->count--;
+}
+
+ipfsrt_status ipfsrt_fetch_init(ipfsrt_fetch **out, const ipfsrt_fetch_config *cfg,
+                                ipfsrt_error *err) {
+    static bool global_done;
+    if (!global_done) { /* the first use happens before any thread of ours exists */
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+            return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "libcurl failed to initialise");
+        global_done = true;
+    }
+    ipfsrt_fetch *f = calloc(1, sizeof *f);
+    if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    f->cfg = *cfg;
+    if (!f->cfg.slots) f->cfg.slots = 1;
+    if (!f->cfg.per_slot) f->cfg.per_slot = 8;
+    if (!f->cfg.connect_timeout_ms) f->cfg.connect_timeout_ms = 10000;
+    if (!f->cfg.first_byte_timeout_ms) f->cfg.first_byte_timeout_ms = 30000;
+    if (!f->cfg.stall_timeout_ms) f->cfg.stall_timeout_ms = 20000;
+    f->running_in_slot = calloc(f->cfg.slots, sizeof *f->running_in_slot);
+    f->multi = curl_multi_init();
+    if (!f->running_in_slot || !f->multi) {
+        ipfsrt_fetch_free(f);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    curl_multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+    *out = f;
+    return IPFSRT_OK;
+}
+
+static void finish_head(ipfsrt_fetch_req *r) {
+    r->head_sent = true;
+    long status = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+    r->result.status = status;
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *user) {
+    ipfsrt_fetch_req *r = user;
+    (void)data;
+    if (!r->response_started) {
+        r->response_started = true;
+        r->result.first_byte_s = ipfsrt_clock() - r->started;
+    }
+    r->last_data = ipfsrt_clock();
+    return size * n;
+}
+
+/* Hands the head to the caller; false when it (or the size cap) stops the transfer. */
+static bool deliver_head(ipfsrt_fetch_req *r) {
+    finish_head(r);
+    char *ctype = NULL;
+    curl_off_t clen = -1;
+    curl_easy_getinfo(r->easy, CURLINFO_CONTENT_TYPE, &ctype);
+    curl_easy_getinfo(r->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &clen);
+    if (r->spec.max_body && clen > 0 && (uint64_t)clen > r->spec.max_body) {
+        r->result.end = IPFSRT_FETCH_TOO_LARGE;
+        snprintf(r->result.detail, sizeof r->result.detail,
+                 "Content-Length %lld is over the limit of %llu bytes", (long long)clen,
+                 (unsigned long long)r->spec.max_body);
+        return false;
+    }
+    ipfsrt_fetch_head head = {r->result.status, ctype ? ctype : "", clen >= 0 ? clen : -1};
+    if (r->spec.on_head && r->spec.on_head(r->spec.user, &head) != 0) {
+        r->result.end = IPFSRT_FETCH_ABORTED;
+        return false;
+    }
+    return true;
+}
+
+static size_t on_write(char *data, size_t size, size_t n, void *user) {
+    ipfsrt_fetch_req *r = user;
+    size_t len = size * n;
+    if (r->canceled) return 0;
+    r->last_data = ipfsrt_clock();
+    if (!r->head_sent && !deliver_head(r)) return 0;
+    if (r->spec.max_body && r->result.body_bytes + len > r->spec.max_body) {
+        r->result.end = IPFSRT_FETCH_TOO_LARGE;
+        snprintf(r->result.detail, sizeof r->result.detail, "body over the limit of %llu bytes",
+                 (unsigned long long)r->spec.max_body);
+        return 0;
+    }
+    r->result.body_bytes += len;
+    if (r->spec.on_body && r->spec.on_body(r->spec.user, (const uint8_t *)data, len) != 0) {
+        r->result.end = IPFSRT_FETCH_ABORTED;
+        return 0;
+    }
+    return len;
+}
+
+static void req_free(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
+    if (r->easy) {
+        bool kept = false;
+        if (f->spare_count < f->spare_cap || f->spare_count < 64) {
+            if (f->spare_count == f->spare_cap) {
+                size_t cap = f->spare_cap ? f->spare_cap * 2 : 16;
+                CURL **s = realloc(f->spare, cap * sizeof *s);
+                if (s) {
+                    f->spare = s;
+                    f->spare_cap = cap;
+                }
+            }
+            if (f->spare_count < f->spare_cap) {
+                curl_easy_reset(r->easy);
+                f->spare[f->spare_count++] = r->easy;
+                kept = true;
+            }
+        }
+        if (!kept) curl_easy_cleanup(r->easy);
+    }
+    curl_slist_free_all(r->headers);
+    free(r->url);
+    free(r->accept_header);
+    free(r->range);
+    free(r);
+}
+
+ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
+                                 ipfsrt_fetch_req **out, ipfsrt_error *err) {
+    if (spec->slot >= f->cfg.slots) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no such gateway slot");
+    ipfsrt_fetch_req *r = calloc(1, sizeof *r);
+    if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    r->engine = f;
+    r->spec = *spec;
+    r->url = strdup(spec->url);
+    if (spec->accept) {
+        size_t n = strlen(spec->accept) + sizeof "Accept: ";
+        r->accept_header = malloc(n);
+        if (r->accept_header) snprintf(r->accept_header, n, "Accept: %s", spec->accept);
+    }
+    if (spec->range) r->range = strdup(spec->range);
+    if (!r->url || (spec->accept && !r->accept_header) || (spec->range && !r->range)) {
+        req_free(f, r);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    r->spec.url = r->url;
+    r->spec.accept = NULL;
+    r->spec.range = NULL;
+    r->result.retry_after_s = -1;
+    r->result.first_byte_s = -1;
+    r->state = QUEUED;
+    list_push(&f->queued, r);
+    if (out) *out = r;
+    return IPFSRT_OK;
+}
+
+static void settle(ipfsrt_fetch *f, ipfsrt_fetch_req *r);
+
+static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
+    CURL *e = f->spare_count ? f->spare[--f->spare_count] : curl_easy_init();
+    if (!e) return false;
+    r->easy = e;
+    if (r->accept_header) {
+        r->headers = curl_slist_append(NULL, r->accept_header);
+        if (!r->headers) return false;
+    }
+    curl_easy_setopt(e, CURLOPT_URL, r->url);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, r);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+    if (r->range) curl_easy_setopt(e, CURLOPT_RANGE, r->range);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->curl_error);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L); /* share an HTTP/2 connection over opening more */
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(e, CURLOPT_MAXREDIRS, 3L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "ipfsrt/" IPFSRT_VERSION_STRING);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)f->cfg.connect_timeout_ms);
+    if (f->cfg.total_timeout_ms) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)f->cfg.total_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L * 1024);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    r->started = r->last_data = ipfsrt_clock();
+    if (curl_multi_add_handle(f->multi, e) != CURLM_OK) return false;
+    if (r->spec.on_start) r->spec.on_start(r->spec.user);
+    return true;
+}
+
+static void start_queued(ipfsrt_fetch *f) {
+    ipfsrt_fetch_req *r = f->queued.head;
+    /* with every group full there is nothing to start: skip the walk of the queue */
+    while (r && f->running.count < (size_t)f->cfg.slots * f->cfg.per_slot) {
+        ipfsrt_fetch_req *next = r->next;
+        if (f->running_in_slot[r->spec.slot] < f->cfg.per_slot) {
+            list_remove(&f->queued, r);
+            r->state = RUNNING;
+            list_push(&f->running, r);
+            f->running_in_slot[r->spec.slot]++;
+            if (!launch(f, r)) {
+                r->result.end = IPFSRT_FETCH_BROKEN;
+                snprintf(r->result.detail, sizeof r->result.detail, "could not set up the transfer");
+                settle(f, r);
+            }
+        }
+        r = next;
+    }
+}
+
+/* Takes a transfer out of the engine, reports it (unless canceled) and frees it. */
+static void settle(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
+    if (r->state == RUNNING) {
+        list_remove(&f->running, r);
+        f->running_in_slot[r->spec.slot]--;
+        if (r->easy) curl_multi_remove_handle(f->multi, r->easy);
+    } else {
+        list_remove(&f->queued, r);
+    }
+    if (!r->canceled && r->spec.on_done) {
+        r->result.total_s = ipfsrt_clock() - r->started;
+        r->spec.on_done(r->spec.user, &r->result);
+    }
+    req_free(f, r);
+}
+
+void ipfsrt_fetch_cancel(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
+    if (!r) return;
+    r->canceled = true;
+    if (!f->in_callbacks) settle(f, r);
+}
+
+static void complete(ipfsrt_fetch *f, ipfsrt_fetch_req *r, CURLcode code) {
+    ipfsrt_fetch_result *res = &r->result;
+    if (code == CURLE_OK) {
+        if (!r->head_sent && !r->canceled && !deliver_head(r)) {
+            if (res->end == IPFSRT_FETCH_DONE) res->end = IPFSRT_FETCH_ABORTED;
+        } else {
+            res->end = IPFSRT_FETCH_DONE;
+        }
+    } else if (res->end == IPFSRT_FETCH_DONE) { /* not already explained by a callback */
+        switch (code) {
+        case CURLE_COULDNT_RESOLVE_HOST:
+        case CURLE_COULDNT_RESOLVE_PROXY:
+        case CURLE_COULDNT_CONNECT:
+            res->end = IPFSRT_FETCH_CONNECT;
+            break;
+        case CURLE_OPERATION_TIMEDOUT:
+            res->end = IPFSRT_FETCH_TIMEOUT;
+            break;
+        default:
+            res->end = IPFSRT_FETCH_BROKEN;
+        }
+        snprintf(res->detail, sizeof res->detail, "%s",
+                 r->curl_error[0] ? r->curl_error : curl_easy_strerror(code));
+    }
+    if (!r->head_sent) finish_head(r);
+    curl_off_t retry_after = 0;
+    if (curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
+        retry_after > 0)
+        res->retry_after_s = (double)retry_after;
+    settle(f, r);
+}
+
+static void check_deadlines(ipfsrt_fetch *f) {
+    double now = ipfsrt_clock();
+    ipfsrt_fetch_req *r = f->running.head;
+    while (r) {
+        ipfsrt_fetch_req *next = r->next;
+        const char *what = NULL;
+        if (!r->response_started && now - r->started > f->cfg.first_byte_timeout_ms / 1000.0)
+            what = "no response within %u ms";
+        else if (r->response_started && now - r->last_data > f->cfg.stall_timeout_ms / 1000.0)
+            what = "no data for %u ms";
+        if (what) {
+            r->result.end = IPFSRT_FETCH_TIMEOUT;
+            snprintf(r->result.detail, sizeof r->result.detail, what,
+                     r->response_started ? f->cfg.stall_timeout_ms : f->cfg.first_byte_timeout_ms);
+            if (!r->head_sent) finish_head(r);
+            settle(f, r);
+        }
+        r = next;
+    }
+}
+
+size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms) {
+    start_queued(f);
+    if (f->running.count) {
+        int still = 0;
+        f->in_callbacks = true;
+        curl_multi_perform(f->multi, &still);
+        f->in_callbacks = false;
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(f->multi, &left))) {
+            if (msg->msg != CURLMSG_DONE) continue;
+            ipfsrt_fetch_req *r = NULL;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+            if (r) complete(f, r, msg->data.result);
+        }
+        /* transfers canceled from inside curl's callbacks */
+        for (ipfsrt_fetch_req *r = f->running.head, *next; r; r = next) {
+            next = r->next;
+            if (r->canceled) settle(f, r);
+        }
+        check_deadlines(f);
+        start_queued(f);
+        if (f->running.count && max_wait_ms > 0) {
+            int wait = max_wait_ms > 100 ? 100 : max_wait_ms; /* deadlines are ours to check */
+            curl_multi_poll(f->multi, NULL, 0, wait, NULL);
+        }
+    }
+    return f->queued.count + f->running.count;
+}
+
+size_t ipfsrt_fetch_pending(const ipfsrt_fetch *f) { return f->queued.count + f->running.count; }
+
+void ipfsrt_fetch_wait(ipfsrt_fetch *f, int max_wait_ms) {
+    if (max_wait_ms > 0) curl_multi_poll(f->multi, NULL, 0, max_wait_ms, NULL);
+}
+
+void ipfsrt_fetch_wakeup(ipfsrt_fetch *f) { curl_multi_wakeup(f->multi); }
+
+void ipfsrt_fetch_free(ipfsrt_fetch *f) {
+    if (!f) return;
+    while (f->running.head) {
+        f->running.head->canceled = true;
+        settle(f, f->running.head);
+    }
+    while (f->queued.head) {
+        f->queued.head->canceled = true;
+        settle(f, f->queued.head);
+    }
+    for (size_t i = 0; i < f->spare_count; i++) curl_easy_cleanup(f->spare[i]);
+    free(f->spare);
+    if (f->multi) curl_multi_cleanup(f->multi);
+    free(f->running_in_slot);
+    free(f);
+}

@@ -1,0 +1,81 @@
+/* The HTTP engine (fetch.c): many transfers in flight from one thread on libcurl's
+ * multi interface. Not part of the public API; the gateway client drives it. */
+#ifndef IPFSRT_FETCH_H
+#define IPFSRT_FETCH_H
+
+#include "ipfsrt/error.h"
+
+typedef struct ipfsrt_fetch ipfsrt_fetch;
+typedef struct ipfsrt_fetch_req ipfsrt_fetch_req;
+
+typedef enum ipfsrt_fetch_end {
+    IPFSRT_FETCH_DONE,      /* a complete response (any status) */
+    IPFSRT_FETCH_CONNECT,   /* could not connect / resolve */
+    IPFSRT_FETCH_TIMEOUT,   /* connect, first-byte, stall or total timeout */
+    IPFSRT_FETCH_TOO_LARGE, /* body over the request's cap */
+    IPFSRT_FETCH_ABORTED,   /* a callback stopped it */
+    IPFSRT_FETCH_BROKEN,    /* the connection broke or the body ended early */
+} ipfsrt_fetch_end;
+
+typedef struct ipfsrt_fetch_head {
+    long status;
+    const char *content_type; /* "" when absent */
+    int64_t content_length;   /* -1 when unknown */
+} ipfsrt_fetch_head;
+
+typedef struct ipfsrt_fetch_result {
+    ipfsrt_fetch_end end;
+    long status;          /* 0 when no response arrived */
+    double retry_after_s; /* from Retry-After, -1 when absent */
+    uint64_t body_bytes;
+    double first_byte_s;  /* since the transfer started; -1 when none arrived */
+    double total_s;
+    char detail[300];     /* what went wrong, for messages */
+} ipfsrt_fetch_result;
+
+typedef struct ipfsrt_fetch_spec {
+    const char *url;
+    const char *accept; /* NULL = no Accept header */
+    const char *range;  /* "FROM-[TO]" for a Range header, NULL = none */
+    unsigned slot;      /* concurrency group (one per gateway) */
+    uint64_t max_body;  /* 0 = no cap */
+    /* When the transfer leaves the queue and goes out (may be NULL). */
+    void (*on_start)(void *user);
+    /* Once, before the first body byte (or at the end for an empty body). A
+     * nonzero return aborts the transfer. */
+    int (*on_head)(void *user, const ipfsrt_fetch_head *head);
+    /* Body bytes as they arrive; nonzero aborts. */
+    int (*on_body)(void *user, const uint8_t *data, size_t len);
+    /* Exactly once unless the request is canceled; the request is gone afterwards. */
+    void (*on_done)(void *user, const ipfsrt_fetch_result *result);
+    void *user;
+} ipfsrt_fetch_spec;
+
+typedef struct ipfsrt_fetch_config {
+    unsigned slots;             /* number of concurrency groups */
+    unsigned per_slot;          /* transfers in flight per group; 0 = 8 */
+    unsigned connect_timeout_ms;    /* 0 = 10 s */
+    unsigned first_byte_timeout_ms; /* after the request went out; 0 = 30 s */
+    unsigned stall_timeout_ms;      /* no body bytes for this long; 0 = 20 s */
+    unsigned total_timeout_ms;      /* 0 = none */
+} ipfsrt_fetch_config;
+
+ipfsrt_status ipfsrt_fetch_init(ipfsrt_fetch **f, const ipfsrt_fetch_config *cfg,
+                                ipfsrt_error *err);
+/* Queues a transfer; it starts when its group has room. */
+ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
+                                 ipfsrt_fetch_req **req, ipfsrt_error *err);
+/* Drops a queued or running transfer without calling on_done. */
+void ipfsrt_fetch_cancel(ipfsrt_fetch *f, ipfsrt_fetch_req *req);
+/* Moves every transfer along, waiting up to max_wait_ms for the network;
+ * callbacks run from here. Returns the number of transfers still queued or running. */
+size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms);
+size_t ipfsrt_fetch_pending(const ipfsrt_fetch *f);
+/* Waits up to max_wait_ms for ipfsrt_fetch_wakeup when nothing is in flight. */
+void ipfsrt_fetch_wait(ipfsrt_fetch *f, int max_wait_ms);
+/* Interrupts a pump waiting for the network; safe from any thread. */
+void ipfsrt_fetch_wakeup(ipfsrt_fetch *f);
+/* Cancels whatever is left and releases the engine. */
+void ipfsrt_fetch_free(ipfsrt_fetch *f);
+
+#endif

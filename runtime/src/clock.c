@@ -1,9 +1,0 @@
-#include <time.h>
-
-#include "ipfsrt.h"
-
-double ipfsrt_clock(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}

@@ -1,0 +1,15 @@
+/* CID internals the CAR reader and the client hash with; not part of the public API. */
+#ifndef IPFSRT_MULTIFORMATS_INTERNAL_H
+#define IPFSRT_MULTIFORMATS_INTERNAL_H
+
+#include "ipfsrt/cid.h"
+#include "base/base_internal.h"
+
+/* True when the CID's block can be hashed incrementally (SHA-2 with a digest of
+ * at least IPFSRT_MH_MIN_SECURE_DIGEST bytes); sets the algorithm. */
+bool ipfsrt_cid_streamable(const ipfsrt_cid *cid, ipfsrt_hash_alg *alg);
+/* Compares a digest computed over data_len block bytes with the CID's. */
+ipfsrt_status ipfsrt_cid_check_digest(const ipfsrt_cid *cid, const uint8_t *computed,
+                                      size_t data_len, ipfsrt_error *err);
+
+#endif

@@ -1,0 +1,61 @@
+/* Verified blocks kept by the gateway client (blockcache.c): shared, refcounted
+ * block buffers, a multihash-keyed map of them, and the cache proper (an LRU in
+ * memory, bounded in bytes, plus an optional directory of blocks on disk). */
+#ifndef IPFSRT_BLOCKCACHE_H
+#define IPFSRT_BLOCKCACHE_H
+
+#include "ipfsrt/cid.h"
+
+typedef struct ipfsrt_rcblock {
+    unsigned refs;
+    unsigned arrivals;             /* copies a stream delivered and nobody took yet */
+    bool mapped;                   /* in a map (at most one) */
+    struct ipfsrt_rcblock *hnext;  /* chain of the one map it is in */
+    struct ipfsrt_rcblock *prev, *next; /* LRU order */
+    uint64_t key_hash;
+    ipfsrt_cid cid;
+    size_t len;
+    uint8_t data[];
+} ipfsrt_rcblock;
+
+/* A block with one reference, its bytes copied in (data may be NULL to fill later). */
+ipfsrt_rcblock *ipfsrt_rcblock_new(const ipfsrt_cid *cid, const uint8_t *data, size_t len);
+void ipfsrt_rcblock_ref(ipfsrt_rcblock *b);
+void ipfsrt_rcblock_unref(ipfsrt_rcblock *b);
+
+/* Blocks by multihash; a block is in at most one map at a time. The map holds a
+ * reference to each block in it. */
+typedef struct ipfsrt_blockmap {
+    ipfsrt_rcblock **buckets;
+    size_t cap, count;
+    uint64_t bytes;
+} ipfsrt_blockmap;
+
+void ipfsrt_blockmap_init(ipfsrt_blockmap *m);
+void ipfsrt_blockmap_clear(ipfsrt_blockmap *m);
+ipfsrt_rcblock *ipfsrt_blockmap_get(const ipfsrt_blockmap *m, const ipfsrt_cid *cid);
+ipfsrt_status ipfsrt_blockmap_put(ipfsrt_blockmap *m, ipfsrt_rcblock *b, ipfsrt_error *err);
+/* Takes b out and hands over the map's reference to the caller. */
+void ipfsrt_blockmap_remove(ipfsrt_blockmap *m, ipfsrt_rcblock *b);
+
+typedef struct ipfsrt_blockcache ipfsrt_blockcache;
+
+typedef struct ipfsrt_blockcache_stats {
+    uint64_t hits, misses, disk_hits, disk_rejected, evictions;
+    uint64_t bytes, blocks;
+} ipfsrt_blockcache_stats;
+
+/* memory_bytes 0 keeps nothing in memory. Raw-codec (data) blocks and the rest
+ * (directories, file nodes) are budgeted apart, so a long read cannot push the
+ * directories out. dir (may be NULL) is created when missing. */
+ipfsrt_status ipfsrt_blockcache_init(ipfsrt_blockcache **c, uint64_t memory_bytes, const char *dir,
+                                     bool trust_dir, ipfsrt_error *err);
+/* A new reference to the cached block, or NULL. Blocks read back from disk are
+ * verified unless the directory is trusted; one that fails is deleted. */
+ipfsrt_rcblock *ipfsrt_blockcache_get(ipfsrt_blockcache *c, const ipfsrt_cid *cid);
+/* Keeps a verified block (takes its own reference). */
+void ipfsrt_blockcache_put(ipfsrt_blockcache *c, ipfsrt_rcblock *b);
+void ipfsrt_blockcache_get_stats(const ipfsrt_blockcache *c, ipfsrt_blockcache_stats *stats);
+void ipfsrt_blockcache_free(ipfsrt_blockcache *c);
+
+#endif

@@ -1,0 +1,692 @@
+/* UnixFS reading over a block source: path resolution (plain and HAMT-sharded
+ * directories, symlinks on request), ranged file reads, listings, block lists. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipfsrt/path.h"
+#include "ipfsrt/unixfs.h"
+#include "base/base_internal.h"
+
+#define HAMT_HASH_MURMUR3 0x22
+
+/* A loaded, decoded block. */
+typedef struct node {
+    ipfsrt_cid cid;
+    ipfsrt_block_ref ref;
+    bool raw; /* raw codec: the block is file bytes */
+    ipfsrt_pb_node pb;
+    ipfsrt_unixfs_data fs;
+} node;
+
+static void node_release(const ipfsrt_blocksource *src, node *n) {
+    ipfsrt_dagpb_node_free(&n->pb);
+    ipfsrt_unixfs_data_free(&n->fs);
+    ipfsrt_blocksource_release(src, &n->ref);
+}
+
+static ipfsrt_status node_load(const ipfsrt_blocksource *src, const ipfsrt_cid *cid, node *n,
+                               ipfsrt_error *err) {
+    memset(n, 0, sizeof *n);
+    n->cid = *cid;
+    ipfsrt_status st = ipfsrt_blocksource_get(src, cid, &n->ref, err);
+    if (st != IPFSRT_OK) return st;
+    if (cid->codec == IPFSRT_CODEC_RAW) {
+        n->raw = true;
+        return IPFSRT_OK;
+    }
+    if (cid->codec != IPFSRT_CODEC_DAG_PB) {
+        const char *name = ipfsrt_codec_name(cid->codec);
+        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "codec %s is not UnixFS",
+                             name ? name : "unknown");
+    } else if ((st = ipfsrt_dagpb_decode(n->ref.data, n->ref.len, &n->pb, err)) != IPFSRT_OK) {
+        ipfsrt_error_prefix(err, "block %s: ", ipfsrt_cid_to_string(cid, (char[IPFSRT_CID_STR_MAX]){0}));
+    } else if (!n->pb.data) {
+        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "dag-pb node without UnixFS data");
+    } else if ((st = ipfsrt_unixfs_data_decode(n->pb.data, n->pb.data_len, &n->fs, err)) !=
+               IPFSRT_OK) {
+        ipfsrt_error_prefix(err, "block %s: ", ipfsrt_cid_to_string(cid, (char[IPFSRT_CID_STR_MAX]){0}));
+    }
+    if (st != IPFSRT_OK) node_release(src, n);
+    return st;
+}
+
+static bool is_file(const node *n) {
+    return n->raw || n->fs.type == IPFSRT_UNIXFS_FILE || n->fs.type == IPFSRT_UNIXFS_RAW;
+}
+
+static bool is_dir(const node *n) {
+    return !n->raw &&
+           (n->fs.type == IPFSRT_UNIXFS_DIRECTORY || n->fs.type == IPFSRT_UNIXFS_HAMT_SHARD);
+}
+
+/* data_len + sum of blocksizes, which filesize (when present) must equal. */
+static ipfsrt_status file_size(const node *n, uint64_t *size, ipfsrt_error *err) {
+    if (n->raw) {
+        *size = n->ref.len;
+        return IPFSRT_OK;
+    }
+    if (n->fs.blocksize_count != n->pb.link_count)
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+                               "file node has %zu links but %zu blocksizes", n->pb.link_count,
+                               n->fs.blocksize_count);
+    uint64_t total = n->fs.data_len;
+    for (size_t i = 0; i < n->fs.blocksize_count; i++) {
+        if (n->fs.blocksizes[i] > UINT64_MAX - total)
+            return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "blocksizes overflow");
+        total += n->fs.blocksizes[i];
+    }
+    if (n->fs.has_filesize && n->fs.filesize != total)
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+                               "filesize %llu does not match its data and blocksizes (%llu)",
+                               (unsigned long long)n->fs.filesize, (unsigned long long)total);
+    *size = total;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status node_info(const node *n, ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
+    memset(info, 0, sizeof *info);
+    info->cid = n->cid;
+    if (is_file(n)) {
+        info->type = IPFSRT_UNIXFS_FILE;
+        ipfsrt_status st = file_size(n, &info->size, err);
+        if (st != IPFSRT_OK) return st;
+    } else {
+        info->type = n->fs.type;
+        if (n->fs.type == IPFSRT_UNIXFS_SYMLINK) info->size = n->fs.data_len;
+    }
+    if (!n->raw) {
+        info->has_mode = n->fs.has_mode;
+        info->mode = n->fs.mode;
+        info->has_mtime = n->fs.has_mtime;
+        info->mtime_seconds = n->fs.mtime_seconds;
+        info->mtime_nanos = n->fs.mtime_nanos;
+    }
+    return IPFSRT_OK;
+}
+
+/* ------------------------------------------------------------------ HAMT */
+
+typedef struct hamt_params {
+    uint64_t fanout;
+    unsigned bits;       /* hash bits per level */
+    size_t prefix_len;   /* hex digits naming a bucket */
+} hamt_params;
+
+static ipfsrt_status hamt_check(const node *n, hamt_params *h, ipfsrt_error *err) {
+    if (!n->fs.has_hash_type || n->fs.hash_type != HAMT_HASH_MURMUR3)
+        return ipfsrt_fail_cid(err, IPFSRT_EUNSUPPORTED, &n->cid, -1,
+                               "HAMT hash function 0x%llx is not murmur3-x64-64",
+                               (unsigned long long)n->fs.hash_type);
+    uint64_t f = n->fs.has_fanout ? n->fs.fanout : 0;
+    if (f < 2 || f > 1024 || (f & (f - 1)))
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+                               "HAMT fanout %llu is not a power of two up to 1024",
+                               (unsigned long long)f);
+    h->fanout = f;
+    h->bits = 0;
+    while ((1ull << h->bits) < f) h->bits++;
+    char hex[8];
+    h->prefix_len = (size_t)snprintf(hex, sizeof hex, "%llX", (unsigned long long)(f - 1));
+    return IPFSRT_OK;
+}
+
+static bool hamt_same(const hamt_params *a, const hamt_params *b) { return a->fanout == b->fanout; }
+
+/* Finds name in the shard rooted at n (which the caller owns); the entry's link
+ * CID goes to out. */
+static ipfsrt_status hamt_lookup(const ipfsrt_blocksource *src, const node *root, const char *name,
+                                 size_t name_len, ipfsrt_cid *out, ipfsrt_error *err) {
+    hamt_params h;
+    ipfsrt_status st = hamt_check(root, &h, err);
+    if (st != IPFSRT_OK) return st;
+    uint64_t hash = ipfsrt_murmur3_x64_64((const uint8_t *)name, name_len);
+    unsigned used = 0;
+    const node *cur = root;
+    node child;
+    bool own_child = false;
+    for (;;) {
+        if (used + h.bits > 64) {
+            st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &cur->cid, -1,
+                                 "HAMT deeper than its hash allows, looking up '%.*s'",
+                                 (int)name_len, name);
+            break;
+        }
+        uint64_t bucket = (hash >> (64 - used - h.bits)) & (h.fanout - 1);
+        used += h.bits;
+        char prefix[8];
+        snprintf(prefix, sizeof prefix, "%0*llX", (int)h.prefix_len, (unsigned long long)bucket);
+        const ipfsrt_pb_link *hit = NULL;
+        for (size_t i = 0; i < cur->pb.link_count; i++) {
+            const ipfsrt_pb_link *l = &cur->pb.links[i];
+            if (l->name && l->name_len >= h.prefix_len &&
+                memcmp(l->name, prefix, h.prefix_len) == 0) {
+                hit = l;
+                break;
+            }
+        }
+        if (!hit) {
+            st = IPFSRT_ENOT_FOUND;
+            break;
+        }
+        if (hit->name_len == h.prefix_len) { /* a sub-shard */
+            node next;
+            st = node_load(src, &hit->cid, &next, err);
+            if (st != IPFSRT_OK) break;
+            hamt_params nh;
+            if (next.raw || next.fs.type != IPFSRT_UNIXFS_HAMT_SHARD) {
+                st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &hit->cid, -1,
+                                     "HAMT bucket %s is not a shard", prefix);
+            } else if ((st = hamt_check(&next, &nh, err)) == IPFSRT_OK && !hamt_same(&nh, &h)) {
+                st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &hit->cid, -1,
+                                     "HAMT shard fanout differs from its parent's");
+            }
+            if (st != IPFSRT_OK) {
+                node_release(src, &next);
+                break;
+            }
+            if (own_child) node_release(src, &child);
+            child = next;
+            own_child = true;
+            cur = &child;
+            continue;
+        }
+        if (hit->name_len - h.prefix_len == name_len &&
+            memcmp(hit->name + h.prefix_len, name, name_len) == 0) {
+            *out = hit->cid;
+            st = IPFSRT_OK;
+        } else {
+            st = IPFSRT_ENOT_FOUND;
+        }
+        break;
+    }
+    if (own_child) node_release(src, &child);
+    return st;
+}
+
+/* -------------------------------------------------------------- listings */
+
+typedef struct lister {
+    const ipfsrt_blocksource *src;
+    bool fetch_types;
+    ipfsrt_entry_fn fn;
+    void *user;
+} lister;
+
+static ipfsrt_status emit_entry(lister *ls, const ipfsrt_pb_link *l, const uint8_t *name,
+                                size_t name_len, ipfsrt_error *err) {
+    ipfsrt_unixfs_entry e;
+    memset(&e, 0, sizeof e);
+    char *copy = malloc(name_len + 1);
+    if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    memcpy(copy, name, name_len);
+    copy[name_len] = '\0';
+    e.name = copy;
+    e.name_len = name_len;
+    e.cid = l->cid;
+    e.tsize = l->tsize;
+    ipfsrt_status st = IPFSRT_OK;
+    if (l->cid.codec == IPFSRT_CODEC_RAW && !ls->fetch_types) {
+        e.has_type = true;
+        e.type = IPFSRT_UNIXFS_FILE;
+        e.size = l->tsize;
+    } else if (ls->fetch_types) {
+        node child;
+        ipfsrt_unixfs_node_info info;
+        st = node_load(ls->src, &l->cid, &child, err);
+        if (st == IPFSRT_OK) {
+            st = node_info(&child, &info, err);
+            node_release(ls->src, &child);
+        }
+        if (st == IPFSRT_OK) {
+            e.has_type = true;
+            e.type = info.type;
+            e.size = info.size;
+        }
+    }
+    if (st == IPFSRT_OK) st = ls->fn(ls->user, &e, err);
+    free(copy);
+    return st;
+}
+
+static ipfsrt_status ls_shard(lister *ls, const node *n, const hamt_params *h, int depth,
+                              ipfsrt_error *err) {
+    if ((unsigned)depth * h->bits > 64)
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "HAMT deeper than its hash allows");
+    for (size_t i = 0; i < n->pb.link_count; i++) {
+        const ipfsrt_pb_link *l = &n->pb.links[i];
+        if (!l->name || l->name_len < h->prefix_len)
+            return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+                                   "HAMT link %zu has no bucket prefix", i);
+        ipfsrt_status st;
+        if (l->name_len == h->prefix_len) {
+            node child;
+            st = node_load(ls->src, &l->cid, &child, err);
+            if (st != IPFSRT_OK) return st;
+            hamt_params ch;
+            if (child.raw || child.fs.type != IPFSRT_UNIXFS_HAMT_SHARD)
+                st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &l->cid, -1, "HAMT bucket is not a shard");
+            else if ((st = hamt_check(&child, &ch, err)) == IPFSRT_OK && !hamt_same(&ch, h))
+                st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &l->cid, -1,
+                                     "HAMT shard fanout differs from its parent's");
+            if (st == IPFSRT_OK) st = ls_shard(ls, &child, h, depth + 1, err);
+            node_release(ls->src, &child);
+        } else {
+            st = emit_entry(ls, l, l->name + h->prefix_len, l->name_len - h->prefix_len, err);
+        }
+        if (st != IPFSRT_OK) return st;
+    }
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status ls_node(lister *ls, const node *n, ipfsrt_error *err) {
+    if (!is_dir(n))
+        return ipfsrt_fail_cid(err, IPFSRT_ENOT_DIRECTORY, &n->cid, -1, "is a %s, not a directory",
+                               n->raw ? "file" : ipfsrt_unixfs_type_name(n->fs.type));
+    if (n->fs.type == IPFSRT_UNIXFS_HAMT_SHARD) {
+        hamt_params h;
+        ipfsrt_status st = hamt_check(n, &h, err);
+        return st != IPFSRT_OK ? st : ls_shard(ls, n, &h, 1, err);
+    }
+    for (size_t i = 0; i < n->pb.link_count; i++) {
+        const ipfsrt_pb_link *l = &n->pb.links[i];
+        ipfsrt_status st = emit_entry(ls, l, l->name ? l->name : (const uint8_t *)"",
+                                      l->name ? l->name_len : 0, err);
+        if (st != IPFSRT_OK) return st;
+    }
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *dir,
+                               bool fetch_types, ipfsrt_entry_fn fn, void *user,
+                               ipfsrt_error *err) {
+    node n;
+    ipfsrt_status st = node_load(src, dir, &n, err);
+    if (st != IPFSRT_OK) return st;
+    lister ls = {src, fetch_types, fn, user};
+    st = ls_node(&ls, &n, err);
+    node_release(src, &n);
+    return st;
+}
+
+/* ------------------------------------------------------------- resolving */
+
+/* Looks up one name in a directory node; IPFSRT_ENOT_FOUND names the path. */
+static ipfsrt_status dir_lookup(const ipfsrt_blocksource *src, const node *dir, const char *name,
+                                size_t name_len, ipfsrt_cid *out, ipfsrt_error *err) {
+    if (dir->fs.type == IPFSRT_UNIXFS_HAMT_SHARD)
+        return hamt_lookup(src, dir, name, name_len, out, err);
+    for (size_t i = 0; i < dir->pb.link_count; i++) {
+        const ipfsrt_pb_link *l = &dir->pb.links[i];
+        if (l->name && l->name_len == name_len && memcmp(l->name, name, name_len) == 0) {
+            *out = l->cid;
+            return IPFSRT_OK;
+        }
+    }
+    return IPFSRT_ENOT_FOUND;
+}
+
+typedef struct dir_stack {
+    ipfsrt_cid *cids;
+    size_t count, cap;
+} dir_stack;
+
+static ipfsrt_status stack_push(dir_stack *s, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        ipfsrt_cid *p = realloc(s->cids, cap * sizeof *p);
+        if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        s->cids = p;
+        s->cap = cap;
+    }
+    s->cids[s->count++] = *cid;
+    return IPFSRT_OK;
+}
+
+/* Replaces the path still to walk with target + "/" + rest (a symlink's). */
+static ipfsrt_status splice(char **remaining, const uint8_t *target, size_t target_len,
+                            const char *rest, ipfsrt_error *err) {
+    size_t rest_len = strlen(rest);
+    if (target_len > SIZE_MAX - rest_len - 2) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "path too long");
+    char *p = malloc(target_len + rest_len + 2);
+    if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    memcpy(p, target, target_len);
+    p[target_len] = '/';
+    memcpy(p + target_len + 1, rest, rest_len + 1);
+    free(*remaining);
+    *remaining = p;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *path,
+                                    const ipfsrt_unixfs_options *opts,
+                                    ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
+    bool follow = opts && opts->follow_symlinks;
+    ipfsrt_cid cur;
+    const char *rest;
+    ipfsrt_status st = ipfsrt_path_split(path, &cur, &rest, err);
+    if (st != IPFSRT_OK) return st;
+    char *remaining = strdup(rest);
+    if (!remaining) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    dir_stack parents = {0};
+    int hops = 0;
+    size_t pos = 0;
+    node n;
+    bool loaded = false;
+    for (;;) {
+        if (loaded) node_release(src, &n);
+        loaded = false;
+        st = node_load(src, &cur, &n, err);
+        if (st != IPFSRT_OK) break;
+        loaded = true;
+        while (remaining[pos] == '/') pos++;
+        const char *seg = remaining + pos;
+        size_t seg_len = strcspn(seg, "/");
+        bool last = seg_len == 0;
+        if (!n.raw && n.fs.type == IPFSRT_UNIXFS_SYMLINK && (follow || !last)) {
+            char s[IPFSRT_CID_STR_MAX];
+            if (!follow) {
+                st = ipfsrt_fail_cid(err, IPFSRT_ESYMLINK, &cur, -1,
+                                     "'%.*s' is a symlink to '%.*s' (following symlinks is off)",
+                                     (int)pos, remaining, (int)n.fs.data_len,
+                                     (const char *)n.fs.data);
+                break;
+            }
+            if (++hops > IPFSRT_UNIXFS_MAX_SYMLINKS || parents.count == 0 || !n.fs.data_len ||
+                n.fs.data[0] == '/') {
+                st = ipfsrt_fail(err, IPFSRT_ESYMLINK, -1,
+                                 "symlink %s -> '%.*s' leads outside the DAG or loops",
+                                 ipfsrt_cid_to_string(&cur, s), (int)n.fs.data_len,
+                                 (const char *)n.fs.data);
+                break;
+            }
+            /* Relative to the directory holding the symlink. */
+            st = splice(&remaining, n.fs.data, n.fs.data_len, seg, err);
+            if (st != IPFSRT_OK) break;
+            pos = 0;
+            cur = parents.cids[--parents.count];
+            continue;
+        }
+        if (last) {
+            st = node_info(&n, info, err);
+            break;
+        }
+        pos += seg_len;
+        if (seg_len == 1 && seg[0] == '.') continue;
+        if (seg_len == 2 && seg[0] == '.' && seg[1] == '.') {
+            if (parents.count == 0) {
+                st = ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "'..' climbs above the root of %s",
+                                 path);
+                break;
+            }
+            cur = parents.cids[--parents.count];
+            continue;
+        }
+        if (!is_dir(&n)) {
+            st = ipfsrt_fail_cid(err, IPFSRT_ENOT_DIRECTORY, &cur, -1,
+                                 "cannot look up '%.*s': a %s is not a directory", (int)seg_len,
+                                 seg, n.raw ? "file" : ipfsrt_unixfs_type_name(n.fs.type));
+            break;
+        }
+        ipfsrt_cid next;
+        st = dir_lookup(src, &n, seg, seg_len, &next, err);
+        if (st == IPFSRT_ENOT_FOUND) {
+            st = ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, &cur, -1, "no entry '%.*s' (in %s)",
+                                 (int)seg_len, seg, path);
+            break;
+        }
+        if (st != IPFSRT_OK) break;
+        st = stack_push(&parents, &cur, err);
+        if (st != IPFSRT_OK) break;
+        cur = next;
+    }
+    if (loaded) node_release(src, &n);
+    free(parents.cids);
+    free(remaining);
+    return st;
+}
+
+/* ---------------------------------------------------------------- files */
+
+typedef struct file_reader {
+    const ipfsrt_blocksource *src;
+    ipfsrt_write_fn write;
+    void *user;
+    ipfsrt_cid_fn leaf_fn; /* list raw leaves instead of fetching them */
+    void *leaf_user;
+} file_reader;
+
+/* Emits bytes [from, to) of the file DAG at cid, whose parent says it holds
+ * expected bytes (UINT64_MAX at the root). */
+static ipfsrt_status read_node(file_reader *r, const ipfsrt_cid *cid, uint64_t expected,
+                               uint64_t from, uint64_t to, int depth, ipfsrt_error *err) {
+    if (depth > IPFSRT_UNIXFS_MAX_DEPTH)
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "file DAG deeper than %d levels",
+                               IPFSRT_UNIXFS_MAX_DEPTH);
+    if (r->leaf_fn && cid->codec == IPFSRT_CODEC_RAW && cid->hash_code != IPFSRT_MH_IDENTITY &&
+        depth > 0)
+        return r->leaf_fn(r->leaf_user, cid, err);
+    node n;
+    ipfsrt_status st = node_load(r->src, cid, &n, err);
+    if (st != IPFSRT_OK) return st;
+    uint64_t size = 0;
+    if (!is_file(&n))
+        st = ipfsrt_fail_cid(err, depth ? IPFSRT_EUNIXFS : IPFSRT_ENOT_FILE, cid, -1,
+                             "is a %s, not file data", ipfsrt_unixfs_type_name(n.fs.type));
+    else
+        st = file_size(&n, &size, err);
+    if (st == IPFSRT_OK && expected != UINT64_MAX && size != expected)
+        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1,
+                             "holds %llu bytes but its parent says %llu",
+                             (unsigned long long)size, (unsigned long long)expected);
+    if (st != IPFSRT_OK || from >= to) {
+        node_release(r->src, &n);
+        return st;
+    }
+    if (n.raw) {
+        st = r->write(r->user, n.ref.data + from, (size_t)(to - from), err);
+        node_release(r->src, &n);
+        return st;
+    }
+    uint64_t off = n.fs.data_len;
+    if (from < off)
+        st = r->write(r->user, n.fs.data + from, (size_t)((to < off ? to : off) - from), err);
+    for (size_t i = 0; st == IPFSRT_OK && i < n.pb.link_count && off < to; i++) {
+        const ipfsrt_pb_link *l = &n.pb.links[i];
+        uint64_t bs = n.fs.blocksizes[i];
+        if (l->name && l->name_len)
+            st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "file link %zu has a name", i);
+        else if (off + bs > from)
+            st = read_node(r, &l->cid, bs, from > off ? from - off : 0,
+                           (to < off + bs ? to : off + bs) - off, depth + 1, err);
+        off += bs;
+    }
+    node_release(r->src, &n);
+    return st;
+}
+
+static ipfsrt_status read_range(file_reader *r, const ipfsrt_cid *file, uint64_t offset,
+                                uint64_t length, ipfsrt_error *err) {
+    node n;
+    ipfsrt_status st = node_load(r->src, file, &n, err);
+    if (st != IPFSRT_OK) return st;
+    uint64_t size = 0;
+    if (!is_file(&n))
+        st = ipfsrt_fail_cid(err, IPFSRT_ENOT_FILE, file, -1, "is a %s, not a file",
+                             ipfsrt_unixfs_type_name(n.fs.type));
+    else
+        st = file_size(&n, &size, err);
+    node_release(r->src, &n);
+    if (st != IPFSRT_OK) return st;
+    if (offset > size)
+        return ipfsrt_fail_cid(err, IPFSRT_ERANGE, file, -1, "offset %llu is past the end (%llu bytes)",
+                               (unsigned long long)offset, (unsigned long long)size);
+    uint64_t end = length > size - offset ? size : offset + length;
+    return read_node(r, file, UINT64_MAX, offset, end, 0, err);
+}
+
+ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
+                                 uint64_t offset, uint64_t length, ipfsrt_write_fn write,
+                                 void *user, ipfsrt_error *err) {
+    file_reader r = {src, write, user, NULL, NULL};
+    return read_range(&r, file, offset, length, err);
+}
+
+ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                     char **target, ipfsrt_error *err) {
+    *target = NULL;
+    node n;
+    ipfsrt_status st = node_load(src, cid, &n, err);
+    if (st != IPFSRT_OK) return st;
+    if (n.raw || n.fs.type != IPFSRT_UNIXFS_SYMLINK)
+        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "is not a symlink");
+    else if (n.fs.data_len == 0 || memchr(n.fs.data, '\0', n.fs.data_len))
+        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "symlink target is empty or has a NUL");
+    else if (!(*target = malloc(n.fs.data_len + 1)))
+        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK) {
+        memcpy(*target, n.fs.data, n.fs.data_len);
+        (*target)[n.fs.data_len] = '\0';
+    }
+    node_release(src, &n);
+    return st;
+}
+
+/* ----------------------------------------------------------- block lists */
+
+typedef struct recorder {
+    const ipfsrt_blocksource *inner;
+    ipfsrt_mhmap seen;
+    ipfsrt_cid_fn fn;
+    void *user;
+    bool dups;
+    uint64_t emitted;
+} recorder;
+
+static ipfsrt_status record(recorder *rec, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    if (rec->dups) { /* a DAG that shares much could repeat without end */
+        if (++rec->emitted > IPFSRT_UNIXFS_MAX_DUP_BLOCKS)
+            return ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, cid, -1,
+                                   "more than %d blocks with duplicates", IPFSRT_UNIXFS_MAX_DUP_BLOCKS);
+        return rec->fn(rec->user, cid, err);
+    }
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    bool inserted;
+    ipfsrt_status st = ipfsrt_mhmap_put(&rec->seen, mh, mh_len, 0, 0, &inserted);
+    if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
+    return inserted ? rec->fn(rec->user, cid, err) : IPFSRT_OK;
+}
+
+static ipfsrt_status recording_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+                                   ipfsrt_error *err) {
+    recorder *rec = ctx;
+    ipfsrt_status st = rec->inner->get(rec->inner->ctx, cid, ref, err);
+    if (st != IPFSRT_OK) return st;
+    st = record(rec, cid, err);
+    if (st != IPFSRT_OK) ipfsrt_blocksource_release(rec->inner, ref);
+    return st;
+}
+
+static void recording_release(void *ctx, ipfsrt_block_ref *ref) {
+    recorder *rec = ctx;
+    if (rec->inner->release) rec->inner->release(rec->inner->ctx, ref);
+}
+
+static ipfsrt_status record_leaf(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    return record(user, cid, err);
+}
+
+static ipfsrt_status ignore_bytes(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    (void)user, (void)data, (void)len, (void)err;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status ignore_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    (void)user, (void)e, (void)err;
+    return IPFSRT_OK;
+}
+
+/* Pre-order, each block once: the whole DAG under cid as the recorder sees it.
+ * Raw leaves are listed from their links without being fetched. expanded holds
+ * the nodes whose children were walked (resolution has recorded, not walked,
+ * the terminal node already). */
+static ipfsrt_status walk_all(const ipfsrt_blocksource *src, recorder *rec, ipfsrt_mhmap *expanded,
+                              const ipfsrt_cid *cid, int depth, ipfsrt_error *err) {
+    if (cid->hash_code == IPFSRT_MH_IDENTITY) return IPFSRT_OK;
+    if (cid->codec == IPFSRT_CODEC_RAW) return record(rec, cid, err);
+    if (depth > IPFSRT_UNIXFS_MAX_DEPTH)
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "DAG deeper than %d levels",
+                               IPFSRT_UNIXFS_MAX_DEPTH);
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    bool first;
+    ipfsrt_status st = ipfsrt_mhmap_put(expanded, mh, mh_len, 0, 0, &first);
+    if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
+    if (!first && !rec->dups) return IPFSRT_OK;
+    node n;
+    st = node_load(src, cid, &n, err); /* records it, if new */
+    if (st != IPFSRT_OK) return st;
+    for (size_t i = 0; st == IPFSRT_OK && i < n.pb.link_count; i++)
+        st = walk_all(src, rec, expanded, &n.pb.links[i].cid, depth + 1, err);
+    node_release(src, &n);
+    return st;
+}
+
+ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
+                                             const ipfsrt_unixfs_options *opts,
+                                             ipfsrt_dag_scope scope, uint64_t offset,
+                                             uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                             ipfsrt_error *err) {
+    recorder rec = {src, {0}, fn, user, opts && opts->dups, 0};
+    ipfsrt_mhmap_init(&rec.seen);
+    ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_status st = ipfsrt_unixfs_resolve(&recording, path, opts, &info, err);
+    if (st != IPFSRT_OK || scope == IPFSRT_SCOPE_BLOCK) {
+        /* the path and its terminal block are all there is */
+    } else if (scope == IPFSRT_SCOPE_ALL) {
+        ipfsrt_mhmap expanded;
+        ipfsrt_mhmap_init(&expanded);
+        st = walk_all(&recording, &rec, &expanded, &info.cid, 0, err);
+        ipfsrt_mhmap_free(&expanded);
+    } else if (info.type == IPFSRT_UNIXFS_FILE) {
+        file_reader r = {&recording, ignore_bytes, NULL, record_leaf, &rec};
+        st = read_range(&r, &info.cid, offset, length, err);
+    } else if (info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD) {
+        st = ipfsrt_unixfs_ls(&recording, &info.cid, false, ignore_entry, NULL, err);
+    }
+    ipfsrt_mhmap_free(&rec.seen);
+    return st;
+}
+
+ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
+                                       const ipfsrt_unixfs_options *opts, uint64_t offset,
+                                       uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                       ipfsrt_error *err) {
+    return ipfsrt_unixfs_blocks_for_scope(src, path, opts, IPFSRT_SCOPE_ENTITY, offset, length,
+                                          fn, user, err);
+}
+
+/* -------------------------------------------------------------- counting */
+
+static ipfsrt_status count_one(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    (void)cid, (void)err;
+    (*(uint64_t *)user)++;
+    return IPFSRT_OK;
+}
+
+/* The same walk as dag-scope=all, counting what it records. */
+ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                         uint64_t *blocks, ipfsrt_error *err) {
+    *blocks = 0;
+    recorder rec = {src, {0}, count_one, blocks, false, 0};
+    ipfsrt_mhmap_init(&rec.seen);
+    ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
+    ipfsrt_mhmap expanded;
+    ipfsrt_mhmap_init(&expanded);
+    ipfsrt_status st = walk_all(&recording, &rec, &expanded, cid, 0, err);
+    ipfsrt_mhmap_free(&expanded);
+    ipfsrt_mhmap_free(&rec.seen);
+    return st;
+}
