@@ -38,7 +38,7 @@ typedef struct ipfsrt_lua_list {
     lua_State *L;
     lua_Integer n;
 } ipfsrt_lua_list;
-/* An ipfsrt_entry_fn: appends {name, cid, tsize, type?, size?} to the list. */
+/* An ipfsrt_unixfs_entry_fn: appends {name, cid, tsize, type?, size?} to the list. */
 ipfsrt_status ipfsrt_lua_list_entry(void *list, const ipfsrt_unixfs_entry *e, ipfsrt_error *err);
 
 /* Each pushes its submodule table. */

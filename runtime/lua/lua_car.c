@@ -66,7 +66,7 @@ static int car_open(lua_State *L) {
     *f = NULL;
     luaL_setmetatable(L, CAR_FILE);
     ipfsrt_error err;
-    if (ipfsrt_car_file_open(f, path, &opts, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    if (ipfsrt_car_file_new(f, path, &opts, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     return 1;
 }
 
@@ -156,7 +156,8 @@ static lua_reader *check_reader(lua_State *L) {
     return r;
 }
 
-static int collect_block(void *user, const ipfsrt_car_block *b) {
+static ipfsrt_status collect_block(void *user, const ipfsrt_car_block *b, ipfsrt_error *err) {
+    (void)err;
     lua_reader *r = user;
     lua_State *L = r->L;
     lua_createtable(L, 0, 3);
@@ -167,7 +168,7 @@ static int collect_block(void *user, const ipfsrt_car_block *b) {
     lua_pushinteger(L, (lua_Integer)b->offset);
     lua_setfield(L, -2, "offset");
     lua_rawseti(L, -2, ++r->n);
-    return 0;
+    return IPFSRT_OK;
 }
 
 static int car_reader(lua_State *L) {
@@ -177,7 +178,7 @@ static int car_reader(lua_State *L) {
     memset(r, 0, sizeof *r);
     luaL_setmetatable(L, CAR_READER);
     ipfsrt_error err;
-    if (ipfsrt_car_reader_init(&r->reader, &opts, collect_block, r, &err) != IPFSRT_OK)
+    if (ipfsrt_car_reader_new(&r->reader, &opts, collect_block, r, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }
@@ -294,7 +295,7 @@ static int car_writer(lua_State *L) {
     *w = NULL;
     luaL_setmetatable(L, CAR_WRITER);
     ipfsrt_error err;
-    if (ipfsrt_car_writer_init(w, path, version, roots, (size_t)n, &err) != IPFSRT_OK)
+    if (ipfsrt_car_writer_new(w, path, version, roots, (size_t)n, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }

@@ -36,15 +36,16 @@ static lclient *check_idle_client(lua_State *L) {
     return lc;
 }
 
-/* Keeps the first error of a Lua callback (at -1) and pops it. */
-static void note_callback_error(lclient *lc, const char *what) {
+/* Keeps the first error of a Lua callback (at -1), pops it, and returns it as
+ * the callback's status for the C side (which stops the call). */
+static ipfsrt_status note_callback_error(lclient *lc, const char *what, ipfsrt_error *err) {
     lua_State *L = lc->L;
-    if (!lc->callback_error[0]) {
-        const char *msg = luaL_tolstring(L, -1, NULL);
+    const char *msg = luaL_tolstring(L, -1, NULL);
+    if (!lc->callback_error[0])
         snprintf(lc->callback_error, sizeof lc->callback_error, "%s: %s", what, msg);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
+    ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", msg);
+    lua_pop(L, 2);
+    return IPFSRT_ECANCELED;
 }
 
 /* Raises err, or the error of a Lua callback that caused it. */
@@ -66,11 +67,11 @@ static void end_call(lua_State *L, lclient *lc, ipfsrt_status st, const ipfsrt_e
 
 /* ------------------------------------------------------------ policies */
 
-static const char *kind_name(ipfsrt_request_kind k) {
+static const char *kind_name(ipfsrt_policy_request_kind k) {
     return k == IPFSRT_REQUEST_BLOCK ? "block" : k == IPFSRT_REQUEST_CAR ? "car" : "plain";
 }
 
-static void push_request(lua_State *L, const ipfsrt_request_info *req) {
+static void push_request(lua_State *L, const ipfsrt_policy_request *req) {
     lua_createtable(L, 0, 4);
     lua_pushstring(L, kind_name(req->kind));
     lua_setfield(L, -2, "kind");
@@ -96,16 +97,18 @@ static bool policy_method(lclient *lc, const char *name) {
     return true;
 }
 
-static size_t lp_order(void *ctx, const ipfsrt_request_info *req, size_t n, size_t *order) {
+static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
+                              size_t *count_out, ipfsrt_error *err) {
     lclient *lc = ctx;
     lua_State *L = lc->L;
     int top = lua_gettop(L);
     size_t count = 0;
+    ipfsrt_status st = IPFSRT_OK;
     if (policy_method(lc, "order")) {
         push_request(L, req);
         lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
         if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-            note_callback_error(lc, "policy order");
+            st = note_callback_error(lc, "policy order", err);
         } else if (lua_istable(L, -1)) {
             lua_Integer len = luaL_len(L, -1);
             for (lua_Integer i = 1; i <= len && count < n; i++) {
@@ -122,28 +125,33 @@ static size_t lp_order(void *ctx, const ipfsrt_request_info *req, size_t n, size
         for (; count < n; count++) order[count] = count;
     }
     lua_settop(L, top);
-    return count;
+    *count_out = count;
+    return st;
 }
 
-static double lp_hedge(void *ctx, const ipfsrt_request_info *req) {
+/* Lua policies answer hedge_after in milliseconds. */
+static ipfsrt_status lp_hedge(void *ctx, const ipfsrt_policy_request *req, double *seconds,
+                              ipfsrt_error *err) {
     lclient *lc = ctx;
     lua_State *L = lc->L;
     int top = lua_gettop(L);
-    double ms = -1;
+    ipfsrt_status st = IPFSRT_OK;
+    *seconds = -1;
     if (policy_method(lc, "hedge_after")) {
         push_request(L, req);
-        if (lua_pcall(L, 2, 1, 0) != LUA_OK) note_callback_error(lc, "policy hedge_after");
-        else if (lua_isnumber(L, -1)) ms = lua_tonumber(L, -1);
+        if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = note_callback_error(lc, "policy hedge_after", err);
+        else if (lua_isnumber(L, -1)) *seconds = lua_tonumber(L, -1) / 1000.0;
     }
     lua_settop(L, top);
-    return ms;
+    return st;
 }
 
-static void lp_observe(void *ctx, size_t gw, const ipfsrt_request_info *req,
-                       const ipfsrt_outcome *o) {
+static ipfsrt_status lp_observe(void *ctx, size_t gw, const ipfsrt_policy_request *req,
+                                const ipfsrt_policy_outcome *o, ipfsrt_error *err) {
     lclient *lc = ctx;
     lua_State *L = lc->L;
     int top = lua_gettop(L);
+    ipfsrt_status st = IPFSRT_OK;
     if (policy_method(lc, "observe")) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
         lua_rawgeti(L, -1, (lua_Integer)gw + 1);
@@ -153,9 +161,9 @@ static void lp_observe(void *ctx, size_t gw, const ipfsrt_request_info *req,
         lua_setfield(L, -2, "ok");
         lua_pushboolean(L, o->verified);
         lua_setfield(L, -2, "verified");
-        lua_pushstring(L, o->error == IPFSRT_GWERR_NONE ? "" : ipfsrt_gw_error_name(o->error));
+        lua_pushstring(L, o->error == IPFSRT_GWERR_NONE ? "" : ipfsrt_gateway_error_name(o->error));
         lua_setfield(L, -2, "error");
-        lua_pushboolean(L, ipfsrt_gw_error_is_verification(o->error));
+        lua_pushboolean(L, ipfsrt_gateway_error_is_verification(o->error));
         lua_setfield(L, -2, "verification_failed");
         lua_pushinteger(L, o->status);
         lua_setfield(L, -2, "status");
@@ -168,9 +176,10 @@ static void lp_observe(void *ctx, size_t gw, const ipfsrt_request_info *req,
         lua_pushstring(L, o->detail);
         lua_setfield(L, -2, "detail");
         push_request(L, req);
-        if (lua_pcall(L, 4, 0, 0) != LUA_OK) note_callback_error(lc, "policy observe");
+        if (lua_pcall(L, 4, 0, 0) != LUA_OK) st = note_callback_error(lc, "policy observe", err);
     }
     lua_settop(L, top);
+    return st;
 }
 
 static void lp_free(void *ctx) {
@@ -205,18 +214,19 @@ static void install_policy(lua_State *L, lclient *lc, int idx, int log_idx) {
 
 /* -------------------------------------------------------------- client */
 
-static void progress_cb(void *user, uint64_t done, uint64_t expected) {
+static ipfsrt_status progress_cb(void *user, uint64_t done, uint64_t expected, ipfsrt_error *err) {
     lclient *lc = user;
-    if (lc->progress_ref == LUA_NOREF) return;
+    if (lc->progress_ref == LUA_NOREF) return IPFSRT_OK;
     double now = ipfsrt_clock();
-    if (now - lc->progress_last < 0.1 && (expected == 0 || done < expected)) return;
+    if (now - lc->progress_last < 0.1 && (expected == 0 || done < expected)) return IPFSRT_OK;
     lc->progress_last = now;
     lua_State *L = lc->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lc->progress_ref);
     lua_pushinteger(L, (lua_Integer)done);
     if (expected) lua_pushinteger(L, (lua_Integer)expected);
     else lua_pushnil(L);
-    if (lua_pcall(L, 2, 0, 0) != LUA_OK) note_callback_error(lc, "progress");
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) return note_callback_error(lc, "progress", err);
+    return IPFSRT_OK;
 }
 
 static lua_Integer opt_field_int(lua_State *L, int t, const char *key, lua_Integer dflt) {
@@ -296,7 +306,7 @@ static int l_client(lua_State *L) {
     lua_getfield(L, 1, "timeout");
     opts.timeout_s = luaL_optnumber(L, -1, 0);
     lua_pop(L, 1);
-    ipfsrt_status st = ipfsrt_client_init(&lc->c, &opts, &err);
+    ipfsrt_status st = ipfsrt_client_new(&lc->c, &opts, &err);
     ipfsrt_gateway_list_free(&list);
     if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     ipfsrt_client_set_progress(lc->c, progress_cb, lc);
@@ -339,16 +349,6 @@ static const char *check_target(lua_State *L, int idx) {
     return luaL_checkstring(L, idx);
 }
 
-static ipfsrt_status fail(ipfsrt_error *err, ipfsrt_status code, const char *message) {
-    if (err) {
-        memset(err, 0, sizeof *err);
-        err->code = code;
-        err->offset = -1;
-        snprintf(err->message, sizeof err->message, "%s", message);
-    }
-    return code;
-}
-
 typedef struct sink {
     lclient *lc;
     int fn_idx;      /* a Lua function, or 0 */
@@ -360,18 +360,15 @@ static ipfsrt_status sink_write(void *user, const uint8_t *data, size_t len, ipf
     sink *s = user;
     if (s->file) {
         if (fwrite(data, 1, len, s->file) != len)
-            return fail(err, IPFSRT_EIO, "writing the output file failed");
+            return ipfsrt_fail(err, IPFSRT_EIO, -1, "writing the output file failed");
     } else if (s->fn_idx) {
         lua_State *L = s->lc->L;
         lua_pushvalue(L, s->fn_idx);
         lua_pushlstring(L, (const char *)data, len);
-        if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-            note_callback_error(s->lc, "output function");
-            return fail(err, IPFSRT_ECANCELED, "the output function failed");
-        }
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) return note_callback_error(s->lc, "output function", err);
     } else {
         ipfsrt_buf_append(&s->buf, data, len);
-        if (s->buf.failed) return fail(err, IPFSRT_ENOMEM, "out of memory");
+        if (s->buf.failed) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
     return IPFSRT_OK;
 }
@@ -426,7 +423,7 @@ static int client_block(lua_State *L) {
     const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, 2, &tmp);
     ipfsrt_blocksource src;
     ipfsrt_client_blocksource(lc->c, &src);
-    ipfsrt_block_ref ref;
+    ipfsrt_blocksource_ref ref;
     ipfsrt_error err;
     lc->busy = true;
     ipfsrt_status st = ipfsrt_blocksource_get(&src, cid, &ref, &err);
@@ -457,10 +454,7 @@ static ipfsrt_status batch_block(void *user, size_t index, const ipfsrt_cid *cid
     lua_pushinteger(L, (lua_Integer)index + 1);
     ipfsrt_lua_push_cid(L, cid);
     lua_pushlstring(L, (const char *)data, len);
-    if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
-        note_callback_error(b->lc, "blocks callback");
-        return fail(err, IPFSRT_ECANCELED, "the blocks callback failed");
-    }
+    if (lua_pcall(L, 3, 0, 0) != LUA_OK) return note_callback_error(b->lc, "blocks callback", err);
     return IPFSRT_OK;
 }
 
@@ -535,8 +529,8 @@ static int client_stats(lua_State *L) {
     size_t n = ipfsrt_client_gateway_count(lc->c);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
-        ipfsrt_gateway_client_stats st;
-        ipfsrt_client_gateway_stats(lc->c, i, &st);
+        ipfsrt_client_gateway_stats st;
+        ipfsrt_client_get_gateway_stats(lc->c, i, &st);
         lua_createtable(L, 0, 8);
         lua_pushstring(L, ipfsrt_client_gateway_url(lc->c, i));
         lua_setfield(L, -2, "url");
@@ -548,7 +542,7 @@ static int client_stats(lua_State *L) {
         uint64_t total = 0;
         for (int k = 1; k < IPFSRT_GWERR_COUNT; k++) {
             total += st.errors[k];
-            if (st.errors[k]) set_count(L, ipfsrt_gw_error_name((ipfsrt_gw_error)k), st.errors[k]);
+            if (st.errors[k]) set_count(L, ipfsrt_gateway_error_name((ipfsrt_gateway_error)k), st.errors[k]);
         }
         lua_setfield(L, -2, "errors");
         set_count(L, "failed", total);

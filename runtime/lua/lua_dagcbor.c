@@ -4,19 +4,19 @@
 
 #include "bindings.h"
 
-static void push_item(lua_State *L, const ipfsrt_cbor_item *it) {
+static void push_item(lua_State *L, const ipfsrt_dagcbor_item *it) {
     switch (it->type) {
-    case IPFSRT_CBOR_UINT:
+    case IPFSRT_DAGCBOR_UINT:
         if (it->v.u <= (uint64_t)LUA_MAXINTEGER) lua_pushinteger(L, (lua_Integer)it->v.u);
         else lua_pushnumber(L, (lua_Number)it->v.u);
         break;
-    case IPFSRT_CBOR_NEGINT:
+    case IPFSRT_DAGCBOR_NEGINT:
         if (it->v.u <= (uint64_t)LUA_MAXINTEGER) lua_pushinteger(L, -1 - (lua_Integer)it->v.u);
         else lua_pushnumber(L, -1.0 - (lua_Number)it->v.u);
         break;
-    case IPFSRT_CBOR_BYTES:
-    case IPFSRT_CBOR_TEXT: lua_pushlstring(L, (const char *)it->v.str.ptr, it->v.str.len); break;
-    case IPFSRT_CBOR_ARRAY:
+    case IPFSRT_DAGCBOR_BYTES:
+    case IPFSRT_DAGCBOR_TEXT: lua_pushlstring(L, (const char *)it->v.str.ptr, it->v.str.len); break;
+    case IPFSRT_DAGCBOR_ARRAY:
         luaL_checkstack(L, 3, "DAG-CBOR nesting");
         lua_createtable(L, (int)it->v.list.count, 0);
         for (size_t i = 0; i < it->v.list.count; i++) {
@@ -24,7 +24,7 @@ static void push_item(lua_State *L, const ipfsrt_cbor_item *it) {
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         break;
-    case IPFSRT_CBOR_MAP:
+    case IPFSRT_DAGCBOR_MAP:
         luaL_checkstack(L, 3, "DAG-CBOR nesting");
         lua_createtable(L, 0, (int)it->v.list.count);
         for (size_t i = 0; i < it->v.list.count; i++) {
@@ -33,10 +33,10 @@ static void push_item(lua_State *L, const ipfsrt_cbor_item *it) {
             lua_rawset(L, -3);
         }
         break;
-    case IPFSRT_CBOR_CID: ipfsrt_lua_push_cid(L, it->v.cid); break;
-    case IPFSRT_CBOR_BOOL: lua_pushboolean(L, it->v.b); break;
-    case IPFSRT_CBOR_NULL: ipfsrt_lua_push_null(L); break;
-    case IPFSRT_CBOR_FLOAT: lua_pushnumber(L, it->v.f); break;
+    case IPFSRT_DAGCBOR_CID: ipfsrt_lua_push_cid(L, it->v.cid); break;
+    case IPFSRT_DAGCBOR_BOOL: lua_pushboolean(L, it->v.b); break;
+    case IPFSRT_DAGCBOR_NULL: ipfsrt_lua_push_null(L); break;
+    case IPFSRT_DAGCBOR_FLOAT: lua_pushnumber(L, it->v.f); break;
     }
 }
 
@@ -50,7 +50,7 @@ static int dagcbor_decode(lua_State *L) {
     const char *s = luaL_checklstring(L, 1, &n);
     /* The decoded tree lives in a collectable box so that a Lua error while
      * building tables cannot leak it. */
-    ipfsrt_cbor_doc *doc = lua_newuserdatauv(L, sizeof *doc, 0);
+    ipfsrt_dagcbor_doc *doc = lua_newuserdatauv(L, sizeof *doc, 0);
     memset(doc, 0, sizeof *doc);
     if (luaL_newmetatable(L, "ipfsrt.cbordoc")) {
         lua_pushcfunction(L, doc_gc);

@@ -6,8 +6,8 @@
 
 #define GATEWAY "ipfsrt.gateway"
 
-static ipfsrt_gateway **check_gateway(lua_State *L) {
-    ipfsrt_gateway **gw = luaL_checkudata(L, 1, GATEWAY);
+static ipfsrt_server **check_gateway(lua_State *L) {
+    ipfsrt_server **gw = luaL_checkudata(L, 1, GATEWAY);
     if (!*gw) ipfsrt_lua_raise_arg(L, "the gateway is stopped");
     return gw;
 }
@@ -44,7 +44,7 @@ static int l_serve(lua_State *L) {
         paths[i - 1] = luaL_checkstring(L, -1);
         lua_pop(L, 1); /* still referenced by the cars table */
     }
-    ipfsrt_gateway_options opts = {0};
+    ipfsrt_server_options opts = {0};
     lua_getfield(L, 1, "listen");
     opts.listen = luaL_optstring(L, -1, NULL);
     lua_getfield(L, 1, "threads");
@@ -54,7 +54,7 @@ static int l_serve(lua_State *L) {
     lua_getfield(L, 1, "faults");
     if (lua_istable(L, -1)) {
         int t = lua_gettop(L);
-        ipfsrt_gateway_faults *f = &opts.faults;
+        ipfsrt_server_faults *f = &opts.faults;
         f->tamper = fault_rate(L, t, "tamper");
         f->fail = fault_rate(L, t, "fail");
         f->truncate = fault_rate(L, t, "truncate");
@@ -66,23 +66,23 @@ static int l_serve(lua_State *L) {
         f->slow_bytes_per_s = (uint64_t)fault_int(L, t, "slow");
         f->seed = (uint64_t)fault_int(L, t, "seed");
     }
-    ipfsrt_gateway **gw = lua_newuserdatauv(L, sizeof *gw, 0);
+    ipfsrt_server **gw = lua_newuserdatauv(L, sizeof *gw, 0);
     *gw = NULL;
     luaL_setmetatable(L, GATEWAY);
     ipfsrt_error err;
-    if (ipfsrt_gateway_init(gw, paths, (size_t)n, &opts, &err) != IPFSRT_OK)
+    if (ipfsrt_server_new(gw, paths, (size_t)n, &opts, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }
 
 static int gw_url(lua_State *L) {
-    lua_pushstring(L, ipfsrt_gateway_url(*check_gateway(L)));
+    lua_pushstring(L, ipfsrt_server_url(*check_gateway(L)));
     return 1;
 }
 
 static int gw_stats(lua_State *L) {
-    ipfsrt_gateway_stats st;
-    ipfsrt_gateway_get_stats(*check_gateway(L), &st);
+    ipfsrt_server_stats st;
+    ipfsrt_server_get_stats(*check_gateway(L), &st);
     lua_createtable(L, 0, 5);
     lua_pushinteger(L, (lua_Integer)st.requests);
     lua_setfield(L, -2, "requests");
@@ -100,8 +100,8 @@ static int gw_stats(lua_State *L) {
 }
 
 static int gw_stop(lua_State *L) {
-    ipfsrt_gateway **gw = luaL_checkudata(L, 1, GATEWAY);
-    ipfsrt_gateway_free(*gw);
+    ipfsrt_server **gw = luaL_checkudata(L, 1, GATEWAY);
+    ipfsrt_server_free(*gw);
     *gw = NULL;
     return 0;
 }

@@ -19,7 +19,7 @@ static ipfsrt_memstore **new_store(lua_State *L) {
     *m = NULL;
     luaL_setmetatable(L, BLOCKSTORE);
     ipfsrt_error err;
-    if (ipfsrt_memstore_init(m, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
+    if (ipfsrt_memstore_new(m, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
     return m;
 }
 
@@ -46,7 +46,7 @@ static int store_get(lua_State *L) {
     ipfsrt_lua_check_source(L, 1, &src);
     ipfsrt_cid tmp;
     const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, 2, &tmp);
-    ipfsrt_block_ref ref;
+    ipfsrt_blocksource_ref ref;
     ipfsrt_error err;
     ipfsrt_status st = ipfsrt_blocksource_get(&src, cid, &ref, &err);
     if (st == IPFSRT_ENOT_FOUND) return 0;
@@ -301,7 +301,7 @@ static bool opt_bool(lua_State *L, int idx, const char *key, bool dflt) {
 static void parse_hamt_rule(lua_State *L, const char *s, ipfsrt_pack_options *o) {
     static const struct {
         const char *name;
-        ipfsrt_hamt_rule rule;
+        ipfsrt_pack_hamt_rule rule;
     } rules[] = {{"entries:", IPFSRT_HAMT_ENTRIES},
                  {"link-bytes:", IPFSRT_HAMT_LINK_BYTES},
                  {"block-bytes:", IPFSRT_HAMT_BLOCK_BYTES}};

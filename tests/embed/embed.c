@@ -7,10 +7,11 @@
 
 #include <ipfsrt.h>
 
-static int count_block(void *user, const ipfsrt_car_block *block) {
+static ipfsrt_status count_block(void *user, const ipfsrt_car_block *block, ipfsrt_error *err) {
     (void)block;
+    (void)err;
     (*(unsigned *)user)++;
-    return 0;
+    return IPFSRT_OK;
 }
 
 int main(int argc, char **argv) {
@@ -34,7 +35,7 @@ int main(int argc, char **argv) {
     ipfsrt_car_file *car;
     const uint8_t *data;
     size_t len;
-    if (ipfsrt_car_file_open(&car, argv[1], NULL, &err) != IPFSRT_OK ||
+    if (ipfsrt_car_file_new(&car, argv[1], NULL, &err) != IPFSRT_OK ||
         ipfsrt_car_file_get(car, &root, &data, &len, &err) != IPFSRT_OK) {
         fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
         return 1;

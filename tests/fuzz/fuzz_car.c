@@ -9,17 +9,18 @@
 
 #include "ipfsrt.h"
 
-static int check_block(void *user, const ipfsrt_car_block *b) {
+static ipfsrt_status check_block(void *user, const ipfsrt_car_block *b, ipfsrt_error *err) {
     (void)user;
+    (void)err;
     if (b->data && ipfsrt_cid_verify(&b->cid, b->data, b->len, NULL) != IPFSRT_OK) abort();
-    return 0;
+    return IPFSRT_OK;
 }
 
 static void push(const uint8_t *data, size_t size, size_t slice, bool verify_only) {
     ipfsrt_car_options opts = {.max_block_size = 4096, .max_header_size = 4096,
                                .verify_only = verify_only};
     ipfsrt_car_reader *r;
-    if (ipfsrt_car_reader_init(&r, &opts, check_block, NULL, NULL) != IPFSRT_OK) return;
+    if (ipfsrt_car_reader_new(&r, &opts, check_block, NULL, NULL) != IPFSRT_OK) return;
     ipfsrt_status st = IPFSRT_OK;
     for (size_t off = 0; off < size && st == IPFSRT_OK; off += slice)
         st = ipfsrt_car_reader_feed(r, data + off, size - off < slice ? size - off : slice, NULL);
@@ -43,9 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     push(data, size, 7, false);
     push(data, size, 300, true);
 
-    ipfsrt_cbor_doc doc;
+    ipfsrt_dagcbor_doc doc;
     if (ipfsrt_dagcbor_decode(data, size, &doc, NULL) == IPFSRT_OK) ipfsrt_dagcbor_doc_free(&doc);
-    ipfsrt_pb_node pb;
+    ipfsrt_dagpb_node pb;
     if (ipfsrt_dagpb_decode(data, size, &pb, NULL) == IPFSRT_OK) ipfsrt_dagpb_node_free(&pb);
     ipfsrt_unixfs_data fs;
     if (ipfsrt_unixfs_data_decode(data, size, &fs, NULL) == IPFSRT_OK) ipfsrt_unixfs_data_free(&fs);
@@ -60,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fwrite(data, 1, size, f);
     fclose(f);
     ipfsrt_car_file *car;
-    if (ipfsrt_car_file_open(&car, path, NULL, NULL) == IPFSRT_OK) {
+    if (ipfsrt_car_file_new(&car, path, NULL, NULL) == IPFSRT_OK) {
         uint64_t cursor = 0;
         for (int i = 0; i < 1000; i++) {
             ipfsrt_car_block b;

@@ -62,7 +62,7 @@ static uint8_t *make_big_car(size_t *len, collector *blocks) {
     const char *path = tmp_path("big.car");
     ipfsrt_car_writer *w;
     ipfsrt_cid none;
-    assert_int_equal(ipfsrt_car_writer_init(&w, path, 1, &none, 0, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_writer_new(&w, path, 1, &none, 0, NULL), IPFSRT_OK);
     static const size_t sizes[] = {70000, 1, 300000, 0, 5000, 1u << 20};
     for (size_t i = 0; i < 6; i++) {
         uint8_t *data = malloc(sizes[i] + 1);
@@ -73,7 +73,7 @@ static uint8_t *make_big_car(size_t *len, collector *blocks) {
                                         sizes[i], NULL),
                          IPFSRT_OK);
         assert_int_equal(ipfsrt_car_writer_put(w, &b.cid, data, sizes[i], NULL), IPFSRT_OK);
-        collect(blocks, &b);
+        collect(blocks, &b, NULL);
         free(data);
     }
     assert_int_equal(ipfsrt_car_writer_finish(w, NULL), IPFSRT_OK);
@@ -85,7 +85,7 @@ static ipfsrt_status push_all(const uint8_t *buf, size_t len, size_t slice,
                               const ipfsrt_car_options *opts, collector *c, ipfsrt_error *err,
                               ipfsrt_car_reader **keep) {
     ipfsrt_car_reader *r;
-    assert_int_equal(ipfsrt_car_reader_init(&r, opts, collect, c, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_reader_new(&r, opts, collect, c, NULL), IPFSRT_OK);
     ipfsrt_status st = IPFSRT_OK;
     for (size_t off = 0; off < len && st == IPFSRT_OK; off += slice) {
         size_t n = len - off < slice ? len - off : slice;
@@ -142,7 +142,7 @@ static void test_fixtures_file(void **state) {
         load_expected(fixtures[f], &e);
         ipfsrt_car_file *car;
         ipfsrt_error err;
-        assert_int_equal(ipfsrt_car_file_open(&car, fixture_path(fixtures[f]), NULL, &err),
+        assert_int_equal(ipfsrt_car_file_new(&car, fixture_path(fixtures[f]), NULL, &err),
                          IPFSRT_OK);
         assert_string_equal(ipfsrt_car_file_index_source(car), "scan");
         const ipfsrt_car_header *h = ipfsrt_car_file_header(car);
@@ -251,7 +251,7 @@ static void test_spec_vector(void **state) {
     ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)"hello world", 11,
                    NULL);
     ipfsrt_car_writer *w;
-    assert_int_equal(ipfsrt_car_writer_init(&w, tmp_path("hello.car"), 1, &cid, 1, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("hello.car"), 1, &cid, 1, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_car_writer_put(w, &cid, (const uint8_t *)"hello world", 11, NULL),
                      IPFSRT_OK);
     assert_int_equal(ipfsrt_car_writer_put(w, &cid, (const uint8_t *)"hello world", 11, NULL),
@@ -335,10 +335,10 @@ static void test_errors(void **state) {
     assert_int_equal(push_hex(HEADER_HELLO, &tiny_header, &err, NULL), IPFSRT_ETOO_LARGE);
 }
 
-static int stop_at_first(void *user, const ipfsrt_car_block *b) {
+static ipfsrt_status stop_at_first(void *user, const ipfsrt_car_block *b, ipfsrt_error *err) {
     (void)b;
     (*(int *)user)++;
-    return 1;
+    return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "enough");
 }
 
 static void test_cancel_and_sticky_failure(void **state) {
@@ -347,7 +347,7 @@ static void test_cancel_and_sticky_failure(void **state) {
     size_t n = hex2bin(HEADER_HELLO SECTION_HELLO SECTION_HELLO, buf, sizeof buf);
     int calls = 0;
     ipfsrt_car_reader *r;
-    assert_int_equal(ipfsrt_car_reader_init(&r, NULL, stop_at_first, &calls, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_reader_new(&r, NULL, stop_at_first, &calls, NULL), IPFSRT_OK);
     ipfsrt_error err;
     assert_int_equal(ipfsrt_car_reader_feed(r, buf, n, &err), IPFSRT_ECANCELED);
     assert_int_equal(calls, 1);
@@ -386,7 +386,7 @@ static void check_corrupt(const uint8_t *buf, size_t len, const expected *e, siz
 
     write_file(tmp_path("corrupt.car"), buf, len);
     ipfsrt_car_file *car;
-    if (ipfsrt_car_file_open(&car, tmp_path("corrupt.car"), NULL, &err) != IPFSRT_OK) return;
+    if (ipfsrt_car_file_new(&car, tmp_path("corrupt.car"), NULL, &err) != IPFSRT_OK) return;
     uint64_t cursor = 0;
     for (size_t i = 0;; i++) {
         ipfsrt_car_block b;
@@ -431,7 +431,7 @@ static void test_corruption(void **state) {
 
 static void write_v2(const char *path, const expected *e) {
     ipfsrt_car_writer *w;
-    assert_int_equal(ipfsrt_car_writer_init(&w, path, 2, e->roots, e->root_count, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_writer_new(&w, path, 2, e->roots, e->root_count, NULL), IPFSRT_OK);
     for (size_t i = 0; i < e->count; i++)
         assert_int_equal(ipfsrt_car_writer_put(w, &e->cids[i], e->data[i], e->len[i], NULL),
                          IPFSRT_OK);
@@ -475,7 +475,7 @@ static void test_carv2(void **state) {
     collector_free(&c);
 
     ipfsrt_car_file *car;
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("v2.car"), NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("v2.car"), NULL, &err), IPFSRT_OK);
     assert_string_equal(ipfsrt_car_file_index_source(car), "carv2-index");
     for (size_t i = 0; i < e.count; i++) {
         const uint8_t *data;
@@ -493,7 +493,7 @@ static void test_carv2(void **state) {
     uint8_t *entry1 = find_entry(lying + index_offset, len - index_offset, &e.cids[1]);
     memcpy(entry0 + e.cids[0].digest_len, entry1 + e.cids[1].digest_len, 8);
     write_file(tmp_path("lying.car"), lying, len);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("lying.car"), NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("lying.car"), NULL, &err), IPFSRT_OK);
     size_t bad = 0;
     for (size_t i = 0; i < e.count; i++) {
         const uint8_t *data;
@@ -514,7 +514,7 @@ static void test_carv2(void **state) {
     memcpy(lying, buf, len);
     lying[index_offset] = 0x7f;
     write_file(tmp_path("badindex.car"), lying, len);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("badindex.car"), NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("badindex.car"), NULL, &err), IPFSRT_OK);
     assert_string_equal(ipfsrt_car_file_index_source(car), "scan");
     assert_true(ipfsrt_car_file_has(car, &e.cids[0]));
     ipfsrt_car_file_free(car);
@@ -523,17 +523,17 @@ static void test_carv2(void **state) {
     memcpy(lying, buf, len);
     lying[12] = 1; /* unknown characteristic */
     write_file(tmp_path("badchar.car"), lying, len);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("badchar.car"), NULL, &err),
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("badchar.car"), NULL, &err),
                      IPFSRT_ECAR_HEADER);
     memcpy(lying, buf, len);
     ipfsrt_put_le64(lying + 35, len); /* data runs past the end */
     write_file(tmp_path("baddata.car"), lying, len);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("baddata.car"), NULL, &err),
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("baddata.car"), NULL, &err),
                      IPFSRT_ETRUNCATED);
     memcpy(lying, buf, len);
     ipfsrt_put_le64(lying + 35, data_size - 3); /* data ends inside the last section */
     write_file(tmp_path("shortdata.car"), lying, len);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("shortdata.car"), NULL, &err),
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("shortdata.car"), NULL, &err),
                      IPFSRT_OK); /* the index is fine ... */
     uint64_t blocks;
     assert_int_equal(ipfsrt_car_verify_file(tmp_path("shortdata.car"), NULL, 0, NULL, NULL, &blocks,
@@ -551,15 +551,15 @@ static void test_writer(void **state) {
     ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)"abc", 3, NULL);
     ipfsrt_car_writer *w;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_car_writer_init(&w, tmp_path("w.car"), 1, &cid, 1, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("w.car"), 1, &cid, 1, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_car_writer_put(w, &cid, (const uint8_t *)"abd", 3, &err),
                      IPFSRT_EHASH_MISMATCH);
     assert_non_null(strstr(err.message, "refusing"));
     ipfsrt_car_writer_free(w); /* unfinished: removed */
     assert_int_not_equal(access(tmp_path("w.car"), F_OK), 0);
-    assert_int_equal(ipfsrt_car_writer_init(&w, tmp_path("w.car"), 3, &cid, 1, &err),
+    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("w.car"), 3, &cid, 1, &err),
                      IPFSRT_ECAR_VERSION);
-    assert_int_equal(ipfsrt_car_writer_init(&w, "/nonexistent/dir/x.car", 1, &cid, 1, &err),
+    assert_int_equal(ipfsrt_car_writer_new(&w, "/nonexistent/dir/x.car", 1, &cid, 1, &err),
                      IPFSRT_EIO);
 }
 
@@ -567,22 +567,22 @@ static void test_file_errors(void **state) {
     (void)state;
     ipfsrt_car_file *car;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("missing.car"), NULL, &err), IPFSRT_EIO);
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("missing.car"), NULL, &err), IPFSRT_EIO);
     assert_non_null(strstr(err.message, "missing.car"));
     write_file(tmp_path("empty.car"), (const uint8_t *)"", 0);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("empty.car"), NULL, &err),
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("empty.car"), NULL, &err),
                      IPFSRT_ETRUNCATED);
     uint8_t buf[256];
     size_t n = hex2bin(HEADER_HELLO SECTION_HELLO, buf, sizeof buf);
     write_file(tmp_path("cut.car"), buf, n - 1);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("cut.car"), NULL, &err),
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("cut.car"), NULL, &err),
                      IPFSRT_ETRUNCATED);
     buf[n] = 0;
     write_file(tmp_path("pad.car"), buf, n + 1);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("pad.car"), NULL, &err), IPFSRT_ETRAILING);
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("pad.car"), NULL, &err), IPFSRT_ETRAILING);
     buf[n - 1] ^= 1; /* tampered block: opens, but get and iteration fail */
     write_file(tmp_path("bad.car"), buf, n);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmp_path("bad.car"), NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("bad.car"), NULL, &err), IPFSRT_OK);
     const uint8_t *data;
     size_t len;
     assert_int_equal(ipfsrt_car_file_get(car, &ipfsrt_car_file_header(car)->roots[0], &data, &len,
@@ -590,7 +590,7 @@ static void test_file_errors(void **state) {
                      IPFSRT_EHASH_MISMATCH);
     assert_int_equal(err.offset, 59);
     ipfsrt_car_file_free(car);
-    assert_int_equal(ipfsrt_car_file_open(&car, tmpdir, NULL, &err), IPFSRT_EIO);
+    assert_int_equal(ipfsrt_car_file_new(&car, tmpdir, NULL, &err), IPFSRT_EIO);
 }
 
 int main(void) {

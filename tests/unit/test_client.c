@@ -31,12 +31,12 @@ static int setup(void **state) {
     return 0;
 }
 
-static ipfsrt_gateway *start_gateway(const ipfsrt_gateway_faults *faults) {
+static ipfsrt_server *start_gateway(const ipfsrt_server_faults *faults) {
     const char *paths[] = {car_path};
-    ipfsrt_gateway_options opts = {.threads = 2};
+    ipfsrt_server_options opts = {.threads = 2};
     if (faults) opts.faults = *faults;
-    ipfsrt_gateway *gw;
-    assert_int_equal(ipfsrt_gateway_init(&gw, paths, 1, &opts, NULL), IPFSRT_OK);
+    ipfsrt_server *gw;
+    assert_int_equal(ipfsrt_server_new(&gw, paths, 1, &opts, NULL), IPFSRT_OK);
     return gw;
 }
 
@@ -61,32 +61,43 @@ typedef struct last_first {
     size_t last_gateway;
 } last_first;
 
-static size_t lf_order(void *ctx, const ipfsrt_request_info *req, size_t n, size_t *order) {
-    (void)ctx, (void)req;
+static ipfsrt_status lf_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
+                              size_t *count, ipfsrt_error *err) {
+    (void)ctx, (void)req, (void)err;
     for (size_t i = 0; i < n; i++) order[i] = n - 1 - i;
-    return n;
+    *count = n;
+    return IPFSRT_OK;
 }
 
-static void lf_observe(void *ctx, size_t gw, const ipfsrt_request_info *req, const ipfsrt_outcome *o) {
-    (void)req;
+static ipfsrt_status lf_observe(void *ctx, size_t gw, const ipfsrt_policy_request *req,
+                                const ipfsrt_policy_outcome *o, ipfsrt_error *err) {
+    (void)req, (void)err;
     last_first *p = ctx;
     p->observed++;
     p->last_gateway = gw;
-    if (ipfsrt_gw_error_is_verification(o->error)) p->verify_failures++;
+    if (ipfsrt_gateway_error_is_verification(o->error)) p->verify_failures++;
+    return IPFSRT_OK;
+}
+
+/* A policy that cannot decide: the call stops with its error, naming it. */
+static ipfsrt_status broken_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
+                                  size_t *count, ipfsrt_error *err) {
+    (void)ctx, (void)req, (void)n, (void)order, (void)count;
+    return ipfsrt_fail(err, IPFSRT_EARG, -1, "no table of gateways for %s", req->path);
 }
 
 static void lf_free(void *ctx) { ((last_first *)ctx)->freed++; }
 
 static void test_read_through_c_policy(void **state) {
     (void)state;
-    ipfsrt_gateway_faults lying = {.tamper = 1};
-    ipfsrt_gateway *honest = start_gateway(NULL), *liar = start_gateway(&lying);
+    ipfsrt_server_faults lying = {.tamper = 1};
+    ipfsrt_server *honest = start_gateway(NULL), *liar = start_gateway(&lying);
     ipfsrt_gateway_list list = {0};
-    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_gateway_url(honest), NULL), IPFSRT_OK);
-    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_gateway_url(liar), NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(liar), NULL), IPFSRT_OK);
     ipfsrt_client_options opts = {.gateways = &list};
     ipfsrt_client *c;
-    assert_int_equal(ipfsrt_client_init(&c, &opts, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
     last_first p = {0};
     ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, lf_free};
     ipfsrt_client_set_policy(c, &policy);
@@ -101,8 +112,8 @@ static void test_read_through_c_policy(void **state) {
     /* the liar was asked first, caught, and the honest gateway served the read */
     assert_int_equal(p.verify_failures, 1);
     assert_int_equal(p.last_gateway, 0);
-    ipfsrt_gateway_client_stats st;
-    ipfsrt_client_gateway_stats(c, 1, &st);
+    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_get_gateway_stats(c, 1, &st);
     assert_int_equal(st.errors[IPFSRT_GWERR_HASH_MISMATCH], 1);
     assert_int_equal(st.verify_failures, 1);
 
@@ -115,12 +126,12 @@ static void test_read_through_c_policy(void **state) {
     ipfsrt_client_free(c);
     assert_int_equal(p.freed, 1);
     opts.cache_bytes = UINT64_MAX;
-    assert_int_equal(ipfsrt_client_init(&c, &opts, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
     ipfsrt_blocksource src;
     ipfsrt_client_blocksource(c, &src);
-    ipfsrt_block_ref ref;
+    ipfsrt_blocksource_ref ref;
     assert_int_equal(ipfsrt_blocksource_get(&src, &info.cid, &ref, &err), IPFSRT_OK);
-    ipfsrt_pb_node node;
+    ipfsrt_dagpb_node node;
     assert_int_equal(ipfsrt_dagpb_decode(ref.data, ref.len, &node, NULL), IPFSRT_OK);
     assert_true(node.link_count >= 6);
     ipfsrt_cid *leaves = calloc(node.link_count, sizeof *leaves);
@@ -129,27 +140,38 @@ static void test_read_through_c_policy(void **state) {
     ipfsrt_dagpb_node_free(&node);
     ipfsrt_blocksource_release(&src, &ref);
     assert_int_equal(ipfsrt_client_blocks(c, leaves, n, NULL, NULL, &err), IPFSRT_OK);
-    ipfsrt_client_gateway_stats(c, 0, &st);
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.ok, n + 1);
+
+    /* a policy that fails stops the call with its own error */
+    ipfsrt_policy broken = {NULL, broken_order, NULL, NULL, NULL};
+    ipfsrt_client_set_policy(c, &broken);
+    ipfsrt_client_free(c);
+    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
+    ipfsrt_client_set_policy(c, &broken);
+    assert_int_equal(ipfsrt_client_read(c, path, 0, 10, collect_bytes, &got, &err), IPFSRT_EARG);
+    assert_non_null(strstr(err.message, "policy order: no table of gateways for /ipfs/"));
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    assert_int_equal(st.requests, 0);
     free(leaves);
 
     free(got.data);
     ipfsrt_client_free(c);
     ipfsrt_gateway_list_free(&list);
-    ipfsrt_gateway_free(liar);
-    ipfsrt_gateway_free(honest);
+    ipfsrt_server_free(liar);
+    ipfsrt_server_free(honest);
 }
 
 static void test_all_gateways_fail(void **state) {
     (void)state;
-    ipfsrt_gateway_faults lying = {.wrong_block = 1};
-    ipfsrt_gateway *liar = start_gateway(&lying);
+    ipfsrt_server_faults lying = {.wrong_block = 1};
+    ipfsrt_server *liar = start_gateway(&lying);
     ipfsrt_gateway_list list = {0};
-    ipfsrt_gateway_list_add(&list, ipfsrt_gateway_url(liar), NULL);
+    ipfsrt_gateway_list_add(&list, ipfsrt_server_url(liar), NULL);
     ipfsrt_gateway_list_add(&list, "http://127.0.0.1:1", NULL); /* nobody listens there */
     ipfsrt_client_options opts = {.gateways = &list, .retries = 1, .timeout_s = 2};
     ipfsrt_client *c;
-    assert_int_equal(ipfsrt_client_init(&c, &opts, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
     char path[IPFSRT_CID_STR_MAX + 32];
     snprintf(path, sizeof path, "/ipfs/%s/data.bin", root);
     collected got = {0};
@@ -158,13 +180,13 @@ static void test_all_gateways_fail(void **state) {
     /* bytes come out as their blocks are proven, so a prefix may have; never others */
     assert_true(got.len < FILE_SIZE);
     if (got.len) assert_memory_equal(got.data, content, got.len);
-    assert_non_null(strstr(err.message, ipfsrt_gateway_url(liar)));
+    assert_non_null(strstr(err.message, ipfsrt_server_url(liar)));
     assert_non_null(strstr(err.message, "http://127.0.0.1:1: cannot connect"));
     assert_non_null(strstr(err.message, "lacks block"));
     free(got.data);
     ipfsrt_client_free(c);
     ipfsrt_gateway_list_free(&list);
-    ipfsrt_gateway_free(liar);
+    ipfsrt_server_free(liar);
 }
 
 static void test_gateway_list_sources(void **state) {
@@ -211,7 +233,7 @@ static void test_blockcache_lru(void **state) {
     (void)state;
     ipfsrt_blockcache *cache;
     /* 400 KiB: 300 KiB for data blocks, 100 KiB for the rest */
-    assert_int_equal(ipfsrt_blockcache_init(&cache, 400 << 10, NULL, false, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_blockcache_new(&cache, 400 << 10, NULL, false, NULL), IPFSRT_OK);
     ipfsrt_rcblock *blocks[5];
     for (int i = 0; i < 5; i++) {
         blocks[i] = raw_block(100 << 10, (uint64_t)i + 1);
@@ -245,11 +267,11 @@ static void test_blockcache_disk(void **state) {
     char dir[600];
     snprintf(dir, sizeof dir, "%s", tmp_path("cache/nested"));
     ipfsrt_blockcache *cache;
-    assert_int_equal(ipfsrt_blockcache_init(&cache, UINT64_MAX - 1, dir, false, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_blockcache_new(&cache, UINT64_MAX - 1, dir, false, NULL), IPFSRT_OK);
     ipfsrt_rcblock *b = raw_block(5000, 77);
     ipfsrt_blockcache_put(cache, b);
     ipfsrt_blockcache_free(cache);
-    assert_int_equal(ipfsrt_blockcache_init(&cache, 0, dir, false, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_blockcache_new(&cache, 0, dir, false, NULL), IPFSRT_OK);
     ipfsrt_rcblock *back = ipfsrt_blockcache_get(cache, &b->cid);
     assert_non_null(back);
     assert_memory_equal(back->data, b->data, b->len);

@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-static ipfsrt_status decode_hex(const char *hex, ipfsrt_cbor_doc *doc, ipfsrt_error *err,
+static ipfsrt_status decode_hex(const char *hex, ipfsrt_dagcbor_doc *doc, ipfsrt_error *err,
                                 uint8_t *buf, size_t cap) {
     size_t n = hex2bin(hex, buf, cap);
     return ipfsrt_dagcbor_decode(buf, n, doc, err);
@@ -10,61 +10,61 @@ static ipfsrt_status decode_hex(const char *hex, ipfsrt_cbor_doc *doc, ipfsrt_er
 static void test_car_header(void **state) {
     (void)state;
     uint8_t buf[128];
-    ipfsrt_cbor_doc doc;
+    ipfsrt_dagcbor_doc doc;
     assert_int_equal(
         decode_hex("a265726f6f747381d82a58250001551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5"
                    "380ee9088f7ace2efcde96776657273696f6e01",
                    &doc, NULL, buf, sizeof buf),
         IPFSRT_OK);
-    assert_int_equal(doc.root->type, IPFSRT_CBOR_MAP);
-    const ipfsrt_cbor_item *roots = ipfsrt_cbor_map_get(doc.root, "roots");
-    const ipfsrt_cbor_item *version = ipfsrt_cbor_map_get(doc.root, "version");
+    assert_int_equal(doc.root->type, IPFSRT_DAGCBOR_MAP);
+    const ipfsrt_dagcbor_item *roots = ipfsrt_dagcbor_map_get(doc.root, "roots");
+    const ipfsrt_dagcbor_item *version = ipfsrt_dagcbor_map_get(doc.root, "version");
     assert_non_null(roots);
     assert_non_null(version);
     assert_int_equal(version->v.u, 1);
     assert_int_equal(roots->v.list.count, 1);
-    assert_int_equal(roots->v.list.items[0].type, IPFSRT_CBOR_CID);
+    assert_int_equal(roots->v.list.items[0].type, IPFSRT_DAGCBOR_CID);
     char s[IPFSRT_CID_STR_MAX];
     assert_string_equal(ipfsrt_cid_to_string(roots->v.list.items[0].v.cid, s),
                         "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e");
-    assert_null(ipfsrt_cbor_map_get(doc.root, "other"));
+    assert_null(ipfsrt_dagcbor_map_get(doc.root, "other"));
     ipfsrt_dagcbor_doc_free(&doc);
 }
 
 static void test_scalars(void **state) {
     (void)state;
     uint8_t buf[64];
-    ipfsrt_cbor_doc doc;
+    ipfsrt_dagcbor_doc doc;
     /* [0, 23, 24, 255, 256, 65536, 4294967296, -1, -25, false, true, null, 1.5, h'01', "é"] */
     assert_int_equal(decode_hex("8f00171818" "18ff" "190100" "1a00010000" "1b0000000100000000"
                                 "20" "3818" "f4f5f6" "fb3ff8000000000000" "4101" "62c3a9",
                                 &doc, NULL, buf, sizeof buf),
                      IPFSRT_OK);
-    const ipfsrt_cbor_item *it = doc.root->v.list.items;
+    const ipfsrt_dagcbor_item *it = doc.root->v.list.items;
     assert_int_equal(doc.root->v.list.count, 15);
     uint64_t want[] = {0, 23, 24, 255, 256, 65536, 4294967296ull};
     for (int i = 0; i < 7; i++) {
-        assert_int_equal(it[i].type, IPFSRT_CBOR_UINT);
+        assert_int_equal(it[i].type, IPFSRT_DAGCBOR_UINT);
         assert_true(it[i].v.u == want[i]);
     }
-    assert_int_equal(it[7].type, IPFSRT_CBOR_NEGINT);
+    assert_int_equal(it[7].type, IPFSRT_DAGCBOR_NEGINT);
     assert_int_equal(it[7].v.u, 0);
     assert_int_equal(it[8].v.u, 24);
-    assert_int_equal(it[9].type, IPFSRT_CBOR_BOOL);
+    assert_int_equal(it[9].type, IPFSRT_DAGCBOR_BOOL);
     assert_false(it[9].v.b);
     assert_true(it[10].v.b);
-    assert_int_equal(it[11].type, IPFSRT_CBOR_NULL);
-    assert_int_equal(it[12].type, IPFSRT_CBOR_FLOAT);
+    assert_int_equal(it[11].type, IPFSRT_DAGCBOR_NULL);
+    assert_int_equal(it[12].type, IPFSRT_DAGCBOR_FLOAT);
     assert_true(it[12].v.f == 1.5);
-    assert_int_equal(it[13].type, IPFSRT_CBOR_BYTES);
-    assert_int_equal(it[14].type, IPFSRT_CBOR_TEXT);
+    assert_int_equal(it[13].type, IPFSRT_DAGCBOR_BYTES);
+    assert_int_equal(it[14].type, IPFSRT_DAGCBOR_TEXT);
     assert_int_equal(it[14].v.str.len, 2);
     ipfsrt_dagcbor_doc_free(&doc);
 }
 
 static void expect_reject(const char *hex, ipfsrt_status want, const char *why) {
     uint8_t buf[300];
-    ipfsrt_cbor_doc doc;
+    ipfsrt_dagcbor_doc doc;
     ipfsrt_error err;
     ipfsrt_status st = decode_hex(hex, &doc, &err, buf, sizeof buf);
     if (st == IPFSRT_OK) fail_msg("accepted %s (%s)", hex, why);
@@ -123,33 +123,33 @@ static void test_encode_roundtrip(void **state) {
     assert_int_equal(ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256,
                                     (const uint8_t *)"x", 1, NULL),
                      IPFSRT_OK);
-    ipfsrt_cbor_put_map(&b, 8);
-    ipfsrt_cbor_put_text(&b, "a", 1);
-    ipfsrt_cbor_put_uint(&b, 5000000000ull);
-    ipfsrt_cbor_put_text(&b, "b", 1);
-    ipfsrt_cbor_put_negint(&b, 99);
-    ipfsrt_cbor_put_text(&b, "c", 1);
-    ipfsrt_cbor_put_bytes(&b, (const uint8_t *)"\0\1", 2);
-    ipfsrt_cbor_put_text(&b, "d", 1);
-    ipfsrt_cbor_put_cid(&b, &cid);
-    ipfsrt_cbor_put_text(&b, "e", 1);
-    ipfsrt_cbor_put_bool(&b, true);
-    ipfsrt_cbor_put_text(&b, "f", 1);
-    ipfsrt_cbor_put_null(&b);
-    ipfsrt_cbor_put_text(&b, "g", 1);
-    ipfsrt_cbor_put_float(&b, -0.25);
-    ipfsrt_cbor_put_text(&b, "hh", 2);
-    ipfsrt_cbor_put_array(&b, 300);
-    for (int i = 0; i < 300; i++) ipfsrt_cbor_put_uint(&b, (uint64_t)i);
+    ipfsrt_dagcbor_put_map(&b, 8);
+    ipfsrt_dagcbor_put_text(&b, "a", 1);
+    ipfsrt_dagcbor_put_uint(&b, 5000000000ull);
+    ipfsrt_dagcbor_put_text(&b, "b", 1);
+    ipfsrt_dagcbor_put_negint(&b, 99);
+    ipfsrt_dagcbor_put_text(&b, "c", 1);
+    ipfsrt_dagcbor_put_bytes(&b, (const uint8_t *)"\0\1", 2);
+    ipfsrt_dagcbor_put_text(&b, "d", 1);
+    ipfsrt_dagcbor_put_cid(&b, &cid);
+    ipfsrt_dagcbor_put_text(&b, "e", 1);
+    ipfsrt_dagcbor_put_bool(&b, true);
+    ipfsrt_dagcbor_put_text(&b, "f", 1);
+    ipfsrt_dagcbor_put_null(&b);
+    ipfsrt_dagcbor_put_text(&b, "g", 1);
+    ipfsrt_dagcbor_put_float(&b, -0.25);
+    ipfsrt_dagcbor_put_text(&b, "hh", 2);
+    ipfsrt_dagcbor_put_array(&b, 300);
+    for (int i = 0; i < 300; i++) ipfsrt_dagcbor_put_uint(&b, (uint64_t)i);
     assert_false(b.failed);
-    ipfsrt_cbor_doc doc;
+    ipfsrt_dagcbor_doc doc;
     assert_int_equal(ipfsrt_dagcbor_decode(b.data, b.len, &doc, NULL), IPFSRT_OK);
-    assert_true(ipfsrt_cbor_map_get(doc.root, "a")->v.u == 5000000000ull);
-    assert_int_equal(ipfsrt_cbor_map_get(doc.root, "b")->v.u, 99);
-    assert_true(ipfsrt_cid_equal(ipfsrt_cbor_map_get(doc.root, "d")->v.cid, &cid));
-    assert_true(ipfsrt_cbor_map_get(doc.root, "g")->v.f == -0.25);
-    assert_int_equal(ipfsrt_cbor_map_get(doc.root, "hh")->v.list.count, 300);
-    assert_int_equal(ipfsrt_cbor_map_get(doc.root, "hh")->v.list.items[299].v.u, 299);
+    assert_true(ipfsrt_dagcbor_map_get(doc.root, "a")->v.u == 5000000000ull);
+    assert_int_equal(ipfsrt_dagcbor_map_get(doc.root, "b")->v.u, 99);
+    assert_true(ipfsrt_cid_equal(ipfsrt_dagcbor_map_get(doc.root, "d")->v.cid, &cid));
+    assert_true(ipfsrt_dagcbor_map_get(doc.root, "g")->v.f == -0.25);
+    assert_int_equal(ipfsrt_dagcbor_map_get(doc.root, "hh")->v.list.count, 300);
+    assert_int_equal(ipfsrt_dagcbor_map_get(doc.root, "hh")->v.list.items[299].v.u, 299);
     ipfsrt_dagcbor_doc_free(&doc);
     ipfsrt_buf_free(&b);
 }
@@ -164,7 +164,7 @@ static void test_truncations(void **state) {
     for (size_t len = 0; len < n; len++) {
         uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees any over-read */
         memcpy(copy, buf, len);
-        ipfsrt_cbor_doc doc;
+        ipfsrt_dagcbor_doc doc;
         assert_int_not_equal(ipfsrt_dagcbor_decode(copy, len, &doc, NULL), IPFSRT_OK);
         free(copy);
     }

@@ -120,7 +120,7 @@ static void test_streaming(void **state) {
     for (size_t k = 0; b[k]; k++) {
         assert_int_equal(ipfsrt_hash_backend_select(b[k]->name, NULL), IPFSRT_OK);
         ipfsrt_hash_ctx *ctx;
-        assert_int_equal(ipfsrt_hash_ctx_init(&ctx, NULL), IPFSRT_OK);
+        assert_int_equal(ipfsrt_hash_ctx_new(&ctx, NULL), IPFSRT_OK);
         for (int alg = IPFSRT_SHA2_256; alg <= IPFSRT_SHA2_512; alg++) {
             for (size_t piece = 1; piece < len; piece = piece * 7 + 3) {
                 uint8_t want[64], got[64];

@@ -14,7 +14,7 @@ static void cid_is(const ipfsrt_cid *cid, const char *want) {
 static void test_dagpb_vectors(void **state) {
     (void)state;
     uint8_t buf[300] = {0};
-    ipfsrt_pb_node n;
+    ipfsrt_dagpb_node n;
     /* the empty block is a valid node with no Data and no links */
     assert_int_equal(ipfsrt_dagpb_decode(buf, 0, &n, NULL), IPFSRT_OK);
     assert_null(n.data);
@@ -43,8 +43,8 @@ static void test_dagpb_vectors(void **state) {
     assert_int_equal(ipfsrt_unixfs_data_encode(&fd, &data, NULL), IPFSRT_OK);
     char hex[600];
     assert_string_equal(bin2hex(data.data, data.len, hex), "0802180b200b");
-    ipfsrt_pb_link link = {leaf, (const uint8_t *)"", 0, true, 11};
-    ipfsrt_pb_node pn = {data.data, data.len, &link, 1};
+    ipfsrt_dagpb_link link = {leaf, (const uint8_t *)"", 0, true, 11};
+    ipfsrt_dagpb_node pn = {data.data, data.len, &link, 1};
     assert_int_equal(ipfsrt_dagpb_encode(&pn, &node, NULL), IPFSRT_OK);
     assert_string_equal(bin2hex(node.data, node.len, hex),
                         "122a0a2401551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2"
@@ -63,7 +63,7 @@ static void test_dagpb_vectors(void **state) {
 static void expect_pb_reject(const char *hex, const char *why) {
     uint8_t buf[300];
     size_t len = hex2bin(hex, buf, sizeof buf);
-    ipfsrt_pb_node n;
+    ipfsrt_dagpb_node n;
     ipfsrt_error err;
     if (ipfsrt_dagpb_decode(buf, len, &n, &err) == IPFSRT_OK) fail_msg("accepted %s (%s)", hex, why);
     assert_int_equal(err.code, IPFSRT_EDAGPB);
@@ -88,7 +88,7 @@ static void test_dagpb_rejects(void **state) {
     /* Data before the links (as old IPFS data has it) is accepted */
     uint8_t buf[300];
     size_t len = hex2bin("0a00" "1226" LINK_HASH, buf, sizeof buf);
-    ipfsrt_pb_node n;
+    ipfsrt_dagpb_node n;
     assert_int_equal(ipfsrt_dagpb_decode(buf, len, &n, NULL), IPFSRT_OK);
     assert_int_equal(n.link_count, 1);
     ipfsrt_dagpb_node_free(&n);
@@ -195,7 +195,7 @@ static void test_kubo_vectors(void **state) {
         if (v[i].cid_version >= 0) o.cid_version = v[i].cid_version;
         if (v[i].raw_leaves >= 0) o.raw_leaves = v[i].raw_leaves;
         ipfsrt_memstore *m;
-        ipfsrt_memstore_init(&m, NULL);
+        ipfsrt_memstore_new(&m, NULL);
         ipfsrt_cid root;
         pack_into(tmp_path("vector"), &o, m, &root);
         cid_is(&root, v[i].cid);
@@ -207,7 +207,7 @@ static void test_kubo_vectors(void **state) {
     ipfsrt_pack_options o;
     ipfsrt_pack_preset("kubo", &o, NULL);
     ipfsrt_memstore *m;
-    ipfsrt_memstore_init(&m, NULL);
+    ipfsrt_memstore_new(&m, NULL);
     ipfsrt_cid root;
     pack_into(tmp_path("emptydir"), &o, m, &root);
     cid_is(&root, "QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn");
@@ -248,7 +248,7 @@ static void test_ranges_and_blocks(void **state) {
         o.max_links = 3;
         o.raw_leaves = raw;
         ipfsrt_memstore *m;
-        ipfsrt_memstore_init(&m, NULL);
+        ipfsrt_memstore_new(&m, NULL);
         ipfsrt_cid root;
         pack_into(tmp_path("ranged"), &o, m, &root);
         ipfsrt_blocksource src;
@@ -298,10 +298,10 @@ static ipfsrt_status count_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsr
 /* Puts a dag-pb File node {data, children} into m; sizes are the children's. */
 static ipfsrt_cid put_file_node(ipfsrt_memstore *m, const char *data, const ipfsrt_cid *kids,
                                 const uint64_t *sizes, size_t n, bool lie) {
-    ipfsrt_pb_link links[4];
+    ipfsrt_dagpb_link links[4];
     uint64_t total = data ? strlen(data) : 0;
     for (size_t i = 0; i < n; i++) {
-        links[i] = (ipfsrt_pb_link){kids[i], (const uint8_t *)"", 0, true, sizes[i]};
+        links[i] = (ipfsrt_dagpb_link){kids[i], (const uint8_t *)"", 0, true, sizes[i]};
         total += sizes[i];
     }
     ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_FILE, .data = (const uint8_t *)data,
@@ -312,7 +312,7 @@ static ipfsrt_cid put_file_node(ipfsrt_memstore *m, const char *data, const ipfs
     ipfsrt_buf_init(&d);
     ipfsrt_buf_init(&node);
     assert_int_equal(ipfsrt_unixfs_data_encode(&fs, &d, NULL), IPFSRT_OK);
-    ipfsrt_pb_node pb = {d.data, d.len, links, n};
+    ipfsrt_dagpb_node pb = {d.data, d.len, links, n};
     assert_int_equal(ipfsrt_dagpb_encode(&pb, &node, NULL), IPFSRT_OK);
     ipfsrt_cid cid;
     ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_DAG_PB, IPFSRT_MH_SHA2_256, node.data, node.len, NULL);
@@ -336,7 +336,7 @@ static ipfsrt_cid put_raw(ipfsrt_memstore *m, const char *data) {
 static void test_irregular_dags(void **state) {
     (void)state;
     ipfsrt_memstore *m;
-    ipfsrt_memstore_init(&m, NULL);
+    ipfsrt_memstore_new(&m, NULL);
     ipfsrt_blocksource src;
     ipfsrt_blocksource_memstore(&src, m);
     ipfsrt_cid gh = put_raw(m, "gh");
@@ -390,7 +390,7 @@ static void test_hamt(void **state) {
         o.hamt_threshold = 10;
         o.hamt_fanout = fanouts[k];
         ipfsrt_memstore *m;
-        ipfsrt_memstore_init(&m, NULL);
+        ipfsrt_memstore_new(&m, NULL);
         ipfsrt_cid root;
         pack_into(tmp_path("hamt"), &o, m, &root);
         ipfsrt_blocksource src;
@@ -428,7 +428,7 @@ static void test_symlinks_and_paths(void **state) {
     ipfsrt_pack_options o;
     ipfsrt_pack_preset("kubo-v1-2025", &o, NULL);
     ipfsrt_memstore *m;
-    ipfsrt_memstore_init(&m, NULL);
+    ipfsrt_memstore_new(&m, NULL);
     ipfsrt_cid root;
     pack_into(tmp_path("links"), &o, m, &root);
     ipfsrt_blocksource src;
@@ -493,7 +493,7 @@ static void test_tampered_path(void **state) {
     write_file(tmp_path("bad.car"), car, len);
     hit[0] ^= 1;
     ipfsrt_car_file *f;
-    assert_int_equal(ipfsrt_car_file_open(&f, tmp_path("bad.car"), NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_file_new(&f, tmp_path("bad.car"), NULL, &err), IPFSRT_OK);
     ipfsrt_blocksource src;
     ipfsrt_blocksource_car(&src, f);
     char rs[IPFSRT_CID_STR_MAX], path[IPFSRT_CID_STR_MAX + 64];
@@ -507,7 +507,7 @@ static void test_tampered_path(void **state) {
     hit = memmem(car, len, "dir", 3);
     hit[0] = 'D';
     write_file(tmp_path("bad2.car"), car, len);
-    assert_int_equal(ipfsrt_car_file_open(&f, tmp_path("bad2.car"), NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_file_new(&f, tmp_path("bad2.car"), NULL, &err), IPFSRT_OK);
     ipfsrt_blocksource_car(&src, f);
     assert_int_equal(ipfsrt_unixfs_resolve(&src, path, NULL, &info, &err), IPFSRT_EHASH_MISMATCH);
     char root_s[IPFSRT_CID_STR_MAX];

@@ -106,7 +106,8 @@ typedef struct collector {
     size_t count, cap;
 } collector;
 
-static inline int collect(void *user, const ipfsrt_car_block *b) {
+static inline ipfsrt_status collect(void *user, const ipfsrt_car_block *b, ipfsrt_error *err) {
+    (void)err;
     collector *c = user;
     if (c->count == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 16;
@@ -123,7 +124,7 @@ static inline int collect(void *user, const ipfsrt_car_block *b) {
         assert_non_null(cb->data);
         memcpy(cb->data, b->data, b->len);
     }
-    return 0;
+    return IPFSRT_OK;
 }
 
 static inline void collector_free(collector *c) {

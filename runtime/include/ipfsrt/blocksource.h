@@ -9,30 +9,30 @@ extern "C" {
 #endif
 
 /* Verified block bytes lent by a source until released. */
-typedef struct ipfsrt_block_ref {
+typedef struct ipfsrt_blocksource_ref {
     const uint8_t *data;
     size_t len;
     void *token; /* the source's own bookkeeping */
-} ipfsrt_block_ref;
+} ipfsrt_blocksource_ref;
 
 /* "Give me the verified block for this CID." Every implementation must hash-check
  * what it lends (or have checked it when it was stored); IPFSRT_ENOT_FOUND when it
  * does not have the block. */
 typedef struct ipfsrt_blocksource {
     void *ctx;
-    ipfsrt_status (*get)(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+    ipfsrt_status (*get)(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                          ipfsrt_error *err);
-    void (*release)(void *ctx, ipfsrt_block_ref *ref); /* may be NULL */
+    void (*release)(void *ctx, ipfsrt_blocksource_ref *ref); /* may be NULL */
 } ipfsrt_blocksource;
 
 /* Answers identity CIDs itself, then asks the source. */
 ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
-                                     ipfsrt_block_ref *ref, ipfsrt_error *err);
-void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_block_ref *ref);
+                                     ipfsrt_blocksource_ref *ref, ipfsrt_error *err);
+void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_blocksource_ref *ref);
 
 /* An in-memory block map; put() verifies and copies. */
 typedef struct ipfsrt_memstore ipfsrt_memstore;
-ipfsrt_status ipfsrt_memstore_init(ipfsrt_memstore **store, ipfsrt_error *err);
+ipfsrt_status ipfsrt_memstore_new(ipfsrt_memstore **store, ipfsrt_error *err);
 ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *store, const ipfsrt_cid *cid,
                                   const uint8_t *data, size_t len, ipfsrt_error *err);
 size_t ipfsrt_memstore_count(const ipfsrt_memstore *store);

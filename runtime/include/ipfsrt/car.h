@@ -43,8 +43,11 @@ typedef struct ipfsrt_car_block {
     uint64_t offset;
 } ipfsrt_car_block;
 
-/* Return 0 to go on, anything else to stop the reader with IPFSRT_ECANCELED. */
-typedef int (*ipfsrt_car_block_fn)(void *user, const ipfsrt_car_block *block);
+/* Return IPFSRT_OK to go on; any other status stops the reader, which then fails
+ * with that status and err (a callback that leaves err empty reads as "stopped
+ * by the block callback"). */
+typedef ipfsrt_status (*ipfsrt_car_block_fn)(void *user, const ipfsrt_car_block *block,
+                                             ipfsrt_error *err);
 
 /* Streaming push reader: feed byte slices of any size as they arrive. Each
  * block is handed to on_block only after its hash matched its CID; at most one
@@ -52,7 +55,7 @@ typedef int (*ipfsrt_car_block_fn)(void *user, const ipfsrt_car_block *block);
  * an error every further call returns the same error. */
 typedef struct ipfsrt_car_reader ipfsrt_car_reader;
 
-ipfsrt_status ipfsrt_car_reader_init(ipfsrt_car_reader **reader, const ipfsrt_car_options *opts,
+ipfsrt_status ipfsrt_car_reader_new(ipfsrt_car_reader **reader, const ipfsrt_car_options *opts,
                                      ipfsrt_car_block_fn on_block, void *user, ipfsrt_error *err);
 ipfsrt_status ipfsrt_car_reader_feed(ipfsrt_car_reader *reader, const uint8_t *data, size_t len,
                                      ipfsrt_error *err);
@@ -81,7 +84,7 @@ ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
  * checked), otherwise an index is built by scanning on open. */
 typedef struct ipfsrt_car_file ipfsrt_car_file;
 
-ipfsrt_status ipfsrt_car_file_open(ipfsrt_car_file **file, const char *path,
+ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **file, const char *path,
                                    const ipfsrt_car_options *opts, ipfsrt_error *err);
 const ipfsrt_car_header *ipfsrt_car_file_header(const ipfsrt_car_file *file);
 /* "carv2-index" or "scan". */
@@ -92,7 +95,7 @@ ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *file, const ipfsrt_cid *cid,
 bool ipfsrt_car_file_has(ipfsrt_car_file *file, const ipfsrt_cid *cid);
 /* The bytes stored for a CID without hashing them: only for callers that have
  * verified the whole file (ipfsrt_car_verify_file) since opening it. */
-ipfsrt_status ipfsrt_car_file_locate(ipfsrt_car_file *file, const ipfsrt_cid *cid,
+ipfsrt_status ipfsrt_car_file_get_unverified(ipfsrt_car_file *file, const ipfsrt_cid *cid,
                                      const uint8_t **data, size_t *len, ipfsrt_error *err);
 /* Sequential, verified iteration. Start with *cursor = 0; *done is set at the end. */
 ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *file, uint64_t *cursor, ipfsrt_car_block *block,
@@ -103,7 +106,7 @@ void ipfsrt_car_file_free(ipfsrt_car_file *file);
  * put() checks each block against its CID and skips blocks already written. */
 typedef struct ipfsrt_car_writer ipfsrt_car_writer;
 
-ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **writer, const char *path, int version,
+ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **writer, const char *path, int version,
                                      const ipfsrt_cid *roots, size_t root_count,
                                      ipfsrt_error *err);
 ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,

@@ -35,7 +35,7 @@ ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, ipfsrt_erro
 void ipfsrt_gateway_list_free(ipfsrt_gateway_list *list);
 
 /* Why a gateway's answer was not used. */
-typedef enum ipfsrt_gw_error {
+typedef enum ipfsrt_gateway_error {
     IPFSRT_GWERR_NONE,
     IPFSRT_GWERR_CONNECT,       /* could not connect */
     IPFSRT_GWERR_TIMEOUT,       /* no answer, or the body stalled */
@@ -49,50 +49,54 @@ typedef enum ipfsrt_gw_error {
     IPFSRT_GWERR_HASH_MISMATCH, /* verification: bytes that do not hash to their CID */
     IPFSRT_GWERR_WRONG_DAG,     /* verification: valid blocks, but not the ones the path needs */
     IPFSRT_GWERR_COUNT
-} ipfsrt_gw_error;
+} ipfsrt_gateway_error;
 
 /* Stable lower-case name, e.g. "hash_mismatch". */
-const char *ipfsrt_gw_error_name(ipfsrt_gw_error e);
+const char *ipfsrt_gateway_error_name(ipfsrt_gateway_error e);
 /* True for the kinds that mean the gateway sent bad data. */
-bool ipfsrt_gw_error_is_verification(ipfsrt_gw_error e);
+bool ipfsrt_gateway_error_is_verification(ipfsrt_gateway_error e);
 
-typedef enum ipfsrt_request_kind {
+typedef enum ipfsrt_policy_request_kind {
     IPFSRT_REQUEST_BLOCK, /* ?format=raw for one CID */
     IPFSRT_REQUEST_CAR,   /* ?format=car for a path and dag-scope */
     IPFSRT_REQUEST_PLAIN, /* unverified GET */
-} ipfsrt_request_kind;
+} ipfsrt_policy_request_kind;
 
-typedef struct ipfsrt_request_info {
-    ipfsrt_request_kind kind;
+typedef struct ipfsrt_policy_request {
+    ipfsrt_policy_request_kind kind;
     const char *path;   /* "/ipfs/CID[/path]" (or the URL of a plain request) */
     const char *query;  /* "format=car&dag-scope=entity..." or "" */
     unsigned attempt;   /* how many gateways were tried for it before */
-} ipfsrt_request_info;
+} ipfsrt_policy_request;
 
-typedef struct ipfsrt_outcome {
+typedef struct ipfsrt_policy_outcome {
     bool ok;             /* the answer was used */
     bool verified;       /* its bytes were checked (false in unverified mode and on failure) */
-    ipfsrt_gw_error error;
+    ipfsrt_gateway_error error;
     long status;         /* HTTP status, 0 when none arrived */
     double latency_s;    /* to the first byte, or to the failure */
     double duration_s;
     uint64_t bytes;      /* body bytes received */
     const char *detail;  /* what went wrong, "" when ok */
-} ipfsrt_outcome;
+} ipfsrt_policy_outcome;
 
 /* Decides which gateway serves each request. Every function may be NULL: the
- * defaults try gateways in the configured order, never hedge, observe nothing. */
+ * defaults try gateways in the configured order, never hedge, observe nothing.
+ * A function that fails (returns anything but IPFSRT_OK, with err filled) stops
+ * the call under way, which returns that error. */
 typedef struct ipfsrt_policy {
     void *ctx;
     /* Writes the indices of the gateways to try, best first, into order (room for
-     * n_gateways) and returns how many; gateways left out are not tried. */
-    size_t (*order)(void *ctx, const ipfsrt_request_info *req, size_t n_gateways, size_t *order);
-    /* Milliseconds to wait for the first gateway's first byte before racing the
-     * next one as well; negative = do not race. */
-    double (*hedge_after_ms)(void *ctx, const ipfsrt_request_info *req);
+     * n_gateways) and their number into *count; gateways left out are not tried. */
+    ipfsrt_status (*order)(void *ctx, const ipfsrt_policy_request *req, size_t n_gateways,
+                           size_t *order, size_t *count, ipfsrt_error *err);
+    /* Seconds to wait for the first gateway's first byte before racing the next
+     * one as well; negative = do not race. */
+    ipfsrt_status (*hedge_after)(void *ctx, const ipfsrt_policy_request *req, double *seconds,
+                                 ipfsrt_error *err);
     /* Each finished attempt: which gateway and how it went. */
-    void (*observe)(void *ctx, size_t gateway, const ipfsrt_request_info *req,
-                    const ipfsrt_outcome *outcome);
+    ipfsrt_status (*observe)(void *ctx, size_t gateway, const ipfsrt_policy_request *req,
+                             const ipfsrt_policy_outcome *outcome, ipfsrt_error *err);
     void (*free)(void *ctx);
 } ipfsrt_policy;
 
@@ -110,7 +114,7 @@ typedef struct ipfsrt_client_options {
 
 typedef struct ipfsrt_client ipfsrt_client;
 
-ipfsrt_status ipfsrt_client_init(ipfsrt_client **client, const ipfsrt_client_options *opts,
+ipfsrt_status ipfsrt_client_new(ipfsrt_client **client, const ipfsrt_client_options *opts,
                                  ipfsrt_error *err);
 void ipfsrt_client_free(ipfsrt_client *client);
 /* The client takes over the policy (and calls its free); NULL restores the default. */
@@ -121,25 +125,28 @@ const char *ipfsrt_client_gateway_url(const ipfsrt_client *client, size_t i);
 const char *ipfsrt_client_gateway_source(const ipfsrt_client *client);
 bool ipfsrt_client_verifies(const ipfsrt_client *client);
 
-/* Called as body bytes arrive: total so far and, when known, expected (else 0). */
-typedef void (*ipfsrt_progress_fn)(void *user, uint64_t done, uint64_t expected);
-void ipfsrt_client_set_progress(ipfsrt_client *client, ipfsrt_progress_fn fn, void *user);
+/* Called as body bytes arrive: total so far and, when known, expected (else 0).
+ * Anything but IPFSRT_OK stops the call under way with that error (a way to
+ * cancel a long read). */
+typedef ipfsrt_status (*ipfsrt_client_progress_fn)(void *user, uint64_t done, uint64_t expected,
+                                                   ipfsrt_error *err);
+void ipfsrt_client_set_progress(ipfsrt_client *client, ipfsrt_client_progress_fn fn, void *user);
 
 /* One verified block (from the cache or a gateway); release it with
  * ipfsrt_blocksource_release on ipfsrt_client_blocksource's source. */
 ipfsrt_status ipfsrt_client_block(ipfsrt_client *client, const ipfsrt_cid *cid,
-                                  ipfsrt_block_ref *ref, ipfsrt_error *err);
+                                  ipfsrt_blocksource_ref *ref, ipfsrt_error *err);
 /* A block source over the client: blocks come from the cache, else by CID. */
 void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksource *src);
 
 /* Many blocks at once; fn sees each verified block as it arrives (in any order,
  * index = its position in cids). The first failure stops the batch. Unverified
  * clients make plain GETs of /ipfs/CID instead and check nothing. */
-typedef ipfsrt_status (*ipfsrt_indexed_block_fn)(void *user, size_t index, const ipfsrt_cid *cid,
+typedef ipfsrt_status (*ipfsrt_client_block_fn)(void *user, size_t index, const ipfsrt_cid *cid,
                                                  const uint8_t *data, size_t len,
                                                  ipfsrt_error *err);
 ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *client, const ipfsrt_cid *cids, size_t n,
-                                   ipfsrt_indexed_block_fn fn, void *user, ipfsrt_error *err);
+                                   ipfsrt_client_block_fn fn, void *user, ipfsrt_error *err);
 
 /* Paths: CID[/path], /ipfs/CID[/path] or ipfs://CID[/path]. Unverified clients
  * also take http(s):// URLs in ipfsrt_client_read. */
@@ -148,12 +155,12 @@ ipfsrt_status ipfsrt_client_stat(ipfsrt_client *client, const char *path,
 /* Lists a directory; with fetch_types each entry's type and size are looked up
  * (one block per entry, fetched concurrently). */
 ipfsrt_status ipfsrt_client_ls(ipfsrt_client *client, const char *path, bool fetch_types,
-                               ipfsrt_entry_fn fn, void *user, ipfsrt_error *err);
+                               ipfsrt_unixfs_entry_fn fn, void *user, ipfsrt_error *err);
 /* File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
  * Verified bytes reach write only once their block matched its CID and sits
  * on the path from the root. */
 ipfsrt_status ipfsrt_client_read(ipfsrt_client *client, const char *path, uint64_t offset,
-                                 uint64_t length, ipfsrt_write_fn write, void *user,
+                                 uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
                                  ipfsrt_error *err);
 /* Writes the file, tree or symlink at path to dest (which must not exist);
  * nothing is left behind on failure. */
@@ -162,17 +169,17 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *client, const char *path, cons
 
 #define IPFSRT_LATENCY_SAMPLES 512
 
-typedef struct ipfsrt_gateway_client_stats {
+typedef struct ipfsrt_client_gateway_stats {
     uint64_t requests;    /* attempts that went out */
     uint64_t ok;          /* answers used */
     uint64_t bytes;       /* body bytes received */
     uint64_t errors[IPFSRT_GWERR_COUNT]; /* by kind */
     uint64_t verify_failures;
     double latency_p50_s, latency_p90_s, latency_p99_s; /* first byte, recent requests */
-} ipfsrt_gateway_client_stats;
+} ipfsrt_client_gateway_stats;
 
-void ipfsrt_client_gateway_stats(const ipfsrt_client *client, size_t i,
-                                 ipfsrt_gateway_client_stats *stats);
+void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, size_t i,
+                                 ipfsrt_client_gateway_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -9,30 +9,30 @@
 extern "C" {
 #endif
 
-typedef struct ipfsrt_pb_link {
+typedef struct ipfsrt_dagpb_link {
     ipfsrt_cid cid;
     const uint8_t *name; /* borrowed from the decoded block; NULL when absent */
     size_t name_len;
     bool has_tsize;
     uint64_t tsize;
-} ipfsrt_pb_link;
+} ipfsrt_dagpb_link;
 
-typedef struct ipfsrt_pb_node {
+typedef struct ipfsrt_dagpb_node {
     const uint8_t *data; /* borrowed; NULL when absent */
     size_t data_len;
-    ipfsrt_pb_link *links; /* owned: release with ipfsrt_dagpb_node_free */
+    ipfsrt_dagpb_link *links; /* owned: release with ipfsrt_dagpb_node_free */
     size_t link_count;
-} ipfsrt_pb_node;
+} ipfsrt_dagpb_node;
 
 /* Strict dag-pb: PBLink fields in order 1,2,3 and each at most once, a Hash that
  * is a valid CID, Data at most once (before or after the links, not among
  * them), no unknown fields or wire types, nothing trailing. */
-ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_pb_node *node,
+ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_node *node,
                                   ipfsrt_error *err);
-void ipfsrt_dagpb_node_free(ipfsrt_pb_node *node);
+void ipfsrt_dagpb_node_free(ipfsrt_dagpb_node *node);
 /* Canonical encoding: links in the order given (callers sort directory entries),
  * then Data. A link with name == NULL has no Name field; "" writes an empty one. */
-ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_pb_node *node, ipfsrt_buf *out, ipfsrt_error *err);
+ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_dagpb_node *node, ipfsrt_buf *out, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,7 @@ typedef struct ipfsrt_hash_backend {
 /* An incremental hash bound to the backend current when it was made. */
 typedef struct ipfsrt_hash_ctx ipfsrt_hash_ctx;
 
-ipfsrt_status ipfsrt_hash_ctx_init(ipfsrt_hash_ctx **ctx, ipfsrt_error *err);
+ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **ctx, ipfsrt_error *err);
 /* (Re)starts a digest; a context can be reused for any number of digests. */
 ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err);
 ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,

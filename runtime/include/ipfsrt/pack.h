@@ -8,19 +8,19 @@
 extern "C" {
 #endif
 
-typedef enum ipfsrt_hamt_rule {
+typedef enum ipfsrt_pack_hamt_rule {
     IPFSRT_HAMT_NEVER,
     IPFSRT_HAMT_ENTRIES,     /* shard when a directory has more entries than the threshold */
     IPFSRT_HAMT_LINK_BYTES,  /* ... when the sum of name and CID bytes exceeds it (Kubo) */
     IPFSRT_HAMT_BLOCK_BYTES, /* ... when the plain directory block would exceed it */
-} ipfsrt_hamt_rule;
+} ipfsrt_pack_hamt_rule;
 
 typedef struct ipfsrt_pack_options {
     int cid_version;        /* 0 or 1 (raw leaves are always CIDv1) */
     size_t chunk_size;      /* fixed-size chunker */
     size_t max_links;       /* per node of the balanced file DAG */
     bool raw_leaves;
-    ipfsrt_hamt_rule hamt_rule;
+    ipfsrt_pack_hamt_rule hamt_rule;
     uint64_t hamt_threshold;
     unsigned hamt_fanout;   /* power of two, 2..1024 */
     bool wrap;              /* put the input in a directory under its own name */
@@ -33,13 +33,13 @@ typedef struct ipfsrt_pack_options {
 ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *opts, ipfsrt_error *err);
 
 /* Receives each block as it is made (children before parents). */
-typedef ipfsrt_status (*ipfsrt_block_sink)(void *user, const ipfsrt_cid *cid, const uint8_t *data,
+typedef ipfsrt_status (*ipfsrt_pack_sink_fn)(void *user, const ipfsrt_cid *cid, const uint8_t *data,
                                            size_t len, ipfsrt_error *err);
 
 /* Imports a file, directory tree or symlink. Memory stays bounded by the widest
  * directory and the DAG's depth, not by the size of the input. */
 ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts,
-                          ipfsrt_block_sink sink, void *user, ipfsrt_cid *root,
+                          ipfsrt_pack_sink_fn sink, void *user, ipfsrt_cid *root,
                           ipfsrt_error *err);
 
 /* ipfsrt_pack into a new CAR file (version 1 or 2) whose root is the DAG's root.

@@ -13,6 +13,11 @@ extern "C" {
 ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char **rest,
                                 ipfsrt_error *err);
 
+/* The URL path a gateway is asked for: "/ipfs/<root as CIDv1>/<rest>", each
+ * segment percent-encoded, trailing slashes dropped. */
+ipfsrt_status ipfsrt_path_to_url(const ipfsrt_cid *root, const char *rest, char *out, size_t size,
+                                 ipfsrt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

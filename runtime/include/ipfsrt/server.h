@@ -11,12 +11,12 @@ extern "C" {
 /* A trustless gateway (raw blocks and CAR responses) over local CAR files, on
  * libmicrohttpd's thread pool. Every CAR is verified whole when it is opened;
  * blocks are served from the mapped files. */
-typedef struct ipfsrt_gateway ipfsrt_gateway;
+typedef struct ipfsrt_server ipfsrt_server;
 
 /* Faults a gateway injects, for tests and demos: probabilities per request in
  * [0, 1], drawn from a generator seeded with seed and the request's number, so a
  * sequence of requests sees the same faults run after run. */
-typedef struct ipfsrt_gateway_faults {
+typedef struct ipfsrt_server_faults {
     double tamper;       /* flip one byte inside a block's payload */
     double fail;         /* answer 500, 502, 503 or 429, with Retry-After */
     double truncate;     /* cut the body in the middle (inside a block) */
@@ -28,30 +28,30 @@ typedef struct ipfsrt_gateway_faults {
     unsigned delay_jitter_ms;
     uint64_t slow_bytes_per_s; /* pace bodies; 0 = as fast as possible */
     uint64_t seed;
-} ipfsrt_gateway_faults;
+} ipfsrt_server_faults;
 
-typedef struct ipfsrt_gateway_options {
+typedef struct ipfsrt_server_options {
     const char *listen; /* "HOST:PORT", PORT 0 picks a free one; NULL = 127.0.0.1:0 */
     unsigned threads;   /* 0 = 4 */
-    ipfsrt_gateway_faults faults;
+    ipfsrt_server_faults faults;
     const char *log_path; /* one line per request: time, method, path, query, status,
                              bytes, faults applied; NULL = no log */
-} ipfsrt_gateway_options;
+} ipfsrt_server_options;
 
-typedef struct ipfsrt_gateway_stats {
+typedef struct ipfsrt_server_stats {
     uint64_t requests;
     uint64_t bytes; /* response body bytes sent */
     uint64_t status_2xx, status_4xx, status_5xx;
     uint64_t faults; /* requests that had a fault injected */
-} ipfsrt_gateway_stats;
+} ipfsrt_server_stats;
 
-ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **gw, const char *const *car_paths, size_t n,
-                                  const ipfsrt_gateway_options *opts, ipfsrt_error *err);
+ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const char *const *car_paths, size_t n,
+                                  const ipfsrt_server_options *opts, ipfsrt_error *err);
 /* "http://HOST:PORT" */
-const char *ipfsrt_gateway_url(const ipfsrt_gateway *gw);
-void ipfsrt_gateway_get_stats(const ipfsrt_gateway *gw, ipfsrt_gateway_stats *stats);
+const char *ipfsrt_server_url(const ipfsrt_server *gw);
+void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *stats);
 /* Stops serving (waits for requests under way) and releases everything. */
-void ipfsrt_gateway_free(ipfsrt_gateway *gw);
+void ipfsrt_server_free(ipfsrt_server *gw);
 
 #ifdef __cplusplus
 }

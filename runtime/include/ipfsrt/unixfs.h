@@ -76,10 +76,10 @@ ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *p
 
 /* File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
  * Fetches only the blocks the range needs and checks that sizes add up. */
-typedef ipfsrt_status (*ipfsrt_write_fn)(void *user, const uint8_t *data, size_t len,
+typedef ipfsrt_status (*ipfsrt_unixfs_write_fn)(void *user, const uint8_t *data, size_t len,
                                          ipfsrt_error *err);
 ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
-                                 uint64_t offset, uint64_t length, ipfsrt_write_fn write,
+                                 uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
                                  void *user, ipfsrt_error *err);
 
 typedef struct ipfsrt_unixfs_entry {
@@ -92,39 +92,39 @@ typedef struct ipfsrt_unixfs_entry {
     uint64_t size;      /* with has_type: as in ipfsrt_unixfs_node_info */
 } ipfsrt_unixfs_entry;
 
-typedef ipfsrt_status (*ipfsrt_entry_fn)(void *user, const ipfsrt_unixfs_entry *entry,
+typedef ipfsrt_status (*ipfsrt_unixfs_entry_fn)(void *user, const ipfsrt_unixfs_entry *entry,
                                          ipfsrt_error *err);
 /* Lists a directory, plain or HAMT-sharded, in link order. With fetch_types each
  * child block is fetched to report its type and size. */
 ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *dir,
-                               bool fetch_types, ipfsrt_entry_fn fn, void *user,
+                               bool fetch_types, ipfsrt_unixfs_entry_fn fn, void *user,
                                ipfsrt_error *err);
 
 /* Every block a trustless client needs to resolve path and read [offset,
  * offset+length) of the file there (or list the directory there), each once, in
  * the order they are first needed. */
-typedef ipfsrt_status (*ipfsrt_cid_fn)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
+typedef ipfsrt_status (*ipfsrt_unixfs_cid_fn)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
 ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
                                        const ipfsrt_unixfs_options *opts, uint64_t offset,
-                                       uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                       uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
                                        ipfsrt_error *err);
 
 /* A symlink's target as a NUL-terminated string (free() it). */
 ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                      char **target, ipfsrt_error *err);
 
-typedef enum ipfsrt_dag_scope {
+typedef enum ipfsrt_unixfs_scope {
     IPFSRT_SCOPE_BLOCK,  /* the blocks of the path, ending with the terminal block */
     IPFSRT_SCOPE_ENTITY, /* ... and the whole file (or the byte range), or the directory's shards */
     IPFSRT_SCOPE_ALL,    /* ... and the whole DAG under the terminal */
-} ipfsrt_dag_scope;
+} ipfsrt_unixfs_scope;
 
 /* ipfsrt_unixfs_blocks_for with the trustless gateway's dag-scope; the range
  * only applies to ENTITY on a file. */
 ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
                                              const ipfsrt_unixfs_options *opts,
-                                             ipfsrt_dag_scope scope, uint64_t offset,
-                                             uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                             ipfsrt_unixfs_scope scope, uint64_t offset,
+                                             uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
                                              ipfsrt_error *err);
 
 /* Counts the distinct blocks of the DAG under cid (raw leaves are counted from

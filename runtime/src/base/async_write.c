@@ -74,7 +74,7 @@ static void *run(void *arg) {
     return NULL;
 }
 
-ipfsrt_status ipfsrt_aw_init(ipfsrt_async_writer **out, int fd, const char *path, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_async_writer_new(ipfsrt_async_writer **out, int fd, const char *path, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_async_writer *w = calloc(1, sizeof *w);
     if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -125,7 +125,7 @@ static ipfsrt_status submit(ipfsrt_async_writer *w, char *close_path, ipfsrt_err
     return e ? failed(w, err) : IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_aw_write(ipfsrt_async_writer *w, const void *data, size_t len,
+ipfsrt_status ipfsrt_async_writer_write(ipfsrt_async_writer *w, const void *data, size_t len,
                               ipfsrt_error *err) {
     const uint8_t *p = data;
     while (len) {
@@ -144,7 +144,7 @@ ipfsrt_status ipfsrt_aw_write(ipfsrt_async_writer *w, const void *data, size_t l
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_aw_next_file(ipfsrt_async_writer *w, int fd, const char *path,
+ipfsrt_status ipfsrt_async_writer_next_file(ipfsrt_async_writer *w, int fd, const char *path,
                                   ipfsrt_error *err) {
     char *next = strdup(path);
     if (!next) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -154,7 +154,7 @@ ipfsrt_status ipfsrt_aw_next_file(ipfsrt_async_writer *w, int fd, const char *pa
     return st;
 }
 
-ipfsrt_status ipfsrt_aw_flush(ipfsrt_async_writer *w, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_async_writer_flush(ipfsrt_async_writer *w, ipfsrt_error *err) {
     ipfsrt_status st = submit(w, NULL, err);
     pthread_mutex_lock(&w->lock);
     while (w->queued) pthread_cond_wait(&w->changed, &w->lock);
@@ -164,7 +164,7 @@ ipfsrt_status ipfsrt_aw_flush(ipfsrt_async_writer *w, ipfsrt_error *err) {
     return st;
 }
 
-void ipfsrt_aw_free(ipfsrt_async_writer *w) {
+void ipfsrt_async_writer_free(ipfsrt_async_writer *w) {
     if (!w) return;
     if (w->running) {
         pthread_mutex_lock(&w->lock);

@@ -31,17 +31,17 @@ const ipfsrt_mhmap_entry *ipfsrt_mhmap_get(const ipfsrt_mhmap *m, const uint8_t 
 /* Writes to a file descriptor from a thread of its own (async_write.c). Bytes
  * reach the file in order; errors surface on a later write or on flush. */
 typedef struct ipfsrt_async_writer ipfsrt_async_writer;
-ipfsrt_status ipfsrt_aw_init(ipfsrt_async_writer **w, int fd, const char *path, ipfsrt_error *err);
-ipfsrt_status ipfsrt_aw_write(ipfsrt_async_writer *w, const void *data, size_t len,
+ipfsrt_status ipfsrt_async_writer_new(ipfsrt_async_writer **w, int fd, const char *path, ipfsrt_error *err);
+ipfsrt_status ipfsrt_async_writer_write(ipfsrt_async_writer *w, const void *data, size_t len,
                               ipfsrt_error *err);
 /* Goes on with another file; the writer closes the previous one once its bytes
  * are out. The caller keeps closing the last fd itself. */
-ipfsrt_status ipfsrt_aw_next_file(ipfsrt_async_writer *w, int fd, const char *path,
+ipfsrt_status ipfsrt_async_writer_next_file(ipfsrt_async_writer *w, int fd, const char *path,
                                   ipfsrt_error *err);
 /* Returns once everything written so far is in the file. */
-ipfsrt_status ipfsrt_aw_flush(ipfsrt_async_writer *w, ipfsrt_error *err);
+ipfsrt_status ipfsrt_async_writer_flush(ipfsrt_async_writer *w, ipfsrt_error *err);
 /* Stops the thread; unflushed bytes are written first. Does not close the fd. */
-void ipfsrt_aw_free(ipfsrt_async_writer *w);
+void ipfsrt_async_writer_free(ipfsrt_async_writer *w);
 
 
 /* Little-endian integers (CARv2 headers, the HAMT hash). */

@@ -9,7 +9,7 @@
 
 /* ---------------------------------------------------------------- mbedTLS */
 
-static int mbedtls_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
+static int hash_mbedtls_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
     switch (alg) {
     case IPFSRT_SHA2_256: return mbedtls_sha256_ret(data, len, out, 0);
     case IPFSRT_SHA2_512: return mbedtls_sha512_ret(data, len, out, 0);
@@ -17,50 +17,50 @@ static int mbedtls_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, 
     return -1;
 }
 
-typedef struct mbedtls_stream {
+typedef struct hash_mbedtls_stream {
     ipfsrt_hash_alg alg;
     mbedtls_sha256_context sha256;
     mbedtls_sha512_context sha512;
-} mbedtls_stream;
+} hash_mbedtls_stream;
 
-static void *mbedtls_stream_new(void) {
-    mbedtls_stream *s = calloc(1, sizeof *s);
+static void *hash_mbedtls_stream_new(void) {
+    hash_mbedtls_stream *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     mbedtls_sha256_init(&s->sha256);
     mbedtls_sha512_init(&s->sha512);
     return s;
 }
 
-static int mbedtls_stream_start(void *stream, ipfsrt_hash_alg alg) {
-    mbedtls_stream *s = stream;
+static int hash_mbedtls_stream_start(void *stream, ipfsrt_hash_alg alg) {
+    hash_mbedtls_stream *s = stream;
     s->alg = alg;
     return alg == IPFSRT_SHA2_256 ? mbedtls_sha256_starts_ret(&s->sha256, 0)
                                   : mbedtls_sha512_starts_ret(&s->sha512, 0);
 }
 
-static int mbedtls_stream_update(void *stream, const uint8_t *data, size_t len) {
-    mbedtls_stream *s = stream;
+static int hash_mbedtls_stream_update(void *stream, const uint8_t *data, size_t len) {
+    hash_mbedtls_stream *s = stream;
     return s->alg == IPFSRT_SHA2_256 ? mbedtls_sha256_update_ret(&s->sha256, data, len)
                                      : mbedtls_sha512_update_ret(&s->sha512, data, len);
 }
 
-static int mbedtls_stream_finish(void *stream, uint8_t *out) {
-    mbedtls_stream *s = stream;
+static int hash_mbedtls_stream_finish(void *stream, uint8_t *out) {
+    hash_mbedtls_stream *s = stream;
     return s->alg == IPFSRT_SHA2_256 ? mbedtls_sha256_finish_ret(&s->sha256, out)
                                      : mbedtls_sha512_finish_ret(&s->sha512, out);
 }
 
-static void mbedtls_stream_free(void *stream) {
-    mbedtls_stream *s = stream;
+static void hash_mbedtls_stream_free(void *stream) {
+    hash_mbedtls_stream *s = stream;
     if (!s) return;
     mbedtls_sha256_free(&s->sha256);
     mbedtls_sha512_free(&s->sha512);
     free(s);
 }
 
-static const ipfsrt_hash_backend mbedtls_backend = {
-    "mbedtls",           mbedtls_digest,        mbedtls_stream_new, mbedtls_stream_start,
-    mbedtls_stream_update, mbedtls_stream_finish, mbedtls_stream_free,
+static const ipfsrt_hash_backend hash_mbedtls_backend = {
+    "mbedtls",           hash_mbedtls_digest,        hash_mbedtls_stream_new, hash_mbedtls_stream_start,
+    hash_mbedtls_stream_update, hash_mbedtls_stream_finish, hash_mbedtls_stream_free,
 };
 
 /* ---------------------------------------------------------------- OpenSSL */
@@ -69,7 +69,7 @@ static const ipfsrt_hash_backend mbedtls_backend = {
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
-static int openssl_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
+static int hash_openssl_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
     switch (alg) {
     case IPFSRT_SHA2_256: return SHA256(data, len, out) ? 0 : -1;
     case IPFSRT_SHA2_512: return SHA512(data, len, out) ? 0 : -1;
@@ -77,26 +77,26 @@ static int openssl_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, 
     return -1;
 }
 
-static void *openssl_stream_new(void) { return EVP_MD_CTX_new(); }
+static void *hash_openssl_stream_new(void) { return EVP_MD_CTX_new(); }
 
-static int openssl_stream_start(void *stream, ipfsrt_hash_alg alg) {
+static int hash_openssl_stream_start(void *stream, ipfsrt_hash_alg alg) {
     const EVP_MD *md = alg == IPFSRT_SHA2_256 ? EVP_sha256() : EVP_sha512();
     return EVP_DigestInit_ex(stream, md, NULL) == 1 ? 0 : -1;
 }
 
-static int openssl_stream_update(void *stream, const uint8_t *data, size_t len) {
+static int hash_openssl_stream_update(void *stream, const uint8_t *data, size_t len) {
     return EVP_DigestUpdate(stream, data, len) == 1 ? 0 : -1;
 }
 
-static int openssl_stream_finish(void *stream, uint8_t *out) {
+static int hash_openssl_stream_finish(void *stream, uint8_t *out) {
     return EVP_DigestFinal_ex(stream, out, NULL) == 1 ? 0 : -1;
 }
 
-static void openssl_stream_free(void *stream) { EVP_MD_CTX_free(stream); }
+static void hash_openssl_stream_free(void *stream) { EVP_MD_CTX_free(stream); }
 
-static const ipfsrt_hash_backend openssl_backend = {
-    "openssl",           openssl_digest,        openssl_stream_new, openssl_stream_start,
-    openssl_stream_update, openssl_stream_finish, openssl_stream_free,
+static const ipfsrt_hash_backend hash_openssl_backend = {
+    "openssl",           hash_openssl_digest,        hash_openssl_stream_new, hash_openssl_stream_start,
+    hash_openssl_stream_update, hash_openssl_stream_finish, hash_openssl_stream_free,
 };
 #endif
 
@@ -104,9 +104,9 @@ static const ipfsrt_hash_backend openssl_backend = {
 
 static const ipfsrt_hash_backend *const backends[] = {
 #ifdef IPFSRT_HAVE_OPENSSL
-    &openssl_backend,
+    &hash_openssl_backend,
 #endif
-    &mbedtls_backend,
+    &hash_mbedtls_backend,
     NULL,
 };
 
@@ -155,7 +155,7 @@ static ipfsrt_status backend_failed(const ipfsrt_hash_ctx *ctx, ipfsrt_error *er
     return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "hash backend %s failed", ctx->backend->name);
 }
 
-ipfsrt_status ipfsrt_hash_ctx_init(ipfsrt_hash_ctx **out, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **out, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_hash_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");

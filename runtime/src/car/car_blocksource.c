@@ -1,7 +1,7 @@
 /* A block source over an open CAR file: the UnixFS code reads CARs through it. */
 #include "ipfsrt/car.h"
 
-static ipfsrt_status car_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+static ipfsrt_status car_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                              ipfsrt_error *err) {
     return ipfsrt_car_file_get(ctx, cid, &ref->data, &ref->len, err);
 }

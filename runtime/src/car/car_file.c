@@ -268,7 +268,7 @@ static ipfsrt_status parse_layout(ipfsrt_car_file *f, ipfsrt_error *err) {
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_car_file_open(ipfsrt_car_file **out, const char *path,
+ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
                                    const ipfsrt_car_options *opts, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_car_file *f = calloc(1, sizeof *f);
@@ -375,7 +375,7 @@ ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
     return lookup(f, cid, true, data, len, err);
 }
 
-ipfsrt_status ipfsrt_car_file_locate(ipfsrt_car_file *f, const ipfsrt_cid *cid,
+ipfsrt_status ipfsrt_car_file_get_unverified(ipfsrt_car_file *f, const ipfsrt_cid *cid,
                                      const uint8_t **data, size_t *len, ipfsrt_error *err) {
     return lookup(f, cid, false, data, len, err);
 }

@@ -17,23 +17,23 @@ void ipfsrt_car_header_release(ipfsrt_car_header *hdr) {
 
 ipfsrt_status ipfsrt_car_header_decode(const uint8_t *buf, size_t len, ipfsrt_car_header *hdr,
                                        ipfsrt_error *err) {
-    ipfsrt_cbor_doc doc;
+    ipfsrt_dagcbor_doc doc;
     ipfsrt_status st = ipfsrt_dagcbor_decode(buf, len, &doc, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "CAR header: ");
         if (err) err->code = IPFSRT_ECAR_HEADER;
         return IPFSRT_ECAR_HEADER;
     }
-    const ipfsrt_cbor_item *root = doc.root;
-    const ipfsrt_cbor_item *version = ipfsrt_cbor_map_get(root, "version");
-    const ipfsrt_cbor_item *roots = ipfsrt_cbor_map_get(root, "roots");
+    const ipfsrt_dagcbor_item *root = doc.root;
+    const ipfsrt_dagcbor_item *version = ipfsrt_dagcbor_map_get(root, "version");
+    const ipfsrt_dagcbor_item *roots = ipfsrt_dagcbor_map_get(root, "roots");
     size_t expected_keys = roots ? 2 : 1;
-    if (root->type != IPFSRT_CBOR_MAP || !version || root->v.list.count != expected_keys) {
+    if (root->type != IPFSRT_DAGCBOR_MAP || !version || root->v.list.count != expected_keys) {
         ipfsrt_dagcbor_doc_free(&doc);
         return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, 0,
                            "CAR header must be a map of exactly 'roots' and 'version'");
     }
-    if (version->type != IPFSRT_CBOR_UINT || (version->v.u != 1 && version->v.u != 2)) {
+    if (version->type != IPFSRT_DAGCBOR_UINT || (version->v.u != 1 && version->v.u != 2)) {
         ipfsrt_dagcbor_doc_free(&doc);
         return ipfsrt_fail(err, IPFSRT_ECAR_VERSION, 0,
                            "unsupported CAR version (only 1 and 2 exist)");
@@ -44,7 +44,7 @@ ipfsrt_status ipfsrt_car_header_decode(const uint8_t *buf, size_t len, ipfsrt_ca
         if (roots) return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, 0, "CARv2 pragma with roots");
         return IPFSRT_OK;
     }
-    if (!roots || roots->type != IPFSRT_CBOR_ARRAY) {
+    if (!roots || roots->type != IPFSRT_DAGCBOR_ARRAY) {
         ipfsrt_dagcbor_doc_free(&doc);
         return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, 0, "CARv1 header 'roots' must be an array");
     }
@@ -55,8 +55,8 @@ ipfsrt_status ipfsrt_car_header_decode(const uint8_t *buf, size_t len, ipfsrt_ca
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
-        const ipfsrt_cbor_item *it = &roots->v.list.items[i];
-        if (it->type != IPFSRT_CBOR_CID) {
+        const ipfsrt_dagcbor_item *it = &roots->v.list.items[i];
+        if (it->type != IPFSRT_DAGCBOR_CID) {
             ipfsrt_car_header_release(hdr);
             ipfsrt_dagcbor_doc_free(&doc);
             return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, 0, "CAR header root %zu is not a CID", i);
@@ -72,12 +72,12 @@ ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_t root_coun
                                        ipfsrt_error *err) {
     ipfsrt_buf body;
     ipfsrt_buf_init(&body);
-    ipfsrt_cbor_put_map(&body, 2);
-    ipfsrt_cbor_put_text(&body, "roots", 5);
-    ipfsrt_cbor_put_array(&body, root_count);
-    for (size_t i = 0; i < root_count; i++) ipfsrt_cbor_put_cid(&body, &roots[i]);
-    ipfsrt_cbor_put_text(&body, "version", 7);
-    ipfsrt_cbor_put_uint(&body, 1);
+    ipfsrt_dagcbor_put_map(&body, 2);
+    ipfsrt_dagcbor_put_text(&body, "roots", 5);
+    ipfsrt_dagcbor_put_array(&body, root_count);
+    for (size_t i = 0; i < root_count; i++) ipfsrt_dagcbor_put_cid(&body, &roots[i]);
+    ipfsrt_dagcbor_put_text(&body, "version", 7);
+    ipfsrt_dagcbor_put_uint(&body, 1);
     uint8_t v[IPFSRT_VARINT_MAX_BYTES];
     size_t vn = ipfsrt_varint_encode(body.len, v);
     ipfsrt_buf_append(out, v, vn);

@@ -63,7 +63,7 @@ static ipfsrt_status fail(ipfsrt_car_reader *r, ipfsrt_error *err) {
     return r->failure.code;
 }
 
-ipfsrt_status ipfsrt_car_reader_init(ipfsrt_car_reader **out, const ipfsrt_car_options *opts,
+ipfsrt_status ipfsrt_car_reader_new(ipfsrt_car_reader **out, const ipfsrt_car_options *opts,
                                      ipfsrt_car_block_fn on_block, void *user, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_car_reader *r = calloc(1, sizeof *r);
@@ -75,7 +75,7 @@ ipfsrt_status ipfsrt_car_reader_init(ipfsrt_car_reader **out, const ipfsrt_car_o
     r->user = user;
     r->st = S_HEADER_LEN;
     ipfsrt_error_clear(&r->failure);
-    ipfsrt_status st = ipfsrt_hash_ctx_init(&r->hash, err);
+    ipfsrt_status st = ipfsrt_hash_ctx_new(&r->hash, err);
     if (st != IPFSRT_OK) {
         free(r);
         return st;
@@ -199,10 +199,13 @@ static ipfsrt_status handle_section(ipfsrt_car_reader *r, const uint8_t *body, s
                                        !r->deferred, streamed, &block, &r->failure);
     if (st != IPFSRT_OK) return st;
     r->st = S_SECTION_LEN;
-    if (r->on_block && r->on_block(r->user, &block) != 0)
-        return ipfsrt_fail_cid(&r->failure, IPFSRT_ECANCELED, &block.cid, (int64_t)r->item_start,
-                               "reading stopped by the block callback");
-    return IPFSRT_OK;
+    if (!r->on_block) return IPFSRT_OK;
+    ipfsrt_error_clear(&r->failure);
+    st = r->on_block(r->user, &block, &r->failure);
+    if (st != IPFSRT_OK && !r->failure.message[0])
+        ipfsrt_fail_cid(&r->failure, st, &block.cid, (int64_t)r->item_start,
+                        "reading stopped by the block callback");
+    return st;
 }
 
 /* Called when a section length is known: checks it before anything is buffered. */
@@ -387,11 +390,11 @@ struct counter {
     uint64_t blocks, bytes;
 };
 
-static int count_block(void *user, const ipfsrt_car_block *b) {
+static ipfsrt_status count_block(void *user, const ipfsrt_car_block *b, ipfsrt_error *err) {
     struct counter *c = user;
     c->blocks++;
     c->bytes += b->len;
-    return c->fn ? c->fn(c->user, b) : 0;
+    return c->fn ? c->fn(c->user, b, err) : IPFSRT_OK;
 }
 
 /* Feeds a file through the reader in slices. A regular file is mapped and fed
@@ -450,7 +453,7 @@ ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
     struct counter c = {on_block, user, 0, 0};
     if (!slice_size) slice_size = 64 * 1024;
     ipfsrt_car_reader *r = NULL;
-    ipfsrt_status st = ipfsrt_car_reader_init(&r, opts, count_block, &c, err);
+    ipfsrt_status st = ipfsrt_car_reader_new(&r, opts, count_block, &c, err);
     if (st == IPFSRT_OK) st = feed_slices(r, data, len, slice_size, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(r, err);
     ipfsrt_car_reader_free(r);
@@ -467,7 +470,7 @@ ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options 
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open %s: %s", path, strerror(errno));
     ipfsrt_car_reader *r = NULL;
-    ipfsrt_status st = ipfsrt_car_reader_init(&r, opts, count_block, &c, err);
+    ipfsrt_status st = ipfsrt_car_reader_new(&r, opts, count_block, &c, err);
     if (st == IPFSRT_OK) st = feed_fd(r, fd, path, slice_size, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(r, err);
     if (st != IPFSRT_OK && st != IPFSRT_EIO && st != IPFSRT_ENOMEM)

@@ -24,7 +24,7 @@ struct ipfsrt_car_writer {
 };
 
 static ipfsrt_status write_all(ipfsrt_car_writer *w, const void *p, size_t n, ipfsrt_error *err) {
-    ipfsrt_status st = ipfsrt_aw_write(w->out, p, n, err);
+    ipfsrt_status st = ipfsrt_async_writer_write(w->out, p, n, err);
     if (st == IPFSRT_OK) w->pos += n;
     return st;
 }
@@ -32,14 +32,14 @@ static ipfsrt_status write_all(ipfsrt_car_writer *w, const void *p, size_t n, ip
 /* Overwrites bytes already written (headers), after everything queued is out. */
 static ipfsrt_status rewrite_at(ipfsrt_car_writer *w, uint64_t offset, const void *p, size_t n,
                                 ipfsrt_error *err) {
-    ipfsrt_status st = ipfsrt_aw_flush(w->out, err);
+    ipfsrt_status st = ipfsrt_async_writer_flush(w->out, err);
     if (st == IPFSRT_OK && pwrite(w->fd, p, n, (off_t)offset) != (ssize_t)n)
         st = ipfsrt_fail(err, IPFSRT_EIO, (int64_t)offset, "cannot rewrite the header of %s: %s",
                          w->path, strerror(errno));
     return st;
 }
 
-ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **out, const char *path, int version,
+ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **out, const char *path, int version,
                                      const ipfsrt_cid *roots, size_t root_count,
                                      ipfsrt_error *err) {
     *out = NULL;
@@ -61,7 +61,7 @@ ipfsrt_status ipfsrt_car_writer_init(ipfsrt_car_writer **out, const char *path, 
         free(w);
         return st;
     }
-    ipfsrt_status ast = ipfsrt_aw_init(&w->out, w->fd, path, err);
+    ipfsrt_status ast = ipfsrt_async_writer_new(&w->out, w->fd, path, err);
     if (ast != IPFSRT_OK) {
         close(w->fd);
         w->fd = -1;
@@ -218,8 +218,8 @@ ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *w, ipfsrt_error *err) 
         ipfsrt_put_le64(hdr + 43, index_offset);
         if (st == IPFSRT_OK) st = rewrite_at(w, 0, hdr, sizeof hdr, err);
     }
-    if (st == IPFSRT_OK) st = ipfsrt_aw_flush(w->out, err);
-    ipfsrt_aw_free(w->out);
+    if (st == IPFSRT_OK) st = ipfsrt_async_writer_flush(w->out, err);
+    ipfsrt_async_writer_free(w->out);
     w->out = NULL;
     if (close(w->fd) != 0 && st == IPFSRT_OK)
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "write error closing %s", w->path);
@@ -230,7 +230,7 @@ ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *w, ipfsrt_error *err) 
 
 void ipfsrt_car_writer_free(ipfsrt_car_writer *w) {
     if (!w) return;
-    ipfsrt_aw_free(w->out);
+    ipfsrt_async_writer_free(w->out);
     if (w->fd >= 0) close(w->fd);
     if (!w->finished) remove(w->path);
     ipfsrt_mhmap_free(&w->written);

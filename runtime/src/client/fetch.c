@@ -64,7 +64,7 @@ static void list_remove(req_list *l, ipfsrt_fetch_req *r) {
     l->count--;
 }
 
-ipfsrt_status ipfsrt_fetch_init(ipfsrt_fetch **out, const ipfsrt_fetch_config *cfg,
+ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cfg,
                                 ipfsrt_error *err) {
     static bool global_done;
     if (!global_done) { /* the first use happens before any thread of ours exists */

@@ -60,7 +60,7 @@ typedef struct ipfsrt_fetch_config {
     unsigned total_timeout_ms;      /* 0 = none */
 } ipfsrt_fetch_config;
 
-ipfsrt_status ipfsrt_fetch_init(ipfsrt_fetch **f, const ipfsrt_fetch_config *cfg,
+ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **f, const ipfsrt_fetch_config *cfg,
                                 ipfsrt_error *err);
 /* Queues a transfer; it starts when its group has room. */
 ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,

@@ -76,7 +76,7 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-ipfsrt_status ipfsrt_vpool_init(ipfsrt_vpool **out, unsigned threads, void (*wake)(void *user),
+ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **out, unsigned threads, void (*wake)(void *user),
                                 void *user, ipfsrt_error *err) {
     ipfsrt_vpool *p = calloc(1, sizeof *p);
     if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");

@@ -21,7 +21,7 @@ typedef struct ipfsrt_vjob {
 typedef struct ipfsrt_vpool ipfsrt_vpool;
 
 /* wake(user) is called from a worker thread after a job finished. */
-ipfsrt_status ipfsrt_vpool_init(ipfsrt_vpool **pool, unsigned threads, void (*wake)(void *user),
+ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **pool, unsigned threads, void (*wake)(void *user),
                                 void *user, ipfsrt_error *err);
 void ipfsrt_vpool_submit(ipfsrt_vpool *pool, ipfsrt_vjob *job);
 /* Abandons a submitted job: freed now, or by the worker hashing it. A job

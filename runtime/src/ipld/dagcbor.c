@@ -21,7 +21,7 @@ typedef struct parser {
     bool build;
     size_t items_needed;
     size_t cids_needed;
-    ipfsrt_cbor_item *items;
+    ipfsrt_dagcbor_item *items;
     size_t items_used;
     ipfsrt_cid *cids;
     size_t cids_used;
@@ -95,14 +95,14 @@ static bool valid_utf8(const uint8_t *s, size_t n) {
 }
 
 /* Canonical DAG-CBOR key order: shorter keys first, then bytewise. */
-static int key_cmp(const ipfsrt_cbor_item *a, const ipfsrt_cbor_item *b) {
+static int key_cmp(const ipfsrt_dagcbor_item *a, const ipfsrt_dagcbor_item *b) {
     if (a->v.str.len != b->v.str.len) return a->v.str.len < b->v.str.len ? -1 : 1;
     return memcmp(a->v.str.ptr, b->v.str.ptr, a->v.str.len);
 }
 
-static ipfsrt_status walk(parser *p, ipfsrt_cbor_item *out, int depth);
+static ipfsrt_status walk(parser *p, ipfsrt_dagcbor_item *out, int depth);
 
-static ipfsrt_status walk_children(parser *p, ipfsrt_cbor_item *out, uint64_t count, bool is_map,
+static ipfsrt_status walk_children(parser *p, ipfsrt_dagcbor_item *out, uint64_t count, bool is_map,
                                    size_t at, int depth) {
     uint64_t n = is_map ? count * 2 : count;
     /* Every item takes at least one byte, so counts are bounded by what is left. */
@@ -110,7 +110,7 @@ static ipfsrt_status walk_children(parser *p, ipfsrt_cbor_item *out, uint64_t co
         return bad(p, at, is_map ? "map longer than its input" : "array longer than its input");
     out->v.list.count = (size_t)count;
     out->v.list.items = NULL;
-    ipfsrt_cbor_item *children = NULL;
+    ipfsrt_dagcbor_item *children = NULL;
     if (p->build) {
         children = p->items + p->items_used;
         p->items_used += (size_t)n;
@@ -118,14 +118,14 @@ static ipfsrt_status walk_children(parser *p, ipfsrt_cbor_item *out, uint64_t co
     } else {
         p->items_needed += (size_t)n;
     }
-    ipfsrt_cbor_item prev_key = {0}, key_tmp, val_tmp;
+    ipfsrt_dagcbor_item prev_key = {0}, key_tmp, val_tmp;
     for (uint64_t i = 0; i < count; i++) {
         if (is_map) {
-            ipfsrt_cbor_item *key = children ? &children[2 * i] : &key_tmp;
+            ipfsrt_dagcbor_item *key = children ? &children[2 * i] : &key_tmp;
             size_t key_at = p->pos;
             ipfsrt_status st = walk(p, key, depth + 1);
             if (st != IPFSRT_OK) return st;
-            if (key->type != IPFSRT_CBOR_TEXT) return bad(p, key_at, "map key is not a text string");
+            if (key->type != IPFSRT_DAGCBOR_TEXT) return bad(p, key_at, "map key is not a text string");
             if (i > 0 && key_cmp(&prev_key, key) >= 0)
                 return bad(p, key_at, "map keys out of canonical order or duplicated");
             prev_key = *key;
@@ -139,12 +139,12 @@ static ipfsrt_status walk_children(parser *p, ipfsrt_cbor_item *out, uint64_t co
     return IPFSRT_OK;
 }
 
-static ipfsrt_status walk_cid(parser *p, ipfsrt_cbor_item *out, size_t at, int depth) {
-    ipfsrt_cbor_item inner;
+static ipfsrt_status walk_cid(parser *p, ipfsrt_dagcbor_item *out, size_t at, int depth) {
+    ipfsrt_dagcbor_item inner;
     size_t inner_at = p->pos;
     ipfsrt_status st = walk(p, &inner, depth + 1);
     if (st != IPFSRT_OK) return st;
-    if (inner.type != IPFSRT_CBOR_BYTES) return bad(p, inner_at, "tag 42 must hold a byte string");
+    if (inner.type != IPFSRT_DAGCBOR_BYTES) return bad(p, inner_at, "tag 42 must hold a byte string");
     if (inner.v.str.len == 0 || inner.v.str.ptr[0] != 0x00)
         return bad(p, inner_at, "CID link lacks its 0x00 multibase prefix");
     ipfsrt_cid tmp;
@@ -157,14 +157,14 @@ static ipfsrt_status walk_cid(parser *p, ipfsrt_cbor_item *out, size_t at, int d
         ipfsrt_error_prefix(p->err, "DAG-CBOR link at byte offset %zu: ", at);
         return st;
     }
-    out->type = IPFSRT_CBOR_CID;
+    out->type = IPFSRT_DAGCBOR_CID;
     out->v.cid = cid;
     return IPFSRT_OK;
 }
 
-static ipfsrt_status walk(parser *p, ipfsrt_cbor_item *out, int depth) {
+static ipfsrt_status walk(parser *p, ipfsrt_dagcbor_item *out, int depth) {
     size_t at = p->pos;
-    if (depth > IPFSRT_CBOR_MAX_DEPTH) return bad(p, at, "nesting too deep");
+    if (depth > IPFSRT_DAGCBOR_MAX_DEPTH) return bad(p, at, "nesting too deep");
     int major = 0;
     unsigned info = 0;
     uint64_t arg = 0;
@@ -172,12 +172,12 @@ static ipfsrt_status walk(parser *p, ipfsrt_cbor_item *out, int depth) {
     if (st != IPFSRT_OK) return st;
     memset(out, 0, sizeof *out);
     switch (major) {
-    case MAJOR_UINT: out->type = IPFSRT_CBOR_UINT; out->v.u = arg; return IPFSRT_OK;
-    case MAJOR_NEGINT: out->type = IPFSRT_CBOR_NEGINT; out->v.u = arg; return IPFSRT_OK;
+    case MAJOR_UINT: out->type = IPFSRT_DAGCBOR_UINT; out->v.u = arg; return IPFSRT_OK;
+    case MAJOR_NEGINT: out->type = IPFSRT_DAGCBOR_NEGINT; out->v.u = arg; return IPFSRT_OK;
     case MAJOR_BYTES:
     case MAJOR_TEXT:
         if (arg > p->len - p->pos) return bad(p, at, "string longer than its input");
-        out->type = major == MAJOR_BYTES ? IPFSRT_CBOR_BYTES : IPFSRT_CBOR_TEXT;
+        out->type = major == MAJOR_BYTES ? IPFSRT_DAGCBOR_BYTES : IPFSRT_DAGCBOR_TEXT;
         out->v.str.ptr = p->buf + p->pos;
         out->v.str.len = (size_t)arg;
         p->pos += (size_t)arg;
@@ -185,10 +185,10 @@ static ipfsrt_status walk(parser *p, ipfsrt_cbor_item *out, int depth) {
             return bad(p, at, "text string is not valid UTF-8");
         return IPFSRT_OK;
     case MAJOR_ARRAY:
-        out->type = IPFSRT_CBOR_ARRAY;
+        out->type = IPFSRT_DAGCBOR_ARRAY;
         return walk_children(p, out, arg, false, at, depth);
     case MAJOR_MAP:
-        out->type = IPFSRT_CBOR_MAP;
+        out->type = IPFSRT_DAGCBOR_MAP;
         return walk_children(p, out, arg, true, at, depth);
     case MAJOR_TAG:
         if (arg != CBOR_TAG_CID) return bad(p, at, "tag other than 42");
@@ -196,9 +196,9 @@ static ipfsrt_status walk(parser *p, ipfsrt_cbor_item *out, int depth) {
     default: break;
     }
     switch (info) {
-    case 20: out->type = IPFSRT_CBOR_BOOL; out->v.b = false; return IPFSRT_OK;
-    case 21: out->type = IPFSRT_CBOR_BOOL; out->v.b = true; return IPFSRT_OK;
-    case 22: out->type = IPFSRT_CBOR_NULL; return IPFSRT_OK;
+    case 20: out->type = IPFSRT_DAGCBOR_BOOL; out->v.b = false; return IPFSRT_OK;
+    case 21: out->type = IPFSRT_DAGCBOR_BOOL; out->v.b = true; return IPFSRT_OK;
+    case 22: out->type = IPFSRT_DAGCBOR_NULL; return IPFSRT_OK;
     case 27: {
         uint64_t bits = 0;
         st = read_be(p, 8, &bits);
@@ -206,7 +206,7 @@ static ipfsrt_status walk(parser *p, ipfsrt_cbor_item *out, int depth) {
         double d;
         memcpy(&d, &bits, sizeof d);
         if (!isfinite(d)) return bad(p, at, "NaN or infinite float");
-        out->type = IPFSRT_CBOR_FLOAT;
+        out->type = IPFSRT_DAGCBOR_FLOAT;
         out->v.f = d;
         return IPFSRT_OK;
     }
@@ -217,7 +217,7 @@ static ipfsrt_status walk(parser *p, ipfsrt_cbor_item *out, int depth) {
     }
 }
 
-static ipfsrt_status run(parser *p, ipfsrt_cbor_item *root) {
+static ipfsrt_status run(parser *p, ipfsrt_dagcbor_item *root) {
     p->pos = 0;
     ipfsrt_status st = walk(p, root, 0);
     if (st != IPFSRT_OK) return st;
@@ -228,11 +228,11 @@ static ipfsrt_status run(parser *p, ipfsrt_cbor_item *root) {
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_dagcbor_decode(const uint8_t *buf, size_t len, ipfsrt_cbor_doc *doc,
+ipfsrt_status ipfsrt_dagcbor_decode(const uint8_t *buf, size_t len, ipfsrt_dagcbor_doc *doc,
                                     ipfsrt_error *err) {
     memset(doc, 0, sizeof *doc);
     parser p = {.buf = buf, .len = len, .err = err};
-    ipfsrt_cbor_item scratch;
+    ipfsrt_dagcbor_item scratch;
     ipfsrt_status st = run(&p, &scratch);
     if (st != IPFSRT_OK) return st;
     doc->items_ = calloc(p.items_needed + 1, sizeof *doc->items_);
@@ -253,18 +253,18 @@ ipfsrt_status ipfsrt_dagcbor_decode(const uint8_t *buf, size_t len, ipfsrt_cbor_
     return IPFSRT_OK;
 }
 
-void ipfsrt_dagcbor_doc_free(ipfsrt_cbor_doc *doc) {
+void ipfsrt_dagcbor_doc_free(ipfsrt_dagcbor_doc *doc) {
     if (!doc) return;
     free(doc->items_);
     free(doc->cids_);
     memset(doc, 0, sizeof *doc);
 }
 
-const ipfsrt_cbor_item *ipfsrt_cbor_map_get(const ipfsrt_cbor_item *map, const char *key) {
-    if (!map || map->type != IPFSRT_CBOR_MAP) return NULL;
+const ipfsrt_dagcbor_item *ipfsrt_dagcbor_map_get(const ipfsrt_dagcbor_item *map, const char *key) {
+    if (!map || map->type != IPFSRT_DAGCBOR_MAP) return NULL;
     size_t klen = strlen(key);
     for (size_t i = 0; i < map->v.list.count; i++) {
-        const ipfsrt_cbor_item *k = &map->v.list.items[2 * i];
+        const ipfsrt_dagcbor_item *k = &map->v.list.items[2 * i];
         if (k->v.str.len == klen && memcmp(k->v.str.ptr, key, klen) == 0)
             return &map->v.list.items[2 * i + 1];
     }
@@ -285,34 +285,34 @@ static void put_head(ipfsrt_buf *b, int major, uint64_t v) {
     ipfsrt_buf_append(b, h, n);
 }
 
-void ipfsrt_cbor_put_uint(ipfsrt_buf *b, uint64_t v) { put_head(b, MAJOR_UINT, v); }
-void ipfsrt_cbor_put_negint(ipfsrt_buf *b, uint64_t n) { put_head(b, MAJOR_NEGINT, n); }
-void ipfsrt_cbor_put_bytes(ipfsrt_buf *b, const uint8_t *p, size_t n) {
+void ipfsrt_dagcbor_put_uint(ipfsrt_buf *b, uint64_t v) { put_head(b, MAJOR_UINT, v); }
+void ipfsrt_dagcbor_put_negint(ipfsrt_buf *b, uint64_t n) { put_head(b, MAJOR_NEGINT, n); }
+void ipfsrt_dagcbor_put_bytes(ipfsrt_buf *b, const uint8_t *p, size_t n) {
     put_head(b, MAJOR_BYTES, n);
     ipfsrt_buf_append(b, p, n);
 }
-void ipfsrt_cbor_put_text(ipfsrt_buf *b, const char *p, size_t n) {
+void ipfsrt_dagcbor_put_text(ipfsrt_buf *b, const char *p, size_t n) {
     put_head(b, MAJOR_TEXT, n);
     ipfsrt_buf_append(b, p, n);
 }
-void ipfsrt_cbor_put_array(ipfsrt_buf *b, size_t count) { put_head(b, MAJOR_ARRAY, count); }
-void ipfsrt_cbor_put_map(ipfsrt_buf *b, size_t count) { put_head(b, MAJOR_MAP, count); }
-void ipfsrt_cbor_put_cid(ipfsrt_buf *b, const ipfsrt_cid *cid) {
+void ipfsrt_dagcbor_put_array(ipfsrt_buf *b, size_t count) { put_head(b, MAJOR_ARRAY, count); }
+void ipfsrt_dagcbor_put_map(ipfsrt_buf *b, size_t count) { put_head(b, MAJOR_MAP, count); }
+void ipfsrt_dagcbor_put_cid(ipfsrt_buf *b, const ipfsrt_cid *cid) {
     static const uint8_t identity_prefix = 0x00;
     put_head(b, MAJOR_TAG, CBOR_TAG_CID);
     put_head(b, MAJOR_BYTES, (uint64_t)cid->len + 1);
     ipfsrt_buf_append(b, &identity_prefix, 1);
     ipfsrt_buf_append(b, cid->bytes, cid->len);
 }
-void ipfsrt_cbor_put_bool(ipfsrt_buf *b, bool v) {
+void ipfsrt_dagcbor_put_bool(ipfsrt_buf *b, bool v) {
     uint8_t c = v ? 0xf5 : 0xf4;
     ipfsrt_buf_append(b, &c, 1);
 }
-void ipfsrt_cbor_put_null(ipfsrt_buf *b) {
+void ipfsrt_dagcbor_put_null(ipfsrt_buf *b) {
     uint8_t c = 0xf6;
     ipfsrt_buf_append(b, &c, 1);
 }
-void ipfsrt_cbor_put_float(ipfsrt_buf *b, double v) {
+void ipfsrt_dagcbor_put_float(ipfsrt_buf *b, double v) {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     uint8_t h[9] = {0xfb};

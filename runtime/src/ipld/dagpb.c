@@ -12,7 +12,7 @@ static ipfsrt_status bad(ipfsrt_error *err, size_t at, const char *what) {
 
 /* PBLink { optional bytes Hash = 1; optional string Name = 2; optional uint64 Tsize = 3; }
  * Fields strictly in that order, each at most once; Hash required. */
-static ipfsrt_status decode_link(const uint8_t *buf, size_t len, size_t base, ipfsrt_pb_link *link,
+static ipfsrt_status decode_link(const uint8_t *buf, size_t len, size_t base, ipfsrt_dagpb_link *link,
                                  ipfsrt_error *err) {
     memset(link, 0, sizeof *link);
     size_t pos = 0;
@@ -53,7 +53,7 @@ static ipfsrt_status decode_link(const uint8_t *buf, size_t len, size_t base, ip
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_pb_node *node,
+ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_node *node,
                                   ipfsrt_error *err) {
     memset(node, 0, sizeof *node);
     /* First pass: validate the node's own fields and count links, so the link
@@ -108,17 +108,17 @@ ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_pb_node
     return IPFSRT_OK;
 }
 
-void ipfsrt_dagpb_node_free(ipfsrt_pb_node *node) {
+void ipfsrt_dagpb_node_free(ipfsrt_dagpb_node *node) {
     if (!node) return;
     free(node->links);
     memset(node, 0, sizeof *node);
 }
 
-ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_pb_node *node, ipfsrt_buf *out, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_dagpb_node *node, ipfsrt_buf *out, ipfsrt_error *err) {
     ipfsrt_buf link;
     ipfsrt_buf_init(&link);
     for (size_t i = 0; i < node->link_count; i++) {
-        const ipfsrt_pb_link *l = &node->links[i];
+        const ipfsrt_dagpb_link *l = &node->links[i];
         link.len = 0;
         pb_put_bytes(&link, 1, l->cid.bytes, l->cid.len);
         if (l->name) pb_put_bytes(&link, 2, l->name, l->name_len);

@@ -28,14 +28,14 @@ typedef struct car_spare {
 } car_spare;
 #define RAW_TYPE "application/vnd.ipld.raw"
 
-struct ipfsrt_gateway {
+struct ipfsrt_server {
     ipfsrt_car_file **cars;
     size_t ncars;
     ipfsrt_mhmap index; /* every block of every CAR: multihash -> which CAR holds it */
     ipfsrt_blocksource src;
     struct MHD_Daemon *daemon;
     char url[80];
-    ipfsrt_gateway_faults faults;
+    ipfsrt_server_faults faults;
     car_spare spares[2]; /* valid blocks to send in place of others (wrong-block) */
     FILE *log;
     pthread_mutex_t log_lock;
@@ -44,7 +44,7 @@ struct ipfsrt_gateway {
 
 /* What one request is doing, for the fault plan and the log line. */
 typedef struct request {
-    ipfsrt_gateway *gw;
+    ipfsrt_server *gw;
     uint64_t number;
     uint64_t rng;
     char method[8];
@@ -58,29 +58,30 @@ typedef struct request {
 } request;
 
 /* The CARs were verified whole when opened, so lookups skip the hash. */
-static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                ipfsrt_error *err) {
-    ipfsrt_gateway *gw = ctx;
+    ipfsrt_server *gw = ctx;
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&gw->index, mh, mh_len);
     if (!e) return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
-    return ipfsrt_car_file_locate(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
+    return ipfsrt_car_file_get_unverified(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
 }
 
 typedef struct indexing {
-    ipfsrt_gateway *gw;
+    ipfsrt_server *gw;
     size_t car;
     ipfsrt_status st;
 } indexing;
 
 /* Called for each verified block while a CAR is checked at start. */
-static int index_block(void *user, const ipfsrt_car_block *b) {
+static ipfsrt_status index_block(void *user, const ipfsrt_car_block *b, ipfsrt_error *err) {
     indexing *ix = user;
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(&b->cid, &mh_len);
     ix->st = ipfsrt_mhmap_put(&ix->gw->index, mh, mh_len, ix->car, 0, NULL); /* first CAR wins */
-    return ix->st != IPFSRT_OK;
+    if (ix->st != IPFSRT_OK) return ipfsrt_fail(err, ix->st, -1, "out of memory indexing blocks");
+    return IPFSRT_OK;
 }
 
 /* ----------------------------------------------------------------- faults */
@@ -102,7 +103,7 @@ static void note_fault(request *rq, const char *name) {
 }
 
 /* A valid block other than cid, for wrong-block. */
-static const car_spare *spare_for(const ipfsrt_gateway *gw, const ipfsrt_cid *cid) {
+static const car_spare *spare_for(const ipfsrt_server *gw, const ipfsrt_cid *cid) {
     for (int i = 0; i < 2; i++)
         if (gw->spares[i].data && !ipfsrt_cid_equal(&gw->spares[i].cid, cid)) return &gw->spares[i];
     return NULL;
@@ -131,7 +132,7 @@ static void common_headers(struct MHD_Response *r) {
 }
 
 static void count(request *rq, unsigned status, uint64_t body) {
-    ipfsrt_gateway *gw = rq->gw;
+    ipfsrt_server *gw = rq->gw;
     rq->status = status;
     atomic_fetch_add(&rq->bytes, body);
     atomic_fetch_add(&gw->bytes, body);
@@ -221,10 +222,10 @@ static ssize_t raw_read(void *cls, uint64_t pos, char *buf, size_t max) {
 
 static enum MHD_Result serve_raw(request *rq, struct MHD_Connection *c, const ipfsrt_cid *cid,
                                  const char *path) {
-    ipfsrt_gateway *gw = rq->gw;
+    ipfsrt_server *gw = rq->gw;
     if (path[0] && strcmp(path, "/") != 0)
         return send_text(rq, c, MHD_HTTP_BAD_REQUEST, "format=raw takes no path (got %s)", path);
-    ipfsrt_block_ref ref;
+    ipfsrt_blocksource_ref ref;
     ipfsrt_error err;
     if (ipfsrt_blocksource_get(&gw->src, cid, &ref, &err) != IPFSRT_OK) return send_error(rq, c, &err);
     if (rq->wrong_block) {
@@ -303,7 +304,7 @@ static ipfsrt_status add_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *
     }
     /* Every block is looked up now, so a missing one is answered with an error
      * status rather than a CAR that silently lacks it. */
-    ipfsrt_block_ref ref;
+    ipfsrt_blocksource_ref ref;
     ipfsrt_status st = ipfsrt_blocksource_get(s->src, cid, &ref, err);
     if (st != IPFSRT_OK) return st;
     s->blocks[s->count++] = (car_block){*cid, ref.data, ref.len};
@@ -407,7 +408,7 @@ static void plan_car_faults(car_stream *s) {
 }
 
 /* The wrong-dag fault's material: a root of a served CAR other than root. */
-static const ipfsrt_cid *decoy_root(const ipfsrt_gateway *gw, const ipfsrt_cid *root) {
+static const ipfsrt_cid *decoy_root(const ipfsrt_server *gw, const ipfsrt_cid *root) {
     for (size_t i = 0; i < gw->ncars; i++) {
         const ipfsrt_car_header *h = ipfsrt_car_file_header(gw->cars[i]);
         for (size_t j = 0; j < h->root_count; j++)
@@ -422,7 +423,7 @@ static bool has_param(const char *value, const char *param) {
 
 static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ipfsrt_cid *root,
                                  const char *cid_str, const char *path, const char *accept) {
-    ipfsrt_gateway *gw = rq->gw;
+    ipfsrt_server *gw = rq->gw;
     const char *version = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-version");
     if ((version && strcmp(version, "1") != 0) ||
         (!version && accept && strstr(accept, CAR_TYPE) && strstr(accept, "version=") &&
@@ -438,7 +439,7 @@ static enum MHD_Result serve_car(request *rq, struct MHD_Connection *c, const ip
     ipfsrt_unixfs_options walk = {.dups = dups ? strcmp(dups, "y") == 0
                                                : (accept && strstr(accept, "dups=y") != NULL)};
     const char *scope_s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dag-scope");
-    ipfsrt_dag_scope scope = IPFSRT_SCOPE_ALL;
+    ipfsrt_unixfs_scope scope = IPFSRT_SCOPE_ALL;
     if (scope_s) {
         if (strcmp(scope_s, "block") == 0) scope = IPFSRT_SCOPE_BLOCK;
         else if (strcmp(scope_s, "entity") == 0) scope = IPFSRT_SCOPE_ENTITY;
@@ -650,7 +651,7 @@ static const char *content_type_of(const char *path) {
 
 static enum MHD_Result serve_plain(request *rq, struct MHD_Connection *c, const char *cid_str,
                                    const char *path) {
-    ipfsrt_gateway *gw = rq->gw;
+    ipfsrt_server *gw = rq->gw;
     size_t plen = strlen(cid_str) + strlen(path) + 1;
     char *full = malloc(plen);
     if (!full) return MHD_NO;
@@ -744,7 +745,7 @@ static enum MHD_Result append_arg(void *cls, enum MHD_ValueKind kind, const char
 
 /* Draws this request's faults; returns false when the connection is to be dropped. */
 static enum MHD_Result plan_faults(request *rq, struct MHD_Connection *c, bool *answered) {
-    const ipfsrt_gateway_faults *f = &rq->gw->faults;
+    const ipfsrt_server_faults *f = &rq->gw->faults;
     *answered = false;
     if (f->delay_ms || f->delay_jitter_ms) {
         unsigned ms = f->delay_ms + (f->delay_jitter_ms
@@ -817,7 +818,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_size, void **req_cls) {
     (void)version, (void)upload_data;
-    ipfsrt_gateway *gw = cls;
+    ipfsrt_server *gw = cls;
     /* The first call only sets the request up: answering before libmicrohttpd
      * has seen the whole request makes it close the connection. */
     if (!*req_cls) {
@@ -843,7 +844,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 /* Writes the request's log line and releases it. */
 static void completed(void *cls, struct MHD_Connection *c, void **req_cls,
                       enum MHD_RequestTerminationCode why) {
-    ipfsrt_gateway *gw = cls;
+    ipfsrt_server *gw = cls;
     request *rq = *req_cls;
     if (!rq) return;
     if (gw->log) {
@@ -899,11 +900,11 @@ static ipfsrt_status parse_listen(const char *listen, struct sockaddr_storage *s
     return ipfsrt_fail(err, IPFSRT_EARG, -1, "listen host '%s' is not an IP address", host);
 }
 
-ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **out, const char *const *paths, size_t n,
-                                  const ipfsrt_gateway_options *opts, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const char *const *paths, size_t n,
+                                  const ipfsrt_server_options *opts, ipfsrt_error *err) {
     *out = NULL;
     if (n == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "a gateway needs at least one CAR file");
-    ipfsrt_gateway *gw = calloc(1, sizeof *gw);
+    ipfsrt_server *gw = calloc(1, sizeof *gw);
     if (!gw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     gw->cars = calloc(n, sizeof *gw->cars);
     ipfsrt_status st = gw->cars ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -915,7 +916,7 @@ ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **out, const char *const *paths
         st = ipfsrt_car_verify_file(paths[i], &verify_opts, 1 << 20, index_block, &ix, NULL, NULL,
                                     err);
         if (ix.st != IPFSRT_OK) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory indexing %s", paths[i]);
-        if (st == IPFSRT_OK) st = ipfsrt_car_file_open(&gw->cars[i], paths[i], NULL, err);
+        if (st == IPFSRT_OK) st = ipfsrt_car_file_new(&gw->cars[i], paths[i], NULL, err);
         if (st == IPFSRT_OK) gw->ncars++;
     }
     gw->src = (ipfsrt_blocksource){gw, multi_get, NULL};
@@ -967,16 +968,16 @@ ipfsrt_status ipfsrt_gateway_init(ipfsrt_gateway **out, const char *const *paths
         snprintf(gw->url, sizeof gw->url, "http://%s:%u", host, info ? (unsigned)info->port : 0);
     }
     if (st != IPFSRT_OK) {
-        ipfsrt_gateway_free(gw);
+        ipfsrt_server_free(gw);
         return st;
     }
     *out = gw;
     return IPFSRT_OK;
 }
 
-const char *ipfsrt_gateway_url(const ipfsrt_gateway *gw) { return gw->url; }
+const char *ipfsrt_server_url(const ipfsrt_server *gw) { return gw->url; }
 
-void ipfsrt_gateway_get_stats(const ipfsrt_gateway *gw, ipfsrt_gateway_stats *st) {
+void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
     st->requests = atomic_load(&gw->requests);
     st->bytes = atomic_load(&gw->bytes);
     st->status_2xx = atomic_load(&gw->s2xx);
@@ -985,7 +986,7 @@ void ipfsrt_gateway_get_stats(const ipfsrt_gateway *gw, ipfsrt_gateway_stats *st
     st->faults = atomic_load(&gw->faulted);
 }
 
-void ipfsrt_gateway_free(ipfsrt_gateway *gw) {
+void ipfsrt_server_free(ipfsrt_server *gw) {
     if (!gw) return;
     if (gw->daemon) MHD_stop_daemon(gw->daemon);
     if (gw->log) fclose(gw->log);

@@ -46,7 +46,7 @@ static bool same_multihash(const ipfsrt_cid *a, const ipfsrt_cid *b) {
 
 void ipfsrt_blockmap_init(ipfsrt_blockmap *m) { memset(m, 0, sizeof *m); }
 
-void ipfsrt_blockmap_clear(ipfsrt_blockmap *m) {
+void ipfsrt_blockmap_free(ipfsrt_blockmap *m) {
     for (size_t i = 0; i < m->cap; i++) {
         for (ipfsrt_rcblock *b = m->buckets[i], *next; b; b = next) {
             next = b->hnext;
@@ -138,7 +138,7 @@ static void lru_push_front(lru *l, ipfsrt_rcblock *b) {
 
 static void lru_clear(lru *l) {
     l->head = l->tail = NULL;
-    ipfsrt_blockmap_clear(&l->map);
+    ipfsrt_blockmap_free(&l->map);
 }
 
 static lru *lru_for(ipfsrt_blockcache *c, const ipfsrt_cid *cid) {
@@ -157,7 +157,7 @@ static int make_dirs(char *path) {
     return 0;
 }
 
-ipfsrt_status ipfsrt_blockcache_init(ipfsrt_blockcache **out, uint64_t memory_bytes,
+ipfsrt_status ipfsrt_blockcache_new(ipfsrt_blockcache **out, uint64_t memory_bytes,
                                      const char *dir, bool trust_dir, ipfsrt_error *err) {
     ipfsrt_blockcache *c = calloc(1, sizeof *c);
     if (!c) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");

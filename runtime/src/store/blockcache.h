@@ -32,7 +32,7 @@ typedef struct ipfsrt_blockmap {
 } ipfsrt_blockmap;
 
 void ipfsrt_blockmap_init(ipfsrt_blockmap *m);
-void ipfsrt_blockmap_clear(ipfsrt_blockmap *m);
+void ipfsrt_blockmap_free(ipfsrt_blockmap *m);
 ipfsrt_rcblock *ipfsrt_blockmap_get(const ipfsrt_blockmap *m, const ipfsrt_cid *cid);
 ipfsrt_status ipfsrt_blockmap_put(ipfsrt_blockmap *m, ipfsrt_rcblock *b, ipfsrt_error *err);
 /* Takes b out and hands over the map's reference to the caller. */
@@ -48,7 +48,7 @@ typedef struct ipfsrt_blockcache_stats {
 /* memory_bytes 0 keeps nothing in memory. Raw-codec (data) blocks and the rest
  * (directories, file nodes) are budgeted apart, so a long read cannot push the
  * directories out. dir (may be NULL) is created when missing. */
-ipfsrt_status ipfsrt_blockcache_init(ipfsrt_blockcache **c, uint64_t memory_bytes, const char *dir,
+ipfsrt_status ipfsrt_blockcache_new(ipfsrt_blockcache **c, uint64_t memory_bytes, const char *dir,
                                      bool trust_dir, ipfsrt_error *err);
 /* A new reference to the cached block, or NULL. Blocks read back from disk are
  * verified unless the directory is trusted; one that fails is deleted. */

@@ -6,7 +6,7 @@
 #include "base/base_internal.h"
 
 ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
-                                     ipfsrt_block_ref *ref, ipfsrt_error *err) {
+                                     ipfsrt_blocksource_ref *ref, ipfsrt_error *err) {
     memset(ref, 0, sizeof *ref);
     if (cid->hash_code == IPFSRT_MH_IDENTITY) { /* the CID carries its block */
         ref->data = cid->bytes + cid->digest_offset;
@@ -16,7 +16,7 @@ ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt
     return src->get(src->ctx, cid, ref, err);
 }
 
-void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_block_ref *ref) {
+void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_blocksource_ref *ref) {
     if (ref->token && src->release) src->release(src->ctx, ref);
     memset(ref, 0, sizeof *ref);
 }
@@ -32,7 +32,7 @@ struct ipfsrt_memstore {
     size_t count, cap;
 };
 
-ipfsrt_status ipfsrt_memstore_init(ipfsrt_memstore **out, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_memstore_new(ipfsrt_memstore **out, ipfsrt_error *err) {
     *out = calloc(1, sizeof **out);
     if (!*out) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_mhmap_init(&(*out)->index);
@@ -67,7 +67,7 @@ ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *m, const ipfsrt_cid *cid, con
 
 size_t ipfsrt_memstore_count(const ipfsrt_memstore *m) { return m->count; }
 
-static ipfsrt_status mem_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+static ipfsrt_status mem_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                              ipfsrt_error *err) {
     ipfsrt_memstore *m = ctx;
     size_t mh_len;

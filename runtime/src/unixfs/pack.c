@@ -42,7 +42,7 @@ typedef struct made {
 
 typedef struct packer {
     const ipfsrt_pack_options *o;
-    ipfsrt_block_sink sink;
+    ipfsrt_pack_sink_fn sink;
     void *user;
     uint8_t *chunk;
     ipfsrt_buf node, data; /* scratch for encoding */
@@ -61,11 +61,11 @@ static ipfsrt_status emit(packer *p, uint64_t codec, const uint8_t *bytes, size_
 }
 
 /* Encodes {links, unixfs} as dag-pb and emits it. */
-static ipfsrt_status emit_node(packer *p, const ipfsrt_pb_link *links, size_t n,
+static ipfsrt_status emit_node(packer *p, const ipfsrt_dagpb_link *links, size_t n,
                                const ipfsrt_unixfs_data *fs, made *out, ipfsrt_error *err) {
     p->data.len = p->node.len = 0;
     ipfsrt_status st = ipfsrt_unixfs_data_encode(fs, &p->data, err);
-    ipfsrt_pb_node pb = {p->data.data, p->data.len, (ipfsrt_pb_link *)links, n};
+    ipfsrt_dagpb_node pb = {p->data.data, p->data.len, (ipfsrt_dagpb_link *)links, n};
     if (st == IPFSRT_OK) st = ipfsrt_dagpb_encode(&pb, &p->node, err);
     if (st == IPFSRT_OK) st = emit(p, IPFSRT_CODEC_DAG_PB, p->node.data, p->node.len, out, err);
     uint64_t tsize = p->node.len;
@@ -85,7 +85,7 @@ typedef struct row {
 /* Makes a File node over items and emits it. */
 static ipfsrt_status make_parent(packer *p, const made *items, size_t n, made *out,
                                  ipfsrt_error *err) {
-    ipfsrt_pb_link *links = calloc(n, sizeof *links);
+    ipfsrt_dagpb_link *links = calloc(n, sizeof *links);
     uint64_t *sizes = calloc(n, sizeof *sizes);
     ipfsrt_status st = IPFSRT_OK;
     if (!links || !sizes) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -243,7 +243,7 @@ static int name_cmp(const void *a, const void *b) {
 }
 
 static ipfsrt_status emit_plain_dir(packer *p, const entries *es, made *out, ipfsrt_error *err) {
-    ipfsrt_pb_link *links = es->count ? calloc(es->count, sizeof *links) : NULL;
+    ipfsrt_dagpb_link *links = es->count ? calloc(es->count, sizeof *links) : NULL;
     if (es->count && !links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < es->count; i++) {
         links[i].cid = es->items[i].m.cid;
@@ -287,7 +287,7 @@ static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const hamt_shap
         }
         es[j] = e;
     }
-    ipfsrt_pb_link *links = calloc(n ? n : 1, sizeof *links);
+    ipfsrt_dagpb_link *links = calloc(n ? n : 1, sizeof *links);
     char *names = calloc(n ? n : 1, 8);
     size_t bitfield_len = (size_t)(h->fanout + 7) / 8;
     uint8_t *bitfield = calloc(bitfield_len, 1);
@@ -301,7 +301,7 @@ static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const hamt_shap
         size_t j = i;
         while (j < n && bucket_of(es[j], h, depth) == b) j++;
         bitfield[bitfield_len - 1 - b / 8] |= (uint8_t)(1u << (b % 8));
-        ipfsrt_pb_link *l = &links[nlinks];
+        ipfsrt_dagpb_link *l = &links[nlinks];
         char *prefix = names + 8 * nlinks;
         snprintf(prefix, 8, "%0*llX", h->width, (unsigned long long)b);
         l->has_tsize = true;
@@ -359,15 +359,15 @@ static ipfsrt_status should_shard(packer *p, const entries *es, bool *shard, ipf
         break;
     case IPFSRT_HAMT_BLOCK_BYTES: {
         /* encode the plain node to measure it; nothing is emitted */
-        ipfsrt_pb_link *links = es->count ? calloc(es->count, sizeof *links) : NULL;
+        ipfsrt_dagpb_link *links = es->count ? calloc(es->count, sizeof *links) : NULL;
         if (es->count && !links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
         for (size_t i = 0; i < es->count; i++)
-            links[i] = (ipfsrt_pb_link){es->items[i].m.cid, (const uint8_t *)es->items[i].name,
+            links[i] = (ipfsrt_dagpb_link){es->items[i].m.cid, (const uint8_t *)es->items[i].name,
                                         es->items[i].name_len, true, es->items[i].m.tsize};
         p->data.len = p->node.len = 0;
         ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_DIRECTORY};
         ipfsrt_status st = ipfsrt_unixfs_data_encode(&fs, &p->data, err);
-        ipfsrt_pb_node pb = {p->data.data, p->data.len, links, es->count};
+        ipfsrt_dagpb_node pb = {p->data.data, p->data.len, links, es->count};
         if (st == IPFSRT_OK) st = ipfsrt_dagpb_encode(&pb, &p->node, err);
         free(links);
         if (st != IPFSRT_OK) return st;
@@ -599,7 +599,7 @@ static const char *base_name(const char *path, size_t *len) {
     return path + start;
 }
 
-ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt_block_sink sink,
+ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt_pack_sink_fn sink,
                           void *user, ipfsrt_cid *root, ipfsrt_error *err) {
     if (o->cid_version != 0 && o->cid_version != 1)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "CID version must be 0 or 1");
@@ -622,7 +622,7 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt
     p.chunk = malloc(o->chunk_size);
     ipfsrt_status st = IPFSRT_OK;
     if (!p.path || !p.chunk) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_init(&p.hash, err);
+    if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_new(&p.hash, err);
     struct stat sb;
     if (st == IPFSRT_OK) {
         memcpy(p.path, path, p.path_len);
@@ -681,7 +681,7 @@ ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *o,
                                          IPFSRT_MH_SHA2_256, zero, sizeof zero, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_car_writer *w;
-    st = ipfsrt_car_writer_init(&w, car_path, car_version, &placeholder, 1, err);
+    st = ipfsrt_car_writer_new(&w, car_path, car_version, &placeholder, 1, err);
     if (st != IPFSRT_OK) return st;
     st = ipfsrt_pack(path, o, car_sink, w, root, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_writer_set_roots(w, root, 1, err);

@@ -13,9 +13,9 @@
 /* A loaded, decoded block. */
 typedef struct node {
     ipfsrt_cid cid;
-    ipfsrt_block_ref ref;
+    ipfsrt_blocksource_ref ref;
     bool raw; /* raw codec: the block is file bytes */
-    ipfsrt_pb_node pb;
+    ipfsrt_dagpb_node pb;
     ipfsrt_unixfs_data fs;
 } node;
 
@@ -156,9 +156,9 @@ static ipfsrt_status hamt_lookup(const ipfsrt_blocksource *src, const node *root
         used += h.bits;
         char prefix[8];
         snprintf(prefix, sizeof prefix, "%0*llX", (int)h.prefix_len, (unsigned long long)bucket);
-        const ipfsrt_pb_link *hit = NULL;
+        const ipfsrt_dagpb_link *hit = NULL;
         for (size_t i = 0; i < cur->pb.link_count; i++) {
-            const ipfsrt_pb_link *l = &cur->pb.links[i];
+            const ipfsrt_dagpb_link *l = &cur->pb.links[i];
             if (l->name && l->name_len >= h.prefix_len &&
                 memcmp(l->name, prefix, h.prefix_len) == 0) {
                 hit = l;
@@ -209,11 +209,11 @@ static ipfsrt_status hamt_lookup(const ipfsrt_blocksource *src, const node *root
 typedef struct lister {
     const ipfsrt_blocksource *src;
     bool fetch_types;
-    ipfsrt_entry_fn fn;
+    ipfsrt_unixfs_entry_fn fn;
     void *user;
 } lister;
 
-static ipfsrt_status emit_entry(lister *ls, const ipfsrt_pb_link *l, const uint8_t *name,
+static ipfsrt_status emit_entry(lister *ls, const ipfsrt_dagpb_link *l, const uint8_t *name,
                                 size_t name_len, ipfsrt_error *err) {
     ipfsrt_unixfs_entry e;
     memset(&e, 0, sizeof e);
@@ -254,7 +254,7 @@ static ipfsrt_status ls_shard(lister *ls, const node *n, const hamt_params *h, i
     if ((unsigned)depth * h->bits > 64)
         return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "HAMT deeper than its hash allows");
     for (size_t i = 0; i < n->pb.link_count; i++) {
-        const ipfsrt_pb_link *l = &n->pb.links[i];
+        const ipfsrt_dagpb_link *l = &n->pb.links[i];
         if (!l->name || l->name_len < h->prefix_len)
             return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
                                    "HAMT link %zu has no bucket prefix", i);
@@ -289,7 +289,7 @@ static ipfsrt_status ls_node(lister *ls, const node *n, ipfsrt_error *err) {
         return st != IPFSRT_OK ? st : ls_shard(ls, n, &h, 1, err);
     }
     for (size_t i = 0; i < n->pb.link_count; i++) {
-        const ipfsrt_pb_link *l = &n->pb.links[i];
+        const ipfsrt_dagpb_link *l = &n->pb.links[i];
         ipfsrt_status st = emit_entry(ls, l, l->name ? l->name : (const uint8_t *)"",
                                       l->name ? l->name_len : 0, err);
         if (st != IPFSRT_OK) return st;
@@ -298,7 +298,7 @@ static ipfsrt_status ls_node(lister *ls, const node *n, ipfsrt_error *err) {
 }
 
 ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *dir,
-                               bool fetch_types, ipfsrt_entry_fn fn, void *user,
+                               bool fetch_types, ipfsrt_unixfs_entry_fn fn, void *user,
                                ipfsrt_error *err) {
     node n;
     ipfsrt_status st = node_load(src, dir, &n, err);
@@ -317,7 +317,7 @@ static ipfsrt_status dir_lookup(const ipfsrt_blocksource *src, const node *dir, 
     if (dir->fs.type == IPFSRT_UNIXFS_HAMT_SHARD)
         return hamt_lookup(src, dir, name, name_len, out, err);
     for (size_t i = 0; i < dir->pb.link_count; i++) {
-        const ipfsrt_pb_link *l = &dir->pb.links[i];
+        const ipfsrt_dagpb_link *l = &dir->pb.links[i];
         if (l->name && l->name_len == name_len && memcmp(l->name, name, name_len) == 0) {
             *out = l->cid;
             return IPFSRT_OK;
@@ -450,9 +450,9 @@ ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *p
 
 typedef struct file_reader {
     const ipfsrt_blocksource *src;
-    ipfsrt_write_fn write;
+    ipfsrt_unixfs_write_fn write;
     void *user;
-    ipfsrt_cid_fn leaf_fn; /* list raw leaves instead of fetching them */
+    ipfsrt_unixfs_cid_fn leaf_fn; /* list raw leaves instead of fetching them */
     void *leaf_user;
 } file_reader;
 
@@ -492,7 +492,7 @@ static ipfsrt_status read_node(file_reader *r, const ipfsrt_cid *cid, uint64_t e
     if (from < off)
         st = r->write(r->user, n.fs.data + from, (size_t)((to < off ? to : off) - from), err);
     for (size_t i = 0; st == IPFSRT_OK && i < n.pb.link_count && off < to; i++) {
-        const ipfsrt_pb_link *l = &n.pb.links[i];
+        const ipfsrt_dagpb_link *l = &n.pb.links[i];
         uint64_t bs = n.fs.blocksizes[i];
         if (l->name && l->name_len)
             st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "file link %zu has a name", i);
@@ -526,7 +526,7 @@ static ipfsrt_status read_range(file_reader *r, const ipfsrt_cid *file, uint64_t
 }
 
 ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
-                                 uint64_t offset, uint64_t length, ipfsrt_write_fn write,
+                                 uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
                                  void *user, ipfsrt_error *err) {
     file_reader r = {src, write, user, NULL, NULL};
     return read_range(&r, file, offset, length, err);
@@ -557,7 +557,7 @@ ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt
 typedef struct recorder {
     const ipfsrt_blocksource *inner;
     ipfsrt_mhmap seen;
-    ipfsrt_cid_fn fn;
+    ipfsrt_unixfs_cid_fn fn;
     void *user;
     bool dups;
     uint64_t emitted;
@@ -578,7 +578,7 @@ static ipfsrt_status record(recorder *rec, const ipfsrt_cid *cid, ipfsrt_error *
     return inserted ? rec->fn(rec->user, cid, err) : IPFSRT_OK;
 }
 
-static ipfsrt_status recording_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_block_ref *ref,
+static ipfsrt_status recording_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                    ipfsrt_error *err) {
     recorder *rec = ctx;
     ipfsrt_status st = rec->inner->get(rec->inner->ctx, cid, ref, err);
@@ -588,7 +588,7 @@ static ipfsrt_status recording_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_bloc
     return st;
 }
 
-static void recording_release(void *ctx, ipfsrt_block_ref *ref) {
+static void recording_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     recorder *rec = ctx;
     if (rec->inner->release) rec->inner->release(rec->inner->ctx, ref);
 }
@@ -635,8 +635,8 @@ static ipfsrt_status walk_all(const ipfsrt_blocksource *src, recorder *rec, ipfs
 
 ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
                                              const ipfsrt_unixfs_options *opts,
-                                             ipfsrt_dag_scope scope, uint64_t offset,
-                                             uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                             ipfsrt_unixfs_scope scope, uint64_t offset,
+                                             uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
                                              ipfsrt_error *err) {
     recorder rec = {src, {0}, fn, user, opts && opts->dups, 0};
     ipfsrt_mhmap_init(&rec.seen);
@@ -662,7 +662,7 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
 
 ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
                                        const ipfsrt_unixfs_options *opts, uint64_t offset,
-                                       uint64_t length, ipfsrt_cid_fn fn, void *user,
+                                       uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
                                        ipfsrt_error *err) {
     return ipfsrt_unixfs_blocks_for_scope(src, path, opts, IPFSRT_SCOPE_ENTITY, offset, length,
                                           fn, user, err);

@@ -28,7 +28,7 @@ static ipfsrt_status io_fail(ipfsrt_error *err, const char *what, const char *pa
 
 static ipfsrt_status write_out(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
     exporter *ex = user;
-    return ipfsrt_aw_write(ex->out, data, len, err);
+    return ipfsrt_async_writer_write(ex->out, data, len, err);
 }
 
 static void apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path) {
@@ -83,13 +83,13 @@ static ipfsrt_status export_node(exporter *ex, const ipfsrt_cid *cid, ipfsrt_err
          * bytes are out, while the next one is already being verified. */
         int fd = open(ex->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) return io_fail(err, "create", ex->path);
-        st = ex->out ? ipfsrt_aw_next_file(ex->out, fd, ex->path, err)
-                     : ipfsrt_aw_init(&ex->out, fd, ex->path, err);
+        st = ex->out ? ipfsrt_async_writer_next_file(ex->out, fd, ex->path, err)
+                     : ipfsrt_async_writer_new(&ex->out, fd, ex->path, err);
         if (st != IPFSRT_OK && !ex->out) close(fd);
         if (ex->out) ex->last_fd = fd;
         if (st == IPFSRT_OK) st = ipfsrt_unixfs_read(ex->src, cid, 0, UINT64_MAX, write_out, ex, err);
         /* a later write would move the modification time set below */
-        if (st == IPFSRT_OK && info.has_mtime) st = ipfsrt_aw_flush(ex->out, err);
+        if (st == IPFSRT_OK && info.has_mtime) st = ipfsrt_async_writer_flush(ex->out, err);
         break;
     }
     case IPFSRT_UNIXFS_DIRECTORY:
@@ -136,8 +136,8 @@ ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_c
     ipfsrt_status st = partial ? export_node(&ex, cid, err)
                                : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     if (ex.out) {
-        if (st == IPFSRT_OK) st = ipfsrt_aw_flush(ex.out, err);
-        ipfsrt_aw_free(ex.out);
+        if (st == IPFSRT_OK) st = ipfsrt_async_writer_flush(ex.out, err);
+        ipfsrt_async_writer_free(ex.out);
         if (close(ex.last_fd) != 0 && st == IPFSRT_OK) st = io_fail(err, "close", dest);
     }
     if (st == IPFSRT_OK && rename(partial, dest) != 0) st = io_fail(err, "rename into", dest);

@@ -1,0 +1,248 @@
+/* The gateway client's parts, shared by its files: the scheduler (tasks tried
+ * gateway after gateway, attempts, timers), block jobs and read-ahead, CAR-stream
+ * sessions that prove a path, unverified reads, many reads in flight, and the
+ * public API. Not part of the public API. */
+#ifndef IPFSRT_CLIENT_INTERNAL_H
+#define IPFSRT_CLIENT_INTERNAL_H
+
+#include "ipfsrt/client.h"
+#include "ipfsrt/path.h"
+#include "car/car_internal.h"
+#include "client/fetch.h"
+#include "client/verify_pool.h"
+#include "store/blockcache.h"
+
+#define PENDING_CAP ((uint64_t)128 << 20) /* verified blocks a stream may send ahead of the walk */
+#define READAHEAD_MIN_FILE ((uint64_t)8 << 20) /* whole files this big are read by CID, many at once */
+
+typedef struct gw_state {
+    ipfsrt_client_gateway_stats stats;
+    double latency[IPFSRT_LATENCY_SAMPLES]; /* ring of recent first-byte latencies */
+    size_t latency_count, latency_next;
+} gw_state;
+
+typedef struct task task;
+
+struct ipfsrt_client {
+    ipfsrt_gateway_list gateways;
+    gw_state *gw;
+    ipfsrt_fetch *engine;
+    ipfsrt_vpool *pool;    /* hashes received blocks on other threads (NULL when unverified) */
+    size_t pool_jobs;      /* submitted and not yet taken back */
+    ipfsrt_blockcache *cache;
+    ipfsrt_policy policy;
+    bool verify;
+    unsigned retries;
+    unsigned concurrency; /* per gateway */
+    size_t max_block;
+    ipfsrt_client_progress_fn progress;
+    void *progress_user;
+    uint64_t progress_done, progress_expected;
+    task *timed; /* tasks waiting on a timer (backoff or hedge) */
+    /* A callback (the policy's, the progress one) failed: every call under way
+     * stops and returns this error. Cleared when a call starts. */
+    bool halted;
+    ipfsrt_error halt;
+};
+
+typedef struct attempt attempt;
+
+enum task_state { TASK_IDLE, TASK_RUNNING, TASK_BACKOFF, TASK_DONE, TASK_FAILED };
+
+typedef struct task_ops {
+    /* Fills the request to send (path + query) for the next attempt. */
+    void (*request)(task *t, char *path, size_t path_size, char *query, size_t query_size);
+    int (*on_body)(attempt *a, const uint8_t *data, size_t len);
+    /* The transfer ended with 200 and a complete body: judge it. Returns the
+     * error kind (NONE = usable; the task is then done or, for streams, lives on). */
+    ipfsrt_gateway_error (*on_complete)(attempt *a);
+    void (*on_settled)(task *t); /* done or failed for good; may be NULL */
+    void (*on_ok_head)(attempt *a, const ipfsrt_fetch_head *head); /* a 200/206 began; may be NULL */
+    /* A block this attempt handed to the hashing threads came back (job->status). */
+    void (*on_hashed)(attempt *a, ipfsrt_vjob *job);
+    bool one_block; /* the body is a single block: capped at the client's max_block */
+} task_ops;
+
+struct attempt {
+    task *t;
+    size_t gw;
+    ipfsrt_fetch_req *req;
+    bool head_ok;   /* 200 with the right content type */
+    bool finished;  /* the transfer is over */
+    long status;
+    double started, first_byte;
+    uint64_t bytes;
+    ipfsrt_gateway_error error;
+    char detail[400];
+    /* CAR attempts */
+    ipfsrt_car_reader *car;
+    ipfsrt_mhmap promised; /* blocks this answer must contain: its root and what its blocks link */
+    /* block attempts: the body, in a block sized by Content-Length when one came */
+    ipfsrt_rcblock *rc;
+    size_t rc_cap;
+    ipfsrt_buf body;
+    ipfsrt_vjob *hashing; /* blocks of this answer on the hashing threads (a list) */
+};
+
+struct task {
+    ipfsrt_client *c;
+    const task_ops *ops;
+    void *owner;
+    ipfsrt_policy_request_kind kind;
+    enum task_state state;
+    char path[2048];
+    char query[256];
+    char range[64]; /* plain requests: "FROM-[TO]" */
+    size_t order[IPFSRT_MAX_GATEWAYS];
+    size_t order_n, order_pos;
+    bool tried[IPFSRT_MAX_GATEWAYS];
+    unsigned round, attempts;
+    attempt *live[2];
+    size_t live_n;
+    double hedge_s, hedge_at, wake_at; /* hedge_s < 0: no racing */
+    bool any_retryable;
+    double retry_after;
+    bool same_gateway_again; /* the next attempt reuses the last gateway (a narrower request) */
+    size_t last_gw;
+    char failures[700];
+    bool policy_failed; /* the policy could not order this request: failures says why */
+    task *timed_next;
+    bool in_timed;
+};
+
+/* ------------------------------------------------------------ scheduler.c */
+
+/* Starts trying a request: ops->request says what to send. */
+void ipfsrt_task_begin(task *t, ipfsrt_client *c, const task_ops *ops, ipfsrt_policy_request_kind kind,
+                       void *owner);
+/* Starts the next attempt, a pause before the next round, or gives up. */
+void ipfsrt_task_advance(task *t);
+/* Drops whatever the task still has in flight. */
+void ipfsrt_task_end(task *t);
+/* The error of a task that failed for good, naming every gateway and why. */
+ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err);
+/* Moves transfers, hashing results and timers along, waiting up to wait_ms.
+ * Returns the client's halt status: a caller waiting in a loop stops on it. */
+ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err);
+void ipfsrt_task_detach(task *t, attempt *a);
+
+void ipfsrt_attempt_fail(attempt *a, ipfsrt_gateway_error e, const char *fmt, ...) IPFSRT_PRINTF(3, 4);
+/* Books an attempt's end: statistics, the policy's observe, the task's failures. */
+void ipfsrt_attempt_report(attempt *a);
+void ipfsrt_attempt_free(attempt *a);
+/* Uses the judged answer, or moves on to the next gateway. */
+void ipfsrt_attempt_settle(attempt *a);
+/* Gives up on an answer whose block failed its hash, even mid-stream. */
+void ipfsrt_attempt_abandon(attempt *a);
+/* Hands a received block (and the reference) to the hashing threads; false when
+ * that is not possible and the caller must hash it itself. */
+bool ipfsrt_attempt_hash_elsewhere(attempt *a, ipfsrt_rcblock *b, uint64_t stream_offset);
+/* Records the first failure of a callback; every call under way then stops. */
+void ipfsrt_client_halt(ipfsrt_client *c, const ipfsrt_error *err);
+/* Clears the halt state and the progress counters at the start of a call. */
+void ipfsrt_client_call_start(ipfsrt_client *c);
+
+/* ---------------------------------------------------------------- blocks.c */
+
+typedef struct block_batch {
+    size_t *ready; /* indices of jobs that settled, in order */
+    size_t ready_count;
+} block_batch;
+
+typedef struct block_job {
+    task t;
+    ipfsrt_cid cid;
+    size_t index;
+    block_batch *batch;
+    ipfsrt_rcblock *result;
+    bool keep; /* the caller takes result */
+} block_job;
+
+/* Done at once when the CID carries the block or the cache has it, else fetched.
+ * False when out of memory. */
+bool ipfsrt_blockjob_start(ipfsrt_client *c, block_job *j);
+/* Runs the jobs until each is done, or the first failure; fn sees results as
+ * they come. */
+ipfsrt_status ipfsrt_blockjob_run(ipfsrt_client *c, block_job *jobs, size_t n, ipfsrt_client_block_fn fn,
+                                  void *user, ipfsrt_error *err);
+/* Lends a held block through a block source: the reference travels in the token. */
+ipfsrt_status ipfsrt_block_lend(ipfsrt_blocksource_ref *ref, ipfsrt_rcblock *b);
+/* Release function of the sources that lend blocks: they go to the cache. ctx is the client. */
+void ipfsrt_block_release(void *ctx, ipfsrt_blocksource_ref *ref);
+
+/* A source of the cached blocks alone; remembers whether anything was missing. */
+typedef struct probe {
+    ipfsrt_client *c;
+    bool missed;
+} probe;
+void ipfsrt_probe_source(probe *p, ipfsrt_blocksource *src);
+
+/* Reads a whole large file by fetching its blocks by CID, many at once. */
+ipfsrt_status ipfsrt_readahead_read(ipfsrt_client *c, const ipfsrt_cid *file, ipfsrt_unixfs_write_fn write,
+                                    void *user, ipfsrt_error *err);
+
+/* --------------------------------------------------------------- session.c */
+
+typedef enum resume_mode {
+    RESUME_ORIGINAL, /* the first request again (small ones: stat, ls) */
+    RESUME_RANGE,    /* the rest of a file read: entity-bytes from where it stopped */
+    RESUME_SUBDAG,   /* the DAG under the block the walk waits for */
+} resume_mode;
+
+typedef struct session {
+    ipfsrt_client *c;
+    task t;
+    bool started;
+    ipfsrt_blockmap pending; /* verified blocks streamed ahead of the walk */
+    uint64_t ahead;          /* bytes of arrivals the walk has not taken (repeats too) */
+    bool finishing;          /* the walk is complete; only judging what is left */
+    char first_path[2048], first_query[256];
+    resume_mode mode;
+    ipfsrt_cid wanted;        /* the block the walk waits for */
+    ipfsrt_cid unblamed_for;  /* a narrower request was already granted for this block */
+    bool have_unblamed;
+    ipfsrt_cid request_root;  /* root of the request now under way */
+    bool target_known;
+    ipfsrt_cid target;
+    uint64_t range_from, range_end; /* RESUME_RANGE: [from, end), end UINT64_MAX = to the end */
+    uint64_t written;
+} session;
+
+void ipfsrt_session_init(session *s, ipfsrt_client *c, resume_mode mode);
+/* The first request: root and rest become its URL path, query its query. */
+ipfsrt_status ipfsrt_session_start_at(session *s, const ipfsrt_cid *root, const char *rest,
+                                      const char *query, ipfsrt_error *err);
+/* A block source over the stream: blocks reach the walk only once verified. */
+void ipfsrt_session_source(session *s, ipfsrt_blocksource *src);
+/* Called once the walk is over: books the attempt that served it. */
+void ipfsrt_session_finish(session *s, bool walk_ok);
+/* "format=car&dag-scope=entity&entity-bytes=FROM:TO" for [from, end). */
+void ipfsrt_session_range_query(char *query, size_t size, uint64_t from, uint64_t end);
+
+/* ----------------------------------------------------------------- plain.c */
+
+/* Unverified reads: plain GETs of /ipfs/... or any http(s) URL, with Range. */
+ipfsrt_status ipfsrt_plain_get(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
+                               ipfsrt_unixfs_write_fn write, void *user, ipfsrt_error *err);
+/* Unverified download of one file, into a temporary sibling renamed into place. */
+ipfsrt_status ipfsrt_plain_export(ipfsrt_client *c, const char *path, const char *dest,
+                                  ipfsrt_error *err);
+
+/* ---------------------------------------------------------------- client.c */
+
+/* ipfsrt_path_split for client requests, which carry no query or fragment. */
+ipfsrt_status ipfsrt_client_split_target(const char *path, ipfsrt_cid *root, const char **rest,
+                                         ipfsrt_error *err);
+/* Resolves from the cache alone. *known says whether that was enough; an error
+ * the cached blocks prove (no such name, not a directory) is final. */
+ipfsrt_status ipfsrt_client_resolve_cached(ipfsrt_client *c, const char *path,
+                                           ipfsrt_unixfs_node_info *info, bool *known,
+                                           ipfsrt_error *err);
+
+static inline void ipfsrt_cid_v1_string(const ipfsrt_cid *cid, char out[IPFSRT_CID_STR_MAX]) {
+    ipfsrt_cid v1;
+    ipfsrt_cid_to_v1(cid, &v1);
+    ipfsrt_cid_to_string(&v1, out);
+}
+
+#endif
