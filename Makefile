@@ -43,7 +43,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps test test-unit test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
+.PHONY: all deps test test-layers test-unit test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -93,7 +93,11 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-unit test-lua test-cli test-embed test-interop
+	$(MAKE) test-layers test-unit test-lua test-cli test-embed test-interop
+
+# Dependencies point down: no source includes a module of a higher layer.
+test-layers:
+	@sh tests/layers.sh $(LAYERS)
 
 test-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; IPFSRT_FIXTURES=tests/fixtures $$t; done
@@ -164,6 +168,7 @@ bench: all bench-deps
 	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
 	$(BUILD)/ipfsrt scripts/bench/serve.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/fetch.lua
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

@@ -15,6 +15,8 @@
 void ipfsrt_lua_push_null(lua_State *L);
 int ipfsrt_lua_is_null(lua_State *L, int idx);
 
+/* Pushes an error object {code, message, cid, offset}. */
+void ipfsrt_lua_push_error(lua_State *L, const ipfsrt_error *err);
 /* Raises an error object {code, message, cid, offset}; never returns. */
 int ipfsrt_lua_raise(lua_State *L, const ipfsrt_error *err);
 /* Raises a bad_argument error object with a formatted message. */

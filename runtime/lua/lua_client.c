@@ -485,6 +485,67 @@ static int client_blocks(lua_State *L) {
     return b.fn_idx ? 0 : 1;
 }
 
+typedef struct many {
+    lclient *lc;
+    int fn_idx;                 /* function(i, path, bytes, err), or 0 */
+    int result_idx, errors_idx; /* else the results and errors tables */
+} many;
+
+static ipfsrt_status many_result(void *user, const ipfsrt_client_batch_result *r, ipfsrt_error *err) {
+    many *m = user;
+    lua_State *L = m->lc->L;
+    lua_Integer i = (lua_Integer)r->index + 1;
+    if (!m->fn_idx) {
+        if (r->status == IPFSRT_OK) lua_pushlstring(L, (const char *)r->data, r->len);
+        else ipfsrt_lua_push_error(L, &r->error);
+        lua_rawseti(L, r->status == IPFSRT_OK ? m->result_idx : m->errors_idx, i);
+        return IPFSRT_OK;
+    }
+    lua_pushvalue(L, m->fn_idx);
+    lua_pushinteger(L, i);
+    lua_pushstring(L, r->path);
+    if (r->status == IPFSRT_OK) {
+        lua_pushlstring(L, (const char *)r->data, r->len);
+        lua_pushnil(L);
+    } else {
+        lua_pushnil(L);
+        ipfsrt_lua_push_error(L, &r->error);
+    }
+    if (lua_pcall(L, 4, 0, 0) != LUA_OK) return note_callback_error(m->lc, "get_many callback", err);
+    return IPFSRT_OK;
+}
+
+/* client:get_many(paths[, fn]) -> results, errors (tables by position: the bytes
+ * of each file, the error of each that failed), or calls fn(i, path, bytes, err)
+ * as each read completes (bytes nil and err set when it failed) */
+static int client_get_many(lua_State *L) {
+    lclient *lc = check_idle_client(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_settop(L, 3);
+    lua_Integer n = luaL_len(L, 2);
+    if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(char *)) return ipfsrt_lua_raise_arg(L, "too many paths");
+    const char **paths = lua_newuserdatauv(L, sizeof *paths * (size_t)(n ? n : 1), 0); /* 4, freed by the GC */
+    lua_createtable(L, (int)n, 0); /* 5: keeps the strings alive */
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        paths[i - 1] = check_target(L, lua_gettop(L));
+        lua_rawseti(L, 5, i);
+    }
+    many m = {lc, lua_isfunction(L, 3) ? 3 : 0, 0, 0};
+    if (!m.fn_idx) {
+        lua_createtable(L, (int)n, 0);
+        m.result_idx = lua_gettop(L);
+        lua_newtable(L);
+        m.errors_idx = lua_gettop(L);
+    }
+    ipfsrt_error err;
+    lc->busy = true;
+    ipfsrt_status st = ipfsrt_client_get_many(lc->c, paths, (size_t)n, many_result, &m, &err);
+    end_call(L, lc, st, &err);
+    return m.fn_idx ? 0 : 2;
+}
+
 /* client:ls(url[, {types = true}]) -> {{name, cid, tsize, type?, size?}, ...} */
 static int client_ls(lua_State *L) {
     lclient *lc = check_idle_client(L);
@@ -618,6 +679,7 @@ int ipfsrt_lua_open_client(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"get", client_get},         {"save", client_save},
         {"block", client_block},     {"blocks", client_blocks},
+        {"get_many", client_get_many},
         {"ls", client_ls},           {"stat", client_stat},
         {"stats", client_stats},     {"set_policy", client_set_policy},
         {"gateways", client_gateways}, {"verifies", client_verifies},

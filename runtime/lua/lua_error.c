@@ -24,7 +24,7 @@ static void push_metatable(lua_State *L) {
     }
 }
 
-int ipfsrt_lua_raise(lua_State *L, const ipfsrt_error *err) {
+void ipfsrt_lua_push_error(lua_State *L, const ipfsrt_error *err) {
     lua_createtable(L, 0, 4);
     lua_pushstring(L, ipfsrt_status_name(err->code));
     lua_setfield(L, -2, "code");
@@ -40,6 +40,10 @@ int ipfsrt_lua_raise(lua_State *L, const ipfsrt_error *err) {
     }
     push_metatable(L);
     lua_setmetatable(L, -2);
+}
+
+int ipfsrt_lua_raise(lua_State *L, const ipfsrt_error *err) {
+    ipfsrt_lua_push_error(L, err);
     return lua_error(L);
 }
 

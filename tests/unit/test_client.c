@@ -292,10 +292,75 @@ static void test_blockcache_disk(void **state) {
     ipfsrt_rcblock_unref(b);
 }
 
+/* Many reads in flight: ranges, a whole file, a block and a missing path, each
+ * reported once with its own status; a batch freed mid-way leaves nothing behind. */
+static void test_batch(void **state) {
+    (void)state;
+    ipfsrt_server *honest = start_gateway(NULL);
+    ipfsrt_gateway_list list = {0};
+    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
+    ipfsrt_client_options opts = {.gateways = &list};
+    ipfsrt_client *c;
+    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
+    char path[IPFSRT_CID_STR_MAX + 32], missing[IPFSRT_CID_STR_MAX + 32];
+    snprintf(path, sizeof path, "ipfs://%s/data.bin", root);
+    snprintf(missing, sizeof missing, "ipfs://%s/nothing.bin", root);
+    ipfsrt_cid root_cid;
+    assert_int_equal(ipfsrt_cid_parse(&root_cid, root, strlen(root), NULL, NULL), IPFSRT_OK);
+
+    ipfsrt_client_batch *b;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_batch_new(&b, c, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_batch_add_path(b, path, 70000, 100000, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_batch_add_path(b, path, 0, UINT64_MAX, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_batch_add_path(b, missing, 0, UINT64_MAX, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_batch_add_block(b, &root_cid, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_batch_add_path(b, "http://example.org/x", 0, 1, &err), IPFSRT_EARG);
+    bool seen[4] = {false}, done = false;
+    size_t results = 0;
+    while (!done) {
+        ipfsrt_client_batch_result r;
+        assert_int_equal(ipfsrt_client_batch_next(b, &r, &done, &err), IPFSRT_OK);
+        if (done) break;
+        assert_true(r.index < 4);
+        assert_false(seen[r.index]);
+        seen[r.index] = true;
+        results++;
+        if (r.index == 0) {
+            assert_int_equal(r.status, IPFSRT_OK);
+            assert_int_equal(r.len, 100000);
+            assert_memory_equal(r.data, content + 70000, 100000);
+        } else if (r.index == 1) {
+            assert_int_equal(r.len, FILE_SIZE);
+            assert_memory_equal(r.data, content, FILE_SIZE);
+        } else if (r.index == 2) {
+            assert_int_equal(r.status, IPFSRT_ENOT_FOUND);
+            assert_non_null(strstr(r.error.message, "nothing.bin"));
+        } else {
+            assert_int_equal(r.status, IPFSRT_OK);
+            assert_int_equal(ipfsrt_cid_verify(&root_cid, r.data, r.len, NULL), IPFSRT_OK);
+        }
+    }
+    assert_int_equal(results, 4);
+    ipfsrt_client_batch_free(b);
+
+    /* freed with reads still open */
+    assert_int_equal(ipfsrt_client_batch_new(&b, c, &err), IPFSRT_OK);
+    for (int i = 0; i < 3; i++) assert_int_equal(ipfsrt_client_batch_add_path(b, path, (uint64_t)i * 1000, 10, &err), IPFSRT_OK);
+    ipfsrt_client_batch_result r;
+    assert_int_equal(ipfsrt_client_batch_next(b, &r, &done, &err), IPFSRT_OK);
+    ipfsrt_client_batch_free(b);
+
+    ipfsrt_client_free(c);
+    ipfsrt_gateway_list_free(&list);
+    ipfsrt_server_free(honest);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_through_c_policy),
         cmocka_unit_test(test_all_gateways_fail),
+        cmocka_unit_test(test_batch),
         cmocka_unit_test(test_gateway_list_sources),
         cmocka_unit_test(test_blockcache_lru),
         cmocka_unit_test(test_blockcache_disk),

@@ -167,6 +167,52 @@ ipfsrt_status ipfsrt_client_read(ipfsrt_client *client, const char *path, uint64
 ipfsrt_status ipfsrt_client_export(ipfsrt_client *client, const char *path, const char *dest,
                                    ipfsrt_error *err);
 
+/* ------------------------------------------------- many reads in flight */
+
+/* Many path and block reads on one client, collected as each completes (like
+ * curl's multi handle), with the verification, policy, retries, hedging and
+ * cache of single reads. Paths are worked on level by level: every block the
+ * reads in flight need next is fetched at once, by CID, so a directory block on
+ * many routes is fetched once. A directory that many paths go through is asked
+ * for whole, in one CAR request (dag-scope=entity), and that request is dropped
+ * once it sends more shards than the paths could need (a huge directory read for
+ * a few paths): their routes are then fetched shard by shard. Unverified clients
+ * make one plain GET per path, one after the other. */
+typedef struct ipfsrt_client_batch ipfsrt_client_batch;
+
+typedef struct ipfsrt_client_batch_result {
+    size_t index;         /* the read's position, in the order reads were added */
+    const char *path;     /* as added; "" for a block */
+    ipfsrt_cid cid;       /* the block, or the file the path named (once resolved) */
+    ipfsrt_status status; /* IPFSRT_OK: data holds the verified bytes */
+    ipfsrt_error error;   /* why the read failed, when it did */
+    const uint8_t *data;  /* valid until the next call on the batch */
+    size_t len;
+} ipfsrt_client_batch_result;
+
+ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **batch, ipfsrt_client *client,
+                                      ipfsrt_error *err);
+/* Bytes [offset, offset + length) of the file at path (length UINT64_MAX = to the end). */
+ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *batch, const char *path,
+                                           uint64_t offset, uint64_t length, ipfsrt_error *err);
+ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *batch, const ipfsrt_cid *cid,
+                                            ipfsrt_error *err);
+/* Waits for the next read to complete and describes it in *result, or sets *done
+ * when every read has been reported. A read that failed is a result with its own
+ * status; the call itself fails only for what stops the whole batch (out of
+ * memory, a failing policy or progress callback). */
+ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *batch, ipfsrt_client_batch_result *result,
+                                       bool *done, ipfsrt_error *err);
+/* Cancels the reads still in flight and releases the batch. */
+void ipfsrt_client_batch_free(ipfsrt_client_batch *batch);
+
+/* Each result of ipfsrt_client_get_many; anything but IPFSRT_OK stops the batch. */
+typedef ipfsrt_status (*ipfsrt_client_result_fn)(void *user, const ipfsrt_client_batch_result *result,
+                                                 ipfsrt_error *err);
+/* The whole files at paths, as a batch: fn sees each as it completes. */
+ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *client, const char *const *paths, size_t n,
+                                     ipfsrt_client_result_fn fn, void *user, ipfsrt_error *err);
+
 #define IPFSRT_LATENCY_SAMPLES 512
 
 typedef struct ipfsrt_client_gateway_stats {

@@ -82,6 +82,17 @@ ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid
                                  uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
                                  void *user, ipfsrt_error *err);
 
+/* Receives CIDs one at a time. */
+typedef ipfsrt_status (*ipfsrt_unixfs_cid_fn)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
+
+/* The blocks a read of [offset, offset + length) of the file needs that src
+ * lacks (its get answers IPFSRT_ENOT_FOUND), reported to fn without stopping at
+ * the first, so that a prefetcher can ask for a whole level at once. What lies
+ * under a missing block is not known yet and not reported. */
+ipfsrt_status ipfsrt_unixfs_missing(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
+                                    uint64_t offset, uint64_t length, ipfsrt_unixfs_cid_fn fn,
+                                    void *user, ipfsrt_error *err);
+
 typedef struct ipfsrt_unixfs_entry {
     const char *name;   /* NUL-terminated copy, valid during the callback */
     size_t name_len;
@@ -103,7 +114,6 @@ ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *
 /* Every block a trustless client needs to resolve path and read [offset,
  * offset+length) of the file there (or list the directory there), each once, in
  * the order they are first needed. */
-typedef ipfsrt_status (*ipfsrt_unixfs_cid_fn)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
 ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
                                        const ipfsrt_unixfs_options *opts, uint64_t offset,
                                        uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,

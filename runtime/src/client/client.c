@@ -34,13 +34,6 @@ ipfsrt_status ipfsrt_client_resolve_cached(ipfsrt_client *c, const char *path, i
     return st;
 }
 
-static ipfsrt_status session_for(session *s, const ipfsrt_cid *root, const char *rest,
-                                 const char *query, ipfsrt_error *err) {
-    ipfsrt_status st = ipfsrt_path_to_url(root, rest, s->first_path, sizeof s->first_path, err);
-    snprintf(s->first_query, sizeof s->first_query, "%s", query);
-    return st;
-}
-
 ipfsrt_status ipfsrt_client_stat(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info,
                                  ipfsrt_error *err) {
     ipfsrt_client_call_start(c);
@@ -53,7 +46,7 @@ ipfsrt_status ipfsrt_client_stat(ipfsrt_client *c, const char *path, ipfsrt_unix
     if (st != IPFSRT_OK || known) return st;
     session s;
     ipfsrt_session_init(&s, c, RESUME_ORIGINAL);
-    st = session_for(&s, &root, rest, "format=car&dag-scope=block", err);
+    st = ipfsrt_session_start_at(&s, &root, rest, "format=car&dag-scope=block", err);
     if (st == IPFSRT_OK) {
         ipfsrt_blocksource src;
         ipfsrt_session_source(&s, &src);
@@ -109,7 +102,7 @@ ipfsrt_status ipfsrt_client_ls(ipfsrt_client *c, const char *path, bool fetch_ty
         memset(&entries, 0, sizeof entries);
         session s;
         ipfsrt_session_init(&s, c, RESUME_ORIGINAL);
-        st = session_for(&s, &root, rest, "format=car&dag-scope=entity", err);
+        st = ipfsrt_session_start_at(&s, &root, rest, "format=car&dag-scope=entity", err);
         ipfsrt_session_source(&s, &src);
         if (st == IPFSRT_OK) st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, err);
         if (st == IPFSRT_OK) st = ipfsrt_unixfs_ls(&src, &info.cid, false, collect_entry, &entries, err);
@@ -188,9 +181,9 @@ ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t of
     if (known) {
         s.target_known = true;
         s.target = info.cid;
-        st = session_for(&s, &info.cid, "", query, err);
+        st = ipfsrt_session_start_at(&s, &info.cid, "", query, err);
     } else {
-        st = session_for(&s, &root, rest, query, err);
+        st = ipfsrt_session_start_at(&s, &root, rest, query, err);
     }
     ipfsrt_blocksource src;
     ipfsrt_session_source(&s, &src);
@@ -233,8 +226,8 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const cha
     if (st != IPFSRT_OK) return st;
     session s;
     ipfsrt_session_init(&s, c, RESUME_SUBDAG);
-    st = known ? session_for(&s, &info.cid, "", "format=car&dag-scope=all", err)
-               : session_for(&s, &root, rest, "format=car&dag-scope=all", err);
+    st = known ? ipfsrt_session_start_at(&s, &info.cid, "", "format=car&dag-scope=all", err)
+               : ipfsrt_session_start_at(&s, &root, rest, "format=car&dag-scope=all", err);
     ipfsrt_blocksource src;
     ipfsrt_session_source(&s, &src);
     if (st == IPFSRT_OK && !known) st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, err);

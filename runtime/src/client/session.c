@@ -264,3 +264,10 @@ void ipfsrt_session_source(session *s, ipfsrt_blocksource *src) {
     src->get = session_get;
     src->release = session_release;
 }
+
+ipfsrt_status ipfsrt_session_start_at(session *s, const ipfsrt_cid *root, const char *rest,
+                                      const char *query, ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_path_to_url(root, rest, s->first_path, sizeof s->first_path, err);
+    snprintf(s->first_query, sizeof s->first_query, "%s", query);
+    return st;
+}

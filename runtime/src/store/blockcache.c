@@ -293,6 +293,21 @@ void ipfsrt_blockcache_put(ipfsrt_blockcache *c, ipfsrt_rcblock *b) {
     if (c->dir) disk_write(c, b);
 }
 
+void ipfsrt_blockcache_put_all(ipfsrt_blockcache *c, ipfsrt_blockmap *m) {
+    for (size_t i = 0; i < m->cap; i++) {
+        for (ipfsrt_rcblock *b = m->buckets[i], *next; b; b = next) {
+            next = b->hnext;
+            b->hnext = NULL;
+            b->mapped = false;
+            ipfsrt_blockcache_put(c, b);
+            ipfsrt_rcblock_unref(b); /* the map's reference */
+        }
+        m->buckets[i] = NULL;
+    }
+    m->count = 0;
+    m->bytes = 0;
+}
+
 void ipfsrt_blockcache_get_stats(const ipfsrt_blockcache *c, ipfsrt_blockcache_stats *stats) {
     *stats = c->stats;
     stats->bytes = c->data.map.bytes + c->meta.map.bytes;

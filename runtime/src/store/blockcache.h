@@ -55,6 +55,8 @@ ipfsrt_status ipfsrt_blockcache_new(ipfsrt_blockcache **c, uint64_t memory_bytes
 ipfsrt_rcblock *ipfsrt_blockcache_get(ipfsrt_blockcache *c, const ipfsrt_cid *cid);
 /* Keeps a verified block (takes its own reference). */
 void ipfsrt_blockcache_put(ipfsrt_blockcache *c, ipfsrt_rcblock *b);
+/* Moves every block of the map into the cache (what fits) and empties the map. */
+void ipfsrt_blockcache_put_all(ipfsrt_blockcache *c, ipfsrt_blockmap *m);
 void ipfsrt_blockcache_get_stats(const ipfsrt_blockcache *c, ipfsrt_blockcache_stats *stats);
 void ipfsrt_blockcache_free(ipfsrt_blockcache *c);
 

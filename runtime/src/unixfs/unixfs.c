@@ -454,7 +454,21 @@ typedef struct file_reader {
     void *user;
     ipfsrt_unixfs_cid_fn leaf_fn; /* list raw leaves instead of fetching them */
     void *leaf_user;
+    ipfsrt_unixfs_cid_fn missing_fn; /* report blocks the source lacks and go on */
+    void *missing_user;
 } file_reader;
+
+/* node_load for file walks: a block the source lacks is reported (and skipped
+ * with *skip set) when the walk only looks for what is missing. */
+static ipfsrt_status file_node_load(file_reader *r, const ipfsrt_cid *cid, node *n, bool *skip,
+                                    ipfsrt_error *err) {
+    *skip = false;
+    ipfsrt_status st = node_load(r->src, cid, n, err);
+    if (st != IPFSRT_ENOT_FOUND || !r->missing_fn) return st;
+    *skip = true;
+    if (err) ipfsrt_error_clear(err);
+    return r->missing_fn(r->missing_user, cid, err);
+}
 
 /* Emits bytes [from, to) of the file DAG at cid, whose parent says it holds
  * expected bytes (UINT64_MAX at the root). */
@@ -467,8 +481,9 @@ static ipfsrt_status read_node(file_reader *r, const ipfsrt_cid *cid, uint64_t e
         depth > 0)
         return r->leaf_fn(r->leaf_user, cid, err);
     node n;
-    ipfsrt_status st = node_load(r->src, cid, &n, err);
-    if (st != IPFSRT_OK) return st;
+    bool skip;
+    ipfsrt_status st = file_node_load(r, cid, &n, &skip, err);
+    if (st != IPFSRT_OK || skip) return st;
     uint64_t size = 0;
     if (!is_file(&n))
         st = ipfsrt_fail_cid(err, depth ? IPFSRT_EUNIXFS : IPFSRT_ENOT_FILE, cid, -1,
@@ -508,8 +523,9 @@ static ipfsrt_status read_node(file_reader *r, const ipfsrt_cid *cid, uint64_t e
 static ipfsrt_status read_range(file_reader *r, const ipfsrt_cid *file, uint64_t offset,
                                 uint64_t length, ipfsrt_error *err) {
     node n;
-    ipfsrt_status st = node_load(r->src, file, &n, err);
-    if (st != IPFSRT_OK) return st;
+    bool skip;
+    ipfsrt_status st = file_node_load(r, file, &n, &skip, err);
+    if (st != IPFSRT_OK || skip) return st;
     uint64_t size = 0;
     if (!is_file(&n))
         st = ipfsrt_fail_cid(err, IPFSRT_ENOT_FILE, file, -1, "is a %s, not a file",
@@ -528,7 +544,16 @@ static ipfsrt_status read_range(file_reader *r, const ipfsrt_cid *file, uint64_t
 ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
                                  uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
                                  void *user, ipfsrt_error *err) {
-    file_reader r = {src, write, user, NULL, NULL};
+    file_reader r = {src, write, user, NULL, NULL, NULL, NULL};
+    return read_range(&r, file, offset, length, err);
+}
+
+static ipfsrt_status ignore_bytes(void *user, const uint8_t *data, size_t len, ipfsrt_error *err);
+
+ipfsrt_status ipfsrt_unixfs_missing(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
+                                    uint64_t offset, uint64_t length, ipfsrt_unixfs_cid_fn fn,
+                                    void *user, ipfsrt_error *err) {
+    file_reader r = {src, ignore_bytes, NULL, NULL, NULL, fn, user};
     return read_range(&r, file, offset, length, err);
 }
 
@@ -651,7 +676,7 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
         st = walk_all(&recording, &rec, &expanded, &info.cid, 0, err);
         ipfsrt_mhmap_free(&expanded);
     } else if (info.type == IPFSRT_UNIXFS_FILE) {
-        file_reader r = {&recording, ignore_bytes, NULL, record_leaf, &rec};
+        file_reader r = {&recording, ignore_bytes, NULL, record_leaf, &rec, NULL, NULL};
         st = read_range(&r, &info.cid, offset, length, err);
     } else if (info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD) {
         st = ipfsrt_unixfs_ls(&recording, &info.cid, false, ignore_entry, NULL, err);

@@ -1,0 +1,147 @@
+-- client:get_many: many reads in flight on one client, against ipfsrt.serve
+-- gateways on 127.0.0.1 (honest, lying, and one that knows nothing).
+local ipfsrt = require "ipfsrt"
+
+local function put(path, data)
+  local f = assert(io.open(path, "wb"))
+  f:write(data)
+  f:close()
+end
+
+local function bytes(n, seed)
+  local t, x = {}, seed
+  for i = 1, n do
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    t[i] = string.char((x >> 16) & 0xff)
+  end
+  return table.concat(t)
+end
+
+local function requests(c)
+  local n = 0
+  for _, g in ipairs(c:stats()) do n = n + g.requests end
+  return n
+end
+
+describe("client:get_many", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir .. "/tree/chunks " .. dir .. "/other")
+  local content, paths = {}, {}
+  for i = 1, 40 do
+    local name = string.format("0.%d", i)
+    content[i] = bytes(3000 + i, i)
+    put(dir .. "/tree/chunks/" .. name, content[i])
+  end
+  local big = bytes(300000, 7) -- a root node over five 64 KiB leaves
+  put(dir .. "/tree/big.bin", big)
+  put(dir .. "/other/x", "another DAG")
+  local car = dir .. "/tree.car"
+  local root = tostring(ipfsrt.pack(dir .. "/tree", { preset = "kubo-v1-2025", output = car,
+    chunk_size = 65536, hamt = "entries:8", fanout = 16 }))
+  ipfsrt.pack(dir .. "/other", { preset = "kubo-v1-2025", output = dir .. "/other.car" })
+  for i = 1, 40 do paths[i] = string.format("ipfs://%s/chunks/0.%d", root, i) end
+  local started = {}
+  local function gateway(faults, cars)
+    local gw = ipfsrt.serve { cars = cars or { car }, faults = faults }
+    started[#started + 1] = gw
+    return gw
+  end
+  local honest = gateway()
+
+  teardown(function()
+    for _, gw in ipairs(started) do gw:stop() end
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("reads every path of a sharded directory, fetching each shard once", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local all = { table.unpack(paths) }
+    all[#all + 1] = "ipfs://" .. root .. "/big.bin"
+    local results, errors = c:get_many(all)
+    assert.same({}, errors)
+    for i = 1, 40 do assert.equal(content[i], results[i]) end
+    assert.equal(big, results[41])
+    -- one CAR request for the directory (root, shards), one block request per
+    -- chunk, and big.bin's path, root node and leaves by CID
+    local first = requests(c)
+    assert.is_true(first <= 1 + 40 + 1 + 1 + 5, "requests: " .. first)
+    -- everything is cached now: no request at all
+    local again = c:get_many(paths)
+    for i = 1, 40 do assert.equal(content[i], again[i]) end
+    assert.equal(first, requests(c))
+    c:close()
+  end)
+
+  it("reports each read once, as it completes, with its position and path", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local seen, count = {}, 0
+    c:get_many(paths, function(i, path, data, err)
+      assert.is_nil(err)
+      assert.is_nil(seen[i])
+      seen[i] = true
+      count = count + 1
+      assert.equal(paths[i], path)
+      assert.equal(content[i], data)
+    end)
+    assert.equal(40, count)
+    c:close()
+  end)
+
+  it("fails one missing path among many and reads the rest", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local list = { paths[1], "ipfs://" .. root .. "/chunks/9.9", paths[2] }
+    local results, errors = c:get_many(list)
+    assert.equal(content[1], results[1])
+    assert.equal(content[2], results[3])
+    assert.is_nil(results[2])
+    assert.equal("not_found", errors[2].code)
+    assert.truthy(errors[2].message:find("9.9", 1, true))
+    c:close()
+  end)
+
+  it("never hands out what a lying gateway sent", function()
+    local liar = gateway { tamper = 1, seed = 3 }
+    local wrong = gateway({ wrong_block = 1, seed = 4 }, { car, dir .. "/other.car" })
+    local c = ipfsrt.client { gateways = { liar:url(), wrong:url(), honest:url() }, retries = 1 }
+    local results, errors = c:get_many(paths)
+    assert.same({}, errors)
+    for i = 1, 40 do assert.equal(content[i], results[i]) end
+    local stats = c:stats()
+    assert.is_true(stats[1].verify_failures > 0)
+    assert.is_true(stats[2].verify_failures > 0)
+    assert.equal(0, stats[3].verify_failures)
+    c:close()
+  end)
+
+  it("says which path no gateway could serve", function()
+    local empty = gateway({}, { dir .. "/other.car" })
+    local c = ipfsrt.client { gateways = { empty:url() }, retries = 1 }
+    local _, errors = c:get_many({ paths[5] })
+    assert.equal("fetch_failed", errors[1].code)
+    c:close()
+  end)
+
+  it("stops when the callback fails, and the client goes on working", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local count = 0
+    local ok, err = pcall(c.get_many, c, paths, function()
+      count = count + 1
+      if count == 3 then error("enough") end
+    end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("enough"))
+    assert.equal(3, count)
+    assert.equal(content[7], c:get(paths[7]))
+    c:close()
+  end)
+
+  it("reads through plain GETs when unverified", function()
+    local c = ipfsrt.client { gateways = { honest:url() }, verify = false }
+    local results, errors = c:get_many({ paths[1], paths[2] })
+    assert.same({}, errors)
+    assert.equal(content[1], results[1])
+    assert.equal(content[2], results[2])
+    c:close()
+  end)
+end)
