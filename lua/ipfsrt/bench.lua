@@ -9,6 +9,23 @@ function M.sh(cmd)
   return out
 end
 
+-- Starts `exe serve CARS...` as a process of its own (pid in dir/serve.pid, for
+-- `kill $(cat dir/serve.pid)`) and returns its base URL once it listens.
+function M.serve(exe, cars, dir)
+  local url_file = dir .. "/serve.url"
+  os.remove(url_file)
+  M.sh(string.format("%s serve %s --threads 2 > %s 2>/dev/null & echo $! > %s/serve.pid", exe,
+    table.concat(cars, " "), url_file, dir))
+  for _ = 1, 200 do
+    local f = io.open(url_file)
+    local url = f and f:read("l")
+    if f then f:close() end
+    if url then return url end
+    M.sh("sleep 0.05")
+  end
+  error("ipfsrt serve did not start", 0)
+end
+
 function M.median(t)
   local s = { table.unpack(t) }
   table.sort(s)

@@ -42,19 +42,7 @@ end
 local data = bench.dataset(dir)
 
 -- the gateway: its own process, so it does not share this one's cores' scheduling
-local url_file = dir .. "/serve.url"
-os.remove(url_file)
-sh(string.format("%s serve %s %s --threads 2 > %s 2>/dev/null & echo $! > %s/serve.pid", exe,
-  data.blocks_car, data.big_car, url_file, dir))
-local gateway
-for _ = 1, 200 do
-  local f = io.open(url_file)
-  gateway = f and f:read("l")
-  if f then f:close() end
-  if gateway then break end
-  sh("sleep 0.05")
-end
-assert(gateway, "ipfsrt serve did not start")
+local gateway = bench.serve(exe, { data.blocks_car, data.big_car }, dir)
 local cid_list = dir .. "/cids.txt"
 
 local function worker(mode, verify, what)

@@ -38,19 +38,7 @@ if not io.open(root_file) then
 end
 local root = io.open(root_file):read("l")
 
-local url_file = dir .. "/serve.url"
-os.remove(url_file)
-sh(string.format("%s serve %s/zarr.car --threads 2 > %s 2>/dev/null & echo $! > %s/serve.pid", exe, dir,
-  url_file, dir))
-local gateway
-for _ = 1, 200 do
-  local f = io.open(url_file)
-  gateway = f and f:read("l")
-  if f then f:close() end
-  if gateway then break end
-  sh("sleep 0.05")
-end
-assert(gateway, "ipfsrt serve did not start")
+local gateway = bench.serve(exe, { dir .. "/zarr.car" }, dir)
 
 local paths = {}
 for day = 0, chunks - 1 do paths[#paths + 1] = string.format("ipfs://%s/sst/%d.0.0", root, day) end

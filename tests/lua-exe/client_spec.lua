@@ -3,25 +3,10 @@
 local ipfsrt = require "ipfsrt"
 
 local exe = require "exe"
-local run, sh_quote = exe.run, exe.sh_quote
-
-local function put(path, data)
-  local f = assert(io.open(path, "wb"))
-  f:write(data)
-  f:close()
-end
+local run, sh_quote, put, bytes = exe.run, exe.sh_quote, exe.put, exe.bytes
 
 local function exists(path) return os.execute("test -e " .. sh_quote(path)) == true end
 
--- Deterministic bytes (string.rep of a pattern would make many identical blocks).
-local function bytes(n, seed)
-  local t, x = {}, seed
-  for i = 1, n do
-    x = (x * 1103515245 + 12345) & 0x7fffffff
-    t[i] = string.char((x >> 16) & 0xff)
-  end
-  return table.concat(t)
-end
 
 describe("ipfsrt.client", function()
   local dir = os.tmpname()

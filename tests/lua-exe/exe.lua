@@ -3,6 +3,23 @@ local M = {}
 
 M.EXE = (os.getenv("IPFSRT_BUILD") or "build") .. "/ipfsrt"
 
+-- Writes data to a new file at path.
+function M.put(path, data)
+  local f = assert(io.open(path, "wb"))
+  f:write(data)
+  f:close()
+end
+
+-- n deterministic bytes (string.rep of a pattern would make many identical blocks).
+function M.bytes(n, seed)
+  local t, x = {}, seed
+  for i = 1, n do
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    t[i] = string.char((x >> 16) & 0xff)
+  end
+  return table.concat(t)
+end
+
 function M.sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 -- Runs the executable with args; opts.stdin is fed to it (else /dev/null), opts.env

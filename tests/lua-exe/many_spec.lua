@@ -1,21 +1,8 @@
 -- client:get_many: many reads in flight on one client, against ipfsrt.serve
 -- gateways on 127.0.0.1 (honest, lying, and one that knows nothing).
 local ipfsrt = require "ipfsrt"
-
-local function put(path, data)
-  local f = assert(io.open(path, "wb"))
-  f:write(data)
-  f:close()
-end
-
-local function bytes(n, seed)
-  local t, x = {}, seed
-  for i = 1, n do
-    x = (x * 1103515245 + 12345) & 0x7fffffff
-    t[i] = string.char((x >> 16) & 0xff)
-  end
-  return table.concat(t)
-end
+local exe = require "exe"
+local put, bytes = exe.put, exe.bytes
 
 local function requests(c)
   local n = 0
