@@ -23,17 +23,11 @@ describe("ipfsrt.client", function()
   ipfsrt.pack(dir .. "/other", { preset = "kubo-v1-2025", output = other_car, chunk_size = 65536 })
   local big_url = "ipfs://" .. root .. "/big.bin"
 
-  local honest = ipfsrt.serve { cars = { car } }
-  local started = {}
-  local function gateway(faults, cars)
-    local gw = ipfsrt.serve { cars = cars or { car }, faults = faults }
-    started[#started + 1] = gw
-    return gw
-  end
+  local gateway, stop_gateways = exe.gateways({ car })
+  local honest = gateway()
 
   teardown(function()
-    for _, gw in ipairs(started) do gw:stop() end
-    honest:stop()
+    stop_gateways()
     os.execute("rm -rf " .. dir)
   end)
 

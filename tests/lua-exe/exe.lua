@@ -3,6 +3,22 @@ local M = {}
 
 M.EXE = (os.getenv("IPFSRT_BUILD") or "build") .. "/ipfsrt"
 
+-- Local gateways for a spec: gateway([faults[, cars]]) starts an ipfsrt.serve on
+-- 127.0.0.1 over cars (default_cars unless given); stop_all() stops every one.
+function M.gateways(default_cars)
+  local ipfsrt = require "ipfsrt"
+  local started = {}
+  local function gateway(faults, cars)
+    local gw = ipfsrt.serve { cars = cars or default_cars, faults = faults }
+    started[#started + 1] = gw
+    return gw
+  end
+  local function stop_all()
+    for _, gw in ipairs(started) do gw:stop() end
+  end
+  return gateway, stop_all
+end
+
 -- Writes data to a new file at path.
 function M.put(path, data)
   local f = assert(io.open(path, "wb"))

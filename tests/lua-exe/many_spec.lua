@@ -28,16 +28,11 @@ describe("client:get_many", function()
     chunk_size = 65536, hamt = "entries:8", fanout = 16 }))
   ipfsrt.pack(dir .. "/other", { preset = "kubo-v1-2025", output = dir .. "/other.car" })
   for i = 1, 40 do paths[i] = string.format("ipfs://%s/chunks/0.%d", root, i) end
-  local started = {}
-  local function gateway(faults, cars)
-    local gw = ipfsrt.serve { cars = cars or { car }, faults = faults }
-    started[#started + 1] = gw
-    return gw
-  end
+  local gateway, stop_gateways = exe.gateways({ car })
   local honest = gateway()
 
   teardown(function()
-    for _, gw in ipairs(started) do gw:stop() end
+    stop_gateways()
     os.execute("rm -rf " .. dir)
   end)
 

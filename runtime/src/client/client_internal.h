@@ -105,7 +105,6 @@ struct task {
     bool same_gateway_again; /* the next attempt reuses the last gateway (a narrower request) */
     size_t last_gw;
     char failures[700];
-    bool policy_failed; /* the policy could not order this request: failures says why */
     task *timed_next;
     bool in_timed;
 };
@@ -139,6 +138,8 @@ void ipfsrt_attempt_abandon(attempt *a);
 bool ipfsrt_attempt_hash_elsewhere(attempt *a, ipfsrt_rcblock *b, uint64_t stream_offset);
 /* Records the first failure of a callback; every call under way then stops. */
 void ipfsrt_client_halt(ipfsrt_client *c, const ipfsrt_error *err);
+/* IPFSRT_OK, or the error that halted the client (copied into err). */
+ipfsrt_status ipfsrt_client_halt_status(const ipfsrt_client *c, ipfsrt_error *err);
 /* Clears the halt state and the progress counters at the start of a call. */
 void ipfsrt_client_call_start(ipfsrt_client *c);
 

@@ -100,17 +100,27 @@ static ipfsrt_status batch_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
     return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not fetched yet");
 }
 
-/* A data block read for the last time leaves the batch (for the cache), so the
+/* A data block read for the last time leaves the batch for the cache, so the
  * batch holds the data of the reads in flight, not of every read so far. */
+static void hand_to_cache(ipfsrt_client_batch *b, ipfsrt_rcblock *rc) {
+    if (ipfsrt_blockmap_get(&b->have, &rc->cid) != rc) return; /* not the batch's */
+    ipfsrt_blockmap_remove(&b->have, rc); /* the map's reference is ours now */
+    ipfsrt_blockcache_put(b->c->cache, rc);
+    ipfsrt_rcblock_unref(rc);
+}
+
 static void batch_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     ipfsrt_client_batch *b = ctx;
     ipfsrt_rcblock *rc = ref->token;
-    if (b->consuming && rc->cid.codec == IPFSRT_CODEC_RAW && ipfsrt_blockmap_get(&b->have, &rc->cid) == rc) {
-        ipfsrt_blockmap_remove(&b->have, rc); /* the map's reference is ours now */
-        ipfsrt_blockcache_put(b->c->cache, rc);
-        ipfsrt_rcblock_unref(rc);
-    }
+    if (b->consuming && rc->cid.codec == IPFSRT_CODEC_RAW) hand_to_cache(b, rc);
     ipfsrt_rcblock_unref(rc);
+}
+
+/* The round's list of wanted blocks starts empty again. */
+static void forget_wanted(ipfsrt_client_batch *b) {
+    b->wanted_count = 0;
+    ipfsrt_mhmap_free(&b->wanted_set);
+    ipfsrt_mhmap_init(&b->wanted_set);
 }
 
 /* Keeps a verified block for the rest of the batch (a copy when another map
@@ -125,9 +135,21 @@ static void keep(ipfsrt_client_batch *b, ipfsrt_rcblock *rc) {
 
 /* --------------------------------------------------------------- rounds */
 
+/* Room to record every wanted block as failed. */
+static ipfsrt_status reserve_failures(ipfsrt_client_batch *b, ipfsrt_error *err) {
+    if (b->failed_count + b->wanted_count <= b->failed_cap) return IPFSRT_OK;
+    size_t cap = (b->failed_count + b->wanted_count) * 2;
+    failed_block *f = realloc(b->failed, cap * sizeof *f);
+    if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    b->failed = f;
+    b->failed_cap = cap;
+    return IPFSRT_OK;
+}
+
 /* Fetches every wanted block at once and waits for all of them. */
 static ipfsrt_status fetch_wanted(ipfsrt_client_batch *b, ipfsrt_error *err) {
     size_t n = b->wanted_count;
+    if (reserve_failures(b, err) != IPFSRT_OK) return IPFSRT_ENOMEM;
     block_job *jobs = calloc(n, sizeof *jobs);
     if (!jobs) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_status st = IPFSRT_OK;
@@ -146,7 +168,7 @@ static ipfsrt_status fetch_wanted(ipfsrt_client_batch *b, ipfsrt_error *err) {
         block_job *j = &jobs[i];
         if (st == IPFSRT_OK && j->t.state == TASK_DONE) {
             keep(b, j->result);
-        } else if (st == IPFSRT_OK && b->failed_count < b->failed_cap) {
+        } else if (st == IPFSRT_OK) {
             failed_block *f = &b->failed[b->failed_count++];
             f->cid = j->cid;
             ipfsrt_task_error(&j->t, &f->error);
@@ -156,9 +178,7 @@ static ipfsrt_status fetch_wanted(ipfsrt_client_batch *b, ipfsrt_error *err) {
         ipfsrt_rcblock_unref(j->result);
     }
     free(jobs);
-    b->wanted_count = 0;
-    ipfsrt_mhmap_free(&b->wanted_set);
-    ipfsrt_mhmap_init(&b->wanted_set);
+    forget_wanted(b);
     return st;
 }
 
@@ -187,11 +207,7 @@ static void step_raw(ipfsrt_client_batch *b, size_t i, const ipfsrt_blocksource 
         return;
     }
     it->block = ref.token; /* the lent reference is the item's now */
-    if (it->block->mapped && ipfsrt_blockmap_get(&b->have, &it->block->cid) == it->block) {
-        ipfsrt_blockmap_remove(&b->have, it->block); /* read for the last time: for the cache */
-        ipfsrt_blockcache_put(b->c->cache, it->block);
-        ipfsrt_rcblock_unref(it->block);
-    }
+    hand_to_cache(b, it->block);
     finish(b, i, ITEM_DONE, NULL);
 }
 
@@ -292,9 +308,7 @@ static bool dir_at_hand(ipfsrt_client_batch *b, const char *dir) {
     if (st == IPFSRT_OK) st = ipfsrt_unixfs_ls(&src, &info.cid, false, ignore_entry, NULL, NULL);
     (void)st; /* an error the blocks prove is the rounds' to report */
     bool at_hand = !b->missed;
-    b->wanted_count = 0; /* the rounds will ask for what they need themselves */
-    ipfsrt_mhmap_free(&b->wanted_set);
-    ipfsrt_mhmap_init(&b->wanted_set);
+    forget_wanted(b); /* the rounds will ask for what they need themselves */
     return at_hand;
 }
 
@@ -353,10 +367,8 @@ static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
     if (!b->dirs_fetched && b->c->verify) {
         b->dirs_fetched = true;
         fetch_shared_dirs(b);
-        if (b->c->halted) {
-            if (err) *err = b->c->halt;
-            return b->c->halt.code;
-        }
+        ipfsrt_status st = ipfsrt_client_halt_status(b->c, err);
+        if (st != IPFSRT_OK) return st;
     }
     while (b->open_from < b->count && b->items[b->open_from].state >= ITEM_DONE) b->open_from++;
     size_t end = b->open_from + BATCH_WINDOW < b->count ? b->open_from + BATCH_WINDOW : b->count;
@@ -369,13 +381,6 @@ static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
         if (b->ready_tail > b->ready_head && !b->c->verify) break; /* report plain reads one by one */
     }
     if (!b->wanted_count) return IPFSRT_OK;
-    if (b->failed_count + b->wanted_count > b->failed_cap) {
-        size_t cap = (b->failed_count + b->wanted_count) * 2;
-        failed_block *f = realloc(b->failed, cap * sizeof *f);
-        if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        b->failed = f;
-        b->failed_cap = cap;
-    }
     return fetch_wanted(b, err);
 }
 

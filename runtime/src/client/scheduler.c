@@ -393,14 +393,17 @@ static bool attempt_start(task *t, size_t gw) {
     return true;
 }
 
-/* The task fails for good with the policy's error, and so does the call. */
-static bool policy_failed(task *t, const ipfsrt_error *e) {
-    snprintf(t->failures, sizeof t->failures, "%.600s", e->message);
-    t->policy_failed = true;
+/* No gateway will be asked again: the task failed for good. */
+static void task_give_up(task *t) {
     t->state = TASK_FAILED;
     timed_remove(t->c, t);
-    ipfsrt_client_halt(t->c, e);
     if (t->ops->on_settled) t->ops->on_settled(t);
+}
+
+/* The policy failed: the call stops with its error, which the task reports. */
+static bool policy_failed(task *t, const ipfsrt_error *e) {
+    ipfsrt_client_halt(t->c, e);
+    task_give_up(t);
     return false;
 }
 
@@ -476,9 +479,7 @@ void ipfsrt_task_advance(task *t) {
         t->state = TASK_RUNNING;
         if (!attempt_start(t, gw)) {
             snprintf(t->failures, sizeof t->failures, "out of memory");
-            t->state = TASK_FAILED;
-            if (t->ops->on_settled) t->ops->on_settled(t);
-            return;
+            task_give_up(t);
         }
         return;
     }
@@ -493,9 +494,7 @@ void ipfsrt_task_advance(task *t) {
         timed_add(c, t);
         return;
     }
-    t->state = TASK_FAILED;
-    timed_remove(c, t);
-    if (t->ops->on_settled) t->ops->on_settled(t);
+    task_give_up(t);
 }
 
 void ipfsrt_task_begin(task *t, ipfsrt_client *c, const task_ops *ops, ipfsrt_policy_request_kind kind,
@@ -558,16 +557,11 @@ ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err)
     }
     drain_pool(c);
     run_timers(c);
-    if (!c->halted) return IPFSRT_OK;
-    if (err) *err = c->halt;
-    return c->halt.code;
+    return ipfsrt_client_halt_status(c, err);
 }
 
 ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
-    if (t->c->halted) {
-        if (err) *err = t->c->halt;
-        return t->c->halt.code;
-    }
+    if (t->c->halted) return ipfsrt_client_halt_status(t->c, err);
     const char *q = t->query[0] ? "?" : "";
     if (!t->failures[0])
         return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s%s%s: no gateway to ask (the policy named none)",
@@ -592,6 +586,12 @@ void ipfsrt_client_halt(ipfsrt_client *c, const ipfsrt_error *err) {
     c->halted = true;
     c->halt = *err;
     if (c->halt.code == IPFSRT_OK) c->halt.code = IPFSRT_ECANCELED;
+}
+
+ipfsrt_status ipfsrt_client_halt_status(const ipfsrt_client *c, ipfsrt_error *err) {
+    if (!c->halted) return IPFSRT_OK;
+    if (err) *err = c->halt;
+    return c->halt.code;
 }
 
 void ipfsrt_client_call_start(ipfsrt_client *c) {
