@@ -563,6 +563,67 @@ static void test_writer(void **state) {
                      IPFSRT_EIO);
 }
 
+/* Reads the encoder out in slices of every awkward size. */
+static uint8_t *drain_encoder(ipfsrt_car_encoder *enc, size_t slice, size_t *len) {
+    uint64_t size = ipfsrt_car_encoder_size(enc);
+    uint8_t *out = malloc(size + slice);
+    size_t n = 0, got;
+    while ((got = ipfsrt_car_encoder_read(enc, out + n, slice)) > 0) {
+        assert_true(got <= slice);
+        n += got;
+        assert_true(n <= size);
+    }
+    *len = n;
+    return out;
+}
+
+/* The encoder lays out, byte for byte, the CARs @ipld/car and our writer made. */
+static void check_encoder_matches(const uint8_t *car, size_t car_len) {
+    collector c = {0};
+    ipfsrt_car_reader *r;
+    assert_int_equal(push_all(car, car_len, car_len, NULL, &c, NULL, &r), IPFSRT_OK);
+    const ipfsrt_car_header *h = ipfsrt_car_reader_header(r);
+    static const size_t slices[] = {1, 7, 100, 65536};
+    for (size_t s = 0; s < 4; s++) {
+        ipfsrt_car_encoder *enc;
+        assert_int_equal(ipfsrt_car_encoder_new(&enc, h->roots, h->root_count, NULL), IPFSRT_OK);
+        for (size_t i = 0; i < c.count; i++) {
+            uint64_t at;
+            const collected_block *b = &c.blocks[i];
+            assert_int_equal(ipfsrt_car_encoder_add(enc, &b->cid, b->data, b->len, &at, NULL),
+                             IPFSRT_OK);
+            assert_true(at + b->len <= car_len);
+            assert_memory_equal(car + at, b->data, b->len);
+        }
+        assert_int_equal(ipfsrt_car_encoder_size(enc), car_len);
+        size_t n;
+        uint8_t *out = drain_encoder(enc, slices[s], &n);
+        assert_int_equal(n, car_len);
+        assert_memory_equal(out, car, car_len);
+        ipfsrt_error err;
+        assert_int_equal(ipfsrt_car_encoder_add(enc, &c.blocks[0].cid, c.blocks[0].data,
+                                                c.blocks[0].len, NULL, &err),
+                         IPFSRT_EARG); /* too late: reading has begun */
+        free(out);
+        ipfsrt_car_encoder_free(enc);
+    }
+    ipfsrt_car_reader_free(r);
+    collector_free(&c);
+}
+
+static void test_encoder(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *car = read_file(fixture_path("ipld-car-mixed.car"), &len);
+    check_encoder_matches(car, len);
+    free(car);
+    collector blocks = {0};
+    car = make_big_car(&len, &blocks);
+    check_encoder_matches(car, len);
+    free(car);
+    collector_free(&blocks);
+}
+
 static void test_file_errors(void **state) {
     (void)state;
     ipfsrt_car_file *car;
@@ -605,6 +666,7 @@ int main(void) {
         cmocka_unit_test(test_carv2),
         cmocka_unit_test(test_writer),
         cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_encoder),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

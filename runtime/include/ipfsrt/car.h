@@ -124,6 +124,23 @@ ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *writer, ipfsrt_error *
 /* Releases the writer; an unfinished file is removed. */
 void ipfsrt_car_writer_free(ipfsrt_car_writer *writer);
 
+/* A CARv1 laid out from blocks in memory and read out in pieces of any size (a
+ * response body): its size is known before the first byte. The encoder borrows
+ * the block bytes, which must outlive it, and hashes nothing: it is for blocks
+ * the caller has verified. Add every block before the first read. */
+typedef struct ipfsrt_car_encoder ipfsrt_car_encoder;
+
+ipfsrt_status ipfsrt_car_encoder_new(ipfsrt_car_encoder **encoder, const ipfsrt_cid *roots,
+                                     size_t root_count, ipfsrt_error *err);
+/* data_offset (optional) receives where the block's bytes will sit in the CAR. */
+ipfsrt_status ipfsrt_car_encoder_add(ipfsrt_car_encoder *encoder, const ipfsrt_cid *cid,
+                                     const uint8_t *data, size_t len, uint64_t *data_offset,
+                                     ipfsrt_error *err);
+uint64_t ipfsrt_car_encoder_size(const ipfsrt_car_encoder *encoder);
+/* The next bytes of the CAR, up to max; 0 once all of it was read. */
+size_t ipfsrt_car_encoder_read(ipfsrt_car_encoder *encoder, uint8_t *buf, size_t max);
+void ipfsrt_car_encoder_free(ipfsrt_car_encoder *encoder);
+
 /* Encodes a CARv1 header {roots, version: 1}. */
 ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_t root_count, ipfsrt_buf *out,
                                        ipfsrt_error *err);

@@ -44,6 +44,11 @@ ipfsrt_status ipfsrt_async_writer_flush(ipfsrt_async_writer *w, ipfsrt_error *er
 void ipfsrt_async_writer_free(ipfsrt_async_writer *w);
 
 
+/* Makes room for need items of elem_size bytes in the array that items_ptr (a
+ * T **) points to, doubling its capacity *cap (counted in items). On failure
+ * (IPFSRT_ENOMEM) the array is left as it was. Bytes go in an ipfsrt_buf. */
+ipfsrt_status ipfsrt_array_reserve(void *items_ptr, size_t *cap, size_t need, size_t elem_size);
+
 /* Little-endian integers (CARv2 headers, the HAMT hash). */
 static inline uint64_t ipfsrt_le64(const uint8_t *p) {
     uint64_t v = 0;

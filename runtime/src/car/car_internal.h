@@ -4,6 +4,7 @@
 #define IPFSRT_CAR_INTERNAL_H
 
 #include "ipfsrt/car.h"
+#include "ipfsrt/varint.h"
 #include "multiformats/multiformats_internal.h"
 
 /* For a caller that checks every block against its CID itself (on other
@@ -33,6 +34,10 @@ ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_
 ipfsrt_status ipfsrt_car_section_check_streamed(const ipfsrt_cid *cid, size_t block_len,
                                                 uint64_t offset, const uint8_t *digest,
                                                 ipfsrt_car_block *block, ipfsrt_error *err);
+/* A section's length varint and CID, written to out; returns their size. */
+#define IPFSRT_CAR_SECTION_PREFIX_MAX (IPFSRT_VARINT_MAX_BYTES + IPFSRT_CID_MAX_BYTES)
+size_t ipfsrt_car_section_prefix(const ipfsrt_cid *cid, uint64_t block_len, uint8_t *out);
+
 /* Largest section length worth buffering for a given block limit. */
 static inline uint64_t ipfsrt_car_max_section(size_t max_block) {
     return (uint64_t)max_block + IPFSRT_CID_MAX_BYTES;

@@ -107,13 +107,12 @@ ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *w, const ipfsrt_cid 
     if (ipfsrt_mhmap_get(&w->written, mh, mh_len)) return IPFSRT_OK;
     if (len > UINT64_MAX - cid->len - IPFSRT_VARINT_MAX_BYTES)
         return ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, cid, -1, "block too large");
-    uint8_t v[IPFSRT_VARINT_MAX_BYTES];
-    size_t vn = ipfsrt_varint_encode((uint64_t)cid->len + len, v);
+    uint8_t prefix[IPFSRT_CAR_SECTION_PREFIX_MAX];
+    size_t prefix_len = ipfsrt_car_section_prefix(cid, len, prefix);
     uint64_t section_offset = w->pos - w->data_start;
     st = ipfsrt_mhmap_put(&w->written, mh, mh_len, section_offset, 0, NULL);
     if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
-    st = write_all(w, v, vn, err);
-    if (st == IPFSRT_OK) st = write_all(w, cid->bytes, cid->len, err);
+    st = write_all(w, prefix, prefix_len, err);
     if (st == IPFSRT_OK) st = write_all(w, data, len, err);
     return st;
 }

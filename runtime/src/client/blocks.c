@@ -291,15 +291,10 @@ static void readahead_links(readahead *r, const ipfsrt_rcblock *b) {
     if (ipfsrt_mhmap_put(&r->expanded, mh, mh_len, 0, 0, &inserted) != IPFSRT_OK || !inserted) return;
     ipfsrt_dagpb_node node;
     if (ipfsrt_dagpb_decode(b->data, b->len, &node, NULL) != IPFSRT_OK) return; /* the walk will say why */
-    if (r->queued + node.link_count > r->queue_cap) {
-        size_t cap = (r->queued + node.link_count) * 2;
-        ipfsrt_cid *q = realloc(r->queue, cap * sizeof *q);
-        if (!q) {
-            ipfsrt_dagpb_node_free(&node);
-            return; /* read-ahead is an optimisation: go on without it */
-        }
-        r->queue = q;
-        r->queue_cap = cap;
+    if (ipfsrt_array_reserve(&r->queue, &r->queue_cap, r->queued + node.link_count,
+                             sizeof *r->queue)) {
+        ipfsrt_dagpb_node_free(&node);
+        return; /* read-ahead is an optimisation: go on without it */
     }
     for (size_t i = node.link_count; i-- > 0;) r->queue[r->queued++] = node.links[i].cid;
     ipfsrt_dagpb_node_free(&node);

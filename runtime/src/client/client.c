@@ -63,13 +63,8 @@ typedef struct entry_list {
 
 static ipfsrt_status collect_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
     entry_list *l = user;
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        ipfsrt_unixfs_entry *p = realloc(l->items, cap * sizeof *p);
-        if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        l->items = p;
-        l->cap = cap;
-    }
+    if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_unixfs_entry copy = *e;
     copy.name = strndup(e->name, e->name_len);
     if (!copy.name) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -143,6 +138,54 @@ static ipfsrt_status count_written(void *user, const uint8_t *data, size_t len, 
     return st;
 }
 
+static bool wants_readahead(const ipfsrt_unixfs_node_info *info, bool whole) {
+    return whole && info->type == IPFSRT_UNIXFS_FILE && info->size >= READAHEAD_MIN_FILE &&
+           info->cid.codec == IPFSRT_CODEC_DAG_PB;
+}
+
+/* A read through one CAR stream that proves the path and carries the range;
+ * info is filled in when the stream has resolved the path. */
+static ipfsrt_status read_streamed(ipfsrt_client *c, const char *path, uint64_t offset,
+                                   uint64_t length, bool known, ipfsrt_unixfs_node_info *info,
+                                   ipfsrt_unixfs_write_fn write, void *user, ipfsrt_error *err) {
+    ipfsrt_cid root;
+    const char *rest;
+    ipfsrt_status st = ipfsrt_client_split_target(path, &root, &rest, err);
+    if (st != IPFSRT_OK) return st;
+    uint64_t end = length == UINT64_MAX ? UINT64_MAX : offset + length;
+    session s;
+    ipfsrt_session_init(&s, c, RESUME_RANGE);
+    s.range_from = offset;
+    s.range_end = end;
+    char query[256];
+    ipfsrt_session_range_query(query, sizeof query, offset, end);
+    s.target_known = known;
+    s.target = info->cid;
+    st = known ? ipfsrt_session_start_at(&s, &info->cid, "", query, err)
+               : ipfsrt_session_start_at(&s, &root, rest, query, err);
+    ipfsrt_blocksource src;
+    ipfsrt_session_source(&s, &src);
+    if (st == IPFSRT_OK && !known && (st = ipfsrt_unixfs_resolve(&src, path, NULL, info, err)) == IPFSRT_OK) {
+        s.target_known = true;
+        s.target = info->cid;
+    }
+    if (st == IPFSRT_OK && wants_readahead(info, offset == 0 && length == UINT64_MAX)) {
+        /* A large file: drop the stream (it has proven the path) and fetch the
+         * blocks many at once instead, hashed on every core. */
+        ipfsrt_session_finish(&s, true);
+        c->progress_expected = info->size;
+        return ipfsrt_readahead_read(c, &info->cid, write, user, err);
+    }
+    if (st == IPFSRT_OK) {
+        if (info->type == IPFSRT_UNIXFS_FILE || info->type == IPFSRT_UNIXFS_RAW)
+            c->progress_expected = offset >= info->size ? 0 : (end < info->size ? end : info->size) - offset;
+        counted_write cw = {&s, write, user};
+        st = ipfsrt_unixfs_read(&src, &info->cid, offset, length, count_written, &cw, err);
+    }
+    ipfsrt_session_finish(&s, st == IPFSRT_OK);
+    return st;
+}
+
 ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t offset,
                                  uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
                                  ipfsrt_error *err) {
@@ -151,65 +194,23 @@ ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t of
     if (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0)
         return ipfsrt_fail(err, IPFSRT_EARG, -1,
                            "%.200s: a plain URL cannot be verified (use the unverified mode)", path);
-    ipfsrt_cid root;
-    const char *rest;
-    ipfsrt_status st = ipfsrt_client_split_target(path, &root, &rest, err);
-    if (st != IPFSRT_OK) return st;
     if (length != UINT64_MAX && offset > UINT64_MAX - length)
         return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "byte range overflows");
-    uint64_t end = length == UINT64_MAX ? UINT64_MAX : offset + length;
-    ipfsrt_unixfs_node_info info;
+    ipfsrt_unixfs_node_info info = {0};
     bool known;
-    st = ipfsrt_client_resolve_cached(c, path, &info, &known, err);
+    ipfsrt_status st = ipfsrt_client_resolve_cached(c, path, &info, &known, err);
     if (st != IPFSRT_OK) return st;
     if (known && (info.cid.codec == IPFSRT_CODEC_RAW || info.cid.hash_code == IPFSRT_MH_IDENTITY)) {
         ipfsrt_blocksource src; /* a single block: by CID */
         ipfsrt_client_blocksource(c, &src);
         return ipfsrt_unixfs_read(&src, &info.cid, offset, length, write, user, err);
     }
-    bool whole = offset == 0 && length == UINT64_MAX;
-    if (known && whole && info.type == IPFSRT_UNIXFS_FILE && info.size >= READAHEAD_MIN_FILE) {
+    if (known && info.type == IPFSRT_UNIXFS_FILE && info.size >= READAHEAD_MIN_FILE &&
+        offset == 0 && length == UINT64_MAX) {
         c->progress_expected = info.size;
         return ipfsrt_readahead_read(c, &info.cid, write, user, err);
     }
-    session s;
-    ipfsrt_session_init(&s, c, RESUME_RANGE);
-    s.range_from = offset;
-    s.range_end = end;
-    char query[256];
-    ipfsrt_session_range_query(query, sizeof query, offset, end);
-    if (known) {
-        s.target_known = true;
-        s.target = info.cid;
-        st = ipfsrt_session_start_at(&s, &info.cid, "", query, err);
-    } else {
-        st = ipfsrt_session_start_at(&s, &root, rest, query, err);
-    }
-    ipfsrt_blocksource src;
-    ipfsrt_session_source(&s, &src);
-    if (st == IPFSRT_OK && !known) {
-        st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, err);
-        if (st == IPFSRT_OK) {
-            s.target_known = true;
-            s.target = info.cid;
-        }
-    }
-    if (st == IPFSRT_OK && whole && info.type == IPFSRT_UNIXFS_FILE && info.size >= READAHEAD_MIN_FILE &&
-        info.cid.codec == IPFSRT_CODEC_DAG_PB) {
-        /* A large file: drop the stream (it has proven the path) and fetch the
-         * blocks many at once instead, hashed on every core. */
-        ipfsrt_session_finish(&s, true);
-        c->progress_expected = info.size;
-        return ipfsrt_readahead_read(c, &info.cid, write, user, err);
-    }
-    if (st == IPFSRT_OK) {
-        if (info.type == IPFSRT_UNIXFS_FILE || info.type == IPFSRT_UNIXFS_RAW)
-            c->progress_expected = offset >= info.size ? 0 : (end < info.size ? end : info.size) - offset;
-        counted_write cw = {&s, write, user};
-        st = ipfsrt_unixfs_read(&src, &info.cid, offset, length, count_written, &cw, err);
-    }
-    ipfsrt_session_finish(&s, st == IPFSRT_OK);
-    return st;
+    return read_streamed(c, path, offset, length, known, &info, write, user, err);
 }
 
 ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const char *dest,

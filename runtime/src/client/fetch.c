@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 
+#include "base/base_internal.h"
 #include "client/fetch.h"
 
 enum { QUEUED, RUNNING };
@@ -153,23 +154,14 @@ static size_t on_write(char *data, size_t size, size_t n, void *user) {
 
 static void req_free(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     if (r->easy) {
-        bool kept = false;
-        if (f->spare_count < f->spare_cap || f->spare_count < 64) {
-            if (f->spare_count == f->spare_cap) {
-                size_t cap = f->spare_cap ? f->spare_cap * 2 : 16;
-                CURL **s = realloc(f->spare, cap * sizeof *s);
-                if (s) {
-                    f->spare = s;
-                    f->spare_cap = cap;
-                }
-            }
-            if (f->spare_count < f->spare_cap) {
-                curl_easy_reset(r->easy);
-                f->spare[f->spare_count++] = r->easy;
-                kept = true;
-            }
+        /* up to 64 idle handles are kept, with their connections, for the next requests */
+        if (f->spare_count < 64 && ipfsrt_array_reserve(&f->spare, &f->spare_cap, f->spare_count + 1,
+                                                        sizeof *f->spare) == IPFSRT_OK) {
+            curl_easy_reset(r->easy);
+            f->spare[f->spare_count++] = r->easy;
+        } else {
+            curl_easy_cleanup(r->easy);
         }
-        if (!kept) curl_easy_cleanup(r->easy);
     }
     curl_slist_free_all(r->headers);
     free(r->url);

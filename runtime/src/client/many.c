@@ -37,7 +37,7 @@ struct ipfsrt_client_batch {
     item *items;
     size_t count, cap;
     size_t *ready; /* finished reads not yet reported, in order (a queue) */
-    size_t ready_head, ready_tail;
+    size_t ready_head, ready_tail, ready_cap;
     size_t open_from; /* reads before it are finished */
     size_t reported;
     bool has_last;
@@ -70,13 +70,8 @@ static ipfsrt_status want(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) 
     if (ipfsrt_mhmap_put(&b->wanted_set, mh, mh_len, 0, 0, &inserted) != IPFSRT_OK)
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     if (!inserted) return IPFSRT_OK;
-    if (b->wanted_count == b->wanted_cap) {
-        size_t cap = b->wanted_cap ? b->wanted_cap * 2 : 64;
-        ipfsrt_cid *p = realloc(b->wanted, cap * sizeof *p);
-        if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        b->wanted = p;
-        b->wanted_cap = cap;
-    }
+    if (ipfsrt_array_reserve(&b->wanted, &b->wanted_cap, b->wanted_count + 1, sizeof *b->wanted))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     b->wanted[b->wanted_count++] = *cid;
     return IPFSRT_OK;
 }
@@ -137,12 +132,9 @@ static void keep(ipfsrt_client_batch *b, ipfsrt_rcblock *rc) {
 
 /* Room to record every wanted block as failed. */
 static ipfsrt_status reserve_failures(ipfsrt_client_batch *b, ipfsrt_error *err) {
-    if (b->failed_count + b->wanted_count <= b->failed_cap) return IPFSRT_OK;
-    size_t cap = (b->failed_count + b->wanted_count) * 2;
-    failed_block *f = realloc(b->failed, cap * sizeof *f);
-    if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    b->failed = f;
-    b->failed_cap = cap;
+    if (ipfsrt_array_reserve(&b->failed, &b->failed_cap, b->failed_count + b->wanted_count,
+                             sizeof *b->failed))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     return IPFSRT_OK;
 }
 
@@ -397,16 +389,9 @@ ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **out, ipfsrt_client *
 }
 
 static ipfsrt_status add(ipfsrt_client_batch *b, item **out, ipfsrt_error *err) {
-    if (b->count == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        item *items = realloc(b->items, cap * sizeof *items);
-        if (!items) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        b->items = items;
-        size_t *ready = realloc(b->ready, cap * sizeof *ready);
-        if (!ready) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        b->ready = ready;
-        b->cap = cap;
-    }
+    if (ipfsrt_array_reserve(&b->ready, &b->ready_cap, b->count + 1, sizeof *b->ready) ||
+        ipfsrt_array_reserve(&b->items, &b->cap, b->count + 1, sizeof *b->items))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     item *it = &b->items[b->count++];
     memset(it, 0, sizeof *it);
     ipfsrt_buf_init(&it->data);

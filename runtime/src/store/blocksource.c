@@ -46,13 +46,8 @@ ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *m, const ipfsrt_cid *cid, con
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     if (ipfsrt_mhmap_get(&m->index, mh, mh_len)) return IPFSRT_OK;
-    if (m->count == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        stored_block *b = realloc(m->blocks, cap * sizeof *b);
-        if (!b) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        m->blocks = b;
-        m->cap = cap;
-    }
+    if (ipfsrt_array_reserve(&m->blocks, &m->cap, m->count + 1, sizeof *m->blocks))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     uint8_t *copy = malloc(len ? len : 1);
     if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     memcpy(copy, data, len);

@@ -12,6 +12,7 @@
 #include "ipfsrt/car.h"
 #include "ipfsrt/pack.h"
 #include "base/base_internal.h"
+#include "unixfs/hamt.h"
 
 ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *o, ipfsrt_error *err) {
     memset(o, 0, sizeof *o);
@@ -49,6 +50,7 @@ typedef struct packer {
     char *path;            /* the file or directory being read */
     size_t path_len, path_cap;
     ipfsrt_hash_ctx *hash; /* raw leaves are hashed as they are read, while in cache */
+    ipfsrt_hamt_shape hamt;
 } packer;
 
 static ipfsrt_status emit(packer *p, uint64_t codec, const uint8_t *bytes, size_t len, made *out,
@@ -259,75 +261,84 @@ static ipfsrt_status emit_plain_dir(packer *p, const entries *es, made *out, ipf
     return st;
 }
 
-typedef struct hamt_shape {
-    unsigned bits;
-    uint64_t fanout;
-    int width; /* hex digits of a bucket */
-} hamt_shape;
-
-static uint64_t bucket_of(const entry *e, const hamt_shape *h, unsigned depth) {
-    return (e->hash >> (64 - (depth + 1) * h->bits)) & (h->fanout - 1);
+static uint64_t bucket_of(const entry *e, const ipfsrt_hamt_shape *h, unsigned depth) {
+    return ipfsrt_hamt_bucket(h, e->hash, depth);
 }
 
-/* One shard over entries that agree on their first depth buckets. Entries
- * alone in a bucket stay inline; colliding ones go into a sub-shard. */
-static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const hamt_shape *h,
+/* Sorting by the whole hash sorts by bucket at every depth at once: a bucket
+ * at depth d is the hash's bits below the d buckets above it. */
+static int hash_cmp(const void *a, const void *b) {
+    const entry *x = *(entry *const *)a, *y = *(entry *const *)b;
+    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    return name_cmp(x, y);
+}
+
+/* A shard's links and the names they point into, built together. */
+typedef struct shard_links {
+    ipfsrt_dagpb_link *links;
+    char *prefixes;     /* one bucket name per link */
+    char **full_names;  /* prefix + entry name, for entries alone in their bucket */
+    size_t count;
+} shard_links;
+
+static void shard_links_free(shard_links *sl) {
+    for (size_t i = 0; sl->full_names && i < sl->count; i++) free(sl->full_names[i]);
+    free(sl->full_names);
+    free(sl->links);
+    free(sl->prefixes);
+}
+
+static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const ipfsrt_hamt_shape *h,
+                                unsigned depth, made *out, ipfsrt_error *err);
+
+/* The link for bucket b, which holds es[0..n): the entry itself when it is
+ * alone, else a sub-shard of them. */
+static ipfsrt_status bucket_link(packer *p, entry **es, size_t n, const ipfsrt_hamt_shape *h,
+                                 unsigned depth, uint64_t b, shard_links *sl, ipfsrt_error *err) {
+    ipfsrt_dagpb_link *l = &sl->links[sl->count];
+    char *prefix = sl->prefixes + (IPFSRT_HAMT_PREFIX_MAX + 1) * sl->count;
+    ipfsrt_hamt_prefix(h, b, prefix);
+    if (n > 1) {
+        made sub;
+        ipfsrt_status st = emit_shard(p, es, n, h, depth + 1, &sub, err);
+        *l = (ipfsrt_dagpb_link){.name = (const uint8_t *)prefix, .name_len = h->width,
+                                 .cid = sub.cid, .has_tsize = true, .tsize = sub.tsize};
+        sl->count++;
+        return st;
+    }
+    size_t len = (size_t)h->width + es[0]->name_len;
+    char *full = malloc(len + 1);
+    if (!full) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    memcpy(full, prefix, h->width);
+    memcpy(full + h->width, es[0]->name, es[0]->name_len);
+    sl->full_names[sl->count] = full;
+    *l = (ipfsrt_dagpb_link){.name = (const uint8_t *)full, .name_len = len, .cid = es[0]->m.cid,
+                             .has_tsize = true, .tsize = es[0]->m.tsize};
+    sl->count++;
+    return IPFSRT_OK;
+}
+
+/* One shard over entries (sorted by hash_cmp) that agree on their first depth
+ * buckets. Entries alone in a bucket stay inline; colliding ones go into a
+ * sub-shard. */
+static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const ipfsrt_hamt_shape *h,
                                 unsigned depth, made *out, ipfsrt_error *err) {
-    if ((depth + 1) * h->bits > 64)
+    if (!ipfsrt_hamt_depth_ok(h, depth))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
                            "names collide beyond the 64 hash bits of a HAMT (in %s)", p->path);
-    /* entries sorted by bucket at this depth (stable) */
-    for (size_t i = 1; i < n; i++) {
-        entry *e = es[i];
-        size_t j = i;
-        uint64_t b = bucket_of(e, h, depth);
-        while (j > 0 && bucket_of(es[j - 1], h, depth) > b) {
-            es[j] = es[j - 1];
-            j--;
-        }
-        es[j] = e;
-    }
-    ipfsrt_dagpb_link *links = calloc(n ? n : 1, sizeof *links);
-    char *names = calloc(n ? n : 1, 8);
+    size_t slots = n ? n : 1;
+    shard_links sl = {calloc(slots, sizeof *sl.links), calloc(slots, IPFSRT_HAMT_PREFIX_MAX + 1),
+                      calloc(slots, sizeof *sl.full_names), 0};
     size_t bitfield_len = (size_t)(h->fanout + 7) / 8;
     uint8_t *bitfield = calloc(bitfield_len, 1);
-    ipfsrt_status st = links && names && bitfield ? IPFSRT_OK
-                                                  : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    size_t nlinks = 0;
-    char **full_names = calloc(n ? n : 1, sizeof *full_names);
-    if (!full_names && st == IPFSRT_OK) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    for (size_t i = 0; st == IPFSRT_OK && i < n;) {
+    ipfsrt_status st = sl.links && sl.prefixes && sl.full_names && bitfield
+                           ? IPFSRT_OK
+                           : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t i = 0, j; st == IPFSRT_OK && i < n; i = j) {
         uint64_t b = bucket_of(es[i], h, depth);
-        size_t j = i;
-        while (j < n && bucket_of(es[j], h, depth) == b) j++;
+        for (j = i; j < n && bucket_of(es[j], h, depth) == b;) j++;
         bitfield[bitfield_len - 1 - b / 8] |= (uint8_t)(1u << (b % 8));
-        ipfsrt_dagpb_link *l = &links[nlinks];
-        char *prefix = names + 8 * nlinks;
-        snprintf(prefix, 8, "%0*llX", h->width, (unsigned long long)b);
-        l->has_tsize = true;
-        if (j - i == 1) {
-            size_t len = (size_t)h->width + es[i]->name_len;
-            full_names[nlinks] = malloc(len + 1);
-            if (!full_names[nlinks]) {
-                st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-                break;
-            }
-            memcpy(full_names[nlinks], prefix, (size_t)h->width);
-            memcpy(full_names[nlinks] + h->width, es[i]->name, es[i]->name_len);
-            l->name = (const uint8_t *)full_names[nlinks];
-            l->name_len = len;
-            l->cid = es[i]->m.cid;
-            l->tsize = es[i]->m.tsize;
-        } else {
-            made sub;
-            st = emit_shard(p, es + i, j - i, h, depth + 1, &sub, err);
-            l->name = (const uint8_t *)prefix;
-            l->name_len = (size_t)h->width;
-            l->cid = sub.cid;
-            l->tsize = sub.tsize;
-        }
-        nlinks++;
-        i = j;
+        st = bucket_link(p, es + i, j - i, h, depth, b, &sl, err);
     }
     if (st == IPFSRT_OK) {
         size_t skip = 0; /* the bitfield is written without leading zero bytes */
@@ -335,15 +346,12 @@ static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const hamt_shap
         ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_HAMT_SHARD,
                                  .data = bitfield_len > skip ? bitfield + skip : NULL,
                                  .data_len = bitfield_len - skip,
-                                 .has_hash_type = true, .hash_type = 0x22,
+                                 .has_hash_type = true, .hash_type = IPFSRT_HAMT_HASH_MURMUR3,
                                  .has_fanout = true, .fanout = h->fanout};
-        st = emit_node(p, links, nlinks, &fs, out, err);
+        st = emit_node(p, sl.links, sl.count, &fs, out, err);
         out->is_dir = true;
     }
-    for (size_t i = 0; full_names && i < nlinks; i++) free(full_names[i]);
-    free(full_names);
-    free(links);
-    free(names);
+    shard_links_free(&sl);
     free(bitfield);
     return st;
 }
@@ -384,10 +392,6 @@ static ipfsrt_status emit_dir(packer *p, entries *es, made *out, ipfsrt_error *e
     bool shard;
     ipfsrt_status st = should_shard(p, es, &shard, err);
     if (st != IPFSRT_OK || !shard) return st != IPFSRT_OK ? st : emit_plain_dir(p, es, out, err);
-    hamt_shape h = {0, p->o->hamt_fanout, 0};
-    while ((1ull << h.bits) < h.fanout) h.bits++;
-    char hex[8];
-    h.width = snprintf(hex, sizeof hex, "%llX", (unsigned long long)(h.fanout - 1));
     entry **order = malloc(es->count * sizeof *order);
     if (!order) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < es->count; i++) {
@@ -395,7 +399,8 @@ static ipfsrt_status emit_dir(packer *p, entries *es, made *out, ipfsrt_error *e
                                                   es->items[i].name_len);
         order[i] = &es->items[i];
     }
-    st = emit_shard(p, order, es->count, &h, 0, out, err);
+    qsort(order, es->count, sizeof *order, hash_cmp);
+    st = emit_shard(p, order, es->count, &p->hamt, 0, out, err);
     free(order);
     return st;
 }
@@ -404,13 +409,8 @@ static ipfsrt_status emit_dir(packer *p, entries *es, made *out, ipfsrt_error *e
 
 static ipfsrt_status path_push(packer *p, const char *name, size_t *saved, ipfsrt_error *err) {
     size_t n = strlen(name);
-    if (p->path_len + n + 2 > p->path_cap) {
-        size_t cap = (p->path_len + n + 2) * 2;
-        char *np = realloc(p->path, cap);
-        if (!np) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        p->path = np;
-        p->path_cap = cap;
-    }
+    if (ipfsrt_array_reserve(&p->path, &p->path_cap, p->path_len + n + 2, 1))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     *saved = p->path_len;
     p->path[p->path_len++] = '/';
     memcpy(p->path + p->path_len, name, n + 1);
@@ -438,15 +438,9 @@ static ipfsrt_status pack_dir(packer *p, bool *skipped, made *out, int depth, ip
         const char *name = de->d_name;
         if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
         if (name[0] == '.' && !p->o->hidden) continue;
-        if (es.count == es.cap) {
-            size_t cap = es.cap ? es.cap * 2 : 64;
-            entry *ni = realloc(es.items, cap * sizeof *ni);
-            if (!ni) {
-                st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-                break;
-            }
-            es.items = ni;
-            es.cap = cap;
+        if (ipfsrt_array_reserve(&es.items, &es.cap, es.count + 1, sizeof *es.items)) {
+            st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            break;
         }
         entry *e = &es.items[es.count];
         memset(e, 0, sizeof *e);
@@ -609,10 +603,10 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "chunk size must be 1 byte to 2 MiB");
     if (o->max_links < 2 || o->max_links > 65536)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "max links must be 2 to 65536");
-    uint64_t f = o->hamt_fanout;
-    if (f < 2 || f > 1024 || (f & (f - 1)))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "HAMT fanout must be a power of two up to 1024");
     packer p = {.o = o, .sink = sink, .user = user};
+    if (!ipfsrt_hamt_shape_init(&p.hamt, o->hamt_fanout))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "HAMT fanout must be a power of two up to %u",
+                           IPFSRT_HAMT_MAX_FANOUT);
     ipfsrt_buf_init(&p.node);
     ipfsrt_buf_init(&p.data);
     p.path_len = strlen(path);

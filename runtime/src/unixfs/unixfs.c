@@ -7,8 +7,8 @@
 #include "ipfsrt/path.h"
 #include "ipfsrt/unixfs.h"
 #include "base/base_internal.h"
+#include "unixfs/hamt.h"
 
-#define HAMT_HASH_MURMUR3 0x22
 
 /* A loaded, decoded block. */
 typedef struct node {
@@ -107,96 +107,80 @@ static ipfsrt_status node_info(const node *n, ipfsrt_unixfs_node_info *info, ipf
 
 /* ------------------------------------------------------------------ HAMT */
 
-typedef struct hamt_params {
-    uint64_t fanout;
-    unsigned bits;       /* hash bits per level */
-    size_t prefix_len;   /* hex digits naming a bucket */
-} hamt_params;
-
-static ipfsrt_status hamt_check(const node *n, hamt_params *h, ipfsrt_error *err) {
-    if (!n->fs.has_hash_type || n->fs.hash_type != HAMT_HASH_MURMUR3)
+static ipfsrt_status hamt_check(const node *n, ipfsrt_hamt_shape *h, ipfsrt_error *err) {
+    if (!n->fs.has_hash_type || n->fs.hash_type != IPFSRT_HAMT_HASH_MURMUR3)
         return ipfsrt_fail_cid(err, IPFSRT_EUNSUPPORTED, &n->cid, -1,
                                "HAMT hash function 0x%llx is not murmur3-x64-64",
                                (unsigned long long)n->fs.hash_type);
     uint64_t f = n->fs.has_fanout ? n->fs.fanout : 0;
-    if (f < 2 || f > 1024 || (f & (f - 1)))
+    if (!ipfsrt_hamt_shape_init(h, f))
         return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
-                               "HAMT fanout %llu is not a power of two up to 1024",
-                               (unsigned long long)f);
-    h->fanout = f;
-    h->bits = 0;
-    while ((1ull << h->bits) < f) h->bits++;
-    char hex[8];
-    h->prefix_len = (size_t)snprintf(hex, sizeof hex, "%llX", (unsigned long long)(f - 1));
+                               "HAMT fanout %llu is not a power of two up to %u",
+                               (unsigned long long)f, IPFSRT_HAMT_MAX_FANOUT);
     return IPFSRT_OK;
 }
 
-static bool hamt_same(const hamt_params *a, const hamt_params *b) { return a->fanout == b->fanout; }
+static bool hamt_same(const ipfsrt_hamt_shape *a, const ipfsrt_hamt_shape *b) { return a->fanout == b->fanout; }
 
-/* Finds name in the shard rooted at n (which the caller owns); the entry's link
- * CID goes to out. */
+/* Loads the sub-shard a bucket link points at, which must share its parent's shape. */
+static ipfsrt_status load_subshard(const ipfsrt_blocksource *src, const ipfsrt_dagpb_link *link,
+                                   const ipfsrt_hamt_shape *parent, node *out, ipfsrt_error *err) {
+    ipfsrt_status st = node_load(src, &link->cid, out, err);
+    if (st != IPFSRT_OK) return st;
+    ipfsrt_hamt_shape h;
+    if (out->raw || out->fs.type != IPFSRT_UNIXFS_HAMT_SHARD)
+        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &link->cid, -1, "HAMT bucket %.*s is not a shard",
+                             (int)link->name_len, (const char *)link->name);
+    else if ((st = hamt_check(out, &h, err)) == IPFSRT_OK && !hamt_same(&h, parent))
+        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &link->cid, -1,
+                             "HAMT shard fanout differs from its parent's");
+    if (st != IPFSRT_OK) node_release(src, out);
+    return st;
+}
+
+static const ipfsrt_dagpb_link *find_bucket(const node *shard, const char *prefix, size_t width) {
+    for (size_t i = 0; i < shard->pb.link_count; i++) {
+        const ipfsrt_dagpb_link *l = &shard->pb.links[i];
+        if (l->name && l->name_len >= width && memcmp(l->name, prefix, width) == 0) return l;
+    }
+    return NULL;
+}
+
+/* Finds name in the shard rooted at root (which the caller owns); the entry's
+ * link CID goes to out. IPFSRT_ENOT_FOUND (err untouched) when absent. */
 static ipfsrt_status hamt_lookup(const ipfsrt_blocksource *src, const node *root, const char *name,
                                  size_t name_len, ipfsrt_cid *out, ipfsrt_error *err) {
-    hamt_params h;
+    ipfsrt_hamt_shape h;
     ipfsrt_status st = hamt_check(root, &h, err);
     if (st != IPFSRT_OK) return st;
     uint64_t hash = ipfsrt_murmur3_x64_64((const uint8_t *)name, name_len);
-    unsigned used = 0;
     const node *cur = root;
     node child;
     bool own_child = false;
-    for (;;) {
-        if (used + h.bits > 64) {
+    for (unsigned depth = 0;; depth++) {
+        if (!ipfsrt_hamt_depth_ok(&h, depth)) {
             st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &cur->cid, -1,
                                  "HAMT deeper than its hash allows, looking up '%.*s'",
                                  (int)name_len, name);
             break;
         }
-        uint64_t bucket = (hash >> (64 - used - h.bits)) & (h.fanout - 1);
-        used += h.bits;
-        char prefix[8];
-        snprintf(prefix, sizeof prefix, "%0*llX", (int)h.prefix_len, (unsigned long long)bucket);
-        const ipfsrt_dagpb_link *hit = NULL;
-        for (size_t i = 0; i < cur->pb.link_count; i++) {
-            const ipfsrt_dagpb_link *l = &cur->pb.links[i];
-            if (l->name && l->name_len >= h.prefix_len &&
-                memcmp(l->name, prefix, h.prefix_len) == 0) {
-                hit = l;
-                break;
-            }
-        }
-        if (!hit) {
-            st = IPFSRT_ENOT_FOUND;
-            break;
-        }
-        if (hit->name_len == h.prefix_len) { /* a sub-shard */
+        char prefix[IPFSRT_HAMT_PREFIX_MAX + 1];
+        ipfsrt_hamt_prefix(&h, ipfsrt_hamt_bucket(&h, hash, depth), prefix);
+        const ipfsrt_dagpb_link *hit = find_bucket(cur, prefix, h.width);
+        if (hit && hit->name_len == h.width) { /* a sub-shard: one level down */
             node next;
-            st = node_load(src, &hit->cid, &next, err);
-            if (st != IPFSRT_OK) break;
-            hamt_params nh;
-            if (next.raw || next.fs.type != IPFSRT_UNIXFS_HAMT_SHARD) {
-                st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &hit->cid, -1,
-                                     "HAMT bucket %s is not a shard", prefix);
-            } else if ((st = hamt_check(&next, &nh, err)) == IPFSRT_OK && !hamt_same(&nh, &h)) {
-                st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &hit->cid, -1,
-                                     "HAMT shard fanout differs from its parent's");
-            }
-            if (st != IPFSRT_OK) {
-                node_release(src, &next);
-                break;
-            }
+            if ((st = load_subshard(src, hit, &h, &next, err)) != IPFSRT_OK) break;
             if (own_child) node_release(src, &child);
             child = next;
             own_child = true;
             cur = &child;
             continue;
         }
-        if (hit->name_len - h.prefix_len == name_len &&
-            memcmp(hit->name + h.prefix_len, name, name_len) == 0) {
+        st = IPFSRT_ENOT_FOUND;
+        if (hit && hit->name_len - h.width == name_len &&
+            memcmp(hit->name + h.width, name, name_len) == 0) {
             *out = hit->cid;
             st = IPFSRT_OK;
-        } else {
-            st = IPFSRT_ENOT_FOUND;
         }
         break;
     }
@@ -249,30 +233,24 @@ static ipfsrt_status emit_entry(lister *ls, const ipfsrt_dagpb_link *l, const ui
     return st;
 }
 
-static ipfsrt_status ls_shard(lister *ls, const node *n, const hamt_params *h, int depth,
+static ipfsrt_status ls_shard(lister *ls, const node *n, const ipfsrt_hamt_shape *h, int depth,
                               ipfsrt_error *err) {
-    if ((unsigned)depth * h->bits > 64)
+    if (!ipfsrt_hamt_depth_ok(h, (unsigned)depth))
         return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "HAMT deeper than its hash allows");
     for (size_t i = 0; i < n->pb.link_count; i++) {
         const ipfsrt_dagpb_link *l = &n->pb.links[i];
-        if (!l->name || l->name_len < h->prefix_len)
+        if (!l->name || l->name_len < h->width)
             return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
                                    "HAMT link %zu has no bucket prefix", i);
         ipfsrt_status st;
-        if (l->name_len == h->prefix_len) {
+        if (l->name_len == h->width) {
             node child;
-            st = node_load(ls->src, &l->cid, &child, err);
+            st = load_subshard(ls->src, l, h, &child, err);
             if (st != IPFSRT_OK) return st;
-            hamt_params ch;
-            if (child.raw || child.fs.type != IPFSRT_UNIXFS_HAMT_SHARD)
-                st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &l->cid, -1, "HAMT bucket is not a shard");
-            else if ((st = hamt_check(&child, &ch, err)) == IPFSRT_OK && !hamt_same(&ch, h))
-                st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &l->cid, -1,
-                                     "HAMT shard fanout differs from its parent's");
-            if (st == IPFSRT_OK) st = ls_shard(ls, &child, h, depth + 1, err);
+            st = ls_shard(ls, &child, h, depth + 1, err);
             node_release(ls->src, &child);
         } else {
-            st = emit_entry(ls, l, l->name + h->prefix_len, l->name_len - h->prefix_len, err);
+            st = emit_entry(ls, l, l->name + h->width, l->name_len - h->width, err);
         }
         if (st != IPFSRT_OK) return st;
     }
@@ -284,7 +262,7 @@ static ipfsrt_status ls_node(lister *ls, const node *n, ipfsrt_error *err) {
         return ipfsrt_fail_cid(err, IPFSRT_ENOT_DIRECTORY, &n->cid, -1, "is a %s, not a directory",
                                n->raw ? "file" : ipfsrt_unixfs_type_name(n->fs.type));
     if (n->fs.type == IPFSRT_UNIXFS_HAMT_SHARD) {
-        hamt_params h;
+        ipfsrt_hamt_shape h;
         ipfsrt_status st = hamt_check(n, &h, err);
         return st != IPFSRT_OK ? st : ls_shard(ls, n, &h, 1, err);
     }
@@ -332,13 +310,8 @@ typedef struct dir_stack {
 } dir_stack;
 
 static ipfsrt_status stack_push(dir_stack *s, const ipfsrt_cid *cid, ipfsrt_error *err) {
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        ipfsrt_cid *p = realloc(s->cids, cap * sizeof *p);
-        if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        s->cids = p;
-        s->cap = cap;
-    }
+    if (ipfsrt_array_reserve(&s->cids, &s->cap, s->count + 1, sizeof *s->cids))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     s->cids[s->count++] = *cid;
     return IPFSRT_OK;
 }
@@ -358,91 +331,95 @@ static ipfsrt_status splice(char **remaining, const uint8_t *target, size_t targ
     return IPFSRT_OK;
 }
 
+/* A path walk under way: the directories above it, for '..' and symlinks. */
+typedef struct resolver {
+    const ipfsrt_blocksource *src;
+    const char *path; /* as asked, for messages */
+    bool follow;
+    ipfsrt_cid cur;
+    char *remaining;  /* the path still to walk, from pos */
+    size_t pos;
+    dir_stack parents;
+    int hops;
+} resolver;
+
+/* Goes on from the directory holding the symlink, with its target spliced in
+ * front of the rest of the path. */
+static ipfsrt_status follow_symlink(resolver *rv, const node *n, const char *rest, ipfsrt_error *err) {
+    char s[IPFSRT_CID_STR_MAX];
+    if (!rv->follow)
+        return ipfsrt_fail_cid(err, IPFSRT_ESYMLINK, &rv->cur, -1,
+                               "'%.*s' is a symlink to '%.*s' (following symlinks is off)",
+                               (int)rv->pos, rv->remaining, (int)n->fs.data_len,
+                               (const char *)n->fs.data);
+    if (++rv->hops > IPFSRT_UNIXFS_MAX_SYMLINKS || rv->parents.count == 0 || !n->fs.data_len ||
+        n->fs.data[0] == '/')
+        return ipfsrt_fail(err, IPFSRT_ESYMLINK, -1,
+                           "symlink %s -> '%.*s' leads outside the DAG or loops",
+                           ipfsrt_cid_to_string(&rv->cur, s), (int)n->fs.data_len,
+                           (const char *)n->fs.data);
+    ipfsrt_status st = splice(&rv->remaining, n->fs.data, n->fs.data_len, rest, err);
+    if (st != IPFSRT_OK) return st;
+    rv->pos = 0;
+    rv->cur = rv->parents.cids[--rv->parents.count];
+    return IPFSRT_OK;
+}
+
+/* Moves from directory n to its entry seg ('.' and '..' included). */
+static ipfsrt_status step_into(resolver *rv, const node *n, const char *seg, size_t seg_len,
+                               ipfsrt_error *err) {
+    rv->pos += seg_len;
+    if (seg_len == 1 && seg[0] == '.') return IPFSRT_OK;
+    if (seg_len == 2 && seg[0] == '.' && seg[1] == '.') {
+        if (rv->parents.count == 0)
+            return ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "'..' climbs above the root of %s",
+                               rv->path);
+        rv->cur = rv->parents.cids[--rv->parents.count];
+        return IPFSRT_OK;
+    }
+    if (!is_dir(n))
+        return ipfsrt_fail_cid(err, IPFSRT_ENOT_DIRECTORY, &rv->cur, -1,
+                               "cannot look up '%.*s': a %s is not a directory", (int)seg_len, seg,
+                               n->raw ? "file" : ipfsrt_unixfs_type_name(n->fs.type));
+    ipfsrt_cid next;
+    ipfsrt_status st = dir_lookup(rv->src, n, seg, seg_len, &next, err);
+    if (st == IPFSRT_ENOT_FOUND)
+        return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, &rv->cur, -1, "no entry '%.*s' (in %s)",
+                               (int)seg_len, seg, rv->path);
+    if (st == IPFSRT_OK) st = stack_push(&rv->parents, &rv->cur, err);
+    if (st == IPFSRT_OK) rv->cur = next;
+    return st;
+}
+
 ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *path,
                                     const ipfsrt_unixfs_options *opts,
                                     ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
-    bool follow = opts && opts->follow_symlinks;
-    ipfsrt_cid cur;
+    resolver rv = {.src = src, .path = path, .follow = opts && opts->follow_symlinks};
     const char *rest;
-    ipfsrt_status st = ipfsrt_path_split(path, &cur, &rest, err);
+    ipfsrt_status st = ipfsrt_path_split(path, &rv.cur, &rest, err);
     if (st != IPFSRT_OK) return st;
-    char *remaining = strdup(rest);
-    if (!remaining) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    dir_stack parents = {0};
-    int hops = 0;
-    size_t pos = 0;
-    node n;
-    bool loaded = false;
-    for (;;) {
-        if (loaded) node_release(src, &n);
-        loaded = false;
-        st = node_load(src, &cur, &n, err);
+    rv.remaining = strdup(rest);
+    if (!rv.remaining) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (bool done = false; !done && st == IPFSRT_OK;) {
+        node n;
+        st = node_load(src, &rv.cur, &n, err);
         if (st != IPFSRT_OK) break;
-        loaded = true;
-        while (remaining[pos] == '/') pos++;
-        const char *seg = remaining + pos;
+        while (rv.remaining[rv.pos] == '/') rv.pos++;
+        const char *seg = rv.remaining + rv.pos;
         size_t seg_len = strcspn(seg, "/");
         bool last = seg_len == 0;
-        if (!n.raw && n.fs.type == IPFSRT_UNIXFS_SYMLINK && (follow || !last)) {
-            char s[IPFSRT_CID_STR_MAX];
-            if (!follow) {
-                st = ipfsrt_fail_cid(err, IPFSRT_ESYMLINK, &cur, -1,
-                                     "'%.*s' is a symlink to '%.*s' (following symlinks is off)",
-                                     (int)pos, remaining, (int)n.fs.data_len,
-                                     (const char *)n.fs.data);
-                break;
-            }
-            if (++hops > IPFSRT_UNIXFS_MAX_SYMLINKS || parents.count == 0 || !n.fs.data_len ||
-                n.fs.data[0] == '/') {
-                st = ipfsrt_fail(err, IPFSRT_ESYMLINK, -1,
-                                 "symlink %s -> '%.*s' leads outside the DAG or loops",
-                                 ipfsrt_cid_to_string(&cur, s), (int)n.fs.data_len,
-                                 (const char *)n.fs.data);
-                break;
-            }
-            /* Relative to the directory holding the symlink. */
-            st = splice(&remaining, n.fs.data, n.fs.data_len, seg, err);
-            if (st != IPFSRT_OK) break;
-            pos = 0;
-            cur = parents.cids[--parents.count];
-            continue;
-        }
-        if (last) {
+        if (!n.raw && n.fs.type == IPFSRT_UNIXFS_SYMLINK && (rv.follow || !last)) {
+            st = follow_symlink(&rv, &n, seg, err);
+        } else if (last) {
             st = node_info(&n, info, err);
-            break;
+            done = true;
+        } else {
+            st = step_into(&rv, &n, seg, seg_len, err);
         }
-        pos += seg_len;
-        if (seg_len == 1 && seg[0] == '.') continue;
-        if (seg_len == 2 && seg[0] == '.' && seg[1] == '.') {
-            if (parents.count == 0) {
-                st = ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "'..' climbs above the root of %s",
-                                 path);
-                break;
-            }
-            cur = parents.cids[--parents.count];
-            continue;
-        }
-        if (!is_dir(&n)) {
-            st = ipfsrt_fail_cid(err, IPFSRT_ENOT_DIRECTORY, &cur, -1,
-                                 "cannot look up '%.*s': a %s is not a directory", (int)seg_len,
-                                 seg, n.raw ? "file" : ipfsrt_unixfs_type_name(n.fs.type));
-            break;
-        }
-        ipfsrt_cid next;
-        st = dir_lookup(src, &n, seg, seg_len, &next, err);
-        if (st == IPFSRT_ENOT_FOUND) {
-            st = ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, &cur, -1, "no entry '%.*s' (in %s)",
-                                 (int)seg_len, seg, path);
-            break;
-        }
-        if (st != IPFSRT_OK) break;
-        st = stack_push(&parents, &cur, err);
-        if (st != IPFSRT_OK) break;
-        cur = next;
+        node_release(src, &n);
     }
-    if (loaded) node_release(src, &n);
-    free(parents.cids);
-    free(remaining);
+    free(rv.parents.cids);
+    free(rv.remaining);
     return st;
 }
 

@@ -54,88 +54,95 @@ static ipfsrt_status decode_mtime(const uint8_t *p, size_t n, size_t base, ipfsr
 
 static ipfsrt_status add_blocksize(ipfsrt_unixfs_data *d, uint64_t v, size_t *cap,
                                    ipfsrt_error *err) {
-    if (d->blocksize_count == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 16;
-        uint64_t *p = realloc(d->blocksizes, ncap * sizeof *p);
-        if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        d->blocksizes = p;
-        *cap = ncap;
-    }
+    if (ipfsrt_array_reserve(&d->blocksizes, cap, d->blocksize_count + 1, sizeof *d->blocksizes))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     d->blocksizes[d->blocksize_count++] = v;
     return IPFSRT_OK;
 }
 
+/* What decoding has seen so far, for the checks on duplicates. */
+typedef struct decoding {
+    const uint8_t *buf;
+    size_t len, pos;
+    size_t blocksize_cap;
+    bool has_type, has_data;
+} decoding;
+
+/* Data (2) or mtime (8). */
+static ipfsrt_status decode_bytes_field(decoding *dc, unsigned field, size_t at,
+                                        ipfsrt_unixfs_data *d, ipfsrt_error *err) {
+    const uint8_t *p;
+    size_t n;
+    if (!pb_bytes(dc->buf, dc->len, &dc->pos, &p, &n)) return bad(err, at, "field runs past the end");
+    if (field == 8) {
+        if (d->has_mtime) return bad(err, at, "duplicate mtime");
+        return decode_mtime(p, n, (size_t)(p - dc->buf), d, err);
+    }
+    if (dc->has_data) return bad(err, at, "duplicate Data");
+    dc->has_data = true;
+    d->data = p;
+    d->data_len = n;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status decode_packed_blocksizes(decoding *dc, size_t at, ipfsrt_unixfs_data *d,
+                                              ipfsrt_error *err) {
+    const uint8_t *p;
+    size_t n;
+    if (!pb_bytes(dc->buf, dc->len, &dc->pos, &p, &n)) return bad(err, at, "field runs past the end");
+    ipfsrt_status st = IPFSRT_OK;
+    for (size_t q = 0; q < n && st == IPFSRT_OK;) {
+        uint64_t v;
+        if (!pb_varint(p, n, &q, &v)) return bad(err, at, "truncated packed blocksizes");
+        st = add_blocksize(d, v, &dc->blocksize_cap, err);
+    }
+    return st;
+}
+
+/* Type (1), filesize (3), a blocksize (4), hashType (5), fanout (6), mode (7). */
+static ipfsrt_status decode_varint_field(decoding *dc, unsigned field, size_t at,
+                                         ipfsrt_unixfs_data *d, ipfsrt_error *err) {
+    uint64_t v;
+    if (!pb_varint(dc->buf, dc->len, &dc->pos, &v)) return bad(err, at, "truncated value");
+    bool dup = false;
+    switch (field) {
+    case 1:
+        dup = dc->has_type;
+        dc->has_type = true;
+        if (v > IPFSRT_UNIXFS_HAMT_SHARD) return bad(err, at, "unknown node type");
+        d->type = (ipfsrt_unixfs_type)v;
+        break;
+    case 3: dup = d->has_filesize; d->has_filesize = true; d->filesize = v; break;
+    case 4: return add_blocksize(d, v, &dc->blocksize_cap, err);
+    case 5: dup = d->has_hash_type; d->has_hash_type = true; d->hash_type = v; break;
+    case 6: dup = d->has_fanout; d->has_fanout = true; d->fanout = v; break;
+    default:
+        dup = d->has_mode;
+        d->has_mode = true;
+        d->mode = (uint32_t)(v & 07777); /* higher bits are reserved */
+        break;
+    }
+    return dup ? bad(err, at, "duplicate field") : IPFSRT_OK;
+}
+
 static ipfsrt_status decode(const uint8_t *buf, size_t len, ipfsrt_unixfs_data *d,
                             ipfsrt_error *err) {
-    size_t pos = 0, cap = 0;
-    bool has_type = false, has_data = false;
-    while (pos < len) {
-        size_t at = pos;
-        uint64_t key, v;
-        if (!pb_varint(buf, len, &pos, &key)) return bad(err, at, "truncated field key");
+    decoding dc = {.buf = buf, .len = len};
+    ipfsrt_status st = IPFSRT_OK;
+    while (dc.pos < len && st == IPFSRT_OK) {
+        size_t at = dc.pos;
+        uint64_t key;
+        if (!pb_varint(buf, len, &dc.pos, &key)) return bad(err, at, "truncated field key");
         unsigned field = (unsigned)(key >> 3), wire = (unsigned)(key & 7);
-        const uint8_t *p;
-        size_t n;
-        switch (field) {
-        case 2:
-        case 8:
-            if (wire != PB_LEN) return bad(err, at, "wrong wire type");
-            if (!pb_bytes(buf, len, &pos, &p, &n)) return bad(err, at, "field runs past the end");
-            if (field == 2) {
-                if (has_data) return bad(err, at, "duplicate Data");
-                has_data = true;
-                d->data = p;
-                d->data_len = n;
-            } else {
-                if (d->has_mtime) return bad(err, at, "duplicate mtime");
-                ipfsrt_status st = decode_mtime(p, n, (size_t)(p - buf), d, err);
-                if (st != IPFSRT_OK) return st;
-            }
-            break;
-        case 4:
-            if (wire == PB_LEN) { /* packed blocksizes */
-                if (!pb_bytes(buf, len, &pos, &p, &n)) return bad(err, at, "field runs past the end");
-                for (size_t q = 0; q < n;) {
-                    if (!pb_varint(p, n, &q, &v)) return bad(err, at, "truncated packed blocksizes");
-                    ipfsrt_status st = add_blocksize(d, v, &cap, err);
-                    if (st != IPFSRT_OK) return st;
-                }
-                break;
-            }
-            /* fallthrough */
-        case 1: case 3: case 5: case 6: case 7: {
-            if (wire != PB_VARINT) return bad(err, at, "wrong wire type");
-            if (!pb_varint(buf, len, &pos, &v)) return bad(err, at, "truncated value");
-            bool dup = false;
-            switch (field) {
-            case 1:
-                dup = has_type;
-                has_type = true;
-                if (v > IPFSRT_UNIXFS_HAMT_SHARD) return bad(err, at, "unknown node type");
-                d->type = (ipfsrt_unixfs_type)v;
-                break;
-            case 3: dup = d->has_filesize; d->has_filesize = true; d->filesize = v; break;
-            case 4: {
-                ipfsrt_status st = add_blocksize(d, v, &cap, err);
-                if (st != IPFSRT_OK) return st;
-                break;
-            }
-            case 5: dup = d->has_hash_type; d->has_hash_type = true; d->hash_type = v; break;
-            case 6: dup = d->has_fanout; d->has_fanout = true; d->fanout = v; break;
-            default:
-                dup = d->has_mode;
-                d->has_mode = true;
-                d->mode = (uint32_t)(v & 07777); /* higher bits are reserved */
-                break;
-            }
-            if (dup) return bad(err, at, "duplicate field");
-            break;
-        }
-        default: return bad(err, at, "unknown field");
-        }
+        if (field == 0 || field > 8) return bad(err, at, "unknown field");
+        bool bytes_field = field == 2 || field == 8;
+        if (field == 4 && wire == PB_LEN) st = decode_packed_blocksizes(&dc, at, d, err);
+        else if (wire != (bytes_field ? PB_LEN : PB_VARINT)) return bad(err, at, "wrong wire type");
+        else if (bytes_field) st = decode_bytes_field(&dc, field, at, d, err);
+        else st = decode_varint_field(&dc, field, at, d, err);
     }
-    if (!has_type) return bad(err, 0, "missing Type");
-    return IPFSRT_OK;
+    if (st == IPFSRT_OK && !dc.has_type) return bad(err, 0, "missing Type");
+    return st;
 }
 
 ipfsrt_status ipfsrt_unixfs_data_decode(const uint8_t *buf, size_t len, ipfsrt_unixfs_data *d,

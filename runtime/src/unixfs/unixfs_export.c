@@ -56,12 +56,8 @@ static ipfsrt_status export_entry(void *user, const ipfsrt_unixfs_entry *e, ipfs
         return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &e->cid, -1,
                                "directory entry name '%s' is not a safe file name", e->name);
     size_t need = ex->len + 1 + e->name_len + 1;
-    if (need > ex->cap) {
-        char *p = realloc(ex->path, need * 2);
-        if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        ex->path = p;
-        ex->cap = need * 2;
-    }
+    if (ipfsrt_array_reserve(&ex->path, &ex->cap, need, 1))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     size_t saved = ex->len;
     ex->path[ex->len++] = '/';
     memcpy(ex->path + ex->len, e->name, e->name_len + 1);

@@ -1,0 +1,180 @@
+/* The gateway's HTTP side: requests set up and logged, routed by method, path
+ * and format, and the answers every part sends. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server/server_internal.h"
+
+void ipfsrt_server_common_headers(struct MHD_Response *r) {
+    MHD_add_response_header(r, "Cache-Control", "public, max-age=29030400, immutable");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+}
+
+void ipfsrt_server_count_sent(ipfsrt_server_request *rq, size_t n) {
+    atomic_fetch_add(&rq->bytes, n);
+    atomic_fetch_add(&rq->gw->bytes, n);
+}
+
+enum MHD_Result ipfsrt_server_queue(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                    unsigned status, struct MHD_Response *r, uint64_t body) {
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    ipfsrt_server *gw = rq->gw;
+    rq->status = status;
+    ipfsrt_server_count_sent(rq, body);
+    if (status < 300) atomic_fetch_add(&gw->s2xx, 1);
+    else if (status < 500) atomic_fetch_add(&gw->s4xx, 1);
+    else atomic_fetch_add(&gw->s5xx, 1);
+    return ok;
+}
+
+enum MHD_Result ipfsrt_server_send_text(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        unsigned status, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n > sizeof msg - 2) n = (int)sizeof msg - 2;
+    msg[n++] = '\n';
+    struct MHD_Response *r = MHD_create_response_from_buffer((size_t)n, msg, MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (status == MHD_HTTP_TOO_MANY_REQUESTS || status == MHD_HTTP_SERVICE_UNAVAILABLE ||
+        status == MHD_HTTP_BAD_GATEWAY)
+        MHD_add_response_header(r, "Retry-After", "1");
+    return ipfsrt_server_queue(rq, c, status, r, (uint64_t)n);
+}
+
+enum MHD_Result ipfsrt_server_send_error(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                         const ipfsrt_error *err) {
+    unsigned status;
+    switch (err->code) {
+    case IPFSRT_ENOT_FOUND:
+    case IPFSRT_ENOT_DIRECTORY:
+    case IPFSRT_ESYMLINK: status = MHD_HTTP_NOT_FOUND; break;
+    case IPFSRT_ECID:
+    case IPFSRT_EMULTIBASE:
+    case IPFSRT_EMULTIHASH:
+    case IPFSRT_EVARINT:
+    case IPFSRT_ETRAILING:
+    case IPFSRT_EARG: status = MHD_HTTP_BAD_REQUEST; break;
+    case IPFSRT_ETOO_LARGE: status = MHD_HTTP_CONTENT_TOO_LARGE; break;
+    default: status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    return ipfsrt_server_send_text(rq, c, status, "%s: %s", ipfsrt_status_name(err->code),
+                                   err->message);
+}
+
+/* format= wins over Accept; neither asking for blocks gets the plain answer. */
+static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                    const ipfsrt_cid *cid, const char *cid_str, const char *path) {
+    const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
+    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+    if (format) {
+        if (strcmp(format, "raw") == 0) return ipfsrt_server_serve_raw(rq, c, cid, path);
+        if (strcmp(format, "car") == 0)
+            return ipfsrt_server_serve_car(rq, c, cid, cid_str, path, accept);
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
+                                       "format=%s is not served (raw and car are)", format);
+    }
+    if (accept && strstr(accept, IPFSRT_RAW_TYPE)) return ipfsrt_server_serve_raw(rq, c, cid, path);
+    if (accept && strstr(accept, IPFSRT_CAR_TYPE))
+        return ipfsrt_server_serve_car(rq, c, cid, cid_str, path, accept);
+    if (accept && strstr(accept, "application/vnd.") && !strstr(accept, "*/*"))
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
+                                       "%s is not served (" IPFSRT_RAW_TYPE ", " IPFSRT_CAR_TYPE
+                                       " or plain bytes are)", accept);
+    return ipfsrt_server_serve_plain(rq, c, cid_str, path);
+}
+
+static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url,
+                             const char *method) {
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                                       "only GET and HEAD are served");
+    if (strncmp(url, "/ipfs/", 6) != 0)
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} paths are served");
+    const char *cid_start = url + 6;
+    size_t cid_len = strcspn(cid_start, "/");
+    ipfsrt_cid cid;
+    ipfsrt_error err;
+    if (ipfsrt_cid_parse(&cid, cid_start, cid_len, NULL, &err) != IPFSRT_OK)
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST, "bad CID: %s", err.message);
+    char cid_str[IPFSRT_CID_STR_MAX];
+    snprintf(cid_str, sizeof cid_str, "%.*s", (int)cid_len, cid_start);
+    bool answered;
+    enum MHD_Result faulted = ipfsrt_server_plan_faults(rq, c, &answered);
+    if (rq->faults[0]) atomic_fetch_add(&rq->gw->faulted, 1);
+    if (answered) return faulted;
+    return route_format(rq, c, &cid, cid_str, cid_start + cid_len);
+}
+
+enum MHD_Result ipfsrt_server_handle(void *cls, struct MHD_Connection *c, const char *url,
+                                     const char *method, const char *version,
+                                     const char *upload_data, size_t *upload_size, void **req_cls) {
+    (void)version, (void)upload_data;
+    ipfsrt_server *gw = cls;
+    /* The first call only sets the request up: answering before libmicrohttpd
+     * has seen the whole request makes it close the connection. */
+    if (!*req_cls) {
+        ipfsrt_server_request *rq = calloc(1, sizeof *rq);
+        if (!rq) return MHD_NO;
+        rq->gw = gw;
+        rq->number = atomic_fetch_add(&gw->requests, 1);
+        rq->rng = gw->faults.seed ^ (rq->number * 0x9e3779b97f4a7c15ull);
+        snprintf(rq->method, sizeof rq->method, "%s", method);
+        rq->path = strdup(url);
+        *req_cls = rq;
+        return rq->path ? MHD_YES : MHD_NO;
+    }
+    ipfsrt_server_request *rq = *req_cls;
+    if (*upload_size) { /* GET and HEAD carry no body worth reading */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (rq->status) return MHD_YES; /* already answered */
+    return route(rq, c, url, method);
+}
+
+#define QUERY_MAX 512
+
+static enum MHD_Result append_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value) {
+    (void)kind;
+    char *q = cls;
+    size_t n = strlen(q);
+    snprintf(q + n, QUERY_MAX - n, "%s%s%s%s", n ? "&" : "", key, value ? "=" : "", value ? value : "");
+    return MHD_YES;
+}
+
+static void log_request(ipfsrt_server *gw, struct MHD_Connection *c, const ipfsrt_server_request *rq,
+                        enum MHD_RequestTerminationCode why) {
+    char query[QUERY_MAX] = "";
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, append_arg, query);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    pthread_mutex_lock(&gw->log_lock);
+    fprintf(gw->log, "%lld.%03ld %s %s %s %u %llu %s%s\n", (long long)ts.tv_sec,
+            ts.tv_nsec / 1000000, rq->method, rq->path, query[0] ? query : "-", rq->status,
+            (unsigned long long)atomic_load(&rq->bytes), rq->faults[0] ? rq->faults : "-",
+            why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection ended early)");
+    fflush(gw->log);
+    pthread_mutex_unlock(&gw->log_lock);
+}
+
+void ipfsrt_server_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                             enum MHD_RequestTerminationCode why) {
+    ipfsrt_server *gw = cls;
+    ipfsrt_server_request *rq = *req_cls;
+    if (!rq) return;
+    if (gw->log) log_request(gw, c, rq, why);
+    free(rq->path);
+    free(rq);
+    *req_cls = NULL;
+}

@@ -1,0 +1,192 @@
+/* The plain, unverified answers a browser or `curl` gets: file bytes (with
+ * Range) or a JSON directory listing. Benchmarks compare verified clients with
+ * them. */
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipfsrt/unixfs.h"
+#include "server/http_parse.h"
+#include "server/server_internal.h"
+
+/* The byte range of a file as pieces of the mapped CARs, found with one walk of
+ * its DAG when the answer starts; the body is then copied straight from them. */
+typedef struct segment {
+    const uint8_t *data;
+    size_t len;
+    bool owned; /* a copy: identity blocks live in transient CID values */
+} segment;
+
+typedef struct file_body {
+    ipfsrt_server_request *rq;
+    segment *segs;
+    size_t count, cap;
+    size_t seg, seg_off;
+    uint64_t length;
+    uint64_t tamper_at;
+} file_body;
+
+static void file_body_free(void *cls) {
+    file_body *f = cls;
+    for (size_t i = 0; i < f->count; i++)
+        if (f->segs[i].owned) free((void *)f->segs[i].data);
+    free(f->segs);
+    free(f);
+}
+
+static ipfsrt_status add_segment(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    file_body *f = user;
+    if (len == 0) return IPFSRT_OK;
+    if (ipfsrt_array_reserve(&f->segs, &f->cap, f->count + 1, sizeof *f->segs))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    segment sg = {data, len, false};
+    if (len <= IPFSRT_MH_MAX_DIGEST) { /* may be an identity block's bytes */
+        uint8_t *copy = malloc(len);
+        if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        memcpy(copy, data, len);
+        sg = (segment){copy, len, true};
+    }
+    f->segs[f->count++] = sg;
+    return IPFSRT_OK;
+}
+
+static ssize_t file_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    file_body *f = cls;
+    size_t out = 0;
+    while (out < max && f->seg < f->count) {
+        const segment *sg = &f->segs[f->seg];
+        size_t n = sg->len - f->seg_off < max - out ? sg->len - f->seg_off : max - out;
+        memcpy(buf + out, sg->data + f->seg_off, n);
+        out += n;
+        f->seg_off += n;
+        if (f->seg_off == sg->len) {
+            f->seg++;
+            f->seg_off = 0;
+        }
+    }
+    size_t sent = ipfsrt_server_body_faults(f->rq, pos, (uint8_t *)buf, out, f->length, f->tamper_at);
+    if (sent == 0) return out ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
+    ipfsrt_server_count_sent(f->rq, sent);
+    return (ssize_t)sent;
+}
+
+static enum MHD_Result send_unsatisfiable(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                          uint64_t size) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    char cr[64];
+    snprintf(cr, sizeof cr, "bytes */%llu", (unsigned long long)size);
+    MHD_add_response_header(r, "Content-Range", cr);
+    return ipfsrt_server_queue(rq, c, MHD_HTTP_RANGE_NOT_SATISFIABLE, r, 0);
+}
+
+/* Answers a file (or its Range); *r is NULL when it was answered already. */
+static enum MHD_Result file_response(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                     const ipfsrt_unixfs_node_info *info, const char *path,
+                                     struct MHD_Response **r, unsigned *status) {
+    uint64_t start = 0, len = info->size;
+    *r = NULL;
+    *status = MHD_HTTP_OK;
+    switch (ipfsrt_http_range_parse(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
+                                    info->size, &start, &len)) {
+    case IPFSRT_HTTP_RANGE_UNSATISFIABLE: return send_unsatisfiable(rq, c, info->size);
+    case IPFSRT_HTTP_RANGE_OK: *status = MHD_HTTP_PARTIAL_CONTENT; break;
+    case IPFSRT_HTTP_RANGE_NONE: break;
+    }
+    file_body *f = calloc(1, sizeof *f);
+    if (!f) return MHD_NO;
+    *f = (file_body){.rq = rq, .length = len,
+                     .tamper_at = len ? ipfsrt_server_random(rq) % len : UINT64_MAX};
+    ipfsrt_error err;
+    if (len && ipfsrt_unixfs_read(&rq->gw->src, &info->cid, start, len, add_segment, f, &err) != IPFSRT_OK) {
+        file_body_free(f);
+        return ipfsrt_server_send_error(rq, c, &err);
+    }
+    *r = MHD_create_response_from_callback(len, 256 * 1024, file_read, f, file_body_free);
+    if (!*r) {
+        file_body_free(f);
+        return MHD_NO;
+    }
+    MHD_add_response_header(*r, "Content-Type", ipfsrt_http_content_type(path));
+    MHD_add_response_header(*r, "Accept-Ranges", "bytes");
+    if (*status == MHD_HTTP_PARTIAL_CONTENT) {
+        char cr[96];
+        snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)start,
+                 (unsigned long long)(start + len - 1), (unsigned long long)info->size);
+        MHD_add_response_header(*r, "Content-Range", cr);
+    }
+    return MHD_YES;
+}
+
+static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    cJSON *item = cJSON_CreateObject();
+    char s[IPFSRT_CID_STR_MAX];
+    if (!item || !cJSON_AddStringToObject(item, "name", e->name) ||
+        !cJSON_AddStringToObject(item, "cid", ipfsrt_cid_to_string(&e->cid, s)) ||
+        !cJSON_AddStringToObject(item, "type", e->has_type ? ipfsrt_unixfs_type_name(e->type) : "unknown") ||
+        !cJSON_AddNumberToObject(item, "size", (double)(e->has_type ? e->size : e->tsize))) {
+        cJSON_Delete(item);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    cJSON_AddItemToArray(user, item);
+    return IPFSRT_OK;
+}
+
+/* A directory as a JSON array of {name, cid, type, size}; *r is NULL when it
+ * was answered already. */
+static enum MHD_Result listing_response(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        const ipfsrt_cid *dir, struct MHD_Response **r,
+                                        uint64_t *body) {
+    *r = NULL;
+    cJSON *list = cJSON_CreateArray();
+    if (!list) return MHD_NO;
+    ipfsrt_error err;
+    if (ipfsrt_unixfs_ls(&rq->gw->src, dir, true, list_entry, list, &err) != IPFSRT_OK) {
+        cJSON_Delete(list);
+        return ipfsrt_server_send_error(rq, c, &err);
+    }
+    char *json = cJSON_PrintUnformatted(list);
+    cJSON_Delete(list);
+    if (!json) return MHD_NO;
+    *body = strlen(json);
+    *r = MHD_create_response_from_buffer(*body, json, MHD_RESPMEM_MUST_FREE);
+    if (!*r) {
+        free(json);
+        return MHD_NO;
+    }
+    MHD_add_response_header(*r, "Content-Type", "application/json");
+    return MHD_YES;
+}
+
+enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                          const char *cid_str, const char *path) {
+    size_t plen = strlen(cid_str) + strlen(path) + 1;
+    char *full = malloc(plen);
+    if (!full) return MHD_NO;
+    snprintf(full, plen, "%s%s", cid_str, path);
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_unixfs_resolve(&rq->gw->src, full, NULL, &info, &err);
+    free(full);
+    if (st != IPFSRT_OK) return ipfsrt_server_send_error(rq, c, &err);
+    char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 8];
+    ipfsrt_cid_to_string(&info.cid, s);
+    struct MHD_Response *r;
+    unsigned status = MHD_HTTP_OK;
+    uint64_t body = 0; /* file bytes are counted as they are sent */
+    enum MHD_Result res;
+    if (info.type == IPFSRT_UNIXFS_FILE)
+        res = file_response(rq, c, &info, path, &r, &status);
+    else if (info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD)
+        res = listing_response(rq, c, &info.cid, &r, &body);
+    else
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
+                                       "%s is a %s; only files and directories are served "
+                                       "deserialized", s, ipfsrt_unixfs_type_name(info.type));
+    if (!r) return res;
+    snprintf(h, sizeof h, "\"%s\"", s);
+    MHD_add_response_header(r, "Etag", h);
+    MHD_add_response_header(r, "X-Ipfs-Roots", s);
+    ipfsrt_server_common_headers(r);
+    return ipfsrt_server_queue(rq, c, status, r, body);
+}

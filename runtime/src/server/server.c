@@ -1,0 +1,142 @@
+/* The local gateway's lifecycle: CARs verified and indexed, the daemon started
+ * and stopped. */
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/http_parse.h"
+#include "server/server_internal.h"
+
+/* The CARs were verified whole when opened, so lookups skip the hash. */
+static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
+                               ipfsrt_error *err) {
+    ipfsrt_server *gw = ctx;
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&gw->index, mh, mh_len);
+    if (!e) return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
+    return ipfsrt_car_file_get_unverified(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
+}
+
+typedef struct indexing {
+    ipfsrt_server *gw;
+    size_t car;
+} indexing;
+
+/* Called for each verified block while a CAR is checked at start. */
+static ipfsrt_status index_block(void *user, const ipfsrt_car_block *b, ipfsrt_error *err) {
+    indexing *ix = user;
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(&b->cid, &mh_len);
+    if (ipfsrt_mhmap_put(&ix->gw->index, mh, mh_len, ix->car, 0, NULL) != IPFSRT_OK) /* first CAR wins */
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory indexing blocks");
+    return IPFSRT_OK;
+}
+
+/* Verifies each CAR whole and merges its blocks into one index. */
+static ipfsrt_status open_cars(ipfsrt_server *gw, const char *const *paths, size_t n,
+                               ipfsrt_error *err) {
+    gw->cars = calloc(n, sizeof *gw->cars);
+    if (!gw->cars) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        ipfsrt_car_options verify_opts = {.verify_only = true};
+        indexing ix = {gw, i};
+        ipfsrt_status st = ipfsrt_car_verify_file(paths[i], &verify_opts, 1 << 20, index_block, &ix,
+                                                  NULL, NULL, err);
+        if (st == IPFSRT_OK) st = ipfsrt_car_file_new(&gw->cars[i], paths[i], NULL, err);
+        if (st != IPFSRT_OK) return st;
+        gw->ncars++;
+    }
+    gw->src = (ipfsrt_blocksource){gw, multi_get, NULL};
+    return IPFSRT_OK;
+}
+
+/* Two valid blocks to hand out in place of others, for wrong-block. */
+static void pick_spares(ipfsrt_server *gw) {
+    uint64_t cursor = 0;
+    for (int k = 0; k < 2;) {
+        ipfsrt_car_block b;
+        bool done;
+        if (ipfsrt_car_file_next(gw->cars[0], &cursor, &b, &done, NULL) != IPFSRT_OK || done) break;
+        if (b.cid.hash_code == IPFSRT_MH_IDENTITY) continue;
+        gw->spares[k++] = (ipfsrt_server_spare){b.cid, b.data, b.len};
+    }
+}
+
+static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigned threads,
+                                  ipfsrt_error *err) {
+    struct sockaddr_storage ss;
+    ipfsrt_status st = ipfsrt_http_listen_parse(listen, &ss, err);
+    if (st != IPFSRT_OK) return st;
+    /* Library threads take no signals: they stay with the host's own threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, ipfsrt_server_handle, gw,
+                                  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                                  MHD_OPTION_THREAD_POOL_SIZE, threads,
+                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+                                  MHD_OPTION_NOTIFY_COMPLETED, ipfsrt_server_completed, gw,
+                                  MHD_OPTION_END);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!gw->daemon) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot listen on %s", listen);
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(gw->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    char host[64];
+    if (ss.ss_family == AF_INET6) {
+        char a[INET6_ADDRSTRLEN];
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof a);
+        snprintf(host, sizeof host, "[%s]", a);
+    } else {
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
+    }
+    snprintf(gw->url, sizeof gw->url, "http://%s:%u", host, info ? (unsigned)info->port : 0);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const char *const *paths, size_t n,
+                                const ipfsrt_server_options *opts, ipfsrt_error *err) {
+    *out = NULL;
+    if (n == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "a gateway needs at least one CAR file");
+    ipfsrt_server *gw = calloc(1, sizeof *gw);
+    if (!gw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_mhmap_init(&gw->index);
+    pthread_mutex_init(&gw->log_lock, NULL);
+    if (opts) gw->faults = opts->faults;
+    ipfsrt_status st = open_cars(gw, paths, n, err);
+    if (st == IPFSRT_OK) pick_spares(gw);
+    if (st == IPFSRT_OK && opts && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
+    if (st == IPFSRT_OK)
+        st = start_daemon(gw, opts && opts->listen ? opts->listen : "127.0.0.1:0",
+                          opts && opts->threads ? opts->threads : 4, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_server_free(gw);
+        return st;
+    }
+    *out = gw;
+    return IPFSRT_OK;
+}
+
+const char *ipfsrt_server_url(const ipfsrt_server *gw) { return gw->url; }
+
+void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
+    st->requests = atomic_load(&gw->requests);
+    st->bytes = atomic_load(&gw->bytes);
+    st->status_2xx = atomic_load(&gw->s2xx);
+    st->status_4xx = atomic_load(&gw->s4xx);
+    st->status_5xx = atomic_load(&gw->s5xx);
+    st->faults = atomic_load(&gw->faulted);
+}
+
+void ipfsrt_server_free(ipfsrt_server *gw) {
+    if (!gw) return;
+    if (gw->daemon) MHD_stop_daemon(gw->daemon);
+    if (gw->log) fclose(gw->log);
+    pthread_mutex_destroy(&gw->log_lock);
+    for (size_t i = 0; i < gw->ncars; i++) ipfsrt_car_file_free(gw->cars[i]);
+    ipfsrt_mhmap_free(&gw->index);
+    free(gw->cars);
+    free(gw);
+}

@@ -1,0 +1,96 @@
+/* The local gateway's parts: lifecycle (server.c), HTTP plumbing and routing
+ * (http.c), fault injection (faults.c), trustless answers (trustless.c), plain
+ * answers (plain.c) and the request parsers (http_parse.h). Not public. */
+#ifndef IPFSRT_SERVER_INTERNAL_H
+#define IPFSRT_SERVER_INTERNAL_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "ipfsrt/server.h"
+#include "ipfsrt/car.h"
+#include "base/base_internal.h"
+
+#define IPFSRT_CAR_TYPE "application/vnd.ipld.car"
+#define IPFSRT_RAW_TYPE "application/vnd.ipld.raw"
+
+/* A valid block the wrong-block fault sends in place of the one asked for. */
+typedef struct ipfsrt_server_spare {
+    ipfsrt_cid cid;
+    const uint8_t *data;
+    size_t len;
+} ipfsrt_server_spare;
+
+struct ipfsrt_server {
+    ipfsrt_car_file **cars;
+    size_t ncars;
+    ipfsrt_mhmap index; /* every block of every CAR: multihash -> which CAR holds it */
+    ipfsrt_blocksource src;
+    struct MHD_Daemon *daemon;
+    char url[80];
+    ipfsrt_server_faults faults;
+    ipfsrt_server_spare spares[2];
+    FILE *log;
+    pthread_mutex_t log_lock;
+    _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx, faulted;
+};
+
+/* What one request is doing, for the fault plan and the log line. */
+typedef struct ipfsrt_server_request {
+    ipfsrt_server *gw;
+    uint64_t number;
+    uint64_t rng;
+    char method[8];
+    char *path;
+    unsigned status;
+    _Atomic uint64_t bytes;
+    char faults[96];
+    /* body faults, applied by the callbacks that produce bodies */
+    bool tamper, truncate, wrong_block, wrong_dag;
+    uint64_t slow;
+} ipfsrt_server_request;
+
+/* http.c: libmicrohttpd's callbacks, and answers every part sends */
+enum MHD_Result ipfsrt_server_handle(void *cls, struct MHD_Connection *c, const char *url,
+                                     const char *method, const char *version,
+                                     const char *upload_data, size_t *upload_size, void **req_cls);
+void ipfsrt_server_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                             enum MHD_RequestTerminationCode why);
+void ipfsrt_server_common_headers(struct MHD_Response *r);
+/* Queues r, counts the answer and body bytes sent at once (0 for bodies that
+ * count themselves as they are produced: ipfsrt_server_count_sent). */
+enum MHD_Result ipfsrt_server_queue(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                    unsigned status, struct MHD_Response *r, uint64_t body);
+void ipfsrt_server_count_sent(ipfsrt_server_request *rq, size_t n);
+enum MHD_Result ipfsrt_server_send_text(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The status the trustless gateway spec asks for, with the error's message. */
+enum MHD_Result ipfsrt_server_send_error(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                         const ipfsrt_error *err);
+
+/* faults.c */
+uint64_t ipfsrt_server_random(ipfsrt_server_request *rq);
+/* Draws the request's faults; *answered when one of them answered it already
+ * (or dropped the connection: MHD_NO). */
+enum MHD_Result ipfsrt_server_plan_faults(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                          bool *answered);
+const ipfsrt_server_spare *ipfsrt_server_spare_for(const ipfsrt_server *gw, const ipfsrt_cid *cid);
+bool ipfsrt_server_body_faults_on(const ipfsrt_server_request *rq);
+/* Applies the body faults to bytes [pos, pos + n) of a body of total bytes:
+ * returns how many of them to send (fewer when truncating). */
+size_t ipfsrt_server_body_faults(ipfsrt_server_request *rq, uint64_t pos, uint8_t *buf, size_t n,
+                                 uint64_t total, uint64_t tamper_at);
+
+/* trustless.c, plain.c */
+enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        const ipfsrt_cid *cid, const char *path);
+enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        const ipfsrt_cid *root, const char *cid_str,
+                                        const char *path, const char *accept);
+enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                          const char *cid_str, const char *path);
+
+#endif

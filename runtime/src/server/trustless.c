@@ -1,0 +1,262 @@
+/* The trustless gateway's answers: a raw block (format=raw) or the CAR of the
+ * blocks that prove a path (format=car, with dag-scope and entity-bytes). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipfsrt/unixfs.h"
+#include "server/http_parse.h"
+#include "server/server_internal.h"
+
+/* ----------------------------------------------------------------- blocks */
+
+typedef struct raw_body {
+    ipfsrt_server_request *rq;
+    const uint8_t *data;
+    size_t len;
+    uint64_t tamper_at;
+} raw_body;
+
+static ssize_t raw_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    raw_body *s = cls;
+    if (pos >= s->len) return MHD_CONTENT_READER_END_OF_STREAM;
+    size_t n = s->len - pos < max ? (size_t)(s->len - pos) : max;
+    memcpy(buf, s->data + pos, n);
+    n = ipfsrt_server_body_faults(s->rq, pos, (uint8_t *)buf, n, s->len, s->tamper_at);
+    if (n == 0) return MHD_CONTENT_READER_END_WITH_ERROR; /* truncated */
+    ipfsrt_server_count_sent(s->rq, n);
+    return (ssize_t)n;
+}
+
+static struct MHD_Response *raw_response(ipfsrt_server_request *rq, const ipfsrt_blocksource_ref *ref,
+                                         uint64_t *counted_body) {
+    if (!ipfsrt_server_body_faults_on(rq)) {
+        *counted_body = ref->len;
+        /* block bytes live in the mapped CARs for as long as the gateway does */
+        return MHD_create_response_from_buffer(ref->len, (void *)ref->data, MHD_RESPMEM_PERSISTENT);
+    }
+    *counted_body = 0; /* counted as sent */
+    raw_body *s = malloc(sizeof *s);
+    if (!s) return NULL;
+    *s = (raw_body){rq, ref->data, ref->len,
+                    ref->len ? ipfsrt_server_random(rq) % ref->len : UINT64_MAX};
+    struct MHD_Response *r = MHD_create_response_from_callback(ref->len, 64 * 1024, raw_read, s, free);
+    if (!r) free(s);
+    return r;
+}
+
+enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        const ipfsrt_cid *cid, const char *path) {
+    ipfsrt_server *gw = rq->gw;
+    if (path[0] && strcmp(path, "/") != 0)
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST,
+                                       "format=raw takes no path (got %s)", path);
+    ipfsrt_blocksource_ref ref;
+    ipfsrt_error err;
+    if (ipfsrt_blocksource_get(&gw->src, cid, &ref, &err) != IPFSRT_OK)
+        return ipfsrt_server_send_error(rq, c, &err);
+    const ipfsrt_server_spare *spare = rq->wrong_block ? ipfsrt_server_spare_for(gw, cid) : NULL;
+    if (spare) ref = (ipfsrt_blocksource_ref){.data = spare->data, .len = spare->len};
+    uint64_t body;
+    struct MHD_Response *r = raw_response(rq, &ref, &body);
+    if (!r) return MHD_NO;
+    char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 32];
+    ipfsrt_cid_to_string(cid, s);
+    MHD_add_response_header(r, "Content-Type", IPFSRT_RAW_TYPE);
+    snprintf(h, sizeof h, "attachment; filename=\"%s.bin\"", s);
+    MHD_add_response_header(r, "Content-Disposition", h);
+    snprintf(h, sizeof h, "\"%s.raw\"", s);
+    MHD_add_response_header(r, "Etag", h);
+    ipfsrt_server_common_headers(r);
+    return ipfsrt_server_queue(rq, c, MHD_HTTP_OK, r, body);
+}
+
+/* -------------------------------------------------------------------- CAR */
+
+/* The blocks a CAR answer carries, gathered before the first byte goes out so
+ * that a missing one is answered with an error status, never with a CAR that
+ * silently lacks it. */
+typedef struct car_blocks {
+    const ipfsrt_blocksource *src;
+    ipfsrt_server_spare *items;
+    size_t count, cap;
+} car_blocks;
+
+static ipfsrt_status gather_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    car_blocks *l = user;
+    ipfsrt_blocksource_ref ref;
+    ipfsrt_status st = ipfsrt_blocksource_get(l->src, cid, &ref, err);
+    if (st != IPFSRT_OK) return st;
+    if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    l->items[l->count++] = (ipfsrt_server_spare){*cid, ref.data, ref.len};
+    return IPFSRT_OK;
+}
+
+typedef struct car_body {
+    ipfsrt_server_request *rq;
+    ipfsrt_car_encoder *car;
+    uint64_t pos;
+    uint64_t tamper_at; /* inside a block's bytes */
+} car_body;
+
+static void car_body_free(void *cls) {
+    car_body *s = cls;
+    ipfsrt_car_encoder_free(s->car);
+    free(s);
+}
+
+static ssize_t car_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    (void)pos;
+    car_body *s = cls;
+    size_t out = ipfsrt_car_encoder_read(s->car, (uint8_t *)buf, max);
+    size_t sent = ipfsrt_server_body_faults(s->rq, s->pos, (uint8_t *)buf, out,
+                                            ipfsrt_car_encoder_size(s->car), s->tamper_at);
+    if (sent == 0) return out ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
+    s->pos += sent;
+    ipfsrt_server_count_sent(s->rq, sent);
+    return (ssize_t)sent;
+}
+
+/* Lays the CAR out, with the wrong-block and tamper faults placed among its blocks. */
+static ipfsrt_status encode_car(car_body *s, const ipfsrt_cid *root, car_blocks *l,
+                                ipfsrt_error *err) {
+    ipfsrt_server_request *rq = s->rq;
+    s->tamper_at = UINT64_MAX;
+    if (rq->wrong_block && l->count) {
+        size_t k = (size_t)(ipfsrt_server_random(rq) % l->count);
+        const ipfsrt_server_spare *spare = ipfsrt_server_spare_for(rq->gw, &l->items[k].cid);
+        if (spare) l->items[k] = *spare;
+    }
+    size_t tamper_from = rq->tamper && l->count ? (size_t)(ipfsrt_server_random(rq) % l->count)
+                                                : SIZE_MAX;
+    ipfsrt_status st = ipfsrt_car_encoder_new(&s->car, root, 1, err);
+    for (size_t i = 0; st == IPFSRT_OK && i < l->count; i++) {
+        const ipfsrt_server_spare *b = &l->items[i];
+        uint64_t at;
+        st = ipfsrt_car_encoder_add(s->car, &b->cid, b->data, b->len, &at, err);
+        if (i >= tamper_from && b->len && s->tamper_at == UINT64_MAX)
+            s->tamper_at = at + ipfsrt_server_random(rq) % b->len;
+    }
+    return st;
+}
+
+/* The wrong-dag fault's material: a root of a served CAR other than root. */
+static const ipfsrt_cid *decoy_root(const ipfsrt_server *gw, const ipfsrt_cid *root) {
+    for (size_t i = 0; i < gw->ncars; i++) {
+        const ipfsrt_car_header *h = ipfsrt_car_file_header(gw->cars[i]);
+        for (size_t j = 0; j < h->root_count; j++)
+            if (!ipfsrt_cid_equal(&h->roots[j], root)) return &h->roots[j];
+    }
+    return NULL;
+}
+
+/* What one CAR answer is made of. */
+typedef struct car_request {
+    const ipfsrt_cid *root;
+    const char *cid_str; /* as the client spelled it: names the CAR file */
+    const char *path;
+    char *full;          /* CID + path, to walk */
+    ipfsrt_http_car_params params;
+    uint64_t offset, length; /* entity-bytes */
+    bool decoy;
+} car_request;
+
+/* The wrong-dag fault swaps in the whole DAG of something else, under the
+ * requested root's header. */
+static ipfsrt_status walk_target(ipfsrt_server_request *rq, car_request *cr, ipfsrt_error *err) {
+    char decoy_str[IPFSRT_CID_STR_MAX];
+    const ipfsrt_cid *decoy = rq->wrong_dag ? decoy_root(rq->gw, cr->root) : NULL;
+    const char *cid_str = cr->cid_str, *path = cr->path;
+    if (decoy) {
+        cid_str = ipfsrt_cid_to_string(decoy, decoy_str);
+        path = "";
+        cr->params.scope = IPFSRT_SCOPE_ALL;
+        cr->decoy = true;
+    }
+    size_t n = strlen(cid_str) + strlen(path) + 1;
+    cr->full = malloc(n);
+    if (!cr->full) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    snprintf(cr->full, n, "%s%s", cid_str, path);
+    return IPFSRT_OK;
+}
+
+/* Reads the query into cr; an error is answered with its status (400, 404). */
+static ipfsrt_status read_car_request(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                      const char *accept, car_request *cr, ipfsrt_error *err) {
+    ipfsrt_http_car_query q = {
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-version"),
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-order"),
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "car-dups"),
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dag-scope")};
+    ipfsrt_status st = ipfsrt_http_car_params_parse(&q, accept, &cr->params, err);
+    if (st == IPFSRT_OK) st = walk_target(rq, cr, err);
+    const char *range = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "entity-bytes");
+    cr->offset = 0;
+    cr->length = UINT64_MAX;
+    if (st != IPFSRT_OK || !range || cr->decoy) return st;
+    ipfsrt_unixfs_node_info info;
+    st = ipfsrt_unixfs_resolve(&rq->gw->src, cr->full, NULL, &info, err);
+    if (st != IPFSRT_OK) return st;
+    if (!ipfsrt_http_entity_bytes_parse(range, info.size, &cr->offset, &cr->length))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "entity-bytes must be FROM:TO (got %s)", range);
+    if (info.type == IPFSRT_UNIXFS_FILE) cr->params.scope = IPFSRT_SCOPE_ENTITY;
+    return IPFSRT_OK;
+}
+
+/* The blocks of the answer: a UnixFS walk, or the root block alone for any
+ * other codec (there is no path to walk in it). */
+static ipfsrt_status gather_blocks(ipfsrt_server_request *rq, const car_request *cr, car_blocks *l,
+                                   ipfsrt_error *err) {
+    const ipfsrt_cid *root = cr->root;
+    bool unixfs = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW;
+    if (!unixfs && !cr->decoy && (!cr->path[0] || strcmp(cr->path, "/") == 0))
+        return gather_block(l, root, err);
+    ipfsrt_unixfs_options walk = {.dups = cr->params.dups};
+    return ipfsrt_unixfs_blocks_for_scope(&rq->gw->src, cr->full, &walk, cr->params.scope,
+                                          cr->offset, cr->length, gather_block, l, err);
+}
+
+static void car_headers(struct MHD_Response *r, const car_request *cr) {
+    char h[IPFSRT_CID_STR_MAX + 96];
+    MHD_add_response_header(r, "Content-Type",
+                            cr->params.dups ? IPFSRT_CAR_TYPE "; version=1; order=dfs; dups=y"
+                                            : IPFSRT_CAR_TYPE "; version=1; order=dfs; dups=n");
+    snprintf(h, sizeof h, "attachment; filename=\"%s.car\"", cr->cid_str);
+    MHD_add_response_header(r, "Content-Disposition", h);
+    /* a weak Etag over what selects the blocks */
+    uint64_t tag = ipfsrt_murmur3_x64_64((const uint8_t *)cr->path, strlen(cr->path)) ^
+                   ((uint64_t)cr->params.scope << 56) ^ ((uint64_t)cr->params.dups << 48) ^
+                   cr->offset * 31 ^ cr->length * 17;
+    snprintf(h, sizeof h, "W/\"%s.car.%016llx\"", cr->cid_str, (unsigned long long)tag);
+    MHD_add_response_header(r, "Etag", h);
+    MHD_add_response_header(r, "Accept-Ranges", "none");
+    ipfsrt_server_common_headers(r);
+}
+
+enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        const ipfsrt_cid *root, const char *cid_str,
+                                        const char *path, const char *accept) {
+    car_request cr = {.root = root, .cid_str = cid_str, .path = path};
+    car_blocks blocks = {.src = &rq->gw->src};
+    car_body *body = calloc(1, sizeof *body);
+    if (!body) return MHD_NO;
+    body->rq = rq;
+    ipfsrt_error err;
+    ipfsrt_status st = read_car_request(rq, c, accept, &cr, &err);
+    if (st == IPFSRT_OK) st = gather_blocks(rq, &cr, &blocks, &err);
+    if (st == IPFSRT_OK) st = encode_car(body, root, &blocks, &err);
+    free(blocks.items);
+    free(cr.full);
+    if (st != IPFSRT_OK) {
+        car_body_free(body);
+        return ipfsrt_server_send_error(rq, c, &err);
+    }
+    struct MHD_Response *r = MHD_create_response_from_callback(ipfsrt_car_encoder_size(body->car),
+                                                               64 * 1024, car_read, body, car_body_free);
+    if (!r) {
+        car_body_free(body);
+        return MHD_NO;
+    }
+    car_headers(r, &cr);
+    return ipfsrt_server_queue(rq, c, MHD_HTTP_OK, r, 0); /* body bytes are counted as they are sent */
+}
