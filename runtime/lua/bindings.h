@@ -10,6 +10,7 @@
 #define IPFSRT_LUA_CID "ipfsrt.cid"
 #define IPFSRT_LUA_CAR_FILE "ipfsrt.car.file"
 #define IPFSRT_LUA_ERROR "ipfsrt.error"
+#define IPFSRT_LUA_BLOCKSTORE "ipfsrt.blockstore"
 
 /* The one value that stands for JSON/DAG-CBOR null (ipfsrt.null). */
 void ipfsrt_lua_push_null(lua_State *L);
@@ -30,8 +31,21 @@ const ipfsrt_cid *ipfsrt_lua_check_cid(lua_State *L, int idx, ipfsrt_cid *tmp);
 void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
                       lua_CFunction close);
 
+/* Fields of an option table at t (checked by a Lua module already): the value,
+ * or dflt when the field is nil; a field of another type raises. */
+lua_Integer ipfsrt_lua_opt_int(lua_State *L, int t, const char *key, lua_Integer dflt);
+lua_Number ipfsrt_lua_opt_number(lua_State *L, int t, const char *key, lua_Number dflt);
+bool ipfsrt_lua_opt_bool(lua_State *L, int t, const char *key, bool dflt);
+const char *ipfsrt_lua_opt_string(lua_State *L, int t, const char *key, const char *dflt);
+
+/* Pushes a function that calls require(module)[field]: entries of the module
+ * written in Lua, loaded on first use. */
+void ipfsrt_lua_push_lua_function(lua_State *L, const char *module, const char *field);
+
 /* A block source from a Lua value: an open CAR file or a block store. */
 void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src);
+/* Pushes a new, empty block store. */
+ipfsrt_memstore **ipfsrt_lua_new_blockstore(lua_State *L);
 
 /* {cid, type, size, mode?, mtime?} */
 void ipfsrt_lua_push_node_info(lua_State *L, const ipfsrt_unixfs_node_info *info);
@@ -50,7 +64,9 @@ int ipfsrt_lua_open_multiformats(lua_State *L); /* pushes nothing; sets fields o
 int ipfsrt_lua_open_dagcbor(lua_State *L);
 int ipfsrt_lua_open_car(lua_State *L);
 int ipfsrt_lua_open_json(lua_State *L);
-int ipfsrt_lua_open_unixfs(lua_State *L); /* sets unixfs, blockstore and pack on the table at -1 */
+int ipfsrt_lua_open_unixfs(lua_State *L);
+int ipfsrt_lua_open_blockstore(lua_State *L); /* pushes the constructor */
+int ipfsrt_lua_open_pack(lua_State *L);       /* pushes the function */
 int ipfsrt_lua_open_serve(lua_State *L);  /* sets serve on the table at -1 */
 int ipfsrt_lua_open_client(lua_State *L); /* sets client and gateways on the table at -1 */
 

@@ -1,27 +1,14 @@
-/* ipfsrt.client: the gateway client, with gateway selection policies written in
- * Lua (an object answering order, hedge_after and observe, bridged to the C
- * policy callbacks), and ipfsrt.gateways(): the default gateway list. */
+/* The client userdata: ipfsrt.client_new (lua/ipfsrt/client.lua checks the
+ * options and loads the policy first) and its methods; ipfsrt.gateways(): the
+ * default gateway list. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bindings.h"
+#include "lua_client.h"
 
-#define CLIENT "ipfsrt.client"
-
-typedef struct lclient {
-    ipfsrt_client *c;
-    lua_State *L;     /* the state of the call under way: policies run on it */
-    int policy_ref;   /* the Lua policy object, or LUA_NOREF */
-    int gateways_ref; /* {{url=, index=}, ...} handed to policies */
-    int progress_ref;
-    double progress_last;
-    char callback_error[600]; /* the first error a Lua callback raised during a call */
-    bool busy; /* a fetch is under way: Lua callbacks may not start another or close */
-} lclient;
-
-static lclient *check_client(lua_State *L) {
-    lclient *lc = luaL_checkudata(L, 1, CLIENT);
+ipfsrt_lua_client *ipfsrt_lua_check_client(lua_State *L) {
+    ipfsrt_lua_client *lc = luaL_checkudata(L, 1, IPFSRT_LUA_CLIENT);
     if (!lc->c) ipfsrt_lua_raise_arg(L, "the client is closed");
     if (lc->busy) return lc; /* a callback looking at stats: keep the call's state */
     lc->L = L;
@@ -29,16 +16,14 @@ static lclient *check_client(lua_State *L) {
     return lc;
 }
 
-/* For the methods that fetch: libcurl cannot be re-entered from its own loop. */
-static lclient *check_idle_client(lua_State *L) {
-    lclient *lc = check_client(L);
+ipfsrt_lua_client *ipfsrt_lua_check_idle_client(lua_State *L) {
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_client(L);
     if (lc->busy) ipfsrt_lua_raise_arg(L, "the client is busy with a fetch (called from one of its callbacks)");
     return lc;
 }
 
-/* Keeps the first error of a Lua callback (at -1), pops it, and returns it as
- * the callback's status for the C side (which stops the call). */
-static ipfsrt_status note_callback_error(lclient *lc, const char *what, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_lua_client_callback_failed(ipfsrt_lua_client *lc, const char *what,
+                                                ipfsrt_error *err) {
     lua_State *L = lc->L;
     const char *msg = luaL_tolstring(L, -1, NULL);
     if (!lc->callback_error[0])
@@ -49,7 +34,7 @@ static ipfsrt_status note_callback_error(lclient *lc, const char *what, ipfsrt_e
 }
 
 /* Raises err, or the error of a Lua callback that caused it. */
-static int raise_call(lua_State *L, lclient *lc, const ipfsrt_error *err) {
+static int raise_call(lua_State *L, ipfsrt_lua_client *lc, const ipfsrt_error *err) {
     if (lc->callback_error[0]) {
         ipfsrt_error e = {.code = IPFSRT_ECANCELED, .offset = -1};
         snprintf(e.message, sizeof e.message, "%s", lc->callback_error);
@@ -60,276 +45,76 @@ static int raise_call(lua_State *L, lclient *lc, const ipfsrt_error *err) {
 
 /* After a fetching call: raises its error, or the first error a Lua callback
  * raised during it. Callers release what they hold before. */
-static void end_call(lua_State *L, lclient *lc, ipfsrt_status st, const ipfsrt_error *err) {
+static void end_call(lua_State *L, ipfsrt_lua_client *lc, ipfsrt_status st, const ipfsrt_error *err) {
     lc->busy = false;
     if (st != IPFSRT_OK || lc->callback_error[0]) raise_call(L, lc, err);
-}
-
-/* ------------------------------------------------------------ policies */
-
-static const char *kind_name(ipfsrt_policy_request_kind k) {
-    return k == IPFSRT_REQUEST_BLOCK ? "block" : k == IPFSRT_REQUEST_CAR ? "car" : "plain";
-}
-
-static void push_request(lua_State *L, const ipfsrt_policy_request *req) {
-    lua_createtable(L, 0, 4);
-    lua_pushstring(L, kind_name(req->kind));
-    lua_setfield(L, -2, "kind");
-    lua_pushstring(L, req->path);
-    lua_setfield(L, -2, "path");
-    lua_pushstring(L, req->query);
-    lua_setfield(L, -2, "query");
-    lua_pushinteger(L, req->attempt);
-    lua_setfield(L, -2, "attempt");
-}
-
-/* Pushes policy[name] and the policy itself; false (nothing pushed) when absent. */
-static bool policy_method(lclient *lc, const char *name) {
-    lua_State *L = lc->L;
-    if (lc->policy_ref == LUA_NOREF) return false;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->policy_ref);
-    lua_getfield(L, -1, name);
-    if (!lua_isfunction(L, -1)) {
-        lua_pop(L, 2);
-        return false;
-    }
-    lua_insert(L, -2);
-    return true;
-}
-
-static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
-                              size_t *count_out, ipfsrt_error *err) {
-    lclient *lc = ctx;
-    lua_State *L = lc->L;
-    int top = lua_gettop(L);
-    size_t count = 0;
-    ipfsrt_status st = IPFSRT_OK;
-    if (policy_method(lc, "order")) {
-        push_request(L, req);
-        lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
-        if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-            st = note_callback_error(lc, "policy order", err);
-        } else if (lua_istable(L, -1)) {
-            lua_Integer len = luaL_len(L, -1);
-            for (lua_Integer i = 1; i <= len && count < n; i++) {
-                lua_rawgeti(L, -1, i);
-                lua_Integer idx = 0;
-                if (lua_istable(L, -1)) lua_getfield(L, -1, "index");
-                else lua_pushvalue(L, -1);
-                idx = lua_tointeger(L, -1); /* 1-based; anything else is skipped */
-                lua_pop(L, 2);
-                if (idx >= 1 && (size_t)idx <= n) order[count++] = (size_t)idx - 1;
-            }
-        }
-    } else {
-        for (; count < n; count++) order[count] = count;
-    }
-    lua_settop(L, top);
-    *count_out = count;
-    return st;
-}
-
-/* Lua policies answer hedge_after in milliseconds. */
-static ipfsrt_status lp_hedge(void *ctx, const ipfsrt_policy_request *req, double *seconds,
-                              ipfsrt_error *err) {
-    lclient *lc = ctx;
-    lua_State *L = lc->L;
-    int top = lua_gettop(L);
-    ipfsrt_status st = IPFSRT_OK;
-    *seconds = -1;
-    if (policy_method(lc, "hedge_after")) {
-        push_request(L, req);
-        if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = note_callback_error(lc, "policy hedge_after", err);
-        else if (lua_isnumber(L, -1)) *seconds = lua_tonumber(L, -1) / 1000.0;
-    }
-    lua_settop(L, top);
-    return st;
-}
-
-static ipfsrt_status lp_observe(void *ctx, size_t gw, const ipfsrt_policy_request *req,
-                                const ipfsrt_policy_outcome *o, ipfsrt_error *err) {
-    lclient *lc = ctx;
-    lua_State *L = lc->L;
-    int top = lua_gettop(L);
-    ipfsrt_status st = IPFSRT_OK;
-    if (policy_method(lc, "observe")) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
-        lua_rawgeti(L, -1, (lua_Integer)gw + 1);
-        lua_remove(L, -2);
-        lua_createtable(L, 0, 8);
-        lua_pushboolean(L, o->ok);
-        lua_setfield(L, -2, "ok");
-        lua_pushboolean(L, o->verified);
-        lua_setfield(L, -2, "verified");
-        lua_pushstring(L, o->error == IPFSRT_GWERR_NONE ? "" : ipfsrt_gateway_error_name(o->error));
-        lua_setfield(L, -2, "error");
-        lua_pushboolean(L, ipfsrt_gateway_error_is_verification(o->error));
-        lua_setfield(L, -2, "verification_failed");
-        lua_pushinteger(L, o->status);
-        lua_setfield(L, -2, "status");
-        lua_pushnumber(L, o->latency_s);
-        lua_setfield(L, -2, "latency");
-        lua_pushnumber(L, o->duration_s);
-        lua_setfield(L, -2, "duration");
-        lua_pushinteger(L, (lua_Integer)o->bytes);
-        lua_setfield(L, -2, "bytes");
-        lua_pushstring(L, o->detail);
-        lua_setfield(L, -2, "detail");
-        push_request(L, req);
-        if (lua_pcall(L, 4, 0, 0) != LUA_OK) st = note_callback_error(lc, "policy observe", err);
-    }
-    lua_settop(L, top);
-    return st;
-}
-
-static void lp_free(void *ctx) {
-    lclient *lc = ctx;
-    luaL_unref(lc->L, LUA_REGISTRYINDEX, lc->policy_ref);
-    lc->policy_ref = LUA_NOREF;
-}
-
-/* Installs the policy at idx: nil = IPFSRT_POLICY or the built-in order; a name,
- * a FILE.lua, a constructor or an object go through ipfsrt.policy.load. */
-static void install_policy(lua_State *L, lclient *lc, int idx, int log_idx) {
-    idx = lua_absindex(L, idx);
-    ipfsrt_client_set_policy(lc->c, NULL);
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "ipfsrt.policy");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "load");
-    lua_pushvalue(L, idx);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
-    if (log_idx) lua_pushvalue(L, log_idx);
-    else lua_pushnil(L);
-    lua_call(L, 3, 1);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 2);
-        return;
-    }
-    lc->policy_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pop(L, 1);
-    ipfsrt_policy p = {lc, lp_order, lp_hedge, lp_observe, lp_free};
-    ipfsrt_client_set_policy(lc->c, &p);
 }
 
 /* -------------------------------------------------------------- client */
 
 static ipfsrt_status progress_cb(void *user, uint64_t done, uint64_t expected, ipfsrt_error *err) {
-    lclient *lc = user;
+    ipfsrt_lua_client *lc = user;
     if (lc->progress_ref == LUA_NOREF) return IPFSRT_OK;
-    double now = ipfsrt_clock();
-    if (now - lc->progress_last < 0.1 && (expected == 0 || done < expected)) return IPFSRT_OK;
-    lc->progress_last = now;
     lua_State *L = lc->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, lc->progress_ref);
     lua_pushinteger(L, (lua_Integer)done);
     if (expected) lua_pushinteger(L, (lua_Integer)expected);
     else lua_pushnil(L);
-    if (lua_pcall(L, 2, 0, 0) != LUA_OK) return note_callback_error(lc, "progress", err);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) return ipfsrt_lua_client_callback_failed(lc, "progress", err);
     return IPFSRT_OK;
 }
 
-static lua_Integer opt_field_int(lua_State *L, int t, const char *key, lua_Integer dflt) {
-    lua_getfield(L, t, key);
-    lua_Integer v = luaL_optinteger(L, -1, dflt);
-    lua_pop(L, 1);
-    if (v < 0) ipfsrt_lua_raise_arg(L, "client: %s must not be negative", key);
-    return v;
+static ipfsrt_status check_gateways(lua_State *L, int idx, ipfsrt_gateway_list *list,
+                                    ipfsrt_error *err) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, idx);
+    ipfsrt_status st = IPFSRT_OK;
+    for (lua_Integer i = 1; i <= n && st == IPFSRT_OK; i++) {
+        lua_rawgeti(L, idx, i);
+        const char *url = lua_tostring(L, -1);
+        st = url ? ipfsrt_gateway_list_add(list, url, err)
+                 : ipfsrt_fail(err, IPFSRT_EARG, -1, "gateways[%d] is not a URL", (int)i);
+        lua_pop(L, 1);
+    }
+    return st;
 }
 
-/* ipfsrt.client{gateways = {url, ...}, policy = name|file|constructor|object,
- *   verify = true, cache = {memory = bytes, dir = path, trust = false} | false,
- *   concurrency = N, timeout = seconds, retries = N, log = function(line)} */
-static int l_client(lua_State *L) {
-    if (lua_isnoneornil(L, 1)) lua_newtable(L);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    ipfsrt_client_options opts = {0};
-    ipfsrt_gateway_list list = {0};
-    ipfsrt_error err;
-    lua_getfield(L, 1, "gateways"); /* 2 */
-    if (lua_isstring(L, 2)) {
-        lua_newtable(L);
-        lua_pushvalue(L, 2);
-        lua_rawseti(L, -2, 1);
-        lua_replace(L, 2);
-    }
-    lclient *lc = lua_newuserdatauv(L, sizeof *lc, 0); /* 3 */
+/* The options lua/ipfsrt/client.lua checked; strings stay referenced by opts. */
+static void read_options(lua_State *L, int t, ipfsrt_client_options *o) {
+    o->no_verify = !ipfsrt_lua_opt_bool(L, t, "verify", true);
+    lua_Integer mem = ipfsrt_lua_opt_int(L, t, "cache_memory", -1);
+    if (mem >= 0) o->cache_bytes = mem == 0 ? UINT64_MAX : (uint64_t)mem; /* 0: no cache */
+    o->cache_dir = ipfsrt_lua_opt_string(L, t, "cache_dir", NULL);
+    o->trust_cache_dir = ipfsrt_lua_opt_bool(L, t, "cache_trust", false);
+    o->concurrency = (unsigned)ipfsrt_lua_opt_int(L, t, "concurrency", 0);
+    o->retries = (unsigned)ipfsrt_lua_opt_int(L, t, "retries", 0);
+    o->timeout_s = ipfsrt_lua_opt_number(L, t, "timeout", 0);
+}
+
+/* ipfsrt.client_new({url, ...}, options) -> client; ipfsrt.client{...} is the
+ * way in (lua/ipfsrt/client.lua) */
+static int l_client_new(lua_State *L) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    ipfsrt_lua_client *lc = lua_newuserdatauv(L, sizeof *lc, 0);
     memset(lc, 0, sizeof *lc);
     lc->L = L;
     lc->policy_ref = lc->gateways_ref = lc->progress_ref = LUA_NOREF;
-    luaL_setmetatable(L, CLIENT);
-    if (lua_istable(L, 2)) {
-        lua_Integer n = luaL_len(L, 2);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_rawgeti(L, 2, i);
-            const char *url = lua_tostring(L, -1);
-            if (!url) {
-                ipfsrt_gateway_list_free(&list);
-                return ipfsrt_lua_raise_arg(L, "client: gateways[%d] is not a URL", (int)i);
-            }
-            if (ipfsrt_gateway_list_add(&list, url, &err) != IPFSRT_OK) {
-                ipfsrt_gateway_list_free(&list);
-                return ipfsrt_lua_raise(L, &err);
-            }
-            lua_pop(L, 1);
-        }
-    } else if (!lua_isnil(L, 2)) {
-        return ipfsrt_lua_raise_arg(L, "client: gateways must be a list of URLs");
-    }
+    luaL_setmetatable(L, IPFSRT_LUA_CLIENT);
+    ipfsrt_client_options opts = {0};
+    ipfsrt_gateway_list list = {0};
+    ipfsrt_error err;
+    read_options(L, 2, &opts);
     opts.gateways = &list;
-    lua_getfield(L, 1, "verify");
-    opts.no_verify = !lua_isnil(L, -1) && !lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    lua_getfield(L, 1, "cache");
-    if (lua_isboolean(L, -1) && !lua_toboolean(L, -1)) {
-        opts.cache_bytes = UINT64_MAX;
-    } else if (lua_istable(L, -1)) {
-        int t = lua_gettop(L);
-        lua_getfield(L, t, "memory");
-        if (!lua_isnil(L, -1)) {
-            lua_Integer mem = luaL_checkinteger(L, -1);
-            if (mem < 0) return ipfsrt_lua_raise_arg(L, "client: cache.memory must not be negative");
-            opts.cache_bytes = mem == 0 ? UINT64_MAX : (uint64_t)mem;
-        }
-        lua_pop(L, 1);
-        lua_getfield(L, t, "dir");
-        opts.cache_dir = luaL_optstring(L, -1, NULL); /* stays referenced by the options table */
-        lua_pop(L, 1);
-        lua_getfield(L, t, "trust");
-        opts.trust_cache_dir = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    opts.concurrency = (unsigned)opt_field_int(L, 1, "concurrency", 0);
-    opts.retries = (unsigned)opt_field_int(L, 1, "retries", 0);
-    lua_getfield(L, 1, "timeout");
-    opts.timeout_s = luaL_optnumber(L, -1, 0);
-    lua_pop(L, 1);
-    ipfsrt_status st = ipfsrt_client_new(&lc->c, &opts, &err);
+    ipfsrt_status st = check_gateways(L, 1, &list, &err);
+    if (st == IPFSRT_OK) st = ipfsrt_client_new(&lc->c, &opts, &err);
     ipfsrt_gateway_list_free(&list);
     if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     ipfsrt_client_set_progress(lc->c, progress_cb, lc);
-    size_t n = ipfsrt_client_gateway_count(lc->c);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 2);
-        lua_pushstring(L, ipfsrt_client_gateway_url(lc->c, i));
-        lua_setfield(L, -2, "url");
-        lua_pushinteger(L, (lua_Integer)i + 1);
-        lua_setfield(L, -2, "index");
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lc->gateways_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_getfield(L, 1, "log"); /* 4 */
-    lua_getfield(L, 1, "policy");
-    install_policy(L, lc, -1, lua_isnil(L, 4) ? 0 : 4);
-    lua_settop(L, 3);
     return 1;
 }
 
 static int client_close(lua_State *L) {
-    lclient *lc = luaL_checkudata(L, 1, CLIENT);
+    ipfsrt_lua_client *lc = luaL_checkudata(L, 1, IPFSRT_LUA_CLIENT);
     if (lc->busy) return ipfsrt_lua_raise_arg(L, "the client is busy with a fetch (called from one of its callbacks)");
     lc->L = L;
     ipfsrt_client_free(lc->c); /* frees the policy too */
@@ -350,7 +135,7 @@ static const char *check_target(lua_State *L, int idx) {
 }
 
 typedef struct sink {
-    lclient *lc;
+    ipfsrt_lua_client *lc;
     int fn_idx;      /* a Lua function, or 0 */
     FILE *file;      /* an io file, or NULL */
     ipfsrt_buf buf;  /* otherwise: collected */
@@ -365,7 +150,7 @@ static ipfsrt_status sink_write(void *user, const uint8_t *data, size_t len, ipf
         lua_State *L = s->lc->L;
         lua_pushvalue(L, s->fn_idx);
         lua_pushlstring(L, (const char *)data, len);
-        if (lua_pcall(L, 1, 0, 0) != LUA_OK) return note_callback_error(s->lc, "output function", err);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) return ipfsrt_lua_client_callback_failed(s->lc, "output function", err);
     } else {
         ipfsrt_buf_append(&s->buf, data, len);
         if (s->buf.failed) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -376,7 +161,7 @@ static ipfsrt_status sink_write(void *user, const uint8_t *data, size_t len, ipf
 /* client:get(url[, offset[, length]][, sink]) -> bytes (or nothing with a sink:
  * a function called with each piece, or an open io file) */
 static int client_get(lua_State *L) {
-    lclient *lc = check_idle_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
     const char *url = check_target(L, 2);
     int top = lua_gettop(L);
     int sink_idx = 0;
@@ -406,7 +191,7 @@ static int client_get(lua_State *L) {
 
 /* client:save(url, dest): the file, tree or symlink written to dest */
 static int client_save(lua_State *L) {
-    lclient *lc = check_idle_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
     const char *url = check_target(L, 2);
     const char *dest = luaL_checkstring(L, 3);
     ipfsrt_error err;
@@ -418,7 +203,7 @@ static int client_save(lua_State *L) {
 
 /* client:block(cid) -> bytes */
 static int client_block(lua_State *L) {
-    lclient *lc = check_idle_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
     ipfsrt_cid tmp;
     const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, 2, &tmp);
     ipfsrt_blocksource src;
@@ -436,7 +221,7 @@ static int client_block(lua_State *L) {
 }
 
 typedef struct batch {
-    lclient *lc;
+    ipfsrt_lua_client *lc;
     int fn_idx;     /* function(i, cid, bytes), or 0 */
     int result_idx; /* else the results table */
 } batch;
@@ -454,14 +239,14 @@ static ipfsrt_status batch_block(void *user, size_t index, const ipfsrt_cid *cid
     lua_pushinteger(L, (lua_Integer)index + 1);
     ipfsrt_lua_push_cid(L, cid);
     lua_pushlstring(L, (const char *)data, len);
-    if (lua_pcall(L, 3, 0, 0) != LUA_OK) return note_callback_error(b->lc, "blocks callback", err);
+    if (lua_pcall(L, 3, 0, 0) != LUA_OK) return ipfsrt_lua_client_callback_failed(b->lc, "blocks callback", err);
     return IPFSRT_OK;
 }
 
 /* client:blocks(cids[, fn]) -> {bytes, ...} in the order of cids, or calls
  * fn(i, cid, bytes) as each block arrives */
 static int client_blocks(lua_State *L) {
-    lclient *lc = check_idle_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
     luaL_checktype(L, 2, LUA_TTABLE);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
     lua_Integer n = luaL_len(L, 2);
@@ -486,7 +271,7 @@ static int client_blocks(lua_State *L) {
 }
 
 typedef struct many {
-    lclient *lc;
+    ipfsrt_lua_client *lc;
     int fn_idx;                 /* function(i, path, bytes, err), or 0 */
     int result_idx, errors_idx; /* else the results and errors tables */
 } many;
@@ -511,7 +296,7 @@ static ipfsrt_status many_result(void *user, const ipfsrt_client_batch_result *r
         lua_pushnil(L);
         ipfsrt_lua_push_error(L, &r->error);
     }
-    if (lua_pcall(L, 4, 0, 0) != LUA_OK) return note_callback_error(m->lc, "get_many callback", err);
+    if (lua_pcall(L, 4, 0, 0) != LUA_OK) return ipfsrt_lua_client_callback_failed(m->lc, "get_many callback", err);
     return IPFSRT_OK;
 }
 
@@ -519,7 +304,7 @@ static ipfsrt_status many_result(void *user, const ipfsrt_client_batch_result *r
  * of each file, the error of each that failed), or calls fn(i, path, bytes, err)
  * as each read completes (bytes nil and err set when it failed) */
 static int client_get_many(lua_State *L) {
-    lclient *lc = check_idle_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
     luaL_checktype(L, 2, LUA_TTABLE);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
     lua_settop(L, 3);
@@ -548,7 +333,7 @@ static int client_get_many(lua_State *L) {
 
 /* client:ls(url[, {types = true}]) -> {{name, cid, tsize, type?, size?}, ...} */
 static int client_ls(lua_State *L) {
-    lclient *lc = check_idle_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
     const char *url = check_target(L, 2);
     bool types = true;
     if (lua_istable(L, 3)) {
@@ -567,7 +352,7 @@ static int client_ls(lua_State *L) {
 
 /* client:stat(url) -> {cid, type, size, mode?, mtime?} */
 static int client_stat(lua_State *L) {
-    lclient *lc = check_idle_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
     const char *url = check_target(L, 2);
     ipfsrt_unixfs_node_info info;
     ipfsrt_error err;
@@ -586,7 +371,7 @@ static void set_count(lua_State *L, const char *key, uint64_t v) {
 /* client:stats() -> {{url, requests, ok, bytes, errors = {kind = n}, verify_failures,
  *   latency = {p50, p90, p99}}, ...} (seconds) */
 static int client_stats(lua_State *L) {
-    lclient *lc = check_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_client(L);
     size_t n = ipfsrt_client_gateway_count(lc->c);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
@@ -620,17 +405,9 @@ static int client_stats(lua_State *L) {
     return 1;
 }
 
-/* client:set_policy(p[, log]): a name, FILE.lua, constructor, object, or nil */
-static int client_set_policy(lua_State *L) {
-    lclient *lc = check_idle_client(L); /* the engine may be inside the policy it would replace */
-    lua_settop(L, 3);
-    install_policy(L, lc, 2, lua_isnil(L, 3) ? 0 : 3);
-    return 0;
-}
-
 /* client:gateways() -> {url, ...}, where they came from */
 static int client_gateways(lua_State *L) {
-    lclient *lc = check_client(L);
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_client(L);
     size_t n = ipfsrt_client_gateway_count(lc->c);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
@@ -642,18 +419,18 @@ static int client_gateways(lua_State *L) {
 }
 
 static int client_verifies(lua_State *L) {
-    lua_pushboolean(L, ipfsrt_client_verifies(check_client(L)->c));
+    lua_pushboolean(L, ipfsrt_client_verifies(ipfsrt_lua_check_client(L)->c));
     return 1;
 }
 
-/* client:on_progress(fn(done, expected)) at most ten times a second; nil stops it */
-static int client_on_progress(lua_State *L) {
-    lclient *lc = check_client(L);
+/* client:set_progress_function(fn(done, expected) | nil), called at every
+ * step (client:on_progress, in Lua, throttles) */
+static int client_set_progress_function(lua_State *L) {
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_client(L);
     if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     luaL_unref(L, LUA_REGISTRYINDEX, lc->progress_ref);
     lua_settop(L, 2);
     lc->progress_ref = lua_isnil(L, 2) ? LUA_NOREF : luaL_ref(L, LUA_REGISTRYINDEX);
-    lc->progress_last = 0;
     return 0;
 }
 
@@ -681,12 +458,19 @@ int ipfsrt_lua_open_client(lua_State *L) {
         {"block", client_block},     {"blocks", client_blocks},
         {"get_many", client_get_many},
         {"ls", client_ls},           {"stat", client_stat},
-        {"stats", client_stats},     {"set_policy", client_set_policy},
+        {"stats", client_stats},     {"set_policy_object", ipfsrt_lua_client_set_policy_object},
         {"gateways", client_gateways}, {"verifies", client_verifies},
-        {"on_progress", client_on_progress}, {"close", client_close},
+        {"set_progress_function", client_set_progress_function}, {"close", client_close},
         {NULL, NULL}};
-    ipfsrt_lua_class(L, CLIENT, methods, client_close, NULL);
-    lua_pushcfunction(L, l_client);
+    ipfsrt_lua_class(L, IPFSRT_LUA_CLIENT, methods, client_close, NULL);
+    /* methods written in Lua (set_policy, on_progress) join these */
+    luaL_getmetatable(L, IPFSRT_LUA_CLIENT);
+    lua_getfield(L, -1, "__index");
+    lua_setfield(L, -3, "client_methods");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_client_new);
+    lua_setfield(L, -2, "client_new");
+    ipfsrt_lua_push_lua_function(L, "ipfsrt.client", "new");
     lua_setfield(L, -2, "client");
     lua_pushcfunction(L, l_gateways);
     lua_setfield(L, -2, "gateways");

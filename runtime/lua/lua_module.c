@@ -13,28 +13,6 @@
 
 #include "bindings.h"
 
-static const char null_sentinel = 0;
-
-void ipfsrt_lua_push_null(lua_State *L) { lua_pushlightuserdata(L, (void *)&null_sentinel); }
-
-int ipfsrt_lua_is_null(lua_State *L, int idx) {
-    return lua_touserdata(L, idx) == (void *)&null_sentinel;
-}
-
-void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
-                      lua_CFunction close) {
-    if (luaL_newmetatable(L, name)) {
-        lua_newtable(L);
-        luaL_setfuncs(L, methods, 0);
-        lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, gc);
-        lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, close ? close : gc);
-        lua_setfield(L, -2, "__close");
-    }
-    lua_pop(L, 1);
-}
-
 static int l_clock(lua_State *L) {
     lua_pushnumber(L, ipfsrt_clock());
     return 1;
@@ -143,6 +121,11 @@ int ipfsrt_lua_open(lua_State *L) {
     ipfsrt_lua_open_json(L);
     lua_setfield(L, -2, "json");
     ipfsrt_lua_open_unixfs(L);
+    lua_setfield(L, -2, "unixfs");
+    ipfsrt_lua_open_blockstore(L);
+    lua_setfield(L, -2, "blockstore");
+    ipfsrt_lua_open_pack(L);
+    lua_setfield(L, -2, "pack");
     ipfsrt_lua_open_serve(L);
     ipfsrt_lua_open_client(L);
     luaL_newlib(L, hash);

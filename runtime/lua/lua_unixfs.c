@@ -1,87 +1,8 @@
-/* ipfsrt.unixfs, ipfsrt.blockstore and ipfsrt.pack */
+/* ipfsrt.unixfs: resolution, reads, listings and exports over a block source */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bindings.h"
-
-#define BLOCKSTORE "ipfsrt.blockstore"
-
-/* ------------------------------------------------------------ block stores */
-
-static ipfsrt_memstore **check_store(lua_State *L, int idx) {
-    ipfsrt_memstore **m = luaL_checkudata(L, idx, BLOCKSTORE);
-    if (!*m) ipfsrt_lua_raise_arg(L, "block store is closed");
-    return m;
-}
-
-static ipfsrt_memstore **new_store(lua_State *L) {
-    ipfsrt_memstore **m = lua_newuserdatauv(L, sizeof *m, 0);
-    *m = NULL;
-    luaL_setmetatable(L, BLOCKSTORE);
-    ipfsrt_error err;
-    if (ipfsrt_memstore_new(m, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
-    return m;
-}
-
-static int blockstore_new(lua_State *L) {
-    new_store(L);
-    return 1;
-}
-
-/* store:put(cid, bytes): verified, then kept */
-static int store_put(lua_State *L) {
-    ipfsrt_memstore *m = *check_store(L, 1);
-    ipfsrt_cid tmp;
-    const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, 2, &tmp);
-    size_t n;
-    const char *data = luaL_checklstring(L, 3, &n);
-    ipfsrt_error err;
-    if (ipfsrt_memstore_put(m, cid, (const uint8_t *)data, n, &err) != IPFSRT_OK)
-        return ipfsrt_lua_raise(L, &err);
-    return 0;
-}
-
-static int store_get(lua_State *L) {
-    ipfsrt_blocksource src;
-    ipfsrt_lua_check_source(L, 1, &src);
-    ipfsrt_cid tmp;
-    const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, 2, &tmp);
-    ipfsrt_blocksource_ref ref;
-    ipfsrt_error err;
-    ipfsrt_status st = ipfsrt_blocksource_get(&src, cid, &ref, &err);
-    if (st == IPFSRT_ENOT_FOUND) return 0;
-    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
-    lua_pushlstring(L, (const char *)ref.data, ref.len);
-    ipfsrt_blocksource_release(&src, &ref);
-    return 1;
-}
-
-static int store_count(lua_State *L) {
-    lua_pushinteger(L, (lua_Integer)ipfsrt_memstore_count(*check_store(L, 1)));
-    return 1;
-}
-
-static int store_gc(lua_State *L) {
-    ipfsrt_memstore **m = luaL_checkudata(L, 1, BLOCKSTORE);
-    ipfsrt_memstore_free(*m);
-    *m = NULL;
-    return 0;
-}
-
-void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src) {
-    ipfsrt_car_file **car = luaL_testudata(L, idx, IPFSRT_LUA_CAR_FILE);
-    if (car && *car) {
-        ipfsrt_blocksource_car(src, *car);
-        return;
-    }
-    ipfsrt_memstore **m = luaL_testudata(L, idx, BLOCKSTORE);
-    if (m && *m) {
-        ipfsrt_blocksource_memstore(src, *m);
-        return;
-    }
-    ipfsrt_lua_raise_arg(L, "argument #%d: expected an open CAR file or a block store, got %s",
-                         idx, luaL_typename(L, idx));
-}
 
 /* --------------------------------------------------------------- helpers */
 
@@ -281,117 +202,12 @@ static int unixfs_export(lua_State *L) {
     return 1;
 }
 
-/* ------------------------------------------------------------------ pack */
-
-static lua_Integer opt_int(lua_State *L, int idx, const char *key, lua_Integer dflt) {
-    lua_getfield(L, idx, key);
-    lua_Integer v = lua_isnil(L, -1) ? dflt : luaL_checkinteger(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
-
-static bool opt_bool(lua_State *L, int idx, const char *key, bool dflt) {
-    lua_getfield(L, idx, key);
-    bool v = lua_isnil(L, -1) ? dflt : lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
-
-/* "entries:1000", "link-bytes:262144", "block-bytes:262144" or "never" */
-static void parse_hamt_rule(lua_State *L, const char *s, ipfsrt_pack_options *o) {
-    static const struct {
-        const char *name;
-        ipfsrt_pack_hamt_rule rule;
-    } rules[] = {{"entries:", IPFSRT_HAMT_ENTRIES},
-                 {"link-bytes:", IPFSRT_HAMT_LINK_BYTES},
-                 {"block-bytes:", IPFSRT_HAMT_BLOCK_BYTES}};
-    if (strcmp(s, "never") == 0) {
-        o->hamt_rule = IPFSRT_HAMT_NEVER;
-        return;
-    }
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-        size_t n = strlen(rules[i].name);
-        if (strncmp(s, rules[i].name, n) == 0) {
-            char *end;
-            unsigned long long v = strtoull(s + n, &end, 10);
-            if (end != s + n && *end == '\0') {
-                o->hamt_rule = rules[i].rule;
-                o->hamt_threshold = v;
-                return;
-            }
-        }
-    }
-    ipfsrt_lua_raise_arg(L, "hamt rule '%s': expected never, entries:N, link-bytes:N or block-bytes:N", s);
-}
-
-static ipfsrt_status store_sink(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
-                                ipfsrt_error *err) {
-    return ipfsrt_memstore_put(user, cid, data, len, err);
-}
-
-/* ipfsrt.pack(path[, opts]) -> root cid[, blockstore]
- * opts: preset ("ipfs-car", "kubo", "kubo-v1-2025"; default ipfs-car), output (CAR
- * path; without it the blocks are returned in a block store), car_version,
- * cid_version, chunk_size, max_links, raw_leaves, hamt, fanout, wrap, hidden */
-static int l_pack(lua_State *L) {
-    const char *path = luaL_checkstring(L, 1);
-    int t = lua_istable(L, 2) ? 2 : 0;
-    const char *preset = "ipfs-car";
-    if (t) {
-        lua_getfield(L, t, "preset");
-        if (!lua_isnil(L, -1)) preset = luaL_checkstring(L, -1);
-        lua_pop(L, 1);
-    }
-    ipfsrt_pack_options o;
-    ipfsrt_error err;
-    if (ipfsrt_pack_preset(preset, &o, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
-    const char *output = NULL;
-    int car_version = 1;
-    if (t) {
-        o.cid_version = (int)opt_int(L, t, "cid_version", o.cid_version);
-        o.chunk_size = (size_t)opt_int(L, t, "chunk_size", (lua_Integer)o.chunk_size);
-        o.max_links = (size_t)opt_int(L, t, "max_links", (lua_Integer)o.max_links);
-        o.raw_leaves = opt_bool(L, t, "raw_leaves", o.raw_leaves);
-        o.hamt_fanout = (unsigned)opt_int(L, t, "fanout", o.hamt_fanout);
-        o.wrap = opt_bool(L, t, "wrap", o.wrap);
-        o.hidden = opt_bool(L, t, "hidden", o.hidden);
-        car_version = (int)opt_int(L, t, "car_version", 1);
-        lua_getfield(L, t, "hamt");
-        if (!lua_isnil(L, -1)) parse_hamt_rule(L, luaL_checkstring(L, -1), &o);
-        lua_pop(L, 1);
-        lua_getfield(L, t, "output");
-        output = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
-        lua_pop(L, 1); /* the string stays referenced by the options table */
-    }
-    ipfsrt_cid root;
-    if (output) {
-        if (ipfsrt_pack_to_car(path, &o, output, car_version, &root, &err) != IPFSRT_OK)
-            return ipfsrt_lua_raise(L, &err);
-        ipfsrt_lua_push_cid(L, &root);
-        return 1;
-    }
-    ipfsrt_memstore **m = new_store(L);
-    ipfsrt_status st = ipfsrt_pack(path, &o, store_sink, *m, &root, &err);
-    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
-    ipfsrt_lua_push_cid(L, &root);
-    lua_insert(L, -2);
-    return 2;
-}
-
 int ipfsrt_lua_open_unixfs(lua_State *L) {
     static const luaL_Reg unixfs[] = {
         {"resolve", unixfs_resolve}, {"stat", unixfs_stat},
         {"ls", unixfs_ls},           {"read", unixfs_read},
         {"blocks_for", unixfs_blocks_for}, {"export", unixfs_export},
         {NULL, NULL}};
-    static const luaL_Reg store_methods[] = {
-        {"put", store_put}, {"get", store_get}, {"count", store_count}, {NULL, NULL}};
-    ipfsrt_lua_class(L, BLOCKSTORE, store_methods, store_gc, NULL);
     luaL_newlib(L, unixfs);
-    lua_setfield(L, -2, "unixfs");
-    lua_pushcfunction(L, blockstore_new);
-    lua_setfield(L, -2, "blockstore");
-    lua_pushcfunction(L, l_pack);
-    lua_setfield(L, -2, "pack");
-    return 0;
+    return 1;
 }

@@ -31,6 +31,10 @@ typedef struct ipfsrt_pack_options {
 
 /* "ipfs-car" (3.x), "kubo" (ipfs add defaults) or "kubo-v1-2025". */
 ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *opts, ipfsrt_error *err);
+/* Sets the sharding rule from "never", "entries:N", "link-bytes:N" or
+ * "block-bytes:N" (what a command line takes). */
+ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *rule, ipfsrt_pack_options *opts,
+                                          ipfsrt_error *err);
 
 /* Receives each block as it is made (children before parents). */
 typedef ipfsrt_status (*ipfsrt_pack_sink_fn)(void *user, const ipfsrt_cid *cid, const uint8_t *data,

@@ -14,6 +14,33 @@
 #include "base/base_internal.h"
 #include "unixfs/hamt.h"
 
+ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *s, ipfsrt_pack_options *o, ipfsrt_error *err) {
+    static const struct {
+        const char *name;
+        ipfsrt_pack_hamt_rule rule;
+    } rules[] = {{"entries:", IPFSRT_HAMT_ENTRIES},
+                 {"link-bytes:", IPFSRT_HAMT_LINK_BYTES},
+                 {"block-bytes:", IPFSRT_HAMT_BLOCK_BYTES}};
+    if (strcmp(s, "never") == 0) {
+        o->hamt_rule = IPFSRT_HAMT_NEVER;
+        return IPFSRT_OK;
+    }
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        size_t n = strlen(rules[i].name);
+        const char *digits = s + n;
+        if (strncmp(s, rules[i].name, n) != 0 || *digits < '0' || *digits > '9') continue;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(digits, &end, 10);
+        if (*end || errno == ERANGE) continue;
+        o->hamt_rule = rules[i].rule;
+        o->hamt_threshold = v;
+        return IPFSRT_OK;
+    }
+    return ipfsrt_fail(err, IPFSRT_EARG, -1,
+                       "HAMT rule '%s': expected never, entries:N, link-bytes:N or block-bytes:N", s);
+}
+
 ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *o, ipfsrt_error *err) {
     memset(o, 0, sizeof *o);
     o->hamt_fanout = 256;

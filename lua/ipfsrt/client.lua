@@ -1,0 +1,114 @@
+-- ipfsrt.client{...}: the verified gateway client. Options are checked and
+-- policies loaded here; the C binding (ipfsrt.client_new) takes them checked.
+--
+--   gateways    = URL or {URL, ...}  (default: ipfsrt.gateways())
+--   policy      = name | FILE.lua | constructor | object | {name =, ...options}
+--   log         = function(line), what the policy reports
+--   verify      = true; false reads unverified bytes (benchmarks only)
+--   cache       = {memory = bytes (0 = none), dir = path, trust = false} | false
+--   concurrency = requests in flight (0 = default)
+--   retries     = attempts per request after the first (0 = default)
+--   timeout     = seconds per request (0 = default)
+local ipfsrt = require "ipfsrt"
+local policy = require "ipfsrt.policy"
+
+local M = {}
+
+local function bad(fmt, ...)
+  error({code = "bad_argument", message = "client: " .. string.format(fmt, ...)}, 2)
+end
+
+local function count(opts, key, name)
+  local v = opts[key]
+  if v == nil then return 0 end
+  if math.type(v) ~= "integer" or v < 0 then bad("%s must be a whole number, not negative", name or key) end
+  return v
+end
+
+local function gateway_list(g)
+  if g == nil then return {} end
+  if type(g) == "string" then return {g} end
+  if type(g) ~= "table" then bad("gateways must be a URL or a list of URLs") end
+  local urls = {}
+  for i, url in ipairs(g) do
+    if type(url) ~= "string" then bad("gateways[%d] is not a URL", i) end
+    urls[i] = url
+  end
+  return urls
+end
+
+local function cache_options(cache, out)
+  if cache == false then
+    out.cache_memory = 0
+  elseif type(cache) == "table" then
+    if cache.memory ~= nil then out.cache_memory = count(cache, "memory", "cache.memory") end
+    if cache.dir ~= nil and type(cache.dir) ~= "string" then bad("cache.dir must be a path") end
+    out.cache_dir = cache.dir
+    out.cache_trust = cache.trust == true
+  elseif cache ~= nil then
+    bad("cache must be a table or false")
+  end
+end
+
+-- What the C constructor takes: every field present is of the right type.
+function M.options(opts)
+  if opts == nil then opts = {} end
+  if type(opts) ~= "table" then bad("options must be a table") end
+  local out = {
+    verify = opts.verify ~= false,
+    concurrency = count(opts, "concurrency"),
+    retries = count(opts, "retries"),
+  }
+  if opts.timeout ~= nil then
+    if type(opts.timeout) ~= "number" or opts.timeout < 0 then bad("timeout must be seconds, not negative") end
+    out.timeout = opts.timeout
+  end
+  if opts.log ~= nil and type(opts.log) ~= "function" then bad("log must be a function") end
+  cache_options(opts.cache, out)
+  return gateway_list(opts.gateways), out
+end
+
+-- The gateways as policies see them: {url =, index =}, index counting from 1.
+local function policy_gateways(client)
+  local list = {}
+  for i, url in ipairs((client:gateways())) do list[i] = {url = url, index = i} end
+  return list
+end
+
+-- client:set_policy(spec[, log]): what ipfsrt.policy.load takes; nil goes back to
+-- IPFSRT_POLICY, or to the built-in order.
+local function set_policy(client, spec, log)
+  local gateways = policy_gateways(client)
+  client:set_policy_object(policy.load(spec, gateways, log), gateways)
+end
+
+-- client:on_progress(fn(done, expected)): at most ten times a second, and once
+-- at the end; nil stops it.
+local function on_progress(client, fn, interval)
+  if fn == nil then return client:set_progress_function(nil) end
+  if type(fn) ~= "function" then error("on_progress: expected a function or nil", 2) end
+  interval = interval or 0.1
+  local last = -math.huge
+  client:set_progress_function(function(done, expected)
+    local now = ipfsrt.clock()
+    if now - last < interval and (expected == nil or done < expected) then return end
+    last = now
+    fn(done, expected)
+  end)
+end
+
+ipfsrt.client_methods.set_policy = set_policy
+ipfsrt.client_methods.on_progress = on_progress
+
+function M.new(opts)
+  local gateways, options = M.options(opts)
+  local client = ipfsrt.client_new(gateways, options)
+  local ok, err = pcall(set_policy, client, opts and opts.policy, opts and opts.log)
+  if not ok then
+    client:close()
+    error(err, 2)
+  end
+  return client
+end
+
+return M

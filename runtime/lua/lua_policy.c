@@ -1,0 +1,142 @@
+/* The bridge from the client's C policy callbacks to a policy object written in
+ * Lua (order, hedge_after, observe); lua/ipfsrt/policy.lua loads such objects. */
+#include "lua_client.h"
+
+static const char *kind_name(ipfsrt_policy_request_kind k) {
+    return k == IPFSRT_REQUEST_BLOCK ? "block" : k == IPFSRT_REQUEST_CAR ? "car" : "plain";
+}
+
+static void push_request(lua_State *L, const ipfsrt_policy_request *req) {
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, kind_name(req->kind));
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, req->path);
+    lua_setfield(L, -2, "path");
+    lua_pushstring(L, req->query);
+    lua_setfield(L, -2, "query");
+    lua_pushinteger(L, req->attempt);
+    lua_setfield(L, -2, "attempt");
+}
+
+/* Pushes policy[name] and the policy itself; false (nothing pushed) when absent. */
+static bool policy_method(ipfsrt_lua_client *lc, const char *name) {
+    lua_State *L = lc->L;
+    if (lc->policy_ref == LUA_NOREF) return false;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, lc->policy_ref);
+    lua_getfield(L, -1, name);
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 2);
+        return false;
+    }
+    lua_insert(L, -2);
+    return true;
+}
+
+static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
+                              size_t *count_out, ipfsrt_error *err) {
+    ipfsrt_lua_client *lc = ctx;
+    lua_State *L = lc->L;
+    int top = lua_gettop(L);
+    size_t count = 0;
+    ipfsrt_status st = IPFSRT_OK;
+    if (policy_method(lc, "order")) {
+        push_request(L, req);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
+        if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
+            st = ipfsrt_lua_client_callback_failed(lc, "policy order", err);
+        } else if (lua_istable(L, -1)) {
+            lua_Integer len = luaL_len(L, -1);
+            for (lua_Integer i = 1; i <= len && count < n; i++) {
+                lua_rawgeti(L, -1, i);
+                lua_Integer idx = 0;
+                if (lua_istable(L, -1)) lua_getfield(L, -1, "index");
+                else lua_pushvalue(L, -1);
+                idx = lua_tointeger(L, -1); /* 1-based; anything else is skipped */
+                lua_pop(L, 2);
+                if (idx >= 1 && (size_t)idx <= n) order[count++] = (size_t)idx - 1;
+            }
+        }
+    } else {
+        for (; count < n; count++) order[count] = count;
+    }
+    lua_settop(L, top);
+    *count_out = count;
+    return st;
+}
+
+/* Lua policies answer hedge_after in milliseconds. */
+static ipfsrt_status lp_hedge(void *ctx, const ipfsrt_policy_request *req, double *seconds,
+                              ipfsrt_error *err) {
+    ipfsrt_lua_client *lc = ctx;
+    lua_State *L = lc->L;
+    int top = lua_gettop(L);
+    ipfsrt_status st = IPFSRT_OK;
+    *seconds = -1;
+    if (policy_method(lc, "hedge_after")) {
+        push_request(L, req);
+        if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = ipfsrt_lua_client_callback_failed(lc, "policy hedge_after", err);
+        else if (lua_isnumber(L, -1)) *seconds = lua_tonumber(L, -1) / 1000.0;
+    }
+    lua_settop(L, top);
+    return st;
+}
+
+static ipfsrt_status lp_observe(void *ctx, size_t gw, const ipfsrt_policy_request *req,
+                                const ipfsrt_policy_outcome *o, ipfsrt_error *err) {
+    ipfsrt_lua_client *lc = ctx;
+    lua_State *L = lc->L;
+    int top = lua_gettop(L);
+    ipfsrt_status st = IPFSRT_OK;
+    if (policy_method(lc, "observe")) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
+        lua_rawgeti(L, -1, (lua_Integer)gw + 1);
+        lua_remove(L, -2);
+        lua_createtable(L, 0, 8);
+        lua_pushboolean(L, o->ok);
+        lua_setfield(L, -2, "ok");
+        lua_pushboolean(L, o->verified);
+        lua_setfield(L, -2, "verified");
+        lua_pushstring(L, o->error == IPFSRT_GWERR_NONE ? "" : ipfsrt_gateway_error_name(o->error));
+        lua_setfield(L, -2, "error");
+        lua_pushboolean(L, ipfsrt_gateway_error_is_verification(o->error));
+        lua_setfield(L, -2, "verification_failed");
+        lua_pushinteger(L, o->status);
+        lua_setfield(L, -2, "status");
+        lua_pushnumber(L, o->latency_s);
+        lua_setfield(L, -2, "latency");
+        lua_pushnumber(L, o->duration_s);
+        lua_setfield(L, -2, "duration");
+        lua_pushinteger(L, (lua_Integer)o->bytes);
+        lua_setfield(L, -2, "bytes");
+        lua_pushstring(L, o->detail);
+        lua_setfield(L, -2, "detail");
+        push_request(L, req);
+        if (lua_pcall(L, 4, 0, 0) != LUA_OK) st = ipfsrt_lua_client_callback_failed(lc, "policy observe", err);
+    }
+    lua_settop(L, top);
+    return st;
+}
+
+static void lp_free(void *ctx) {
+    ipfsrt_lua_client *lc = ctx;
+    luaL_unref(lc->L, LUA_REGISTRYINDEX, lc->policy_ref);
+    lc->policy_ref = LUA_NOREF;
+}
+
+/* client:set_policy_object(policy | nil, gateways): gateways is the list the
+ * policy's methods receive ({url =, index =}, as ipfsrt.policy.load got it). */
+int ipfsrt_lua_client_set_policy_object(lua_State *L) {
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L); /* the engine may be inside the
+                                                                policy it would replace */
+    if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    ipfsrt_client_set_policy(lc->c, NULL); /* releases the previous object */
+    if (lua_isnil(L, 2)) return 0;
+    luaL_unref(L, LUA_REGISTRYINDEX, lc->gateways_ref);
+    lc->gateways_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lc->policy_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    ipfsrt_policy p = {lc, lp_order, lp_hedge, lp_observe, lp_free};
+    ipfsrt_client_set_policy(lc->c, &p);
+    return 0;
+}

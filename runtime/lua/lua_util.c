@@ -1,0 +1,71 @@
+/* Helpers every binding file shares (luv's util.c): the null value, classes,
+ * fields of option tables, and entries written in Lua. */
+#include "bindings.h"
+
+static const char null_sentinel = 0;
+
+void ipfsrt_lua_push_null(lua_State *L) { lua_pushlightuserdata(L, (void *)&null_sentinel); }
+
+int ipfsrt_lua_is_null(lua_State *L, int idx) {
+    return lua_touserdata(L, idx) == (void *)&null_sentinel;
+}
+
+void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
+                      lua_CFunction close) {
+    if (luaL_newmetatable(L, name)) {
+        lua_newtable(L);
+        luaL_setfuncs(L, methods, 0);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, close ? close : gc);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
+}
+
+lua_Integer ipfsrt_lua_opt_int(lua_State *L, int t, const char *key, lua_Integer dflt) {
+    lua_getfield(L, t, key);
+    lua_Integer v = luaL_opt(L, luaL_checkinteger, -1, dflt);
+    lua_pop(L, 1);
+    return v;
+}
+
+lua_Number ipfsrt_lua_opt_number(lua_State *L, int t, const char *key, lua_Number dflt) {
+    lua_getfield(L, t, key);
+    lua_Number v = luaL_opt(L, luaL_checknumber, -1, dflt);
+    lua_pop(L, 1);
+    return v;
+}
+
+bool ipfsrt_lua_opt_bool(lua_State *L, int t, const char *key, bool dflt) {
+    lua_getfield(L, t, key);
+    bool v = lua_isnil(L, -1) ? dflt : lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+const char *ipfsrt_lua_opt_string(lua_State *L, int t, const char *key, const char *dflt) {
+    lua_getfield(L, t, key);
+    const char *v = luaL_opt(L, luaL_checkstring, -1, dflt);
+    lua_pop(L, 1); /* the string stays referenced by the table */
+    return v;
+}
+
+/* Calls require(module)[field] with the call's arguments. */
+static int call_lua_function(lua_State *L) {
+    lua_getglobal(L, "require");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, lua_tostring(L, lua_upvalueindex(2)));
+    lua_remove(L, -2);
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+void ipfsrt_lua_push_lua_function(lua_State *L, const char *module, const char *field) {
+    lua_pushstring(L, module);
+    lua_pushstring(L, field);
+    lua_pushcclosure(L, call_lua_function, 2);
+}
