@@ -82,6 +82,21 @@ describe("client:get_many", function()
     c:close()
   end)
 
+  it("resolves a shared directory's entries from one listing, and still fails what it lacks", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local list = { table.unpack(paths) }
+    list[#list + 1] = "ipfs://" .. root .. "/chunks/9.9"          -- not in the listing
+    list[#list + 1] = "ipfs://" .. root .. "/chunks/../big.bin"   -- walks, through '..'
+    list[#list + 1] = "ipfs://" .. root .. "/chunks/0.1/x"        -- through a file
+    local results, errors = c:get_many(list)
+    for i = 1, 40 do assert.equal(content[i], results[i]) end
+    assert.equal("not_found", errors[41].code)
+    assert.truthy(errors[41].message:find("9.9", 1, true))
+    assert.equal(big, results[42])
+    assert.equal("not_directory", errors[43].code)
+    c:close()
+  end)
+
   it("never hands out what a lying gateway sent", function()
     local liar = gateway { tamper = 1, seed = 3 }
     local wrong = gateway({ wrong_block = 1, seed = 4 }, { car, dir .. "/other.car" })

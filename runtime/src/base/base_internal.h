@@ -25,6 +25,10 @@ void ipfsrt_mhmap_free(ipfsrt_mhmap *m);
 /* Returns IPFSRT_OK and sets *inserted=false when the key was already there. */
 ipfsrt_status ipfsrt_mhmap_put(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
                                uint64_t offset, uint32_t len, bool *inserted);
+/* The entry for key, added (offset and len 0) when absent: the caller may set
+ * its offset and len. *inserted says which. */
+ipfsrt_status ipfsrt_mhmap_slot(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
+                                ipfsrt_mhmap_entry **entry, bool *inserted);
 const ipfsrt_mhmap_entry *ipfsrt_mhmap_get(const ipfsrt_mhmap *m, const uint8_t *key,
                                            size_t key_len);
 

@@ -45,28 +45,39 @@ static ipfsrt_status grow(ipfsrt_mhmap *m) {
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_mhmap_put(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
-                               uint64_t offset, uint32_t len, bool *inserted) {
+ipfsrt_status ipfsrt_mhmap_slot(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
+                                ipfsrt_mhmap_entry **out, bool *inserted) {
     if ((m->count + 1) * 10 > m->cap * 7) {
         ipfsrt_status st = grow(m);
         if (st != IPFSRT_OK) return st;
     }
     uint64_t h = fnv1a(key, key_len);
     ipfsrt_mhmap_entry *e = find_slot(m->slots, m->cap, key, key_len, h);
-    if (e->key) {
-        if (inserted) *inserted = false;
-        return IPFSRT_OK;
-    }
+    *out = e;
+    if (inserted) *inserted = !e->key;
+    if (e->key) return IPFSRT_OK;
     e->key = malloc(key_len ? key_len : 1);
     if (!e->key) return IPFSRT_ENOMEM;
     memcpy(e->key, key, key_len);
     e->key_len = (uint32_t)key_len;
     e->hash = h;
-    e->offset = offset;
-    e->len = len;
+    e->offset = 0;
+    e->len = 0;
     m->count++;
-    if (inserted) *inserted = true;
     return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_mhmap_put(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
+                               uint64_t offset, uint32_t len, bool *inserted) {
+    ipfsrt_mhmap_entry *e;
+    bool added;
+    ipfsrt_status st = ipfsrt_mhmap_slot(m, key, key_len, &e, &added);
+    if (st == IPFSRT_OK && added) {
+        e->offset = offset;
+        e->len = len;
+    }
+    if (inserted) *inserted = st == IPFSRT_OK && added;
+    return st;
 }
 
 const ipfsrt_mhmap_entry *ipfsrt_mhmap_get(const ipfsrt_mhmap *m, const uint8_t *key,

@@ -240,14 +240,43 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const cha
 
 /* ------------------------------------------------------------- the client */
 
-static void wake_engine(void *engine) { ipfsrt_fetch_wakeup(engine); }
+static void wake_engine(void *client) {
+    ipfsrt_client *c = client;
+    c->engine.wakeup(c->engine.ctx);
+}
+
+/* The libcurl engine, with the client's timeouts and concurrency. */
+static ipfsrt_status new_engine(ipfsrt_client *c, const ipfsrt_client_options *opts,
+                                ipfsrt_error *err) {
+    unsigned timeout_ms = opts->timeout_s > 0 ? (unsigned)(opts->timeout_s * 1000) : 30000;
+    ipfsrt_fetch_config cfg = {
+        .slots = (unsigned)(c->gateways.count ? c->gateways.count : 1),
+        .per_slot = opts->concurrency ? opts->concurrency : 8,
+        .connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000,
+        .first_byte_timeout_ms = timeout_ms,
+        .stall_timeout_ms = timeout_ms,
+    };
+    ipfsrt_fetch *f;
+    ipfsrt_status st = ipfsrt_fetch_new(&f, &cfg, err);
+    if (st == IPFSRT_OK) ipfsrt_fetch_transport(f, &c->engine);
+    return st;
+}
 
 ipfsrt_status ipfsrt_client_new(ipfsrt_client **out, const ipfsrt_client_options *opts,
                                  ipfsrt_error *err) {
+    return ipfsrt_client_new_on(out, opts, NULL, err);
+}
+
+ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_options *opts,
+                                   const ipfsrt_transport *transport, ipfsrt_error *err) {
     ipfsrt_client_options defaults = {0};
     if (!opts) opts = &defaults;
     ipfsrt_client *c = calloc(1, sizeof *c);
-    if (!c) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!c) {
+        if (transport) transport->free(transport->ctx);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    if (transport) c->engine = *transport;
     ipfsrt_status st = IPFSRT_OK;
     if (opts->gateways && opts->gateways->count) {
         snprintf(c->gateways.source, sizeof c->gateways.source, "%s",
@@ -267,21 +296,11 @@ ipfsrt_status ipfsrt_client_new(ipfsrt_client **out, const ipfsrt_client_options
         st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     if (st == IPFSRT_OK)
         st = ipfsrt_blockcache_new(&c->cache, cache, opts->cache_dir, opts->trust_cache_dir, err);
-    if (st == IPFSRT_OK) {
-        unsigned timeout_ms = opts->timeout_s > 0 ? (unsigned)(opts->timeout_s * 1000) : 30000;
-        ipfsrt_fetch_config cfg = {
-            .slots = (unsigned)(c->gateways.count ? c->gateways.count : 1),
-            .per_slot = opts->concurrency ? opts->concurrency : 8,
-            .connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000,
-            .first_byte_timeout_ms = timeout_ms,
-            .stall_timeout_ms = timeout_ms,
-        };
-        st = ipfsrt_fetch_new(&c->engine, &cfg, err);
-    }
+    if (st == IPFSRT_OK && !transport) st = new_engine(c, opts, err);
     if (st == IPFSRT_OK && c->verify) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         unsigned threads = cores < 1 ? 1 : cores > 4 ? 4 : (unsigned)cores;
-        st = ipfsrt_vpool_new(&c->pool, threads, wake_engine, c->engine, err);
+        st = ipfsrt_vpool_new(&c->pool, threads, wake_engine, c, err);
     }
     if (st != IPFSRT_OK) {
         ipfsrt_client_free(c);
@@ -293,8 +312,8 @@ ipfsrt_status ipfsrt_client_new(ipfsrt_client **out, const ipfsrt_client_options
 
 void ipfsrt_client_free(ipfsrt_client *c) {
     if (!c) return;
-    ipfsrt_fetch_free(c->engine);
-    ipfsrt_vpool_free(c->pool);
+    ipfsrt_vpool_free(c->pool); /* its threads wake the engine: stopped first */
+    if (c->engine.free) c->engine.free(c->engine.ctx);
     ipfsrt_client_set_policy(c, NULL);
     ipfsrt_blockcache_free(c->cache);
     ipfsrt_gateway_list_free(&c->gateways);

@@ -23,10 +23,15 @@ typedef struct gw_state {
 
 typedef struct task task;
 
+/* ipfsrt_client_new on a given transport (taken over: the client frees it);
+ * NULL = libcurl. */
+ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **client, const ipfsrt_client_options *opts,
+                                   const ipfsrt_transport *transport, ipfsrt_error *err);
+
 struct ipfsrt_client {
     ipfsrt_gateway_list gateways;
     gw_state *gw;
-    ipfsrt_fetch *engine;
+    ipfsrt_transport engine; /* libcurl (fetch.c), or a test's stand-in */
     ipfsrt_vpool *pool;    /* hashes received blocks on other threads (NULL when unverified) */
     size_t pool_jobs;      /* submitted and not yet taken back */
     ipfsrt_blockcache *cache;
@@ -66,7 +71,7 @@ typedef struct task_ops {
 struct attempt {
     task *t;
     size_t gw;
-    ipfsrt_fetch_req *req;
+    void *req; /* the transfer on the engine */
     bool head_ok;   /* 200 with the right content type */
     bool finished;  /* the transfer is over */
     long status;

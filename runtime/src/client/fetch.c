@@ -385,3 +385,29 @@ void ipfsrt_fetch_free(ipfsrt_fetch *f) {
     free(f->running_in_slot);
     free(f);
 }
+
+static ipfsrt_status transport_start(void *ctx, const ipfsrt_fetch_spec *spec, void **req,
+                                     ipfsrt_error *err) {
+    ipfsrt_fetch_req *r;
+    ipfsrt_status st = ipfsrt_fetch_start(ctx, spec, &r, err);
+    *req = st == IPFSRT_OK ? r : NULL;
+    return st;
+}
+
+static void transport_cancel(void *ctx, void *req) { ipfsrt_fetch_cancel(ctx, req); }
+static size_t transport_pump(void *ctx, int ms) { return ipfsrt_fetch_pump(ctx, ms); }
+static size_t transport_pending(const void *ctx) { return ipfsrt_fetch_pending(ctx); }
+static void transport_wait(void *ctx, int ms) { ipfsrt_fetch_wait(ctx, ms); }
+static void transport_wakeup(void *ctx) { ipfsrt_fetch_wakeup(ctx); }
+static void transport_free(void *ctx) { ipfsrt_fetch_free(ctx); }
+
+void ipfsrt_fetch_transport(ipfsrt_fetch *f, ipfsrt_transport *t) {
+    *t = (ipfsrt_transport){f,
+                            transport_start,
+                            transport_cancel,
+                            transport_pump,
+                            transport_pending,
+                            transport_wait,
+                            transport_wakeup,
+                            transport_free};
+}

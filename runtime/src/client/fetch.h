@@ -78,4 +78,21 @@ void ipfsrt_fetch_wakeup(ipfsrt_fetch *f);
 /* Cancels whatever is left and releases the engine. */
 void ipfsrt_fetch_free(ipfsrt_fetch *f);
 
+/* What the client's scheduler drives its transfers through: the engine above,
+ * or a stand-in (unit tests script gateways with one). The calls mean what the
+ * ipfsrt_fetch_* functions of the same names mean; requests are opaque. */
+typedef struct ipfsrt_transport {
+    void *ctx;
+    ipfsrt_status (*start)(void *ctx, const ipfsrt_fetch_spec *spec, void **req, ipfsrt_error *err);
+    void (*cancel)(void *ctx, void *req);
+    size_t (*pump)(void *ctx, int max_wait_ms);
+    size_t (*pending)(const void *ctx);
+    void (*wait)(void *ctx, int max_wait_ms);
+    void (*wakeup)(void *ctx);
+    void (*free)(void *ctx);
+} ipfsrt_transport;
+
+/* The engine as a transport (free releases it). */
+void ipfsrt_fetch_transport(ipfsrt_fetch *f, ipfsrt_transport *t);
+
 #endif

@@ -1,9 +1,12 @@
 /* Many reads in flight (ipfsrt_client_batch): every path is walked over the
- * blocks the batch holds; what the walks lack is gathered across all reads and
- * fetched at once by CID (block jobs: verified, policy, retries), and the walks
- * run again. Each round takes every open read one level further, so a directory
- * block on many routes is fetched once. Before the first round, a directory that
- * many paths share is asked for whole in one CAR request. */
+ * blocks the batch holds; a walk that lacks blocks asks for them (block jobs:
+ * verified, policy, retries) and waits for them, while the other reads go on.
+ * A block on many routes is asked for once: a read that finds it in flight
+ * waits for the same job. Each read is reported as soon as its blocks are in.
+ * Before the first walk, a directory that many paths share is asked for whole
+ * in one CAR request and listed once, so that its entries resolve without
+ * walking its shards for each path. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +25,33 @@ typedef struct item {
     ipfsrt_cid cid;   /* the block; for a path, the file once resolved */
     uint64_t offset, length;
     item_state state;
+    size_t waiting;   /* blocks in flight its walk lacked: it walks again at 0 */
     ipfsrt_error error;
     ipfsrt_buf data;
     ipfsrt_rcblock *block; /* a raw block read whole: lent as it is, not copied */
 } item;
 
+/* A block asked for, and the reads waiting for it. The job's task is linked
+ * into the client's scheduler, so a pending block never moves. */
+typedef struct pending {
+    block_job job;
+    size_t *waiters;
+    size_t waiter_count, waiter_cap;
+    size_t slot; /* where it is in the batch's in-flight list */
+} pending;
+
 typedef struct failed_block {
     ipfsrt_cid cid;
     ipfsrt_error error;
 } failed_block;
+
+/* A shared directory's entries, from one listing: name -> CID. */
+typedef struct listing {
+    char *dir; /* as the paths spell it, up to the last slash */
+    ipfsrt_mhmap names; /* offset: index into cids */
+    ipfsrt_cid *cids;
+    size_t count, cap;
+} listing;
 
 struct ipfsrt_client_batch {
     ipfsrt_client *c;
@@ -38,46 +59,93 @@ struct ipfsrt_client_batch {
     size_t count, cap;
     size_t *ready; /* finished reads not yet reported, in order (a queue) */
     size_t ready_head, ready_tail, ready_cap;
-    size_t open_from; /* reads before it are finished */
+    size_t *runnable; /* reads to walk (again): admitted, or no longer waiting */
+    size_t runnable_count, runnable_cap;
+    size_t admitted;  /* reads before it have entered the window */
+    size_t open;      /* admitted and not finished */
     size_t reported;
     bool has_last;
     size_t last;            /* reported last: its bytes are freed at the next call */
     bool dirs_fetched;
+    listing *listings;
+    size_t listing_count, listing_cap;
     ipfsrt_blockmap have;   /* verified blocks fetched for this batch */
     failed_block *failed;   /* blocks no gateway delivered */
     size_t failed_count, failed_cap;
-    ipfsrt_cid *wanted;     /* what the walks of this round lack, once each */
-    size_t wanted_count, wanted_cap;
-    ipfsrt_mhmap wanted_set;
-    bool missed;            /* the walk under way lacked a block */
+    ipfsrt_mhmap failed_set; /* multihash -> index into failed */
+    pending **inflight;
+    size_t inflight_count, inflight_cap;
+    ipfsrt_mhmap inflight_set; /* multihash -> the pending block (offset holds the pointer) */
+    size_t walking;         /* the read whose walk is under way */
+    bool missed;            /* that walk lacked a block */
+    bool probing;           /* the walk under way only looks: it asks for nothing */
+    ipfsrt_status want_failed; /* ... and could not ask for it */
+    ipfsrt_error want_error;
     bool consuming;         /* the walk under way is a read's last: its data blocks go */
 };
 
 /* ------------------------------------------------------------ the source */
 
 static const failed_block *failure_of(const ipfsrt_client_batch *b, const ipfsrt_cid *cid) {
-    for (size_t i = 0; i < b->failed_count; i++)
-        if (ipfsrt_cid_equal(&b->failed[i].cid, cid)) return &b->failed[i];
-    return NULL;
-}
-
-static ipfsrt_status want(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
-    ipfsrt_client_batch *b = user;
-    b->missed = true;
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
-    bool inserted = false;
-    if (ipfsrt_mhmap_put(&b->wanted_set, mh, mh_len, 0, 0, &inserted) != IPFSRT_OK)
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (!inserted) return IPFSRT_OK;
-    if (ipfsrt_array_reserve(&b->wanted, &b->wanted_cap, b->wanted_count + 1, sizeof *b->wanted))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    b->wanted[b->wanted_count++] = *cid;
+    const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&b->failed_set, mh, mh_len);
+    return e ? &b->failed[e->offset] : NULL;
+}
+
+static ipfsrt_status add_waiter(pending *p, size_t i, item *it) {
+    if (p->waiter_count && p->waiters[p->waiter_count - 1] == i) return IPFSRT_OK; /* asked twice */
+    if (ipfsrt_array_reserve(&p->waiters, &p->waiter_cap, p->waiter_count + 1, sizeof *p->waiters))
+        return IPFSRT_ENOMEM;
+    p->waiters[p->waiter_count++] = i;
+    it->waiting++;
     return IPFSRT_OK;
 }
 
-/* The batch's blocks, then the cache; a block neither has is wanted for the
- * next round and reported missing, one no gateway delivered is an error. */
+/* Starts the job for a block no one asked for yet. */
+static ipfsrt_status start_pending(ipfsrt_client_batch *b, const ipfsrt_cid *cid, pending **out) {
+    if (ipfsrt_array_reserve(&b->inflight, &b->inflight_cap, b->inflight_count + 1,
+                             sizeof *b->inflight))
+        return IPFSRT_ENOMEM;
+    pending *p = calloc(1, sizeof *p);
+    if (!p) return IPFSRT_ENOMEM;
+    p->job.cid = *cid;
+    p->job.keep = true;
+    if (!ipfsrt_blockjob_start(b->c, &p->job)) {
+        free(p);
+        return IPFSRT_ENOMEM;
+    }
+    p->slot = b->inflight_count;
+    b->inflight[b->inflight_count++] = p;
+    *out = p;
+    return IPFSRT_OK;
+}
+
+/* The read being walked lacks cid: it waits for the block, asked for once. */
+static ipfsrt_status want(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    ipfsrt_client_batch *b = user;
+    b->missed = true;
+    if (b->probing) return IPFSRT_OK;
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    ipfsrt_mhmap_entry *e;
+    bool added;
+    ipfsrt_status st = ipfsrt_mhmap_slot(&b->inflight_set, mh, mh_len, &e, &added);
+    pending *p = st == IPFSRT_OK && !added ? (pending *)(uintptr_t)e->offset : NULL;
+    if (st == IPFSRT_OK && !p) st = start_pending(b, cid, &p);
+    if (st == IPFSRT_OK) {
+        e->offset = (uint64_t)(uintptr_t)p;
+        st = add_waiter(p, b->walking, &b->items[b->walking]);
+    }
+    if (st != IPFSRT_OK && !b->want_failed) {
+        b->want_failed = st;
+        ipfsrt_fail_cid(&b->want_error, st, cid, -1, "out of memory asking for the block");
+    }
+    return st == IPFSRT_OK ? IPFSRT_OK : ipfsrt_fail(err, st, -1, "out of memory");
+}
+
+/* The batch's blocks, then the cache; a block neither has is asked for and
+ * reported missing, one no gateway delivered is an error. */
 static ipfsrt_status batch_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                ipfsrt_error *err) {
     ipfsrt_client_batch *b = ctx;
@@ -111,74 +179,84 @@ static void batch_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     ipfsrt_rcblock_unref(rc);
 }
 
-/* The round's list of wanted blocks starts empty again. */
-static void forget_wanted(ipfsrt_client_batch *b) {
-    b->wanted_count = 0;
-    ipfsrt_mhmap_free(&b->wanted_set);
-    ipfsrt_mhmap_init(&b->wanted_set);
-}
-
 /* Keeps a verified block for the rest of the batch (a copy when another map
  * holds it already). */
 static void keep(ipfsrt_client_batch *b, ipfsrt_rcblock *rc) {
     if (ipfsrt_blockmap_get(&b->have, &rc->cid)) return;
     ipfsrt_rcblock *mine = rc->mapped ? ipfsrt_rcblock_new(&rc->cid, rc->data, rc->len) : rc;
-    if (!mine) return; /* the next round asks for it again */
+    if (!mine) return; /* the walk asks for it again */
     (void)ipfsrt_blockmap_put(&b->have, mine, NULL);
     if (mine != rc) ipfsrt_rcblock_unref(mine);
 }
 
-/* --------------------------------------------------------------- rounds */
+/* ----------------------------------------------------------- block jobs */
 
-/* Room to record every wanted block as failed. */
-static ipfsrt_status reserve_failures(ipfsrt_client_batch *b, ipfsrt_error *err) {
-    if (ipfsrt_array_reserve(&b->failed, &b->failed_cap, b->failed_count + b->wanted_count,
-                             sizeof *b->failed))
+static ipfsrt_status push_runnable(ipfsrt_client_batch *b, size_t i, ipfsrt_error *err) {
+    if (ipfsrt_array_reserve(&b->runnable, &b->runnable_cap, b->runnable_count + 1,
+                             sizeof *b->runnable))
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    b->runnable[b->runnable_count++] = i;
     return IPFSRT_OK;
 }
 
-/* Fetches every wanted block at once and waits for all of them. */
-static ipfsrt_status fetch_wanted(ipfsrt_client_batch *b, ipfsrt_error *err) {
-    size_t n = b->wanted_count;
-    if (reserve_failures(b, err) != IPFSRT_OK) return IPFSRT_ENOMEM;
-    block_job *jobs = calloc(n, sizeof *jobs);
-    if (!jobs) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+static ipfsrt_status record_failure(ipfsrt_client_batch *b, pending *p, ipfsrt_error *err) {
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(&p->job.cid, &mh_len);
+    if (ipfsrt_array_reserve(&b->failed, &b->failed_cap, b->failed_count + 1, sizeof *b->failed) ||
+        ipfsrt_mhmap_put(&b->failed_set, mh, mh_len, b->failed_count, 0, NULL) != IPFSRT_OK)
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    failed_block *f = &b->failed[b->failed_count++];
+    f->cid = p->job.cid;
+    ipfsrt_task_error(&p->job.t, &f->error);
+    ipfsrt_cid_to_string(&p->job.cid, f->error.cid);
+    return IPFSRT_OK;
+}
+
+static void pending_free(pending *p) {
+    if (p->job.t.c) ipfsrt_task_end(&p->job.t);
+    ipfsrt_rcblock_unref(p->job.result);
+    free(p->waiters);
+    free(p);
+}
+
+/* A job came to an end: its block is kept (or its failure noted) and the
+ * reads that waited for nothing else walk again. */
+static ipfsrt_status settle(ipfsrt_client_batch *b, pending *p, ipfsrt_error *err) {
     ipfsrt_status st = IPFSRT_OK;
-    size_t started = 0;
-    for (; started < n && st == IPFSRT_OK; started++) {
-        jobs[started].cid = b->wanted[started];
-        jobs[started].keep = true;
-        if (!ipfsrt_blockjob_start(b->c, &jobs[started])) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (p->job.t.state == TASK_DONE) keep(b, p->job.result);
+    else st = record_failure(b, p, err);
+    for (size_t k = 0; k < p->waiter_count && st == IPFSRT_OK; k++) {
+        item *it = &b->items[p->waiters[k]];
+        if (--it->waiting == 0) st = push_runnable(b, p->waiters[k], err);
     }
-    for (size_t open = n; st == IPFSRT_OK && open;) {
-        open = 0;
-        for (size_t i = 0; i < n; i++) open += jobs[i].t.state != TASK_DONE && jobs[i].t.state != TASK_FAILED;
-        if (open) st = ipfsrt_task_pump(b->c, 50, err);
-    }
-    for (size_t i = 0; i < started; i++) {
-        block_job *j = &jobs[i];
-        if (st == IPFSRT_OK && j->t.state == TASK_DONE) {
-            keep(b, j->result);
-        } else if (st == IPFSRT_OK) {
-            failed_block *f = &b->failed[b->failed_count++];
-            f->cid = j->cid;
-            ipfsrt_task_error(&j->t, &f->error);
-            ipfsrt_cid_to_string(&j->cid, f->error.cid);
-        }
-        if (j->t.c) ipfsrt_task_end(&j->t);
-        ipfsrt_rcblock_unref(j->result);
-    }
-    free(jobs);
-    forget_wanted(b);
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(&p->job.cid, &mh_len);
+    ipfsrt_mhmap_entry *e;
+    if (ipfsrt_mhmap_slot(&b->inflight_set, mh, mh_len, &e, NULL) == IPFSRT_OK) e->offset = 0;
+    b->inflight[p->slot] = b->inflight[--b->inflight_count];
+    b->inflight[p->slot]->slot = p->slot;
+    pending_free(p);
     return st;
 }
+
+/* Runs the engine once, then settles every job that has ended. */
+static ipfsrt_status pump(ipfsrt_client_batch *b, ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_task_pump(b->c, 50, err);
+    for (size_t k = b->inflight_count; k-- > 0 && st == IPFSRT_OK;) {
+        pending *p = b->inflight[k];
+        if (p->job.t.state == TASK_DONE || p->job.t.state == TASK_FAILED) st = settle(b, p, err);
+    }
+    return st;
+}
+
+/* --------------------------------------------------------------- walks */
 
 static void finish(ipfsrt_client_batch *b, size_t i, item_state state, const ipfsrt_error *e) {
     item *it = &b->items[i];
     it->state = state;
     if (e) it->error = *e;
     b->ready[b->ready_tail++] = i;
+    b->open--;
 }
 
 static ipfsrt_status collect(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
@@ -187,7 +265,8 @@ static ipfsrt_status collect(void *user, const uint8_t *data, size_t len, ipfsrt
     return buf->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
 }
 
-/* A whole raw block (a small file): handed out from the block itself. */
+/* A whole raw block (a small file, or a block read): handed out from the block
+ * itself. */
 static void step_raw(ipfsrt_client_batch *b, size_t i, const ipfsrt_blocksource *src) {
     item *it = &b->items[i];
     ipfsrt_blocksource_ref ref;
@@ -203,14 +282,33 @@ static void step_raw(ipfsrt_client_batch *b, size_t i, const ipfsrt_blocksource 
     finish(b, i, ITEM_DONE, NULL);
 }
 
+static const listing *listing_of(const ipfsrt_client_batch *b, const char *path, size_t dir_len) {
+    for (size_t k = 0; k < b->listing_count; k++)
+        if (strlen(b->listings[k].dir) == dir_len && memcmp(b->listings[k].dir, path, dir_len) == 0)
+            return &b->listings[k];
+    return NULL;
+}
+
+/* An entry of a directory listed already needs no walk of its shards. */
+static bool resolve_listed(ipfsrt_client_batch *b, item *it) {
+    const char *slash = strrchr(it->path, '/');
+    if (!slash || !slash[1] || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0) return false;
+    const listing *l = listing_of(b, it->path, (size_t)(slash - it->path));
+    const ipfsrt_mhmap_entry *e =
+        l ? ipfsrt_mhmap_get(&l->names, (const uint8_t *)slash + 1, strlen(slash + 1)) : NULL;
+    if (!e) return false;
+    it->cid = l->cids[e->offset];
+    it->state = ITEM_READ;
+    return true;
+}
+
 /* Takes a read as far as the blocks at hand allow. */
 static void step(ipfsrt_client_batch *b, size_t i) {
     item *it = &b->items[i];
     ipfsrt_blocksource src = {b, batch_get, batch_release};
     ipfsrt_error e;
     ipfsrt_status st;
-    b->missed = false;
-    if (it->state == ITEM_RESOLVE) {
+    if (it->state == ITEM_RESOLVE && !resolve_listed(b, it)) {
         ipfsrt_unixfs_node_info info;
         st = ipfsrt_unixfs_resolve(&src, it->path, NULL, &info, &e);
         if (b->missed) return;
@@ -246,20 +344,21 @@ static void step_plain(ipfsrt_client_batch *b, size_t i) {
     finish(b, i, st == IPFSRT_OK ? ITEM_DONE : ITEM_FAILED, st == IPFSRT_OK ? NULL : &e);
 }
 
-static void step_block(ipfsrt_client_batch *b, size_t i) {
+/* One walk of read i; a walk that lacks blocks leaves it waiting for them. */
+static void walk(ipfsrt_client_batch *b, size_t i) {
     item *it = &b->items[i];
-    ipfsrt_blocksource src = {b, batch_get, batch_release};
-    ipfsrt_blocksource_ref ref;
-    ipfsrt_error e;
+    b->walking = i;
     b->missed = false;
-    ipfsrt_status st = ipfsrt_blocksource_get(&src, &it->cid, &ref, &e);
-    if (b->missed) return;
-    if (st == IPFSRT_OK) {
-        ipfsrt_buf_append(&it->data, ref.data, ref.len);
-        ipfsrt_blocksource_release(&src, &ref);
-        if (it->data.failed) st = ipfsrt_fail(&e, IPFSRT_ENOMEM, -1, "out of memory");
+    b->want_failed = IPFSRT_OK;
+    if (!it->path) {
+        ipfsrt_blocksource src = {b, batch_get, batch_release};
+        step_raw(b, i, &src);
+    } else if (!b->c->verify) {
+        step_plain(b, i);
+    } else {
+        step(b, i);
     }
-    finish(b, i, st == IPFSRT_OK ? ITEM_DONE : ITEM_FAILED, st == IPFSRT_OK ? NULL : &e);
+    if (b->want_failed && it->state < ITEM_DONE) finish(b, i, ITEM_FAILED, &b->want_error);
 }
 
 /* ----------------------------------------------------- shared directories */
@@ -286,40 +385,65 @@ static void pin_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     ipfsrt_blocksource_release(&p->stream, ref);
 }
 
-static ipfsrt_status ignore_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
-    (void)user, (void)e, (void)err;
+static void listing_free(listing *l) {
+    free(l->dir);
+    ipfsrt_mhmap_free(&l->names);
+    free(l->cids);
+}
+
+static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    listing *l = user;
+    bool added;
+    if (ipfsrt_mhmap_put(&l->names, (const uint8_t *)e->name, e->name_len, l->count, 0, &added) ||
+        ipfsrt_array_reserve(&l->cids, &l->cap, l->count + 1, sizeof *l->cids))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (added) l->cids[l->count++] = e->cid; /* a name twice: the walk finds the first too */
     return IPFSRT_OK;
 }
 
-/* True when the directory and all its shards are at hand already. */
-static bool dir_at_hand(ipfsrt_client_batch *b, const char *dir) {
-    ipfsrt_blocksource src = {b, batch_get, batch_release};
+/* Lists the directory at dir over src (verified blocks); kept when the whole
+ * listing worked. */
+static void list_dir(ipfsrt_client_batch *b, const char *dir, const ipfsrt_blocksource *src) {
+    listing l = {.dir = strdup(dir)};
     ipfsrt_unixfs_node_info info;
+    ipfsrt_mhmap_init(&l.names);
+    ipfsrt_status st = l.dir ? ipfsrt_unixfs_resolve(src, dir, NULL, &info, NULL) : IPFSRT_ENOMEM;
+    if (st == IPFSRT_OK) st = ipfsrt_unixfs_ls(src, &info.cid, false, list_entry, &l, NULL);
+    if (st == IPFSRT_OK &&
+        ipfsrt_array_reserve(&b->listings, &b->listing_cap, b->listing_count + 1, sizeof *b->listings) == IPFSRT_OK) {
+        b->listings[b->listing_count++] = l;
+        return;
+    }
+    listing_free(&l); /* an error the blocks prove is the walks' to report */
+}
+
+/* True when the directory and all its shards are at hand already (it is then
+ * listed); nothing is asked for. */
+static bool list_if_at_hand(ipfsrt_client_batch *b, const char *dir) {
+    ipfsrt_blocksource src = {b, batch_get, batch_release};
+    b->probing = true; /* what it lacks is not asked for */
     b->missed = false;
-    ipfsrt_status st = ipfsrt_unixfs_resolve(&src, dir, NULL, &info, NULL);
-    if (st == IPFSRT_OK) st = ipfsrt_unixfs_ls(&src, &info.cid, false, ignore_entry, NULL, NULL);
-    (void)st; /* an error the blocks prove is the rounds' to report */
-    bool at_hand = !b->missed;
-    forget_wanted(b); /* the rounds will ask for what they need themselves */
-    return at_hand;
+    list_dir(b, dir, &src);
+    b->probing = false;
+    return !b->missed;
 }
 
 /* One CAR request for the directory at dir (its path blocks and every shard),
- * proven by walking it from the root; dropped past the budget. */
+ * proven by walking it from the root and listed; dropped past the budget. */
 static void fetch_dir(ipfsrt_client_batch *b, const char *dir, size_t paths) {
     ipfsrt_cid root;
     const char *rest;
-    if (ipfsrt_client_split_target(dir, &root, &rest, NULL) != IPFSRT_OK || dir_at_hand(b, dir)) return;
+    if (ipfsrt_client_split_target(dir, &root, &rest, NULL) != IPFSRT_OK || list_if_at_hand(b, dir))
+        return;
     session s;
     ipfsrt_session_init(&s, b->c, RESUME_ORIGINAL);
     ipfsrt_status st = ipfsrt_session_start_at(&s, &root, rest, "format=car&dag-scope=entity", NULL);
     pinning p = {b, {0}, 0, DIR_SHARDS_BASE + DIR_SHARDS_PER_PATH * paths};
     ipfsrt_session_source(&s, &p.stream);
     ipfsrt_blocksource src = {&p, pin_get, pin_release};
-    ipfsrt_unixfs_node_info info;
-    if (st == IPFSRT_OK) st = ipfsrt_unixfs_resolve(&src, dir, NULL, &info, NULL);
-    if (st == IPFSRT_OK) st = ipfsrt_unixfs_ls(&src, &info.cid, false, ignore_entry, NULL, NULL);
-    ipfsrt_session_finish(&s, st == IPFSRT_OK);
+    size_t listed = b->listing_count;
+    if (st == IPFSRT_OK) list_dir(b, dir, &src);
+    ipfsrt_session_finish(&s, st == IPFSRT_OK && b->listing_count > listed);
 }
 
 static size_t dir_len(const char *path) {
@@ -335,11 +459,11 @@ static int by_dir(const void *x, const void *y) {
 }
 
 /* Directories that DIR_GROUP_MIN or more of the paths go through, each fetched
- * in one request. */
+ * in one request and listed. */
 static void fetch_shared_dirs(ipfsrt_client_batch *b) {
     const char **paths = calloc(b->count ? b->count : 1, sizeof *paths);
     size_t n = 0;
-    if (!paths) return; /* an optimisation: the rounds work without it */
+    if (!paths) return; /* an optimisation: the walks work without it */
     for (size_t i = 0; i < b->count; i++)
         if (b->items[i].path && dir_len(b->items[i].path)) paths[n++] = b->items[i].path;
     qsort(paths, n, sizeof *paths, by_dir);
@@ -353,8 +477,36 @@ static void fetch_shared_dirs(ipfsrt_client_batch *b) {
     free(paths);
 }
 
-/* One round: every open read in the window goes as far as it can, then what
- * they lack is fetched. */
+/* ---------------------------------------------------------------- rounds */
+
+/* Lets reads into the window as others finish. */
+static ipfsrt_status admit(ipfsrt_client_batch *b, ipfsrt_error *err) {
+    ipfsrt_status st = IPFSRT_OK;
+    while (st == IPFSRT_OK && b->admitted < b->count && b->open < BATCH_WINDOW) {
+        b->open++;
+        st = push_runnable(b, b->admitted++, err);
+    }
+    return st;
+}
+
+/* Walks the reads that can go on; unverified reads are reported one by one. */
+static void walk_runnable(ipfsrt_client_batch *b) {
+    size_t n = b->runnable_count;
+    size_t k = 0;
+    for (; k < n; k++) {
+        size_t i = b->runnable[k];
+        if (b->items[i].state < ITEM_DONE) walk(b, i);
+        if (!b->c->verify && b->ready_tail > b->ready_head) {
+            k++;
+            break;
+        }
+    }
+    /* walks add no runnable reads (only settled jobs do): keep the unwalked ones */
+    memmove(b->runnable, b->runnable + k, (b->runnable_count - k) * sizeof *b->runnable);
+    b->runnable_count -= k;
+}
+
+/* Takes the batch on until at least one read is finished (or nothing is left). */
 static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
     if (!b->dirs_fetched && b->c->verify) {
         b->dirs_fetched = true;
@@ -362,18 +514,15 @@ static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
         ipfsrt_status st = ipfsrt_client_halt_status(b->c, err);
         if (st != IPFSRT_OK) return st;
     }
-    while (b->open_from < b->count && b->items[b->open_from].state >= ITEM_DONE) b->open_from++;
-    size_t end = b->open_from + BATCH_WINDOW < b->count ? b->open_from + BATCH_WINDOW : b->count;
-    for (size_t i = b->open_from; i < end; i++) {
-        item *it = &b->items[i];
-        if (it->state >= ITEM_DONE) continue;
-        if (!b->c->verify && it->path) step_plain(b, i);
-        else if (it->path) step(b, i);
-        else step_block(b, i);
-        if (b->ready_tail > b->ready_head && !b->c->verify) break; /* report plain reads one by one */
+    ipfsrt_status st = admit(b, err);
+    while (st == IPFSRT_OK && b->ready_head == b->ready_tail) {
+        walk_runnable(b);
+        if (b->ready_head != b->ready_tail) break;
+        if (!b->inflight_count)
+            return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "batch stalled: its reads wait for no block");
+        st = pump(b, err);
     }
-    if (!b->wanted_count) return IPFSRT_OK;
-    return fetch_wanted(b, err);
+    return st;
 }
 
 /* ------------------------------------------------------------------ API */
@@ -383,7 +532,8 @@ ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **out, ipfsrt_client *
     if (!b) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     b->c = c;
     ipfsrt_blockmap_init(&b->have);
-    ipfsrt_mhmap_init(&b->wanted_set);
+    ipfsrt_mhmap_init(&b->inflight_set);
+    ipfsrt_mhmap_init(&b->failed_set);
     *out = b;
     return IPFSRT_OK;
 }
@@ -483,9 +633,14 @@ void ipfsrt_client_batch_free(ipfsrt_client_batch *b) {
     }
     free(b->items);
     free(b->ready);
+    free(b->runnable);
+    for (size_t k = 0; k < b->inflight_count; k++) pending_free(b->inflight[k]); /* cancels */
+    free(b->inflight);
+    ipfsrt_mhmap_free(&b->inflight_set);
+    for (size_t k = 0; k < b->listing_count; k++) listing_free(&b->listings[k]);
+    free(b->listings);
     free(b->failed);
-    free(b->wanted);
-    ipfsrt_mhmap_free(&b->wanted_set);
+    ipfsrt_mhmap_free(&b->failed_set);
     ipfsrt_blockcache_put_all(b->c->cache, &b->have); /* verified: worth keeping */
     ipfsrt_blockmap_free(&b->have);
     free(b);

@@ -192,7 +192,7 @@ static int on_head(void *user, const ipfsrt_fetch_head *head) {
     for (size_t i = 0; i < t->live_n; i++) {
         attempt *other = t->live[i];
         if (other == a) continue;
-        ipfsrt_fetch_cancel(t->c->engine, other->req);
+        t->c->engine.cancel(t->c->engine.ctx, other->req);
         ipfsrt_task_detach(t, other);
         ipfsrt_attempt_free(other);
         i--;
@@ -385,7 +385,7 @@ static bool attempt_start(task *t, size_t gw) {
     c->gw[gw].stats.requests++;
     t->attempts++;
     t->live[t->live_n++] = a;
-    if (ipfsrt_fetch_start(c->engine, &spec, &a->req, NULL) != IPFSRT_OK) {
+    if (c->engine.start(c->engine.ctx, &spec, &a->req, NULL) != IPFSRT_OK) {
         ipfsrt_task_detach(t, a);
         ipfsrt_attempt_free(a);
         return false;
@@ -515,7 +515,7 @@ void ipfsrt_task_end(task *t) {
     timed_remove(t->c, t);
     while (t->live_n) {
         attempt *a = t->live[0];
-        if (a->req) ipfsrt_fetch_cancel(t->c->engine, a->req);
+        if (a->req) t->c->engine.cancel(t->c->engine.ctx, a->req);
         ipfsrt_task_detach(t, a);
         ipfsrt_attempt_free(a);
     }
@@ -549,8 +549,8 @@ ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err)
         int ms = soonest <= 0 ? 0 : (int)(soonest * 1000) + 1;
         if (ms < wait_ms) wait_ms = ms;
     }
-    if (ipfsrt_fetch_pending(c->engine)) ipfsrt_fetch_pump(c->engine, wait_ms);
-    else if (c->pool_jobs) ipfsrt_fetch_wait(c->engine, wait_ms); /* a hashing thread wakes it */
+    if (c->engine.pending(c->engine.ctx)) c->engine.pump(c->engine.ctx, wait_ms);
+    else if (c->pool_jobs) c->engine.wait(c->engine.ctx, wait_ms); /* a hashing thread wakes it */
     else if (wait_ms > 0) {
         struct timespec ts = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
@@ -573,7 +573,7 @@ ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
 /* Gives up on an answer whose block failed its hash, even mid-stream. */
 void ipfsrt_attempt_abandon(attempt *a) {
     task *t = a->t;
-    if (a->req) ipfsrt_fetch_cancel(t->c->engine, a->req);
+    if (a->req) t->c->engine.cancel(t->c->engine.ctx, a->req);
     a->req = NULL;
     ipfsrt_attempt_report(a);
     ipfsrt_task_detach(t, a);

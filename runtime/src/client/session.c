@@ -180,7 +180,7 @@ void ipfsrt_session_finish(session *s, bool walk_ok) {
     if (s->started) {
         if (walk_ok && t->live_n == 1 && t->live[0]->head_ok) {
             attempt *a = t->live[0];
-            if (a->req) ipfsrt_fetch_cancel(s->c->engine, a->req); /* the rest is not needed */
+            if (a->req) s->c->engine.cancel(s->c->engine.ctx, a->req); /* the rest is not needed */
             a->req = NULL;
             /* Blocks it sent and the walk did not need are still being hashed: a
              * gateway that sent a bad one is reported all the same. */

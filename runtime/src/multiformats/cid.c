@@ -36,27 +36,26 @@ static bool is_v0_multihash(const uint8_t *buf, size_t len) {
     return len >= 34 && buf[0] == 0x12 && buf[1] == 0x20;
 }
 
-ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t len, size_t *used,
-                                    ipfsrt_error *err) {
-    memset(cid, 0, sizeof *cid);
-    if (len == 0) return ipfsrt_fail(err, IPFSRT_ECID, 0, "empty CID");
-    if (is_v0_multihash(buf, len)) {
-        if (!used && len != 34)
-            return ipfsrt_fail(err, IPFSRT_ETRAILING, 34, "%zu bytes after a CIDv0", len - 34);
-        cid->version = 0;
-        cid->codec = IPFSRT_CODEC_DAG_PB;
-        cid->hash_code = IPFSRT_MH_SHA2_256;
-        cid->mh_offset = 0;
-        cid->digest_offset = 2;
-        cid->digest_len = 32;
-        cid->len = 34;
-        memcpy(cid->bytes, buf, 34);
-        if (used) *used = 34;
-        return IPFSRT_OK;
-    }
-    uint64_t version, codec;
-    size_t n1, n2, n3;
-    ipfsrt_status st = ipfsrt_varint_decode(buf, len, &version, &n1, err);
+static ipfsrt_status cid_v0_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t len, size_t *used,
+                                       ipfsrt_error *err) {
+    if (!used && len != 34)
+        return ipfsrt_fail(err, IPFSRT_ETRAILING, 34, "%zu bytes after a CIDv0", len - 34);
+    cid->version = 0;
+    cid->codec = IPFSRT_CODEC_DAG_PB;
+    cid->hash_code = IPFSRT_MH_SHA2_256;
+    cid->mh_offset = 0;
+    cid->digest_offset = 2;
+    cid->digest_len = 32;
+    cid->len = 34;
+    memcpy(cid->bytes, buf, 34);
+    if (used) *used = 34;
+    return IPFSRT_OK;
+}
+
+/* The version varint: only 1 is a CID here (a CIDv0 has none). */
+static ipfsrt_status cid_version(const uint8_t *buf, size_t len, size_t *n, ipfsrt_error *err) {
+    uint64_t version;
+    ipfsrt_status st = ipfsrt_varint_decode(buf, len, &version, n, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "CID version: ");
         return st == IPFSRT_ETRUNCATED ? ipfsrt_fail(err, IPFSRT_ECID, 0, "CID truncated") : st;
@@ -70,6 +69,18 @@ ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t 
     if (version != 1)
         return ipfsrt_fail(err, IPFSRT_ECID, 0, "invalid CID version %llu",
                            (unsigned long long)version);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t len, size_t *used,
+                                    ipfsrt_error *err) {
+    memset(cid, 0, sizeof *cid);
+    if (len == 0) return ipfsrt_fail(err, IPFSRT_ECID, 0, "empty CID");
+    if (is_v0_multihash(buf, len)) return cid_v0_from_bytes(cid, buf, len, used, err);
+    uint64_t codec;
+    size_t n1, n2, n3;
+    ipfsrt_status st = cid_version(buf, len, &n1, err);
+    if (st != IPFSRT_OK) return st;
     st = ipfsrt_varint_decode(buf + n1, len - n1, &codec, &n2, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_shift(err, (int64_t)n1);
@@ -90,13 +101,10 @@ ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t 
                            "%zu bytes after the CID's multihash", len - total);
     if (total > IPFSRT_CID_MAX_BYTES) /* unreachable with the digest bound; kept as a guard */
         return ipfsrt_fail(err, IPFSRT_ECID, 0, "CID of %zu bytes is too long", total);
-    cid->version = 1;
-    cid->codec = codec;
-    cid->hash_code = mh.code;
-    cid->mh_offset = (uint16_t)(n1 + n2);
-    cid->digest_offset = (uint16_t)(mh.digest - buf);
-    cid->digest_len = (uint16_t)mh.digest_len;
-    cid->len = (uint16_t)total;
+    *cid = (ipfsrt_cid){.version = 1, .codec = codec, .hash_code = mh.code,
+                        .mh_offset = (uint16_t)(n1 + n2),
+                        .digest_offset = (uint16_t)(mh.digest - buf),
+                        .digest_len = (uint16_t)mh.digest_len, .len = (uint16_t)total};
     memcpy(cid->bytes, buf, total);
     if (used) *used = total;
     return IPFSRT_OK;

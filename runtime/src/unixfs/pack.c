@@ -620,8 +620,7 @@ static const char *base_name(const char *path, size_t *len) {
     return path + start;
 }
 
-ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt_pack_sink_fn sink,
-                          void *user, ipfsrt_cid *root, ipfsrt_error *err) {
+static ipfsrt_status check_options(const ipfsrt_pack_options *o, ipfsrt_error *err) {
     if (o->cid_version != 0 && o->cid_version != 1)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "CID version must be 0 or 1");
     if (o->cid_version == 0 && o->raw_leaves)
@@ -630,6 +629,39 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "chunk size must be 1 byte to 2 MiB");
     if (o->max_links < 2 || o->max_links > 65536)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "max links must be 2 to 65536");
+    return IPFSRT_OK;
+}
+
+/* What the walk made of path, wrapped in a directory where the layout asks. */
+static ipfsrt_status pack_top(packer *p, const char *path, bool is_dir, made *top,
+                              ipfsrt_error *err) {
+    const ipfsrt_pack_options *o = p->o;
+    bool skipped = false;
+    ipfsrt_status st = IPFSRT_OK;
+    if (is_dir && o->follow_layout_of_ipfs_car) st = ipfs_car_root(p, err);
+    if (st == IPFSRT_OK) st = pack_any(p, &skipped, top, 0, err);
+    if (st == IPFSRT_OK && skipped) {
+        entries none = {0};
+        st = is_dir ? emit_plain_dir(p, &none, top, err)
+                    : ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s has nothing ipfs-car would pack", path);
+    }
+    /* ipfs-car wraps a lone file in a directory; Kubo does so when asked (-w). */
+    if (st == IPFSRT_OK && o->wrap && (!is_dir || !o->follow_layout_of_ipfs_car)) {
+        size_t name_len;
+        const char *name = base_name(path, &name_len);
+        entry e = {.name = strndup(name, name_len), .name_len = name_len, .m = *top};
+        entries one = {.items = &e, .count = 1};
+        st = e.name ? emit_plain_dir(p, &one, top, err)
+                    : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        free(e.name);
+    }
+    return st;
+}
+
+ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt_pack_sink_fn sink,
+                          void *user, ipfsrt_cid *root, ipfsrt_error *err) {
+    ipfsrt_status st = check_options(o, err);
+    if (st != IPFSRT_OK) return st;
     packer p = {.o = o, .sink = sink, .user = user};
     if (!ipfsrt_hamt_shape_init(&p.hamt, o->hamt_fanout))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "HAMT fanout must be a power of two up to %u",
@@ -641,7 +673,6 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt
     p.path_cap = p.path_len + 256;
     p.path = malloc(p.path_cap);
     p.chunk = malloc(o->chunk_size);
-    ipfsrt_status st = IPFSRT_OK;
     if (!p.path || !p.chunk) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_new(&p.hash, err);
     struct stat sb;
@@ -651,31 +682,8 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt
         if (lstat(p.path, &sb) != 0)
             st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot stat %s: %s", path, strerror(errno));
     }
-    bool is_dir = st == IPFSRT_OK && S_ISDIR(sb.st_mode);
-    if (st == IPFSRT_OK && is_dir && o->follow_layout_of_ipfs_car) st = ipfs_car_root(&p, err);
     made top = {0};
-    bool skipped = false;
-    if (st == IPFSRT_OK) st = pack_any(&p, &skipped, &top, 0, err);
-    if (st == IPFSRT_OK && skipped) {
-        if (is_dir) {
-            entries none = {0};
-            st = emit_plain_dir(&p, &none, &top, err);
-        } else {
-            st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s has nothing ipfs-car would pack", path);
-        }
-    }
-    /* ipfs-car wraps a lone file in a directory; Kubo does so when asked (-w). */
-    if (st == IPFSRT_OK && o->wrap && (!is_dir || !o->follow_layout_of_ipfs_car)) {
-        size_t name_len;
-        const char *name = base_name(path, &name_len);
-        entries one = {0};
-        entry e = {.name = strndup(name, name_len), .name_len = name_len, .m = top};
-        one.items = &e;
-        one.count = 1;
-        st = e.name ? emit_plain_dir(&p, &one, &top, err)
-                    : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        free(e.name);
-    }
+    if (st == IPFSRT_OK) st = pack_top(&p, path, S_ISDIR(sb.st_mode), &top, err);
     if (st == IPFSRT_OK) *root = top.cid;
     free(p.path);
     free(p.chunk);

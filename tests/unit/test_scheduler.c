@@ -1,0 +1,353 @@
+/* The client's scheduler (retries, failover, hedged races, verification of
+ * what arrives) driven through a stand-in transport: each test scripts what
+ * every gateway answers, request by request, with no network at all. */
+#include <time.h>
+#include <unistd.h>
+
+#include "client/client_internal.h"
+#include "testutil.h"
+
+#define GW0 "http://127.0.0.1:9"
+#define GW1 "http://127.0.0.1:10"
+#define MAX_REQS 64
+
+/* What a gateway does with one request. */
+typedef struct answer {
+    ipfsrt_fetch_end end;
+    long status;
+    const char *content_type;
+    const uint8_t *body;
+    size_t len;
+    size_t send;         /* body bytes sent before the end (BROKEN); 0 = all */
+    double retry_after;  /* -1 = none */
+    bool hold;           /* never answers: waits to be canceled */
+} answer;
+
+typedef struct fake_req {
+    ipfsrt_fetch_spec spec;
+    char url[512];
+    answer a;
+    bool live;
+    bool started; /* on_start ran: the request went out */
+} fake_req;
+
+/* script(gateway, n-th request to it, url) -> answer */
+typedef answer (*script_fn)(int gateway, int nth, const char *url);
+
+typedef struct fake {
+    script_fn script;
+    fake_req reqs[MAX_REQS];
+    size_t count;
+    int asked[2];     /* requests each gateway got */
+    int canceled;
+    bool freed;
+} fake;
+
+static fake the_fake;
+
+static ipfsrt_status fake_start(void *ctx, const ipfsrt_fetch_spec *spec, void **req,
+                                ipfsrt_error *err) {
+    fake *f = ctx;
+    if (f->count == MAX_REQS) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "fake: too many requests");
+    fake_req *r = &f->reqs[f->count++];
+    r->spec = *spec;
+    snprintf(r->url, sizeof r->url, "%s", spec->url);
+    int gw = strncmp(spec->url, GW1, strlen(GW1)) == 0 ? 1 : 0;
+    r->a = f->script(gw, f->asked[gw]++, r->url);
+    r->live = true;
+    *req = r;
+    return IPFSRT_OK;
+}
+
+static void fake_cancel(void *ctx, void *req) {
+    fake *f = ctx;
+    fake_req *r = req;
+    if (r->live) f->canceled++;
+    r->live = false;
+}
+
+/* Plays one request's answer through the callbacks, as the engine would. */
+static void play(fake_req *r) {
+    r->live = false; /* gone for good once on_done ran, or when a callback aborts */
+    const answer *a = &r->a;
+    const ipfsrt_fetch_spec *s = &r->spec;
+    ipfsrt_fetch_result res = {.end = a->end, .status = a->status, .retry_after_s = a->retry_after,
+                               .first_byte_s = 0.001, .total_s = 0.002};
+    if (a->end == IPFSRT_FETCH_DONE || a->end == IPFSRT_FETCH_BROKEN) {
+        ipfsrt_fetch_head head = {a->status, a->content_type ? a->content_type : "",
+                                  (int64_t)a->len};
+        size_t n = a->send ? a->send : a->len;
+        if (s->on_head && s->on_head(s->user, &head)) {
+            res.end = IPFSRT_FETCH_ABORTED;
+        } else if (n && s->on_body && s->on_body(s->user, a->body, n)) {
+            res.end = IPFSRT_FETCH_ABORTED;
+        }
+        res.body_bytes = n;
+    } else {
+        res.first_byte_s = -1;
+    }
+    snprintf(res.detail, sizeof res.detail, "scripted");
+    s->on_done(s->user, &res);
+}
+
+static size_t fake_pending(const void *ctx) {
+    const fake *f = ctx;
+    size_t n = 0;
+    for (size_t i = 0; i < f->count; i++) n += f->reqs[i].live;
+    return n;
+}
+
+static size_t fake_pump(void *ctx, int max_wait_ms) {
+    fake *f = ctx;
+    for (size_t i = 0; i < f->count; i++) { /* every request goes out at once */
+        fake_req *r = &f->reqs[i];
+        if (r->live && !r->started && r->spec.on_start) r->spec.on_start(r->spec.user);
+        r->started = true;
+    }
+    for (size_t i = 0; i < f->count; i++) { /* callbacks may start or cancel others */
+        if (f->reqs[i].live && !f->reqs[i].a.hold) {
+            play(&f->reqs[i]);
+            return fake_pending(f);
+        }
+    }
+    struct timespec ts = {0, (long)(max_wait_ms < 2 ? max_wait_ms : 2) * 1000000L};
+    nanosleep(&ts, NULL); /* only held requests: time passes, as on a network */
+    return fake_pending(f);
+}
+
+static void fake_wait(void *ctx, int max_wait_ms) {
+    (void)ctx;
+    struct timespec ts = {0, (long)(max_wait_ms < 1 ? max_wait_ms : 1) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void fake_wakeup(void *ctx) { (void)ctx; }
+
+static void fake_free(void *ctx) {
+    fake *f = ctx;
+    f->freed = true;
+}
+
+static ipfsrt_client *fake_client(script_fn script, double timeout_s) {
+    memset(&the_fake, 0, sizeof the_fake);
+    the_fake.script = script;
+    ipfsrt_transport t = {&the_fake, fake_start, fake_cancel, fake_pump, fake_pending,
+                          fake_wait, fake_wakeup, fake_free};
+    ipfsrt_gateway_list list = {0};
+    assert_int_equal(ipfsrt_gateway_list_add(&list, GW0, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_gateway_list_add(&list, GW1, NULL), IPFSRT_OK);
+    ipfsrt_client_options o = {.gateways = &list, .cache_bytes = UINT64_MAX, .timeout_s = timeout_s};
+    ipfsrt_client *c;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_new_on(&c, &o, &t, &err), IPFSRT_OK);
+    ipfsrt_gateway_list_free(&list);
+    return c;
+}
+
+/* ------------------------------------------------------------ the blocks */
+
+static const uint8_t good[] = "the block the CID names";
+static const uint8_t bad[] = "the block the CID names!";
+static ipfsrt_cid block_cid;
+
+static int setup(void **state) {
+    (void)state;
+    return ipfsrt_cid_sum(&block_cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, good, sizeof good,
+                          NULL) == IPFSRT_OK ? 0 : -1;
+}
+
+static answer ok_block(void) {
+    return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", good, sizeof good, 0, -1, false};
+}
+
+static answer status_only(long status, double retry_after) {
+    return (answer){IPFSRT_FETCH_DONE, status, "text/plain", (const uint8_t *)"no", 2, 0, retry_after, false};
+}
+
+typedef struct got {
+    uint8_t data[64];
+    size_t len;
+    int calls;
+} got;
+
+static ipfsrt_status take(void *user, size_t index, const ipfsrt_cid *cid, const uint8_t *data,
+                          size_t len, ipfsrt_error *err) {
+    (void)index, (void)cid, (void)err;
+    got *g = user;
+    assert_true(len <= sizeof g->data);
+    memcpy(g->data, data, len);
+    g->len = len;
+    g->calls++;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status fetch(ipfsrt_client *c, got *g, ipfsrt_error *err) {
+    memset(g, 0, sizeof *g);
+    return ipfsrt_client_blocks(c, &block_cid, 1, take, g, err);
+}
+
+static void assert_good(const got *g) {
+    assert_int_equal(g->calls, 1);
+    assert_int_equal(g->len, sizeof good);
+    assert_memory_equal(g->data, good, sizeof good);
+}
+
+/* ----------------------------------------------------------------- tests */
+
+static answer busy_then_fine(int gw, int nth, const char *url) {
+    assert_non_null(strstr(url, "/ipfs/"));
+    if (gw == 1) return status_only(404, -1);
+    return nth == 0 ? status_only(503, 0.01) : ok_block();
+}
+
+static void test_retries_after_server_errors(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(busy_then_fine, 5);
+    got g;
+    ipfsrt_error err;
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_good(&g);
+    assert_int_equal(the_fake.asked[0], 2); /* 503, then the block a round later */
+    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    assert_int_equal(st.ok, 1);
+    assert_int_equal(st.errors[IPFSRT_GWERR_SERVER], 1);
+    ipfsrt_client_free(c);
+    assert_true(the_fake.freed); /* the client owns its transport */
+}
+
+static answer first_lies(int gw, int nth, const char *url) {
+    (void)nth, (void)url;
+    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", bad, sizeof bad, 0, -1, false};
+    return ok_block();
+}
+
+static void test_never_hands_out_what_fails_its_hash(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(first_lies, 5);
+    got g;
+    ipfsrt_error err;
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_good(&g); /* the second gateway's bytes, never the first's */
+    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    assert_int_equal(st.verify_failures, 1);
+    assert_int_equal(st.ok, 0);
+    ipfsrt_client_free(c);
+}
+
+static answer cut_short(int gw, int nth, const char *url) {
+    (void)nth, (void)url;
+    answer a = ok_block();
+    if (gw == 0) {
+        a.end = IPFSRT_FETCH_BROKEN;
+        a.send = 5;
+    }
+    return a;
+}
+
+static void test_broken_body_goes_elsewhere(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(cut_short, 5);
+    got g;
+    ipfsrt_error err;
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_good(&g);
+    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    assert_int_equal(st.errors[IPFSRT_GWERR_TRUNCATED], 1);
+    ipfsrt_client_free(c);
+}
+
+static answer nobody_has_it(int gw, int nth, const char *url) {
+    (void)nth, (void)url;
+    if (gw == 0) return status_only(404, -1);
+    return (answer){IPFSRT_FETCH_CONNECT, 0, NULL, NULL, 0, 0, -1, false};
+}
+
+static void test_failure_names_every_gateway(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(nobody_has_it, 5);
+    got g;
+    ipfsrt_error err;
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_EFETCH);
+    assert_int_equal(g.calls, 0);
+    assert_non_null(strstr(err.message, GW0));
+    assert_non_null(strstr(err.message, "404"));
+    assert_non_null(strstr(err.message, GW1));
+    assert_non_null(strstr(err.message, "connect"));
+    char s[IPFSRT_CID_STR_MAX];
+    assert_string_equal(err.cid, ipfsrt_cid_to_string(&block_cid, s));
+    ipfsrt_client_free(c);
+}
+
+/* A policy that races the second gateway 20 ms after the first. */
+static ipfsrt_status race_order(void *ctx, const ipfsrt_policy_request *req, size_t n,
+                                size_t *order, size_t *count, ipfsrt_error *err) {
+    (void)ctx, (void)req, (void)err;
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    *count = n;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status race_after(void *ctx, const ipfsrt_policy_request *req, double *seconds,
+                                ipfsrt_error *err) {
+    (void)ctx, (void)req, (void)err;
+    *seconds = 0.02;
+    return IPFSRT_OK;
+}
+
+static answer first_never_answers(int gw, int nth, const char *url) {
+    (void)nth, (void)url;
+    answer a = ok_block();
+    a.hold = gw == 0;
+    return a;
+}
+
+static void test_hedged_race_cancels_the_loser(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(first_never_answers, 30);
+    ipfsrt_policy p = {NULL, race_order, race_after, NULL, NULL};
+    ipfsrt_client_set_policy(c, &p);
+    got g;
+    ipfsrt_error err;
+    double t0 = ipfsrt_clock();
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_good(&g);
+    assert_true(ipfsrt_clock() - t0 < 10); /* won by the race, not by the 30 s timeout */
+    assert_int_equal(the_fake.asked[0], 1);
+    assert_int_equal(the_fake.asked[1], 1);
+    assert_int_equal(the_fake.canceled, 1); /* the held request was dropped */
+    assert_int_equal(fake_pending(&the_fake), 0);
+    ipfsrt_client_free(c);
+}
+
+static answer wrong_type(int gw, int nth, const char *url) {
+    (void)nth, (void)url;
+    answer a = ok_block();
+    if (gw == 0) a.content_type = "text/html";
+    return a;
+}
+
+static void test_block_read_in_any_content_type_is_still_hashed(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(wrong_type, 5);
+    got g;
+    ipfsrt_error err;
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_good(&g);
+    ipfsrt_client_free(c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_retries_after_server_errors),
+        cmocka_unit_test(test_never_hands_out_what_fails_its_hash),
+        cmocka_unit_test(test_broken_body_goes_elsewhere),
+        cmocka_unit_test(test_failure_names_every_gateway),
+        cmocka_unit_test(test_hedged_race_cancels_the_loser),
+        cmocka_unit_test(test_block_read_in_any_content_type_is_still_hashed),
+    };
+    alarm(120); /* a scheduler that waits for an answer never scripted fails, not hangs */
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
