@@ -31,14 +31,18 @@ OPT := -O2 -g
 endif
 CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -fPIC \
              -Iruntime/include -Iruntime/src $(HASH_DEFS) $(PKG_CFLAGS) \
-             -DIPFSRT_LUADIR='"$(PREFIX)/share/ipfsrt/lua"' $(CFLAGS)
+             -DIPFSRT_LUADIR='"$(PREFIX)/share/lua/5.4"' \
+             -DIPFSRT_POLICYDIR='"$(PREFIX)/share/ipfsrt/policies"' $(CFLAGS)
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 
 # Layers, lowest first: a module may include headers of its own layer and those below.
 LAYERS := base multiformats ipld store car unixfs client server
 CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
 BIND_SRC := $(wildcard runtime/lua/*.c)
-LIB_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(CORE_SRC) $(BIND_SRC))
+# The pure-Lua library modules are compiled in as well (runtime/lua/embed.lua),
+# so that any Lua host finds them; files on package.path still come first.
+LUA_LIB_SRC := $(wildcard lua/ipfsrt/*.lua)
+LIB_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(CORE_SRC) $(BIND_SRC)) $(BUILD)/obj/gen/lua_sources.o
 MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -53,6 +57,16 @@ $(BUILD)/obj/%.o: runtime/%.c
 	@$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+
+$(BUILD)/gen/lua_sources.c: runtime/lua/embed.lua $(LUA_LIB_SRC)
+	@mkdir -p $(dir $@)
+	@echo "  EMBED   $@"
+	@lua5.4 runtime/lua/embed.lua $@ $(LUA_LIB_SRC)
+
+$(BUILD)/obj/gen/lua_sources.o: $(BUILD)/gen/lua_sources.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -Iruntime/lua -c $< -o $@
 
 $(BUILD)/libipfsrt.a: $(LIB_OBJ)
 	@rm -f $@
@@ -170,20 +184,25 @@ bench: all bench-deps
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/fetch.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
 
+# Lua modules where Lua looks for them ($(PREFIX)/share/lua/5.4, the C module in
+# lib/lua/5.4); named policies and examples in share/ipfsrt.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/lua/5.4 $(DESTDIR)$(PREFIX)/share/ipfsrt
+	    $(DESTDIR)$(PREFIX)/include/ipfsrt $(DESTDIR)$(PREFIX)/lib/lua/5.4 \
+	    $(DESTDIR)$(PREFIX)/share/lua/5.4 $(DESTDIR)$(PREFIX)/share/ipfsrt \
+	    $(DESTDIR)$(PREFIX)/share/doc/ipfsrt
 	install -m 755 $(BUILD)/ipfsrt $(DESTDIR)$(PREFIX)/bin/ipfsrt
 	install -m 644 $(BUILD)/libipfsrt.a $(DESTDIR)$(PREFIX)/lib/libipfsrt.a
 	install -m 755 $(BUILD)/libipfsrt.so $(DESTDIR)$(PREFIX)/lib/libipfsrt.so.0
 	ln -sf libipfsrt.so.0 $(DESTDIR)$(PREFIX)/lib/libipfsrt.so
 	install -m 755 $(BUILD)/ipfsrt.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/ipfsrt.so
-	install -d $(DESTDIR)$(PREFIX)/include/ipfsrt
 	install -m 644 runtime/include/ipfsrt.h $(DESTDIR)$(PREFIX)/include/ipfsrt.h
 	install -m 644 runtime/include/ipfsrt/*.h $(DESTDIR)$(PREFIX)/include/ipfsrt/
-	cp -r lua $(DESTDIR)$(PREFIX)/share/ipfsrt/
-	install -d $(DESTDIR)$(PREFIX)/share/ipfsrt/scripts
-	cp -r scripts/policies $(DESTDIR)$(PREFIX)/share/ipfsrt/scripts/
+	rm -rf $(DESTDIR)$(PREFIX)/share/lua/5.4/ipfsrt
+	cp -r lua/ipfsrt $(DESTDIR)$(PREFIX)/share/lua/5.4/
+	rm -rf $(DESTDIR)$(PREFIX)/share/ipfsrt/policies $(DESTDIR)$(PREFIX)/share/ipfsrt/examples
+	cp -r scripts/policies scripts/examples $(DESTDIR)$(PREFIX)/share/ipfsrt/
+	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/ipfsrt/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt/base.h)|' \
 	    -e 's|@REQUIRES@|$(PKGS)|' runtime/ipfsrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ipfsrt.pc
 

@@ -15,7 +15,7 @@ local policy = require "ipfsrt.policy"
 local M = {}
 
 local function bad(fmt, ...)
-  error({code = "bad_argument", message = "client: " .. string.format(fmt, ...)}, 2)
+  error(ipfsrt.error.new("bad_argument", "client: " .. string.format(fmt, ...)), 2)
 end
 
 local function count(opts, key, name)

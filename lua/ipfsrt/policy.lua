@@ -1,49 +1,50 @@
 -- Gateway selection policies: loading them by name, file, constructor or object.
--- A policy object answers
---   policy:order(request, gateways) -> the gateways to try, best first
---   policy:hedge_after(request)     -> ms to wait before racing the next one (optional)
---   policy:observe(gateway, outcome, request)                               (optional)
--- gateways are {url =, index =} tables; request is {kind, path, query, attempt};
--- outcome is {ok, verified, error, verification_failed, status, latency, duration,
--- bytes, detail} (seconds). Named policies live in scripts/policies/NAME.lua and
--- return a constructor: function(ctx) -> policy, ctx = {gateways =, log =}.
+-- A policy object answers (request first in each, times in seconds):
+--   policy:order(request, gateways)          -> the gateways to try, best first
+--   policy:hedge_after(request)              -> seconds to wait for the first
+--                                               gateway before racing the next (optional)
+--   policy:observe(request, gateway, outcome)                           (optional)
+-- See README "Writing a policy" for every field. Named policies are files NAME.lua
+-- in the policy directories (IPFSRT_POLICY_PATH, then the installed ones; never
+-- the current directory) and return a constructor: function(ctx) -> policy.
+-- A policy loads another with require "ipfsrt.policies.NAME".
+local ipfsrt = require "ipfsrt"
+
 local M = {}
 
-local function dirname(path) return path:match("^(.*)/[^/]*$") or "." end
+local function fail(fmt, ...)
+  error(ipfsrt.error.new("bad_policy", string.format(fmt, ...)), 0)
+end
 
 -- Where named policies are looked for: IPFSRT_POLICY_PATH (colon-separated), then
--- scripts/policies beside each Lua directory on package.path (the source tree and
--- the installed share/ipfsrt).
+-- the directory the runtime was installed with (or, for the executable in a
+-- source tree, scripts/policies beside it).
 function M.search_dirs()
   local dirs, seen = {}, {}
   local function add(d)
     if d and d ~= "" and not seen[d] then seen[d] = true; dirs[#dirs + 1] = d end
   end
   for d in (os.getenv("IPFSRT_POLICY_PATH") or ""):gmatch("[^:]+") do add(d) end
-  for template in package.path:gmatch("[^;]+") do
-    local luadir = template:match("^(.*)/%?%.lua$")
-    if luadir then add(dirname(luadir) .. "/scripts/policies") end
-  end
+  add(ipfsrt.policy_dir)
   return dirs
 end
 
 local function find(name)
   if name:find("/", 1, true) or name:match("%.lua$") then return name end
-  if not name:match("^[%w_%-]+$") then
-    error({code = "bad_argument", message = "policy name '" .. name .. "' is not a name or a .lua file"}, 0)
-  end
-  for _, dir in ipairs(M.search_dirs()) do
+  if not name:match("^[%w_%-]+$") then fail("policy name '%s' is not a name or a .lua file", name) end
+  local dirs = M.search_dirs()
+  for _, dir in ipairs(dirs) do
     local path = dir .. "/" .. name .. ".lua"
     local f = io.open(path, "r")
     if f then f:close(); return path end
   end
-  error({code = "not_found", message = "no policy named '" .. name .. "' (looked in " ..
-    table.concat(M.search_dirs(), ", ") .. ")"}, 0)
+  local known = M.available()
+  fail("no policy named '%s' (known: %s; looked in %s)", name,
+    #known > 0 and table.concat(known, ", ") or "none", #dirs > 0 and table.concat(dirs, ", ") or "no directory")
 end
 
--- Names of the policies found on the search path.
+-- Names of the policies found in the search directories.
 function M.available()
-  local ipfsrt = require "ipfsrt"
   local names, seen = {}, {}
   for _, dir in ipairs(M.search_dirs()) do
     local ok, entries = pcall(ipfsrt.listdir, dir)
@@ -58,6 +59,61 @@ function M.available()
   return names
 end
 
+-- require "ipfsrt.policies.NAME": a policy's constructor, from the same directories.
+local function search_policies(modname)
+  local name = modname:match("^ipfsrt%.policies%.([%w_%-]+)$")
+  if not name then return nil end
+  for _, dir in ipairs(M.search_dirs()) do
+    local path = dir .. "/" .. name .. ".lua"
+    local f = io.open(path, "r")
+    if f then
+      f:close()
+      local chunk, err = loadfile(path)
+      if not chunk then fail("policy %s: %s", path, err) end
+      return chunk, path
+    end
+  end
+  return "no policy file " .. name .. ".lua in " .. table.concat(M.search_dirs(), ", ")
+end
+
+local installed = false
+local function install_searcher()
+  if installed then return end
+  installed = true
+  table.insert(package.searchers, 2, search_policies)
+end
+install_searcher()
+
+local function load_file(path)
+  local chunk, err = loadfile(path)
+  if not chunk then
+    local f = io.open(path, "r")
+    if not f then fail("policy file %s: cannot be read", path) end
+    f:close()
+    fail("policy %s: %s", path, tostring(err))
+  end
+  local ok, made = pcall(chunk)
+  if not ok then fail("policy %s: %s", path, tostring(made)) end
+  if type(made) ~= "function" and type(made) ~= "table" then
+    fail("policy %s must return a constructor function(ctx), not a %s", path, type(made))
+  end
+  return made, path
+end
+
+local function check(policy, what)
+  if type(policy) ~= "table" then fail("%s made a %s, not a policy object", what, type(policy)) end
+  if type(policy.order) ~= "function" then
+    fail("%s: a policy object needs an order method (it has %s)", what,
+      policy.order == nil and "none" or "a " .. type(policy.order))
+  end
+  for _, m in ipairs({ "hedge_after", "observe" }) do
+    if policy[m] ~= nil and type(policy[m]) ~= "function" then
+      fail("%s: %s must be a method, not a %s", what, m, type(policy[m]))
+    end
+  end
+  return policy
+end
+
 -- spec: nil (IPFSRT_POLICY, else nothing: the client's built-in order), a name,
 -- a FILE.lua, a constructor, a policy object, or {name = NAME|FILE, ...options}
 -- (the options reach the constructor as ctx.options). log(line) receives what the
@@ -68,27 +124,22 @@ function M.load(spec, gateways, log)
     if spec == nil or spec == "" then return nil end
   end
   local options = {}
-  if type(spec) == "table" and spec.order == nil and spec.name then -- {name = ..., option = ...}
+  if type(spec) == "table" and spec.order == nil and spec.name ~= nil then -- {name = ..., option = ...}
+    if type(spec.name) ~= "string" then fail("a policy's name must be a string, not a %s", type(spec.name)) end
     options, spec = spec, spec.name
   end
   local ctx = {gateways = gateways or {}, log = log or function() end, options = options}
+  local what = "the policy"
   if type(spec) == "string" then
-    local path = find(spec)
-    local chunk, err = loadfile(path)
-    if not chunk then
-      error({code = "bad_argument", message = "policy " .. path .. ": " .. tostring(err)}, 0)
-    end
-    spec = chunk()
-    if type(spec) ~= "function" and type(spec) ~= "table" then
-      error({code = "bad_argument", message = "policy " .. path .. " must return a constructor"}, 0)
-    end
+    spec, what = load_file(find(spec))
+    what = "policy " .. what
   end
-  local policy = spec
-  if type(spec) == "function" then policy = spec(ctx) end
-  if type(policy) ~= "table" or type(policy.order) ~= "function" then
-    error({code = "bad_argument", message = "a policy is an object with an order method"}, 0)
+  if type(spec) == "function" then
+    local ok, made = pcall(spec, ctx)
+    if not ok then fail("%s failed to start: %s", what, tostring(made)) end
+    return check(made, what)
   end
-  return policy
+  return check(spec, what)
 end
 
 return M

@@ -42,6 +42,10 @@ const char *ipfsrt_lua_opt_string(lua_State *L, int t, const char *key, const ch
  * written in Lua, loaded on first use. */
 void ipfsrt_lua_push_lua_function(lua_State *L, const char *module, const char *field);
 
+/* Lets require find the library modules compiled into ipfsrt (ipfsrt.client,
+ * ipfsrt.policy, ...) after the files on package.path; once per state. */
+void ipfsrt_lua_add_searcher(lua_State *L);
+
 /* A block source from a Lua value: an open CAR file or a block store. */
 void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src);
 /* Pushes a new, empty block store. */

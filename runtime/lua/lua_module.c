@@ -1,5 +1,9 @@
 /* The ipfsrt Lua module: luaopen_ipfsrt for stock interpreters, ipfsrt_lua_open
  * for hosts that embed Lua. */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <cJSON.h>
 #include <curl/curl.h>
 #include <mbedtls/version.h>
@@ -12,6 +16,34 @@
 #include <lualib.h>
 
 #include "bindings.h"
+
+#ifndef IPFSRT_POLICYDIR
+#define IPFSRT_POLICYDIR "/usr/local/share/ipfsrt/policies"
+#endif
+
+/* Where the named policies are: beside the installed module or library that
+ * holds this code (so that an install moved to another prefix still finds its
+ * own), else where it was configured to be installed. */
+static void push_policy_dir(lua_State *L) {
+    static const char *const beside[] = {"/../../../share/ipfsrt/policies", /* lib/lua/5.4/ipfsrt.so */
+                                         "/../share/ipfsrt/policies"};      /* lib/libipfsrt.so */
+    Dl_info info;
+    if (dladdr((void *)push_policy_dir, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", info.dli_fname);
+        *strrchr(dir, '/') = '\0';
+        for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+            char probe[PATH_MAX + 64];
+            struct stat sb;
+            snprintf(probe, sizeof probe, "%s%s", dir, beside[i]);
+            if (stat(probe, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+                lua_pushstring(L, probe);
+                return;
+            }
+        }
+    }
+    lua_pushstring(L, IPFSRT_POLICYDIR);
+}
 
 static int l_clock(lua_State *L) {
     lua_pushnumber(L, ipfsrt_clock());
@@ -104,7 +136,10 @@ int ipfsrt_lua_open(lua_State *L) {
                                    {NULL, NULL}};
     static const luaL_Reg hash[] = {{"backend", hash_backend}, {"backends", hash_backends},
                                     {NULL, NULL}};
+    ipfsrt_lua_add_searcher(L);
     luaL_newlib(L, fns);
+    push_policy_dir(L);
+    lua_setfield(L, -2, "policy_dir");
     lua_pushstring(L, IPFSRT_VERSION_STRING);
     lua_setfield(L, -2, "version");
     ipfsrt_lua_push_null(L);
@@ -130,6 +165,15 @@ int ipfsrt_lua_open(lua_State *L) {
     ipfsrt_lua_open_client(L);
     luaL_newlib(L, hash);
     lua_setfield(L, -2, "hash");
+    /* the library's Lua modules require "ipfsrt": a host that called this
+     * function directly gets the same table there */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "ipfsrt");
+    if (lua_isnil(L, -1)) {
+        lua_pushvalue(L, -3);
+        lua_setfield(L, -3, "ipfsrt");
+    }
+    lua_pop(L, 2);
     return 1;
 }
 

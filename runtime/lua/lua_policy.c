@@ -64,7 +64,6 @@ static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_
     return st;
 }
 
-/* Lua policies answer hedge_after in milliseconds. */
 static ipfsrt_status lp_hedge(void *ctx, const ipfsrt_policy_request *req, double *seconds,
                               ipfsrt_error *err) {
     ipfsrt_lua_client *lc = ctx;
@@ -75,7 +74,7 @@ static ipfsrt_status lp_hedge(void *ctx, const ipfsrt_policy_request *req, doubl
     if (policy_method(lc, "hedge_after")) {
         push_request(L, req);
         if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = ipfsrt_lua_client_callback_failed(lc, "policy hedge_after", err);
-        else if (lua_isnumber(L, -1)) *seconds = lua_tonumber(L, -1) / 1000.0;
+        else if (lua_isnumber(L, -1)) *seconds = lua_tonumber(L, -1);
     }
     lua_settop(L, top);
     return st;
@@ -87,7 +86,8 @@ static ipfsrt_status lp_observe(void *ctx, size_t gw, const ipfsrt_policy_reques
     lua_State *L = lc->L;
     int top = lua_gettop(L);
     ipfsrt_status st = IPFSRT_OK;
-    if (policy_method(lc, "observe")) {
+    if (policy_method(lc, "observe")) { /* policy:observe(request, gateway, outcome) */
+        push_request(L, req);
         lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
         lua_rawgeti(L, -1, (lua_Integer)gw + 1);
         lua_remove(L, -2);
@@ -110,7 +110,6 @@ static ipfsrt_status lp_observe(void *ctx, size_t gw, const ipfsrt_policy_reques
         lua_setfield(L, -2, "bytes");
         lua_pushstring(L, o->detail);
         lua_setfield(L, -2, "detail");
-        push_request(L, req);
         if (lua_pcall(L, 4, 0, 0) != LUA_OK) st = ipfsrt_lua_client_callback_failed(lc, "policy observe", err);
     }
     lua_settop(L, top);

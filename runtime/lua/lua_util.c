@@ -1,6 +1,9 @@
 /* Helpers every binding file shares (luv's util.c): the null value, classes,
  * fields of option tables, and entries written in Lua. */
+#include <string.h>
+
 #include "bindings.h"
+#include "lua_embedded.h"
 
 static const char null_sentinel = 0;
 
@@ -68,4 +71,39 @@ void ipfsrt_lua_push_lua_function(lua_State *L, const char *module, const char *
     lua_pushstring(L, module);
     lua_pushstring(L, field);
     lua_pushcclosure(L, call_lua_function, 2);
+}
+
+/* package.searchers entry: the compiled-in copy of a library module. */
+static int search_embedded(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    for (const ipfsrt_lua_source *s = ipfsrt_lua_sources; s->module; s++) {
+        if (strcmp(s->module, name) != 0) continue;
+        lua_pushfstring(L, "=%s (built in)", s->path);
+        if (luaL_loadbufferx(L, s->code, s->len, lua_tostring(L, -1), "t") != LUA_OK)
+            return lua_error(L);
+        lua_pushfstring(L, "%s (built in)", s->path);
+        return 2;
+    }
+    lua_pushfstring(L, "no module '%s' built into ipfsrt", name);
+    return 1;
+}
+
+void ipfsrt_lua_add_searcher(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "ipfsrt.searcher");
+    bool added = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (added) return;
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "ipfsrt.searcher");
+    lua_getglobal(L, "package");
+    if (!lua_istable(L, -1)) { /* a host without the package library: nothing to extend */
+        lua_pop(L, 1);
+        return;
+    }
+    lua_getfield(L, -1, "searchers");
+    if (lua_istable(L, -1)) {
+        lua_pushcfunction(L, search_embedded);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1); /* last: files on the path win */
+    }
+    lua_pop(L, 2);
 }

@@ -11,7 +11,7 @@ return function(ctx)
     return out
   end
 
-  function policy:observe(gateway, outcome)
+  function policy:observe(_, gateway, outcome)
     if not outcome.ok and gateway.index == primary and outcome.error ~= "not_found" then
       local n = #ctx.gateways
       primary = primary % n + 1

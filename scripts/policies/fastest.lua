@@ -43,7 +43,7 @@ return function(ctx)
     return out
   end
 
-  function policy:observe(gateway, outcome)
+  function policy:observe(_, gateway, outcome)
     local s = stats[gateway.url]
     local latency = outcome.latency + (outcome.ok and 0 or FAILURE_PENALTY)
     local transfer = outcome.duration - outcome.latency

@@ -3,11 +3,10 @@
 -- raced against it and the first to answer wins (the other is dropped).
 local QUANTILE = 0.9
 local WINDOW = 200       -- recent latencies kept
-local MIN_MS, DEFAULT_MS = 20, 250
+local MIN_S, DEFAULT_S = 0.02, 0.25
 
 return function(ctx)
-  local dir = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
-  local ranked = dofile(dir .. "/fastest.lua")(ctx)
+  local ranked = require("ipfsrt.policies.fastest")(ctx)
   local opts = ctx.options or {}
   local quantile = opts.quantile or QUANTILE
   local recent, next_slot = {}, 1
@@ -17,16 +16,16 @@ return function(ctx)
   function policy:order(request, gateways) return ranked:order(request, gateways) end
 
   function policy:hedge_after()
-    if #recent < 5 then return DEFAULT_MS end
+    if #recent < 5 then return DEFAULT_S end
     local sorted = {}
     for i, v in ipairs(recent) do sorted[i] = v end
     table.sort(sorted)
     local q = sorted[math.max(1, math.ceil(#sorted * quantile))]
-    return math.max(MIN_MS, q * 1000)
+    return math.max(MIN_S, q)
   end
 
-  function policy:observe(gateway, outcome, request)
-    ranked:observe(gateway, outcome, request)
+  function policy:observe(request, gateway, outcome)
+    ranked:observe(request, gateway, outcome)
     if outcome.ok then
       recent[next_slot] = outcome.latency
       next_slot = next_slot % WINDOW + 1

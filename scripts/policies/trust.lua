@@ -21,7 +21,7 @@ return function(ctx)
     return out
   end
 
-  function policy:observe(gateway, outcome)
+  function policy:observe(_, gateway, outcome)
     if not outcome.verification_failed then return end
     local n = (offences[gateway.url] or 0) + 1
     offences[gateway.url] = n

@@ -45,19 +45,39 @@ int main(int argc, char **argv) {
            len, seen, (unsigned long long)bytes);
     ipfsrt_car_file_free(car);
 
+    /* a gateway of the host's own, for the Lua client below */
+    const char *cars[] = {argv[1]};
+    ipfsrt_server *gw;
+    if (ipfsrt_server_new(&gw, cars, 1, NULL, &err) != IPFSRT_OK) {
+        fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
+        return 1;
+    }
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
     ipfsrt_lua_open(L);
     lua_setglobal(L, "ipfsrt");
-    const char *code = "local car = ipfsrt.car.open(...)\n"
-                       "print('lua sees ' .. #car:roots() .. ' root(s), first ' .. "
-                       "tostring(car:roots()[1]))";
+    /* ipfsrt.client and its policies come from the library itself: no
+     * package.path set up by the host */
+    const char *code =
+        "local path, gw, root = ...\n"
+        "local car = ipfsrt.car.open(path)\n"
+        "print('lua sees ' .. #car:roots() .. ' root(s), first ' .. tostring(car:roots()[1]))\n"
+        "local c = ipfsrt.client{gateways = {gw}, policy = 'failover', cache = false}\n"
+        "local n = #c:get('ipfs://' .. root .. '/hello.txt')\n"
+        "local asked = 0\n"
+        "c:set_policy{order = function(self, request, gateways) asked = asked + 1; return gateways end}\n"
+        "assert(#c:get('ipfs://' .. root .. '/hello.txt') == n and asked == 1)\n"
+        "c:close()\n"
+        "print('lua client read ' .. n .. ' verified bytes with policies failover and inline')";
     int status = luaL_loadstring(L, code);
     if (status == LUA_OK) {
         lua_pushstring(L, argv[1]);
-        status = lua_pcall(L, 1, 0, 0);
+        lua_pushstring(L, ipfsrt_server_url(gw));
+        lua_pushstring(L, argv[2]);
+        status = lua_pcall(L, 3, 0, 0);
     }
     if (status != LUA_OK) fprintf(stderr, "embed: lua: %s\n", luaL_tolstring(L, -1, NULL));
     lua_close(L);
+    ipfsrt_server_free(gw);
     return status == LUA_OK ? 0 : 1;
 }

@@ -210,7 +210,7 @@ describe("ipfsrt.client", function()
   it("hedges on time a gateway took, not time a request waited for a free slot", function()
     local steady = gateway({ delay_ms = 100 })
     local c = ipfsrt.client { gateways = { steady:url(), honest:url() }, concurrency = 1, cache = false,
-      policy = { order = function(_, _, g) return { g[1], g[2] } end, hedge_after = function() return 250 end } }
+      policy = { order = function(_, _, g) return { g[1], g[2] } end, hedge_after = function() return 0.25 end } }
     local cids = {}
     for i, e in ipairs(c:ls("ipfs://" .. root .. "/many", { types = false })) do cids[i] = e.cid end
     c:blocks(cids) -- queued for up to 2 s behind each other, each answered in 100 ms
@@ -241,7 +241,7 @@ describe("ipfsrt.client", function()
     local asked = {}
     local c = ipfsrt.client { gateways = { honest:url(), second:url() }, cache = false, policy = {
       order = function(_, _, gws) return { gws[2] } end,
-      observe = function(_, gw, outcome) asked[#asked + 1] = gw.url .. " " .. tostring(outcome.ok) end,
+      observe = function(_, _, gw, outcome) asked[#asked + 1] = gw.url .. " " .. tostring(outcome.ok) end,
     } }
     c:stat(big_url)
     assert.same({ second:url() .. " true" }, asked)

@@ -39,11 +39,14 @@ end
 function M.sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 -- Runs the executable with args; opts.stdin is fed to it (else /dev/null), opts.env
--- ("NAME=value ...", already quoted) is set for it. Returns exit code, stdout, stderr.
+-- ("NAME=value ...", already quoted) is set for it, opts.cwd is where it runs.
+-- Returns exit code, stdout, stderr.
 function M.run(args, opts)
   opts = opts or {}
   local errfile, infile = os.tmpname(), nil
-  local cmd = (opts.env and opts.env .. " " or "") .. M.EXE
+  local exe = M.EXE:sub(1, 1) == "/" and M.EXE or os.getenv("PWD") .. "/" .. M.EXE
+  local cmd = (opts.cwd and "cd " .. M.sh_quote(opts.cwd) .. " && " or "") ..
+    (opts.env and opts.env .. " " or "") .. exe
   for _, a in ipairs(args) do cmd = cmd .. " " .. M.sh_quote(a) end
   cmd = cmd .. " 2>" .. errfile
   if opts.stdin then

@@ -88,6 +88,7 @@ local function run_subcommand(name, mod, args)
     io.stderr:write("(see 'ipfsrt ", name, " --help')\n")
     return 2
   end
+  if ipfsrt.error.is(result, "bad_policy") then return 2 end -- a mistake in what was asked for
   return 1
 end
 
