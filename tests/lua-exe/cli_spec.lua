@@ -223,3 +223,25 @@ describe("ipfsrt pack and UnixFS subcommands", function()
     end
   end)
 end)
+
+describe("ipfsrt serve", function()
+  local car = "tests/fixtures/ipfs-car-small.car"
+
+  it("listens on 127.0.0.1 given :PORT or PORT, and says why it cannot listen", function()
+    for _, form in ipairs({ ":0", "0", "127.0.0.1:0" }) do
+      local p = assert(io.popen("timeout -s TERM 2 " .. exe.EXE .. " serve " .. car .. " --listen " .. form .. " 2>/dev/null"))
+      local first = p:read("l")
+      p:close()
+      assert.truthy(first and first:match("^http://127%.0%.0%.1:%d+$"), form .. " -> " .. tostring(first))
+    end
+    local busy = ipfsrt.serve { cars = { car } }
+    local port = busy:url():match(":(%d+)$")
+    local code, _, err = exe.run({ "serve", car, "--listen", port })
+    busy:stop()
+    assert.equal(1, code)
+    assert.truthy(err:find("cannot listen on " .. port .. ": Address already in use", 1, true), err)
+    code, _, err = exe.run({ "serve", car, "--listen", "8o8o" })
+    assert.equal(1, code)
+    assert.truthy(err:find("HOST:PORT, :PORT or PORT", 1, true), err)
+  end)
+end)

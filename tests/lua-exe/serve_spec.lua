@@ -141,6 +141,17 @@ describe("ipfsrt.serve", function()
     assert.truthy(t2:find("dups=y", 1, true))
     assert.equal(10, (raw_leaves("", "application/vnd.ipld.car; version=1; order=dfs; dups=y")))
     assert.equal(1, (raw_leaves("&car-dups=n", "application/vnd.ipld.car; dups=y"))) -- the query wins
+    -- a DAG that repeats nothing costs the same either way: no block goes out
+    -- twice because the server happened to read it twice
+    for _, path in ipairs({ "/file.bin", "/many", "" }) do
+      local _, _, plain = http(base .. "/ipfs/" .. root .. path .. "?format=car&car-dups=n")
+      local _, _, dups = http(base .. "/ipfs/" .. root .. path .. "?format=car&car-dups=y")
+      if path ~= "" then assert.equal(#plain, #dups, path) end
+      local first = blocks_of(dups)[1].cid
+      local seen = 0
+      for _, b in ipairs(blocks_of(dups)) do if b.cid == first then seen = seen + 1 end end
+      assert.equal(1, seen, "root of " .. path .. " sent once")
+    end
   end)
 
   it("walks HAMT shards on the route only", function()

@@ -131,12 +131,19 @@ static void test_listen(void **state) {
     assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 8080);
     assert_int_equal(ipfsrt_http_listen_parse("localhost:0", &ss, &err), IPFSRT_OK);
     assert_int_equal(ss.ss_family, AF_INET);
+    assert_int_equal(ipfsrt_http_listen_parse(":8081", &ss, &err), IPFSRT_OK);
+    assert_int_equal(ss.ss_family, AF_INET);
+    assert_int_equal(ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr), 0x7f000001);
+    assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 8081);
+    assert_int_equal(ipfsrt_http_listen_parse("8082", &ss, &err), IPFSRT_OK);
+    assert_int_equal(ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr), 0x7f000001);
+    assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 8082);
     assert_int_equal(ipfsrt_http_listen_parse("[::1]:65535", &ss, &err), IPFSRT_OK);
     assert_int_equal(ss.ss_family, AF_INET6);
     assert_int_equal(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 65535);
     static const char *bad[] = {"127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1",
                                 "127.0.0.1:+80", "127.0.0.1:80x", "example.org:80", "::1:80",
-                                "[::1:80", "[zz]:80", ":80"};
+                                "[::1:80", "[zz]:80", ":", "", "80x", "99999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (ipfsrt_http_listen_parse(bad[i], &ss, &err) != IPFSRT_EARG)
             fail_msg("listen address '%s' was taken", bad[i]);

@@ -10,8 +10,9 @@ local M = {
                      --slow BYTES_PER_S --seed N]
 
 Verifies every CAR, prints the base URL as its first line, then serves until SIGINT
-or SIGTERM. PORT 0 (the default, on 127.0.0.1) picks a free port. Answers
-GET/HEAD /ipfs/{cid}?format=raw (or Accept: application/vnd.ipld.raw) with the block,
+or SIGTERM. PORT 0 (the default, on 127.0.0.1) picks a free port.
+HOST:PORT, :PORT and PORT listen on 127.0.0.1 unless HOST says otherwise ([::1]:PORT for
+IPv6). Answers GET/HEAD /ipfs/{cid}?format=raw (or Accept: application/vnd.ipld.raw) with the block,
 and /ipfs/{cid}[/path]?format=car (or Accept: application/vnd.ipld.car) with a CARv1
 in DFS order holding the path's blocks and the dag-scope (block, entity, all) or
 entity-bytes=FROM:TO range; with no format, the file's bytes (Range) or a JSON listing.
@@ -19,7 +20,8 @@ Faults, for tests and demos (P is a probability per request, reproducible with -
 tamper flips a byte inside a block, fail answers 500/502/503/429 with Retry-After,
 truncate cuts the body mid-block, reset drops the connection, wrong-block sends a valid
 block of another CID, wrong-dag answers a CAR request with the valid CAR of another
-served root, delay waits MS (plus up to JITTER) ms, slow paces the body.
+served root (of a block of its own when only one root is served), delay waits MS
+(plus up to JITTER) ms, slow paces the body.
 --log writes a line per request: time, method, path, query, status, bytes, faults.]],
 }
 

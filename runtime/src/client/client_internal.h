@@ -201,6 +201,8 @@ typedef struct session {
     bool started;
     ipfsrt_blockmap pending; /* verified blocks streamed ahead of the walk */
     uint64_t ahead;          /* bytes of arrivals the walk has not taken (repeats too) */
+    ipfsrt_rcblock *last_taken; /* the data block the walk took last: read twice when a
+                                   path ends at it (resolved, then read) */
     bool finishing;          /* the walk is complete; only judging what is left */
     char first_path[2048], first_query[256];
     resume_mode mode;

@@ -191,7 +191,12 @@ void ipfsrt_session_finish(session *s, bool walk_ok) {
         }
         ipfsrt_task_end(t);
     }
+    /* the nodes the walk kept (and any other block that arrived hashed): cached
+     * by CID, which their hashes make safe */
+    ipfsrt_blockcache_put_all(s->c->cache, &s->pending);
     ipfsrt_blockmap_free(&s->pending);
+    ipfsrt_rcblock_unref(s->last_taken);
+    s->last_taken = NULL;
 }
 
 static ipfsrt_status session_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
@@ -199,14 +204,30 @@ static ipfsrt_status session_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocks
     session *s = ctx;
     ipfsrt_client *c = s->c;
     ipfsrt_rcblock *b = ipfsrt_blockcache_get(c->cache, cid);
+    if (!b && s->last_taken && ipfsrt_cid_equal(&s->last_taken->cid, cid)) {
+        b = s->last_taken;
+        ipfsrt_rcblock_ref(b);
+    }
     s->wanted = *cid;
     task *t = &s->t;
     while (!b) {
         b = ipfsrt_blockmap_get(&s->pending, cid);
         if (b) {
-            s->ahead -= b->len;
-            if (--b->arrivals == 0) ipfsrt_blockmap_remove(&s->pending, b); /* its reference is ours now */
-            else ipfsrt_rcblock_ref(b);
+            /* Each arrival serves one read: the gateway repeats a block each time
+             * the DAG does (dups=y), and file data is not kept once read. A node
+             * stays for the session, though: the walk reads some twice (a file's
+             * root, to size the range and to read it) while it arrived once. */
+            bool node = b->cid.codec == IPFSRT_CODEC_DAG_PB;
+            if (b->arrivals > 1 || !node) s->ahead -= b->len;
+            if (b->arrivals > 1 || node) {
+                if (b->arrivals > 1) b->arrivals--;
+                ipfsrt_rcblock_ref(b);
+            } else {
+                ipfsrt_blockmap_remove(&s->pending, b); /* its reference is ours now */
+                ipfsrt_rcblock_unref(s->last_taken);
+                s->last_taken = b;
+                ipfsrt_rcblock_ref(b);
+            }
             break;
         }
         if (!s->started) {

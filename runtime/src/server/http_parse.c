@@ -123,16 +123,16 @@ ipfsrt_status ipfsrt_http_listen_parse(const char *listen, struct sockaddr_stora
                                        ipfsrt_error *err) {
     memset(ss, 0, sizeof *ss);
     const char *colon = strrchr(listen, ':');
-    if (!colon) return ipfsrt_fail(err, IPFSRT_EARG, -1, "listen address '%s' lacks :PORT", listen);
     uint16_t port;
-    if (!port_parse(colon + 1, &port))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "bad port in listen address '%s'", listen);
+    if (!port_parse(colon ? colon + 1 : listen, &port))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1,
+                           "bad listen address '%s' (HOST:PORT, :PORT or PORT)", listen);
     char host[64];
-    size_t hl = (size_t)(colon - listen);
+    size_t hl = colon ? (size_t)(colon - listen) : 0;
     if (hl >= sizeof host) return ipfsrt_fail(err, IPFSRT_EARG, -1, "listen host too long");
     memcpy(host, listen, hl);
     host[hl] = '\0';
-    if (strcmp(host, "localhost") == 0) strcpy(host, "127.0.0.1");
+    if (hl == 0 || strcmp(host, "localhost") == 0) strcpy(host, "127.0.0.1"); /* loopback unless told */
     struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
     if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;

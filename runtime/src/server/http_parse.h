@@ -45,7 +45,8 @@ typedef enum ipfsrt_http_range {
 ipfsrt_http_range ipfsrt_http_range_parse(const char *header, uint64_t size, uint64_t *start,
                                           uint64_t *length);
 
-/* "HOST:PORT" with an IPv4 address, "localhost" or "[IPv6]"; PORT may be 0. */
+/* "HOST:PORT" with an IPv4 address, "localhost" or "[IPv6]", or ":PORT" and
+ * "PORT" for 127.0.0.1; PORT may be 0 (any free one). */
 ipfsrt_status ipfsrt_http_listen_parse(const char *listen, struct sockaddr_storage *addr,
                                        ipfsrt_error *err);
 

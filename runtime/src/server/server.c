@@ -1,7 +1,9 @@
 /* The local gateway's lifecycle: CARs verified and indexed, the daemon started
  * and stopped. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <signal.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +54,8 @@ static ipfsrt_status open_cars(ipfsrt_server *gw, const char *const *paths, size
     return IPFSRT_OK;
 }
 
+static const char decoy_bytes[] = "ipfsrt serve: the valid block of another DAG that wrong-dag sends";
+
 /* Two valid blocks to hand out in place of others, for wrong-block. */
 static void pick_spares(ipfsrt_server *gw) {
     uint64_t cursor = 0;
@@ -62,6 +66,24 @@ static void pick_spares(ipfsrt_server *gw) {
         if (b.cid.hash_code == IPFSRT_MH_IDENTITY) continue;
         gw->spares[k++] = (ipfsrt_server_spare){b.cid, b.data, b.len};
     }
+    gw->decoy.data = (const uint8_t *)decoy_bytes;
+    gw->decoy.len = sizeof decoy_bytes - 1;
+    (void)ipfsrt_cid_sum(&gw->decoy.cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, gw->decoy.data,
+                         gw->decoy.len, NULL);
+}
+
+/* libmicrohttpd says only that it failed: binding the address once more
+ * ourselves tells why (in use, not ours to use, ...). */
+static const char *why_not_listening(const struct sockaddr_storage *ss) {
+    int fd = socket(ss->ss_family, SOCK_STREAM, 0);
+    if (fd < 0) return strerror(errno);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    const char *why = bind(fd, (const struct sockaddr *)ss, len) != 0 ? strerror(errno)
+                                                                      : "the HTTP server did not start";
+    close(fd);
+    return why;
 }
 
 static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigned threads,
@@ -81,7 +103,8 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
                                   MHD_OPTION_NOTIFY_COMPLETED, ipfsrt_server_completed, gw,
                                   MHD_OPTION_END);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!gw->daemon) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot listen on %s", listen);
+    if (!gw->daemon)
+        return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot listen on %s: %s", listen, why_not_listening(&ss));
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(gw->daemon, MHD_DAEMON_INFO_BIND_PORT);
     char host[64];
     if (ss.ss_family == AF_INET6) {

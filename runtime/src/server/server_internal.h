@@ -32,6 +32,7 @@ struct ipfsrt_server {
     char url[80];
     ipfsrt_server_faults faults;
     ipfsrt_server_spare spares[2];
+    ipfsrt_server_spare decoy; /* a valid DAG of its own, for wrong-dag when no other root is served */
     FILE *log;
     pthread_mutex_t log_lock;
     _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx, faulted;

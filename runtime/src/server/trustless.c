@@ -158,7 +158,8 @@ typedef struct car_request {
     char *full;          /* CID + path, to walk */
     ipfsrt_http_car_params params;
     uint64_t offset, length; /* entity-bytes */
-    bool decoy;
+    bool decoy;          /* wrong-dag: the whole DAG of another served root */
+    bool decoy_block;    /* wrong-dag with no other root: the server's own decoy block */
 } car_request;
 
 /* The wrong-dag fault swaps in the whole DAG of something else, under the
@@ -167,6 +168,7 @@ static ipfsrt_status walk_target(ipfsrt_server_request *rq, car_request *cr, ipf
     char decoy_str[IPFSRT_CID_STR_MAX];
     const ipfsrt_cid *decoy = rq->wrong_dag ? decoy_root(rq->gw, cr->root) : NULL;
     const char *cid_str = cr->cid_str, *path = cr->path;
+    cr->decoy_block = rq->wrong_dag && !decoy;
     if (decoy) {
         cid_str = ipfsrt_cid_to_string(decoy, decoy_str);
         path = "";
@@ -193,7 +195,7 @@ static ipfsrt_status read_car_request(ipfsrt_server_request *rq, struct MHD_Conn
     const char *range = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "entity-bytes");
     cr->offset = 0;
     cr->length = UINT64_MAX;
-    if (st != IPFSRT_OK || !range || cr->decoy) return st;
+    if (st != IPFSRT_OK || !range || cr->decoy || cr->decoy_block) return st;
     ipfsrt_unixfs_node_info info;
     st = ipfsrt_unixfs_resolve(&rq->gw->src, cr->full, NULL, &info, err);
     if (st != IPFSRT_OK) return st;
@@ -208,6 +210,12 @@ static ipfsrt_status read_car_request(ipfsrt_server_request *rq, struct MHD_Conn
 static ipfsrt_status gather_blocks(ipfsrt_server_request *rq, const car_request *cr, car_blocks *l,
                                    ipfsrt_error *err) {
     const ipfsrt_cid *root = cr->root;
+    if (cr->decoy_block) {
+        if (ipfsrt_array_reserve(&l->items, &l->cap, 1, sizeof *l->items))
+            return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        l->items[l->count++] = rq->gw->decoy;
+        return IPFSRT_OK;
+    }
     bool unixfs = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW;
     if (!unixfs && !cr->decoy && (!cr->path[0] || strcmp(cr->path, "/") == 0))
         return gather_block(l, root, err);

@@ -563,9 +563,18 @@ typedef struct recorder {
     void *user;
     bool dups;
     uint64_t emitted;
+    /* With dups, blocks are listed each time the traversal meets them, not each
+     * time the code reads them: the walk under the path's terminal block starts
+     * by reading that block again, which resolution has listed already. */
+    bool skip_terminal;
+    ipfsrt_cid terminal;
 } recorder;
 
 static ipfsrt_status record(recorder *rec, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    if (rec->skip_terminal && ipfsrt_cid_equal(cid, &rec->terminal)) {
+        rec->skip_terminal = false;
+        return IPFSRT_OK;
+    }
     if (rec->dups) { /* a DAG that shares much could repeat without end */
         if (++rec->emitted > IPFSRT_UNIXFS_MAX_DUP_BLOCKS)
             return ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, cid, -1,
@@ -640,11 +649,13 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
                                              ipfsrt_unixfs_scope scope, uint64_t offset,
                                              uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
                                              ipfsrt_error *err) {
-    recorder rec = {src, {0}, fn, user, opts && opts->dups, 0};
+    recorder rec = {.inner = src, .fn = fn, .user = user, .dups = opts && opts->dups};
     ipfsrt_mhmap_init(&rec.seen);
     ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
     ipfsrt_unixfs_node_info info;
     ipfsrt_status st = ipfsrt_unixfs_resolve(&recording, path, opts, &info, err);
+    rec.skip_terminal = rec.dups;
+    rec.terminal = info.cid;
     if (st != IPFSRT_OK || scope == IPFSRT_SCOPE_BLOCK) {
         /* the path and its terminal block are all there is */
     } else if (scope == IPFSRT_SCOPE_ALL) {
@@ -682,7 +693,7 @@ static ipfsrt_status count_one(void *user, const ipfsrt_cid *cid, ipfsrt_error *
 ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                          uint64_t *blocks, ipfsrt_error *err) {
     *blocks = 0;
-    recorder rec = {src, {0}, count_one, blocks, false, 0};
+    recorder rec = {.inner = src, .fn = count_one, .user = blocks};
     ipfsrt_mhmap_init(&rec.seen);
     ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
     ipfsrt_mhmap expanded;
