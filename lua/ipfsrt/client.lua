@@ -9,6 +9,8 @@
 --   concurrency = requests in flight (0 = default)
 --   retries     = attempts per request after the first (0 = default)
 --   timeout     = seconds per request (0 = default)
+--   cacert      = PEM file of CAs to trust for https gateways (else CURL_CA_BUNDLE,
+--                 SSL_CERT_FILE, the system's)
 local ipfsrt = require "ipfsrt"
 local policy = require "ipfsrt.policy"
 
@@ -64,6 +66,13 @@ function M.options(opts)
     out.timeout = opts.timeout
   end
   if opts.log ~= nil and type(opts.log) ~= "function" then bad("log must be a function") end
+  if opts.cacert ~= nil then
+    if type(opts.cacert) ~= "string" then bad("cacert must be a file name") end
+    local f = io.open(opts.cacert, "r")
+    if not f then bad("cacert %s cannot be read", opts.cacert) end
+    f:close()
+    out.ca_file = opts.cacert
+  end
   cache_options(opts.cache, out)
   return gateway_list(opts.gateways), out
 end

@@ -15,17 +15,22 @@ block is verified). Options may come before or after the URL:
                           round_robin, fastest, hedged, failover, trust)
   --no-verify             plain GETs, nothing checked (also takes http(s) URLs)
   --cache-dir DIR         keep verified blocks in DIR; --trust-cache skips re-hashing them
+  --cacert FILE           CAs to trust for https gateways (PEM; else CURL_CA_BUNDLE,
+                          SSL_CERT_FILE, the system's)
   --timeout S             first-byte and stall timeout (default 30)
   --concurrency N         requests in flight per gateway (default 8)
   --retries N             rounds over the gateways after all failed (default 2)
-  -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)]]
+  -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)
+A gateway URL (https://GATEWAY/ipfs/CID/path) is read as ipfs://CID/path through
+that gateway, verified.]]
 
+-- Options every fetching subcommand takes; each adds its own (parse's extra).
 M.spec = {
   gateway = "list", policy = "string", ["no-verify"] = "boolean", ["cache-dir"] = "string",
   ["trust-cache"] = "boolean", timeout = "string", concurrency = "string", retries = "string",
-  verbose = "boolean", json = "boolean", output = "string", ["no-types"] = "boolean",
+  verbose = "boolean", cacert = "string",
 }
-M.aliases = { v = "verbose", o = "output" }
+M.aliases = { v = "verbose" }
 
 local function number_option(opts, name, integer)
   local v = opts[name]
@@ -46,6 +51,7 @@ function M.client(opts)
     verify = not opts["no-verify"],
     cache = { dir = opts["cache-dir"], trust = opts["trust-cache"] },
     timeout = number_option(opts, "timeout"),
+    cacert = opts.cacert,
     concurrency = number_option(opts, "concurrency", true),
     retries = number_option(opts, "retries", true),
     log = log,
@@ -67,31 +73,48 @@ local function human(bytes)
 end
 M.human = human
 
--- A progress bar on stderr, shown only on a terminal and once the transfer has
--- taken more than a second. Returns a function that clears it.
-function M.progress(client)
-  if not ipfsrt.isatty(io.stderr) then return function() end end
-  local start, shown = ipfsrt.clock(), false
+local function duration(s)
+  if s >= 3600 then return string.format("%dh%02dm", s // 3600, s % 3600 // 60) end
+  if s >= 60 then return string.format("%dm%02ds", s // 60, s % 60) end
+  return string.format("%ds", math.ceil(s))
+end
+
+-- A progress bar on stderr, shown only on a terminal (never with --quiet) once the
+-- transfer has taken more than a second: bytes, rate and, when the size is known,
+-- the time left. Returns a function that ends it with a one-line summary.
+function M.progress(client, opts)
+  if (opts and opts.quiet) or not ipfsrt.isatty(io.stderr) then return function() end end
+  local start, shown, last = ipfsrt.clock(), false, 0
   client:on_progress(function(done, expected)
     local elapsed = ipfsrt.clock() - start
+    last = done
     if elapsed < 1 then return end
     shown = true
-    local rate = human(done / elapsed) .. "/s"
+    local rate = done / elapsed
     local line
     if expected and expected > 0 then
       local frac = math.min(done / expected, 1)
       local width = 30
       local fill = math.floor(frac * width)
-      line = string.format("[%s%s] %3d%% %s of %s, %s", string.rep("#", fill), string.rep(" ", width - fill),
-        math.floor(frac * 100), human(done), human(expected), rate)
+      local eta = rate > 0 and (expected - done) / rate or 0
+      line = string.format("[%s%s] %3d%% %s of %s, %s/s, %s left", string.rep("#", fill),
+        string.rep(" ", width - fill), math.floor(frac * 100), human(done), human(expected),
+        human(rate), duration(eta))
     else
-      line = string.format("%s, %s", human(done), rate)
+      line = string.format("%s, %s/s", human(done), human(rate))
     end
     io.stderr:write("\r", line, "\27[K")
   end)
-  return function()
+  return function(ok)
     client:on_progress(nil)
-    if shown then io.stderr:write("\r\27[K") end
+    if not shown then return end
+    local elapsed = ipfsrt.clock() - start
+    io.stderr:write("\r\27[K")
+    if ok then
+      io.stderr:write(string.format("%s in %s (%s/s), %s\n", human(last), duration(elapsed),
+        human(last / math.max(elapsed, 1e-9)),
+        client:verifies() and "every block verified" or "NOT verified (--no-verify)"))
+    end
   end
 end
 
@@ -110,11 +133,42 @@ function M.report(client, opts)
   end
 end
 
--- Parses args for a subcommand taking one URL; returns url, opts.
-function M.parse(args, name)
-  local pos, opts = argparse.parse(args, M.spec, M.aliases)
+local function check_gateways(opts)
+  for _, g in ipairs(opts.gateway or {}) do
+    if not g:match("^https?://[^/]") then
+      argparse.usage_error("--gateway %s is not a URL (http://HOST[:PORT] or https://...)", g)
+    end
+  end
+end
+
+-- https://GATEWAY/ipfs/CID/path: ipfs://CID/path through that gateway, verified
+-- (with --no-verify the URL is fetched as it is).
+local function gateway_url_target(url, opts)
+  if opts["no-verify"] then return url end
+  local gw, rest = url:match("^(https?://[^/]+)/ipfs/(.+)$")
+  if not gw then
+    if url:match("^https?://") then
+      argparse.usage_error("%s is not a gateway URL of the form http(s)://GATEWAY/ipfs/CID[/path] " ..
+        "(plain URLs can only be read unverified, with --no-verify)", url)
+    end
+    return url
+  end
+  if not opts.gateway then opts.gateway = { gw } end
+  return "ipfs://" .. rest:gsub("[?#].*$", "")
+end
+
+-- Parses args for a subcommand taking one URL, with the options in extra (name =
+-- kind, as argparse takes) besides the shared ones; returns url, opts.
+function M.parse(args, name, extra, extra_aliases)
+  local spec, aliases = {}, {}
+  for k, v in pairs(M.spec) do spec[k] = v end
+  for k, v in pairs(extra or {}) do spec[k] = v end
+  for k, v in pairs(M.aliases) do aliases[k] = v end
+  for k, v in pairs(extra_aliases or {}) do aliases[k] = v end
+  local pos, opts = argparse.parse(args, spec, aliases)
   if #pos ~= 1 then argparse.usage_error("%s needs one ipfs://CID[/path]", name) end
-  return pos[1], opts
+  check_gateways(opts)
+  return gateway_url_target(pos[1], opts), opts
 end
 
 -- Runs fn(client) and prints the -v report whether it worked or not.

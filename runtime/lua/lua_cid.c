@@ -101,6 +101,23 @@ static int cid_tostring(lua_State *L) {
     return 1;
 }
 
+/* cid .. "/path" and "ipfs://" .. cid: strings, with the CID in its string form */
+static int cid_concat(lua_State *L) {
+    for (int i = 1; i <= 2; i++) {
+        if (luaL_testudata(L, i, IPFSRT_LUA_CID)) {
+            lua_pushcfunction(L, cid_tostring);
+            lua_pushvalue(L, i);
+            lua_call(L, 1, 1);
+        } else if (lua_type(L, i) == LUA_TSTRING || lua_type(L, i) == LUA_TNUMBER) {
+            lua_pushvalue(L, i);
+        } else {
+            return luaL_error(L, "attempt to concatenate a CID with a %s value", luaL_typename(L, i));
+        }
+    }
+    lua_concat(L, 2);
+    return 1;
+}
+
 static int cid_eq(lua_State *L) {
     ipfsrt_cid *a = to_cid(L, 1), *b = to_cid(L, 2);
     lua_pushboolean(L, a && b && ipfsrt_cid_equal(a, b));
@@ -198,7 +215,8 @@ int ipfsrt_lua_open_cid(lua_State *L) {
         {"to_v0", cid_to_v0},   {"verify", cid_verify}, {"tostring", cid_tostring},
         {NULL, NULL}};
     static const luaL_Reg meta[] = {
-        {"__tostring", cid_tostring}, {"__eq", cid_eq}, {"__index", cid_index}, {NULL, NULL}};
+        {"__tostring", cid_tostring}, {"__eq", cid_eq}, {"__index", cid_index},
+        {"__concat", cid_concat}, {NULL, NULL}};
     static const luaL_Reg fns[] = {{"parse", cid_parse}, {"decode", cid_decode},
                                    {"sum", cid_sum},     {"new", cid_new},
                                    {NULL, NULL}};

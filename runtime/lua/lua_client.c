@@ -85,6 +85,7 @@ static void read_options(lua_State *L, int t, ipfsrt_client_options *o) {
     lua_Integer mem = ipfsrt_lua_opt_int(L, t, "cache_memory", -1);
     if (mem >= 0) o->cache_bytes = mem == 0 ? UINT64_MAX : (uint64_t)mem; /* 0: no cache */
     o->cache_dir = ipfsrt_lua_opt_string(L, t, "cache_dir", NULL);
+    o->ca_file = ipfsrt_lua_opt_string(L, t, "ca_file", NULL);
     o->trust_cache_dir = ipfsrt_lua_opt_bool(L, t, "cache_trust", false);
     o->concurrency = (unsigned)ipfsrt_lua_opt_int(L, t, "concurrency", 0);
     o->retries = (unsigned)ipfsrt_lua_opt_int(L, t, "retries", 0);
@@ -197,6 +198,18 @@ static int client_save(lua_State *L) {
     ipfsrt_error err;
     lc->busy = true;
     ipfsrt_status st = ipfsrt_client_export(lc->c, url, dest, &err);
+    end_call(L, lc, st, &err);
+    return 0;
+}
+
+/* client:save_car(url, dest): the DAG under url, verified, as a CAR file */
+static int client_save_car(lua_State *L) {
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
+    const char *url = check_target(L, 2);
+    const char *dest = luaL_checkstring(L, 3);
+    ipfsrt_error err;
+    lc->busy = true;
+    ipfsrt_status st = ipfsrt_client_export_car(lc->c, url, dest, &err);
     end_call(L, lc, st, &err);
     return 0;
 }
@@ -455,6 +468,7 @@ static int l_gateways(lua_State *L) {
 int ipfsrt_lua_open_client(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"get", client_get},         {"save", client_save},
+        {"save_car", client_save_car},
         {"block", client_block},     {"blocks", client_blocks},
         {"get_many", client_get_many},
         {"ls", client_ls},           {"stat", client_stat},

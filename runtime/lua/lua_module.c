@@ -3,8 +3,10 @@
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <cJSON.h>
+#include <microhttpd.h>
 #include <curl/curl.h>
 #include <mbedtls/version.h>
 
@@ -57,6 +59,30 @@ static int l_isatty(lua_State *L) {
     if (stream) fd = stream->closef && stream->f ? fileno(stream->f) : -1;
     else fd = (int)luaL_checkinteger(L, 1);
     lua_pushboolean(L, fd >= 0 && isatty(fd));
+    return 1;
+}
+
+static void on_stop_signal(int sig) { ipfsrt_request_stop(sig); }
+
+/* ipfsrt.catch_signals(): SIGINT, SIGTERM and SIGHUP stop the fetch under way
+ * (which fails, leaving no partial file behind) instead of killing the process. */
+static int catch_signals(lua_State *L) {
+    (void)L;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    return 0;
+}
+
+/* ipfsrt.stop_requested() -> the signal that asked fetches to stop, or nil */
+static int stop_requested(lua_State *L) {
+    int sig = ipfsrt_stop_requested();
+    if (!sig) return 0;
+    lua_pushinteger(L, sig);
     return 1;
 }
 
@@ -125,6 +151,8 @@ static int versions(lua_State *L) {
     lua_setfield(L, -2, "mbedtls");
     lua_pushstring(L, cJSON_Version());
     lua_setfield(L, -2, "cjson");
+    lua_pushstring(L, MHD_get_version());
+    lua_setfield(L, -2, "microhttpd");
     lua_pushstring(L, ipfsrt_hash_backend_current()->name);
     lua_setfield(L, -2, "hash");
     return 1;
@@ -133,6 +161,8 @@ static int versions(lua_State *L) {
 int ipfsrt_lua_open(lua_State *L) {
     static const luaL_Reg fns[] = {{"clock", l_clock}, {"versions", versions},
                                    {"listdir", listdir}, {"isatty", l_isatty},
+                                   {"catch_signals", catch_signals},
+                                   {"stop_requested", stop_requested},
                                    {NULL, NULL}};
     static const luaL_Reg hash[] = {{"backend", hash_backend}, {"backends", hash_backends},
                                     {NULL, NULL}};

@@ -40,7 +40,7 @@ local function help()
     "       ipfsrt SCRIPT.lua [ARGS...]     run a Lua script (module 'ipfsrt' preloaded)",
     "       ipfsrt -e 'CODE' | ipfsrt -     run Lua code from the argument or stdin",
     "       ipfsrt                          interactive prompt (on a terminal)",
-    "       ipfsrt --version | --help",
+    "       ipfsrt --version (-V) | --help",
     "",
     "subcommands:",
   }
@@ -55,16 +55,6 @@ local function help()
   return 0
 end
 
-local function version()
-  local v = ipfsrt.versions()
-  print("ipfsrt " .. v.ipfsrt)
-  print(v.lua)
-  print("libcurl " .. v.curl)
-  print("mbedTLS " .. v.mbedtls)
-  print("cJSON " .. v.cjson)
-  print("SHA-2 backend: " .. v.hash .. " (built in: " .. table.concat(ipfsrt.hash.backends(), ", ") .. ")")
-  return 0
-end
 
 local function message_of(e)
   if ipfsrt.error.is(e) then return e.code .. ": " .. e.message end
@@ -88,7 +78,9 @@ local function run_subcommand(name, mod, args)
     io.stderr:write("(see 'ipfsrt ", name, " --help')\n")
     return 2
   end
-  if ipfsrt.error.is(result, "bad_policy") then return 2 end -- a mistake in what was asked for
+  if ipfsrt.error.is(result, "bad_policy") or ipfsrt.error.is(result, "bad_argument") then
+    return 2 -- a mistake in what was asked for
+  end
   return 1
 end
 
@@ -108,7 +100,7 @@ end
 function M.main(argv)
   local first = argv[1]
   if first == "--help" or first == "-h" or first == "help" then return help() end
-  if first == "--version" or first == "-v" then return version() end
+  if first == "--version" or first == "-V" or first == "-v" then return require("ipfsrt.cli.version").run({}) end
   if first:match("^[%w][%w-]*$") and package.searchpath("ipfsrt.cli." .. first, package.path) then
     local rest = table.move(argv, 2, #argv, 1, {})
     return run_subcommand(first, require("ipfsrt.cli." .. first), rest)

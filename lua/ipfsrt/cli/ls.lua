@@ -13,7 +13,7 @@ prints the links' cumulative sizes with type '-' instead.
 }
 
 function M.run(args)
-  local url, opts = fetchcli.parse(args, "ls")
+  local url, opts = fetchcli.parse(args, "ls", { json = "boolean", ["no-types"] = "boolean" })
   fetchcli.with_client(opts, function(client)
     local entries = client:ls(url, { types = not opts["no-types"] })
     if opts.json then

@@ -4,9 +4,9 @@ local argparse = require "ipfsrt.argparse"
 
 local M = {
   summary = "import a file or directory tree into a CAR (UnixFS), CIDs as ipfs-car or Kubo make them",
-  usage = [[usage: ipfsrt pack PATH -o OUT.car [options]
+  usage = [[usage: ipfsrt pack PATH -o OUT.car [--force] [options]
 
-Prints the root CID as its last line. Presets (--preset, default ipfs-car):
+Prints the root CID as its last line. OUT.car must not exist (--force replaces it). Presets (--preset, default ipfs-car):
   ipfs-car       ipfs-car 3.x: CIDv1, raw leaves, 1 MiB chunks, 1024 links, HAMT above
                  1000 entries, a lone file wrapped in a directory; like ipfs-car it roots
                  the DAG at the deepest directory holding every file and skips symlinks
@@ -34,10 +34,17 @@ function M.run(args)
     output = "string", preset = "string", ["cid-version"] = "string", ["chunk-size"] = "string",
     ["max-links"] = "string", ["raw-leaves"] = "boolean", ["no-raw-leaves"] = "boolean",
     hamt = "string", fanout = "string", wrap = "boolean", ["no-wrap"] = "boolean",
-    hidden = "boolean", ["car-version"] = "string",
-  }, { o = "output" })
+    hidden = "boolean", ["car-version"] = "string", force = "boolean",
+  }, { o = "output", f = "force" })
   if #pos ~= 1 then argparse.usage_error("expected exactly one PATH") end
   if not opts.output then argparse.usage_error("-o OUT.car is required") end
+  local existing = io.open(opts.output, "r")
+  if existing then
+    existing:close()
+    if not opts.force then
+      error(ipfsrt.error.new("io", opts.output .. " already exists; not overwriting it (--force replaces it)"), 0)
+    end
+  end
   local raw_leaves, wrap
   if opts["raw-leaves"] then raw_leaves = true elseif opts["no-raw-leaves"] then raw_leaves = false end
   if opts.wrap then wrap = true elseif opts["no-wrap"] then wrap = false end

@@ -12,7 +12,7 @@ CID: type, size (file bytes), CID, and mode/mtime when the DAG records them.
 }
 
 function M.run(args)
-  local url, opts = fetchcli.parse(args, "stat")
+  local url, opts = fetchcli.parse(args, "stat", { json = "boolean" })
   fetchcli.with_client(opts, function(client)
     local info = client:stat(url)
     info.cid = tostring(info.cid)

@@ -22,6 +22,14 @@ extern "C" {
 /* Monotonic wall-clock seconds. */
 double ipfsrt_clock(void);
 
+/* Asks every fetch under way to stop (they fail with IPFSRT_ECANCELED, and a
+ * download removes what it had written). Safe from a signal handler: a host
+ * calls it for SIGINT and the like. sig names why (a signal number, or any
+ * positive value); 0 clears the request. */
+void ipfsrt_request_stop(int sig);
+/* What ipfsrt_request_stop was last given: 0 when no stop is asked for. */
+int ipfsrt_stop_requested(void);
+
 #ifdef __cplusplus
 }
 #endif

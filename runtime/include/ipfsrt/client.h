@@ -48,6 +48,7 @@ typedef enum ipfsrt_gateway_error {
     IPFSRT_GWERR_BAD_RESPONSE,  /* not the format asked for, malformed CAR */
     IPFSRT_GWERR_HASH_MISMATCH, /* verification: bytes that do not hash to their CID */
     IPFSRT_GWERR_WRONG_DAG,     /* verification: valid blocks, but not the ones the path needs */
+    IPFSRT_GWERR_TLS,           /* TLS failed (untrusted certificate, handshake): not retried */
     IPFSRT_GWERR_COUNT
 } ipfsrt_gateway_error;
 
@@ -110,6 +111,8 @@ typedef struct ipfsrt_client_options {
     double timeout_s;        /* first-byte and stall timeout; 0 = 30 */
     unsigned retries;        /* extra rounds over the gateways after all failed; 0 = 2 */
     size_t max_block;        /* largest block accepted; 0 = 2 MiB */
+    const char *ca_file;     /* CAs to trust for https gateways (PEM); NULL = CURL_CA_BUNDLE,
+                                else SSL_CERT_FILE, else the system's */
 } ipfsrt_client_options;
 
 typedef struct ipfsrt_client ipfsrt_client;
@@ -166,6 +169,11 @@ ipfsrt_status ipfsrt_client_read(ipfsrt_client *client, const char *path, uint64
  * nothing is left behind on failure. */
 ipfsrt_status ipfsrt_client_export(ipfsrt_client *client, const char *path, const char *dest,
                                    ipfsrt_error *err);
+/* The DAG under path (UnixFS), every block verified, written to the CAR file
+ * dest with the path's CID as its root (as `ipfs dag export` does): an archive
+ * any IPFS tool can import. dest must not exist; it appears complete or not at all. */
+ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const char *path, const char *dest,
+                                       ipfsrt_error *err);
 
 /* ------------------------------------------------- many reads in flight */
 

@@ -142,6 +142,11 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
 ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                          uint64_t *blocks, ipfsrt_error *err);
 
+/* Whether dest can be exported to: it must not exist, and the folder it goes in
+ * must. Export checks this too; callers that fetch first check before. */
+ipfsrt_status ipfsrt_unixfs_export_check(const char *dest, ipfsrt_error *err);
+/* Gives a written file the mode and mtime its node records (no set-id bits). */
+void ipfsrt_unixfs_apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path);
 /* Writes the file, directory tree or symlink at cid to dest, which must not exist.
  * Everything goes to a temporary sibling first and is renamed into place only when
  * complete and verified; on failure nothing is left behind. */

@@ -1,5 +1,7 @@
 /* The gateway client's public API: which strategy serves stat, ls, read and
  * export (cache, one CAR stream, blocks by CID), and the client object. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +36,62 @@ ipfsrt_status ipfsrt_client_resolve_cached(ipfsrt_client *c, const char *path, i
     return st;
 }
 
+/* Every gateway answered 404 for path. A 404 proves nothing, but the parent
+ * directory, fetched and verified, shows whether the last name is in it: say so,
+ * naming the directory's CID. Where the parent is missing too, its own
+ * explanation stands instead (one level up per call). */
+static ipfsrt_status explain_missing(ipfsrt_client *c, const char *path, ipfsrt_status st,
+                                     ipfsrt_error *err) {
+    const char *slash = strrchr(path, '/');
+    ipfsrt_cid root;
+    const char *rest;
+    if (st != IPFSRT_ENOT_FOUND || !slash || !slash[1] ||
+        ipfsrt_client_split_target(path, &root, &rest, NULL) != IPFSRT_OK || !*rest)
+        return st;
+    char *parent = strndup(path, (size_t)(slash - path));
+    if (!parent) return st;
+    ipfsrt_unixfs_node_info dir;
+    ipfsrt_error perr;
+    ipfsrt_status pst = ipfsrt_client_stat(c, parent, &dir, &perr);
+    if (pst == IPFSRT_ENOT_FOUND) { /* the parent is the one missing */
+        if (err) *err = perr;
+        free(parent);
+        return pst;
+    }
+    free(parent);
+    if (pst != IPFSRT_OK) return st;
+    char entry[IPFSRT_CID_STR_MAX + 260];
+    char dir_s[IPFSRT_CID_STR_MAX];
+    snprintf(entry, sizeof entry, "%s/%.255s", ipfsrt_cid_to_string(&dir.cid, dir_s), slash + 1);
+    ipfsrt_blocksource src;
+    ipfsrt_client_blocksource(c, &src); /* blocks by CID, verified */
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_error e;
+    ipfsrt_status vst = ipfsrt_unixfs_resolve(&src, entry, NULL, &info, &e);
+    if (vst == IPFSRT_ENOT_FOUND) {
+        ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "no entry '%.255s' in the directory %s (%.300s), as its "
+                    "verified blocks show", slash + 1, dir_s, path);
+        if (err) snprintf(err->cid, sizeof err->cid, "%s", dir_s);
+        return IPFSRT_ENOT_FOUND;
+    }
+    if (vst == IPFSRT_ENOT_DIRECTORY) {
+        if (err) *err = e;
+        return vst;
+    }
+    return st; /* it is there: the gateways could not serve it */
+}
+
+static ipfsrt_status stat_fetch(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info,
+                                ipfsrt_error *err);
+
 ipfsrt_status ipfsrt_client_stat(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info,
                                  ipfsrt_error *err) {
+    ipfsrt_status st = stat_fetch(c, path, info, err);
+    return explain_missing(c, path, st, err);
+}
+
+static ipfsrt_status stat_fetch(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info,
+                                ipfsrt_error *err) {
     ipfsrt_client_call_start(c);
     ipfsrt_cid root;
     const char *rest;
@@ -120,7 +176,7 @@ ipfsrt_status ipfsrt_client_ls(ipfsrt_client *c, const char *path, bool fetch_ty
         for (size_t i = 0; st == IPFSRT_OK && i < entries.count; i++) st = fn(user, &entries.items[i], err);
     }
     entry_list_free(&entries);
-    return st;
+    return explain_missing(c, path, st, err);
 }
 
 /* ---------------------------------------------------------------- reads */
@@ -210,16 +266,56 @@ ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t of
         c->progress_expected = info.size;
         return ipfsrt_readahead_read(c, &info.cid, write, user, err);
     }
-    return read_streamed(c, path, offset, length, known, &info, write, user, err);
+    st = read_streamed(c, path, offset, length, known, &info, write, user, err);
+    return explain_missing(c, path, st, err);
+}
+
+static ipfsrt_status write_fd(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    const int *fd = user;
+    while (len) {
+        ssize_t n = write(*fd, data, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "writing the file failed: %s", strerror(errno));
+        data += n;
+        len -= (size_t)n;
+    }
+    return IPFSRT_OK;
+}
+
+/* A large file, as a read writes it (blocks by CID, many at once, hashed on every
+ * core), into a partial file renamed into place once complete. */
+static ipfsrt_status export_large_file(ipfsrt_client *c, const ipfsrt_unixfs_node_info *info,
+                                       const char *dest, ipfsrt_error *err) {
+    char *partial = malloc(strlen(dest) + 40);
+    if (!partial) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    sprintf(partial, "%s.ipfsrt-partial-%ld", dest, (long)getpid());
+    int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    ipfsrt_status st = fd >= 0 ? IPFSRT_OK
+                               : ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot create %s: %s", partial,
+                                             strerror(errno));
+    if (st == IPFSRT_OK) {
+        c->progress_expected = info->size;
+        st = ipfsrt_readahead_read(c, &info->cid, write_fd, &fd, err);
+        if (close(fd) != 0 && st == IPFSRT_OK)
+            st = ipfsrt_fail(err, IPFSRT_EIO, -1, "writing %s failed: %s", dest, strerror(errno));
+        if (st == IPFSRT_OK && rename(partial, dest) != 0)
+            st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot rename into %s: %s", dest, strerror(errno));
+        if (st != IPFSRT_OK) unlink(partial);
+    }
+    if (st == IPFSRT_OK) ipfsrt_unixfs_apply_metadata(info, dest);
+    free(partial);
+    return st;
 }
 
 ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const char *dest,
                                    ipfsrt_error *err) {
     ipfsrt_client_call_start(c);
+    ipfsrt_status st = ipfsrt_unixfs_export_check(dest, err); /* before anything is fetched */
+    if (st != IPFSRT_OK) return st;
     if (!c->verify) return ipfsrt_plain_export(c, path, dest, err);
     ipfsrt_cid root;
     const char *rest;
-    ipfsrt_status st = ipfsrt_client_split_target(path, &root, &rest, err);
+    st = ipfsrt_client_split_target(path, &root, &rest, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_unixfs_node_info info;
     bool known;
@@ -232,8 +328,55 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const cha
     ipfsrt_blocksource src;
     ipfsrt_session_source(&s, &src);
     if (st == IPFSRT_OK && !known) st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, err);
+    if (st == IPFSRT_OK && wants_readahead(&info, true)) {
+        /* the stream has proven the path: the file itself comes faster by CID */
+        ipfsrt_session_finish(&s, true);
+        return export_large_file(c, &info, dest, err);
+    }
     if (st == IPFSRT_OK && info.type == IPFSRT_UNIXFS_FILE) c->progress_expected = info.size;
     if (st == IPFSRT_OK) st = ipfsrt_unixfs_export(&src, &info.cid, dest, err);
+    ipfsrt_session_finish(&s, st == IPFSRT_OK);
+    return explain_missing(c, path, st, err);
+}
+
+typedef struct car_export {
+    ipfsrt_car_writer *w;
+    const ipfsrt_blocksource *src;
+} car_export;
+
+static ipfsrt_status put_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    car_export *ce = user;
+    ipfsrt_blocksource_ref ref;
+    ipfsrt_status st = ipfsrt_blocksource_get(ce->src, cid, &ref, err);
+    if (st != IPFSRT_OK) return st;
+    st = ipfsrt_car_writer_put(ce->w, cid, ref.data, ref.len, err);
+    ipfsrt_blocksource_release(ce->src, &ref);
+    return st;
+}
+
+ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const char *dest,
+                                       ipfsrt_error *err) {
+    ipfsrt_client_call_start(c);
+    if (!c->verify)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a CAR holds verified blocks: not with an unverified client");
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_status st = ipfsrt_unixfs_export_check(dest, err);
+    if (st == IPFSRT_OK) st = ipfsrt_client_stat(c, path, &info, err);
+    if (st != IPFSRT_OK) return st;
+    char target[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&info.cid, target);
+    session s;
+    ipfsrt_session_init(&s, c, RESUME_SUBDAG);
+    st = ipfsrt_session_start_at(&s, &info.cid, "", "format=car&dag-scope=all", err);
+    ipfsrt_blocksource src;
+    ipfsrt_session_source(&s, &src);
+    car_export ce = {NULL, &src};
+    if (st == IPFSRT_OK) st = ipfsrt_car_writer_new(&ce.w, dest, 1, &info.cid, 1, err);
+    if (st == IPFSRT_OK)
+        st = ipfsrt_unixfs_blocks_for_scope(&src, target, NULL, IPFSRT_SCOPE_ALL, 0, UINT64_MAX,
+                                            put_block, &ce, err);
+    if (st == IPFSRT_OK) st = ipfsrt_car_writer_finish(ce.w, err);
+    ipfsrt_car_writer_free(ce.w); /* an unfinished file goes with it */
     ipfsrt_session_finish(&s, st == IPFSRT_OK);
     return st;
 }
@@ -255,7 +398,12 @@ static ipfsrt_status new_engine(ipfsrt_client *c, const ipfsrt_client_options *o
         .connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000,
         .first_byte_timeout_ms = timeout_ms,
         .stall_timeout_ms = timeout_ms,
+        .ca_file = opts->ca_file,
     };
+    /* what curl's own tool honours, for gateways behind an institution's CA */
+    if (!cfg.ca_file || !*cfg.ca_file) cfg.ca_file = getenv("CURL_CA_BUNDLE");
+    if (!cfg.ca_file || !*cfg.ca_file) cfg.ca_file = getenv("SSL_CERT_FILE");
+    if (cfg.ca_file && !*cfg.ca_file) cfg.ca_file = NULL;
     ipfsrt_fetch *f;
     ipfsrt_status st = ipfsrt_fetch_new(&f, &cfg, err);
     if (st == IPFSRT_OK) ipfsrt_fetch_transport(f, &c->engine);

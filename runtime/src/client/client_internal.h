@@ -109,7 +109,16 @@ struct task {
     double retry_after;
     bool same_gateway_again; /* the next attempt reuses the last gateway (a narrower request) */
     size_t last_gw;
-    char failures[700];
+    /* what went wrong, once per gateway and reason (a dead gateway is named once,
+     * with the number of attempts); more distinct ones than fit are counted */
+    struct {
+        size_t gw;
+        ipfsrt_gateway_error kind;
+        unsigned count;
+        char detail[400]; /* as the attempt said it */
+    } failures[6];
+    size_t failure_count, failures_left_out;
+    bool out_of_memory;
     task *timed_next;
     bool in_timed;
 };

@@ -40,6 +40,7 @@ typedef struct req_list {
 struct ipfsrt_fetch {
     CURLM *multi;
     ipfsrt_fetch_config cfg;
+    char *ca_file; /* the caller's CA bundle, or NULL */
     unsigned *running_in_slot;
     req_list queued, running;
     bool in_callbacks; /* cancellation must wait until curl is out of its callbacks */
@@ -76,6 +77,11 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
     ipfsrt_fetch *f = calloc(1, sizeof *f);
     if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     f->cfg = *cfg;
+    f->cfg.ca_file = NULL;
+    if (cfg->ca_file && !(f->ca_file = strdup(cfg->ca_file))) {
+        free(f);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
     if (!f->cfg.slots) f->cfg.slots = 1;
     if (!f->cfg.per_slot) f->cfg.per_slot = 8;
     if (!f->cfg.connect_timeout_ms) f->cfg.connect_timeout_ms = 10000;
@@ -230,6 +236,7 @@ static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     if (f->cfg.total_timeout_ms) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)f->cfg.total_timeout_ms);
     curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L * 1024);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (f->ca_file) curl_easy_setopt(e, CURLOPT_CAINFO, f->ca_file);
     r->started = r->last_data = ipfsrt_clock();
     if (curl_multi_add_handle(f->multi, e) != CURLM_OK) return false;
     if (r->spec.on_start) r->spec.on_start(r->spec.user);
@@ -295,6 +302,16 @@ static void complete(ipfsrt_fetch *f, ipfsrt_fetch_req *r, CURLcode code) {
             break;
         case CURLE_OPERATION_TIMEDOUT:
             res->end = IPFSRT_FETCH_TIMEOUT;
+            break;
+        case CURLE_PEER_FAILED_VERIFICATION:
+        case CURLE_SSL_CONNECT_ERROR:
+        case CURLE_SSL_CERTPROBLEM:
+        case CURLE_SSL_CACERT_BADFILE:
+        case CURLE_SSL_CIPHER:
+        case CURLE_SSL_ISSUER_ERROR:
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+        case CURLE_SSL_INVALIDCERTSTATUS:
+            res->end = IPFSRT_FETCH_TLS;
             break;
         default:
             res->end = IPFSRT_FETCH_BROKEN;
@@ -383,6 +400,7 @@ void ipfsrt_fetch_free(ipfsrt_fetch *f) {
     free(f->spare);
     if (f->multi) curl_multi_cleanup(f->multi);
     free(f->running_in_slot);
+    free(f->ca_file);
     free(f);
 }
 

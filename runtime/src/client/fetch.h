@@ -15,6 +15,7 @@ typedef enum ipfsrt_fetch_end {
     IPFSRT_FETCH_TOO_LARGE, /* body over the request's cap */
     IPFSRT_FETCH_ABORTED,   /* a callback stopped it */
     IPFSRT_FETCH_BROKEN,    /* the connection broke or the body ended early */
+    IPFSRT_FETCH_TLS,       /* TLS failed: an untrusted certificate, a failed handshake */
 } ipfsrt_fetch_end;
 
 typedef struct ipfsrt_fetch_head {
@@ -58,6 +59,7 @@ typedef struct ipfsrt_fetch_config {
     unsigned first_byte_timeout_ms; /* after the request went out; 0 = 30 s */
     unsigned stall_timeout_ms;      /* no body bytes for this long; 0 = 20 s */
     unsigned total_timeout_ms;      /* 0 = none */
+    const char *ca_file;            /* PEM bundle of trusted CAs; NULL = the system's (copied) */
 } ipfsrt_fetch_config;
 
 ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **f, const ipfsrt_fetch_config *cfg,

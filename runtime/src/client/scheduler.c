@@ -27,6 +27,7 @@ static const char *const gw_error_names[IPFSRT_GWERR_COUNT] = {
     [IPFSRT_GWERR_BAD_RESPONSE] = "bad_response",
     [IPFSRT_GWERR_HASH_MISMATCH] = "hash_mismatch",
     [IPFSRT_GWERR_WRONG_DAG] = "wrong_dag",
+    [IPFSRT_GWERR_TLS] = "tls",
 };
 
 const char *ipfsrt_gateway_error_name(ipfsrt_gateway_error e) {
@@ -78,6 +79,29 @@ static void info_of(const task *t, ipfsrt_policy_request *info) {
     info->attempt = t->attempts;
 }
 
+/* Once per gateway and kind of failure: the first detail says what happened
+ * (later ones differ in little more than timings). */
+static void note_failure(task *t, size_t gw, ipfsrt_gateway_error kind, const char *detail) {
+    for (size_t i = 0; i < t->failure_count; i++) {
+        if (t->failures[i].gw == gw && t->failures[i].kind == kind) {
+            t->failures[i].count++;
+            return;
+        }
+    }
+    if (t->failure_count == sizeof t->failures / sizeof t->failures[0]) {
+        t->failures_left_out++;
+        return;
+    }
+    char *d = t->failures[t->failure_count].detail;
+    size_t n = strnlen(detail, sizeof t->failures[0].detail - 1);
+    memcpy(d, detail, n);
+    d[n] = '\0';
+    t->failures[t->failure_count].gw = gw;
+    t->failures[t->failure_count].kind = kind;
+    t->failures[t->failure_count].count = 1;
+    t->failure_count++;
+}
+
 /* Books an attempt's end: statistics, the policy's observe, the task's list of
  * what went wrong. */
 void ipfsrt_attempt_report(attempt *a) {
@@ -94,10 +118,7 @@ void ipfsrt_attempt_report(attempt *a) {
         g->stats.errors[a->error]++;
         if (ipfsrt_gateway_error_is_verification(a->error)) g->stats.verify_failures++;
         if (retryable(a->error)) t->any_retryable = true;
-        size_t used = strlen(t->failures);
-        if (used + 1 < sizeof t->failures)
-            snprintf(t->failures + used, sizeof t->failures - used, "%s%s: %s", used ? "; " : "",
-                     c->gateways.urls[a->gw], a->detail);
+        note_failure(t, a->gw, a->error, a->detail);
     }
     if (c->policy.observe && !c->halted) {
         ipfsrt_policy_request info;
@@ -250,6 +271,9 @@ static void on_done(void *user, const ipfsrt_fetch_result *res) {
         break;
     case IPFSRT_FETCH_ABORTED: /* our callbacks already said why */
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "transfer stopped");
+        break;
+    case IPFSRT_FETCH_TLS: /* retrying cannot make a certificate trusted */
+        ipfsrt_attempt_fail(a, IPFSRT_GWERR_TLS, "TLS failed: %s", res->detail);
         break;
     case IPFSRT_FETCH_BROKEN:
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_TRUNCATED, "body broke off after %llu bytes: %s",
@@ -478,7 +502,7 @@ void ipfsrt_task_advance(task *t) {
         t->ops->request(t, t->path, sizeof t->path, t->query, sizeof t->query);
         t->state = TASK_RUNNING;
         if (!attempt_start(t, gw)) {
-            snprintf(t->failures, sizeof t->failures, "out of memory");
+            t->out_of_memory = true;
             task_give_up(t);
         }
         return;
@@ -557,17 +581,45 @@ ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err)
     }
     drain_pool(c);
     run_timers(c);
+    int sig = ipfsrt_stop_requested();
+    if (sig && !c->halted) {
+        ipfsrt_error e;
+        ipfsrt_fail(&e, IPFSRT_ECANCELED, -1, "interrupted (signal %d)", sig);
+        ipfsrt_client_halt(c, &e);
+    }
     return ipfsrt_client_halt_status(c, err);
+}
+
+/* "URL: what went wrong (N attempts); ..." */
+static void describe_failures(const task *t, char *out, size_t size) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < t->failure_count && used + 1 < size; i++) {
+        char times[32] = "";
+        if (t->failures[i].count > 1) snprintf(times, sizeof times, " (%u attempts)", t->failures[i].count);
+        int n = snprintf(out + used, size - used, "%s%s: %s%s", i ? "; " : "",
+                         t->c->gateways.urls[t->failures[i].gw], t->failures[i].detail, times);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (t->failures_left_out && used + 1 < size)
+        snprintf(out + used, size - used, "; and %zu more failures", t->failures_left_out);
 }
 
 ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
     if (t->c->halted) return ipfsrt_client_halt_status(t->c, err);
     const char *q = t->query[0] ? "?" : "";
-    if (!t->failures[0])
+    if (t->out_of_memory) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!t->failure_count)
         return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s%s%s: no gateway to ask (the policy named none)",
                            t->path, q, t->query);
-    return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s%s%s: every gateway failed: %s", t->path, q,
-                       t->query, t->failures);
+    char what[700];
+    describe_failures(t, what, sizeof what);
+    /* every gateway said it has no such thing: not found, as far as anyone knows */
+    bool all_not_found = !t->failures_left_out;
+    for (size_t i = 0; i < t->failure_count; i++)
+        all_not_found = all_not_found && t->failures[i].kind == IPFSRT_GWERR_NOT_FOUND;
+    return ipfsrt_fail(err, all_not_found ? IPFSRT_ENOT_FOUND : IPFSRT_EFETCH, -1,
+                       "%s%s%s: every gateway failed: %s", t->path, q, t->query, what);
 }
 
 /* Gives up on an answer whose block failed its hash, even mid-stream. */

@@ -11,7 +11,10 @@ ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char *
     const char *slash = strchr(path, '/');
     size_t n = slash ? (size_t)(slash - path) : strlen(path);
     ipfsrt_status st = ipfsrt_cid_parse(root, path, n, NULL, err);
-    if (st != IPFSRT_OK) return st;
+    if (st != IPFSRT_OK) { /* the parser's reason, after what it means to a user */
+        if (err) ipfsrt_error_prefix(err, "not a valid CID (mistyped or cut short?): ");
+        return st;
+    }
     *rest = slash ? slash : "";
     return IPFSRT_OK;
 }

@@ -31,7 +31,7 @@ static ipfsrt_status write_out(void *user, const uint8_t *data, size_t len, ipfs
     return ipfsrt_async_writer_write(ex->out, data, len, err);
 }
 
-static void apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path) {
+void ipfsrt_unixfs_apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path) {
     if (info->has_mode && info->type != IPFSRT_UNIXFS_SYMLINK)
         chmod(path, info->mode & 0777); /* no set-id bits from a DAG */
     if (info->has_mtime) {
@@ -109,7 +109,7 @@ static ipfsrt_status export_node(exporter *ex, const ipfsrt_cid *cid, ipfsrt_err
         return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "cannot export a %s node",
                                ipfsrt_unixfs_type_name(info.type));
     }
-    if (st == IPFSRT_OK) apply_metadata(&info, ex->path);
+    if (st == IPFSRT_OK) ipfsrt_unixfs_apply_metadata(&info, ex->path);
     return st;
 }
 
@@ -118,11 +118,28 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
     return remove(path);
 }
 
-ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
-                                   const char *dest, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_unixfs_export_check(const char *dest, ipfsrt_error *err) {
     struct stat sb;
+    if (!*dest) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no destination given");
     if (lstat(dest, &sb) == 0)
         return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s already exists; not overwriting it", dest);
+    const char *slash = strrchr(dest, '/');
+    if (!slash) return IPFSRT_OK; /* the current directory */
+    char *dir = strndup(dest, slash == dest ? 1 : (size_t)(slash - dest));
+    if (!dir) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = IPFSRT_OK;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot write %s: the folder %s does not exist", dest, dir);
+    else if (access(dir, W_OK) != 0)
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot write %s: %s is not writable", dest, dir);
+    free(dir);
+    return st;
+}
+
+ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                   const char *dest, ipfsrt_error *err) {
+    ipfsrt_status check = ipfsrt_unixfs_export_check(dest, err);
+    if (check != IPFSRT_OK) return check;
     exporter ex = {.src = src, .last_fd = -1};
     ex.cap = strlen(dest) + 64;
     ex.path = malloc(ex.cap);

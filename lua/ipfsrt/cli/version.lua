@@ -1,0 +1,27 @@
+-- ipfsrt version (also --version, -V): the runtime's and its libraries' versions.
+local ipfsrt = require "ipfsrt"
+
+local M = {
+  summary = "versions of ipfsrt and the libraries it runs on",
+  usage = [[usage: ipfsrt version
+
+The ipfsrt version, then Lua, libcurl, mbedTLS, cJSON and libmicrohttpd, and the
+SHA-2 backend in use.]],
+}
+
+function M.run(args)
+  if #args > 0 then
+    require("ipfsrt.argparse").usage_error("version takes no arguments")
+  end
+  local v = ipfsrt.versions()
+  print("ipfsrt " .. v.ipfsrt)
+  print(v.lua)
+  print("libcurl " .. v.curl)
+  print("mbedTLS " .. v.mbedtls)
+  print("cJSON " .. v.cjson)
+  print("libmicrohttpd " .. v.microhttpd)
+  print("SHA-2 backend: " .. v.hash .. " (built in: " .. table.concat(ipfsrt.hash.backends(), ", ") .. ")")
+  return 0
+end
+
+return M
