@@ -8,7 +8,7 @@ SAN ?=
 CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
-               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl
+               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl
 LUA_PC := lua5.4
 PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd
 ifeq ($(HASH),openssl)

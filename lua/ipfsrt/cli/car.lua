@@ -110,6 +110,12 @@ function M.run(args)
   if not file then argparse.usage_error("car %s needs a CAR file", cmd) end
   local takes_path = { cat = true, ["ls-path"] = true, get = true, stat = true }
   if not takes_path[cmd] and #pos > 0 then argparse.usage_error("unexpected argument %s", pos[1]) end
+  -- each option only where it means something
+  local allowed = { json = { ["ls-path"] = true, stat = true }, output = { get = true },
+    ["follow-symlinks"] = { ["ls-path"] = true, get = true, stat = true, cat = false } }
+  for name, where in pairs(allowed) do
+    if opts[name] and not where[cmd] then argparse.usage_error("car %s takes no --%s", cmd, name) end
+  end
   local car_opts = {}
   if opts["max-block"] then
     car_opts.max_block_size = math.tointeger(tonumber(opts["max-block"]))
