@@ -48,4 +48,26 @@ function M.parse(args, spec, aliases)
   return positional, options
 end
 
+-- The value of --name as a whole number (nil when absent); min is the least
+-- allowed (default 0).
+function M.whole(opts, name, min)
+  local v = opts[name]
+  if v == nil then return nil end
+  local n = math.tointeger(tonumber(v))
+  min = min or 0
+  if not n or n < min then
+    usage_error("--%s needs a whole number%s", name, min > 0 and " of at least " .. min or "")
+  end
+  return n
+end
+
+-- The value of --name as a positive number of any kind (seconds and the like).
+function M.positive(opts, name)
+  local v = opts[name]
+  if v == nil then return nil end
+  local n = tonumber(v)
+  if not n or n <= 0 then usage_error("--%s needs a positive number", name) end
+  return n
+end
+
 return M

@@ -32,15 +32,6 @@ M.spec = {
 }
 M.aliases = { v = "verbose" }
 
-local function number_option(opts, name, integer)
-  local v = opts[name]
-  if v == nil then return nil end
-  local n = tonumber(v)
-  if integer then n = math.tointeger(n) end
-  if not n or n <= 0 then argparse.usage_error("--%s needs a positive number", name) end
-  return n
-end
-
 -- The client for these options; log lines of the policy go to stderr with -v.
 function M.client(opts)
   local verbose = opts.verbose
@@ -50,10 +41,10 @@ function M.client(opts)
     policy = opts.policy,
     verify = not opts["no-verify"],
     cache = { dir = opts["cache-dir"], trust = opts["trust-cache"] },
-    timeout = number_option(opts, "timeout"),
+    timeout = argparse.positive(opts, "timeout"),
     cacert = opts.cacert,
-    concurrency = number_option(opts, "concurrency", true),
-    retries = number_option(opts, "retries", true),
+    concurrency = argparse.whole(opts, "concurrency", 1),
+    retries = argparse.whole(opts, "retries", 1),
     log = log,
   }
   if verbose then

@@ -13,17 +13,10 @@ and --length read a range. A directory is an error (see 'ipfsrt ls', 'ipfsrt get
 ]] .. fetchcli.options_help,
 }
 
-local function count(opts, name)
-  if opts[name] == nil then return nil end
-  local n = math.tointeger(tonumber(opts[name]))
-  if not n or n < 0 then argparse.usage_error("--%s needs a whole number of bytes", name) end
-  return n
-end
-
 function M.run(args)
   local url, opts = fetchcli.parse(args, "cat", { offset = "string", length = "string", quiet = "boolean" },
     { q = "quiet" })
-  local offset, length = count(opts, "offset") or 0, count(opts, "length")
+  local offset, length = argparse.whole(opts, "offset") or 0, argparse.whole(opts, "length")
   local ok, err = pcall(get.fetch, opts, function(client)
     local read, read_err = pcall(client.get, client, url, offset, length or -1, io.stdout)
     if not read and ipfsrt.error.is(read_err, "not_file") then

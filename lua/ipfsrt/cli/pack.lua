@@ -21,14 +21,6 @@ Options override the preset:
   --wrap | --no-wrap  --hidden (include dot-files)        --car-version 1|2]],
 }
 
-local function number(opts, name)
-  local v = opts[name]
-  if v == nil then return nil end
-  local n = math.tointeger(tonumber(v))
-  if not n or n < 0 then argparse.usage_error("--%s needs a whole number", name) end
-  return n
-end
-
 function M.run(args)
   local pos, opts = argparse.parse(args, {
     output = "string", preset = "string", ["cid-version"] = "string", ["chunk-size"] = "string",
@@ -51,15 +43,15 @@ function M.run(args)
   local root = ipfsrt.pack(pos[1], {
     preset = opts.preset,
     output = opts.output,
-    cid_version = number(opts, "cid-version"),
-    chunk_size = number(opts, "chunk-size"),
-    max_links = number(opts, "max-links"),
+    cid_version = argparse.whole(opts, "cid-version"),
+    chunk_size = argparse.whole(opts, "chunk-size"),
+    max_links = argparse.whole(opts, "max-links"),
     raw_leaves = raw_leaves,
     hamt = opts.hamt,
-    fanout = number(opts, "fanout"),
+    fanout = argparse.whole(opts, "fanout"),
     wrap = wrap,
     hidden = opts.hidden,
-    car_version = number(opts, "car-version"),
+    car_version = argparse.whole(opts, "car-version"),
   })
   print(tostring(root))
   return 0

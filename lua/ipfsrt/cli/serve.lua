@@ -32,13 +32,6 @@ local function rate(opts, name)
   return p
 end
 
-local function whole(opts, name)
-  if opts[name] == nil then return nil end
-  local n = math.tointeger(tonumber(opts[name]))
-  if not n or n < 0 then argparse.usage_error("--%s needs a whole number", name) end
-  return n
-end
-
 function M.run(args)
   local pos, opts = argparse.parse(args, {
     listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
@@ -46,8 +39,7 @@ function M.run(args)
     slow = "string", seed = "string",
   })
   if #pos == 0 then argparse.usage_error("expected at least one CAR file") end
-  local threads = whole(opts, "threads")
-  if threads == 0 then argparse.usage_error("--threads needs a positive number") end
+  local threads = argparse.whole(opts, "threads", 1)
   local delay, jitter
   if opts.delay then
     local d, j = opts.delay:match("^(%d+):(%d+)$")
@@ -61,7 +53,7 @@ function M.run(args)
       tamper = rate(opts, "tamper"), fail = rate(opts, "fail"), truncate = rate(opts, "truncate"),
       reset = rate(opts, "reset"), wrong_block = rate(opts, "wrong-block"),
       wrong_dag = rate(opts, "wrong-dag"),
-      delay_ms = delay, delay_jitter_ms = jitter, slow = whole(opts, "slow"), seed = whole(opts, "seed"),
+      delay_ms = delay, delay_jitter_ms = jitter, slow = argparse.whole(opts, "slow"), seed = argparse.whole(opts, "seed"),
     },
   }
   print(gw:url())
