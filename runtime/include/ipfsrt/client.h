@@ -109,6 +109,10 @@ typedef struct ipfsrt_client_options {
     bool trust_cache_dir;    /* skip re-hashing blocks read back from cache_dir */
     unsigned concurrency;    /* transfers in flight per gateway; 0 = 8 */
     double timeout_s;        /* first-byte and stall timeout; 0 = 30 */
+    double min_rate;         /* a body slower than this many bytes/s over timeout_s fails (the
+                                gateway's fault: a drip would hold a request for ever);
+                                0 = 1024; negative = no minimum */
+    double deadline_s;       /* one request, start to end; 0 = none */
     unsigned retries;        /* extra rounds over the gateways after all failed; 0 = 2 */
     size_t max_block;        /* largest block accepted; 0 = 2 MiB */
     const char *ca_file;     /* CAs to trust for https gateways (PEM); NULL = CURL_CA_BUNDLE,

@@ -51,6 +51,7 @@ ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *data, ipfsrt_b
 #define IPFSRT_UNIXFS_MAX_SYMLINKS 32
 
 #define IPFSRT_UNIXFS_MAX_DUP_BLOCKS 1000000 /* blocks a listing with dups may repeat */
+#define IPFSRT_UNIXFS_MAX_ENTRIES ((uint64_t)1 << 24) /* entries one directory listing may hold */
 
 typedef struct ipfsrt_unixfs_options {
     bool follow_symlinks; /* resolve through symlinks inside the DAG */

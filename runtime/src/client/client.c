@@ -399,6 +399,9 @@ static ipfsrt_status new_engine(ipfsrt_client *c, const ipfsrt_client_options *o
         .first_byte_timeout_ms = timeout_ms,
         .stall_timeout_ms = timeout_ms,
         .ca_file = opts->ca_file,
+        .deadline_ms = opts->deadline_s > 0 ? (unsigned)(opts->deadline_s * 1000) : 0,
+        .min_bytes_per_s = opts->min_rate < 0 ? 0 : opts->min_rate > 0 ? (unsigned)opts->min_rate : 1024,
+        .rate_window_ms = timeout_ms,
     };
     /* what curl's own tool honours, for gateways behind an institution's CA */
     if (!cfg.ca_file || !*cfg.ca_file) cfg.ca_file = getenv("CURL_CA_BUNDLE");
@@ -436,6 +439,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     }
     c->verify = !opts->no_verify;
     c->retries = opts->retries ? opts->retries : 2;
+    c->backoff_s = 0.2;
     c->concurrency = opts->concurrency ? opts->concurrency : 8;
     c->max_block = opts->max_block ? opts->max_block : IPFSRT_CAR_DEFAULT_MAX_BLOCK;
     uint64_t cache = opts->cache_bytes == 0 ? (uint64_t)64 << 20

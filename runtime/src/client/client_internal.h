@@ -38,6 +38,7 @@ struct ipfsrt_client {
     ipfsrt_policy policy;
     bool verify;
     unsigned retries;
+    double backoff_s;     /* the first pause between rounds (doubling); tests set 0 */
     unsigned concurrency; /* per gateway */
     size_t max_block;
     ipfsrt_client_progress_fn progress;

@@ -28,6 +28,8 @@ struct ipfsrt_fetch_req {
     struct curl_slist *headers;
     CURL *easy;
     double started, last_data;
+    double rate_mark;        /* start of the window the minimum rate is measured over */
+    uint64_t rate_mark_bytes; /* body bytes at that start */
     ipfsrt_fetch_result result;
     char curl_error[CURL_ERROR_SIZE];
 };
@@ -87,6 +89,7 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
     if (!f->cfg.connect_timeout_ms) f->cfg.connect_timeout_ms = 10000;
     if (!f->cfg.first_byte_timeout_ms) f->cfg.first_byte_timeout_ms = 30000;
     if (!f->cfg.stall_timeout_ms) f->cfg.stall_timeout_ms = 20000;
+    if (!f->cfg.rate_window_ms) f->cfg.min_bytes_per_s = 0;
     f->running_in_slot = calloc(f->cfg.slots, sizeof *f->running_in_slot);
     f->multi = curl_multi_init();
     if (!f->running_in_slot || !f->multi) {
@@ -111,6 +114,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *user) {
     if (!r->response_started) {
         r->response_started = true;
         r->result.first_byte_s = ipfsrt_clock() - r->started;
+        r->rate_mark = ipfsrt_clock();
     }
     r->last_data = ipfsrt_clock();
     return size * n;
@@ -327,20 +331,38 @@ static void complete(ipfsrt_fetch *f, ipfsrt_fetch_req *r, CURLcode code) {
     settle(f, r);
 }
 
+/* Why r has taken too long, or NULL: no answer in time, a stall, a body that
+ * drips below the minimum rate (a stall timer alone never fires on one byte a
+ * second), or the overall deadline. */
+static const char *overdue(const ipfsrt_fetch *f, ipfsrt_fetch_req *r, double now, char *why,
+                           size_t size) {
+    const ipfsrt_fetch_config *cfg = &f->cfg;
+    if (!r->response_started && now - r->started > cfg->first_byte_timeout_ms / 1000.0)
+        snprintf(why, size, "no response within %u ms", cfg->first_byte_timeout_ms);
+    else if (r->response_started && now - r->last_data > cfg->stall_timeout_ms / 1000.0)
+        snprintf(why, size, "no data for %u ms", cfg->stall_timeout_ms);
+    else if (cfg->deadline_ms && now - r->started > cfg->deadline_ms / 1000.0)
+        snprintf(why, size, "not done within the %u ms deadline", cfg->deadline_ms);
+    else if (r->response_started && cfg->min_bytes_per_s && now - r->rate_mark >= cfg->rate_window_ms / 1000.0) {
+        double rate = (double)(r->result.body_bytes - r->rate_mark_bytes) / (now - r->rate_mark);
+        if (rate < cfg->min_bytes_per_s)
+            snprintf(why, size, "slower than %u bytes/s over %u ms (%.0f bytes/s)", cfg->min_bytes_per_s,
+                     cfg->rate_window_ms, rate);
+        r->rate_mark = now;
+        r->rate_mark_bytes = r->result.body_bytes;
+    }
+    return why[0] ? why : NULL;
+}
+
 static void check_deadlines(ipfsrt_fetch *f) {
     double now = ipfsrt_clock();
     ipfsrt_fetch_req *r = f->running.head;
     while (r) {
         ipfsrt_fetch_req *next = r->next;
-        const char *what = NULL;
-        if (!r->response_started && now - r->started > f->cfg.first_byte_timeout_ms / 1000.0)
-            what = "no response within %u ms";
-        else if (r->response_started && now - r->last_data > f->cfg.stall_timeout_ms / 1000.0)
-            what = "no data for %u ms";
-        if (what) {
+        char why[120] = "";
+        if (overdue(f, r, now, why, sizeof why)) {
             r->result.end = IPFSRT_FETCH_TIMEOUT;
-            snprintf(r->result.detail, sizeof r->result.detail, what,
-                     r->response_started ? f->cfg.stall_timeout_ms : f->cfg.first_byte_timeout_ms);
+            snprintf(r->result.detail, sizeof r->result.detail, "%s", why);
             if (!r->head_sent) finish_head(r);
             settle(f, r);
         }

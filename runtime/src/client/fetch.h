@@ -58,7 +58,10 @@ typedef struct ipfsrt_fetch_config {
     unsigned connect_timeout_ms;    /* 0 = 10 s */
     unsigned first_byte_timeout_ms; /* after the request went out; 0 = 30 s */
     unsigned stall_timeout_ms;      /* no body bytes for this long; 0 = 20 s */
-    unsigned total_timeout_ms;      /* 0 = none */
+    unsigned total_timeout_ms;      /* curl's own, 0 = none */
+    unsigned deadline_ms;           /* the whole transfer; 0 = none */
+    unsigned min_bytes_per_s;       /* a body slower than this ... */
+    unsigned rate_window_ms;        /* ... over this long fails; 0 = no minimum */
     const char *ca_file;            /* PEM bundle of trusted CAs; NULL = the system's (copied) */
 } ipfsrt_fetch_config;
 

@@ -508,7 +508,7 @@ void ipfsrt_task_advance(task *t) {
         return;
     }
     if (t->any_retryable && t->round < c->retries) {
-        double pause = 0.2 * pow(2.0, t->round);
+        double pause = c->backoff_s * pow(2.0, t->round);
         if (t->retry_after > pause) pause = t->retry_after;
         if (pause > MAX_BACKOFF_S) pause = MAX_BACKOFF_S;
         pause *= 1.0 + (double)(rand() % 200) / 1000.0; /* spread out retries */

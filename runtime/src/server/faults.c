@@ -27,6 +27,12 @@ const ipfsrt_server_spare *ipfsrt_server_spare_for(const ipfsrt_server *gw, cons
     return NULL;
 }
 
+size_t ipfsrt_server_piece(const ipfsrt_server_request *rq, size_t max) {
+    if (!rq->slow) return max;
+    uint64_t piece = rq->slow / 20 ? rq->slow / 20 : 1; /* a drip: twenty pieces a second */
+    return piece < max ? (size_t)piece : max;
+}
+
 bool ipfsrt_server_body_faults_on(const ipfsrt_server_request *rq) {
     return rq->tamper || rq->truncate || rq->slow;
 }

@@ -53,6 +53,7 @@ static ipfsrt_status add_segment(void *user, const uint8_t *data, size_t len, ip
 static ssize_t file_read(void *cls, uint64_t pos, char *buf, size_t max) {
     file_body *f = cls;
     size_t out = 0;
+    max = ipfsrt_server_piece(f->rq, max);
     while (out < max && f->seg < f->count) {
         const segment *sg = &f->segs[f->seg];
         size_t n = sg->len - f->seg_off < max - out ? sg->len - f->seg_off : max - out;

@@ -80,6 +80,8 @@ enum MHD_Result ipfsrt_server_plan_faults(ipfsrt_server_request *rq, struct MHD_
                                           bool *answered);
 const ipfsrt_server_spare *ipfsrt_server_spare_for(const ipfsrt_server *gw, const ipfsrt_cid *cid);
 bool ipfsrt_server_body_faults_on(const ipfsrt_server_request *rq);
+/* How much of a body to produce at once: all of max, or a slow answer's next drop. */
+size_t ipfsrt_server_piece(const ipfsrt_server_request *rq, size_t max);
 /* Applies the body faults to bytes [pos, pos + n) of a body of total bytes:
  * returns how many of them to send (fewer when truncating). */
 size_t ipfsrt_server_body_faults(ipfsrt_server_request *rq, uint64_t pos, uint8_t *buf, size_t n,

@@ -19,6 +19,7 @@ typedef struct raw_body {
 static ssize_t raw_read(void *cls, uint64_t pos, char *buf, size_t max) {
     raw_body *s = cls;
     if (pos >= s->len) return MHD_CONTENT_READER_END_OF_STREAM;
+    max = ipfsrt_server_piece(s->rq, max);
     size_t n = s->len - pos < max ? (size_t)(s->len - pos) : max;
     memcpy(buf, s->data + pos, n);
     n = ipfsrt_server_body_faults(s->rq, pos, (uint8_t *)buf, n, s->len, s->tamper_at);
@@ -108,7 +109,7 @@ static void car_body_free(void *cls) {
 static ssize_t car_read(void *cls, uint64_t pos, char *buf, size_t max) {
     (void)pos;
     car_body *s = cls;
-    size_t out = ipfsrt_car_encoder_read(s->car, (uint8_t *)buf, max);
+    size_t out = ipfsrt_car_encoder_read(s->car, (uint8_t *)buf, ipfsrt_server_piece(s->rq, max));
     size_t sent = ipfsrt_server_body_faults(s->rq, s->pos, (uint8_t *)buf, out,
                                             ipfsrt_car_encoder_size(s->car), s->tamper_at);
     if (sent == 0) return out ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;

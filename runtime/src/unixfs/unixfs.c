@@ -76,6 +76,8 @@ static ipfsrt_status file_size(const node *n, uint64_t *size, ipfsrt_error *err)
             return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "blocksizes overflow");
         total += n->fs.blocksizes[i];
     }
+    if (total > (uint64_t)INT64_MAX) /* no file is that big; sizes past it break signed arithmetic */
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "file size past 2^63 bytes");
     if (n->fs.has_filesize && n->fs.filesize != total)
         return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
                                "filesize %llu does not match its data and blocksizes (%llu)",
@@ -195,10 +197,16 @@ typedef struct lister {
     bool fetch_types;
     ipfsrt_unixfs_entry_fn fn;
     void *user;
+    uint64_t entries; /* listed so far: bounded */
+    uint64_t buckets[64]; /* the bucket of each HAMT level down to the shard being listed */
 } lister;
 
 static ipfsrt_status emit_entry(lister *ls, const ipfsrt_dagpb_link *l, const uint8_t *name,
                                 size_t name_len, ipfsrt_error *err) {
+    if (++ls->entries > IPFSRT_UNIXFS_MAX_ENTRIES)
+        return ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, &l->cid, -1,
+                               "directory listing past %llu entries",
+                               (unsigned long long)IPFSRT_UNIXFS_MAX_ENTRIES);
     ipfsrt_unixfs_entry e;
     memset(&e, 0, sizeof e);
     char *copy = malloc(name_len + 1);
@@ -233,24 +241,52 @@ static ipfsrt_status emit_entry(lister *ls, const ipfsrt_dagpb_link *l, const ui
     return st;
 }
 
-static ipfsrt_status ls_shard(lister *ls, const node *n, const ipfsrt_hamt_shape *h, int depth,
+/* A link name's bucket prefix: width upper-case hex digits below the fanout. */
+static bool bucket_of_link(const ipfsrt_dagpb_link *l, const ipfsrt_hamt_shape *h, uint64_t *bucket) {
+    *bucket = 0;
+    for (unsigned k = 0; k < h->width; k++) {
+        uint8_t c = l->name[k];
+        unsigned v = c >= '0' && c <= '9' ? (unsigned)(c - '0') : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16;
+        if (v == 16) return false;
+        *bucket = *bucket * 16 + v;
+    }
+    return *bucket < h->fanout;
+}
+
+/* An entry belongs where its name hashes to, at every level: anything else (a
+ * shard reached through two buckets, say) is a malformed HAMT, not more entries. */
+static bool in_its_bucket(const lister *ls, const ipfsrt_hamt_shape *h, unsigned depth,
+                          const uint8_t *name, size_t name_len) {
+    uint64_t hash = ipfsrt_murmur3_x64_64(name, name_len);
+    for (unsigned d = 0; d <= depth; d++)
+        if (ipfsrt_hamt_bucket(h, hash, d) != ls->buckets[d]) return false;
+    return true;
+}
+
+static ipfsrt_status ls_shard(lister *ls, const node *n, const ipfsrt_hamt_shape *h, unsigned depth,
                               ipfsrt_error *err) {
-    if (!ipfsrt_hamt_depth_ok(h, (unsigned)depth))
+    if (!ipfsrt_hamt_depth_ok(h, depth))
         return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "HAMT deeper than its hash allows");
     for (size_t i = 0; i < n->pb.link_count; i++) {
         const ipfsrt_dagpb_link *l = &n->pb.links[i];
-        if (!l->name || l->name_len < h->width)
+        if (!l->name || l->name_len < h->width || !bucket_of_link(l, h, &ls->buckets[depth]))
             return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
-                                   "HAMT link %zu has no bucket prefix", i);
+                                   "HAMT link %zu has no valid bucket prefix", i);
         ipfsrt_status st;
-        if (l->name_len == h->width) {
+        const uint8_t *name = l->name + h->width;
+        size_t name_len = l->name_len - h->width;
+        if (name_len == 0) {
             node child;
             st = load_subshard(ls->src, l, h, &child, err);
             if (st != IPFSRT_OK) return st;
             st = ls_shard(ls, &child, h, depth + 1, err);
             node_release(ls->src, &child);
+        } else if (!in_its_bucket(ls, h, depth, name, name_len)) {
+            st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+                                 "HAMT entry '%.*s' sits in a bucket its name does not hash to",
+                                 (int)(name_len > 200 ? 200 : name_len), (const char *)name);
         } else {
-            st = emit_entry(ls, l, l->name + h->width, l->name_len - h->width, err);
+            st = emit_entry(ls, l, name, name_len, err);
         }
         if (st != IPFSRT_OK) return st;
     }
@@ -264,7 +300,7 @@ static ipfsrt_status ls_node(lister *ls, const node *n, ipfsrt_error *err) {
     if (n->fs.type == IPFSRT_UNIXFS_HAMT_SHARD) {
         ipfsrt_hamt_shape h;
         ipfsrt_status st = hamt_check(n, &h, err);
-        return st != IPFSRT_OK ? st : ls_shard(ls, n, &h, 1, err);
+        return st != IPFSRT_OK ? st : ls_shard(ls, n, &h, 0, err);
     }
     for (size_t i = 0; i < n->pb.link_count; i++) {
         const ipfsrt_dagpb_link *l = &n->pb.links[i];
@@ -281,7 +317,7 @@ ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *
     node n;
     ipfsrt_status st = node_load(src, dir, &n, err);
     if (st != IPFSRT_OK) return st;
-    lister ls = {src, fetch_types, fn, user};
+    lister ls = {.src = src, .fetch_types = fetch_types, .fn = fn, .user = user};
     st = ls_node(&ls, &n, err);
     node_release(src, &n);
     return st;

@@ -112,7 +112,12 @@ static ipfsrt_status decode_varint_field(decoding *dc, unsigned field, size_t at
         if (v > IPFSRT_UNIXFS_HAMT_SHARD) return bad(err, at, "unknown node type");
         d->type = (ipfsrt_unixfs_type)v;
         break;
-    case 3: dup = d->has_filesize; d->has_filesize = true; d->filesize = v; break;
+    case 3:
+        dup = d->has_filesize;
+        d->has_filesize = true;
+        d->filesize = v;
+        if (v > (uint64_t)INT64_MAX) return bad(err, at, "filesize past 2^63 bytes");
+        break;
     case 4: return add_blocksize(d, v, &dc->blocksize_cap, err);
     case 5: dup = d->has_hash_type; d->has_hash_type = true; d->hash_type = v; break;
     case 6: dup = d->has_fanout; d->has_fanout = true; d->fanout = v; break;
