@@ -175,6 +175,20 @@ describe("ipfsrt.client", function()
     assert.truthy(err.message:find("timed out: no response within 300 ms", 1, true))
   end)
 
+  it("asks the next gateway for the path, not the root's whole DAG, when the first fails early", function()
+    local down = gateway({ fail = 1 })
+    local fresh = gateway({})
+    local c = ipfsrt.client { gateways = { down:url(), fresh:url() }, cache = false, policy = "failover" }
+    local dest = dir .. "/hello-failover.txt"
+    c:save("ipfs://" .. root .. "/hello.txt", dest)
+    assert.equal("hello\n", io.open(dest):read("a"))
+    assert.is_true(down:stats().requests >= 1)
+    -- the sibling big.bin (300 KB) stays where it is
+    assert.is_true(fresh:stats().bytes < 20000, "bytes sent: " .. fresh:stats().bytes)
+    os.remove(dest)
+    c:close()
+  end)
+
   it("gives up on a gateway that drips, and on one past the deadline", function()
     local drip = gateway({ slow = 40 }) -- two bytes every 50 ms: never a stall
     for _, policy in ipairs({ "round_robin", "fastest", "failover" }) do

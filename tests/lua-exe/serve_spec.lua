@@ -58,6 +58,7 @@ describe("ipfsrt.serve", function()
   local gw = ipfsrt.serve { cars = { car, FIX .. "ipld-car-mixed.car" } }
   local base = gw:url()
   local HELLO = "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e"
+  local CBOR = "bafyreicdykfpxbx3xlm556mtf4rzhzaqup7tjdw4zbcv4k7j6k64ai26ne" -- dag-cbor, in ipld-car-mixed
 
   teardown(function()
     gw:stop()
@@ -182,6 +183,16 @@ describe("ipfsrt.serve", function()
       { "/ipfs/" .. root .. "/file.bin/deeper?format=car", 404 },
       { "/ipfs/" .. HELLO .. "?format=dag-json", 406 },
       { "/etc/passwd", 404 },
+      -- a NUL would cut the decoded path or value short: refused, not answered for the prefix
+      { "/ipfs/" .. root .. "/file.bin%00.html", 400 },
+      { "/ipfs/" .. root .. "/file.bin?format=car&dag-scope=entity%00x", 400 },
+      -- numbers are digits: no signs, no spaces
+      { "/ipfs/" .. root .. "/file.bin?format=car&entity-bytes=%2B5:%2B10", 400 },
+      { "/ipfs/" .. root .. "/file.bin?format=car&entity-bytes=%205:10", 400 },
+      -- a path inside a codec the gateway cannot walk: the client's mistake (its block alone is fine)
+      { "/ipfs/" .. CBOR .. "/a/b?format=car", 400 },
+      { "/ipfs/" .. CBOR .. "?format=car", 200 },
+      { "/ipfs/" .. CBOR, 400 },
     }
     for _, c in ipairs(cases) do
       local status = http(base .. c[1])

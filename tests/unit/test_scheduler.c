@@ -339,6 +339,28 @@ static void test_block_read_in_any_content_type_is_still_hashed(void **state) {
     ipfsrt_client_free(c);
 }
 
+static answer car_in_a_parameter(int gw, int nth, const char *url) {
+    (void)gw, (void)nth, (void)url;
+    return (answer){IPFSRT_FETCH_DONE, 200, "text/plain; x=application/vnd.ipld.car", good,
+                    sizeof good, 0, -1, false};
+}
+
+static ipfsrt_status ignore(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    (void)user, (void)data, (void)len, (void)err;
+    return IPFSRT_OK;
+}
+
+static void test_car_media_type_matched_exactly(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(car_in_a_parameter, 5);
+    char path[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&block_cid, path);
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, ignore, NULL, &err), IPFSRT_EFETCH);
+    assert_non_null(strstr(err.message, "asked for a CAR, got Content-Type 'text/plain"));
+    ipfsrt_client_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_retries_after_server_errors),
@@ -347,6 +369,7 @@ int main(void) {
         cmocka_unit_test(test_failure_names_every_gateway),
         cmocka_unit_test(test_hedged_race_cancels_the_loser),
         cmocka_unit_test(test_block_read_in_any_content_type_is_still_hashed),
+        cmocka_unit_test(test_car_media_type_matched_exactly),
     };
     alarm(120); /* a scheduler that waits for an answer never scripted fails, not hangs */
     return cmocka_run_group_tests(tests, setup, NULL);

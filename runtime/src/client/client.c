@@ -328,6 +328,8 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const cha
     ipfsrt_blocksource src;
     ipfsrt_session_source(&s, &src);
     if (st == IPFSRT_OK && !known) st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, err);
+    s.target_known = st == IPFSRT_OK;
+    s.target = info.cid;
     if (st == IPFSRT_OK && wants_readahead(&info, true)) {
         /* the stream has proven the path: the file itself comes faster by CID */
         ipfsrt_session_finish(&s, true);
@@ -368,6 +370,8 @@ ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const
     session s;
     ipfsrt_session_init(&s, c, RESUME_SUBDAG);
     st = ipfsrt_session_start_at(&s, &info.cid, "", "format=car&dag-scope=all", err);
+    s.target_known = true;
+    s.target = info.cid;
     ipfsrt_blocksource src;
     ipfsrt_session_source(&s, &src);
     car_export ce = {NULL, &src};

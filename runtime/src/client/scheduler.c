@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "client/client_internal.h"
@@ -193,13 +194,21 @@ static void timed_remove(ipfsrt_client *c, task *t) {
     t->in_timed = false;
 }
 
+/* Whether a Content-Type names the media type (its parameters aside): a
+ * parameter that merely mentions it does not count. */
+static bool media_type_is(const char *content_type, const char *type) {
+    while (*content_type == ' ' || *content_type == '\t') content_type++;
+    size_t n = strcspn(content_type, "; \t");
+    return n == strlen(type) && strncasecmp(content_type, type, n) == 0;
+}
+
 static int on_head(void *user, const ipfsrt_fetch_head *head) {
     attempt *a = user;
     task *t = a->t;
     a->status = head->status;
     a->first_byte = ipfsrt_clock() - a->started;
     if (head->status != 200 && head->status != 206) return 0; /* judged at the end */
-    if (t->kind == IPFSRT_REQUEST_CAR && !strstr(head->content_type, "application/vnd.ipld.car")) {
+    if (t->kind == IPFSRT_REQUEST_CAR && !media_type_is(head->content_type, "application/vnd.ipld.car")) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "asked for a CAR, got Content-Type '%.80s'",
                      head->content_type);
         return 1;

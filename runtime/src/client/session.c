@@ -30,7 +30,9 @@ static void session_request(task *t, char *path, size_t path_size, char *query, 
         snprintf(path, path_size, "/ipfs/%s", cs);
         ipfsrt_session_range_query(query, query_size, s->range_from + s->written, s->range_end);
         s->request_root = s->target;
-    } else if (t->attempts > 0 && s->mode == RESUME_SUBDAG) {
+    } else if (t->attempts > 0 && s->mode == RESUME_SUBDAG && s->target_known) {
+        /* the DAG under the block the walk waits for; before the path is resolved
+         * that would be the root's whole DAG, so the path is asked for again */
         ipfsrt_cid_v1_string(&s->wanted, cs);
         snprintf(path, path_size, "/ipfs/%s", cs);
         snprintf(query, query_size, "format=car&dag-scope=all");
@@ -142,6 +144,10 @@ static int session_body(attempt *a, const uint8_t *data, size_t len) {
         }
         if (s->c->pool) ipfsrt_car_reader_defer_hashing(a->car);
         promise(a, &s->request_root);
+        /* A new answer: what earlier ones sent beyond the walk is dropped, and the
+         * budget for blocks sent ahead of it starts again (this gateway's own). */
+        ipfsrt_blockmap_drop_untaken(&s->pending);
+        s->ahead = 0;
     }
     ipfsrt_status st = ipfsrt_car_reader_feed(a->car, data, len, &e);
     if (st == IPFSRT_OK) return 0;
@@ -218,6 +224,7 @@ static ipfsrt_status session_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocks
              * stays for the session, though: the walk reads some twice (a file's
              * root, to size the range and to read it) while it arrived once. */
             bool node = b->cid.codec == IPFSRT_CODEC_DAG_PB;
+            b->taken = true;
             if (b->arrivals > 1 || !node) s->ahead -= b->len;
             if (b->arrivals > 1 || node) {
                 if (b->arrivals > 1) b->arrivals--;

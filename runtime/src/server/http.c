@@ -63,7 +63,8 @@ enum MHD_Result ipfsrt_server_send_error(ipfsrt_server_request *rq, struct MHD_C
     case IPFSRT_EMULTIHASH:
     case IPFSRT_EVARINT:
     case IPFSRT_ETRAILING:
-    case IPFSRT_EARG: status = MHD_HTTP_BAD_REQUEST; break;
+    case IPFSRT_EARG:
+    case IPFSRT_EUNSUPPORTED: status = MHD_HTTP_BAD_REQUEST; break;
     case IPFSRT_ETOO_LARGE: status = MHD_HTTP_CONTENT_TOO_LARGE; break;
     default: status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     }
@@ -90,6 +91,10 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
                                        "%s is not served (" IPFSRT_RAW_TYPE ", " IPFSRT_CAR_TYPE
                                        " or plain bytes are)", accept);
+    if (cid->codec != IPFSRT_CODEC_DAG_PB && cid->codec != IPFSRT_CODEC_RAW)
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST,
+                                       "%s is %s, not UnixFS: ask for format=raw or format=car", cid_str,
+                                       ipfsrt_codec_name(cid->codec));
     return ipfsrt_server_serve_plain(rq, c, cid_str, path);
 }
 
@@ -100,6 +105,8 @@ static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c
                                        "only GET and HEAD are served");
     if (strncmp(url, "/ipfs/", 6) != 0)
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} paths are served");
+    if (rq->nul_in_uri) /* decoded, the path or a parameter would stop short of what was asked */
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST, "%%00 has no place in a path or query");
     const char *cid_start = url + 6;
     size_t cid_len = strcspn(cid_start, "/");
     ipfsrt_cid cid;
@@ -115,25 +122,36 @@ static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c
     return route_format(rq, c, &cid, cid_str, cid_start + cid_len);
 }
 
+static ipfsrt_server_request *request_new(ipfsrt_server *gw) {
+    ipfsrt_server_request *rq = calloc(1, sizeof *rq);
+    if (!rq) return NULL;
+    rq->gw = gw;
+    rq->number = atomic_fetch_add(&gw->requests, 1);
+    rq->rng = gw->faults.seed ^ (rq->number * 0x9e3779b97f4a7c15ull);
+    return rq;
+}
+
+void *ipfsrt_server_uri_seen(void *cls, const char *uri, struct MHD_Connection *c) {
+    (void)c;
+    ipfsrt_server_request *rq = request_new(cls);
+    if (rq) rq->nul_in_uri = strstr(uri, "%00") != NULL;
+    return rq;
+}
+
 enum MHD_Result ipfsrt_server_handle(void *cls, struct MHD_Connection *c, const char *url,
                                      const char *method, const char *version,
                                      const char *upload_data, size_t *upload_size, void **req_cls) {
     (void)version, (void)upload_data;
-    ipfsrt_server *gw = cls;
+    if (!*req_cls && !(*req_cls = request_new(cls))) return MHD_NO;
+    ipfsrt_server_request *rq = *req_cls;
     /* The first call only sets the request up: answering before libmicrohttpd
      * has seen the whole request makes it close the connection. */
-    if (!*req_cls) {
-        ipfsrt_server_request *rq = calloc(1, sizeof *rq);
-        if (!rq) return MHD_NO;
-        rq->gw = gw;
-        rq->number = atomic_fetch_add(&gw->requests, 1);
-        rq->rng = gw->faults.seed ^ (rq->number * 0x9e3779b97f4a7c15ull);
+    if (!rq->set_up) {
+        rq->set_up = true;
         snprintf(rq->method, sizeof rq->method, "%s", method);
         rq->path = strdup(url);
-        *req_cls = rq;
         return rq->path ? MHD_YES : MHD_NO;
     }
-    ipfsrt_server_request *rq = *req_cls;
     if (*upload_size) { /* GET and HEAD carry no body worth reading */
         *upload_size = 0;
         return MHD_YES;
@@ -161,7 +179,8 @@ static void log_request(ipfsrt_server *gw, struct MHD_Connection *c, const ipfsr
     clock_gettime(CLOCK_REALTIME, &ts);
     pthread_mutex_lock(&gw->log_lock);
     fprintf(gw->log, "%lld.%03ld %s %s %s %u %llu %s%s\n", (long long)ts.tv_sec,
-            ts.tv_nsec / 1000000, rq->method, rq->path, query[0] ? query : "-", rq->status,
+            ts.tv_nsec / 1000000, rq->method[0] ? rq->method : "-", rq->path ? rq->path : "-",
+            query[0] ? query : "-", rq->status,
             (unsigned long long)atomic_load(&rq->bytes), rq->faults[0] ? rq->faults : "-",
             why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection ended early)");
     fflush(gw->log);

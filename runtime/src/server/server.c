@@ -101,6 +101,7 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
                                   MHD_OPTION_THREAD_POOL_SIZE, threads,
                                   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
                                   MHD_OPTION_NOTIFY_COMPLETED, ipfsrt_server_completed, gw,
+                                  MHD_OPTION_URI_LOG_CALLBACK, ipfsrt_server_uri_seen, gw,
                                   MHD_OPTION_END);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!gw->daemon)

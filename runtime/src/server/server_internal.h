@@ -51,6 +51,8 @@ typedef struct ipfsrt_server_request {
     /* body faults, applied by the callbacks that produce bodies */
     bool tamper, truncate, wrong_block, wrong_dag;
     uint64_t slow;
+    bool set_up;     /* handle() has seen the request once */
+    bool nul_in_uri; /* %00 in the raw URI: the decoded path would end early */
 } ipfsrt_server_request;
 
 /* http.c: libmicrohttpd's callbacks, and answers every part sends */
@@ -59,6 +61,8 @@ enum MHD_Result ipfsrt_server_handle(void *cls, struct MHD_Connection *c, const 
                                      const char *upload_data, size_t *upload_size, void **req_cls);
 void ipfsrt_server_completed(void *cls, struct MHD_Connection *c, void **req_cls,
                              enum MHD_RequestTerminationCode why);
+/* libmicrohttpd's URI log callback: sees the raw URI before it is decoded. */
+void *ipfsrt_server_uri_seen(void *cls, const char *uri, struct MHD_Connection *c);
 void ipfsrt_server_common_headers(struct MHD_Response *r);
 /* Queues r, counts the answer and body bytes sent at once (0 for bodies that
  * count themselves as they are produced: ipfsrt_server_count_sent). */

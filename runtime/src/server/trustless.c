@@ -218,8 +218,11 @@ static ipfsrt_status gather_blocks(ipfsrt_server_request *rq, const car_request 
         return IPFSRT_OK;
     }
     bool unixfs = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW;
-    if (!unixfs && !cr->decoy && (!cr->path[0] || strcmp(cr->path, "/") == 0))
-        return gather_block(l, root, err);
+    bool bare = !cr->path[0] || strcmp(cr->path, "/") == 0;
+    if (!unixfs && !cr->decoy && bare) return gather_block(l, root, err);
+    if (!unixfs && !cr->decoy) /* the client asked for what this gateway cannot walk */
+        return ipfsrt_fail_cid(err, IPFSRT_EARG, root, -1, "%s: paths inside %s blocks are not served",
+                               cr->path, ipfsrt_codec_name(root->codec));
     ipfsrt_unixfs_options walk = {.dups = cr->params.dups};
     return ipfsrt_unixfs_blocks_for_scope(&rq->gw->src, cr->full, &walk, cr->params.scope,
                                           cr->offset, cr->length, gather_block, l, err);

@@ -106,6 +106,24 @@ void ipfsrt_blockmap_remove(ipfsrt_blockmap *m, ipfsrt_rcblock *b) {
     m->bytes -= b->len;
 }
 
+void ipfsrt_blockmap_drop_untaken(ipfsrt_blockmap *m) {
+    for (size_t i = 0; i < m->cap; i++) {
+        for (ipfsrt_rcblock **p = &m->buckets[i]; *p;) {
+            ipfsrt_rcblock *b = *p;
+            if (b->taken) {
+                p = &b->hnext;
+                continue;
+            }
+            *p = b->hnext;
+            b->hnext = NULL;
+            b->mapped = false;
+            m->count--;
+            m->bytes -= b->len;
+            ipfsrt_rcblock_unref(b);
+        }
+    }
+}
+
 /* One LRU: most recently used at the head. */
 typedef struct lru {
     ipfsrt_blockmap map;

@@ -10,6 +10,7 @@ typedef struct ipfsrt_rcblock {
     unsigned refs;
     unsigned arrivals;             /* copies a stream delivered and nobody took yet */
     bool mapped;                   /* in a map (at most one) */
+    bool taken;                    /* a walk has read it (sessions keep such blocks) */
     struct ipfsrt_rcblock *hnext;  /* chain of the one map it is in */
     struct ipfsrt_rcblock *prev, *next; /* LRU order */
     uint64_t key_hash;
@@ -37,6 +38,8 @@ ipfsrt_rcblock *ipfsrt_blockmap_get(const ipfsrt_blockmap *m, const ipfsrt_cid *
 ipfsrt_status ipfsrt_blockmap_put(ipfsrt_blockmap *m, ipfsrt_rcblock *b, ipfsrt_error *err);
 /* Takes b out and hands over the map's reference to the caller. */
 void ipfsrt_blockmap_remove(ipfsrt_blockmap *m, ipfsrt_rcblock *b);
+/* Removes (and releases) the blocks no walk has taken. */
+void ipfsrt_blockmap_drop_untaken(ipfsrt_blockmap *m);
 
 typedef struct ipfsrt_blockcache ipfsrt_blockcache;
 
