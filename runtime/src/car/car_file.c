@@ -1,5 +1,6 @@
 /* CAR file reader: mapped file, random access by multihash, verified reads. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,8 @@ struct ipfsrt_car_file {
     uint64_t data_start;  /* first byte of the CARv1 payload */
     uint64_t first_section;
     uint64_t data_end;
-    bool use_v2_index;
+    atomic_bool use_v2_index; /* cleared (for good) when the index proves wrong */
+    pthread_mutex_t fallback_lock;
     group *groups;
     size_t group_count;
     ipfsrt_mhmap scanned;
@@ -278,6 +280,7 @@ ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
     if (!f->opts.max_header_size) f->opts.max_header_size = IPFSRT_CAR_DEFAULT_MAX_HEADER;
     ipfsrt_mhmap_init(&f->scanned);
     f->path = strdup(path);
+    pthread_mutex_init(&f->fallback_lock, NULL);
     ipfsrt_status st = IPFSRT_OK;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
@@ -300,10 +303,10 @@ ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
     if (fd >= 0) close(fd);
     if (st == IPFSRT_OK) st = parse_layout(f, err);
     if (st == IPFSRT_OK && f->header.index_offset) {
-        f->use_v2_index = load_v2_index(f);
-        if (!f->use_v2_index) free_groups(f);
+        atomic_store(&f->use_v2_index, load_v2_index(f));
+        if (!atomic_load(&f->use_v2_index)) free_groups(f);
     }
-    if (st == IPFSRT_OK && !f->use_v2_index) st = scan(f, err);
+    if (st == IPFSRT_OK && !atomic_load(&f->use_v2_index)) st = scan(f, err);
     if (st != IPFSRT_OK) {
         ipfsrt_car_file_free(f);
         return st;
@@ -318,6 +321,7 @@ void ipfsrt_car_file_free(ipfsrt_car_file *f) {
     free_groups(f);
     ipfsrt_mhmap_free(&f->scanned);
     ipfsrt_car_header_release(&f->header);
+    pthread_mutex_destroy(&f->fallback_lock);
     free(f->path);
     free(f);
 }
@@ -325,11 +329,11 @@ void ipfsrt_car_file_free(ipfsrt_car_file *f) {
 const ipfsrt_car_header *ipfsrt_car_file_header(const ipfsrt_car_file *f) { return &f->header; }
 
 const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *f) {
-    return f->use_v2_index ? "carv2-index" : "scan";
+    return atomic_load(&f->use_v2_index) ? "carv2-index" : "scan";
 }
 
 static bool locate(const ipfsrt_car_file *f, const ipfsrt_cid *cid, uint64_t *off) {
-    if (f->use_v2_index) return index_lookup(f, cid, off);
+    if (atomic_load(&f->use_v2_index)) return index_lookup(f, cid, off);
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&f->scanned, mh, mh_len);
@@ -342,8 +346,34 @@ bool ipfsrt_car_file_has(ipfsrt_car_file *f, const ipfsrt_cid *cid) {
     return locate(f, cid, &off);
 }
 
+/* The CARv2 index is a hint: when it misses or points wrong, the payload is
+ * scanned once and the scan answers from then on. Readers on other threads may
+ * be inside the index meanwhile, so it is kept until the file is closed. */
+static bool fall_back_to_scan(ipfsrt_car_file *f) {
+    pthread_mutex_lock(&f->fallback_lock);
+    bool ok = true;
+    if (atomic_load(&f->use_v2_index)) {
+        ok = scan(f, NULL) == IPFSRT_OK;
+        if (ok) atomic_store(&f->use_v2_index, false);
+    }
+    pthread_mutex_unlock(&f->fallback_lock);
+    return ok;
+}
+
+static ipfsrt_status lookup_once(ipfsrt_car_file *f, const ipfsrt_cid *cid, bool verify,
+                                 const uint8_t **data, size_t *len, ipfsrt_error *err);
+
 static ipfsrt_status lookup(ipfsrt_car_file *f, const ipfsrt_cid *cid, bool verify,
                             const uint8_t **data, size_t *len, ipfsrt_error *err) {
+    bool indexed = atomic_load(&f->use_v2_index);
+    ipfsrt_status st = lookup_once(f, cid, verify, data, len, err);
+    if (st == IPFSRT_OK || !indexed) return st; /* any failure through the index: ask the payload */
+    if (!fall_back_to_scan(f)) return st;
+    return lookup_once(f, cid, verify, data, len, err);
+}
+
+static ipfsrt_status lookup_once(ipfsrt_car_file *f, const ipfsrt_cid *cid, bool verify,
+                                 const uint8_t **data, size_t *len, ipfsrt_error *err) {
     uint64_t off;
     if (!locate(f, cid, &off)) {
         if (cid->hash_code == IPFSRT_MH_IDENTITY) { /* the CID carries its own bytes */
