@@ -112,6 +112,10 @@ static void push_entry(lua_State *L, const ipfsrt_unixfs_entry *e) {
         lua_pushinteger(L, (lua_Integer)e->size);
         lua_setfield(L, -2, "size");
     }
+    if (e->problem != IPFSRT_OK) { /* the entry's block could not be read */
+        lua_pushstring(L, ipfsrt_status_name(e->problem));
+        lua_setfield(L, -2, "error");
+    }
 }
 
 ipfsrt_status ipfsrt_lua_list_entry(void *list, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {

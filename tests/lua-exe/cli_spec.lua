@@ -93,6 +93,28 @@ describe("ipfsrt CLI", function()
     end)
   end)
 
+  it("car ls-path lists a directory whose one entry is bad, and flags it", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir .. "/d")
+    for _, n in ipairs({ "a", "b", "c" }) do exe.put(dir .. "/d/" .. n, "file " .. n .. "\n") end
+    local root, store = ipfsrt.pack(dir .. "/d", { preset = "kubo" })
+    local listing = ipfsrt.unixfs.ls(store, tostring(root), { types = false })
+    local missing = listing[2].cid
+    local car = dir .. "/holey.car"
+    do
+      local w <close> = ipfsrt.car.writer(car, { root })
+      w:put(root, store:get(root))
+      for _, e in ipairs(listing) do if e.cid ~= missing then w:put(e.cid, store:get(e.cid)) end end
+    end
+    local code, out, err = run({ "car", "ls-path", car, tostring(root) })
+    assert.equal(1, code)
+    assert.truthy(out:find(" a\n", 1, true) and out:find(" c\n", 1, true), out)
+    assert.truthy(out:find("(not_found) " .. tostring(missing) .. " b", 1, true), out)
+    assert.truthy(err:find("1 of 3 entries", 1, true), err)
+    os.execute("rm -rf " .. dir)
+  end)
+
   describe("car", function()
     local expected = ipfsrt.json.decode(io.open(FIX .. "expected.json"):read("a"))["ipld-car-mixed.car"]
 

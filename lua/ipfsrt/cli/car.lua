@@ -75,8 +75,15 @@ commands["ls-path"] = function(file, rest, opts, flags)
     return
   end
   local out = io.stdout
+  local bad = 0
   for _, e in ipairs(entries) do
-    out:write(string.format("%-10s %12d %s %s\n", e.type, e.size, tostring(e.cid), e.name))
+    if e.error then bad = bad + 1 end
+    out:write(string.format("%-10s %12s %s %s\n", e.type or "?", e.size or ("(" .. (e.error or "?") .. ")"),
+      tostring(e.cid), e.name))
+  end
+  if bad > 0 then
+    error(ipfsrt.error.new("bad_unixfs", string.format("%d of %d entries could not be read (marked ?)",
+      bad, #entries)), 0)
   end
 end
 

@@ -22,8 +22,15 @@ function M.run(args)
       return
     end
     local out = io.stdout
+    local bad = 0
     for _, e in ipairs(entries) do
-      out:write(string.format("%-10s %12d %s %s\n", e.type or "-", e.size or e.tsize, tostring(e.cid), e.name))
+      if e.error then bad = bad + 1 end
+      out:write(string.format("%-10s %12s %s %s\n", e.error and "?" or e.type or "-",
+        e.error and "(" .. e.error .. ")" or e.size or e.tsize, tostring(e.cid), e.name))
+    end
+    if bad > 0 then
+      error(ipfsrt.error.new("fetch_failed", string.format("%d of %d entries could not be read (marked ?)",
+        bad, #entries)), 0)
     end
   end)
   return 0

@@ -102,6 +102,9 @@ typedef struct ipfsrt_unixfs_entry {
     bool has_type;      /* known for raw CIDs, or when types were asked for */
     ipfsrt_unixfs_type type;
     uint64_t size;      /* with has_type: as in ipfsrt_unixfs_node_info */
+    /* when types were asked for: IPFSRT_OK, or why this entry's own block could
+     * not be read (missing, malformed); the listing goes on past it */
+    ipfsrt_status problem;
 } ipfsrt_unixfs_entry;
 
 typedef ipfsrt_status (*ipfsrt_unixfs_entry_fn)(void *user, const ipfsrt_unixfs_entry *entry,

@@ -49,19 +49,28 @@ size_t ipfsrt_server_body_faults(ipfsrt_server_request *rq, uint64_t pos, uint8_
     return n;
 }
 
-static void delay(ipfsrt_server_request *rq, const ipfsrt_server_faults *f) {
+/* Suspends the connection until the waker resumes it (handle() then runs again
+ * and the request goes on); true when it did. */
+static bool delay(ipfsrt_server_request *rq, struct MHD_Connection *c, const ipfsrt_server_faults *f) {
     unsigned jitter = f->delay_jitter_ms
                           ? (unsigned)(ipfsrt_server_random(rq) % (f->delay_jitter_ms + 1u))
                           : 0;
     note_fault(rq, "delay");
-    usleep((useconds_t)(f->delay_ms + jitter) * 1000);
+    rq->delayed = true;
+    MHD_suspend_connection(c);
+    if (ipfsrt_server_waker_add(rq->gw->waker, c, (f->delay_ms + jitter) / 1000.0)) return true;
+    MHD_resume_connection(c); /* cannot wait: no delay rather than a connection stuck */
+    return false;
 }
 
 enum MHD_Result ipfsrt_server_plan_faults(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           bool *answered) {
     const ipfsrt_server_faults *f = &rq->gw->faults;
     *answered = false;
-    if (f->delay_ms || f->delay_jitter_ms) delay(rq, f);
+    if ((f->delay_ms || f->delay_jitter_ms) && !rq->delayed && delay(rq, c, f)) {
+        *answered = true; /* for now: resumed, it is planned again, past the delay */
+        return MHD_YES;
+    }
     if (draw(rq, f->reset)) {
         note_fault(rq, "reset");
         *answered = true;

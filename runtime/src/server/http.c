@@ -117,7 +117,10 @@ static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c
     snprintf(cid_str, sizeof cid_str, "%.*s", (int)cid_len, cid_start);
     bool answered;
     enum MHD_Result faulted = ipfsrt_server_plan_faults(rq, c, &answered);
-    if (rq->faults[0]) atomic_fetch_add(&rq->gw->faulted, 1);
+    if (rq->faults[0] && !rq->counted) {
+        rq->counted = true;
+        atomic_fetch_add(&rq->gw->faulted, 1);
+    }
     if (answered) return faulted;
     return route_format(rq, c, &cid, cid_str, cid_start + cid_len);
 }

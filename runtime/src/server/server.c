@@ -95,7 +95,8 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+                     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, ipfsrt_server_handle, gw,
                                   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                   MHD_OPTION_THREAD_POOL_SIZE, threads,
@@ -130,6 +131,8 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const char *const *paths, s
     if (opts) gw->faults = opts->faults;
     ipfsrt_status st = open_cars(gw, paths, n, err);
     if (st == IPFSRT_OK) pick_spares(gw);
+    if (st == IPFSRT_OK && (gw->faults.delay_ms || gw->faults.delay_jitter_ms))
+        st = ipfsrt_server_waker_new(&gw->waker, err);
     if (st == IPFSRT_OK && opts && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
     if (st == IPFSRT_OK)
@@ -156,6 +159,7 @@ void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
 
 void ipfsrt_server_free(ipfsrt_server *gw) {
     if (!gw) return;
+    ipfsrt_server_waker_free(gw->waker); /* suspended connections go on, then the daemon stops */
     if (gw->daemon) MHD_stop_daemon(gw->daemon);
     if (gw->log) fclose(gw->log);
     pthread_mutex_destroy(&gw->log_lock);

@@ -23,6 +23,14 @@ typedef struct ipfsrt_server_spare {
     size_t len;
 } ipfsrt_server_spare;
 
+/* delay.c: resumes suspended connections when their delay is over. */
+typedef struct ipfsrt_server_waker ipfsrt_server_waker;
+ipfsrt_status ipfsrt_server_waker_new(ipfsrt_server_waker **waker, ipfsrt_error *err);
+/* False when it cannot wait (then the caller must not leave c suspended). */
+bool ipfsrt_server_waker_add(ipfsrt_server_waker *waker, struct MHD_Connection *c, double seconds);
+/* Resumes whatever still waits, and stops. */
+void ipfsrt_server_waker_free(ipfsrt_server_waker *waker);
+
 struct ipfsrt_server {
     ipfsrt_car_file **cars;
     size_t ncars;
@@ -33,6 +41,7 @@ struct ipfsrt_server {
     ipfsrt_server_faults faults;
     ipfsrt_server_spare spares[2];
     ipfsrt_server_spare decoy; /* a valid DAG of its own, for wrong-dag when no other root is served */
+    ipfsrt_server_waker *waker;
     FILE *log;
     pthread_mutex_t log_lock;
     _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx, faulted;
@@ -52,6 +61,8 @@ typedef struct ipfsrt_server_request {
     bool tamper, truncate, wrong_block, wrong_dag;
     uint64_t slow;
     bool set_up;     /* handle() has seen the request once */
+    bool delayed;    /* its delay is over: resumed, it goes on */
+    bool counted;    /* counted among the faulted requests */
     bool nul_in_uri; /* %00 in the raw URI: the decoded path would end early */
 } ipfsrt_server_request;
 

@@ -222,15 +222,17 @@ static ipfsrt_status emit_entry(lister *ls, const ipfsrt_dagpb_link *l, const ui
         e.has_type = true;
         e.type = IPFSRT_UNIXFS_FILE;
         e.size = l->tsize;
-    } else if (ls->fetch_types) {
+    } else if (ls->fetch_types) { /* one bad entry is flagged; the rest still list */
         node child;
         ipfsrt_unixfs_node_info info;
-        st = node_load(ls->src, &l->cid, &child, err);
-        if (st == IPFSRT_OK) {
-            st = node_info(&child, &info, err);
+        ipfsrt_error child_err;
+        e.problem = node_load(ls->src, &l->cid, &child, &child_err);
+        if (e.problem == IPFSRT_OK) {
+            e.problem = node_info(&child, &info, &child_err);
             node_release(ls->src, &child);
         }
-        if (st == IPFSRT_OK) {
+        if (e.problem == IPFSRT_ENOMEM) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (e.problem == IPFSRT_OK) {
             e.has_type = true;
             e.type = info.type;
             e.size = info.size;
