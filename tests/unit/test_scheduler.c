@@ -181,6 +181,15 @@ static ipfsrt_status take(void *user, size_t index, const ipfsrt_cid *cid, const
     return IPFSRT_OK;
 }
 
+static ipfsrt_status read_into(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    (void)err;
+    got *g = user;
+    assert_true(len <= sizeof g->data - g->len);
+    memcpy(g->data + g->len, data, len);
+    g->len += len;
+    return IPFSRT_OK;
+}
+
 static ipfsrt_status fetch(ipfsrt_client *c, got *g, ipfsrt_error *err) {
     memset(g, 0, sizeof *g);
     return ipfsrt_client_blocks(c, &block_cid, 1, take, g, err);
@@ -361,6 +370,61 @@ static void test_car_media_type_matched_exactly(void **state) {
     ipfsrt_client_free(c);
 }
 
+/* CAR bodies made once: the liar's (valid blocks, none the walk needs, more
+ * than the budget) and the honest one. */
+static uint8_t liar_car[32768], honest_car[1024];
+static size_t liar_len, honest_len;
+
+static size_t encode(uint8_t *out, size_t cap, const uint8_t *junk, size_t junk_blocks) {
+    ipfsrt_car_encoder *e;
+    assert_int_equal(ipfsrt_car_encoder_new(&e, &block_cid, 1, NULL), IPFSRT_OK);
+    for (size_t i = 0; i < junk_blocks; i++) {
+        ipfsrt_cid cid;
+        ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, junk + i * 1000, 1000, NULL);
+        assert_int_equal(ipfsrt_car_encoder_add(e, &cid, junk + i * 1000, 1000, NULL, NULL), IPFSRT_OK);
+    }
+    if (!junk_blocks)
+        assert_int_equal(ipfsrt_car_encoder_add(e, &block_cid, good, sizeof good, NULL, NULL), IPFSRT_OK);
+    assert_true(ipfsrt_car_encoder_size(e) <= cap);
+    size_t n = ipfsrt_car_encoder_read(e, out, cap);
+    ipfsrt_car_encoder_free(e);
+    return n;
+}
+
+static answer flood_then_honest(int gw, int nth, const char *url) {
+    (void)nth, (void)url;
+    const char *car = "application/vnd.ipld.car; version=1; order=dfs; dups=y";
+    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, car, liar_car, liar_len, 0, -1, false};
+    return (answer){IPFSRT_FETCH_DONE, 200, car, honest_car, honest_len, 0, -1, false};
+}
+
+/* The budget for blocks sent ahead of the walk is each answer's own: the
+ * honest gateway is not blamed for what the liar sent. */
+static void test_flood_budget_per_answer(void **state) {
+    (void)state;
+    static uint8_t junk[20 * 1000];
+    fill_random(junk, sizeof junk, 7);
+    liar_len = encode(liar_car, sizeof liar_car, junk, 20);
+    honest_len = encode(honest_car, sizeof honest_car, NULL, 0);
+    ipfsrt_client *c = fake_client(flood_then_honest, 5);
+    c->pending_cap = 8000;
+    ipfsrt_policy p = {NULL, race_order, NULL, NULL, NULL}; /* the liar first, then the honest one */
+    ipfsrt_client_set_policy(c, &p);
+    char path[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&block_cid, path);
+    got g = {.len = 0};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, read_into, &g, &err), IPFSRT_OK);
+    assert_int_equal(g.len, sizeof good);
+    assert_memory_equal(g.data, good, sizeof good);
+    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    assert_int_equal(st.ok, 0);
+    ipfsrt_client_get_gateway_stats(c, 1, &st);
+    assert_int_equal(st.ok, 1);
+    ipfsrt_client_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_retries_after_server_errors),
@@ -370,6 +434,7 @@ int main(void) {
         cmocka_unit_test(test_hedged_race_cancels_the_loser),
         cmocka_unit_test(test_block_read_in_any_content_type_is_still_hashed),
         cmocka_unit_test(test_car_media_type_matched_exactly),
+        cmocka_unit_test(test_flood_budget_per_answer),
     };
     alarm(120); /* a scheduler that waits for an answer never scripted fails, not hangs */
     return cmocka_run_group_tests(tests, setup, NULL);

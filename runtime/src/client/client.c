@@ -444,6 +444,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     c->verify = !opts->no_verify;
     c->retries = opts->retries ? opts->retries : 2;
     c->backoff_s = 0.2;
+    c->pending_cap = PENDING_CAP;
     c->concurrency = opts->concurrency ? opts->concurrency : 8;
     c->max_block = opts->max_block ? opts->max_block : IPFSRT_CAR_DEFAULT_MAX_BLOCK;
     uint64_t cache = opts->cache_bytes == 0 ? (uint64_t)64 << 20

@@ -39,6 +39,7 @@ struct ipfsrt_client {
     bool verify;
     unsigned retries;
     double backoff_s;     /* the first pause between rounds (doubling); tests set 0 */
+    uint64_t pending_cap; /* bytes one answer may send ahead of the walk (PENDING_CAP) */
     unsigned concurrency; /* per gateway */
     size_t max_block;
     ipfsrt_client_progress_fn progress;

@@ -88,10 +88,10 @@ static ipfsrt_status session_block(void *user, const ipfsrt_car_block *blk, ipfs
     session *s = a->t->owner;
     /* Counted per arrival, so a flood of repeats is bounded like one of new blocks. */
     s->ahead += blk->len;
-    if (s->ahead > PENDING_CAP) {
+    if (s->ahead > s->c->pending_cap) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE,
                      "sent over %llu MiB of blocks the walk from the root did not reach",
-                     (unsigned long long)(PENDING_CAP >> 20));
+                     (unsigned long long)(s->c->pending_cap >> 20));
         return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
     }
     ipfsrt_rcblock *b = ipfsrt_rcblock_new(&blk->cid, blk->data, blk->len);
