@@ -560,7 +560,7 @@ static void test_diamond_hamt(void **state) {
                                     (const uint8_t *)"x", 1, NULL), IPFSRT_OK);
     /* the bottom shard: two names in the buckets their hashes pick */
     const char *bottom[2];
-    char names[2][16];
+    char names[2][32];
     for (int b = 0, k = 0; b < 2; k++) {
         char candidate[16];
         snprintf(candidate, sizeof candidate, "f%d", k);
