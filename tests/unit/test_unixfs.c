@@ -587,6 +587,28 @@ static void test_diamond_hamt(void **state) {
     ipfsrt_memstore_free(m);
 }
 
+/* Sizes past 2^63 are malformed: they would turn negative in signed arithmetic
+ * (a gateway's entity-bytes, a Lua integer). */
+static void test_absurd_sizes(void **state) {
+    (void)state;
+    ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_FILE, .has_filesize = true,
+                             .filesize = (uint64_t)1 << 63};
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    assert_int_equal(ipfsrt_unixfs_data_encode(&fs, &b, NULL), IPFSRT_OK);
+    ipfsrt_unixfs_data got;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_unixfs_data_decode(b.data, b.len, &got, &err), IPFSRT_EUNIXFS);
+    assert_non_null(strstr(err.message, "2^63"));
+    ipfsrt_buf_free(&b);
+    fs.filesize = (uint64_t)INT64_MAX;
+    ipfsrt_buf_init(&b);
+    assert_int_equal(ipfsrt_unixfs_data_encode(&fs, &b, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_unixfs_data_decode(b.data, b.len, &got, &err), IPFSRT_OK);
+    ipfsrt_unixfs_data_free(&got);
+    ipfsrt_buf_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dagpb_vectors),     cmocka_unit_test(test_dagpb_rejects),
@@ -596,6 +618,7 @@ int main(void) {
         cmocka_unit_test(test_hamt),              cmocka_unit_test(test_symlinks_and_paths),
         cmocka_unit_test(test_tampered_path),
         cmocka_unit_test(test_diamond_hamt),
+        cmocka_unit_test(test_absurd_sizes),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
