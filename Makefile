@@ -8,7 +8,7 @@ SAN ?=
 CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
-               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl
+               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy
 LUA_PC := lua5.4
 PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd
 ifeq ($(HASH),openssl)
@@ -36,7 +36,7 @@ CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 
 # Layers, lowest first: a module may include headers of its own layer and those below.
-LAYERS := base multiformats ipld store car unixfs client server
+LAYERS := base ndarray multiformats ipld store car unixfs client server
 CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
 BIND_SRC := $(wildcard runtime/lua/*.c)
 # The pure-Lua library modules are compiled in as well (runtime/lua/embed.lua),
@@ -47,7 +47,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps test test-layers test-unit test-fuzz-replay test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
+.PHONY: all deps test test-layers test-unit test-fuzz-replay test-numpy test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -107,7 +107,7 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-layers test-unit test-fuzz-replay test-lua test-cli test-embed test-interop
+	$(MAKE) test-layers test-unit test-fuzz-replay test-lua test-cli test-numpy test-embed test-interop
 
 # Dependencies point down: no source includes a module of a higher layer.
 test-layers:
@@ -123,6 +123,12 @@ test-lua: all
 # The same runner, hosted by the ipfsrt executable itself; these specs also run the CLI.
 test-cli: all
 	IPFSRT_BUILD=$(BUILD) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' tests/lua-exe
+
+# ipfsrt.ndarray against Debian's numpy: the same random cases through both.
+test-numpy: all
+	@set -e; for seed in 1 2 3; do \
+	    $(BUILD)/ipfsrt tests/numpy/views.lua $(BUILD)/numpy-views.json $$seed >/dev/null; \
+	    /usr/bin/python3 tests/numpy/views.py $(BUILD)/numpy-views.json; done
 
 test-embed: all
 	rm -rf $(BUILD)/stage

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 layer_of_header() {
     case "$1" in
     base|error|buf|hash) echo base ;;
+    ndarray) echo ndarray ;;
     varint|multibase|multihash|cid|path) echo multiformats ;;
     dagcbor|dagpb) echo ipld ;;
     blocksource) echo store ;;

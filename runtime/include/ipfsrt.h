@@ -20,6 +20,7 @@
 /* One header per module, lowest layer first; include just the ones you use, or this. */
 #include "ipfsrt/base.h"
 #include "ipfsrt/error.h"
+#include "ipfsrt/ndarray.h"
 #include "ipfsrt/buf.h"
 #include "ipfsrt/varint.h"
 #include "ipfsrt/multibase.h"

@@ -191,6 +191,8 @@ int ipfsrt_lua_open(lua_State *L) {
     lua_setfield(L, -2, "blockstore");
     ipfsrt_lua_open_pack(L);
     lua_setfield(L, -2, "pack");
+    ipfsrt_lua_open_ndarray(L);
+    lua_setfield(L, -2, "ndarray");
     ipfsrt_lua_open_serve(L);
     ipfsrt_lua_open_client(L);
     luaL_newlib(L, hash);

@@ -1,0 +1,125 @@
+/* ipfsrt — n-d arrays: the values Zarr decodes into, for C hosts and Lua scripts.
+ * Indices are 0-based and slices half-open, as in Zarr, numpy and xarray. */
+#ifndef IPFSRT_NDARRAY_H
+#define IPFSRT_NDARRAY_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IPFSRT_NDARRAY_MAX_DIMS 32
+
+typedef enum ipfsrt_dtype {
+    IPFSRT_DTYPE_BOOL,
+    IPFSRT_DTYPE_INT8, IPFSRT_DTYPE_INT16, IPFSRT_DTYPE_INT32, IPFSRT_DTYPE_INT64,
+    IPFSRT_DTYPE_UINT8, IPFSRT_DTYPE_UINT16, IPFSRT_DTYPE_UINT32, IPFSRT_DTYPE_UINT64,
+    IPFSRT_DTYPE_FLOAT32, IPFSRT_DTYPE_FLOAT64,
+    IPFSRT_DTYPE_COMPLEX64, IPFSRT_DTYPE_COMPLEX128, /* storage */
+    IPFSRT_DTYPE_BYTES,                              /* fixed length, NUL-padded */
+    IPFSRT_DTYPE_COUNT
+} ipfsrt_dtype;
+
+/* numpy's names: "bool", "int8" ... "float64", "complex64", "S<n>" for bytes. */
+const char *ipfsrt_dtype_name(ipfsrt_dtype dtype);
+ipfsrt_status ipfsrt_dtype_parse(const char *name, ipfsrt_dtype *dtype, size_t *itemsize,
+                                 ipfsrt_error *err);
+/* Bytes per element (0 for BYTES: its length is the array's). */
+size_t ipfsrt_dtype_size(ipfsrt_dtype dtype);
+bool ipfsrt_dtype_is_int(ipfsrt_dtype dtype);   /* signed or unsigned integers */
+bool ipfsrt_dtype_is_float(ipfsrt_dtype dtype);
+
+/* The memory arrays share: reference-counted, freed with its last view. */
+typedef struct ipfsrt_ndbuffer ipfsrt_ndbuffer;
+
+/* An array: a view (shape, strides in bytes, first element) over a buffer, in
+ * native byte order. Caller-owned: ipfsrt_ndarray_init, then one of the
+ * functions that fill it, then ipfsrt_ndarray_free (which drops the view's
+ * reference to the buffer). */
+typedef struct ipfsrt_ndarray {
+    ipfsrt_ndbuffer *buffer;
+    unsigned char *data; /* the element at index (0, ..., 0) */
+    ipfsrt_dtype dtype;
+    size_t itemsize;
+    int ndim;
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    ptrdiff_t strides[IPFSRT_NDARRAY_MAX_DIMS];
+} ipfsrt_ndarray;
+
+void ipfsrt_ndarray_init(ipfsrt_ndarray *a);
+void ipfsrt_ndarray_free(ipfsrt_ndarray *a);
+/* Elements (the product of the shape; 1 for 0-d). */
+size_t ipfsrt_ndarray_size(const ipfsrt_ndarray *a);
+/* C order with no gaps: the elements are data[0 .. size * itemsize). */
+bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a);
+
+/* New arrays in C order. itemsize is for BYTES (ignored otherwise). Sizes are
+ * checked before anything is allocated. */
+ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
+                                       int ndim, const size_t *shape, ipfsrt_error *err);
+/* Every element value (converted as astype would: floats truncate into ints;
+ * NaN, infinities and out-of-range values are errors). */
+ipfsrt_status ipfsrt_ndarray_new_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, int ndim,
+                                      const size_t *shape, double value, ipfsrt_error *err);
+/* start, start + step, ... below stop (above, for a negative step). */
+ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
+                                        double stop, double step, ipfsrt_error *err);
+/* A C-order copy of src. */
+ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
+
+/* One element, by an index per dimension (negatives count from the end). */
+typedef struct ipfsrt_ndvalue {
+    enum { IPFSRT_NDVALUE_BOOL, IPFSRT_NDVALUE_INT, IPFSRT_NDVALUE_UINT, IPFSRT_NDVALUE_FLOAT,
+           IPFSRT_NDVALUE_COMPLEX, IPFSRT_NDVALUE_BYTES } kind;
+    bool b;
+    int64_t i;
+    uint64_t u;
+    double f, imag;
+    const unsigned char *bytes; /* BYTES: into the array, len trailing NULs dropped */
+    size_t len;
+} ipfsrt_ndvalue;
+
+ipfsrt_status ipfsrt_ndarray_get(const ipfsrt_ndarray *a, const int64_t *index, int n,
+                                 ipfsrt_ndvalue *value, ipfsrt_error *err);
+/* Sets one element from a double (or an exact integer when is_int): values the
+ * dtype cannot hold are errors, not wrapped. */
+ipfsrt_status ipfsrt_ndarray_set(ipfsrt_ndarray *a, const int64_t *index, int n, double value,
+                                 int64_t ivalue, bool is_int, ipfsrt_error *err);
+
+/* Per dimension of a slice: an index (the dimension goes), or a range with
+ * optional start and stop (absent: open) and a step (0 is an error). Bounds
+ * are normalized as Python's slice.indices does; indices out of range fail. */
+typedef struct ipfsrt_ndslice {
+    bool is_index;
+    int64_t index;
+    bool has_start, has_stop;
+    int64_t start, stop, step;
+} ipfsrt_ndslice;
+
+/* Views: dst shares src's buffer (dst must be initialized; its old view is
+ * released). Dimensions past the n given are kept whole. */
+ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
+                                   const ipfsrt_ndslice *per_dim, int n, ipfsrt_error *err);
+/* axes NULL: reversed. */
+ipfsrt_status ipfsrt_ndarray_transpose(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
+                                       const int *axes, ipfsrt_error *err);
+/* A view when src is contiguous, else a copy; one dimension may be -1 (inferred). */
+ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
+                                     const int64_t *shape, ipfsrt_error *err);
+/* Drops the dimensions of size 1. */
+ipfsrt_status ipfsrt_ndarray_squeeze(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
+/* src read as if of shape (numpy broadcasting: a dimension of 1 repeats with stride 0). */
+ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
+                                          const size_t *shape, ipfsrt_error *err);
+/* The shape two shapes broadcast to, or an error naming both. */
+ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, const size_t *b,
+                                             int *ndim, size_t *shape, ipfsrt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,492 @@
+/* ipfsrt.ndarray: n-d arrays for Lua scripts, over the C module. Indices are
+ * 0-based and slices half-open (as in Zarr, numpy and xarray); tolist() gives
+ * ordinary 1-based Lua tables. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bindings.h"
+
+#define NDARRAY "ipfsrt.ndarray"
+
+static ipfsrt_ndarray *check_array(lua_State *L, int idx) {
+    return luaL_checkudata(L, idx, NDARRAY);
+}
+
+/* A new, initialized array userdata at the top of the stack. */
+static ipfsrt_ndarray *push_new(lua_State *L) {
+    ipfsrt_ndarray *a = lua_newuserdatauv(L, sizeof *a, 0);
+    ipfsrt_ndarray_init(a);
+    luaL_setmetatable(L, NDARRAY);
+    return a;
+}
+
+static int array_gc(lua_State *L) {
+    ipfsrt_ndarray_free(check_array(L, 1));
+    return 0;
+}
+
+static ipfsrt_dtype check_dtype(lua_State *L, int idx, ipfsrt_dtype dflt, size_t *itemsize) {
+    *itemsize = ipfsrt_dtype_size(dflt);
+    if (lua_isnoneornil(L, idx)) return dflt;
+    ipfsrt_dtype d;
+    ipfsrt_error err;
+    if (ipfsrt_dtype_parse(luaL_checkstring(L, idx), &d, itemsize, &err) != IPFSRT_OK)
+        ipfsrt_lua_raise(L, &err);
+    return d;
+}
+
+/* A shape: a sequence of sizes, or one size. */
+static int check_shape(lua_State *L, int idx, size_t *shape) {
+    if (lua_isinteger(L, idx)) {
+        lua_Integer n = lua_tointeger(L, idx);
+        if (n < 0) ipfsrt_lua_raise_arg(L, "negative size %lld in a shape", (long long)n);
+        shape[0] = (size_t)n;
+        return 1;
+    }
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, idx);
+    if (n > IPFSRT_NDARRAY_MAX_DIMS) ipfsrt_lua_raise_arg(L, "%lld dimensions (at most %d)", (long long)n,
+                                                          IPFSRT_NDARRAY_MAX_DIMS);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        lua_Integer v = luaL_checkinteger(L, -1);
+        if (v < 0) ipfsrt_lua_raise_arg(L, "negative size %lld in a shape", (long long)v);
+        shape[i - 1] = (size_t)v;
+        lua_pop(L, 1);
+    }
+    return (int)n;
+}
+
+static int make_full(lua_State *L, double value, int dtype_idx) {
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS], itemsize;
+    int ndim = check_shape(L, 1, shape);
+    ipfsrt_dtype d = check_dtype(L, dtype_idx, IPFSRT_DTYPE_FLOAT64, &itemsize);
+    ipfsrt_ndarray *a = push_new(L);
+    ipfsrt_error err;
+    ipfsrt_status st = d == IPFSRT_DTYPE_BYTES && value == 0
+                           ? ipfsrt_ndarray_new_zeros(a, d, itemsize, ndim, shape, &err)
+                           : ipfsrt_ndarray_new_full(a, d, ndim, shape, value, &err);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* ndarray.zeros(shape[, dtype]), ones, empty (zeroed too), full(shape, v[, dtype]) */
+static int nd_zeros(lua_State *L) { return make_full(L, 0, 2); }
+static int nd_ones(lua_State *L) { return make_full(L, 1, 2); }
+static int nd_full(lua_State *L) { return make_full(L, luaL_checknumber(L, 2), 3); }
+
+/* ndarray.arange([start, ]stop[, step[, dtype]]): integers give int64, else float64 */
+static int nd_arange(lua_State *L) {
+    int top = lua_gettop(L);
+    int dtype_idx = 0;
+    if (top >= 1 && lua_type(L, top) == LUA_TSTRING) dtype_idx = top--;
+    double start = 0, stop, step = 1;
+    if (top == 1) stop = luaL_checknumber(L, 1);
+    else {
+        start = luaL_checknumber(L, 1);
+        stop = luaL_checknumber(L, 2);
+        if (top >= 3) step = luaL_checknumber(L, 3);
+    }
+    bool ints = true;
+    for (int i = 1; i <= top; i++) ints = ints && lua_isinteger(L, i);
+    size_t itemsize;
+    ipfsrt_dtype d = check_dtype(L, dtype_idx ? dtype_idx : top + 1,
+                                 ints ? IPFSRT_DTYPE_INT64 : IPFSRT_DTYPE_FLOAT64, &itemsize);
+    ipfsrt_ndarray *a = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_new_arange(a, d, start, stop, step, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+static void push_value(lua_State *L, const ipfsrt_ndvalue *v) {
+    switch (v->kind) {
+    case IPFSRT_NDVALUE_BOOL: lua_pushboolean(L, v->b); break;
+    case IPFSRT_NDVALUE_INT: lua_pushinteger(L, (lua_Integer)v->i); break;
+    case IPFSRT_NDVALUE_UINT:
+        if (v->u <= (uint64_t)LUA_MAXINTEGER) lua_pushinteger(L, (lua_Integer)v->u);
+        else lua_pushnumber(L, (lua_Number)v->u); /* past Lua's integers: a float */
+        break;
+    case IPFSRT_NDVALUE_FLOAT: lua_pushnumber(L, v->f); break;
+    case IPFSRT_NDVALUE_COMPLEX:
+        lua_createtable(L, 2, 0);
+        lua_pushnumber(L, v->f);
+        lua_rawseti(L, -2, 1);
+        lua_pushnumber(L, v->imag);
+        lua_rawseti(L, -2, 2);
+        break;
+    case IPFSRT_NDVALUE_BYTES: lua_pushlstring(L, (const char *)v->bytes, v->len); break;
+    }
+}
+
+/* Indices from arguments first .. last (0-based, negatives from the end). */
+static int check_index(lua_State *L, int first, int last, int64_t *index) {
+    int n = last - first + 1;
+    if (n > IPFSRT_NDARRAY_MAX_DIMS) ipfsrt_lua_raise_arg(L, "too many indices");
+    for (int i = 0; i < n; i++) index[i] = (int64_t)luaL_checkinteger(L, first + i);
+    return n < 0 ? 0 : n;
+}
+
+/* a:get(i, j, ...) */
+static int array_get(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int64_t index[IPFSRT_NDARRAY_MAX_DIMS];
+    int n = check_index(L, 2, lua_gettop(L), index);
+    ipfsrt_ndvalue v;
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_get(a, index, n, &v, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    push_value(L, &v);
+    return 1;
+}
+
+/* a:set(i, j, ..., v) */
+static int array_set(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int top = lua_gettop(L);
+    if (top < 2) return ipfsrt_lua_raise_arg(L, "set needs a value");
+    int64_t index[IPFSRT_NDARRAY_MAX_DIMS];
+    int n = check_index(L, 2, top - 1, index);
+    bool is_int = lua_isinteger(L, top);
+    double value = lua_isboolean(L, top) ? lua_toboolean(L, top) : is_int ? 0 : luaL_checknumber(L, top);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_set(a, index, n, value, is_int ? (int64_t)lua_tointeger(L, top) : 0, is_int, &err) !=
+        IPFSRT_OK)
+        return ipfsrt_lua_raise(L, &err);
+    return 0;
+}
+
+/* One dimension of a:slice{...}: an index, or {start, stop[, step]} (nil: open). */
+static void check_slice_part(lua_State *L, int idx, int dim, ipfsrt_ndslice *s) {
+    memset(s, 0, sizeof *s);
+    s->step = 1;
+    if (lua_isinteger(L, idx)) {
+        s->is_index = true;
+        s->index = lua_tointeger(L, idx);
+        return;
+    }
+    if (!lua_istable(L, idx)) ipfsrt_lua_raise_arg(L, "slice part %d: an index or {start, stop[, step]}", dim);
+    for (int k = 1; k <= 3; k++) {
+        lua_rawgeti(L, idx, k);
+        if (!lua_isnil(L, -1)) {
+            if (!lua_isinteger(L, -1)) ipfsrt_lua_raise_arg(L, "slice part %d: bounds are integers", dim);
+            int64_t v = lua_tointeger(L, -1);
+            if (k == 1) s->has_start = true, s->start = v;
+            else if (k == 2) s->has_stop = true, s->stop = v;
+            else s->step = v;
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static int array_slice(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    ipfsrt_ndslice parts[IPFSRT_NDARRAY_MAX_DIMS];
+    lua_Integer n = luaL_len(L, 2);
+    if (n > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many slice parts");
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        check_slice_part(L, lua_gettop(L), (int)i - 1, &parts[i - 1]);
+        lua_pop(L, 1);
+    }
+    ipfsrt_ndarray *v = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_slice(v, a, parts, (int)n, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+static int array_transpose(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int axes[IPFSRT_NDARRAY_MAX_DIMS];
+    bool given = !lua_isnoneornil(L, 2);
+    if (given) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        if (luaL_len(L, 2) != a->ndim) return ipfsrt_lua_raise_arg(L, "transpose needs %d axes", a->ndim);
+        for (int i = 0; i < a->ndim; i++) {
+            lua_rawgeti(L, 2, i + 1);
+            axes[i] = (int)luaL_checkinteger(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    ipfsrt_ndarray *v = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_transpose(v, a, given ? axes : NULL, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+static int array_reshape(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    int n = 1;
+    if (lua_isinteger(L, 2)) {
+        shape[0] = lua_tointeger(L, 2);
+    } else {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_Integer len = luaL_len(L, 2);
+        if (len > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many dimensions");
+        n = (int)len;
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, 2, i + 1);
+            shape[i] = luaL_checkinteger(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    ipfsrt_ndarray *v = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_reshape(v, a, n, shape, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+static int array_squeeze(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    ipfsrt_ndarray *v = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_squeeze(v, a, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+static int array_copy(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    ipfsrt_ndarray *v = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_copy(v, a, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* Nested tables from dimension dim down, at byte position p. */
+static void push_list(lua_State *L, const ipfsrt_ndarray *a, int dim, int64_t *index) {
+    if (dim == a->ndim) {
+        ipfsrt_ndvalue v;
+        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL); /* in range by construction */
+        push_value(L, &v);
+        return;
+    }
+    luaL_checkstack(L, 3, "array too deep");
+    lua_createtable(L, a->shape[dim] > INT32_MAX ? 0 : (int)a->shape[dim], 0);
+    for (size_t i = 0; i < a->shape[dim]; i++) {
+        index[dim] = (int64_t)i;
+        push_list(L, a, dim + 1, index);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+static int array_tolist(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int64_t index[IPFSRT_NDARRAY_MAX_DIMS] = {0};
+    push_list(L, a, 0, index);
+    return 1;
+}
+
+static int array_len(lua_State *L) {
+    lua_pushinteger(L, (lua_Integer)ipfsrt_ndarray_size(check_array(L, 1)));
+    return 1;
+}
+
+static void push_shape(lua_State *L, const ipfsrt_ndarray *a) {
+    lua_createtable(L, a->ndim, 0);
+    for (int i = 0; i < a->ndim; i++) {
+        lua_pushinteger(L, (lua_Integer)a->shape[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* Fields shape, ndim, size, dtype; methods otherwise. */
+static int array_index(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    const char *key = lua_tostring(L, 2);
+    if (key && strcmp(key, "shape") == 0) push_shape(L, a);
+    else if (key && strcmp(key, "ndim") == 0) lua_pushinteger(L, a->ndim);
+    else if (key && strcmp(key, "size") == 0) lua_pushinteger(L, (lua_Integer)ipfsrt_ndarray_size(a));
+    else if (key && strcmp(key, "dtype") == 0) {
+        if (a->dtype == IPFSRT_DTYPE_BYTES) lua_pushfstring(L, "S%d", (int)a->itemsize);
+        else lua_pushstring(L, ipfsrt_dtype_name(a->dtype));
+    } else {
+        lua_getmetatable(L, 1);
+        lua_getfield(L, -1, "methods");
+        lua_pushvalue(L, 2);
+        lua_rawget(L, -2);
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------ from tables */
+
+typedef struct scan {
+    int ndim;
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    bool any_float, all_bool;
+} scan;
+
+/* The shape, by the first element at each depth; the kinds of the leaves. */
+static void scan_shape(lua_State *L, int idx, scan *s) {
+    lua_pushvalue(L, idx);
+    while (lua_istable(L, -1)) {
+        if (s->ndim == IPFSRT_NDARRAY_MAX_DIMS) ipfsrt_lua_raise_arg(L, "nested deeper than %d", IPFSRT_NDARRAY_MAX_DIMS);
+        s->shape[s->ndim++] = (size_t)luaL_len(L, -1);
+        lua_rawgeti(L, -1, 1);
+        lua_remove(L, -2);
+    }
+    lua_pop(L, 1);
+}
+
+/* Checks that the table at the top is rectangular, and notes the leaves' kinds. */
+static void scan_leaves(lua_State *L, int dim, scan *s) {
+    if (dim == s->ndim) {
+        if (lua_isboolean(L, -1)) return;
+        s->all_bool = false;
+        if (!lua_isnumber(L, -1)) ipfsrt_lua_raise_arg(L, "a %s among the numbers", luaL_typename(L, -1));
+        if (!lua_isinteger(L, -1)) s->any_float = true;
+        return;
+    }
+    if (!lua_istable(L, -1) || (size_t)luaL_len(L, -1) != s->shape[dim])
+        ipfsrt_lua_raise_arg(L, "ragged nesting: every list at depth %d must hold %zu items", dim + 1, s->shape[dim]);
+    luaL_checkstack(L, 2, "nested too deep");
+    for (size_t i = 1; i <= s->shape[dim]; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i);
+        scan_leaves(L, dim + 1, s);
+        lua_pop(L, 1);
+    }
+}
+
+static void fill_from(lua_State *L, ipfsrt_ndarray *a, int dim, int64_t *index) {
+    if (dim == a->ndim) {
+        bool is_int = lua_isinteger(L, -1);
+        double v = lua_isboolean(L, -1) ? lua_toboolean(L, -1) : is_int ? 0 : lua_tonumber(L, -1);
+        ipfsrt_error err;
+        if (ipfsrt_ndarray_set(a, index, a->ndim, v, is_int ? lua_tointeger(L, -1) : 0, is_int, &err) != IPFSRT_OK)
+            ipfsrt_lua_raise(L, &err);
+        return;
+    }
+    for (size_t i = 0; i < a->shape[dim]; i++) {
+        index[dim] = (int64_t)i;
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        fill_from(L, a, dim + 1, index);
+        lua_pop(L, 1);
+    }
+}
+
+/* ndarray.from(nested table | number[, dtype]) */
+static int nd_from(lua_State *L) {
+    scan s = {.all_bool = true};
+    luaL_argexpected(L, lua_istable(L, 1) || lua_isnumber(L, 1) || lua_isboolean(L, 1), 1, "table or number");
+    scan_shape(L, 1, &s);
+    lua_pushvalue(L, 1);
+    scan_leaves(L, 0, &s);
+    lua_pop(L, 1);
+    size_t size = 1;
+    for (int i = 0; i < s.ndim; i++) size *= s.shape[i];
+    ipfsrt_dtype dflt = s.all_bool && size ? IPFSRT_DTYPE_BOOL : s.any_float ? IPFSRT_DTYPE_FLOAT64 : IPFSRT_DTYPE_INT64;
+    size_t itemsize;
+    ipfsrt_dtype d = check_dtype(L, 2, dflt, &itemsize);
+    ipfsrt_ndarray *a = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_new_zeros(a, d, itemsize, s.ndim, s.shape, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    int64_t index[IPFSRT_NDARRAY_MAX_DIMS] = {0};
+    lua_pushvalue(L, 1);
+    fill_from(L, a, 0, index);
+    lua_pop(L, 1);
+    return 1;
+}
+
+/* --------------------------------------------------------------- printing */
+
+#define PRINT_THRESHOLD 1000
+#define EDGE_ITEMS 3
+
+static void add_value(luaL_Buffer *b, const ipfsrt_ndvalue *v) {
+    char s[64];
+    switch (v->kind) {
+    case IPFSRT_NDVALUE_BOOL: luaL_addstring(b, v->b ? "True" : "False"); return;
+    case IPFSRT_NDVALUE_INT: snprintf(s, sizeof s, "%lld", (long long)v->i); break;
+    case IPFSRT_NDVALUE_UINT: snprintf(s, sizeof s, "%llu", (unsigned long long)v->u); break;
+    case IPFSRT_NDVALUE_COMPLEX: snprintf(s, sizeof s, "%.8g%+.8gj", v->f, v->imag); break;
+    case IPFSRT_NDVALUE_BYTES:
+        luaL_addstring(b, "b'");
+        luaL_addlstring(b, (const char *)v->bytes, v->len);
+        luaL_addchar(b, '\'');
+        return;
+    case IPFSRT_NDVALUE_FLOAT:
+        if (isnan(v->f)) snprintf(s, sizeof s, "nan");
+        else if (isinf(v->f)) snprintf(s, sizeof s, v->f > 0 ? "inf" : "-inf");
+        else if (v->f == floor(v->f) && fabs(v->f) < 1e16) snprintf(s, sizeof s, "%.0f.", v->f); /* 1. */
+        else snprintf(s, sizeof s, "%.8g", v->f);
+        break;
+    }
+    luaL_addstring(b, s);
+}
+
+static void add_level(luaL_Buffer *b, const ipfsrt_ndarray *a, int dim, int64_t *index, bool abbreviate) {
+    if (dim == a->ndim) {
+        ipfsrt_ndvalue v;
+        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL);
+        add_value(b, &v);
+        return;
+    }
+    luaL_addchar(b, '[');
+    size_t n = a->shape[dim];
+    for (size_t i = 0; i < n; i++) {
+        if (abbreviate && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS) {
+            luaL_addstring(b, dim == a->ndim - 1 ? "..., " : "...,\n");
+            i = n - EDGE_ITEMS;
+        }
+        index[dim] = (int64_t)i;
+        add_level(b, a, dim + 1, index, abbreviate);
+        if (i + 1 < n) {
+            luaL_addchar(b, ',');
+            if (dim == a->ndim - 1) {
+                luaL_addchar(b, ' ');
+            } else {
+                luaL_addchar(b, '\n');
+                for (int k = 0; k <= dim + 6; k++) luaL_addchar(b, ' '); /* under "array([" */
+            }
+        }
+    }
+    luaL_addchar(b, ']');
+}
+
+/* tostring(a): numpy's repr, abbreviated past 1000 elements, with dtype and shape */
+static int array_tostring(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "array(");
+    int64_t index[IPFSRT_NDARRAY_MAX_DIMS] = {0};
+    add_level(&b, a, 0, index, ipfsrt_ndarray_size(a) > PRINT_THRESHOLD);
+    luaL_addstring(&b, ", dtype=");
+    if (a->dtype == IPFSRT_DTYPE_BYTES) {
+        char s[24];
+        snprintf(s, sizeof s, "S%zu", a->itemsize);
+        luaL_addstring(&b, s);
+    } else {
+        luaL_addstring(&b, ipfsrt_dtype_name(a->dtype));
+    }
+    luaL_addstring(&b, ", shape=(");
+    for (int i = 0; i < a->ndim; i++) {
+        char s[32];
+        snprintf(s, sizeof s, "%s%zu", i ? ", " : "", a->shape[i]);
+        luaL_addstring(&b, s);
+    }
+    luaL_addstring(&b, a->ndim == 1 ? ",))" : "))");
+    luaL_pushresult(&b);
+    return 1;
+}
+
+int ipfsrt_lua_open_ndarray(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"get", array_get},         {"set", array_set},           {"slice", array_slice},
+        {"transpose", array_transpose}, {"reshape", array_reshape}, {"squeeze", array_squeeze},
+        {"copy", array_copy},       {"tolist", array_tolist},     {NULL, NULL}};
+    static const luaL_Reg meta[] = {{"__index", array_index}, {"__gc", array_gc}, {"__close", array_gc},
+                                    {"__len", array_len},     {"__tostring", array_tostring}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"zeros", nd_zeros}, {"ones", nd_ones},     {"empty", nd_zeros},
+                                   {"full", nd_full},   {"arange", nd_arange}, {"from", nd_from},
+                                   {NULL, NULL}};
+    if (luaL_newmetatable(L, NDARRAY)) {
+        luaL_setfuncs(L, meta, 0);
+        luaL_newlib(L, methods);
+        lua_setfield(L, -2, "methods");
+    }
+    lua_pop(L, 1);
+    luaL_newlib(L, fns);
+    return 1;
+}

@@ -1,0 +1,170 @@
+/* Arrays: buffers, creation, copies, and walking the elements of a view. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndarray/ndarray_internal.h"
+
+ipfsrt_ndbuffer *ipfsrt_ndbuffer_new(size_t size) {
+    if (size > SIZE_MAX - sizeof(ipfsrt_ndbuffer)) return NULL;
+    ipfsrt_ndbuffer *b = calloc(1, sizeof *b + size);
+    if (!b) return NULL;
+    b->refs = 1;
+    b->size = size;
+    return b;
+}
+
+void ipfsrt_ndbuffer_unref(ipfsrt_ndbuffer *b) {
+    if (b && --b->refs == 0) free(b);
+}
+
+void ipfsrt_ndarray_init(ipfsrt_ndarray *a) { memset(a, 0, sizeof *a); }
+
+void ipfsrt_ndarray_free(ipfsrt_ndarray *a) {
+    ipfsrt_ndbuffer_unref(a->buffer);
+    memset(a, 0, sizeof *a);
+}
+
+size_t ipfsrt_ndarray_size(const ipfsrt_ndarray *a) {
+    size_t n = 1;
+    for (int i = 0; i < a->ndim; i++) n *= a->shape[i]; /* checked when the shape was made */
+    return n;
+}
+
+bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a) {
+    ptrdiff_t want = (ptrdiff_t)a->itemsize;
+    for (int i = a->ndim - 1; i >= 0; i--) {
+        if (a->shape[i] != 1 && a->strides[i] != want) return false;
+        want *= (ptrdiff_t)a->shape[i];
+    }
+    return true;
+}
+
+/* Bytes for shape in dtype, or an error before anything is allocated. */
+static ipfsrt_status bytes_for(int ndim, const size_t *shape, size_t itemsize, size_t *bytes,
+                               ipfsrt_error *err) {
+    if (ndim < 0 || ndim > IPFSRT_NDARRAY_MAX_DIMS)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%d dimensions (at most %d)", ndim,
+                           IPFSRT_NDARRAY_MAX_DIMS);
+    size_t n = itemsize;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] && n > (size_t)PTRDIFF_MAX / shape[i])
+            return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "an array of this shape does not fit in memory");
+        n *= shape[i];
+    }
+    *bytes = n;
+    return IPFSRT_OK;
+}
+
+static void c_order_strides(ipfsrt_ndarray *a) {
+    ptrdiff_t s = (ptrdiff_t)a->itemsize;
+    for (int i = a->ndim - 1; i >= 0; i--) {
+        a->strides[i] = s;
+        s *= (ptrdiff_t)(a->shape[i] ? a->shape[i] : 1);
+    }
+}
+
+ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
+                                       int ndim, const size_t *shape, ipfsrt_error *err) {
+    if (dtype >= IPFSRT_DTYPE_COUNT) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no such dtype");
+    if (dtype != IPFSRT_DTYPE_BYTES) itemsize = ipfsrt_dtype_size(dtype);
+    if (itemsize == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "bytes of length 0");
+    size_t bytes = 0;
+    ipfsrt_status st = bytes_for(ndim, shape, itemsize, &bytes, err);
+    if (st != IPFSRT_OK) return st;
+    ipfsrt_ndbuffer *b = ipfsrt_ndbuffer_new(bytes);
+    if (!b) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu bytes", bytes);
+    ipfsrt_ndarray_free(a);
+    a->buffer = b;
+    a->data = b->data;
+    a->dtype = dtype;
+    a->itemsize = itemsize;
+    a->ndim = ndim;
+    if (ndim) memcpy(a->shape, shape, (size_t)ndim * sizeof *shape); /* 0-d: shape may be NULL */
+    c_order_strides(a);
+    return IPFSRT_OK;
+}
+
+typedef struct filling {
+    ipfsrt_dtype dtype;
+    double value;
+} filling;
+
+static void fill_one(void *user, unsigned char *p) {
+    const filling *f = user;
+    ipfsrt_ndstore_double(f->dtype, p, f->value);
+}
+
+ipfsrt_status ipfsrt_ndarray_new_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, int ndim,
+                                      const size_t *shape, double value, ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_ndcheck_double(dtype, value, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(a, dtype, 0, ndim, shape, err);
+    if (st != IPFSRT_OK || value == 0) return st;
+    filling f = {dtype, value};
+    ipfsrt_ndarray_each(a, fill_one, &f);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
+                                        double stop, double step, ipfsrt_error *err) {
+    if (step == 0 || !isfinite(start) || !isfinite(stop) || !isfinite(step))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "arange needs finite bounds and a step other than 0");
+    double count = ceil((stop - start) / step);
+    if (count < 0) count = 0;
+    if (count > (double)((size_t)1 << 48))
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "arange of %g elements", count);
+    size_t n = (size_t)count;
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(a, dtype, 0, 1, &n, err);
+    for (size_t i = 0; st == IPFSRT_OK && i < n; i++) {
+        double v = start + (double)i * step;
+        st = ipfsrt_ndcheck_double(dtype, v, err);
+        if (st == IPFSRT_OK) ipfsrt_ndstore_double(dtype, a->data + i * a->itemsize, v);
+    }
+    if (st != IPFSRT_OK) ipfsrt_ndarray_free(a);
+    return st;
+}
+
+/* Depth-first over the dimensions; the innermost loop is a plain stride walk. */
+static void each_dim(const ipfsrt_ndarray *a, int dim, unsigned char *p,
+                     void (*fn)(void *, unsigned char *), void *user) {
+    if (dim == a->ndim) {
+        fn(user, p);
+        return;
+    }
+    for (size_t i = 0; i < a->shape[dim]; i++, p += a->strides[dim])
+        each_dim(a, dim + 1, p, fn, user);
+}
+
+void ipfsrt_ndarray_each(const ipfsrt_ndarray *a, void (*fn)(void *user, unsigned char *p),
+                         void *user) {
+    if (ipfsrt_ndarray_size(a) == 0) return;
+    each_dim(a, 0, a->data, fn, user);
+}
+
+typedef struct copying {
+    unsigned char *out;
+    size_t itemsize;
+} copying;
+
+static void copy_one(void *user, unsigned char *p) {
+    copying *c = user;
+    memcpy(c->out, p, c->itemsize);
+    c->out += c->itemsize;
+}
+
+ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err) {
+    ipfsrt_ndarray out;
+    ipfsrt_ndarray_init(&out);
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&out, src->dtype, src->itemsize, src->ndim,
+                                                src->shape, err);
+    if (st != IPFSRT_OK) return st;
+    if (ipfsrt_ndarray_is_contiguous(src)) {
+        memcpy(out.data, src->data, ipfsrt_ndarray_size(src) * src->itemsize);
+    } else {
+        copying c = {out.data, src->itemsize};
+        ipfsrt_ndarray_each(src, copy_one, &c);
+    }
+    ipfsrt_ndarray_free(dst); /* after reading src: dst may be src */
+    *dst = out;
+    return IPFSRT_OK;
+}

@@ -1,0 +1,107 @@
+-- ipfsrt.ndarray from Lua: 0-based indices and half-open slices (as Zarr, numpy
+-- and xarray), views that share memory, and errors that name the fault.
+local ipfsrt = require "ipfsrt"
+local nd = ipfsrt.ndarray
+
+describe("ipfsrt.ndarray", function()
+  it("creates arrays and tells their shape, dtype and size", function()
+    local a = nd.zeros({ 2, 3 }, "float32")
+    assert.same({ 2, 3 }, a.shape)
+    assert.equal(2, a.ndim)
+    assert.equal(6, a.size)
+    assert.equal(6, #a)
+    assert.equal("float32", a.dtype)
+    assert.same({ { 1, 1 }, { 1, 1 } }, nd.ones({ 2, 2 }, "int8"):tolist())
+    assert.same({ 7, 7, 7 }, nd.full(3, 7, "uint16"):tolist())
+    assert.same({ 0, 2, 4 }, nd.arange(0, 6, 2):tolist())
+    assert.equal("int64", nd.arange(3).dtype)
+    assert.equal("float64", nd.arange(0, 1, 0.5).dtype)
+    assert.same({ 0.0, 0.5 }, nd.arange(0, 1, 0.5):tolist())
+    assert.equal(1, nd.zeros({}).size) -- 0-d
+    assert.equal(0, nd.zeros({ 3, 0 }).size)
+  end)
+
+  it("indexes from 0, and from the end with negatives, in get and set", function()
+    local a = nd.arange(12):reshape { 3, 4 }
+    assert.equal(0, a:get(0, 0))
+    assert.equal(11, a:get(2, 3))
+    assert.equal(11, a:get(-1, -1))
+    assert.equal(4, a:get(-2, 0))
+    a:set(-1, 0, 99)
+    assert.equal(99, a:get(2, 0))
+    local ok, err = pcall(a.get, a, 3, 0)
+    assert.is_false(ok)
+    assert.equal("bad_range", err.code)
+    assert.equal("index 3 is out of bounds for axis 0 with size 3", err.message)
+    ok, err = pcall(a.get, a, 0)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("1 indices for an array of 2 dimensions", 1, true))
+  end)
+
+  it("slices half-open like numpy, as views", function()
+    local a = nd.arange(10)
+    local function s(spec) return a:slice { spec }:tolist() end
+    assert.same({ 7, 8, 9 }, s { -3, nil })
+    assert.same({ 8, 6, 4 }, s { 8, 2, -2 })
+    assert.same({ 9, 6, 3, 0 }, s { nil, nil, -3 })
+    assert.same({ 5, 6, 7, 8, 9 }, s { 5, 100 })
+    assert.same({}, s { 5, 2 })
+    local m = a:reshape { 2, 5 }
+    local col = m:slice { { 0, nil }, 1 } -- m[:, 1]
+    assert.same({ 2 }, col.shape)
+    assert.same({ 1, 6 }, col:tolist())
+    col:set(1, -6) -- a view: the array changes
+    assert.equal(-6, a:get(6))
+    assert.same({ 2, 0 }, m:slice { { 0, nil }, { 7, nil } }.shape)
+    local ok, err = pcall(a.slice, a, { { 0, 5, 0 } })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("step of 0", 1, true))
+  end)
+
+  it("transposes, reshapes and squeezes", function()
+    local m = nd.arange(6):reshape { 2, 3 }
+    assert.same({ { 0, 3 }, { 1, 4 }, { 2, 5 } }, m:transpose():tolist())
+    assert.same({ 3, 2 }, m:reshape { -1, 2 }.shape)
+    assert.same({ 0, 3, 1, 4, 2, 5 }, m:transpose():reshape(6):tolist()) -- a copy: C order of the view
+    assert.same({ 3 }, nd.zeros({ 1, 3, 1 }):squeeze().shape)
+    local ok, err = pcall(m.reshape, m, { 4, -1 })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("cannot reshape", 1, true))
+    local c = m:copy()
+    c:set(0, 0, 100)
+    assert.equal(0, m:get(0, 0))
+  end)
+
+  it("goes to and from nested Lua tables", function()
+    assert.equal("int64", nd.from({ 1, 2, 3 }).dtype)
+    assert.equal("float64", nd.from({ 1, 2.5 }).dtype)
+    assert.equal("bool", nd.from({ true, false }).dtype)
+    assert.same({ { 1, 2 }, { 3, 4 } }, nd.from({ { 1, 2 }, { 3, 4 } }):tolist())
+    assert.same({ 1.5, 2.5 }, nd.from({ 1.5, 2.5 }, "float32"):tolist())
+    local ok, err = pcall(nd.from, { { 1, 2 }, { 3 } })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("ragged", 1, true))
+    ok, err = pcall(nd.from, { 1, 300 }, "uint8")
+    assert.is_false(ok)
+    assert.truthy(err.message:find("300 does not fit uint8", 1, true))
+    ok = pcall(nd.from, { 1, 2.5 }, "int8") -- 2.5 truncates, as astype does
+    assert.is_true(ok)
+  end)
+
+  it("prints like numpy, abbreviated past 1000 elements", function()
+    assert.equal("array([[0, 1, 2],\n       [3, 4, 5]], dtype=int64, shape=(2, 3))",
+      tostring(nd.arange(6):reshape { 2, 3 }))
+    assert.equal("array([0., 0.5, nan], dtype=float64, shape=(3,))", tostring(nd.from({ 0, 0.5, 0 / 0 })))
+    local s = tostring(nd.arange(2000))
+    assert.truthy(s:find("[0, 1, 2, ..., 1997, 1998, 1999]", 1, true), s)
+  end)
+
+  it("refuses what does not fit in memory before allocating", function()
+    local ok, err = pcall(nd.zeros, { 1 << 30, 1 << 30, 1 << 30 })
+    assert.is_false(ok)
+    assert.equal("too_large", err.code)
+    ok, err = pcall(nd.zeros, { 2 }, "float16x")
+    assert.is_false(ok)
+    assert.truthy(err.message:find("unknown dtype", 1, true))
+  end)
+end)

@@ -1,0 +1,185 @@
+/* n-d arrays in C: creation, views (slices as Python's, transposes, reshapes,
+ * broadcasting), single elements, and the errors that name what is at fault. */
+#include <math.h>
+
+#include "testutil.h"
+
+static ipfsrt_ndarray arange_f64(size_t n) {
+    ipfsrt_ndarray a;
+    ipfsrt_ndarray_init(&a);
+    assert_int_equal(ipfsrt_ndarray_new_arange(&a, IPFSRT_DTYPE_FLOAT64, 0, (double)n, 1, NULL), IPFSRT_OK);
+    return a;
+}
+
+static double at1(const ipfsrt_ndarray *a, int64_t i) {
+    ipfsrt_ndvalue v;
+    assert_int_equal(ipfsrt_ndarray_get(a, &i, 1, &v, NULL), IPFSRT_OK);
+    return v.f;
+}
+
+/* The slices of n = 10 from the numpy digest, as Python's slice.indices gives them. */
+static void test_slices(void **state) {
+    (void)state;
+    ipfsrt_ndarray a = arange_f64(10), v;
+    ipfsrt_ndarray_init(&v);
+    static const struct {
+        bool has_start, has_stop;
+        int64_t start, stop, step;
+        const char *want;
+    } cases[] = {
+        {true, false, -3, 0, 1, "7 8 9"},    {true, true, 8, 2, -2, "8 6 4"},
+        {true, true, -1, -4, -1, "9 8 7"},   {false, false, 0, 0, -3, "9 6 3 0"},
+        {true, true, 5, 100, 1, "5 6 7 8 9"}, {true, true, -100, 3, 1, "0 1 2"},
+        {true, false, 100, 0, -1, "9 8 7 6 5 4 3 2 1 0"},
+        {true, false, 100, 0, 1, ""},        {true, true, 5, 2, 1, ""},
+        {true, true, 2, 8, -1, ""},          {true, false, -100, 0, -1, ""},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ipfsrt_ndslice s = {.has_start = cases[c].has_start, .has_stop = cases[c].has_stop,
+                            .start = cases[c].start, .stop = cases[c].stop, .step = cases[c].step};
+        assert_int_equal(ipfsrt_ndarray_slice(&v, &a, &s, 1, NULL), IPFSRT_OK);
+        char got[64] = "";
+        for (size_t i = 0; i < v.shape[0]; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%g", i ? " " : "", at1(&v, (int64_t)i));
+        if (strcmp(got, cases[c].want) != 0) fail_msg("slice %zu: got '%s', want '%s'", c, got, cases[c].want);
+    }
+    ipfsrt_error err;
+    ipfsrt_ndslice zero = {.step = 0};
+    assert_int_equal(ipfsrt_ndarray_slice(&v, &a, &zero, 1, &err), IPFSRT_EARG);
+    ipfsrt_ndslice ten = {.is_index = true, .index = 10};
+    assert_int_equal(ipfsrt_ndarray_slice(&v, &a, &ten, 1, &err), IPFSRT_ERANGE);
+    assert_string_equal(err.message, "index 10 is out of bounds for axis 0 with size 10");
+    ipfsrt_ndarray_free(&v);
+    ipfsrt_ndarray_free(&a); /* the views held the buffer: ASan sees any early free */
+}
+
+static void test_views_share(void **state) {
+    (void)state;
+    ipfsrt_ndarray a = arange_f64(6), m, t, col;
+    ipfsrt_ndarray_init(&m);
+    ipfsrt_ndarray_init(&t);
+    ipfsrt_ndarray_init(&col);
+    int64_t shape[] = {2, -1};
+    assert_int_equal(ipfsrt_ndarray_reshape(&m, &a, 2, shape, NULL), IPFSRT_OK);
+    assert_int_equal(m.shape[1], 3);
+    assert_true(m.data == a.data); /* a view */
+    assert_int_equal(ipfsrt_ndarray_transpose(&t, &m, NULL, NULL), IPFSRT_OK);
+    assert_int_equal(t.shape[0], 3);
+    assert_false(ipfsrt_ndarray_is_contiguous(&t));
+    int64_t ij[] = {2, 1};
+    ipfsrt_ndvalue v;
+    assert_int_equal(ipfsrt_ndarray_get(&t, ij, 2, &v, NULL), IPFSRT_OK);
+    assert_true(v.f == 5.0);
+    /* [:,1] of (2,3) is (2,); [0:1,1] is (1,); [:,5:] is (2,0) */
+    ipfsrt_ndslice s[2] = {{.step = 1}, {.is_index = true, .index = 1}};
+    assert_int_equal(ipfsrt_ndarray_slice(&col, &m, s, 2, NULL), IPFSRT_OK);
+    assert_int_equal(col.ndim, 1);
+    assert_true(at1(&col, 0) == 1.0 && at1(&col, 1) == 4.0);
+    ipfsrt_ndslice empty[2] = {{.step = 1}, {.has_start = true, .start = 5, .step = 1}};
+    assert_int_equal(ipfsrt_ndarray_slice(&col, &m, empty, 2, NULL), IPFSRT_OK);
+    assert_int_equal(col.shape[0], 2);
+    assert_int_equal(col.shape[1], 0);
+    /* writing through a view changes the array */
+    int64_t k = 1;
+    assert_int_equal(ipfsrt_ndarray_slice(&col, &m, s, 2, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_set(&col, &k, 1, 42, 0, false, NULL), IPFSRT_OK);
+    assert_true(at1(&a, 4) == 42.0);
+    /* reshaping a transposed view copies */
+    int64_t flat[] = {6};
+    ipfsrt_ndarray r;
+    ipfsrt_ndarray_init(&r);
+    assert_int_equal(ipfsrt_ndarray_reshape(&r, &t, 1, flat, NULL), IPFSRT_OK);
+    assert_true(r.data != a.data);
+    assert_true(at1(&r, 1) == 3.0); /* t = [[0,3],[1,42],[2,5]] */
+    int64_t bad[] = {4, -1};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_ndarray_reshape(&r, &a, 2, bad, &err), IPFSRT_EARG);
+    ipfsrt_ndarray_free(&a);
+    ipfsrt_ndarray_free(&m);
+    ipfsrt_ndarray_free(&t);
+    ipfsrt_ndarray_free(&col);
+    ipfsrt_ndarray_free(&r);
+}
+
+static void broadcast_is(int na, const size_t *a, int nb, const size_t *b, int nw, const size_t *want) {
+    int n;
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_ndarray_broadcast_shape(na, a, nb, b, &n, shape, &err);
+    if (nw < 0) {
+        assert_int_equal(st, IPFSRT_EARG);
+        assert_non_null(strstr(err.message, "could not be broadcast together with shapes"));
+        return;
+    }
+    assert_int_equal(st, IPFSRT_OK);
+    assert_int_equal(n, nw);
+    for (int i = 0; i < n; i++) assert_int_equal(shape[i], want[i]);
+}
+
+static void test_broadcasting(void **state) {
+    (void)state;
+    broadcast_is(2, (size_t[]){3, 4}, 1, (size_t[]){4}, 2, (size_t[]){3, 4});
+    broadcast_is(2, (size_t[]){3, 1}, 2, (size_t[]){1, 4}, 2, (size_t[]){3, 4});
+    broadcast_is(4, (size_t[]){8, 1, 6, 1}, 3, (size_t[]){7, 1, 5}, 4, (size_t[]){8, 7, 6, 5});
+    broadcast_is(0, NULL, 2, (size_t[]){3, 4}, 2, (size_t[]){3, 4});
+    broadcast_is(1, (size_t[]){0}, 1, (size_t[]){1}, 1, (size_t[]){0});
+    broadcast_is(2, (size_t[]){2, 0}, 2, (size_t[]){2, 1}, 2, (size_t[]){2, 0});
+    broadcast_is(2, (size_t[]){3, 4}, 1, (size_t[]){3}, -1, NULL);
+    broadcast_is(2, (size_t[]){2, 1}, 3, (size_t[]){8, 4, 3}, -1, NULL);
+    broadcast_is(1, (size_t[]){0}, 1, (size_t[]){5}, -1, NULL);
+    /* a broadcast view reads the repeated dimension in place */
+    ipfsrt_ndarray a = arange_f64(3), b;
+    ipfsrt_ndarray_init(&b);
+    assert_int_equal(ipfsrt_ndarray_broadcast_to(&b, &a, 2, (size_t[]){4, 3}, NULL), IPFSRT_OK);
+    assert_int_equal(b.strides[0], 0);
+    int64_t ij[] = {3, 2};
+    ipfsrt_ndvalue v;
+    assert_int_equal(ipfsrt_ndarray_get(&b, ij, 2, &v, NULL), IPFSRT_OK);
+    assert_true(v.f == 2.0);
+    ipfsrt_ndarray_free(&a);
+    ipfsrt_ndarray_free(&b);
+}
+
+static void test_elements_and_limits(void **state) {
+    (void)state;
+    ipfsrt_ndarray a;
+    ipfsrt_ndarray_init(&a);
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_ndarray_new_full(&a, IPFSRT_DTYPE_UINT8, 1, (size_t[]){4}, 7, NULL), IPFSRT_OK);
+    int64_t i = -1;
+    ipfsrt_ndvalue v;
+    assert_int_equal(ipfsrt_ndarray_get(&a, &i, 1, &v, NULL), IPFSRT_OK);
+    assert_int_equal(v.u, 7);
+    assert_int_equal(ipfsrt_ndarray_set(&a, &i, 1, 0, 300, true, &err), IPFSRT_ERANGE);
+    assert_non_null(strstr(err.message, "300 does not fit uint8"));
+    assert_int_equal(ipfsrt_ndarray_set(&a, &i, 1, -1, 0, false, &err), IPFSRT_ERANGE);
+    i = 4;
+    assert_int_equal(ipfsrt_ndarray_get(&a, &i, 1, &v, &err), IPFSRT_ERANGE);
+    ipfsrt_ndarray_free(&a);
+    /* int64 keeps every integer exactly */
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&a, IPFSRT_DTYPE_INT64, 0, 0, NULL, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_size(&a), 1); /* 0-d */
+    assert_int_equal(ipfsrt_ndarray_set(&a, NULL, 0, 0, INT64_MAX, true, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_get(&a, NULL, 0, &v, NULL), IPFSRT_OK);
+    assert_int_equal(v.i, INT64_MAX);
+    ipfsrt_ndarray_free(&a);
+    /* too big fails before allocating; bad dtype names are named */
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&a, IPFSRT_DTYPE_FLOAT64, 0, 3,
+                                              (size_t[]){1u << 30, 1u << 30, 1u << 30}, &err), IPFSRT_ETOO_LARGE);
+    ipfsrt_dtype d;
+    size_t size;
+    assert_int_equal(ipfsrt_dtype_parse("float16x", &d, &size, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_dtype_parse("S12", &d, &size, NULL), IPFSRT_OK);
+    assert_int_equal(size, 12);
+    assert_int_equal(ipfsrt_ndarray_new_full(&a, IPFSRT_DTYPE_INT16, 1, (size_t[]){2}, NAN, &err), IPFSRT_ERANGE);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slices),
+        cmocka_unit_test(test_views_share),
+        cmocka_unit_test(test_broadcasting),
+        cmocka_unit_test(test_elements_and_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
