@@ -128,7 +128,9 @@ test-cli: all
 test-numpy: all
 	@set -e; for seed in 1 2 3; do \
 	    $(BUILD)/ipfsrt tests/numpy/views.lua $(BUILD)/numpy-views.json $$seed >/dev/null; \
-	    /usr/bin/python3 tests/numpy/views.py $(BUILD)/numpy-views.json; done
+	    /usr/bin/python3 tests/numpy/views.py $(BUILD)/numpy-views.json; \
+	    $(BUILD)/ipfsrt tests/numpy/math.lua $(BUILD)/numpy-math.json $$seed >/dev/null; \
+	    /usr/bin/python3 tests/numpy/math.py $(BUILD)/numpy-math.json; done
 
 test-embed: all
 	rm -rf $(BUILD)/stage

@@ -471,13 +471,144 @@ static int array_tostring(lua_State *L) {
     return 1;
 }
 
+/* ------------------------------------------------------------------- math */
+
+/* A Lua scalar as a 0-d array, "weak" as numpy 2 makes it (NEP 50): it takes the
+ * other operand's dtype when that holds it — an integer with an integer array
+ * (an error when it does not fit), a float with a float array — and otherwise
+ * int64 (an integer with bools) or float64 (a float with integers or bools). */
+static const ipfsrt_ndarray *operand(lua_State *L, int idx, ipfsrt_dtype other, ipfsrt_ndarray *tmp) {
+    ipfsrt_ndarray *a = luaL_testudata(L, idx, NDARRAY);
+    if (a) return a;
+    ipfsrt_dtype d;
+    bool is_int = lua_isinteger(L, idx);
+    double v;
+    if (lua_isboolean(L, idx)) {
+        d = IPFSRT_DTYPE_BOOL;
+        v = lua_toboolean(L, idx);
+    } else {
+        v = luaL_checknumber(L, idx);
+        bool other_int = ipfsrt_dtype_is_int(other), other_float = ipfsrt_dtype_is_float(other);
+        d = is_int ? (other_int || other_float ? other : IPFSRT_DTYPE_INT64)
+                   : (other_float ? other : IPFSRT_DTYPE_FLOAT64);
+    }
+    ipfsrt_error err;
+    ipfsrt_ndarray_init(tmp);
+    if (ipfsrt_ndarray_new_zeros(tmp, d, 0, 0, NULL, &err) != IPFSRT_OK ||
+        ipfsrt_ndarray_set(tmp, NULL, 0, v, is_int ? lua_tointeger(L, idx) : 0, is_int, &err) != IPFSRT_OK) {
+        ipfsrt_ndarray_free(tmp);
+        ipfsrt_lua_raise(L, &err);
+    }
+    return tmp;
+}
+
+static int binary(lua_State *L, ipfsrt_ndop op) {
+    ipfsrt_ndarray *x = luaL_testudata(L, 1, NDARRAY), *y = luaL_testudata(L, 2, NDARRAY);
+    if (!x && !y) return ipfsrt_lua_raise_arg(L, "an array operation without an array");
+    ipfsrt_ndarray ta, tb;
+    ipfsrt_ndarray_init(&ta);
+    ipfsrt_ndarray_init(&tb);
+    const ipfsrt_ndarray *a = operand(L, 1, y ? y->dtype : IPFSRT_DTYPE_FLOAT64, &ta);
+    const ipfsrt_ndarray *b = operand(L, 2, a->dtype, &tb);
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_ndarray_binary(out, op, a, b, &err);
+    ipfsrt_ndarray_free(&ta);
+    ipfsrt_ndarray_free(&tb);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+static int op_add(lua_State *L) { return binary(L, IPFSRT_NDOP_ADD); }
+static int op_sub(lua_State *L) { return binary(L, IPFSRT_NDOP_SUB); }
+static int op_mul(lua_State *L) { return binary(L, IPFSRT_NDOP_MUL); }
+static int op_div(lua_State *L) { return binary(L, IPFSRT_NDOP_DIV); }
+static int op_idiv(lua_State *L) { return binary(L, IPFSRT_NDOP_FLOORDIV); }
+static int op_mod(lua_State *L) { return binary(L, IPFSRT_NDOP_MOD); }
+static int op_pow(lua_State *L) { return binary(L, IPFSRT_NDOP_POW); }
+static int op_band(lua_State *L) { return binary(L, IPFSRT_NDOP_AND); }
+static int op_bor(lua_State *L) { return binary(L, IPFSRT_NDOP_OR); }
+static int op_bxor(lua_State *L) { return binary(L, IPFSRT_NDOP_XOR); }
+static int op_lt(lua_State *L) { return binary(L, IPFSRT_NDOP_LT); }
+static int op_le(lua_State *L) { return binary(L, IPFSRT_NDOP_LE); }
+static int op_gt(lua_State *L) { return binary(L, IPFSRT_NDOP_GT); }
+static int op_ge(lua_State *L) { return binary(L, IPFSRT_NDOP_GE); }
+static int op_eq(lua_State *L) { return binary(L, IPFSRT_NDOP_EQ); }
+static int op_ne(lua_State *L) { return binary(L, IPFSRT_NDOP_NE); }
+
+static int unary(lua_State *L, ipfsrt_ndfn fn) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_unary(out, fn, a, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+static int fn_unm(lua_State *L) { return unary(L, IPFSRT_NDFN_NEG); }
+static int fn_bnot(lua_State *L) { return unary(L, IPFSRT_NDFN_NOT); }
+static int fn_abs(lua_State *L) { return unary(L, IPFSRT_NDFN_ABS); }
+static int fn_sqrt(lua_State *L) { return unary(L, IPFSRT_NDFN_SQRT); }
+static int fn_exp(lua_State *L) { return unary(L, IPFSRT_NDFN_EXP); }
+static int fn_log(lua_State *L) { return unary(L, IPFSRT_NDFN_LOG); }
+static int fn_floor(lua_State *L) { return unary(L, IPFSRT_NDFN_FLOOR); }
+static int fn_ceil(lua_State *L) { return unary(L, IPFSRT_NDFN_CEIL); }
+static int fn_isnan(lua_State *L) { return unary(L, IPFSRT_NDFN_ISNAN); }
+static int fn_isfinite(lua_State *L) { return unary(L, IPFSRT_NDFN_ISFINITE); }
+
+static int array_astype(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    size_t itemsize;
+    ipfsrt_dtype d = check_dtype(L, 2, IPFSRT_DTYPE_FLOAT64, &itemsize);
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_astype(out, a, d, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* a:sum([axis][, {skipna = false}]): over everything a Lua number, along an axis an array */
+static int reduce(lua_State *L, ipfsrt_ndreduce how) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int opts = lua_istable(L, 2) ? 2 : lua_istable(L, 3) ? 3 : 0;
+    bool all = lua_isnoneornil(L, 2) || opts == 2;
+    int axis = all ? 0 : (int)luaL_checkinteger(L, 2);
+    bool skipna = true;
+    if (opts) {
+        lua_getfield(L, opts, "skipna");
+        if (!lua_isnil(L, -1)) skipna = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_reduce(out, how, a, all, axis, skipna, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    if (!all) return 1;
+    ipfsrt_ndvalue v;
+    ipfsrt_ndarray_get(out, NULL, 0, &v, NULL);
+    push_value(L, &v);
+    return 1;
+}
+
+static int red_sum(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_SUM); }
+static int red_mean(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_MEAN); }
+static int red_min(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_MIN); }
+static int red_max(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_MAX); }
+static int red_count(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_COUNT); }
+
 int ipfsrt_lua_open_ndarray(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"get", array_get},         {"set", array_set},           {"slice", array_slice},
         {"transpose", array_transpose}, {"reshape", array_reshape}, {"squeeze", array_squeeze},
-        {"copy", array_copy},       {"tolist", array_tolist},     {NULL, NULL}};
-    static const luaL_Reg meta[] = {{"__index", array_index}, {"__gc", array_gc}, {"__close", array_gc},
-                                    {"__len", array_len},     {"__tostring", array_tostring}, {NULL, NULL}};
+        {"copy", array_copy},       {"tolist", array_tolist},     {"astype", array_astype},
+        {"lt", op_lt}, {"le", op_le}, {"gt", op_gt}, {"ge", op_ge}, {"eq", op_eq}, {"ne", op_ne},
+        {"abs", fn_abs}, {"sqrt", fn_sqrt}, {"exp", fn_exp}, {"log", fn_log}, {"floor", fn_floor},
+        {"ceil", fn_ceil}, {"isnan", fn_isnan}, {"isfinite", fn_isfinite},
+        {"sum", red_sum}, {"mean", red_mean}, {"min", red_min}, {"max", red_max}, {"count", red_count},
+        {NULL, NULL}};
+    static const luaL_Reg meta[] = {
+        {"__index", array_index}, {"__gc", array_gc}, {"__close", array_gc}, {"__len", array_len},
+        {"__tostring", array_tostring}, {"__add", op_add}, {"__sub", op_sub}, {"__mul", op_mul},
+        {"__div", op_div}, {"__idiv", op_idiv}, {"__mod", op_mod}, {"__pow", op_pow},
+        {"__unm", fn_unm}, {"__band", op_band}, {"__bor", op_bor}, {"__bxor", op_bxor},
+        {"__bnot", fn_bnot}, {NULL, NULL}};
     static const luaL_Reg fns[] = {{"zeros", nd_zeros}, {"ones", nd_ones},     {"empty", nd_zeros},
                                    {"full", nd_full},   {"arange", nd_arange}, {"from", nd_from},
                                    {NULL, NULL}};

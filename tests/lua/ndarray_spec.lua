@@ -96,6 +96,57 @@ describe("ipfsrt.ndarray", function()
     assert.truthy(s:find("[0, 1, 2, ..., 1997, 1998, 1999]", 1, true), s)
   end)
 
+  it("computes elementwise with broadcasting and numpy's promotion", function()
+    local a = nd.arange(6):reshape { 2, 3 }
+    assert.same({ { 1, 2, 3 }, { 4, 5, 6 } }, (a + 1):tolist())
+    assert.same({ { 0, 2, 4 }, { 3, 5, 7 } }, (a + nd.arange(3)):tolist()) -- (2,3) with (3,)
+    assert.equal("float64", (a / 2).dtype) -- int / int is float
+    assert.same({ { 0, 0, 1 }, { 1, 2, 2 } }, (a // 2):tolist())
+    assert.same({ 1, -1 }, (nd.from({ -7, 7 }) % nd.from({ 2, -2 })):tolist()) -- the divisor's sign
+    assert.same({ -4 }, (nd.from({ 7 }) // nd.from({ -2 })):tolist()) -- floor
+    assert.same({ 0 }, (nd.from({ 7 }) // nd.from({ 0 })):tolist()) -- integers: x // 0 is 0
+    assert.equal("int16", (nd.from({ 1 }, "int16") + 1).dtype) -- a scalar takes the array's dtype
+    assert.equal("float64", (nd.from({ 1 }, "int16") * 0.01).dtype)
+    assert.equal("float32", (nd.from({ 1 }, "float32") * 0.1).dtype)
+    assert.equal("int16", (nd.from({ 1 }, "int8") + nd.from({ 1 }, "uint8")).dtype)
+    assert.same({ -56 }, (nd.from({ 100 }, "int8") + 100):tolist()) -- wraps, as numpy
+    local ok, err = pcall(function() return nd.from({ 1 }, "uint8") + 300 end)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("300 does not fit uint8", 1, true))
+    ok, err = pcall(function() return a + nd.arange(4) end)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("could not be broadcast together with shapes (2, 3) (4,)", 1, true))
+    local mask = a:gt(1) & a:lt(5)
+    assert.equal("bool", mask.dtype)
+    assert.same({ { false, false, true }, { true, true, false } }, mask:tolist())
+    assert.same({ { true, true, false }, { false, false, true } }, (~mask):tolist())
+    assert.same({ false, true, false }, nd.from({ 1, 0 / 0, 2 }):isnan():tolist())
+  end)
+
+  it("reduces over everything or along an axis, skipping NaN unless asked not to", function()
+    local a = nd.arange(6):reshape { 2, 3 }
+    assert.equal(15, a:sum())
+    assert.same({ 3, 5, 7 }, a:sum(0):tolist())
+    assert.same({ 3, 12 }, a:sum(-1):tolist())
+    assert.equal(2.5, a:mean())
+    assert.equal(0, a:min())
+    assert.same({ 2, 5 }, a:max(1):tolist())
+    local f = nd.from({ 1, 0 / 0, 3 })
+    assert.equal(4, f:sum())
+    assert.equal(2, f:mean())
+    assert.equal(2, f:count())
+    local nan = f:sum { skipna = false }
+    assert.is_true(nan ~= nan)
+    local ok, err = pcall(function() return nd.zeros({ 0 }):max() end)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("max of an empty array", 1, true))
+    ok, err = pcall(a.sum, a, 2)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("axis 2 is out of bounds", 1, true))
+    assert.equal("int64", nd.from({ 100, 100 }, "int8"):sum(0).dtype) -- no overflow: accumulated wider
+    assert.equal(200, nd.from({ 100, 100 }, "int8"):sum())
+  end)
+
   it("refuses what does not fit in memory before allocating", function()
     local ok, err = pcall(nd.zeros, { 1 << 30, 1 << 30, 1 << 30 })
     assert.is_false(ok)

@@ -174,12 +174,46 @@ static void test_elements_and_limits(void **state) {
     assert_int_equal(ipfsrt_ndarray_new_full(&a, IPFSRT_DTYPE_INT16, 1, (size_t[]){2}, NAN, &err), IPFSRT_ERANGE);
 }
 
+/* The promotion tables of the numpy digest (array with array). */
+static void test_promotion(void **state) {
+    (void)state;
+    enum { B = IPFSRT_DTYPE_BOOL, I1 = IPFSRT_DTYPE_INT8, I2 = IPFSRT_DTYPE_INT16, I4 = IPFSRT_DTYPE_INT32,
+           I8 = IPFSRT_DTYPE_INT64, U1 = IPFSRT_DTYPE_UINT8, U2 = IPFSRT_DTYPE_UINT16,
+           U4 = IPFSRT_DTYPE_UINT32, U8 = IPFSRT_DTYPE_UINT64, F4 = IPFSRT_DTYPE_FLOAT32,
+           F8 = IPFSRT_DTYPE_FLOAT64 };
+    static const int signed_unsigned[4][5] = {
+        /* i \ u:  u1  u2  u4  u8 */
+        {I1, I2, I4, I8, F8}, {I2, I2, I4, I8, F8}, {I4, I4, I4, I8, F8}, {I8, I8, I8, I8, F8}};
+    static const int is[] = {I1, I2, I4, I8}, us[] = {U1, U2, U4, U8};
+    for (int i = 0; i < 4; i++)
+        for (int u = 0; u < 4; u++) {
+            ipfsrt_dtype got;
+            assert_int_equal(ipfsrt_dtype_promote((ipfsrt_dtype)is[i], (ipfsrt_dtype)us[u], &got, NULL), IPFSRT_OK);
+            assert_int_equal(got, signed_unsigned[i][u + 1]);
+        }
+    static const struct { int a, b, want; } more[] = {
+        {B, I2, I2}, {B, F4, F4}, {I1, F4, F4}, {U1, F4, F4}, {I2, F4, F4}, {U2, F4, F4},
+        {I4, F4, F8}, {U4, F4, F8}, {I8, F4, F8}, {U8, F4, F8}, {I2, F8, F8}, {F4, F8, F8},
+        {I1, I1, I1}, {U2, U4, U4}, {B, B, B}};
+    for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) {
+        ipfsrt_dtype got;
+        assert_int_equal(ipfsrt_dtype_promote((ipfsrt_dtype)more[k].a, (ipfsrt_dtype)more[k].b, &got, NULL), IPFSRT_OK);
+        if ((int)got != more[k].want)
+            fail_msg("%s with %s: %s", ipfsrt_dtype_name((ipfsrt_dtype)more[k].a),
+                     ipfsrt_dtype_name((ipfsrt_dtype)more[k].b), ipfsrt_dtype_name(got));
+    }
+    ipfsrt_error err;
+    ipfsrt_dtype got;
+    assert_int_equal(ipfsrt_dtype_promote(IPFSRT_DTYPE_BYTES, IPFSRT_DTYPE_INT8, &got, &err), IPFSRT_EUNSUPPORTED);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slices),
         cmocka_unit_test(test_views_share),
         cmocka_unit_test(test_broadcasting),
         cmocka_unit_test(test_elements_and_limits),
+        cmocka_unit_test(test_promotion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

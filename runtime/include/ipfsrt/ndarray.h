@@ -118,6 +118,54 @@ ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndar
 ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, const size_t *b,
                                              int *ndim, size_t *shape, ipfsrt_error *err);
 
+/* ----------------------------------------------------------------- math */
+
+/* numpy's promotion of two array dtypes (see README: the table implemented);
+ * complex and bytes take no arithmetic here (an error). */
+ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype *out,
+                                   ipfsrt_error *err);
+
+typedef enum ipfsrt_ndop {
+    IPFSRT_NDOP_ADD, IPFSRT_NDOP_SUB, IPFSRT_NDOP_MUL, IPFSRT_NDOP_DIV, IPFSRT_NDOP_FLOORDIV,
+    IPFSRT_NDOP_MOD, IPFSRT_NDOP_POW,
+    IPFSRT_NDOP_LT, IPFSRT_NDOP_LE, IPFSRT_NDOP_GT, IPFSRT_NDOP_GE, IPFSRT_NDOP_EQ, IPFSRT_NDOP_NE,
+    IPFSRT_NDOP_AND, IPFSRT_NDOP_OR, IPFSRT_NDOP_XOR /* bool arrays */
+} ipfsrt_ndop;
+
+/* out = a op b elementwise, a and b broadcast together (out is initialized; it
+ * may be a or b). Integers wrap as numpy's do; x // 0 and x % 0 give 0 for
+ * integers; negative integer powers are errors. */
+ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const ipfsrt_ndarray *a,
+                                    const ipfsrt_ndarray *b, ipfsrt_error *err);
+
+typedef enum ipfsrt_ndfn {
+    IPFSRT_NDFN_NEG, IPFSRT_NDFN_ABS, IPFSRT_NDFN_SQRT, IPFSRT_NDFN_EXP, IPFSRT_NDFN_LOG,
+    IPFSRT_NDFN_FLOOR, IPFSRT_NDFN_CEIL, IPFSRT_NDFN_ISNAN, IPFSRT_NDFN_ISFINITE, IPFSRT_NDFN_NOT
+} ipfsrt_ndfn;
+
+/* out = fn(a) elementwise: floats stay floats, sqrt/exp/log of integers give
+ * float64, isnan/isfinite/not give bool. */
+ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
+                                   ipfsrt_error *err);
+
+/* out = a converted to dtype (floats truncate into integers; NaN, infinities
+ * and values out of range are errors rather than numpy's undefined results). */
+ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, ipfsrt_dtype dtype,
+                                    ipfsrt_error *err);
+
+typedef enum ipfsrt_ndreduce {
+    IPFSRT_NDREDUCE_SUM, IPFSRT_NDREDUCE_MEAN, IPFSRT_NDREDUCE_MIN, IPFSRT_NDREDUCE_MAX,
+    IPFSRT_NDREDUCE_COUNT
+} ipfsrt_ndreduce;
+
+/* Reduces a over one axis (axis < 0 counts from the end), or over everything
+ * when all_axes. skipna leaves NaN out (xarray's default); otherwise NaN
+ * propagates (numpy's). sum: int64/uint64 for integers, the float type for
+ * floats; mean: float64 (float32 stays float32); min/max: the input's dtype;
+ * count: int64, the non-NaN elements. min/max of nothing is an error. */
+ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                    bool all_axes, int axis, bool skipna, ipfsrt_error *err);
+
 #ifdef __cplusplus
 }
 #endif
