@@ -587,6 +587,76 @@ static int reduce(lua_State *L, ipfsrt_ndreduce how) {
     return 1;
 }
 
+static int red_var(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_VAR); }
+static int red_std(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_STD); }
+static int red_argmin(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_ARGMIN); }
+static int red_argmax(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_ARGMAX); }
+static int red_any(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_ANY); }
+static int red_all(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_ALL); }
+static int nd_maximum(lua_State *L) { return binary(L, IPFSRT_NDOP_MAXIMUM); }
+static int nd_minimum(lua_State *L) { return binary(L, IPFSRT_NDOP_MINIMUM); }
+
+/* ndarray.where(cond, x, y): x and y arrays or Lua numbers (weak, as in arithmetic) */
+static int nd_where(lua_State *L) {
+    ipfsrt_ndarray *cond = check_array(L, 1);
+    ipfsrt_ndarray *x = luaL_testudata(L, 2, NDARRAY), *y = luaL_testudata(L, 3, NDARRAY);
+    ipfsrt_ndarray tx, ty;
+    ipfsrt_ndarray_init(&tx);
+    ipfsrt_ndarray_init(&ty);
+    ipfsrt_dtype hint = x ? x->dtype : y ? y->dtype : IPFSRT_DTYPE_FLOAT64;
+    const ipfsrt_ndarray *a = operand(L, 2, hint, &tx);
+    const ipfsrt_ndarray *b = operand(L, 3, a->dtype, &ty);
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_ndarray_where(out, cond, a, b, &err);
+    ipfsrt_ndarray_free(&tx);
+    ipfsrt_ndarray_free(&ty);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* a:clip(lo, hi): either bound may be nil; NaN stays NaN */
+static int array_clip(lua_State *L) {
+    check_array(L, 1);
+    lua_settop(L, 3);
+    lua_pushvalue(L, 1); /* 4: the value so far */
+    for (int k = 2; k <= 3; k++) {
+        if (lua_isnil(L, k)) continue;
+        lua_pushcfunction(L, k == 2 ? nd_maximum : nd_minimum);
+        lua_pushvalue(L, 4);
+        lua_pushvalue(L, k);
+        lua_call(L, 2, 1);
+        lua_replace(L, 4);
+    }
+    return 1;
+}
+
+/* a:fill(v): every element, views included; returns a */
+static int array_fill(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    ipfsrt_ndarray tv;
+    ipfsrt_ndarray_init(&tv);
+    const ipfsrt_ndarray *v = operand(L, 2, a->dtype, &tv);
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_ndarray_fill(a, v, &err);
+    ipfsrt_ndarray_free(&tv);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* ndarray.linspace(start, stop[, num = 50]) */
+static int nd_linspace(lua_State *L) {
+    lua_Integer num = luaL_optinteger(L, 3, 50);
+    if (num < 0) return ipfsrt_lua_raise_arg(L, "linspace needs a count of 0 or more");
+    ipfsrt_ndarray *a = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_new_linspace(a, luaL_checknumber(L, 1), luaL_checknumber(L, 2), (size_t)num, &err) !=
+        IPFSRT_OK)
+        return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
 static int red_sum(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_SUM); }
 static int red_mean(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_MEAN); }
 static int red_min(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_MIN); }
@@ -602,6 +672,8 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
         {"abs", fn_abs}, {"sqrt", fn_sqrt}, {"exp", fn_exp}, {"log", fn_log}, {"floor", fn_floor},
         {"ceil", fn_ceil}, {"isnan", fn_isnan}, {"isfinite", fn_isfinite},
         {"sum", red_sum}, {"mean", red_mean}, {"min", red_min}, {"max", red_max}, {"count", red_count},
+        {"var", red_var}, {"std", red_std}, {"argmin", red_argmin}, {"argmax", red_argmax},
+        {"any", red_any}, {"all", red_all}, {"clip", array_clip}, {"fill", array_fill},
         {NULL, NULL}};
     static const luaL_Reg meta[] = {
         {"__index", array_index}, {"__gc", array_gc}, {"__close", array_gc}, {"__len", array_len},
@@ -611,6 +683,8 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
         {"__bnot", fn_bnot}, {NULL, NULL}};
     static const luaL_Reg fns[] = {{"zeros", nd_zeros}, {"ones", nd_ones},     {"empty", nd_zeros},
                                    {"full", nd_full},   {"arange", nd_arange}, {"from", nd_from},
+                                   {"where", nd_where}, {"maximum", nd_maximum}, {"minimum", nd_minimum},
+                                   {"linspace", nd_linspace},
                                    {NULL, NULL}};
     if (luaL_newmetatable(L, NDARRAY)) {
         luaL_setfuncs(L, meta, 0);

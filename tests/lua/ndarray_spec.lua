@@ -139,12 +139,35 @@ describe("ipfsrt.ndarray", function()
     assert.is_true(nan ~= nan)
     local ok, err = pcall(function() return nd.zeros({ 0 }):max() end)
     assert.is_false(ok)
-    assert.truthy(err.message:find("max of an empty array", 1, true))
+    assert.truthy(err.message:find("max of an empty (or all-NaN) array", 1, true))
     ok, err = pcall(a.sum, a, 2)
     assert.is_false(ok)
     assert.truthy(err.message:find("axis 2 is out of bounds", 1, true))
     assert.equal("int64", nd.from({ 100, 100 }, "int8"):sum(0).dtype) -- no overflow: accumulated wider
     assert.equal(200, nd.from({ 100, 100 }, "int8"):sum())
+  end)
+
+  it("chooses, clips, fills, and reduces to spread, positions and truth", function()
+    local a = nd.from({ { 1, 0 / 0, 3 }, { 4, 5, 6 } })
+    local masked = nd.where(a:gt(2), a, 0)
+    assert.same({ { 0, 0, 3 }, { 4, 5, 6 } }, masked:tolist()) -- NaN > 2 is false
+    assert.equal("int16", nd.where(nd.from({ true }), nd.from({ 1 }, "int16"), 0).dtype) -- a weak 0
+    assert.equal(2, a:clip(2, 4):get(0, 0))
+    assert.equal(4, a:clip(nil, 4):get(1, 2))
+    assert.is_true(a:clip(2, 4):get(0, 1) ~= a:clip(2, 4):get(0, 1)) -- NaN stays NaN
+    local z = nd.zeros({ 2, 3 }, "int32")
+    z:slice { 1 }:fill(9) -- through a view
+    assert.same({ { 0, 0, 0 }, { 9, 9, 9 } }, z:tolist())
+    assert.near(2.96, a:var(), 1e-12)
+    assert.near(math.sqrt(2 / 3), a:std(1):get(1), 1e-12)
+    assert.equal(0, a:argmin())
+    assert.equal(1, a:argmin { skipna = false }) -- numpy: the first NaN
+    assert.same({ 1, 1, 1 }, a:argmax(0):tolist())
+    assert.is_true(a:any())
+    assert.is_true(nd.from({ 1, 0 / 0 }):all()) -- NaN counts as true
+    assert.is_false(nd.from({ 1, 0 }):all())
+    assert.same({ 0, 0.25, 0.5, 0.75, 1 }, nd.linspace(0, 1, 5):tolist())
+    assert.same({ 3, 1 }, nd.maximum(nd.from({ 1, 1 }), nd.from({ 3, 0 })):tolist())
   end)
 
   it("refuses what does not fit in memory before allocating", function()

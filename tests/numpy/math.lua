@@ -47,10 +47,14 @@ local function flat_json(a)
   return "[" .. table.concat(parts, ",") .. "]"
 end
 
-local ops = { "+", "-", "*", "/", "//", "%", "lt", "le", "gt", "ge", "eq", "ne" }
+local ops = { "+", "-", "*", "/", "//", "%", "lt", "le", "gt", "ge", "eq", "ne", "maximum", "minimum",
+  "where", "clip" }
 local function apply(op, x, y)
   if op == "+" then return x + y elseif op == "-" then return x - y elseif op == "*" then return x * y
-  elseif op == "/" then return x / y elseif op == "//" then return x // y elseif op == "%" then return x % y end
+  elseif op == "/" then return x / y elseif op == "//" then return x // y elseif op == "%" then return x % y
+  elseif op == "maximum" then return nd.maximum(x, y) elseif op == "minimum" then return nd.minimum(x, y)
+  elseif op == "where" then return nd.where(x:gt(0), x, y)
+  elseif op == "clip" then return x:clip(y, nil) end
   return x[op](x, y)
 end
 
@@ -79,7 +83,8 @@ for c = 1, 400 do
   local result = ok and string.format('{"dtype": "%s", "shape": %s, "values": %s}', r.dtype,
     ipfsrt.json.encode(r.shape), flat_json(r)) or string.format('{"error": %q}', tostring(r.message or r))
   -- and a reduction of the left operand
-  local how = ({ "sum", "mean", "min", "max" })[math.random(4)]
+  local hows = { "sum", "mean", "min", "max", "var", "std", "argmin", "argmax", "any", "all" }
+  local how = hows[math.random(#hows)]
   local axis = math.random() < 0.5 and math.random(0, #sh[1] - 1) or nil
   local rok, red = pcall(function() return a[how](a, axis, { skipna = false }) end)
   local redjson

@@ -67,6 +67,9 @@ ipfsrt_status ipfsrt_ndarray_new_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, int
 /* start, start + step, ... below stop (above, for a negative step). */
 ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
                                         double stop, double step, ipfsrt_error *err);
+/* num values from start to stop, both included (numpy's linspace), float64. */
+ipfsrt_status ipfsrt_ndarray_new_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
+                                          ipfsrt_error *err);
 /* A C-order copy of src. */
 ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 
@@ -128,6 +131,7 @@ ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype 
 typedef enum ipfsrt_ndop {
     IPFSRT_NDOP_ADD, IPFSRT_NDOP_SUB, IPFSRT_NDOP_MUL, IPFSRT_NDOP_DIV, IPFSRT_NDOP_FLOORDIV,
     IPFSRT_NDOP_MOD, IPFSRT_NDOP_POW,
+    IPFSRT_NDOP_MAXIMUM, IPFSRT_NDOP_MINIMUM, /* NaN propagates, as numpy's maximum/minimum */
     IPFSRT_NDOP_LT, IPFSRT_NDOP_LE, IPFSRT_NDOP_GT, IPFSRT_NDOP_GE, IPFSRT_NDOP_EQ, IPFSRT_NDOP_NE,
     IPFSRT_NDOP_AND, IPFSRT_NDOP_OR, IPFSRT_NDOP_XOR /* bool arrays */
 } ipfsrt_ndop;
@@ -153,16 +157,28 @@ ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ip
 ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, ipfsrt_dtype dtype,
                                     ipfsrt_error *err);
 
+/* out = x where cond is true (nonzero; NaN counts as true), else y; all three
+ * broadcast together, the result in the promotion of x and y. */
+ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
+                                   const ipfsrt_ndarray *y, ipfsrt_error *err);
+/* Sets every element of a (through views too) to value's one element, converted
+ * to a's dtype as astype does. */
+ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err);
+
 typedef enum ipfsrt_ndreduce {
     IPFSRT_NDREDUCE_SUM, IPFSRT_NDREDUCE_MEAN, IPFSRT_NDREDUCE_MIN, IPFSRT_NDREDUCE_MAX,
-    IPFSRT_NDREDUCE_COUNT
+    IPFSRT_NDREDUCE_COUNT,
+    IPFSRT_NDREDUCE_VAR, IPFSRT_NDREDUCE_STD, /* ddof 0, two passes (mean, then deviations) */
+    IPFSRT_NDREDUCE_ARGMIN, IPFSRT_NDREDUCE_ARGMAX, /* int64 index along the axis (flat for all) */
+    IPFSRT_NDREDUCE_ANY, IPFSRT_NDREDUCE_ALL  /* bool: nonzero, NaN counting as true */
 } ipfsrt_ndreduce;
 
 /* Reduces a over one axis (axis < 0 counts from the end), or over everything
  * when all_axes. skipna leaves NaN out (xarray's default); otherwise NaN
- * propagates (numpy's). sum: int64/uint64 for integers, the float type for
- * floats; mean: float64 (float32 stays float32); min/max: the input's dtype;
- * count: int64, the non-NaN elements. min/max of nothing is an error. */
+ * propagates (numpy's: argmin/argmax then give the first NaN). sum: int64/uint64
+ * for integers, the float type for floats; mean, var, std: float64 (float32
+ * stays float32); min/max: the input's dtype; count: int64, the non-NaN
+ * elements. min, max, argmin and argmax of nothing are errors. */
 ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                                     bool all_axes, int axis, bool skipna, ipfsrt_error *err);
 

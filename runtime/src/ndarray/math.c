@@ -104,15 +104,19 @@ static void store_f(ipfsrt_dtype d, unsigned char *p, double v) {
     }
 }
 
+static bool truthy(ipfsrt_dtype d, const unsigned char *p) { /* NaN is true, as numpy */
+    return kind_of(d) == K_FLOAT ? load_f(d, p) != 0 || isnan(load_f(d, p)) : load_bits(d, p) != 0;
+}
+
 /* ---------------------------------------------------- broadcast iteration */
 
-/* Up to three operands walked together over a shape: out and the inputs, each
+/* Up to four operands walked together over a shape: out and the inputs, each
  * with its strides (0 along broadcast dimensions). */
 typedef struct walk {
     int ndim;
     const size_t *shape;
-    unsigned char *p[3];
-    ptrdiff_t strides[3][IPFSRT_NDARRAY_MAX_DIMS];
+    unsigned char *p[4];
+    ptrdiff_t strides[4][IPFSRT_NDARRAY_MAX_DIMS];
     int n;
     void (*fn)(void *ctx, unsigned char **p);
     void *ctx;
@@ -123,7 +127,7 @@ static void walk_dim(walk *w, int dim, unsigned char **p) {
         w->fn(w->ctx, p);
         return;
     }
-    unsigned char *q[3] = {p[0], p[1], p[2]};
+    unsigned char *q[4] = {p[0], p[1], p[2], p[3]};
     for (size_t i = 0; i < w->shape[dim]; i++) {
         walk_dim(w, dim + 1, q);
         for (int k = 0; k < w->n; k++) q[k] += w->strides[k][dim];
@@ -181,6 +185,8 @@ static double float_op(ipfsrt_ndop op, double a, double b) {
     case IPFSRT_NDOP_MUL: return a * b;
     case IPFSRT_NDOP_DIV: return a / b;
     case IPFSRT_NDOP_POW: return pow(a, b);
+    case IPFSRT_NDOP_MAXIMUM: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
+    case IPFSRT_NDOP_MINIMUM: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
     case IPFSRT_NDOP_FLOORDIV: float_divmod(a, b, &q, &r); return q;
     default: float_divmod(a, b, &q, &r); return r; /* MOD */
     }
@@ -188,7 +194,10 @@ static double float_op(ipfsrt_ndop op, double a, double b) {
 
 /* int64 with wrapping (through uint64) and numpy's division by zero (0). */
 static uint64_t int_op(ipfsrt_ndop op, uint64_t ua, uint64_t ub, bool is_signed) {
+    bool a_less = is_signed ? (int64_t)ua < (int64_t)ub : ua < ub;
     switch (op) {
+    case IPFSRT_NDOP_MAXIMUM: return a_less ? ub : ua;
+    case IPFSRT_NDOP_MINIMUM: return a_less ? ua : ub;
     case IPFSRT_NDOP_ADD: return ua + ub;
     case IPFSRT_NDOP_SUB: return ua - ub;
     case IPFSRT_NDOP_MUL: return ua * ub;
@@ -261,8 +270,8 @@ static ipfsrt_status binary_types(binary *b, ipfsrt_error *err) {
     } else if (b->op == IPFSRT_NDOP_DIV && kind_of(b->compute) != K_FLOAT) {
         b->compute = b->result = IPFSRT_DTYPE_FLOAT64; /* int / int is float64 */
     } else if (b->compute == IPFSRT_DTYPE_BOOL) { /* numpy: + is or, * is and, - is refused, */
-        if (b->op == IPFSRT_NDOP_ADD) b->op = IPFSRT_NDOP_OR;
-        else if (b->op == IPFSRT_NDOP_MUL) b->op = IPFSRT_NDOP_AND;
+        if (b->op == IPFSRT_NDOP_ADD || b->op == IPFSRT_NDOP_MAXIMUM) b->op = IPFSRT_NDOP_OR;
+        else if (b->op == IPFSRT_NDOP_MUL || b->op == IPFSRT_NDOP_MINIMUM) b->op = IPFSRT_NDOP_AND;
         else if (b->op == IPFSRT_NDOP_SUB)
             return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no - of bool arrays (use ~ or ~=)");
         else b->compute = b->result = IPFSRT_DTYPE_INT8; /* //, % and ^ go through int8 */
@@ -424,6 +433,11 @@ typedef struct acc {
     uint64_t bits;  /* integer sums (wrapping), mins and maxes */
     uint64_t n;     /* elements taken (not NaN, with skipna) */
     bool nan;       /* a NaN was met (without skipna: the result) */
+    uint64_t seen;  /* elements visited, NaN or not: the next one's position */
+    uint64_t at;    /* argmin/argmax: the position of the best so far */
+    uint64_t nan_at; /* ... and of the first NaN */
+    double mean, sq; /* var/std: the first pass's mean, the squared deviations */
+    bool any, all;
 } acc;
 
 typedef struct reducing {
@@ -437,24 +451,43 @@ typedef struct reducing {
     acc all; /* over everything */
 } reducing;
 
+static bool wants_min(ipfsrt_ndreduce h) { return h == IPFSRT_NDREDUCE_MIN || h == IPFSRT_NDREDUCE_ARGMIN; }
+static bool wants_max(ipfsrt_ndreduce h) { return h == IPFSRT_NDREDUCE_MAX || h == IPFSRT_NDREDUCE_ARGMAX; }
+
 static void take(const reducing *r, acc *a, const unsigned char *p) {
     kind k = kind_of(r->in);
+    uint64_t pos = a->seen++;
+    if (r->how == IPFSRT_NDREDUCE_ANY || r->how == IPFSRT_NDREDUCE_ALL) {
+        bool t = truthy(r->in, p);
+        a->any = a->any || t;
+        a->all = (a->n == 0 || a->all) && t;
+        a->n++;
+        return;
+    }
     if (k == K_FLOAT) {
         double x = load_f(r->in, p);
         if (isnan(x)) {
+            if (!a->nan) a->nan_at = pos;
             a->nan = true;
             return;
         }
-        if (r->how == IPFSRT_NDREDUCE_MIN) a->f = a->n == 0 || x < a->f ? x : a->f;
-        else if (r->how == IPFSRT_NDREDUCE_MAX) a->f = a->n == 0 || x > a->f ? x : a->f;
-        else a->f += x;
+        bool better = a->n == 0 || (wants_min(r->how) ? x < a->f : x > a->f);
+        if ((wants_min(r->how) || wants_max(r->how)) && better) {
+            a->f = x;
+            a->at = pos;
+        } else if (!wants_min(r->how) && !wants_max(r->how)) {
+            a->f += x;
+        }
     } else {
         uint64_t x = load_bits(r->in, p);
         bool less = k == K_UINT ? x < a->bits : (int64_t)x < (int64_t)a->bits;
         bool more = k == K_UINT ? x > a->bits : (int64_t)x > (int64_t)a->bits;
-        if (r->how == IPFSRT_NDREDUCE_MIN) a->bits = a->n == 0 || less ? x : a->bits;
-        else if (r->how == IPFSRT_NDREDUCE_MAX) a->bits = a->n == 0 || more ? x : a->bits;
-        else {
+        if (wants_min(r->how) || wants_max(r->how)) {
+            if (a->n == 0 || (wants_min(r->how) ? less : more)) {
+                a->bits = x;
+                a->at = pos;
+            }
+        } else {
             a->bits += x;
             a->f += k == K_UINT ? (double)x : (double)(int64_t)x; /* for the mean */
         }
@@ -462,11 +495,31 @@ static void take(const reducing *r, acc *a, const unsigned char *p) {
     a->n++;
 }
 
+/* The second pass of var/std: squared deviations from the first pass's mean. */
+static void take_deviation(const reducing *r, acc *a, const unsigned char *p) {
+    double x = load_f(r->in, p);
+    if (isnan(x)) return;
+    a->sq += (x - a->mean) * (x - a->mean);
+}
+
 static void give(reducing *r, const acc *a, unsigned char *out) {
     bool is_float = kind_of(r->in) == K_FLOAT;
     bool nan_result = a->nan && !r->skipna;
     switch (r->how) {
     case IPFSRT_NDREDUCE_COUNT: store_bits(r->result, out, a->n); return;
+    case IPFSRT_NDREDUCE_ANY: *out = a->any; return;
+    case IPFSRT_NDREDUCE_ALL: *out = a->n == 0 || a->all; return;
+    case IPFSRT_NDREDUCE_VAR:
+    case IPFSRT_NDREDUCE_STD: {
+        double v = nan_result || !a->n ? NAN : a->sq / (double)a->n;
+        store_f(r->result, out, r->how == IPFSRT_NDREDUCE_STD ? sqrt(v) : v);
+        return;
+    }
+    case IPFSRT_NDREDUCE_ARGMIN:
+    case IPFSRT_NDREDUCE_ARGMAX:
+        if (!a->n && !(a->nan && !r->skipna)) r->empty_minmax = true;
+        store_bits(r->result, out, nan_result ? a->nan_at : a->at);
+        return;
     case IPFSRT_NDREDUCE_MEAN: store_f(r->result, out, nan_result || !a->n ? NAN : a->f / (double)a->n); return;
     case IPFSRT_NDREDUCE_SUM:
         if (is_float) store_f(r->result, out, nan_result ? NAN : a->f);
@@ -479,9 +532,16 @@ static void give(reducing *r, const acc *a, unsigned char *out) {
     }
 }
 
+static bool two_pass(ipfsrt_ndreduce h) { return h == IPFSRT_NDREDUCE_VAR || h == IPFSRT_NDREDUCE_STD; }
+
 static void take_all(void *ctx, unsigned char **p) {
     reducing *r = ctx;
     take(r, &r->all, p[1]);
+}
+
+static void deviation_all(void *ctx, unsigned char **p) {
+    reducing *r = ctx;
+    take_deviation(r, &r->all, p[1]);
 }
 
 static void reduce_axis_one(void *ctx, unsigned char **p) {
@@ -489,14 +549,25 @@ static void reduce_axis_one(void *ctx, unsigned char **p) {
     acc a = {0};
     const unsigned char *q = p[1];
     for (size_t i = 0; i < r->len; i++, q += r->stride) take(r, &a, q);
+    if (two_pass(r->how) && a.n) {
+        a.mean = a.f / (double)a.n;
+        q = p[1];
+        for (size_t i = 0; i < r->len; i++, q += r->stride) take_deviation(r, &a, q);
+    }
     give(r, &a, p[0]);
 }
 
 static ipfsrt_dtype reduce_result(ipfsrt_ndreduce how, ipfsrt_dtype in) {
     kind k = kind_of(in);
     switch (how) {
-    case IPFSRT_NDREDUCE_COUNT: return IPFSRT_DTYPE_INT64;
-    case IPFSRT_NDREDUCE_MEAN: return in == IPFSRT_DTYPE_FLOAT32 ? in : IPFSRT_DTYPE_FLOAT64;
+    case IPFSRT_NDREDUCE_COUNT:
+    case IPFSRT_NDREDUCE_ARGMIN:
+    case IPFSRT_NDREDUCE_ARGMAX: return IPFSRT_DTYPE_INT64;
+    case IPFSRT_NDREDUCE_ANY:
+    case IPFSRT_NDREDUCE_ALL: return IPFSRT_DTYPE_BOOL;
+    case IPFSRT_NDREDUCE_MEAN:
+    case IPFSRT_NDREDUCE_VAR:
+    case IPFSRT_NDREDUCE_STD: return in == IPFSRT_DTYPE_FLOAT32 ? in : IPFSRT_DTYPE_FLOAT64;
     case IPFSRT_NDREDUCE_SUM: return k == K_FLOAT ? in : k == K_UINT ? IPFSRT_DTYPE_UINT64 : IPFSRT_DTYPE_INT64;
     default: return in;
     }
@@ -523,6 +594,11 @@ ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, co
         walk w = {.ndim = a->ndim, .shape = a->shape, .p = {NULL, a->data, NULL}, .n = 2, .fn = take_all, .ctx = &r};
         memcpy(w.strides[1], a->strides, sizeof a->strides);
         run(&w);
+        if (two_pass(how) && r.all.n) {
+            r.all.mean = r.all.f / (double)r.all.n;
+            w.fn = deviation_all;
+            run(&w);
+        }
         give(&r, &r.all, res.data);
     } else {
         r.len = a->shape[axis];
@@ -536,10 +612,85 @@ ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, co
     }
     if (r.empty_minmax) {
         ipfsrt_ndarray_free(&res);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s of an empty array (or slice): it has no value",
-                           how == IPFSRT_NDREDUCE_MIN ? "min" : "max");
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s of an empty (or all-NaN) array or slice: it has no value",
+                           how == IPFSRT_NDREDUCE_MIN ? "min" : how == IPFSRT_NDREDUCE_MAX ? "max"
+                           : how == IPFSRT_NDREDUCE_ARGMIN ? "argmin" : "argmax");
     }
     ipfsrt_ndarray_free(out);
     *out = res;
+    return IPFSRT_OK;
+}
+
+/* ------------------------------------------------------ where, clip, fill */
+
+typedef struct choosing {
+    ipfsrt_dtype cond, x, y, result;
+    kind k;
+} choosing;
+
+static void where_one(void *ctx, unsigned char **p) {
+    const choosing *c = ctx;
+    bool take_x = truthy(c->cond, p[1]);
+    ipfsrt_dtype from = take_x ? c->x : c->y;
+    const unsigned char *src = take_x ? p[2] : p[3];
+    if (c->k == K_FLOAT) store_f(c->result, p[0], load_f(from, src));
+    else store_bits(c->result, p[0], load_bits(from, src));
+}
+
+ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
+                                   const ipfsrt_ndarray *y, ipfsrt_error *err) {
+    choosing c = {cond->dtype, x->dtype, y->dtype, IPFSRT_DTYPE_BOOL, K_BOOL};
+    if (kind_of(cond->dtype) == K_OTHER)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "a %s condition", ipfsrt_dtype_name(cond->dtype));
+    ipfsrt_status st = ipfsrt_dtype_promote(x->dtype, y->dtype, &c.result, err);
+    if (st != IPFSRT_OK) return st;
+    c.k = kind_of(c.result);
+    int ndim;
+    size_t xy[IPFSRT_NDARRAY_MAX_DIMS], shape[IPFSRT_NDARRAY_MAX_DIMS];
+    st = ipfsrt_ndarray_broadcast_shape(x->ndim, x->shape, y->ndim, y->shape, &ndim, xy, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_broadcast_shape(cond->ndim, cond->shape, ndim, xy, &ndim, shape, err);
+    ipfsrt_ndarray res;
+    ipfsrt_ndarray_init(&res);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(&res, c.result, 0, ndim, shape, err);
+    if (st != IPFSRT_OK) return st;
+    walk w = {.ndim = ndim, .shape = res.shape, .p = {res.data, cond->data, x->data, y->data}, .n = 4,
+              .fn = where_one, .ctx = &c};
+    memcpy(w.strides[0], res.strides, sizeof res.strides);
+    broadcast_strides(cond, ndim, res.shape, w.strides[1]);
+    broadcast_strides(x, ndim, res.shape, w.strides[2]);
+    broadcast_strides(y, ndim, res.shape, w.strides[3]);
+    run(&w);
+    ipfsrt_ndarray_free(out);
+    *out = res;
+    return IPFSRT_OK;
+}
+
+typedef struct filling_value {
+    ipfsrt_dtype d;
+    kind k;
+    double f;
+    uint64_t bits;
+} filling_value;
+
+static void fill_value_one(void *ctx, unsigned char **p) {
+    const filling_value *v = ctx;
+    if (v->k == K_FLOAT) store_f(v->d, p[0], v->f);
+    else store_bits(v->d, p[0], v->bits);
+}
+
+ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err) {
+    if (ipfsrt_ndarray_size(value) != 1)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "fill takes one value, not %zu", ipfsrt_ndarray_size(value));
+    ipfsrt_ndarray v;
+    ipfsrt_ndarray_init(&v);
+    ipfsrt_status st = ipfsrt_ndarray_astype(&v, value, a->dtype, err); /* checked like a set */
+    if (st != IPFSRT_OK) return st;
+    filling_value fv = {a->dtype, kind_of(a->dtype), 0, 0};
+    if (fv.k == K_FLOAT) fv.f = load_f(a->dtype, v.data);
+    else fv.bits = load_bits(a->dtype, v.data);
+    ipfsrt_ndarray_free(&v);
+    walk w = {.ndim = a->ndim, .shape = a->shape, .p = {a->data}, .n = 1, .fn = fill_value_one, .ctx = &fv};
+    memcpy(w.strides[0], a->strides, sizeof a->strides);
+    run(&w);
     return IPFSRT_OK;
 }

@@ -124,6 +124,19 @@ ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, d
     return st;
 }
 
+ipfsrt_status ipfsrt_ndarray_new_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
+                                          ipfsrt_error *err) {
+    if (!isfinite(start) || !isfinite(stop))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "linspace needs finite bounds");
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(a, IPFSRT_DTYPE_FLOAT64, 0, 1, &num, err);
+    if (st != IPFSRT_OK) return st;
+    double step = num > 1 ? (stop - start) / (double)(num - 1) : 0;
+    double *v = (double *)(void *)a->data;
+    for (size_t i = 0; i < num; i++) v[i] = start + (double)i * step;
+    if (num > 1) v[num - 1] = stop; /* exactly, as numpy */
+    return IPFSRT_OK;
+}
+
 /* Depth-first over the dimensions; the innermost loop is a plain stride walk. */
 static void each_dim(const ipfsrt_ndarray *a, int dim, unsigned char *p,
                      void (*fn)(void *, unsigned char *), void *user) {
