@@ -31,6 +31,11 @@ const ipfsrt_cid *ipfsrt_lua_check_cid(lua_State *L, int idx, ipfsrt_cid *tmp);
 void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
                       lua_CFunction close);
 
+/* A class whose __index (in meta) answers fields itself and finds methods in
+ * the metatable's "methods" table. Does nothing when the metatable exists. */
+void ipfsrt_lua_class_indexed(lua_State *L, const char *name, const luaL_Reg *meta,
+                              const luaL_Reg *methods);
+
 /* Fields of an option table at t (checked by a Lua module already): the value,
  * or dflt when the field is nil; a field of another type raises. */
 lua_Integer ipfsrt_lua_opt_int(lua_State *L, int t, const char *key, lua_Integer dflt);

@@ -220,12 +220,7 @@ int ipfsrt_lua_open_cid(lua_State *L) {
     static const luaL_Reg fns[] = {{"parse", cid_parse}, {"decode", cid_decode},
                                    {"sum", cid_sum},     {"new", cid_new},
                                    {NULL, NULL}};
-    if (luaL_newmetatable(L, IPFSRT_LUA_CID)) {
-        luaL_setfuncs(L, meta, 0);
-        luaL_newlib(L, methods);
-        lua_setfield(L, -2, "methods");
-    }
-    lua_pop(L, 1);
+    ipfsrt_lua_class_indexed(L, IPFSRT_LUA_CID, meta, methods);
     luaL_newlib(L, fns);
     return 1;
 }

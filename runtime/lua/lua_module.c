@@ -174,25 +174,17 @@ int ipfsrt_lua_open(lua_State *L) {
     lua_setfield(L, -2, "version");
     ipfsrt_lua_push_null(L);
     lua_setfield(L, -2, "null");
-    ipfsrt_lua_open_error(L);
-    lua_setfield(L, -2, "error");
-    ipfsrt_lua_open_cid(L);
-    lua_setfield(L, -2, "cid");
+    static const luaL_Reg submodules[] = { /* each pushes what goes under its name */
+        {"error", ipfsrt_lua_open_error},   {"cid", ipfsrt_lua_open_cid},
+        {"dagcbor", ipfsrt_lua_open_dagcbor}, {"car", ipfsrt_lua_open_car},
+        {"json", ipfsrt_lua_open_json},     {"unixfs", ipfsrt_lua_open_unixfs},
+        {"blockstore", ipfsrt_lua_open_blockstore}, {"pack", ipfsrt_lua_open_pack},
+        {"ndarray", ipfsrt_lua_open_ndarray}, {NULL, NULL}};
+    for (const luaL_Reg *m = submodules; m->name; m++) {
+        m->func(L);
+        lua_setfield(L, -2, m->name);
+    }
     ipfsrt_lua_open_multiformats(L);
-    ipfsrt_lua_open_dagcbor(L);
-    lua_setfield(L, -2, "dagcbor");
-    ipfsrt_lua_open_car(L);
-    lua_setfield(L, -2, "car");
-    ipfsrt_lua_open_json(L);
-    lua_setfield(L, -2, "json");
-    ipfsrt_lua_open_unixfs(L);
-    lua_setfield(L, -2, "unixfs");
-    ipfsrt_lua_open_blockstore(L);
-    lua_setfield(L, -2, "blockstore");
-    ipfsrt_lua_open_pack(L);
-    lua_setfield(L, -2, "pack");
-    ipfsrt_lua_open_ndarray(L);
-    lua_setfield(L, -2, "ndarray");
     ipfsrt_lua_open_serve(L);
     ipfsrt_lua_open_client(L);
     luaL_newlib(L, hash);

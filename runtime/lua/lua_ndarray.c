@@ -686,12 +686,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
                                    {"where", nd_where}, {"maximum", nd_maximum}, {"minimum", nd_minimum},
                                    {"linspace", nd_linspace},
                                    {NULL, NULL}};
-    if (luaL_newmetatable(L, NDARRAY)) {
-        luaL_setfuncs(L, meta, 0);
-        luaL_newlib(L, methods);
-        lua_setfield(L, -2, "methods");
-    }
-    lua_pop(L, 1);
+    ipfsrt_lua_class_indexed(L, NDARRAY, meta, methods);
     luaL_newlib(L, fns);
     return 1;
 }

@@ -27,6 +27,17 @@ void ipfsrt_lua_class(lua_State *L, const char *name, const luaL_Reg *methods, l
     lua_pop(L, 1);
 }
 
+void ipfsrt_lua_class_indexed(lua_State *L, const char *name, const luaL_Reg *meta,
+                              const luaL_Reg *methods) {
+    if (luaL_newmetatable(L, name)) {
+        luaL_setfuncs(L, meta, 0);
+        lua_newtable(L);
+        luaL_setfuncs(L, methods, 0);
+        lua_setfield(L, -2, "methods");
+    }
+    lua_pop(L, 1);
+}
+
 lua_Integer ipfsrt_lua_opt_int(lua_State *L, int t, const char *key, lua_Integer dflt) {
     lua_getfield(L, t, key);
     lua_Integer v = luaL_opt(L, luaL_checkinteger, -1, dflt);
