@@ -565,18 +565,45 @@ static int array_astype(lua_State *L) {
     return 1;
 }
 
-/* a:sum([axis][, {skipna = false}]): over everything a Lua number, along an axis an array */
-static int reduce(lua_State *L, ipfsrt_ndreduce how) {
-    ipfsrt_ndarray *a = check_array(L, 1);
-    int opts = lua_istable(L, 2) ? 2 : lua_istable(L, 3) ? 3 : 0;
-    bool all = lua_isnoneornil(L, 2) || opts == 2;
-    int axis = all ? 0 : (int)luaL_checkinteger(L, 2);
+/* Options {skipna = ...} at idx (or none); true by default. */
+static bool skipna_of(lua_State *L, int idx) {
     bool skipna = true;
-    if (opts) {
-        lua_getfield(L, opts, "skipna");
+    if (idx && lua_istable(L, idx)) {
+        lua_getfield(L, idx, "skipna");
         if (!lua_isnil(L, -1)) skipna = lua_toboolean(L, -1);
         lua_pop(L, 1);
     }
+    return skipna;
+}
+
+/* a:sum(axes, opts) with a list of axes */
+static int reduce_axes(lua_State *L, ipfsrt_ndreduce how, ipfsrt_ndarray *a) {
+    int axes[IPFSRT_NDARRAY_MAX_DIMS];
+    lua_Integer n = luaL_len(L, 2);
+    if (n > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many axes");
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        axes[i - 1] = (int)luaL_checkinteger(L, -1);
+        lua_pop(L, 1);
+    }
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_reduce_axes(out, how, a, axes, (int)n, skipna_of(L, 3), &err) != IPFSRT_OK)
+        return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* a:sum([axis | {axis, ...}][, {skipna = false}]): over everything a Lua number,
+ * along axes an array */
+static int reduce(lua_State *L, ipfsrt_ndreduce how) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    bool opts_first = lua_istable(L, 2) && lua_getfield(L, 2, "skipna") != LUA_TNIL;
+    if (lua_istable(L, 2)) lua_pop(L, 1);
+    if (lua_istable(L, 2) && !opts_first && luaL_len(L, 2) > 0) return reduce_axes(L, how, a);
+    int opts = opts_first ? 2 : lua_istable(L, 3) ? 3 : 0;
+    bool all = lua_isnoneornil(L, 2) || opts == 2;
+    int axis = all ? 0 : (int)luaL_checkinteger(L, 2);
+    bool skipna = skipna_of(L, opts);
     ipfsrt_ndarray *out = push_new(L);
     ipfsrt_error err;
     if (ipfsrt_ndarray_reduce(out, how, a, all, axis, skipna, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
@@ -657,6 +684,64 @@ static int nd_linspace(lua_State *L) {
     return 1;
 }
 
+/* a:round([decimals]) */
+static int array_round(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int decimals = (int)luaL_optinteger(L, 2, 0);
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_round(out, a, decimals, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* a:cumsum([axis = 0][, {skipna = ...}]) */
+static int array_cumsum(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int axis = lua_isinteger(L, 2) ? (int)lua_tointeger(L, 2) : 0;
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_cumsum(out, a, axis, skipna_of(L, lua_istable(L, 2) ? 2 : 3), &err) != IPFSRT_OK)
+        return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* a:assign(value): numpy's a[...] = value (value an array or a number, broadcast) */
+static int array_assign(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    ipfsrt_ndarray tv;
+    ipfsrt_ndarray_init(&tv);
+    const ipfsrt_ndarray *v = operand(L, 2, a->dtype, &tv);
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_ndarray_assign(a, v, &err);
+    ipfsrt_ndarray_free(&tv);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* ndarray.concat({a, b, ...}[, axis = 0]) and ndarray.stack(...) */
+static int join(lua_State *L, bool stack) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int axis = (int)luaL_optinteger(L, 2, 0);
+    const ipfsrt_ndarray *arrays[64];
+    lua_Integer n = luaL_len(L, 1);
+    if (n < 1 || n > 64) return ipfsrt_lua_raise_arg(L, "1 to 64 arrays to join");
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, i);
+        arrays[i - 1] = check_array(L, -1);
+        lua_pop(L, 1); /* still referenced by the list */
+    }
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    ipfsrt_status st = stack ? ipfsrt_ndarray_stack(out, arrays, (int)n, axis, &err)
+                             : ipfsrt_ndarray_concat(out, arrays, (int)n, axis, &err);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+static int nd_concat(lua_State *L) { return join(L, false); }
+static int nd_stack(lua_State *L) { return join(L, true); }
+
 static int red_sum(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_SUM); }
 static int red_mean(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_MEAN); }
 static int red_min(lua_State *L) { return reduce(L, IPFSRT_NDREDUCE_MIN); }
@@ -674,6 +759,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
         {"sum", red_sum}, {"mean", red_mean}, {"min", red_min}, {"max", red_max}, {"count", red_count},
         {"var", red_var}, {"std", red_std}, {"argmin", red_argmin}, {"argmax", red_argmax},
         {"any", red_any}, {"all", red_all}, {"clip", array_clip}, {"fill", array_fill},
+        {"round", array_round}, {"cumsum", array_cumsum}, {"assign", array_assign},
         {NULL, NULL}};
     static const luaL_Reg meta[] = {
         {"__index", array_index}, {"__gc", array_gc}, {"__close", array_gc}, {"__len", array_len},
@@ -684,7 +770,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
     static const luaL_Reg fns[] = {{"zeros", nd_zeros}, {"ones", nd_ones},     {"empty", nd_zeros},
                                    {"full", nd_full},   {"arange", nd_arange}, {"from", nd_from},
                                    {"where", nd_where}, {"maximum", nd_maximum}, {"minimum", nd_minimum},
-                                   {"linspace", nd_linspace},
+                                   {"linspace", nd_linspace}, {"concat", nd_concat}, {"stack", nd_stack},
                                    {NULL, NULL}};
     ipfsrt_lua_class_indexed(L, NDARRAY, meta, methods);
     luaL_newlib(L, fns);

@@ -170,6 +170,31 @@ describe("ipfsrt.ndarray", function()
     assert.same({ 3, 1 }, nd.maximum(nd.from({ 1, 1 }), nd.from({ 3, 0 })):tolist())
   end)
 
+  it("reduces several axes at once, rounds half to even, sums as it goes, assigns and joins", function()
+    local a = nd.arange(24):reshape { 2, 3, 4 }
+    assert.same({ 60, 92, 124 }, a:sum { 0, 2 }:tolist())
+    assert.same({ 5.5, 17.5 }, a:mean({ 1, 2 }):tolist())
+    local ok, err = pcall(a.sum, a, { 0, 0 })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("given twice", 1, true))
+    assert.same({ 0, 2, 2, -2 }, nd.from({ 0.5, 1.5, 2.5, -2.5 }):round():tolist())
+    assert.same({ 2.68, 1.0, 0.12 }, nd.from({ 2.675, 1.005, 0.125 }):round(2):tolist())
+    assert.same({ 20, 20, 40 }, nd.from({ 15, 25, 35 }):round(-1):tolist())
+    assert.same({ { 0, 1, 3 }, { 3, 7, 12 } }, nd.arange(6):reshape { 2, 3 }:cumsum(1):tolist())
+    assert.equal("int64", nd.from({ 100, 100 }, "int8"):cumsum().dtype)
+    local c = nd.from({ 1, 0 / 0, 2 }):cumsum(0, { skipna = false })
+    assert.is_true(c:get(2) ~= c:get(2)) -- NaN carries on, as numpy's
+    assert.same({ 1, 1, 3 }, nd.from({ 1, 0 / 0, 2 }):cumsum(0):tolist()) -- skipped, as xarray's
+    local z = nd.zeros({ 3, 3 })
+    z:slice { { 1, nil }, { 1, nil } }:assign(nd.from({ 1, 2 })) -- broadcast into a view
+    assert.same({ { 0, 0, 0 }, { 0, 1, 2 }, { 0, 1, 2 } }, z:tolist())
+    assert.same({ 0, 1, 2.5 }, nd.concat({ nd.arange(2), nd.from({ 2.5 }) }):tolist())
+    assert.same({ { 0, 0 }, { 1, 1 }, { 2, 2 } }, nd.stack({ nd.arange(3), nd.arange(3) }, 1):tolist())
+    ok, err = pcall(nd.concat, { nd.zeros({ 2, 2 }), nd.zeros({ 2, 3 }) })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("does not match", 1, true))
+  end)
+
   it("refuses what does not fit in memory before allocating", function()
     local ok, err = pcall(nd.zeros, { 1 << 30, 1 << 30, 1 << 30 })
     assert.is_false(ok)

@@ -182,6 +182,31 @@ typedef enum ipfsrt_ndreduce {
 ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                                     bool all_axes, int axis, bool skipna, ipfsrt_error *err);
 
+/* Reduces a over several axes at once (each once; negatives count from the end). */
+ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                         const int *axes, int n, bool skipna, ipfsrt_error *err);
+
+/* Rounds half to even at `decimals` digits (negative: tens, hundreds...);
+ * integers with decimals >= 0 are unchanged; the dtype is kept. */
+ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int decimals,
+                                   ipfsrt_error *err);
+
+/* Running sums along an axis, in sum's dtype; with skipna NaN counts as 0
+ * (nancumsum, xarray's default), else it propagates (numpy's cumsum). */
+ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool skipna,
+                                    ipfsrt_error *err);
+
+/* Writes src into dst (a view, often), src broadcast to dst's shape and
+ * converted to its dtype as astype does. */
+ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
+
+/* Joins arrays along an existing axis (concat: the other dimensions equal), or
+ * along a new one (stack: all shapes equal), in their promoted dtype. */
+ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
+                                    ipfsrt_error *err);
+ipfsrt_status ipfsrt_ndarray_stack(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
+                                   ipfsrt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -694,3 +694,40 @@ ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value
     run(&w);
     return IPFSRT_OK;
 }
+
+typedef struct copy_bytes {
+    size_t itemsize;
+} copy_bytes;
+
+static void copy_bytes_one(void *ctx, unsigned char **p) {
+    const copy_bytes *c = ctx;
+    memcpy(p[0], p[1], c->itemsize);
+}
+
+ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err) {
+    if (kind_of(dst->dtype) == K_OTHER || kind_of(src->dtype) == K_OTHER) {
+        if (dst->dtype != src->dtype || dst->itemsize != src->itemsize)
+            return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no conversion from %s to %s",
+                               ipfsrt_dtype_name(src->dtype), ipfsrt_dtype_name(dst->dtype));
+    }
+    int ndim;
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_status st = ipfsrt_ndarray_broadcast_shape(src->ndim, src->shape, dst->ndim, dst->shape, &ndim,
+                                                      shape, err);
+    if (st != IPFSRT_OK) return st;
+    if (ndim != dst->ndim || (ndim && memcmp(shape, dst->shape, (size_t)ndim * sizeof *shape) != 0))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a value of %d dimensions does not broadcast to the target",
+                           src->ndim);
+    casting c = {src->dtype, dst->dtype, false, 0};
+    walk w = {.ndim = ndim, .shape = dst->shape, .p = {dst->data, src->data}, .n = 2, .fn = cast_one, .ctx = &c};
+    memcpy(w.strides[0], dst->strides, sizeof dst->strides);
+    broadcast_strides(src, ndim, dst->shape, w.strides[1]);
+    if (kind_of(dst->dtype) == K_OTHER) { /* same bytes type: a plain copy per element */
+        copy_bytes cb = {dst->itemsize};
+        w.fn = copy_bytes_one;
+        w.ctx = &cb;
+    }
+    run(&w);
+    if (c.bad) return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%g does not fit %s", c.bad_value, ipfsrt_dtype_name(dst->dtype));
+    return IPFSRT_OK;
+}

@@ -1,0 +1,200 @@
+/* Whole-array operations built from views: several axes reduced at once,
+ * rounding, running sums, assignment, and joining arrays. */
+#include <math.h>
+#include <string.h>
+
+#include "ndarray/ndarray_internal.h"
+
+ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                         const int *axes, int n, bool skipna, ipfsrt_error *err) {
+    if (n == 1) return ipfsrt_ndarray_reduce(out, how, a, false, axes[0], skipna, err);
+    bool reduced[IPFSRT_NDARRAY_MAX_DIMS] = {false};
+    for (int i = 0; i < n; i++) {
+        int ax = axes[i] < 0 ? axes[i] + a->ndim : axes[i];
+        if (ax < 0 || ax >= a->ndim || reduced[ax])
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds or given twice", axes[i]);
+        reduced[ax] = true;
+    }
+    /* the reduced axes moved last and merged into one: one reduction along it */
+    int order[IPFSRT_NDARRAY_MAX_DIMS], k = 0;
+    int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    int64_t merged = 1;
+    for (int d = 0; d < a->ndim; d++)
+        if (!reduced[d]) shape[k] = (int64_t)a->shape[d], order[k++] = d;
+    int kept = k;
+    for (int d = 0; d < a->ndim; d++)
+        if (reduced[d]) order[k++] = d, merged *= (int64_t)a->shape[d];
+    shape[kept] = merged;
+    ipfsrt_ndarray t, r;
+    ipfsrt_ndarray_init(&t);
+    ipfsrt_ndarray_init(&r);
+    ipfsrt_status st = ipfsrt_ndarray_transpose(&t, a, order, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reshape(&r, &t, kept + 1, shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reduce(out, how, &r, false, kept, skipna, err);
+    ipfsrt_ndarray_free(&t);
+    ipfsrt_ndarray_free(&r);
+    return st;
+}
+
+typedef struct rounding {
+    ipfsrt_dtype d;
+    int decimals;
+} rounding;
+
+static double round_half_even(double x, int decimals) {
+    if (decimals == 0) return nearbyint(x);
+    double scale = pow(10.0, decimals > 0 ? decimals : -decimals);
+    return decimals > 0 ? nearbyint(x * scale) / scale : nearbyint(x / scale) * scale;
+}
+
+ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int decimals,
+                                   ipfsrt_error *err) {
+    ipfsrt_ndarray res;
+    ipfsrt_ndarray_init(&res);
+    ipfsrt_status st = ipfsrt_ndarray_copy(&res, a, err);
+    if (st != IPFSRT_OK) return st;
+    size_t n = ipfsrt_ndarray_size(&res);
+    if (ipfsrt_dtype_is_float(a->dtype)) {
+        for (size_t i = 0; i < n; i++) {
+            unsigned char *p = res.data + i * res.itemsize;
+            double x = a->dtype == IPFSRT_DTYPE_FLOAT32 ? (double)*(float *)(void *)p : *(double *)(void *)p;
+            ipfsrt_ndstore_double(a->dtype, p, round_half_even(x, decimals));
+        }
+    } else if (ipfsrt_dtype_is_int(a->dtype) && decimals < 0) {
+        ipfsrt_ndarray f;
+        ipfsrt_ndarray_init(&f);
+        st = ipfsrt_ndarray_astype(&f, &res, IPFSRT_DTYPE_FLOAT64, err);
+        double *v = st == IPFSRT_OK ? (double *)(void *)f.data : NULL;
+        for (size_t i = 0; v && i < n; i++) v[i] = round_half_even(v[i], decimals);
+        if (st == IPFSRT_OK) st = ipfsrt_ndarray_astype(&res, &f, a->dtype, err);
+        ipfsrt_ndarray_free(&f);
+    }
+    if (st != IPFSRT_OK) {
+        ipfsrt_ndarray_free(&res);
+        return st;
+    }
+    ipfsrt_ndarray_free(out);
+    *out = res;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool skipna,
+                                    ipfsrt_error *err) {
+    if (axis < 0) axis += a->ndim;
+    if (axis < 0 || axis >= a->ndim)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis out of bounds for an array of %d dimensions", a->ndim);
+    bool is_float = ipfsrt_dtype_is_float(a->dtype);
+    ipfsrt_dtype acc = is_float ? a->dtype
+                     : a->dtype >= IPFSRT_DTYPE_UINT8 && a->dtype <= IPFSRT_DTYPE_UINT64 ? IPFSRT_DTYPE_UINT64
+                                                                                         : IPFSRT_DTYPE_INT64;
+    ipfsrt_ndarray res;
+    ipfsrt_ndarray_init(&res);
+    ipfsrt_status st = ipfsrt_ndarray_astype(&res, a, is_float ? IPFSRT_DTYPE_FLOAT64 : acc, err);
+    if (st != IPFSRT_OK) return st;
+    /* res is C order: walk each line along the axis */
+    size_t len = res.shape[axis], n = ipfsrt_ndarray_size(&res);
+    size_t inner = 1;
+    for (int d = axis + 1; d < res.ndim; d++) inner *= res.shape[d];
+    for (size_t start = 0; len && start < n; start++) {
+        if ((start / inner) % len != 0) continue; /* not the first element of a line */
+        unsigned char *p = res.data + start * res.itemsize;
+        ptrdiff_t step = (ptrdiff_t)(inner * res.itemsize);
+        if (is_float) {
+            double sum = 0;
+            for (size_t i = 0; i < len; i++, p += step) {
+                double x = *(double *)(void *)p;
+                sum += skipna && isnan(x) ? 0 : x;
+                *(double *)(void *)p = sum;
+            }
+        } else {
+            uint64_t sum = 0;
+            for (size_t i = 0; i < len; i++, p += step) {
+                uint64_t x;
+                memcpy(&x, p, 8);
+                sum += x; /* wraps, as numpy's */
+                memcpy(p, &sum, 8);
+            }
+        }
+    }
+    if (is_float && acc != IPFSRT_DTYPE_FLOAT64) st = ipfsrt_ndarray_astype(&res, &res, acc, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_ndarray_free(&res);
+        return st;
+    }
+    ipfsrt_ndarray_free(out);
+    *out = res;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
+                                    ipfsrt_error *err) {
+    if (n < 1) return ipfsrt_fail(err, IPFSRT_EARG, -1, "nothing to join");
+    const ipfsrt_ndarray *first = arrays[0];
+    if (axis < 0) axis += first->ndim;
+    if (axis < 0 || axis >= first->ndim)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis out of bounds for arrays of %d dimensions", first->ndim);
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    memcpy(shape, first->shape, sizeof shape);
+    ipfsrt_dtype dtype = first->dtype;
+    shape[axis] = 0;
+    for (int i = 0; i < n; i++) {
+        const ipfsrt_ndarray *a = arrays[i];
+        bool same = a->ndim == first->ndim;
+        for (int d = 0; same && d < a->ndim; d++) same = d == axis || a->shape[d] == first->shape[d];
+        if (!same) return ipfsrt_fail(err, IPFSRT_EARG, -1, "array %d's shape does not match the first's but along the axis", i);
+        if (shape[axis] > SIZE_MAX - a->shape[axis]) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "too long");
+        shape[axis] += a->shape[axis];
+        ipfsrt_status st = i ? ipfsrt_dtype_promote(dtype, a->dtype, &dtype, err) : IPFSRT_OK;
+        if (st != IPFSRT_OK) return st;
+    }
+    ipfsrt_ndarray res, part;
+    ipfsrt_ndarray_init(&res);
+    ipfsrt_ndarray_init(&part);
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&res, dtype, first->itemsize, first->ndim, shape, err);
+    int64_t at = 0;
+    for (int i = 0; st == IPFSRT_OK && i < n; i++) {
+        ipfsrt_ndslice s[IPFSRT_NDARRAY_MAX_DIMS];
+        for (int d = 0; d <= axis; d++) s[d] = (ipfsrt_ndslice){.step = 1};
+        s[axis] = (ipfsrt_ndslice){.has_start = true, .start = at, .has_stop = true,
+                                   .stop = at + (int64_t)arrays[i]->shape[axis], .step = 1};
+        at += (int64_t)arrays[i]->shape[axis];
+        st = ipfsrt_ndarray_slice(&part, &res, s, axis + 1, err);
+        if (st == IPFSRT_OK) st = ipfsrt_ndarray_assign(&part, arrays[i], err);
+    }
+    ipfsrt_ndarray_free(&part);
+    if (st != IPFSRT_OK) {
+        ipfsrt_ndarray_free(&res);
+        return st;
+    }
+    ipfsrt_ndarray_free(out);
+    *out = res;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_ndarray_stack(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
+                                   ipfsrt_error *err) {
+    if (n < 1) return ipfsrt_fail(err, IPFSRT_EARG, -1, "nothing to stack");
+    int ndim = arrays[0]->ndim + 1;
+    if (axis < 0) axis += ndim;
+    if (axis < 0 || axis >= ndim || ndim > IPFSRT_NDARRAY_MAX_DIMS)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis out of bounds for the stacked %d dimensions", ndim);
+    /* each array with a new dimension of 1 at axis, then joined along it */
+    ipfsrt_ndarray views[64];
+    const ipfsrt_ndarray *parts[64];
+    if (n > 64) return ipfsrt_fail(err, IPFSRT_EARG, -1, "at most 64 arrays at once");
+    ipfsrt_status st = IPFSRT_OK;
+    int made = 0;
+    for (int i = 0; st == IPFSRT_OK && i < n; i++, made++) {
+        const ipfsrt_ndarray *a = arrays[i];
+        if (a->ndim != arrays[0]->ndim || memcmp(a->shape, arrays[0]->shape, (size_t)a->ndim * sizeof *a->shape))
+            st = ipfsrt_fail(err, IPFSRT_EARG, -1, "stack needs arrays of one shape (array %d differs)", i);
+        int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+        for (int d = 0, k = 0; d < ndim; d++) shape[d] = d == axis ? 1 : (int64_t)a->shape[k++];
+        ipfsrt_ndarray_init(&views[i]);
+        if (st == IPFSRT_OK) st = ipfsrt_ndarray_reshape(&views[i], a, ndim, shape, err);
+        parts[i] = &views[i];
+    }
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_concat(out, parts, n, axis, err);
+    for (int i = 0; i < made; i++) ipfsrt_ndarray_free(&views[i]);
+    return st;
+}
