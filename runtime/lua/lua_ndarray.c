@@ -13,8 +13,27 @@ static ipfsrt_ndarray *check_array(lua_State *L, int idx) {
     return luaL_checkudata(L, idx, NDARRAY);
 }
 
+/* Lua sees a few bytes per array, not its buffer: left alone, the collector
+ * would let gigabytes of dead temporaries (the a * 0.01 of a * 0.01 + b)
+ * pile up. So a full collection runs once arrays worth GC_EVERY bytes have
+ * been made since the last one. */
+#define GC_EVERY ((uint64_t)256 << 20)
+#define GC_MARK "ipfsrt.ndarray.gc_mark"
+
+static void collect_dead_arrays(lua_State *L) {
+    uint64_t now = ipfsrt_ndarray_allocated_bytes();
+    lua_getfield(L, LUA_REGISTRYINDEX, GC_MARK);
+    uint64_t mark = (uint64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (now - mark < GC_EVERY) return;
+    lua_gc(L, LUA_GCCOLLECT);
+    lua_pushinteger(L, (lua_Integer)now);
+    lua_setfield(L, LUA_REGISTRYINDEX, GC_MARK);
+}
+
 /* A new, initialized array userdata at the top of the stack. */
 static ipfsrt_ndarray *push_new(lua_State *L) {
+    collect_dead_arrays(L);
     ipfsrt_ndarray *a = lua_newuserdatauv(L, sizeof *a, 0);
     ipfsrt_ndarray_init(a);
     luaL_setmetatable(L, NDARRAY);
@@ -75,6 +94,46 @@ static int make_full(lua_State *L, double value, int dtype_idx) {
 static int nd_zeros(lua_State *L) { return make_full(L, 0, 2); }
 static int nd_ones(lua_State *L) { return make_full(L, 1, 2); }
 static int nd_full(lua_State *L) { return make_full(L, luaL_checknumber(L, 2), 3); }
+
+/* Byte order: "<" little-endian (the default, as numpy's on most machines),
+ * ">" big-endian, "=" this machine's. */
+static bool check_big_endian(lua_State *L, int idx) {
+    static const char *const orders[] = {"<", ">", "=", NULL};
+    int o = luaL_checkoption(L, idx, "<", orders);
+    if (o == 2) {
+        uint16_t probe = 1;
+        return *(unsigned char *)&probe == 0;
+    }
+    return o == 1;
+}
+
+/* ndarray.frombytes(s, dtype, shape[, order]): the elements of s in C order */
+static int nd_frombytes(lua_State *L) {
+    size_t len, itemsize, shape[IPFSRT_NDARRAY_MAX_DIMS];
+    const char *s = luaL_checklstring(L, 1, &len);
+    ipfsrt_dtype d = check_dtype(L, 2, IPFSRT_DTYPE_FLOAT64, &itemsize);
+    int ndim = check_shape(L, 3, shape);
+    bool big = check_big_endian(L, 4);
+    ipfsrt_ndarray *a = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_new_zeros(a, d, itemsize, ndim, shape, &err) != IPFSRT_OK ||
+        ipfsrt_ndarray_load_bytes(a, s, len, big, &err) != IPFSRT_OK)
+        return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* a:tobytes([order]): the elements in C order, as a string */
+static int array_tobytes(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    bool big = check_big_endian(L, 2);
+    size_t len = ipfsrt_ndarray_size(a) * a->itemsize;
+    luaL_Buffer b;
+    void *out = luaL_buffinitsize(L, &b, len);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_store_bytes(a, out, len, big, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    luaL_pushresultsize(&b, len);
+    return 1;
+}
 
 /* ndarray.arange([start, ]stop[, step[, dtype]]): integers give int64, else float64 */
 static int nd_arange(lua_State *L) {
@@ -760,6 +819,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
         {"var", red_var}, {"std", red_std}, {"argmin", red_argmin}, {"argmax", red_argmax},
         {"any", red_any}, {"all", red_all}, {"clip", array_clip}, {"fill", array_fill},
         {"round", array_round}, {"cumsum", array_cumsum}, {"assign", array_assign},
+        {"tobytes", array_tobytes},
         {NULL, NULL}};
     static const luaL_Reg meta[] = {
         {"__index", array_index}, {"__gc", array_gc}, {"__close", array_gc}, {"__len", array_len},
@@ -771,6 +831,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
                                    {"full", nd_full},   {"arange", nd_arange}, {"from", nd_from},
                                    {"where", nd_where}, {"maximum", nd_maximum}, {"minimum", nd_minimum},
                                    {"linspace", nd_linspace}, {"concat", nd_concat}, {"stack", nd_stack},
+                                   {"frombytes", nd_frombytes},
                                    {NULL, NULL}};
     ipfsrt_lua_class_indexed(L, NDARRAY, meta, methods);
     luaL_newlib(L, fns);

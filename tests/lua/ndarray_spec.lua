@@ -195,6 +195,19 @@ describe("ipfsrt.ndarray", function()
     assert.truthy(err.message:find("does not match", 1, true))
   end)
 
+  it("reads and writes bytes in either byte order", function()
+    local be = string.pack(">i4>i4>i4>i4", 1, -2, 3, 70000)
+    local a = nd.frombytes(be, "int32", { 2, 2 }, ">")
+    assert.same({ { 1, -2 }, { 3, 70000 } }, a:tolist())
+    assert.equal(be, a:tobytes(">"))
+    assert.equal(string.pack("<i4<i4<i4<i4", 1, -2, 3, 70000), a:tobytes()) -- "<" by default
+    assert.equal(string.pack("<i4<i4", 1, 3), a:slice { { 0, nil }, 0 }:tobytes()) -- views in C order
+    assert.same({ 1.5, -0.25 }, nd.frombytes(string.pack(">d>d", 1.5, -0.25), "float64", 2, ">"):tolist())
+    local ok, err = pcall(nd.frombytes, "abc", "int16", 2)
+    assert.is_false(ok)
+    assert.truthy(err.message:find("3 bytes for 2 elements", 1, true))
+  end)
+
   it("refuses what does not fit in memory before allocating", function()
     local ok, err = pcall(nd.zeros, { 1 << 30, 1 << 30, 1 << 30 })
     assert.is_false(ok)

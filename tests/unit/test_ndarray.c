@@ -207,6 +207,62 @@ static void test_promotion(void **state) {
     assert_int_equal(ipfsrt_dtype_promote(IPFSRT_DTYPE_BYTES, IPFSRT_DTYPE_INT8, &got, &err), IPFSRT_EUNSUPPORTED);
 }
 
+/* Bytes in either order land in a view (every other column of a bigger
+ * array) as the values they encode, and come back out the same. */
+static void test_bytes_in_both_orders(void **state) {
+    (void)state;
+    /* 1, 2, 3, 4 in big-endian int16, int32 and float32 */
+    static const unsigned char be16[] = {0, 1, 0, 2, 0, 3, 0, 4};
+    static const unsigned char be32[] = {0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4};
+    static const unsigned char bef32[] = {0x3f, 0x80, 0, 0, 0x40, 0, 0, 0, 0x40, 0x40, 0, 0, 0x40, 0x80, 0, 0};
+    static const struct {
+        ipfsrt_dtype dtype;
+        const unsigned char *be;
+        size_t len;
+    } cases[] = {{IPFSRT_DTYPE_INT16, be16, 8}, {IPFSRT_DTYPE_INT32, be32, 16}, {IPFSRT_DTYPE_FLOAT32, bef32, 16}};
+    for (size_t c = 0; c < 3; c++) {
+        size_t shape[2] = {2, 4};
+        ipfsrt_ndarray big, view;
+        ipfsrt_ndarray_init(&big);
+        ipfsrt_ndarray_init(&view);
+        assert_int_equal(ipfsrt_ndarray_new_zeros(&big, cases[c].dtype, 0, 2, shape, NULL), IPFSRT_OK);
+        ipfsrt_ndslice cols[2] = {{.step = 1}, {.step = 2}}; /* (2, 2): columns 0 and 2 */
+        assert_int_equal(ipfsrt_ndarray_slice(&view, &big, cols, 2, NULL), IPFSRT_OK);
+        assert_int_equal(ipfsrt_ndarray_load_bytes(&view, cases[c].be, cases[c].len, true, NULL), IPFSRT_OK);
+        int64_t at[2];
+        ipfsrt_ndvalue v;
+        for (int64_t i = 0; i < 8; i++) {
+            at[0] = i / 4, at[1] = i % 4;
+            assert_int_equal(ipfsrt_ndarray_get(&big, at, 2, &v, NULL), IPFSRT_OK);
+            double want = i % 2 ? 0 : (double)(i / 4 * 2 + i % 4 / 2 + 1);
+            assert_true((v.kind == IPFSRT_NDVALUE_FLOAT ? v.f : (double)v.i) == want);
+        }
+        unsigned char out[16], little[16];
+        assert_int_equal(ipfsrt_ndarray_store_bytes(&view, out, cases[c].len, true, NULL), IPFSRT_OK);
+        assert_memory_equal(out, cases[c].be, cases[c].len);
+        assert_int_equal(ipfsrt_ndarray_store_bytes(&view, little, cases[c].len, false, NULL), IPFSRT_OK);
+        size_t item = cases[c].len / 4;
+        for (size_t k = 0; k < cases[c].len; k++) /* each element's bytes reversed */
+            assert_int_equal(little[k], cases[c].be[k / item * item + item - 1 - k % item]);
+        ipfsrt_error err;
+        assert_int_equal(ipfsrt_ndarray_load_bytes(&view, out, cases[c].len - 1, true, &err), IPFSRT_EARG);
+        assert_non_null(strstr(err.message, "wanted"));
+        ipfsrt_ndarray_free(&view);
+        ipfsrt_ndarray_free(&big);
+    }
+    /* bools from untrusted bytes: anything nonzero is true, stored as 1 */
+    ipfsrt_ndarray b;
+    ipfsrt_ndarray_init(&b);
+    size_t n = 3;
+    static const unsigned char raw[] = {0, 1, 0xff};
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&b, IPFSRT_DTYPE_BOOL, 0, 1, &n, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_load_bytes(&b, raw, 3, false, NULL), IPFSRT_OK);
+    assert_int_equal(b.data[0], 0);
+    assert_int_equal(b.data[1], 1);
+    assert_int_equal(b.data[2], 1);
+    ipfsrt_ndarray_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slices),
@@ -214,6 +270,7 @@ int main(void) {
         cmocka_unit_test(test_broadcasting),
         cmocka_unit_test(test_elements_and_limits),
         cmocka_unit_test(test_promotion),
+        cmocka_unit_test(test_bytes_in_both_orders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

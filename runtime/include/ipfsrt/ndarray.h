@@ -51,6 +51,12 @@ typedef struct ipfsrt_ndarray {
 
 void ipfsrt_ndarray_init(ipfsrt_ndarray *a);
 void ipfsrt_ndarray_free(ipfsrt_ndarray *a);
+/* Gives back to the system the big buffers kept for reuse after their arrays
+ * were freed (at most a quarter of physical memory is kept). */
+void ipfsrt_ndarray_trim_cache(void);
+/* Bytes of array buffers allocated so far (never decreases): a garbage-collected
+ * host compares it between collections, as the arrays' memory is not its own. */
+uint64_t ipfsrt_ndarray_allocated_bytes(void);
 /* Elements (the product of the shape; 1 for 0-d). */
 size_t ipfsrt_ndarray_size(const ipfsrt_ndarray *a);
 /* C order with no gaps: the elements are data[0 .. size * itemsize). */
@@ -70,6 +76,16 @@ ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, d
 /* num values from start to stop, both included (numpy's linspace), float64. */
 ipfsrt_status ipfsrt_ndarray_new_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
                                           ipfsrt_error *err);
+/* Fills dst (an array or any view of one) from len bytes holding its elements
+ * in C order and the given byte order; len must be dst's size times its
+ * itemsize. Bool bytes other than 0 become true. How decoded chunks land in
+ * arrays: straight into the chunk's region of the whole. */
+ipfsrt_status ipfsrt_ndarray_load_bytes(ipfsrt_ndarray *dst, const void *src, size_t len, bool big_endian,
+                                        ipfsrt_error *err);
+/* The reverse: src's elements in C order and the given byte order into out,
+ * which has room for exactly len = size * itemsize bytes. */
+ipfsrt_status ipfsrt_ndarray_store_bytes(const ipfsrt_ndarray *src, void *out, size_t len, bool big_endian,
+                                         ipfsrt_error *err);
 /* A C-order copy of src. */
 ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 

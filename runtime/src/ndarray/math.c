@@ -6,16 +6,6 @@
 
 #include "ndarray/ndarray_internal.h"
 
-typedef enum kind { K_BOOL, K_INT, K_UINT, K_FLOAT, K_OTHER } kind;
-
-static kind kind_of(ipfsrt_dtype d) {
-    if (d == IPFSRT_DTYPE_BOOL) return K_BOOL;
-    if (d >= IPFSRT_DTYPE_INT8 && d <= IPFSRT_DTYPE_INT64) return K_INT;
-    if (d >= IPFSRT_DTYPE_UINT8 && d <= IPFSRT_DTYPE_UINT64) return K_UINT;
-    if (d == IPFSRT_DTYPE_FLOAT32 || d == IPFSRT_DTYPE_FLOAT64) return K_FLOAT;
-    return K_OTHER;
-}
-
 static int int_bits(ipfsrt_dtype d) { return (int)ipfsrt_dtype_size(d) * 8; }
 
 static ipfsrt_dtype signed_of_bits(int bits) {
@@ -24,136 +14,31 @@ static ipfsrt_dtype signed_of_bits(int bits) {
 }
 
 ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype *out, ipfsrt_error *err) {
-    kind ka = kind_of(a), kb = kind_of(b);
-    if (ka == K_OTHER || kb == K_OTHER)
+    ipfsrt_ndkind ka = ipfsrt_ndkind_of(a), kb = ipfsrt_ndkind_of(b);
+    if (ka == IPFSRT_NDKIND_OTHER || kb == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no arithmetic on %s with %s", ipfsrt_dtype_name(a),
                            ipfsrt_dtype_name(b));
-    if (ka == K_BOOL) return *out = b, IPFSRT_OK;
-    if (kb == K_BOOL) return *out = a, IPFSRT_OK;
+    if (ka == IPFSRT_NDKIND_BOOL) return *out = b, IPFSRT_OK;
+    if (kb == IPFSRT_NDKIND_BOOL) return *out = a, IPFSRT_OK;
     if (ka == kb) return *out = ipfsrt_dtype_size(a) >= ipfsrt_dtype_size(b) ? a : b, IPFSRT_OK;
-    if (ka == K_FLOAT || kb == K_FLOAT) { /* int with float: float32 holds ints up to 16 bits */
-        ipfsrt_dtype f = ka == K_FLOAT ? a : b, i = ka == K_FLOAT ? b : a;
+    if (ka == IPFSRT_NDKIND_FLOAT || kb == IPFSRT_NDKIND_FLOAT) { /* int with float: float32 holds ints up to 16 bits */
+        ipfsrt_dtype f = ka == IPFSRT_NDKIND_FLOAT ? a : b, i = ka == IPFSRT_NDKIND_FLOAT ? b : a;
         *out = f == IPFSRT_DTYPE_FLOAT32 && int_bits(i) <= 16 ? IPFSRT_DTYPE_FLOAT32 : IPFSRT_DTYPE_FLOAT64;
         return IPFSRT_OK;
     }
-    ipfsrt_dtype s = ka == K_INT ? a : b, u = ka == K_INT ? b : a; /* signed with unsigned */
+    ipfsrt_dtype s = ka == IPFSRT_NDKIND_INT ? a : b, u = ka == IPFSRT_NDKIND_INT ? b : a; /* signed with unsigned */
     int need = int_bits(u) + 1 > int_bits(s) ? int_bits(u) * 2 : int_bits(s);
     *out = need > 64 ? IPFSRT_DTYPE_FLOAT64 : signed_of_bits(need);
     return IPFSRT_OK;
 }
 
-/* --------------------------------------------------------- loads, stores */
-
-static double load_f(ipfsrt_dtype d, const unsigned char *p) {
-    union { int8_t i1; int16_t i2; int32_t i4; int64_t i8; uint8_t u1; uint16_t u2; uint32_t u4;
-            uint64_t u8; float f4; double f8; } x;
-    memcpy(&x, p, ipfsrt_dtype_size(d));
-    switch (d) {
-    case IPFSRT_DTYPE_BOOL: return x.u1 != 0;
-    case IPFSRT_DTYPE_INT8: return x.i1;
-    case IPFSRT_DTYPE_INT16: return x.i2;
-    case IPFSRT_DTYPE_INT32: return x.i4;
-    case IPFSRT_DTYPE_INT64: return (double)x.i8;
-    case IPFSRT_DTYPE_UINT8: return x.u1;
-    case IPFSRT_DTYPE_UINT16: return x.u2;
-    case IPFSRT_DTYPE_UINT32: return x.u4;
-    case IPFSRT_DTYPE_UINT64: return (double)x.u8;
-    case IPFSRT_DTYPE_FLOAT32: return x.f4;
-    default: return x.f8;
-    }
-}
-
-/* Integers (and bools) as the low 64 bits of their value: sign-extended. */
-static uint64_t load_bits(ipfsrt_dtype d, const unsigned char *p) {
-    union { int8_t i1; int16_t i2; int32_t i4; int64_t i8; uint8_t u1; uint16_t u2; uint32_t u4;
-            uint64_t u8; } x;
-    memcpy(&x, p, ipfsrt_dtype_size(d));
-    switch (d) {
-    case IPFSRT_DTYPE_BOOL: return x.u1 != 0;
-    case IPFSRT_DTYPE_INT8: return (uint64_t)(int64_t)x.i1;
-    case IPFSRT_DTYPE_INT16: return (uint64_t)(int64_t)x.i2;
-    case IPFSRT_DTYPE_INT32: return (uint64_t)(int64_t)x.i4;
-    case IPFSRT_DTYPE_INT64: return (uint64_t)x.i8;
-    case IPFSRT_DTYPE_UINT8: return x.u1;
-    case IPFSRT_DTYPE_UINT16: return x.u2;
-    case IPFSRT_DTYPE_UINT32: return x.u4;
-    default: return x.u8;
-    }
-}
-
-/* Stores the low bits (integers wrap), a float, or a bool. */
-static void store_bits(ipfsrt_dtype d, unsigned char *p, uint64_t v) {
-    size_t n = ipfsrt_dtype_size(d);
-    if (d == IPFSRT_DTYPE_BOOL) {
-        *p = v != 0;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) { /* native order, without a pointer cast */
-        uint16_t probe = 1;
-        size_t at = *(unsigned char *)&probe ? i : n - 1 - i;
-        p[at] = (unsigned char)(v >> (8 * i));
-    }
-}
-
-static void store_f(ipfsrt_dtype d, unsigned char *p, double v) {
-    if (d == IPFSRT_DTYPE_FLOAT32) {
-        float f = (float)v;
-        memcpy(p, &f, 4);
-    } else {
-        memcpy(p, &v, 8);
-    }
-}
-
-static bool truthy(ipfsrt_dtype d, const unsigned char *p) { /* NaN is true, as numpy */
-    return kind_of(d) == K_FLOAT ? load_f(d, p) != 0 || isnan(load_f(d, p)) : load_bits(d, p) != 0;
-}
-
-/* ---------------------------------------------------- broadcast iteration */
-
-/* Up to four operands walked together over a shape: out and the inputs, each
- * with its strides (0 along broadcast dimensions). */
-typedef struct walk {
-    int ndim;
-    const size_t *shape;
-    unsigned char *p[4];
-    ptrdiff_t strides[4][IPFSRT_NDARRAY_MAX_DIMS];
-    int n;
-    void (*fn)(void *ctx, unsigned char **p);
-    void *ctx;
-} walk;
-
-static void walk_dim(walk *w, int dim, unsigned char **p) {
-    if (dim == w->ndim) {
-        w->fn(w->ctx, p);
-        return;
-    }
-    unsigned char *q[4] = {p[0], p[1], p[2], p[3]};
-    for (size_t i = 0; i < w->shape[dim]; i++) {
-        walk_dim(w, dim + 1, q);
-        for (int k = 0; k < w->n; k++) q[k] += w->strides[k][dim];
-    }
-}
-
-/* Strides of a, broadcast to the walk's shape (right-aligned). */
-static void broadcast_strides(const ipfsrt_ndarray *a, int ndim, const size_t *shape, ptrdiff_t *out) {
-    for (int d = 0; d < ndim; d++) {
-        int from = d - (ndim - a->ndim);
-        out[d] = from < 0 || a->shape[from] != shape[d] ? 0 : a->strides[from];
-    }
-}
-
-static void run(walk *w) {
-    size_t size = 1;
-    for (int d = 0; d < w->ndim; d++) size *= w->shape[d];
-    if (size) walk_dim(w, 0, w->p);
-}
 
 /* ------------------------------------------------------------ binary ops */
 
 typedef struct binary {
     ipfsrt_ndop op;
     ipfsrt_dtype in_a, in_b, compute, result;
-    kind k;
+    ipfsrt_ndkind k;
     bool negative_power;
 } binary;
 
@@ -221,37 +106,155 @@ static uint64_t int_op(ipfsrt_ndop op, uint64_t ua, uint64_t ub, bool is_signed)
     return (uint64_t)(op == IPFSRT_NDOP_FLOORDIV ? q : r);
 }
 
-static bool compare(ipfsrt_ndop op, int c) { /* c: -1, 0, 1; 2 for unordered (NaN) */
+/* The operators in blocks of IPFSRT_NDROW_BLOCK: plain loops for the common
+ * ones, which the compiler vectorizes; C's comparisons are numpy's, NaN
+ * included (only != holds for it). */
+#define BLOCK_LOOP(expr) for (size_t i = 0; i < n; i++) z[i] = (expr)
+
+IPFSRT_NDVECTOR static void float_block(ipfsrt_ndop op, const double *x, const double *y, double *z, size_t n) {
     switch (op) {
-    case IPFSRT_NDOP_LT: return c == -1;
-    case IPFSRT_NDOP_LE: return c == -1 || c == 0;
-    case IPFSRT_NDOP_GT: return c == 1;
-    case IPFSRT_NDOP_GE: return c == 1 || c == 0;
-    case IPFSRT_NDOP_EQ: return c == 0;
-    default: return c != 0; /* NE: NaN differs from everything */
+    case IPFSRT_NDOP_ADD: BLOCK_LOOP(x[i] + y[i]); break;
+    case IPFSRT_NDOP_SUB: BLOCK_LOOP(x[i] - y[i]); break;
+    case IPFSRT_NDOP_MUL: BLOCK_LOOP(x[i] * y[i]); break;
+    case IPFSRT_NDOP_DIV: BLOCK_LOOP(x[i] / y[i]); break;
+    default: BLOCK_LOOP(float_op(op, x[i], y[i])); break;
     }
 }
 
-static void binary_one(void *ctx, unsigned char **p) {
-    binary *b = ctx;
-    bool cmp = b->op >= IPFSRT_NDOP_LT && b->op <= IPFSRT_NDOP_NE;
-    if (b->op >= IPFSRT_NDOP_AND) {
-        bool x = load_bits(b->in_a, p[1]) != 0, y = load_bits(b->in_b, p[2]) != 0;
-        *p[0] = b->op == IPFSRT_NDOP_AND ? (x && y) : b->op == IPFSRT_NDOP_OR ? (x || y) : (x != y);
-    } else if (b->k == K_FLOAT) {
-        double x = load_f(b->in_a, p[1]), y = load_f(b->in_b, p[2]);
-        if (cmp) *p[0] = compare(b->op, isnan(x) || isnan(y) ? 2 : (x > y) - (x < y));
-        else store_f(b->result, p[0], float_op(b->op, x, y));
-    } else {
-        uint64_t x = load_bits(b->in_a, p[1]), y = load_bits(b->in_b, p[2]);
-        bool is_signed = b->k != K_UINT;
-        if (cmp) {
-            int c = is_signed ? ((int64_t)x > (int64_t)y) - ((int64_t)x < (int64_t)y) : (x > y) - (x < y);
-            *p[0] = compare(b->op, c);
+IPFSRT_NDVECTOR static void float_compare_block(ipfsrt_ndop op, const double *x, const double *y, uint64_t *z, size_t n) {
+    switch (op) {
+    case IPFSRT_NDOP_LT: BLOCK_LOOP(x[i] < y[i]); break;
+    case IPFSRT_NDOP_LE: BLOCK_LOOP(x[i] <= y[i]); break;
+    case IPFSRT_NDOP_GT: BLOCK_LOOP(x[i] > y[i]); break;
+    case IPFSRT_NDOP_GE: BLOCK_LOOP(x[i] >= y[i]); break;
+    case IPFSRT_NDOP_EQ: BLOCK_LOOP(x[i] == y[i]); break;
+    default: BLOCK_LOOP(x[i] != y[i]); break;
+    }
+}
+
+IPFSRT_NDVECTOR static void int_compare_block(ipfsrt_ndop op, const uint64_t *x, const uint64_t *y, uint64_t *z, size_t n,
+                              bool is_signed) {
+    /* signed values compare as unsigned ones once their sign bits are flipped */
+    uint64_t flip = is_signed ? (uint64_t)1 << 63 : 0;
+    switch (op) {
+    case IPFSRT_NDOP_LT: BLOCK_LOOP((x[i] ^ flip) < (y[i] ^ flip)); break;
+    case IPFSRT_NDOP_LE: BLOCK_LOOP((x[i] ^ flip) <= (y[i] ^ flip)); break;
+    case IPFSRT_NDOP_GT: BLOCK_LOOP((x[i] ^ flip) > (y[i] ^ flip)); break;
+    case IPFSRT_NDOP_GE: BLOCK_LOOP((x[i] ^ flip) >= (y[i] ^ flip)); break;
+    case IPFSRT_NDOP_EQ: BLOCK_LOOP(x[i] == y[i]); break;
+    default: BLOCK_LOOP(x[i] != y[i]); break;
+    }
+}
+
+/* False when a signed integer was raised to a negative power. */
+IPFSRT_NDVECTOR static bool int_block(ipfsrt_ndop op, const uint64_t *x, const uint64_t *y, uint64_t *z, size_t n,
+                      bool is_signed) {
+    switch (op) {
+    case IPFSRT_NDOP_ADD: BLOCK_LOOP(x[i] + y[i]); return true;
+    case IPFSRT_NDOP_SUB: BLOCK_LOOP(x[i] - y[i]); return true;
+    case IPFSRT_NDOP_MUL: BLOCK_LOOP(x[i] * y[i]); return true;
+    case IPFSRT_NDOP_AND: BLOCK_LOOP((x[i] != 0) & (y[i] != 0)); return true;
+    case IPFSRT_NDOP_OR: BLOCK_LOOP((x[i] != 0) | (y[i] != 0)); return true;
+    case IPFSRT_NDOP_XOR: BLOCK_LOOP((x[i] != 0) != (y[i] != 0)); return true;
+    default: break;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        if (op == IPFSRT_NDOP_POW && is_signed && (int64_t)y[i] < 0) ok = false;
+        z[i] = int_op(op, x[i], y[i], is_signed);
+    }
+    return ok;
+}
+
+static bool is_comparison(ipfsrt_ndop op) { return op >= IPFSRT_NDOP_LT && op <= IPFSRT_NDOP_NE; }
+
+static void binary_block(binary *b, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    if (b->k == IPFSRT_NDKIND_FLOAT) {
+        double x[IPFSRT_NDROW_BLOCK], y[IPFSRT_NDROW_BLOCK], z[IPFSRT_NDROW_BLOCK];
+        ipfsrt_ndrow_load_double(b->in_a, p[1], s[1], n, x);
+        ipfsrt_ndrow_load_double(b->in_b, p[2], s[2], n, y);
+        if (is_comparison(b->op)) {
+            uint64_t c[IPFSRT_NDROW_BLOCK];
+            float_compare_block(b->op, x, y, c, n);
+            ipfsrt_ndrow_store_bits(IPFSRT_DTYPE_BOOL, p[0], s[0], n, c);
         } else {
-            if (b->op == IPFSRT_NDOP_POW && is_signed && (int64_t)y < 0) b->negative_power = true;
-            store_bits(b->result, p[0], int_op(b->op, x, y, is_signed));
+            float_block(b->op, x, y, z, n);
+            ipfsrt_ndrow_store_float(b->result, p[0], s[0], n, z);
         }
+        return;
+    }
+    uint64_t x[IPFSRT_NDROW_BLOCK], y[IPFSRT_NDROW_BLOCK], z[IPFSRT_NDROW_BLOCK];
+    ipfsrt_ndrow_load_bits(b->in_a, p[1], s[1], n, x);
+    ipfsrt_ndrow_load_bits(b->in_b, p[2], s[2], n, y);
+    bool is_signed = b->k != IPFSRT_NDKIND_UINT;
+    if (is_comparison(b->op)) int_compare_block(b->op, x, y, z, n, is_signed);
+    else if (!int_block(b->op, x, y, z, n, is_signed)) b->negative_power = true;
+    ipfsrt_ndrow_store_bits(b->result, p[0], s[0], n, z);
+}
+
+/* Floats of one type on both sides and out, contiguous or a scalar: the loop
+ * in that type, with no buffers (+ - * / in float32 round as they would
+ * through double). */
+#define DIRECT_LOOP(T, OP)                                                                         \
+    do {                                                                                           \
+        T x_, y_, z_;                                                                              \
+        memcpy(&x_, xp, sizeof x_);                                                                \
+        memcpy(&y_, yp, sizeof y_);                                                                \
+        if (s[1] && s[2]) {                                                                        \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                memcpy(&x_, xp + i * sizeof(T), sizeof x_);                                        \
+                memcpy(&y_, yp + i * sizeof(T), sizeof y_);                                        \
+                z_ = x_ OP y_;                                                                     \
+                memcpy(out + i * sizeof(T), &z_, sizeof z_);                                       \
+            }                                                                                      \
+        } else if (s[1]) {                                                                         \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                memcpy(&x_, xp + i * sizeof(T), sizeof x_);                                        \
+                z_ = x_ OP y_;                                                                     \
+                memcpy(out + i * sizeof(T), &z_, sizeof z_);                                       \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                memcpy(&y_, yp + i * sizeof(T), sizeof y_);                                        \
+                z_ = x_ OP y_;                                                                     \
+                memcpy(out + i * sizeof(T), &z_, sizeof z_);                                       \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+#define DIRECT_OPS(T)                                                                              \
+    switch (op) {                                                                                  \
+    case IPFSRT_NDOP_ADD: DIRECT_LOOP(T, +); break;                                                \
+    case IPFSRT_NDOP_SUB: DIRECT_LOOP(T, -); break;                                                \
+    case IPFSRT_NDOP_MUL: DIRECT_LOOP(T, *); break;                                                \
+    default: DIRECT_LOOP(T, /); break;                                                             \
+    }
+
+IPFSRT_NDVECTOR static void direct_row(ipfsrt_ndop op, ipfsrt_dtype d, unsigned char **p, const ptrdiff_t *s,
+                                       size_t n) {
+    /* locals: stores through out could otherwise change p[] for all the compiler knows */
+    unsigned char *out = p[0];
+    const unsigned char *xp = p[1], *yp = p[2];
+    if (d == IPFSRT_DTYPE_FLOAT32) DIRECT_OPS(float)
+    else DIRECT_OPS(double)
+}
+
+static bool direct(const binary *b, const ptrdiff_t *s) {
+    ptrdiff_t size = (ptrdiff_t)ipfsrt_dtype_size(b->result);
+    return b->k == IPFSRT_NDKIND_FLOAT && b->in_a == b->result && b->in_b == b->result && b->op <= IPFSRT_NDOP_DIV &&
+           s[0] == size && (s[1] == size || s[1] == 0) && (s[2] == size || s[2] == 0) && (s[1] || s[2]);
+}
+
+static void binary_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    const binary *b = ctx;
+    if (direct(b, s)) {
+        direct_row(b->op, b->result, p, s, n);
+        return;
+    }
+    for (size_t done = 0; done < n; done += IPFSRT_NDROW_BLOCK) {
+        unsigned char *q[3];
+        for (int k = 0; k < 3; k++) q[k] = p[k] + (ptrdiff_t)done * s[k];
+        binary_block(ctx, q, s, n - done < IPFSRT_NDROW_BLOCK ? n - done : IPFSRT_NDROW_BLOCK);
     }
 }
 
@@ -267,7 +270,7 @@ static ipfsrt_status binary_types(binary *b, ipfsrt_error *err) {
         b->result = IPFSRT_DTYPE_BOOL;
     } else if (b->op >= IPFSRT_NDOP_LT) {
         b->result = IPFSRT_DTYPE_BOOL;
-    } else if (b->op == IPFSRT_NDOP_DIV && kind_of(b->compute) != K_FLOAT) {
+    } else if (b->op == IPFSRT_NDOP_DIV && ipfsrt_ndkind_of(b->compute) != IPFSRT_NDKIND_FLOAT) {
         b->compute = b->result = IPFSRT_DTYPE_FLOAT64; /* int / int is float64 */
     } else if (b->compute == IPFSRT_DTYPE_BOOL) { /* numpy: + is or, * is and, - is refused, */
         if (b->op == IPFSRT_NDOP_ADD || b->op == IPFSRT_NDOP_MAXIMUM) b->op = IPFSRT_NDOP_OR;
@@ -276,7 +279,7 @@ static ipfsrt_status binary_types(binary *b, ipfsrt_error *err) {
             return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no - of bool arrays (use ~ or ~=)");
         else b->compute = b->result = IPFSRT_DTYPE_INT8; /* //, % and ^ go through int8 */
     }
-    b->k = kind_of(b->compute);
+    b->k = ipfsrt_ndkind_of(b->compute);
     return IPFSRT_OK;
 }
 
@@ -289,7 +292,7 @@ static ipfsrt_status result_for(ipfsrt_ndarray *res, ipfsrt_dtype dtype, const i
                          : (memcpy(shape, a->shape, sizeof shape), IPFSRT_OK);
     if (st != IPFSRT_OK) return st;
     ipfsrt_ndarray_init(res);
-    return ipfsrt_ndarray_new_zeros(res, dtype, 0, ndim, shape, err);
+    return ipfsrt_ndarray_new_buffer(res, dtype, 0, ndim, shape, false, err);
 }
 
 ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const ipfsrt_ndarray *a,
@@ -299,12 +302,14 @@ ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const i
     ipfsrt_ndarray res;
     if (st == IPFSRT_OK) st = result_for(&res, k.result, a, b, err);
     if (st != IPFSRT_OK) return st;
-    walk w = {.ndim = res.ndim, .shape = res.shape, .p = {res.data, a->data, b->data}, .n = 3,
-              .fn = binary_one, .ctx = &k};
-    memcpy(w.strides[0], res.strides, sizeof res.strides);
-    broadcast_strides(a, res.ndim, res.shape, w.strides[1]);
-    broadcast_strides(b, res.ndim, res.shape, w.strides[2]);
-    run(&w);
+    ipfsrt_ndwalk w;
+    ipfsrt_ndwalk_init(&w, res.ndim, res.shape);
+    ipfsrt_ndwalk_add(&w, &res);
+    ipfsrt_ndwalk_add(&w, a);
+    ipfsrt_ndwalk_add(&w, b);
+    w.row = binary_row;
+    w.ctx = &k;
+    ipfsrt_ndwalk_run(&w);
     if (k.negative_power) {
         ipfsrt_ndarray_free(&res);
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "integers to negative integer powers are not allowed");
@@ -316,6 +321,20 @@ ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const i
 
 /* ------------------------------------------------------------- unary ops */
 
+/* out (all of its elements) and a broadcast to it, walked together. */
+static void walk_pair(ipfsrt_ndarray *out, const ipfsrt_ndarray *a,
+                      void (*row)(void *, unsigned char **, const ptrdiff_t *, size_t),
+                      void (*elem)(void *, unsigned char **), void *ctx) {
+    ipfsrt_ndwalk w;
+    ipfsrt_ndwalk_init(&w, out->ndim, out->shape);
+    ipfsrt_ndwalk_add(&w, out);
+    ipfsrt_ndwalk_add(&w, a);
+    w.row = row;
+    w.elem = elem;
+    w.ctx = ctx;
+    ipfsrt_ndwalk_run(&w);
+}
+
 typedef struct unary {
     ipfsrt_ndfn fn;
     ipfsrt_dtype in, result;
@@ -323,14 +342,14 @@ typedef struct unary {
 
 static void unary_one(void *ctx, unsigned char **p) {
     const unary *u = ctx;
-    kind k = kind_of(u->in);
+    ipfsrt_ndkind k = ipfsrt_ndkind_of(u->in);
     if (u->fn == IPFSRT_NDFN_ISNAN || u->fn == IPFSRT_NDFN_ISFINITE) {
-        double x = k == K_FLOAT ? load_f(u->in, p[1]) : 0;
+        double x = k == IPFSRT_NDKIND_FLOAT ? ipfsrt_ndload_double(u->in, p[1]) : 0;
         *p[0] = u->fn == IPFSRT_NDFN_ISNAN ? isnan(x) : isfinite(x);
     } else if (u->fn == IPFSRT_NDFN_NOT) {
         *p[0] = !*p[1];
-    } else if (kind_of(u->result) == K_FLOAT) {
-        double x = load_f(u->in, p[1]), y;
+    } else if (ipfsrt_ndkind_of(u->result) == IPFSRT_NDKIND_FLOAT) {
+        double x = ipfsrt_ndload_double(u->in, p[1]), y;
         switch (u->fn) {
         case IPFSRT_NDFN_NEG: y = -x; break;
         case IPFSRT_NDFN_ABS: y = fabs(x); break;
@@ -340,36 +359,32 @@ static void unary_one(void *ctx, unsigned char **p) {
         case IPFSRT_NDFN_FLOOR: y = floor(x); break;
         default: y = ceil(x); break;
         }
-        store_f(u->result, p[0], y);
+        ipfsrt_ndstore_float(u->result, p[0], y);
     } else { /* integers: neg and abs wrap, floor and ceil keep them */
-        uint64_t x = load_bits(u->in, p[1]);
-        bool negative = k == K_INT && (int64_t)x < 0;
+        uint64_t x = ipfsrt_ndload_bits(u->in, p[1]);
+        bool negative = k == IPFSRT_NDKIND_INT && (int64_t)x < 0;
         uint64_t y = u->fn == IPFSRT_NDFN_NEG ? (uint64_t)0 - x
                    : u->fn == IPFSRT_NDFN_ABS && negative ? (uint64_t)0 - x : x;
-        store_bits(u->result, p[0], y);
+        ipfsrt_ndstore_bits(u->result, p[0], y);
     }
 }
 
 ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
                                    ipfsrt_error *err) {
-    kind k = kind_of(a->dtype);
+    ipfsrt_ndkind k = ipfsrt_ndkind_of(a->dtype);
     unary u = {fn, a->dtype, a->dtype};
-    if (k == K_OTHER) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no math on %s", ipfsrt_dtype_name(a->dtype));
+    if (k == IPFSRT_NDKIND_OTHER) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no math on %s", ipfsrt_dtype_name(a->dtype));
     if (fn == IPFSRT_NDFN_ISNAN || fn == IPFSRT_NDFN_ISFINITE || fn == IPFSRT_NDFN_NOT) u.result = IPFSRT_DTYPE_BOOL;
-    if (fn == IPFSRT_NDFN_NOT && k != K_BOOL) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "~ takes bool arrays");
-    if ((fn == IPFSRT_NDFN_NEG || fn == IPFSRT_NDFN_ABS) && k == K_BOOL)
+    if (fn == IPFSRT_NDFN_NOT && k != IPFSRT_NDKIND_BOOL) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "~ takes bool arrays");
+    if ((fn == IPFSRT_NDFN_NEG || fn == IPFSRT_NDFN_ABS) && k == IPFSRT_NDKIND_BOOL)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no - or abs of a bool array (use ~)");
-    if ((fn == IPFSRT_NDFN_SQRT || fn == IPFSRT_NDFN_EXP || fn == IPFSRT_NDFN_LOG) && k != K_FLOAT)
+    if ((fn == IPFSRT_NDFN_SQRT || fn == IPFSRT_NDFN_EXP || fn == IPFSRT_NDFN_LOG) && k != IPFSRT_NDKIND_FLOAT)
         u.result = ipfsrt_dtype_size(a->dtype) <= 2 ? IPFSRT_DTYPE_FLOAT32 : IPFSRT_DTYPE_FLOAT64;
-    if ((fn == IPFSRT_NDFN_FLOOR || fn == IPFSRT_NDFN_CEIL) && k == K_BOOL) u.result = IPFSRT_DTYPE_INT8;
+    if ((fn == IPFSRT_NDFN_FLOOR || fn == IPFSRT_NDFN_CEIL) && k == IPFSRT_NDKIND_BOOL) u.result = IPFSRT_DTYPE_INT8;
     ipfsrt_ndarray res;
     ipfsrt_status st = result_for(&res, u.result, a, NULL, err);
     if (st != IPFSRT_OK) return st;
-    walk w = {.ndim = res.ndim, .shape = res.shape, .p = {res.data, a->data, NULL}, .n = 2,
-              .fn = unary_one, .ctx = &u};
-    memcpy(w.strides[0], res.strides, sizeof res.strides);
-    memcpy(w.strides[1], a->strides, sizeof a->strides);
-    run(&w);
+    walk_pair(&res, a, NULL, unary_one, &u);
     ipfsrt_ndarray_free(out);
     *out = res;
     return IPFSRT_OK;
@@ -383,13 +398,13 @@ typedef struct casting {
 
 static void cast_one(void *ctx, unsigned char **p) {
     casting *c = ctx;
-    kind from = kind_of(c->in), to = kind_of(c->result);
-    if (to == K_BOOL) {
-        *p[0] = from == K_FLOAT ? load_f(c->in, p[1]) != 0 : load_bits(c->in, p[1]) != 0;
-    } else if (to == K_FLOAT) {
-        store_f(c->result, p[0], load_f(c->in, p[1]));
-    } else if (from == K_FLOAT) { /* truncates; what does not fit is an error, not garbage */
-        double x = load_f(c->in, p[1]);
+    ipfsrt_ndkind from = ipfsrt_ndkind_of(c->in), to = ipfsrt_ndkind_of(c->result);
+    if (to == IPFSRT_NDKIND_BOOL) {
+        *p[0] = from == IPFSRT_NDKIND_FLOAT ? ipfsrt_ndload_double(c->in, p[1]) != 0 : ipfsrt_ndload_bits(c->in, p[1]) != 0;
+    } else if (to == IPFSRT_NDKIND_FLOAT) {
+        ipfsrt_ndstore_float(c->result, p[0], ipfsrt_ndload_double(c->in, p[1]));
+    } else if (from == IPFSRT_NDKIND_FLOAT) { /* truncates; what does not fit is an error, not garbage */
+        double x = ipfsrt_ndload_double(c->in, p[1]);
         if (ipfsrt_ndcheck_double(c->result, x, NULL) != IPFSRT_OK) {
             if (!c->bad) c->bad_value = x;
             c->bad = true;
@@ -397,24 +412,50 @@ static void cast_one(void *ctx, unsigned char **p) {
         }
         ipfsrt_ndstore_double(c->result, p[0], x);
     } else {
-        store_bits(c->result, p[0], load_bits(c->in, p[1])); /* int to int wraps, as numpy */
+        ipfsrt_ndstore_bits(c->result, p[0], ipfsrt_ndload_bits(c->in, p[1])); /* int to int wraps, as numpy */
+    }
+}
+
+/* Conversions that cannot fail go through the row buffers; to bool and from
+ * float to integer (checked) element by element. */
+static void cast_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    casting *c = ctx;
+    ipfsrt_ndkind from = ipfsrt_ndkind_of(c->in), to = ipfsrt_ndkind_of(c->result);
+    ptrdiff_t itemsize = (ptrdiff_t)ipfsrt_dtype_size(c->in);
+    if (c->in == c->result && s[0] == itemsize && s[1] == itemsize) { /* assign may overlap itself */
+        memmove(p[0], p[1], n * (size_t)itemsize);
+        return;
+    }
+    for (size_t done = 0; done < n; done += IPFSRT_NDROW_BLOCK) {
+        size_t m = n - done < IPFSRT_NDROW_BLOCK ? n - done : IPFSRT_NDROW_BLOCK;
+        unsigned char *out = p[0] + (ptrdiff_t)done * s[0], *in = p[1] + (ptrdiff_t)done * s[1];
+        if (to == IPFSRT_NDKIND_FLOAT) {
+            double v[IPFSRT_NDROW_BLOCK];
+            ipfsrt_ndrow_load_double(c->in, in, s[1], m, v);
+            ipfsrt_ndrow_store_float(c->result, out, s[0], m, v);
+        } else if (to != IPFSRT_NDKIND_BOOL && from != IPFSRT_NDKIND_FLOAT) { /* int to int wraps, as numpy */
+            uint64_t v[IPFSRT_NDROW_BLOCK];
+            ipfsrt_ndrow_load_bits(c->in, in, s[1], m, v);
+            ipfsrt_ndrow_store_bits(c->result, out, s[0], m, v);
+        } else {
+            for (size_t i = 0; i < m; i++) {
+                unsigned char *q[2] = {out + (ptrdiff_t)i * s[0], in + (ptrdiff_t)i * s[1]};
+                cast_one(c, q);
+            }
+        }
     }
 }
 
 ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, ipfsrt_dtype dtype,
                                     ipfsrt_error *err) {
-    if (kind_of(a->dtype) == K_OTHER || kind_of(dtype) == K_OTHER)
+    if (ipfsrt_ndkind_of(a->dtype) == IPFSRT_NDKIND_OTHER || ipfsrt_ndkind_of(dtype) == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no conversion from %s to %s",
                            ipfsrt_dtype_name(a->dtype), ipfsrt_dtype_name(dtype));
     casting c = {a->dtype, dtype, false, 0};
     ipfsrt_ndarray res;
     ipfsrt_status st = result_for(&res, dtype, a, NULL, err);
     if (st != IPFSRT_OK) return st;
-    walk w = {.ndim = res.ndim, .shape = res.shape, .p = {res.data, a->data, NULL}, .n = 2,
-              .fn = cast_one, .ctx = &c};
-    memcpy(w.strides[0], res.strides, sizeof res.strides);
-    memcpy(w.strides[1], a->strides, sizeof a->strides);
-    run(&w);
+    walk_pair(&res, a, cast_row, NULL, &c);
     if (c.bad) {
         ipfsrt_ndarray_free(&res);
         if (isnan(c.bad_value))
@@ -426,240 +467,84 @@ ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
     return IPFSRT_OK;
 }
 
-/* ------------------------------------------------------------ reductions */
-
-typedef struct acc {
-    double f;       /* float sums, mins and maxes */
-    uint64_t bits;  /* integer sums (wrapping), mins and maxes */
-    uint64_t n;     /* elements taken (not NaN, with skipna) */
-    bool nan;       /* a NaN was met (without skipna: the result) */
-    uint64_t seen;  /* elements visited, NaN or not: the next one's position */
-    uint64_t at;    /* argmin/argmax: the position of the best so far */
-    uint64_t nan_at; /* ... and of the first NaN */
-    double mean, sq; /* var/std: the first pass's mean, the squared deviations */
-    bool any, all;
-} acc;
-
-typedef struct reducing {
-    ipfsrt_ndreduce how;
-    ipfsrt_dtype in, result;
-    bool skipna;
-    /* along one axis: its length and stride in the input */
-    size_t len;
-    ptrdiff_t stride;
-    bool empty_minmax;
-    acc all; /* over everything */
-} reducing;
-
-static bool wants_min(ipfsrt_ndreduce h) { return h == IPFSRT_NDREDUCE_MIN || h == IPFSRT_NDREDUCE_ARGMIN; }
-static bool wants_max(ipfsrt_ndreduce h) { return h == IPFSRT_NDREDUCE_MAX || h == IPFSRT_NDREDUCE_ARGMAX; }
-
-static void take(const reducing *r, acc *a, const unsigned char *p) {
-    kind k = kind_of(r->in);
-    uint64_t pos = a->seen++;
-    if (r->how == IPFSRT_NDREDUCE_ANY || r->how == IPFSRT_NDREDUCE_ALL) {
-        bool t = truthy(r->in, p);
-        a->any = a->any || t;
-        a->all = (a->n == 0 || a->all) && t;
-        a->n++;
-        return;
-    }
-    if (k == K_FLOAT) {
-        double x = load_f(r->in, p);
-        if (isnan(x)) {
-            if (!a->nan) a->nan_at = pos;
-            a->nan = true;
-            return;
-        }
-        bool better = a->n == 0 || (wants_min(r->how) ? x < a->f : x > a->f);
-        if ((wants_min(r->how) || wants_max(r->how)) && better) {
-            a->f = x;
-            a->at = pos;
-        } else if (!wants_min(r->how) && !wants_max(r->how)) {
-            a->f += x;
-        }
-    } else {
-        uint64_t x = load_bits(r->in, p);
-        bool less = k == K_UINT ? x < a->bits : (int64_t)x < (int64_t)a->bits;
-        bool more = k == K_UINT ? x > a->bits : (int64_t)x > (int64_t)a->bits;
-        if (wants_min(r->how) || wants_max(r->how)) {
-            if (a->n == 0 || (wants_min(r->how) ? less : more)) {
-                a->bits = x;
-                a->at = pos;
-            }
-        } else {
-            a->bits += x;
-            a->f += k == K_UINT ? (double)x : (double)(int64_t)x; /* for the mean */
-        }
-    }
-    a->n++;
-}
-
-/* The second pass of var/std: squared deviations from the first pass's mean. */
-static void take_deviation(const reducing *r, acc *a, const unsigned char *p) {
-    double x = load_f(r->in, p);
-    if (isnan(x)) return;
-    a->sq += (x - a->mean) * (x - a->mean);
-}
-
-static void give(reducing *r, const acc *a, unsigned char *out) {
-    bool is_float = kind_of(r->in) == K_FLOAT;
-    bool nan_result = a->nan && !r->skipna;
-    switch (r->how) {
-    case IPFSRT_NDREDUCE_COUNT: store_bits(r->result, out, a->n); return;
-    case IPFSRT_NDREDUCE_ANY: *out = a->any; return;
-    case IPFSRT_NDREDUCE_ALL: *out = a->n == 0 || a->all; return;
-    case IPFSRT_NDREDUCE_VAR:
-    case IPFSRT_NDREDUCE_STD: {
-        double v = nan_result || !a->n ? NAN : a->sq / (double)a->n;
-        store_f(r->result, out, r->how == IPFSRT_NDREDUCE_STD ? sqrt(v) : v);
-        return;
-    }
-    case IPFSRT_NDREDUCE_ARGMIN:
-    case IPFSRT_NDREDUCE_ARGMAX:
-        if (!a->n && !(a->nan && !r->skipna)) r->empty_minmax = true;
-        store_bits(r->result, out, nan_result ? a->nan_at : a->at);
-        return;
-    case IPFSRT_NDREDUCE_MEAN: store_f(r->result, out, nan_result || !a->n ? NAN : a->f / (double)a->n); return;
-    case IPFSRT_NDREDUCE_SUM:
-        if (is_float) store_f(r->result, out, nan_result ? NAN : a->f);
-        else store_bits(r->result, out, a->bits);
-        return;
-    default: /* min, max */
-        if (!a->n && !a->nan) r->empty_minmax = true;
-        if (is_float) store_f(r->result, out, nan_result || !a->n ? NAN : a->f);
-        else store_bits(r->result, out, a->bits);
-    }
-}
-
-static bool two_pass(ipfsrt_ndreduce h) { return h == IPFSRT_NDREDUCE_VAR || h == IPFSRT_NDREDUCE_STD; }
-
-static void take_all(void *ctx, unsigned char **p) {
-    reducing *r = ctx;
-    take(r, &r->all, p[1]);
-}
-
-static void deviation_all(void *ctx, unsigned char **p) {
-    reducing *r = ctx;
-    take_deviation(r, &r->all, p[1]);
-}
-
-static void reduce_axis_one(void *ctx, unsigned char **p) {
-    reducing *r = ctx;
-    acc a = {0};
-    const unsigned char *q = p[1];
-    for (size_t i = 0; i < r->len; i++, q += r->stride) take(r, &a, q);
-    if (two_pass(r->how) && a.n) {
-        a.mean = a.f / (double)a.n;
-        q = p[1];
-        for (size_t i = 0; i < r->len; i++, q += r->stride) take_deviation(r, &a, q);
-    }
-    give(r, &a, p[0]);
-}
-
-static ipfsrt_dtype reduce_result(ipfsrt_ndreduce how, ipfsrt_dtype in) {
-    kind k = kind_of(in);
-    switch (how) {
-    case IPFSRT_NDREDUCE_COUNT:
-    case IPFSRT_NDREDUCE_ARGMIN:
-    case IPFSRT_NDREDUCE_ARGMAX: return IPFSRT_DTYPE_INT64;
-    case IPFSRT_NDREDUCE_ANY:
-    case IPFSRT_NDREDUCE_ALL: return IPFSRT_DTYPE_BOOL;
-    case IPFSRT_NDREDUCE_MEAN:
-    case IPFSRT_NDREDUCE_VAR:
-    case IPFSRT_NDREDUCE_STD: return in == IPFSRT_DTYPE_FLOAT32 ? in : IPFSRT_DTYPE_FLOAT64;
-    case IPFSRT_NDREDUCE_SUM: return k == K_FLOAT ? in : k == K_UINT ? IPFSRT_DTYPE_UINT64 : IPFSRT_DTYPE_INT64;
-    default: return in;
-    }
-}
-
-ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                    bool all_axes, int axis, bool skipna, ipfsrt_error *err) {
-    if (kind_of(a->dtype) == K_OTHER)
-        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no reductions of %s", ipfsrt_dtype_name(a->dtype));
-    if (!all_axes && axis < 0) axis += a->ndim;
-    if (!all_axes && (axis < 0 || axis >= a->ndim))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds for an array of %d dimensions",
-                           axis < 0 ? axis - a->ndim : axis, a->ndim);
-    reducing r = {.how = how, .in = a->dtype, .result = reduce_result(how, a->dtype), .skipna = skipna};
-    ipfsrt_ndarray res;
-    ipfsrt_ndarray_init(&res);
-    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
-    int ndim = 0;
-    for (int d = 0; !all_axes && d < a->ndim; d++)
-        if (d != axis) shape[ndim++] = a->shape[d];
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&res, r.result, 0, ndim, shape, err);
-    if (st != IPFSRT_OK) return st;
-    if (all_axes) {
-        walk w = {.ndim = a->ndim, .shape = a->shape, .p = {NULL, a->data, NULL}, .n = 2, .fn = take_all, .ctx = &r};
-        memcpy(w.strides[1], a->strides, sizeof a->strides);
-        run(&w);
-        if (two_pass(how) && r.all.n) {
-            r.all.mean = r.all.f / (double)r.all.n;
-            w.fn = deviation_all;
-            run(&w);
-        }
-        give(&r, &r.all, res.data);
-    } else {
-        r.len = a->shape[axis];
-        r.stride = a->strides[axis];
-        walk w = {.ndim = ndim, .shape = res.shape, .p = {res.data, a->data, NULL}, .n = 2,
-                  .fn = reduce_axis_one, .ctx = &r};
-        memcpy(w.strides[0], res.strides, sizeof res.strides);
-        for (int d = 0, k = 0; d < a->ndim; d++)
-            if (d != axis) w.strides[1][k++] = a->strides[d];
-        run(&w);
-    }
-    if (r.empty_minmax) {
-        ipfsrt_ndarray_free(&res);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s of an empty (or all-NaN) array or slice: it has no value",
-                           how == IPFSRT_NDREDUCE_MIN ? "min" : how == IPFSRT_NDREDUCE_MAX ? "max"
-                           : how == IPFSRT_NDREDUCE_ARGMIN ? "argmin" : "argmax");
-    }
-    ipfsrt_ndarray_free(out);
-    *out = res;
-    return IPFSRT_OK;
-}
-
 /* ------------------------------------------------------ where, clip, fill */
 
 typedef struct choosing {
     ipfsrt_dtype cond, x, y, result;
-    kind k;
+    ipfsrt_ndkind k;
 } choosing;
 
 static void where_one(void *ctx, unsigned char **p) {
     const choosing *c = ctx;
-    bool take_x = truthy(c->cond, p[1]);
+    bool take_x = ipfsrt_ndtruthy(c->cond, p[1]);
     ipfsrt_dtype from = take_x ? c->x : c->y;
     const unsigned char *src = take_x ? p[2] : p[3];
-    if (c->k == K_FLOAT) store_f(c->result, p[0], load_f(from, src));
-    else store_bits(c->result, p[0], load_bits(from, src));
+    if (c->k == IPFSRT_NDKIND_FLOAT) ipfsrt_ndstore_float(c->result, p[0], ipfsrt_ndload_double(from, src));
+    else ipfsrt_ndstore_bits(c->result, p[0], ipfsrt_ndload_bits(from, src));
+}
+
+/* A bool condition chooses in the row buffers; any other, element by element. */
+IPFSRT_NDVECTOR static void where_block(const choosing *c, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    uint64_t t[IPFSRT_NDROW_BLOCK];
+    ipfsrt_ndrow_load_bits(IPFSRT_DTYPE_BOOL, p[1], s[1], n, t);
+    if (c->k == IPFSRT_NDKIND_FLOAT) {
+        double x[IPFSRT_NDROW_BLOCK], y[IPFSRT_NDROW_BLOCK];
+        ipfsrt_ndrow_load_double(c->x, p[2], s[2], n, x);
+        ipfsrt_ndrow_load_double(c->y, p[3], s[3], n, y);
+        for (size_t i = 0; i < n; i++) x[i] = t[i] ? x[i] : y[i];
+        ipfsrt_ndrow_store_float(c->result, p[0], s[0], n, x);
+    } else {
+        uint64_t x[IPFSRT_NDROW_BLOCK], y[IPFSRT_NDROW_BLOCK];
+        ipfsrt_ndrow_load_bits(c->x, p[2], s[2], n, x);
+        ipfsrt_ndrow_load_bits(c->y, p[3], s[3], n, y);
+        for (size_t i = 0; i < n; i++) x[i] = t[i] ? x[i] : y[i];
+        ipfsrt_ndrow_store_bits(c->result, p[0], s[0], n, x);
+    }
+}
+
+static void where_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    const choosing *c = ctx;
+    for (size_t done = 0; done < n; done += IPFSRT_NDROW_BLOCK) {
+        size_t m = n - done < IPFSRT_NDROW_BLOCK ? n - done : IPFSRT_NDROW_BLOCK;
+        unsigned char *q[4];
+        for (int k = 0; k < 4; k++) q[k] = p[k] + (ptrdiff_t)done * s[k];
+        if (c->cond == IPFSRT_DTYPE_BOOL) {
+            where_block(c, q, s, m);
+            continue;
+        }
+        for (size_t i = 0; i < m; i++) {
+            unsigned char *e[4];
+            for (int k = 0; k < 4; k++) e[k] = q[k] + (ptrdiff_t)i * s[k];
+            where_one(ctx, e);
+        }
+    }
 }
 
 ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
                                    const ipfsrt_ndarray *y, ipfsrt_error *err) {
-    choosing c = {cond->dtype, x->dtype, y->dtype, IPFSRT_DTYPE_BOOL, K_BOOL};
-    if (kind_of(cond->dtype) == K_OTHER)
+    choosing c = {cond->dtype, x->dtype, y->dtype, IPFSRT_DTYPE_BOOL, IPFSRT_NDKIND_BOOL};
+    if (ipfsrt_ndkind_of(cond->dtype) == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "a %s condition", ipfsrt_dtype_name(cond->dtype));
     ipfsrt_status st = ipfsrt_dtype_promote(x->dtype, y->dtype, &c.result, err);
     if (st != IPFSRT_OK) return st;
-    c.k = kind_of(c.result);
+    c.k = ipfsrt_ndkind_of(c.result);
     int ndim;
     size_t xy[IPFSRT_NDARRAY_MAX_DIMS], shape[IPFSRT_NDARRAY_MAX_DIMS];
     st = ipfsrt_ndarray_broadcast_shape(x->ndim, x->shape, y->ndim, y->shape, &ndim, xy, err);
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_broadcast_shape(cond->ndim, cond->shape, ndim, xy, &ndim, shape, err);
     ipfsrt_ndarray res;
     ipfsrt_ndarray_init(&res);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(&res, c.result, 0, ndim, shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_buffer(&res, c.result, 0, ndim, shape, false, err);
     if (st != IPFSRT_OK) return st;
-    walk w = {.ndim = ndim, .shape = res.shape, .p = {res.data, cond->data, x->data, y->data}, .n = 4,
-              .fn = where_one, .ctx = &c};
-    memcpy(w.strides[0], res.strides, sizeof res.strides);
-    broadcast_strides(cond, ndim, res.shape, w.strides[1]);
-    broadcast_strides(x, ndim, res.shape, w.strides[2]);
-    broadcast_strides(y, ndim, res.shape, w.strides[3]);
-    run(&w);
+    ipfsrt_ndwalk w;
+    ipfsrt_ndwalk_init(&w, ndim, res.shape);
+    ipfsrt_ndwalk_add(&w, &res);
+    ipfsrt_ndwalk_add(&w, cond);
+    ipfsrt_ndwalk_add(&w, x);
+    ipfsrt_ndwalk_add(&w, y);
+    w.row = where_row;
+    w.ctx = &c;
+    ipfsrt_ndwalk_run(&w);
     ipfsrt_ndarray_free(out);
     *out = res;
     return IPFSRT_OK;
@@ -667,15 +552,15 @@ ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *co
 
 typedef struct filling_value {
     ipfsrt_dtype d;
-    kind k;
+    ipfsrt_ndkind k;
     double f;
     uint64_t bits;
 } filling_value;
 
 static void fill_value_one(void *ctx, unsigned char **p) {
     const filling_value *v = ctx;
-    if (v->k == K_FLOAT) store_f(v->d, p[0], v->f);
-    else store_bits(v->d, p[0], v->bits);
+    if (v->k == IPFSRT_NDKIND_FLOAT) ipfsrt_ndstore_float(v->d, p[0], v->f);
+    else ipfsrt_ndstore_bits(v->d, p[0], v->bits);
 }
 
 ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err) {
@@ -685,13 +570,16 @@ ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value
     ipfsrt_ndarray_init(&v);
     ipfsrt_status st = ipfsrt_ndarray_astype(&v, value, a->dtype, err); /* checked like a set */
     if (st != IPFSRT_OK) return st;
-    filling_value fv = {a->dtype, kind_of(a->dtype), 0, 0};
-    if (fv.k == K_FLOAT) fv.f = load_f(a->dtype, v.data);
-    else fv.bits = load_bits(a->dtype, v.data);
+    filling_value fv = {a->dtype, ipfsrt_ndkind_of(a->dtype), 0, 0};
+    if (fv.k == IPFSRT_NDKIND_FLOAT) fv.f = ipfsrt_ndload_double(a->dtype, v.data);
+    else fv.bits = ipfsrt_ndload_bits(a->dtype, v.data);
     ipfsrt_ndarray_free(&v);
-    walk w = {.ndim = a->ndim, .shape = a->shape, .p = {a->data}, .n = 1, .fn = fill_value_one, .ctx = &fv};
-    memcpy(w.strides[0], a->strides, sizeof a->strides);
-    run(&w);
+    ipfsrt_ndwalk w;
+    ipfsrt_ndwalk_init(&w, a->ndim, a->shape);
+    ipfsrt_ndwalk_add(&w, a);
+    w.elem = fill_value_one;
+    w.ctx = &fv;
+    ipfsrt_ndwalk_run(&w);
     return IPFSRT_OK;
 }
 
@@ -705,7 +593,7 @@ static void copy_bytes_one(void *ctx, unsigned char **p) {
 }
 
 ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err) {
-    if (kind_of(dst->dtype) == K_OTHER || kind_of(src->dtype) == K_OTHER) {
+    if (ipfsrt_ndkind_of(dst->dtype) == IPFSRT_NDKIND_OTHER || ipfsrt_ndkind_of(src->dtype) == IPFSRT_NDKIND_OTHER) {
         if (dst->dtype != src->dtype || dst->itemsize != src->itemsize)
             return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no conversion from %s to %s",
                                ipfsrt_dtype_name(src->dtype), ipfsrt_dtype_name(dst->dtype));
@@ -719,15 +607,11 @@ ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *s
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "a value of %d dimensions does not broadcast to the target",
                            src->ndim);
     casting c = {src->dtype, dst->dtype, false, 0};
-    walk w = {.ndim = ndim, .shape = dst->shape, .p = {dst->data, src->data}, .n = 2, .fn = cast_one, .ctx = &c};
-    memcpy(w.strides[0], dst->strides, sizeof dst->strides);
-    broadcast_strides(src, ndim, dst->shape, w.strides[1]);
-    if (kind_of(dst->dtype) == K_OTHER) { /* same bytes type: a plain copy per element */
-        copy_bytes cb = {dst->itemsize};
-        w.fn = copy_bytes_one;
-        w.ctx = &cb;
-    }
-    run(&w);
+    copy_bytes cb = {dst->itemsize};
+    if (ipfsrt_ndkind_of(dst->dtype) == IPFSRT_NDKIND_OTHER) /* same bytes type: a plain copy per element */
+        walk_pair(dst, src, NULL, copy_bytes_one, &cb);
+    else
+        walk_pair(dst, src, cast_row, NULL, &c);
     if (c.bad) return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%g does not fit %s", c.bad_value, ipfsrt_dtype_name(dst->dtype));
     return IPFSRT_OK;
 }

@@ -5,19 +5,6 @@
 
 #include "ndarray/ndarray_internal.h"
 
-ipfsrt_ndbuffer *ipfsrt_ndbuffer_new(size_t size) {
-    if (size > SIZE_MAX - sizeof(ipfsrt_ndbuffer)) return NULL;
-    ipfsrt_ndbuffer *b = calloc(1, sizeof *b + size);
-    if (!b) return NULL;
-    b->refs = 1;
-    b->size = size;
-    return b;
-}
-
-void ipfsrt_ndbuffer_unref(ipfsrt_ndbuffer *b) {
-    if (b && --b->refs == 0) free(b);
-}
-
 void ipfsrt_ndarray_init(ipfsrt_ndarray *a) { memset(a, 0, sizeof *a); }
 
 void ipfsrt_ndarray_free(ipfsrt_ndarray *a) {
@@ -66,13 +53,18 @@ static void c_order_strides(ipfsrt_ndarray *a) {
 
 ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
                                        int ndim, const size_t *shape, ipfsrt_error *err) {
+    return ipfsrt_ndarray_new_buffer(a, dtype, itemsize, ndim, shape, true, err);
+}
+
+ipfsrt_status ipfsrt_ndarray_new_buffer(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
+                                        const size_t *shape, bool zeroed, ipfsrt_error *err) {
     if (dtype >= IPFSRT_DTYPE_COUNT) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no such dtype");
     if (dtype != IPFSRT_DTYPE_BYTES) itemsize = ipfsrt_dtype_size(dtype);
     if (itemsize == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "bytes of length 0");
     size_t bytes = 0;
     ipfsrt_status st = bytes_for(ndim, shape, itemsize, &bytes, err);
     if (st != IPFSRT_OK) return st;
-    ipfsrt_ndbuffer *b = ipfsrt_ndbuffer_new(bytes);
+    ipfsrt_ndbuffer *b = ipfsrt_ndbuffer_new(bytes, zeroed);
     if (!b) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu bytes", bytes);
     ipfsrt_ndarray_free(a);
     a->buffer = b;
@@ -168,8 +160,8 @@ static void copy_one(void *user, unsigned char *p) {
 ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err) {
     ipfsrt_ndarray out;
     ipfsrt_ndarray_init(&out);
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&out, src->dtype, src->itemsize, src->ndim,
-                                                src->shape, err);
+    ipfsrt_status st = ipfsrt_ndarray_new_buffer(&out, src->dtype, src->itemsize, src->ndim,
+                                                src->shape, false, err);
     if (st != IPFSRT_OK) return st;
     if (ipfsrt_ndarray_is_contiguous(src)) {
         memcpy(out.data, src->data, ipfsrt_ndarray_size(src) * src->itemsize);

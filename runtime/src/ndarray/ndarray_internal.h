@@ -7,12 +7,18 @@
 struct ipfsrt_ndbuffer {
     size_t refs;
     size_t size;
+    size_t mapped; /* bytes mapped for it (header included), 0 when from malloc */
     _Alignas(16) unsigned char data[];
 };
 
-/* A new buffer of size bytes, zeroed, with one reference. */
-ipfsrt_ndbuffer *ipfsrt_ndbuffer_new(size_t size);
+/* A new buffer of size bytes with one reference: zeroed, or holding whatever
+ * bytes a reused buffer held (for results whose every element is written). */
+ipfsrt_ndbuffer *ipfsrt_ndbuffer_new(size_t size, bool zeroed);
 void ipfsrt_ndbuffer_unref(ipfsrt_ndbuffer *b);
+
+/* ipfsrt_ndarray_new_zeros, with the choice of ipfsrt_ndbuffer_new. */
+ipfsrt_status ipfsrt_ndarray_new_buffer(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
+                                        const size_t *shape, bool zeroed, ipfsrt_error *err);
 
 /* Stores v (already checked to fit) into the element at p. */
 void ipfsrt_ndstore_double(ipfsrt_dtype dtype, unsigned char *p, double v);
@@ -23,5 +29,68 @@ ipfsrt_status ipfsrt_ndcheck_double(ipfsrt_dtype dtype, double v, ipfsrt_error *
 /* Calls fn for each element of a in C order (offsets from a->data). */
 void ipfsrt_ndarray_each(const ipfsrt_ndarray *a, void (*fn)(void *user, unsigned char *p),
                          void *user);
+
+/* The typed loops are compiled twice on x86-64, for AVX2 and for the baseline,
+ * and the loader picks one for the CPU (as numpy dispatches its loops): the
+ * baseline's 16-byte vectors leave half the speed of a current CPU unused. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define IPFSRT_NDVECTOR __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef IPFSRT_NDVECTOR
+#define IPFSRT_NDVECTOR
+#endif
+
+/* What elementwise code needs to know about a dtype. */
+typedef enum ipfsrt_ndkind { IPFSRT_NDKIND_BOOL, IPFSRT_NDKIND_INT, IPFSRT_NDKIND_UINT, IPFSRT_NDKIND_FLOAT,
+                             IPFSRT_NDKIND_OTHER } ipfsrt_ndkind;
+ipfsrt_ndkind ipfsrt_ndkind_of(ipfsrt_dtype d);
+
+/* One element as a double, or as the low 64 bits of its integer value
+ * (sign-extended); stores of a double into a float dtype, of low bits into an
+ * integer dtype (wrapping) or a bool (nonzero is true). */
+double ipfsrt_ndload_double(ipfsrt_dtype d, const unsigned char *p);
+uint64_t ipfsrt_ndload_bits(ipfsrt_dtype d, const unsigned char *p);
+/* numpy's truth of an element: nonzero, NaN included. */
+bool ipfsrt_ndtruthy(ipfsrt_dtype d, const unsigned char *p);
+void ipfsrt_ndstore_float(ipfsrt_dtype d, unsigned char *p, double v);
+void ipfsrt_ndstore_bits(ipfsrt_dtype d, unsigned char *p, uint64_t v);
+
+/* The same for n elements stride s bytes apart, in typed loops: what makes the
+ * elementwise code run at memory speed. Rows are processed in blocks of
+ * IPFSRT_NDROW_BLOCK elements through buffers on the stack. */
+#define IPFSRT_NDROW_BLOCK 512
+void ipfsrt_ndrow_load_double(ipfsrt_dtype d, const unsigned char *p, ptrdiff_t s, size_t n, double *out);
+void ipfsrt_ndrow_load_bits(ipfsrt_dtype d, const unsigned char *p, ptrdiff_t s, size_t n, uint64_t *out);
+void ipfsrt_ndrow_store_float(ipfsrt_dtype d, unsigned char *p, ptrdiff_t s, size_t n, const double *in);
+void ipfsrt_ndrow_store_bits(ipfsrt_dtype d, unsigned char *p, ptrdiff_t s, size_t n, const uint64_t *in);
+
+/* Up to four operands (out first, then the inputs) walked together over one
+ * shape, each with its own strides (0 along broadcast dimensions). Dimensions
+ * laid out contiguously for every operand are merged first, so row sees runs as
+ * long as the layouts allow: a whole contiguous array is a single row. Set row,
+ * or elem to be called once per element. */
+typedef struct ipfsrt_ndwalk {
+    int ndim, n;
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    unsigned char *p[4];
+    ptrdiff_t strides[4][IPFSRT_NDARRAY_MAX_DIMS];
+    void (*row)(void *ctx, unsigned char **p, const ptrdiff_t *strides, size_t n);
+    void (*elem)(void *ctx, unsigned char **p);
+    void *ctx;
+} ipfsrt_ndwalk;
+
+/* A walk of n operands over shape, with no operands added yet. */
+void ipfsrt_ndwalk_init(ipfsrt_ndwalk *w, int ndim, const size_t *shape);
+/* Adds an operand; a (broadcast to the walk's shape, right-aligned) or, for
+ * the output, its own strides. */
+void ipfsrt_ndwalk_add(ipfsrt_ndwalk *w, const ipfsrt_ndarray *a);
+void ipfsrt_ndwalk_run(ipfsrt_ndwalk *w);
+
+/* Sums and means of contiguous arrays into res (already shaped); false when
+ * the case is not one of those, for the general walk to take. */
+bool ipfsrt_ndfast_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, bool all_axes,
+                          int axis, bool skipna);
 
 #endif
