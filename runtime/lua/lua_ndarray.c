@@ -624,16 +624,26 @@ static int array_astype(lua_State *L) {
     return 1;
 }
 
-/* Options {skipna = ...} at idx (or none); true by default. */
-static bool skipna_of(lua_State *L, int idx) {
-    bool skipna = true;
-    if (idx && lua_istable(L, idx)) {
-        lua_getfield(L, idx, "skipna");
-        if (!lua_isnil(L, -1)) skipna = lua_toboolean(L, -1);
-        lua_pop(L, 1);
+/* Options {skipna = true, where = mask} at idx (0: none). The mask stays
+ * referenced by the options table, an argument of the call. */
+typedef struct reduce_opts {
+    bool skipna;
+    const ipfsrt_ndarray *where;
+} reduce_opts;
+
+static reduce_opts opts_of(lua_State *L, int idx) {
+    reduce_opts o = {true, NULL};
+    if (!idx || !lua_istable(L, idx)) return o;
+    if (lua_getfield(L, idx, "skipna") != LUA_TNIL) o.skipna = lua_toboolean(L, -1);
+    if (lua_getfield(L, idx, "where") != LUA_TNIL) {
+        o.where = luaL_testudata(L, -1, NDARRAY);
+        if (!o.where) ipfsrt_lua_raise_arg(L, "where= takes a bool array");
     }
-    return skipna;
+    lua_pop(L, 2);
+    return o;
 }
+
+static bool skipna_of(lua_State *L, int idx) { return opts_of(L, idx).skipna; }
 
 /* a:sum(axes, opts) with a list of axes */
 static int reduce_axes(lua_State *L, ipfsrt_ndreduce how, ipfsrt_ndarray *a) {
@@ -645,27 +655,29 @@ static int reduce_axes(lua_State *L, ipfsrt_ndreduce how, ipfsrt_ndarray *a) {
         axes[i - 1] = (int)luaL_checkinteger(L, -1);
         lua_pop(L, 1);
     }
+    reduce_opts o = opts_of(L, 3);
     ipfsrt_ndarray *out = push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_reduce_axes(out, how, a, axes, (int)n, skipna_of(L, 3), &err) != IPFSRT_OK)
+    if (ipfsrt_ndarray_reduce_axes(out, how, a, axes, (int)n, o.skipna, o.where, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }
 
-/* a:sum([axis | {axis, ...}][, {skipna = false}]): over everything a Lua number,
- * along axes an array */
+/* a:sum([axis | {axis, ...}][, {skipna = false, where = mask}]): over
+ * everything a Lua number, along axes an array. A table second is a list of
+ * axes when it has items, else the options. */
 static int reduce(lua_State *L, ipfsrt_ndreduce how) {
     ipfsrt_ndarray *a = check_array(L, 1);
-    bool opts_first = lua_istable(L, 2) && lua_getfield(L, 2, "skipna") != LUA_TNIL;
-    if (lua_istable(L, 2)) lua_pop(L, 1);
-    if (lua_istable(L, 2) && !opts_first && luaL_len(L, 2) > 0) return reduce_axes(L, how, a);
-    int opts = opts_first ? 2 : lua_istable(L, 3) ? 3 : 0;
+    bool listed = lua_istable(L, 2) && luaL_len(L, 2) > 0;
+    if (listed) return reduce_axes(L, how, a);
+    int opts = lua_istable(L, 2) ? 2 : lua_istable(L, 3) ? 3 : 0;
     bool all = lua_isnoneornil(L, 2) || opts == 2;
     int axis = all ? 0 : (int)luaL_checkinteger(L, 2);
-    bool skipna = skipna_of(L, opts);
+    reduce_opts o = opts_of(L, opts);
     ipfsrt_ndarray *out = push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_reduce(out, how, a, all, axis, skipna, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    if (ipfsrt_ndarray_reduce_where(out, how, a, all, axis, o.skipna, o.where, &err) != IPFSRT_OK)
+        return ipfsrt_lua_raise(L, &err);
     if (!all) return 1;
     ipfsrt_ndvalue v;
     ipfsrt_ndarray_get(out, NULL, 0, &v, NULL);

@@ -22,6 +22,7 @@ local day = (nd.arange(T, "int16") % 50):reshape { T, 1, 1 }
 local a = nd.where(land, nd.full({}, -999, "int16"), base + day):astype("int16")
 local f = a:astype("float32")
 local b = f:mean(0)
+local ocean = ~land -- a fixed (720, 1440) mask, as a land mask is
 local dst = nd.zeros(a.shape, "int16")
 dst:fill(0)
 
@@ -59,8 +60,9 @@ for _, case in ipairs { { "int16", a, 1 }, { "float32", f, 2 } } do
   -- int16 * 0.01 is float64 (4 grids written), float32 stays float32
   timed("x*0.01+b " .. name, size + (name == "int16" and 4 or 2), function() return x * 0.01 + b end)
   timed("masked mean " .. name, size, function() return nd.where(x:ne(-999), x, 0 / 0):mean() end)
+  timed("mean where=ocean " .. name, size, function() return x:mean { where = ocean } end)
 end
-a, f, b, dst, base, land, day = nil, nil, nil, nil, nil, nil, nil
+a, f, b, dst, base, land, day, ocean = nil, nil, nil, nil, nil, nil, nil, nil
 collectgarbage()
 
 local theirs = {}

@@ -19,6 +19,7 @@ land = ((lat // 40 + lon // 60) % 4 == 0) | ((lat * lon) % 7 == 0)
 day = (np.arange(T, dtype=np.int16) % 50).reshape(T, 1, 1)
 a = np.where(land, np.int16(-999), base + day).astype(np.int16)
 f = a.astype(np.float32)
+ocean = ~land
 b = f.mean(axis=0)
 dst = np.empty_like(a)
 dst[...] = 0
@@ -45,3 +46,4 @@ for name, x in (("int16", a), ("float32", f)):
         timed(f"nanmean axis 0 {name}", lambda: np.nanmean(x, axis=0))
     timed(f"x*0.01+b {name}", lambda: x * 0.01 + b)
     timed(f"masked mean {name}", lambda: np.nanmean(np.where(x != -999, x, np.nan)))
+    timed(f"mean where=ocean {name}", lambda: np.mean(x, where=ocean))

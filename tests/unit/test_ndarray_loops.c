@@ -90,6 +90,60 @@ static void test_fast_sums_agree_with_the_walk(void **state) {
     }
 }
 
+/* where= masks: the masked sums over everything (typed loops) agree with the
+ * walk over a strided twin, and with a 2-D mask broadcast over the first axis. */
+static void test_masked_sums(void **state) {
+    (void)state;
+    ipfsrt_ndarray flat, plane;
+    ipfsrt_ndarray_init(&flat);
+    ipfsrt_ndarray_init(&plane);
+    size_t plane_shape[2] = {SHAPE[1], SHAPE[2]};
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&flat, IPFSRT_DTYPE_BOOL, 0, ND, SHAPE, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&plane, IPFSRT_DTYPE_BOOL, 0, 2, plane_shape, NULL), IPFSRT_OK);
+    for (size_t i = 0; i < ipfsrt_ndarray_size(&flat); i++) flat.data[i] = i % 3 != 0;
+    for (size_t i = 0; i < ipfsrt_ndarray_size(&plane); i++) plane.data[i] = i % 5 != 0;
+    static const ipfsrt_dtype dtypes[] = {IPFSRT_DTYPE_INT16, IPFSRT_DTYPE_UINT8, IPFSRT_DTYPE_INT64,
+                                          IPFSRT_DTYPE_FLOAT32, IPFSRT_DTYPE_FLOAT64};
+    static const ipfsrt_ndreduce hows[] = {IPFSRT_NDREDUCE_SUM, IPFSRT_NDREDUCE_MEAN, IPFSRT_NDREDUCE_COUNT};
+    for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
+        ipfsrt_ndarray a = values(dtypes[d]), s = strided_twin(&a);
+        for (int m = 0; m < 2; m++)
+            for (size_t h = 0; h < 3; h++) {
+                ipfsrt_ndarray fast, walked;
+                ipfsrt_ndarray_init(&fast);
+                ipfsrt_ndarray_init(&walked);
+                const ipfsrt_ndarray *mask = m ? &plane : &flat;
+                assert_int_equal(ipfsrt_ndarray_reduce_where(&fast, hows[h], &a, true, 0, true, mask, NULL), IPFSRT_OK);
+                /* the walk, through the axes form over all three axes of the strided twin */
+                int axes[ND] = {0, 1, 2};
+                assert_int_equal(ipfsrt_ndarray_reduce_axes(&walked, hows[h], &s, axes, ND, true, mask, NULL), IPFSRT_OK);
+                assert_same_results(&fast, &walked, dtypes[d] != IPFSRT_DTYPE_FLOAT32 && dtypes[d] != IPFSRT_DTYPE_FLOAT64);
+                ipfsrt_ndarray_free(&fast);
+                ipfsrt_ndarray_free(&walked);
+            }
+        ipfsrt_ndarray_free(&a);
+        ipfsrt_ndarray_free(&s);
+    }
+    /* what a mask cannot be */
+    ipfsrt_ndarray a = values(IPFSRT_DTYPE_INT16), out, wrong;
+    ipfsrt_ndarray_init(&out);
+    ipfsrt_ndarray_init(&wrong);
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_ndarray_reduce_where(&out, IPFSRT_NDREDUCE_SUM, &a, true, 0, true, &a, &err), IPFSRT_EARG);
+    assert_non_null(strstr(err.message, "bool"));
+    assert_int_equal(ipfsrt_ndarray_reduce_where(&out, IPFSRT_NDREDUCE_ARGMIN, &a, true, 0, true, &flat, &err),
+                     IPFSRT_EUNSUPPORTED);
+    size_t short_shape[1] = {7};
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&wrong, IPFSRT_DTYPE_BOOL, 0, 1, short_shape, NULL), IPFSRT_OK);
+    assert_int_not_equal(ipfsrt_ndarray_reduce_where(&out, IPFSRT_NDREDUCE_SUM, &a, true, 0, true, &wrong, &err),
+                         IPFSRT_OK);
+    ipfsrt_ndarray_free(&wrong);
+    ipfsrt_ndarray_free(&a);
+    ipfsrt_ndarray_free(&out);
+    ipfsrt_ndarray_free(&flat);
+    ipfsrt_ndarray_free(&plane);
+}
+
 static double element(const ipfsrt_ndarray *a, int64_t i, int64_t j) {
     int64_t idx[2] = {i, j};
     ipfsrt_ndvalue v;
@@ -148,6 +202,7 @@ static void test_reused_buffers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fast_sums_agree_with_the_walk),
+        cmocka_unit_test(test_masked_sums),
         cmocka_unit_test(test_walks_over_views),
         cmocka_unit_test(test_reused_buffers),
     };

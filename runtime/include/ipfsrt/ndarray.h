@@ -198,9 +198,19 @@ typedef enum ipfsrt_ndreduce {
 ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                                     bool all_axes, int axis, bool skipna, ipfsrt_error *err);
 
-/* Reduces a over several axes at once (each once; negatives count from the end). */
+/* The same with a mask: where (a bool array broadcast to a's shape, or NULL)
+ * leaves out the elements where it is false, as numpy's where= does (not for
+ * argmin and argmax). Sums and means of masked elements accumulate in double
+ * (float32 included) or 64-bit integers. */
+ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                          bool all_axes, int axis, bool skipna, const ipfsrt_ndarray *where,
+                                          ipfsrt_error *err);
+
+/* Reduces a over several axes at once (each once; negatives count from the
+ * end), with an optional where mask as above. */
 ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                         const int *axes, int n, bool skipna, ipfsrt_error *err);
+                                         const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
+                                         ipfsrt_error *err);
 
 /* Rounds half to even at `decimals` digits (negative: tens, hundreds...);
  * integers with decimals >= 0 are unchanged; the dtype is kept. */

@@ -331,8 +331,132 @@ static bool reduce_tiles(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_
     return true;
 }
 
-bool ipfsrt_ndfast_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, bool all_axes,
-                          int axis, bool skipna) {
+/* ------------------------------------------------------- masked, over all */
+
+/* What a masked sum over everything gathers: one sum and one count. */
+typedef struct masked {
+    ipfsrt_dtype d;
+    bool skipna;
+    double f;
+    uint64_t i, n;
+} masked;
+
+/* Contiguous rows of values and mask bytes, in typed loops: floats into eight
+ * double lanes (their order is not numpy's anyway: it has no pairwise form
+ * with where=), narrow integers into 32 bits per NARROW_ROWS, others into 64. */
+/* In blocks, each step a plain loop over doubles only (one loop mixing the
+ * widths of mask bytes, counts and values does not vectorize): widen values
+ * and mask, keep or zero each value while noting 1 or 0 to count, add both
+ * into eight lanes. Counts in double are exact far past any block. */
+#define MASKED_FLOAT(T)                                                                \
+    {                                                                                  \
+        const T *x = (const void *)p;                                                  \
+        double lane[8] = {0}, kept[8] = {0};                                           \
+        double v[IPFSRT_NDROW_BLOCK], k[IPFSRT_NDROW_BLOCK];                           \
+        for (size_t i0 = 0; i0 < n; i0 += IPFSRT_NDROW_BLOCK) {                        \
+            size_t b = n - i0 < IPFSRT_NDROW_BLOCK ? n - i0 : IPFSRT_NDROW_BLOCK;      \
+            for (size_t i = 0; i < b; i++) v[i] = (double)x[i0 + i];                   \
+            for (size_t i = 0; i < b; i++) k[i] = (double)m[i0 + i];                   \
+            for (size_t i = 0; i < b; i++) {                                           \
+                k[i] = k[i] != 0.0 && (!skip || v[i] == v[i]) ? 1.0 : 0.0;             \
+                v[i] = k[i] != 0.0 ? v[i] : 0.0;                                       \
+            }                                                                          \
+            size_t padded = (b + 7) / 8 * 8;                                           \
+            for (size_t i = b; i < padded; i++) v[i] = k[i] = 0.0; /* the last block's tail */ \
+            for (size_t i = 0; i < padded; i += 8)                                     \
+                for (int j = 0; j < 8; j++) lane[j] += v[i + j];                       \
+            for (size_t i = 0; i < padded; i += 8)                                     \
+                for (int j = 0; j < 8; j++) kept[j] += k[i + j];                       \
+        }                                                                              \
+        for (int j = 0; j < 8; j++) acc->f += lane[j], acc->n += (uint64_t)kept[j];    \
+        return;                                                                        \
+    }
+
+#define MASKED_NARROW(T)                                                               \
+    {                                                                                  \
+        const T *x = (const void *)p;                                                  \
+        for (size_t i0 = 0; i0 < n; i0 += NARROW_ROWS) {                               \
+            size_t end = n - i0 < NARROW_ROWS ? n : i0 + NARROW_ROWS;                  \
+            int32_t part = 0, count = 0;                                               \
+            for (size_t i = i0; i < end; i++) {                                        \
+                part += (int32_t)x[i] * (int32_t)(m[i] != 0); /* no branch: vectorizes */ \
+                count += m[i] != 0;                                                    \
+            }                                                                          \
+            acc->i += (uint64_t)(int64_t)part;                                         \
+            acc->n += (uint64_t)count;                                                 \
+        }                                                                              \
+        return;                                                                        \
+    }
+
+#define MASKED_WIDE(T)                                                                 \
+    {                                                                                  \
+        const T *x = (const void *)p;                                                  \
+        uint64_t part = 0, count = 0;                                                  \
+        for (size_t i = 0; i < n; i++) {                                               \
+            part += (uint64_t)(int64_t)x[i] * (uint64_t)(m[i] != 0);                   \
+            count += m[i] != 0;                                                        \
+        }                                                                              \
+        acc->i += part;                                                                \
+        acc->n += count;                                                               \
+        return;                                                                        \
+    }
+
+IPFSRT_NDVECTOR static void masked_run(masked *acc, const unsigned char *p, const unsigned char *m, size_t n) {
+    bool skip = acc->skipna;
+    switch (acc->d) {
+    case IPFSRT_DTYPE_FLOAT32: MASKED_FLOAT(float)
+    case IPFSRT_DTYPE_FLOAT64: MASKED_FLOAT(double)
+    case IPFSRT_DTYPE_INT8: MASKED_NARROW(int8_t)
+    case IPFSRT_DTYPE_INT16: MASKED_NARROW(int16_t)
+    case IPFSRT_DTYPE_UINT16: MASKED_NARROW(uint16_t)
+    case IPFSRT_DTYPE_INT32: MASKED_WIDE(int32_t)
+    case IPFSRT_DTYPE_UINT32: MASKED_WIDE(uint32_t)
+    case IPFSRT_DTYPE_INT64:
+    case IPFSRT_DTYPE_UINT64: MASKED_WIDE(uint64_t)
+    default: MASKED_NARROW(uint8_t)
+    }
+}
+
+/* A row of the walk: contiguous runs go to masked_run; a strided row (a
+ * broadcast mask along the innermost axis, a view) one element at a time. */
+static void masked_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    masked *acc = ctx;
+    if (s[0] == (ptrdiff_t)ipfsrt_dtype_size(acc->d) && s[1] == 1) {
+        masked_run(acc, p[0], p[1], n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        masked_run(acc, p[0] + (ptrdiff_t)i * s[0], p[1] + (ptrdiff_t)i * s[1], 1);
+}
+
+static bool reduce_masked(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                          const ipfsrt_ndarray *mask, bool skipna) {
+    if (how != IPFSRT_NDREDUCE_SUM && how != IPFSRT_NDREDUCE_MEAN && how != IPFSRT_NDREDUCE_COUNT) return false;
+    masked acc = {a->dtype, skipna, 0, 0, 0};
+    ipfsrt_ndwalk w;
+    ipfsrt_ndwalk_init(&w, a->ndim, a->shape);
+    ipfsrt_ndwalk_add(&w, a);
+    ipfsrt_ndwalk_add(&w, mask);
+    w.row = masked_row;
+    w.ctx = &acc;
+    ipfsrt_ndwalk_run(&w);
+    ipfsrt_ndkind k = ipfsrt_ndkind_of(a->dtype);
+    if (how == IPFSRT_NDREDUCE_COUNT) ipfsrt_ndstore_bits(res->dtype, res->data, acc.n);
+    else if (how == IPFSRT_NDREDUCE_SUM && k == IPFSRT_NDKIND_FLOAT) ipfsrt_ndstore_float(res->dtype, res->data, acc.f);
+    else if (how == IPFSRT_NDREDUCE_SUM) ipfsrt_ndstore_bits(res->dtype, res->data, acc.i);
+    else {
+        double sum = k == IPFSRT_NDKIND_FLOAT ? acc.f : k == IPFSRT_NDKIND_UINT ? (double)acc.i : (double)(int64_t)acc.i;
+        ipfsrt_ndstore_float(res->dtype, res->data, acc.n ? sum / (double)acc.n : NAN);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ entry */
+
+bool ipfsrt_ndfast_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                          const ipfsrt_ndarray *mask, bool all_axes, int axis, bool skipna) {
+    if (mask) return all_axes && ipfsrt_ndkind_of(a->dtype) != IPFSRT_NDKIND_OTHER &&
+                     reduce_masked(res, how, a, mask, skipna);
     size_t outer = 1, len = ipfsrt_ndarray_size(a), inner = 1;
     if (!all_axes) {
         len = a->shape[axis];

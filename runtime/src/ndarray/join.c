@@ -5,9 +5,31 @@
 
 #include "ndarray/ndarray_internal.h"
 
+/* The reduced axes of x moved last and merged into one (a view, or a copy
+ * where the layout does not allow one). */
+static ipfsrt_status merge_axes(ipfsrt_ndarray *out, const ipfsrt_ndarray *x, const bool *reduced, int *kept,
+                                ipfsrt_error *err) {
+    int order[IPFSRT_NDARRAY_MAX_DIMS], k = 0;
+    int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    int64_t merged = 1;
+    for (int d = 0; d < x->ndim; d++)
+        if (!reduced[d]) shape[k] = (int64_t)x->shape[d], order[k++] = d;
+    *kept = k;
+    for (int d = 0; d < x->ndim; d++)
+        if (reduced[d]) order[k++] = d, merged *= (int64_t)x->shape[d];
+    shape[*kept] = merged;
+    ipfsrt_ndarray t;
+    ipfsrt_ndarray_init(&t);
+    ipfsrt_status st = ipfsrt_ndarray_transpose(&t, x, order, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reshape(out, &t, *kept + 1, shape, err);
+    ipfsrt_ndarray_free(&t);
+    return st;
+}
+
 ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                         const int *axes, int n, bool skipna, ipfsrt_error *err) {
-    if (n == 1) return ipfsrt_ndarray_reduce(out, how, a, false, axes[0], skipna, err);
+                                         const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
+                                         ipfsrt_error *err) {
+    if (n == 1) return ipfsrt_ndarray_reduce_where(out, how, a, false, axes[0], skipna, where, err);
     bool reduced[IPFSRT_NDARRAY_MAX_DIMS] = {false};
     for (int i = 0; i < n; i++) {
         int ax = axes[i] < 0 ? axes[i] + a->ndim : axes[i];
@@ -15,24 +37,20 @@ ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce ho
             return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds or given twice", axes[i]);
         reduced[ax] = true;
     }
-    /* the reduced axes moved last and merged into one: one reduction along it */
-    int order[IPFSRT_NDARRAY_MAX_DIMS], k = 0;
-    int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
-    int64_t merged = 1;
-    for (int d = 0; d < a->ndim; d++)
-        if (!reduced[d]) shape[k] = (int64_t)a->shape[d], order[k++] = d;
-    int kept = k;
-    for (int d = 0; d < a->ndim; d++)
-        if (reduced[d]) order[k++] = d, merged *= (int64_t)a->shape[d];
-    shape[kept] = merged;
-    ipfsrt_ndarray t, r;
-    ipfsrt_ndarray_init(&t);
+    /* one reduction along the merged axis; the mask, broadcast to a, merged alike */
+    ipfsrt_ndarray r, wide, m;
     ipfsrt_ndarray_init(&r);
-    ipfsrt_status st = ipfsrt_ndarray_transpose(&t, a, order, err);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reshape(&r, &t, kept + 1, shape, err);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reduce(out, how, &r, false, kept, skipna, err);
-    ipfsrt_ndarray_free(&t);
+    ipfsrt_ndarray_init(&wide);
+    ipfsrt_ndarray_init(&m);
+    int kept;
+    ipfsrt_status st = merge_axes(&r, a, reduced, &kept, err);
+    if (st == IPFSRT_OK && where) st = ipfsrt_ndarray_broadcast_to(&wide, where, a->ndim, a->shape, err);
+    if (st == IPFSRT_OK && where) st = merge_axes(&m, &wide, reduced, &kept, err);
+    if (st == IPFSRT_OK)
+        st = ipfsrt_ndarray_reduce_where(out, how, &r, false, kept, skipna, where ? &m : NULL, err);
     ipfsrt_ndarray_free(&r);
+    ipfsrt_ndarray_free(&wide);
+    ipfsrt_ndarray_free(&m);
     return st;
 }
 

@@ -88,9 +88,10 @@ void ipfsrt_ndwalk_init(ipfsrt_ndwalk *w, int ndim, const size_t *shape);
 void ipfsrt_ndwalk_add(ipfsrt_ndwalk *w, const ipfsrt_ndarray *a);
 void ipfsrt_ndwalk_run(ipfsrt_ndwalk *w);
 
-/* Sums and means of contiguous arrays into res (already shaped); false when
- * the case is not one of those, for the general walk to take. */
-bool ipfsrt_ndfast_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, bool all_axes,
-                          int axis, bool skipna);
+/* Sums and means of contiguous arrays, and masked ones of everything, into
+ * res (already shaped); false when the case is not one of those, for the
+ * general walk to take. mask: NULL, or a bool array of a's shape. */
+bool ipfsrt_ndfast_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                          const ipfsrt_ndarray *mask, bool all_axes, int axis, bool skipna);
 
 #endif

@@ -25,9 +25,10 @@ typedef struct reducing {
     ipfsrt_ndreduce how;
     ipfsrt_dtype in, result;
     bool skipna;
-    /* along one axis: its length and stride in the input */
+    /* along one axis: its length and stride in the input (and in the mask) */
     size_t len;
-    ptrdiff_t stride;
+    ptrdiff_t stride, mask_stride;
+    bool masked; /* a where= mask comes with the input: its false elements are left out */
     bool empty_minmax;
     acc all; /* over everything */
 } reducing;
@@ -117,55 +118,68 @@ static bool two_pass(ipfsrt_ndreduce h) { return h == IPFSRT_NDREDUCE_VAR || h =
 
 static void take_all(void *ctx, unsigned char **p) {
     reducing *r = ctx;
-    take(r, &r->all, p[0]);
+    if (!r->masked || *p[1]) take(r, &r->all, p[0]);
 }
 
 static void deviation_all(void *ctx, unsigned char **p) {
     reducing *r = ctx;
-    take_deviation(r, &r->all, p[0]);
+    if (!r->masked || *p[1]) take_deviation(r, &r->all, p[0]);
 }
 
+/* p: the output, the line's first input element, its first mask element. */
 static void reduce_axis_one(void *ctx, unsigned char **p) {
     reducing *r = ctx;
     acc a = {0};
-    const unsigned char *q = p[1];
-    for (size_t i = 0; i < r->len; i++, q += r->stride) take(r, &a, q);
+    for (size_t i = 0; i < r->len; i++)
+        if (!r->masked || p[2][(ptrdiff_t)i * r->mask_stride]) take(r, &a, p[1] + (ptrdiff_t)i * r->stride);
     if (two_pass(r->how) && a.n) {
         a.mean = a.f / (double)a.n;
-        q = p[1];
-        for (size_t i = 0; i < r->len; i++, q += r->stride) take_deviation(r, &a, q);
+        for (size_t i = 0; i < r->len; i++)
+            if (!r->masked || p[2][(ptrdiff_t)i * r->mask_stride])
+                take_deviation(r, &a, p[1] + (ptrdiff_t)i * r->stride);
     }
     give(r, &a, p[0]);
 }
 
-/* Everything at once (twice for var and std), or each output's line along axis. */
-static void reduce_walk(reducing *r, ipfsrt_ndarray *res, const ipfsrt_ndarray *a, bool all_axes, int axis) {
+/* Operands: a, then the mask (broadcast to a) when there is one. */
+static void walk_all(reducing *r, const ipfsrt_ndarray *a, const ipfsrt_ndarray *mask,
+                     void (*elem)(void *, unsigned char **)) {
     ipfsrt_ndwalk w;
+    ipfsrt_ndwalk_init(&w, a->ndim, a->shape);
+    ipfsrt_ndwalk_add(&w, a);
+    if (mask) ipfsrt_ndwalk_add(&w, mask);
+    w.elem = elem;
+    w.ctx = r;
+    ipfsrt_ndwalk_run(&w);
+}
+
+/* Everything at once (twice for var and std), or each output's line along axis. */
+static void reduce_walk(reducing *r, ipfsrt_ndarray *res, const ipfsrt_ndarray *a, const ipfsrt_ndarray *mask,
+                        bool all_axes, int axis) {
+    r->masked = mask != NULL;
     if (all_axes) {
-        ipfsrt_ndwalk_init(&w, a->ndim, a->shape);
-        ipfsrt_ndwalk_add(&w, a);
-        w.elem = take_all;
-        w.ctx = r;
-        ipfsrt_ndwalk_run(&w);
+        walk_all(r, a, mask, take_all);
         if (two_pass(r->how) && r->all.n) {
             r->all.mean = r->all.f / (double)r->all.n;
-            ipfsrt_ndwalk_init(&w, a->ndim, a->shape);
-            ipfsrt_ndwalk_add(&w, a);
-            w.elem = deviation_all;
-            w.ctx = r;
-            ipfsrt_ndwalk_run(&w);
+            walk_all(r, a, mask, deviation_all);
         }
         give(r, &r->all, res->data);
         return;
     }
     r->len = a->shape[axis];
     r->stride = a->strides[axis];
+    r->mask_stride = mask ? mask->strides[axis] : 0;
+    ipfsrt_ndwalk w;
     ipfsrt_ndwalk_init(&w, res->ndim, res->shape);
     ipfsrt_ndwalk_add(&w, res);
-    w.n = 2;
+    w.n = mask ? 3 : 2;
     w.p[1] = a->data;
-    for (int d = 0, k = 0; d < a->ndim; d++)
-        if (d != axis) w.strides[1][k++] = a->strides[d];
+    w.p[2] = mask ? mask->data : NULL;
+    for (int d = 0, k = 0; d < a->ndim; d++) {
+        if (d == axis) continue;
+        w.strides[1][k] = a->strides[d];
+        w.strides[2][k++] = mask ? mask->strides[d] : 0;
+    }
     w.elem = reduce_axis_one;
     w.ctx = r;
     ipfsrt_ndwalk_run(&w);
@@ -187,32 +201,61 @@ static ipfsrt_dtype reduce_result(ipfsrt_ndreduce how, ipfsrt_dtype in) {
     }
 }
 
-ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                    bool all_axes, int axis, bool skipna, ipfsrt_error *err) {
+/* where broadcast to a's shape, after checking it can be a mask for a. */
+static ipfsrt_status mask_for(ipfsrt_ndarray *mask, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                              const ipfsrt_ndarray *where, ipfsrt_error *err) {
+    if (where->dtype != IPFSRT_DTYPE_BOOL)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a where= mask must be a bool array, not %s",
+                           ipfsrt_dtype_name(where->dtype));
+    if (how == IPFSRT_NDREDUCE_ARGMIN || how == IPFSRT_NDREDUCE_ARGMAX)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "argmin and argmax take no where= mask (as numpy)");
+    return ipfsrt_ndarray_broadcast_to(mask, where, a->ndim, a->shape, err);
+}
+
+static ipfsrt_status check_axis(const ipfsrt_ndarray *a, bool all_axes, int *axis, ipfsrt_error *err) {
     if (ipfsrt_ndkind_of(a->dtype) == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no reductions of %s", ipfsrt_dtype_name(a->dtype));
-    if (!all_axes && axis < 0) axis += a->ndim;
-    if (!all_axes && (axis < 0 || axis >= a->ndim))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds for an array of %d dimensions",
-                           axis < 0 ? axis - a->ndim : axis, a->ndim);
-    reducing r = {.how = how, .in = a->dtype, .result = reduce_result(how, a->dtype), .skipna = skipna};
-    ipfsrt_ndarray res;
+    int given = *axis;
+    if (!all_axes && *axis < 0) *axis += a->ndim;
+    if (!all_axes && (*axis < 0 || *axis >= a->ndim))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds for an array of %d dimensions", given,
+                           a->ndim);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                          bool all_axes, int axis, bool skipna, const ipfsrt_ndarray *where,
+                                          ipfsrt_error *err) {
+    ipfsrt_ndarray res, mask;
     ipfsrt_ndarray_init(&res);
+    ipfsrt_ndarray_init(&mask);
+    ipfsrt_status st = check_axis(a, all_axes, &axis, err);
+    if (st == IPFSRT_OK && where) st = mask_for(&mask, how, a, where, err);
+    reducing r = {.how = how, .in = a->dtype, .result = reduce_result(how, a->dtype), .skipna = skipna};
     size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
     int ndim = 0;
     for (int d = 0; !all_axes && d < a->ndim; d++)
         if (d != axis) shape[ndim++] = a->shape[d];
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&res, r.result, 0, ndim, shape, err);
-    if (st != IPFSRT_OK) return st;
-    if (!ipfsrt_ndfast_reduce(&res, how, a, all_axes, axis, skipna)) reduce_walk(&r, &res, a, all_axes, axis);
-    if (r.empty_minmax) {
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(&res, r.result, 0, ndim, shape, err);
+    if (st == IPFSRT_OK) {
+        const ipfsrt_ndarray *m = where ? &mask : NULL;
+        if (!ipfsrt_ndfast_reduce(&res, how, a, m, all_axes, axis, skipna)) reduce_walk(&r, &res, a, m, all_axes, axis);
+        if (r.empty_minmax)
+            st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s of an empty (or all-NaN) array or slice: it has no value",
+                             how == IPFSRT_NDREDUCE_MIN ? "min" : how == IPFSRT_NDREDUCE_MAX ? "max"
+                             : how == IPFSRT_NDREDUCE_ARGMIN ? "argmin" : "argmax");
+    }
+    ipfsrt_ndarray_free(&mask);
+    if (st != IPFSRT_OK) {
         ipfsrt_ndarray_free(&res);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s of an empty (or all-NaN) array or slice: it has no value",
-                           how == IPFSRT_NDREDUCE_MIN ? "min" : how == IPFSRT_NDREDUCE_MAX ? "max"
-                           : how == IPFSRT_NDREDUCE_ARGMIN ? "argmin" : "argmax");
+        return st;
     }
     ipfsrt_ndarray_free(out);
     *out = res;
     return IPFSRT_OK;
 }
 
+ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                    bool all_axes, int axis, bool skipna, ipfsrt_error *err) {
+    return ipfsrt_ndarray_reduce_where(out, how, a, all_axes, axis, skipna, NULL, err);
+}
