@@ -56,6 +56,26 @@ DEFINE_PAIRWISE(pairwise_nan_f64, double, 1)
 DEFINE_COUNT_NAN(count_nan_f32, float, uint32_t) /* per block of PAIRWISE_BLOCK: 32 bits suffice */
 DEFINE_COUNT_NAN(count_nan_f64, double, uint64_t)
 
+/* A run in numpy's blocks. A block summed plainly shows whether it holds NaN
+ * (they propagate): only then is it summed again skipping them, and counted. */
+#define DEFINE_RUN(name, T, SUF)                                                       \
+    static T name(const T *p, size_t n, bool skipna, bool count, size_t *nans) {       \
+        T acc = 0;                                                                     \
+        for (size_t off = 0; off < n; off += PAIRWISE_BLOCK) {                         \
+            size_t m = n - off < PAIRWISE_BLOCK ? n - off : PAIRWISE_BLOCK;            \
+            T part = pairwise_##SUF(p + off, m);                                       \
+            if (skipna && part != part) {                                              \
+                part = pairwise_nan_##SUF(p + off, m);                                 \
+                if (count) *nans += count_nan_##SUF(p + off, m);                       \
+            }                                                                          \
+            acc += part;                                                               \
+        }                                                                              \
+        return acc;                                                                    \
+    }
+
+DEFINE_RUN(run_f32, float, f32)
+DEFINE_RUN(run_f64, double, f64)
+
 /* What one output accumulates. */
 typedef struct fsum {
     double f;     /* float sums (float32 ones are kept in float32 on the way) */
@@ -91,33 +111,8 @@ typedef struct fsum {
 IPFSRT_NDVECTOR static void sum_run(ipfsrt_dtype d, const unsigned char *p, size_t n, bool skipna, bool count,
                                     fsum *out) {
     size_t nans = 0;
-    if (d == IPFSRT_DTYPE_FLOAT32) {
-        float acc = 0;
-        for (size_t off = 0; off < n; off += PAIRWISE_BLOCK) {
-            const float *block = (const float *)(const void *)p + off;
-            size_t m = n - off < PAIRWISE_BLOCK ? n - off : PAIRWISE_BLOCK;
-            float part = pairwise_f32(block, m);
-            if (skipna && part != part) { /* only then can there be NaN to skip and count */
-                part = pairwise_nan_f32(block, m);
-                if (count) nans += count_nan_f32(block, m);
-            }
-            acc += part;
-        }
-        out->f = acc;
-    } else if (d == IPFSRT_DTYPE_FLOAT64) {
-        double acc = 0;
-        for (size_t off = 0; off < n; off += PAIRWISE_BLOCK) {
-            const double *block = (const double *)(const void *)p + off;
-            size_t m = n - off < PAIRWISE_BLOCK ? n - off : PAIRWISE_BLOCK;
-            double part = pairwise_f64(block, m);
-            if (skipna && part != part) { /* only then can there be NaN to skip and count */
-                part = pairwise_nan_f64(block, m);
-                if (count) nans += count_nan_f64(block, m);
-            }
-            acc += part;
-        }
-        out->f = acc;
-    }
+    if (d == IPFSRT_DTYPE_FLOAT32) out->f = run_f32((const float *)(const void *)p, n, skipna, count, &nans);
+    else if (d == IPFSRT_DTYPE_FLOAT64) out->f = run_f64((const double *)(const void *)p, n, skipna, count, &nans);
     out->n = n - nans;
     if (ipfsrt_ndkind_of(d) == IPFSRT_NDKIND_FLOAT) return;
     switch (d) {
