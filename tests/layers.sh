@@ -9,6 +9,7 @@ layer_of_header() {
     case "$1" in
     base|error|buf|hash) echo base ;;
     ndarray) echo ndarray ;;
+    codec) echo codec ;;
     varint|multibase|multihash|cid|path) echo multiformats ;;
     dagcbor|dagpb) echo ipld ;;
     blocksource) echo store ;;

@@ -22,6 +22,7 @@
 #include "ipfsrt/error.h"
 #include "ipfsrt/ndarray.h"
 #include "ipfsrt/buf.h"
+#include "ipfsrt/codec.h"
 #include "ipfsrt/varint.h"
 #include "ipfsrt/multibase.h"
 #include "ipfsrt/hash.h"

@@ -77,6 +77,10 @@ int ipfsrt_lua_open_unixfs(lua_State *L);
 int ipfsrt_lua_open_blockstore(lua_State *L); /* pushes the constructor */
 int ipfsrt_lua_open_pack(lua_State *L);       /* pushes the function */
 int ipfsrt_lua_open_ndarray(lua_State *L);    /* pushes the submodule */
+int ipfsrt_lua_open_codec(lua_State *L);      /* pushes the submodule */
+/* The Lua value at idx as JSON (the caller frees it), or NULL when it cannot
+ * be (functions, mixed tables, nesting past 100 levels). */
+struct cJSON *ipfsrt_lua_to_json(lua_State *L, int idx);
 int ipfsrt_lua_open_serve(lua_State *L);  /* sets serve on the table at -1 */
 int ipfsrt_lua_open_client(lua_State *L); /* sets client and gateways on the table at -1 */
 

@@ -105,6 +105,8 @@ static cJSON *to_json(lua_State *L, int idx, int depth) {
     }
 }
 
+cJSON *ipfsrt_lua_to_json(lua_State *L, int idx) { return to_json(L, lua_absindex(L, idx), 0); }
+
 /* json.encode(value[, {pretty = bool}]) */
 static int json_encode(lua_State *L) {
     luaL_checkany(L, 1);

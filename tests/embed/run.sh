@@ -14,7 +14,7 @@ ${CC:-cc} -std=c11 -Wall -Wextra -Werror ${EMBED_CFLAGS:-} tests/embed/embed.c -
 # shellcheck disable=SC2046
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror ${EMBED_CFLAGS:-} tests/embed/embed.c -o "$out-static" \
     $(pkg-config --cflags ipfsrt) "$(pkg-config --variable=staticlib ipfsrt)" \
-    $(pkg-config --libs $(pkg-config --variable=deps ipfsrt)) -lmbedcrypto -lm -pthread
+    $(pkg-config --libs $(pkg-config --variable=deps ipfsrt)) -lmbedcrypto -lbz2 -lm -pthread
 if ldd "$out-static" | grep -q libipfsrt; then echo "embed: the static host needs libipfsrt.so" >&2; exit 1; fi
 root=bafybeihjcinxwvt7yho4ukgcftiwrpwqd5mvc4ibnycf4crsgw2fh5ykju # ipfs-car's root for the fixture
 # (linked in, the library cannot tell where it was installed: the host says where the policies are)

@@ -35,6 +35,7 @@ typedef enum ipfsrt_status {
     IPFSRT_ESYMLINK,         /* a path meets a symlink that may not be followed */
     IPFSRT_ERANGE,           /* a byte range outside the file */
     IPFSRT_EFETCH,           /* no gateway delivered (the message says why, per gateway) */
+    IPFSRT_ECODEC,           /* encoded chunk data corrupt, or decoding to another size than due */
     IPFSRT_STATUS_COUNT
 } ipfsrt_status;
 

@@ -31,6 +31,7 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_ESYMLINK] = "symlink",
     [IPFSRT_ERANGE] = "bad_range",
     [IPFSRT_EFETCH] = "fetch_failed",
+    [IPFSRT_ECODEC] = "bad_chunk_data",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

@@ -1,0 +1,122 @@
+/* The codec registry, configuration helpers and the sized-decoding contract
+ * every codec keeps. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_internal.h"
+
+static const ipfsrt_codec_ops *const all_codecs[] = {
+    &ipfsrt_codec_zstd,   &ipfsrt_codec_gzip,   &ipfsrt_codec_zlib,    &ipfsrt_codec_bz2,   &ipfsrt_codec_lz4,
+    &ipfsrt_codec_blosc,  &ipfsrt_codec_crc32c, &ipfsrt_codec_shuffle, &ipfsrt_codec_delta,
+};
+
+ipfsrt_status ipfsrt_codec_int(const ipfsrt_codec *c, const cJSON *config, const char *key, int dflt, int lo,
+                               int hi, int *out, ipfsrt_error *err) {
+    const cJSON *v = config ? cJSON_GetObjectItemCaseSensitive(config, key) : NULL;
+    if (!v || cJSON_IsNull(v)) {
+        *out = dflt;
+        return IPFSRT_OK;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble || v->valuedouble < lo ||
+        v->valuedouble > hi)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: %s must be an integer from %d to %d", c->ops->name,
+                           key, lo, hi);
+    *out = (int)v->valuedouble;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_codec_wrong_size(const ipfsrt_codec *c, size_t got, bool more, size_t want,
+                                      ipfsrt_error *err) {
+    if (more)
+        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s data decode to more than the %zu bytes due", c->ops->name,
+                           want);
+    return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s data decode to %zu bytes, not the %zu due", c->ops->name, got,
+                       want);
+}
+
+ipfsrt_status ipfsrt_codec_new(ipfsrt_codec **out, const char *name, const cJSON *config, size_t itemsize,
+                               ipfsrt_error *err) {
+    *out = NULL;
+    if (strncmp(name, "numcodecs.", 10) == 0) name += 10;
+    const ipfsrt_codec_ops *ops = NULL;
+    for (size_t i = 0; i < sizeof all_codecs / sizeof all_codecs[0]; i++)
+        if (strcmp(all_codecs[i]->name, name) == 0) ops = all_codecs[i];
+    if (!ops) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "unknown codec %s", name);
+    if (config && !cJSON_IsObject(config))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: the configuration is not an object", name);
+    ipfsrt_codec *c = calloc(1, sizeof *c);
+    if (!c) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    c->ops = ops;
+    c->itemsize = itemsize ? itemsize : 1;
+    ipfsrt_status st = ops->configure ? ops->configure(c, config, err) : IPFSRT_OK;
+    if (st != IPFSRT_OK) {
+        free(c);
+        return st;
+    }
+    *out = c;
+    return IPFSRT_OK;
+}
+
+void ipfsrt_codec_free(ipfsrt_codec *c) { free(c); }
+
+const char *ipfsrt_codec_id(const ipfsrt_codec *c) { return c->ops->name; }
+
+/* ops->decode writes at most dst_len bytes: it fails with ETOO_LARGE when the
+ * data hold more, and reports what it wrote in *written. */
+ipfsrt_status ipfsrt_codec_decode(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
+                                  size_t dst_len, ipfsrt_error *err) {
+    size_t written = 0;
+    ipfsrt_error inner;
+    ipfsrt_status st = c->ops->decode(c, src, src_len, dst, dst_len, &written, &inner);
+    if (st == IPFSRT_ETOO_LARGE) return ipfsrt_codec_wrong_size(c, 0, true, dst_len, err);
+    if (st != IPFSRT_OK) {
+        if (err) *err = inner;
+        return st;
+    }
+    if (written != dst_len) return ipfsrt_codec_wrong_size(c, written, false, dst_len, err);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_codec_decoded_size(const ipfsrt_codec *c, const void *src, size_t src_len, size_t *size,
+                                        bool *known, ipfsrt_error *err) {
+    *size = 0;
+    *known = false;
+    return c->ops->size ? c->ops->size(c, src, src_len, size, known, err) : IPFSRT_OK;
+}
+
+/* Unstated sizes: tries growing buffers (4x the input, then doubling) up to limit. */
+ipfsrt_status ipfsrt_codec_decode_any(const ipfsrt_codec *c, const void *src, size_t src_len, size_t limit,
+                                      ipfsrt_buf *out, ipfsrt_error *err) {
+    size_t size;
+    bool known;
+    ipfsrt_status st = ipfsrt_codec_decoded_size(c, src, src_len, &size, &known, err);
+    if (st != IPFSRT_OK) return st;
+    if (known && size > limit)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s data state %zu decoded bytes, over the limit of %zu",
+                           c->ops->name, size, limit);
+    size_t cap = known ? size : src_len < limit / 4 ? (src_len < 4096 ? 16384 : src_len * 4) : limit;
+    if (cap > limit) cap = limit;
+    for (;;) {
+        uint8_t *at = ipfsrt_buf_reserve(out, cap);
+        if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu decoded bytes", cap);
+        size_t written = 0;
+        st = c->ops->decode(c, src, src_len, at, cap, &written, err);
+        if (st == IPFSRT_OK) {
+            out->len += written;
+            return IPFSRT_OK;
+        }
+        if (st != IPFSRT_ETOO_LARGE) return st;
+        if (known) /* more than the data state */
+            return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s data decode to more than the %zu bytes they state",
+                               c->ops->name, size);
+        if (cap >= limit)
+            return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s data decode to over the limit of %zu bytes",
+                               c->ops->name, limit);
+        cap = cap > limit / 2 ? limit : cap < 4096 ? 8192 : cap * 2;
+    }
+}
+
+ipfsrt_status ipfsrt_codec_encode(const ipfsrt_codec *c, const void *src, size_t src_len, ipfsrt_buf *out,
+                                  ipfsrt_error *err) {
+    return c->ops->encode(c, src, src_len, out, err);
+}

@@ -1,0 +1,94 @@
+/* zstd, through libzstd: one decompression and one compression context per
+ * thread, kept and reused (numcodecs' ZSTD_decompress makes one per call). */
+#include <pthread.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "codec/codec_internal.h"
+
+static pthread_key_t dctx_key, cctx_key;
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+
+static void free_dctx(void *p) { ZSTD_freeDCtx(p); }
+static void free_cctx(void *p) { ZSTD_freeCCtx(p); }
+
+static void make_keys(void) {
+    (void)pthread_key_create(&dctx_key, free_dctx);
+    (void)pthread_key_create(&cctx_key, free_cctx);
+}
+
+static ZSTD_DCtx *thread_dctx(void) {
+    pthread_once(&keys_once, make_keys);
+    ZSTD_DCtx *d = pthread_getspecific(dctx_key);
+    if (!d && (d = ZSTD_createDCtx()) != NULL) pthread_setspecific(dctx_key, d);
+    return d;
+}
+
+static ZSTD_CCtx *thread_cctx(void) {
+    pthread_once(&keys_once, make_keys);
+    ZSTD_CCtx *c = pthread_getspecific(cctx_key);
+    if (!c && (c = ZSTD_createCCtx()) != NULL) pthread_setspecific(cctx_key, c);
+    return c;
+}
+
+static ipfsrt_status zstd_configure(ipfsrt_codec *c, const cJSON *config, ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_codec_int(c, config, "level", 0, ZSTD_minCLevel(), ZSTD_maxCLevel(), &c->level, err);
+    const cJSON *sum = config ? cJSON_GetObjectItemCaseSensitive(config, "checksum") : NULL;
+    if (st == IPFSRT_OK && sum && !cJSON_IsBool(sum) && !cJSON_IsNull(sum))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec zstd: checksum must be true or false");
+    c->checksum = cJSON_IsTrue(sum);
+    return st;
+}
+
+/* One call decodes every frame (sizes stated or not); it never writes past cap. */
+static ipfsrt_status zstd_decode(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
+                                 size_t *written, ipfsrt_error *err) {
+    (void)c;
+    ZSTD_DCtx *d = thread_dctx();
+    if (!d) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a zstd context");
+    size_t r = ZSTD_decompressDCtx(d, dst, cap, src, n);
+    if (ZSTD_isError(r)) {
+        if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall)
+            return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "zstd data decode to more than %zu bytes", cap);
+        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "zstd data: %s", ZSTD_getErrorName(r));
+    }
+    *written = r;
+    return IPFSRT_OK;
+}
+
+/* The sum of every frame's stated size (the stable API has no one call for it). */
+static ipfsrt_status zstd_size(const ipfsrt_codec *c, const uint8_t *src, size_t n, size_t *size, bool *known,
+                               ipfsrt_error *err) {
+    (void)c;
+    size_t total = 0, at = 0;
+    while (at < n) {
+        unsigned long long s = ZSTD_getFrameContentSize(src + at, n - at);
+        size_t frame = ZSTD_findFrameCompressedSize(src + at, n - at);
+        if (s == ZSTD_CONTENTSIZE_ERROR || ZSTD_isError(frame) || frame == 0)
+            return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)at, "zstd data: no zstd frame at byte %zu", at);
+        if (s == ZSTD_CONTENTSIZE_UNKNOWN) return IPFSRT_OK;
+        if (s > SIZE_MAX - total) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "zstd data state too many bytes");
+        total += (size_t)s;
+        at += frame;
+    }
+    *size = total;
+    *known = true;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status zstd_encode(const ipfsrt_codec *c, const uint8_t *src, size_t n, ipfsrt_buf *out,
+                                 ipfsrt_error *err) {
+    ZSTD_CCtx *z = thread_cctx();
+    size_t bound = ZSTD_compressBound(n);
+    uint8_t *at = ZSTD_isError(bound) ? NULL : ipfsrt_buf_reserve(out, bound);
+    if (!z || !at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory compressing %zu bytes", n);
+    ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, c->level);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, c->checksum);
+    size_t r = ZSTD_compress2(z, at, bound, src, n);
+    if (ZSTD_isError(r)) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "zstd: %s", ZSTD_getErrorName(r));
+    out->len += r;
+    return IPFSRT_OK;
+}
+
+const ipfsrt_codec_ops ipfsrt_codec_zstd = {"zstd", zstd_configure, zstd_decode, zstd_size, zstd_encode};
