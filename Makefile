@@ -37,7 +37,7 @@ CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 
 # Layers, lowest first: a module may include headers of its own layer and those below.
-LAYERS := base ndarray codec multiformats ipld store car unixfs client server
+LAYERS := base ndarray codec multiformats ipld store car unixfs client zarr server
 CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
 BIND_SRC := $(wildcard runtime/lua/*.c)
 # The pure-Lua library modules are compiled in as well (runtime/lua/embed.lua),
@@ -132,12 +132,16 @@ test-cli: all
 	IPFSRT_BUILD=$(BUILD) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' tests/lua-exe
 
 # Zarr against Debian's independent implementations: numcodecs' encodings decoded
-# by ipfsrt, and ipfsrt's read back by numcodecs.
+# by ipfsrt, and ipfsrt's read back by numcodecs; zarr-python's v2 arrays decoded
+# chunk by chunk and compared with numpy's values.
 test-zarr: all
 	rm -rf $(BUILD)/zarr-codecs
 	/usr/bin/python3 tests/zarr/codecs.py write $(BUILD)/zarr-codecs
 	$(BUILD)/ipfsrt tests/zarr/codecs.lua $(BUILD)/zarr-codecs
 	/usr/bin/python3 tests/zarr/codecs.py check $(BUILD)/zarr-codecs
+	rm -rf $(BUILD)/zarr-v2
+	/usr/bin/python3 tests/zarr/v2.py write $(BUILD)/zarr-v2
+	$(BUILD)/ipfsrt tests/zarr/v2.lua $(BUILD)/zarr-v2
 
 # ipfsrt.ndarray against Debian's numpy: the same random cases through both.
 test-numpy: all

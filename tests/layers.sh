@@ -16,6 +16,7 @@ layer_of_header() {
     car) echo car ;;
     unixfs|pack) echo unixfs ;;
     client) echo client ;;
+    zarr) echo zarr ;;
     server) echo server ;;
     *) echo "unknown public header ipfsrt/$1.h" >&2; echo none ;;
     esac

@@ -78,9 +78,14 @@ int ipfsrt_lua_open_blockstore(lua_State *L); /* pushes the constructor */
 int ipfsrt_lua_open_pack(lua_State *L);       /* pushes the function */
 int ipfsrt_lua_open_ndarray(lua_State *L);    /* pushes the submodule */
 int ipfsrt_lua_open_codec(lua_State *L);      /* pushes the submodule */
+int ipfsrt_lua_open_zarr(lua_State *L);       /* pushes the submodule */
+/* Pushes a new ipfsrt.ndarray that takes over a's view (a is left empty). */
+void ipfsrt_lua_push_ndarray(lua_State *L, ipfsrt_ndarray *a);
 /* The Lua value at idx as JSON (the caller frees it), or NULL when it cannot
  * be (functions, mixed tables, nesting past 100 levels). */
 struct cJSON *ipfsrt_lua_to_json(lua_State *L, int idx);
+/* Pushes JSON as Lua values (null as ipfsrt.null). */
+void ipfsrt_lua_push_json(lua_State *L, const struct cJSON *j);
 int ipfsrt_lua_open_serve(lua_State *L);  /* sets serve on the table at -1 */
 int ipfsrt_lua_open_client(lua_State *L); /* sets client and gateways on the table at -1 */
 

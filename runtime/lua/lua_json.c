@@ -128,7 +128,7 @@ static int json_encode(lua_State *L) {
     return 1;
 }
 
-static void push_json(lua_State *L, const cJSON *j) {
+void ipfsrt_lua_push_json(lua_State *L, const cJSON *j) {
     luaL_checkstack(L, 4, "JSON nesting");
     if (cJSON_IsNull(j)) ipfsrt_lua_push_null(L);
     else if (cJSON_IsBool(j)) lua_pushboolean(L, cJSON_IsTrue(j));
@@ -143,13 +143,13 @@ static void push_json(lua_State *L, const cJSON *j) {
         lua_newtable(L);
         lua_Integer i = 0;
         for (const cJSON *c = j->child; c; c = c->next) {
-            push_json(L, c);
+            ipfsrt_lua_push_json(L, c);
             lua_rawseti(L, -2, ++i);
         }
     } else {
         lua_newtable(L);
         for (const cJSON *c = j->child; c; c = c->next) {
-            push_json(L, c);
+            ipfsrt_lua_push_json(L, c);
             lua_setfield(L, -2, c->string);
         }
     }
@@ -183,7 +183,7 @@ static int json_decode(lua_State *L) {
                  (long long)err.offset);
         return ipfsrt_lua_raise(L, &err);
     }
-    push_json(L, *box);
+    ipfsrt_lua_push_json(L, *box);
     cJSON_Delete(*box);
     *box = NULL;
     return 1;

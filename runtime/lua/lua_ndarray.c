@@ -40,6 +40,12 @@ static ipfsrt_ndarray *push_new(lua_State *L) {
     return a;
 }
 
+void ipfsrt_lua_push_ndarray(lua_State *L, ipfsrt_ndarray *a) {
+    ipfsrt_ndarray *u = push_new(L);
+    *u = *a;
+    ipfsrt_ndarray_init(a);
+}
+
 static int array_gc(lua_State *L) {
     ipfsrt_ndarray_free(check_array(L, 1));
     return 0;

@@ -1,0 +1,156 @@
+/* ipfsrt.zarr (C side): array metadata and chunk decoding for the Lua Zarr
+ * module. meta(json, format[, name]) gives an object with the metadata's
+ * fields and chunk_key(i, j, ...), decode_chunk({i, j, ...}, bytes). */
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "bindings.h"
+
+#define ZARR_META "ipfsrt.zarr.meta"
+
+static ipfsrt_zarr_meta *check_meta(lua_State *L, int idx) {
+    ipfsrt_zarr_meta **m = luaL_checkudata(L, idx, ZARR_META);
+    return *m;
+}
+
+static int meta_gc(lua_State *L) {
+    ipfsrt_zarr_meta **m = luaL_checkudata(L, 1, ZARR_META);
+    ipfsrt_zarr_meta_free(*m);
+    *m = NULL;
+    return 0;
+}
+
+static void push_sizes(lua_State *L, const size_t *v, int n) {
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static void check_index(lua_State *L, const ipfsrt_zarr_meta *m, int first, size_t *index) {
+    for (int d = 0; d < m->ndim; d++) {
+        lua_Integer i = luaL_checkinteger(L, first + d);
+        if (i < 0) ipfsrt_lua_raise_arg(L, "negative chunk index %lld", (long long)i);
+        index[d] = (size_t)i;
+    }
+}
+
+/* m:chunk_key(i, j, ...) */
+static int meta_chunk_key(lua_State *L) {
+    const ipfsrt_zarr_meta *m = check_meta(L, 1);
+    size_t index[IPFSRT_NDARRAY_MAX_DIMS];
+    check_index(L, m, 2, index);
+    char key[512];
+    ipfsrt_error err;
+    if (ipfsrt_zarr_chunk_key(m, index, key, sizeof key, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    lua_pushstring(L, key);
+    return 1;
+}
+
+/* m:decode_chunk({i, j, ...}, bytes): the whole chunk as an n-d array */
+static int meta_decode_chunk(lua_State *L) {
+    const ipfsrt_zarr_meta *m = check_meta(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t len, index[IPFSRT_NDARRAY_MAX_DIMS];
+    const char *bytes = luaL_checklstring(L, 3, &len);
+    for (int d = 0; d < m->ndim; d++) {
+        lua_rawgeti(L, 2, d + 1);
+        lua_Integer i = luaL_checkinteger(L, -1);
+        if (i < 0) return ipfsrt_lua_raise_arg(L, "negative chunk index %lld", (long long)i);
+        index[d] = (size_t)i;
+        lua_pop(L, 1);
+    }
+    ipfsrt_ndarray a;
+    ipfsrt_ndarray_init(&a);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_decode_chunk(m, index, bytes, len, &a, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    ipfsrt_lua_push_ndarray(L, &a);
+    return 1;
+}
+
+/* m:set_attributes(zattrs_json) (v2) */
+static int meta_set_attributes(lua_State *L) {
+    ipfsrt_zarr_meta *m = check_meta(L, 1);
+    size_t len;
+    const char *json = luaL_checklstring(L, 2, &len);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_meta_set_attributes(m, json, len, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 0;
+}
+
+static int meta_codecs(lua_State *L, const ipfsrt_zarr_meta *m) {
+    lua_createtable(L, m->n_codecs, 0);
+    for (int i = 0; i < m->n_codecs; i++) {
+        lua_pushstring(L, ipfsrt_codec_id(m->codecs[i]));
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int meta_dimension_names(lua_State *L, const ipfsrt_zarr_meta *m) {
+    lua_createtable(L, m->ndim, 0);
+    for (int i = 0; i < m->ndim; i++) {
+        if (m->dimension_names[i]) lua_pushstring(L, m->dimension_names[i]);
+        else ipfsrt_lua_push_null(L);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* Fields: zarr_format shape chunks grid dtype itemsize fill_value (an n-d array,
+ * nil when v2 has none) attrs dimension_names codecs datetime_unit name */
+static int meta_index(lua_State *L) {
+    const ipfsrt_zarr_meta *m = check_meta(L, 1);
+    const char *k = luaL_checkstring(L, 2);
+    if (!strcmp(k, "zarr_format")) lua_pushinteger(L, m->zarr_format);
+    else if (!strcmp(k, "shape")) push_sizes(L, m->shape, m->ndim);
+    else if (!strcmp(k, "chunks")) push_sizes(L, m->chunks, m->ndim);
+    else if (!strcmp(k, "grid")) push_sizes(L, m->grid, m->ndim);
+    else if (!strcmp(k, "ndim")) lua_pushinteger(L, m->ndim);
+    else if (!strcmp(k, "dtype")) lua_pushstring(L, ipfsrt_dtype_name(m->dtype));
+    else if (!strcmp(k, "itemsize")) lua_pushinteger(L, (lua_Integer)m->itemsize);
+    else if (!strcmp(k, "name")) lua_pushstring(L, m->name);
+    else if (!strcmp(k, "datetime_unit")) m->datetime_unit[0] ? lua_pushstring(L, m->datetime_unit) : lua_pushnil(L);
+    else if (!strcmp(k, "codecs")) meta_codecs(L, m);
+    else if (!strcmp(k, "dimension_names")) meta_dimension_names(L, m);
+    else if (!strcmp(k, "attrs")) m->attributes ? ipfsrt_lua_push_json(L, m->attributes) : lua_newtable(L);
+    else if (!strcmp(k, "fill_value")) {
+        if (!m->has_fill) return 0;
+        ipfsrt_ndarray copy;
+        ipfsrt_ndarray_init(&copy);
+        ipfsrt_error err;
+        if (ipfsrt_ndarray_copy(&copy, &m->fill, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+        ipfsrt_lua_push_ndarray(L, &copy);
+    } else {
+        lua_getmetatable(L, 1);
+        lua_getfield(L, -1, "methods");
+        lua_getfield(L, -1, k);
+    }
+    return 1;
+}
+
+/* meta(json, format[, name]) */
+static int zarr_meta(lua_State *L) {
+    size_t len;
+    const char *json = luaL_checklstring(L, 1, &len);
+    lua_Integer format = luaL_checkinteger(L, 2);
+    const char *name = luaL_optstring(L, 3, "");
+    if (format != 2 && format != 3) return ipfsrt_lua_raise_arg(L, "zarr_format %lld (2 or 3)", (long long)format);
+    ipfsrt_zarr_meta **m = lua_newuserdatauv(L, sizeof *m, 0);
+    *m = NULL;
+    luaL_setmetatable(L, ZARR_META);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_meta_parse(m, json, len, (int)format, name, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+int ipfsrt_lua_open_zarr(lua_State *L) {
+    static const luaL_Reg meta[] = {{"__index", meta_index}, {"__gc", meta_gc}, {"__close", meta_gc}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"chunk_key", meta_chunk_key}, {"decode_chunk", meta_decode_chunk},
+                                       {"set_attributes", meta_set_attributes}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"meta", zarr_meta}, {NULL, NULL}};
+    ipfsrt_lua_class_indexed(L, ZARR_META, meta, methods);
+    luaL_newlib(L, fns);
+    return 1;
+}

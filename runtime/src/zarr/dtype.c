@@ -1,0 +1,169 @@
+/* Zarr data types and fill values: numpy typestrs (v2), v3 names, and every
+ * fill-value encoding (numbers, "NaN", "Infinity", hex bit patterns, base64). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zarr/zarr_internal.h"
+
+static ipfsrt_status set_dtype(ipfsrt_zarr_meta *m, ipfsrt_dtype d, size_t size) {
+    m->dtype = d;
+    m->itemsize = size;
+    m->stored_itemsize = size;
+    return IPFSRT_OK;
+}
+
+/* kind + size as numpy spells them: b1, i1..i8, u1..u8, f2..f8, c8, c16 */
+static ipfsrt_status numeric(ipfsrt_zarr_meta *m, char kind, long size) {
+    static const struct {
+        char kind;
+        long size;
+        ipfsrt_dtype d;
+    } map[] = {{'b', 1, IPFSRT_DTYPE_BOOL},     {'i', 1, IPFSRT_DTYPE_INT8},    {'i', 2, IPFSRT_DTYPE_INT16},
+               {'i', 4, IPFSRT_DTYPE_INT32},    {'i', 8, IPFSRT_DTYPE_INT64},   {'u', 1, IPFSRT_DTYPE_UINT8},
+               {'u', 2, IPFSRT_DTYPE_UINT16},   {'u', 4, IPFSRT_DTYPE_UINT32},  {'u', 8, IPFSRT_DTYPE_UINT64},
+               {'f', 4, IPFSRT_DTYPE_FLOAT32},  {'f', 8, IPFSRT_DTYPE_FLOAT64},  {'c', 8, IPFSRT_DTYPE_COMPLEX64},
+               {'c', 16, IPFSRT_DTYPE_COMPLEX128}};
+    if (kind == 'f' && size == 2) { /* float16: widened on read */
+        set_dtype(m, IPFSRT_DTYPE_FLOAT32, 4);
+        m->stored_itemsize = 2;
+        m->float16 = true;
+        return IPFSRT_OK;
+    }
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].kind == kind && map[i].size == size) return set_dtype(m, map[i].d, (size_t)size);
+    return IPFSRT_EUNSUPPORTED;
+}
+
+ipfsrt_status ipfsrt_zarr_dtype_v2(ipfsrt_zarr_meta *m, const char *s, ipfsrt_error *err) {
+    size_t len = strlen(s);
+    if (len < 3 || !strchr("<>|=", s[0])) goto bad;
+    m->big_endian = s[0] == '>';
+    char *end;
+    long size = strtol(s + 2, &end, 10);
+    if (s[1] == 'S' && !*end && size > 0 && size <= 1 << 20) return set_dtype(m, IPFSRT_DTYPE_BYTES, (size_t)size);
+    if ((s[1] == 'M' || s[1] == 'm') && size == 8 && *end == '[' && strlen(end) < sizeof m->datetime_unit + 1 &&
+        end[strlen(end) - 1] == ']') { /* datetime64/timedelta64: int64 counts of the unit */
+        memcpy(m->datetime_unit, end + 1, strlen(end) - 2);
+        m->datetime_unit[strlen(end) - 2] = '\0';
+        return set_dtype(m, IPFSRT_DTYPE_INT64, 8);
+    }
+    if (!*end && numeric(m, s[1], size) == IPFSRT_OK) return IPFSRT_OK;
+bad:
+    return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: data type \"%.40s\" is not supported", m->name, s);
+}
+
+ipfsrt_status ipfsrt_zarr_dtype_v3(ipfsrt_zarr_meta *m, const cJSON *dt, ipfsrt_error *err) {
+    static const struct {
+        const char *name;
+        char kind;
+        long size;
+    } names[] = {{"bool", 'b', 1},     {"int8", 'i', 1},     {"int16", 'i', 2},     {"int32", 'i', 4},
+                 {"int64", 'i', 8},    {"uint8", 'u', 1},    {"uint16", 'u', 2},    {"uint32", 'u', 4},
+                 {"uint64", 'u', 8},   {"float16", 'f', 2},  {"float32", 'f', 4},   {"float64", 'f', 8},
+                 {"complex64", 'c', 8}, {"complex128", 'c', 16}};
+    const char *s = cJSON_IsString(dt) ? dt->valuestring : NULL;
+    if (!s) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: data_type must be a name", m->name);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i].name) == 0) return numeric(m, names[i].kind, names[i].size);
+    char *end;
+    long bits = s[0] == 'r' ? strtol(s + 1, &end, 10) : 0;
+    if (bits > 0 && bits % 8 == 0 && bits <= 8 << 20 && !*end) return set_dtype(m, IPFSRT_DTYPE_BYTES, (size_t)bits / 8);
+    return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: data type \"%.40s\" is not supported", m->name, s);
+}
+
+float ipfsrt_zarr_half_to_float(uint16_t h) {
+    int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+    float v = exp == 0 ? ldexpf((float)frac, -24)                       /* subnormal */
+            : exp == 31 ? (frac ? NAN : INFINITY)
+                        : ldexpf((float)(frac | 0x400), exp - 25);
+    return sign ? -v : v;
+}
+
+/* "0x..." bit patterns (v3) of a float type, as stored. */
+static bool hex_bits(ipfsrt_zarr_meta *m, const char *s, double *v) {
+    if (strncmp(s, "0x", 2) != 0 || strlen(s) != 2 + 2 * m->stored_itemsize) return false;
+    char *end;
+    unsigned long long bits = strtoull(s + 2, &end, 16);
+    if (*end) return false;
+    if (m->float16) {
+        *v = ipfsrt_zarr_half_to_float((uint16_t)bits);
+    } else if (m->dtype == IPFSRT_DTYPE_FLOAT32) {
+        uint32_t b = (uint32_t)bits;
+        float f;
+        memcpy(&f, &b, 4);
+        *v = f;
+    } else {
+        memcpy(v, &bits, 8);
+    }
+    return true;
+}
+
+static bool special_float(ipfsrt_zarr_meta *m, const char *s, double *v) {
+    if (strcmp(s, "NaN") == 0) *v = NAN;
+    else if (strcmp(s, "Infinity") == 0) *v = INFINITY;
+    else if (strcmp(s, "-Infinity") == 0) *v = -INFINITY;
+    else return hex_bits(m, s, v);
+    return true;
+}
+
+static int base64_value(char c) {
+    const char *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char *p = c ? strchr(alphabet, c) : NULL;
+    return p ? (int)(p - alphabet) : -1;
+}
+
+/* Standard base64 of the raw bytes (v2 fixed bytes), into the fill element. */
+static ipfsrt_status base64_fill(ipfsrt_zarr_meta *m, const char *s, ipfsrt_error *err) {
+    size_t at = 0, bits = 0;
+    uint32_t acc = 0;
+    for (const char *p = s; *p && *p != '='; p++) {
+        int v = base64_value(*p);
+        if (v < 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value is not base64", m->name);
+        acc = acc << 6 | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (at < m->itemsize) m->fill.data[at] = (unsigned char)(acc >> bits);
+            at++;
+        }
+    }
+    if (at > m->itemsize) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value is longer than the type", m->name);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&m->fill, m->dtype, m->itemsize, 0, NULL, err);
+    if (st != IPFSRT_OK) return st;
+    m->has_fill = fill && !cJSON_IsNull(fill);
+    if (!m->has_fill) return IPFSRT_OK;
+    double v = 0;
+    if (m->dtype == IPFSRT_DTYPE_BYTES && cJSON_IsString(fill)) return base64_fill(m, fill->valuestring, err);
+    if (m->dtype == IPFSRT_DTYPE_BYTES && cJSON_IsArray(fill)) { /* v3 r<N>: its bytes */
+        int i = 0;
+        for (const cJSON *b = fill->child; b; b = b->next, i++)
+            if ((size_t)i < m->itemsize && cJSON_IsNumber(b)) m->fill.data[i] = (unsigned char)b->valueint;
+        return IPFSRT_OK;
+    }
+    if (cJSON_IsArray(fill) && cJSON_GetArraySize(fill) == 2 && cJSON_IsNumber(fill->child) &&
+        (m->dtype == IPFSRT_DTYPE_COMPLEX64 || m->dtype == IPFSRT_DTYPE_COMPLEX128)) {
+        double re = fill->child->valuedouble, im = fill->child->next->valuedouble;
+        if (m->dtype == IPFSRT_DTYPE_COMPLEX64) {
+            float parts[2] = {(float)re, (float)im};
+            memcpy(m->fill.data, parts, 8);
+        } else {
+            double parts[2] = {re, im};
+            memcpy(m->fill.data, parts, 16);
+        }
+        return IPFSRT_OK;
+    }
+    if (cJSON_IsBool(fill)) v = cJSON_IsTrue(fill);
+    else if (cJSON_IsNumber(fill)) v = fill->valuedouble;
+    else if (!(cJSON_IsString(fill) && ipfsrt_dtype_is_float(m->dtype) && special_float(m, fill->valuestring, &v)))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value does not fit the data type %s", m->name,
+                           ipfsrt_dtype_name(m->dtype));
+    bool as_int = !ipfsrt_dtype_is_float(m->dtype) && fabs(v) < 9.2e18 && v == trunc(v); /* else checked as a double */
+    st = ipfsrt_ndarray_set(&m->fill, NULL, 0, v, as_int ? (int64_t)v : 0, as_int, err);
+    if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: fill_value: ", m->name);
+    return st;
+}

@@ -1,0 +1,77 @@
+"""Zarr v2 interop: Debian's zarr-python (2.13) writes arrays over a grid of
+dtype x compressor x filters x order x chunk shape (edge chunks included) x fill
+value, some chunks never written; v2.lua (ipfsrt) decodes every chunk and
+assembles each array, which must equal numpy's values byte for byte.
+`v2.py write DIR` writes DIR/NAME (the Zarr folders) and DIR/NAME.raw (the
+values, little-endian C order; float16 as float32), and DIR/manifest.json."""
+import itertools
+import json
+import os
+import sys
+
+import numpy as np
+import zarr
+from numcodecs import Blosc, Zstd, GZip, Zlib, BZ2, LZ4, Shuffle, Delta
+
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(42)
+
+DTYPES = ["<i2", "<i4", "<u1", "<u8", "<f4", "<f8", ">i4", ">f8", "<f2", "|b1", "<c8", "|S5", "<M8[s]"]
+COMPRESSORS = {
+    "none": None, "blosc-lz4": Blosc("lz4", 5, Blosc.SHUFFLE), "blosc-zstd-bit": Blosc("zstd", 3, Blosc.BITSHUFFLE),
+    "zstd": Zstd(3), "gzip": GZip(5), "zlib": Zlib(1), "bz2": BZ2(1), "lz4": LZ4(),
+}
+SHAPES = [((37, 23), (10, 7)), ((100,), (100,)), ((5, 6, 7), (2, 6, 3)), ((), ())]
+
+
+def values(dtype, shape):
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape)) if shape else 1
+    base = np.cumsum(rng.integers(-5, 6, n))
+    if dt.kind == "b":
+        v = base % 3 == 0
+    elif dt.kind == "S":
+        v = np.array([b"ab%d" % (x % 1000) for x in base], dtype=dt)
+    elif dt.kind == "M":
+        v = (base + 1_600_000_000).astype("int64").astype(dt)
+    elif dt.kind == "c":
+        v = (base + 1j * base[::-1]).astype(dt)
+    else:
+        v = (base / (7.0 if dt.kind == "f" else 1)).astype(dt)
+    return v.reshape(shape)
+
+
+manifest = []
+cases = itertools.product(DTYPES, COMPRESSORS.items(), SHAPES, ("C", "F"))
+for i, (dtype, (cname, comp), (shape, chunks), order) in enumerate(cases):
+    if i % 3 and not (dtype in ("<i2", "<f4") or shape == ()):  # a thinned grid; every pair still appears
+        continue
+    dt = np.dtype(dtype)
+    filters = None
+    if cname == "zstd" and dt.kind in "iuf" and dt.itemsize > 1 and dt.byteorder != ">":
+        filters = [Shuffle(elementsize=dt.itemsize)]
+    if cname == "gzip" and dtype == "<i4":
+        filters = [Delta(dtype="<i4")]
+    fill = {"f": np.nan, "i": -1, "u": 7, "b": True, "S": b"fill", "c": 0, "M": 0}[dt.kind]
+    if dtype == "<f2":
+        fill = 1.5
+    name = f"a{i:04d}"
+    path = os.path.join(out, name)
+    a = zarr.open(path, mode="w", shape=shape, chunks=chunks, dtype=dtype, compressor=comp, filters=filters,
+                  order=order, fill_value=fill)
+    v = values(dtype, shape)
+    if shape and len(shape) >= 2:
+        a[1:, :] = v[1:, :]  # the first row of chunks is partly never written: fill value
+        v[:1, :] = np.asarray(fill, dtype=dt) if not (dt.kind == "f" and np.isnan(fill)) else np.nan
+    else:
+        a[...] = v
+    a.attrs["_ARRAY_DIMENSIONS"] = [f"d{k}" for k in range(len(shape))]
+    a.attrs["note"] = name
+    want = v.astype("<f4") if dtype == "<f2" else v.astype(dt.newbyteorder("<")) if dt.byteorder == ">" else v
+    if dt.kind == "M":
+        want = v.astype("<i8")
+    open(path + ".raw", "wb").write(np.ascontiguousarray(want).tobytes())
+    manifest.append({"name": name, "dtype": dtype, "compressor": cname, "order": order, "shape": list(shape)})
+json.dump(manifest, open(os.path.join(out, "manifest.json"), "w"), indent=1)
+print(f"zarr {zarr.__version__} wrote {len(manifest)} v2 arrays")
