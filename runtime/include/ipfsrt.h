@@ -35,6 +35,7 @@
 #include "ipfsrt/unixfs.h"
 #include "ipfsrt/pack.h"
 #include "ipfsrt/client.h"
+#include "ipfsrt/zarr_store.h"
 #include "ipfsrt/zarr.h"
 #include "ipfsrt/server.h"
 #include "ipfsrt/lua.h"

@@ -81,6 +81,9 @@ int ipfsrt_lua_open_codec(lua_State *L);      /* pushes the submodule */
 int ipfsrt_lua_open_zarr(lua_State *L);       /* pushes the submodule */
 /* Pushes a new ipfsrt.ndarray that takes over a's view (a is left empty). */
 void ipfsrt_lua_push_ndarray(lua_State *L, ipfsrt_ndarray *a);
+/* One dimension of a selection: an index, {start, stop[, step]} (nil bounds:
+ * open), or nil (the whole dimension). */
+void ipfsrt_lua_check_ndslice(lua_State *L, int idx, int dim, ipfsrt_ndslice *s);
 /* The Lua value at idx as JSON (the caller frees it), or NULL when it cannot
  * be (functions, mixed tables, nesting past 100 levels). */
 struct cJSON *ipfsrt_lua_to_json(lua_State *L, int idx);

@@ -50,6 +50,18 @@ static void end_call(lua_State *L, ipfsrt_lua_client *lc, ipfsrt_status st, cons
     if (st != IPFSRT_OK || lc->callback_error[0]) raise_call(L, lc, err);
 }
 
+void ipfsrt_lua_client_enter(lua_State *L, ipfsrt_lua_client *lc) {
+    if (!lc->c) ipfsrt_lua_raise_arg(L, "the client is closed");
+    if (lc->busy) ipfsrt_lua_raise_arg(L, "the client is busy with a fetch (called from one of its callbacks)");
+    lc->L = L;
+    lc->callback_error[0] = '\0';
+    lc->busy = true;
+}
+
+void ipfsrt_lua_client_leave(lua_State *L, ipfsrt_lua_client *lc, ipfsrt_status st, const ipfsrt_error *err) {
+    end_call(L, lc, st, err);
+}
+
 /* -------------------------------------------------------------- client */
 
 static ipfsrt_status progress_cb(void *user, uint64_t done, uint64_t expected, ipfsrt_error *err) {

@@ -24,6 +24,11 @@ ipfsrt_lua_client *ipfsrt_lua_check_idle_client(lua_State *L);
  * the callback's status for the C side (which stops the call). */
 ipfsrt_status ipfsrt_lua_client_callback_failed(ipfsrt_lua_client *lc, const char *what,
                                                 ipfsrt_error *err);
+/* A call on the client from another binding (a Zarr store's reads): enter
+ * checks it is idle and marks it busy; leave (after the caller has released
+ * what it holds) raises the call's error, or the first a Lua callback raised. */
+void ipfsrt_lua_client_enter(lua_State *L, ipfsrt_lua_client *lc);
+void ipfsrt_lua_client_leave(lua_State *L, ipfsrt_lua_client *lc, ipfsrt_status st, const ipfsrt_error *err);
 /* client:set_policy_object(policy | nil, gateways) */
 int ipfsrt_lua_client_set_policy_object(lua_State *L);
 

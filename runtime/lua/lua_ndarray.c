@@ -220,8 +220,9 @@ static int array_set(lua_State *L) {
     return 0;
 }
 
-/* One dimension of a:slice{...}: an index, or {start, stop[, step]} (nil: open). */
-static void check_slice_part(lua_State *L, int idx, int dim, ipfsrt_ndslice *s) {
+/* One dimension of a:slice{...}: an index, {start, stop[, step]} (nil bounds:
+ * open), or nil (the whole dimension). */
+void ipfsrt_lua_check_ndslice(lua_State *L, int idx, int dim, ipfsrt_ndslice *s) {
     memset(s, 0, sizeof *s);
     s->step = 1;
     if (lua_isinteger(L, idx)) {
@@ -229,7 +230,8 @@ static void check_slice_part(lua_State *L, int idx, int dim, ipfsrt_ndslice *s) 
         s->index = lua_tointeger(L, idx);
         return;
     }
-    if (!lua_istable(L, idx)) ipfsrt_lua_raise_arg(L, "slice part %d: an index or {start, stop[, step]}", dim);
+    if (lua_isnil(L, idx)) return; /* the whole dimension */
+    if (!lua_istable(L, idx)) ipfsrt_lua_raise_arg(L, "slice part %d: an index, {start, stop[, step]} or nil", dim);
     for (int k = 1; k <= 3; k++) {
         lua_rawgeti(L, idx, k);
         if (!lua_isnil(L, -1)) {
@@ -251,7 +253,7 @@ static int array_slice(lua_State *L) {
     if (n > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many slice parts");
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, 2, i);
-        check_slice_part(L, lua_gettop(L), (int)i - 1, &parts[i - 1]);
+        ipfsrt_lua_check_ndslice(L, lua_gettop(L), (int)i - 1, &parts[i - 1]);
         lua_pop(L, 1);
     }
     ipfsrt_ndarray *v = push_new(L);

@@ -4,7 +4,7 @@
 #include <cjson/cJSON.h>
 #include <string.h>
 
-#include "bindings.h"
+#include "lua_zarr.h"
 
 #define ZARR_META "ipfsrt.zarr.meta"
 
@@ -98,11 +98,12 @@ static int meta_dimension_names(lua_State *L, const ipfsrt_zarr_meta *m) {
     return 1;
 }
 
-/* Fields: zarr_format shape chunks grid dtype itemsize fill_value (an n-d array,
- * nil when v2 has none) attrs dimension_names codecs datetime_unit name */
-static int meta_index(lua_State *L) {
-    const ipfsrt_zarr_meta *m = check_meta(L, 1);
-    const char *k = luaL_checkstring(L, 2);
+static const char *const field_names[] = {"zarr_format", "shape", "chunks", "grid", "ndim", "dtype",
+                                         "itemsize", "name", "datetime_unit", "codecs", "dimension_names",
+                                         "attrs", "fill_value", "order", NULL};
+
+/* Pushes field k of m (nothing, and false, when it has none). */
+static bool push_field(lua_State *L, const ipfsrt_zarr_meta *m, const char *k) {
     if (!strcmp(k, "zarr_format")) lua_pushinteger(L, m->zarr_format);
     else if (!strcmp(k, "shape")) push_sizes(L, m->shape, m->ndim);
     else if (!strcmp(k, "chunks")) push_sizes(L, m->chunks, m->ndim);
@@ -111,22 +112,35 @@ static int meta_index(lua_State *L) {
     else if (!strcmp(k, "dtype")) lua_pushstring(L, ipfsrt_dtype_name(m->dtype));
     else if (!strcmp(k, "itemsize")) lua_pushinteger(L, (lua_Integer)m->itemsize);
     else if (!strcmp(k, "name")) lua_pushstring(L, m->name);
-    else if (!strcmp(k, "datetime_unit")) m->datetime_unit[0] ? lua_pushstring(L, m->datetime_unit) : lua_pushnil(L);
+    else if (!strcmp(k, "order")) lua_pushstring(L, m->fortran_order ? "F" : "C");
+    else if (!strcmp(k, "datetime_unit") && m->datetime_unit[0]) lua_pushstring(L, m->datetime_unit);
     else if (!strcmp(k, "codecs")) meta_codecs(L, m);
     else if (!strcmp(k, "dimension_names")) meta_dimension_names(L, m);
     else if (!strcmp(k, "attrs")) m->attributes ? ipfsrt_lua_push_json(L, m->attributes) : lua_newtable(L);
-    else if (!strcmp(k, "fill_value")) {
-        if (!m->has_fill) return 0;
+    else if (!strcmp(k, "fill_value") && m->has_fill) {
         ipfsrt_ndarray copy;
         ipfsrt_ndarray_init(&copy);
         ipfsrt_error err;
-        if (ipfsrt_ndarray_copy(&copy, &m->fill, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+        if (ipfsrt_ndarray_copy(&copy, &m->fill, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
         ipfsrt_lua_push_ndarray(L, &copy);
-    } else {
-        lua_getmetatable(L, 1);
-        lua_getfield(L, -1, "methods");
-        lua_getfield(L, -1, k);
-    }
+    } else return false;
+    return true;
+}
+
+void ipfsrt_lua_zarr_meta_fields(lua_State *L, const ipfsrt_zarr_meta *m) {
+    for (int i = 0; field_names[i]; i++)
+        if (push_field(L, m, field_names[i])) lua_setfield(L, -2, field_names[i]);
+}
+
+/* Fields: those of field_names (fill_value: a 0-d array, nil when v2 has none) */
+static int meta_index(lua_State *L) {
+    const ipfsrt_zarr_meta *m = check_meta(L, 1);
+    const char *k = luaL_checkstring(L, 2);
+    for (int i = 0; field_names[i]; i++)
+        if (!strcmp(k, field_names[i])) return push_field(L, m, k) ? 1 : 0;
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "methods");
+    lua_getfield(L, -1, k);
     return 1;
 }
 
@@ -152,5 +166,11 @@ int ipfsrt_lua_open_zarr(lua_State *L) {
     static const luaL_Reg fns[] = {{"meta", zarr_meta}, {NULL, NULL}};
     ipfsrt_lua_class_indexed(L, ZARR_META, meta, methods);
     luaL_newlib(L, fns);
+    ipfsrt_lua_zarr_store_functions(L);
+    ipfsrt_lua_zarr_node_functions(L);
+    ipfsrt_lua_push_lua_function(L, "ipfsrt.zarr", "open"); /* lua/ipfsrt/zarr.lua */
+    lua_setfield(L, -2, "open");
+    ipfsrt_lua_push_lua_function(L, "ipfsrt.zarr", "store");
+    lua_setfield(L, -2, "store");
     return 1;
 }

@@ -189,7 +189,7 @@ ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const char *path, 
  * for whole, in one CAR request (dag-scope=entity), and that request is dropped
  * once it sends more shards than the paths could need (a huge directory read for
  * a few paths): their routes are then fetched shard by shard. Unverified clients
- * make one plain GET per path, one after the other. */
+ * make one plain GET per path, all in flight at once (within the concurrency). */
 typedef struct ipfsrt_client_batch ipfsrt_client_batch;
 
 typedef struct ipfsrt_client_batch_result {
@@ -204,7 +204,8 @@ typedef struct ipfsrt_client_batch_result {
 
 ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **batch, ipfsrt_client *client,
                                       ipfsrt_error *err);
-/* Bytes [offset, offset + length) of the file at path (length UINT64_MAX = to the end). */
+/* Reads are added before the first ipfsrt_client_batch_next.
+ * Bytes [offset, offset + length) of the file at path (length UINT64_MAX = to the end). */
 ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *batch, const char *path,
                                            uint64_t offset, uint64_t length, ipfsrt_error *err);
 ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *batch, const ipfsrt_cid *cid,

@@ -118,6 +118,11 @@ typedef struct ipfsrt_ndslice {
     int64_t start, stop, step;
 } ipfsrt_ndslice;
 
+/* One dimension of length n: the first index the slice takes and how many
+ * (an index: itself, 1). */
+ipfsrt_status ipfsrt_ndslice_resolve(const ipfsrt_ndslice *s, size_t n, int dim, int64_t *start, int64_t *count,
+                                     ipfsrt_error *err);
+
 /* Views: dst shares src's buffer (dst must be initialized; its old view is
  * released). Dimensions past the n given are kept whole. */
 ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,

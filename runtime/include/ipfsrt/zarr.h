@@ -1,10 +1,12 @@
-/* ipfsrt — Zarr v2 and v3 arrays: metadata and the decoding of chunks into
- * n-d arrays. (Stores and selections build on this.) */
+/* ipfsrt — Zarr v2 and v3: groups and arrays in a store (zarr_store.h), their
+ * metadata, and selections read into n-d arrays, every chunk fetched at once
+ * and decoded on worker threads as it arrives. */
 #ifndef IPFSRT_ZARR_H
 #define IPFSRT_ZARR_H
 
 #include "codec.h"
 #include "ndarray.h"
+#include "zarr_store.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +63,59 @@ ipfsrt_status ipfsrt_zarr_chunk_key(const ipfsrt_zarr_meta *m, const size_t *ind
  * size than the chunk's are an error naming the chunk's key. */
 ipfsrt_status ipfsrt_zarr_decode_chunk(const ipfsrt_zarr_meta *m, const size_t *index, const void *src,
                                        size_t len, ipfsrt_ndarray *out, ipfsrt_error *err);
+
+/* ------------------------------------------------------ groups and arrays */
+
+/* A group or an array of a hierarchy in a store (the store must outlive it).
+ * Consolidated metadata (v2 .zmetadata, zarr-python 3's inline v3 form) is
+ * read once at the node opened first and serves its descendants: opening them
+ * reads nothing more. */
+typedef struct ipfsrt_zarr_node ipfsrt_zarr_node;
+
+/* The group or array at path ("" or "/" = the store's top). Opening costs one
+ * round of reads (every metadata file the path might hold, at once). */
+ipfsrt_status ipfsrt_zarr_open(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
+                               ipfsrt_error *err);
+/* A member of a group by name (or a relative path: "a/b"). */
+ipfsrt_status ipfsrt_zarr_open_child(ipfsrt_zarr_node **node, const ipfsrt_zarr_node *group, const char *name,
+                                     ipfsrt_error *err);
+void ipfsrt_zarr_node_free(ipfsrt_zarr_node *node);
+
+bool ipfsrt_zarr_is_array(const ipfsrt_zarr_node *node);
+/* "" for the top, else "a/b". */
+const char *ipfsrt_zarr_path(const ipfsrt_zarr_node *node);
+int ipfsrt_zarr_format(const ipfsrt_zarr_node *node);
+/* An array's metadata (NULL for a group). */
+const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *node);
+/* User attributes (an object, never NULL). */
+const struct cJSON *ipfsrt_zarr_attributes(const ipfsrt_zarr_node *node);
+ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *node);
+
+/* A group's members, sorted by name: from the consolidated metadata, else by
+ * listing the store (one listing, then one round of metadata reads). */
+typedef ipfsrt_status (*ipfsrt_zarr_member_fn)(void *user, const char *name, bool is_array, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *group, ipfsrt_zarr_member_fn fn, void *user,
+                                  ipfsrt_error *err);
+
+/* ------------------------------------------------------------- reading */
+
+/* Chunks decoded so far of those the read needs; anything but IPFSRT_OK stops it. */
+typedef ipfsrt_status (*ipfsrt_zarr_progress_fn)(void *user, size_t done, size_t total, ipfsrt_error *err);
+
+typedef struct ipfsrt_zarr_read_options {
+    unsigned threads;                 /* decoding threads; 0 = one per core, at most 8 */
+    ipfsrt_zarr_progress_fn progress; /* may be NULL */
+    void *progress_user;
+} ipfsrt_zarr_read_options;
+
+/* Reads a selection of an array into out (a new C-order array of the array's
+ * dtype): per dimension an index (the dimension goes) or a range with a step
+ * (ipfsrt_ndslice; dimensions past n are whole). Only the chunks the selection
+ * touches are asked for, all at once; each is decoded on a worker thread as it
+ * arrives, straight into out where it lies wholly inside the selection.
+ * Chunks the store proves absent read as the fill value. */
+ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                               ipfsrt_ndarray *out, const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,7 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_ERANGE] = "bad_range",
     [IPFSRT_EFETCH] = "fetch_failed",
     [IPFSRT_ECODEC] = "bad_chunk_data",
+    [IPFSRT_EUNAVAILABLE] = "unavailable",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

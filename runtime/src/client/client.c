@@ -45,7 +45,7 @@ static ipfsrt_status explain_missing(ipfsrt_client *c, const char *path, ipfsrt_
     const char *slash = strrchr(path, '/');
     ipfsrt_cid root;
     const char *rest;
-    if (st != IPFSRT_ENOT_FOUND || !slash || !slash[1] ||
+    if (st != IPFSRT_EUNAVAILABLE || !slash || !slash[1] ||
         ipfsrt_client_split_target(path, &root, &rest, NULL) != IPFSRT_OK || !*rest)
         return st;
     char *parent = strndup(path, (size_t)(slash - path));
@@ -53,7 +53,7 @@ static ipfsrt_status explain_missing(ipfsrt_client *c, const char *path, ipfsrt_
     ipfsrt_unixfs_node_info dir;
     ipfsrt_error perr;
     ipfsrt_status pst = ipfsrt_client_stat(c, parent, &dir, &perr);
-    if (pst == IPFSRT_ENOT_FOUND) { /* the parent is the one missing */
+    if (pst == IPFSRT_ENOT_FOUND || pst == IPFSRT_EUNAVAILABLE) { /* the parent is the one missing */
         if (err) *err = perr;
         free(parent);
         return pst;

@@ -29,6 +29,7 @@ typedef struct item {
     ipfsrt_error error;
     ipfsrt_buf data;
     ipfsrt_rcblock *block; /* a raw block read whole: lent as it is, not copied */
+    plain_read *plain;     /* unverified clients: the GET under way */
 } item;
 
 /* A block asked for, and the reads waiting for it. The job's task is linked
@@ -75,6 +76,8 @@ struct ipfsrt_client_batch {
     ipfsrt_mhmap failed_set; /* multihash -> index into failed */
     pending **inflight;
     size_t inflight_count, inflight_cap;
+    size_t *plains; /* unverified clients: reads whose GET is under way */
+    size_t plain_count, plain_cap;
     ipfsrt_mhmap inflight_set; /* multihash -> the pending block (offset holds the pointer) */
     size_t walking;         /* the read whose walk is under way */
     bool missed;            /* that walk lacked a block */
@@ -239,6 +242,22 @@ static ipfsrt_status settle(ipfsrt_client_batch *b, pending *p, ipfsrt_error *er
     return st;
 }
 
+static void finish(ipfsrt_client_batch *b, size_t i, item_state state, const ipfsrt_error *e);
+
+/* Finishes the unverified reads whose GET is over. */
+static void settle_plains(ipfsrt_client_batch *b) {
+    for (size_t k = b->plain_count; k-- > 0;) {
+        item *it = &b->items[b->plains[k]];
+        ipfsrt_status st;
+        ipfsrt_error e;
+        if (!ipfsrt_plain_over(it->plain, &st, &e)) continue;
+        ipfsrt_plain_end(it->plain);
+        it->plain = NULL;
+        finish(b, b->plains[k], st == IPFSRT_OK ? ITEM_DONE : ITEM_FAILED, st == IPFSRT_OK ? NULL : &e);
+        b->plains[k] = b->plains[--b->plain_count];
+    }
+}
+
 /* Runs the engine once, then settles every job that has ended. */
 static ipfsrt_status pump(ipfsrt_client_batch *b, ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_task_pump(b->c, 50, err);
@@ -246,6 +265,7 @@ static ipfsrt_status pump(ipfsrt_client_batch *b, ipfsrt_error *err) {
         pending *p = b->inflight[k];
         if (p->job.t.state == TASK_DONE || p->job.t.state == TASK_FAILED) st = settle(b, p, err);
     }
+    settle_plains(b);
     return st;
 }
 
@@ -336,12 +356,17 @@ static void step(ipfsrt_client_batch *b, size_t i) {
     finish(b, i, st == IPFSRT_OK ? ITEM_DONE : ITEM_FAILED, st == IPFSRT_OK ? NULL : &e);
 }
 
-/* Unverified clients: one plain GET per path. */
+/* Unverified clients: a plain GET per path, all in flight at once (the
+ * engine keeps the client's concurrency per gateway). */
 static void step_plain(ipfsrt_client_batch *b, size_t i) {
     item *it = &b->items[i];
     ipfsrt_error e;
-    ipfsrt_status st = ipfsrt_plain_get(b->c, it->path, it->offset, it->length, collect, &it->data, &e);
-    finish(b, i, st == IPFSRT_OK ? ITEM_DONE : ITEM_FAILED, st == IPFSRT_OK ? NULL : &e);
+    ipfsrt_status st = IPFSRT_OK;
+    if (ipfsrt_array_reserve(&b->plains, &b->plain_cap, b->plain_count + 1, sizeof *b->plains))
+        st = ipfsrt_fail(&e, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK) st = ipfsrt_plain_begin(b->c, it->path, it->offset, it->length, collect, &it->data, &it->plain, &e);
+    if (st != IPFSRT_OK) finish(b, i, ITEM_FAILED, &e);
+    else b->plains[b->plain_count++] = i;
 }
 
 /* One walk of read i; a walk that lacks blocks leaves it waiting for them. */
@@ -489,21 +514,13 @@ static ipfsrt_status admit(ipfsrt_client_batch *b, ipfsrt_error *err) {
     return st;
 }
 
-/* Walks the reads that can go on; unverified reads are reported one by one. */
+/* Walks the reads that can go on. */
 static void walk_runnable(ipfsrt_client_batch *b) {
-    size_t n = b->runnable_count;
-    size_t k = 0;
-    for (; k < n; k++) {
+    for (size_t k = 0; k < b->runnable_count; k++) {
         size_t i = b->runnable[k];
-        if (b->items[i].state < ITEM_DONE) walk(b, i);
-        if (!b->c->verify && b->ready_tail > b->ready_head) {
-            k++;
-            break;
-        }
+        if (b->items[i].state < ITEM_DONE && !b->items[i].plain) walk(b, i);
     }
-    /* walks add no runnable reads (only settled jobs do): keep the unwalked ones */
-    memmove(b->runnable, b->runnable + k, (b->runnable_count - k) * sizeof *b->runnable);
-    b->runnable_count -= k;
+    b->runnable_count = 0; /* walks add no runnable reads (only settled jobs do) */
 }
 
 /* Takes the batch on until at least one read is finished (or nothing is left). */
@@ -518,7 +535,7 @@ static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
     while (st == IPFSRT_OK && b->ready_head == b->ready_tail) {
         walk_runnable(b);
         if (b->ready_head != b->ready_tail) break;
-        if (!b->inflight_count)
+        if (!b->inflight_count && !b->plain_count)
             return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "batch stalled: its reads wait for no block");
         st = pump(b, err);
     }
@@ -539,6 +556,8 @@ ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **out, ipfsrt_client *
 }
 
 static ipfsrt_status add(ipfsrt_client_batch *b, item **out, ipfsrt_error *err) {
+    if (b->admitted) /* reads under way hold pointers into items */
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "reads are added to a batch before its first result is asked for");
     if (ipfsrt_array_reserve(&b->ready, &b->ready_cap, b->count + 1, sizeof *b->ready) ||
         ipfsrt_array_reserve(&b->items, &b->cap, b->count + 1, sizeof *b->items))
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -627,6 +646,7 @@ ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *b, ipfsrt_client_bat
 void ipfsrt_client_batch_free(ipfsrt_client_batch *b) {
     if (!b) return;
     for (size_t i = 0; i < b->count; i++) {
+        ipfsrt_plain_end(b->items[i].plain); /* cancels */
         free(b->items[i].path);
         ipfsrt_buf_free(&b->items[i].data);
         ipfsrt_rcblock_unref(b->items[i].block);
@@ -636,6 +656,7 @@ void ipfsrt_client_batch_free(ipfsrt_client_batch *b) {
     free(b->runnable);
     for (size_t k = 0; k < b->inflight_count; k++) pending_free(b->inflight[k]); /* cancels */
     free(b->inflight);
+    free(b->plains);
     ipfsrt_mhmap_free(&b->inflight_set);
     for (size_t k = 0; k < b->listing_count; k++) listing_free(&b->listings[k]);
     free(b->listings);

@@ -7,7 +7,7 @@
 
 #include "client/client_internal.h"
 
-typedef struct plain_read {
+struct plain_read {
     task t;
     const char *url;     /* a full http(s) URL, or NULL */
     char ipfs_path[2048];
@@ -17,7 +17,8 @@ typedef struct plain_read {
     ipfsrt_status write_status;
     ipfsrt_error write_err;
     uint64_t skip; /* bytes to drop when a server ignored Range */
-} plain_read;
+    bool empty;    /* nothing to read: over at once */
+};
 
 static void plain_request(task *t, char *path, size_t path_size, char *query, size_t query_size) {
     plain_read *r = t->owner;
@@ -62,8 +63,9 @@ static ipfsrt_gateway_error plain_complete(attempt *a) {
 
 static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL, NULL, false};
 
-ipfsrt_status ipfsrt_plain_get(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
-                               ipfsrt_unixfs_write_fn write, void *user, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
+                                 ipfsrt_unixfs_write_fn write, void *user, plain_read **out, ipfsrt_error *err) {
+    *out = NULL;
     plain_read *r = calloc(1, sizeof *r);
     if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_status st = IPFSRT_OK;
@@ -83,25 +85,39 @@ ipfsrt_status ipfsrt_plain_get(ipfsrt_client *c, const char *path, uint64_t offs
     r->length = length;
     r->write = write;
     r->user = user;
-    if (length == 0) {
-        free(r);
-        return IPFSRT_OK;
-    }
-    ipfsrt_task_begin(&r->t, c, &plain_ops, IPFSRT_REQUEST_PLAIN, r);
-    ipfsrt_status halt = IPFSRT_OK;
-    while (r->t.state != TASK_DONE && r->t.state != TASK_FAILED && r->write_status == IPFSRT_OK &&
-           halt == IPFSRT_OK)
-        halt = ipfsrt_task_pump(c, 100, err);
-    if (halt != IPFSRT_OK) {
-        st = halt;
-    } else if (r->write_status != IPFSRT_OK) {
-        st = r->write_status;
+    r->empty = length == 0;
+    if (!r->empty) ipfsrt_task_begin(&r->t, c, &plain_ops, IPFSRT_REQUEST_PLAIN, r);
+    *out = r;
+    return IPFSRT_OK;
+}
+
+bool ipfsrt_plain_over(plain_read *r, ipfsrt_status *st, ipfsrt_error *err) {
+    *st = IPFSRT_OK;
+    if (r->empty) return true;
+    if (r->write_status != IPFSRT_OK) {
+        *st = r->write_status;
         if (err) *err = r->write_err;
-    } else if (r->t.state == TASK_FAILED) {
-        st = ipfsrt_task_error(&r->t, err);
+        return true;
     }
-    ipfsrt_task_end(&r->t);
+    if (r->t.state == TASK_FAILED) *st = ipfsrt_task_error(&r->t, err);
+    return r->t.state == TASK_DONE || r->t.state == TASK_FAILED;
+}
+
+void ipfsrt_plain_end(plain_read *r) {
+    if (!r) return;
+    if (!r->empty) ipfsrt_task_end(&r->t);
     free(r);
+}
+
+ipfsrt_status ipfsrt_plain_get(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
+                               ipfsrt_unixfs_write_fn write, void *user, ipfsrt_error *err) {
+    plain_read *r;
+    ipfsrt_status st = ipfsrt_plain_begin(c, path, offset, length, write, user, &r, err);
+    if (st != IPFSRT_OK) return st;
+    ipfsrt_status halt = IPFSRT_OK;
+    while (!ipfsrt_plain_over(r, &st, err) && halt == IPFSRT_OK) halt = ipfsrt_task_pump(c, 100, err);
+    if (halt != IPFSRT_OK) st = halt;
+    ipfsrt_plain_end(r);
     return st;
 }
 

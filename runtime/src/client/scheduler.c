@@ -623,11 +623,12 @@ ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
                            t->path, q, t->query);
     char what[700];
     describe_failures(t, what, sizeof what);
-    /* every gateway said it has no such thing: not found, as far as anyone knows */
+    /* every gateway said it has no such thing: unavailable, which proves nothing
+     * (only a verified directory without the name proves a path absent) */
     bool all_not_found = !t->failures_left_out;
     for (size_t i = 0; i < t->failure_count; i++)
         all_not_found = all_not_found && t->failures[i].kind == IPFSRT_GWERR_NOT_FOUND;
-    return ipfsrt_fail(err, all_not_found ? IPFSRT_ENOT_FOUND : IPFSRT_EFETCH, -1,
+    return ipfsrt_fail(err, all_not_found ? IPFSRT_EUNAVAILABLE : IPFSRT_EFETCH, -1,
                        "%s%s%s: every gateway failed: %s", t->path, q, t->query, what);
 }
 

@@ -45,6 +45,12 @@ static ipfsrt_status index_of(int64_t i, size_t n, int dim, int64_t *out, ipfsrt
     return IPFSRT_OK;
 }
 
+ipfsrt_status ipfsrt_ndslice_resolve(const ipfsrt_ndslice *s, size_t n, int dim, int64_t *start, int64_t *count,
+                                     ipfsrt_error *err) {
+    *count = 1;
+    return s->is_index ? index_of(s->index, n, dim, start, err) : slice_range(s, (int64_t)n, start, count, dim, err);
+}
+
 ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
                                    const ipfsrt_ndslice *per_dim, int n, ipfsrt_error *err) {
     if (n > src->ndim)
@@ -56,8 +62,7 @@ ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *sr
         ipfsrt_ndslice whole = {.step = 1};
         const ipfsrt_ndslice *s = d < n ? &per_dim[d] : &whole;
         int64_t start = 0, len = 0;
-        ipfsrt_status st = s->is_index ? index_of(s->index, src->shape[d], d, &start, err)
-                                       : slice_range(s, (int64_t)src->shape[d], &start, &len, d, err);
+        ipfsrt_status st = ipfsrt_ndslice_resolve(s, src->shape[d], d, &start, &len, err);
         if (st != IPFSRT_OK) return st;
         if (s->is_index || len > 0) p += start * src->strides[d];
         if (s->is_index) continue; /* the dimension goes */

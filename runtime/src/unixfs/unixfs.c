@@ -149,9 +149,10 @@ static const ipfsrt_dagpb_link *find_bucket(const node *shard, const char *prefi
 }
 
 /* Finds name in the shard rooted at root (which the caller owns); the entry's
- * link CID goes to out. IPFSRT_ENOT_FOUND (err untouched) when absent. */
+ * link CID goes to out, *found says whether there is one. A sub-shard the
+ * source lacks is the source's error, never an absent name. */
 static ipfsrt_status hamt_lookup(const ipfsrt_blocksource *src, const node *root, const char *name,
-                                 size_t name_len, ipfsrt_cid *out, ipfsrt_error *err) {
+                                 size_t name_len, ipfsrt_cid *out, bool *found, ipfsrt_error *err) {
     ipfsrt_hamt_shape h;
     ipfsrt_status st = hamt_check(root, &h, err);
     if (st != IPFSRT_OK) return st;
@@ -178,12 +179,8 @@ static ipfsrt_status hamt_lookup(const ipfsrt_blocksource *src, const node *root
             cur = &child;
             continue;
         }
-        st = IPFSRT_ENOT_FOUND;
-        if (hit && hit->name_len - h.width == name_len &&
-            memcmp(hit->name + h.width, name, name_len) == 0) {
-            *out = hit->cid;
-            st = IPFSRT_OK;
-        }
+        *found = hit && hit->name_len - h.width == name_len && memcmp(hit->name + h.width, name, name_len) == 0;
+        if (*found) *out = hit->cid;
         break;
     }
     if (own_child) node_release(src, &child);
@@ -327,19 +324,18 @@ ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *
 
 /* ------------------------------------------------------------- resolving */
 
-/* Looks up one name in a directory node; IPFSRT_ENOT_FOUND names the path. */
+/* Looks up one name in a directory node: *found says whether it is there. */
 static ipfsrt_status dir_lookup(const ipfsrt_blocksource *src, const node *dir, const char *name,
-                                size_t name_len, ipfsrt_cid *out, ipfsrt_error *err) {
+                                size_t name_len, ipfsrt_cid *out, bool *found, ipfsrt_error *err) {
+    *found = false;
     if (dir->fs.type == IPFSRT_UNIXFS_HAMT_SHARD)
-        return hamt_lookup(src, dir, name, name_len, out, err);
-    for (size_t i = 0; i < dir->pb.link_count; i++) {
+        return hamt_lookup(src, dir, name, name_len, out, found, err);
+    for (size_t i = 0; i < dir->pb.link_count && !*found; i++) {
         const ipfsrt_dagpb_link *l = &dir->pb.links[i];
-        if (l->name && l->name_len == name_len && memcmp(l->name, name, name_len) == 0) {
-            *out = l->cid;
-            return IPFSRT_OK;
-        }
+        *found = l->name && l->name_len == name_len && memcmp(l->name, name, name_len) == 0;
+        if (*found) *out = l->cid;
     }
-    return IPFSRT_ENOT_FOUND;
+    return IPFSRT_OK;
 }
 
 typedef struct dir_stack {
@@ -420,8 +416,9 @@ static ipfsrt_status step_into(resolver *rv, const node *n, const char *seg, siz
                                "cannot look up '%.*s': a %s is not a directory", (int)seg_len, seg,
                                n->raw ? "file" : ipfsrt_unixfs_type_name(n->fs.type));
     ipfsrt_cid next;
-    ipfsrt_status st = dir_lookup(rv->src, n, seg, seg_len, &next, err);
-    if (st == IPFSRT_ENOT_FOUND)
+    bool found;
+    ipfsrt_status st = dir_lookup(rv->src, n, seg, seg_len, &next, &found, err);
+    if (st == IPFSRT_OK && !found)
         return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, &rv->cur, -1, "no entry '%.*s' (in %s)",
                                (int)seg_len, seg, rv->path);
     if (st == IPFSRT_OK) st = stack_push(&rv->parents, &rv->cur, err);

@@ -29,87 +29,146 @@ static size_t chunk_elements(const ipfsrt_zarr_meta *m) {
     return n;
 }
 
-/* The codecs undone, last first: each into a buffer of its own (their
- * outputs' sizes are not stated in between), the first straight into exactly
- * the bytes due. */
+/* The codecs undone, last first: each into a scratch buffer (their outputs'
+ * sizes are not stated in between), the first straight into exactly the
+ * bytes due. */
 static ipfsrt_status undo_codecs(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len, uint8_t *dst,
-                                 size_t due, ipfsrt_error *err) {
+                                 size_t due, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
     if (m->n_codecs == 0) {
         if (len != due)
             return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%zu bytes where the chunk holds %zu", len, due);
         memcpy(dst, src, len);
         return IPFSRT_OK;
     }
-    ipfsrt_buf bufs[2];
-    ipfsrt_buf_init(&bufs[0]);
-    ipfsrt_buf_init(&bufs[1]);
-    ipfsrt_status st = IPFSRT_OK;
-    for (int i = m->n_codecs - 1; i > 0 && st == IPFSRT_OK; i--) {
-        ipfsrt_buf *out = &bufs[i % 2];
+    for (int i = m->n_codecs - 1; i > 0; i--) {
+        ipfsrt_buf *out = &s->chain[i % 2];
         out->len = 0;
-        st = ipfsrt_codec_decode_any(m->codecs[i], src, len, due + due / 2 + 4096, out, err);
+        ipfsrt_status st = ipfsrt_codec_decode_any(m->codecs[i], src, len, due + due / 2 + 4096, out, err);
+        if (st != IPFSRT_OK) return st;
         src = out->data;
         len = out->len;
     }
-    if (st == IPFSRT_OK) st = ipfsrt_codec_decode(m->codecs[0], src, len, dst, due, err);
-    ipfsrt_buf_free(&bufs[0]);
-    ipfsrt_buf_free(&bufs[1]);
-    return st;
+    return ipfsrt_codec_decode(m->codecs[0], src, len, dst, due, err);
 }
 
-/* The stored layout: chunk shape, reversed for F order, permuted by a v3 transpose. */
-static void stored_shape(const ipfsrt_zarr_meta *m, size_t *shape) {
+/* The chunk's bytes as stored are the output's own: C order, native. */
+static bool stored_as_output(const ipfsrt_zarr_meta *m) {
+    bool swapped = m->big_endian && m->stored_itemsize > 1 && m->dtype != IPFSRT_DTYPE_BYTES;
+    return !swapped && !m->float16 && !m->fortran_order && !m->transposed && m->dtype != IPFSRT_DTYPE_BOOL;
+}
+
+/* dst is the whole chunk, laid out as one run of memory. */
+static bool whole_and_contiguous(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *dst, const size_t *lstart,
+                                 const size_t *lstep) {
     for (int d = 0; d < m->ndim; d++)
-        shape[d] = m->fortran_order ? m->chunks[m->ndim - 1 - d] : m->transposed ? m->chunks[m->order[d]] : m->chunks[d];
+        if (dst->shape[d] != m->chunks[d] || lstart[d] != 0 || lstep[d] != 1) return false;
+    return ipfsrt_ndarray_is_contiguous(dst);
 }
 
-/* The stored elements back to the chunk's axes, then laid out in C order. */
-static ipfsrt_status to_chunk_order(const ipfsrt_zarr_meta *m, ipfsrt_ndarray *a, ipfsrt_error *err) {
-    if (!m->fortran_order && !m->transposed) return IPFSRT_OK;
-    int axes[IPFSRT_NDARRAY_MAX_DIMS];
-    for (int d = 0; d < m->ndim; d++) axes[m->transposed ? m->order[d] : m->ndim - 1 - d] = d;
-    ipfsrt_ndarray view;
-    ipfsrt_ndarray_init(&view);
-    ipfsrt_status st = ipfsrt_ndarray_transpose(&view, a, axes, err);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_copy(a, &view, err);
-    ipfsrt_ndarray_free(&view);
-    return st;
-}
-
-static ipfsrt_status widen_half(const ipfsrt_zarr_meta *m, ipfsrt_ndarray *a, const uint8_t *raw, ipfsrt_error *err) {
-    size_t n = ipfsrt_ndarray_size(a);
-    float *f = (float *)(void *)a->data;
-    for (size_t i = 0; i < n; i++) {
-        uint16_t h = m->big_endian ? (uint16_t)(raw[2 * i] << 8 | raw[2 * i + 1])
-                                   : (uint16_t)(raw[2 * i] | raw[2 * i + 1] << 8);
-        f[i] = ipfsrt_zarr_half_to_float(h);
+/* Stored elements to native ones, in place (bool bytes to 0/1), or float16
+ * widened into s->wide. Returns where the native elements are. */
+static uint8_t *to_native(const ipfsrt_zarr_meta *m, uint8_t *raw, size_t n, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
+    if (m->float16) {
+        s->wide.len = 0;
+        float *f = (float *)(void *)ipfsrt_buf_reserve(&s->wide, n * sizeof(float) + 1);
+        if (!f) {
+            ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            return NULL;
+        }
+        for (size_t i = 0; i < n; i++)
+            f[i] = ipfsrt_zarr_half_to_float(m->big_endian ? (uint16_t)(raw[2 * i] << 8 | raw[2 * i + 1])
+                                                           : (uint16_t)(raw[2 * i] | raw[2 * i + 1] << 8));
+        return (uint8_t *)f;
     }
-    (void)err;
-    return IPFSRT_OK;
+    if (m->dtype == IPFSRT_DTYPE_BOOL)
+        for (size_t i = 0; i < n; i++) raw[i] = raw[i] != 0;
+    if (m->big_endian && m->stored_itemsize > 1 && m->dtype != IPFSRT_DTYPE_BYTES) {
+        bool complex = m->dtype == IPFSRT_DTYPE_COMPLEX64 || m->dtype == IPFSRT_DTYPE_COMPLEX128;
+        size_t w = complex ? m->itemsize / 2 : m->itemsize;
+        for (uint8_t *p = raw, *end = raw + n * m->itemsize; p < end; p += w)
+            for (size_t i = 0; i < w / 2; i++) {
+                uint8_t t = p[i];
+                p[i] = p[w - 1 - i];
+                p[w - 1 - i] = t;
+            }
+    }
+    return raw;
+}
+
+/* A view (no buffer) of the native chunk in the chunk's axes, F order and
+ * transposes undone by strides alone, cut to what dst takes. */
+static void chunk_view(const ipfsrt_zarr_meta *m, uint8_t *native, const ipfsrt_ndarray *dst, const size_t *lstart,
+                       const size_t *lstep, ipfsrt_ndarray *v) {
+    int nd = m->ndim, axis_of[IPFSRT_NDARRAY_MAX_DIMS]; /* chunk dimension -> stored axis */
+    ptrdiff_t stored_stride[IPFSRT_NDARRAY_MAX_DIMS];
+    for (int d = 0; d < nd; d++) axis_of[d] = m->fortran_order ? nd - 1 - d : d;
+    if (m->transposed)
+        for (int i = 0; i < nd; i++) axis_of[m->order[i]] = i;
+    ptrdiff_t stride = (ptrdiff_t)m->itemsize;
+    for (int i = nd; i-- > 0;) {
+        int d = 0;
+        while (axis_of[d] != i) d++;
+        stored_stride[i] = stride;
+        stride *= (ptrdiff_t)m->chunks[d];
+    }
+    ipfsrt_ndarray_init(v);
+    v->dtype = m->dtype;
+    v->itemsize = m->itemsize;
+    v->ndim = nd;
+    v->data = native;
+    for (int d = 0; d < nd; d++) {
+        v->data += (ptrdiff_t)lstart[d] * stored_stride[axis_of[d]];
+        v->shape[d] = dst->shape[d];
+        v->strides[d] = stored_stride[axis_of[d]] * (ptrdiff_t)lstep[d];
+    }
+}
+
+ipfsrt_status ipfsrt_zarr_decode_into(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len,
+                                      const ipfsrt_ndarray *dst, const size_t *lstart, const size_t *lstep,
+                                      ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
+    size_t n = chunk_elements(m), due = n * m->stored_itemsize;
+    if (stored_as_output(m) && whole_and_contiguous(m, dst, lstart, lstep))
+        return undo_codecs(m, src, len, dst->data, due, s, err); /* no copy at all */
+    s->raw.len = 0;
+    uint8_t *raw = ipfsrt_buf_reserve(&s->raw, due ? due : 1);
+    if (!raw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a chunk of %zu bytes", due);
+    ipfsrt_status st = undo_codecs(m, src, len, raw, due, s, err);
+    uint8_t *native = st == IPFSRT_OK ? to_native(m, raw, n, s, err) : NULL;
+    if (!native) return st != IPFSRT_OK ? st : IPFSRT_ENOMEM;
+    ipfsrt_ndarray v, target = *dst;
+    chunk_view(m, native, dst, lstart, lstep, &v);
+    return ipfsrt_ndarray_assign(&target, &v, err);
+}
+
+void ipfsrt_zarr_scratch_free(ipfsrt_zarr_scratch *s) {
+    ipfsrt_buf_free(&s->raw);
+    ipfsrt_buf_free(&s->wide);
+    ipfsrt_buf_free(&s->chain[0]);
+    ipfsrt_buf_free(&s->chain[1]);
 }
 
 ipfsrt_status ipfsrt_zarr_decode_chunk(const ipfsrt_zarr_meta *m, const size_t *index, const void *src,
                                        size_t len, ipfsrt_ndarray *out, ipfsrt_error *err) {
-    size_t due = chunk_elements(m) * m->stored_itemsize, shape[IPFSRT_NDARRAY_MAX_DIMS];
-    uint8_t *raw = malloc(due ? due : 1);
-    if (!raw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a chunk of %zu bytes", due);
+    size_t zeros[IPFSRT_NDARRAY_MAX_DIMS] = {0}, ones[IPFSRT_NDARRAY_MAX_DIMS];
+    for (int d = 0; d < IPFSRT_NDARRAY_MAX_DIMS; d++) ones[d] = 1;
     ipfsrt_ndarray a;
     ipfsrt_ndarray_init(&a);
-    stored_shape(m, shape);
-    ipfsrt_status st = undo_codecs(m, src, len, raw, due, err);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(&a, m->dtype, m->itemsize, m->ndim, shape, err);
-    if (st == IPFSRT_OK)
-        st = m->float16 ? widen_half(m, &a, raw, err) : ipfsrt_ndarray_load_bytes(&a, raw, due, m->big_endian, err);
-    if (st == IPFSRT_OK) st = to_chunk_order(m, &a, err);
-    free(raw);
+    ipfsrt_zarr_scratch s = {0};
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&a, m->dtype, m->itemsize, m->ndim, m->chunks, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_decode_into(m, src, len, &a, zeros, ones, &s, err);
+    ipfsrt_zarr_scratch_free(&s);
     if (st != IPFSRT_OK) {
-        char key[256];
-        if (ipfsrt_zarr_chunk_key(m, index, key, sizeof key, NULL) != IPFSRT_OK) strcpy(key, "?");
-        ipfsrt_error_prefix(err, "%s, chunk %s: ", m->name, key);
+        ipfsrt_zarr_name_chunk(m, index, err);
         ipfsrt_ndarray_free(&a);
         return st;
     }
     ipfsrt_ndarray_free(out);
     *out = a;
     return IPFSRT_OK;
+}
+
+void ipfsrt_zarr_name_chunk(const ipfsrt_zarr_meta *m, const size_t *index, ipfsrt_error *err) {
+    char key[256];
+    if (ipfsrt_zarr_chunk_key(m, index, key, sizeof key, NULL) != IPFSRT_OK) strcpy(key, "?");
+    ipfsrt_error_prefix(err, "%s, chunk %s: ", m->name, key);
 }

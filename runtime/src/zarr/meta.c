@@ -228,22 +228,20 @@ static ipfsrt_status parse_v3(ipfsrt_zarr_meta *m, const cJSON *j, ipfsrt_error 
     return st;
 }
 
-ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, size_t len, int format,
-                                     const char *name, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *j, int format, const char *name,
+                                         ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_zarr_meta *m = calloc(1, sizeof *m);
     if (!m) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     snprintf(m->name, sizeof m->name, "%s", name && *name ? name : "the array");
     m->ndim = -1;
     m->zarr_format = format;
-    cJSON *j = cJSON_ParseWithLength(json, len);
     const cJSON *version = field(j, "zarr_format");
     ipfsrt_status st = IPFSRT_OK;
     if (!cJSON_IsObject(j)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the metadata is not a JSON object", m->name);
     else if (!cJSON_IsNumber(version) || version->valuedouble != format)
         st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: zarr_format is not %d", m->name, format);
     else st = format == 2 ? parse_v2(m, j, err) : parse_v3(m, j, err);
-    cJSON_Delete(j);
     if (st != IPFSRT_OK) {
         ipfsrt_zarr_meta_free(m);
         return st;
@@ -252,17 +250,30 @@ ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, s
     return IPFSRT_OK;
 }
 
+ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, size_t len, int format,
+                                     const char *name, ipfsrt_error *err) {
+    cJSON *j = cJSON_ParseWithLength(json, len);
+    ipfsrt_status st = ipfsrt_zarr_meta_from_json(out, j, format, name, err);
+    cJSON_Delete(j);
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJSON *attrs, ipfsrt_error *err) {
+    if (!cJSON_IsObject(attrs)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: .zattrs is not a JSON object", m->name);
+    cJSON *copy = cJSON_Duplicate(attrs, true);
+    if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = dimension_names(m, field(copy, "_ARRAY_DIMENSIONS"), err);
+    cJSON_DeleteItemFromObjectCaseSensitive(copy, "_ARRAY_DIMENSIONS"); /* xarray's, not the user's */
+    cJSON_Delete(m->attributes);
+    m->attributes = copy;
+    return st;
+}
+
 ipfsrt_status ipfsrt_zarr_meta_set_attributes(ipfsrt_zarr_meta *m, const char *json, size_t len,
                                               ipfsrt_error *err) {
     cJSON *attrs = cJSON_ParseWithLength(json, len);
-    if (!cJSON_IsObject(attrs)) {
-        cJSON_Delete(attrs);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: .zattrs is not a JSON object", m->name);
-    }
-    ipfsrt_status st = dimension_names(m, field(attrs, "_ARRAY_DIMENSIONS"), err);
-    cJSON_DeleteItemFromObjectCaseSensitive(attrs, "_ARRAY_DIMENSIONS"); /* xarray's, not the user's */
-    cJSON_Delete(m->attributes);
-    m->attributes = attrs;
+    ipfsrt_status st = ipfsrt_zarr_meta_set_attributes_json(m, attrs, err);
+    cJSON_Delete(attrs);
     return st;
 }
 

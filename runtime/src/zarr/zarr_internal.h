@@ -12,6 +12,46 @@ ipfsrt_status ipfsrt_zarr_dtype_v2(ipfsrt_zarr_meta *m, const char *typestr, ipf
 ipfsrt_status ipfsrt_zarr_dtype_v3(ipfsrt_zarr_meta *m, const cJSON *data_type, ipfsrt_error *err);
 /* The fill value (v2 or v3 encodings) into m->fill. */
 ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_error *err);
+/* ipfsrt_zarr_meta_parse and ipfsrt_zarr_meta_set_attributes on parsed JSON. */
+ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *json, int format, const char *name,
+                                         ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJSON *attrs, ipfsrt_error *err);
+/* What the nodes opened from one another share. */
+typedef struct ipfsrt_zarr_hierarchy {
+    unsigned refs;
+    ipfsrt_zarr_store *store;
+    cJSON *consolidated;                 /* key relative to base -> document; NULL: none */
+    char base[IPFSRT_ZARR_KEY_MAX + 2];  /* "" or "a/b/": the node that held it */
+} ipfsrt_zarr_hierarchy;
+
+struct ipfsrt_zarr_node {
+    ipfsrt_zarr_hierarchy *h;
+    char path[IPFSRT_ZARR_KEY_MAX + 1];
+    int format;
+    ipfsrt_zarr_meta *meta; /* arrays */
+    cJSON *attributes;      /* groups */
+};
+
+/* The path of a node relative to the node whose consolidated metadata serves
+ * it ("" for that node itself), or NULL when none does. */
+const char *ipfsrt_zarr_consolidated_rel(const ipfsrt_zarr_hierarchy *h, const char *path);
+
+/* Buffers a decoding thread reuses from chunk to chunk. */
+typedef struct ipfsrt_zarr_scratch {
+    ipfsrt_buf raw, wide, chain[2];
+} ipfsrt_zarr_scratch;
+void ipfsrt_zarr_scratch_free(ipfsrt_zarr_scratch *s);
+
+/* Decodes a stored chunk into dst, a view (of no buffer, or one whose counts
+ * no other thread touches) of the chunk's elements from lstart with steps
+ * lstep in each dimension: straight into dst when it is the whole chunk in one
+ * run and stored as the output is laid out, else through s. */
+ipfsrt_status ipfsrt_zarr_decode_into(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len,
+                                      const ipfsrt_ndarray *dst, const size_t *lstart, const size_t *lstep,
+                                      ipfsrt_zarr_scratch *s, ipfsrt_error *err);
+/* Prefixes err with the array's name and the chunk's key. */
+void ipfsrt_zarr_name_chunk(const ipfsrt_zarr_meta *m, const size_t *index, ipfsrt_error *err);
+
 /* float16 bits to float, every case (subnormals, infinities, NaN). */
 float ipfsrt_zarr_half_to_float(uint16_t h);
 

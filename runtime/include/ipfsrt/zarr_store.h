@@ -1,0 +1,109 @@
+/* ipfsrt — where Zarr keys live: one small interface over local folders, CAR
+ * files and IPFS (verified), plain HTTP (unverified), or a store of the
+ * caller's own. Keys are relative paths with "/" between parts ("temp/.zarray",
+ * "temp/c/0/1"); a key that climbs out of the store ("..", a leading "/") is
+ * refused before any store sees it. A store is used from one thread at a time. */
+#ifndef IPFSRT_ZARR_STORE_H
+#define IPFSRT_ZARR_STORE_H
+
+#include "client.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IPFSRT_ZARR_KEY_MAX 1024
+
+typedef struct ipfsrt_zarr_store ipfsrt_zarr_store;
+
+/* One value asked for: bytes [offset, offset + length) of key (length
+ * UINT64_MAX = to the end). */
+typedef struct ipfsrt_zarr_store_request {
+    const char *key;
+    uint64_t offset;
+    uint64_t length;
+} ipfsrt_zarr_store_request;
+
+typedef struct ipfsrt_zarr_store_result {
+    size_t index;          /* the request's position */
+    ipfsrt_status status;  /* IPFSRT_OK; IPFSRT_ENOT_FOUND: the store proves the key absent; else why it failed */
+    ipfsrt_error error;
+    const uint8_t *data;   /* valid during the callback */
+    size_t len;
+} ipfsrt_zarr_store_result;
+
+/* Sees each result as it completes; anything but IPFSRT_OK stops the batch. */
+typedef ipfsrt_status (*ipfsrt_zarr_store_result_fn)(void *user, const ipfsrt_zarr_store_result *result,
+                                                     ipfsrt_error *err);
+/* Sees each name directly under a prefix, files and folders alike (in no
+ * particular order). */
+typedef ipfsrt_status (*ipfsrt_zarr_store_name_fn)(void *user, const char *name, ipfsrt_error *err);
+
+/* What a store implements. Keys reach it checked. get_many reports every
+ * request exactly once; a key's failure is its result's, the call itself fails
+ * only for what stops everything. list_dir, put and erase may be NULL (not
+ * listable, read-only). */
+typedef struct ipfsrt_zarr_store_ops {
+    const char *kind; /* "folder", "car", "ipfs", "http", or the caller's own */
+    bool verified;    /* every byte it hands out was checked against a CID */
+    ipfsrt_status (*get_many)(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
+                              ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err);
+    ipfsrt_status (*list_dir)(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
+                              ipfsrt_error *err);
+    ipfsrt_status (*put)(void *ctx, const char *key, const void *data, size_t len, ipfsrt_error *err);
+    ipfsrt_status (*erase)(void *ctx, const char *key, ipfsrt_error *err);
+    void (*free)(void *ctx);
+} ipfsrt_zarr_store_ops;
+
+typedef struct ipfsrt_zarr_store_options {
+    ipfsrt_client *client;   /* ipfs:// reads through it (borrowed; it must outlive the store);
+                                NULL: the store makes one from client_options */
+    const ipfsrt_client_options *client_options; /* for a client the store makes; NULL = defaults */
+    bool writable;           /* folders: allow put and erase, creating the folder */
+} ipfsrt_zarr_store_options;
+
+/* Opens url: "ipfs://CID[/path]" or "/ipfs/CID[/path]" (verified, through the
+ * client), "http(s)://..." (plain GETs, unverified, many in flight), a CAR file
+ * "FILE.car[/path]" (verified; the path starts at the CAR's root), else a local
+ * folder (a path or "file://path"). */
+ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **store, const char *url,
+                                     const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+/* A store over the caller's ops and ctx (ops must outlive it; ops->free, if
+ * any, is called on ctx by ipfsrt_zarr_store_free). url is for messages. */
+ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **store, const ipfsrt_zarr_store_ops *ops, void *ctx,
+                                    const char *url, ipfsrt_error *err);
+void ipfsrt_zarr_store_free(ipfsrt_zarr_store *store);
+
+const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *store);
+const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *store);
+bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *store);
+bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *store);
+bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *store);
+
+/* IPFSRT_OK, or an error saying why key may not be used (empty, absolute,
+ * "." or ".." parts, empty parts, control characters, too long). */
+ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err);
+
+/* Many values at once: fn sees each as it completes. */
+ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *store, const ipfsrt_zarr_store_request *requests,
+                                         size_t n, ipfsrt_zarr_store_result_fn fn, void *user,
+                                         ipfsrt_error *err);
+/* A whole value, appended to out; IPFSRT_ENOT_FOUND (err filled) when absent. */
+ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *store, const char *key, ipfsrt_buf *out,
+                                    ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *store, const char *key, uint64_t offset,
+                                          uint64_t length, ipfsrt_buf *out, ipfsrt_error *err);
+/* The names directly under prefix ("" = the top; else a key prefix ending in
+ * "/"); nothing when there is no such folder. */
+ipfsrt_status ipfsrt_zarr_store_list_dir(ipfsrt_zarr_store *store, const char *prefix, ipfsrt_zarr_store_name_fn fn,
+                                         void *user, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_store_put(ipfsrt_zarr_store *store, const char *key, const void *data, size_t len,
+                                    ipfsrt_error *err);
+/* Removing an absent key is not an error. */
+ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *store, const char *key, ipfsrt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

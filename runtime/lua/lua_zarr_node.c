@@ -1,0 +1,169 @@
+/* Zarr groups and arrays for Lua: open(store, path) gives a node; its methods
+ * info, members, child and read. lua/ipfsrt/zarr.lua makes the objects users
+ * see from these. */
+#include <string.h>
+
+#include "lua_zarr.h"
+
+#define ZARR_NODE "ipfsrt.zarr.node"
+
+typedef struct lua_znode {
+    ipfsrt_zarr_node *n; /* its store's userdata is its user value */
+} lua_znode;
+
+static ipfsrt_zarr_node *check_node(lua_State *L, int idx) {
+    lua_znode *z = luaL_checkudata(L, idx, ZARR_NODE);
+    if (!z->n) ipfsrt_lua_raise_arg(L, "the node is closed");
+    return z->n;
+}
+
+/* The store the node at idx reads through, checked open. */
+static ipfsrt_lua_zstore *store_of(lua_State *L, int idx) {
+    lua_getiuservalue(L, idx, 1);
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, -1);
+    lua_pop(L, 1); /* the node's user value keeps it */
+    return zs;
+}
+
+static int node_gc(lua_State *L) {
+    lua_znode *z = luaL_checkudata(L, 1, ZARR_NODE);
+    ipfsrt_zarr_node_free(z->n);
+    z->n = NULL;
+    return 0;
+}
+
+/* A new node userdata holding the store at store_idx. */
+static lua_znode *push_node(lua_State *L, int store_idx) {
+    lua_znode *z = lua_newuserdatauv(L, sizeof *z, 1);
+    z->n = NULL;
+    luaL_setmetatable(L, ZARR_NODE);
+    lua_pushvalue(L, store_idx);
+    lua_setiuservalue(L, -2, 1);
+    return z;
+}
+
+/* open(store, path) */
+static int zarr_open(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *path = luaL_optstring(L, 2, "");
+    lua_znode *z = push_node(L, 1);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_open(&z->n, zs->s, path, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 1;
+}
+
+/* n:child(name) */
+static int node_child(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    lua_znode *z = push_node(L, lua_gettop(L));
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_open_child(&z->n, n, name, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 1;
+}
+
+/* n:info() -> {path, zarr_format, is_array, attrs, and an array's metadata fields} */
+static int node_info(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(n);
+    lua_newtable(L);
+    if (m) ipfsrt_lua_zarr_meta_fields(L, m);
+    lua_pushstring(L, ipfsrt_zarr_path(n));
+    lua_setfield(L, -2, "path");
+    lua_pushinteger(L, ipfsrt_zarr_format(n));
+    lua_setfield(L, -2, "zarr_format");
+    lua_pushboolean(L, m != NULL);
+    lua_setfield(L, -2, "is_array");
+    ipfsrt_lua_push_json(L, ipfsrt_zarr_attributes(n));
+    lua_setfield(L, -2, "attrs");
+    return 1;
+}
+
+static ipfsrt_status add_member(void *user, const char *name, bool is_array, ipfsrt_error *err) {
+    lua_State *L = user;
+    (void)err;
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "name");
+    lua_pushboolean(L, is_array);
+    lua_setfield(L, -2, "is_array");
+    lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+    return IPFSRT_OK;
+}
+
+/* n:members() -> {{name =, is_array =}, ...} sorted by name */
+static int node_members(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    lua_newtable(L);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_members(n, add_member, L, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 1;
+}
+
+typedef struct progress {
+    lua_State *L;
+    int fn_idx;
+    char error[600];
+} progress;
+
+static ipfsrt_status report(void *user, size_t done, size_t total, ipfsrt_error *err) {
+    progress *p = user;
+    lua_pushvalue(p->L, p->fn_idx);
+    lua_pushinteger(p->L, (lua_Integer)done);
+    lua_pushinteger(p->L, (lua_Integer)total);
+    if (lua_pcall(p->L, 2, 0, 0) == LUA_OK) return IPFSRT_OK;
+    snprintf(p->error, sizeof p->error, "progress: %s", luaL_tolstring(p->L, -1, NULL));
+    lua_pop(p->L, 2);
+    return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", p->error);
+}
+
+/* n:read(selection | nil, threads, progress | nil) -> n-d array */
+static int node_read(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
+    lua_Integer parts = lua_isnoneornil(L, 2) ? 0 : (luaL_checktype(L, 2, LUA_TTABLE), luaL_len(L, 2));
+    if (parts > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many selection parts");
+    for (lua_Integer i = 1; i <= parts; i++) {
+        lua_rawgeti(L, 2, i);
+        ipfsrt_lua_check_ndslice(L, lua_gettop(L), (int)i - 1, &sel[i - 1]);
+        lua_pop(L, 1);
+    }
+    lua_Integer threads = luaL_optinteger(L, 3, 0);
+    if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
+    progress p = {L, lua_isnoneornil(L, 4) ? 0 : 4, {0}};
+    if (p.fn_idx) luaL_checktype(L, 4, LUA_TFUNCTION);
+    ipfsrt_zarr_read_options opts = {(unsigned)threads, p.fn_idx ? report : NULL, &p};
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_ndarray out;
+    ipfsrt_ndarray_init(&out);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_read(n, sel, (int)parts, &out, &opts, &err);
+    if (st != IPFSRT_OK) ipfsrt_ndarray_free(&out);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    ipfsrt_lua_push_ndarray(L, &out);
+    return 1;
+}
+
+static int node_is_array(lua_State *L) {
+    lua_pushboolean(L, ipfsrt_zarr_is_array(check_node(L, 1)));
+    return 1;
+}
+
+int ipfsrt_lua_zarr_node_functions(lua_State *L) {
+    static const luaL_Reg methods[] = {{"info", node_info}, {"members", node_members}, {"child", node_child},
+                                       {"read", node_read}, {"is_array", node_is_array}, {NULL, NULL}};
+    ipfsrt_lua_class(L, ZARR_NODE, methods, node_gc, NULL);
+    lua_pushcfunction(L, zarr_open);
+    lua_setfield(L, -2, "open_node");
+    return 0;
+}

@@ -1,0 +1,257 @@
+/* Zarr stores for Lua: store_open(url, client|nil, writable) over the C
+ * stores, store_lua(table, name) over a table with get(key) (bytes, or nil
+ * when absent) and optionally list(prefix) (names). Methods: get, list_dir,
+ * put, erase, info. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua_zarr.h"
+
+struct ipfsrt_lua_store_ctx {
+    lua_State *L;
+    int table_ref;
+    char error[600]; /* the first error the table's functions raised in a call */
+};
+
+ipfsrt_lua_zstore *ipfsrt_lua_check_zstore(lua_State *L, int idx) {
+    ipfsrt_lua_zstore *zs = luaL_checkudata(L, idx, IPFSRT_LUA_ZARR_STORE);
+    if (!zs->s) ipfsrt_lua_raise_arg(L, "the store is closed");
+    return zs;
+}
+
+void ipfsrt_lua_zstore_enter(lua_State *L, ipfsrt_lua_zstore *zs) {
+    if (zs->lc) ipfsrt_lua_client_enter(L, zs->lc);
+    if (zs->lua) {
+        zs->lua->L = L;
+        zs->lua->error[0] = '\0';
+    }
+}
+
+void ipfsrt_lua_zstore_leave(lua_State *L, ipfsrt_lua_zstore *zs, ipfsrt_status st, const ipfsrt_error *err) {
+    if (zs->lua && zs->lua->error[0]) {
+        if (zs->lc) ipfsrt_lua_client_leave(L, zs->lc, IPFSRT_OK, NULL);
+        ipfsrt_error e;
+        ipfsrt_fail(&e, IPFSRT_ECANCELED, -1, "%s", zs->lua->error);
+        ipfsrt_lua_raise(L, &e);
+    }
+    if (zs->lc) ipfsrt_lua_client_leave(L, zs->lc, st, err);
+    else if (st != IPFSRT_OK) ipfsrt_lua_raise(L, err);
+}
+
+/* ------------------------------------------------------ a store in Lua */
+
+/* Calls table[method](table, arg) with nresults results; false (error kept)
+ * when it raised. */
+static bool call_table(ipfsrt_lua_store_ctx *c, const char *method, const char *arg, int nresults) {
+    lua_State *L = c->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->table_ref);
+    lua_getfield(L, -1, method);
+    lua_insert(L, -2);
+    lua_pushstring(L, arg);
+    if (lua_pcall(L, 2, nresults, 0) == LUA_OK) return true;
+    if (!c->error[0]) snprintf(c->error, sizeof c->error, "store %s: %s", method, luaL_tolstring(L, -1, NULL));
+    lua_pop(L, 2); /* the error and its string */
+    return false;
+}
+
+static ipfsrt_status lua_get_one(ipfsrt_lua_store_ctx *c, const ipfsrt_zarr_store_request *req,
+                                 ipfsrt_zarr_store_result *r) {
+    lua_State *L = c->L;
+    if (!call_table(c, "get", req->key, 1)) return ipfsrt_fail(&r->error, IPFSRT_ECANCELED, -1, "%s", c->error);
+    size_t len = 0;
+    const char *bytes = lua_tolstring(L, -1, &len);
+    if (lua_isnil(L, -1)) return ipfsrt_fail(&r->error, IPFSRT_ENOT_FOUND, -1, "%s: not in the store", req->key);
+    if (!bytes || lua_type(L, -1) != LUA_TSTRING)
+        return ipfsrt_fail(&r->error, IPFSRT_EARG, -1, "store get(\"%s\") returned neither bytes nor nil", req->key);
+    if (req->offset > len)
+        return ipfsrt_fail(&r->error, IPFSRT_ERANGE, -1, "%s: offset %llu is past its %zu bytes", req->key,
+                           (unsigned long long)req->offset, len);
+    r->data = (const uint8_t *)bytes + req->offset;
+    r->len = len - (size_t)req->offset;
+    if (req->length < r->len) r->len = (size_t)req->length;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status lua_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
+                                  ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+    ipfsrt_lua_store_ctx *c = ctx;
+    for (size_t i = 0; i < n; i++) {
+        int top = lua_gettop(c->L);
+        ipfsrt_zarr_store_result r = {.index = i};
+        r.status = lua_get_one(c, &requests[i], &r);
+        if (r.status == IPFSRT_ECANCELED) return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", c->error);
+        ipfsrt_status st = fn(user, &r, err); /* the bytes stay on the stack until it returns */
+        lua_settop(c->L, top);
+        if (st != IPFSRT_OK) return st;
+    }
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status lua_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
+                                  ipfsrt_error *err) {
+    ipfsrt_lua_store_ctx *c = ctx;
+    lua_State *L = c->L;
+    if (!call_table(c, "list", prefix, 1)) return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", c->error);
+    ipfsrt_status st = IPFSRT_OK;
+    if (!lua_istable(L, -1)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "store list(\"%s\") returned no list", prefix);
+    for (lua_Integer i = 1; st == IPFSRT_OK && lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
+        const char *name = lua_tostring(L, -1);
+        st = name ? fn(user, name, err) : ipfsrt_fail(err, IPFSRT_EARG, -1, "store list: entry %lld is not a name", (long long)i);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, lua_gettop(L) - (st == IPFSRT_OK ? 2 : 1));
+    return st;
+}
+
+static void lua_store_free(void *ctx) {
+    ipfsrt_lua_store_ctx *c = ctx;
+    free(c);
+}
+
+static const ipfsrt_zarr_store_ops lua_reader = {"lua", false, lua_get_many, NULL, NULL, NULL, lua_store_free};
+static const ipfsrt_zarr_store_ops lua_lister = {"lua", false, lua_get_many, lua_list_dir, NULL, NULL, lua_store_free};
+
+/* ------------------------------------------------------------- binding */
+
+static int store_gc(lua_State *L) {
+    ipfsrt_lua_zstore *zs = luaL_checkudata(L, 1, IPFSRT_LUA_ZARR_STORE);
+    if (zs->lua) luaL_unref(L, LUA_REGISTRYINDEX, zs->lua->table_ref);
+    ipfsrt_zarr_store_free(zs->s);
+    zs->s = NULL;
+    zs->lua = NULL;
+    return 0;
+}
+
+static ipfsrt_lua_zstore *push_store(lua_State *L) {
+    ipfsrt_lua_zstore *zs = lua_newuserdatauv(L, sizeof *zs, 1);
+    memset(zs, 0, sizeof *zs);
+    luaL_setmetatable(L, IPFSRT_LUA_ZARR_STORE);
+    return zs;
+}
+
+/* store_open(url, client | nil, writable) */
+static int zarr_store_open(lua_State *L) {
+    const char *url = luaL_checkstring(L, 1);
+    ipfsrt_lua_client *lc = lua_isnoneornil(L, 2) ? NULL : luaL_checkudata(L, 2, IPFSRT_LUA_CLIENT);
+    if (lc && !lc->c) return ipfsrt_lua_raise_arg(L, "the client is closed");
+    ipfsrt_zarr_store_options opts = {.client = lc ? lc->c : NULL, .writable = lua_toboolean(L, 3)};
+    ipfsrt_lua_zstore *zs = push_store(L);
+    if (lc) {
+        lua_pushvalue(L, 2);
+        lua_setiuservalue(L, -2, 1);
+    }
+    ipfsrt_error err;
+    if (ipfsrt_zarr_store_open(&zs->s, url, &opts, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    zs->lc = lc;
+    return 1;
+}
+
+/* store_lua(table, name) */
+static int zarr_store_lua(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char *name = luaL_optstring(L, 2, "a Lua store");
+    lua_getfield(L, 1, "list");
+    bool listable = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    ipfsrt_lua_zstore *zs = push_store(L);
+    ipfsrt_lua_store_ctx *c = calloc(1, sizeof *c);
+    if (!c) return luaL_error(L, "out of memory");
+    lua_pushvalue(L, 1);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    c->table_ref = ref;
+    c->L = L;
+    ipfsrt_error err;
+    if (ipfsrt_zarr_store_new(&zs->s, listable ? &lua_lister : &lua_reader, c, name, &err) != IPFSRT_OK) {
+        luaL_unref(L, LUA_REGISTRYINDEX, ref); /* c was freed with the failed store */
+        return ipfsrt_lua_raise(L, &err);
+    }
+    zs->lua = c;
+    return 1;
+}
+
+/* s:get(key[, offset[, length]]) -> bytes, or nil when absent */
+static int store_get(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *key = luaL_checkstring(L, 2);
+    lua_Integer off = luaL_optinteger(L, 3, 0), len = luaL_optinteger(L, 4, -1);
+    if (off < 0) return ipfsrt_lua_raise_arg(L, "offset must not be negative");
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_store_get_range(zs->s, key, (uint64_t)off, len < 0 ? UINT64_MAX : (uint64_t)len,
+                                                   &b, &err);
+    if (st == IPFSRT_OK) lua_pushlstring(L, b.data ? (const char *)b.data : "", b.len);
+    ipfsrt_buf_free(&b);
+    if (st == IPFSRT_ENOT_FOUND) st = IPFSRT_OK, lua_pushnil(L);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 1;
+}
+
+static ipfsrt_status add_name(void *user, const char *name, ipfsrt_error *err) {
+    lua_State *L = user;
+    (void)err;
+    lua_pushstring(L, name);
+    lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+    return IPFSRT_OK;
+}
+
+/* s:list_dir([prefix]) -> {name, ...} */
+static int store_list_dir(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *prefix = luaL_optstring(L, 2, "");
+    lua_newtable(L);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_store_list_dir(zs->s, prefix, add_name, L, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 1;
+}
+
+/* s:put(key, bytes) */
+static int store_put(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *key = luaL_checkstring(L, 2);
+    size_t len;
+    const char *bytes = luaL_checklstring(L, 3, &len);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_store_put(zs->s, key, bytes, len, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 0;
+}
+
+/* s:erase(key) */
+static int store_erase(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_store_erase(zs->s, luaL_checkstring(L, 2), &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 0;
+}
+
+/* s:info() -> {url, kind, verified, writable, listable} */
+static int store_info(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, ipfsrt_zarr_store_url(zs->s));
+    lua_setfield(L, -2, "url");
+    lua_pushstring(L, ipfsrt_zarr_store_kind(zs->s));
+    lua_setfield(L, -2, "kind");
+    lua_pushboolean(L, ipfsrt_zarr_store_verified(zs->s));
+    lua_setfield(L, -2, "verified");
+    lua_pushboolean(L, ipfsrt_zarr_store_writable(zs->s));
+    lua_setfield(L, -2, "writable");
+    lua_pushboolean(L, ipfsrt_zarr_store_listable(zs->s));
+    lua_setfield(L, -2, "listable");
+    return 1;
+}
+
+int ipfsrt_lua_zarr_store_functions(lua_State *L) {
+    static const luaL_Reg methods[] = {{"get", store_get},     {"list_dir", store_list_dir}, {"put", store_put},
+                                       {"erase", store_erase}, {"info", store_info},         {NULL, NULL}};
+    ipfsrt_lua_class(L, IPFSRT_LUA_ZARR_STORE, methods, store_gc, NULL);
+    lua_pushcfunction(L, zarr_store_open);
+    lua_setfield(L, -2, "store_open");
+    lua_pushcfunction(L, zarr_store_lua);
+    lua_setfield(L, -2, "store_lua");
+    return 0;
+}

@@ -1,0 +1,227 @@
+/* Groups and arrays in a store: their metadata documents read in one round
+ * (or taken from consolidated metadata), the node built from them, and a
+ * group's members found. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zarr/zarr_internal.h"
+
+#define DOC_MAX ((size_t)256 << 20) /* one metadata document: consolidated ones can be large */
+
+enum { DOC_ZMETADATA, DOC_ZARRAY, DOC_ZGROUP, DOC_ZATTRS, DOC_ZARRJSON, DOC_COUNT };
+static const char *const doc_names[DOC_COUNT] = {".zmetadata", ".zarray", ".zgroup", ".zattrs", "zarr.json"};
+
+typedef struct docs {
+    cJSON *doc[DOC_COUNT];
+    bool owned[DOC_COUNT];
+} docs;
+
+static void docs_free(docs *d) {
+    for (int i = 0; i < DOC_COUNT; i++)
+        if (d->owned[i]) cJSON_Delete(d->doc[i]);
+}
+
+static void key_of(char *out, size_t cap, const char *path, const char *name) {
+    snprintf(out, cap, "%s%s%s", path, *path ? "/" : "", name);
+}
+
+const char *ipfsrt_zarr_consolidated_rel(const ipfsrt_zarr_hierarchy *h, const char *path) {
+    size_t n = strlen(h->base);
+    if (!h->consolidated) return NULL;
+    if (n == 0) return path;
+    return strncmp(path, h->base, n) == 0 ? path + n : NULL;
+}
+
+static void docs_from_consolidated(const ipfsrt_zarr_hierarchy *h, const char *rel, docs *d) {
+    for (int i = DOC_ZARRAY; i < DOC_COUNT; i++) {
+        char key[IPFSRT_ZARR_KEY_MAX + 16];
+        key_of(key, sizeof key, rel, doc_names[i]);
+        d->doc[i] = cJSON_GetObjectItemCaseSensitive(h->consolidated, key);
+    }
+}
+
+typedef struct fetching {
+    docs *d;
+    char (*keys)[IPFSRT_ZARR_KEY_MAX + 16];
+} fetching;
+
+static ipfsrt_status keep_doc(void *user, const ipfsrt_zarr_store_result *r, ipfsrt_error *err) {
+    fetching *f = user;
+    if (r->status == IPFSRT_ENOT_FOUND) return IPFSRT_OK;
+    if (r->status != IPFSRT_OK) {
+        if (err) *err = r->error;
+        return r->status;
+    }
+    if (r->len > DOC_MAX)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s is larger than %zu bytes", f->keys[r->index], DOC_MAX);
+    cJSON *j = cJSON_ParseWithLength((const char *)r->data, r->len);
+    if (!cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object", f->keys[r->index]);
+    }
+    f->d->doc[r->index] = j;
+    f->d->owned[r->index] = true;
+    return IPFSRT_OK;
+}
+
+/* Every metadata document path might hold, asked for at once. */
+static ipfsrt_status fetch_docs(ipfsrt_zarr_hierarchy *h, const char *path, docs *d, ipfsrt_error *err) {
+    char keys[DOC_COUNT][IPFSRT_ZARR_KEY_MAX + 16];
+    ipfsrt_zarr_store_request req[DOC_COUNT];
+    for (int i = 0; i < DOC_COUNT; i++) {
+        key_of(keys[i], sizeof keys[i], path, doc_names[i]);
+        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, UINT64_MAX};
+    }
+    fetching f = {d, keys};
+    ipfsrt_status st = ipfsrt_zarr_store_get_many(h->store, req, DOC_COUNT, keep_doc, &f, err);
+    if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: ", ipfsrt_zarr_store_url(h->store));
+    return st;
+}
+
+static ipfsrt_status empty_attributes(cJSON **attrs, ipfsrt_error *err) {
+    if (*attrs) return IPFSRT_OK;
+    *attrs = cJSON_CreateObject();
+    return *attrs ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+}
+
+/* v2 .zmetadata {"metadata": {key: document}} or v3 inline
+ * {"consolidated_metadata": {"metadata": {path: zarr.json}}}, as one map. */
+static ipfsrt_status take_consolidated(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const cJSON *v2, const cJSON *v3,
+                                       ipfsrt_error *err) {
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(v2 ? v2 : v3, "metadata");
+    if (!cJSON_IsObject(from))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the consolidated metadata has no \"metadata\" object",
+                           *n->path ? n->path : "/");
+    cJSON *map = v2 ? cJSON_Duplicate(from, true) : cJSON_CreateObject();
+    for (const cJSON *e = v2 ? NULL : from->child; e && map; e = e->next) {
+        char key[IPFSRT_ZARR_KEY_MAX + 16];
+        snprintf(key, sizeof key, "%s/zarr.json", e->string);
+        cJSON *copy = cJSON_Duplicate(e, true);
+        if (!copy || !cJSON_AddItemToObject(map, key, copy)) {
+            cJSON_Delete(copy);
+            cJSON_Delete(map);
+            map = NULL;
+        }
+    }
+    if (!map) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    h->consolidated = map;
+    snprintf(h->base, sizeof h->base, "%s%s", n->path, *n->path ? "/" : "");
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status build_v3(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const cJSON *j, ipfsrt_error *err) {
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "node_type");
+    n->format = 3;
+    if (cJSON_IsString(type) && strcmp(type->valuestring, "array") == 0)
+        return ipfsrt_zarr_meta_from_json(&n->meta, j, 3, *n->path ? n->path : "/", err);
+    if (!cJSON_IsString(type) || strcmp(type->valuestring, "group") != 0)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/zarr.json: node_type is neither array nor group", n->path);
+    const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(j, "attributes");
+    if (cJSON_IsObject(attrs) && !(n->attributes = cJSON_Duplicate(attrs, true)))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    const cJSON *cm = cJSON_GetObjectItemCaseSensitive(j, "consolidated_metadata");
+    if (cJSON_IsObject(cm) && !h->consolidated) return take_consolidated(h, n, NULL, cm, err);
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status build_v2(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const docs *d, ipfsrt_error *err) {
+    n->format = 2;
+    const cJSON *attrs = d->doc[DOC_ZATTRS];
+    if (d->doc[DOC_ZARRAY]) {
+        ipfsrt_status st = ipfsrt_zarr_meta_from_json(&n->meta, d->doc[DOC_ZARRAY], 2, *n->path ? n->path : "/", err);
+        if (st == IPFSRT_OK && attrs) st = ipfsrt_zarr_meta_set_attributes_json(n->meta, attrs, err);
+        return st;
+    }
+    if (attrs && !cJSON_IsObject(attrs)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/.zattrs is not an object", n->path);
+    if (attrs && !(n->attributes = cJSON_Duplicate(attrs, true)))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (d->doc[DOC_ZMETADATA] && !h->consolidated) return take_consolidated(h, n, d->doc[DOC_ZMETADATA], NULL, err);
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status build(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const docs *d, ipfsrt_error *err) {
+    ipfsrt_status st;
+    if (d->doc[DOC_ZARRJSON]) st = build_v3(h, n, d->doc[DOC_ZARRJSON], err);
+    else if (d->doc[DOC_ZARRAY] || d->doc[DOC_ZGROUP]) st = build_v2(h, n, d, err);
+    else
+        return ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "%s: no Zarr group or array at \"%s\"",
+                           ipfsrt_zarr_store_url(h->store), *n->path ? n->path : "/");
+    if (st == IPFSRT_OK) st = empty_attributes(n->meta ? &n->meta->attributes : &n->attributes, err);
+    return st;
+}
+
+/* "/a//b/" -> "a/b", checked as a key. */
+static ipfsrt_status normalize(const char *path, char *out, size_t cap, ipfsrt_error *err) {
+    size_t at = 0;
+    for (const char *p = path; *p; p++) {
+        if (*p == '/' && (at == 0 || out[at - 1] == '/')) continue;
+        if (at + 1 >= cap) return ipfsrt_fail(err, IPFSRT_EARG, -1, "path \"%.100s...\" is too long", path);
+        out[at++] = *p;
+    }
+    while (at && out[at - 1] == '/') at--;
+    out[at] = '\0';
+    return at ? ipfsrt_zarr_key_check(out, err) : IPFSRT_OK;
+}
+
+static void hierarchy_release(ipfsrt_zarr_hierarchy *h) {
+    if (--h->refs) return;
+    cJSON_Delete(h->consolidated);
+    free(h);
+}
+
+static ipfsrt_status open_at(ipfsrt_zarr_node **out, ipfsrt_zarr_hierarchy *h, const char *path, ipfsrt_error *err) {
+    *out = NULL;
+    ipfsrt_zarr_node *n = calloc(1, sizeof *n);
+    if (!n) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    n->h = h;
+    h->refs++;
+    ipfsrt_status st = normalize(path, n->path, sizeof n->path, err);
+    docs d = {{0}, {false}};
+    const char *rel = st == IPFSRT_OK ? ipfsrt_zarr_consolidated_rel(h, n->path) : NULL;
+    if (rel && *rel) docs_from_consolidated(h, rel, &d);
+    else if (st == IPFSRT_OK) st = fetch_docs(h, n->path, &d, err);
+    if (st == IPFSRT_OK) st = build(h, n, &d, err);
+    docs_free(&d);
+    if (st != IPFSRT_OK) {
+        ipfsrt_zarr_node_free(n);
+        return st;
+    }
+    *out = n;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_open(ipfsrt_zarr_node **out, ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err) {
+    *out = NULL;
+    ipfsrt_zarr_hierarchy *h = calloc(1, sizeof *h);
+    if (!h) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    h->store = store;
+    h->refs = 1; /* ours until the node holds its own */
+    ipfsrt_status st = open_at(out, h, path ? path : "", err);
+    hierarchy_release(h);
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_open_child(ipfsrt_zarr_node **out, const ipfsrt_zarr_node *group, const char *name,
+                                     ipfsrt_error *err) {
+    *out = NULL;
+    if (group->meta) return ipfsrt_fail(err, IPFSRT_ENOT_DIRECTORY, -1, "%s is an array, not a group", group->path);
+    char path[2 * IPFSRT_ZARR_KEY_MAX + 2];
+    snprintf(path, sizeof path, "%s/%s", group->path, name);
+    return open_at(out, group->h, path, err);
+}
+
+void ipfsrt_zarr_node_free(ipfsrt_zarr_node *n) {
+    if (!n) return;
+    ipfsrt_zarr_meta_free(n->meta);
+    cJSON_Delete(n->attributes);
+    hierarchy_release(n->h);
+    free(n);
+}
+
+bool ipfsrt_zarr_is_array(const ipfsrt_zarr_node *n) { return n->meta != NULL; }
+const char *ipfsrt_zarr_path(const ipfsrt_zarr_node *n) { return n->path; }
+int ipfsrt_zarr_format(const ipfsrt_zarr_node *n) { return n->format; }
+const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *n) { return n->meta; }
+const cJSON *ipfsrt_zarr_attributes(const ipfsrt_zarr_node *n) { return n->meta ? n->meta->attributes : n->attributes; }
+ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *n) { return n->h->store; }

@@ -1,0 +1,366 @@
+/* Reading a selection of an array: the chunks it touches are planned per
+ * dimension, asked for in one batch, and each decoded on a worker thread as
+ * it arrives, straight into its region of the output. The thread that drives
+ * the store only copies the stored bytes into a job; a bounded queue holds it
+ * back when the decoders fall behind. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zarr/zarr_internal.h"
+
+#define THREADS_MAX 8
+#define QUEUED_BYTES_MAX ((size_t)64 << 20) /* stored bytes waiting for a decoder */
+
+/* The chunks of one dimension the selection touches, and which selected
+ * positions [j0, j1) each holds. */
+typedef struct dim_plan {
+    size_t first, step, count; /* positions first + j * step, j < count */
+    bool dropped, reversed;
+    size_t n;
+    size_t *chunk, *j0, *j1;
+} dim_plan;
+
+typedef struct job {
+    struct job *next;
+    size_t chunk; /* position in the plan's odometer */
+    bool missing;
+    size_t len, cap;
+    uint8_t data[];
+} job;
+
+typedef struct reader {
+    const ipfsrt_zarr_meta *m;
+    const ipfsrt_zarr_read_options *opts;
+    char prefix[IPFSRT_ZARR_KEY_MAX + 2];
+    dim_plan dims[IPFSRT_NDARRAY_MAX_DIMS];
+    size_t total; /* chunks */
+    ipfsrt_ndarray full; /* every dimension kept, positive steps */
+    char *keys;
+    size_t key_size;
+    pthread_t threads[THREADS_MAX];
+    unsigned nthreads;
+    pthread_mutex_t mu;
+    pthread_cond_t work, room;
+    job *head, *tail, *spare;
+    size_t queued_bytes, done;
+    bool closing, failed;
+    ipfsrt_error error; /* the first failure */
+} reader;
+
+/* ------------------------------------------------------------------ plan */
+
+static ipfsrt_status plan_alloc(dim_plan *p, size_t n, ipfsrt_error *err) {
+    p->chunk = malloc(n * sizeof *p->chunk);
+    p->j0 = malloc(n * sizeof *p->j0);
+    p->j1 = malloc(n * sizeof *p->j1);
+    return p->chunk && p->j0 && p->j1 ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+}
+
+/* Chunks holding at least one selected position: walked by position when
+ * the step jumps whole chunks, else by chunk, so the work is bounded by both. */
+static ipfsrt_status plan_chunks(dim_plan *p, size_t chunk_len, ipfsrt_error *err) {
+    size_t last = p->first + (p->count - 1) * p->step;
+    size_t c0 = p->first / chunk_len, c1 = last / chunk_len;
+    size_t most = p->step >= chunk_len ? p->count : c1 - c0 + 1;
+    ipfsrt_status st = plan_alloc(p, most, err);
+    for (size_t c = c0; st == IPFSRT_OK && c <= c1;) {
+        size_t lo = c * chunk_len, hi = lo + chunk_len; /* positions of chunk c */
+        size_t j0 = lo <= p->first ? 0 : (lo - p->first + p->step - 1) / p->step;
+        size_t j1 = hi > last ? p->count : (hi - p->first + p->step - 1) / p->step;
+        if (j0 < j1) {
+            p->chunk[p->n] = c;
+            p->j0[p->n] = j0;
+            p->j1[p->n++] = j1;
+        }
+        c = j1 < p->count ? (p->first + j1 * p->step) / chunk_len : c1 + 1; /* the next chunk with a position */
+    }
+    return st;
+}
+
+static ipfsrt_status plan(reader *r, const ipfsrt_ndslice *sel, int n, ipfsrt_error *err) {
+    const ipfsrt_zarr_meta *m = r->m;
+    if (n > m->ndim)
+        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%s: %d indices for an array of %d dimensions", m->name, n, m->ndim);
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    r->total = 1;
+    for (int d = 0; d < m->ndim; d++) {
+        ipfsrt_ndslice whole = {.step = 1};
+        const ipfsrt_ndslice *s = d < n ? &sel[d] : &whole;
+        int64_t start, count;
+        ipfsrt_status st = ipfsrt_ndslice_resolve(s, m->shape[d], d, &start, &count, err);
+        if (st != IPFSRT_OK) return st;
+        dim_plan *p = &r->dims[d];
+        int64_t step = s->is_index ? 1 : s->step;
+        p->dropped = s->is_index;
+        p->reversed = step < 0;
+        p->step = (size_t)(step < 0 ? -step : step);
+        p->count = (size_t)count;
+        p->first = (size_t)(step < 0 && count ? start + (count - 1) * step : start);
+        shape[d] = p->count;
+    }
+    /* sized (and checked) first: no dimension then lists more chunks than it
+     * selects elements, and the chunk count cannot overflow */
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
+    for (int d = 0; d < m->ndim && st == IPFSRT_OK; d++) {
+        if (r->dims[d].count) st = plan_chunks(&r->dims[d], m->chunks[d], err);
+        r->total *= r->dims[d].n;
+    }
+    return st;
+}
+
+/* Chunk k of the plan (row-major over the dimensions' lists): per dimension
+ * its place in the list. */
+static void odometer(const reader *r, size_t k, size_t *pos) {
+    for (int d = r->m->ndim; d-- > 0;) {
+        pos[d] = k % r->dims[d].n;
+        k /= r->dims[d].n;
+    }
+}
+
+static ipfsrt_status make_keys(reader *r, ipfsrt_zarr_store_request **out, ipfsrt_error *err) {
+    r->key_size = strlen(r->prefix) + 24 * (size_t)(r->m->ndim + 1) + 4;
+    r->keys = malloc(r->total * r->key_size);
+    ipfsrt_zarr_store_request *req = malloc(r->total * sizeof *req);
+    if (!r->keys || !req) {
+        free(req);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu chunk keys", r->total);
+    }
+    size_t pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_status st = IPFSRT_OK;
+    for (size_t k = 0; k < r->total && st == IPFSRT_OK; k++) {
+        odometer(r, k, pos);
+        for (int d = 0; d < r->m->ndim; d++) index[d] = r->dims[d].chunk[pos[d]];
+        char *key = r->keys + k * r->key_size;
+        size_t at = (size_t)snprintf(key, r->key_size, "%s", r->prefix);
+        st = ipfsrt_zarr_chunk_key(r->m, index, key + at, r->key_size - at, err);
+        req[k] = (ipfsrt_zarr_store_request){key, 0, UINT64_MAX};
+    }
+    if (st != IPFSRT_OK) free(req);
+    else *out = req;
+    return st;
+}
+
+/* -------------------------------------------------------------- decoding */
+
+/* Chunk k into its region of the output: a view of no buffer, as the
+ * buffer's count is not for threads to touch. */
+static ipfsrt_status decode_job(reader *r, const job *j, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
+    const ipfsrt_zarr_meta *m = r->m;
+    size_t pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS],
+        lstep[IPFSRT_NDARRAY_MAX_DIMS];
+    odometer(r, j->chunk, pos);
+    ipfsrt_ndarray region = r->full;
+    region.buffer = NULL;
+    for (int d = 0; d < m->ndim; d++) {
+        const dim_plan *p = &r->dims[d];
+        size_t j0 = p->j0[pos[d]];
+        index[d] = p->chunk[pos[d]];
+        region.data += (ptrdiff_t)j0 * r->full.strides[d];
+        region.shape[d] = p->j1[pos[d]] - j0;
+        lstart[d] = p->first + j0 * p->step - index[d] * m->chunks[d];
+        lstep[d] = p->step;
+    }
+    ipfsrt_status st = IPFSRT_OK;
+    if (j->missing) st = m->has_fill ? ipfsrt_ndarray_assign(&region, &m->fill, err) : IPFSRT_OK;
+    else st = ipfsrt_zarr_decode_into(m, j->data, j->len, &region, lstart, lstep, s, err);
+    if (st != IPFSRT_OK) ipfsrt_zarr_name_chunk(m, index, err);
+    return st;
+}
+
+static void fail_locked(reader *r, const ipfsrt_error *e) {
+    if (!r->failed) r->error = *e;
+    r->failed = true;
+    pthread_cond_broadcast(&r->room);
+}
+
+static void *decoder(void *arg) {
+    reader *r = arg;
+    ipfsrt_zarr_scratch s = {0};
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->head && !r->closing) pthread_cond_wait(&r->work, &r->mu);
+        job *j = r->head;
+        if (!j) break;
+        r->head = j->next;
+        if (!r->head) r->tail = NULL;
+        bool skip = r->failed;
+        pthread_mutex_unlock(&r->mu);
+        ipfsrt_error e;
+        ipfsrt_status st = skip ? IPFSRT_OK : decode_job(r, j, &s, &e);
+        pthread_mutex_lock(&r->mu);
+        if (st != IPFSRT_OK) fail_locked(r, &e);
+        r->queued_bytes -= j->len;
+        r->done++;
+        j->next = r->spare;
+        r->spare = j;
+        pthread_cond_broadcast(&r->room);
+    }
+    pthread_mutex_unlock(&r->mu);
+    ipfsrt_zarr_scratch_free(&s);
+    return NULL;
+}
+
+/* ------------------------------------------------------------ the queue */
+
+/* A job with room for len bytes: a spare one when it is big enough. Locked. */
+static job *job_for(reader *r, size_t len) {
+    job *j = r->spare;
+    if (j && j->cap >= len) {
+        r->spare = j->next;
+        return j;
+    }
+    if (j) {
+        r->spare = j->next;
+        free(j);
+    }
+    j = malloc(sizeof *j + (len ? len : 1));
+    if (j) j->cap = len;
+    return j;
+}
+
+static ipfsrt_status enqueue(reader *r, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+    pthread_mutex_lock(&r->mu);
+    while (!r->failed && r->head && r->queued_bytes + res->len > QUEUED_BYTES_MAX) pthread_cond_wait(&r->room, &r->mu);
+    job *j = r->failed ? NULL : job_for(r, res->len);
+    if (j) {
+        j->next = NULL;
+        j->chunk = res->index;
+        j->missing = res->status == IPFSRT_ENOT_FOUND;
+        j->len = j->missing ? 0 : res->len;
+        memcpy(j->data, res->data, j->len);
+        r->queued_bytes += j->len;
+        if (r->tail) r->tail->next = j;
+        else r->head = j;
+        r->tail = j;
+        pthread_cond_signal(&r->work);
+    }
+    ipfsrt_status st = r->failed ? r->error.code : j ? IPFSRT_OK : IPFSRT_ENOMEM;
+    if (r->failed && err) *err = r->error;
+    size_t done = r->done;
+    pthread_mutex_unlock(&r->mu);
+    if (st == IPFSRT_ENOMEM && !r->failed) return ipfsrt_fail(err, st, -1, "out of memory for a chunk of %zu bytes", res->len);
+    if (st == IPFSRT_OK && r->opts->progress) st = r->opts->progress(r->opts->progress_user, done, r->total, err);
+    return st;
+}
+
+static ipfsrt_status arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+    reader *r = user;
+    if (res->status != IPFSRT_OK && res->status != IPFSRT_ENOT_FOUND) {
+        if (err) *err = res->error;
+        ipfsrt_error_prefix(err, "%s, chunk %s: ", r->m->name, r->keys + res->index * r->key_size + strlen(r->prefix));
+        return res->status;
+    }
+    return enqueue(r, res, err);
+}
+
+static unsigned thread_count(const reader *r) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned n = r->opts->threads ? r->opts->threads : cores < 1 ? 1 : (unsigned)cores;
+    if (n > THREADS_MAX) n = THREADS_MAX;
+    return r->total < n ? (unsigned)r->total : n;
+}
+
+static ipfsrt_status start_decoders(reader *r, ipfsrt_error *err) {
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->work, NULL);
+    pthread_cond_init(&r->room, NULL);
+    for (unsigned n = thread_count(r); r->nthreads < n; r->nthreads++)
+        if (pthread_create(&r->threads[r->nthreads], NULL, decoder, r) != 0)
+            return r->nthreads ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a decoding thread");
+    return IPFSRT_OK;
+}
+
+/* Lets the decoders finish what is queued, then stops them. */
+static void stop_decoders(reader *r) {
+    pthread_mutex_lock(&r->mu);
+    r->closing = true;
+    pthread_cond_broadcast(&r->work);
+    pthread_mutex_unlock(&r->mu);
+    for (unsigned i = 0; i < r->nthreads; i++) pthread_join(r->threads[i], NULL);
+    for (job *j = r->spare, *next; j; j = next) {
+        next = j->next;
+        free(j);
+    }
+    pthread_cond_destroy(&r->work);
+    pthread_cond_destroy(&r->room);
+    pthread_mutex_destroy(&r->mu);
+}
+
+/* -------------------------------------------------------------- results */
+
+/* The output as asked: indexed dimensions dropped, reversed ones flipped, C order. */
+static ipfsrt_status shape_output(reader *r, ipfsrt_ndarray *out, ipfsrt_error *err) {
+    ipfsrt_ndslice per_dim[IPFSRT_NDARRAY_MAX_DIMS];
+    bool as_is = true;
+    for (int d = 0; d < r->m->ndim; d++) {
+        per_dim[d] = (ipfsrt_ndslice){.is_index = r->dims[d].dropped, .step = r->dims[d].reversed ? -1 : 1};
+        as_is = as_is && !r->dims[d].dropped && !r->dims[d].reversed;
+    }
+    if (as_is) {
+        ipfsrt_ndarray_free(out);
+        *out = r->full;
+        ipfsrt_ndarray_init(&r->full);
+        return IPFSRT_OK;
+    }
+    ipfsrt_ndarray view;
+    ipfsrt_ndarray_init(&view);
+    ipfsrt_status st = ipfsrt_ndarray_slice(&view, &r->full, per_dim, r->m->ndim, err);
+    ipfsrt_ndarray result;
+    ipfsrt_ndarray_init(&result);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_copy(&result, &view, err);
+    ipfsrt_ndarray_free(&view);
+    if (st == IPFSRT_OK) {
+        ipfsrt_ndarray_free(out);
+        *out = result;
+    }
+    return st;
+}
+
+static void reader_free(reader *r) {
+    for (int d = 0; d < IPFSRT_NDARRAY_MAX_DIMS; d++) {
+        free(r->dims[d].chunk);
+        free(r->dims[d].j0);
+        free(r->dims[d].j1);
+    }
+    free(r->keys);
+    ipfsrt_ndarray_free(&r->full);
+    free(r);
+}
+
+static ipfsrt_status fetch_and_decode(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
+    ipfsrt_zarr_store_request *req = NULL;
+    ipfsrt_status st = make_keys(r, &req, err);
+    if (st != IPFSRT_OK) return st;
+    st = start_decoders(r, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(store, req, r->total, arrived, r, err);
+    stop_decoders(r);
+    free(req);
+    if (st == IPFSRT_OK && r->failed) {
+        st = r->error.code;
+        if (err) *err = r->error;
+    }
+    if (st == IPFSRT_OK && r->opts->progress) st = r->opts->progress(r->opts->progress_user, r->total, r->total, err);
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n, ipfsrt_ndarray *out,
+                               const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
+    static const ipfsrt_zarr_read_options defaults = {0};
+    const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
+    if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
+    reader *r = calloc(1, sizeof *r);
+    if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    r->m = m;
+    r->opts = opts ? opts : &defaults;
+    const char *path = ipfsrt_zarr_path(array);
+    snprintf(r->prefix, sizeof r->prefix, "%s%s", path, *path ? "/" : "");
+    ipfsrt_ndarray_init(&r->full);
+    ipfsrt_status st = plan(r, sel, n, err);
+    if (st == IPFSRT_OK && r->total) st = fetch_and_decode(r, ipfsrt_zarr_node_store(array), err);
+    if (st == IPFSRT_OK) st = shape_output(r, out, err);
+    reader_free(r);
+    return st;
+}

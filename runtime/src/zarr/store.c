@@ -1,0 +1,175 @@
+/* The store interface: keys checked once here for every kind of store, single
+ * gets made from get_many, and ipfsrt_zarr_store_open choosing the kind from
+ * the URL. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zarr/store_internal.h"
+
+struct ipfsrt_zarr_store {
+    const ipfsrt_zarr_store_ops *ops;
+    void *ctx;
+    char *url;
+};
+
+ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **out, const ipfsrt_zarr_store_ops *ops, void *ctx,
+                                    const char *url, ipfsrt_error *err) {
+    *out = NULL;
+    ipfsrt_zarr_store *s = calloc(1, sizeof *s);
+    char *copy = strdup(url ? url : "(a store)");
+    if (!s || !copy) {
+        free(s);
+        free(copy);
+        if (ops->free) ops->free(ctx);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    s->ops = ops;
+    s->ctx = ctx;
+    s->url = copy;
+    *out = s;
+    return IPFSRT_OK;
+}
+
+void ipfsrt_zarr_store_free(ipfsrt_zarr_store *s) {
+    if (!s) return;
+    if (s->ops->free) s->ops->free(s->ctx);
+    free(s->url);
+    free(s);
+}
+
+const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *s) { return s->url; }
+const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *s) { return s->ops->kind; }
+bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *s) { return s->ops->verified; }
+bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *s) { return s->ops->put != NULL; }
+bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *s) { return s->ops->list_dir != NULL; }
+
+/* Keys come from metadata that may be hostile (consolidated names, array
+ * paths): none may reach outside the store, whatever the store is. */
+ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err) {
+    size_t len = strlen(key);
+    if (len == 0 || len > IPFSRT_ZARR_KEY_MAX)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "key \"%.80s\" is empty or longer than %d bytes", key,
+                           IPFSRT_ZARR_KEY_MAX);
+    for (const char *part = key; part;) {
+        const char *slash = strchr(part, '/');
+        size_t n = slash ? (size_t)(slash - part) : strlen(part);
+        if (n == 0 || (n == 1 && part[0] == '.') || (n == 2 && part[0] == '.' && part[1] == '.'))
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "key \"%.200s\" has an empty, \".\" or \"..\" part", key);
+        part = slash ? slash + 1 : NULL;
+    }
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || *p == '\\')
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "key \"%.200s\" holds a control character or a backslash", key);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *s, const ipfsrt_zarr_store_request *requests, size_t n,
+                                         ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+    for (size_t i = 0; i < n; i++) {
+        ipfsrt_status st = ipfsrt_zarr_key_check(requests[i].key, err);
+        if (st == IPFSRT_OK && requests[i].length != UINT64_MAX && requests[i].offset > UINT64_MAX - requests[i].length)
+            st = ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%.200s: byte range overflows", requests[i].key);
+        if (st != IPFSRT_OK) {
+            ipfsrt_error_prefix(err, "%s: ", s->url);
+            return st;
+        }
+    }
+    return n ? s->ops->get_many(s->ctx, requests, n, fn, user, err) : IPFSRT_OK;
+}
+
+typedef struct one_value {
+    ipfsrt_buf *out;
+    ipfsrt_status status;
+    ipfsrt_error error;
+} one_value;
+
+static ipfsrt_status keep_value(void *user, const ipfsrt_zarr_store_result *r, ipfsrt_error *err) {
+    one_value *v = user;
+    v->status = r->status;
+    v->error = r->error;
+    if (r->status == IPFSRT_OK) ipfsrt_buf_append(v->out, r->data, r->len);
+    if (v->out->failed)
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu bytes", r->len);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *s, const char *key, uint64_t offset, uint64_t length,
+                                          ipfsrt_buf *out, ipfsrt_error *err) {
+    ipfsrt_zarr_store_request req = {key, offset, length};
+    one_value v = {out, IPFSRT_OK, {0}};
+    ipfsrt_status st = ipfsrt_zarr_store_get_many(s, &req, 1, keep_value, &v, err);
+    if (st != IPFSRT_OK) return st;
+    if (v.status != IPFSRT_OK && err) *err = v.error;
+    return v.status;
+}
+
+ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *s, const char *key, ipfsrt_buf *out, ipfsrt_error *err) {
+    return ipfsrt_zarr_store_get_range(s, key, 0, UINT64_MAX, out, err);
+}
+
+ipfsrt_status ipfsrt_zarr_store_list_dir(ipfsrt_zarr_store *s, const char *prefix, ipfsrt_zarr_store_name_fn fn,
+                                         void *user, ipfsrt_error *err) {
+    if (!s->ops->list_dir)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: this store (%s) cannot list its keys", s->url,
+                           s->ops->kind);
+    size_t len = strlen(prefix);
+    if (len) {
+        char key[IPFSRT_ZARR_KEY_MAX + 1];
+        if (prefix[len - 1] != '/' || len > IPFSRT_ZARR_KEY_MAX)
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: prefix \"%.200s\" does not end in \"/\"", s->url, prefix);
+        memcpy(key, prefix, len - 1);
+        key[len - 1] = '\0';
+        ipfsrt_status st = ipfsrt_zarr_key_check(key, err);
+        if (st != IPFSRT_OK) return st;
+    }
+    return s->ops->list_dir(s->ctx, prefix, fn, user, err);
+}
+
+static ipfsrt_status check_writable(ipfsrt_zarr_store *s, const char *key, ipfsrt_error *err) {
+    if (!s->ops->put || !s->ops->erase)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: this store (%s) is read-only", s->url, s->ops->kind);
+    return ipfsrt_zarr_key_check(key, err);
+}
+
+ipfsrt_status ipfsrt_zarr_store_put(ipfsrt_zarr_store *s, const char *key, const void *data, size_t len,
+                                    ipfsrt_error *err) {
+    ipfsrt_status st = check_writable(s, key, err);
+    return st == IPFSRT_OK ? s->ops->put(s->ctx, key, data, len, err) : st;
+}
+
+ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *s, const char *key, ipfsrt_error *err) {
+    ipfsrt_status st = check_writable(s, key, err);
+    return st == IPFSRT_OK ? s->ops->erase(s->ctx, key, err) : st;
+}
+
+static bool has_prefix(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+/* "x.car" or "x.car/path": where the file name ends, or NULL. */
+static const char *car_file_end(const char *url) {
+    for (const char *p = strstr(url, ".car"); p; p = strstr(p + 1, ".car"))
+        if (p[4] == '\0' || p[4] == '/') return p + 4;
+    return NULL;
+}
+
+ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, const ipfsrt_zarr_store_options *opts,
+                                     ipfsrt_error *err) {
+    static const ipfsrt_zarr_store_options defaults = {0};
+    if (!opts) opts = &defaults;
+    *out = NULL;
+    const ipfsrt_zarr_store_ops *ops = NULL;
+    void *ctx = NULL;
+    ipfsrt_status st;
+    const char *car_end = car_file_end(url);
+    if (has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"))
+        st = ipfsrt_zarr_gateway_store_open(&ops, &ctx, url, opts, err);
+    else if (has_prefix(url, "http://") || has_prefix(url, "https://"))
+        st = ipfsrt_zarr_http_store_open(&ops, &ctx, url, opts, err);
+    else if (car_end && !has_prefix(url, "file://"))
+        st = ipfsrt_zarr_car_store_open(&ops, &ctx, url, (size_t)(car_end - url), err);
+    else
+        st = ipfsrt_zarr_folder_store_open(&ops, &ctx, has_prefix(url, "file://") ? url + 7 : url, opts->writable,
+                                           err);
+    if (st != IPFSRT_OK) return st;
+    return ipfsrt_zarr_store_new(out, ops, ctx, url, err);
+}

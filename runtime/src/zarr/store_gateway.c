@@ -1,0 +1,189 @@
+/* Stores over HTTP, on the gateway client's engine: ipfs://CID[/path] with
+ * every block verified (many keys in one batch: level by level, a shared
+ * chunk directory asked for once), and plain http(s):// URLs, unverified, with
+ * the same concurrency. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipfsrt/path.h"
+#include "zarr/store_internal.h"
+
+typedef struct gateway_store {
+    ipfsrt_client *client;
+    bool own_client;
+    bool plain;     /* an http(s) store: a 404 means the key is absent */
+    char *base;     /* "ipfs://CID[/path]" or the URL, without a trailing slash */
+    ipfsrt_buf paths; /* the batch's paths, NUL-separated */
+} gateway_store;
+
+static bool unreserved(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~/", c);
+}
+
+/* base + "/" + key, percent-encoded for plain URLs (the client encodes IPFS paths). */
+static void append_path(gateway_store *s, const char *key) {
+    ipfsrt_buf_append(&s->paths, s->base, strlen(s->base));
+    ipfsrt_buf_append(&s->paths, "/", 1);
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+        char esc[4];
+        if (!s->plain || unreserved(*p)) ipfsrt_buf_append(&s->paths, p, 1);
+        else ipfsrt_buf_append(&s->paths, esc, (size_t)snprintf(esc, sizeof esc, "%%%02X", *p));
+    }
+    ipfsrt_buf_append(&s->paths, "", 1);
+}
+
+static ipfsrt_status add_requests(gateway_store *s, ipfsrt_client_batch *b, const ipfsrt_zarr_store_request *requests,
+                                  size_t n, ipfsrt_error *err) {
+    s->paths.len = 0;
+    size_t *starts = malloc(n * sizeof *starts);
+    if (!starts) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        starts[i] = s->paths.len;
+        append_path(s, requests[i].key);
+    }
+    ipfsrt_status st = s->paths.failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    for (size_t i = 0; i < n && st == IPFSRT_OK; i++)
+        st = ipfsrt_client_batch_add_path(b, (const char *)s->paths.data + starts[i], requests[i].offset,
+                                          requests[i].length, err);
+    free(starts);
+    return st;
+}
+
+static ipfsrt_status hand_over(gateway_store *s, const ipfsrt_client_batch_result *r, ipfsrt_zarr_store_result_fn fn,
+                               void *user, ipfsrt_error *err) {
+    ipfsrt_zarr_store_result out = {.index = r->index, .status = r->status, .error = r->error, .data = r->data,
+                                    .len = r->len};
+    /* a plain server's 404 is all there is to know; a gateway's proves nothing */
+    if (s->plain && r->status == IPFSRT_EUNAVAILABLE) out.status = IPFSRT_ENOT_FOUND;
+    if (out.status != IPFSRT_OK) out.len = 0;
+    return fn(user, &out, err);
+}
+
+static ipfsrt_status gateway_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
+                                      ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+    gateway_store *s = ctx;
+    ipfsrt_client_batch *b;
+    ipfsrt_status st = ipfsrt_client_batch_new(&b, s->client, err);
+    if (st != IPFSRT_OK) return st;
+    st = add_requests(s, b, requests, n, err);
+    for (bool done = false; st == IPFSRT_OK && !done;) {
+        ipfsrt_client_batch_result r;
+        st = ipfsrt_client_batch_next(b, &r, &done, err);
+        if (st == IPFSRT_OK && !done) st = hand_over(s, &r, fn, user, err);
+    }
+    ipfsrt_client_batch_free(b);
+    return st;
+}
+
+typedef struct lister {
+    ipfsrt_zarr_store_name_fn fn;
+    void *user;
+} lister;
+
+static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    lister *l = user;
+    return l->fn(l->user, e->name, err);
+}
+
+static ipfsrt_status gateway_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
+                                      ipfsrt_error *err) {
+    gateway_store *s = ctx;
+    lister l = {fn, user};
+    char path[IPFSRT_CID_STR_MAX + 2048 + IPFSRT_ZARR_KEY_MAX + 2];
+    snprintf(path, sizeof path, "%s/%s", s->base, prefix);
+    ipfsrt_status st = ipfsrt_client_ls(s->client, path, false, list_entry, &l, err);
+    return st == IPFSRT_ENOT_FOUND || st == IPFSRT_ENOT_DIRECTORY ? IPFSRT_OK : st;
+}
+
+static void gateway_store_free(void *ctx) {
+    gateway_store *s = ctx;
+    if (s->own_client) ipfsrt_client_free(s->client);
+    ipfsrt_buf_free(&s->paths);
+    free(s->base);
+    free(s);
+}
+
+static const ipfsrt_zarr_store_ops ipfs_ops = {"ipfs", true, gateway_get_many, gateway_list_dir, NULL, NULL,
+                                               gateway_store_free};
+static const ipfsrt_zarr_store_ops http_ops = {"http", false, gateway_get_many, NULL, NULL, NULL,
+                                               gateway_store_free};
+
+static ipfsrt_status store_new(gateway_store **out, const char *base, size_t len, ipfsrt_error *err) {
+    while (len && base[len - 1] == '/') len--;
+    gateway_store *s = calloc(1, sizeof *s);
+    if (!s || !(s->base = strndup(base, len))) {
+        free(s);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    ipfsrt_buf_init(&s->paths);
+    *out = s;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                             const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+    ipfsrt_cid root;
+    const char *rest;
+    ipfsrt_status st = ipfsrt_path_split(url, &root, &rest, err);
+    if (st != IPFSRT_OK) return st;
+    char cid[IPFSRT_CID_STR_MAX], base[IPFSRT_CID_STR_MAX + 2048];
+    ipfsrt_cid_to_string(&root, cid);
+    while (*rest == '/') rest++;
+    if ((size_t)snprintf(base, sizeof base, "ipfs://%s%s%s", cid, *rest ? "/" : "", rest) >= sizeof base)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: path too long", url);
+    gateway_store *s;
+    if ((st = store_new(&s, base, strlen(base), err)) != IPFSRT_OK) return st;
+    s->client = opts->client;
+    if (!s->client) {
+        st = ipfsrt_client_new(&s->client, opts->client_options, err);
+        s->own_client = st == IPFSRT_OK;
+    }
+    if (st == IPFSRT_OK && !ipfsrt_client_verifies(s->client))
+        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: an ipfs:// store needs a verifying client", url);
+    if (st != IPFSRT_OK) {
+        gateway_store_free(s);
+        return st;
+    }
+    *ops = &ipfs_ops;
+    *ctx = s;
+    return IPFSRT_OK;
+}
+
+/* The unverified client of an http store: its one gateway is the URL's origin. */
+static ipfsrt_status plain_client(gateway_store *s, const char *url, const ipfsrt_zarr_store_options *opts,
+                                  ipfsrt_error *err) {
+    const char *host = strstr(url, "://") + 3, *slash = strchr(host, '/');
+    size_t origin_len = slash ? (size_t)(slash - url) : strlen(url);
+    char origin[1024];
+    if (origin_len >= sizeof origin) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: host too long", url);
+    memcpy(origin, url, origin_len);
+    origin[origin_len] = '\0';
+    ipfsrt_gateway_list list = {0};
+    ipfsrt_status st = ipfsrt_gateway_list_add(&list, origin, err);
+    ipfsrt_client_options o = opts->client_options ? *opts->client_options : (ipfsrt_client_options){0};
+    o.gateways = &list;
+    o.no_verify = true;
+    o.cache_bytes = UINT64_MAX;
+    o.cache_dir = NULL;
+    if (st == IPFSRT_OK) st = ipfsrt_client_new(&s->client, &o, err);
+    s->own_client = st == IPFSRT_OK;
+    ipfsrt_gateway_list_free(&list);
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_http_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                          const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+    gateway_store *s;
+    ipfsrt_status st = store_new(&s, url, strcspn(url, "?#"), err);
+    if (st != IPFSRT_OK) return st;
+    s->plain = true;
+    st = plain_client(s, url, opts, err);
+    if (st != IPFSRT_OK) {
+        gateway_store_free(s);
+        return st;
+    }
+    *ops = &http_ops;
+    *ctx = s;
+    return IPFSRT_OK;
+}

@@ -1,0 +1,18 @@
+/* The kinds of store behind ipfsrt_zarr_store_open; not public. Each opens
+ * its context and hands back its ops. */
+#ifndef IPFSRT_ZARR_STORE_INTERNAL_H
+#define IPFSRT_ZARR_STORE_INTERNAL_H
+
+#include "ipfsrt/zarr_store.h"
+
+ipfsrt_status ipfsrt_zarr_folder_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *path,
+                                            bool writable, ipfsrt_error *err);
+/* url's first file_len bytes name the CAR file; the rest is a path from its root. */
+ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                         size_t file_len, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                             const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_http_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                          const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+
+#endif

@@ -1,0 +1,149 @@
+-- ipfsrt.zarr: groups and arrays through folder, CAR, ipfs:// and Lua-table
+-- stores. A chunk that a verified directory lacks reads as the fill value; a
+-- chunk a gateway withholds (404 for a block the directory links) is an error,
+-- never a fill value passed off as data.
+local ipfsrt = require "ipfsrt"
+local exe = require "exe"
+local put = exe.put
+
+-- int16 values r * 100 + c of a 5 x 7 array in chunks of 2 x 3, little-endian,
+-- no compressor: chunk (i, j)'s raw bytes (edge chunks padded with zeros).
+local function chunk_bytes(i, j)
+  local parts = {}
+  for r = i * 2, i * 2 + 1 do
+    for c = j * 3, j * 3 + 2 do
+      local v = (r < 5 and c < 7) and r * 100 + c or 0
+      parts[#parts + 1] = string.pack("<i2", v)
+    end
+  end
+  return table.concat(parts)
+end
+
+local ZARRAY = '{"zarr_format": 2, "shape": [5, 7], "chunks": [2, 3], "dtype": "<i2", "compressor": null, ' ..
+  '"fill_value": -1, "order": "C", "filters": null}'
+
+local function expected(r, c, missing)
+  if missing and r < 2 and c < 3 then return -1 end
+  return r * 100 + c
+end
+
+local function check(a, missing)
+  local x = a:read()
+  assert.same({ 5, 7 }, x.shape)
+  for r = 0, 4 do
+    for c = 0, 6 do assert.equal(expected(r, c, missing), x:get(r, c)) end
+  end
+end
+
+describe("ipfsrt.zarr", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir .. "/ds/temp")
+  put(dir .. "/ds/.zgroup", '{"zarr_format": 2}')
+  put(dir .. "/ds/.zattrs", '{"title": "test"}')
+  put(dir .. "/ds/temp/.zarray", ZARRAY)
+  for i = 0, 2 do
+    for j = 0, 2 do
+      if not (i == 0 and j == 0) then put(string.format("%s/ds/temp/%d.%d", dir, i, j), chunk_bytes(i, j)) end
+    end
+  end
+  local car = dir .. "/ds.car"
+  local root = tostring(ipfsrt.pack(dir .. "/ds", { output = car, hidden = true }))
+  local gateway, stop_gateways = exe.gateways({ car })
+  local honest = gateway()
+
+  teardown(function()
+    stop_gateways()
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("opens groups and arrays in a folder, a chunk never written reading as the fill value", function()
+    local g = ipfsrt.zarr.open(dir .. "/ds")
+    assert.equal("test", g.attrs.title)
+    assert.same({ { name = "temp", is_array = true } }, g:members())
+    local a = g.temp
+    assert.same({ 5, 7 }, a.shape)
+    assert.same({ 2, 3 }, a.chunks)
+    assert.equal("int16", a.dtype)
+    check(a, true)
+    assert.is_nil(g.nothing)
+    assert.equal(1, #g:arrays())
+    assert.equal(0, #g:groups())
+  end)
+
+  it("reads the same from the CAR and over ipfs://, verified", function()
+    check(ipfsrt.zarr.open(car, { path = "temp" }), true)
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local a = ipfsrt.zarr.open("ipfs://" .. root .. "/temp", { client = c })
+    check(a, true)
+    local part = a:read { { 1, 4 }, { nil, nil, -2 } }
+    assert.same({ 3, 4 }, part.shape)
+    assert.equal(106, part:get(0, 0))
+    assert.equal(300, part:get(2, 3))
+    c:close()
+  end)
+
+  it("fails, never fills, when a gateway withholds a chunk the directory links", function()
+    local chunk = ipfsrt.car.open(car)
+    local info = ipfsrt.unixfs.resolve(chunk, root .. "/temp/1.1")
+    local partial = dir .. "/partial.car"
+    do
+      local w <close> = ipfsrt.car.writer(partial, chunk:roots())
+      for cid, bytes in chunk:blocks() do
+        if cid ~= info.cid then w:put(cid, bytes) end
+      end
+    end
+    chunk:close()
+    local withholding = gateway(nil, { partial })
+    local c = ipfsrt.client { gateways = { withholding:url() }, retries = 1 }
+    local a = ipfsrt.zarr.open("ipfs://" .. root .. "/temp", { client = c })
+    local ok, err = pcall(a.read, a)
+    assert.is_false(ok)
+    assert.equal("unavailable", err.code)
+    assert.truthy(err.message:find("1.1", 1, true), err.message)
+    -- the rows that need no withheld chunk still read
+    local x = a:read { { 0, 2 } }
+    assert.equal(-1, x:get(0, 0))
+    c:close()
+  end)
+
+  it("takes a Lua table as a store, and reports progress", function()
+    local files = { [".zarray"] = ZARRAY }
+    for i = 0, 2 do
+      for j = 0, 2 do files[string.format("%d.%d", i, j)] = chunk_bytes(i, j) end
+    end
+    local store = { get = function(_, key) return files[key] end }
+    local a = ipfsrt.zarr.open(store)
+    local seen = {}
+    local x = a:read({ nil, { 2, 5 } }, { progress = function(done, total) seen[#seen + 1] = { done, total } end })
+    assert.same({ 5, 3 }, x.shape)
+    assert.equal(402, x:get(4, 0))
+    assert.same({ 6, 6 }, seen[#seen]) -- 3 row chunks x 2 column chunks
+    local ok, err = pcall(a.read, a, nil, { progress = function() error("enough") end })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("enough", 1, true))
+    local broken = ipfsrt.zarr.open({ get = function(_, key)
+      if key == "1.1" then error("disk on fire") end
+      return files[key]
+    end })
+    ok, err = pcall(broken.read, broken)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("disk on fire", 1, true))
+  end)
+
+  it("names the array and the key when a chunk is corrupt", function()
+    local files = { [".zarray"] = ZARRAY:gsub('"compressor": null', '"compressor": {"id": "zstd", "level": 1}') }
+    files["0.0"] = "not zstd at all"
+    local a = ipfsrt.zarr.open({ get = function(_, key) return files[key] end })
+    local ok, err = pcall(a.read, a)
+    assert.is_false(ok)
+    assert.equal("bad_chunk_data", err.code)
+    assert.truthy(err.message:find("chunk 0.0", 1, true), err.message)
+  end)
+
+  it("refuses keys that leave the store", function()
+    local ok, err = pcall(ipfsrt.zarr.open, dir .. "/ds", { path = "../ds" })
+    assert.is_false(ok)
+    assert.equal("bad_argument", err.code)
+  end)
+end)

@@ -1,0 +1,277 @@
+/* Zarr: bad metadata refused with messages naming the array and the field,
+ * keys that would leave a store refused, the folder store, and reading
+ * selections from arrays written here (missing chunks, lying chunks,
+ * consolidated metadata serving members without reads). */
+#include <cjson/cJSON.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static void expect_meta_error(const char *json, int format, ipfsrt_status code, const char *words) {
+    ipfsrt_zarr_meta *m = NULL;
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_zarr_meta_parse(&m, json, strlen(json), format, "grp/arr", &err);
+    if (st != code) fail_msg("%s: status %s (%s), wanted %s", json, ipfsrt_status_name(st), st ? err.message : "",
+                             ipfsrt_status_name(code));
+    assert_null(m);
+    if (!strstr(err.message, "grp/arr") || !strstr(err.message, words))
+        fail_msg("%s: message \"%s\" lacks \"%s\"", json, err.message, words);
+}
+
+#define V2(fields) "{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 0, " fields "}"
+#define V2OK() V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null")
+
+static void test_bad_metadata(void **state) {
+    (void)state;
+    expect_meta_error("[1, 2]", 2, IPFSRT_EARG, "not a JSON object");
+    expect_meta_error(V2OK(), 3, IPFSRT_EARG, "zarr_format is not 3");
+    expect_meta_error(V2("\"shape\": [-1], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
+                      IPFSRT_EARG, "shape[0]");
+    expect_meta_error(V2("\"shape\": \"10\", \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
+                      IPFSRT_EARG, "shape must be a list");
+    expect_meta_error(V2("\"shape\": [10], \"chunks\": [0], \"dtype\": \"<i4\", \"compressor\": null"), 2,
+                      IPFSRT_EARG, "chunks[0]");
+    expect_meta_error(V2("\"shape\": [10, 10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
+                      IPFSRT_EARG, "entries for 2 dimensions");
+    expect_meta_error(V2("\"shape\": [10], \"chunks\": [5.5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
+                      IPFSRT_EARG, "chunks[0]");
+    /* a chunk of 2^40 x 2^40 elements: refused before anything is sized from it */
+    expect_meta_error(V2("\"shape\": [10, 10], \"chunks\": [1099511627776, 1099511627776], \"dtype\": \"<i4\", "
+                         "\"compressor\": null"), 2, IPFSRT_ETOO_LARGE, "chunk");
+    expect_meta_error(V2("\"shape\": [18014398509481984], \"chunks\": [1], \"dtype\": \"<i4\", \"compressor\": null"),
+                      2, IPFSRT_EARG, "shape[0]");
+    expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<x9\", \"compressor\": null"), 2,
+                      IPFSRT_EUNSUPPORTED, "<x9");
+    expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": [[\"a\", \"<i4\"]], \"compressor\": null"), 2,
+                      IPFSRT_EUNSUPPORTED, "structured");
+    expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": {\"id\": \"snappy9\"}"),
+                      2, IPFSRT_EUNSUPPORTED, "snappy9");
+    expect_meta_error("{\"zarr_format\": 2, \"order\": \"K\", \"filters\": null, \"fill_value\": 0, \"shape\": [10], "
+                      "\"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null}", 2, IPFSRT_EARG, "order");
+    expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": \"many\", "
+                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null}", 2, IPFSRT_EARG,
+                      "fill_value");
+    expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 300, "
+                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"|u1\", \"compressor\": null}", 2, IPFSRT_ERANGE,
+                      "fill_value");
+}
+
+#define V3(extra)                                                                                                   \
+    "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [4], \"data_type\": \"int16\", "                    \
+    "\"chunk_grid\": {\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [2]}}, "                          \
+    "\"chunk_key_encoding\": {\"name\": \"default\"}, \"fill_value\": 0" extra "}"
+
+static void test_bad_v3_metadata(void **state) {
+    (void)state;
+    expect_meta_error(V3(", \"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}], "
+                         "\"frobnicate\": {\"must_understand\": true}"), 3, IPFSRT_EUNSUPPORTED, "frobnicate");
+    expect_meta_error(V3(", \"codecs\": [{\"name\": \"gzip\"}]"), 3, IPFSRT_EARG, "before the array-to-bytes");
+    expect_meta_error(V3(", \"codecs\": []"), 3, IPFSRT_EARG, "no array-to-bytes codec");
+    expect_meta_error(V3(", \"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}, "
+                         "{\"name\": \"lzma9\"}]"), 3, IPFSRT_EUNSUPPORTED, "lzma9");
+    expect_meta_error(V3(", \"codecs\": [{\"name\": \"transpose\", \"configuration\": {\"order\": [1]}}, "
+                         "{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}]"), 3, IPFSRT_EARG,
+                      "transpose");
+    /* an unknown field that need not be understood is fine */
+    const char *ok = V3(", \"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}], "
+                        "\"extra\": {\"must_understand\": false}");
+    ipfsrt_zarr_meta *m;
+    assert_int_equal(ipfsrt_zarr_meta_parse(&m, ok, strlen(ok), 3, "a", NULL), IPFSRT_OK);
+    ipfsrt_zarr_meta_free(m);
+}
+
+static void test_key_check(void **state) {
+    (void)state;
+    const char *bad[] = {"", "/abs", "a//b", "../x", "a/../b", "a/.", ".", "a/", "a\\b", "a\nb"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (ipfsrt_zarr_key_check(bad[i], NULL) == IPFSRT_OK) fail_msg("key \"%s\" was accepted", bad[i]);
+    const char *good[] = {"a", ".zarray", "a/b/c/0.1", "c/0/1", "x..y"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) assert_int_equal(ipfsrt_zarr_key_check(good[i], NULL), IPFSRT_OK);
+}
+
+static char *temp_dir(void) {
+    static char dir[64];
+    strcpy(dir, "/tmp/ipfsrt-zarr-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return dir;
+}
+
+static void remove_tree(const char *dir) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static ipfsrt_status count_name(void *user, const char *name, ipfsrt_error *err) {
+    (void)name;
+    (void)err;
+    (*(int *)user)++;
+    return IPFSRT_OK;
+}
+
+static void test_folder_store(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store_options w = {.writable = true};
+    ipfsrt_zarr_store *s;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
+    assert_string_equal(ipfsrt_zarr_store_kind(s), "folder");
+    assert_int_equal(ipfsrt_zarr_store_put(s, "a/b/c", "hello", 5, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_put(s, "a/b/c", "world!", 6, &err), IPFSRT_OK); /* replaced whole */
+    assert_int_equal(ipfsrt_zarr_store_put(s, "../escape", "x", 1, &err), IPFSRT_EARG);
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    assert_int_equal(ipfsrt_zarr_store_get(s, "a/b/c", &b, &err), IPFSRT_OK);
+    assert_int_equal(b.len, 6);
+    assert_memory_equal(b.data, "world!", 6);
+    b.len = 0;
+    assert_int_equal(ipfsrt_zarr_store_get_range(s, "a/b/c", 2, 3, &b, &err), IPFSRT_OK);
+    assert_memory_equal(b.data, "rld", 3);
+    assert_int_equal(ipfsrt_zarr_store_get(s, "a/b/none", &b, &err), IPFSRT_ENOT_FOUND);
+    assert_int_equal(ipfsrt_zarr_store_get(s, "a/b", &b, &err), IPFSRT_ENOT_FILE);
+    int n = 0;
+    assert_int_equal(ipfsrt_zarr_store_list_dir(s, "a/b/", count_name, &n, &err), IPFSRT_OK);
+    assert_int_equal(n, 1); /* no temporary file left behind */
+    assert_int_equal(ipfsrt_zarr_store_erase(s, "a/b/c", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_erase(s, "a/b/c", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_get(s, "a/b/c", &b, &err), IPFSRT_ENOT_FOUND);
+    ipfsrt_zarr_store_free(s);
+    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, NULL, &err), IPFSRT_OK); /* read-only */
+    assert_int_equal(ipfsrt_zarr_store_put(s, "x", "y", 1, &err), IPFSRT_EUNSUPPORTED);
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_buf_free(&b);
+    char missing[128];
+    snprintf(missing, sizeof missing, "%s/none", dir);
+    assert_int_equal(ipfsrt_zarr_store_open(&s, missing, NULL, &err), IPFSRT_ENOT_FOUND);
+    remove_tree(dir);
+}
+
+/* A v2 array of int32 0..59 in 6x10, chunks 4x4 with zstd, in a folder;
+ * chunk 0.2 never written (fill -7). */
+static void write_array(ipfsrt_zarr_store *s) {
+    static const char zarray[] = "{\"zarr_format\": 2, \"shape\": [6, 10], \"chunks\": [4, 4], \"dtype\": \"<i4\", "
+                                 "\"compressor\": {\"id\": \"zstd\", \"level\": 1}, \"fill_value\": -7, "
+                                 "\"order\": \"C\", \"filters\": null}";
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_store_put(s, "g/arr/.zarray", zarray, strlen(zarray), &err), IPFSRT_OK);
+    cJSON *config = cJSON_Parse("{\"level\": 1}");
+    ipfsrt_codec *zstd;
+    assert_int_equal(ipfsrt_codec_new(&zstd, "zstd", config, 4, &err), IPFSRT_OK);
+    cJSON_Delete(config);
+    for (int ci = 0; ci < 2; ci++)
+        for (int cj = 0; cj < 3; cj++) {
+            if (ci == 0 && cj == 2) continue;
+            int32_t v[16];
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) {
+                    int r = ci * 4 + i, c = cj * 4 + j;
+                    v[i * 4 + j] = r < 6 && c < 10 ? r * 10 + c : 999; /* past the edge: anything */
+                }
+            ipfsrt_buf enc;
+            ipfsrt_buf_init(&enc);
+            assert_int_equal(ipfsrt_codec_encode(zstd, v, sizeof v, &enc, &err), IPFSRT_OK);
+            char key[64];
+            snprintf(key, sizeof key, "g/arr/%d.%d", ci, cj);
+            assert_int_equal(ipfsrt_zarr_store_put(s, key, enc.data, enc.len, &err), IPFSRT_OK);
+            ipfsrt_buf_free(&enc);
+        }
+    ipfsrt_codec_free(zstd);
+    assert_int_equal(ipfsrt_zarr_store_put(s, "g/.zgroup", "{\"zarr_format\": 2}", 18, &err), IPFSRT_OK);
+}
+
+static int32_t expected(int r, int c) { return r < 4 && c >= 8 ? -7 : r * 10 + c; }
+
+static void test_read_selections(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store_options w = {.writable = true};
+    ipfsrt_zarr_store *s;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
+    write_array(s);
+    ipfsrt_zarr_node *g, *a;
+    assert_int_equal(ipfsrt_zarr_open(&g, s, "/g/", &err), IPFSRT_OK);
+    assert_false(ipfsrt_zarr_is_array(g));
+    assert_int_equal(ipfsrt_zarr_open_child(&a, g, "arr", &err), IPFSRT_OK);
+    assert_true(ipfsrt_zarr_is_array(a));
+    assert_string_equal(ipfsrt_zarr_path(a), "g/arr");
+    for (unsigned threads = 1; threads <= 3; threads += 2) {
+        ipfsrt_ndslice sel[2] = {{.step = 1, .has_start = true, .start = 1, .has_stop = true, .stop = -1},
+                                 {.step = -3}};
+        ipfsrt_ndarray out;
+        ipfsrt_ndarray_init(&out);
+        ipfsrt_zarr_read_options opts = {.threads = threads};
+        assert_int_equal(ipfsrt_zarr_read(a, sel, 2, &out, &opts, &err), IPFSRT_OK);
+        assert_int_equal(out.ndim, 2);
+        assert_int_equal(out.shape[0], 4); /* rows 1..4 */
+        assert_int_equal(out.shape[1], 4); /* columns 9, 6, 3, 0 */
+        const int32_t *v = (const int32_t *)(const void *)out.data;
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) assert_int_equal(v[i * 4 + j], expected(1 + i, 9 - 3 * j));
+        ipfsrt_ndarray_free(&out);
+    }
+    ipfsrt_ndslice one[2] = {{.is_index = true, .index = -1}, {.is_index = true, .index = 9}};
+    ipfsrt_ndarray x;
+    ipfsrt_ndarray_init(&x);
+    assert_int_equal(ipfsrt_zarr_read(a, one, 2, &x, NULL, &err), IPFSRT_OK);
+    assert_int_equal(x.ndim, 0);
+    assert_int_equal(*(const int32_t *)(const void *)x.data, 59);
+    ipfsrt_ndarray_free(&x);
+    /* a chunk that lies about its size is refused, naming the array and key */
+    uint8_t junk[40] = {0};
+    assert_int_equal(ipfsrt_zarr_store_put(s, "g/arr/1.1", junk, sizeof junk, &err), IPFSRT_OK);
+    assert_int_not_equal(ipfsrt_zarr_read(a, NULL, 0, &x, NULL, &err), IPFSRT_OK);
+    if (!strstr(err.message, "g/arr") || !strstr(err.message, "1.1")) fail_msg("message: %s", err.message);
+    ipfsrt_zarr_node *escaping;
+    assert_int_equal(ipfsrt_zarr_open(&escaping, s, "../g", &err), IPFSRT_EARG);
+    ipfsrt_zarr_node_free(a);
+    ipfsrt_zarr_node_free(g);
+    ipfsrt_zarr_store_free(s);
+    remove_tree(dir);
+}
+
+/* Consolidated metadata serves members: an array whose .zarray is gone from
+ * the store opens from .zmetadata alone. */
+static void test_consolidated(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store_options w = {.writable = true};
+    ipfsrt_zarr_store *s;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
+    static const char zmeta[] =
+        "{\"zarr_consolidated_format\": 1, \"metadata\": {\".zgroup\": {\"zarr_format\": 2}, "
+        "\"t/.zarray\": {\"zarr_format\": 2, \"shape\": [3], \"chunks\": [3], \"dtype\": \"<f8\", "
+        "\"compressor\": null, \"fill_value\": \"NaN\", \"order\": \"C\", \"filters\": null}, "
+        "\"t/.zattrs\": {\"units\": \"K\", \"_ARRAY_DIMENSIONS\": [\"time\"]}, \"sub/.zgroup\": {\"zarr_format\": 2}}}";
+    assert_int_equal(ipfsrt_zarr_store_put(s, ".zmetadata", zmeta, strlen(zmeta), &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_put(s, ".zgroup", "{\"zarr_format\": 2}", 18, &err), IPFSRT_OK);
+    ipfsrt_zarr_node *root, *t;
+    assert_int_equal(ipfsrt_zarr_open(&root, s, "", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open_child(&t, root, "t", &err), IPFSRT_OK);
+    const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(t);
+    assert_non_null(m);
+    assert_string_equal(m->dimension_names[0], "time");
+    assert_string_equal(cJSON_GetObjectItem(ipfsrt_zarr_attributes(t), "units")->valuestring, "K");
+    ipfsrt_ndarray out;
+    ipfsrt_ndarray_init(&out);
+    assert_int_equal(ipfsrt_zarr_read(t, NULL, 0, &out, NULL, &err), IPFSRT_OK); /* no chunk: all fill */
+    assert_true(((const double *)(const void *)out.data)[2] != ((const double *)(const void *)out.data)[2]);
+    ipfsrt_ndarray_free(&out);
+    ipfsrt_zarr_node_free(t);
+    ipfsrt_zarr_node *none;
+    assert_int_equal(ipfsrt_zarr_open_child(&none, root, "absent", &err), IPFSRT_ENOT_FOUND);
+    ipfsrt_zarr_node_free(root);
+    ipfsrt_zarr_store_free(s);
+    remove_tree(dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
+        cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_consolidated),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
