@@ -64,11 +64,12 @@ static ipfsrt_status lua_get_one(ipfsrt_lua_store_ctx *c, const ipfsrt_zarr_stor
     if (lua_isnil(L, -1)) return ipfsrt_fail(&r->error, IPFSRT_ENOT_FOUND, -1, "%s: not in the store", req->key);
     if (!bytes || lua_type(L, -1) != LUA_TSTRING)
         return ipfsrt_fail(&r->error, IPFSRT_EARG, -1, "store get(\"%s\") returned neither bytes nor nil", req->key);
-    if (req->offset > len)
+    uint64_t offset = req->from_end ? (len > req->length ? len - req->length : 0) : req->offset;
+    if (offset > len)
         return ipfsrt_fail(&r->error, IPFSRT_ERANGE, -1, "%s: offset %llu is past its %zu bytes", req->key,
-                           (unsigned long long)req->offset, len);
-    r->data = (const uint8_t *)bytes + req->offset;
-    r->len = len - (size_t)req->offset;
+                           (unsigned long long)offset, len);
+    r->data = (const uint8_t *)bytes + offset;
+    r->len = len - (size_t)offset;
     if (req->length < r->len) r->len = (size_t)req->length;
     return IPFSRT_OK;
 }
@@ -170,18 +171,20 @@ static int zarr_store_lua(lua_State *L) {
     return 1;
 }
 
-/* s:get(key[, offset[, length]]) -> bytes, or nil when absent */
+/* s:get(key[, offset[, length]]) -> bytes, or nil when absent; a negative
+ * offset -n: the last n bytes */
 static int store_get(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
     const char *key = luaL_checkstring(L, 2);
     lua_Integer off = luaL_optinteger(L, 3, 0), len = luaL_optinteger(L, 4, -1);
-    if (off < 0) return ipfsrt_lua_raise_arg(L, "offset must not be negative");
+    if (off == LUA_MININTEGER) return ipfsrt_lua_raise_arg(L, "offset out of range");
     ipfsrt_buf b;
     ipfsrt_buf_init(&b);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_store_get_range(zs->s, key, (uint64_t)off, len < 0 ? UINT64_MAX : (uint64_t)len,
-                                                   &b, &err);
+    ipfsrt_status st = off < 0 ? ipfsrt_zarr_store_get_suffix(zs->s, key, (uint64_t)-off, &b, &err)
+                               : ipfsrt_zarr_store_get_range(zs->s, key, (uint64_t)off,
+                                                             len < 0 ? UINT64_MAX : (uint64_t)len, &b, &err);
     if (st == IPFSRT_OK) lua_pushlstring(L, b.data ? (const char *)b.data : "", b.len);
     ipfsrt_buf_free(&b);
     if (st == IPFSRT_ENOT_FOUND) st = IPFSRT_OK, lua_pushnil(L);

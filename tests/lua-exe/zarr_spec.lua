@@ -141,6 +141,70 @@ describe("ipfsrt.zarr", function()
     assert.truthy(err.message:find("chunk 0.0", 1, true), err.message)
   end)
 
+  -- One shard of int16 [0, 4096) in 64 inner chunks of 64, index at the end
+  -- with its CRC-32C; entry `hole` empty.
+  local function shard(hole, index_fn)
+    local body, index = {}, {}
+    local at = 0
+    for i = 0, 63 do
+      if i == hole then
+        index[#index + 1] = string.pack("<I8I8", -1, -1)
+      else
+        local parts = {}
+        for k = 0, 63 do parts[k + 1] = string.pack("<i2", i * 64 + k) end
+        body[#body + 1] = table.concat(parts)
+        index[#index + 1] = string.pack("<I8I8", at, 128)
+        at = at + 128
+      end
+    end
+    local idx = table.concat(index)
+    if index_fn then idx = index_fn(idx) end
+    return table.concat(body) .. idx .. string.pack("<I4", ipfsrt.codec.crc32c(idx))
+  end
+  local SHARDED = '{"zarr_format": 3, "node_type": "array", "shape": [4096], "data_type": "int16", ' ..
+    '"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4096]}}, ' ..
+    '"chunk_key_encoding": {"name": "default"}, "fill_value": -9, "codecs": [{"name": "sharding_indexed", ' ..
+    '"configuration": {"chunk_shape": [64], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}], ' ..
+    '"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}]}'
+
+  it("reads an element of a shard with the index and one inner chunk, over plain http", function()
+    os.execute("mkdir -p " .. dir .. "/sh/s/c")
+    put(dir .. "/sh/s/zarr.json", SHARDED)
+    put(dir .. "/sh/s/c/0", shard(5))
+    put(dir .. "/sh/readme", "a sharded array in s") -- (a lone folder would become the root itself)
+    local scar = dir .. "/sh.car"
+    local sroot = tostring(ipfsrt.pack(dir .. "/sh", { output = scar, hidden = true }))
+    local gw = gateway(nil, { scar })
+    local a = ipfsrt.zarr.open(gw:url() .. "/ipfs/" .. sroot .. "/s")
+    local before = gw:stats().bytes
+    local x = a:read { { 1000, 1003 } }
+    assert.same({ 1000, 1001, 1002 }, x:tolist())
+    assert.is_true(gw:stats().bytes - before < 2000) -- the shard holds 8 KiB
+    local y = a:read { { 318, 322 } }                 -- through the empty inner chunk 5 (320..383)
+    assert.same({ 318, 319, -9, -9 }, y:tolist())
+    local whole = a:read()
+    assert.equal(4095, whole:get(4095))
+    assert.equal(-9, whole:get(330))
+  end)
+
+  it("refuses a shard whose index fails its checksum or points past the shard", function()
+    local files = { ["zarr.json"] = SHARDED }
+    local a = ipfsrt.zarr.open({ get = function(_, key) return files[key] end })
+    files["c/0"] = shard(nil, function(idx) return idx end):sub(1, -2) .. "\0" -- the CRC's last byte
+    local ok, err = pcall(a.read, a, { { 0, 1 } })
+    assert.is_false(ok)
+    assert.equal("bad_chunk_data", err.code)
+    assert.truthy(err.message:find("c/0", 1, true), err.message)
+    assert.truthy(err.message:find("CRC", 1, true), err.message)
+    files["c/0"] = shard(nil, function(idx) return string.pack("<I8I8", 1 << 40, 128) .. idx:sub(17) end)
+    ok, err = pcall(a.read, a, { { 0, 1 } })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("c/0", 1, true), err.message)
+    ok, err = pcall(a.read, a)
+    assert.is_false(ok)
+    assert.equal("bad_chunk_data", err.code)
+  end)
+
   it("refuses keys that leave the store", function()
     local ok, err = pcall(ipfsrt.zarr.open, dir .. "/ds", { path = "../ds" })
     assert.is_false(ok)

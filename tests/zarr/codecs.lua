@@ -1,5 +1,6 @@
 -- Codec interop, ipfsrt's side (see codecs.py): decodes numcodecs' encodings
--- to exactly the raw bytes, and encodes the raw bytes for numcodecs to read back.
+-- to exactly the bytes numcodecs decodes them to, and encodes the raw bytes for
+-- numcodecs to read back.
 -- Usage: ipfsrt codecs.lua DIR
 local ipfsrt = require "ipfsrt"
 local dir = arg[1]
@@ -17,7 +18,7 @@ for _, m in ipairs(manifest) do
   local codec = ipfsrt.codec.new(m.codec, m.config, m.itemsize)
   local raw, enc = slurp(dir .. "/" .. m.name .. ".raw"), slurp(dir .. "/" .. m.name .. ".enc")
   local ok, got = pcall(codec.decode, codec, enc, m.size)
-  if not ok or got ~= raw then
+  if not ok or got ~= slurp(dir .. "/" .. m.name .. ".dec") then
     bad = bad + 1
     print(m.name .. ": " .. (ok and "other bytes" or tostring(got)))
   end

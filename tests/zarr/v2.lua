@@ -3,17 +3,12 @@
 -- value), the whole compared with numpy's values byte for byte; then every
 -- array opened and read through each kind of store, with random selections.
 -- Usage: ipfsrt v2.lua DIR
+package.path = arg[0]:match("(.*/)") .. "?.lua;" .. package.path
 local ipfsrt = require "ipfsrt"
+local stores = require "stores"
 local nd = ipfsrt.ndarray
 local dir = arg[1]
-
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = stores.slurp
 
 -- Every chunk index of the grid, in C order.
 local function each_index(grid, fn)
@@ -57,72 +52,6 @@ local function read_array(path)
   return out, meta
 end
 
--- A selection of a random shape: per dimension an index, or a range with a
--- step (negative ones too), any bound left open.
-local seed = 7
-local function rand(n)
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff
-  return (seed >> 8) % n
-end
-
-local function random_selection(shape)
-  local sel = {}
-  for d, n in ipairs(shape) do
-    local kind = rand(4)
-    if kind == 0 and n > 0 then sel[d] = rand(n) - (rand(2) == 0 and 0 or n)
-    else
-      local step = ({ 1, 1, 2, 3, -1, -2 })[rand(6) + 1]
-      sel[d] = { rand(3) == 0 and nil or rand(n + 2) - 1, rand(3) == 0 and nil or rand(n + 2), step }
-    end
-  end
-  return sel
-end
-
--- Through the stores: the folder, a CAR of it, ipfs:// and plain http:// from
--- an ipfsrt serve of that CAR; whole arrays, and selections equal to the same
--- slices of the whole.
-local function through_stores(manifest, raw_of)
-  local tmp = os.tmpname()
-  local car = tmp .. ".car"
-  local root = tostring(ipfsrt.pack(dir, { output = car, hidden = true }))
-  local gw <close> = ipfsrt.serve { cars = { car }, listen = "127.0.0.1:0" }
-  local client = ipfsrt.client { gateways = { gw:url() } }
-  local stores = {
-    folder = ipfsrt.zarr.store(dir),
-    car = ipfsrt.zarr.store(car),
-    ipfs = ipfsrt.zarr.store("ipfs://" .. root, { client = client }),
-    http = ipfsrt.zarr.store(gw:url() .. "/ipfs/" .. root),
-  }
-  local bad = 0
-  for kind, store in pairs(stores) do
-    for _, m in ipairs(manifest) do
-      local ok, problem = pcall(function()
-        local a = ipfsrt.zarr.open(store, { path = m.name })
-        local whole = a:read()
-        if whole:tobytes("<") ~= raw_of(m.name) then return "other values" end
-        if kind == "folder" or kind == "ipfs" then
-          for _ = 1, 3 do
-            local sel = random_selection(m.shape)
-            local part, want = a:read(sel), whole:slice(sel)
-            if part:tobytes() ~= want:tobytes() or #part.shape ~= #want.shape then
-              return "selection " .. ipfsrt.json.encode(sel) .. " differs"
-            end
-          end
-        end
-      end)
-      if not ok or problem then
-        bad = bad + 1
-        if bad <= 10 then print(string.format("%s via %s: %s", m.name, kind, tostring(problem))) end
-      end
-    end
-  end
-  client:close()
-  os.remove(car)
-  os.remove(tmp)
-  print(string.format("ipfsrt.zarr.open read them from a folder, a CAR, ipfs:// and http:// with %d failures", bad))
-  return bad
-end
-
 local manifest = ipfsrt.json.decode(assert(slurp(dir .. "/manifest.json")))
 local bad = 0
 for _, m in ipairs(manifest) do
@@ -138,5 +67,5 @@ for _, m in ipairs(manifest) do
   end
 end
 print(string.format("ipfsrt read %d of zarr-python's %d v2 arrays identically, chunk by chunk", #manifest - bad, #manifest))
-bad = bad + through_stores(manifest, function(name) return slurp(dir .. "/" .. name .. ".raw") end)
+bad = bad + stores.through_stores(dir, manifest, "zarr-python v2 arrays")
 os.exit(bad == 0 and 0 or 1)

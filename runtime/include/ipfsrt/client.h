@@ -208,6 +208,9 @@ ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **batch, ipfsrt_client
  * Bytes [offset, offset + length) of the file at path (length UINT64_MAX = to the end). */
 ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *batch, const char *path,
                                            uint64_t offset, uint64_t length, ipfsrt_error *err);
+/* The last length bytes of the file at path (all of it when it is shorter). */
+ipfsrt_status ipfsrt_client_batch_add_suffix(ipfsrt_client_batch *batch, const char *path, uint64_t length,
+                                             ipfsrt_error *err);
 ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *batch, const ipfsrt_cid *cid,
                                             ipfsrt_error *err);
 /* Waits for the next read to complete and describes it in *result, or sets *done

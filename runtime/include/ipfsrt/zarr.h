@@ -38,6 +38,12 @@ typedef struct ipfsrt_zarr_meta {
     ipfsrt_codec *codecs[IPFSRT_ZARR_MAX_CODECS];
     bool transposed;                      /* v3 transpose: chunks stored in axes order[] */
     int order[IPFSRT_NDARRAY_MAX_DIMS];
+    /* v3 sharding_indexed: each stored chunk is a shard of inner chunks that
+     * inner describes (its shape: the shard's; chunks: the inner chunks'; grid:
+     * inner chunks per shard; its codecs), with an index of (offset, nbytes)
+     * per inner chunk at its start or end. NULL: not sharded. */
+    struct ipfsrt_zarr_meta *inner;
+    bool index_at_start, index_big_endian, index_checksum;
     struct cJSON *attributes;             /* user attributes (owned; v2 .zattrs via set_attributes) */
     char *dimension_names[IPFSRT_NDARRAY_MAX_DIMS]; /* v3 dimension_names, v2 _ARRAY_DIMENSIONS; NULL: unnamed */
     char name[256];                       /* for messages: the array's path or key */
@@ -54,13 +60,22 @@ ipfsrt_status ipfsrt_zarr_meta_set_attributes(ipfsrt_zarr_meta *m, const char *j
                                               ipfsrt_error *err);
 void ipfsrt_zarr_meta_free(ipfsrt_zarr_meta *m);
 
+/* A shard's index: its size in bytes, and its (offset, nbytes) pairs decoded
+ * from the stored bytes (checksum checked) into pairs (2 per inner chunk, C
+ * order of the inner grid; both UINT64_MAX for an empty inner chunk). Entries
+ * that overflow or claim more than an inner chunk can hold are errors. */
+size_t ipfsrt_zarr_shard_index_size(const ipfsrt_zarr_meta *m);
+ipfsrt_status ipfsrt_zarr_shard_index_decode(const ipfsrt_zarr_meta *m, const void *src, size_t len,
+                                             uint64_t *pairs, ipfsrt_error *err);
+
 /* The store key of a chunk (indices one per dimension) into buf, relative to
  * the array's own path. */
 ipfsrt_status ipfsrt_zarr_chunk_key(const ipfsrt_zarr_meta *m, const size_t *index, char *buf, size_t cap,
                                     ipfsrt_error *err);
 /* Decodes a stored chunk into a new array of the chunk shape (full size, edge
  * chunks included), native byte order, C order. Bytes that decode to another
- * size than the chunk's are an error naming the chunk's key. */
+ * size than the chunk's are an error naming the chunk's key. A shard is
+ * decoded whole, its empty inner chunks the fill value. */
 ipfsrt_status ipfsrt_zarr_decode_chunk(const ipfsrt_zarr_meta *m, const size_t *index, const void *src,
                                        size_t len, ipfsrt_ndarray *out, ipfsrt_error *err);
 

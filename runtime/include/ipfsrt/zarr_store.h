@@ -17,11 +17,13 @@ extern "C" {
 typedef struct ipfsrt_zarr_store ipfsrt_zarr_store;
 
 /* One value asked for: bytes [offset, offset + length) of key (length
- * UINT64_MAX = to the end). */
+ * UINT64_MAX = to the end), or with from_end its last length bytes (all of
+ * it when it is shorter; offset is ignored). */
 typedef struct ipfsrt_zarr_store_request {
     const char *key;
     uint64_t offset;
     uint64_t length;
+    bool from_end;
 } ipfsrt_zarr_store_request;
 
 typedef struct ipfsrt_zarr_store_result {
@@ -93,6 +95,9 @@ ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *store, const char *key, i
                                     ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *store, const char *key, uint64_t offset,
                                           uint64_t length, ipfsrt_buf *out, ipfsrt_error *err);
+/* The value's last length bytes (all of it when it is shorter). */
+ipfsrt_status ipfsrt_zarr_store_get_suffix(ipfsrt_zarr_store *store, const char *key, uint64_t length,
+                                           ipfsrt_buf *out, ipfsrt_error *err);
 /* The names directly under prefix ("" = the top; else a key prefix ending in
  * "/"); nothing when there is no such folder. */
 ipfsrt_status ipfsrt_zarr_store_list_dir(ipfsrt_zarr_store *store, const char *prefix, ipfsrt_zarr_store_name_fn fn,

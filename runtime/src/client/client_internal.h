@@ -243,9 +243,10 @@ void ipfsrt_session_range_query(char *query, size_t size, uint64_t from, uint64_
 /* Unverified reads: plain GETs of /ipfs/... or any http(s) URL, with Range. */
 typedef struct plain_read plain_read;
 /* Starts a read (path is borrowed until ipfsrt_plain_end); the client's pump
- * moves it along. */
+ * moves it along. from_end: the last length bytes (a suffix Range). */
 ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
-                                 ipfsrt_unixfs_write_fn write, void *user, plain_read **read, ipfsrt_error *err);
+                                 bool from_end, ipfsrt_unixfs_write_fn write, void *user, plain_read **read,
+                                 ipfsrt_error *err);
 /* Whether the read is over, and then how it went (err filled on failure). */
 bool ipfsrt_plain_over(plain_read *read, ipfsrt_status *status, ipfsrt_error *err);
 /* Drops the read, whether over or not. */

@@ -24,6 +24,7 @@ typedef struct item {
     char *path;       /* NULL for a block read */
     ipfsrt_cid cid;   /* the block; for a path, the file once resolved */
     uint64_t offset, length;
+    bool from_end; /* the file's last length bytes: offset is found once its size is known */
     item_state state;
     size_t waiting;   /* blocks in flight its walk lacked: it walks again at 0 */
     ipfsrt_error error;
@@ -322,6 +323,19 @@ static bool resolve_listed(ipfsrt_client_batch *b, item *it) {
     return true;
 }
 
+/* A read of the file's last bytes becomes a plain range once the file's root
+ * block says how long it is; false when that block is not at hand (or bad). */
+static bool settle_suffix(ipfsrt_client_batch *b, item *it, const ipfsrt_blocksource *src, ipfsrt_error *e) {
+    char cid[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&it->cid, cid);
+    ipfsrt_unixfs_node_info info;
+    if (ipfsrt_unixfs_resolve(src, cid, NULL, &info, e) != IPFSRT_OK || b->missed) return false;
+    it->offset = info.size > it->length ? info.size - it->length : 0;
+    it->length = info.size - it->offset;
+    it->from_end = false;
+    return true;
+}
+
 /* Takes a read as far as the blocks at hand allow. */
 static void step(ipfsrt_client_batch *b, size_t i) {
     item *it = &b->items[i];
@@ -338,6 +352,10 @@ static void step(ipfsrt_client_batch *b, size_t i) {
         }
         it->cid = info.cid;
         it->state = ITEM_READ;
+    }
+    if (it->from_end && !settle_suffix(b, it, &src, &e)) {
+        if (!b->missed) finish(b, i, ITEM_FAILED, &e);
+        return;
     }
     if (it->cid.codec == IPFSRT_CODEC_RAW && it->offset == 0 && it->length == UINT64_MAX &&
         it->cid.hash_code != IPFSRT_MH_IDENTITY) {
@@ -364,7 +382,8 @@ static void step_plain(ipfsrt_client_batch *b, size_t i) {
     ipfsrt_status st = IPFSRT_OK;
     if (ipfsrt_array_reserve(&b->plains, &b->plain_cap, b->plain_count + 1, sizeof *b->plains))
         st = ipfsrt_fail(&e, IPFSRT_ENOMEM, -1, "out of memory");
-    if (st == IPFSRT_OK) st = ipfsrt_plain_begin(b->c, it->path, it->offset, it->length, collect, &it->data, &it->plain, &e);
+    if (st == IPFSRT_OK)
+        st = ipfsrt_plain_begin(b->c, it->path, it->offset, it->length, it->from_end, collect, &it->data, &it->plain, &e);
     if (st != IPFSRT_OK) finish(b, i, ITEM_FAILED, &e);
     else b->plains[b->plain_count++] = i;
 }
@@ -593,6 +612,13 @@ ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *b, const char *p
     it->length = length;
     it->state = ITEM_RESOLVE;
     return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_client_batch_add_suffix(ipfsrt_client_batch *b, const char *path, uint64_t length,
+                                             ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_client_batch_add_path(b, path, 0, length, err);
+    if (st == IPFSRT_OK) b->items[b->count - 1].from_end = true;
+    return st;
 }
 
 ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *b, const ipfsrt_cid *cid,

@@ -17,6 +17,7 @@ struct plain_read {
     ipfsrt_status write_status;
     ipfsrt_error write_err;
     uint64_t skip; /* bytes to drop when a server ignored Range */
+    bool from_end; /* the last length bytes: "Range: bytes=-N" */
     bool empty;    /* nothing to read: over at once */
 };
 
@@ -26,7 +27,9 @@ static void plain_request(task *t, char *path, size_t path_size, char *query, si
     query[0] = '\0';
     (void)query_size;
     uint64_t from = r->offset + r->written;
-    if (from == 0 && r->length == UINT64_MAX) t->range[0] = '\0';
+    if (r->from_end) /* what is still missing is the tail of the tail */
+        snprintf(t->range, sizeof t->range, "-%llu", (unsigned long long)(r->length - r->written));
+    else if (from == 0 && r->length == UINT64_MAX) t->range[0] = '\0';
     else if (r->length == UINT64_MAX)
         snprintf(t->range, sizeof t->range, "%llu-", (unsigned long long)from);
     else
@@ -36,6 +39,10 @@ static void plain_request(task *t, char *path, size_t path_size, char *query, si
 
 static int plain_body(attempt *a, const uint8_t *data, size_t len) {
     plain_read *r = a->t->owner;
+    if (r->from_end && a->status != 206) { /* the whole file: where its tail starts is not known yet */
+        ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "HTTP %ld to a suffix Range", a->status);
+        return 1;
+    }
     if (a->status == 200 && a->bytes == len) r->skip = r->offset + r->written; /* Range ignored */
     if (r->skip) {
         size_t drop = r->skip < len ? (size_t)r->skip : len;
@@ -53,7 +60,7 @@ static int plain_body(attempt *a, const uint8_t *data, size_t len) {
 
 static ipfsrt_gateway_error plain_complete(attempt *a) {
     plain_read *r = a->t->owner;
-    if (r->length != UINT64_MAX && r->written < r->length) {
+    if (!r->from_end && r->length != UINT64_MAX && r->written < r->length) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_TRUNCATED, "body ended after %llu of %llu bytes",
                      (unsigned long long)r->written, (unsigned long long)r->length);
         return a->error;
@@ -64,7 +71,8 @@ static ipfsrt_gateway_error plain_complete(attempt *a) {
 static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL, NULL, false};
 
 ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
-                                 ipfsrt_unixfs_write_fn write, void *user, plain_read **out, ipfsrt_error *err) {
+                                 bool from_end, ipfsrt_unixfs_write_fn write, void *user, plain_read **out,
+                                 ipfsrt_error *err) {
     *out = NULL;
     plain_read *r = calloc(1, sizeof *r);
     if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -81,8 +89,9 @@ ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t of
         free(r);
         return st;
     }
-    r->offset = offset;
+    r->offset = from_end ? 0 : offset;
     r->length = length;
+    r->from_end = from_end;
     r->write = write;
     r->user = user;
     r->empty = length == 0;
@@ -112,7 +121,7 @@ void ipfsrt_plain_end(plain_read *r) {
 ipfsrt_status ipfsrt_plain_get(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
                                ipfsrt_unixfs_write_fn write, void *user, ipfsrt_error *err) {
     plain_read *r;
-    ipfsrt_status st = ipfsrt_plain_begin(c, path, offset, length, write, user, &r, err);
+    ipfsrt_status st = ipfsrt_plain_begin(c, path, offset, length, false, write, user, &r, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_status halt = IPFSRT_OK;
     while (!ipfsrt_plain_over(r, &st, err) && halt == IPFSRT_OK) halt = ipfsrt_task_pump(c, 100, err);

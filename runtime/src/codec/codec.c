@@ -8,6 +8,7 @@
 static const ipfsrt_codec_ops *const all_codecs[] = {
     &ipfsrt_codec_zstd,   &ipfsrt_codec_gzip,   &ipfsrt_codec_zlib,    &ipfsrt_codec_bz2,   &ipfsrt_codec_lz4,
     &ipfsrt_codec_blosc,  &ipfsrt_codec_crc32c, &ipfsrt_codec_shuffle, &ipfsrt_codec_delta,
+    &ipfsrt_codec_astype, &ipfsrt_codec_quantize, &ipfsrt_codec_fixedscaleoffset,
 };
 
 ipfsrt_status ipfsrt_codec_int(const ipfsrt_codec *c, const cJSON *config, const char *key, int dflt, int lo,

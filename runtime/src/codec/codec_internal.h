@@ -6,6 +6,13 @@
 
 #include "ipfsrt/codec.h"
 
+/* An element type of the filters that convert (numpy's typestr). */
+typedef struct ipfsrt_cast_type {
+    char kind; /* i, u, f */
+    size_t size;
+    bool big;
+} ipfsrt_cast_type;
+
 /* One codec kind: its parameters parsed into the codec's params, and its
  * operations. decode writes at most cap bytes at dst and says how many in
  * *written; data that hold more fail with IPFSRT_ETOO_LARGE (the caller may
@@ -35,10 +42,15 @@ struct ipfsrt_codec {
     /* shuffle and delta */
     size_t elementsize;
     char delta_kind; /* delta: the numpy kind of its dtype (i, u, f), elementsize its size */
+    /* astype, quantize, fixedscaleoffset: the stored (encoded) and decoded element types */
+    int cast_mode;
+    ipfsrt_cast_type cast_enc, cast_dec;
+    double scale, offset;
 };
 
 extern const ipfsrt_codec_ops ipfsrt_codec_zstd, ipfsrt_codec_gzip, ipfsrt_codec_zlib, ipfsrt_codec_bz2,
-    ipfsrt_codec_lz4, ipfsrt_codec_blosc, ipfsrt_codec_crc32c, ipfsrt_codec_shuffle, ipfsrt_codec_delta;
+    ipfsrt_codec_lz4, ipfsrt_codec_blosc, ipfsrt_codec_crc32c, ipfsrt_codec_shuffle, ipfsrt_codec_delta,
+    ipfsrt_codec_astype, ipfsrt_codec_quantize, ipfsrt_codec_fixedscaleoffset;
 
 /* An integer parameter of config (absent: dflt), checked to lie in [lo, hi]. */
 ipfsrt_status ipfsrt_codec_int(const ipfsrt_codec *c, const cJSON *config, const char *key, int dflt, int lo,

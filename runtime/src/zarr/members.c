@@ -114,7 +114,7 @@ static ipfsrt_status from_listing(const ipfsrt_zarr_node *g, member_list *l, ipf
     static const char *const probes[PROBES] = {".zarray", ".zgroup", "zarr.json"};
     for (size_t i = 0; st == IPFSRT_OK && i < names.count * PROBES; i++) {
         snprintf(keys[i], sizeof keys[i], "%s%s/%s", prefix, names.names[i / PROBES], probes[i % PROBES]);
-        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, UINT64_MAX};
+        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, UINT64_MAX, false};
     }
     probing p = {&names, l};
     if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(g->h->store, req, names.count * PROBES, probed, &p, err);

@@ -13,7 +13,7 @@ static const cJSON *field(const cJSON *obj, const char *key) { return cJSON_GetO
 
 /* A list of sizes (shape: any >= 0; chunks: >= 1) of m->ndim entries (or
  * setting m->ndim when it is -1). */
-static ipfsrt_status sizes(ipfsrt_zarr_meta *m, const cJSON *list, const char *what, bool chunks, size_t *out,
+ipfsrt_status ipfsrt_zarr_sizes(ipfsrt_zarr_meta *m, const cJSON *list, const char *what, bool chunks, size_t *out,
                            ipfsrt_error *err) {
     if (!cJSON_IsArray(list)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s must be a list", m->name, what);
     int n = cJSON_GetArraySize(list);
@@ -34,7 +34,7 @@ static ipfsrt_status sizes(ipfsrt_zarr_meta *m, const cJSON *list, const char *w
 }
 
 /* The grid, and the decoded chunk size checked before anything multiplies it. */
-static ipfsrt_status check_sizes(ipfsrt_zarr_meta *m, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_check_sizes(ipfsrt_zarr_meta *m, ipfsrt_error *err) {
     size_t bytes = m->stored_itemsize > m->itemsize ? m->stored_itemsize : m->itemsize;
     for (int d = 0; d < m->ndim; d++) {
         m->grid[d] = m->shape[d] / m->chunks[d] + (m->shape[d] % m->chunks[d] != 0);
@@ -66,8 +66,8 @@ static ipfsrt_status v2_codec(ipfsrt_zarr_meta *m, const cJSON *c, const char *w
 static ipfsrt_status parse_v2(ipfsrt_zarr_meta *m, const cJSON *j, ipfsrt_error *err) {
     const cJSON *dtype = field(j, "dtype"), *order = field(j, "order"), *sep = field(j, "dimension_separator");
     const cJSON *filters = field(j, "filters"), *compressor = field(j, "compressor");
-    ipfsrt_status st = sizes(m, field(j, "shape"), "shape", false, m->shape, err);
-    if (st == IPFSRT_OK) st = sizes(m, field(j, "chunks"), "chunks", true, m->chunks, err);
+    ipfsrt_status st = ipfsrt_zarr_sizes(m, field(j, "shape"), "shape", false, m->shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_sizes(m, field(j, "chunks"), "chunks", true, m->chunks, err);
     if (st != IPFSRT_OK) return st;
     if (!cJSON_IsString(dtype))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: dtype must be a typestr (structured types are not "
@@ -87,13 +87,13 @@ static ipfsrt_status parse_v2(ipfsrt_zarr_meta *m, const cJSON *j, ipfsrt_error 
     for (const cJSON *f = cJSON_IsArray(filters) ? filters->child : NULL; f && st == IPFSRT_OK; f = f->next)
         st = v2_codec(m, f, "a filter", err);
     if (st == IPFSRT_OK && compressor && !cJSON_IsNull(compressor)) st = v2_codec(m, compressor, "compressor", err);
-    if (st == IPFSRT_OK) st = check_sizes(m, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_check_sizes(m, err);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_fill(m, field(j, "fill_value"), err);
     return st;
 }
 
 /* v3 extension points: {"name", "configuration"} or a bare name. */
-static const char *ext_name(const cJSON *e, const cJSON **config) {
+const char *ipfsrt_zarr_ext_name(const cJSON *e, const cJSON **config) {
     *config = NULL;
     if (cJSON_IsString(e)) return e->valuestring;
     const cJSON *name = field(e, "name");
@@ -104,11 +104,11 @@ static const char *ext_name(const cJSON *e, const cJSON **config) {
 
 static ipfsrt_status v3_grid(ipfsrt_zarr_meta *m, const cJSON *grid, const cJSON *keys, ipfsrt_error *err) {
     const cJSON *config, *kconfig;
-    const char *g = ext_name(grid, &config), *k = ext_name(keys, &kconfig);
+    const char *g = ipfsrt_zarr_ext_name(grid, &config), *k = ipfsrt_zarr_ext_name(keys, &kconfig);
     if (!g || strcmp(g, "regular") != 0)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: chunk_grid %s is not supported (only regular)", m->name,
                            g ? g : "(missing)");
-    ipfsrt_status st = sizes(m, field(config, "chunk_shape"), "chunk_shape", true, m->chunks, err);
+    ipfsrt_status st = ipfsrt_zarr_sizes(m, field(config, "chunk_shape"), "chunk_shape", true, m->chunks, err);
     if (st != IPFSRT_OK) return st;
     if (!k || (strcmp(k, "default") && strcmp(k, "v2")))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: chunk_key_encoding %s is not supported", m->name,
@@ -157,21 +157,27 @@ static ipfsrt_status v3_codec(ipfsrt_zarr_meta *m, const char *name, const cJSON
     bool sharding = strcmp(name, "sharding_indexed") == 0;
     if (*serialized && (transpose || bytes || sharding))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: codec %s after the array-to-bytes codec", m->name, name);
+    if (*serialized && m->inner) /* whole shards compressed again: no inner chunk could be read alone */
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: codec %s after sharding_indexed is not supported", m->name,
+                           name);
     if (*serialized) return add_codec(m, name, config, err);
     if (transpose) return v3_transpose(m, config, err);
-    if (sharding) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: sharding_indexed is not supported yet", m->name);
+    if (sharding) {
+        *serialized = true;
+        return ipfsrt_zarr_shard_parse(m, config, err);
+    }
     if (!bytes)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: codec %s before the array-to-bytes codec (bytes)", m->name, name);
     *serialized = true;
     return v3_bytes(m, config, err);
 }
 
-static ipfsrt_status v3_codecs(ipfsrt_zarr_meta *m, const cJSON *codecs, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_v3_codecs(ipfsrt_zarr_meta *m, const cJSON *codecs, ipfsrt_error *err) {
     if (!cJSON_IsArray(codecs)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: codecs must be a list", m->name);
     bool serialized = false;
     for (const cJSON *c = codecs->child; c; c = c->next) {
         const cJSON *config;
-        const char *name = ext_name(c, &config);
+        const char *name = ipfsrt_zarr_ext_name(c, &config);
         if (!name) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: a codec without a name", m->name);
         ipfsrt_status st = v3_codec(m, name, config, &serialized, err);
         if (st != IPFSRT_OK) return st;
@@ -216,12 +222,13 @@ static ipfsrt_status parse_v3(ipfsrt_zarr_meta *m, const cJSON *j, ipfsrt_error 
     if (!cJSON_IsString(type) || strcmp(type->valuestring, "array") != 0)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: not an array (node_type)", m->name);
     ipfsrt_status st = v3_unknown_fields(m, j, err);
-    if (st == IPFSRT_OK) st = sizes(m, field(j, "shape"), "shape", false, m->shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_sizes(m, field(j, "shape"), "shape", false, m->shape, err);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_dtype_v3(m, field(j, "data_type"), err);
     if (st == IPFSRT_OK) st = v3_grid(m, field(j, "chunk_grid"), field(j, "chunk_key_encoding"), err);
-    if (st == IPFSRT_OK) st = v3_codecs(m, field(j, "codecs"), err);
-    if (st == IPFSRT_OK) st = check_sizes(m, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_v3_codecs(m, field(j, "codecs"), err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_check_sizes(m, err);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_fill(m, field(j, "fill_value"), err);
+    if (st == IPFSRT_OK && m->inner) st = ipfsrt_zarr_shard_fill(m, err);
     if (st == IPFSRT_OK) st = dimension_names(m, field(j, "dimension_names"), err);
     const cJSON *attrs = field(j, "attributes");
     if (st == IPFSRT_OK && attrs) m->attributes = cJSON_Duplicate(attrs, true);
@@ -280,6 +287,7 @@ ipfsrt_status ipfsrt_zarr_meta_set_attributes(ipfsrt_zarr_meta *m, const char *j
 void ipfsrt_zarr_meta_free(ipfsrt_zarr_meta *m) {
     if (!m) return;
     for (int i = 0; i < m->n_codecs; i++) ipfsrt_codec_free(m->codecs[i]);
+    ipfsrt_zarr_meta_free(m->inner);
     for (int i = 0; i < IPFSRT_NDARRAY_MAX_DIMS; i++) free(m->dimension_names[i]);
     ipfsrt_ndarray_free(&m->fill);
     cJSON_Delete(m->attributes);

@@ -71,7 +71,7 @@ static ipfsrt_status fetch_docs(ipfsrt_zarr_hierarchy *h, const char *path, docs
     ipfsrt_zarr_store_request req[DOC_COUNT];
     for (int i = 0; i < DOC_COUNT; i++) {
         key_of(keys[i], sizeof keys[i], path, doc_names[i]);
-        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, UINT64_MAX};
+        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, UINT64_MAX, false};
     }
     fetching f = {d, keys};
     ipfsrt_status st = ipfsrt_zarr_store_get_many(h->store, req, DOC_COUNT, keep_doc, &f, err);

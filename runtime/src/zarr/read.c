@@ -9,46 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "zarr/zarr_internal.h"
+#include "zarr/reader.h"
 
-#define THREADS_MAX 8
 #define QUEUED_BYTES_MAX ((size_t)64 << 20) /* stored bytes waiting for a decoder */
-
-/* The chunks of one dimension the selection touches, and which selected
- * positions [j0, j1) each holds. */
-typedef struct dim_plan {
-    size_t first, step, count; /* positions first + j * step, j < count */
-    bool dropped, reversed;
-    size_t n;
-    size_t *chunk, *j0, *j1;
-} dim_plan;
-
-typedef struct job {
-    struct job *next;
-    size_t chunk; /* position in the plan's odometer */
-    bool missing;
-    size_t len, cap;
-    uint8_t data[];
-} job;
-
-typedef struct reader {
-    const ipfsrt_zarr_meta *m;
-    const ipfsrt_zarr_read_options *opts;
-    char prefix[IPFSRT_ZARR_KEY_MAX + 2];
-    dim_plan dims[IPFSRT_NDARRAY_MAX_DIMS];
-    size_t total; /* chunks */
-    ipfsrt_ndarray full; /* every dimension kept, positive steps */
-    char *keys;
-    size_t key_size;
-    pthread_t threads[THREADS_MAX];
-    unsigned nthreads;
-    pthread_mutex_t mu;
-    pthread_cond_t work, room;
-    job *head, *tail, *spare;
-    size_t queued_bytes, done;
-    bool closing, failed;
-    ipfsrt_error error; /* the first failure */
-} reader;
 
 /* ------------------------------------------------------------------ plan */
 
@@ -105,19 +68,22 @@ static ipfsrt_status plan(reader *r, const ipfsrt_ndslice *sel, int n, ipfsrt_er
      * selects elements, and the chunk count cannot overflow */
     ipfsrt_status st = ipfsrt_ndarray_new_zeros(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
     for (int d = 0; d < m->ndim && st == IPFSRT_OK; d++) {
-        if (r->dims[d].count) st = plan_chunks(&r->dims[d], m->chunks[d], err);
+        if (r->dims[d].count) st = plan_chunks(&r->dims[d], r->unit->chunks[d], err);
         r->total *= r->dims[d].n;
     }
     return st;
 }
 
-/* Chunk k of the plan (row-major over the dimensions' lists): per dimension
- * its place in the list. */
-static void odometer(const reader *r, size_t k, size_t *pos) {
+void ipfsrt_zarr_reader_odometer(const reader *r, size_t k, size_t *pos) {
     for (int d = r->m->ndim; d-- > 0;) {
         pos[d] = k % r->dims[d].n;
         k /= r->dims[d].n;
     }
+}
+
+ipfsrt_status ipfsrt_zarr_reader_key(const reader *r, const size_t *index, char *buf, size_t cap, ipfsrt_error *err) {
+    size_t at = (size_t)snprintf(buf, cap, "%s", r->prefix);
+    return ipfsrt_zarr_chunk_key(r->m, index, buf + at, cap - at, err);
 }
 
 static ipfsrt_status make_keys(reader *r, ipfsrt_zarr_store_request **out, ipfsrt_error *err) {
@@ -131,12 +97,11 @@ static ipfsrt_status make_keys(reader *r, ipfsrt_zarr_store_request **out, ipfsr
     size_t pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_status st = IPFSRT_OK;
     for (size_t k = 0; k < r->total && st == IPFSRT_OK; k++) {
-        odometer(r, k, pos);
+        ipfsrt_zarr_reader_odometer(r, k, pos);
         for (int d = 0; d < r->m->ndim; d++) index[d] = r->dims[d].chunk[pos[d]];
         char *key = r->keys + k * r->key_size;
-        size_t at = (size_t)snprintf(key, r->key_size, "%s", r->prefix);
-        st = ipfsrt_zarr_chunk_key(r->m, index, key + at, r->key_size - at, err);
-        req[k] = (ipfsrt_zarr_store_request){key, 0, UINT64_MAX};
+        st = ipfsrt_zarr_reader_key(r, index, key, r->key_size, err);
+        req[k] = (ipfsrt_zarr_store_request){key, 0, UINT64_MAX, false};
     }
     if (st != IPFSRT_OK) free(req);
     else *out = req;
@@ -145,13 +110,28 @@ static ipfsrt_status make_keys(reader *r, ipfsrt_zarr_store_request **out, ipfsr
 
 /* -------------------------------------------------------------- decoding */
 
-/* Chunk k into its region of the output: a view of no buffer, as the
+/* Names the chunk of unit index in err: its key, and for an inner chunk
+ * which one of its shard. */
+static void name_unit(const reader *r, const size_t *index, ipfsrt_error *err) {
+    size_t shard[IPFSRT_NDARRAY_MAX_DIMS], inner = 0;
+    for (int d = 0; d < r->m->ndim; d++) {
+        size_t per = r->m->inner ? r->unit->grid[d] : 1;
+        shard[d] = index[d] / per;
+        inner = inner * per + index[d] % per;
+    }
+    char key[IPFSRT_ZARR_KEY_MAX + 64];
+    if (ipfsrt_zarr_chunk_key(r->m, shard, key, sizeof key, NULL) != IPFSRT_OK) strcpy(key, "?");
+    if (r->m->inner) ipfsrt_error_prefix(err, "%s, chunk %s (inner chunk %zu): ", r->m->name, key, inner);
+    else ipfsrt_error_prefix(err, "%s, chunk %s: ", r->m->name, key);
+}
+
+/* Unit k into its region of the output: a view of no buffer, as the
  * buffer's count is not for threads to touch. */
 static ipfsrt_status decode_job(reader *r, const job *j, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
-    const ipfsrt_zarr_meta *m = r->m;
+    const ipfsrt_zarr_meta *m = r->unit;
     size_t pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS],
         lstep[IPFSRT_NDARRAY_MAX_DIMS];
-    odometer(r, j->chunk, pos);
+    ipfsrt_zarr_reader_odometer(r, j->unit, pos);
     ipfsrt_ndarray region = r->full;
     region.buffer = NULL;
     for (int d = 0; d < m->ndim; d++) {
@@ -166,7 +146,7 @@ static ipfsrt_status decode_job(reader *r, const job *j, ipfsrt_zarr_scratch *s,
     ipfsrt_status st = IPFSRT_OK;
     if (j->missing) st = m->has_fill ? ipfsrt_ndarray_assign(&region, &m->fill, err) : IPFSRT_OK;
     else st = ipfsrt_zarr_decode_into(m, j->data, j->len, &region, lstart, lstep, s, err);
-    if (st != IPFSRT_OK) ipfsrt_zarr_name_chunk(m, index, err);
+    if (st != IPFSRT_OK) name_unit(r, index, err);
     return st;
 }
 
@@ -221,16 +201,18 @@ static job *job_for(reader *r, size_t len) {
     return j;
 }
 
-static ipfsrt_status enqueue(reader *r, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
+                                      ipfsrt_error *err) {
+    if (missing) len = 0;
     pthread_mutex_lock(&r->mu);
-    while (!r->failed && r->head && r->queued_bytes + res->len > QUEUED_BYTES_MAX) pthread_cond_wait(&r->room, &r->mu);
-    job *j = r->failed ? NULL : job_for(r, res->len);
+    while (!r->failed && r->head && r->queued_bytes + len > QUEUED_BYTES_MAX) pthread_cond_wait(&r->room, &r->mu);
+    job *j = r->failed ? NULL : job_for(r, len);
     if (j) {
         j->next = NULL;
-        j->chunk = res->index;
-        j->missing = res->status == IPFSRT_ENOT_FOUND;
-        j->len = j->missing ? 0 : res->len;
-        memcpy(j->data, res->data, j->len);
+        j->unit = k;
+        j->missing = missing;
+        j->len = len;
+        if (len) memcpy(j->data, data, len);
         r->queued_bytes += j->len;
         if (r->tail) r->tail->next = j;
         else r->head = j;
@@ -241,7 +223,7 @@ static ipfsrt_status enqueue(reader *r, const ipfsrt_zarr_store_result *res, ipf
     if (r->failed && err) *err = r->error;
     size_t done = r->done;
     pthread_mutex_unlock(&r->mu);
-    if (st == IPFSRT_ENOMEM && !r->failed) return ipfsrt_fail(err, st, -1, "out of memory for a chunk of %zu bytes", res->len);
+    if (st == IPFSRT_ENOMEM && !r->failed) return ipfsrt_fail(err, st, -1, "out of memory for a chunk of %zu bytes", len);
     if (st == IPFSRT_OK && r->opts->progress) st = r->opts->progress(r->opts->progress_user, done, r->total, err);
     return st;
 }
@@ -253,7 +235,7 @@ static ipfsrt_status arrived(void *user, const ipfsrt_zarr_store_result *res, ip
         ipfsrt_error_prefix(err, "%s, chunk %s: ", r->m->name, r->keys + res->index * r->key_size + strlen(r->prefix));
         return res->status;
     }
-    return enqueue(r, res, err);
+    return ipfsrt_zarr_reader_push(r, res->index, res->data, res->len, res->status == IPFSRT_ENOT_FOUND, err);
 }
 
 static unsigned thread_count(const reader *r) {
@@ -330,14 +312,18 @@ static void reader_free(reader *r) {
     free(r);
 }
 
-static ipfsrt_status fetch_and_decode(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
+static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
     ipfsrt_zarr_store_request *req = NULL;
     ipfsrt_status st = make_keys(r, &req, err);
-    if (st != IPFSRT_OK) return st;
-    st = start_decoders(r, err);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(store, req, r->total, arrived, r, err);
-    stop_decoders(r);
     free(req);
+    return st;
+}
+
+static ipfsrt_status fetch_and_decode(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
+    ipfsrt_status st = start_decoders(r, err);
+    if (st == IPFSRT_OK) st = r->m->inner ? ipfsrt_zarr_read_shards(r, store, err) : fetch_chunks(r, store, err);
+    stop_decoders(r);
     if (st == IPFSRT_OK && r->failed) {
         st = r->error.code;
         if (err) *err = r->error;
@@ -354,6 +340,7 @@ ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
     reader *r = calloc(1, sizeof *r);
     if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     r->m = m;
+    r->unit = m->inner ? m->inner : m;
     r->opts = opts ? opts : &defaults;
     const char *path = ipfsrt_zarr_path(array);
     snprintf(r->prefix, sizeof r->prefix, "%s%s", path, *path ? "/" : "");

@@ -68,7 +68,8 @@ ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *s, const ipfsrt_zarr
                                          ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
     for (size_t i = 0; i < n; i++) {
         ipfsrt_status st = ipfsrt_zarr_key_check(requests[i].key, err);
-        if (st == IPFSRT_OK && requests[i].length != UINT64_MAX && requests[i].offset > UINT64_MAX - requests[i].length)
+        if (st == IPFSRT_OK && !requests[i].from_end && requests[i].length != UINT64_MAX &&
+            requests[i].offset > UINT64_MAX - requests[i].length)
             st = ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%.200s: byte range overflows", requests[i].key);
         if (st != IPFSRT_OK) {
             ipfsrt_error_prefix(err, "%s: ", s->url);
@@ -94,14 +95,25 @@ static ipfsrt_status keep_value(void *user, const ipfsrt_zarr_store_result *r, i
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *s, const char *key, uint64_t offset, uint64_t length,
-                                          ipfsrt_buf *out, ipfsrt_error *err) {
-    ipfsrt_zarr_store_request req = {key, offset, length};
+static ipfsrt_status get_one(ipfsrt_zarr_store *s, const ipfsrt_zarr_store_request *req, ipfsrt_buf *out,
+                             ipfsrt_error *err) {
     one_value v = {out, IPFSRT_OK, {0}};
-    ipfsrt_status st = ipfsrt_zarr_store_get_many(s, &req, 1, keep_value, &v, err);
+    ipfsrt_status st = ipfsrt_zarr_store_get_many(s, req, 1, keep_value, &v, err);
     if (st != IPFSRT_OK) return st;
     if (v.status != IPFSRT_OK && err) *err = v.error;
     return v.status;
+}
+
+ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *s, const char *key, uint64_t offset, uint64_t length,
+                                          ipfsrt_buf *out, ipfsrt_error *err) {
+    ipfsrt_zarr_store_request req = {key, offset, length, false};
+    return get_one(s, &req, out, err);
+}
+
+ipfsrt_status ipfsrt_zarr_store_get_suffix(ipfsrt_zarr_store *s, const char *key, uint64_t length, ipfsrt_buf *out,
+                                           ipfsrt_error *err) {
+    ipfsrt_zarr_store_request req = {key, 0, length, true};
+    return get_one(s, &req, out, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *s, const char *key, ipfsrt_buf *out, ipfsrt_error *err) {

@@ -42,12 +42,14 @@ static ipfsrt_status read_key(car_store *s, const ipfsrt_zarr_store_request *r, 
     ipfsrt_status st = ipfsrt_unixfs_resolve(&s->src, path, NULL, &info, err);
     if (st == IPFSRT_OK && info.type != IPFSRT_UNIXFS_FILE && info.type != IPFSRT_UNIXFS_RAW)
         st = ipfsrt_fail(err, IPFSRT_ENOT_FILE, -1, "%s: not a file", r->key);
-    if (st == IPFSRT_OK && r->offset > info.size)
+    uint64_t offset = r->from_end ? (info.size > r->length ? info.size - r->length : 0) : r->offset;
+    if (st == IPFSRT_OK && offset > info.size)
         st = ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%s: offset %llu is past its %llu bytes", r->key,
-                         (unsigned long long)r->offset, (unsigned long long)info.size);
+                         (unsigned long long)offset, (unsigned long long)info.size);
     s->value.len = 0;
-    if (st == IPFSRT_OK && r->offset < info.size)
-        st = ipfsrt_unixfs_read(&s->src, &info.cid, r->offset, r->length, collect, &s->value, err);
+    if (st == IPFSRT_OK && offset < info.size)
+        st = ipfsrt_unixfs_read(&s->src, &info.cid, offset, r->from_end ? UINT64_MAX : r->length, collect, &s->value,
+                                err);
     return st;
 }
 

@@ -34,17 +34,18 @@ static ipfsrt_status read_range(folder *f, const char *path, const ipfsrt_zarr_s
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
         st = ipfsrt_fail(err, IPFSRT_ENOT_FILE, -1, "%s: not a file", path);
     uint64_t size = st == IPFSRT_OK ? (uint64_t)sb.st_size : 0;
-    if (st == IPFSRT_OK && r->offset > size)
+    uint64_t offset = r->from_end ? (size > r->length ? size - r->length : 0) : r->offset;
+    if (st == IPFSRT_OK && offset > size)
         st = ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%s: offset %llu is past its %llu bytes", path,
-                         (unsigned long long)r->offset, (unsigned long long)size);
-    uint64_t want = st == IPFSRT_OK ? size - r->offset : 0;
+                         (unsigned long long)offset, (unsigned long long)size);
+    uint64_t want = st == IPFSRT_OK ? size - offset : 0;
     if (r->length != UINT64_MAX && r->length < want) want = r->length;
     if (st == IPFSRT_OK && want > SIZE_MAX / 2) st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: too large", path);
     f->value.len = 0;
     uint8_t *dst = st == IPFSRT_OK ? ipfsrt_buf_reserve(&f->value, (size_t)want + 1) : NULL;
     if (st == IPFSRT_OK && !dst) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "%s: out of memory", path);
     for (size_t got = 0; st == IPFSRT_OK && got < want;) {
-        ssize_t n = pread(fd, dst + got, (size_t)want - got, (off_t)(r->offset + got));
+        ssize_t n = pread(fd, dst + got, (size_t)want - got, (off_t)(offset + got));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) st = ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: read failed", path);
         else got += (size_t)n;

@@ -43,9 +43,11 @@ static ipfsrt_status add_requests(gateway_store *s, ipfsrt_client_batch *b, cons
         append_path(s, requests[i].key);
     }
     ipfsrt_status st = s->paths.failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
-    for (size_t i = 0; i < n && st == IPFSRT_OK; i++)
-        st = ipfsrt_client_batch_add_path(b, (const char *)s->paths.data + starts[i], requests[i].offset,
-                                          requests[i].length, err);
+    for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
+        const char *path = (const char *)s->paths.data + starts[i];
+        st = requests[i].from_end ? ipfsrt_client_batch_add_suffix(b, path, requests[i].length, err)
+                                  : ipfsrt_client_batch_add_path(b, path, requests[i].offset, requests[i].length, err);
+    }
     free(starts);
     return st;
 }

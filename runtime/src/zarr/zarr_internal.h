@@ -12,6 +12,20 @@ ipfsrt_status ipfsrt_zarr_dtype_v2(ipfsrt_zarr_meta *m, const char *typestr, ipf
 ipfsrt_status ipfsrt_zarr_dtype_v3(ipfsrt_zarr_meta *m, const cJSON *data_type, ipfsrt_error *err);
 /* The fill value (v2 or v3 encodings) into m->fill. */
 ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_error *err);
+/* Parts of metadata parsing the sharding codec shares: a list of sizes (shape:
+ * >= 0, chunks: >= 1) of m->ndim entries (setting ndim when it is -1); the grid
+ * and the chunk size checked; a v3 extension's name and configuration; a v3
+ * codec chain. */
+ipfsrt_status ipfsrt_zarr_sizes(ipfsrt_zarr_meta *m, const cJSON *list, const char *what, bool chunks, size_t *out,
+                                ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_check_sizes(ipfsrt_zarr_meta *m, ipfsrt_error *err);
+const char *ipfsrt_zarr_ext_name(const cJSON *e, const cJSON **config);
+ipfsrt_status ipfsrt_zarr_v3_codecs(ipfsrt_zarr_meta *m, const cJSON *codecs, ipfsrt_error *err);
+/* sharding_indexed's configuration into m->inner and the index fields; the
+ * fill value handed on to the inner chunks once it is known. */
+ipfsrt_status ipfsrt_zarr_shard_parse(ipfsrt_zarr_meta *m, const cJSON *config, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_shard_fill(ipfsrt_zarr_meta *m, ipfsrt_error *err);
+
 /* ipfsrt_zarr_meta_parse and ipfsrt_zarr_meta_set_attributes on parsed JSON. */
 ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *json, int format, const char *name,
                                          ipfsrt_error *err);
@@ -49,6 +63,9 @@ void ipfsrt_zarr_scratch_free(ipfsrt_zarr_scratch *s);
 ipfsrt_status ipfsrt_zarr_decode_into(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len,
                                       const ipfsrt_ndarray *dst, const size_t *lstart, const size_t *lstep,
                                       ipfsrt_zarr_scratch *s, ipfsrt_error *err);
+/* A whole shard into dst (the shard's shape), empty inner chunks the fill value. */
+ipfsrt_status ipfsrt_zarr_decode_shard(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len, ipfsrt_ndarray *dst,
+                                       ipfsrt_zarr_scratch *s, ipfsrt_error *err);
 /* Prefixes err with the array's name and the chunk's key. */
 void ipfsrt_zarr_name_chunk(const ipfsrt_zarr_meta *m, const size_t *index, ipfsrt_error *err);
 

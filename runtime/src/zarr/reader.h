@@ -1,0 +1,66 @@
+/* A read of a selection under way, shared by the file that plans it and
+ * decodes its chunks (read.c) and the one that fetches shards (read_shards.c).
+ * Not public. The plan's units are the chunks decoded one by one: the chunks,
+ * or the inner chunks of a sharded array. */
+#ifndef IPFSRT_ZARR_READER_H
+#define IPFSRT_ZARR_READER_H
+
+#include <pthread.h>
+
+#include "zarr/zarr_internal.h"
+
+#define THREADS_MAX 8
+
+/* The units of one dimension the selection touches (ascending), and which
+ * selected positions [j0, j1) each holds. */
+typedef struct dim_plan {
+    size_t first, step, count; /* positions first + j * step, j < count */
+    bool dropped, reversed;
+    size_t n;
+    size_t *chunk, *j0, *j1;
+} dim_plan;
+
+typedef struct job {
+    struct job *next;
+    size_t unit; /* position in the plan's odometer */
+    bool missing;
+    size_t len, cap;
+    uint8_t data[];
+} job;
+
+typedef struct reader {
+    const ipfsrt_zarr_meta *m;
+    const ipfsrt_zarr_meta *unit; /* m, or m->inner for a sharded array */
+    const ipfsrt_zarr_read_options *opts;
+    char prefix[IPFSRT_ZARR_KEY_MAX + 2];
+    dim_plan dims[IPFSRT_NDARRAY_MAX_DIMS];
+    size_t total;        /* units */
+    ipfsrt_ndarray full; /* every dimension kept, positive steps */
+    char *keys;          /* the units' keys (unsharded) */
+    size_t key_size;
+    pthread_t threads[THREADS_MAX];
+    unsigned nthreads;
+    pthread_mutex_t mu;
+    pthread_cond_t work, room;
+    job *head, *tail, *spare;
+    size_t queued_bytes, done;
+    bool closing, failed;
+    ipfsrt_error error; /* the first failure */
+} reader;
+
+/* Unit k of the plan (row-major over the dimensions' lists): per dimension
+ * its place in the list. */
+void ipfsrt_zarr_reader_odometer(const reader *r, size_t k, size_t *pos);
+/* Hands unit k's stored bytes (copied) to the decoders, or says it is
+ * missing (the fill value); holds back while they are behind, and reports
+ * progress. Fails once a decoder has failed. */
+ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
+                                      ipfsrt_error *err);
+/* The key of shard (or chunk) index into buf: the array's prefix and the chunk key. */
+ipfsrt_status ipfsrt_zarr_reader_key(const reader *r, const size_t *index, char *buf, size_t cap, ipfsrt_error *err);
+/* Fetches a sharded array's units: shard indexes first (or whole shards where
+ * every inner chunk is wanted), then the inner chunks, every request in
+ * flight at once. */
+ipfsrt_status ipfsrt_zarr_read_shards(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err);
+
+#endif
