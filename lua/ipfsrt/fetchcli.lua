@@ -129,7 +129,7 @@ function M.report(client, opts)
   end
 end
 
-local function check_gateways(opts)
+function M.check_gateways(opts)
   for _, g in ipairs(opts.gateway or {}) do
     if not g:match("^https?://[^/]") then
       argparse.usage_error("--gateway %s is not a URL (http://HOST[:PORT] or https://...)", g)
@@ -139,7 +139,7 @@ end
 
 -- https://GATEWAY/ipfs/CID/path: ipfs://CID/path through that gateway, verified
 -- (with --no-verify the URL is fetched as it is).
-local function gateway_url_target(url, opts)
+function M.gateway_url_target(url, opts)
   if opts["no-verify"] then return url end
   local gw, rest = url:match("^(https?://[^/]+)/ipfs/(.+)$")
   if not gw then
@@ -163,8 +163,8 @@ function M.parse(args, name, extra, extra_aliases)
   for k, v in pairs(extra_aliases or {}) do aliases[k] = v end
   local pos, opts = argparse.parse(args, spec, aliases)
   if #pos ~= 1 then argparse.usage_error("%s needs one ipfs://CID[/path]", name) end
-  check_gateways(opts)
-  return gateway_url_target(pos[1], opts), opts
+  M.check_gateways(opts)
+  return M.gateway_url_target(pos[1], opts), opts
 end
 
 -- Runs fn(client) and prints the -v report whether it worked or not.

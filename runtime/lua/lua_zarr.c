@@ -100,7 +100,7 @@ static int meta_dimension_names(lua_State *L, const ipfsrt_zarr_meta *m) {
 
 static const char *const field_names[] = {"zarr_format", "shape", "chunks", "grid", "ndim", "dtype",
                                          "itemsize", "name", "datetime_unit", "codecs", "dimension_names",
-                                         "attrs", "fill_value", "order", NULL};
+                                         "attrs", "fill_value", "order", "inner_chunks", "inner_codecs", NULL};
 
 /* Pushes field k of m (nothing, and false, when it has none). */
 static bool push_field(lua_State *L, const ipfsrt_zarr_meta *m, const char *k) {
@@ -115,6 +115,8 @@ static bool push_field(lua_State *L, const ipfsrt_zarr_meta *m, const char *k) {
     else if (!strcmp(k, "order")) lua_pushstring(L, m->fortran_order ? "F" : "C");
     else if (!strcmp(k, "datetime_unit") && m->datetime_unit[0]) lua_pushstring(L, m->datetime_unit);
     else if (!strcmp(k, "codecs")) meta_codecs(L, m);
+    else if (!strcmp(k, "inner_chunks") && m->inner) push_sizes(L, m->inner->chunks, m->ndim);
+    else if (!strcmp(k, "inner_codecs") && m->inner) meta_codecs(L, m->inner);
     else if (!strcmp(k, "dimension_names")) meta_dimension_names(L, m);
     else if (!strcmp(k, "attrs")) m->attributes ? ipfsrt_lua_push_json(L, m->attributes) : lua_newtable(L);
     else if (!strcmp(k, "fill_value") && m->has_fill) {

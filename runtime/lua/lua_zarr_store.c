@@ -97,8 +97,9 @@ static ipfsrt_status lua_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_sto
     ipfsrt_status st = IPFSRT_OK;
     if (!lua_istable(L, -1)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "store list(\"%s\") returned no list", prefix);
     for (lua_Integer i = 1; st == IPFSRT_OK && lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
-        const char *name = lua_tostring(L, -1);
-        st = name ? fn(user, name, err) : ipfsrt_fail(err, IPFSRT_EARG, -1, "store list: entry %lld is not a name", (long long)i);
+        ipfsrt_zarr_store_entry entry = {lua_tostring(L, -1), UINT64_MAX, false};
+        st = entry.name ? fn(user, &entry, err)
+                        : ipfsrt_fail(err, IPFSRT_EARG, -1, "store list: entry %lld is not a name", (long long)i);
         lua_pop(L, 1);
     }
     lua_settop(L, lua_gettop(L) - (st == IPFSRT_OK ? 2 : 1));
@@ -192,22 +193,31 @@ static int store_get(lua_State *L) {
     return 1;
 }
 
-static ipfsrt_status add_name(void *user, const char *name, ipfsrt_error *err) {
+static ipfsrt_status add_entry(void *user, const ipfsrt_zarr_store_entry *e, ipfsrt_error *err) {
     lua_State *L = user;
     (void)err;
-    lua_pushstring(L, name);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, e->name);
+    lua_setfield(L, -2, "name");
+    if (e->size != UINT64_MAX) {
+        lua_pushinteger(L, (lua_Integer)e->size);
+        lua_setfield(L, -2, "size");
+    }
+    lua_pushboolean(L, e->is_folder);
+    lua_setfield(L, -2, "folder");
     lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
     return IPFSRT_OK;
 }
 
-/* s:list_dir([prefix]) -> {name, ...} */
+/* s:list_dir([prefix]) -> {{name =, size =, folder =}, ...}: size (the bytes
+ * under it) when the store says, folder when it knows */
 static int store_list_dir(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
     const char *prefix = luaL_optstring(L, 2, "");
     lua_newtable(L);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_store_list_dir(zs->s, prefix, add_name, L, &err);
+    ipfsrt_status st = ipfsrt_zarr_store_list_dir(zs->s, prefix, add_entry, L, &err);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
     return 1;
 }

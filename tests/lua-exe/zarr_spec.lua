@@ -205,6 +205,31 @@ describe("ipfsrt.zarr", function()
     assert.equal("bad_chunk_data", err.code)
   end)
 
+  it("has a CLI: zarr info shows the tree, zarr get the values, over ipfs:// too", function()
+    local code, out, err = exe.run { "zarr", "info", dir .. "/ds" }
+    assert.equal(0, code, err)
+    assert.truthy(out:find("temp  int16 [5, 7]  chunks [2, 3]", 1, true), out)
+    assert.truthy(out:find("fill -1", 1, true), out)
+    code, out, err = exe.run { "zarr", "info", "ipfs://" .. root, "--gateway", honest:url(), "--json" }
+    assert.equal(0, code, err)
+    local tree = ipfsrt.json.decode(out)
+    assert.equal("group", tree.kind)
+    assert.same({ 5, 7 }, tree.members[1].shape)
+    assert.equal(70, tree.members[1].decoded_bytes)
+    code, out, err = exe.run { "zarr", "get", "ipfs://" .. root, "temp", "4,::3", "--gateway", honest:url(), "--json" }
+    assert.equal(0, code, err)
+    assert.same({ 400, 403, 406 }, ipfsrt.json.decode(out))
+    code, out, err = exe.run { "zarr", "get", car, "temp", "0:2,0:3", "--csv" }
+    assert.equal(0, code, err)
+    assert.equal("-1,-1,-1\n-1,-1,-1\n", out)
+    code, out = exe.run { "zarr", "get", dir .. "/ds", "temp", "9" }
+    assert.equal(1, code)
+    assert.truthy(out == "" and err ~= nil)
+    code, _, err = exe.run { "zarr", "get", dir .. "/ds", "temp", "1:2:0" }
+    assert.equal(2, code)
+    assert.truthy(err:find("step of 0", 1, true), err)
+  end)
+
   it("refuses keys that leave the store", function()
     local ok, err = pcall(ipfsrt.zarr.open, dir .. "/ds", { path = "../ds" })
     assert.is_false(ok)

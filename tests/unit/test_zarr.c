@@ -102,8 +102,8 @@ static void remove_tree(const char *dir) {
     assert_int_equal(system(cmd), 0);
 }
 
-static ipfsrt_status count_name(void *user, const char *name, ipfsrt_error *err) {
-    (void)name;
+static ipfsrt_status count_name(void *user, const ipfsrt_zarr_store_entry *entry, ipfsrt_error *err) {
+    (void)entry;
     (void)err;
     (*(int *)user)++;
     return IPFSRT_OK;

@@ -37,9 +37,17 @@ typedef struct ipfsrt_zarr_store_result {
 /* Sees each result as it completes; anything but IPFSRT_OK stops the batch. */
 typedef ipfsrt_status (*ipfsrt_zarr_store_result_fn)(void *user, const ipfsrt_zarr_store_result *result,
                                                      ipfsrt_error *err);
-/* Sees each name directly under a prefix, files and folders alike (in no
- * particular order). */
-typedef ipfsrt_status (*ipfsrt_zarr_store_name_fn)(void *user, const char *name, ipfsrt_error *err);
+/* One name directly under a prefix, file or folder. */
+typedef struct ipfsrt_zarr_store_entry {
+    const char *name;
+    uint64_t size;  /* the bytes under it (a folder's whole content, over IPFS the DAG's
+                       cumulative size); UINT64_MAX when the listing does not say */
+    bool is_folder; /* known to be a folder (stores that cannot tell say false) */
+} ipfsrt_zarr_store_entry;
+
+/* Sees each entry directly under a prefix (in no particular order). */
+typedef ipfsrt_status (*ipfsrt_zarr_store_name_fn)(void *user, const ipfsrt_zarr_store_entry *entry,
+                                                   ipfsrt_error *err);
 
 /* What a store implements. Keys reach it checked. get_many reports every
  * request exactly once; a key's failure is its result's, the call itself fails

@@ -63,8 +63,9 @@ typedef struct listed {
     size_t count, cap;
 } listed;
 
-static ipfsrt_status keep_name(void *user, const char *name, ipfsrt_error *err) {
+static ipfsrt_status keep_name(void *user, const ipfsrt_zarr_store_entry *entry, ipfsrt_error *err) {
     listed *l = user;
+    const char *name = entry->name;
     if (name[0] == '.' || strcmp(name, "zarr.json") == 0 || ipfsrt_zarr_key_check(name, NULL) != IPFSRT_OK)
         return IPFSRT_OK; /* metadata, or nothing a member could be called */
     if (l->count >= MEMBERS_MAX) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "a group of more than %d entries", MEMBERS_MAX);

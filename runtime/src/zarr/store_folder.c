@@ -78,8 +78,14 @@ static ipfsrt_status folder_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_
     ipfsrt_status st = path_of(f, prefix, path, sizeof path, err);
     DIR *d = st == IPFSRT_OK ? opendir(path) : NULL;
     if (!d) return st != IPFSRT_OK || errno == ENOENT || errno == ENOTDIR ? st : ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: %s", path, strerror(errno));
-    for (struct dirent *e; st == IPFSRT_OK && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !strstr(e->d_name, TEMP_MARK)) st = fn(user, e->d_name, err);
+    for (struct dirent *e; st == IPFSRT_OK && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || strstr(e->d_name, TEMP_MARK)) continue;
+        struct stat sb;
+        bool known = fstatat(dirfd(d), e->d_name, &sb, 0) == 0;
+        ipfsrt_zarr_store_entry entry = {e->d_name, known && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : UINT64_MAX,
+                                         known && S_ISDIR(sb.st_mode)};
+        st = fn(user, &entry, err);
+    }
     closedir(d);
     return st;
 }

@@ -85,7 +85,8 @@ typedef struct lister {
 
 static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
     lister *l = user;
-    return l->fn(l->user, e->name, err);
+    ipfsrt_zarr_store_entry entry = {e->name, e->tsize, false}; /* the link's cumulative size */
+    return l->fn(l->user, &entry, err);
 }
 
 static ipfsrt_status gateway_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,

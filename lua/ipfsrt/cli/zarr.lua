@@ -1,0 +1,262 @@
+-- ipfsrt zarr info|get: Zarr groups and arrays from IPFS (verified), HTTP, CAR
+-- files and folders.
+local ipfsrt = require "ipfsrt"
+local argparse = require "ipfsrt.argparse"
+local fetchcli = require "ipfsrt.fetchcli"
+
+local M = {
+  summary = "Zarr v2/v3 groups and arrays: their tree (info) and values (get)",
+  usage = [[usage: ipfsrt zarr info URL [--json]
+       ipfsrt zarr get URL ARRAY [SELECTION] [--json | --csv] [-q]
+
+URL is ipfs://CID[/path] (every byte verified, through gateways), a gateway URL
+https://GATEWAY/ipfs/CID[/path] (the same, through that gateway), http(s)://...
+with --no-verify (plain, unverified), FILE.car[/path] (verified) or a folder.
+
+info: the tree of groups and arrays: shapes, data types, chunks (and inner
+  chunks of shards), codecs, fill values, decoded sizes and, where the store
+  lists its keys, stored sizes. --json for the same as JSON.
+get: the values of ARRAY (a path below URL; "." for URL itself) as numpy
+  prints them, or --json (nested lists) or --csv (rows of a 2-d array; more
+  dimensions as index columns and a value). SELECTION is numpy's, 0-based and
+  half-open: "0,100:200,::2" is a[0, 100:200, ::2]; left out, the whole array.
+  A progress bar shows on a terminal (-q: none).
+]] .. fetchcli.options_help,
+}
+
+M.options = { json = "boolean", csv = "boolean", quiet = "boolean" }
+M.aliases = { q = "quiet" }
+
+-- ------------------------------------------------------------- opening
+
+local function is_ipfs(url) return url:match("^ipfs://") or url:match("^/ipfs/") end
+
+local function open_store(url, opts)
+  fetchcli.check_gateways(opts)
+  url = fetchcli.gateway_url_target(url, opts)
+  if is_ipfs(url) then
+    local client = fetchcli.client(opts)
+    return ipfsrt.zarr.store(url, { client = client }), client
+  end
+  if url:match("^https?://") and not opts["no-verify"] then
+    argparse.usage_error("%s: plain http(s) is read unverified only with --no-verify", url)
+  end
+  return ipfsrt.zarr.store(url)
+end
+
+-- ---------------------------------------------------------------- info
+
+local function decoded_bytes(a)
+  local n = a.itemsize
+  for _, s in ipairs(a.shape) do n = n * s end
+  return n
+end
+
+-- Bytes the store holds under prefix but its metadata, when it can list them.
+local function stored_bytes(store, prefix, depth)
+  local total = 0
+  for _, e in ipairs(store:list_dir(prefix)) do
+    if not (e.name == "zarr.json" or e.name:match("^%.z")) then
+      if e.size then total = total + e.size
+      elseif e.folder and depth < 64 then
+        local sub = stored_bytes(store, prefix .. e.name .. "/", depth + 1)
+        if not sub then return nil end
+        total = total + sub
+      else return nil end
+    end
+  end
+  return total
+end
+
+local function fill_text(a)
+  if not a.fill_value then return "none" end
+  local v = a.fill_value:get()
+  return type(v) == "string" and string.format("%q", v) or tostring(v)
+end
+
+local function describe_array(a, store)
+  local d = {
+    path = a.path, kind = "array", zarr_format = a.zarr_format, shape = a.shape, chunks = a.chunks,
+    inner_chunks = a.inner_chunks, dtype = a.dtype, codecs = a.inner_codecs or a.codecs, order = a.order,
+    fill_value = fill_text(a), dimension_names = a.dimension_names, attrs = a.attrs,
+    decoded_bytes = decoded_bytes(a), datetime_unit = a.datetime_unit,
+  }
+  if store:info().listable then
+    local ok, n = pcall(stored_bytes, store, a.path == "" and "" or a.path .. "/", 0)
+    if ok then d.stored_bytes = n end
+  end
+  return d
+end
+
+local function no_empty_attrs(d)
+  if next(d.attrs) == nil then d.attrs = nil end
+  return d
+end
+
+local function describe(node, store, depth)
+  if node.is_array then return no_empty_attrs(describe_array(node, store)) end
+  local d = { path = node.path, kind = "group", zarr_format = node.zarr_format, attrs = node.attrs, members = {} }
+  if depth > 32 then return d end
+  for _, m in ipairs(node:members()) do d.members[#d.members + 1] = describe(node:get(m.name), store, depth + 1) end
+  return no_empty_attrs(d)
+end
+
+local function join(list) return table.concat(list, ", ") end
+
+local function array_line(d, indent)
+  local name = d.path:match("[^/]*$")
+  local parts = { string.format("%s%s  %s [%s]  chunks [%s]", indent, name == "" and "/" or name, d.dtype,
+    join(d.shape), join(d.chunks)) }
+  if d.inner_chunks then parts[#parts + 1] = string.format("in shards of [%s]", join(d.inner_chunks)) end
+  parts[#parts + 1] = #d.codecs > 0 and join(d.codecs) or "uncompressed"
+  parts[#parts + 1] = "fill " .. d.fill_value
+  local size = fetchcli.human(d.decoded_bytes)
+  if d.stored_bytes then size = string.format("%s stored, %s", fetchcli.human(d.stored_bytes), size) end
+  parts[#parts + 1] = size .. " decoded"
+  local dims, named = {}, false
+  for i, n in ipairs(d.dimension_names or {}) do
+    named = named or n ~= ipfsrt.null
+    dims[i] = n ~= ipfsrt.null and tostring(n) or "-"
+  end
+  if named then parts[#parts + 1] = "dims (" .. join(dims) .. ")" end
+  return table.concat(parts, "  ")
+end
+
+local function print_tree(d, indent)
+  if d.kind == "array" then return print(array_line(d, indent)) end
+  local name = d.path:match("[^/]*$")
+  print(string.format("%s%s/  group (v%d), %d members", indent, name, d.zarr_format, #d.members))
+  for _, m in ipairs(d.members) do print_tree(m, indent .. "  ") end
+end
+
+local function info(url, rest, opts)
+  if #rest > 0 then argparse.usage_error("zarr info takes one URL") end
+  local store, client = open_store(url, opts)
+  local ok, err = pcall(function()
+    local d = describe(ipfsrt.zarr.open(store), store, 0)
+    if opts.json then print(ipfsrt.json.encode(d)) else print_tree(d, "") end
+  end)
+  if client then
+    fetchcli.report(client, opts)
+    client:close()
+  end
+  if not ok then error(err, 0) end
+end
+
+-- ----------------------------------------------------------------- get
+
+-- numpy's selection syntax: "i", "a:b", "a:b:c", ":" per dimension, commas between.
+function M.parse_selection(text)
+  local sel = {}
+  if text == nil or text == "" then return sel end
+  local d = 0
+  for part in (text .. ","):gmatch("([^,]*),") do
+    d = d + 1
+    part = part:gsub("%s", "")
+    local function num(s)
+      if s == "" then return nil end
+      local n = math.tointeger(tonumber(s))
+      if not n then argparse.usage_error("selection part %d: %q is not an integer", d, s) end
+      return n
+    end
+    if not part:find(":", 1, true) then
+      if part == "" then argparse.usage_error("selection part %d is empty", d) end
+      sel[d] = num(part)
+    else
+      local a, b, c = part:match("^([^:]*):([^:]*):?([^:]*)$")
+      if not a then argparse.usage_error("selection part %d: %q is not start:stop:step", d, part) end
+      local step = num(c) or 1
+      if step == 0 then argparse.usage_error("selection part %d: a step of 0", d) end
+      sel[d] = { num(a), num(b), step }
+    end
+  end
+  return sel
+end
+
+local function csv_value(v)
+  if type(v) == "string" then return '"' .. v:gsub('"', '""') .. '"' end
+  return tostring(v)
+end
+
+local function write_csv(x)
+  local out = io.stdout
+  if x.ndim == 0 then return out:write(csv_value(x:get()), "\n") end
+  if x.ndim <= 2 then
+    local rows = x.ndim == 1 and x:reshape { -1, 1 } or x
+    for i = 0, rows.shape[1] - 1 do
+      local line = {}
+      for j = 0, rows.shape[2] - 1 do line[#line + 1] = csv_value(rows:get(i, j)) end
+      out:write(table.concat(line, ","), "\n")
+    end
+    return
+  end
+  local idx = {}
+  for d = 1, x.ndim do idx[d] = 0 end
+  for _ = 1, x.size do
+    local line = {}
+    for d = 1, x.ndim do line[d] = idx[d] end
+    line[#line + 1] = csv_value(x:get(table.unpack(idx)))
+    out:write(table.concat(line, ","), "\n")
+    for d = x.ndim, 1, -1 do
+      idx[d] = idx[d] + 1
+      if idx[d] < x.shape[d] then break end
+      idx[d] = 0
+    end
+  end
+end
+
+-- A bar on stderr, on a terminal only, once a read has taken a second.
+local function chunk_progress(opts)
+  if opts.quiet or not ipfsrt.isatty(io.stderr) then return nil, function() end end
+  local start, shown = ipfsrt.clock(), false
+  local function bar(done, total)
+    if ipfsrt.clock() - start < 1 then return end
+    shown = true
+    local width = 30
+    local fill = total > 0 and math.floor(done / total * width) or width
+    io.stderr:write(string.format("\r[%s%s] %d of %d chunks\27[K", string.rep("#", fill),
+      string.rep(" ", width - fill), done, total))
+  end
+  return bar, function() if shown then io.stderr:write("\r\27[K") end end
+end
+
+local function get(url, rest, opts)
+  if #rest < 1 or #rest > 2 then argparse.usage_error("zarr get needs URL, ARRAY and maybe a SELECTION") end
+  if opts.json and opts.csv then argparse.usage_error("--json and --csv go one at a time") end
+  local sel = M.parse_selection(rest[2])
+  local store, client = open_store(url, opts)
+  local ok, err = pcall(function()
+    local a = ipfsrt.zarr.open(store, { path = rest[1] == "." and "" or rest[1] })
+    if not a.is_array then argparse.usage_error("%s is a group, not an array", rest[1]) end
+    local bar, clear = chunk_progress(opts)
+    local read_ok, x = pcall(a.read, a, sel, { progress = bar })
+    clear()
+    if not read_ok then error(x, 0) end
+    if opts.json then print(ipfsrt.json.encode(x:tolist()))
+    elseif opts.csv then write_csv(x)
+    else print(tostring(x)) end
+  end)
+  if client then
+    fetchcli.report(client, opts)
+    client:close()
+  end
+  if not ok then error(err, 0) end
+end
+
+function M.run(args)
+  local spec, aliases = {}, {}
+  for k, v in pairs(fetchcli.spec) do spec[k] = v end
+  for k, v in pairs(M.options) do spec[k] = v end
+  for k, v in pairs(fetchcli.aliases) do aliases[k] = v end
+  for k, v in pairs(M.aliases) do aliases[k] = v end
+  local pos, opts = argparse.parse(args, spec, aliases)
+  local command, url = pos[1], pos[2]
+  local commands = { info = info, get = get }
+  if not commands[command] then argparse.usage_error("zarr needs info or get") end
+  if not url then argparse.usage_error("zarr %s needs a URL", command) end
+  ipfsrt.catch_signals()
+  commands[command](url, { table.unpack(pos, 3) }, opts)
+  return 0
+end
+
+return M
