@@ -99,6 +99,12 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libipfsrt.a
 	@$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka) -Itests/unit -o $@ $< \
 	    $(BUILD)/libipfsrt.a $(PKG_LIBS) $(shell pkg-config --libs cmocka)
 
+# Measuring helpers of benchmark scenarios (scripts/bench/*.lua run them).
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libipfsrt.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libipfsrt.a $(PKG_LIBS)
+
 deps:
 	@missing=""; for p in $(DEBIAN_DEPS); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
@@ -238,7 +244,9 @@ bench-deps:
 	@for p in wrk nginx-light time; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
 	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk nginx-light time; break; }; done
 
-bench: all bench-deps
+bench: all bench-deps $(BUILD)/bench/codec_bench
+	$(BUILD)/ipfsrt scripts/bench/codecs.lua $(BUILD)/bench/codec_bench
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/zarr_series.lua
 	$(BUILD)/ipfsrt scripts/bench/car_verify.lua
 	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
 	$(BUILD)/ipfsrt scripts/bench/serve.lua

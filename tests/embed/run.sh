@@ -27,6 +27,16 @@ case "$result" in
 *"5 blocks (1977 bytes) verified"*"lua sees 1 root(s), first $root"*"lua client read 12 verified bytes with policies failover and inline"*) echo "embed: ok" ;;
 *) echo "embed: unexpected output" >&2; exit 1 ;;
 esac
+# A host reading a Zarr selection over ipfs:// with the C API alone.
+${CC:-cc} -std=c11 -Wall -Wextra -Werror ${EMBED_CFLAGS:-} tests/embed/zarr_embed.c -o "$out-zarr" \
+    $(pkg-config --cflags --libs ipfsrt) -Wl,-rpath,"$libdir"
+rm -rf "$BUILD/tests/zarr-embed"
+result=$("$out-zarr" "$BUILD/tests")
+echo "$result"
+case "$result" in
+*"shape 4x4: 100 103 106 -1 200 203 206 -1 300 303 306 -1 400 403 406 409") echo "embed: zarr over ipfs:// with the C API: ok" ;;
+*) echo "embed: unexpected zarr output" >&2; exit 1 ;;
+esac
 # A tampered CAR must make the host see an error, not data.
 bad="$BUILD/tests/embed-bad.car"
 sed 's/hello world/hello_world/' tests/fixtures/ipfs-car-small.car > "$bad"
