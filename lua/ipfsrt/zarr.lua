@@ -41,7 +41,7 @@ function M.store(where, opts)
   end
   if type(where) == "userdata" then return where end
   if type(where) ~= "string" then bad("a store is a URL, a path or a table") end
-  return C.store_open(where, client_for(where, opts.client), opts.writable == true)
+  return C.store_open(where, opts.client ~= nil and client_for(where, opts.client) or nil, opts.writable == true)
 end
 
 local Array, Group = {}, {}
@@ -109,7 +109,223 @@ function Array.__tostring(a)
     a.dtype, table.concat(a.shape, ", "), table.concat(a.chunks, ", "))
 end
 
+-- a:write(selection, values[, opts]): values (an n-d array, a number, or
+-- nested tables) broadcast over the selection; opts.threads,
+-- opts.write_empty_chunks (default false: chunks left all fill are removed).
+function Array.write(a, selection, values, opts)
+  if selection ~= nil and type(selection) ~= "table" then bad("a selection is a table") end
+  opts = opts or {}
+  if type(opts) ~= "table" then bad("write options must be a table") end
+  local nd = ipfsrt.ndarray
+  if type(values) == "boolean" then values = values and 1 or 0 end
+  if type(values) == "number" then values = nd.full({}, values, a.dtype)
+  elseif type(values) == "table" and getmetatable(values) == nil then values = nd.from(values, a.dtype)
+  elseif type(values) ~= "userdata" then bad("values are an n-d array, a number or nested tables") end
+  local threads = opts.threads or 0
+  if math.type(threads) ~= "integer" or threads < 0 then bad("threads must be a whole number") end
+  rawget(a, "_node"):write(selection, values, threads, opts.write_empty_chunks == true)
+end
+
+-- x:set_attrs(table): replaces the user attributes (group or array)
+local function set_attrs(x, attrs)
+  if type(attrs) ~= "table" then bad("attributes are a table") end
+  rawget(x, "_node"):set_attributes(attrs)
+  rawset(x, "attrs", rawget(x, "_node"):info().attrs)
+end
+Array.set_attrs, Group.set_attrs = set_attrs, set_attrs
+
 M.Array, M.Group = Array, Group
+
+-- ------------------------------------------------------------- creating
+
+local V2_TYPES = { bool = "|b1", int8 = "|i1", uint8 = "|u1", int16 = "<i2", uint16 = "<u2", int32 = "<i4",
+  uint32 = "<u4", int64 = "<i8", uint64 = "<u8", float16 = "<f2", float32 = "<f4", float64 = "<f8",
+  complex64 = "<c8", complex128 = "<c16" }
+
+local function fill_json(v, dtype)
+  if v == nil then return ipfsrt.null end
+  if dtype and dtype:match("^complex") and type(v) == "number" then return { fill_json(v), 0 } end
+  if type(v) == "number" and v ~= v then return "NaN" end
+  if v == math.huge then return "Infinity" end
+  if v == -math.huge then return "-Infinity" end
+  return v
+end
+
+-- compressor = "zstd" | {id = "zstd", level = 3, ...} (numcodecs' names and fields)
+local function compressor_of(c)
+  if c == nil or c == false then return nil end
+  if type(c) == "string" then c = { id = c } end
+  if type(c) ~= "table" or type(c.id or c.name) ~= "string" then bad("compressor is a name or {id = name, ...}") end
+  local out = {}
+  for k, v in pairs(c) do out[k] = v end
+  out.id, out.name = c.id or c.name, nil
+  return out
+end
+
+-- The v3 codec chain: bytes (little-endian), then the compressor's v3 form.
+local function v3_codecs(opts, itemsize)
+  local chain = { { name = "bytes", configuration = itemsize > 1 and { endian = "little" } or nil } }
+  local c = compressor_of(opts.compressor)
+  if c then
+    local config = {}
+    for k, v in pairs(c) do if k ~= "id" then config[k] = v end end
+    local v3 = { zstd = true, gzip = true, blosc = true, crc32c = true }
+    if c.id == "blosc" then
+      local shuffles = { [0] = "noshuffle", [1] = "shuffle", [2] = "bitshuffle" }
+      config.shuffle = shuffles[config.shuffle or 1] or config.shuffle
+      config.typesize = config.typesize or itemsize
+      config.cname = config.cname or "lz4"
+      config.clevel = config.clevel or 5
+      config.blocksize = config.blocksize or 0
+    end
+    if c.id == "zstd" then config.level, config.checksum = config.level or 0, config.checksum or false end
+    if c.id == "gzip" then config.level = config.level or 5 end
+    chain[#chain + 1] = { name = v3[c.id] and c.id or "numcodecs." .. c.id,
+      configuration = next(config) and config or nil }
+  end
+  return chain
+end
+
+local function sizes(list, name)
+  if type(list) ~= "table" then bad("%s is a list of sizes", name) end
+  for i, v in ipairs(list) do
+    if math.type(v) ~= "integer" or v < 0 then bad("%s[%d] is not a size", name, i) end
+  end
+  return list
+end
+
+local function v2_doc(o, dtype)
+  local filters = o.filters and {} or ipfsrt.null
+  for i, f in ipairs(o.filters or {}) do filters[i] = compressor_of(f) end
+  return { zarr_format = 2, shape = o.shape, chunks = o.chunks, dtype = dtype, order = o.order or "C",
+    compressor = compressor_of(o.compressor) or ipfsrt.null, filters = filters, fill_value = fill_json(o.fill_value, o.dtype),
+    dimension_separator = o.separator, attributes = o.attrs }
+end
+
+local function v3_doc(o, itemsize)
+  local codecs = o.codecs or v3_codecs(o, itemsize)
+  local chunks = o.chunks
+  if o.shards then -- chunks are the inner chunks; shards the stored objects' shape
+    codecs = { { name = "sharding_indexed", configuration = { chunk_shape = o.chunks, codecs = codecs,
+      index_codecs = { { name = "bytes", configuration = { endian = "little" } }, { name = "crc32c" } },
+      index_location = "end" } } }
+    chunks = sizes(o.shards, "shards")
+  end
+  return { zarr_format = 3, node_type = "array", shape = o.shape, data_type = o.dtype,
+    chunk_grid = { name = "regular", configuration = { chunk_shape = chunks } },
+    chunk_key_encoding = { name = "default", configuration = { separator = o.separator or "/" } },
+    fill_value = fill_json(o.fill_value == nil and 0 or o.fill_value, o.dtype), codecs = codecs,
+    dimension_names = o.dimension_names, attributes = o.attrs or ipfsrt.json.object() }
+end
+
+-- create(where, opts) -> Array: a new array in a writable store (a folder is
+-- made if need be). opts: path, shape, chunks, dtype ("float32", ...),
+-- fill_value (v2: nil = none), zarr_format (3), compressor ("zstd" or
+-- {id = "blosc", cname = "lz4", ...}), filters (v2, numcodecs form), codecs
+-- (v3, the whole chain instead), shards (v3: the shape of each stored shard,
+-- chunks then being its inner chunks), order (v2 "C"/"F"), separator,
+-- attrs, dimension_names.
+function M.create(where, opts)
+  if type(opts) ~= "table" then bad("create needs options") end
+  local format = opts.zarr_format or 3
+  if format ~= 2 and format ~= 3 then bad("zarr_format is 2 or 3") end
+  sizes(opts.shape, "shape")
+  sizes(opts.chunks or opts.shape, "chunks")
+  local o = setmetatable({ chunks = opts.chunks or opts.shape }, { __index = opts })
+  local v2type = V2_TYPES[opts.dtype or "float64"]
+  local bytes = type(opts.dtype) == "string" and opts.dtype:match("^S(%d+)$")
+  if not v2type and not bytes then bad("dtype %s is not one Zarr stores", tostring(opts.dtype)) end
+  if format == 2 and opts.shards then bad("shards need zarr_format 3") end
+  local itemsize = bytes and tonumber(bytes) or tonumber(v2type:match("%d+$"))
+  o.dtype = bytes and "r" .. (8 * itemsize) or (opts.dtype or "float64")
+  local doc = format == 2 and v2_doc(o, bytes and "|S" .. bytes or v2type) or v3_doc(o, itemsize)
+  local store = M.store(where, { writable = true })
+  return wrap(C.create_array(store, opts.path or "", ipfsrt.json.encode(doc)), store)
+end
+
+-- group(where[, opts]) -> Group: a new group (opts: path, zarr_format (3), attrs)
+function M.group(where, opts)
+  opts = opts or {}
+  local format = opts.zarr_format or 3
+  if format ~= 2 and format ~= 3 then bad("zarr_format is 2 or 3") end
+  local store = M.store(where, { writable = true })
+  return wrap(C.create_group(store, opts.path or "", format, opts.attrs), store)
+end
+
+-- consolidate(where[, opts]): the hierarchy's metadata gathered at its top
+-- (opts.path: a group inside) for one-read opening.
+function M.consolidate(where, opts)
+  opts = opts or {}
+  C.consolidate_store(M.store(where, { writable = true }), opts.path or "")
+end
+
+-- ------------------------------------------------------------- copying
+
+local function rows_of(a)
+  return (a.chunks and a.chunks[1]) or 1
+end
+
+-- The array's values, a block of outer chunks' rows at a time (memory stays
+-- about one row of chunks), into b.
+local function copy_values(a, b, opts)
+  if #a.shape == 0 then return b:write(nil, a:read(), { write_empty_chunks = opts.write_empty_chunks }) end
+  local step = rows_of(a)
+  for r0 = 0, a.shape[1] - 1, step do
+    local r1 = math.min(r0 + step, a.shape[1])
+    b:write({ { r0, r1 } }, a:read { { r0, r1 } }, { write_empty_chunks = opts.write_empty_chunks })
+    if opts.progress then opts.progress(a.path, r1, a.shape[1]) end
+  end
+end
+
+-- Chunk and shard shapes asked for apply to the arrays of as many dimensions.
+local function reencoded(a, opts, path)
+  local function fits(list) return list and #list == #a.shape and list or nil end
+  local dtype = a.dtype == "bytes" and "S" .. a.itemsize or a.dtype
+  if a.metadata.dtype == "<f2" or a.metadata.data_type == "float16" then dtype = "float16" end
+  return { path = path, zarr_format = opts.zarr_format or a.zarr_format, shape = a.shape,
+    chunks = fits(opts.chunks) or a.inner_chunks or a.chunks, shards = fits(opts.shards), dtype = dtype,
+    fill_value = a.fill_value and a.fill_value:get() or nil, compressor = opts.compressor,
+    attrs = a.attrs, dimension_names = a.dimension_names and #a.dimension_names > 0 and a.dimension_names or nil }
+end
+
+local function copy_node(node, store, path, opts, depth)
+  if depth > 32 then bad("a hierarchy deeper than 32 levels") end
+  if not node.is_array then
+    local g = wrap(C.create_group(store, path, opts.zarr_format or node.zarr_format, node.attrs), store)
+    for _, m in ipairs(node:members()) do
+      copy_node(node:get(m.name), store, (path == "" and "" or path .. "/") .. m.name, opts, depth + 1)
+    end
+    return g
+  end
+  local b
+  if opts.compressor ~= nil or opts.zarr_format or opts.shards or opts.chunks then
+    local o = reencoded(node, opts, path)
+    b = M.create(store, o)
+  else -- the same metadata: the same chunks
+    local doc = node.metadata
+    if node.zarr_format == 2 then doc.attributes = node.attrs end
+    b = wrap(C.create_array(store, path, ipfsrt.json.encode(doc)), store)
+  end
+  copy_values(node, b, opts)
+  return b
+end
+
+-- copy(from, to[, opts]) -> the copy: a group (with everything under it) or an
+-- array from any store (a URL, a path, a store) into a writable one (a folder).
+-- opts: path (the node inside from), to_path (where it goes), client (for
+-- ipfs://), and to re-encode: compressor, zarr_format, chunks, shards (for
+-- the arrays of as many dimensions);
+-- consolidate (true: a copied group's metadata gathered at its top);
+-- progress = fn(array_path, rows_done, rows).
+function M.copy(from, to, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then bad("options must be a table") end
+  local src = M.open(from, { path = opts.path, client = opts.client })
+  local store = M.store(to, { writable = true })
+  local copy = copy_node(src, store, opts.to_path or "", opts, 0)
+  if not src.is_array and opts.consolidate ~= false then C.consolidate_store(store, opts.to_path or "") end
+  return copy
+end
 
 function M.open(where, opts)
   opts = opts or {}

@@ -1,5 +1,7 @@
 /* ipfsrt.json over cJSON. Object keys are written sorted, so output is stable;
- * a table whose keys are exactly 1..n (or an empty table) is an array. */
+ * a table whose keys are exactly 1..n (or an empty table) is an array, unless
+ * it carries the object mark: json.object() makes one, and decoding gives
+ * every empty object one, so that {} survives a round trip. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,9 +32,24 @@ static bool is_array(lua_State *L, int idx, lua_Integer *len) {
     return n == count;
 }
 
+#define OBJECT_MARK "ipfsrt.json.object"
+
+static bool marked_object(lua_State *L, int idx) {
+    if (!lua_getmetatable(L, idx)) return false;
+    luaL_getmetatable(L, OBJECT_MARK);
+    bool marked = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return marked;
+}
+
+static void mark_object(lua_State *L) {
+    luaL_newmetatable(L, OBJECT_MARK);
+    lua_setmetatable(L, -2);
+}
+
 static cJSON *table_to_json(lua_State *L, int idx, int depth) {
     lua_Integer n;
-    if (is_array(L, idx, &n)) {
+    if (!marked_object(L, idx) && is_array(L, idx, &n)) {
         cJSON *arr = cJSON_CreateArray();
         for (lua_Integer i = 1; arr && i <= n; i++) {
             lua_rawgeti(L, idx, i);
@@ -152,7 +169,17 @@ void ipfsrt_lua_push_json(lua_State *L, const cJSON *j) {
             ipfsrt_lua_push_json(L, c);
             lua_setfield(L, -2, c->string);
         }
+        if (!j->child) mark_object(L);
     }
+}
+
+/* json.object([t]): t (or a new empty table) marked to encode as an object */
+static int json_object(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) lua_newtable(L);
+    else luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    mark_object(L);
+    return 1;
 }
 
 static int doc_gc(lua_State *L) {
@@ -190,7 +217,8 @@ static int json_decode(lua_State *L) {
 }
 
 int ipfsrt_lua_open_json(lua_State *L) {
-    static const luaL_Reg fns[] = {{"encode", json_encode}, {"decode", json_decode}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"encode", json_encode}, {"decode", json_decode}, {"object", json_object},
+                                   {NULL, NULL}};
     luaL_newlib(L, fns);
     ipfsrt_lua_push_null(L);
     lua_setfield(L, -2, "null");

@@ -9,9 +9,9 @@
 
 #define NDARRAY "ipfsrt.ndarray"
 
-static ipfsrt_ndarray *check_array(lua_State *L, int idx) {
-    return luaL_checkudata(L, idx, NDARRAY);
-}
+ipfsrt_ndarray *ipfsrt_lua_check_ndarray(lua_State *L, int idx) { return luaL_checkudata(L, idx, NDARRAY); }
+
+static ipfsrt_ndarray *check_array(lua_State *L, int idx) { return ipfsrt_lua_check_ndarray(L, idx); }
 
 /* Lua sees a few bytes per array, not its buffer: left alone, the collector
  * would let gigabytes of dead temporaries (the a * 0.01 of a * 0.01 + b)

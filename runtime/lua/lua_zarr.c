@@ -170,9 +170,10 @@ int ipfsrt_lua_open_zarr(lua_State *L) {
     luaL_newlib(L, fns);
     ipfsrt_lua_zarr_store_functions(L);
     ipfsrt_lua_zarr_node_functions(L);
-    ipfsrt_lua_push_lua_function(L, "ipfsrt.zarr", "open"); /* lua/ipfsrt/zarr.lua */
-    lua_setfield(L, -2, "open");
-    ipfsrt_lua_push_lua_function(L, "ipfsrt.zarr", "store");
-    lua_setfield(L, -2, "store");
+    static const char *const from_lua[] = {"open", "store", "create", "group", "consolidate", "copy", NULL};
+    for (int i = 0; from_lua[i]; i++) { /* lua/ipfsrt/zarr.lua */
+        ipfsrt_lua_push_lua_function(L, "ipfsrt.zarr", from_lua[i]);
+        lua_setfield(L, -2, from_lua[i]);
+    }
     return 1;
 }

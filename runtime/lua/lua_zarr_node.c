@@ -1,6 +1,8 @@
-/* Zarr groups and arrays for Lua: open(store, path) gives a node; its methods
- * info, members, child and read. lua/ipfsrt/zarr.lua makes the objects users
- * see from these. */
+/* Zarr groups and arrays for Lua: open_node(store, path), create_array(store,
+ * path, json), create_group(store, path, format, attrs) give a node (methods
+ * info, members, child, read, write, set_attributes); consolidate_store(store,
+ * path). lua/ipfsrt/zarr.lua makes the objects users see from these. */
+#include <cjson/cJSON.h>
 #include <string.h>
 
 #include "lua_zarr.h"
@@ -54,6 +56,84 @@ static int zarr_open(lua_State *L) {
     return 1;
 }
 
+/* create_array(store, path, metadata_json) */
+static int zarr_create_array(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    size_t len;
+    const char *json = luaL_checklstring(L, 3, &len);
+    lua_znode *z = push_node(L, 1);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_create_array(&z->n, zs->s, path, json, len, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 1;
+}
+
+/* create_group(store, path, zarr_format, attributes | nil) */
+static int zarr_create_group(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    lua_Integer format = luaL_checkinteger(L, 3);
+    cJSON *attrs = lua_isnoneornil(L, 4) ? NULL : ipfsrt_lua_to_json(L, 4);
+    if (!lua_isnoneornil(L, 4) && !attrs) return ipfsrt_lua_raise_arg(L, "attributes must be JSON-like");
+    lua_znode *z = push_node(L, 1);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_create_group(&z->n, zs->s, path, (int)format, attrs, &err);
+    cJSON_Delete(attrs);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 1;
+}
+
+/* consolidate(store, path) */
+static int zarr_consolidate(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *path = luaL_optstring(L, 2, "");
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_consolidate(zs->s, path, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 0;
+}
+
+/* n:set_attributes(table) */
+static int node_set_attributes(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    cJSON *attrs = ipfsrt_lua_to_json(L, 2);
+    if (!attrs) return ipfsrt_lua_raise_arg(L, "attributes must be JSON-like");
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_set_attributes(n, attrs, &err);
+    cJSON_Delete(attrs);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 0;
+}
+
+/* n:write(selection | nil, values (n-d array), threads, write_empty_chunks) */
+static int node_write(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
+    lua_Integer parts = lua_isnoneornil(L, 2) ? 0 : (luaL_checktype(L, 2, LUA_TTABLE), luaL_len(L, 2));
+    if (parts > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many selection parts");
+    for (lua_Integer i = 1; i <= parts; i++) {
+        lua_rawgeti(L, 2, i);
+        ipfsrt_lua_check_ndslice(L, lua_gettop(L), (int)i - 1, &sel[i - 1]);
+        lua_pop(L, 1);
+    }
+    const ipfsrt_ndarray *values = ipfsrt_lua_check_ndarray(L, 3);
+    lua_Integer threads = luaL_optinteger(L, 4, 0);
+    if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
+    ipfsrt_zarr_write_options opts = {(unsigned)threads, lua_toboolean(L, 5)};
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_write(n, sel, (int)parts, values, &opts, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 0;
+}
+
 /* n:child(name) */
 static int node_child(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
@@ -82,6 +162,8 @@ static int node_info(lua_State *L) {
     lua_setfield(L, -2, "is_array");
     ipfsrt_lua_push_json(L, ipfsrt_zarr_attributes(n));
     lua_setfield(L, -2, "attrs");
+    ipfsrt_lua_push_json(L, ipfsrt_zarr_metadata(n));
+    lua_setfield(L, -2, "metadata");
     return 1;
 }
 
@@ -160,10 +242,14 @@ static int node_is_array(lua_State *L) {
 }
 
 int ipfsrt_lua_zarr_node_functions(lua_State *L) {
-    static const luaL_Reg methods[] = {{"info", node_info}, {"members", node_members}, {"child", node_child},
-                                       {"read", node_read}, {"is_array", node_is_array}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members},
+                                       {"child", node_child}, {"read", node_read},
+                                       {"write", node_write}, {"set_attributes", node_set_attributes},
+                                       {"is_array", node_is_array}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"open_node", zarr_open},           {"create_array", zarr_create_array},
+                                   {"create_group", zarr_create_group}, {"consolidate_store", zarr_consolidate},
+                                   {NULL, NULL}};
     ipfsrt_lua_class(L, ZARR_NODE, methods, node_gc, NULL);
-    lua_pushcfunction(L, zarr_open);
-    lua_setfield(L, -2, "open_node");
+    luaL_setfuncs(L, fns, 0);
     return 0;
 }

@@ -37,7 +37,7 @@ local CASES = {
 
 print(string.format("chunk codecs: MB/s of decoded output (%d x %d elements), medians of %d rounds", 720, 1440,
   rounds))
-print(string.format("  %-44s %10s %10s %7s  %s", "codec", "ipfsrt", "direct", "ratio", "target >= 90 %"))
+print(string.format("  %-52s %10s %10s %7s  %s", "codec", "ipfsrt", "direct", "ratio", "target >= 90 %"))
 local worst = math.huge
 for _, c in ipairs(CASES) do
   local f = files[c[3]]

@@ -230,6 +230,43 @@ describe("ipfsrt.zarr", function()
     assert.truthy(err:find("step of 0", 1, true), err)
   end)
 
+  it("copies a hierarchy from ipfs:// into a folder, as it is or re-encoded (zarr cp)", function()
+    local plain, sharded = dir .. "/copy-plain", dir .. "/copy-sharded"
+    local code, _, err = exe.run { "zarr", "cp", "ipfs://" .. root, plain, "--gateway", honest:url(), "-q" }
+    assert.equal(0, code, err)
+    assert.equal(ipfsrt.zarr.open(dir .. "/ds").temp:read():tobytes(), ipfsrt.zarr.open(plain).temp:read():tobytes())
+    local f = io.open(plain .. "/temp/1.1", "rb")
+    assert.equal(chunk_bytes(1, 1), f:read("a")) -- the stored chunk as it was
+    f:close()
+    assert.is_nil(io.open(plain .. "/temp/0.0")) -- never written: still not stored
+    assert.truthy(io.open(plain .. "/.zmetadata"), "consolidated")
+    code, _, err = exe.run { "zarr", "cp", dir .. "/ds", sharded, "--zarr-format", "3", "--compressor", "zstd:5",
+      "--shards", "4,6" }
+    assert.equal(0, code, err)
+    local a = ipfsrt.zarr.open(sharded).temp
+    assert.same({ 4, 6 }, a.chunks)
+    assert.same({ 2, 3 }, a.inner_chunks)
+    check(a, true)
+  end)
+
+  it("writes selections: partial chunks read and rewritten, chunks left all fill removed", function()
+    local out = dir .. "/written"
+    local a = ipfsrt.zarr.create(out, { shape = { 5, 7 }, chunks = { 2, 3 }, dtype = "int16", fill_value = -1,
+      zarr_format = 2, compressor = "zstd" })
+    a:write(nil, ipfsrt.ndarray.arange(35):reshape { 5, 7 })
+    a:write({ { 0, 2 }, { 0, 3 } }, -1)         -- chunk 0.0 all fill again: removed
+    a:write({ 4, { nil, nil, 2 } }, 9)          -- a strided patch over partial chunks
+    assert.is_nil(io.open(out .. "/0.0"))
+    local x = ipfsrt.zarr.open(out):read()
+    assert.equal(-1, x:get(1, 2))
+    assert.same({ 9, 29, 9, 31, 9, 33, 9 }, x:slice({ 4 }):tolist())
+    assert.equal(10, x:get(1, 3))
+    local ro = ipfsrt.zarr.open(dir .. "/ds.car", { path = "temp" })
+    local ok, e = pcall(ro.write, ro, nil, 0)
+    assert.is_false(ok)
+    assert.equal("unsupported", e.code)
+  end)
+
   it("refuses keys that leave the store", function()
     local ok, err = pcall(ipfsrt.zarr.open, dir .. "/ds", { path = "../ds" })
     assert.is_false(ok)

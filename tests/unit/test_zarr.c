@@ -267,11 +267,64 @@ static void test_consolidated(void **state) {
     remove_tree(dir);
 }
 
+/* Writing with the C API: a sharded v3 array created from its JSON, written in
+ * two overlapping pieces, read back; attributes replaced; the group's
+ * metadata consolidated inline. */
+static void test_write_sharded(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store_options w = {.writable = true};
+    ipfsrt_zarr_store *s;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
+    static const char meta[] =
+        "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [10, 9], \"data_type\": \"float64\", "
+        "\"chunk_grid\": {\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [4, 6]}}, "
+        "\"chunk_key_encoding\": {\"name\": \"default\"}, \"fill_value\": \"NaN\", \"codecs\": [{\"name\": "
+        "\"sharding_indexed\", \"configuration\": {\"chunk_shape\": [2, 3], \"codecs\": [{\"name\": \"bytes\", "
+        "\"configuration\": {\"endian\": \"big\"}}, {\"name\": \"gzip\", \"configuration\": {\"level\": 1}}], "
+        "\"index_codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}, {\"name\": \"crc32c\"}], "
+        "\"index_location\": \"start\"}}], \"attributes\": {}}";
+    ipfsrt_zarr_node *a;
+    assert_int_equal(ipfsrt_zarr_create_array(&a, s, "g/a", meta, strlen(meta), &err), IPFSRT_OK);
+    ipfsrt_ndarray v, one, out;
+    ipfsrt_ndarray_init(&v), ipfsrt_ndarray_init(&one), ipfsrt_ndarray_init(&out);
+    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_FLOAT64, 0, 90, 1, &err), IPFSRT_OK);
+    int64_t shape[2] = {10, 9};
+    assert_int_equal(ipfsrt_ndarray_reshape(&v, &v, 2, shape, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_write(a, NULL, 0, &v, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_new_full(&one, IPFSRT_DTYPE_FLOAT64, 0, NULL, -5, &err), IPFSRT_OK);
+    ipfsrt_ndslice patch[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 5, .step = 1}, {.step = 4}};
+    assert_int_equal(ipfsrt_zarr_write(a, patch, 2, &one, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_read(a, NULL, 0, &out, NULL, &err), IPFSRT_OK);
+    const double *x = (const double *)(const void *)out.data;
+    for (int r = 0; r < 10; r++)
+        for (int c = 0; c < 9; c++) {
+            double want = (r == 3 || r == 4) && c % 4 == 0 ? -5 : r * 9 + c;
+            if (x[r * 9 + c] != want) fail_msg("[%d, %d] = %g, not %g", r, c, x[r * 9 + c], want);
+        }
+    cJSON *attrs = cJSON_Parse("{\"units\": \"K\"}");
+    assert_int_equal(ipfsrt_zarr_set_attributes(a, attrs, &err), IPFSRT_OK);
+    cJSON_Delete(attrs);
+    assert_int_equal(ipfsrt_zarr_consolidate(s, "g", &err), IPFSRT_OK);
+    ipfsrt_zarr_node *g, *again;
+    assert_int_equal(ipfsrt_zarr_open(&g, s, "g", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open_child(&again, g, "a", &err), IPFSRT_OK);
+    assert_string_equal(cJSON_GetObjectItem(ipfsrt_zarr_attributes(again), "units")->valuestring, "K");
+    ipfsrt_zarr_node_free(again);
+    ipfsrt_zarr_node_free(g);
+    ipfsrt_ndarray_free(&v), ipfsrt_ndarray_free(&one), ipfsrt_ndarray_free(&out);
+    ipfsrt_zarr_node_free(a);
+    ipfsrt_zarr_store_free(s);
+    remove_tree(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
         cmocka_unit_test(test_read_selections), cmocka_unit_test(test_consolidated),
+        cmocka_unit_test(test_write_sharded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

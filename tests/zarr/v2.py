@@ -1,7 +1,7 @@
 """Zarr v2 interop: Debian's zarr-python (2.13) writes arrays over a grid of
 dtype x compressor x filters (shuffle, delta, fixedscaleoffset, quantize,
 astype) x order x chunk shape (edge chunks included) x fill value, some chunks
-never written; v2.lua (ipfsrt) decodes every chunk and
+never written (`v2.py check DIR`: zarr-python reads ipfsrt's arrays back); v2.lua (ipfsrt) decodes every chunk and
 assembles each array, which must equal numpy's values byte for byte.
 `v2.py write DIR` writes DIR/NAME (the Zarr folders) and DIR/NAME.raw (the
 values, little-endian C order; float16 as float32), and DIR/manifest.json."""
@@ -18,6 +18,33 @@ from numcodecs import Blosc, Zstd, GZip, Zlib, BZ2, LZ4, Shuffle, Delta, FixedSc
 # NaN fill values through fixedscaleoffset into integers: numpy warns, and both sides read the same
 warnings.filterwarnings("ignore", "invalid value encountered in cast")
 out = sys.argv[2]
+
+
+def check(dir):
+    """zarr-python reads the v2 arrays of dir's manifest (written by ipfsrt) back."""
+    manifest = json.load(open(os.path.join(dir, "manifest.json")))
+    bad = ok = 0
+    for m in manifest:
+        if m.get("zarr_format", 2) != 2:
+            continue
+        try:
+            v = zarr.open(os.path.join(dir, m["name"]), mode="r")[...]
+            want = open(os.path.join(dir, m["name"] + ".raw"), "rb").read()
+            got = v.astype("<f4") if v.dtype == np.float16 else v.astype(v.dtype.newbyteorder("<"))
+            if np.ascontiguousarray(got).tobytes() == want:
+                ok += 1
+                continue
+            problem = "other values"
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            problem = repr(e)[:300]
+        bad += 1
+        print(f"{m['name']} ({m['dtype']} {m.get('chain')}): {problem}")
+    print(f"zarr {zarr.__version__} read {ok} of ipfsrt's {ok + bad} v2 arrays identically")
+    sys.exit(1 if bad or not ok else 0)
+
+
+if sys.argv[1] == "check":
+    check(out)
 os.makedirs(out, exist_ok=True)
 rng = np.random.default_rng(42)
 

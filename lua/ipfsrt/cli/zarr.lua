@@ -5,9 +5,11 @@ local argparse = require "ipfsrt.argparse"
 local fetchcli = require "ipfsrt.fetchcli"
 
 local M = {
-  summary = "Zarr v2/v3 groups and arrays: their tree (info) and values (get)",
-  usage = [[usage: ipfsrt zarr info URL [--json]
+  summary = "Zarr v2/v3 groups and arrays: their tree (info), values (get), copies (cp)",
+  usage = [==[usage: ipfsrt zarr info URL [--json]
        ipfsrt zarr get URL ARRAY [SELECTION] [--json | --csv] [-q]
+       ipfsrt zarr cp URL DIR [--path P] [--compressor NAME[:LEVEL]] [--zarr-format 2|3]
+                      [--chunks A,B,..] [--shards A,B,..] [--no-consolidate] [-q]
 
 URL is ipfs://CID[/path] (every byte verified, through gateways), a gateway URL
 https://GATEWAY/ipfs/CID[/path] (the same, through that gateway), http(s)://...
@@ -21,10 +23,16 @@ get: the values of ARRAY (a path below URL; "." for URL itself) as numpy
   dimensions as index columns and a value). SELECTION is numpy's, 0-based and
   half-open: "0,100:200,::2" is a[0, 100:200, ::2]; left out, the whole array.
   A progress bar shows on a terminal (-q: none).
-]] .. fetchcli.options_help,
+cp: the group (with everything under it) or array at URL (or --path P below
+  it) into the folder DIR, chunks as they are, or re-encoded when a compressor
+  (zstd, gzip, zlib, bz2, lz4, blosc; blosc:CNAME[:LEVEL]), format, chunk or
+  shard shape is given; a copied group gets consolidated metadata. Then
+  `ipfsrt pack DIR --hidden` makes the CAR.
+]==] .. fetchcli.options_help,
 }
 
-M.options = { json = "boolean", csv = "boolean", quiet = "boolean" }
+M.options = { json = "boolean", csv = "boolean", quiet = "boolean", path = "string", compressor = "string",
+  ["zarr-format"] = "string", chunks = "string", shards = "string", ["no-consolidate"] = "boolean" }
 M.aliases = { q = "quiet" }
 
 -- ------------------------------------------------------------- opening
@@ -106,8 +114,8 @@ local function join(list) return table.concat(list, ", ") end
 local function array_line(d, indent)
   local name = d.path:match("[^/]*$")
   local parts = { string.format("%s%s  %s [%s]  chunks [%s]", indent, name == "" and "/" or name, d.dtype,
-    join(d.shape), join(d.chunks)) }
-  if d.inner_chunks then parts[#parts + 1] = string.format("in shards of [%s]", join(d.inner_chunks)) end
+    join(d.shape), join(d.inner_chunks or d.chunks)) }
+  if d.inner_chunks then parts[#parts + 1] = string.format("in shards of [%s]", join(d.chunks)) end
   parts[#parts + 1] = #d.codecs > 0 and join(d.codecs) or "uncompressed"
   parts[#parts + 1] = "fill " .. d.fill_value
   local size = fetchcli.human(d.decoded_bytes)
@@ -243,6 +251,56 @@ local function get(url, rest, opts)
   if not ok then error(err, 0) end
 end
 
+-- ------------------------------------------------------------------ cp
+
+local function size_list(text, name)
+  if not text then return nil end
+  local out = {}
+  for part in text:gmatch("[^,]+") do
+    local n = math.tointeger(tonumber(part))
+    if not n or n < 1 then argparse.usage_error("--%s: %q is not a size", name, part) end
+    out[#out + 1] = n
+  end
+  return out
+end
+
+-- NAME[:LEVEL], blosc:CNAME[:LEVEL]
+function M.parse_compressor(text)
+  if not text then return nil end
+  if text == "none" then return false end
+  local parts = {}
+  for p in text:gmatch("[^:]+") do parts[#parts + 1] = p end
+  local c = { id = parts[1] }
+  local level = parts[#parts] and math.tointeger(tonumber(parts[#parts]))
+  if c.id == "blosc" then c.cname = parts[2] and not math.tointeger(tonumber(parts[2])) and parts[2] or "lz4" end
+  if level and #parts > 1 then
+    if c.id == "blosc" then c.clevel = level else c.level = level end
+  end
+  return c
+end
+
+local function cp(url, rest, opts)
+  if #rest ~= 1 then argparse.usage_error("zarr cp needs URL and DIR") end
+  local format = opts["zarr-format"] and math.tointeger(tonumber(opts["zarr-format"]))
+  if opts["zarr-format"] and format ~= 2 and format ~= 3 then argparse.usage_error("--zarr-format is 2 or 3") end
+  local store, client = open_store(url, opts)
+  local tty = not opts.quiet and ipfsrt.isatty(io.stderr)
+  local ok, err = pcall(ipfsrt.zarr.copy, store, rest[1], {
+    path = opts.path, compressor = M.parse_compressor(opts.compressor), zarr_format = format,
+    chunks = size_list(opts.chunks, "chunks"), shards = size_list(opts.shards, "shards"),
+    consolidate = not opts["no-consolidate"],
+    progress = tty and function(path, done, total)
+      io.stderr:write(string.format("\r%s: %d of %d rows\27[K", path == "" and "/" or path, done, total))
+    end or nil,
+  })
+  if tty then io.stderr:write("\r\27[K") end
+  if client then
+    fetchcli.report(client, opts)
+    client:close()
+  end
+  if not ok then error(err, 0) end
+end
+
 function M.run(args)
   local spec, aliases = {}, {}
   for k, v in pairs(fetchcli.spec) do spec[k] = v end
@@ -251,8 +309,8 @@ function M.run(args)
   for k, v in pairs(M.aliases) do aliases[k] = v end
   local pos, opts = argparse.parse(args, spec, aliases)
   local command, url = pos[1], pos[2]
-  local commands = { info = info, get = get }
-  if not commands[command] then argparse.usage_error("zarr needs info or get") end
+  local commands = { info = info, get = get, cp = cp }
+  if not commands[command] then argparse.usage_error("zarr needs info, get or cp") end
   if not url then argparse.usage_error("zarr %s needs a URL", command) end
   ipfsrt.catch_signals()
   commands[command](url, { table.unpack(pos, 3) }, opts)

@@ -105,6 +105,9 @@ const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *node);
 /* User attributes (an object, never NULL). */
 const struct cJSON *ipfsrt_zarr_attributes(const ipfsrt_zarr_node *node);
 ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *node);
+/* The node's metadata document as stored (v2 .zarray or .zgroup, v3 zarr.json;
+ * without any consolidated metadata): what a copy writes again. */
+const struct cJSON *ipfsrt_zarr_metadata(const ipfsrt_zarr_node *node);
 
 /* A group's members, sorted by name: from the consolidated metadata, else by
  * listing the store (one listing, then one round of metadata reads). */
@@ -131,6 +134,37 @@ typedef struct ipfsrt_zarr_read_options {
  * Chunks the store proves absent read as the fill value. */
 ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
                                ipfsrt_ndarray *out, const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
+
+/* ------------------------------------------------------------- writing */
+
+/* Writes an array's metadata at path in a writable store and opens it:
+ * metadata is a v2 .zarray or a v3 zarr.json document (checked as a reader
+ * would check it first; a v2 document may carry "attributes", written as its
+ * .zattrs). Groups are made where path's parents have none. */
+ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
+                                       const char *metadata, size_t len, ipfsrt_error *err);
+/* A group (zarr_format 2 or 3) with attributes (a JSON object, or NULL). */
+ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
+                                       int zarr_format, const struct cJSON *attributes, ipfsrt_error *err);
+/* Replaces a node's user attributes (v2 .zattrs, v3 zarr.json). */
+ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *node, const struct cJSON *attributes, ipfsrt_error *err);
+/* Gathers the metadata of the hierarchy under path into consolidated metadata
+ * (v2 .zmetadata; v3: inline in the group's zarr.json, as zarr-python 3). */
+ipfsrt_status ipfsrt_zarr_consolidate(ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err);
+
+typedef struct ipfsrt_zarr_write_options {
+    unsigned threads;        /* encoding threads; 0 = one per core, at most 8 */
+    bool write_empty_chunks; /* store chunks that hold only the fill value (else they are removed) */
+} ipfsrt_zarr_write_options;
+
+/* Writes values (broadcast to the selection's shape, converted as astype
+ * does) into a selection of an array in a writable store. Chunks the
+ * selection covers are encoded anew; the others are read, changed and written
+ * back (a shard whole). Each key is replaced at once (no reader sees half a
+ * chunk). Not safe against other writers of the same chunks. */
+ipfsrt_status ipfsrt_zarr_write(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                const ipfsrt_ndarray *values, const ipfsrt_zarr_write_options *opts,
+                                ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -148,11 +148,14 @@ static ipfsrt_status build(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const 
         return ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "%s: no Zarr group or array at \"%s\"",
                            ipfsrt_zarr_store_url(h->store), *n->path ? n->path : "/");
     if (st == IPFSRT_OK) st = empty_attributes(n->meta ? &n->meta->attributes : &n->attributes, err);
+    const cJSON *doc = d->doc[DOC_ZARRJSON] ? d->doc[DOC_ZARRJSON] : d->doc[DOC_ZARRAY] ? d->doc[DOC_ZARRAY]
+                                                                                        : d->doc[DOC_ZGROUP];
+    if (st == IPFSRT_OK && !(n->doc = cJSON_Duplicate(doc, true))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "oom");
+    if (n->doc) cJSON_DeleteItemFromObjectCaseSensitive(n->doc, "consolidated_metadata");
     return st;
 }
 
-/* "/a//b/" -> "a/b", checked as a key. */
-static ipfsrt_status normalize(const char *path, char *out, size_t cap, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_normalize_path(const char *path, char *out, size_t cap, ipfsrt_error *err) {
     size_t at = 0;
     for (const char *p = path; *p; p++) {
         if (*p == '/' && (at == 0 || out[at - 1] == '/')) continue;
@@ -176,7 +179,7 @@ static ipfsrt_status open_at(ipfsrt_zarr_node **out, ipfsrt_zarr_hierarchy *h, c
     if (!n) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     n->h = h;
     h->refs++;
-    ipfsrt_status st = normalize(path, n->path, sizeof n->path, err);
+    ipfsrt_status st = ipfsrt_zarr_normalize_path(path, n->path, sizeof n->path, err);
     docs d = {{0}, {false}};
     const char *rel = st == IPFSRT_OK ? ipfsrt_zarr_consolidated_rel(h, n->path) : NULL;
     if (rel && *rel) docs_from_consolidated(h, rel, &d);
@@ -215,6 +218,7 @@ void ipfsrt_zarr_node_free(ipfsrt_zarr_node *n) {
     if (!n) return;
     ipfsrt_zarr_meta_free(n->meta);
     cJSON_Delete(n->attributes);
+    cJSON_Delete(n->doc);
     hierarchy_release(n->h);
     free(n);
 }
@@ -225,3 +229,4 @@ int ipfsrt_zarr_format(const ipfsrt_zarr_node *n) { return n->format; }
 const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *n) { return n->meta; }
 const cJSON *ipfsrt_zarr_attributes(const ipfsrt_zarr_node *n) { return n->meta ? n->meta->attributes : n->attributes; }
 ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *n) { return n->h->store; }
+const cJSON *ipfsrt_zarr_metadata(const ipfsrt_zarr_node *n) { return n->doc; }

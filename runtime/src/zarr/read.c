@@ -43,7 +43,7 @@ static ipfsrt_status plan_chunks(dim_plan *p, size_t chunk_len, ipfsrt_error *er
     return st;
 }
 
-static ipfsrt_status plan(reader *r, const ipfsrt_ndslice *sel, int n, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int n, ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = r->m;
     if (n > m->ndim)
         return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%s: %d indices for an array of %d dimensions", m->name, n, m->ndim);
@@ -125,24 +125,29 @@ static void name_unit(const reader *r, const size_t *index, ipfsrt_error *err) {
     else ipfsrt_error_prefix(err, "%s, chunk %s: ", r->m->name, key);
 }
 
-/* Unit k into its region of the output: a view of no buffer, as the
- * buffer's count is not for threads to touch. */
-static ipfsrt_status decode_job(reader *r, const job *j, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
-    const ipfsrt_zarr_meta *m = r->unit;
-    size_t pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS],
-        lstep[IPFSRT_NDARRAY_MAX_DIMS];
-    ipfsrt_zarr_reader_odometer(r, j->unit, pos);
-    ipfsrt_ndarray region = r->full;
-    region.buffer = NULL;
-    for (int d = 0; d < m->ndim; d++) {
+void ipfsrt_zarr_reader_region(const reader *r, size_t k, ipfsrt_ndarray *region, size_t *index, size_t *lstart,
+                               size_t *lstep) {
+    size_t pos[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_zarr_reader_odometer(r, k, pos);
+    *region = r->full;
+    region->buffer = NULL;
+    for (int d = 0; d < r->m->ndim; d++) {
         const dim_plan *p = &r->dims[d];
         size_t j0 = p->j0[pos[d]];
         index[d] = p->chunk[pos[d]];
-        region.data += (ptrdiff_t)j0 * r->full.strides[d];
-        region.shape[d] = p->j1[pos[d]] - j0;
-        lstart[d] = p->first + j0 * p->step - index[d] * m->chunks[d];
+        region->data += (ptrdiff_t)j0 * r->full.strides[d];
+        region->shape[d] = p->j1[pos[d]] - j0;
+        lstart[d] = p->first + j0 * p->step - index[d] * r->unit->chunks[d];
         lstep[d] = p->step;
     }
+}
+
+/* Unit k into its region of the output. */
+static ipfsrt_status decode_job(reader *r, const job *j, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
+    const ipfsrt_zarr_meta *m = r->unit;
+    size_t index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS], lstep[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_ndarray region;
+    ipfsrt_zarr_reader_region(r, j->unit, &region, index, lstart, lstep);
     ipfsrt_status st = IPFSRT_OK;
     if (j->missing) st = m->has_fill ? ipfsrt_ndarray_assign(&region, &m->fill, err) : IPFSRT_OK;
     else st = ipfsrt_zarr_decode_into(m, j->data, j->len, &region, lstart, lstep, s, err);
@@ -273,14 +278,19 @@ static void stop_decoders(reader *r) {
 
 /* -------------------------------------------------------------- results */
 
-/* The output as asked: indexed dimensions dropped, reversed ones flipped, C order. */
-static ipfsrt_status shape_output(reader *r, ipfsrt_ndarray *out, ipfsrt_error *err) {
-    ipfsrt_ndslice per_dim[IPFSRT_NDARRAY_MAX_DIMS];
+bool ipfsrt_zarr_reader_as_asked(const reader *r, ipfsrt_ndslice *per_dim) {
     bool as_is = true;
     for (int d = 0; d < r->m->ndim; d++) {
         per_dim[d] = (ipfsrt_ndslice){.is_index = r->dims[d].dropped, .step = r->dims[d].reversed ? -1 : 1};
         as_is = as_is && !r->dims[d].dropped && !r->dims[d].reversed;
     }
+    return as_is;
+}
+
+/* The output as asked: indexed dimensions dropped, reversed ones flipped, C order. */
+static ipfsrt_status shape_output(reader *r, ipfsrt_ndarray *out, ipfsrt_error *err) {
+    ipfsrt_ndslice per_dim[IPFSRT_NDARRAY_MAX_DIMS];
+    bool as_is = ipfsrt_zarr_reader_as_asked(r, per_dim);
     if (as_is) {
         ipfsrt_ndarray_free(out);
         *out = r->full;
@@ -301,7 +311,7 @@ static ipfsrt_status shape_output(reader *r, ipfsrt_ndarray *out, ipfsrt_error *
     return st;
 }
 
-static void reader_free(reader *r) {
+void ipfsrt_zarr_reader_release(reader *r) {
     for (int d = 0; d < IPFSRT_NDARRAY_MAX_DIMS; d++) {
         free(r->dims[d].chunk);
         free(r->dims[d].j0);
@@ -309,7 +319,6 @@ static void reader_free(reader *r) {
     }
     free(r->keys);
     ipfsrt_ndarray_free(&r->full);
-    free(r);
 }
 
 static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
@@ -345,9 +354,10 @@ ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
     const char *path = ipfsrt_zarr_path(array);
     snprintf(r->prefix, sizeof r->prefix, "%s%s", path, *path ? "/" : "");
     ipfsrt_ndarray_init(&r->full);
-    ipfsrt_status st = plan(r, sel, n, err);
+    ipfsrt_status st = ipfsrt_zarr_reader_plan(r, sel, n, err);
     if (st == IPFSRT_OK && r->total) st = fetch_and_decode(r, ipfsrt_zarr_node_store(array), err);
     if (st == IPFSRT_OK) st = shape_output(r, out, err);
-    reader_free(r);
+    ipfsrt_zarr_reader_release(r);
+    free(r);
     return st;
 }

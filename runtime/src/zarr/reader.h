@@ -48,6 +48,19 @@ typedef struct reader {
     ipfsrt_error error; /* the first failure */
 } reader;
 
+/* Resolves the selection into the plan (r->m, r->unit set): per dimension the
+ * positions and the units that hold them; r->full sized (zeros) and r->total. */
+ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int n, ipfsrt_error *err);
+/* Unit k's region of r->full (a view of no buffer: its count is not for
+ * threads to touch), its index in the unit grid, and where in the unit the
+ * region's elements lie (from lstart, every lstep). */
+void ipfsrt_zarr_reader_region(const reader *r, size_t k, ipfsrt_ndarray *region, size_t *index, size_t *lstart,
+                               size_t *lstep);
+/* The slice of r->full that gives the shape asked for (indexed dimensions
+ * dropped, reversed ones flipped); true when that is r->full as it is. */
+bool ipfsrt_zarr_reader_as_asked(const reader *r, ipfsrt_ndslice *per_dim);
+/* Frees what the plan holds (not r itself). */
+void ipfsrt_zarr_reader_release(reader *r);
 /* Unit k of the plan (row-major over the dimensions' lists): per dimension
  * its place in the list. */
 void ipfsrt_zarr_reader_odometer(const reader *r, size_t k, size_t *pos);

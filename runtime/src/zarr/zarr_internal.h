@@ -44,7 +44,11 @@ struct ipfsrt_zarr_node {
     int format;
     ipfsrt_zarr_meta *meta; /* arrays */
     cJSON *attributes;      /* groups */
+    cJSON *doc;             /* the metadata document as stored (.zarray, .zgroup, zarr.json) */
 };
+
+/* "/a//b/" -> "a/b" into out, checked as a key ("" for the top). */
+ipfsrt_status ipfsrt_zarr_normalize_path(const char *path, char *out, size_t cap, ipfsrt_error *err);
 
 /* The path of a node relative to the node whose consolidated metadata serves
  * it ("" for that node itself), or NULL when none does. */
@@ -66,6 +70,14 @@ ipfsrt_status ipfsrt_zarr_decode_into(const ipfsrt_zarr_meta *m, const uint8_t *
 /* A whole shard into dst (the shard's shape), empty inner chunks the fill value. */
 ipfsrt_status ipfsrt_zarr_decode_shard(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len, ipfsrt_ndarray *dst,
                                        ipfsrt_zarr_scratch *s, ipfsrt_error *err);
+/* A chunk (its full shape, any layout) encoded as stored into out; a shard's
+ * inner chunks and index (inner chunks of only the fill value left out). */
+ipfsrt_status ipfsrt_zarr_encode_chunk(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *chunk,
+                                       ipfsrt_zarr_scratch *s, ipfsrt_buf *out, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_encode_shard(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *shard,
+                                       ipfsrt_zarr_scratch *s, ipfsrt_buf *out, ipfsrt_error *err);
+/* Every element of chunk (a C-order array) is the fill value (NaN equal to NaN). */
+bool ipfsrt_zarr_all_fill(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *chunk);
 /* Prefixes err with the array's name and the chunk's key. */
 void ipfsrt_zarr_name_chunk(const ipfsrt_zarr_meta *m, const size_t *index, ipfsrt_error *err);
 
