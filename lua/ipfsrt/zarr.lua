@@ -219,7 +219,8 @@ local function v3_doc(o, itemsize)
 end
 
 -- create(where, opts) -> Array: a new array in a writable store (a folder is
--- made if need be). opts: path, shape, chunks, dtype ("float32", ...),
+-- made if need be). opts: path, shape, chunks, dtype ("float32", ..., "S8"
+-- bytes, "U4" v2 strings of 4 characters held as UTF-8 in "S16"),
 -- fill_value (v2: nil = none), zarr_format (3), compressor ("zstd" or
 -- {id = "blosc", cname = "lz4", ...}), filters (v2, numcodecs form), codecs
 -- (v3, the whole chain instead), shards (v3: the shape of each stored shard,
@@ -234,6 +235,11 @@ function M.create(where, opts)
   local o = setmetatable({ chunks = opts.chunks or opts.shape }, { __index = opts })
   local v2type = V2_TYPES[opts.dtype or "float64"]
   local bytes = type(opts.dtype) == "string" and opts.dtype:match("^S(%d+)$")
+  local chars = type(opts.dtype) == "string" and opts.dtype:match("^U(%d+)$") -- held as UTF-8 in S(4 x chars)
+  if chars then
+    if format ~= 2 then bad("U strings need zarr_format 2") end
+    v2type = "<U" .. chars
+  end
   if not v2type and not bytes then bad("dtype %s is not one Zarr stores", tostring(opts.dtype)) end
   if format == 2 and opts.shards then bad("shards need zarr_format 3") end
   local itemsize = bytes and tonumber(bytes) or tonumber(v2type:match("%d+$"))

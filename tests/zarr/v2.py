@@ -31,6 +31,8 @@ def check(dir):
             v = zarr.open(os.path.join(dir, m["name"]), mode="r")[...]
             want = open(os.path.join(dir, m["name"] + ".raw"), "rb").read()
             got = v.astype("<f4") if v.dtype == np.float16 else v.astype(v.dtype.newbyteorder("<"))
+            if v.dtype.kind == "U":  # ipfsrt holds them as UTF-8
+                got = np.array([s.encode("utf-8") for s in v.reshape(-1)], dtype="|S%d" % v.dtype.itemsize)
             if np.ascontiguousarray(got).tobytes() == want:
                 ok += 1
                 continue
@@ -48,7 +50,7 @@ if sys.argv[1] == "check":
 os.makedirs(out, exist_ok=True)
 rng = np.random.default_rng(42)
 
-DTYPES = ["<i2", "<i4", "<u1", "<u8", "<f4", "<f8", ">i4", ">f8", "<f2", "|b1", "<c8", "|S5", "<M8[s]"]
+DTYPES = ["<i2", "<i4", "<u1", "<u8", "<f4", "<f8", ">i4", ">f8", "<f2", "|b1", "<c8", "|S5", "<M8[s]", "<U3", ">U2"]
 COMPRESSORS = {
     "none": None, "blosc-lz4": Blosc("lz4", 5, Blosc.SHUFFLE), "blosc-zstd-bit": Blosc("zstd", 3, Blosc.BITSHUFFLE),
     "zstd": Zstd(3), "gzip": GZip(5), "zlib": Zlib(1), "bz2": BZ2(1), "lz4": LZ4(),
@@ -64,6 +66,8 @@ def values(dtype, shape):
         v = base % 3 == 0
     elif dt.kind == "S":
         v = np.array([b"ab%d" % (x % 1000) for x in base], dtype=dt)
+    elif dt.kind == "U":  # beyond ASCII: 2-, 3- and 4-byte UTF-8
+        v = np.array([["é", "€x", "😀y", "z"][x % 4] + str(x % 10) for x in base], dtype=dt)
     elif dt.kind == "M":
         v = (base + 1_600_000_000).astype("int64").astype(dt)
     elif dt.kind == "c":
@@ -90,7 +94,7 @@ for i, (dtype, (cname, comp), (shape, chunks), order) in enumerate(cases):
         filters = [Quantize(digits=2, dtype=dtype)]
     if cname in ("lz4", "none") and dtype == "<i4":
         filters = [AsType(encode_dtype="<i2", decode_dtype="<i4")]
-    fill = {"f": np.nan, "i": -1, "u": 7, "b": True, "S": b"fill", "c": 0, "M": 0}[dt.kind]
+    fill = {"f": np.nan, "i": -1, "u": 7, "b": True, "S": b"fill", "c": 0, "M": 0, "U": "ø"}[dt.kind]
     if dtype == "<f2":
         fill = 1.5
     name = f"a{i:04d}"
@@ -110,6 +114,8 @@ for i, (dtype, (cname, comp), (shape, chunks), order) in enumerate(cases):
     want = v.astype("<f4") if dtype == "<f2" else v.astype(dt.newbyteorder("<")) if dt.byteorder == ">" else v
     if dt.kind == "M":
         want = v.astype("<i8")
+    if dt.kind == "U":  # held as UTF-8, NUL-padded to 4 bytes a character
+        want = np.array([s.encode("utf-8") for s in v.reshape(-1)], dtype="|S%d" % (4 * (dt.itemsize // 4)))
     open(path + ".raw", "wb").write(np.ascontiguousarray(want).tobytes())
     manifest.append({"name": name, "dtype": dtype, "compressor": cname, "order": order, "shape": list(shape)})
 json.dump(manifest, open(os.path.join(out, "manifest.json"), "w"), indent=1)

@@ -113,6 +113,22 @@ for si, s in ipairs(SHAPES) do
     end
   end
 end
+-- v2 strings of 3 characters beyond ASCII, held as UTF-8 (12 bytes each)
+do
+  local id = "v2/strings"
+  local a = ipfsrt.zarr.create(dir, { path = id, zarr_format = 2, shape = { 7 }, chunks = { 3 }, dtype = "U3",
+    fill_value = "ø", compressor = { id = "zstd", level = 1 } })
+  local words, bytes = { "é", "€1", "😀a", "zz", "ab", "日本", "x" }, {}
+  for i, w in ipairs(words) do bytes[i] = w .. string.rep("\0", 12 - #w) end
+  a:write({ { 1, 7 } }, nd.frombytes(table.concat(bytes, "", 2), "S12", { 6 }))
+  bytes[1] = "ø" .. string.rep("\0", 10) -- never written: the fill value
+  local f = assert(io.open(dir .. "/" .. id .. ".raw", "wb"))
+  f:write(table.concat(bytes))
+  f:close()
+  manifest[#manifest + 1] = { name = id, zarr_format = 2, dtype = "U3", chain = "zstd", layout = "plain",
+    shape = { 7 } }
+end
+
 local f = assert(io.open(dir .. "/manifest.json", "w"))
 f:write(ipfsrt.json.encode(manifest))
 f:close()

@@ -27,6 +27,7 @@ typedef struct ipfsrt_zarr_meta {
     size_t itemsize;                      /* in memory */
     size_t stored_itemsize;               /* in chunks */
     bool float16;                         /* stored as float16 */
+    bool utf32;                           /* v2 "<U<n>": stored as UTF-32, held as UTF-8 bytes (NUL-padded) */
     bool big_endian;                      /* elements in chunks are big-endian */
     bool fortran_order;                   /* v2 order "F": chunks are column-major */
     char datetime_unit[16];               /* v2 datetime64/timedelta64: int64 in this unit ("" otherwise) */

@@ -54,7 +54,8 @@ static ipfsrt_status undo_codecs(const ipfsrt_zarr_meta *m, const uint8_t *src, 
 /* The chunk's bytes as stored are the output's own: C order, native. */
 static bool stored_as_output(const ipfsrt_zarr_meta *m) {
     bool swapped = m->big_endian && m->stored_itemsize > 1 && m->dtype != IPFSRT_DTYPE_BYTES;
-    return !swapped && !m->float16 && !m->fortran_order && !m->transposed && m->dtype != IPFSRT_DTYPE_BOOL;
+    return !swapped && !m->float16 && !m->utf32 && !m->fortran_order && !m->transposed &&
+           m->dtype != IPFSRT_DTYPE_BOOL;
 }
 
 /* dst is the whole chunk, laid out as one run of memory. */
@@ -82,6 +83,8 @@ static uint8_t *to_native(const ipfsrt_zarr_meta *m, uint8_t *raw, size_t n, ipf
     }
     if (m->dtype == IPFSRT_DTYPE_BOOL)
         for (size_t i = 0; i < n; i++) raw[i] = raw[i] != 0;
+    if (m->utf32)
+        for (size_t i = 0; i < n; i++) ipfsrt_zarr_utf32_to_utf8(raw + i * m->itemsize, m->itemsize, m->big_endian);
     if (m->big_endian && m->stored_itemsize > 1 && m->dtype != IPFSRT_DTYPE_BYTES) {
         bool complex = m->dtype == IPFSRT_DTYPE_COMPLEX64 || m->dtype == IPFSRT_DTYPE_COMPLEX128;
         size_t w = complex ? m->itemsize / 2 : m->itemsize;

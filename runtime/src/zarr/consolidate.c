@@ -141,7 +141,7 @@ static ipfsrt_status write_inline(walk *w, const char *base, ipfsrt_error *err) 
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "consolidated_metadata");
         cJSON_AddItemToObject(doc, "consolidated_metadata", cm);
         cm = NULL;
-        char *text = cJSON_Print(doc);
+        char *text = ipfsrt_zarr_print_json(doc);
         st = text ? ipfsrt_zarr_store_put(w->store, key, text, strlen(text), err)
                   : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
         free(text);
@@ -159,7 +159,7 @@ static ipfsrt_status write_zmetadata(walk *w, const char *base, ipfsrt_error *er
     cJSON_AddItemToObject(doc, "metadata", w->map);
     w->map = NULL;
     cJSON_AddNumberToObject(doc, "zarr_consolidated_format", 1);
-    char *text = cJSON_Print(doc);
+    char *text = ipfsrt_zarr_print_json(doc);
     ipfsrt_status st = text ? ipfsrt_zarr_store_put(w->store, key, text, strlen(text), err)
                             : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     free(text);

@@ -7,11 +7,50 @@
 
 #include "zarr/zarr_internal.h"
 
+/* Appends "\uXXXX" for a UTF-16 unit. */
+static void put_escape(ipfsrt_buf *b, unsigned unit) {
+    char esc[8];
+    snprintf(esc, sizeof esc, "\\u%04x", unit & 0xFFFF);
+    ipfsrt_buf_append(b, esc, 6);
+}
+
+char *ipfsrt_zarr_print_json(const cJSON *doc) {
+    char *text = cJSON_Print(doc);
+    if (!text) return NULL;
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        if (*p < 0x80) {
+            ipfsrt_buf_append(&b, p++, 1);
+            continue;
+        }
+        /* cJSON wrote the UTF-8 it was given; non-ASCII only occurs inside strings */
+        size_t len = *p >> 5 == 6 ? 2 : *p >> 4 == 14 ? 3 : *p >> 3 == 30 ? 4 : 1, i = 1;
+        uint32_t cp = *p & (0x7Fu >> len);
+        for (; i < len && (p[i] & 0xC0) == 0x80; i++) cp = cp << 6 | (p[i] & 0x3F);
+        if (len == 1 || i < len) cp = 0xFFFD; /* not UTF-8: never past the terminator */
+        p += i;
+        if (cp >= 0x10000) {
+            put_escape(&b, 0xD800 + ((cp - 0x10000) >> 10));
+            put_escape(&b, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+        } else {
+            put_escape(&b, cp);
+        }
+    }
+    ipfsrt_buf_append(&b, "", 1);
+    free(text);
+    if (b.failed) {
+        ipfsrt_buf_free(&b);
+        return NULL;
+    }
+    return (char *)b.data; /* the buffer's bytes, freed with free() */
+}
+
 static ipfsrt_status put_json(ipfsrt_zarr_store *s, const char *path, const char *name, const cJSON *doc,
                               ipfsrt_error *err) {
     char key[IPFSRT_ZARR_KEY_MAX + 32];
     snprintf(key, sizeof key, "%s%s%s", path, *path ? "/" : "", name);
-    char *text = cJSON_Print(doc);
+    char *text = ipfsrt_zarr_print_json(doc);
     if (!text) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_status st = ipfsrt_zarr_store_put(s, key, text, strlen(text), err);
     free(text);

@@ -42,6 +42,10 @@ ipfsrt_status ipfsrt_zarr_dtype_v2(ipfsrt_zarr_meta *m, const char *s, ipfsrt_er
     char *end;
     long size = strtol(s + 2, &end, 10);
     if (s[1] == 'S' && !*end && size > 0 && size <= 1 << 20) return set_dtype(m, IPFSRT_DTYPE_BYTES, (size_t)size);
+    if (s[1] == 'U' && !*end && size > 0 && size <= 1 << 18) { /* code points: 4 bytes each, as UTF-8 at most 4 */
+        m->utf32 = true;
+        return set_dtype(m, IPFSRT_DTYPE_BYTES, 4 * (size_t)size);
+    }
     if ((s[1] == 'M' || s[1] == 'm') && size == 8 && *end == '[' && strlen(end) < sizeof m->datetime_unit + 1 &&
         end[strlen(end) - 1] == ']') { /* datetime64/timedelta64: int64 counts of the unit */
         memcpy(m->datetime_unit, end + 1, strlen(end) - 2);
@@ -70,6 +74,63 @@ ipfsrt_status ipfsrt_zarr_dtype_v3(ipfsrt_zarr_meta *m, const cJSON *dt, ipfsrt_
     long bits = s[0] == 'r' ? strtol(s + 1, &end, 10) : 0;
     if (bits > 0 && bits % 8 == 0 && bits <= 8 << 20 && !*end) return set_dtype(m, IPFSRT_DTYPE_BYTES, (size_t)bits / 8);
     return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: data type \"%.40s\" is not supported", m->name, s);
+}
+
+/* One code point as UTF-8 at out; how many bytes (U+FFFD for what is none). */
+static size_t utf8_put(uint32_t cp, uint8_t *out) {
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+    if (cp < 0x80) return out[0] = (uint8_t)cp, 1;
+    if (cp < 0x800) return out[0] = (uint8_t)(0xC0 | cp >> 6), out[1] = (uint8_t)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x10000) {
+        out[0] = (uint8_t)(0xE0 | cp >> 12), out[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xF0 | cp >> 18), out[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F)), out[3] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+void ipfsrt_zarr_utf32_to_utf8(uint8_t *elem, size_t size, bool big) {
+    size_t at = 0;
+    for (size_t i = 0; i + 4 <= size; i += 4) { /* never writes past what it has read */
+        const uint8_t *p = elem + i;
+        uint32_t cp = big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                          : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+        if (!cp) break; /* numpy pads with NULs */
+        uint8_t tmp[4];
+        size_t n = utf8_put(cp, tmp);
+        memcpy(elem + at, tmp, n);
+        at += n;
+    }
+    memset(elem + at, 0, size - at);
+}
+
+/* The next code point of UTF-8 at p (n bytes left); U+FFFD for a bad sequence. */
+static uint32_t utf8_get(const uint8_t *p, size_t n, size_t *used) {
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    size_t len = p[0] < 0x80 ? 1 : p[0] >> 5 == 6 ? 2 : p[0] >> 4 == 14 ? 3 : p[0] >> 3 == 30 ? 4 : 0;
+    *used = 1;
+    if (!len || len > n) return 0xFFFD;
+    uint32_t cp = len == 1 ? p[0] : p[0] & (0x7F >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0xFFFD;
+        cp = cp << 6 | (p[i] & 0x3F);
+    }
+    *used = len;
+    return cp < min[len] ? 0xFFFD : cp;
+}
+
+void ipfsrt_zarr_utf8_to_utf32(const uint8_t *elem, size_t size, uint8_t *out, bool big) {
+    size_t at = 0;
+    memset(out, 0, size);
+    for (size_t i = 0; i < size && elem[i] && at + 4 <= size;) {
+        size_t used;
+        uint32_t cp = utf8_get(elem + i, size - i, &used);
+        i += used;
+        for (int k = 0; k < 4; k++) out[at + (size_t)k] = (uint8_t)(cp >> (big ? 24 - 8 * k : 8 * k));
+        at += 4;
+    }
 }
 
 float ipfsrt_zarr_half_to_float(uint16_t h) {
@@ -138,6 +199,11 @@ ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_er
     m->has_fill = fill && !cJSON_IsNull(fill);
     if (!m->has_fill) return IPFSRT_OK;
     double v = 0;
+    if (m->utf32 && cJSON_IsString(fill)) { /* the string itself, kept as UTF-8 */
+        size_t n = strlen(fill->valuestring);
+        memcpy(m->fill.data, fill->valuestring, n < m->itemsize ? n : m->itemsize);
+        return IPFSRT_OK;
+    }
     if (m->dtype == IPFSRT_DTYPE_BYTES && cJSON_IsString(fill)) return base64_fill(m, fill->valuestring, err);
     if (m->dtype == IPFSRT_DTYPE_BYTES && cJSON_IsArray(fill)) { /* v3 r<N>: its bytes */
         int i = 0;

@@ -64,6 +64,15 @@ static ipfsrt_status serialize(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *
     } else if (st == IPFSRT_OK) {
         st = ipfsrt_ndarray_store_bytes(&view, raw, due, m->big_endian, err);
     }
+    if (st == IPFSRT_OK && m->utf32) { /* the UTF-8 of each element back to UTF-32 */
+        s->wide.len = 0;
+        uint8_t *tmp = ipfsrt_buf_reserve(&s->wide, m->itemsize);
+        for (size_t i = 0; tmp && i < n; i++) {
+            ipfsrt_zarr_utf8_to_utf32(raw + i * m->itemsize, m->itemsize, tmp, m->big_endian);
+            memcpy(raw + i * m->itemsize, tmp, m->itemsize);
+        }
+        if (!tmp) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
     if (st == IPFSRT_OK) s->raw.len = due;
     ipfsrt_ndarray_free(&view);
     return st;

@@ -47,6 +47,10 @@ struct ipfsrt_zarr_node {
     cJSON *doc;             /* the metadata document as stored (.zarray, .zgroup, zarr.json) */
 };
 
+/* doc as JSON text in ASCII only (other characters as \u escapes, as Python
+ * writes them: zarr-python reads nothing else); free() it. */
+char *ipfsrt_zarr_print_json(const cJSON *doc);
+
 /* "/a//b/" -> "a/b" into out, checked as a key ("" for the top). */
 ipfsrt_status ipfsrt_zarr_normalize_path(const char *path, char *out, size_t cap, ipfsrt_error *err);
 
@@ -80,6 +84,11 @@ ipfsrt_status ipfsrt_zarr_encode_shard(const ipfsrt_zarr_meta *m, const ipfsrt_n
 bool ipfsrt_zarr_all_fill(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *chunk);
 /* Prefixes err with the array's name and the chunk's key. */
 void ipfsrt_zarr_name_chunk(const ipfsrt_zarr_meta *m, const size_t *index, ipfsrt_error *err);
+
+/* v2 "U" strings: an element's UTF-32 code units to NUL-padded UTF-8 in
+ * place, and back (into out, of the same size). */
+void ipfsrt_zarr_utf32_to_utf8(uint8_t *elem, size_t size, bool big);
+void ipfsrt_zarr_utf8_to_utf32(const uint8_t *elem, size_t size, uint8_t *out, bool big);
 
 /* float16 bits to float, every case (subnormals, infinities, NaN). */
 float ipfsrt_zarr_half_to_float(uint16_t h);
