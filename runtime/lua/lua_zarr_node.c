@@ -111,17 +111,23 @@ static int node_set_attributes(lua_State *L) {
     return 0;
 }
 
+/* The selection table at idx (nil: everything); how many parts it has. */
+static int check_selection(lua_State *L, int idx, ipfsrt_ndslice *sel) {
+    lua_Integer parts = lua_isnoneornil(L, idx) ? 0 : (luaL_checktype(L, idx, LUA_TTABLE), luaL_len(L, idx));
+    if (parts > IPFSRT_NDARRAY_MAX_DIMS) ipfsrt_lua_raise_arg(L, "too many selection parts");
+    for (lua_Integer i = 1; i <= parts; i++) {
+        lua_rawgeti(L, idx, i);
+        ipfsrt_lua_check_ndslice(L, lua_gettop(L), (int)i - 1, &sel[i - 1]);
+        lua_pop(L, 1);
+    }
+    return (int)parts;
+}
+
 /* n:write(selection | nil, values (n-d array), threads, write_empty_chunks) */
 static int node_write(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
     ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
-    lua_Integer parts = lua_isnoneornil(L, 2) ? 0 : (luaL_checktype(L, 2, LUA_TTABLE), luaL_len(L, 2));
-    if (parts > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many selection parts");
-    for (lua_Integer i = 1; i <= parts; i++) {
-        lua_rawgeti(L, 2, i);
-        ipfsrt_lua_check_ndslice(L, lua_gettop(L), (int)i - 1, &sel[i - 1]);
-        lua_pop(L, 1);
-    }
+    int parts = check_selection(L, 2, sel);
     const ipfsrt_ndarray *values = ipfsrt_lua_check_ndarray(L, 3);
     lua_Integer threads = luaL_optinteger(L, 4, 0);
     if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
@@ -129,7 +135,7 @@ static int node_write(lua_State *L) {
     ipfsrt_lua_zstore *zs = store_of(L, 1);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_write(n, sel, (int)parts, values, &opts, &err);
+    ipfsrt_status st = ipfsrt_zarr_write(n, sel, parts, values, &opts, &err);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
     return 0;
 }
@@ -212,13 +218,7 @@ static ipfsrt_status report(void *user, size_t done, size_t total, ipfsrt_error 
 static int node_read(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
     ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
-    lua_Integer parts = lua_isnoneornil(L, 2) ? 0 : (luaL_checktype(L, 2, LUA_TTABLE), luaL_len(L, 2));
-    if (parts > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many selection parts");
-    for (lua_Integer i = 1; i <= parts; i++) {
-        lua_rawgeti(L, 2, i);
-        ipfsrt_lua_check_ndslice(L, lua_gettop(L), (int)i - 1, &sel[i - 1]);
-        lua_pop(L, 1);
-    }
+    int parts = check_selection(L, 2, sel);
     lua_Integer threads = luaL_optinteger(L, 3, 0);
     if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
     progress p = {L, lua_isnoneornil(L, 4) ? 0 : 4, {0}};
@@ -229,7 +229,7 @@ static int node_read(lua_State *L) {
     ipfsrt_ndarray_init(&out);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_read(n, sel, (int)parts, &out, &opts, &err);
+    ipfsrt_status st = ipfsrt_zarr_read(n, sel, parts, &out, &opts, &err);
     if (st != IPFSRT_OK) ipfsrt_ndarray_free(&out);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
     ipfsrt_lua_push_ndarray(L, &out);

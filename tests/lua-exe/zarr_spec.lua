@@ -249,6 +249,28 @@ describe("ipfsrt.zarr", function()
     check(a, true)
   end)
 
+  it("opens a consolidated hierarchy over ipfs:// with one round of reads, its members with none", function()
+    local many = dir .. "/many"
+    for i = 1, 12 do
+      ipfsrt.zarr.create(many, { path = "g/a" .. i, shape = { 4 }, chunks = { 2 }, dtype = "int16", zarr_format = 2 })
+    end
+    ipfsrt.zarr.consolidate(many)
+    put(many .. "/readme", "twelve arrays")
+    local mcar = dir .. "/many.car"
+    local mroot = tostring(ipfsrt.pack(many, { output = mcar, hidden = true }))
+    local gw = gateway(nil, { mcar })
+    local c = ipfsrt.client { gateways = { gw:url() } }
+    local function requests() return c:stats()[1].requests end
+    local top = ipfsrt.zarr.open("ipfs://" .. mroot, { client = c })
+    local after_open = requests()
+    assert.is_true(after_open <= 3, after_open .. " requests") -- the root, then its metadata files at once
+    local g = top.g
+    assert.equal(12, #g:arrays())
+    assert.same({ 4 }, g.a7.shape)
+    assert.equal(after_open, requests()) -- all from the consolidated metadata
+    c:close()
+  end)
+
   it("writes selections: partial chunks read and rewritten, chunks left all fill removed", function()
     local out = dir .. "/written"
     local a = ipfsrt.zarr.create(out, { shape = { 5, 7 }, chunks = { 2, 3 }, dtype = "int16", fill_value = -1,

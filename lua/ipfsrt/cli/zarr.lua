@@ -52,6 +52,17 @@ local function open_store(url, opts)
   return ipfsrt.zarr.store(url)
 end
 
+-- Runs fn(store) on url's store, then reports (-v) and closes its client.
+local function with_store(url, opts, fn)
+  local store, client = open_store(url, opts)
+  local ok, err = pcall(fn, store)
+  if client then
+    fetchcli.report(client, opts)
+    client:close()
+  end
+  if not ok then error(err, 0) end
+end
+
 -- ---------------------------------------------------------------- info
 
 local function decoded_bytes(a)
@@ -139,16 +150,10 @@ end
 
 local function info(url, rest, opts)
   if #rest > 0 then argparse.usage_error("zarr info takes one URL") end
-  local store, client = open_store(url, opts)
-  local ok, err = pcall(function()
+  with_store(url, opts, function(store)
     local d = describe(ipfsrt.zarr.open(store), store, 0)
     if opts.json then print(ipfsrt.json.encode(d)) else print_tree(d, "") end
   end)
-  if client then
-    fetchcli.report(client, opts)
-    client:close()
-  end
-  if not ok then error(err, 0) end
 end
 
 -- ----------------------------------------------------------------- get
@@ -232,8 +237,7 @@ local function get(url, rest, opts)
   if #rest < 1 or #rest > 2 then argparse.usage_error("zarr get needs URL, ARRAY and maybe a SELECTION") end
   if opts.json and opts.csv then argparse.usage_error("--json and --csv go one at a time") end
   local sel = M.parse_selection(rest[2])
-  local store, client = open_store(url, opts)
-  local ok, err = pcall(function()
+  with_store(url, opts, function(store)
     local a = ipfsrt.zarr.open(store, { path = rest[1] == "." and "" or rest[1] })
     if not a.is_array then argparse.usage_error("%s is a group, not an array", rest[1]) end
     local bar, clear = chunk_progress(opts)
@@ -244,11 +248,6 @@ local function get(url, rest, opts)
     elseif opts.csv then write_csv(x)
     else print(tostring(x)) end
   end)
-  if client then
-    fetchcli.report(client, opts)
-    client:close()
-  end
-  if not ok then error(err, 0) end
 end
 
 -- ------------------------------------------------------------------ cp
@@ -283,22 +282,20 @@ local function cp(url, rest, opts)
   if #rest ~= 1 then argparse.usage_error("zarr cp needs URL and DIR") end
   local format = opts["zarr-format"] and math.tointeger(tonumber(opts["zarr-format"]))
   if opts["zarr-format"] and format ~= 2 and format ~= 3 then argparse.usage_error("--zarr-format is 2 or 3") end
-  local store, client = open_store(url, opts)
   local tty = not opts.quiet and ipfsrt.isatty(io.stderr)
-  local ok, err = pcall(ipfsrt.zarr.copy, store, rest[1], {
+  local copy_opts = {
     path = opts.path, compressor = M.parse_compressor(opts.compressor), zarr_format = format,
     chunks = size_list(opts.chunks, "chunks"), shards = size_list(opts.shards, "shards"),
     consolidate = not opts["no-consolidate"],
     progress = tty and function(path, done, total)
       io.stderr:write(string.format("\r%s: %d of %d rows\27[K", path == "" and "/" or path, done, total))
     end or nil,
-  })
-  if tty then io.stderr:write("\r\27[K") end
-  if client then
-    fetchcli.report(client, opts)
-    client:close()
-  end
-  if not ok then error(err, 0) end
+  }
+  with_store(url, opts, function(store)
+    local ok, err = pcall(ipfsrt.zarr.copy, store, rest[1], copy_opts)
+    if tty then io.stderr:write("\r\27[K") end
+    if not ok then error(err, 0) end
+  end)
 end
 
 function M.run(args)

@@ -155,6 +155,12 @@ ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *s, const char *key, ipf
     return st == IPFSRT_OK ? s->ops->erase(s->ctx, key, err) : st;
 }
 
+ipfsrt_status ipfsrt_zarr_unixfs_entry(void *lister, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    ipfsrt_zarr_unixfs_lister *l = lister;
+    ipfsrt_zarr_store_entry entry = {e->name, e->tsize, false}; /* the link's cumulative size */
+    return l->fn(l->user, &entry, err);
+}
+
 static bool has_prefix(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
 /* "x.car" or "x.car/path": where the file name ends, or NULL. */

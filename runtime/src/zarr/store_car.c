@@ -68,21 +68,10 @@ static ipfsrt_status car_get_many(void *ctx, const ipfsrt_zarr_store_request *re
     return IPFSRT_OK;
 }
 
-typedef struct lister {
-    ipfsrt_zarr_store_name_fn fn;
-    void *user;
-} lister;
-
-static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
-    lister *l = user;
-    ipfsrt_zarr_store_entry entry = {e->name, e->tsize, false}; /* the link's cumulative size */
-    return l->fn(l->user, &entry, err);
-}
-
 static ipfsrt_status car_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
                                   ipfsrt_error *err) {
     car_store *s = ctx;
-    lister l = {fn, user};
+    ipfsrt_zarr_unixfs_lister l = {fn, user};
     char path[sizeof s->root + IPFSRT_ZARR_KEY_MAX + 2];
     snprintf(path, sizeof path, "%s/%s", s->root, prefix);
     ipfsrt_unixfs_node_info info;
@@ -90,7 +79,7 @@ static ipfsrt_status car_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_sto
     if (st == IPFSRT_ENOT_FOUND) return IPFSRT_OK; /* nothing under it */
     if (st != IPFSRT_OK || (info.type != IPFSRT_UNIXFS_DIRECTORY && info.type != IPFSRT_UNIXFS_HAMT_SHARD))
         return st;
-    return ipfsrt_unixfs_ls(&s->src, &info.cid, false, list_entry, &l, err);
+    return ipfsrt_unixfs_ls(&s->src, &info.cid, false, ipfsrt_zarr_unixfs_entry, &l, err);
 }
 
 static void car_store_free(void *ctx) {

@@ -78,24 +78,13 @@ static ipfsrt_status gateway_get_many(void *ctx, const ipfsrt_zarr_store_request
     return st;
 }
 
-typedef struct lister {
-    ipfsrt_zarr_store_name_fn fn;
-    void *user;
-} lister;
-
-static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
-    lister *l = user;
-    ipfsrt_zarr_store_entry entry = {e->name, e->tsize, false}; /* the link's cumulative size */
-    return l->fn(l->user, &entry, err);
-}
-
 static ipfsrt_status gateway_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
                                       ipfsrt_error *err) {
     gateway_store *s = ctx;
-    lister l = {fn, user};
+    ipfsrt_zarr_unixfs_lister l = {fn, user};
     char path[IPFSRT_CID_STR_MAX + 2048 + IPFSRT_ZARR_KEY_MAX + 2];
     snprintf(path, sizeof path, "%s/%s", s->base, prefix);
-    ipfsrt_status st = ipfsrt_client_ls(s->client, path, false, list_entry, &l, err);
+    ipfsrt_status st = ipfsrt_client_ls(s->client, path, false, ipfsrt_zarr_unixfs_entry, &l, err);
     return st == IPFSRT_ENOT_FOUND || st == IPFSRT_ENOT_DIRECTORY ? IPFSRT_OK : st;
 }
 

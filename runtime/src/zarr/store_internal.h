@@ -3,7 +3,16 @@
 #ifndef IPFSRT_ZARR_STORE_INTERNAL_H
 #define IPFSRT_ZARR_STORE_INTERNAL_H
 
+#include "ipfsrt/unixfs.h"
 #include "ipfsrt/zarr_store.h"
+
+/* UnixFS listings (CAR and IPFS stores) as store entries: the user of
+ * ipfsrt_zarr_unixfs_entry is an ipfsrt_zarr_unixfs_lister. */
+typedef struct ipfsrt_zarr_unixfs_lister {
+    ipfsrt_zarr_store_name_fn fn;
+    void *user;
+} ipfsrt_zarr_unixfs_lister;
+ipfsrt_status ipfsrt_zarr_unixfs_entry(void *lister, const ipfsrt_unixfs_entry *e, ipfsrt_error *err);
 
 ipfsrt_status ipfsrt_zarr_folder_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *path,
                                             bool writable, ipfsrt_error *err);
