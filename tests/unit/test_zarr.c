@@ -319,12 +319,45 @@ static void test_write_sharded(void **state) {
     remove_tree(dir);
 }
 
+/* Many more chunks than the encoders hold at once, on several threads: every
+ * one stored (encoders that waited for room once took chunks past the last). */
+static void test_write_many_chunks(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store_options w = {.writable = true};
+    ipfsrt_zarr_store *s;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
+    static const char meta[] = "{\"zarr_format\": 2, \"shape\": [3000], \"chunks\": [7], \"dtype\": \"<i4\", "
+                               "\"compressor\": {\"id\": \"zstd\"}, \"fill_value\": -1, \"order\": \"C\", "
+                               "\"filters\": null}";
+    ipfsrt_zarr_node *a;
+    assert_int_equal(ipfsrt_zarr_create_array(&a, s, "a", meta, strlen(meta), &err), IPFSRT_OK);
+    ipfsrt_ndarray v, out;
+    ipfsrt_ndarray_init(&v), ipfsrt_ndarray_init(&out);
+    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_INT32, 0, 3000, 1, &err), IPFSRT_OK);
+    for (unsigned threads = 1; threads <= 4; threads *= 2) {
+        ipfsrt_zarr_write_options opts = {.threads = threads};
+        assert_int_equal(ipfsrt_zarr_write(a, NULL, 0, &v, &opts, &err), IPFSRT_OK);
+        assert_int_equal(ipfsrt_zarr_read(a, NULL, 0, &out, NULL, &err), IPFSRT_OK);
+        const int32_t *x = (const int32_t *)(const void *)out.data;
+        for (int i = 0; i < 3000; i++)
+            if (x[i] != i) fail_msg("threads %u: element %d is %d", threads, i, x[i]);
+        ipfsrt_ndarray_free(&out);
+        ipfsrt_ndarray_init(&out);
+    }
+    ipfsrt_ndarray_free(&v);
+    ipfsrt_zarr_node_free(a);
+    ipfsrt_zarr_store_free(s);
+    remove_tree(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
         cmocka_unit_test(test_read_selections), cmocka_unit_test(test_consolidated),
-        cmocka_unit_test(test_write_sharded),
+        cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,7 +164,7 @@ static void *encoder(void *arg) {
     while (!w->failed && w->next < w->r.total) {
         while (!w->failed && w->done_count + w->in_flight >= PENDING_MAX * w->nthreads)
             pthread_cond_wait(&w->room, &w->mu);
-        if (w->failed) break;
+        if (w->failed || w->next >= w->r.total) break; /* another took the last while this one waited */
         size_t k = w->next++;
         w->in_flight++;
         pthread_mutex_unlock(&w->mu);
