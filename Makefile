@@ -9,7 +9,7 @@ CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
                libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy \
-               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev python3-zarr
+               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev python3-zarr python3-xarray
 LUA_PC := lua5.4
 PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4
 ifeq ($(HASH),openssl)
@@ -48,7 +48,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
+.PHONY: all deps test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -120,7 +120,8 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-layers test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-embed test-interop
+	$(MAKE) test-layers test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
+	    test-interop
 
 # Dependencies point down: no source includes a module of a higher layer.
 test-layers:
@@ -165,6 +166,12 @@ test-zarr: all
 	$(BUILD)/ipfsrt tests/zarr/write.lua $(BUILD)/zarr-written; \
 	/usr/bin/python3 tests/zarr/v2.py check $(BUILD)/zarr-written; \
 	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-written
+
+# ipfsrt.dataset against Debian's xarray on the OISST-like sample (10 days).
+test-dataset: all
+	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-10 --days 10 2>/dev/null
+	/usr/bin/python3 tests/dataset/with_xarray.py $(BUILD)/sample-10 $(BUILD)/sample-10.json
+	$(BUILD)/ipfsrt tests/dataset/check.lua $(BUILD)/sample-10 $(BUILD)/sample-10.json
 
 # ipfsrt.ndarray against Debian's numpy: the same random cases through both.
 test-numpy: all

@@ -185,6 +185,10 @@ int ipfsrt_lua_open(lua_State *L) {
         m->func(L);
         lua_setfield(L, -2, m->name);
     }
+    lua_createtable(L, 0, 1); /* ipfsrt.dataset.open: lua/ipfsrt/dataset.lua */
+    ipfsrt_lua_push_lua_function(L, "ipfsrt.dataset", "open");
+    lua_setfield(L, -2, "open");
+    lua_setfield(L, -2, "dataset");
     ipfsrt_lua_open_multiformats(L);
     ipfsrt_lua_open_serve(L);
     ipfsrt_lua_open_client(L);

@@ -47,7 +47,7 @@ end
 -- continents as blobs, Antarctica south of 68 S
 local continents = bump(48, 260, 16, 24) + bump(-15, 300, 18, 11) + bump(5, 20, 22, 19) + bump(50, 85, 17, 50) +
   bump(-25, 135, 10, 14) + bump(72, 318, 8, 12) + bump(64, 110, 9, 40)
-local land = continents:gt(0.5) | (LAT:lt(-68) + LON * 0):gt(0)
+local land = continents:gt(0.3) | (LAT:lt(-68) + LON * 0):gt(0)
 -- a climatology: warm tropics, cold poles, the Gulf Stream warmer than its latitude
 local base = ((LAT / 38) ^ 2 * -1):exp() * 30 - 1.8 + bump(37, 290, 5, 14) * 4
 local seasonal = (LAT / 45) * (((LAT:abs() - 40) / 25) ^ 2 * -1):exp() * 4 -- NH warm in summer
@@ -65,7 +65,7 @@ local noise
 do
   local coarse = seeded(90 * 180, { 90, 1, 180, 1 }, 12345)
   local eddies = (coarse + nd.zeros { 1, 8, 1, 8 }):reshape { NLAT, NLON }
-  noise = eddies + seeded(NLAT * NLON, { NLAT, NLON }, 777) * 0.08
+  noise = eddies + seeded(NLAT * NLON, { NLAT, NLON }, 777) * 0.025
 end
 
 local function rolled(day)

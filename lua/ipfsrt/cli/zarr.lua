@@ -141,11 +141,34 @@ local function array_line(d, indent)
   return table.concat(parts, "  ")
 end
 
+-- A group whose arrays name their dimensions is a dataset (as xarray sees
+-- it): its dimensions, and which arrays are coordinates.
+local function dataset_dims(d)
+  local sizes, order = {}, {}
+  for _, m in ipairs(d.members) do
+    for i, n in ipairs(m.kind == "array" and m.dimension_names or {}) do
+      if n ~= ipfsrt.null and not sizes[n] then
+        sizes[n] = m.shape[i]
+        order[#order + 1] = n
+      end
+    end
+  end
+  local parts = {}
+  for _, n in ipairs(order) do parts[#parts + 1] = n .. " " .. sizes[n] end
+  return #parts > 0 and table.concat(parts, ", ") or nil
+end
+
 local function print_tree(d, indent)
   if d.kind == "array" then return print(array_line(d, indent)) end
   local name = d.path:match("[^/]*$")
-  print(string.format("%s%s/  group (v%d), %d members", indent, name, d.zarr_format, #d.members))
-  for _, m in ipairs(d.members) do print_tree(m, indent .. "  ") end
+  local dims = dataset_dims(d)
+  print(string.format("%s%s/  group (v%d), %d members%s", indent, name, d.zarr_format, #d.members,
+    dims and ("; a dataset of dimensions " .. dims) or ""))
+  for _, m in ipairs(d.members) do
+    local coordinate = dims and m.kind == "array" and #m.shape == 1 and m.dimension_names and
+      m.dimension_names[1] == m.path:match("[^/]*$")
+    if coordinate then print(array_line(m, indent .. "  ") .. "  (coordinate)") else print_tree(m, indent .. "  ") end
+  end
 end
 
 local function info(url, rest, opts)

@@ -1,0 +1,459 @@
+-- ipfsrt.dataset: a Zarr group as an xarray-like dataset.
+--
+--   local ds = ipfsrt.dataset.open("ipfs://CID")        -- like xarray.open_zarr
+--   ds.sst.dims, ds.sst.shape, ds.sst.attrs, ds.vars, ds.coords, ds.dims
+--   local box = ds.sst:sel { time = "2024-03-01", lat = { 20, 60 }, lon = { 270, 310 } }
+--   box:values()                  -- an n-d array: CF-decoded (scale, offset, fill -> NaN)
+--   box:mean()                    -- a number; v:mean("time") a variable without time
+--   ds.sst:isel { time = 0, lat = { 100, 260 } }       -- by index: 0-based, half-open
+--   ds.time:dates()               -- {"2024-01-01", ...}
+--
+-- Selections are lazy: only :values() (or a reduction) reads, and only the
+-- chunks the selection needs. open(url[, opts]): opts.client (an
+-- ipfsrt.client), or gateways/policy/verify/... to make one; opts.decode =
+-- false keeps the stored values (no CF decoding).
+local ipfsrt = require "ipfsrt"
+local zarr = require "ipfsrt.zarr"
+local nd = ipfsrt.ndarray
+
+local M = {}
+local Dataset, Variable = {}, {}
+
+local function bad(fmt, ...)
+  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 3)
+end
+
+-- ------------------------------------------------------------- CF time
+
+-- Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+local function days_from_civil(y, m, d)
+  y = m <= 2 and y - 1 or y
+  local era = (y >= 0 and y or y - 399) // 400
+  local yoe = y - era * 400
+  local doy = (153 * (m + (m > 2 and -3 or 9)) + 2) // 5 + d - 1
+  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+  return era * 146097 + doe - 719468
+end
+
+local function civil_from_days(z)
+  z = z + 719468
+  local era = (z >= 0 and z or z - 146096) // 146097
+  local doe = z - era * 146097
+  local yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+  local doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+  local mp = (5 * doy + 2) // 153
+  local d = doy - (153 * mp + 2) // 5 + 1
+  local m = mp + (mp < 10 and 3 or -9)
+  return yoe + era * 400 + (m <= 2 and 1 or 0), m, d
+end
+
+-- "2024-03-01", "2024-03-01T12:00:00" or "2024-03-01 12:00" as seconds since 1970.
+local function parse_iso(s)
+  local y, m, d, rest = s:match("^(%-?%d+)%-(%d%d?)%-(%d%d?)(.*)$")
+  if not y then return nil end
+  local H, Mi, S = rest:match("^[T ](%d%d?):(%d%d):?(%d*%.?%d*)Z?$")
+  if rest ~= "" and not H then return nil end
+  return days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + (tonumber(H) or 0) * 3600 +
+    (tonumber(Mi) or 0) * 60 + (tonumber(S) or 0)
+end
+
+local function iso(seconds)
+  local days = math.floor(seconds / 86400)
+  local y, m, d = civil_from_days(days)
+  local rest = seconds - days * 86400
+  if rest == 0 then return string.format("%04d-%02d-%02d", y, m, d) end
+  return string.format("%04d-%02d-%02dT%02d:%02d:%02d", y, m, d, rest // 3600, rest % 3600 // 60, rest % 60)
+end
+M.iso, M.parse_iso = iso, parse_iso
+
+local TIME_UNITS = { days = 86400, day = 86400, d = 86400, hours = 3600, hour = 3600, h = 3600, minutes = 60,
+  minute = 60, seconds = 1, second = 1, s = 1, milliseconds = 0.001, microseconds = 1e-6 }
+
+-- CF "UNIT since DATE": {scale = seconds per unit, epoch = seconds since 1970}, or nil.
+local function time_units(units)
+  if type(units) ~= "string" then return nil end
+  local unit, since = units:match("^%s*(%a+)%s+since%s+(.-)%s*$")
+  local scale, epoch = TIME_UNITS[unit and unit:lower()], since and parse_iso(since:gsub("%s+UTC$", ""))
+  if not scale or not epoch then return nil end
+  return { scale = scale, epoch = epoch }
+end
+
+-- ----------------------------------------------------------- variables
+
+-- Python's slice.indices for a dimension of n: start, count, step.
+local function resolve(part, n, dim)
+  if math.type(part) == "integer" then
+    local i = part < 0 and part + n or part
+    if i < 0 or i >= n then bad("index %d is out of bounds for %s of size %d", part, dim, n) end
+    return { index = i }
+  end
+  if type(part) ~= "table" then bad("%s: an index or {start, stop[, step]}", dim) end
+  local step = part[3] or 1
+  if math.type(step) ~= "integer" or step == 0 then bad("%s: the step must be a whole number, not 0", dim) end
+  local lo, hi = step > 0 and 0 or -1, step > 0 and n or n - 1
+  local function clamp(v, dflt)
+    if v == nil then return dflt end
+    if math.type(v) ~= "integer" then bad("%s: bounds are integers", dim) end
+    if v < 0 then v = v + n end
+    return math.max(lo, math.min(hi, v))
+  end
+  local a, b = clamp(part[1], step > 0 and 0 or n - 1), clamp(part[2], step > 0 and n or -1)
+  local span = step > 0 and b - a or a - b
+  return { start = a, count = span <= 0 and 0 or (span + math.abs(step) - 1) // math.abs(step), step = step }
+end
+
+local function new_variable(ds, name, array, dims, sel, data)
+  local v = setmetatable({ _ds = ds, _array = array, _sel = sel, _data = data, name = name }, Variable)
+  v.attrs = array and array.attrs or {}
+  local kept, shape = {}, {}
+  for i, d in ipairs(dims) do
+    local s = sel and sel[i]
+    if not (s and s.index) then
+      kept[#kept + 1] = d
+      shape[#shape + 1] = data and data.shape[#shape + 1] or s.count
+    end
+  end
+  v.dims, v.shape, v._all_dims = kept, shape, dims
+  v.ndim = #kept
+  return v
+end
+
+function Variable.__index(v, k)
+  local method = rawget(Variable, k)
+  if method ~= nil then return method end
+  if k == "coords" then return v:_coords() end
+  return nil
+end
+
+-- The CF decoding a read applies, typed as xarray types it: masking the
+-- values that mean "missing" makes small integers float32, others float64;
+-- scale and offset then keep float32 (floats of 4 bytes or less, or small
+-- integers with no add_offset at all) or go to float64.
+local function cf_of(v)
+  local a, attrs = v._array, v.attrs
+  if not v._ds.decode or not a then return nil end
+  local int, float = a.dtype:match("int") ~= nil, a.dtype:match("float") ~= nil
+  if not int and not float then return nil end
+  local fill = attrs._FillValue
+  if fill == nil and a.fill_value then fill = a.fill_value:get() end
+  local scale, offset, missing = attrs.scale_factor, attrs.add_offset, attrs.missing_value
+  local masks = fill ~= nil or missing ~= nil
+  if not masks and scale == nil and offset == nil then return nil end
+  local small = a.itemsize <= (int and 2 or 4)
+  local ftype = a.dtype
+  if masks then ftype = (int and small) and "float32" or (int and "float64" or a.dtype) end
+  if scale ~= nil or offset ~= nil then
+    local is_float32 = ftype == "float32"
+    ftype = (is_float32 or (int and small and offset == nil)) and "float32" or "float64"
+  end
+  return { type = ftype, scale = scale, offset = offset, fill = fill, missing = missing }
+end
+
+local function decoded(raw, cf)
+  if not cf then return raw end
+  local x = raw:astype(cf.type)
+  local mask
+  for _, f in ipairs { cf.fill, cf.missing } do
+    if type(f) == "number" and f == f then
+      local m = raw:eq(f)
+      mask = mask and (mask | m) or m
+    end
+  end
+  if mask and raw.dtype:match("float") then mask = mask | raw:isnan() end
+  if mask then x = nd.where(mask, 0 / 0, x) end
+  if cf.scale then x = x * cf.scale end
+  if cf.offset then x = x + cf.offset end
+  return x
+end
+
+-- The Zarr selection of the variable's (lazy) selection.
+local function zarr_selection(sel)
+  local out = {}
+  for i, s in ipairs(sel) do
+    if s.index then out[i] = s.index
+    else
+      local stop = s.start + s.count * s.step
+      out[i] = { s.start, (s.step < 0 and stop < 0) and nil or stop, s.step }
+    end
+  end
+  return out
+end
+
+-- v:values([opts]) -> n-d array: the selection read (only the chunks it needs)
+-- and CF-decoded. opts.progress as for zarr reads.
+function Variable.values(v, opts)
+  if v._data then return v._data end
+  local raw = v._array:read(zarr_selection(v._sel), opts)
+  return decoded(raw, cf_of(v))
+end
+
+-- v:isel{dim = index | {start, stop[, step]}, ...}: by position (0-based,
+-- half-open), lazy.
+function Variable.isel(v, spec)
+  if type(spec) ~= "table" then bad("isel takes {dim = index or range}") end
+  if v._data then bad("isel of a computed variable: use its values") end
+  local sel, kept = {}, 0
+  for i, s in ipairs(v._sel) do
+    sel[i] = s
+    if not s.index then
+      kept = kept + 1
+      local part = spec[v._all_dims[i]]
+      if part ~= nil then
+        local r = resolve(part, s.count, v._all_dims[i])
+        if r.index then sel[i] = { index = s.start + r.index * s.step }
+        else sel[i] = { start = s.start + r.start * s.step, count = r.count, step = s.step * r.step } end
+      end
+    end
+  end
+  for k in pairs(spec) do
+    if type(k) ~= "string" or not (function() for _, d in ipairs(v.dims) do if d == k then return true end end end)() then
+      bad("%s has no dimension %s", v.name, tostring(k))
+    end
+  end
+  return new_variable(v._ds, v.name, v._array, v._all_dims, sel)
+end
+
+-- The coordinate values along dim (decoded; time in seconds since 1970) and
+-- whether they are times.
+local function coordinate(v, dim)
+  local c = v._ds._coords[dim]
+  if not c then bad("no coordinate variable for %s: use isel", dim) end
+  if not c._cache then
+    local t = time_units(c.attrs.units)
+    local values = c:values():astype("float64")
+    if t then values = values * t.scale + t.epoch end
+    c._cache, c._is_time = values:tolist(), t ~= nil
+  end
+  return c._cache, c._is_time
+end
+
+local function label(value, is_time, dim)
+  if type(value) == "string" then
+    local s = is_time and parse_iso(value)
+    if not s then bad("%s: %q is not a date (YYYY-MM-DD[THH:MM:SS])", dim, value) end
+    return s
+  end
+  if type(value) ~= "number" then bad("%s: a label is a number%s", dim, is_time and " or a date" or "") end
+  return value
+end
+
+-- Position along the variable's selection of dim: label ranges inclusive (as
+-- xarray's label slicing), scalars exact or nearest.
+local function locate(v, dim, want, method)
+  local values, is_time = coordinate(v, dim)
+  local i = 0
+  for k, d in ipairs(v._all_dims) do if d == dim then i = k end end
+  local s = v._sel[i]
+  local pos = {}
+  for j = 0, s.count - 1 do pos[#pos + 1] = values[s.start + j * s.step + 1] end
+  if type(want) == "table" then
+    local lo, hi = label(want[1], is_time, dim), label(want[2], is_time, dim)
+    local first, last
+    for j, c in ipairs(pos) do
+      if c >= math.min(lo, hi) and c <= math.max(lo, hi) then
+        first = first or j - 1
+        last = j - 1
+      end
+    end
+    if not first then return { 0, 0 } end
+    return { first, last + 1 }
+  end
+  -- a tie goes to the later label on an ascending axis, the earlier on a
+  -- descending one (as pandas' nearest does)
+  local target, best, dist = label(want, is_time, dim), nil, math.huge
+  local ascending = #pos < 2 or pos[1] <= pos[#pos]
+  for j, c in ipairs(pos) do
+    local dd = math.abs(c - target)
+    if dd < dist or (dd == dist and ascending) then best, dist = j - 1, dd end
+  end
+  if not best or (method ~= "nearest" and dist ~= 0) then
+    error(ipfsrt.error.new("not_found", string.format("%s has no label %s (method = \"nearest\" takes the closest)",
+      dim, tostring(want))), 3)
+  end
+  return best
+end
+
+-- v:sel{dim = label | {from, to}, ..., method = "nearest"}: by coordinate
+-- value (times as "YYYY-MM-DD"), lazy.
+function Variable.sel(v, spec)
+  if type(spec) ~= "table" then bad("sel takes {dim = label or {from, to}}") end
+  local method = spec.method
+  local by_index = {}
+  for k, want in pairs(spec) do
+    if k ~= "method" then by_index[k] = locate(v, k, want, method) end
+  end
+  return v:isel(by_index)
+end
+
+local function axes_of(v, dims)
+  if dims == nil then return nil end
+  if type(dims) == "string" then dims = { dims } end
+  local axes = {}
+  for _, name in ipairs(dims) do
+    local found
+    for i, d in ipairs(v.dims) do if d == name then found = i - 1 end end
+    if not found then bad("%s has no dimension %s", v.name, name) end
+    axes[#axes + 1] = found
+  end
+  return axes
+end
+
+-- Reductions by dimension name (NaN skipped, as xarray): over everything a
+-- number, else a variable of the dimensions left.
+for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "count" } do
+  Variable[op] = function(v, dims)
+    local x = v:values()
+    local axes = axes_of(v, dims)
+    if not axes or #axes == #v.dims then return x[op](x) end
+    local r = x[op](x, #axes == 1 and axes[1] or axes)
+    local left = {}
+    for _, d in ipairs(v.dims) do
+      local gone = false
+      for _, a in ipairs(axes) do gone = gone or v.dims[a + 1] == d end
+      if not gone then left[#left + 1] = d end
+    end
+    local out = new_variable(v._ds, v.name, nil, left, nil, r)
+    out.attrs = v.attrs
+    return out
+  end
+end
+
+-- The coordinate variables along the variable's dimensions, selected alike.
+function Variable._coords(v)
+  local out = {}
+  if not v._sel then return out end
+  for i, d in ipairs(v._all_dims) do
+    local c = v._ds._coords[d]
+    if c and not v._sel[i].index then
+      local s = v._sel[i]
+      out[d] = c:isel { [d] = { s.start, s.start + s.count * s.step, s.step } }
+    end
+  end
+  return out
+end
+
+-- A time coordinate's values as ISO dates.
+function Variable.dates(v)
+  local t = time_units(v.attrs.units)
+  if not t then bad("%s has no CF time units", v.name) end
+  local out = {}
+  for i, x in ipairs(v:values():astype("float64"):tolist()) do out[i] = iso(x * t.scale + t.epoch) end
+  return out
+end
+
+function Variable.__tostring(v)
+  local dims = {}
+  for i, d in ipairs(v.dims) do dims[i] = d .. ": " .. v.shape[i] end
+  local a = v._array
+  local kind = v._data and v._data.dtype or (cf_of(v) and (a.dtype .. " -> " .. cf_of(v).type) or a.dtype)
+  local lines = { string.format("<ipfsrt.dataset.Variable %s (%s)> %s", v.name, table.concat(dims, ", "), kind) }
+  for _, k in ipairs { "long_name", "units" } do
+    if v.attrs[k] then lines[#lines + 1] = string.format("  %s: %s", k, tostring(v.attrs[k])) end
+  end
+  if v._data or (v._sel and #v.dims <= 1 and (v.shape[1] or 1) <= 8) then
+    lines[#lines + 1] = tostring(v:values())
+  end
+  return table.concat(lines, "\n")
+end
+
+-- ------------------------------------------------------------- datasets
+
+function Dataset.__index(ds, k)
+  local method = rawget(Dataset, k)
+  if method ~= nil then return method end
+  return rawget(ds, "_vars")[k] or rawget(ds, "_coords")[k]
+end
+
+-- ds:isel{...}, ds:sel{...}: every variable selected alike (those without
+-- the dimensions named are kept as they are).
+for _, how in ipairs { "isel", "sel" } do
+  Dataset[how] = function(ds, spec)
+    local out = setmetatable({ _vars = {}, _coords = ds._coords, attrs = ds.attrs, dims = ds.dims,
+      decode = ds.decode, vars = {}, coords = ds.coords }, Dataset)
+    for name, v in pairs(ds._vars) do
+      local mine = {}
+      for k, want in pairs(spec) do
+        for _, d in ipairs(v.dims) do if d == k or k == "method" then mine[k] = want end end
+      end
+      out._vars[name] = v[how](v, mine)
+      out.vars[name] = out._vars[name]
+    end
+    return out
+  end
+end
+
+function Dataset.__tostring(ds)
+  local dims, lines = {}, { "<ipfsrt.dataset.Dataset>" }
+  for name, n in pairs(ds.dims) do dims[#dims + 1] = name .. ": " .. n end
+  table.sort(dims)
+  lines[#lines + 1] = "Dimensions: (" .. table.concat(dims, ", ") .. ")"
+  for _, group in ipairs { { "Coordinates", ds._coords }, { "Data variables", ds._vars } } do
+    lines[#lines + 1] = group[1] .. ":"
+    local names = {}
+    for name in pairs(group[2]) do names[#names + 1] = name end
+    table.sort(names)
+    for _, name in ipairs(names) do
+      local v = group[2][name]
+      lines[#lines + 1] = string.format("    %-8s (%s) %s", name, table.concat(v.dims, ", "), v._array.dtype)
+    end
+  end
+  local keys = {}
+  for k in pairs(ds.attrs) do keys[#keys + 1] = k end
+  table.sort(keys)
+  if #keys > 0 then lines[#lines + 1] = "Attributes:" end
+  for _, k in ipairs(keys) do lines[#lines + 1] = string.format("    %s: %s", k, tostring(ds.attrs[k])) end
+  return table.concat(lines, "\n")
+end
+
+local function full_selection(array)
+  local sel = {}
+  for i, n in ipairs(array.shape) do sel[i] = { start = 0, count = n, step = 1 } end
+  return sel
+end
+
+-- The dimension names of an array: v3 dimension_names, v2 _ARRAY_DIMENSIONS.
+local function dims_of(array)
+  local dims = {}
+  for i = 1, #array.shape do
+    local n = array.dimension_names and array.dimension_names[i]
+    dims[i] = (n ~= nil and n ~= ipfsrt.null) and n or ("dim_" .. (i - 1))
+  end
+  return dims
+end
+
+local CLIENT_OPTIONS = { "gateways", "policy", "verify", "cache", "concurrency", "retries", "timeout", "min_rate",
+  "deadline", "cacert", "log" }
+
+-- open(url | store[, opts]) -> Dataset
+function M.open(where, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then bad("options must be a table") end
+  local client = opts.client
+  if not client and type(where) == "string" and (where:match("^ipfs://") or where:match("^/ipfs/")) then
+    local copts, any = {}, false
+    for _, k in ipairs(CLIENT_OPTIONS) do
+      if opts[k] ~= nil then copts[k], any = opts[k], true end
+    end
+    if any then client = ipfsrt.client(copts) end
+  end
+  local g = zarr.open(where, { path = opts.path, client = client })
+  if g.is_array then bad("%s is an array; a dataset is a group", tostring(where)) end
+  local ds = setmetatable({ _vars = {}, _coords = {}, attrs = g.attrs, dims = {}, decode = opts.decode ~= false,
+    vars = {}, coords = {}, _client = client }, Dataset)
+  local arrays = g:arrays()
+  for _, a in ipairs(arrays) do
+    local name = a.path:match("[^/]+$")
+    local dims = dims_of(a)
+    for i, d in ipairs(dims) do ds.dims[d] = a.shape[i] end
+    local v = new_variable(ds, name, a, dims, full_selection(a))
+    if #dims == 1 and dims[1] == name then
+      ds._coords[name], ds.coords[name] = v, v
+    else
+      ds._vars[name], ds.vars[name] = v, v
+    end
+  end
+  return ds
+end
+
+M.Dataset, M.Variable = Dataset, Variable
+return M

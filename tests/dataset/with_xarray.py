@@ -1,0 +1,41 @@
+"""Debian's xarray (with zarr-python, no dask) opens the sample dataset that
+scripts/sample/oisst.lua made and computes what tests/dataset/check.lua
+computes with ipfsrt.dataset: labels, selections by index and by value, CF
+decoding and reductions. `xarray.py DIR OUT.json` writes the answers."""
+import json
+import sys
+
+import numpy as np
+import xarray as xr
+
+ds = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None)
+sst = ds.sst
+
+
+def values(da):
+    return [None if np.isnan(x) else float(x) for x in np.asarray(da.values, dtype="float64").reshape(-1)]
+
+
+box = sst.sel(time="2024-01-05", lat=slice(20, 60), lon=slice(270, 310))
+series = sst.sel(lat=35, lon=285, method="nearest")
+out = {
+    "dims": {k: int(v) for k, v in ds.sizes.items()},
+    "vars": sorted(ds.data_vars),
+    "dtype": str(sst.dtype),
+    "first_time": str(ds.time.values[0])[:10],
+    "last_time": str(ds.time.values[-1])[:10],
+    "box_shape": list(box.shape),
+    "box_mean": float(box.mean()),
+    "box_sum": float(box.sum()),
+    "series": values(series),
+    "corner": values(sst.isel(time=0, lat=slice(100, 103), lon=slice(0, 4))),
+    "strided": values(sst.isel(time=-1, lat=slice(600, 700, 25), lon=slice(None, None, 360))),
+    "time_mean_sum": float(sst.isel(time=slice(0, 4)).mean("time").sum()),
+    "lat_max": values(ds.ice.isel(time=2).max("lon").isel(lat=slice(0, 720, 60))),
+    # xarray's own std goes through bottleneck, which sums float32 naively; numpy's is the reference
+    "anom_std": float(np.nanstd(ds.anom.isel(time=1).values)),
+    "land_fraction": float(np.isnan(sst.isel(time=0).values).mean()),
+    "attrs_units": sst.attrs.get("units"),
+}
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+print(f"xarray {xr.__version__} answered {len(out)} questions about {sys.argv[1]}")

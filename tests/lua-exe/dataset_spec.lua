@@ -1,0 +1,60 @@
+-- ipfsrt.dataset on the OISST-like sample (scripts/sample/oisst.lua) at a few
+-- days, both formats; the sample's shape, chunks and attributes; reading
+-- through ipfs:// from a local gateway gives the folder's values.
+-- (tests/dataset/ checks the values against Debian's xarray.)
+local ipfsrt = require "ipfsrt"
+local exe = require "exe"
+
+describe("the OISST-like sample and ipfsrt.dataset", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  local gateway, stop_gateways = exe.gateways({})
+
+  teardown(function()
+    stop_gateways()
+    os.execute("rm -rf " .. dir)
+  end)
+
+  for _, format in ipairs { 2, 3 } do
+    it("makes " .. format .. ": four int16 variables, coordinates, CF attributes, chunks of a day", function()
+      local out, car = dir .. "/v" .. format, dir .. "/v" .. format .. ".car"
+      local code, root, err = exe.run { "scripts/sample/oisst.lua", out, "--days", "3", "--format", tostring(format),
+        "--car", car }
+      assert.equal(0, code, err)
+      root = root:match("(%S+)%s*$")
+      local ds = ipfsrt.dataset.open(out)
+      assert.same({ time = 3, lat = 720, lon = 1440 }, ds.dims)
+      for _, name in ipairs { "sst", "anom", "err", "ice" } do
+        local v = ds.vars[name]
+        assert.same({ "time", "lat", "lon" }, v.dims)
+        assert.equal(0.01, v.attrs.scale_factor)
+        assert.equal(-999, v.attrs._FillValue)
+        assert.same({ 1, 360, 360 }, v._array.chunks)
+      end
+      assert.same({ "2024-01-01", "2024-01-02", "2024-01-03" }, ds.time:dates())
+      local land = ds.sst:isel { time = 0 }:values():isnan():astype("float64"):mean()
+      assert.is_true(land > 0.24 and land < 0.28, "land " .. land)
+      local poles = ds.ice:isel { time = 0, lat = { 200, 520 } }:max()
+      assert.equal(0, poles) -- no ice between 40 S and 40 N
+      local c = ipfsrt.client { gateways = { gateway(nil, { car }):url() } }
+      local remote = ipfsrt.dataset.open("ipfs://" .. root, { client = c })
+      local box = { time = "2024-01-02", lat = { 20, 60 }, lon = { 270, 310 } }
+      assert.equal(ds.sst:sel(box):values():tobytes(), remote.sst:sel(box):values():tobytes())
+      c:close()
+    end)
+  end
+
+  it("reduces by dimension name and selects lazily", function()
+    local ds = ipfsrt.dataset.open(dir .. "/v2")
+    local series = ds.sst:sel { lat = 35, lon = 285, method = "nearest" }
+    assert.same({ "time" }, series.dims)
+    local m = ds.sst:isel { lat = { 300, 310 }, lon = { 0, 10 } }:mean("time")
+    assert.same({ "lat", "lon" }, m.dims)
+    assert.same({ 10, 10 }, m.shape)
+    local ok, err = pcall(ds.sst.sel, ds.sst, { time = "2030-01-01" })
+    assert.is_false(ok)
+    assert.equal("not_found", err.code)
+    local near = ds.sst:sel { time = "2030-01-01", method = "nearest" }
+    assert.same({ "lat", "lon" }, near.dims)
+  end)
+end)
