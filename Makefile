@@ -260,6 +260,8 @@ bench-deps:
 bench: all bench-deps $(BUILD)/bench/codec_bench
 	$(BUILD)/ipfsrt scripts/bench/codecs.lua $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/zarr_series.lua
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/datasets.lua --dir $(BUILD)/bench \
+	    --json $(BUILD)/bench/datasets.json --svg $(BUILD)/bench/datasets.svg
 	$(BUILD)/ipfsrt scripts/bench/car_verify.lua
 	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
 	$(BUILD)/ipfsrt scripts/bench/serve.lua

@@ -69,4 +69,106 @@ function M.dataset(dir)
     big_root = io.open(dir .. "/big.root"):read("a"), www = dir .. "/www" }
 end
 
+-- ------------------------------------------------------------ scenarios
+
+-- The scenarios in dir: each file returns {name =, description =, run =
+-- function(ctx) -> value read (an n-d array or a number), opens = true when
+-- the timing includes opening the dataset}. Sorted by their order field,
+-- then name.
+function M.load_scenarios(dir)
+  local ipfsrt = require "ipfsrt"
+  local list = {}
+  for _, file in ipairs(ipfsrt.listdir(dir)) do
+    if file:match("%.lua$") then
+      local chunk = assert(loadfile(dir .. "/" .. file))
+      local s = chunk()
+      assert(type(s) == "table" and type(s.run) == "function", file .. " does not return a scenario")
+      s.name = s.name or file:gsub("%.lua$", "")
+      list[#list + 1] = s
+    end
+  end
+  table.sort(list, function(a, b)
+    if (a.order or 50) ~= (b.order or 50) then return (a.order or 50) < (b.order or 50) end
+    return a.name < b.name
+  end)
+  return list
+end
+
+-- A digest of what a scenario read, to show every backend read the same.
+local function digest(value)
+  local ipfsrt = require "ipfsrt"
+  local bytes = type(value) == "number" and string.format("%.17g", value) or value:tobytes("<")
+  return tostring(ipfsrt.multihash.sum("sha2-256", bytes).digest):sub(1, 8):gsub(".", function(c)
+    return string.format("%02x", c:byte())
+  end)
+end
+
+-- Runs every scenario over every backend: a warm-up, then runs repetitions,
+-- each with what backend.open(scenario) gives (a cold client each time unless
+-- the backend keeps one). Returns {scenario = {backend = {median, min, max,
+-- digest}}}; progress on stderr.
+function M.run_scenarios(scenarios, backends, opts)
+  local ipfsrt = require "ipfsrt"
+  opts = opts or {}
+  local runs, warmup = opts.runs or 5, opts.warmup or 1
+  local results, tty = {}, ipfsrt.isatty(io.stderr)
+  for _, s in ipairs(scenarios) do
+    results[s.name] = {}
+    for _, b in ipairs(backends) do
+      local times, dig = {}, nil
+      for rep = 1, warmup + runs do
+        if tty then io.stderr:write(string.format("\r%-12s %-14s %d/%d\27[K", s.name, b.name, rep, warmup + runs)) end
+        collectgarbage()
+        local ctx = b.context()
+        local t0 = ipfsrt.clock()
+        if not s.opens then ctx.dataset = ctx.open() t0 = ipfsrt.clock() end
+        local value = s.run(ctx)
+        local secs = ipfsrt.clock() - t0
+        if ctx.close then ctx.close() end
+        dig = dig or digest(value)
+        if rep > warmup then times[#times + 1] = secs end
+      end
+      table.sort(times)
+      results[s.name][b.name] = { median = M.median(times), min = times[1], max = times[#times], digest = dig }
+    end
+  end
+  if tty then io.stderr:write("\r\27[K") end
+  return results
+end
+
+-- The results as a table: ms per scenario and backend, and whether every
+-- backend read the same values.
+function M.print_results(scenarios, backends, results, out)
+  out = out or io.stdout
+  local head = { string.format("%-12s", "scenario") }
+  for _, b in ipairs(backends) do head[#head + 1] = string.format("%24s", b.name .. " ms (min-max)") end
+  head[#head + 1] = "  same values"
+  out:write(table.concat(head), "\n")
+  for _, s in ipairs(scenarios) do
+    local row, same, first = { string.format("%-12s", s.name) }, true, nil
+    for _, b in ipairs(backends) do
+      local r = results[s.name][b.name]
+      row[#row + 1] = string.format("%10.1f (%.0f-%.0f)", r.median * 1000, r.min * 1000, r.max * 1000)
+      row[#row] = string.format("%24s", row[#row])
+      first = first or r.digest
+      same = same and r.digest == first
+    end
+    row[#row + 1] = same and "  yes" or "  NO"
+    out:write(table.concat(row), "\n")
+  end
+end
+
+-- The medians as JSON: {scenario: {backend: {median_ms, min_ms, max_ms, digest}}}.
+function M.results_json(results)
+  local ipfsrt = require "ipfsrt"
+  local out = {}
+  for s, per in pairs(results) do
+    out[s] = {}
+    for b, r in pairs(per) do
+      out[s][b] = { median_ms = r.median * 1000, min_ms = r.min * 1000, max_ms = r.max * 1000, digest = r.digest }
+    end
+  end
+  return ipfsrt.json.encode(out, { pretty = true })
+end
+
 return M

@@ -11,7 +11,8 @@
 -- Selections are lazy: only :values() (or a reduction) reads, and only the
 -- chunks the selection needs. open(url[, opts]): opts.client (an
 -- ipfsrt.client), or gateways/policy/verify/... to make one; opts.decode =
--- false keeps the stored values (no CF decoding).
+-- false keeps the stored values (no CF decoding); opts.load_coords = false
+-- leaves the coordinates unread until a selection by label needs them.
 local ipfsrt = require "ipfsrt"
 local zarr = require "ipfsrt.zarr"
 local nd = ipfsrt.ndarray
@@ -448,6 +449,7 @@ function M.open(where, opts)
     local v = new_variable(ds, name, a, dims, full_selection(a))
     if #dims == 1 and dims[1] == name then
       ds._coords[name], ds.coords[name] = v, v
+      if opts.load_coords ~= false then coordinate(v, name) end -- read now, as xarray builds its indexes
     else
       ds._vars[name], ds.vars[name] = v, v
     end

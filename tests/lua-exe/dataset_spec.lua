@@ -44,6 +44,31 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     end)
   end
 
+  it("runs the benchmark scenarios over the folder and ipfs://, reading the same values", function()
+    local bench = require "ipfsrt.bench"
+    local car = dir .. "/v2.car"
+    local root = tostring(ipfsrt.car.open(car):roots()[1])
+    local url = gateway(nil, { car }):url()
+    local backends = {
+      { name = "folder", context = function() return { open = function() return ipfsrt.dataset.open(dir .. "/v2") end } end },
+      { name = "ipfs", context = function()
+          local c = ipfsrt.client { gateways = { url } }
+          return { open = function() return ipfsrt.dataset.open("ipfs://" .. root, { client = c }) end,
+            close = function() c:close() end }
+        end },
+    }
+    local scenarios = bench.load_scenarios("scripts/bench/scenarios")
+    assert.is_true(#scenarios >= 5)
+    local results = bench.run_scenarios(scenarios, backends, { runs = 1, warmup = 0 })
+    for _, s in ipairs(scenarios) do
+      assert.equal(results[s.name].folder.digest, results[s.name].ipfs.digest, s.name)
+    end
+    local f = io.open(dir .. "/results.txt", "w")
+    bench.print_results(scenarios, backends, results, f)
+    f:close()
+    assert.truthy(ipfsrt.json.decode(bench.results_json(results)).spatial.ipfs.median_ms)
+  end)
+
   it("reduces by dimension name and selects lazily", function()
     local ds = ipfsrt.dataset.open(dir .. "/v2")
     local series = ds.sst:sel { lat = 35, lon = 285, method = "nearest" }

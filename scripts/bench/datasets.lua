@@ -1,0 +1,74 @@
+-- Benchmark: the dataset scenarios of scripts/bench/scenarios/ (open, spatial,
+-- time series, full field, bulk: the patterns of the published OISST-on-IPFS
+-- benchmark) over three backends against one local `ipfsrt serve` of the
+-- OISST-like sample: verified ipfs://, unverified plain gateway HTTP, and the
+-- local folder as the floor. Each repetition opens afresh with a cold client;
+-- medians, with a check that every backend read the same values.
+-- Usage: ipfsrt scripts/bench/datasets.lua [--days T=366] [--format 2|3] [--runs N=5]
+--        [--json FILE] [--svg FILE] [--dir build/bench] [--scenarios DIR]
+-- (IPFSRT_EXE names the executable that serves and generates, default build/ipfsrt)
+local ipfsrt = require "ipfsrt"
+local bench = require "ipfsrt.bench"
+local svg = require "ipfsrt.svg"
+
+local o = { days = "366", format = "2", runs = "5", dir = "build/bench", scenarios = "scripts/bench/scenarios" }
+for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
+local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
+local name = string.format("oisst-%s-v%s", o.days, o.format)
+local sample, car = o.dir .. "/" .. name, o.dir .. "/" .. name .. ".car"
+
+-- the sample, made once and kept
+local root_file = sample .. ".root"
+if not io.open(root_file) then
+  io.stderr:write("generating ", sample, " ...\n")
+  bench.sh(string.format("mkdir -p '%s'", o.dir))
+  local root = bench.sh(string.format("%s scripts/sample/oisst.lua '%s' --days %s --format %s --car '%s'", exe, sample,
+    o.days, o.format, car)):match("(%S+)%s*$")
+  local f = assert(io.open(root_file, "w"))
+  f:write(root)
+  f:close()
+end
+local root = io.open(root_file):read("l")
+local gateway = bench.serve(exe, { car }, o.dir)
+
+local backends = {
+  { name = "ipfs-verified", context = function()
+      local c = ipfsrt.client { gateways = { gateway }, concurrency = 16 }
+      return { open = function() return ipfsrt.dataset.open("ipfs://" .. root, { client = c }) end,
+        close = function() c:close() end }
+    end },
+  { name = "http-plain", context = function()
+      return { open = function() return ipfsrt.dataset.open(gateway .. "/ipfs/" .. root) end }
+    end },
+  { name = "folder", context = function()
+      return { open = function() return ipfsrt.dataset.open(sample) end }
+    end },
+}
+
+local scenarios = bench.load_scenarios(o.scenarios)
+local ok, results = pcall(bench.run_scenarios, scenarios, backends, { runs = tonumber(o.runs) })
+bench.sh(string.format("kill $(cat %s/serve.pid)", o.dir))
+if not ok then error(results, 0) end
+
+print(string.format("OISST-like sample, %s days, Zarr v%s, from ipfsrt serve on 127.0.0.1; medians of %s cold runs",
+  o.days, o.format, o.runs))
+bench.print_results(scenarios, backends, results)
+for _, s in ipairs(scenarios) do
+  local r = results[s.name]
+  print(string.format("  %-12s verified / plain = %.2f", s.name, r["ipfs-verified"].median / r["http-plain"].median))
+end
+if o.json then
+  local f = assert(io.open(o.json, "w"))
+  f:write(bench.results_json(results))
+  f:close()
+end
+if o.svg then
+  local groups, series = {}, {}
+  for _, s in ipairs(scenarios) do groups[#groups + 1] = s.name end
+  for _, b in ipairs(backends) do series[#series + 1] = b.name end
+  local f = assert(io.open(o.svg, "w"))
+  f:write(svg.bars { title = "ipfsrt: OISST-like sample, " .. o.days .. " days (median ms, log scale)", unit = "ms",
+    groups = groups, series = series, log = true,
+    value = function(g, s) return results[g][s].median * 1000 end })
+  f:close()
+end
