@@ -9,9 +9,9 @@ CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
                libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy \
-               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev python3-zarr python3-xarray
+               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev python3-zarr python3-xarray
 LUA_PC := lua5.4
-PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4
+PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng
 ifeq ($(HASH),openssl)
 PKGS += libcrypto
 HASH_DEFS := -DIPFSRT_HAVE_OPENSSL
@@ -37,7 +37,7 @@ CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 
 # Layers, lowest first: a module may include headers of its own layer and those below.
-LAYERS := base ndarray codec multiformats ipld store car unixfs client zarr server
+LAYERS := base ndarray codec image multiformats ipld store car unixfs client zarr server
 CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
 BIND_SRC := $(wildcard runtime/lua/*.c)
 # The pure-Lua library modules are compiled in as well (runtime/lua/embed.lua),
@@ -48,7 +48,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
+.PHONY: all deps demo test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -245,6 +245,13 @@ test-fuzz-replay: $(FUZZ_REPLAY)
 
 asan:
 	$(MAKE) test BUILD=build-asan SAN=1
+
+# The main job on built-in sample data (scripts/demo.lua): an OISST-like dataset
+# (60 days, made once in build/demo) read verified through an honest and a lying
+# local gateway, the scenarios beside plain HTTP and the folder, an analysis, pictures.
+demo: deps
+	$(MAKE) all
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/demo.lua --dir $(BUILD)/demo
 
 example: deps
 	$(MAKE) all

@@ -10,6 +10,7 @@ layer_of_header() {
     base|error|buf|hash) echo base ;;
     ndarray) echo ndarray ;;
     codec) echo codec ;;
+    image) echo image ;;
     varint|multibase|multihash|cid|path) echo multiformats ;;
     dagcbor|dagpb) echo ipld ;;
     blocksource) echo store ;;

@@ -23,6 +23,7 @@
 #include "ipfsrt/ndarray.h"
 #include "ipfsrt/buf.h"
 #include "ipfsrt/codec.h"
+#include "ipfsrt/image.h"
 #include "ipfsrt/varint.h"
 #include "ipfsrt/multibase.h"
 #include "ipfsrt/hash.h"

@@ -79,6 +79,7 @@ int ipfsrt_lua_open_pack(lua_State *L);       /* pushes the function */
 int ipfsrt_lua_open_ndarray(lua_State *L);    /* pushes the submodule */
 int ipfsrt_lua_open_codec(lua_State *L);      /* pushes the submodule */
 int ipfsrt_lua_open_zarr(lua_State *L);       /* pushes the submodule */
+int ipfsrt_lua_open_image(lua_State *L);      /* pushes the submodule */
 /* The ipfsrt.ndarray at idx (raises otherwise). */
 ipfsrt_ndarray *ipfsrt_lua_check_ndarray(lua_State *L, int idx);
 /* Pushes a new ipfsrt.ndarray that takes over a's view (a is left empty). */

@@ -180,7 +180,7 @@ int ipfsrt_lua_open(lua_State *L) {
         {"json", ipfsrt_lua_open_json},     {"unixfs", ipfsrt_lua_open_unixfs},
         {"blockstore", ipfsrt_lua_open_blockstore}, {"pack", ipfsrt_lua_open_pack},
         {"ndarray", ipfsrt_lua_open_ndarray}, {"codec", ipfsrt_lua_open_codec},
-        {"zarr", ipfsrt_lua_open_zarr}, {NULL, NULL}};
+        {"zarr", ipfsrt_lua_open_zarr},     {"image", ipfsrt_lua_open_image}, {NULL, NULL}};
     for (const luaL_Reg *m = submodules; m->name; m++) {
         m->func(L);
         lua_setfield(L, -2, m->name);
