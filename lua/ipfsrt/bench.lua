@@ -69,6 +69,23 @@ function M.dataset(dir)
     big_root = io.open(dir .. "/big.root"):read("a"), www = dir .. "/www" }
 end
 
+-- The OISST-like sample of the dataset benchmarks, made once in dir by exe:
+-- returns its folder, its CAR and the CAR's root.
+function M.sample(exe, dir, days, format)
+  local name = string.format("%s/oisst-%s-v%s", dir, days, format)
+  local car, root_file = name .. ".car", name .. ".root"
+  if not io.open(root_file) then
+    io.stderr:write("generating ", name, " ...\n")
+    M.sh(string.format("mkdir -p '%s'", dir))
+    local root = M.sh(string.format("%s scripts/sample/oisst.lua '%s' --days %s --format %s --car '%s' 2>/dev/null",
+      exe, name, days, format, car)):match("(%S+)%s*$")
+    local f = assert(io.open(root_file, "w"))
+    f:write(root)
+    f:close()
+  end
+  return name, car, io.open(root_file):read("l")
+end
+
 -- ------------------------------------------------------------ scenarios
 
 -- The scenarios in dir: each file returns {name =, description =, run =

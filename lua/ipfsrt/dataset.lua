@@ -299,12 +299,41 @@ local function axes_of(v, dims)
   return axes
 end
 
+local STREAM_BYTES = 256 << 20 -- decoded selections above this are reduced a block at a time
+
+-- A reduction over everything of a large selection, a block of its first
+-- dimension at a time (memory stays one block; partial sums in float64).
+local function streamed(v, op)
+  local total = 1
+  for _, n in ipairs(v.shape) do total = total * n end
+  if not v._array or #v.dims == 0 or total * 8 <= STREAM_BYTES or op == "std" or op == "var" then return nil end
+  local step = math.max(1, STREAM_BYTES // (8 * total // v.shape[1]))
+  local sum, count, acc = 0, 0, nil
+  for i = 0, v.shape[1] - 1, step do
+    local x = v:isel { [v.dims[1]] = { i, math.min(i + step, v.shape[1]) } }:values()
+    if op == "mean" or op == "sum" or op == "count" then
+      sum, count = sum + x:astype("float64"):sum(), count + x:count()
+    else
+      local r = x[op](x)
+      acc = (acc == nil or r ~= r) and r or (acc ~= acc and acc) or (op == "min" and math.min(acc, r) or math.max(acc, r))
+    end
+  end
+  if op == "mean" then return count > 0 and sum / count or 0 / 0 end
+  if op == "sum" then return sum end
+  if op == "count" then return count end
+  return acc
+end
+
 -- Reductions by dimension name (NaN skipped, as xarray): over everything a
 -- number, else a variable of the dimensions left.
 for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "count" } do
   Variable[op] = function(v, dims)
-    local x = v:values()
     local axes = axes_of(v, dims)
+    if not axes or #axes == #v.dims then
+      local s = streamed(v, op)
+      if s then return s end
+    end
+    local x = v:values()
     if not axes or #axes == #v.dims then return x[op](x) end
     local r = x[op](x, #axes == 1 and axes[1] or axes)
     local left = {}

@@ -14,21 +14,7 @@ local svg = require "ipfsrt.svg"
 local o = { days = "366", format = "2", runs = "5", dir = "build/bench", scenarios = "scripts/bench/scenarios" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
-local name = string.format("oisst-%s-v%s", o.days, o.format)
-local sample, car = o.dir .. "/" .. name, o.dir .. "/" .. name .. ".car"
-
--- the sample, made once and kept
-local root_file = sample .. ".root"
-if not io.open(root_file) then
-  io.stderr:write("generating ", sample, " ...\n")
-  bench.sh(string.format("mkdir -p '%s'", o.dir))
-  local root = bench.sh(string.format("%s scripts/sample/oisst.lua '%s' --days %s --format %s --car '%s'", exe, sample,
-    o.days, o.format, car)):match("(%S+)%s*$")
-  local f = assert(io.open(root_file, "w"))
-  f:write(root)
-  f:close()
-end
-local root = io.open(root_file):read("l")
+local sample, car, root = bench.sample(exe, o.dir, o.days, o.format)
 local gateway = bench.serve(exe, { car }, o.dir)
 
 local backends = {

