@@ -273,6 +273,7 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
 	$(BUILD)/ipfsrt scripts/bench/serve.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/fetch.lua
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/transfer.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
 

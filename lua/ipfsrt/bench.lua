@@ -9,13 +9,15 @@ function M.sh(cmd)
   return out
 end
 
--- Starts `exe serve CARS...` as a process of its own (pid in dir/serve.pid, for
--- `kill $(cat dir/serve.pid)`) and returns its base URL once it listens.
-function M.serve(exe, cars, dir)
+-- Starts `exe serve CARS... [EXTRA]` as a process of its own (pid in
+-- dir/serve.pid, for `kill $(cat dir/serve.pid)`) and returns its base URL
+-- once it listens.
+function M.serve(exe, cars, dir, extra)
   local url_file = dir .. "/serve.url"
   os.remove(url_file)
-  M.sh(string.format("%s serve %s --threads 2 > %s 2>/dev/null & echo $! > %s/serve.pid", exe,
-    table.concat(cars, " "), url_file, dir))
+  M.sh(string.format("mkdir -p '%s'", dir))
+  M.sh(string.format("%s serve %s --threads 2 %s > %s 2>/dev/null & echo $! > %s/serve.pid", exe,
+    table.concat(cars, " "), extra or "", url_file, dir))
   for _ = 1, 200 do
     local f = io.open(url_file)
     local url = f and f:read("l")

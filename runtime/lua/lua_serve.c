@@ -51,6 +51,10 @@ static int l_serve(lua_State *L) {
     opts.threads = (unsigned)luaL_optinteger(L, -1, 0);
     lua_getfield(L, 1, "log");
     opts.log_path = luaL_optstring(L, -1, NULL);
+    lua_getfield(L, 1, "tls_cert");
+    opts.tls_cert = luaL_optstring(L, -1, NULL);
+    lua_getfield(L, 1, "tls_key");
+    opts.tls_key = luaL_optstring(L, -1, NULL);
     lua_getfield(L, 1, "faults");
     if (lua_istable(L, -1)) {
         int t = lua_gettop(L);

@@ -5,6 +5,7 @@ local argparse = require "ipfsrt.argparse"
 local M = {
   summary = "serve CAR files as a trustless gateway (raw blocks and CAR responses)",
   usage = [[usage: ipfsrt serve FILE.car... [--listen HOST:PORT] [--threads N] [--log FILE]
+                    [--tls-cert CERT.pem --tls-key KEY.pem]
                     [fault injection: --tamper P --fail P --truncate P --reset P
                      --wrong-block P --wrong-dag P --delay MS[:JITTER]
                      --slow BYTES_PER_S --seed N]
@@ -22,7 +23,8 @@ truncate cuts the body mid-block, reset drops the connection, wrong-block sends 
 block of another CID, wrong-dag answers a CAR request with the valid CAR of another
 served root (of a block of its own when only one root is served), delay waits MS
 (plus up to JITTER) ms, slow paces the body.
---log writes a line per request: time, method, path, query, status, bytes, faults.]],
+--log writes a line per request: time, method, path, query, status, bytes, faults.
+--tls-cert and --tls-key (PEM) make it speak HTTPS only (the URL printed says https).]],
 }
 
 local function rate(opts, name)
@@ -36,7 +38,7 @@ function M.run(args)
   local pos, opts = argparse.parse(args, {
     listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
     truncate = "string", reset = "string", ["wrong-block"] = "string", ["wrong-dag"] = "string", delay = "string",
-    slow = "string", seed = "string",
+    slow = "string", seed = "string", ["tls-cert"] = "string", ["tls-key"] = "string",
   })
   if #pos == 0 then argparse.usage_error("expected at least one CAR file") end
   local threads = argparse.whole(opts, "threads", 1)
@@ -49,6 +51,7 @@ function M.run(args)
   end
   local gw = ipfsrt.serve {
     cars = pos, listen = opts.listen or "127.0.0.1:0", threads = threads, log = opts.log,
+    tls_cert = opts["tls-cert"], tls_key = opts["tls-key"],
     faults = {
       tamper = rate(opts, "tamper"), fail = rate(opts, "fail"), truncate = rate(opts, "truncate"),
       reset = rate(opts, "reset"), wrong_block = rate(opts, "wrong-block"),

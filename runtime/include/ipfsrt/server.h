@@ -36,6 +36,9 @@ typedef struct ipfsrt_server_options {
     ipfsrt_server_faults faults;
     const char *log_path; /* one line per request: time, method, path, query, status,
                              bytes, faults applied; NULL = no log */
+    const char *tls_cert; /* PEM files: with both, the gateway speaks HTTPS only
+                             (libmicrohttpd's GnuTLS); NULL = plain HTTP */
+    const char *tls_key;
 } ipfsrt_server_options;
 
 typedef struct ipfsrt_server_stats {

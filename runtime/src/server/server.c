@@ -86,6 +86,24 @@ static const char *why_not_listening(const struct sockaddr_storage *ss) {
     return why;
 }
 
+/* A PEM file's text (for libmicrohttpd, which takes keys and certificates in memory). */
+static ipfsrt_status read_pem(const char *path, char **out, ipfsrt_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot read %s: %s", path, strerror(errno));
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    char chunk[4096];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (1 << 20);) ipfsrt_buf_append(&b, chunk, n);
+    fclose(f);
+    ipfsrt_buf_append(&b, "", 1);
+    if (b.failed || b.len > (1 << 20)) {
+        ipfsrt_buf_free(&b);
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: not a PEM file of a sane size", path);
+    }
+    *out = (char *)b.data;
+    return IPFSRT_OK;
+}
+
 static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigned threads,
                                   ipfsrt_error *err) {
     struct sockaddr_storage ss;
@@ -96,13 +114,19 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-                     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+                     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (gw->tls_cert ? MHD_USE_TLS : 0);
+    struct MHD_OptionItem tls[] = {
+        {gw->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, gw->tls_cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, gw->tls_key},
+        {MHD_OPTION_END, 0, NULL},
+    };
     gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, ipfsrt_server_handle, gw,
                                   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                   MHD_OPTION_THREAD_POOL_SIZE, threads,
                                   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
                                   MHD_OPTION_NOTIFY_COMPLETED, ipfsrt_server_completed, gw,
                                   MHD_OPTION_URI_LOG_CALLBACK, ipfsrt_server_uri_seen, gw,
+                                  MHD_OPTION_ARRAY, tls,
                                   MHD_OPTION_END);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!gw->daemon)
@@ -116,7 +140,8 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     } else {
         inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
     }
-    snprintf(gw->url, sizeof gw->url, "http://%s:%u", host, info ? (unsigned)info->port : 0);
+    snprintf(gw->url, sizeof gw->url, "%s://%s:%u", gw->tls_cert ? "https" : "http", host,
+             info ? (unsigned)info->port : 0);
     return IPFSRT_OK;
 }
 
@@ -135,6 +160,10 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const char *const *paths, s
         st = ipfsrt_server_waker_new(&gw->waker, err);
     if (st == IPFSRT_OK && opts && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
+    if (st == IPFSRT_OK && opts && (!opts->tls_cert != !opts->tls_key))
+        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "HTTPS needs both a certificate and its key");
+    if (st == IPFSRT_OK && opts && opts->tls_cert) st = read_pem(opts->tls_cert, &gw->tls_cert, err);
+    if (st == IPFSRT_OK && opts && opts->tls_key) st = read_pem(opts->tls_key, &gw->tls_key, err);
     if (st == IPFSRT_OK)
         st = start_daemon(gw, opts && opts->listen ? opts->listen : "127.0.0.1:0",
                           opts && opts->threads ? opts->threads : 4, err);
@@ -166,5 +195,7 @@ void ipfsrt_server_free(ipfsrt_server *gw) {
     for (size_t i = 0; i < gw->ncars; i++) ipfsrt_car_file_free(gw->cars[i]);
     ipfsrt_mhmap_free(&gw->index);
     free(gw->cars);
+    free(gw->tls_cert);
+    free(gw->tls_key);
     free(gw);
 }

@@ -44,6 +44,7 @@ struct ipfsrt_server {
     ipfsrt_server_waker *waker;
     FILE *log;
     pthread_mutex_t log_lock;
+    char *tls_cert, *tls_key; /* PEM text, kept for the daemon's lifetime; NULL: plain HTTP */
     _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx, faulted;
 };
 
