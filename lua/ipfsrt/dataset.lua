@@ -152,19 +152,11 @@ end
 
 local function decoded(raw, cf)
   if not cf then return raw end
-  local x = raw:astype(cf.type)
-  local mask
+  local fills = {}
   for _, f in ipairs { cf.fill, cf.missing } do
-    if type(f) == "number" and f == f then
-      local m = raw:eq(f)
-      mask = mask and (mask | m) or m
-    end
+    if type(f) == "number" and f == f then fills[#fills + 1] = f end
   end
-  if mask and raw.dtype:match("float") then mask = mask | raw:isnan() end
-  if mask then x = nd.where(mask, 0 / 0, x) end
-  if cf.scale then x = x * cf.scale end
-  if cf.offset then x = x + cf.offset end
-  return x
+  return raw:unscale(cf.type, fills, cf.scale, cf.offset) -- one pass, as xarray's mask, then scale, then offset
 end
 
 -- The Zarr selection of the variable's (lazy) selection.
@@ -309,14 +301,37 @@ local function streamed(v, op)
   if not v._array or #v.dims == 0 or total * 8 <= STREAM_BYTES or op == "std" or op == "var" then return nil end
   local step = math.max(1, STREAM_BYTES // (8 * total // v.shape[1]))
   local sum, count, acc = 0, 0, nil
+  local cf = cf_of(v)
+  -- sums of integers stored with a scale: summed as stored, in integers (the
+  -- scale and offset are affine), never decoded
+  local affine = cf and v._array.dtype:match("int") and (op == "mean" or op == "sum" or op == "count")
   for i = 0, v.shape[1] - 1, step do
-    local x = v:isel { [v.dims[1]] = { i, math.min(i + step, v.shape[1]) } }:values()
-    if op == "mean" or op == "sum" or op == "count" then
+    local block = v:isel { [v.dims[1]] = { i, math.min(i + step, v.shape[1]) } }
+    if affine then
+      local raw = v._array:read(zarr_selection(block._sel))
+      local valid
+      for _, f in ipairs { cf.fill, cf.missing } do
+        if type(f) == "number" and f == f then
+          local m = raw:ne(f)
+          valid = valid and (valid & m) or m
+        end
+      end
+      local n = valid and valid:sum() or raw.size
+      sum, count = sum + (n > 0 and (valid and raw:sum { where = valid } or raw:sum()) or 0), count + n
+    elseif op == "mean" or op == "sum" or op == "count" then
+      local x = block:values()
       sum, count = sum + x:astype("float64"):sum(), count + x:count()
     else
+      local x = block:values()
       local r = x[op](x)
       acc = (acc == nil or r ~= r) and r or (acc ~= acc and acc) or (op == "min" and math.min(acc, r) or math.max(acc, r))
     end
+  end
+  if affine then -- from sums of stored integers to measured values
+    local scale, offset = cf.scale or 1, cf.offset or 0
+    if op == "mean" then return count > 0 and sum * scale / count + offset or 0 / 0 end
+    if op == "sum" then return sum * scale + offset * count end
+    return count
   end
   if op == "mean" then return count > 0 and sum / count or 0 / 0 end
   if op == "sum" then return sum end

@@ -632,6 +632,29 @@ static int array_astype(lua_State *L) {
     return 1;
 }
 
+/* a:unscale(dtype, {missing values...}, scale | nil, offset | nil): CF decoding in one pass */
+static int array_unscale(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    size_t itemsize;
+    ipfsrt_dtype d = check_dtype(L, 2, IPFSRT_DTYPE_FLOAT64, &itemsize);
+    ipfsrt_ndarray_scaling sc = {0, {0}, !lua_isnoneornil(L, 4), !lua_isnoneornil(L, 5), 0, 0};
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        for (lua_Integer i = 1; lua_rawgeti(L, 3, i) != LUA_TNIL; i++) {
+            if (sc.nfills == IPFSRT_NDARRAY_MAX_FILLS) return ipfsrt_lua_raise_arg(L, "too many missing values");
+            sc.fills[sc.nfills++] = luaL_checknumber(L, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    if (sc.has_scale) sc.scale = luaL_checknumber(L, 4);
+    if (sc.has_offset) sc.offset = luaL_checknumber(L, 5);
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_unscale(out, a, d, &sc, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
 /* Options {skipna = true, where = mask} at idx (0: none). The mask stays
  * referenced by the options table, an argument of the call. */
 typedef struct reduce_opts {
@@ -832,6 +855,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
         {"get", array_get},         {"set", array_set},           {"slice", array_slice},
         {"transpose", array_transpose}, {"reshape", array_reshape}, {"squeeze", array_squeeze},
         {"copy", array_copy},       {"tolist", array_tolist},     {"astype", array_astype},
+        {"unscale", array_unscale},
         {"lt", op_lt}, {"le", op_le}, {"gt", op_gt}, {"ge", op_ge}, {"eq", op_eq}, {"ne", op_ne},
         {"abs", fn_abs}, {"sqrt", fn_sqrt}, {"exp", fn_exp}, {"log", fn_log}, {"floor", fn_floor},
         {"ceil", fn_ceil}, {"isnan", fn_isnan}, {"isfinite", fn_isfinite},

@@ -86,6 +86,19 @@ ipfsrt_status ipfsrt_ndarray_load_bytes(ipfsrt_ndarray *dst, const void *src, si
  * which has room for exactly len = size * itemsize bytes. */
 ipfsrt_status ipfsrt_ndarray_store_bytes(const ipfsrt_ndarray *src, void *out, size_t len, bool big_endian,
                                          ipfsrt_error *err);
+/* Stored values to measured ones, as CF decoding (and xarray) do it, in one
+ * pass: values equal to a missing value become NaN; the others are converted
+ * to dtype (float32 or float64), then multiplied by scale, then offset added,
+ * each step rounded in dtype. */
+#define IPFSRT_NDARRAY_MAX_FILLS 4
+typedef struct ipfsrt_ndarray_scaling {
+    int nfills;
+    double fills[IPFSRT_NDARRAY_MAX_FILLS];
+    bool has_scale, has_offset;
+    double scale, offset;
+} ipfsrt_ndarray_scaling;
+ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
+                                     const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
 /* A C-order copy of src. */
 ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 
