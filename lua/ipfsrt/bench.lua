@@ -114,7 +114,7 @@ function M.load_scenarios(dir)
 end
 
 -- A digest of what a scenario read, to show every backend read the same.
-local function digest(value)
+function M.digest(value)
   local ipfsrt = require "ipfsrt"
   local bytes = type(value) == "number" and string.format("%.17g", value) or value:tobytes("<")
   return tostring(ipfsrt.multihash.sum("sha2-256", bytes).digest):sub(1, 8):gsub(".", function(c)
@@ -144,7 +144,7 @@ function M.run_scenarios(scenarios, backends, opts)
         local value = s.run(ctx)
         local secs = ipfsrt.clock() - t0
         if ctx.close then ctx.close() end
-        dig = dig or digest(value)
+        dig = dig or M.digest(value)
         if rep > warmup then times[#times + 1] = secs end
       end
       table.sort(times)

@@ -216,4 +216,20 @@ describe("ipfsrt.ndarray", function()
     assert.is_false(ok)
     assert.truthy(err.message:find("unknown dtype", 1, true))
   end)
+
+  it("unscales stored values in one pass, exactly as the step-by-step way", function()
+    local raw = nd.from({ { -999, 0, 1234 }, { 2999, -5, -999 } }, "int16")
+    for _, t in ipairs { "float32", "float64" } do
+      local one = raw:unscale(t, { -999 }, 0.01, 0.5)
+      local x = raw:astype(t) * 0.01 + 0.5
+      local want = nd.where(raw:eq(-999), 0 / 0, x)
+      assert.equal(t, one.dtype)
+      assert.equal(want:isnan():tobytes(), one:isnan():tobytes())
+      assert.equal(nd.where(want:isnan(), 0, want):tobytes(), nd.where(one:isnan(), 0, one):tobytes())
+      assert.is_true(one:isnan():get(0, 0) and one:isnan():get(1, 2))
+    end
+    local column = raw:slice { nil, 2 }                     -- a strided view
+    assert.equal(12.34, column:unscale("float64", {}, 0.01):get(0))
+    assert.same({ -999, 2999 }, raw:slice { nil, 0 }:unscale("float64"):tolist())
+  end)
 end)
