@@ -358,11 +358,87 @@ static void test_batch(void **state) {
     ipfsrt_server_free(honest);
 }
 
+/* Runs a batch of: bytes [70000, 170000) of data.bin, all of it, and a name
+ * that is not there; checks each result. */
+static void run_three_reads(ipfsrt_client *c) {
+    char path[IPFSRT_CID_STR_MAX + 32], missing[IPFSRT_CID_STR_MAX + 32];
+    snprintf(path, sizeof path, "ipfs://%s/data.bin", root);
+    snprintf(missing, sizeof missing, "ipfs://%s/nothing.bin", root);
+    ipfsrt_client_batch *b;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_batch_new(&b, c, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_batch_add_path(b, path, 70000, 100000, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_batch_add_path(b, path, 0, UINT64_MAX, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_batch_add_path(b, missing, 0, UINT64_MAX, &err), IPFSRT_OK);
+    bool done = false;
+    size_t results = 0;
+    while (!done) {
+        ipfsrt_client_batch_result r;
+        assert_int_equal(ipfsrt_client_batch_next(b, &r, &done, &err), IPFSRT_OK);
+        if (done) break;
+        results++;
+        if (r.index == 0) {
+            assert_int_equal(r.status, IPFSRT_OK);
+            assert_int_equal(r.len, 100000);
+            assert_memory_equal(r.data, content + 70000, 100000);
+        } else if (r.index == 1) {
+            assert_int_equal(r.status, IPFSRT_OK);
+            assert_int_equal(r.len, FILE_SIZE);
+            assert_memory_equal(r.data, content, FILE_SIZE);
+        } else {
+            assert_int_equal(r.status, IPFSRT_ENOT_FOUND);
+            assert_non_null(strstr(r.error.message, "nothing.bin"));
+        }
+    }
+    assert_int_equal(results, 3);
+    ipfsrt_client_batch_free(b);
+}
+
+/* A cold batch asks for each path in one CAR request (one round trip each,
+ * however deep the path); a name that is not there costs its gateway nothing
+ * in the policy's eyes (the root directory proves it absent). A lying gateway
+ * asked first is caught, and the reads then walk block by block elsewhere. */
+static void test_batch_prefetch(void **state) {
+    (void)state;
+    ipfsrt_server_faults lying = {.tamper = 1};
+    ipfsrt_server *honest = start_gateway(NULL), *liar = start_gateway(&lying);
+    ipfsrt_gateway_list list = {0};
+    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
+    ipfsrt_client_options opts = {.gateways = &list};
+    ipfsrt_client *c;
+    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
+    last_first p = {0};
+    ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, NULL};
+    ipfsrt_client_set_policy(c, &policy);
+    run_three_reads(c);
+    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    assert_int_equal(st.requests, 3);
+    assert_int_equal(st.errors[IPFSRT_GWERR_NOT_FOUND], 1);
+    assert_int_equal(p.observed, 2);
+    ipfsrt_client_free(c);
+
+    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(liar), NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
+    p = (last_first){0};
+    ipfsrt_client_set_policy(c, &policy);
+    run_three_reads(c);
+    assert_true(p.verify_failures >= 1);
+    ipfsrt_client_get_gateway_stats(c, 1, &st);
+    assert_int_equal(st.ok, 0);
+    ipfsrt_client_free(c);
+
+    ipfsrt_gateway_list_free(&list);
+    ipfsrt_server_free(liar);
+    ipfsrt_server_free(honest);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_through_c_policy),
         cmocka_unit_test(test_all_gateways_fail),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_batch_prefetch),
         cmocka_unit_test(test_gateway_list_sources),
         cmocka_unit_test(test_blockcache_lru),
         cmocka_unit_test(test_blockcache_disk),

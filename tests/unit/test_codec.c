@@ -130,6 +130,40 @@ static void test_sized_decoding(void **state) {
     }
 }
 
+/* Every codec asked for a prefix gives it (zstd stops a block past it, the
+ * others decode all); the prefix of a frame that states another size, or of
+ * a frame cut short before the prefix, is an error. */
+static void test_prefix_decoding(void **state) {
+    (void)state;
+    enum { N = 400000 }; /* zstd: several 128 KiB blocks */
+    static const size_t needs[] = {0, 1, 1000, 131073, N - 1, N};
+    uint8_t *in = malloc(N), *out = malloc(N);
+    sample(in, N);
+    for (size_t k = 0; k < N_CODECS; k++) {
+        ipfsrt_codec *c = make(CODECS[k].name, CODECS[k].config, CODECS[k].itemsize);
+        ipfsrt_buf enc;
+        ipfsrt_buf_init(&enc);
+        assert_int_equal(ipfsrt_codec_encode(c, in, N, &enc, NULL), IPFSRT_OK);
+        for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++) {
+            ipfsrt_error err;
+            if (ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N, needs[i], &err) != IPFSRT_OK)
+                fail_msg("%s %s, %zu bytes: %s", CODECS[k].name, CODECS[k].config, needs[i], err.message);
+            assert_memory_equal(out, in, needs[i]);
+        }
+        if (strcmp(CODECS[k].name, "zstd") == 0) {
+            ipfsrt_error err;
+            assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N + 8, 1000, &err), IPFSRT_ECODEC);
+            assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len / 2, out, N, N - 10, &err),
+                             IPFSRT_ECODEC);
+            assert_non_null(strstr(err.message, "not the"));
+        }
+        ipfsrt_buf_free(&enc);
+        ipfsrt_codec_free(c);
+    }
+    free(in);
+    free(out);
+}
+
 /* Every byte of each encoded chunk flipped in turn: decoding fails cleanly or
  * gives N bytes (compressors without a checksum may decode garbage; crc32c
  * and zstd with its checksum must notice). */
@@ -188,6 +222,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc32c_vectors),      cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_sized_decoding),      cmocka_unit_test(test_corrupt_data),
+        cmocka_unit_test(test_prefix_decoding),
         cmocka_unit_test(test_bad_configurations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -352,12 +352,64 @@ static void test_write_many_chunks(void **state) {
     remove_tree(dir);
 }
 
+/* Selections that end early in a chunk decode it only so far (zstd, a block
+ * at a time): points, rows and columns across 128 KiB blocks, C and F order,
+ * equal to the elements written. */
+static void test_partial_chunks(void **state) {
+    (void)state;
+    enum { ROWS = 200, COLS = 400 }; /* 320,000 bytes per chunk: three zstd blocks */
+    static const ipfsrt_ndslice cuts[][2] = {
+        {{.is_index = true, .index = 0}, {.is_index = true, .index = 0}},
+        {{.is_index = true, .index = 81}, {.is_index = true, .index = 370}},
+        {{.is_index = true, .index = -1}, {.is_index = true, .index = -1}},
+        {{.step = 1, .has_start = true, .start = 10, .has_stop = true, .stop = 20}, {.step = 1}},
+        {{.step = 1}, {.is_index = true, .index = 5}},
+        {{.step = 7, .has_stop = true, .stop = 120}, {.step = -9}},
+    };
+    char *dir = temp_dir();
+    ipfsrt_zarr_store_options w = {.writable = true};
+    ipfsrt_zarr_store *s;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
+    ipfsrt_ndarray flat, v, out, want, view;
+    ipfsrt_ndarray_init(&flat), ipfsrt_ndarray_init(&v), ipfsrt_ndarray_init(&out);
+    ipfsrt_ndarray_init(&want), ipfsrt_ndarray_init(&view);
+    int64_t shape[2] = {ROWS, COLS};
+    assert_int_equal(ipfsrt_ndarray_new_arange(&flat, IPFSRT_DTYPE_INT32, 0, ROWS * COLS, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_reshape(&v, &flat, 2, shape, &err), IPFSRT_OK);
+    for (int f = 0; f < 2; f++) {
+        char meta[400], name[8];
+        snprintf(meta, sizeof meta, "{\"zarr_format\": 2, \"shape\": [%d, %d], \"chunks\": [%d, %d], "
+                 "\"dtype\": \"<i4\", \"compressor\": {\"id\": \"zstd\"}, \"fill_value\": 0, "
+                 "\"order\": \"%c\", \"filters\": null}", ROWS, COLS, ROWS, COLS, f ? 'F' : 'C');
+        snprintf(name, sizeof name, "a%d", f);
+        ipfsrt_zarr_node *a;
+        assert_int_equal(ipfsrt_zarr_create_array(&a, s, name, meta, strlen(meta), &err), IPFSRT_OK);
+        assert_int_equal(ipfsrt_zarr_write(a, NULL, 0, &v, NULL, &err), IPFSRT_OK);
+        for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+            assert_int_equal(ipfsrt_ndarray_slice(&view, &v, cuts[k], 2, &err), IPFSRT_OK);
+            assert_int_equal(ipfsrt_zarr_read(a, cuts[k], 2, &out, NULL, &err), IPFSRT_OK);
+            assert_int_equal(ipfsrt_ndarray_copy(&want, &view, &err), IPFSRT_OK);
+            assert_int_equal(out.ndim, want.ndim);
+            if (memcmp(out.data, want.data, ipfsrt_ndarray_size(&want) * 4) != 0)
+                fail_msg("order %c, selection %zu differs", f ? 'F' : 'C', k);
+            ipfsrt_ndarray_free(&out), ipfsrt_ndarray_free(&want);
+            ipfsrt_ndarray_init(&out), ipfsrt_ndarray_init(&want);
+        }
+        ipfsrt_zarr_node_free(a);
+    }
+    ipfsrt_ndarray_free(&view), ipfsrt_ndarray_free(&v), ipfsrt_ndarray_free(&flat);
+    ipfsrt_zarr_store_free(s);
+    remove_tree(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
         cmocka_unit_test(test_read_selections), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
+        cmocka_unit_test(test_partial_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

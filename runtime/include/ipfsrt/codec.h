@@ -36,6 +36,12 @@ const char *ipfsrt_codec_id(const ipfsrt_codec *c);
 /* Decodes src into exactly dst_len bytes at dst. */
 ipfsrt_status ipfsrt_codec_decode(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
                                   size_t dst_len, ipfsrt_error *err);
+/* Decodes src, which must decode to dst_len bytes, as far as the first need
+ * bytes at dst: a selection that ends early in a chunk needs no more. Codecs
+ * that can stop early (zstd, a block at a time) leave the rest of dst
+ * unwritten and the data past it unchecked; the others decode it all. */
+ipfsrt_status ipfsrt_codec_decode_prefix(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
+                                         size_t dst_len, size_t need, ipfsrt_error *err);
 /* The decoded size when src states it (zstd frame sizes, blosc's header, lz4's
  * prefix, crc32c and the filters' own sizes); *known false when it does not
  * (gzip, zlib, bz2, a zstd frame without its size). */

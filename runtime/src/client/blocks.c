@@ -91,7 +91,7 @@ static void block_head(attempt *a, const ipfsrt_fetch_head *head) {
 }
 
 static const task_ops block_ops = {block_request, block_body, block_complete, block_settled, block_head,
-                                   block_hashed, true};
+                                   block_hashed, true, false, false};
 
 /* Done at once when the CID carries the block or the cache has it, else fetched.
  * False when out of memory. */

@@ -68,6 +68,13 @@ typedef struct task_ops {
     /* A block this attempt handed to the hashing threads came back (job->status). */
     void (*on_hashed)(attempt *a, ipfsrt_vjob *job);
     bool one_block; /* the body is a single block: capped at the client's max_block */
+    /* Sessions: the answer stays attached after its transfer, until the walk
+     * over it has judged it. Other tasks are done once their answer is. */
+    bool walk_judges;
+    /* Prefetches: the owner does without a failed one, so one attempt is all
+     * (bar a hedge), and a not-found is not held against the gateway (the
+     * path may not exist: the owner's walk finds out). */
+    bool hint;
 } task_ops;
 
 struct attempt {
@@ -76,6 +83,7 @@ struct attempt {
     void *req; /* the transfer on the engine */
     bool head_ok;   /* 200 with the right content type */
     bool finished;  /* the transfer is over */
+    bool enough;    /* the owner stopped the transfer: what came is the answer */
     long status;
     double started, first_byte;
     uint64_t bytes;
@@ -237,6 +245,24 @@ void ipfsrt_session_source(session *s, ipfsrt_blocksource *src);
 void ipfsrt_session_finish(session *s, bool walk_ok);
 /* "format=car&dag-scope=entity&entity-bytes=FROM:TO" for [from, end). */
 void ipfsrt_session_range_query(char *query, size_t size, uint64_t from, uint64_t end);
+
+/* -------------------------------------------------------------- prefetch.c */
+
+/* A checked block of a prefetch's answer (borrowed). False: enough, stop. */
+typedef bool (*prefetch_block_fn)(void *user, ipfsrt_rcblock *block);
+
+typedef struct prefetch {
+    task t; /* done when the answer is over, failed when no gateway gave one */
+    char path[2048], query[256];
+    prefetch_block_fn on_block;
+    void *user;
+} prefetch;
+
+/* Asks for the blocks of path (and of bytes [offset, offset + length) of its
+ * file, or of the last length bytes when from_end) in one CAR request; the
+ * client's pump moves it along. False when the path cannot be asked for. */
+bool ipfsrt_prefetch_start(ipfsrt_client *c, prefetch *p, const char *path, uint64_t offset,
+                           uint64_t length, bool from_end);
 
 /* ----------------------------------------------------------------- plain.c */
 

@@ -5,7 +5,9 @@
  * waits for the same job. Each read is reported as soon as its blocks are in.
  * Before the first walk, a directory that many paths share is asked for whole
  * in one CAR request and listed once, so that its entries resolve without
- * walking its shards for each path. */
+ * walking its shards for each path. A read whose first walk lacks a block asks
+ * for its whole path in one CAR request (a prefetch) before it asks for blocks
+ * one level at a time: one round trip, as a plain GET takes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,8 @@
 #include "client/client_internal.h"
 
 #define BATCH_WINDOW 1024       /* reads walked at once; later ones wait their turn */
-#define DIR_GROUP_MIN 8         /* paths through one directory that make it worth one request */
+#define DIR_GROUP_MIN 32        /* paths through one directory that make it worth one request
+                                   (fewer are prefetched each: as fast, and no shards to spare) */
 #define DIR_SHARDS_PER_PATH 4   /* ... as long as it holds no more blocks than this per path */
 #define DIR_SHARDS_BASE 64
 
@@ -31,6 +34,7 @@ typedef struct item {
     ipfsrt_buf data;
     ipfsrt_rcblock *block; /* a raw block read whole: lent as it is, not copied */
     plain_read *plain;     /* unverified clients: the GET under way */
+    bool prefetched;       /* its path was asked for in one request (or could not be) */
 } item;
 
 /* A block asked for, and the reads waiting for it. The job's task is linked
@@ -41,6 +45,14 @@ typedef struct pending {
     size_t waiter_count, waiter_cap;
     size_t slot; /* where it is in the batch's in-flight list */
 } pending;
+
+/* A prefetch of one read's path; the read waits for it. */
+typedef struct ahead {
+    prefetch pf;
+    ipfsrt_client_batch *b;
+    size_t item;
+    size_t slot; /* where it is in the batch's list */
+} ahead;
 
 typedef struct failed_block {
     ipfsrt_cid cid;
@@ -77,6 +89,9 @@ struct ipfsrt_client_batch {
     ipfsrt_mhmap failed_set; /* multihash -> index into failed */
     pending **inflight;
     size_t inflight_count, inflight_cap;
+    ahead **aheads; /* prefetches under way */
+    size_t ahead_count, ahead_cap;
+    uint64_t prefetched; /* bytes prefetches brought: past the client's pending_cap, no more */
     size_t *plains; /* unverified clients: reads whose GET is under way */
     size_t plain_count, plain_cap;
     ipfsrt_mhmap inflight_set; /* multihash -> the pending block (offset holds the pointer) */
@@ -259,6 +274,65 @@ static void settle_plains(ipfsrt_client_batch *b) {
     }
 }
 
+/* ----------------------------------------------------------- prefetches */
+
+/* Blocks past the budget are still kept (they are checked); the answer stops. */
+static bool ahead_block(void *user, ipfsrt_rcblock *rc) {
+    ahead *a = user;
+    ipfsrt_client_batch *b = a->b;
+    keep(b, rc);
+    b->prefetched += rc->len;
+    return b->prefetched < b->c->pending_cap;
+}
+
+/* Asks for read i's path in one request; false when it cannot (it then walks
+ * block by block). Asked once per read. */
+static bool start_ahead(ipfsrt_client_batch *b, size_t i) {
+    item *it = &b->items[i];
+    it->prefetched = true;
+    if (b->prefetched >= b->c->pending_cap ||
+        ipfsrt_array_reserve(&b->aheads, &b->ahead_cap, b->ahead_count + 1, sizeof *b->aheads))
+        return false;
+    ahead *a = calloc(1, sizeof *a);
+    if (!a) return false;
+    *a = (ahead){.b = b, .item = i, .slot = b->ahead_count};
+    a->pf.on_block = ahead_block;
+    a->pf.user = a;
+    if (!ipfsrt_prefetch_start(b->c, &a->pf, it->path, it->offset, it->length, it->from_end)) {
+        free(a);
+        return false;
+    }
+    b->aheads[b->ahead_count++] = a;
+    it->waiting++;
+    return true;
+}
+
+static void ahead_free(ahead *a) {
+    if (a->pf.t.c) ipfsrt_task_end(&a->pf.t);
+    free(a);
+}
+
+static bool ended(const ahead *a) { return a->pf.t.state == TASK_DONE || a->pf.t.state == TASK_FAILED; }
+
+/* Prefetches that ended: their reads walk again and ask for whatever the
+ * answers lacked. A read whose prefetch failed (a name that is not there, as
+ * often as not) waits for the others first: they bring the directories that
+ * prove it. */
+static ipfsrt_status settle_aheads(ipfsrt_client_batch *b, ipfsrt_error *err) {
+    ipfsrt_status st = IPFSRT_OK;
+    size_t running = 0;
+    for (size_t k = 0; k < b->ahead_count; k++) running += !ended(b->aheads[k]);
+    for (size_t k = b->ahead_count; k-- > 0 && st == IPFSRT_OK;) {
+        ahead *a = b->aheads[k];
+        if (!ended(a) || (a->pf.t.state == TASK_FAILED && running)) continue;
+        if (--b->items[a->item].waiting == 0) st = push_runnable(b, a->item, err);
+        b->aheads[k] = b->aheads[--b->ahead_count];
+        b->aheads[k]->slot = k;
+        ahead_free(a);
+    }
+    return st;
+}
+
 /* Runs the engine once, then settles every job that has ended. */
 static ipfsrt_status pump(ipfsrt_client_batch *b, ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_task_pump(b->c, 50, err);
@@ -266,6 +340,7 @@ static ipfsrt_status pump(ipfsrt_client_batch *b, ipfsrt_error *err) {
         pending *p = b->inflight[k];
         if (p->job.t.state == TASK_DONE || p->job.t.state == TASK_FAILED) st = settle(b, p, err);
     }
+    if (st == IPFSRT_OK) st = settle_aheads(b, err);
     settle_plains(b);
     return st;
 }
@@ -344,7 +419,15 @@ static void step(ipfsrt_client_batch *b, size_t i) {
     ipfsrt_status st;
     if (it->state == ITEM_RESOLVE && !resolve_listed(b, it)) {
         ipfsrt_unixfs_node_info info;
+        bool first = !it->prefetched;
+        b->probing = first; /* what the first walk lacks comes in one request */
         st = ipfsrt_unixfs_resolve(&src, it->path, NULL, &info, &e);
+        b->probing = false;
+        if (b->missed && first) {
+            if (start_ahead(b, i)) return;
+            b->missed = false;
+            st = ipfsrt_unixfs_resolve(&src, it->path, NULL, &info, &e);
+        }
         if (b->missed) return;
         if (st != IPFSRT_OK) {
             finish(b, i, ITEM_FAILED, &e);
@@ -554,7 +637,7 @@ static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
     while (st == IPFSRT_OK && b->ready_head == b->ready_tail) {
         walk_runnable(b);
         if (b->ready_head != b->ready_tail) break;
-        if (!b->inflight_count && !b->plain_count)
+        if (!b->inflight_count && !b->plain_count && !b->ahead_count)
             return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "batch stalled: its reads wait for no block");
         st = pump(b, err);
     }
@@ -682,6 +765,8 @@ void ipfsrt_client_batch_free(ipfsrt_client_batch *b) {
     free(b->runnable);
     for (size_t k = 0; k < b->inflight_count; k++) pending_free(b->inflight[k]); /* cancels */
     free(b->inflight);
+    for (size_t k = 0; k < b->ahead_count; k++) ahead_free(b->aheads[k]); /* cancels */
+    free(b->aheads);
     free(b->plains);
     ipfsrt_mhmap_free(&b->inflight_set);
     for (size_t k = 0; k < b->listing_count; k++) listing_free(&b->listings[k]);

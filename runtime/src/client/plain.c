@@ -68,7 +68,7 @@ static ipfsrt_gateway_error plain_complete(attempt *a) {
     return IPFSRT_GWERR_NONE;
 }
 
-static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL, NULL, false};
+static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL, NULL, false, false, false};
 
 ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
                                  bool from_end, ipfsrt_unixfs_write_fn write, void *user, plain_read **out,

@@ -121,7 +121,8 @@ void ipfsrt_attempt_report(attempt *a) {
         if (retryable(a->error)) t->any_retryable = true;
         note_failure(t, a->gw, a->error, a->detail);
     }
-    if (c->policy.observe && !c->halted) {
+    bool unproven = t->ops->hint && a->error == IPFSRT_GWERR_NOT_FOUND;
+    if (c->policy.observe && !c->halted && !unproven) {
         ipfsrt_policy_request info;
         info_of(t, &info);
         ipfsrt_policy_outcome o = {
@@ -279,7 +280,7 @@ static void on_done(void *user, const ipfsrt_fetch_result *res) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_TOO_LARGE, "%s", res->detail);
         break;
     case IPFSRT_FETCH_ABORTED: /* our callbacks already said why */
-        ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "transfer stopped");
+        if (!a->enough) ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "transfer stopped");
         break;
     case IPFSRT_FETCH_TLS: /* retrying cannot make a certificate trusted */
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_TLS, "TLS failed: %s", res->detail);
@@ -291,7 +292,7 @@ static void on_done(void *user, const ipfsrt_fetch_result *res) {
     }
     if (a->error == IPFSRT_GWERR_NONE) {
         ipfsrt_gateway_error e = t->ops->on_complete(a);
-        if (a->hashing && t->kind != IPFSRT_REQUEST_CAR) return; /* judged once hashed */
+        if (a->hashing && !t->ops->walk_judges) return; /* judged once hashed */
         if (e != IPFSRT_GWERR_NONE && a->error == IPFSRT_GWERR_NONE)
             ipfsrt_attempt_fail(a, e, "unusable answer");
     }
@@ -303,7 +304,7 @@ void ipfsrt_attempt_settle(attempt *a) {
     task *t = a->t;
     if (a->error == IPFSRT_GWERR_NONE) {
         /* Streams stay attached until the walk has judged them. */
-        if (t->kind != IPFSRT_REQUEST_CAR) {
+        if (!t->ops->walk_judges) {
             ipfsrt_attempt_report(a);
             ipfsrt_task_detach(t, a);
             ipfsrt_attempt_free(a);
@@ -498,6 +499,10 @@ static void start_round(task *t) {
 void ipfsrt_task_advance(task *t) {
     ipfsrt_client *c = t->c;
     if (t->state == TASK_DONE || t->state == TASK_FAILED) return;
+    if (t->ops->hint && t->attempts > 0) {
+        if (t->live_n == 0) task_give_up(t);
+        return;
+    }
     size_t gw;
     bool have = false;
     if (t->same_gateway_again) {

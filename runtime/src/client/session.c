@@ -170,7 +170,7 @@ static ipfsrt_gateway_error session_complete(attempt *a) {
 }
 
 static const task_ops session_ops = {session_request, session_body, session_complete, NULL, NULL,
-                                     session_hashed, false};
+                                     session_hashed, false, true, false};
 
 void ipfsrt_session_init(session *s, ipfsrt_client *c, resume_mode mode) {
     memset(s, 0, sizeof *s);

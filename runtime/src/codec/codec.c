@@ -78,6 +78,12 @@ ipfsrt_status ipfsrt_codec_decode(const ipfsrt_codec *c, const void *src, size_t
     return IPFSRT_OK;
 }
 
+ipfsrt_status ipfsrt_codec_decode_prefix(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
+                                         size_t dst_len, size_t need, ipfsrt_error *err) {
+    if (need >= dst_len || !c->ops->decode_prefix) return ipfsrt_codec_decode(c, src, src_len, dst, dst_len, err);
+    return c->ops->decode_prefix(c, src, src_len, dst, dst_len, need, err);
+}
+
 ipfsrt_status ipfsrt_codec_decoded_size(const ipfsrt_codec *c, const void *src, size_t src_len, size_t *size,
                                         bool *known, ipfsrt_error *err) {
     *size = 0;

@@ -27,6 +27,10 @@ typedef struct ipfsrt_codec_ops {
                           ipfsrt_error *err);
     ipfsrt_status (*encode)(const ipfsrt_codec *c, const uint8_t *src, size_t n, ipfsrt_buf *out,
                             ipfsrt_error *err);
+    /* Writes at least the first need bytes of data that decode to exactly cap
+     * bytes, and may stop there (NULL: decode does it all). */
+    ipfsrt_status (*decode_prefix)(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst,
+                                   size_t cap, size_t need, ipfsrt_error *err);
 } ipfsrt_codec_ops;
 
 struct ipfsrt_codec {

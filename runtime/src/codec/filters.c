@@ -124,5 +124,5 @@ static ipfsrt_status delta_encode(const ipfsrt_codec *c, const uint8_t *src, siz
 }
 
 const ipfsrt_codec_ops ipfsrt_codec_shuffle = {"shuffle", shuffle_configure, shuffle_decode, same_size,
-                                               shuffle_encode};
-const ipfsrt_codec_ops ipfsrt_codec_delta = {"delta", delta_configure, delta_decode, same_size, delta_encode};
+                                               shuffle_encode, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_delta = {"delta", delta_configure, delta_decode, same_size, delta_encode, NULL};

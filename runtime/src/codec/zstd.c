@@ -56,6 +56,27 @@ static ipfsrt_status zstd_decode(const ipfsrt_codec *c, const uint8_t *src, size
     return IPFSRT_OK;
 }
 
+/* One zstd block at a time until need bytes are out: the blocks past them are
+ * never decoded. Only for a frame that states the whole size (anything else is
+ * decoded whole, so that a wrong size is still found). */
+static ipfsrt_status zstd_decode_prefix(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst,
+                                        size_t cap, size_t need, ipfsrt_error *err) {
+    if (ZSTD_getFrameContentSize(src, n) != (unsigned long long)cap) return ipfsrt_codec_decode(c, src, n, dst, cap, err);
+    ZSTD_DCtx *d = thread_dctx();
+    if (!d) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a zstd context");
+    ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+    ZSTD_inBuffer in = {src, n, 0};
+    ZSTD_outBuffer out = {dst, need, 0}; /* room for the whole frame would decode it in one go */
+    while (out.pos < need) {
+        size_t in_before = in.pos, out_before = out.pos;
+        size_t r = ZSTD_decompressStream(d, &out, &in);
+        if (ZSTD_isError(r)) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "zstd data: %s", ZSTD_getErrorName(r));
+        if (out.pos < need && (r == 0 || (in.pos == in_before && out.pos == out_before))) /* short of cap */
+            return ipfsrt_codec_wrong_size(c, out.pos, false, cap, err);
+    }
+    return IPFSRT_OK;
+}
+
 /* The sum of every frame's stated size (the stable API has no one call for it). */
 static ipfsrt_status zstd_size(const ipfsrt_codec *c, const uint8_t *src, size_t n, size_t *size, bool *known,
                                ipfsrt_error *err) {
@@ -91,4 +112,5 @@ static ipfsrt_status zstd_encode(const ipfsrt_codec *c, const uint8_t *src, size
     return IPFSRT_OK;
 }
 
-const ipfsrt_codec_ops ipfsrt_codec_zstd = {"zstd", zstd_configure, zstd_decode, zstd_size, zstd_encode};
+const ipfsrt_codec_ops ipfsrt_codec_zstd = {"zstd", zstd_configure, zstd_decode, zstd_size, zstd_encode,
+                                             zstd_decode_prefix};

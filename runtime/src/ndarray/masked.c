@@ -7,20 +7,49 @@
 
 #include "ndarray/ndarray_internal.h"
 
-/* Rows of n values of type T at src into F at dst. */
+/* One loop per case, each simple enough for the vectorizer: no missing value,
+ * one, two (the common _FillValue and missing_value), or any number. Each
+ * value is scaled whether missing or not: a select, not a branch, which the
+ * vectorizer takes. */
+#define SCALE_LOOPS(F, EXPR)                                                                            \
+    do {                                                                                                \
+        F f0 = nfills > 0 ? (F)fills[0] : 0, f1 = nfills > 1 ? (F)fills[1] : 0;                          \
+        if (nfills == 0) {                                                                               \
+            for (size_t i = 0; i < n; i++) {                                                             \
+                F x = (F)in[i];                                                                          \
+                out[i] = EXPR;                                                                           \
+            }                                                                                            \
+        } else if (nfills == 1) {                                                                        \
+            for (size_t i = 0; i < n; i++) {                                                             \
+                F x = (F)in[i], y = EXPR;                                                                \
+                out[i] = x == f0 ? (F)NAN : y;                                                           \
+            }                                                                                            \
+        } else if (nfills == 2) {                                                                        \
+            for (size_t i = 0; i < n; i++) {                                                             \
+                F x = (F)in[i], y = EXPR;                                                                \
+                out[i] = (x == f0) | (x == f1) ? (F)NAN : y;                                             \
+            }                                                                                            \
+        } else {                                                                                         \
+            for (size_t i = 0; i < n; i++) {                                                             \
+                F x = (F)in[i];                                                                          \
+                bool missing = false;                                                                    \
+                for (int k = 0; k < nfills; k++) missing |= x == (F)fills[k];                            \
+                out[i] = missing ? (F)NAN : EXPR;                                                        \
+            }                                                                                            \
+        }                                                                                                \
+    } while (0)
+
+/* n values of type T at src into F at dst: missing ones NaN, the others
+ * scaled, then offset (each step rounded in F, as xarray does it). */
 #define SCALE_ROW(T, F)                                                                                 \
     static void scale_##T##_##F(const void *src, void *dst, size_t n, const double *fills, int nfills,   \
                                 const ipfsrt_ndarray_scaling *sc) {                                      \
-        const T *in = src;                                                                               \
-        F *out = dst, s = (F)sc->scale, o = (F)sc->offset;                                              \
-        for (size_t i = 0; i < n; i++) {                                                                 \
-            F x = (F)in[i];                                                                              \
-            bool missing = false;                                                                        \
-            for (int k = 0; k < nfills; k++) missing |= x == (F)fills[k];                                \
-            if (sc->has_scale) x = x * s;                                                                \
-            if (sc->has_offset) x = x + o;                                                               \
-            out[i] = missing ? (F)NAN : x;                                                               \
-        }                                                                                                \
+        const T *restrict in = src;                                                                      \
+        F *restrict out = dst, s = (F)sc->scale, o = (F)sc->offset;                                     \
+        if (sc->has_scale && sc->has_offset) SCALE_LOOPS(F, x * s + o);                                  \
+        else if (sc->has_scale) SCALE_LOOPS(F, x * s);                                                   \
+        else if (sc->has_offset) SCALE_LOOPS(F, x + o);                                                  \
+        else SCALE_LOOPS(F, x);                                                                          \
     }
 
 #define SCALE_BOTH(T) SCALE_ROW(T, float) SCALE_ROW(T, double)

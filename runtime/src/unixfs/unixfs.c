@@ -599,17 +599,15 @@ typedef struct recorder {
     bool dups;
     uint64_t emitted;
     /* With dups, blocks are listed each time the traversal meets them, not each
-     * time the code reads them: the walk under the path's terminal block starts
-     * by reading that block again, which resolution has listed already. */
+     * time the code reads them: the walk under the path's terminal block reads
+     * that block again (a file's root twice: to size the range, then to read
+     * it), which resolution has listed already; a DAG cannot hold its own root. */
     bool skip_terminal;
     ipfsrt_cid terminal;
 } recorder;
 
 static ipfsrt_status record(recorder *rec, const ipfsrt_cid *cid, ipfsrt_error *err) {
-    if (rec->skip_terminal && ipfsrt_cid_equal(cid, &rec->terminal)) {
-        rec->skip_terminal = false;
-        return IPFSRT_OK;
-    }
+    if (rec->skip_terminal && ipfsrt_cid_equal(cid, &rec->terminal)) return IPFSRT_OK;
     if (rec->dups) { /* a DAG that shares much could repeat without end */
         if (++rec->emitted > IPFSRT_UNIXFS_MAX_DUP_BLOCKS)
             return ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, cid, -1,

@@ -30,10 +30,10 @@ static size_t chunk_elements(const ipfsrt_zarr_meta *m) {
 }
 
 /* The codecs undone, last first: each into a scratch buffer (their outputs'
- * sizes are not stated in between), the first straight into exactly the
- * bytes due. */
+ * sizes are not stated in between), the first straight into the bytes due,
+ * as far as the first need of them. */
 static ipfsrt_status undo_codecs(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len, uint8_t *dst,
-                                 size_t due, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
+                                 size_t due, size_t need, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
     if (m->n_codecs == 0) {
         if (len != due)
             return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%zu bytes where the chunk holds %zu", len, due);
@@ -48,7 +48,7 @@ static ipfsrt_status undo_codecs(const ipfsrt_zarr_meta *m, const uint8_t *src, 
         src = out->data;
         len = out->len;
     }
-    return ipfsrt_codec_decode(m->codecs[0], src, len, dst, due, err);
+    return ipfsrt_codec_decode_prefix(m->codecs[0], src, len, dst, due, need, err);
 }
 
 /* The chunk's bytes as stored are the output's own: C order, native. */
@@ -98,31 +98,57 @@ static uint8_t *to_native(const ipfsrt_zarr_meta *m, uint8_t *raw, size_t n, ipf
     return raw;
 }
 
-/* A view (no buffer) of the native chunk in the chunk's axes, F order and
- * transposes undone by strides alone, cut to what dst takes. */
-static void chunk_view(const ipfsrt_zarr_meta *m, uint8_t *native, const ipfsrt_ndarray *dst, const size_t *lstart,
-                       const size_t *lstep, ipfsrt_ndarray *v) {
+/* Where a selection (start, step per dimension) begins in the stored chunk, in
+ * elements from its start, and its strides in elements: F order and
+ * transposes undone by strides alone. */
+static size_t chunk_layout(const ipfsrt_zarr_meta *m, const size_t *lstart, const size_t *lstep,
+                           size_t *strides) {
     int nd = m->ndim, axis_of[IPFSRT_NDARRAY_MAX_DIMS]; /* chunk dimension -> stored axis */
-    ptrdiff_t stored_stride[IPFSRT_NDARRAY_MAX_DIMS];
+    size_t stored_stride[IPFSRT_NDARRAY_MAX_DIMS];
     for (int d = 0; d < nd; d++) axis_of[d] = m->fortran_order ? nd - 1 - d : d;
     if (m->transposed)
         for (int i = 0; i < nd; i++) axis_of[m->order[i]] = i;
-    ptrdiff_t stride = (ptrdiff_t)m->itemsize;
+    size_t stride = 1, start = 0;
     for (int i = nd; i-- > 0;) {
         int d = 0;
         while (axis_of[d] != i) d++;
         stored_stride[i] = stride;
-        stride *= (ptrdiff_t)m->chunks[d];
+        stride *= m->chunks[d];
     }
+    for (int d = 0; d < nd; d++) {
+        start += lstart[d] * stored_stride[axis_of[d]];
+        strides[d] = stored_stride[axis_of[d]] * lstep[d];
+    }
+    return start;
+}
+
+/* Elements of the stored chunk that dst takes from, counted from its start: a
+ * selection that ends early needs the chunk decoded only so far. */
+static size_t elements_reached(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *dst, const size_t *lstart,
+                               const size_t *lstep) {
+    size_t strides[IPFSRT_NDARRAY_MAX_DIMS];
+    size_t last = chunk_layout(m, lstart, lstep, strides);
+    for (int d = 0; d < m->ndim; d++) {
+        if (dst->shape[d] == 0) return 0;
+        last += (dst->shape[d] - 1) * strides[d];
+    }
+    return last + 1;
+}
+
+/* A view (no buffer) of the native chunk in the chunk's axes, cut to what dst
+ * takes. */
+static void chunk_view(const ipfsrt_zarr_meta *m, uint8_t *native, const ipfsrt_ndarray *dst, const size_t *lstart,
+                       const size_t *lstep, ipfsrt_ndarray *v) {
+    size_t strides[IPFSRT_NDARRAY_MAX_DIMS];
+    size_t start = chunk_layout(m, lstart, lstep, strides);
     ipfsrt_ndarray_init(v);
     v->dtype = m->dtype;
     v->itemsize = m->itemsize;
-    v->ndim = nd;
-    v->data = native;
-    for (int d = 0; d < nd; d++) {
-        v->data += (ptrdiff_t)lstart[d] * stored_stride[axis_of[d]];
+    v->ndim = m->ndim;
+    v->data = native + start * m->itemsize;
+    for (int d = 0; d < m->ndim; d++) {
         v->shape[d] = dst->shape[d];
-        v->strides[d] = stored_stride[axis_of[d]] * (ptrdiff_t)lstep[d];
+        v->strides[d] = (ptrdiff_t)(strides[d] * m->itemsize);
     }
 }
 
@@ -131,12 +157,13 @@ ipfsrt_status ipfsrt_zarr_decode_into(const ipfsrt_zarr_meta *m, const uint8_t *
                                       ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
     size_t n = chunk_elements(m), due = n * m->stored_itemsize;
     if (stored_as_output(m) && whole_and_contiguous(m, dst, lstart, lstep))
-        return undo_codecs(m, src, len, dst->data, due, s, err); /* no copy at all */
+        return undo_codecs(m, src, len, dst->data, due, due, s, err); /* no copy at all */
+    size_t reached = elements_reached(m, dst, lstart, lstep);
     s->raw.len = 0;
     uint8_t *raw = ipfsrt_buf_reserve(&s->raw, due ? due : 1);
     if (!raw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a chunk of %zu bytes", due);
-    ipfsrt_status st = undo_codecs(m, src, len, raw, due, s, err);
-    uint8_t *native = st == IPFSRT_OK ? to_native(m, raw, n, s, err) : NULL;
+    ipfsrt_status st = undo_codecs(m, src, len, raw, due, reached * m->stored_itemsize, s, err);
+    uint8_t *native = st == IPFSRT_OK ? to_native(m, raw, reached, s, err) : NULL;
     if (!native) return st != IPFSRT_OK ? st : IPFSRT_ENOMEM;
     ipfsrt_ndarray v, target = *dst;
     chunk_view(m, native, dst, lstart, lstep, &v);
