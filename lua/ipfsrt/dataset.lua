@@ -150,13 +150,12 @@ local function cf_of(v)
   return { type = ftype, scale = scale, offset = offset, fill = fill, missing = missing }
 end
 
-local function decoded(raw, cf)
-  if not cf then return raw end
+local function fills_of(cf)
   local fills = {}
   for _, f in ipairs { cf.fill, cf.missing } do
     if type(f) == "number" and f == f then fills[#fills + 1] = f end
   end
-  return raw:unscale(cf.type, fills, cf.scale, cf.offset) -- one pass, as xarray's mask, then scale, then offset
+  return fills
 end
 
 -- The Zarr selection of the variable's (lazy) selection.
@@ -176,8 +175,11 @@ end
 -- and CF-decoded. opts.progress as for zarr reads.
 function Variable.values(v, opts)
   if v._data then return v._data end
-  local raw = v._array:read(zarr_selection(v._sel), opts)
-  return decoded(raw, cf_of(v))
+  local cf = cf_of(v)
+  if not cf then return v._array:read(zarr_selection(v._sel), opts) end
+  local o = { threads = opts and opts.threads, progress = opts and opts.progress,
+    unscale = { dtype = cf.type, fills = fills_of(cf), scale = cf.scale, offset = cf.offset } }
+  return v._array:read(zarr_selection(v._sel), o) -- decoded chunk by chunk, on the decoding threads
 end
 
 -- v:isel{dim = index | {start, stop[, step]}, ...}: by position (0-based,
@@ -237,15 +239,16 @@ local function locate(v, dim, want, method)
   local i = 0
   for k, d in ipairs(v._all_dims) do if d == dim then i = k end end
   local s = v._sel[i]
-  local pos = {}
-  for j = 0, s.count - 1 do pos[#pos + 1] = values[s.start + j * s.step + 1] end
+  local start, step, count = s.start + 1, s.step, s.count
   if type(want) == "table" then
     local lo, hi = label(want[1], is_time, dim), label(want[2], is_time, dim)
+    if lo > hi then lo, hi = hi, lo end
     local first, last
-    for j, c in ipairs(pos) do
-      if c >= math.min(lo, hi) and c <= math.max(lo, hi) then
-        first = first or j - 1
-        last = j - 1
+    for j = 0, count - 1 do
+      local c = values[start + j * step]
+      if c >= lo and c <= hi then
+        first = first or j
+        last = j
       end
     end
     if not first then return { 0, 0 } end
@@ -254,10 +257,10 @@ local function locate(v, dim, want, method)
   -- a tie goes to the later label on an ascending axis, the earlier on a
   -- descending one (as pandas' nearest does)
   local target, best, dist = label(want, is_time, dim), nil, math.huge
-  local ascending = #pos < 2 or pos[1] <= pos[#pos]
-  for j, c in ipairs(pos) do
-    local dd = math.abs(c - target)
-    if dd < dist or (dd == dist and ascending) then best, dist = j - 1, dd end
+  local ascending = count < 2 or values[start] <= values[start + (count - 1) * step]
+  for j = 0, count - 1 do
+    local dd = math.abs(values[start + j * step] - target)
+    if dd < dist or (dd == dist and ascending) then best, dist = j, dd end
   end
   if not best or (method ~= "nearest" and dist ~= 0) then
     error(ipfsrt.error.new("not_found", string.format("%s has no label %s (method = \"nearest\" takes the closest)",
@@ -377,13 +380,18 @@ function Variable._coords(v)
   return out
 end
 
--- A time coordinate's values as ISO dates.
+-- A time coordinate's values as ISO dates (worked out once per variable:
+-- scripts ask for them again and again).
 function Variable.dates(v)
   local t = time_units(v.attrs.units)
   if not t then bad("%s has no CF time units", v.name) end
-  local out = {}
-  for i, x in ipairs(v:values():astype("float64"):tolist()) do out[i] = iso(x * t.scale + t.epoch) end
-  return out
+  local dates = rawget(v, "_dates")
+  if not dates then
+    dates = {}
+    for i, x in ipairs(v:values():astype("float64"):tolist()) do dates[i] = iso(x * t.scale + t.epoch) end
+    rawset(v, "_dates", dates)
+  end
+  return table.move(dates, 1, #dates, 1, {})
 end
 
 function Variable.__tostring(v)

@@ -93,7 +93,10 @@ end
 -- a:read([selection][, opts]) -> an n-d array. Per dimension an index or
 -- {start, stop[, step]} (0-based, half-open, negative from the end, nil open);
 -- dimensions left out are whole. opts.progress = fn(done, total) in chunks;
--- opts.threads = decoding threads (default: one per core).
+-- opts.threads = decoding threads (default: one per core); opts.unscale =
+-- {dtype = "float32" | "float64", fills = {...}, scale =, offset =}: the values
+-- CF-decoded as n-d array unscale does it, chunk by chunk on the decoding
+-- threads (no array of the stored values in between).
 function Array.read(a, selection, opts)
   if selection ~= nil and type(selection) ~= "table" then bad("a selection is a table") end
   opts = opts or {}
@@ -101,7 +104,12 @@ function Array.read(a, selection, opts)
   if opts.progress ~= nil and type(opts.progress) ~= "function" then bad("progress must be a function") end
   local threads = opts.threads or 0
   if math.type(threads) ~= "integer" or threads < 0 then bad("threads must be a whole number") end
-  return rawget(a, "_node"):read(selection, threads, opts.progress)
+  local u = opts.unscale
+  if u == nil then return rawget(a, "_node"):read(selection, threads, opts.progress) end
+  if type(u) ~= "table" or (u.dtype ~= "float32" and u.dtype ~= "float64") then
+    bad("unscale is {dtype = \"float32\" or \"float64\", fills =, scale =, offset =}")
+  end
+  return rawget(a, "_node"):read(selection, threads, opts.progress, u.dtype, u.fills, u.scale, u.offset)
 end
 
 function Array.__tostring(a)

@@ -87,6 +87,9 @@ void ipfsrt_lua_push_ndarray(lua_State *L, ipfsrt_ndarray *a);
 /* One dimension of a selection: an index, {start, stop[, step]} (nil bounds:
  * open), or nil (the whole dimension). */
 void ipfsrt_lua_check_ndslice(lua_State *L, int idx, int dim, ipfsrt_ndslice *s);
+/* CF decoding's arguments from idx on: dtype, {missing values...} | nil,
+ * scale | nil, offset | nil. */
+void ipfsrt_lua_check_scaling(lua_State *L, int idx, ipfsrt_dtype *dtype, ipfsrt_ndarray_scaling *sc);
 /* The Lua value at idx as JSON (the caller frees it), or NULL when it cannot
  * be (functions, mixed tables, nesting past 100 levels). */
 struct cJSON *ipfsrt_lua_to_json(lua_State *L, int idx);

@@ -632,23 +632,29 @@ static int array_astype(lua_State *L) {
     return 1;
 }
 
-/* a:unscale(dtype, {missing values...}, scale | nil, offset | nil): CF decoding in one pass */
-static int array_unscale(lua_State *L) {
-    ipfsrt_ndarray *a = check_array(L, 1);
+void ipfsrt_lua_check_scaling(lua_State *L, int idx, ipfsrt_dtype *dtype, ipfsrt_ndarray_scaling *sc) {
     size_t itemsize;
-    ipfsrt_dtype d = check_dtype(L, 2, IPFSRT_DTYPE_FLOAT64, &itemsize);
-    ipfsrt_ndarray_scaling sc = {0, {0}, !lua_isnoneornil(L, 4), !lua_isnoneornil(L, 5), 0, 0};
-    if (!lua_isnoneornil(L, 3)) {
-        luaL_checktype(L, 3, LUA_TTABLE);
-        for (lua_Integer i = 1; lua_rawgeti(L, 3, i) != LUA_TNIL; i++) {
-            if (sc.nfills == IPFSRT_NDARRAY_MAX_FILLS) return ipfsrt_lua_raise_arg(L, "too many missing values");
-            sc.fills[sc.nfills++] = luaL_checknumber(L, -1);
+    *dtype = check_dtype(L, idx, IPFSRT_DTYPE_FLOAT64, &itemsize);
+    *sc = (ipfsrt_ndarray_scaling){0, {0}, !lua_isnoneornil(L, idx + 2), !lua_isnoneornil(L, idx + 3), 0, 0};
+    if (!lua_isnoneornil(L, idx + 1)) {
+        luaL_checktype(L, idx + 1, LUA_TTABLE);
+        for (lua_Integer i = 1; lua_rawgeti(L, idx + 1, i) != LUA_TNIL; i++) {
+            if (sc->nfills == IPFSRT_NDARRAY_MAX_FILLS) ipfsrt_lua_raise_arg(L, "too many missing values");
+            sc->fills[sc->nfills++] = luaL_checknumber(L, -1);
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
     }
-    if (sc.has_scale) sc.scale = luaL_checknumber(L, 4);
-    if (sc.has_offset) sc.offset = luaL_checknumber(L, 5);
+    if (sc->has_scale) sc->scale = luaL_checknumber(L, idx + 2);
+    if (sc->has_offset) sc->offset = luaL_checknumber(L, idx + 3);
+}
+
+/* a:unscale(dtype, {missing values...}, scale | nil, offset | nil): CF decoding in one pass */
+static int array_unscale(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    ipfsrt_dtype d;
+    ipfsrt_ndarray_scaling sc;
+    ipfsrt_lua_check_scaling(L, 2, &d, &sc);
     ipfsrt_ndarray *out = push_new(L);
     ipfsrt_error err;
     if (ipfsrt_ndarray_unscale(out, a, d, &sc, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);

@@ -214,7 +214,8 @@ static ipfsrt_status report(void *user, size_t done, size_t total, ipfsrt_error 
     return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", p->error);
 }
 
-/* n:read(selection | nil, threads, progress | nil) -> n-d array */
+/* n:read(selection | nil, threads, progress | nil[, dtype, {missing...}, scale, offset])
+ * -> n-d array; with a dtype, CF-decoded on the decoding threads */
 static int node_read(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
     ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
@@ -223,7 +224,12 @@ static int node_read(lua_State *L) {
     if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
     progress p = {L, lua_isnoneornil(L, 4) ? 0 : 4, {0}};
     if (p.fn_idx) luaL_checktype(L, 4, LUA_TFUNCTION);
-    ipfsrt_zarr_read_options opts = {(unsigned)threads, p.fn_idx ? report : NULL, &p};
+    ipfsrt_zarr_read_options opts = {(unsigned)threads, p.fn_idx ? report : NULL, &p, NULL, IPFSRT_DTYPE_FLOAT64};
+    ipfsrt_ndarray_scaling sc;
+    if (!lua_isnoneornil(L, 5)) {
+        ipfsrt_lua_check_scaling(L, 5, &opts.unscale_dtype, &sc);
+        opts.unscale = &sc;
+    }
     ipfsrt_lua_zstore *zs = store_of(L, 1);
     ipfsrt_ndarray out;
     ipfsrt_ndarray_init(&out);

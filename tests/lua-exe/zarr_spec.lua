@@ -272,6 +272,39 @@ describe("ipfsrt.zarr", function()
     c:close()
   end)
 
+  it("CF-decodes on the decoding threads what reading and then unscaling gives", function()
+    local function same(x, y, what)
+      assert.same(x.shape, y.shape, what)
+      assert.equal(x.dtype, y.dtype, what)
+      local nx, ny = x:isnan(), y:isnan()
+      assert.is_true(nx:eq(ny):all(), what .. ": NaNs in other places")
+      assert.is_true((x:eq(y) | nx):all(), what .. ": values differ")
+    end
+    local values = ipfsrt.ndarray.arange(-40, 60):astype("int16"):reshape { 10, 10 }
+    values:set(3, 4, -999)
+    for _, o in ipairs {
+      { zarr_format = 2, fill_value = -999, compressor = "zstd" },
+      { zarr_format = 2, compressor = "zstd" }, -- no fill value: chunks never written read as zeros
+      { zarr_format = 3, fill_value = -999, shards = { 8, 6 } },
+    } do
+      local out = dir .. "/cf" .. tostring(o.zarr_format) .. tostring(o.fill_value) .. tostring(o.shards ~= nil)
+      o.shape, o.chunks, o.dtype = { 10, 10 }, { 4, 3 }, "int16"
+      local a = ipfsrt.zarr.create(out, o)
+      a:write({ { 0, 6 }, { 0, 10 } }, values:slice { { 0, 6 } }) -- rows 6.. never written
+      for _, sel in ipairs { {}, { { 1, 9 }, { 2, 10, 3 } }, { 3, { nil, nil, -1 } }, { 8, 8 } } do
+        for _, u in ipairs {
+          { dtype = "float32", fills = { -999 }, scale = 0.01 },
+          { dtype = "float64", fills = { -999, 7 }, scale = 0.5, offset = 273.15 },
+          { dtype = "float32", offset = 1 },
+        } do
+          local want = a:read(sel):unscale(u.dtype, u.fills, u.scale, u.offset)
+          same(a:read(sel, { unscale = u }), want, out .. " " .. u.dtype)
+        end
+      end
+    end
+    assert.has_error(function() ipfsrt.zarr.open(dir .. "/cf2-999false"):read(nil, { unscale = { dtype = "int8" } }) end)
+  end)
+
   it("writes selections: partial chunks read and rewritten, chunks left all fill removed", function()
     local out = dir .. "/written"
     local a = ipfsrt.zarr.create(out, { shape = { 5, 7 }, chunks = { 2, 3 }, dtype = "int16", fill_value = -1,

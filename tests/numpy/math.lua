@@ -60,7 +60,7 @@ end
 
 local shapes = { { { 3, 4 }, { 4 } }, { { 2, 1, 3 }, { 1, 4, 1 } }, { { 5 }, { 5 } }, { { 2, 3 }, {} } }
 local rows = {}
-for c = 1, 400 do
+for c = 1, 600 do
   local da, db = dtypes[math.random(#dtypes)], dtypes[math.random(#dtypes)]
   local sh = shapes[math.random(#shapes)]
   local a, fa = random_array(da, sh[1])
@@ -69,6 +69,13 @@ for c = 1, 400 do
   local b, fb
   if scalar then
     b = math.random() < 0.5 and math.random(0, 50) or (math.random() * 10)
+    if op == "lt" or op == "le" or op == "gt" or op == "ge" or op == "eq" or op == "ne" then
+      -- comparisons with one number run in the array's own type when it holds
+      -- the number: values it holds, past its range, negative for unsigned ones
+      local picks = { fa[math.random(#fa)], -math.random(0, 1000), 300, 70000, -1, math.random() * 10 }
+      b = picks[math.random(#picks)]
+      if type(b) == "boolean" or b ~= b then b = 1 end
+    end
     fb = b
   else
     b, fb = random_array(db, sh[2])

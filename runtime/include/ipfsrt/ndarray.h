@@ -99,6 +99,10 @@ typedef struct ipfsrt_ndarray_scaling {
 } ipfsrt_ndarray_scaling;
 ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
                                      const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
+/* The same into dst, an existing float32 or float64 array (any strides, a view
+ * into a larger one as well) that raw's values fill (raw broadcast to its shape). */
+ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndarray *raw,
+                                          const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
 /* A C-order copy of src. */
 ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 

@@ -125,6 +125,12 @@ typedef struct ipfsrt_zarr_read_options {
     unsigned threads;                 /* decoding threads; 0 = one per core, at most 8 */
     ipfsrt_zarr_progress_fn progress; /* may be NULL */
     void *progress_user;
+    /* CF decoding as the chunks are decoded, on the decoding threads (what
+     * ipfsrt_ndarray_unscale does to the values read, without the stored
+     * values' array): out is then of unscale_dtype (float32 or float64).
+     * NULL: the values as stored. */
+    const ipfsrt_ndarray_scaling *unscale;
+    ipfsrt_dtype unscale_dtype;
 } ipfsrt_zarr_read_options;
 
 /* Reads a selection of an array into out (a new C-order array of the array's

@@ -85,22 +85,58 @@ static scale_fn pick(ipfsrt_dtype in, bool to_double) {
 #undef CASE
 }
 
+/* Rows as long as both layouts allow; a row that is not one run of memory on
+ * both sides goes an element at a time. */
+typedef struct unscale_walk {
+    scale_fn fn;
+    size_t in_size, out_size;
+    const ipfsrt_ndarray_scaling *sc;
+} unscale_walk;
+
+static void unscale_row(void *ctx, unsigned char **p, const ptrdiff_t *strides, size_t n) {
+    const unscale_walk *u = ctx;
+    if (strides[0] == (ptrdiff_t)u->out_size && strides[1] == (ptrdiff_t)u->in_size) {
+        u->fn(p[1], p[0], n, u->sc->fills, u->sc->nfills, u->sc);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        u->fn(p[1] + (ptrdiff_t)i * strides[1], p[0] + (ptrdiff_t)i * strides[0], 1, u->sc->fills, u->sc->nfills,
+              u->sc);
+}
+
+ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndarray *raw,
+                                          const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err) {
+    if (dst->dtype != IPFSRT_DTYPE_FLOAT32 && dst->dtype != IPFSRT_DTYPE_FLOAT64)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "unscaled values are float32 or float64");
+    if (scaling->nfills < 0 || scaling->nfills > IPFSRT_NDARRAY_MAX_FILLS)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "at most %d missing values", IPFSRT_NDARRAY_MAX_FILLS);
+    unscale_walk u = {pick(raw->dtype, dst->dtype == IPFSRT_DTYPE_FLOAT64), raw->itemsize, dst->itemsize, scaling};
+    if (!u.fn) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no unscaling of %s", ipfsrt_dtype_name(raw->dtype));
+    if (raw->ndim > dst->ndim) return ipfsrt_fail(err, IPFSRT_EARG, -1, "values of more dimensions than their place");
+    for (int d = 0; d < raw->ndim; d++) {
+        size_t want = dst->shape[dst->ndim - raw->ndim + d];
+        if (raw->shape[d] != want && raw->shape[d] != 1)
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "values of shape that does not fit their place (dimension %d: %zu, "
+                               "not %zu)", d, raw->shape[d], want);
+    }
+    ipfsrt_ndwalk w;
+    ipfsrt_ndwalk_init(&w, dst->ndim, dst->shape);
+    ipfsrt_ndwalk_add(&w, dst);
+    ipfsrt_ndwalk_add(&w, raw);
+    w.row = unscale_row;
+    w.ctx = &u;
+    ipfsrt_ndwalk_run(&w);
+    return IPFSRT_OK;
+}
+
 ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
                                      const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err) {
     if (dtype != IPFSRT_DTYPE_FLOAT32 && dtype != IPFSRT_DTYPE_FLOAT64)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "unscaled values are float32 or float64");
-    if (scaling->nfills < 0 || scaling->nfills > IPFSRT_NDARRAY_MAX_FILLS)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "at most %d missing values", IPFSRT_NDARRAY_MAX_FILLS);
-    scale_fn fn = pick(raw->dtype, dtype == IPFSRT_DTYPE_FLOAT64);
-    if (!fn) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no unscaling of %s", ipfsrt_dtype_name(raw->dtype));
-    ipfsrt_ndarray in, res;
-    ipfsrt_ndarray_init(&in);
+    ipfsrt_ndarray res;
     ipfsrt_ndarray_init(&res);
-    ipfsrt_status st = ipfsrt_ndarray_is_contiguous(raw) ? IPFSRT_OK : ipfsrt_ndarray_copy(&in, raw, err);
-    const ipfsrt_ndarray *src = in.buffer ? &in : raw;
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(&res, dtype, 0, raw->ndim, raw->shape, err);
-    if (st == IPFSRT_OK) fn(src->data, res.data, ipfsrt_ndarray_size(raw), scaling->fills, scaling->nfills, scaling);
-    ipfsrt_ndarray_free(&in);
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&res, dtype, 0, raw->ndim, raw->shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_unscale_into(&res, raw, scaling, err);
     if (st != IPFSRT_OK) {
         ipfsrt_ndarray_free(&res);
         return st;

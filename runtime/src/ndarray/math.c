@@ -245,12 +245,78 @@ static bool direct(const binary *b, const ptrdiff_t *s) {
            s[0] == size && (s[1] == size || s[1] == 0) && (s[2] == size || s[2] == 0) && (s[1] || s[2]);
 }
 
+/* A contiguous array against one number, compared in the array's own type
+ * (masks such as `a ~= fill` over a whole grid): no 64-bit buffers. */
+#define SCALAR_CMP_LOOP(T, Y, OP)                                                                  \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        T x_;                                                                                      \
+        memcpy(&x_, xp + i * sizeof(T), sizeof x_);                                                \
+        out[i] = x_ OP (Y);                                                                        \
+    }
+
+#define SCALAR_CMP(T, Y)                                                                           \
+    do {                                                                                           \
+        switch (op) {                                                                              \
+        case IPFSRT_NDOP_LT: SCALAR_CMP_LOOP(T, Y, <) break;                                       \
+        case IPFSRT_NDOP_LE: SCALAR_CMP_LOOP(T, Y, <=) break;                                      \
+        case IPFSRT_NDOP_GT: SCALAR_CMP_LOOP(T, Y, >) break;                                       \
+        case IPFSRT_NDOP_GE: SCALAR_CMP_LOOP(T, Y, >=) break;                                      \
+        case IPFSRT_NDOP_EQ: SCALAR_CMP_LOOP(T, Y, ==) break;                                      \
+        default: SCALAR_CMP_LOOP(T, Y, !=) break;                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* y, the scalar, as a value of the integer type d; false when it is none. */
+static bool int_scalar_fits(ipfsrt_dtype d, uint64_t y, bool y_signed, int64_t *as_signed) {
+    int64_t lo, hi;
+    switch (d) {
+    case IPFSRT_DTYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
+    case IPFSRT_DTYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
+    case IPFSRT_DTYPE_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
+    case IPFSRT_DTYPE_UINT8: lo = 0, hi = UINT8_MAX; break;
+    case IPFSRT_DTYPE_UINT16: lo = 0, hi = UINT16_MAX; break;
+    case IPFSRT_DTYPE_UINT32: lo = 0, hi = UINT32_MAX; break;
+    default: return false; /* 64-bit ones take the general path */
+    }
+    if (!y_signed && y > (uint64_t)INT64_MAX) return false;
+    int64_t v = (int64_t)y;
+    *as_signed = v;
+    return v >= lo && v <= hi;
+}
+
+IPFSRT_NDVECTOR static bool scalar_compare_row(const binary *b, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    ipfsrt_ndop op = b->op;
+    if (!is_comparison(op) || s[0] != 1 || s[2] != 0 || s[1] != (ptrdiff_t)ipfsrt_dtype_size(b->in_a)) return false;
+    uint8_t *out = p[0];
+    const unsigned char *xp = p[1];
+    if (b->k == IPFSRT_NDKIND_FLOAT && (b->in_a == IPFSRT_DTYPE_FLOAT32 || b->in_a == IPFSRT_DTYPE_FLOAT64)) {
+        double y = ipfsrt_ndload_double(b->in_b, p[2]); /* float32 widened compares exactly */
+        if (b->in_a == IPFSRT_DTYPE_FLOAT32) SCALAR_CMP(float, (double)y);
+        else SCALAR_CMP(double, y);
+        return true;
+    }
+    int64_t y;
+    if (b->k == IPFSRT_NDKIND_FLOAT ||
+        !int_scalar_fits(b->in_a, ipfsrt_ndload_bits(b->in_b, p[2]), ipfsrt_ndkind_of(b->in_b) != IPFSRT_NDKIND_UINT, &y))
+        return false;
+    switch (b->in_a) {
+    case IPFSRT_DTYPE_INT8: SCALAR_CMP(int8_t, (int8_t)y); break;
+    case IPFSRT_DTYPE_INT16: SCALAR_CMP(int16_t, (int16_t)y); break;
+    case IPFSRT_DTYPE_INT32: SCALAR_CMP(int32_t, (int32_t)y); break;
+    case IPFSRT_DTYPE_UINT8: SCALAR_CMP(uint8_t, (uint8_t)y); break;
+    case IPFSRT_DTYPE_UINT16: SCALAR_CMP(uint16_t, (uint16_t)y); break;
+    default: SCALAR_CMP(uint32_t, (uint32_t)y); break;
+    }
+    return true;
+}
+
 static void binary_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
     const binary *b = ctx;
     if (direct(b, s)) {
         direct_row(b->op, b->result, p, s, n);
         return;
     }
+    if (scalar_compare_row(b, p, s, n)) return;
     for (size_t done = 0; done < n; done += IPFSRT_NDROW_BLOCK) {
         unsigned char *q[3];
         for (int k = 0; k < 3; k++) q[k] = p[k] + (ptrdiff_t)done * s[k];

@@ -156,7 +156,7 @@ ipfsrt_status ipfsrt_zarr_decode_into(const ipfsrt_zarr_meta *m, const uint8_t *
                                       const ipfsrt_ndarray *dst, const size_t *lstart, const size_t *lstep,
                                       ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
     size_t n = chunk_elements(m), due = n * m->stored_itemsize;
-    if (stored_as_output(m) && whole_and_contiguous(m, dst, lstart, lstep))
+    if (!s->unscale && stored_as_output(m) && whole_and_contiguous(m, dst, lstart, lstep))
         return undo_codecs(m, src, len, dst->data, due, due, s, err); /* no copy at all */
     size_t reached = elements_reached(m, dst, lstart, lstep);
     s->raw.len = 0;
@@ -167,7 +167,21 @@ ipfsrt_status ipfsrt_zarr_decode_into(const ipfsrt_zarr_meta *m, const uint8_t *
     if (!native) return st != IPFSRT_OK ? st : IPFSRT_ENOMEM;
     ipfsrt_ndarray v, target = *dst;
     chunk_view(m, native, dst, lstart, lstep, &v);
-    return ipfsrt_ndarray_assign(&target, &v, err);
+    return s->unscale ? ipfsrt_ndarray_unscale_into(&target, &v, s->unscale, err)
+                      : ipfsrt_ndarray_assign(&target, &v, err);
+}
+
+ipfsrt_status ipfsrt_zarr_fill_region(const ipfsrt_zarr_meta *m, ipfsrt_ndarray *region,
+                                      const ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
+    if (!s->unscale) return m->has_fill ? ipfsrt_ndarray_assign(region, &m->fill, err) : IPFSRT_OK;
+    if (m->has_fill) return ipfsrt_ndarray_unscale_into(region, &m->fill, s->unscale, err);
+    uint64_t zero[2] = {0}; /* a stored zero, as wide as any element */
+    ipfsrt_ndarray z;
+    ipfsrt_ndarray_init(&z);
+    z.dtype = m->dtype;
+    z.itemsize = m->itemsize;
+    z.data = (unsigned char *)zero;
+    return ipfsrt_ndarray_unscale_into(region, &z, s->unscale, err);
 }
 
 void ipfsrt_zarr_scratch_free(ipfsrt_zarr_scratch *s) {

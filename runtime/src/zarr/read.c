@@ -66,7 +66,9 @@ ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int 
     }
     /* sized (and checked) first: no dimension then lists more chunks than it
      * selects elements, and the chunk count cannot overflow */
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
+    bool unscaled = r->opts && r->opts->unscale; /* (a writer plans with no read options) */
+    ipfsrt_status st = unscaled ? ipfsrt_ndarray_new_zeros(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err)
+                                : ipfsrt_ndarray_new_zeros(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
     for (int d = 0; d < m->ndim && st == IPFSRT_OK; d++) {
         if (r->dims[d].count) st = plan_chunks(&r->dims[d], r->unit->chunks[d], err);
         r->total *= r->dims[d].n;
@@ -149,7 +151,7 @@ static ipfsrt_status decode_job(reader *r, const job *j, ipfsrt_zarr_scratch *s,
     ipfsrt_ndarray region;
     ipfsrt_zarr_reader_region(r, j->unit, &region, index, lstart, lstep);
     ipfsrt_status st = IPFSRT_OK;
-    if (j->missing) st = m->has_fill ? ipfsrt_ndarray_assign(&region, &m->fill, err) : IPFSRT_OK;
+    if (j->missing) st = ipfsrt_zarr_fill_region(m, &region, s, err);
     else st = ipfsrt_zarr_decode_into(m, j->data, j->len, &region, lstart, lstep, s, err);
     if (st != IPFSRT_OK) name_unit(r, index, err);
     return st;
@@ -163,7 +165,7 @@ static void fail_locked(reader *r, const ipfsrt_error *e) {
 
 static void *decoder(void *arg) {
     reader *r = arg;
-    ipfsrt_zarr_scratch s = {0};
+    ipfsrt_zarr_scratch s = {.unscale = r->opts->unscale};
     pthread_mutex_lock(&r->mu);
     for (;;) {
         while (!r->head && !r->closing) pthread_cond_wait(&r->work, &r->mu);
@@ -341,6 +343,13 @@ static ipfsrt_status fetch_and_decode(reader *r, ipfsrt_zarr_store *store, ipfsr
     return st;
 }
 
+/* CF decoding takes numbers to floats. */
+static bool unscalable(const ipfsrt_zarr_meta *m, ipfsrt_dtype to) {
+    bool number = (m->dtype >= IPFSRT_DTYPE_INT8 && m->dtype <= IPFSRT_DTYPE_UINT64) ||
+                  m->dtype == IPFSRT_DTYPE_FLOAT32 || m->dtype == IPFSRT_DTYPE_FLOAT64;
+    return number && (to == IPFSRT_DTYPE_FLOAT32 || to == IPFSRT_DTYPE_FLOAT64);
+}
+
 ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n, ipfsrt_ndarray *out,
                                const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
     static const ipfsrt_zarr_read_options defaults = {0};
@@ -351,6 +360,11 @@ ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
     r->m = m;
     r->unit = m->inner ? m->inner : m;
     r->opts = opts ? opts : &defaults;
+    if (r->opts->unscale && !unscalable(m, r->opts->unscale_dtype)) {
+        free(r);
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s values cannot be unscaled to %s", m->name,
+                           ipfsrt_dtype_name(m->dtype), ipfsrt_dtype_name(opts->unscale_dtype));
+    }
     const char *path = ipfsrt_zarr_path(array);
     snprintf(r->prefix, sizeof r->prefix, "%s%s", path, *path ? "/" : "");
     ipfsrt_ndarray_init(&r->full);

@@ -145,7 +145,7 @@ static ipfsrt_status decode_inner(const ipfsrt_zarr_meta *m, const uint8_t *src,
         ones[d] = 1;
     }
     uint64_t off = pairs[2 * e], n = pairs[2 * e + 1];
-    if (off == UINT64_MAX) return in->has_fill ? ipfsrt_ndarray_assign(&region, &in->fill, err) : IPFSRT_OK;
+    if (off == UINT64_MAX) return ipfsrt_zarr_fill_region(in, &region, s, err);
     if (off > len || n > len - off)
         return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "inner chunk %zu lies past the shard's %zu bytes", e, len);
     ipfsrt_status st = ipfsrt_zarr_decode_into(in, src + off, (size_t)n, &region, zeros, ones, s, err);

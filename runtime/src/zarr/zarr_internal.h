@@ -58,11 +58,19 @@ ipfsrt_status ipfsrt_zarr_normalize_path(const char *path, char *out, size_t cap
  * it ("" for that node itself), or NULL when none does. */
 const char *ipfsrt_zarr_consolidated_rel(const ipfsrt_zarr_hierarchy *h, const char *path);
 
-/* Buffers a decoding thread reuses from chunk to chunk. */
+/* Buffers a decoding thread reuses from chunk to chunk, and how its chunks
+ * meet their places in the output. */
 typedef struct ipfsrt_zarr_scratch {
     ipfsrt_buf raw, wide, chain[2];
+    /* CF decoding on the way (the output is then float32 or float64); NULL:
+     * the values as stored */
+    const ipfsrt_ndarray_scaling *unscale;
 } ipfsrt_zarr_scratch;
 void ipfsrt_zarr_scratch_free(ipfsrt_zarr_scratch *s);
+/* A chunk the store does not have into its region: the fill value (with no
+ * fill value, zeros), unscaled as s says. */
+ipfsrt_status ipfsrt_zarr_fill_region(const ipfsrt_zarr_meta *m, ipfsrt_ndarray *region,
+                                      const ipfsrt_zarr_scratch *s, ipfsrt_error *err);
 
 /* Decodes a stored chunk into dst, a view (of no buffer, or one whose counts
  * no other thread touches) of the chunk's elements from lstart with steps
