@@ -1,5 +1,5 @@
-/* libFuzzer target: every chunk codec's decoder (and the filters that
- * convert element types) on any bytes. The first byte
+/* libFuzzer target: every chunk codec's decoder, whole and as a prefix (and
+ * the filters that convert element types) on any bytes. The first byte
  * picks the codec (and configuration), the second how many bytes the chunk is
  * due to decode to. A sized decode must never write past its destination
  * (canary bytes after it), and what decodes must encode and decode back the
@@ -73,6 +73,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     for (size_t i = 0; i < CANARY; i++)
         if (out[due + i] != 0xC5) abort();
+    /* a prefix of the same size (the size byte's low bits pick how much) never
+     * writes past the destination either, and agrees with the whole decode */
+    uint8_t *part = malloc(due + CANARY);
+    if (part) {
+        memset(part + due, 0xC5, CANARY);
+        size_t need = due * (data[-1] & 3) / 4;
+        bool whole = ipfsrt_codec_decode(c, data, size, out, due, NULL) == IPFSRT_OK;
+        if (ipfsrt_codec_decode_prefix(c, data, size, part, due, need, NULL) == IPFSRT_OK && whole &&
+            need && memcmp(part, out, need) != 0)
+            abort();
+        for (size_t i = 0; i < CANARY; i++)
+            if (part[due + i] != 0xC5) abort();
+        free(part);
+    }
     free(out);
     ipfsrt_buf any;
     ipfsrt_buf_init(&any);

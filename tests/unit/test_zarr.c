@@ -378,7 +378,7 @@ static void test_partial_chunks(void **state) {
     assert_int_equal(ipfsrt_ndarray_new_arange(&flat, IPFSRT_DTYPE_INT32, 0, ROWS * COLS, 1, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_ndarray_reshape(&v, &flat, 2, shape, &err), IPFSRT_OK);
     for (int f = 0; f < 2; f++) {
-        char meta[400], name[8];
+        char meta[400], name[16];
         snprintf(meta, sizeof meta, "{\"zarr_format\": 2, \"shape\": [%d, %d], \"chunks\": [%d, %d], "
                  "\"dtype\": \"<i4\", \"compressor\": {\"id\": \"zstd\"}, \"fill_value\": 0, "
                  "\"order\": \"%c\", \"filters\": null}", ROWS, COLS, ROWS, COLS, f ? 'F' : 'C');

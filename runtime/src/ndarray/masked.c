@@ -11,8 +11,8 @@
  * one, two (the common _FillValue and missing_value), or any number. Each
  * value is scaled whether missing or not: a select, not a branch, which the
  * vectorizer takes. */
-#define SCALE_LOOPS(F, EXPR)                                                                            \
-    do {                                                                                                \
+#define SCALE_LOOPS(F, EXPR)                                                                             \
+    do {                                                                                                 \
         F f0 = nfills > 0 ? (F)fills[0] : 0, f1 = nfills > 1 ? (F)fills[1] : 0;                          \
         if (nfills == 0) {                                                                               \
             for (size_t i = 0; i < n; i++) {                                                             \
@@ -27,7 +27,7 @@
         } else if (nfills == 2) {                                                                        \
             for (size_t i = 0; i < n; i++) {                                                             \
                 F x = (F)in[i], y = EXPR;                                                                \
-                out[i] = (x == f0) | (x == f1) ? (F)NAN : y;                                             \
+                out[i] = ((x == f0) | (x == f1)) ? (F)NAN : y;                                           \
             }                                                                                            \
         } else {                                                                                         \
             for (size_t i = 0; i < n; i++) {                                                             \
