@@ -302,12 +302,14 @@ local function streamed(v, op)
   local total = 1
   for _, n in ipairs(v.shape) do total = total * n end
   if not v._array or #v.dims == 0 or total * 8 <= STREAM_BYTES or op == "std" or op == "var" then return nil end
-  local step = math.max(1, STREAM_BYTES // (8 * total // v.shape[1]))
   local sum, count, acc = 0, 0, nil
   local cf = cf_of(v)
   -- sums of integers stored with a scale: summed as stored, in integers (the
   -- scale and offset are affine), never decoded
   local affine = cf and v._array.dtype:match("int") and (op == "mean" or op == "sum" or op == "count")
+  -- a block's bytes per element: the stored integers and their mask, or float64
+  local per = affine and v._array.itemsize + 1 or 8
+  local step = math.max(1, STREAM_BYTES // (per * total // v.shape[1]))
   for i = 0, v.shape[1] - 1, step do
     local block = v:isel { [v.dims[1]] = { i, math.min(i + step, v.shape[1]) } }
     if affine then
