@@ -390,7 +390,12 @@ function Variable.dates(v)
   local dates = rawget(v, "_dates")
   if not dates then
     dates = {}
-    for i, x in ipairs(v:values():astype("float64"):tolist()) do dates[i] = iso(x * t.scale + t.epoch) end
+    local seconds = rawget(v, "_cache") -- a coordinate's, decoded when the dataset opened
+    if seconds then
+      for i, x in ipairs(seconds) do dates[i] = iso(x) end
+    else
+      for i, x in ipairs(v:values():astype("float64"):tolist()) do dates[i] = iso(x * t.scale + t.epoch) end
+    end
     rawset(v, "_dates", dates)
   end
   return table.move(dates, 1, #dates, 1, {})
@@ -503,7 +508,10 @@ function M.open(where, opts)
     local v = new_variable(ds, name, a, dims, full_selection(a))
     if #dims == 1 and dims[1] == name then
       ds._coords[name], ds.coords[name] = v, v
-      if opts.load_coords ~= false then coordinate(v, name) end -- read now, as xarray builds its indexes
+      if opts.load_coords ~= false then -- read now, as xarray builds its indexes and decodes times
+        local _, is_time = coordinate(v, name)
+        if is_time then v:dates() end
+      end
     else
       ds._vars[name], ds.vars[name] = v, v
     end

@@ -223,6 +223,9 @@ static void test_read_selections(void **state) {
     assert_int_equal(ipfsrt_zarr_store_put(s, "g/arr/1.1", junk, sizeof junk, &err), IPFSRT_OK);
     assert_int_not_equal(ipfsrt_zarr_read(a, NULL, 0, &x, NULL, &err), IPFSRT_OK);
     if (!strstr(err.message, "g/arr") || !strstr(err.message, "1.1")) fail_msg("message: %s", err.message);
+    ipfsrt_ndslice in_it[2] = {{.is_index = true, .index = 4}, {.is_index = true, .index = 5}};
+    assert_int_not_equal(ipfsrt_zarr_read(a, in_it, 2, &x, NULL, &err), IPFSRT_OK); /* one chunk: decoded in place */
+    if (!strstr(err.message, "g/arr") || !strstr(err.message, "1.1")) fail_msg("message: %s", err.message);
     ipfsrt_zarr_node *escaping;
     assert_int_equal(ipfsrt_zarr_open(&escaping, s, "../g", &err), IPFSRT_EARG);
     ipfsrt_zarr_node_free(a);

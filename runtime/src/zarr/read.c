@@ -144,15 +144,16 @@ void ipfsrt_zarr_reader_region(const reader *r, size_t k, ipfsrt_ndarray *region
     }
 }
 
-/* Unit k into its region of the output. */
-static ipfsrt_status decode_job(reader *r, const job *j, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
+/* Unit k (its stored bytes, or missing) into its region of the output. */
+static ipfsrt_status decode_unit(reader *r, size_t k, bool missing, const uint8_t *data, size_t len,
+                                 ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = r->unit;
     size_t index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS], lstep[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_ndarray region;
-    ipfsrt_zarr_reader_region(r, j->unit, &region, index, lstart, lstep);
+    ipfsrt_zarr_reader_region(r, k, &region, index, lstart, lstep);
     ipfsrt_status st = IPFSRT_OK;
-    if (j->missing) st = ipfsrt_zarr_fill_region(m, &region, s, err);
-    else st = ipfsrt_zarr_decode_into(m, j->data, j->len, &region, lstart, lstep, s, err);
+    if (missing) st = ipfsrt_zarr_fill_region(m, &region, s, err);
+    else st = ipfsrt_zarr_decode_into(m, data, len, &region, lstart, lstep, s, err);
     if (st != IPFSRT_OK) name_unit(r, index, err);
     return st;
 }
@@ -176,7 +177,7 @@ static void *decoder(void *arg) {
         bool skip = r->failed;
         pthread_mutex_unlock(&r->mu);
         ipfsrt_error e;
-        ipfsrt_status st = skip ? IPFSRT_OK : decode_job(r, j, &s, &e);
+        ipfsrt_status st = skip ? IPFSRT_OK : decode_unit(r, j->unit, j->missing, j->data, j->len, &s, &e);
         pthread_mutex_lock(&r->mu);
         if (st != IPFSRT_OK) fail_locked(r, &e);
         r->queued_bytes -= j->len;
@@ -208,9 +209,28 @@ static job *job_for(reader *r, size_t len) {
     return j;
 }
 
+/* A read of one chunk decodes it where it arrives, from the store's bytes:
+ * starting a thread and copying the chunk to it would cost more. */
+static ipfsrt_status decode_here(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
+                                 ipfsrt_error *err) {
+    ipfsrt_zarr_scratch s = {.unscale = r->opts->unscale};
+    ipfsrt_status st = r->failed ? r->error.code : decode_unit(r, k, missing, data, len, &s, err);
+    ipfsrt_zarr_scratch_free(&s);
+    if (st != IPFSRT_OK && !r->failed) {
+        r->error = err ? *err : (ipfsrt_error){.code = st};
+        r->failed = true;
+    } else if (r->failed && err) {
+        *err = r->error;
+    }
+    r->done++;
+    if (st == IPFSRT_OK && r->opts->progress) st = r->opts->progress(r->opts->progress_user, r->done, r->total, err);
+    return st;
+}
+
 ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
                                       ipfsrt_error *err) {
     if (missing) len = 0;
+    if (!r->nthreads) return decode_here(r, k, data, len, missing, err);
     pthread_mutex_lock(&r->mu);
     while (!r->failed && r->head && r->queued_bytes + len > QUEUED_BYTES_MAX) pthread_cond_wait(&r->room, &r->mu);
     job *j = r->failed ? NULL : job_for(r, len);
@@ -249,6 +269,7 @@ static unsigned thread_count(const reader *r) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned n = r->opts->threads ? r->opts->threads : cores < 1 ? 1 : (unsigned)cores;
     if (n > THREADS_MAX) n = THREADS_MAX;
+    if (r->total == 1) return 0; /* decoded where it arrives */
     return r->total < n ? (unsigned)r->total : n;
 }
 
