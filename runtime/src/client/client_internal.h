@@ -208,6 +208,18 @@ ipfsrt_status ipfsrt_readahead_read(ipfsrt_client *c, const ipfsrt_cid *file, ip
 
 /* --------------------------------------------------------------- session.c */
 
+/* CAR answers, for sessions and prefetches: the push reader made for the
+ * attempt's body (blocks to on_block, hashed on the worker threads when there
+ * are some), fed, and judged once complete; a failure is the attempt's
+ * (false / 1 to stop the transfer). */
+bool ipfsrt_attempt_car_start(attempt *a, ipfsrt_car_block_fn on_block);
+int ipfsrt_attempt_car_feed(attempt *a, const uint8_t *data, size_t len);
+/* A block the reader parsed, as a block of its own: handed to the hashing
+ * threads (*handed; they give it back through on_hashed), or checked here and
+ * returned; NULL when it fails (the attempt has failed). */
+ipfsrt_rcblock *ipfsrt_attempt_car_block(attempt *a, const ipfsrt_car_block *blk, bool *handed);
+ipfsrt_gateway_error ipfsrt_attempt_car_complete(attempt *a);
+
 typedef enum resume_mode {
     RESUME_ORIGINAL, /* the first request again (small ones: stat, ls) */
     RESUME_RANGE,    /* the rest of a file read: entity-bytes from where it stopped */

@@ -28,58 +28,19 @@ static bool prefetch_accept(attempt *a, ipfsrt_rcblock *b) {
 
 static ipfsrt_status prefetch_block(void *user, const ipfsrt_car_block *blk, ipfsrt_error *err) {
     attempt *a = user;
-    ipfsrt_client *c = a->t->c;
-    ipfsrt_rcblock *b = ipfsrt_rcblock_new(&blk->cid, blk->data, blk->len);
-    if (!b) {
-        ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "out of memory");
-        return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
-    }
-    if (c->pool && ipfsrt_attempt_hash_elsewhere(a, b, blk->offset)) return IPFSRT_OK;
-    if (c->pool) { /* the reader left hashing to us */
-        ipfsrt_error e;
-        if (ipfsrt_cid_verify(&b->cid, b->data, b->len, &e) != IPFSRT_OK) {
-            ipfsrt_rcblock_unref(b);
-            ipfsrt_attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "CAR section at byte offset %llu: %s",
-                                (unsigned long long)blk->offset, e.message);
-            return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
-        }
-    }
+    bool handed;
+    ipfsrt_rcblock *b = ipfsrt_attempt_car_block(a, blk, &handed);
+    if (handed) return IPFSRT_OK;
+    if (!b) return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
     if (prefetch_accept(a, b)) return IPFSRT_OK;
     a->enough = true;
     return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "the reader has had enough");
 }
 
 static int prefetch_body(attempt *a, const uint8_t *data, size_t len) {
-    ipfsrt_client *c = a->t->c;
-    ipfsrt_error e;
     if (a->enough) return 1;
-    if (!a->car) {
-        ipfsrt_car_options opts = {.max_block_size = c->max_block};
-        if (ipfsrt_car_reader_new(&a->car, &opts, prefetch_block, a, &e) != IPFSRT_OK) {
-            ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);
-            return 1;
-        }
-        if (c->pool) ipfsrt_car_reader_defer_hashing(a->car);
-    }
-    ipfsrt_status st = ipfsrt_car_reader_feed(a->car, data, len, &e);
-    if (st == IPFSRT_OK || a->enough) return st != IPFSRT_OK;
-    if (st == IPFSRT_EHASH_MISMATCH) ipfsrt_attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "%s", e.message);
-    else if (st == IPFSRT_ETOO_LARGE) ipfsrt_attempt_fail(a, IPFSRT_GWERR_TOO_LARGE, "%s", e.message);
-    else ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);
-    return 1;
-}
-
-static ipfsrt_gateway_error prefetch_complete(attempt *a) {
-    if (a->enough) return IPFSRT_GWERR_NONE;
-    ipfsrt_error e;
-    if (!a->car) {
-        ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "empty body where a CAR was expected");
-        return a->error;
-    }
-    ipfsrt_status st = ipfsrt_car_reader_finish(a->car, &e);
-    if (st == IPFSRT_ETRUNCATED) ipfsrt_attempt_fail(a, IPFSRT_GWERR_TRUNCATED, "%s", e.message);
-    else if (st != IPFSRT_OK) ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);
-    return a->error;
+    if (!a->car && !ipfsrt_attempt_car_start(a, prefetch_block)) return 1;
+    return ipfsrt_attempt_car_feed(a, data, len);
 }
 
 /* A block back from the hashing threads; the answer is judged once the last
@@ -102,7 +63,7 @@ static void prefetch_hashed(attempt *a, ipfsrt_vjob *job) {
     if (a->finished && !a->hashing) ipfsrt_attempt_settle(a);
 }
 
-static const task_ops prefetch_ops = {prefetch_request, prefetch_body, prefetch_complete, NULL, NULL,
+static const task_ops prefetch_ops = {prefetch_request, prefetch_body, ipfsrt_attempt_car_complete, NULL, NULL,
                                       prefetch_hashed, false, false, true};
 
 bool ipfsrt_prefetch_start(ipfsrt_client *c, prefetch *p, const char *path, uint64_t offset,

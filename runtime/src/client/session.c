@@ -94,23 +94,10 @@ static ipfsrt_status session_block(void *user, const ipfsrt_car_block *blk, ipfs
                      (unsigned long long)(s->c->pending_cap >> 20));
         return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
     }
-    ipfsrt_rcblock *b = ipfsrt_rcblock_new(&blk->cid, blk->data, blk->len);
-    if (!b) {
-        ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "out of memory");
-        return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
-    }
-    if (s->c->pool && ipfsrt_attempt_hash_elsewhere(a, b, blk->offset)) return IPFSRT_OK;
-    if (s->c->pool) { /* the reader left hashing to us */
-        ipfsrt_error e;
-        ipfsrt_status st = ipfsrt_cid_verify(&b->cid, b->data, b->len, &e);
-        if (st != IPFSRT_OK) {
-            ipfsrt_rcblock_unref(b);
-            ipfsrt_attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "CAR section at byte offset %llu: %s",
-                         (unsigned long long)blk->offset, e.message);
-            return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
-        }
-    }
-    if (session_accept(a, b)) return IPFSRT_OK;
+    bool handed;
+    ipfsrt_rcblock *b = ipfsrt_attempt_car_block(a, blk, &handed);
+    if (handed) return IPFSRT_OK;
+    if (b && session_accept(a, b)) return IPFSRT_OK;
     return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
 }
 
@@ -133,31 +120,55 @@ static void session_hashed(attempt *a, ipfsrt_vjob *job) {
     ipfsrt_attempt_abandon(a);
 }
 
-static int session_body(attempt *a, const uint8_t *data, size_t len) {
-    session *s = a->t->owner;
+/* ------------------------------------------- CAR answers (and prefetches) */
+
+bool ipfsrt_attempt_car_start(attempt *a, ipfsrt_car_block_fn on_block) {
+    ipfsrt_client *c = a->t->c;
+    ipfsrt_car_options opts = {.max_block_size = c->max_block};
     ipfsrt_error e;
-    if (!a->car) {
-        ipfsrt_car_options opts = {.max_block_size = s->c->max_block};
-        if (ipfsrt_car_reader_new(&a->car, &opts, session_block, a, &e) != IPFSRT_OK) {
-            ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);
-            return 1;
-        }
-        if (s->c->pool) ipfsrt_car_reader_defer_hashing(a->car);
-        promise(a, &s->request_root);
-        /* A new answer: what earlier ones sent beyond the walk is dropped, and the
-         * budget for blocks sent ahead of it starts again (this gateway's own). */
-        ipfsrt_blockmap_drop_untaken(&s->pending);
-        s->ahead = 0;
+    if (ipfsrt_car_reader_new(&a->car, &opts, on_block, a, &e) != IPFSRT_OK) {
+        ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);
+        return false;
     }
+    if (c->pool) ipfsrt_car_reader_defer_hashing(a->car);
+    return true;
+}
+
+ipfsrt_rcblock *ipfsrt_attempt_car_block(attempt *a, const ipfsrt_car_block *blk, bool *handed) {
+    ipfsrt_client *c = a->t->c;
+    *handed = false;
+    ipfsrt_rcblock *b = ipfsrt_rcblock_new(&blk->cid, blk->data, blk->len);
+    if (!b) {
+        ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "out of memory");
+        return NULL;
+    }
+    if (c->pool && ipfsrt_attempt_hash_elsewhere(a, b, blk->offset)) {
+        *handed = true;
+        return NULL;
+    }
+    ipfsrt_error e;
+    if (c->pool && ipfsrt_cid_verify(&b->cid, b->data, b->len, &e) != IPFSRT_OK) { /* the reader left it to us */
+        ipfsrt_rcblock_unref(b);
+        ipfsrt_attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "CAR section at byte offset %llu: %s",
+                            (unsigned long long)blk->offset, e.message);
+        return NULL;
+    }
+    return b;
+}
+
+int ipfsrt_attempt_car_feed(attempt *a, const uint8_t *data, size_t len) {
+    ipfsrt_error e;
     ipfsrt_status st = ipfsrt_car_reader_feed(a->car, data, len, &e);
     if (st == IPFSRT_OK) return 0;
+    if (a->enough) return 1; /* the owner stopped it: no fault of the gateway's */
     if (st == IPFSRT_EHASH_MISMATCH) ipfsrt_attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "%s", e.message);
     else if (st == IPFSRT_ETOO_LARGE) ipfsrt_attempt_fail(a, IPFSRT_GWERR_TOO_LARGE, "%s", e.message);
     else ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);
     return 1;
 }
 
-static ipfsrt_gateway_error session_complete(attempt *a) {
+ipfsrt_gateway_error ipfsrt_attempt_car_complete(attempt *a) {
+    if (a->enough) return IPFSRT_GWERR_NONE;
     ipfsrt_error e;
     if (!a->car) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "empty body where a CAR was expected");
@@ -169,7 +180,22 @@ static ipfsrt_gateway_error session_complete(attempt *a) {
     return a->error;
 }
 
-static const task_ops session_ops = {session_request, session_body, session_complete, NULL, NULL,
+/* ---------------------------------------------------------------- sessions */
+
+static int session_body(attempt *a, const uint8_t *data, size_t len) {
+    session *s = a->t->owner;
+    if (!a->car) {
+        if (!ipfsrt_attempt_car_start(a, session_block)) return 1;
+        promise(a, &s->request_root);
+        /* A new answer: what earlier ones sent beyond the walk is dropped, and the
+         * budget for blocks sent ahead of it starts again (this gateway's own). */
+        ipfsrt_blockmap_drop_untaken(&s->pending);
+        s->ahead = 0;
+    }
+    return ipfsrt_attempt_car_feed(a, data, len);
+}
+
+static const task_ops session_ops = {session_request, session_body, ipfsrt_attempt_car_complete, NULL, NULL,
                                      session_hashed, false, true, false};
 
 void ipfsrt_session_init(session *s, ipfsrt_client *c, resume_mode mode) {
