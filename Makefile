@@ -9,9 +9,10 @@ CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
                libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy \
-               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev python3-zarr python3-xarray
+               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev python3-zarr \
+               python3-xarray
 LUA_PC := lua5.4
-PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng
+PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat
 ifeq ($(HASH),openssl)
 PKGS += libcrypto
 HASH_DEFS := -DIPFSRT_HAVE_OPENSSL
@@ -48,7 +49,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps demo tamper bench-peers test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop example bench bench-deps install clean asan fuzz
+.PHONY: all deps demo tamper bench-peers test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -123,7 +124,7 @@ deps:
 test: deps
 	$(MAKE) all $(UNIT_BIN)
 	$(MAKE) test-layers test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
-	    test-interop
+	    test-interop test-s3
 
 # Dependencies point down: no source includes a module of a higher layer.
 test-layers:
@@ -191,6 +192,16 @@ test-embed: all
 	PKG_CONFIG_PATH=$(CURDIR)/$(BUILD)/stage/lib/pkgconfig BUILD=$(BUILD) EMBED_CFLAGS="$(OPT)" \
 	    LUA_PRELOAD="$(SAN_LIBS)" \
 	    sh tests/embed/run.sh
+
+# s3:// stores against a local S3: s3rver behind tests/s3/front.js, which checks
+# SigV4 signatures (aws4) and injects S3's failures (npm, versions pinned in
+# tests/s3/package-lock.json). Needs Node.js and npm; says so when they are absent.
+test-s3: all
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	    echo "test-s3: SKIPPED, Node.js/npm not installed (apt-get install nodejs npm)"; exit 0; fi; \
+	set -e; \
+	[ -d tests/s3/node_modules ] || npm ci --prefix tests/s3 --no-audit --no-fund --loglevel=error; \
+	IPFSRT_BUILD=$(BUILD) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal tests/s3/s3_spec.lua
 
 # CARs written by ipfsrt, read back by @ipld/car; CIDs made by multiformats, parsed
 # by ipfsrt; trees packed by ipfs-car and by ipfsrt pack; @helia/verified-fetch on

@@ -16,7 +16,7 @@ layer_of_header() {
     blocksource) echo store ;;
     car) echo car ;;
     unixfs|pack) echo unixfs ;;
-    client) echo client ;;
+    client|s3) echo client ;;
     zarr|zarr_store) echo zarr ;;
     server) echo server ;;
     *) echo "unknown public header ipfsrt/$1.h" >&2; echo none ;;

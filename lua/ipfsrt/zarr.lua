@@ -30,6 +30,24 @@ local function client_for(url, spec)
   return spec
 end
 
+local S3_FIELDS = { endpoint = "string", region = "string", access_key = "string", secret_key = "string",
+  session_token = "string", anonymous = "boolean", forbidden_is_absent = "boolean", concurrency = "number",
+  retries = "number", backoff = "number" }
+
+-- opts.s3 for s3:// stores: each field as AWS tools take it (see ipfsrt/s3.h);
+-- what is not given comes from the environment (AWS_*).
+local function s3_options(url, spec)
+  if spec == nil then return nil end
+  if not url:find("^s3://") then bad("s3 options are for s3:// stores only") end
+  if type(spec) ~= "table" then bad("s3 options must be a table") end
+  for k, v in pairs(spec) do
+    if not S3_FIELDS[k] then bad("s3 option %s is not one of endpoint, region, access_key, secret_key, "
+      .. "session_token, anonymous, forbidden_is_absent, concurrency, retries, backoff", tostring(k)) end
+    if type(v) ~= S3_FIELDS[k] then bad("s3 option %s must be a %s", k, S3_FIELDS[k]) end
+  end
+  return spec
+end
+
 -- store(url | table[, opts]) -> a store (what open takes)
 function M.store(where, opts)
   opts = opts or {}
@@ -41,7 +59,8 @@ function M.store(where, opts)
   end
   if type(where) == "userdata" then return where end
   if type(where) ~= "string" then bad("a store is a URL, a path or a table") end
-  return C.store_open(where, opts.client ~= nil and client_for(where, opts.client) or nil, opts.writable == true)
+  return C.store_open(where, opts.client ~= nil and client_for(where, opts.client) or nil, opts.writable == true,
+    s3_options(where, opts.s3))
 end
 
 local Array, Group = {}, {}
@@ -253,7 +272,7 @@ function M.create(where, opts)
   local itemsize = bytes and tonumber(bytes) or tonumber(v2type:match("%d+$"))
   o.dtype = bytes and "r" .. (8 * itemsize) or (opts.dtype or "float64")
   local doc = format == 2 and v2_doc(o, bytes and "|S" .. bytes or v2type) or v3_doc(o, itemsize)
-  local store = M.store(where, { writable = true })
+  local store = M.store(where, { writable = true, s3 = opts.s3 })
   return wrap(C.create_array(store, opts.path or "", ipfsrt.json.encode(doc)), store)
 end
 
@@ -262,7 +281,7 @@ function M.group(where, opts)
   opts = opts or {}
   local format = opts.zarr_format or 3
   if format ~= 2 and format ~= 3 then bad("zarr_format is 2 or 3") end
-  local store = M.store(where, { writable = true })
+  local store = M.store(where, { writable = true, s3 = opts.s3 })
   return wrap(C.create_group(store, opts.path or "", format, opts.attrs), store)
 end
 
@@ -270,7 +289,7 @@ end
 -- (opts.path: a group inside) for one-read opening.
 function M.consolidate(where, opts)
   opts = opts or {}
-  C.consolidate_store(M.store(where, { writable = true }), opts.path or "")
+  C.consolidate_store(M.store(where, { writable = true, s3 = opts.s3 }), opts.path or "")
 end
 
 -- ------------------------------------------------------------- copying
@@ -327,15 +346,15 @@ end
 -- copy(from, to[, opts]) -> the copy: a group (with everything under it) or an
 -- array from any store (a URL, a path, a store) into a writable one (a folder).
 -- opts: path (the node inside from), to_path (where it goes), client (for
--- ipfs://), and to re-encode: compressor, zarr_format, chunks, shards (for
+-- ipfs://), s3 and to_s3 (for s3:// sources and destinations), and to re-encode: compressor, zarr_format, chunks, shards (for
 -- the arrays of as many dimensions);
 -- consolidate (true: a copied group's metadata gathered at its top);
 -- progress = fn(array_path, rows_done, rows).
 function M.copy(from, to, opts)
   opts = opts or {}
   if type(opts) ~= "table" then bad("options must be a table") end
-  local src = M.open(from, { path = opts.path, client = opts.client })
-  local store = M.store(to, { writable = true })
+  local src = M.open(from, { path = opts.path, client = opts.client, s3 = opts.s3 })
+  local store = M.store(to, { writable = true, s3 = opts.to_s3 })
   local copy = copy_node(src, store, opts.to_path or "", opts, 0)
   if not src.is_array and opts.consolidate ~= false then C.consolidate_store(store, opts.to_path or "") end
   return copy

@@ -36,6 +36,7 @@
 #include "ipfsrt/unixfs.h"
 #include "ipfsrt/pack.h"
 #include "ipfsrt/client.h"
+#include "ipfsrt/s3.h"
 #include "ipfsrt/zarr_store.h"
 #include "ipfsrt/zarr.h"
 #include "ipfsrt/server.h"

@@ -7,6 +7,7 @@
 #define IPFSRT_ZARR_STORE_H
 
 #include "client.h"
+#include "s3.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,10 +71,12 @@ typedef struct ipfsrt_zarr_store_options {
                                 NULL: the store makes one from client_options */
     const ipfsrt_client_options *client_options; /* for a client the store makes; NULL = defaults */
     bool writable;           /* folders: allow put and erase, creating the folder */
+    const ipfsrt_s3_options *s3_options; /* s3:// stores; NULL = the environment's (ipfsrt/s3.h) */
 } ipfsrt_zarr_store_options;
 
 /* Opens url: "ipfs://CID[/path]" or "/ipfs/CID[/path]" (verified, through the
- * client), "http(s)://..." (plain GETs, unverified, many in flight), a CAR file
+ * client), "http(s)://..." (plain GETs, unverified, many in flight),
+ * "s3://bucket[/prefix]" (S3, unverified, writable), a CAR file
  * "FILE.car[/path]" (verified; the path starts at the CAR's root), else a local
  * folder (a path or "file://path"). */
 ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **store, const char *url,

@@ -33,6 +33,7 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_EFETCH] = "fetch_failed",
     [IPFSRT_ECODEC] = "bad_chunk_data",
     [IPFSRT_EUNAVAILABLE] = "unavailable",
+    [IPFSRT_EDENIED] = "denied",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

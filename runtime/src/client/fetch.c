@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -25,7 +26,9 @@ struct ipfsrt_fetch_req {
     char *url;
     char *accept_header;
     char *range;
+    char *method, *aws_sigv4, *userpwd;
     struct curl_slist *headers;
+    char content_range[96], bucket_region[64]; /* from the response's header lines */
     CURL *easy;
     double started, last_data;
     double rate_mark;        /* start of the window the minimum rate is measured over */
@@ -108,9 +111,24 @@ static void finish_head(ipfsrt_fetch_req *r) {
     r->result.status = status;
 }
 
+/* Keeps the value of header line data (n bytes) in out when it is name's. */
+static void header_value(const char *data, size_t n, const char *name, char *out, size_t cap) {
+    size_t k = strlen(name);
+    if (n <= k || strncasecmp(data, name, k) != 0 || data[k] != ':') return;
+    data += k + 1, n -= k + 1;
+    while (n && (*data == ' ' || *data == '\t')) data++, n--;
+    while (n && (data[n - 1] == '\r' || data[n - 1] == '\n' || data[n - 1] == ' ')) n--;
+    if (n >= cap) n = cap - 1;
+    memcpy(out, data, n);
+    out[n] = 0;
+}
+
 static size_t on_header(char *data, size_t size, size_t n, void *user) {
     ipfsrt_fetch_req *r = user;
-    (void)data;
+    size_t len = size * n;
+    if (len > 5 && strncmp(data, "HTTP/", 5) == 0) r->content_range[0] = r->bucket_region[0] = 0; /* a new response */
+    header_value(data, len, "Content-Range", r->content_range, sizeof r->content_range);
+    header_value(data, len, "x-amz-bucket-region", r->bucket_region, sizeof r->bucket_region);
     if (!r->response_started) {
         r->response_started = true;
         r->result.first_byte_s = ipfsrt_clock() - r->started;
@@ -134,7 +152,8 @@ static bool deliver_head(ipfsrt_fetch_req *r) {
                  (unsigned long long)r->spec.max_body);
         return false;
     }
-    ipfsrt_fetch_head head = {r->result.status, ctype ? ctype : "", clen >= 0 ? clen : -1};
+    ipfsrt_fetch_head head = {r->result.status, ctype ? ctype : "", clen >= 0 ? clen : -1, r->content_range,
+                              r->bucket_region};
     if (r->spec.on_head && r->spec.on_head(r->spec.user, &head) != 0) {
         r->result.end = IPFSRT_FETCH_ABORTED;
         return false;
@@ -177,7 +196,33 @@ static void req_free(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     free(r->url);
     free(r->accept_header);
     free(r->range);
+    free(r->method);
+    free(r->aws_sigv4);
+    if (r->userpwd) explicit_bzero(r->userpwd, strlen(r->userpwd)); /* a secret */
+    free(r->userpwd);
     free(r);
+}
+
+/* Copies what the spec borrows; false when out of memory. */
+static bool copy_spec(ipfsrt_fetch_req *r, const ipfsrt_fetch_spec *spec) {
+    r->url = strdup(spec->url);
+    if (spec->accept) {
+        size_t n = strlen(spec->accept) + sizeof "Accept: ";
+        r->accept_header = malloc(n);
+        if (!r->accept_header) return false;
+        snprintf(r->accept_header, n, "Accept: %s", spec->accept);
+    }
+    if (spec->range && !(r->range = strdup(spec->range))) return false;
+    if (spec->method && !(r->method = strdup(spec->method))) return false;
+    if (spec->aws_sigv4 && !(r->aws_sigv4 = strdup(spec->aws_sigv4))) return false;
+    if (spec->userpwd && !(r->userpwd = strdup(spec->userpwd))) return false;
+    if (r->accept_header && !(r->headers = curl_slist_append(NULL, r->accept_header))) return false;
+    for (const char *const *h = spec->headers; h && *h; h++) {
+        struct curl_slist *l = curl_slist_append(r->headers, *h);
+        if (!l) return false;
+        r->headers = l;
+    }
+    return r->url != NULL;
 }
 
 ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
@@ -187,20 +232,13 @@ ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
     if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     r->engine = f;
     r->spec = *spec;
-    r->url = strdup(spec->url);
-    if (spec->accept) {
-        size_t n = strlen(spec->accept) + sizeof "Accept: ";
-        r->accept_header = malloc(n);
-        if (r->accept_header) snprintf(r->accept_header, n, "Accept: %s", spec->accept);
-    }
-    if (spec->range) r->range = strdup(spec->range);
-    if (!r->url || (spec->accept && !r->accept_header) || (spec->range && !r->range)) {
+    if (!copy_spec(r, spec)) {
         req_free(f, r);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
     r->spec.url = r->url;
-    r->spec.accept = NULL;
-    r->spec.range = NULL;
+    r->spec.accept = r->spec.range = r->spec.method = r->spec.aws_sigv4 = r->spec.userpwd = NULL;
+    r->spec.headers = NULL;
     r->result.retry_after_s = -1;
     r->result.first_byte_s = -1;
     r->state = QUEUED;
@@ -211,14 +249,29 @@ ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
 
 static void settle(ipfsrt_fetch *f, ipfsrt_fetch_req *r);
 
+/* The method, body and signing of the request (GET, unsigned, when none). */
+static void set_method(ipfsrt_fetch_req *r) {
+    CURL *e = r->easy;
+    if (r->method && strcmp(r->method, "HEAD") == 0) {
+        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+    } else if (r->method && strcmp(r->method, "PUT") == 0) {
+        curl_easy_setopt(e, CURLOPT_POST, 1L); /* a body from memory, sent as PUT */
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->spec.body ? (const char *)r->spec.body : "");
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->spec.body_len);
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT");
+    } else if (r->method && strcmp(r->method, "GET") != 0) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+    }
+    if (r->aws_sigv4) {
+        curl_easy_setopt(e, CURLOPT_AWS_SIGV4, r->aws_sigv4);
+        curl_easy_setopt(e, CURLOPT_USERPWD, r->userpwd);
+    }
+}
+
 static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     CURL *e = f->spare_count ? f->spare[--f->spare_count] : curl_easy_init();
     if (!e) return false;
     r->easy = e;
-    if (r->accept_header) {
-        r->headers = curl_slist_append(NULL, r->accept_header);
-        if (!r->headers) return false;
-    }
     curl_easy_setopt(e, CURLOPT_URL, r->url);
     curl_easy_setopt(e, CURLOPT_PRIVATE, r);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
@@ -231,8 +284,9 @@ static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
     curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L); /* share an HTTP/2 connection over opening more */
-    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, r->aws_sigv4 ? 0L : 1L); /* a signature is for one host */
     curl_easy_setopt(e, CURLOPT_MAXREDIRS, 3L);
+    set_method(r);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_USERAGENT, "ipfsrt/" IPFSRT_VERSION_STRING);

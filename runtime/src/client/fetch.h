@@ -20,8 +20,10 @@ typedef enum ipfsrt_fetch_end {
 
 typedef struct ipfsrt_fetch_head {
     long status;
-    const char *content_type; /* "" when absent */
-    int64_t content_length;   /* -1 when unknown */
+    const char *content_type;  /* "" when absent */
+    int64_t content_length;    /* -1 when unknown */
+    const char *content_range; /* "" when absent */
+    const char *bucket_region; /* S3's x-amz-bucket-region, "" when absent */
 } ipfsrt_fetch_head;
 
 typedef struct ipfsrt_fetch_result {
@@ -40,6 +42,15 @@ typedef struct ipfsrt_fetch_spec {
     const char *range;  /* "FROM-[TO]" for a Range header, NULL = none */
     unsigned slot;      /* concurrency group (one per gateway) */
     uint64_t max_body;  /* 0 = no cap */
+    const char *method; /* NULL = GET; "PUT", "HEAD", "DELETE" */
+    const uint8_t *body; /* PUT: the body (borrowed until the request is done or canceled) */
+    size_t body_len;
+    const char *const *headers; /* more header lines ("Name: value"), NULL-terminated; copied */
+    /* S3: libcurl signs the request with SigV4 ("aws:amz:REGION:s3") and
+     * userpwd ("KEY:SECRET", copied, wiped when freed); redirects are then the
+     * caller's to follow */
+    const char *aws_sigv4;
+    const char *userpwd;
     /* When the transfer leaves the queue and goes out (may be NULL). */
     void (*on_start)(void *user);
     /* Once, before the first body byte (or at the end for an empty body). A

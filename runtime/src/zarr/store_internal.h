@@ -21,6 +21,8 @@ ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void
                                          size_t file_len, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                              const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                        const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_http_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                           const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 

@@ -1,0 +1,678 @@
+/* The S3 client: where a bucket is and how to sign for it (taken as AWS tools
+ * take it), and operations run as a set of requests on one HTTP engine. Each
+ * request is judged when its transfer ends: used, the key absent, moved to the
+ * bucket's region (asked again there, once), worth another try after a pause
+ * (429, 5xx, broken transfers), or an error naming the key, the bucket and
+ * what S3 said. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base_internal.h"
+#include "client/fetch.h"
+#include "client/s3_internal.h"
+#include "ipfsrt/hash.h"
+
+#define ERROR_BODY_MAX (64u << 10)
+#define OBJECT_MAX ((uint64_t)2 << 30) /* one value read into memory */
+#define MAX_BACKOFF_S 20.0
+#define LIST_PAGES_MAX 100000
+#define LIST_PAGE_MAX ((size_t)16 << 20) /* S3 pages hold 1000 keys: well under this */
+
+struct ipfsrt_s3 {
+    char *bucket, *endpoint; /* endpoint NULL: AWS, virtual-hosted */
+    char region[64];
+    char *access_key, *secret_key, *session_token, *userpwd;
+    bool anonymous, forbidden_is_absent;
+    unsigned retries;
+    double backoff_s;
+    ipfsrt_fetch *engine;
+    char describe[300];
+    ipfsrt_s3_stats stats;
+};
+
+/* ------------------------------------------------------------ where, how */
+
+static const char *pick(const char *given, const char *env1, const char *env2) {
+    if (given && *given) return given;
+    const char *v = env1 ? getenv(env1) : NULL;
+    if (v && *v) return v;
+    v = env2 ? getenv(env2) : NULL;
+    return v && *v ? v : NULL;
+}
+
+static void wipe_free(char *s) {
+    if (s) explicit_bzero(s, strlen(s));
+    free(s);
+}
+
+static bool dup_opt(char **out, const char *v) {
+    *out = v ? strdup(v) : NULL;
+    return !v || *out;
+}
+
+static ipfsrt_status take_credentials(ipfsrt_s3 *s, const ipfsrt_s3_options *o, ipfsrt_error *err) {
+    const char *no_sign = getenv("AWS_NO_SIGN_REQUEST");
+    s->anonymous = o->anonymous > 0 || (o->anonymous == 0 && no_sign && !strcasecmp(no_sign, "yes"));
+    if (s->anonymous) return IPFSRT_OK;
+    const char *key = pick(o->access_key, "AWS_ACCESS_KEY_ID", NULL);
+    const char *secret = pick(o->secret_key, "AWS_SECRET_ACCESS_KEY", NULL);
+    if (!key || !secret)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no credentials (set AWS_ACCESS_KEY_ID and "
+                           "AWS_SECRET_ACCESS_KEY, or ask for anonymous requests: AWS_NO_SIGN_REQUEST=YES)",
+                           s->describe);
+    if (strchr(key, ':')) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: an access key id has no ':'", s->describe);
+    size_t n = strlen(key) + strlen(secret) + 2;
+    if (!dup_opt(&s->access_key, key) || !dup_opt(&s->secret_key, secret) ||
+        !dup_opt(&s->session_token, pick(o->session_token, "AWS_SESSION_TOKEN", NULL)) || !(s->userpwd = malloc(n)))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    snprintf(s->userpwd, n, "%s:%s", key, secret);
+    return IPFSRT_OK;
+}
+
+/* Bucket names as S3 allows them (and so safe in a host name and a path). */
+static bool bucket_name_ok(const char *b) {
+    size_t n = strlen(b);
+    if (n < 3 || n > 63) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((b[i] >= 'a' && b[i] <= 'z') || (b[i] >= '0' && b[i] <= '9') || b[i] == '-' || b[i] == '.'))
+            return false;
+    return true;
+}
+
+static void describe(ipfsrt_s3 *s) {
+    if (s->endpoint) snprintf(s->describe, sizeof s->describe, "s3://%s at %s", s->bucket, s->endpoint);
+    else snprintf(s->describe, sizeof s->describe, "s3://%s in %s", s->bucket, s->region);
+}
+
+static ipfsrt_status configure(ipfsrt_s3 *s, const char *bucket, const ipfsrt_s3_options *o, ipfsrt_error *err) {
+    if (!bucket_name_ok(bucket))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "'%.80s' is not an S3 bucket name", bucket);
+    const char *endpoint = pick(o->endpoint, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
+    if (endpoint && strncmp(endpoint, "http://", 7) != 0 && strncmp(endpoint, "https://", 8) != 0)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "S3 endpoint %.200s is not an http(s):// URL", endpoint);
+    if (!dup_opt(&s->bucket, bucket) || !dup_opt(&s->endpoint, endpoint))
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (s->endpoint) {
+        size_t n = strlen(s->endpoint);
+        while (n && s->endpoint[n - 1] == '/') s->endpoint[--n] = 0;
+    }
+    const char *region = pick(o->region, "AWS_REGION", "AWS_DEFAULT_REGION");
+    snprintf(s->region, sizeof s->region, "%s", region ? region : "us-east-1");
+    s->forbidden_is_absent = o->forbidden_is_absent;
+    s->retries = o->retries ? o->retries : 3;
+    s->backoff_s = o->backoff_s > 0 ? o->backoff_s : 0.2;
+    describe(s);
+    return take_credentials(s, o, err);
+}
+
+ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **out, const char *bucket, const ipfsrt_s3_options *opts, ipfsrt_error *err) {
+    static const ipfsrt_s3_options defaults = {0};
+    const ipfsrt_s3_options *o = opts ? opts : &defaults;
+    *out = NULL;
+    ipfsrt_s3 *s = calloc(1, sizeof *s);
+    if (!s) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = configure(s, bucket, o, err);
+    ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = o->concurrency ? o->concurrency : 16,
+                               .stall_timeout_ms = o->timeout_ms, .first_byte_timeout_ms = o->timeout_ms,
+                               .ca_file = o->ca_file};
+    if (st == IPFSRT_OK) st = ipfsrt_fetch_new(&s->engine, &cfg, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_s3_free(s);
+        return st;
+    }
+    *out = s;
+    return IPFSRT_OK;
+}
+
+void ipfsrt_s3_free(ipfsrt_s3 *s) {
+    if (!s) return;
+    ipfsrt_fetch_free(s->engine);
+    free(s->bucket);
+    free(s->endpoint);
+    free(s->access_key);
+    wipe_free(s->secret_key);
+    wipe_free(s->session_token);
+    wipe_free(s->userpwd);
+    free(s);
+}
+
+const char *ipfsrt_s3_describe(const ipfsrt_s3 *s) { return s->describe; }
+
+void ipfsrt_s3_get_stats(const ipfsrt_s3 *s, ipfsrt_s3_stats *stats) { *stats = s->stats; }
+
+/* -------------------------------------------------------------- encoding */
+
+bool ipfsrt_s3_uri_encode(const char *in, bool keep_slash, char *out, size_t cap) {
+    static const char hex[] = "0123456789ABCDEF";
+    size_t at = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+        bool plain = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                     *p == '-' || *p == '_' || *p == '.' || *p == '~' || (keep_slash && *p == '/');
+        if (at + 4 > cap) return false;
+        if (plain) {
+            out[at++] = (char)*p;
+        } else {
+            out[at++] = '%';
+            out[at++] = hex[*p >> 4];
+            out[at++] = hex[*p & 15];
+        }
+    }
+    if (at >= cap) return false;
+    out[at] = 0;
+    return true;
+}
+
+bool ipfsrt_s3_content_range_parse(const char *s, uint64_t *from, uint64_t *to, uint64_t *total) {
+    if (strncmp(s, "bytes ", 6) != 0) return false;
+    s += 6;
+    uint64_t v[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        if (k == 2 && *s == '*') {
+            v[2] = UINT64_MAX;
+            s++;
+            break;
+        }
+        if (*s < '0' || *s > '9') return false;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            if (v[k] > (UINT64_MAX - 9) / 10) return false;
+            v[k] = v[k] * 10 + (uint64_t)(*s - '0');
+        }
+        if (k < 2 && *s++ != (k == 0 ? '-' : '/')) return false;
+    }
+    if (*s || v[1] < v[0] || (v[2] != UINT64_MAX && v[1] >= v[2])) return false;
+    *from = v[0], *to = v[1], *total = v[2];
+    return true;
+}
+
+/* The URL of key (and a canonical query: sorted, encoded), path-style at a
+ * custom endpoint, virtual-hosted at AWS. */
+static bool object_url(const ipfsrt_s3 *s, const char *key, const char *query, char *out, size_t cap) {
+    char enc[3 * 1024 + 8];
+    if (!ipfsrt_s3_uri_encode(key, true, enc, sizeof enc)) return false;
+    int n = s->endpoint ? snprintf(out, cap, "%s/%s%s%s%s%s", s->endpoint, s->bucket, *enc ? "/" : "", enc,
+                                   query ? "?" : "", query ? query : "")
+                        : snprintf(out, cap, "https://%s.s3.%s.amazonaws.com/%s%s%s", s->bucket, s->region, enc,
+                                   query ? "?" : "", query ? query : "");
+    return n > 0 && (size_t)n < cap;
+}
+
+/* ------------------------------------------------------------- requests */
+
+typedef enum op_kind { OP_GET, OP_LIST, OP_PUT, OP_DELETE } op_kind;
+typedef enum op_state { OP_READY, OP_RUNNING, OP_WAITING, OP_DONE } op_state;
+
+/* One request, tried until it is judged. */
+typedef struct s3_op {
+    ipfsrt_s3 *s3;
+    op_kind kind;
+    size_t index;
+    const char *key;
+    uint64_t offset, length; /* GET: as asked */
+    bool from_end;
+    uint64_t from, to;       /* GET: the bytes asked this time ([from, to], to UINT64_MAX: open) */
+    bool suffix_asked;       /* ... as "the last length bytes" */
+    const char *query;       /* LIST */
+    const uint8_t *put_data; /* PUT */
+    size_t put_len;
+    char put_sha[65];
+    op_state state;
+    bool reported;
+    unsigned round;
+    bool moved, range_fixed;
+    double wake_at;
+    ipfsrt_fetch_req *req;
+    ipfsrt_fetch_head head;
+    char content_range[96], region[64];
+    char sent_region[64]; /* the region this try was signed for */
+    ipfsrt_buf body;
+    ipfsrt_s3_xml xml; /* errors and listings, read as they arrive */
+    bool xml_on;
+    uint64_t object_size;
+    size_t data_at, data_len; /* GET: the value, in body */
+    ipfsrt_status status;
+    ipfsrt_error error;
+} s3_op;
+
+typedef void (*op_done_fn)(void *user, s3_op *op);
+
+static const char *method_of(op_kind k) {
+    return k == OP_PUT ? "PUT" : k == OP_DELETE ? "DELETE" : "GET";
+}
+
+static void range_header(const s3_op *o, char *out, size_t cap) {
+    if (o->kind != OP_GET || (!o->suffix_asked && o->from == 0 && o->to == UINT64_MAX)) out[0] = 0;
+    else if (o->suffix_asked) snprintf(out, cap, "-%llu", (unsigned long long)o->length);
+    else if (o->to == UINT64_MAX) snprintf(out, cap, "%llu-", (unsigned long long)o->from);
+    else snprintf(out, cap, "%llu-%llu", (unsigned long long)o->from, (unsigned long long)o->to);
+}
+
+static int op_head(void *user, const ipfsrt_fetch_head *head) {
+    s3_op *o = user;
+    o->head = *head;
+    snprintf(o->content_range, sizeof o->content_range, "%s", head->content_range);
+    snprintf(o->region, sizeof o->region, "%s", head->bucket_region);
+    bool data = head->status == 200 || head->status == 206 || (head->status == 204 && o->kind == OP_DELETE);
+    if (!data) {
+        o->xml_on = ipfsrt_s3_xml_init(&o->xml, NULL, NULL, NULL) == IPFSRT_OK;
+        return 0;
+    }
+    uint64_t cap = o->kind == OP_GET && o->to != UINT64_MAX ? o->to - o->from + 1 : OBJECT_MAX;
+    if (head->content_length > 0 && (uint64_t)head->content_length > cap && head->status == 206) return 1;
+    return 0;
+}
+
+static int op_body(void *user, const uint8_t *data, size_t len) {
+    s3_op *o = user;
+    o->s3->stats.bytes += len;
+    if (o->xml_on) {
+        if (o->body.len + len > ERROR_BODY_MAX) return 1;
+        o->body.len += len; /* counted, not kept */
+        return ipfsrt_s3_xml_feed(&o->xml, data, len, NULL) != IPFSRT_OK;
+    }
+    if (o->body.len + len > (o->kind == OP_LIST ? LIST_PAGE_MAX : OBJECT_MAX)) return 1;
+    ipfsrt_buf_append(&o->body, data, len);
+    return o->body.failed;
+}
+
+static void op_finished(void *user, const ipfsrt_fetch_result *res);
+
+static const char *security_token_header(const ipfsrt_s3 *s, char *out, size_t cap) {
+    if (!s->session_token) return NULL;
+    snprintf(out, cap, "x-amz-security-token: %s", s->session_token);
+    return out;
+}
+
+/* Sends the op's request now. */
+static ipfsrt_status op_send(s3_op *o, ipfsrt_error *err) {
+    ipfsrt_s3 *s = o->s3;
+    char url[8192], range[64], sha[100], token[4200], sigv4[128];
+    if (!object_url(s, o->key, o->query, url, sizeof url))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: key %.200s makes too long a URL", s->describe, o->key);
+    range_header(o, range, sizeof range);
+    snprintf(sha, sizeof sha, "x-amz-content-sha256: %s", o->kind == OP_PUT ? o->put_sha : "UNSIGNED-PAYLOAD");
+    snprintf(sigv4, sizeof sigv4, "aws:amz:%s:s3", s->region);
+    snprintf(o->sent_region, sizeof o->sent_region, "%s", s->region);
+    const char *tok = security_token_header(s, token, sizeof token);
+    const char *headers[] = {sha, o->kind == OP_PUT ? "Content-Type: application/octet-stream" : tok,
+                             o->kind == OP_PUT ? tok : NULL, NULL};
+    ipfsrt_fetch_spec spec = {.url = url, .range = range[0] ? range : NULL, .method = method_of(o->kind),
+                              .body = o->put_data, .body_len = o->put_len,
+                              .headers = s->anonymous ? NULL : headers,
+                              .aws_sigv4 = s->anonymous ? NULL : sigv4, .userpwd = s->anonymous ? NULL : s->userpwd,
+                              .on_head = op_head, .on_body = op_body, .on_done = op_finished, .user = o};
+    ipfsrt_buf_free(&o->body);
+    ipfsrt_buf_init(&o->body);
+    if (o->xml_on) ipfsrt_s3_xml_free(&o->xml);
+    o->xml_on = false;
+    memset(&o->head, 0, sizeof o->head);
+    o->content_range[0] = o->region[0] = 0;
+    s->stats.requests++;
+    o->state = OP_RUNNING;
+    return ipfsrt_fetch_start(s->engine, &spec, &o->req, err);
+}
+
+/* --------------------------------------------------------------- judging */
+
+static void op_fail(s3_op *o, ipfsrt_status st, const char *fmt, const char *detail) {
+    o->status = st;
+    ipfsrt_fail(&o->error, st, -1, "%s: %s%s%s", o->s3->describe, o->key, fmt, detail ? detail : "");
+    o->state = OP_DONE;
+}
+
+static bool retryable(const s3_op *o, const ipfsrt_fetch_result *res) {
+    if (res->end == IPFSRT_FETCH_CONNECT || res->end == IPFSRT_FETCH_TIMEOUT || res->end == IPFSRT_FETCH_BROKEN)
+        return true;
+    long st = o->head.status ? o->head.status : res->status;
+    return res->end == IPFSRT_FETCH_DONE && (st == 429 || st == 500 || st == 502 || st == 503 || st == 504);
+}
+
+/* Tries again after a pause (Retry-After when longer); false when the rounds are spent. */
+static bool retry_later(s3_op *o, const ipfsrt_fetch_result *res) {
+    if (o->round >= o->s3->retries) return false;
+    double pause = o->s3->backoff_s * pow(2.0, o->round);
+    if (res->retry_after_s > pause) pause = res->retry_after_s;
+    if (pause > MAX_BACKOFF_S) pause = MAX_BACKOFF_S;
+    o->round++;
+    o->s3->stats.retries++;
+    o->wake_at = ipfsrt_clock() + pause;
+    o->state = OP_WAITING;
+    return true;
+}
+
+/* S3's own words for an error answer: "AccessDenied: Access Denied". */
+static void s3_words(s3_op *o, char *out, size_t cap) {
+    if (o->xml_on) (void)ipfsrt_s3_xml_finish(&o->xml, NULL);
+    const char *code = o->xml_on ? o->xml.code : "", *message = o->xml_on ? o->xml.message : "";
+    snprintf(out, cap, " (HTTP %ld%s%s%s%s)", o->head.status, *code ? ", " : "", code, *message ? ": " : "", message);
+}
+
+/* A 301/307/400 that names the bucket's region: asked again there, once. */
+static bool moved(s3_op *o) {
+    const char *region = o->region[0] ? o->region : o->xml_on ? o->xml.region : "";
+    long st = o->head.status;
+    if (o->moved || !*region || (st != 301 && st != 307 && st != 400) || strlen(region) >= sizeof o->s3->region ||
+        strcmp(region, o->sent_region) == 0)
+        return false;
+    if (strcmp(region, o->s3->region) != 0) { /* the first to hear it moves the bucket for all */
+        snprintf(o->s3->region, sizeof o->s3->region, "%s", region);
+        describe(o->s3);
+    }
+    o->moved = true;
+    o->state = OP_READY;
+    return true;
+}
+
+/* An answer that is not the bytes: absent, denied, moved, or an error. */
+static void judge_refusal(s3_op *o) {
+    char words[700];
+    s3_words(o, words, sizeof words);
+    const char *code = o->xml_on ? o->xml.code : "";
+    long st = o->head.status;
+    if (moved(o)) return;
+    if (o->kind == OP_DELETE && st == 404 && strcmp(code, "NoSuchBucket") != 0) {
+        o->status = IPFSRT_OK;
+        o->state = OP_DONE;
+    } else if (st == 404 && strcmp(code, "NoSuchBucket") == 0) {
+        op_fail(o, IPFSRT_EDENIED, ": no such bucket", words);
+    } else if (st == 404 && o->kind == OP_GET) {
+        op_fail(o, IPFSRT_ENOT_FOUND, ": no such key", words);
+    } else if (st == 403 && o->kind == OP_GET && o->s3->forbidden_is_absent) {
+        op_fail(o, IPFSRT_ENOT_FOUND, ": forbidden, taken as absent", words);
+    } else if (st == 401 || st == 403) {
+        op_fail(o, IPFSRT_EDENIED, ": refused", words);
+    } else {
+        op_fail(o, IPFSRT_EFETCH, ": failed", words);
+    }
+}
+
+/* A 200 is the whole object: the part asked is cut from it. */
+static void take_whole(s3_op *o) {
+    uint64_t size = o->body.len, from, len;
+    if (o->from_end) {
+        len = o->length < size ? o->length : size;
+        from = size - len;
+    } else {
+        from = o->offset < size ? o->offset : size;
+        len = o->length < size - from ? o->length : size - from;
+    }
+    o->object_size = size;
+    o->data_at = (size_t)from;
+    o->data_len = (size_t)len;
+    o->status = IPFSRT_OK;
+    o->state = OP_DONE;
+}
+
+/* A 206 counts only when its Content-Range is what was asked; a suffix
+ * answered from the start is asked again as the range it now knows. */
+static void take_part(s3_op *o) {
+    uint64_t a, b, total;
+    char got[160];
+    snprintf(got, sizeof got, " (Content-Range '%s')", o->content_range);
+    if (!ipfsrt_s3_content_range_parse(o->content_range, &a, &b, &total) || total == UINT64_MAX) {
+        op_fail(o, IPFSRT_EFETCH, ": a partial answer without a usable Content-Range", got);
+        return;
+    }
+    uint64_t want_a = o->suffix_asked ? (total > o->length ? total - o->length : 0) : o->from;
+    uint64_t want_b = o->suffix_asked || o->to == UINT64_MAX || o->to >= total ? total - 1 : o->to;
+    if ((a != want_a || b != want_b) && o->suffix_asked && !o->range_fixed) {
+        o->suffix_asked = false;
+        o->from = want_a, o->to = want_b;
+        o->range_fixed = true;
+        o->state = OP_READY;
+        return;
+    }
+    if (a != want_a || b != want_b || o->body.len != b - a + 1) {
+        op_fail(o, IPFSRT_EFETCH, ": the answer holds other bytes than asked", got);
+        return;
+    }
+    o->object_size = total;
+    o->data_at = 0;
+    o->data_len = o->body.len;
+    o->status = IPFSRT_OK;
+    o->state = OP_DONE;
+}
+
+/* Bytes past the end of the object (416): none. */
+static void take_nothing(s3_op *o) {
+    uint64_t a, b, total;
+    o->object_size = ipfsrt_s3_content_range_parse(o->content_range, &a, &b, &total) ? total : UINT64_MAX;
+    if (o->content_range[0] == 'b' && !strncmp(o->content_range, "bytes */", 8))
+        o->object_size = strtoull(o->content_range + 8, NULL, 10);
+    o->data_at = o->data_len = 0;
+    o->status = IPFSRT_OK;
+    o->state = OP_DONE;
+}
+
+static void judge(s3_op *o, const ipfsrt_fetch_result *res) {
+    long st = o->head.status ? o->head.status : res->status;
+    if (res->end == IPFSRT_FETCH_DONE && !o->head.status) o->head.status = st;
+    if (retryable(o, res)) {
+        if (retry_later(o, res)) return;
+        char why[400];
+        snprintf(why, sizeof why, " after %u tries: %s", o->round + 1,
+                 res->end == IPFSRT_FETCH_DONE ? "HTTP error" : res->detail);
+        op_fail(o, IPFSRT_EFETCH, ": failed", why);
+    } else if (res->end == IPFSRT_FETCH_TOO_LARGE || res->end == IPFSRT_FETCH_ABORTED) {
+        op_fail(o, IPFSRT_ETOO_LARGE, ": the answer is larger than asked or allowed", NULL);
+    } else if (res->end != IPFSRT_FETCH_DONE) {
+        op_fail(o, IPFSRT_EFETCH, ": ", res->detail);
+    } else if (o->kind == OP_GET && st == 200) {
+        take_whole(o);
+    } else if (o->kind == OP_GET && st == 206) {
+        take_part(o);
+    } else if (o->kind == OP_GET && st == 416) {
+        take_nothing(o);
+    } else if (st == 200 || (st == 204 && o->kind == OP_DELETE)) {
+        o->status = IPFSRT_OK;
+        o->state = OP_DONE;
+    } else {
+        judge_refusal(o);
+    }
+}
+
+static void op_finished(void *user, const ipfsrt_fetch_result *res) {
+    s3_op *o = user;
+    o->req = NULL;
+    judge(o, res);
+}
+
+static void op_free(s3_op *o) {
+    if (o->req) ipfsrt_fetch_cancel(o->s3->engine, o->req);
+    o->req = NULL;
+    ipfsrt_buf_free(&o->body);
+    if (o->xml_on) ipfsrt_s3_xml_free(&o->xml);
+    o->xml_on = false;
+}
+
+/* ------------------------------------------------------------- the loop */
+
+/* Runs ops until each is done, handing each to done() as it is (in no set
+ * order); done may stop the rest by returning an error. */
+typedef ipfsrt_status (*op_report_fn)(void *user, s3_op *op, ipfsrt_error *err);
+
+static ipfsrt_status start_ready(s3_op *ops, size_t n, double *soonest, ipfsrt_error *err) {
+    double now = ipfsrt_clock();
+    *soonest = 1e9;
+    for (size_t i = 0; i < n; i++) {
+        s3_op *o = &ops[i];
+        if (o->state == OP_WAITING && now >= o->wake_at) o->state = OP_READY;
+        if (o->state == OP_WAITING && o->wake_at - now < *soonest) *soonest = o->wake_at - now;
+        if (o->state != OP_READY) continue;
+        ipfsrt_status st = op_send(o, err);
+        if (st != IPFSRT_OK) return st;
+    }
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status run_ops(ipfsrt_s3 *s, s3_op *ops, size_t n, op_report_fn report, void *user,
+                             ipfsrt_error *err) {
+    size_t reported = 0;
+    ipfsrt_status st = IPFSRT_OK;
+    while (st == IPFSRT_OK && reported < n) {
+        double soonest;
+        st = start_ready(ops, n, &soonest, err);
+        if (st != IPFSRT_OK) break;
+        int wait = soonest < 0.05 ? (int)(soonest * 1000) + 1 : 50;
+        ipfsrt_fetch_pump(s->engine, wait);
+        for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
+            if (ops[i].state != OP_DONE || ops[i].reported) continue;
+            st = report(user, &ops[i], err);
+            op_free(&ops[i]);
+            ops[i].reported = true;
+            reported++;
+        }
+    }
+    for (size_t i = 0; i < n; i++) op_free(&ops[i]);
+    return st;
+}
+
+/* ------------------------------------------------------------------ API */
+
+typedef struct get_call {
+    ipfsrt_s3_result_fn fn;
+    void *user;
+} get_call;
+
+static ipfsrt_status report_get(void *user, s3_op *o, ipfsrt_error *err) {
+    get_call *c = user;
+    ipfsrt_s3_result r = {.index = o->index, .status = o->status, .object_size = o->object_size};
+    if (o->status == IPFSRT_OK) {
+        r.data = o->body.data ? o->body.data + o->data_at : (const uint8_t *)"";
+        r.len = o->data_len;
+        ipfsrt_error_clear(&r.error);
+    } else {
+        r.error = o->error;
+        r.data = (const uint8_t *)"";
+    }
+    return c->fn(c->user, &r, err);
+}
+
+static void op_init(s3_op *o, ipfsrt_s3 *s, op_kind kind, const char *key) {
+    memset(o, 0, sizeof *o);
+    o->s3 = s;
+    o->kind = kind;
+    o->key = key;
+    o->to = UINT64_MAX;
+    o->object_size = UINT64_MAX;
+    ipfsrt_buf_init(&o->body);
+    ipfsrt_error_clear(&o->error);
+}
+
+static void plan_get(s3_op *o, const ipfsrt_s3_request *r) {
+    o->offset = r->offset;
+    o->length = r->length;
+    o->from_end = r->from_end;
+    if (r->from_end) {
+        o->suffix_asked = true;
+    } else {
+        o->from = r->offset;
+        o->to = r->length == UINT64_MAX || r->length > UINT64_MAX - r->offset ? UINT64_MAX : r->offset + r->length - 1;
+    }
+}
+
+ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s, const ipfsrt_s3_request *requests, size_t n, ipfsrt_s3_result_fn fn,
+                                 void *user, ipfsrt_error *err) {
+    if (!n) return IPFSRT_OK;
+    s3_op *ops = calloc(n, sizeof *ops);
+    if (!ops) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        op_init(&ops[i], s, OP_GET, requests[i].key);
+        ops[i].index = i;
+        plan_get(&ops[i], &requests[i]);
+        /* nothing to ask for: done without a request */
+        if (requests[i].length == 0) ops[i].state = OP_DONE, ops[i].status = IPFSRT_OK;
+    }
+    get_call c = {fn, user};
+    ipfsrt_status st = run_ops(s, ops, n, report_get, &c, err);
+    free(ops);
+    return st;
+}
+
+static ipfsrt_status report_one(void *user, s3_op *o, ipfsrt_error *err) {
+    (void)user;
+    if (o->status != IPFSRT_OK && err) *err = o->error;
+    return o->status;
+}
+
+ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s, const char *key, const void *data, size_t len, ipfsrt_error *err) {
+    s3_op o;
+    op_init(&o, s, OP_PUT, key);
+    o.put_data = data;
+    o.put_len = len;
+    uint8_t digest[32];
+    ipfsrt_status st = ipfsrt_hash_digest(IPFSRT_SHA2_256, len ? data : (const void *)"", len, digest, err);
+    if (st != IPFSRT_OK) return st;
+    for (int i = 0; i < 32; i++) snprintf(o.put_sha + 2 * i, 3, "%02x", digest[i]);
+    return run_ops(s, &o, 1, report_one, NULL, err);
+}
+
+ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s, const char *key, ipfsrt_error *err) {
+    s3_op o;
+    op_init(&o, s, OP_DELETE, key);
+    return run_ops(s, &o, 1, report_one, NULL, err);
+}
+
+/* ----------------------------------------------------------------- lists */
+
+typedef struct list_call {
+    ipfsrt_s3_entry_fn fn;
+    void *user;
+    char token[1024];
+    bool more;
+} list_call;
+
+/* A page in: its entries handed out, and where the next one starts. */
+static ipfsrt_status report_page(void *user, s3_op *o, ipfsrt_error *err) {
+    list_call *c = user;
+    if (o->status != IPFSRT_OK) {
+        if (err) *err = o->error;
+        return o->status;
+    }
+    ipfsrt_s3_xml x;
+    ipfsrt_status st = ipfsrt_s3_xml_init(&x, c->fn, c->user, err);
+    if (st == IPFSRT_OK && o->body.len) st = ipfsrt_s3_xml_feed(&x, o->body.data, o->body.len, err);
+    if (st == IPFSRT_OK) st = ipfsrt_s3_xml_finish(&x, err);
+    c->more = st == IPFSRT_OK && x.truncated;
+    if (c->more && !x.token[0]) st = ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s: a truncated listing without a "
+                                                 "continuation token", o->s3->describe);
+    snprintf(c->token, sizeof c->token, "%s", x.token);
+    ipfsrt_s3_xml_free(&x);
+    if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: listing %s: ", o->s3->describe, o->key);
+    return st;
+}
+
+/* ListObjectsV2's query, its parameters in the canonical (sorted) order:
+ * continuation-token, delimiter, list-type, prefix. */
+static ipfsrt_status list_query(const char *prefix, const char *delimiter, const char *token, char *out, size_t cap,
+                                ipfsrt_error *err) {
+    char p[3 * 1024 + 4], d[64], t[3 * 1024 + 4];
+    if (!ipfsrt_s3_uri_encode(prefix, false, p, sizeof p) ||
+        !ipfsrt_s3_uri_encode(delimiter ? delimiter : "", false, d, sizeof d) ||
+        !ipfsrt_s3_uri_encode(token, false, t, sizeof t))
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a listing's prefix or token is too long");
+    size_t at = 0;
+    if (*token) at += (size_t)snprintf(out + at, cap - at, "continuation-token=%s&", t);
+    if (delimiter && at < cap) at += (size_t)snprintf(out + at, cap - at, "delimiter=%s&", d);
+    if (at < cap) snprintf(out + at, cap - at, "list-type=2&prefix=%s", p);
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s, const char *prefix, const char *delimiter, ipfsrt_s3_entry_fn fn,
+                             void *user, ipfsrt_error *err) {
+    list_call c = {fn, user, "", true};
+    ipfsrt_status st = IPFSRT_OK;
+    for (unsigned page = 0; st == IPFSRT_OK && c.more; page++) {
+        if (page == LIST_PAGES_MAX)
+            return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: more than %d pages under '%s'", s->describe,
+                               LIST_PAGES_MAX, prefix);
+        char query[8192];
+        st = list_query(prefix, delimiter, c.token, query, sizeof query, err);
+        s3_op o;
+        op_init(&o, s, OP_LIST, "");
+        o.query = query;
+        if (st == IPFSRT_OK) st = run_ops(s, &o, 1, report_page, &c, err);
+    }
+    return st;
+}

@@ -1,0 +1,148 @@
+-- s3:// Zarr stores against a local S3 (s3rver behind tests/s3/front.js, which
+-- checks SigV4 signatures and injects S3's failures), started and stopped here.
+local ipfsrt = require "ipfsrt"
+
+local NODE_ENV = "NODE_OPTIONS=--openssl-legacy-provider"
+local CREDS = { access_key = "AKIAIPFSRTTEST", secret_key = "ipfsrt-test-secret", region = "us-east-1" }
+
+local function sh(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- Starts a front over a fresh folder; returns its URL and a stop function.
+local function start_s3(extra)
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. sh(dir)))
+  local urlfile = dir .. ".url"
+  local p = assert(io.popen(string.format("%s node tests/s3/front.js %s %s >%s 2>%s.err & echo $!", NODE_ENV,
+    sh(dir), extra or "", sh(urlfile), sh(urlfile))))
+  local pid = p:read("l")
+  p:close()
+  local url
+  for _ = 1, 200 do -- up to 10 s
+    local f = io.open(urlfile)
+    url = f and f:read("l")
+    if f then f:close() end
+    if url and url:find("^http://") then break end
+    os.execute("sleep 0.05")
+  end
+  assert(url and url:find("^http://"), "the local S3 did not start")
+  return url, function()
+    os.execute("kill " .. pid .. " 2>/dev/null")
+    os.execute("rm -rf " .. sh(dir) .. " " .. sh(urlfile) .. " " .. sh(urlfile .. ".err"))
+  end, dir
+end
+
+local function post(url, json)
+  assert(os.execute("curl -s -o /dev/null -X POST --data " .. sh(json) .. " " .. sh(url .. "/__faults")))
+end
+
+local function stats(url)
+  local p = assert(io.popen("curl -s " .. sh(url .. "/__stats")))
+  local s = ipfsrt.json.decode(p:read("a"))
+  p:close()
+  return s
+end
+
+local function opts(url, more)
+  local o = { endpoint = url, backoff = 0.01 }
+  for k, v in pairs(CREDS) do o[k] = v end
+  for k, v in pairs(more or {}) do o[k] = v end
+  return o
+end
+
+local function same(x, y) return x:eq(y):all() end
+
+describe("s3:// stores", function()
+  local url, stop
+  setup(function() url, stop = start_s3("--bucket-region moved=eu-west-1") end)
+  teardown(function() stop() end)
+
+  it("write and read Zarr v2 and v3 arrays (sharded too) as a folder holds them, signed", function()
+    local values = ipfsrt.ndarray.arange(-300, 300):astype("int16"):reshape { 20, 30 }
+    for _, o in ipairs {
+      { zarr_format = 2, compressor = "zstd", chunks = { 8, 7 } },
+      { zarr_format = 3, chunks = { 8, 7 } },
+      { zarr_format = 3, chunks = { 4, 5 }, shards = { 8, 10 } },
+    } do
+      local name = "a" .. o.zarr_format .. (o.shards and "s" or "")
+      o.shape, o.dtype, o.fill_value, o.path, o.s3 = { 20, 30 }, "int16", -9, name, opts(url)
+      local a = ipfsrt.zarr.create("s3://data/t1", o)
+      a:write(nil, values)
+      local b = ipfsrt.zarr.open("s3://data/t1", { path = name, s3 = opts(url) })
+      assert.is_true(same(b:read(), values), name)
+      assert.is_true(same(b:read { { 3, 17 }, { 29, 1, -4 } }, values:slice { { 3, 17 }, { 29, 1, -4 } }), name)
+    end
+    assert.equal(0, stats(url).anonymous)
+  end)
+
+  it("reads a chunk S3 does not have as the fill value, and lists prefixes page by page", function()
+    local a = ipfsrt.zarr.create("s3://data/t2", { shape = { 1100 }, chunks = { 1 }, dtype = "int8", fill_value = 5,
+      zarr_format = 2, s3 = opts(url) })
+    a:write({ { 0, 1050 } }, 1) -- 1,050 chunk objects: two pages of ListObjectsV2
+    local x = ipfsrt.zarr.open("s3://data/t2", { s3 = opts(url) }):read()
+    assert.equal(1, x:get(1049))
+    assert.equal(5, x:get(1050)) -- never written: absent, the fill value
+    local store = ipfsrt.zarr.store("s3://data/t2", { s3 = opts(url) })
+    local names = store:list_dir("")
+    assert.equal(1051, #names) -- the chunks and .zarray
+  end)
+
+  it("asks again after 503 SlowDown, follows a bucket to its region, and fixes a suffix answered from the start",
+    function()
+      local a = ipfsrt.zarr.create("s3://moved/t3", { shape = { 12, 12 }, chunks = { 4, 4 }, shards = { 12, 12 },
+        dtype = "float32", fill_value = 0, zarr_format = 3, s3 = opts(url) })
+      local v = ipfsrt.ndarray.linspace(0, 1, 144):astype("float32"):reshape { 12, 12 }
+      a:write(nil, v)
+      post(url, '{"fail": 2}')
+      local b = ipfsrt.zarr.open("s3://moved/t3", { s3 = opts(url) })
+      -- one inner chunk: the shard's index is its last bytes (a suffix range; s3rver answers it from the start)
+      local ranged = stats(url).ranged
+      assert.is_true(same(b:read { { 4, 8 }, { 4, 8 } }, v:slice { { 4, 8 }, { 4, 8 } }))
+      assert.equal(3, stats(url).ranged - ranged) -- the suffix, the same bytes asked as a range, the inner chunk
+    end)
+
+  it("refuses an answer with other bytes than asked", function()
+    local a = ipfsrt.zarr.create("s3://data/t4", { shape = { 12 }, chunks = { 4 }, shards = { 12 }, dtype = "int32",
+      fill_value = 0, zarr_format = 3, s3 = opts(url) })
+    a:write(nil, ipfsrt.ndarray.arange(12):astype("int32"))
+    post(url, '{"bad_range": 100}')
+    local ok, err = pcall(function() ipfsrt.zarr.open("s3://data/t4", { s3 = opts(url) }):read { { 4, 8 } } end)
+    post(url, '{"bad_range": 0}')
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("other bytes than asked", 1, true), tostring(err))
+  end)
+
+  it("takes 403 for a missing key as an error naming S3's code, or as absent when told", function()
+    local a = ipfsrt.zarr.create("s3://data/t5", { shape = { 8 }, chunks = { 4 }, dtype = "int8", fill_value = 7,
+      zarr_format = 2, s3 = opts(url) })
+    a:write({ { 0, 4 } }, 1)
+    post(url, '{"forbid_missing": true}')
+    local ok, err = pcall(function() ipfsrt.zarr.open("s3://data/t5", { s3 = opts(url) }):read() end)
+    assert.is_false(ok)
+    assert.equal("denied", err.code)
+    assert.truthy(err.message:find("AccessDenied", 1, true), err.message)
+    local x = ipfsrt.zarr.open("s3://data/t5", { s3 = opts(url, { forbidden_is_absent = true }) }):read()
+    post(url, '{"forbid_missing": false}')
+    assert.same({ 1, 1, 1, 1, 7, 7, 7, 7 }, x:tolist())
+  end)
+
+  it("says clearly what is wrong with credentials, buckets and access, never the secret", function()
+    local function fails(where, o)
+      local ok, err = pcall(function() ipfsrt.zarr.open(where, { s3 = o }) end)
+      assert.is_false(ok, where)
+      assert.is_nil(tostring(err):find("ipfsrt-test-secret", 1, true), tostring(err))
+      assert.is_nil(tostring(err):find("wrong-secret", 1, true), tostring(err))
+      return tostring(err)
+    end
+    ipfsrt.zarr.group("s3://private/g", { s3 = opts(url) })
+    assert.truthy(fails("s3://data/t1", opts(url, { secret_key = "wrong-secret" })):find("SignatureDoesNotMatch", 1,
+      true))
+    assert.truthy(fails("s3://data/t1", opts(url, { access_key = "AKIANOBODY" })):find("InvalidAccessKeyId", 1, true))
+    assert.truthy(fails("s3://private/g", { endpoint = url, anonymous = true }):find("AccessDenied", 1, true))
+    assert.truthy(fails("s3://nosuchbucket/x", opts(url)):find("NoSuchBucket", 1, true))
+    assert.truthy(fails("s3://data/t1", { endpoint = url, access_key = "AKIAIPFSRTTEST",
+      secret_key = "ipfsrt-test-secret", session_token = "not-it" }):find("InvalidToken", 1, true))
+    local g = ipfsrt.zarr.open("s3://private/g", { s3 = opts(url, { session_token = "ipfsrt-session-token" }) })
+    assert.is_false(g.is_array)
+  end)
+end)
