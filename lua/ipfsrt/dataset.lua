@@ -11,7 +11,8 @@
 -- Selections are lazy: only :values() (or a reduction) reads, and only the
 -- chunks the selection needs. open(url[, opts]): opts.client (an
 -- ipfsrt.client), or gateways/policy/verify/... to make one; opts.decode =
--- false keeps the stored values (no CF decoding); opts.load_coords = false
+-- false keeps the stored values (no CF decoding); opts.s3 for s3:// (see
+-- ipfsrt.zarr); opts.load_coords = false
 -- leaves the coordinates unread until a selection by label needs them.
 local ipfsrt = require "ipfsrt"
 local zarr = require "ipfsrt.zarr"
@@ -496,7 +497,7 @@ function M.open(where, opts)
     end
     if any then client = ipfsrt.client(copts) end
   end
-  local g = zarr.open(where, { path = opts.path, client = client })
+  local g = zarr.open(where, { path = opts.path, client = client, s3 = opts.s3 })
   if g.is_array then bad("%s is an array; a dataset is a group", tostring(where)) end
   local ds = setmetatable({ _vars = {}, _coords = {}, attrs = g.attrs, dims = {}, decode = opts.decode ~= false,
     vars = {}, coords = {}, _client = client }, Dataset)

@@ -126,6 +126,48 @@ describe("s3:// stores", function()
     assert.same({ 1, 1, 1, 1, 7, 7, 7, 7 }, x:tolist())
   end)
 
+  it("reads a CARv2 on S3 verified, through its index: the OISST-like sample as the folder holds it", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute(string.format("%s scripts/sample/oisst.lua %s --days 3 >/dev/null 2>&1",
+      (os.getenv("IPFSRT_BUILD") or "build") .. "/ipfsrt", sh(dir))))
+    ipfsrt.pack(dir, { output = dir .. ".car", hidden = true, car_version = 2 })
+    local f = assert(io.open(dir .. ".car", "rb"))
+    local car = f:read("a")
+    f:close()
+    local bucket = ipfsrt.zarr.store("s3://data/cars", { writable = true, s3 = opts(url) })
+    bucket:put("oisst.car", car)
+    local here = ipfsrt.dataset.open(dir)
+    local there = ipfsrt.dataset.open("s3://data/cars/oisst.car", { s3 = opts(url) })
+    assert.is_true(ipfsrt.zarr.store("s3://data/cars/oisst.car", { s3 = opts(url) }):info().verified)
+    for _, name in ipairs { "sst", "ice" } do
+      local x, y = here[name]:isel { time = 1 }:values(), there[name]:isel { time = 1 }:values()
+      assert.is_true((x:eq(y) | x:isnan()):all(), name)
+    end
+    assert.same(here.time:dates(), there.time:dates())
+    -- one byte changed inside a block of the CAR on S3: refused, naming the block
+    local at = #car // 2
+    bucket:put("bad.car", car:sub(1, at - 1) .. string.char((car:byte(at) + 1) % 256) .. car:sub(at + 1))
+    local ok, err = pcall(function()
+      local bad = ipfsrt.zarr.open("s3://data/cars/bad.car", { s3 = opts(url) })
+      for _, a in ipairs(bad:arrays()) do a:read() end
+    end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("bafk", 1, true) or tostring(err):find("bafy", 1, true), tostring(err))
+    assert.truthy(tostring(err):find("bad.car", 1, true), tostring(err))
+    assert.equal("hash_mismatch", err.code)
+    assert.truthy(err.message:find("chunk", 1, true), err.message) -- the array and the chunk key are named
+    -- a CARv1 has no index to read it by
+    ipfsrt.pack(dir, { output = dir .. "-v1.car", hidden = true })
+    f = assert(io.open(dir .. "-v1.car", "rb"))
+    bucket:put("v1.car", f:read("a"))
+    f:close()
+    ok, err = pcall(ipfsrt.zarr.open, "s3://data/cars/v1.car", { s3 = opts(url) })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("not a CARv2", 1, true), tostring(err))
+    os.execute("rm -rf " .. sh(dir) .. " " .. sh(dir .. ".car") .. " " .. sh(dir .. "-v1.car"))
+  end)
+
   it("says clearly what is wrong with credentials, buckets and access, never the secret", function()
     local function fails(where, o)
       local ok, err = pcall(function() ipfsrt.zarr.open(where, { s3 = o }) end)

@@ -12,21 +12,6 @@
 #include "ipfsrt/varint.h"
 #include "car/car_internal.h"
 
-#define INDEX_SORTED 0x0400
-#define INDEX_MULTIHASH_SORTED 0x0401
-
-typedef struct bucket {
-    uint32_t width; /* digest length + 8 */
-    const uint8_t *entries;
-    uint64_t count;
-} bucket;
-
-typedef struct group {
-    uint64_t code; /* multihash code; UINT64_MAX for IndexSorted, which has none */
-    bucket *buckets;
-    size_t bucket_count;
-} group;
-
 struct ipfsrt_car_file {
     char *path;
     const uint8_t *map;
@@ -38,8 +23,7 @@ struct ipfsrt_car_file {
     uint64_t data_end;
     atomic_bool use_v2_index; /* cleared (for good) when the index proves wrong */
     pthread_mutex_t fallback_lock;
-    group *groups;
-    size_t group_count;
+    ipfsrt_car_index index;
     ipfsrt_mhmap scanned;
     _Atomic uint64_t mapped_in; /* bytes read through the mapping since it was last trimmed;
                                    atomic because a gateway reads one file from many threads */
@@ -115,105 +99,11 @@ static ipfsrt_status scan(ipfsrt_car_file *f, ipfsrt_error *err) {
     return IPFSRT_OK;
 }
 
-/* Parses an IndexSorted body at p (bounded by end); entries must be sorted so that
- * lookups can binary-search them. */
-static bool parse_sorted_index(const uint8_t **pp, const uint8_t *end, group *g,
-                               uint64_t data_size) {
-    const uint8_t *p = *pp;
-    if (end - p < 4) return false;
-    uint32_t n = ipfsrt_le32(p);
-    p += 4;
-    if (n > (uint32_t)((end - p) / 12)) return false;
-    g->buckets = n ? calloc(n, sizeof *g->buckets) : NULL;
-    if (n && !g->buckets) return false;
-    g->bucket_count = n;
-    for (uint32_t i = 0; i < n; i++) {
-        if (end - p < 12) return false;
-        bucket *b = &g->buckets[i];
-        b->width = ipfsrt_le32(p);
-        uint64_t bytes = ipfsrt_le64(p + 4);
-        p += 12;
-        if (b->width <= 8 || b->width > 8 + IPFSRT_MH_MAX_DIGEST || bytes % b->width ||
-            bytes > (uint64_t)(end - p))
-            return false;
-        b->entries = p;
-        b->count = bytes / b->width;
-        size_t dlen = b->width - 8;
-        for (uint64_t k = 0; k < b->count; k++) {
-            const uint8_t *e = p + k * b->width;
-            if (ipfsrt_le64(e + dlen) >= data_size) return false;
-            if (k > 0 && memcmp(e - b->width, e, dlen) > 0) return false;
-        }
-        p += bytes;
-    }
-    *pp = p;
-    return true;
-}
-
-static void free_groups(ipfsrt_car_file *f) {
-    for (size_t i = 0; i < f->group_count; i++) free(f->groups[i].buckets);
-    free(f->groups);
-    f->groups = NULL;
-    f->group_count = 0;
-}
-
 /* The index is only a hint (what it points at is verified on read); a malformed
  * one is ignored and the payload scanned instead. */
 static bool load_v2_index(ipfsrt_car_file *f) {
-    const uint8_t *p = f->map + f->header.index_offset, *end = f->map + f->size;
-    uint64_t codec;
-    size_t used;
-    if (ipfsrt_varint_decode(p, (size_t)(end - p), &codec, &used, NULL) != IPFSRT_OK) return false;
-    p += used;
-    if (codec == INDEX_SORTED) {
-        f->groups = calloc(1, sizeof *f->groups);
-        if (!f->groups) return false;
-        f->group_count = 1;
-        f->groups[0].code = UINT64_MAX;
-        return parse_sorted_index(&p, end, &f->groups[0], f->header.data_size);
-    }
-    if (codec != INDEX_MULTIHASH_SORTED || end - p < 4) return false;
-    uint32_t n = ipfsrt_le32(p);
-    p += 4;
-    if (n > (uint32_t)((end - p) / 12)) return false;
-    f->groups = n ? calloc(n, sizeof *f->groups) : NULL;
-    if (n && !f->groups) return false;
-    f->group_count = n;
-    for (uint32_t i = 0; i < n; i++) {
-        if (end - p < 8) return false;
-        f->groups[i].code = ipfsrt_le64(p);
-        p += 8;
-        if (!parse_sorted_index(&p, end, &f->groups[i], f->header.data_size)) return false;
-    }
-    return true;
-}
-
-static bool index_lookup(const ipfsrt_car_file *f, const ipfsrt_cid *cid, uint64_t *off) {
-    const uint8_t *digest = cid->bytes + cid->digest_offset;
-    size_t dlen = cid->digest_len;
-    for (size_t g = 0; g < f->group_count; g++) {
-        const group *gr = &f->groups[g];
-        if (gr->code != UINT64_MAX && gr->code != cid->hash_code) continue;
-        for (size_t b = 0; b < gr->bucket_count; b++) {
-            const bucket *bk = &gr->buckets[b];
-            if (bk->width != dlen + 8) continue;
-            uint64_t lo = 0, hi = bk->count;
-            while (lo < hi) {
-                uint64_t mid = lo + (hi - lo) / 2;
-                const uint8_t *e = bk->entries + mid * bk->width;
-                int c = memcmp(e, digest, dlen);
-                if (c == 0) {
-                    *off = f->data_start + ipfsrt_le64(e + dlen);
-                    return true;
-                }
-                if (c < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-        }
-    }
-    return false;
+    return ipfsrt_car_index_parse(&f->index, f->map + f->header.index_offset, f->size - f->header.index_offset,
+                                  f->header.data_size);
 }
 
 static ipfsrt_status parse_layout(ipfsrt_car_file *f, ipfsrt_error *err) {
@@ -279,6 +169,7 @@ ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
     if (!f->opts.max_block_size) f->opts.max_block_size = IPFSRT_CAR_DEFAULT_MAX_BLOCK;
     if (!f->opts.max_header_size) f->opts.max_header_size = IPFSRT_CAR_DEFAULT_MAX_HEADER;
     ipfsrt_mhmap_init(&f->scanned);
+    ipfsrt_car_index_init(&f->index);
     f->path = strdup(path);
     pthread_mutex_init(&f->fallback_lock, NULL);
     ipfsrt_status st = IPFSRT_OK;
@@ -304,7 +195,7 @@ ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
     if (st == IPFSRT_OK) st = parse_layout(f, err);
     if (st == IPFSRT_OK && f->header.index_offset) {
         atomic_store(&f->use_v2_index, load_v2_index(f));
-        if (!atomic_load(&f->use_v2_index)) free_groups(f);
+        if (!atomic_load(&f->use_v2_index)) ipfsrt_car_index_free(&f->index);
     }
     if (st == IPFSRT_OK && !atomic_load(&f->use_v2_index)) st = scan(f, err);
     if (st != IPFSRT_OK) {
@@ -318,7 +209,7 @@ ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
 void ipfsrt_car_file_free(ipfsrt_car_file *f) {
     if (!f) return;
     if (f->map) munmap((void *)f->map, f->size);
-    free_groups(f);
+    ipfsrt_car_index_free(&f->index);
     ipfsrt_mhmap_free(&f->scanned);
     ipfsrt_car_header_release(&f->header);
     pthread_mutex_destroy(&f->fallback_lock);
@@ -333,7 +224,11 @@ const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *f) {
 }
 
 static bool locate(const ipfsrt_car_file *f, const ipfsrt_cid *cid, uint64_t *off) {
-    if (atomic_load(&f->use_v2_index)) return index_lookup(f, cid, off);
+    if (atomic_load(&f->use_v2_index)) {
+        if (!ipfsrt_car_index_find(&f->index, cid, off)) return false;
+        *off += f->data_start;
+        return true;
+    }
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&f->scanned, mh, mh_len);

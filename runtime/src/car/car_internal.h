@@ -38,6 +38,23 @@ ipfsrt_status ipfsrt_car_section_check_streamed(const ipfsrt_cid *cid, size_t bl
 #define IPFSRT_CAR_SECTION_PREFIX_MAX (IPFSRT_VARINT_MAX_BYTES + IPFSRT_CID_MAX_BYTES)
 size_t ipfsrt_car_section_prefix(const ipfsrt_cid *cid, uint64_t block_len, uint8_t *out);
 
+/* A CARv2 index (IndexSorted or MultihashIndexSorted) read where its bytes
+ * are: the caller keeps them for as long as the index is used. */
+typedef struct ipfsrt_car_index {
+    struct ipfsrt_car_index_group *groups;
+    size_t group_count;
+} ipfsrt_car_index;
+void ipfsrt_car_index_init(ipfsrt_car_index *ix);
+/* False when malformed (unknown kind, entries out of order, offsets past data_size). */
+bool ipfsrt_car_index_parse(ipfsrt_car_index *ix, const uint8_t *bytes, size_t len, uint64_t data_size);
+/* The offset of cid's section from the start of the CARv1 payload. */
+bool ipfsrt_car_index_find(const ipfsrt_car_index *ix, const ipfsrt_cid *cid, uint64_t *offset);
+/* Every entry's offset, sorted (the caller frees the array): where each
+ * section ends is where the next begins. */
+ipfsrt_status ipfsrt_car_index_offsets(const ipfsrt_car_index *ix, uint64_t **offsets, size_t *n,
+                                       ipfsrt_error *err);
+void ipfsrt_car_index_free(ipfsrt_car_index *ix);
+
 /* Largest section length worth buffering for a given block limit. */
 static inline uint64_t ipfsrt_car_max_section(size_t max_block) {
     return (uint64_t)max_block + IPFSRT_CID_MAX_BYTES;

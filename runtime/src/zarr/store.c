@@ -181,6 +181,8 @@ ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, c
     const char *car_end = car_file_end(url);
     if (has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"))
         st = ipfsrt_zarr_gateway_store_open(&ops, &ctx, url, opts, err);
+    else if (has_prefix(url, "s3://") && car_end)
+        st = ipfsrt_zarr_s3car_store_open(&ops, &ctx, url, (size_t)(car_end - url), opts, err);
     else if (has_prefix(url, "s3://"))
         st = ipfsrt_zarr_s3_store_open(&ops, &ctx, url, opts, err);
     else if (has_prefix(url, "http://") || has_prefix(url, "https://"))
