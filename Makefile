@@ -287,6 +287,8 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/zarr_series.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/datasets.lua --dir $(BUILD)/bench \
 	    --json $(BUILD)/bench/datasets.json --svg $(BUILD)/bench/datasets.svg
+	[ -d tests/s3/node_modules ] || npm ci --prefix tests/s3 --no-audit --no-fund --loglevel=error
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/s3.lua --dir $(BUILD)/bench --json $(BUILD)/bench/s3.json
 	$(BUILD)/ipfsrt scripts/bench/car_verify.lua
 	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
 	$(BUILD)/ipfsrt scripts/bench/serve.lua
