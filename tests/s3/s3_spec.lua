@@ -168,6 +168,28 @@ describe("s3:// stores", function()
     os.execute("rm -rf " .. sh(dir) .. " " .. sh(dir .. ".car") .. " " .. sh(dir .. "-v1.car"))
   end)
 
+  it("ipfsrt zarr cp and info reach S3 with the credentials of the environment", function()
+    local src = os.tmpname()
+    os.remove(src)
+    ipfsrt.zarr.create(src, { shape = { 6 }, chunks = { 4 }, dtype = "uint8", fill_value = 0, zarr_format = 2 })
+      :write(nil, ipfsrt.ndarray.arange(6):astype("uint8"))
+    local exe = (os.getenv("IPFSRT_BUILD") or "build") .. "/ipfsrt"
+    local env = string.format("AWS_ENDPOINT_URL=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s", sh(url),
+      CREDS.access_key, CREDS.secret_key)
+    assert.is_true(os.execute(string.format("%s %s zarr cp %s s3://data/cli.zarr >/dev/null 2>&1", env, exe, sh(src))))
+    local p = io.popen(string.format("%s %s zarr info s3://data/cli.zarr 2>&1", env, exe))
+    local out = p:read("a")
+    p:close()
+    assert.truthy(out:find("uint8 [6]", 1, true), out)
+    p = io.popen(string.format("AWS_ENDPOINT_URL=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=not-it %s zarr info "
+      .. "s3://data/cli.zarr 2>&1; echo \"exit $?\"", sh(url), CREDS.access_key, exe))
+    out = p:read("a")
+    p:close()
+    assert.truthy(out:find("SignatureDoesNotMatch", 1, true) and out:find("exit 1", 1, true), out)
+    assert.is_nil(out:find("not-it", 1, true), out)
+    os.execute("rm -rf " .. sh(src))
+  end)
+
   it("says clearly what is wrong with credentials, buckets and access, never the secret", function()
     local function fails(where, o)
       local ok, err = pcall(function() ipfsrt.zarr.open(where, { s3 = o }) end)

@@ -16,6 +16,7 @@
 
 #define ERROR_BODY_MAX (64u << 10)
 #define OBJECT_MAX ((uint64_t)2 << 30) /* one value read into memory */
+#define PRESIZE_MAX ((uint64_t)64 << 20)
 #define MAX_BACKOFF_S 20.0
 #define LIST_PAGES_MAX 100000
 #define LIST_PAGE_MAX ((size_t)16 << 20) /* S3 pages hold 1000 keys: well under this */
@@ -260,6 +261,10 @@ static int op_head(void *user, const ipfsrt_fetch_head *head) {
     }
     uint64_t cap = o->kind == OP_GET && o->to != UINT64_MAX ? o->to - o->from + 1 : OBJECT_MAX;
     if (head->content_length > 0 && (uint64_t)head->content_length > cap && head->status == 206) return 1;
+    /* the body's room at once, rather than growing it piece by piece (up to a
+     * size no false Content-Length can make costly) */
+    if (head->content_length > 0 && (uint64_t)head->content_length <= PRESIZE_MAX)
+        (void)ipfsrt_buf_reserve(&o->body, (size_t)head->content_length);
     return 0;
 }
 
