@@ -157,15 +157,32 @@ describe("s3:// stores", function()
     assert.truthy(tostring(err):find("bad.car", 1, true), tostring(err))
     assert.equal("hash_mismatch", err.code)
     assert.truthy(err.message:find("chunk", 1, true), err.message) -- the array and the chunk key are named
-    -- a CARv1 has no index to read it by
+    -- a CARv1 has no index: one is made by reading it once, and kept in the cache
     ipfsrt.pack(dir, { output = dir .. "-v1.car", hidden = true })
     f = assert(io.open(dir .. "-v1.car", "rb"))
     bucket:put("v1.car", f:read("a"))
     f:close()
-    ok, err = pcall(ipfsrt.zarr.open, "s3://data/cars/v1.car", { s3 = opts(url) })
-    assert.is_false(ok)
-    assert.truthy(tostring(err):find("not a CARv2", 1, true), tostring(err))
-    os.execute("rm -rf " .. sh(dir) .. " " .. sh(dir .. ".car") .. " " .. sh(dir .. "-v1.car"))
+    local cache = dir .. "-cache"
+    local env = string.format("IPFSRT_CACHE_DIR=%s AWS_ENDPOINT_URL=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s",
+      sh(cache), sh(url), CREDS.access_key, CREDS.secret_key)
+    local exe = (os.getenv("IPFSRT_BUILD") or "build") .. "/ipfsrt"
+    local function whole_reads() local s = stats(url) return s.requests - s.ranged end
+    local function get_sst()
+      local p = io.popen(string.format("%s %s zarr get s3://data/cars/v1.car sst 1,400,1000:1010 --json 2>&1",
+        env, exe))
+      local out = p:read("a")
+      p:close()
+      return out
+    end
+    local before = whole_reads()
+    local first = get_sst()
+    assert.equal(1, whole_reads() - before) -- read through once
+    local second = get_sst()
+    assert.equal(1, whole_reads() - before) -- then from the cached index
+    assert.equal(first, second)
+    assert.same(ipfsrt.zarr.open(dir).sst:read { 1, 400, { 1000, 1010 } }:tolist(), ipfsrt.json.decode(first))
+    assert.is_true(os.execute("ls " .. sh(cache .. "/car-index") .. "/*.idx >/dev/null"))
+    os.execute("rm -rf " .. sh(dir) .. " " .. sh(dir .. ".car") .. " " .. sh(dir .. "-v1.car") .. " " .. sh(cache))
   end)
 
   it("ipfsrt zarr cp and info reach S3 with the credentials of the environment", function()

@@ -56,6 +56,7 @@ typedef struct ipfsrt_s3_result {
     const uint8_t *data;  /* valid during the callback */
     size_t len;
     uint64_t object_size; /* the whole object's, UINT64_MAX when the answer did not say */
+    const char *etag;     /* the object's ETag as S3 sent it ("" when it did not) */
 } ipfsrt_s3_result;
 
 /* Sees each result as it completes; anything but IPFSRT_OK stops the call. */
@@ -68,6 +69,14 @@ typedef ipfsrt_status (*ipfsrt_s3_result_fn)(void *user, const ipfsrt_s3_result 
  * for the bytes it now knows to ask for. */
 ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s3, const ipfsrt_s3_request *requests, size_t n,
                                  ipfsrt_s3_result_fn fn, void *user, ipfsrt_error *err);
+
+/* Bytes of a whole object as they arrive (never held whole); a failure of the
+ * sink stops the transfer. A transfer that breaks after bytes went to the sink
+ * is not tried again. *size (may be NULL): the object's size; etag (may be
+ * NULL, 128 bytes): its ETag. */
+typedef ipfsrt_status (*ipfsrt_s3_write_fn)(void *user, const uint8_t *data, size_t len, ipfsrt_error *err);
+ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s3, const char *key, ipfsrt_s3_write_fn sink, void *user,
+                                   uint64_t *size, char *etag, ipfsrt_error *err);
 
 /* One name under a prefix: a key (with its size) or, with a delimiter, a
  * common prefix (ending in the delimiter). */

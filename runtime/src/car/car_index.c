@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipfsrt/multihash.h"
 #include "ipfsrt/varint.h"
 #include "car/car_internal.h"
 
@@ -144,3 +145,73 @@ ipfsrt_status ipfsrt_car_index_offsets(const ipfsrt_car_index *ix, uint64_t **ou
     *n = total;
     return IPFSRT_OK;
 }
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct index_entry {
+    uint64_t code;
+    const uint8_t *digest;
+    size_t digest_len;
+    uint64_t offset;
+} index_entry;
+
+static int entry_cmp(const void *a, const void *b) {
+    const index_entry *x = a, *y = b;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
+    if (x->digest_len != y->digest_len) return x->digest_len < y->digest_len ? -1 : 1;
+    return memcmp(x->digest, y->digest, x->digest_len);
+}
+
+/* MultihashIndexSorted as go-car writes it: groups by hash code, buckets by width,
+ * entries (digest | LE offset) sorted bytewise within a bucket. */
+ipfsrt_status ipfsrt_car_index_build(const ipfsrt_mhmap *offsets, ipfsrt_buf *out, ipfsrt_error *err) {
+    size_t n = offsets->count;
+    index_entry *entries = n ? calloc(n, sizeof *entries) : NULL;
+    if (n && !entries) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < offsets->cap; i++) {
+        const ipfsrt_mhmap_entry *e = &offsets->slots[i];
+        if (!e->key) continue;
+        ipfsrt_multihash mh;
+        ipfsrt_multihash_parse(e->key, e->key_len, &mh, NULL, NULL);
+        entries[k++] = (index_entry){mh.code, mh.digest, mh.digest_len, e->offset};
+    }
+    if (n > 1) qsort(entries, n, sizeof *entries, entry_cmp);
+    uint8_t tmp[12];
+    uint8_t v[IPFSRT_VARINT_MAX_BYTES];
+    ipfsrt_buf_append(out, v, ipfsrt_varint_encode(INDEX_MULTIHASH_SORTED, v));
+    uint32_t groups = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || entries[i].code != entries[i - 1].code) groups++;
+    ipfsrt_put_le32(tmp, groups);
+    ipfsrt_buf_append(out, tmp, 4);
+    for (size_t g = 0; g < n;) {
+        size_t g_end = g;
+        while (g_end < n && entries[g_end].code == entries[g].code) g_end++;
+        ipfsrt_put_le64(tmp, entries[g].code);
+        ipfsrt_buf_append(out, tmp, 8);
+        uint32_t buckets = 0;
+        for (size_t i = g; i < g_end; i++)
+            if (i == g || entries[i].digest_len != entries[i - 1].digest_len) buckets++;
+        ipfsrt_put_le32(tmp, buckets);
+        ipfsrt_buf_append(out, tmp, 4);
+        for (size_t b = g; b < g_end;) {
+            size_t b_end = b;
+            while (b_end < g_end && entries[b_end].digest_len == entries[b].digest_len) b_end++;
+            uint32_t width = (uint32_t)entries[b].digest_len + 8;
+            ipfsrt_put_le32(tmp, width);
+            ipfsrt_put_le64(tmp + 4, (uint64_t)width * (b_end - b));
+            ipfsrt_buf_append(out, tmp, 12);
+            for (size_t i = b; i < b_end; i++) {
+                ipfsrt_buf_append(out, entries[i].digest, entries[i].digest_len);
+                ipfsrt_put_le64(tmp, entries[i].offset);
+                ipfsrt_buf_append(out, tmp, 8);
+            }
+            b = b_end;
+        }
+        g = g_end;
+    }
+    free(entries);
+    return out->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+}
+

@@ -54,6 +54,9 @@ bool ipfsrt_car_index_find(const ipfsrt_car_index *ix, const ipfsrt_cid *cid, ui
 ipfsrt_status ipfsrt_car_index_offsets(const ipfsrt_car_index *ix, uint64_t **offsets, size_t *n,
                                        ipfsrt_error *err);
 void ipfsrt_car_index_free(ipfsrt_car_index *ix);
+/* A MultihashIndexSorted of the multihashes in offsets (each with its
+ * section's offset from the payload's start), appended to out. */
+ipfsrt_status ipfsrt_car_index_build(const ipfsrt_mhmap *offsets, ipfsrt_buf *out, ipfsrt_error *err);
 
 /* Largest section length worth buffering for a given block limit. */
 static inline uint64_t ipfsrt_car_max_section(size_t max_block) {

@@ -28,7 +28,7 @@ struct ipfsrt_fetch_req {
     char *range;
     char *method, *aws_sigv4, *userpwd;
     struct curl_slist *headers;
-    char content_range[96], bucket_region[64]; /* from the response's header lines */
+    char content_range[96], bucket_region[64], etag[128]; /* from the response's header lines */
     CURL *easy;
     double started, last_data;
     double rate_mark;        /* start of the window the minimum rate is measured over */
@@ -126,7 +126,9 @@ static void header_value(const char *data, size_t n, const char *name, char *out
 static size_t on_header(char *data, size_t size, size_t n, void *user) {
     ipfsrt_fetch_req *r = user;
     size_t len = size * n;
-    if (len > 5 && strncmp(data, "HTTP/", 5) == 0) r->content_range[0] = r->bucket_region[0] = 0; /* a new response */
+    if (len > 5 && strncmp(data, "HTTP/", 5) == 0) /* a new response */
+        r->content_range[0] = r->bucket_region[0] = r->etag[0] = 0;
+    header_value(data, len, "ETag", r->etag, sizeof r->etag);
     header_value(data, len, "Content-Range", r->content_range, sizeof r->content_range);
     header_value(data, len, "x-amz-bucket-region", r->bucket_region, sizeof r->bucket_region);
     if (!r->response_started) {
@@ -153,7 +155,7 @@ static bool deliver_head(ipfsrt_fetch_req *r) {
         return false;
     }
     ipfsrt_fetch_head head = {r->result.status, ctype ? ctype : "", clen >= 0 ? clen : -1, r->content_range,
-                              r->bucket_region};
+                              r->bucket_region, r->etag};
     if (r->spec.on_head && r->spec.on_head(r->spec.user, &head) != 0) {
         r->result.end = IPFSRT_FETCH_ABORTED;
         return false;

@@ -24,6 +24,7 @@ typedef struct ipfsrt_fetch_head {
     int64_t content_length;    /* -1 when unknown */
     const char *content_range; /* "" when absent */
     const char *bucket_region; /* S3's x-amz-bucket-region, "" when absent */
+    const char *etag;          /* "" when absent */
 } ipfsrt_fetch_head;
 
 typedef struct ipfsrt_fetch_result {

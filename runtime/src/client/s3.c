@@ -225,8 +225,13 @@ typedef struct s3_op {
     double wake_at;
     ipfsrt_fetch_req *req;
     ipfsrt_fetch_head head;
-    char content_range[96], region[64];
+    char content_range[96], region[64], etag[128];
     char sent_region[64]; /* the region this try was signed for */
+    ipfsrt_s3_write_fn sink; /* GET streamed: bytes go there, not into body */
+    void *sink_user;
+    uint64_t sunk;           /* bytes the sink took */
+    ipfsrt_error sink_error;
+    bool sink_failed;
     ipfsrt_buf body;
     ipfsrt_s3_xml xml; /* errors and listings, read as they arrive */
     bool xml_on;
@@ -254,6 +259,7 @@ static int op_head(void *user, const ipfsrt_fetch_head *head) {
     o->head = *head;
     snprintf(o->content_range, sizeof o->content_range, "%s", head->content_range);
     snprintf(o->region, sizeof o->region, "%s", head->bucket_region);
+    snprintf(o->etag, sizeof o->etag, "%s", head->etag);
     bool data = head->status == 200 || head->status == 206 || (head->status == 204 && o->kind == OP_DELETE);
     if (!data) {
         o->xml_on = ipfsrt_s3_xml_init(&o->xml, NULL, NULL, NULL) == IPFSRT_OK;
@@ -275,6 +281,12 @@ static int op_body(void *user, const uint8_t *data, size_t len) {
         if (o->body.len + len > ERROR_BODY_MAX) return 1;
         o->body.len += len; /* counted, not kept */
         return ipfsrt_s3_xml_feed(&o->xml, data, len, NULL) != IPFSRT_OK;
+    }
+    if (o->sink) {
+        o->sunk += len;
+        if (o->sink(o->sink_user, data, len, &o->sink_error) == IPFSRT_OK) return 0;
+        o->sink_failed = true;
+        return 1;
     }
     if (o->body.len + len > (o->kind == OP_LIST ? LIST_PAGE_MAX : OBJECT_MAX)) return 1;
     ipfsrt_buf_append(&o->body, data, len);
@@ -453,7 +465,11 @@ static void take_nothing(s3_op *o) {
 static void judge(s3_op *o, const ipfsrt_fetch_result *res) {
     long st = o->head.status ? o->head.status : res->status;
     if (res->end == IPFSRT_FETCH_DONE && !o->head.status) o->head.status = st;
-    if (retryable(o, res)) {
+    if (o->sink_failed) {
+        o->status = o->sink_error.code ? o->sink_error.code : IPFSRT_ECANCELED;
+        o->error = o->sink_error;
+        o->state = OP_DONE;
+    } else if (retryable(o, res) && !o->sunk) {
         if (retry_later(o, res)) return;
         char why[400];
         snprintf(why, sizeof why, " after %u tries: %s", o->round + 1,
@@ -542,7 +558,7 @@ typedef struct get_call {
 
 static ipfsrt_status report_get(void *user, s3_op *o, ipfsrt_error *err) {
     get_call *c = user;
-    ipfsrt_s3_result r = {.index = o->index, .status = o->status, .object_size = o->object_size};
+    ipfsrt_s3_result r = {.index = o->index, .status = o->status, .object_size = o->object_size, .etag = o->etag};
     if (o->status == IPFSRT_OK) {
         r.data = o->body.data ? o->body.data + o->data_at : (const uint8_t *)"";
         r.len = o->data_len;
@@ -611,6 +627,20 @@ ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s, const char *key, const void *data, siz
     if (st != IPFSRT_OK) return st;
     for (int i = 0; i < 32; i++) snprintf(o.put_sha + 2 * i, 3, "%02x", digest[i]);
     return run_ops(s, &o, 1, report_one, NULL, err);
+}
+
+ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s, const char *key, ipfsrt_s3_write_fn sink, void *user,
+                                   uint64_t *size, char *etag, ipfsrt_error *err) {
+    s3_op o;
+    op_init(&o, s, OP_GET, key);
+    o.length = UINT64_MAX;
+    o.sink = sink;
+    o.sink_user = user;
+    ipfsrt_error_clear(&o.sink_error);
+    ipfsrt_status st = run_ops(s, &o, 1, report_one, NULL, err);
+    if (size) *size = o.sunk;
+    if (etag) snprintf(etag, 128, "%s", o.etag);
+    return st;
 }
 
 ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s, const char *key, ipfsrt_error *err) {

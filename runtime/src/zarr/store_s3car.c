@@ -1,5 +1,6 @@
-/* A CARv2 file on S3 as a verified, read-only store ("s3://bucket/x.car[/path]"):
- * its header and index are read once; then the keys asked for at once are
+/* A CAR file on S3 as a verified, read-only store ("s3://bucket/x.car[/path]"):
+ * its header and index are read once (a CARv1 has none: one is made by reading
+ * it once, and kept in the cache folder); then the keys asked for at once are
  * resolved from the CAR's root together, round by round: each round collects
  * every block the walks lack and fetches them in one set of ranged GETs (a
  * section ends where the next indexed one begins), each checked against the
@@ -36,6 +37,7 @@ typedef struct s3car {
 typedef struct one_read {
     ipfsrt_buf data;
     uint64_t size;
+    char etag[128];
     ipfsrt_status status;
     ipfsrt_error error;
 } one_read;
@@ -46,6 +48,7 @@ static ipfsrt_status keep_one(void *user, const ipfsrt_s3_result *r, ipfsrt_erro
     o->status = r->status;
     o->error = r->error;
     o->size = r->object_size;
+    snprintf(o->etag, sizeof o->etag, "%s", r->etag ? r->etag : "");
     if (r->status == IPFSRT_OK) ipfsrt_buf_append(&o->data, r->data, r->len);
     return IPFSRT_OK;
 }
@@ -96,6 +99,40 @@ static ipfsrt_status read_index(s3car *c, const ipfsrt_car_header *v2, uint64_t 
     return ipfsrt_car_index_offsets(&c->index, &c->offsets, &c->offset_count, err);
 }
 
+static ipfsrt_status stream_car(void *user,
+                                ipfsrt_status (*sink)(void *sink_user, const uint8_t *data, size_t len,
+                                                      ipfsrt_error *err),
+                                void *sink_user, ipfsrt_error *err) {
+    s3car *c = user;
+    return ipfsrt_s3_get_stream(c->s3, c->key, sink, sink_user, NULL, NULL, err);
+}
+
+/* A CARv1 (no index): one made by reading it once, or the one kept in the
+ * cache for this object (same place, size, ETag and first bytes). */
+static ipfsrt_status index_v1(s3car *c, const one_read *head, ipfsrt_error *err) {
+    ipfsrt_buf id, ix;
+    ipfsrt_buf_init(&id);
+    ipfsrt_buf_init(&ix);
+    char line[1024];
+    snprintf(line, sizeof line, "ipfsrt CARv1 index\n%s\n%s\n%llu\n%s\n", ipfsrt_s3_describe(c->s3), c->key,
+             (unsigned long long)head->size, head->etag);
+    ipfsrt_buf_append(&id, line, strlen(line));
+    ipfsrt_buf_append(&id, head->data.data, head->data.len < 4096 ? head->data.len : 4096);
+    c->data_start = 0;
+    c->data_end = head->size;
+    ipfsrt_status st = id.failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory")
+                                 : ipfsrt_zarr_car_index_cached(id.data, id.len, head->size, stream_car, c, &ix, err);
+    ipfsrt_buf_free(&id);
+    if (st != IPFSRT_OK) {
+        ipfsrt_buf_free(&ix);
+        return st;
+    }
+    c->index_bytes = ix.data;
+    if (!ipfsrt_car_index_parse(&c->index, c->index_bytes, ix.len, head->size))
+        return ipfsrt_fail(err, IPFSRT_ECAR_INDEX, -1, "the index made of it is malformed");
+    return ipfsrt_car_index_offsets(&c->index, &c->offsets, &c->offset_count, err);
+}
+
 /* Header and index; root is "CID" + the path after the CAR's name. */
 static ipfsrt_status load(s3car *c, const char *inner, ipfsrt_error *err) {
     one_read head = {0};
@@ -103,16 +140,19 @@ static ipfsrt_status load(s3car *c, const char *inner, ipfsrt_error *err) {
     ipfsrt_car_header v2 = {0}, v1 = {0};
     bool is_v2 = st == IPFSRT_OK && head.data.len >= IPFSRT_CARV2_HEADER_SIZE &&
                  memcmp(head.data.data, ipfsrt_carv2_pragma, sizeof ipfsrt_carv2_pragma) == 0;
-    if (st == IPFSRT_OK && !is_v2)
-        st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "not a CARv2: a CAR on S3 is read through its index");
-    if (st == IPFSRT_OK) st = ipfsrt_carv2_header_decode(head.data.data + sizeof ipfsrt_carv2_pragma, &v2, head.size, err);
-    if (st == IPFSRT_OK && !v2.index_offset) st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "a CARv2 without an index");
-    if (st == IPFSRT_OK) {
+    if (st == IPFSRT_OK && is_v2)
+        st = ipfsrt_carv2_header_decode(head.data.data + sizeof ipfsrt_carv2_pragma, &v2, head.size, err);
+    if (st == IPFSRT_OK && is_v2 && !v2.index_offset)
+        st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "a CARv2 without an index");
+    if (st == IPFSRT_OK && is_v2) {
         c->data_start = v2.data_offset;
         c->data_end = v2.data_offset + v2.data_size;
-        st = read_roots(c, &head, &v1, err);
+    } else if (st == IPFSRT_OK) {
+        c->data_start = 0;
+        c->data_end = head.size;
     }
-    if (st == IPFSRT_OK) st = read_index(c, &v2, head.size, err);
+    if (st == IPFSRT_OK) st = read_roots(c, &head, &v1, err);
+    if (st == IPFSRT_OK) st = is_v2 ? read_index(c, &v2, head.size, err) : index_v1(c, &head, err);
     if (st == IPFSRT_OK) {
         char cid[IPFSRT_CID_STR_MAX];
         ipfsrt_cid_to_string(&v1.roots[0], cid);
