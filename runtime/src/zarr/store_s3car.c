@@ -182,6 +182,22 @@ typedef struct walk_round {
     bool missed;
 } walk_round;
 
+static void round_init(walk_round *r, s3car *c) {
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    ipfsrt_blockmap_init(&r->have);
+    ipfsrt_mhmap_init(&r->wanted_set);
+    ipfsrt_mhmap_init(&r->lacking);
+}
+
+static void round_free(walk_round *r) {
+    free(r->wanted);
+    free(r->failed);
+    ipfsrt_mhmap_free(&r->wanted_set);
+    ipfsrt_mhmap_free(&r->lacking);
+    ipfsrt_blockmap_free(&r->have);
+}
+
 /* Where cid's section lies in the CAR: from its indexed start to the next one. */
 static bool section_of(const s3car *c, const ipfsrt_cid *cid, uint64_t *from, uint64_t *len) {
     uint64_t off;
@@ -421,10 +437,8 @@ static ipfsrt_status s3car_get_many(void *ctx, const ipfsrt_zarr_store_request *
                                     ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
     s3car *c = ctx;
     key_read *keys = calloc(n ? n : 1, sizeof *keys);
-    walk_round r = {.c = c};
-    ipfsrt_blockmap_init(&r.have);
-    ipfsrt_mhmap_init(&r.wanted_set);
-    ipfsrt_mhmap_init(&r.lacking);
+    walk_round r;
+    round_init(&r, c);
     ipfsrt_status st = keys ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         size_t len = strlen(c->root) + strlen(requests[i].key) + 1;
@@ -435,11 +449,7 @@ static ipfsrt_status s3car_get_many(void *ctx, const ipfsrt_zarr_store_request *
     if (st == IPFSRT_OK) st = rounds(&r, keys, n, fn, user, err);
     for (size_t i = 0; keys && i < n; i++) free(keys[i].path);
     free(keys);
-    free(r.wanted);
-    free(r.failed);
-    ipfsrt_mhmap_free(&r.wanted_set);
-    ipfsrt_mhmap_free(&r.lacking);
-    ipfsrt_blockmap_free(&r.have);
+    round_free(&r);
     return st;
 }
 
@@ -452,10 +462,8 @@ static ipfsrt_status no_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_e
 static ipfsrt_status s3car_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
                                     ipfsrt_error *err) {
     s3car *c = ctx;
-    walk_round r = {.c = c};
-    ipfsrt_blockmap_init(&r.have);
-    ipfsrt_mhmap_init(&r.wanted_set);
-    ipfsrt_mhmap_init(&r.lacking);
+    walk_round r;
+    round_init(&r, c);
     ipfsrt_blocksource src = {&r, round_get, round_release};
     size_t len = strlen(c->root) + strlen(prefix) + 1;
     char *path = malloc(len);
@@ -479,11 +487,7 @@ static ipfsrt_status s3car_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_s
     }
     if (st == IPFSRT_ENOT_FOUND || st == IPFSRT_ENOT_DIRECTORY) st = IPFSRT_OK; /* no such folder: nothing */
     free(path);
-    free(r.wanted);
-    free(r.failed);
-    ipfsrt_mhmap_free(&r.wanted_set);
-    ipfsrt_mhmap_free(&r.lacking);
-    ipfsrt_blockmap_free(&r.have);
+    round_free(&r);
     return st;
 }
 
