@@ -190,4 +190,12 @@ function M.results_json(results)
   return ipfsrt.json.encode(out, { pretty = true })
 end
 
+-- results_json into the file at path (nothing when path is nil).
+function M.write_json(path, results)
+  if not path then return end
+  local f = assert(io.open(path, "w"))
+  f:write(M.results_json(results))
+  f:close()
+end
+
 return M

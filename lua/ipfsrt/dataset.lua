@@ -316,11 +316,9 @@ local function streamed(v, op)
     if affine then
       local raw = v._array:read(zarr_selection(block._sel))
       local valid
-      for _, f in ipairs { cf.fill, cf.missing } do
-        if type(f) == "number" and f == f then
-          local m = raw:ne(f)
-          valid = valid and (valid & m) or m
-        end
+      for _, f in ipairs(fills_of(cf)) do
+        local m = raw:ne(f)
+        valid = valid and (valid & m) or m
       end
       local n = valid and valid:sum() or raw.size
       sum, count = sum + (n > 0 and (valid and raw:sum { where = valid } or raw:sum()) or 0), count + n

@@ -43,11 +43,7 @@ for _, s in ipairs(scenarios) do
   local r = results[s.name]
   print(string.format("  %-12s verified / plain = %.2f", s.name, r["ipfs-verified"].median / r["http-plain"].median))
 end
-if o.json then
-  local f = assert(io.open(o.json, "w"))
-  f:write(bench.results_json(results))
-  f:close()
-end
+bench.write_json(o.json, results)
 if o.svg then
   local groups, series = {}, {}
   for _, s in ipairs(scenarios) do groups[#groups + 1] = s.name end

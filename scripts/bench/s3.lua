@@ -109,8 +109,4 @@ for _, s in ipairs(scenarios) do
   local r = results[s.name]
   print(string.format("  %-12s S3-CAR verified / s3:// = %.2f", s.name, r["s3-car-verified"].median / r["s3-plain"].median))
 end
-if o.json then
-  local f = assert(io.open(o.json, "w"))
-  f:write(bench.results_json(results))
-  f:close()
-end
+bench.write_json(o.json, results)

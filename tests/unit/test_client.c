@@ -88,6 +88,41 @@ static ipfsrt_status broken_order(void *ctx, const ipfsrt_policy_request *req, s
 
 static void lf_free(void *ctx) { ((last_first *)ctx)->freed++; }
 
+/* A client under policy (its record p cleared first). */
+static ipfsrt_client *client_under(const ipfsrt_client_options *opts, ipfsrt_policy *policy, last_first *p) {
+    ipfsrt_client *c;
+    assert_int_equal(ipfsrt_client_new(&c, opts, NULL), IPFSRT_OK);
+    *p = (last_first){0};
+    ipfsrt_client_set_policy(c, policy);
+    return c;
+}
+
+/* The blocks under a file's root by CID, concurrently, by a fresh client whose
+ * cache must fetch them: each one an answer of the gateway's. */
+static void read_leaves(const ipfsrt_client_options *opts, const ipfsrt_cid *file) {
+    ipfsrt_client *c;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_new(&c, opts, NULL), IPFSRT_OK);
+    ipfsrt_blocksource src;
+    ipfsrt_client_blocksource(c, &src);
+    ipfsrt_blocksource_ref ref;
+    assert_int_equal(ipfsrt_blocksource_get(&src, file, &ref, &err), IPFSRT_OK);
+    ipfsrt_dagpb_node node;
+    assert_int_equal(ipfsrt_dagpb_decode(ref.data, ref.len, &node, NULL), IPFSRT_OK);
+    assert_true(node.link_count >= 6);
+    ipfsrt_cid *leaves = calloc(node.link_count, sizeof *leaves);
+    for (size_t i = 0; i < node.link_count; i++) leaves[i] = node.links[i].cid;
+    size_t n = node.link_count;
+    ipfsrt_dagpb_node_free(&node);
+    ipfsrt_blocksource_release(&src, &ref);
+    assert_int_equal(ipfsrt_client_blocks(c, leaves, n, NULL, NULL, &err), IPFSRT_OK);
+    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    assert_int_equal(st.ok, n + 1);
+    free(leaves);
+    ipfsrt_client_free(c);
+}
+
 static void test_read_through_c_policy(void **state) {
     (void)state;
     ipfsrt_server_faults lying = {.tamper = 1};
@@ -96,11 +131,9 @@ static void test_read_through_c_policy(void **state) {
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(liar), NULL), IPFSRT_OK);
     ipfsrt_client_options opts = {.gateways = &list};
-    ipfsrt_client *c;
-    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
-    last_first p = {0};
+    last_first p;
     ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, lf_free};
-    ipfsrt_client_set_policy(c, &policy);
+    ipfsrt_client *c = client_under(&opts, &policy, &p);
 
     char path[IPFSRT_CID_STR_MAX + 32];
     snprintf(path, sizeof path, "ipfs://%s/data.bin", root);
@@ -126,34 +159,16 @@ static void test_read_through_c_policy(void **state) {
     ipfsrt_client_free(c);
     assert_int_equal(p.freed, 1);
     opts.cache_bytes = UINT64_MAX;
-    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
-    ipfsrt_blocksource src;
-    ipfsrt_client_blocksource(c, &src);
-    ipfsrt_blocksource_ref ref;
-    assert_int_equal(ipfsrt_blocksource_get(&src, &info.cid, &ref, &err), IPFSRT_OK);
-    ipfsrt_dagpb_node node;
-    assert_int_equal(ipfsrt_dagpb_decode(ref.data, ref.len, &node, NULL), IPFSRT_OK);
-    assert_true(node.link_count >= 6);
-    ipfsrt_cid *leaves = calloc(node.link_count, sizeof *leaves);
-    for (size_t i = 0; i < node.link_count; i++) leaves[i] = node.links[i].cid;
-    size_t n = node.link_count;
-    ipfsrt_dagpb_node_free(&node);
-    ipfsrt_blocksource_release(&src, &ref);
-    assert_int_equal(ipfsrt_client_blocks(c, leaves, n, NULL, NULL, &err), IPFSRT_OK);
-    ipfsrt_client_get_gateway_stats(c, 0, &st);
-    assert_int_equal(st.ok, n + 1);
+    read_leaves(&opts, &info.cid);
 
     /* a policy that fails stops the call with its own error */
     ipfsrt_policy broken = {NULL, broken_order, NULL, NULL, NULL};
-    ipfsrt_client_set_policy(c, &broken);
-    ipfsrt_client_free(c);
     assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
     ipfsrt_client_set_policy(c, &broken);
     assert_int_equal(ipfsrt_client_read(c, path, 0, 10, collect_bytes, &got, &err), IPFSRT_EARG);
     assert_non_null(strstr(err.message, "policy order: no table of gateways for /ipfs/"));
     ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.requests, 0);
-    free(leaves);
 
     free(got.data);
     ipfsrt_client_free(c);
@@ -405,11 +420,9 @@ static void test_batch_prefetch(void **state) {
     ipfsrt_gateway_list list = {0};
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
     ipfsrt_client_options opts = {.gateways = &list};
-    ipfsrt_client *c;
-    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
-    last_first p = {0};
+    last_first p;
     ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, NULL};
-    ipfsrt_client_set_policy(c, &policy);
+    ipfsrt_client *c = client_under(&opts, &policy, &p);
     run_three_reads(c);
     ipfsrt_client_gateway_stats st;
     ipfsrt_client_get_gateway_stats(c, 0, &st);
@@ -419,9 +432,7 @@ static void test_batch_prefetch(void **state) {
     ipfsrt_client_free(c);
 
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(liar), NULL), IPFSRT_OK);
-    assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
-    p = (last_first){0};
-    ipfsrt_client_set_policy(c, &policy);
+    c = client_under(&opts, &policy, &p);
     run_three_reads(c);
     assert_true(p.verify_failures >= 1);
     ipfsrt_client_get_gateway_stats(c, 1, &st);

@@ -231,6 +231,50 @@ void ipfsrt_session_finish(session *s, bool walk_ok) {
     s->last_taken = NULL;
 }
 
+/* Takes a block of the answer for one read. Each arrival serves one read: the
+ * gateway repeats a block each time the DAG does (dups=y), and file data is
+ * not kept once read. A node stays for the session, though: the walk reads
+ * some twice (a file's root, to size the range and to read it) while it
+ * arrived once. Returns a reference of the caller's own. */
+static ipfsrt_rcblock *take_pending(session *s, ipfsrt_rcblock *b) {
+    bool node = b->cid.codec == IPFSRT_CODEC_DAG_PB;
+    b->taken = true;
+    if (b->arrivals > 1 || !node) s->ahead -= b->len;
+    if (b->arrivals > 1 || node) {
+        if (b->arrivals > 1) b->arrivals--;
+    } else {
+        ipfsrt_blockmap_remove(&s->pending, b); /* its reference is ours now */
+        ipfsrt_rcblock_unref(s->last_taken);
+        s->last_taken = b;
+    }
+    ipfsrt_rcblock_ref(b);
+    return b;
+}
+
+/* The answer is complete and lacks cid: a wrong DAG when the answer promised
+ * it (or it was asked for once already), else beyond what that request
+ * covered: the same gateway is asked for it. */
+static void answer_lacks(session *s, const ipfsrt_cid *cid) {
+    task *t = &s->t;
+    attempt *a = t->live[0];
+    char want[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(cid, want);
+    bool first_time = !s->have_unblamed || !ipfsrt_cid_equal(&s->unblamed_for, cid);
+    if (promised(a, cid) || !first_time) {
+        ipfsrt_attempt_fail(a, IPFSRT_GWERR_WRONG_DAG,
+                            "answer to %s?%s lacks block %s, which the walk from the root needs", t->path, t->query,
+                            want);
+    } else {
+        s->unblamed_for = *cid;
+        s->have_unblamed = true;
+        t->same_gateway_again = true;
+    }
+    ipfsrt_attempt_report(a);
+    ipfsrt_task_detach(t, a);
+    ipfsrt_attempt_free(a);
+    ipfsrt_task_advance(t);
+}
+
 static ipfsrt_status session_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                  ipfsrt_error *err) {
     session *s = ctx;
@@ -243,60 +287,22 @@ static ipfsrt_status session_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocks
     s->wanted = *cid;
     task *t = &s->t;
     while (!b) {
-        b = ipfsrt_blockmap_get(&s->pending, cid);
-        if (b) {
-            /* Each arrival serves one read: the gateway repeats a block each time
-             * the DAG does (dups=y), and file data is not kept once read. A node
-             * stays for the session, though: the walk reads some twice (a file's
-             * root, to size the range and to read it) while it arrived once. */
-            bool node = b->cid.codec == IPFSRT_CODEC_DAG_PB;
-            b->taken = true;
-            if (b->arrivals > 1 || !node) s->ahead -= b->len;
-            if (b->arrivals > 1 || node) {
-                if (b->arrivals > 1) b->arrivals--;
-                ipfsrt_rcblock_ref(b);
-            } else {
-                ipfsrt_blockmap_remove(&s->pending, b); /* its reference is ours now */
-                ipfsrt_rcblock_unref(s->last_taken);
-                s->last_taken = b;
-                ipfsrt_rcblock_ref(b);
-            }
-            break;
-        }
-        if (!s->started) {
+        ipfsrt_rcblock *arrived = ipfsrt_blockmap_get(&s->pending, cid);
+        if (arrived) {
+            b = take_pending(s, arrived);
+        } else if (!s->started) {
             s->started = true;
             ipfsrt_task_begin(t, c, &session_ops, IPFSRT_REQUEST_CAR, s);
-            continue;
-        }
-        if (t->state == TASK_FAILED) {
+        } else if (t->state == TASK_FAILED) {
             ipfsrt_status st = ipfsrt_task_error(t, err);
             if (err) ipfsrt_cid_to_string(cid, err->cid);
             return st;
+        } else if (t->live_n == 1 && t->live[0]->finished && !t->live[0]->hashing) {
+            answer_lacks(s, cid);
+        } else {
+            ipfsrt_status st = ipfsrt_task_pump(c, 100, err);
+            if (st != IPFSRT_OK) return st;
         }
-        if (t->live_n == 1 && t->live[0]->finished && !t->live[0]->hashing) {
-            /* The answer is complete and this block is not in it. */
-            attempt *a = t->live[0];
-            char want[IPFSRT_CID_STR_MAX];
-            ipfsrt_cid_to_string(cid, want);
-            bool first_time = !s->have_unblamed || !ipfsrt_cid_equal(&s->unblamed_for, cid);
-            if (promised(a, cid) || !first_time) {
-                ipfsrt_attempt_fail(a, IPFSRT_GWERR_WRONG_DAG,
-                             "answer to %s?%s lacks block %s, which the walk from the root needs",
-                             t->path, t->query, want);
-            } else {
-                /* Beyond what that request covered: ask the same gateway for it. */
-                s->unblamed_for = *cid;
-                s->have_unblamed = true;
-                t->same_gateway_again = true;
-            }
-            ipfsrt_attempt_report(a);
-            ipfsrt_task_detach(t, a);
-            ipfsrt_attempt_free(a);
-            ipfsrt_task_advance(t);
-            continue;
-        }
-        ipfsrt_status st = ipfsrt_task_pump(c, 100, err);
-        if (st != IPFSRT_OK) return st;
     }
     return ipfsrt_block_lend(ref, b);
 }

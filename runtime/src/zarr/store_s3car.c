@@ -512,16 +512,12 @@ ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, vo
     ipfsrt_blockmap_init(&c->nodes);
     ipfsrt_car_index_init(&c->index);
     snprintf(c->what, sizeof c->what, "%.*s", (int)car_len, url);
-    const char *b = url + 5, *slash = strchr(b, '/');
     char bucket[128];
-    ipfsrt_status st = IPFSRT_OK;
-    if (!slash || slash - b >= (ptrdiff_t)sizeof bucket || slash >= url + car_len)
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: s3://bucket/key.car", url);
-    if (st == IPFSRT_OK) {
-        snprintf(bucket, sizeof bucket, "%.*s", (int)(slash - b), b);
-        c->key = strndup(slash + 1, (size_t)(url + car_len - slash - 1));
-        if (!c->key) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    }
+    const char *key;
+    size_t key_len;
+    ipfsrt_status st = ipfsrt_zarr_s3_split(url, car_len, bucket, sizeof bucket, &key, &key_len, err);
+    if (st == IPFSRT_OK && !key_len) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: s3://bucket/key.car", url);
+    if (st == IPFSRT_OK && !(c->key = strndup(key, key_len))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     if (st == IPFSRT_OK) st = ipfsrt_s3_new(&c->s3, bucket, opts->s3_options, err);
     const char *inner = url + car_len;
     while (*inner == '/') inner++;
