@@ -15,6 +15,7 @@
 -- optionally, list(self, prefix) -> {name, ...}.
 local ipfsrt = require "ipfsrt"
 local C = ipfsrt.zarr
+local S3 = require "ipfsrt.s3"
 
 local M = {}
 
@@ -30,22 +31,11 @@ local function client_for(url, spec)
   return spec
 end
 
-local S3_FIELDS = { endpoint = "string", region = "string", access_key = "string", secret_key = "string",
-  session_token = "string", anonymous = "boolean", forbidden_is_absent = "boolean", concurrency = "number",
-  retries = "number", backoff = "number" }
-
--- opts.s3 for s3:// stores: each field as AWS tools take it (see ipfsrt/s3.h);
--- what is not given comes from the environment (AWS_*).
+-- opts.s3 for s3:// stores and CARs on S3 or web servers (see ipfsrt.s3.options).
 local function s3_options(url, spec)
   if spec == nil then return nil end
-  if not url:find("^s3://") then bad("s3 options are for s3:// stores only") end
-  if type(spec) ~= "table" then bad("s3 options must be a table") end
-  for k, v in pairs(spec) do
-    if not S3_FIELDS[k] then bad("s3 option %s is not one of endpoint, region, access_key, secret_key, "
-      .. "session_token, anonymous, forbidden_is_absent, concurrency, retries, backoff", tostring(k)) end
-    if type(v) ~= S3_FIELDS[k] then bad("s3 option %s must be a %s", k, S3_FIELDS[k]) end
-  end
-  return spec
+  if not (url:find("^s3://") or url:find("^https?://")) then bad("s3 options are for s3:// and http(s):// stores") end
+  return S3.options(spec, "zarr")
 end
 
 -- store(url | table[, opts]) -> a store (what open takes)

@@ -97,5 +97,8 @@ struct cJSON *ipfsrt_lua_to_json(lua_State *L, int idx);
 void ipfsrt_lua_push_json(lua_State *L, const struct cJSON *j);
 int ipfsrt_lua_open_serve(lua_State *L);  /* sets serve on the table at -1 */
 int ipfsrt_lua_open_client(lua_State *L); /* sets client and gateways on the table at -1 */
+int ipfsrt_lua_open_s3(lua_State *L);     /* sets s3 and s3_put_file on the table at -1 */
+/* S3 options from the (checked) table at idx; the strings stay the table's. */
+void ipfsrt_lua_s3_options(lua_State *L, int idx, ipfsrt_s3_options *o);
 
 #endif

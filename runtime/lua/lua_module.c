@@ -192,6 +192,7 @@ int ipfsrt_lua_open(lua_State *L) {
     ipfsrt_lua_open_multiformats(L);
     ipfsrt_lua_open_serve(L);
     ipfsrt_lua_open_client(L);
+    ipfsrt_lua_open_s3(L);
     luaL_newlib(L, hash);
     lua_setfield(L, -2, "hash");
     /* the library's Lua modules require "ipfsrt": a host that called this

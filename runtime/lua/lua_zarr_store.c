@@ -132,23 +132,6 @@ static ipfsrt_lua_zstore *push_store(lua_State *L) {
     return zs;
 }
 
-/* S3 options from the (checked) table at idx; strings stay on the Lua stack's table. */
-static void s3_options(lua_State *L, int idx, ipfsrt_s3_options *o) {
-    memset(o, 0, sizeof *o);
-    o->endpoint = ipfsrt_lua_opt_string(L, idx, "endpoint", NULL);
-    o->region = ipfsrt_lua_opt_string(L, idx, "region", NULL);
-    o->access_key = ipfsrt_lua_opt_string(L, idx, "access_key", NULL);
-    o->secret_key = ipfsrt_lua_opt_string(L, idx, "secret_key", NULL);
-    o->session_token = ipfsrt_lua_opt_string(L, idx, "session_token", NULL);
-    lua_getfield(L, idx, "anonymous");
-    o->anonymous = lua_isnil(L, -1) ? 0 : lua_toboolean(L, -1) ? 1 : -1;
-    lua_pop(L, 1);
-    o->forbidden_is_absent = ipfsrt_lua_opt_bool(L, idx, "forbidden_is_absent", false);
-    o->concurrency = (unsigned)ipfsrt_lua_opt_int(L, idx, "concurrency", 0);
-    o->retries = (unsigned)ipfsrt_lua_opt_int(L, idx, "retries", 0);
-    o->backoff_s = ipfsrt_lua_opt_number(L, idx, "backoff", 0);
-}
-
 /* store_open(url, client | nil, writable[, s3 options]) */
 static int zarr_store_open(lua_State *L) {
     const char *url = luaL_checkstring(L, 1);
@@ -158,7 +141,7 @@ static int zarr_store_open(lua_State *L) {
     ipfsrt_s3_options s3;
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
-        s3_options(L, 4, &s3);
+        ipfsrt_lua_s3_options(L, 4, &s3);
         opts.s3_options = &s3;
     }
     ipfsrt_lua_zstore *zs = push_store(L);

@@ -157,6 +157,25 @@ describe("s3:// stores", function()
     assert.truthy(tostring(err):find("bad.car", 1, true), tostring(err))
     assert.equal("hash_mismatch", err.code)
     assert.truthy(err.message:find("chunk", 1, true), err.message) -- the array and the chunk key are named
+    -- the same CAR from a plain web server (here the S3 server, unsigned): read the same way, verified
+    local web = url .. "/data/cars/oisst.car"
+    local before_anon = stats(url).anonymous
+    local over_web = ipfsrt.dataset.open(web)
+    assert.equal("http-car", ipfsrt.zarr.store(web):info().kind)
+    assert.is_true(ipfsrt.zarr.store(web):info().verified)
+    local x, y = here.sst:isel { time = 2 }:values(), over_web.sst:isel { time = 2 }:values()
+    assert.is_true((x:eq(y) | x:isnan()):all())
+    assert.truthy(stats(url).anonymous > before_anon)
+    ok, err = pcall(function()
+      local bad = ipfsrt.zarr.open(url .. "/data/cars/bad.car")
+      for _, a in ipairs(bad:arrays()) do a:read() end
+    end)
+    assert.is_false(ok)
+    assert.equal("hash_mismatch", err.code)
+    assert.truthy(err.message:find(url .. "/data/cars/bad.car", 1, true), err.message)
+    ok, err = pcall(ipfsrt.zarr.open, url .. "/data/cars/none.car")
+    assert.is_false(ok)
+    assert.truthy(err.message:find("none.car", 1, true), err.message)
     -- a CARv1 has no index: one is made by reading it once, and kept in the cache
     ipfsrt.pack(dir, { output = dir .. "-v1.car", hidden = true })
     f = assert(io.open(dir .. "-v1.car", "rb"))
@@ -185,7 +204,7 @@ describe("s3:// stores", function()
     os.execute("rm -rf " .. sh(dir) .. " " .. sh(dir .. ".car") .. " " .. sh(dir .. "-v1.car") .. " " .. sh(cache))
   end)
 
-  it("ipfsrt zarr cp and info reach S3 with the credentials of the environment", function()
+  it("ipfsrt zarr cp, info and pack reach S3 with the credentials of the environment", function()
     local src = os.tmpname()
     os.remove(src)
     ipfsrt.zarr.create(src, { shape = { 6 }, chunks = { 4 }, dtype = "uint8", fill_value = 0, zarr_format = 2 })
@@ -204,7 +223,36 @@ describe("s3:// stores", function()
     p:close()
     assert.truthy(out:find("SignatureDoesNotMatch", 1, true) and out:find("exit 1", 1, true), out)
     assert.is_nil(out:find("not-it", 1, true), out)
-    os.execute("rm -rf " .. sh(src))
+    -- a CAR packed straight to S3 (through a temporary file, which is gone after), then read from there verified
+    local tmp = os.tmpname()
+    os.remove(tmp)
+    assert(os.execute("mkdir -p " .. sh(tmp)))
+    post(url, '{"fail": 1}') -- the upload is refused once (503): sent again from the file's start
+    p = io.popen(string.format("TMPDIR=%s %s %s pack %s -o s3://data/up/packed.car --car-version 2 --hidden 2>&1",
+      sh(tmp), env, exe, sh(src)))
+    local root = p:read("a"):match("(%S+)%s*$")
+    p:close()
+    assert.truthy(root and root:find("^bafy"), root)
+    assert.is_true(os.execute("[ -z \"$(ls -A " .. sh(tmp) .. ")\" ]"))
+    p = io.popen(string.format("%s %s zarr get s3://data/up/packed.car '' : --json 2>&1", env, exe))
+    out = p:read("a")
+    p:close()
+    assert.same({ 0, 1, 2, 3, 4, 5 }, ipfsrt.json.decode(out), out)
+    local uploaded = ipfsrt.zarr.store("s3://data/up", { s3 = opts(url) }):get("packed.car")
+    local f = assert(io.open(src .. ".car", "wb"))
+    f:close()
+    ipfsrt.pack(src, { output = src .. ".car", car_version = 2, hidden = true })
+    f = assert(io.open(src .. ".car", "rb"))
+    assert.equal(f:read("a"), uploaded) -- the same bytes as packed here
+    f:close()
+    -- a failed upload says why and leaves no temporary file behind
+    p = io.popen(string.format("TMPDIR=%s AWS_ENDPOINT_URL=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=not-it %s pack "
+      .. "%s -o s3://data/up/x.car 2>&1; echo \"exit $?\"", sh(tmp), sh(url), CREDS.access_key, exe, sh(src)))
+    out = p:read("a")
+    p:close()
+    assert.truthy(out:find("SignatureDoesNotMatch", 1, true) and out:find("exit 1", 1, true), out)
+    assert.is_true(os.execute("[ -z \"$(ls -A " .. sh(tmp) .. ")\" ]"))
+    os.execute("rm -rf " .. sh(src) .. " " .. sh(src .. ".car") .. " " .. sh(tmp))
   end)
 
   it("says clearly what is wrong with credentials, buckets and access, never the secret", function()

@@ -4,9 +4,11 @@ local argparse = require "ipfsrt.argparse"
 
 local M = {
   summary = "import a file or directory tree into a CAR (UnixFS), CIDs as ipfs-car or Kubo make them",
-  usage = [[usage: ipfsrt pack PATH -o OUT.car [--force] [options]
+  usage = [[usage: ipfsrt pack PATH -o OUT.car|s3://BUCKET/KEY.car [--force] [options]
 
-Prints the root CID as its last line. OUT.car must not exist (--force replaces it). Presets (--preset, default ipfs-car):
+Prints the root CID as its last line. OUT.car must not exist (--force replaces it).
+An s3:// output is written to a temporary file ($TMPDIR) and uploaded with the
+credentials and endpoint of the environment (AWS_ACCESS_KEY_ID, AWS_ENDPOINT_URL, ...). Presets (--preset, default ipfs-car):
   ipfs-car       ipfs-car 3.x: CIDv1, raw leaves, 1 MiB chunks, 1024 links, HAMT above
                  1000 entries, a lone file wrapped in a directory; like ipfs-car it roots
                  the DAG at the deepest directory holding every file and skips symlinks
@@ -21,6 +23,20 @@ Options override the preset:
   --wrap | --no-wrap  --hidden (include dot-files)        --car-version 1|2]],
 }
 
+-- A fresh name in $TMPDIR (else /tmp) for a CAR on its way to S3.
+local function temporary_car()
+  local dir = os.getenv("TMPDIR")
+  if not dir or dir == "" then return os.tmpname() end
+  for _ = 1, 100 do
+    local name = string.format("%s/ipfsrt-pack-%d-%08x.car", dir, math.floor(ipfsrt.clock() * 1000) % 1000000,
+      math.random(0, 0x7fffffff))
+    local f = io.open(name, "r")
+    if not f then return name end
+    f:close()
+  end
+  error(ipfsrt.error.new("io", "no free temporary name in " .. dir), 0)
+end
+
 function M.run(args)
   local pos, opts = argparse.parse(args, {
     output = "string", preset = "string", ["cid-version"] = "string", ["chunk-size"] = "string",
@@ -30,7 +46,8 @@ function M.run(args)
   }, { o = "output", f = "force" })
   if #pos ~= 1 then argparse.usage_error("expected exactly one PATH") end
   if not opts.output then argparse.usage_error("-o OUT.car is required") end
-  local existing = io.open(opts.output, "r")
+  local to_s3 = opts.output:find("^s3://") ~= nil
+  local existing = not to_s3 and io.open(opts.output, "r")
   if existing then
     existing:close()
     if not opts.force then
@@ -40,9 +57,10 @@ function M.run(args)
   local raw_leaves, wrap
   if opts["raw-leaves"] then raw_leaves = true elseif opts["no-raw-leaves"] then raw_leaves = false end
   if opts.wrap then wrap = true elseif opts["no-wrap"] then wrap = false end
-  local root = ipfsrt.pack(pos[1], {
+  local output = to_s3 and temporary_car() or opts.output
+  local ok, root = pcall(ipfsrt.pack, pos[1], {
     preset = opts.preset,
-    output = opts.output,
+    output = output,
     cid_version = argparse.whole(opts, "cid-version"),
     chunk_size = argparse.whole(opts, "chunk-size"),
     max_links = argparse.whole(opts, "max-links"),
@@ -53,6 +71,13 @@ function M.run(args)
     hidden = opts.hidden,
     car_version = argparse.whole(opts, "car-version"),
   })
+  if to_s3 then
+    local sent, err = true, nil
+    if ok then sent, err = pcall(ipfsrt.s3.put_file, opts.output, output) end
+    os.remove(output)
+    if not sent then error(err, 0) end
+  end
+  if not ok then error(root, 0) end
   print(tostring(root))
   return 0
 end

@@ -2,7 +2,8 @@
  * bytes) many at once, listed, written and removed, over the same libcurl
  * engine as the gateway client (many requests in flight, timeouts, retries of
  * 429/5xx and broken transfers after a pause). Requests are signed with AWS
- * SigV4 by libcurl, or sent anonymously for public buckets. Nothing here is
+ * SigV4 by libcurl, or sent anonymously for public buckets (and to plain
+ * web servers, whose files are read the same way). Nothing here is
  * verified: S3 hands out bytes with no hash to check them against (a CAR on S3
  * read through ipfsrt's CAR reader is). Secrets never appear in messages. */
 #ifndef IPFSRT_S3_H
@@ -37,7 +38,18 @@ typedef struct ipfsrt_s3_options {
 /* A client for bucket (its keys are relative to it). */
 ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **s3, const char *bucket, const ipfsrt_s3_options *opts,
                             ipfsrt_error *err);
+/* The files of a plain web server read with the same machinery (ranges
+ * checked, many in flight, retries): a key is a path under base_url ("" is
+ * base_url itself), nothing is signed, 404 is absent, there is no listing.
+ * Of opts only forbidden_is_absent, concurrency, retries, backoff_s,
+ * timeout_ms and ca_file count. */
+ipfsrt_status ipfsrt_s3_new_http(ipfsrt_s3 **s3, const char *base_url, const ipfsrt_s3_options *opts,
+                                 ipfsrt_error *err);
 void ipfsrt_s3_free(ipfsrt_s3 *s3);
+/* "s3://bucket/key" (url's first len bytes): the bucket (into cap bytes) and
+ * the key, slashes trimmed at both ends (*key points into url). */
+ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, size_t cap, const char **key,
+                                  size_t *key_len, ipfsrt_error *err);
 /* "s3://bucket" and where it is ("at http://127.0.0.1:9000", "in us-west-2"), for messages. */
 const char *ipfsrt_s3_describe(const ipfsrt_s3 *s3);
 
@@ -87,6 +99,9 @@ ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s3, const char *prefix, const char *deli
                              void *user, ipfsrt_error *err);
 /* PUT with the body's SHA-256 in x-amz-content-sha256. */
 ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s3, const char *key, const void *data, size_t len, ipfsrt_error *err);
+/* PUT of a file's bytes, read from it as they are sent (hashed first, read
+ * again by each try); up to 5 GiB (S3's limit for one PUT). */
+ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s3, const char *key, const char *path, ipfsrt_error *err);
 /* Removing an absent key is not an error. */
 ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *key, ipfsrt_error *err);
 

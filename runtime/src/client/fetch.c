@@ -251,11 +251,22 @@ ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
 
 static void settle(ipfsrt_fetch *f, ipfsrt_fetch_req *r);
 
+static size_t on_read(char *buf, size_t size, size_t nitems, void *user) {
+    ipfsrt_fetch_req *r = user;
+    size_t n = r->spec.body_read(r->spec.user, (uint8_t *)buf, size * nitems);
+    return n == SIZE_MAX ? CURL_READFUNC_ABORT : n;
+}
+
 /* The method, body and signing of the request (GET, unsigned, when none). */
 static void set_method(ipfsrt_fetch_req *r) {
     CURL *e = r->easy;
     if (r->method && strcmp(r->method, "HEAD") == 0) {
         curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+    } else if (r->method && strcmp(r->method, "PUT") == 0 && r->spec.body_read) {
+        curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(e, CURLOPT_READDATA, r);
+        curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->spec.body_size);
     } else if (r->method && strcmp(r->method, "PUT") == 0) {
         curl_easy_setopt(e, CURLOPT_POST, 1L); /* a body from memory, sent as PUT */
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->spec.body ? (const char *)r->spec.body : "");

@@ -46,6 +46,11 @@ typedef struct ipfsrt_fetch_spec {
     const char *method; /* NULL = GET; "PUT", "HEAD", "DELETE" */
     const uint8_t *body; /* PUT: the body (borrowed until the request is done or canceled) */
     size_t body_len;
+    /* PUT: or a body of body_size bytes pulled from here as it is sent (a
+     * file, never held whole): up to cap bytes into buf, the count (0 at the
+     * end), or SIZE_MAX to abort */
+    size_t (*body_read)(void *user, uint8_t *buf, size_t cap);
+    uint64_t body_size;
     const char *const *headers; /* more header lines ("Name: value"), NULL-terminated; copied */
     /* S3: libcurl signs the request with SigV4 ("aws:amz:REGION:s3") and
      * userpwd ("KEY:SECRET", copied, wiped when freed); redirects are then the

@@ -17,12 +17,14 @@
 #define ERROR_BODY_MAX (64u << 10)
 #define OBJECT_MAX ((uint64_t)2 << 30) /* one value read into memory */
 #define PRESIZE_MAX ((uint64_t)64 << 20)
+#define PUT_MAX ((uint64_t)5 << 30) /* S3's limit for one PUT */
 #define MAX_BACKOFF_S 20.0
 #define LIST_PAGES_MAX 100000
 #define LIST_PAGE_MAX ((size_t)16 << 20) /* S3 pages hold 1000 keys: well under this */
 
 struct ipfsrt_s3 {
     char *bucket, *endpoint; /* endpoint NULL: AWS, virtual-hosted */
+    bool plain;              /* not S3: keys are paths under endpoint, nothing signed */
     char region[64];
     char *access_key, *secret_key, *session_token, *userpwd;
     bool anonymous, forbidden_is_absent;
@@ -83,7 +85,8 @@ static bool bucket_name_ok(const char *b) {
 }
 
 static void describe(ipfsrt_s3 *s) {
-    if (s->endpoint) snprintf(s->describe, sizeof s->describe, "s3://%s at %s", s->bucket, s->endpoint);
+    if (s->plain) snprintf(s->describe, sizeof s->describe, "%s", s->endpoint);
+    else if (s->endpoint) snprintf(s->describe, sizeof s->describe, "s3://%s at %s", s->bucket, s->endpoint);
     else snprintf(s->describe, sizeof s->describe, "s3://%s in %s", s->bucket, s->region);
 }
 
@@ -108,13 +111,33 @@ static ipfsrt_status configure(ipfsrt_s3 *s, const char *bucket, const ipfsrt_s3
     return take_credentials(s, o, err);
 }
 
-ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **out, const char *bucket, const ipfsrt_s3_options *opts, ipfsrt_error *err) {
+/* A plain web server: only the base URL, the retries and the pauses. */
+static ipfsrt_status configure_plain(ipfsrt_s3 *s, const char *base_url, const ipfsrt_s3_options *o,
+                                     ipfsrt_error *err) {
+    if (strncmp(base_url, "http://", 7) != 0 && strncmp(base_url, "https://", 8) != 0)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s is not an http(s):// URL", base_url);
+    for (const char *p = base_url; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: a URL has no spaces or control characters", base_url);
+    if (!dup_opt(&s->endpoint, base_url)) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    size_t n = strlen(s->endpoint);
+    while (n > 8 && s->endpoint[n - 1] == '/') s->endpoint[--n] = 0;
+    s->plain = s->anonymous = true;
+    s->forbidden_is_absent = o->forbidden_is_absent;
+    s->retries = o->retries ? o->retries : 3;
+    s->backoff_s = o->backoff_s > 0 ? o->backoff_s : 0.2;
+    describe(s);
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status s3_new(ipfsrt_s3 **out, const char *bucket, const char *base_url, const ipfsrt_s3_options *opts,
+                            ipfsrt_error *err) {
     static const ipfsrt_s3_options defaults = {0};
     const ipfsrt_s3_options *o = opts ? opts : &defaults;
     *out = NULL;
     ipfsrt_s3 *s = calloc(1, sizeof *s);
     if (!s) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    ipfsrt_status st = configure(s, bucket, o, err);
+    ipfsrt_status st = bucket ? configure(s, bucket, o, err) : configure_plain(s, base_url, o, err);
     ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = o->concurrency ? o->concurrency : 16,
                                .stall_timeout_ms = o->timeout_ms, .first_byte_timeout_ms = o->timeout_ms,
                                .ca_file = o->ca_file};
@@ -125,6 +148,15 @@ ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **out, const char *bucket, const ipfsrt_s3
     }
     *out = s;
     return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **out, const char *bucket, const ipfsrt_s3_options *opts, ipfsrt_error *err) {
+    return s3_new(out, bucket, NULL, opts, err);
+}
+
+ipfsrt_status ipfsrt_s3_new_http(ipfsrt_s3 **out, const char *base_url, const ipfsrt_s3_options *opts,
+                                 ipfsrt_error *err) {
+    return s3_new(out, NULL, base_url, opts, err);
 }
 
 void ipfsrt_s3_free(ipfsrt_s3 *s) {
@@ -138,6 +170,25 @@ void ipfsrt_s3_free(ipfsrt_s3 *s) {
     wipe_free(s->userpwd);
     free(s);
 }
+
+ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, size_t cap, const char **rest,
+                                  size_t *rest_len, ipfsrt_error *err) {
+    if (len < 5 || strncmp(url, "s3://", 5) != 0)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: not s3://bucket/key", url);
+    const char *b = url + 5, *end = url + len, *slash = memchr(b, '/', (size_t)(end - b));
+    size_t n = slash ? (size_t)(slash - b) : (size_t)(end - b);
+    if (!n || n >= cap) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: no bucket name", url);
+    memcpy(bucket, b, n);
+    bucket[n] = 0;
+    const char *p = slash ? slash + 1 : end;
+    while (p < end && *p == '/') p++;
+    size_t pn = (size_t)(end - p);
+    while (pn && p[pn - 1] == '/') pn--;
+    *rest = p;
+    *rest_len = pn;
+    return IPFSRT_OK;
+}
+
 
 const char *ipfsrt_s3_describe(const ipfsrt_s3 *s) { return s->describe; }
 
@@ -192,6 +243,10 @@ bool ipfsrt_s3_content_range_parse(const char *s, uint64_t *from, uint64_t *to, 
 static bool object_url(const ipfsrt_s3 *s, const char *key, const char *query, char *out, size_t cap) {
     char enc[3 * 1024 + 8];
     if (!ipfsrt_s3_uri_encode(key, true, enc, sizeof enc)) return false;
+    if (s->plain) {
+        int n = snprintf(out, cap, "%s%s%s", s->endpoint, *enc ? "/" : "", enc);
+        return n > 0 && (size_t)n < cap;
+    }
     int n = s->endpoint ? snprintf(out, cap, "%s/%s%s%s%s%s", s->endpoint, s->bucket, *enc ? "/" : "", enc,
                                    query ? "?" : "", query ? query : "")
                         : snprintf(out, cap, "https://%s.s3.%s.amazonaws.com/%s%s%s", s->bucket, s->region, enc,
@@ -215,8 +270,10 @@ typedef struct s3_op {
     uint64_t from, to;       /* GET: the bytes asked this time ([from, to], to UINT64_MAX: open) */
     bool suffix_asked;       /* ... as "the last length bytes" */
     const char *query;       /* LIST */
-    const uint8_t *put_data; /* PUT */
+    const uint8_t *put_data; /* PUT: from memory */
     size_t put_len;
+    FILE *put_file;          /* ... or from a file, read anew by each try */
+    uint64_t put_size;
     char put_sha[65];
     op_state state;
     bool reported;
@@ -301,9 +358,17 @@ static const char *security_token_header(const ipfsrt_s3 *s, char *out, size_t c
     return out;
 }
 
+static size_t read_put_file(void *user, uint8_t *buf, size_t cap) {
+    s3_op *o = user;
+    size_t n = fread(buf, 1, cap, o->put_file);
+    return n == 0 && ferror(o->put_file) ? SIZE_MAX : n;
+}
+
 /* Sends the op's request now. */
 static ipfsrt_status op_send(s3_op *o, ipfsrt_error *err) {
     ipfsrt_s3 *s = o->s3;
+    if (o->put_file && fseek(o->put_file, 0, SEEK_SET) != 0)
+        return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: %s: the file to send cannot be read again", s->describe, o->key);
     char url[8192], range[64], sha[100], token[4200], sigv4[128];
     if (!object_url(s, o->key, o->query, url, sizeof url))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: key %.200s makes too long a URL", s->describe, o->key);
@@ -316,6 +381,7 @@ static ipfsrt_status op_send(s3_op *o, ipfsrt_error *err) {
                              o->kind == OP_PUT ? tok : NULL, NULL};
     ipfsrt_fetch_spec spec = {.url = url, .range = range[0] ? range : NULL, .method = method_of(o->kind),
                               .body = o->put_data, .body_len = o->put_len,
+                              .body_read = o->put_file ? read_put_file : NULL, .body_size = o->put_size,
                               .headers = s->anonymous ? NULL : headers,
                               .aws_sigv4 = s->anonymous ? NULL : sigv4, .userpwd = s->anonymous ? NULL : s->userpwd,
                               .on_head = op_head, .on_body = op_body, .on_done = op_finished, .user = o};
@@ -367,6 +433,7 @@ static void s3_words(s3_op *o, char *out, size_t cap) {
 
 /* A 301/307/400 that names the bucket's region: asked again there, once. */
 static bool moved(s3_op *o) {
+    if (o->s3->plain) return false;
     const char *region = o->region[0] ? o->region : o->xml_on ? o->xml.region : "";
     long st = o->head.status;
     if (o->moved || !*region || (st != 301 && st != 307 && st != 400) || strlen(region) >= sizeof o->s3->region ||
@@ -629,6 +696,37 @@ ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s, const char *key, const void *data, siz
     return run_ops(s, &o, 1, report_one, NULL, err);
 }
 
+/* The file's SHA-256 in hex, read through once; its size. */
+static ipfsrt_status file_sha256(FILE *f, char hex[65], uint64_t *size, ipfsrt_error *err) {
+    ipfsrt_hash_ctx *h = NULL;
+    uint8_t *buf = malloc(1 << 20), digest[32];
+    ipfsrt_status st = buf ? ipfsrt_hash_ctx_new(&h, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_start(h, IPFSRT_SHA2_256, err);
+    *size = 0;
+    for (size_t n; st == IPFSRT_OK && (n = fread(buf, 1, 1 << 20, f)) > 0; *size += n)
+        st = ipfsrt_hash_ctx_update(h, buf, n, err);
+    if (st == IPFSRT_OK && ferror(f)) st = ipfsrt_fail(err, IPFSRT_EIO, -1, "reading failed");
+    if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_finish(h, digest, err);
+    for (int i = 0; st == IPFSRT_OK && i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    ipfsrt_hash_ctx_free(h);
+    free(buf);
+    return st;
+}
+
+ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s, const char *key, const char *path, ipfsrt_error *err) {
+    s3_op o;
+    op_init(&o, s, OP_PUT, key);
+    if (!(o.put_file = fopen(path, "rb"))) return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: cannot open it", path);
+    ipfsrt_status st = file_sha256(o.put_file, o.put_sha, &o.put_size, err);
+    if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: ", path);
+    if (st == IPFSRT_OK && o.put_size > PUT_MAX)
+        st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: %llu bytes is more than one S3 PUT takes (5 GiB; "
+                         "multipart uploads are not done)", path, (unsigned long long)o.put_size);
+    if (st == IPFSRT_OK) st = run_ops(s, &o, 1, report_one, NULL, err);
+    fclose(o.put_file);
+    return st;
+}
+
 ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s, const char *key, ipfsrt_s3_write_fn sink, void *user,
                                    uint64_t *size, char *etag, ipfsrt_error *err) {
     s3_op o;
@@ -696,6 +794,7 @@ static ipfsrt_status list_query(const char *prefix, const char *delimiter, const
 
 ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s, const char *prefix, const char *delimiter, ipfsrt_s3_entry_fn fn,
                              void *user, ipfsrt_error *err) {
+    if (s->plain) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: a web server has no listing", s->describe);
     list_call c = {fn, user, "", true};
     ipfsrt_status st = IPFSRT_OK;
     for (unsigned page = 0; st == IPFSRT_OK && c.more; page++) {

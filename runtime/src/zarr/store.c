@@ -163,6 +163,14 @@ ipfsrt_status ipfsrt_zarr_unixfs_entry(void *lister, const ipfsrt_unixfs_entry *
 
 static bool has_prefix(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
+static bool is_web(const char *url) { return has_prefix(url, "http://") || has_prefix(url, "https://"); }
+
+/* A gateway's "/ipfs/…" or "/ipns/…" before end: a path in IPFS, not a CAR file. */
+static bool gateway_path(const char *url, const char *end) {
+    const char *p = strstr(url, "/ipfs/"), *q = strstr(url, "/ipns/");
+    return (p && p < end) || (q && q < end);
+}
+
 /* "x.car" or "x.car/path": where the file name ends, or NULL. */
 static const char *car_file_end(const char *url) {
     for (const char *p = strstr(url, ".car"); p; p = strstr(p + 1, ".car"))
@@ -185,7 +193,9 @@ ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, c
         st = ipfsrt_zarr_s3car_store_open(&ops, &ctx, url, (size_t)(car_end - url), opts, err);
     else if (has_prefix(url, "s3://"))
         st = ipfsrt_zarr_s3_store_open(&ops, &ctx, url, opts, err);
-    else if (has_prefix(url, "http://") || has_prefix(url, "https://"))
+    else if (car_end && is_web(url) && !gateway_path(url, car_end))
+        st = ipfsrt_zarr_s3car_store_open(&ops, &ctx, url, (size_t)(car_end - url), opts, err);
+    else if (is_web(url))
         st = ipfsrt_zarr_http_store_open(&ops, &ctx, url, opts, err);
     else if (car_end && !has_prefix(url, "file://"))
         st = ipfsrt_zarr_car_store_open(&ops, &ctx, url, (size_t)(car_end - url), err);

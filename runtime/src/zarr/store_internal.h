@@ -33,11 +33,8 @@ typedef ipfsrt_status (*ipfsrt_zarr_car_stream_fn)(void *user,
 ipfsrt_status ipfsrt_zarr_car_index_cached(const uint8_t *identity, size_t identity_len, uint64_t data_size,
                                            ipfsrt_zarr_car_stream_fn stream, void *user, ipfsrt_buf *index,
                                            ipfsrt_error *err);
-/* The first len bytes of "s3://bucket[/rest]": the bucket (into cap bytes), and
- * rest without its leading and trailing slashes. */
-ipfsrt_status ipfsrt_zarr_s3_split(const char *url, size_t len, char *bucket, size_t cap, const char **rest,
-                                   size_t *rest_len, ipfsrt_error *err);
-/* url's first car_len bytes name a CAR on S3 ("s3://bucket/key.car"); the rest is a path from its root. */
+/* url's first car_len bytes name a CAR on S3 ("s3://bucket/key.car") or a web
+ * server ("https://host/x.car"); the rest is a path from its root. */
 ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                            size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,

@@ -100,27 +100,11 @@ static void s3_store_free(void *ctx) {
 
 static const ipfsrt_zarr_store_ops s3_ops = {"s3", false, s3_get_many, s3_list_dir, s3_put, s3_erase, s3_store_free};
 
-ipfsrt_status ipfsrt_zarr_s3_split(const char *url, size_t len, char *bucket, size_t cap, const char **rest,
-                                   size_t *rest_len, ipfsrt_error *err) {
-    const char *b = url + 5, *end = url + len, *slash = memchr(b, '/', (size_t)(end - b));
-    size_t n = slash ? (size_t)(slash - b) : (size_t)(end - b);
-    if (!n || n >= cap) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: no bucket name", url);
-    memcpy(bucket, b, n);
-    bucket[n] = 0;
-    const char *p = slash ? slash + 1 : end;
-    while (p < end && *p == '/') p++;
-    size_t pn = (size_t)(end - p);
-    while (pn && p[pn - 1] == '/') pn--;
-    *rest = p;
-    *rest_len = pn;
-    return IPFSRT_OK;
-}
-
 /* "s3://bucket[/prefix]": the bucket, and the prefix with one "/" at its end. */
 static ipfsrt_status split_url(const char *url, char *bucket, size_t cap, char **prefix, ipfsrt_error *err) {
     const char *p;
     size_t pn;
-    ipfsrt_status st = ipfsrt_zarr_s3_split(url, strlen(url), bucket, cap, &p, &pn, err);
+    ipfsrt_status st = ipfsrt_s3_url_split(url, strlen(url), bucket, cap, &p, &pn, err);
     if (st != IPFSRT_OK) return st;
     *prefix = malloc(pn + 2);
     if (!*prefix) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");

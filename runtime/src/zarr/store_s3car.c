@@ -1,4 +1,5 @@
-/* A CAR file on S3 as a verified, read-only store ("s3://bucket/x.car[/path]"):
+/* A CAR file on S3 or a web server as a verified, read-only store
+ * ("s3://bucket/x.car[/path]", "https://host/x.car[/path]"):
  * its header and index are read once (a CARv1 has none: one is made by reading
  * it once, and kept in the cache folder); then the keys asked for at once are
  * resolved from the CAR's root together, round by round: each round collects
@@ -23,7 +24,7 @@ typedef struct s3car {
     ipfsrt_s3 *s3;
     char *key;     /* the CAR's object key */
     char *root;    /* "CID/path/" the store's keys are under */
-    char what[600]; /* "s3://bucket/x.car", for messages */
+    char what[600]; /* "s3://bucket/x.car" or its URL, for messages */
     uint64_t data_start, data_end;
     uint8_t *index_bytes;
     ipfsrt_car_index index;
@@ -504,6 +505,29 @@ static void s3car_free(void *ctx) {
 }
 
 static const ipfsrt_zarr_store_ops s3car_ops = {"s3-car", true, s3car_get_many, s3car_list_dir, NULL, NULL, s3car_free};
+static const ipfsrt_zarr_store_ops httpcar_ops = {"http-car", true, s3car_get_many, s3car_list_dir, NULL, NULL,
+                                                  s3car_free};
+
+static ipfsrt_status open_s3(s3car *c, const char *url, size_t car_len, const ipfsrt_zarr_store_options *opts,
+                             ipfsrt_error *err) {
+    char bucket[128];
+    const char *key;
+    size_t key_len;
+    ipfsrt_status st = ipfsrt_s3_url_split(url, car_len, bucket, sizeof bucket, &key, &key_len, err);
+    if (st == IPFSRT_OK && !key_len) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: s3://bucket/key.car", url);
+    if (st == IPFSRT_OK && !(c->key = strndup(key, key_len))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return st == IPFSRT_OK ? ipfsrt_s3_new(&c->s3, bucket, opts->s3_options, err) : st;
+}
+
+/* A CAR on a web server: the file's URL is the client's, its key "". */
+static ipfsrt_status open_http(s3car *c, const char *url, size_t car_len, const ipfsrt_zarr_store_options *opts,
+                               ipfsrt_error *err) {
+    char *at = strndup(url, car_len);
+    ipfsrt_status st = at && (c->key = strdup("")) ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK) st = ipfsrt_s3_new_http(&c->s3, at, opts->s3_options, err);
+    free(at);
+    return st;
+}
 
 ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                            size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
@@ -512,13 +536,8 @@ ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, vo
     ipfsrt_blockmap_init(&c->nodes);
     ipfsrt_car_index_init(&c->index);
     snprintf(c->what, sizeof c->what, "%.*s", (int)car_len, url);
-    char bucket[128];
-    const char *key;
-    size_t key_len;
-    ipfsrt_status st = ipfsrt_zarr_s3_split(url, car_len, bucket, sizeof bucket, &key, &key_len, err);
-    if (st == IPFSRT_OK && !key_len) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: s3://bucket/key.car", url);
-    if (st == IPFSRT_OK && !(c->key = strndup(key, key_len))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (st == IPFSRT_OK) st = ipfsrt_s3_new(&c->s3, bucket, opts->s3_options, err);
+    ipfsrt_status st = strncmp(url, "s3://", 5) == 0 ? open_s3(c, url, car_len, opts, err)
+                                                      : open_http(c, url, car_len, opts, err);
     const char *inner = url + car_len;
     while (*inner == '/') inner++;
     char path[IPFSRT_ZARR_KEY_MAX + 1];
@@ -530,7 +549,7 @@ ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, vo
         s3car_free(c);
         return st;
     }
-    *ops = &s3car_ops;
+    *ops = strncmp(url, "s3://", 5) == 0 ? &s3car_ops : &httpcar_ops;
     *ctx = c;
     return IPFSRT_OK;
 }
