@@ -60,7 +60,21 @@ static void set_policy_dir(lua_State *L) {
     lua_setfield(L, -2, "policy_dir");
 }
 
+/* Optional C modules built apart (ipfsrt/mpi_core.so): beside the executable
+ * in the build tree (lua/ipfsrt/), lib/lua/5.4 once installed; before package.cpath. */
+static void setup_cpath(lua_State *L) {
+    static const char *const candidates[] = {"/lua", "/../lib/lua/5.4"};
+    char dir[PATH_MAX + 64];
+    if (!beside_exe(candidates, 2, "/ipfsrt", dir, sizeof dir)) return;
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "cpath");
+    lua_pushfstring(L, "%s/?.so;%s", dir, lua_tostring(L, -1));
+    lua_setfield(L, -3, "cpath");
+    lua_pop(L, 2);
+}
+
 static void setup_paths(lua_State *L) {
+    setup_cpath(L);
     char dir[PATH_MAX + 64];
     const char *env = getenv("IPFSRT_LUA_DIR");
     if (env && *env)
@@ -242,6 +256,18 @@ static int pmain(lua_State *L) {
     return 1;
 }
 
+/* A failed script under MPI ends the whole job: finalising this rank as if
+ * all went well would leave the others waiting for it for ever. */
+static void abort_mpi_job(lua_State *L, int rc) {
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    if (lua_getfield(L, -1, "ipfsrt.mpi_core") == LUA_TTABLE && lua_getfield(L, -1, "size") == LUA_TFUNCTION &&
+        lua_pcall(L, 0, 1, 0) == LUA_OK && lua_tointeger(L, -1) > 1 && lua_getfield(L, -2, "abort") == LUA_TFUNCTION) {
+        lua_pushinteger(L, rc);
+        lua_pcall(L, 1, 0, 0);
+    }
+    lua_settop(L, 0);
+}
+
 int main(int argc, char **argv) {
     lua_State *L = luaL_newstate();
     if (!L) {
@@ -254,6 +280,7 @@ int main(int argc, char **argv) {
     int status = lua_pcall(L, 2, 1, 0);
     int rc = status == LUA_OK ? (int)lua_tointeger(L, -1) : 1;
     if (status != LUA_OK) fprintf(stderr, "ipfsrt: %s\n", lua_tostring(L, -1));
+    if (rc != 0) abort_mpi_job(L, rc);
     lua_close(L);
     return rc;
 }

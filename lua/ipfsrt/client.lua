@@ -6,7 +6,10 @@
 --   log         = function(line), what the policy reports
 --   verify      = true; false reads unverified bytes (benchmarks only)
 --   cache       = {memory = bytes (0 = none), dir = path, trust = false} | false
+--                 (dir default: $IPFSRT_CACHE_DIR/blocks when that is set)
 --   concurrency = requests in flight (0 = default)
+--   threads     = hashing threads (0 = default: IPFSRT_THREADS, else the CPUs the
+--                 process may use, at most 4; under ipfsrt.mpi the node's CPUs per rank)
 --   retries     = attempts per request after the first (0 = default)
 --   timeout     = seconds per request before the first byte, or between bytes (0 = default)
 --   min_rate    = bytes/s a body must keep up over timeout (default 1024; false = none)
@@ -41,13 +44,19 @@ local function gateway_list(g)
   return urls
 end
 
+-- A verified block cache on disk: cache.dir, else $IPFSRT_CACHE_DIR/blocks
+-- (shared safely by processes: blocks are written aside and renamed).
 local function cache_options(cache, out)
+  local env = os.getenv("IPFSRT_CACHE_DIR")
+  if cache ~= false and (type(cache) ~= "table" or cache.dir == nil) and env and env ~= "" then
+    out.cache_dir = env .. "/blocks"
+  end
   if cache == false then
     out.cache_memory = 0
   elseif type(cache) == "table" then
     if cache.memory ~= nil then out.cache_memory = count(cache, "memory", "cache.memory") end
     if cache.dir ~= nil and type(cache.dir) ~= "string" then bad("cache.dir must be a path") end
-    out.cache_dir = cache.dir
+    out.cache_dir = cache.dir or out.cache_dir
     out.cache_trust = cache.trust == true
   elseif cache ~= nil then
     bad("cache must be a table or false")
@@ -62,6 +71,7 @@ function M.options(opts)
     verify = opts.verify ~= false,
     concurrency = count(opts, "concurrency"),
     retries = count(opts, "retries"),
+    threads = count(opts, "threads"),
   }
   for _, key in ipairs({ "timeout", "deadline" }) do
     if opts[key] ~= nil then

@@ -172,6 +172,17 @@ local function zarr_selection(sel)
   return out
 end
 
+-- v:source() -> {array =, selection =, cf =}: what v reads, for readers of
+-- their own (ipfsrt.mpi): the Zarr array, per dimension {index =} or {start =,
+-- count =, step =}, and the CF decoding (nil, or {type =, scale =, offset =,
+-- fills =}) that values() applies.
+function Variable.source(v)
+  if v._data then bad("source of a computed variable: it has no array") end
+  local cf = cf_of(v)
+  return { array = v._array, selection = v._sel,
+    cf = cf and { type = cf.type, scale = cf.scale, offset = cf.offset, fills = fills_of(cf) } }
+end
+
 -- v:values([opts]) -> n-d array: the selection read (only the chunks it needs)
 -- and CF-decoded. opts.progress as for zarr reads.
 function Variable.values(v, opts)

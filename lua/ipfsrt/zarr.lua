@@ -121,6 +121,29 @@ function Array.read(a, selection, opts)
   return rawget(a, "_node"):read(selection, threads, opts.progress, u.dtype, u.fills, u.scale, u.offset)
 end
 
+-- a:chunk_key(i, j, ...) -> the store key of a chunk (a shard, if sharded)
+function Array.chunk_key(a, ...) return rawget(a, "_node"):chunk_key(...) end
+
+-- a:stored_sizes(keys) -> {key = bytes}: what the store's listings say of
+-- these keys (each folder listed once); a key missing from its folder's
+-- listing is absent (0); nil when the store cannot list.
+function Array.stored_sizes(a, keys)
+  local store, in_folder, sizes = rawget(a, "_store"), {}, {}
+  if not store:info().listable then return nil end
+  for _, key in ipairs(keys) do
+    local folder, name = key:match("^(.*)/([^/]*)$")
+    folder, name = folder or "", name or key
+    in_folder[folder] = in_folder[folder] or {}
+    in_folder[folder][key] = name
+  end
+  for folder, names in pairs(in_folder) do
+    local listed = {}
+    for _, e in ipairs(store:list_dir(folder == "" and "" or folder .. "/")) do listed[e.name] = e.size or 1 end
+    for key, name in pairs(names) do sizes[key] = listed[name] or 0 end
+  end
+  return sizes
+end
+
 function Array.__tostring(a)
   return string.format("zarr array %s (v%d) %s [%s] chunks [%s]", a.path == "" and "/" or a.path, a.zarr_format,
     a.dtype, table.concat(a.shape, ", "), table.concat(a.chunks, ", "))

@@ -82,6 +82,7 @@ int ipfsrt_lua_open_zarr(lua_State *L);       /* pushes the submodule */
 int ipfsrt_lua_open_image(lua_State *L);      /* pushes the submodule */
 /* The ipfsrt.ndarray at idx (raises otherwise). */
 ipfsrt_ndarray *ipfsrt_lua_check_ndarray(lua_State *L, int idx);
+ipfsrt_ndarray *ipfsrt_lua_test_ndarray(lua_State *L, int idx); /* NULL when not one */
 /* Pushes a new ipfsrt.ndarray that takes over a's view (a is left empty). */
 void ipfsrt_lua_push_ndarray(lua_State *L, ipfsrt_ndarray *a);
 /* One dimension of a selection: an index, {start, stop[, step]} (nil bounds:

@@ -47,6 +47,24 @@ static void push_policy_dir(lua_State *L) {
     lua_pushstring(L, IPFSRT_POLICYDIR);
 }
 
+/* The core's functions for C modules built apart (ipfsrt/lua.h). */
+static void publish_c_api(lua_State *L) {
+    static const ipfsrt_lua_api api = {
+        IPFSRT_LUA_API_VERSION,  sizeof api,         ipfsrt_lua_test_ndarray,   ipfsrt_lua_push_ndarray,
+        ipfsrt_lua_raise,        ipfsrt_ndarray_init, ipfsrt_ndarray_free,      ipfsrt_ndarray_new_zeros,
+        ipfsrt_ndarray_copy,     ipfsrt_ndarray_size, ipfsrt_ndarray_is_contiguous, ipfsrt_dtype_name,
+        ipfsrt_threads_set,      ipfsrt_cpus_usable};
+    lua_pushlightuserdata(L, (void *)&api);
+    lua_setfield(L, LUA_REGISTRYINDEX, IPFSRT_LUA_API);
+}
+
+/* ipfsrt.threads() -> worker threads used when no option says (ipfsrt_threads), and the CPUs usable */
+static int l_threads(lua_State *L) {
+    lua_pushinteger(L, ipfsrt_threads());
+    lua_pushinteger(L, ipfsrt_cpus_usable());
+    return 2;
+}
+
 static int l_clock(lua_State *L) {
     lua_pushnumber(L, ipfsrt_clock());
     return 1;
@@ -159,7 +177,7 @@ static int versions(lua_State *L) {
 }
 
 int ipfsrt_lua_open(lua_State *L) {
-    static const luaL_Reg fns[] = {{"clock", l_clock}, {"versions", versions},
+    static const luaL_Reg fns[] = {{"clock", l_clock}, {"threads", l_threads}, {"versions", versions},
                                    {"listdir", listdir}, {"isatty", l_isatty},
                                    {"catch_signals", catch_signals},
                                    {"stop_requested", stop_requested},
@@ -167,6 +185,7 @@ int ipfsrt_lua_open(lua_State *L) {
     static const luaL_Reg hash[] = {{"backend", hash_backend}, {"backends", hash_backends},
                                     {NULL, NULL}};
     ipfsrt_lua_add_searcher(L);
+    publish_c_api(L);
     luaL_newlib(L, fns);
     push_policy_dir(L);
     lua_setfield(L, -2, "policy_dir");

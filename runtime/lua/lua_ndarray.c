@@ -10,6 +10,7 @@
 #define NDARRAY "ipfsrt.ndarray"
 
 ipfsrt_ndarray *ipfsrt_lua_check_ndarray(lua_State *L, int idx) { return luaL_checkudata(L, idx, NDARRAY); }
+ipfsrt_ndarray *ipfsrt_lua_test_ndarray(lua_State *L, int idx) { return luaL_testudata(L, idx, NDARRAY); }
 
 static ipfsrt_ndarray *check_array(lua_State *L, int idx) { return ipfsrt_lua_check_ndarray(L, idx); }
 
@@ -111,6 +112,12 @@ static bool check_big_endian(lua_State *L, int idx) {
         return *(unsigned char *)&probe == 0;
     }
     return o == 1;
+}
+
+/* ndarray.isarray(x) -> whether x is an n-d array */
+static int nd_isarray(lua_State *L) {
+    lua_pushboolean(L, luaL_testudata(L, 1, NDARRAY) != NULL);
+    return 1;
 }
 
 /* ndarray.frombytes(s, dtype, shape[, order]): the elements of s in C order */
@@ -881,7 +888,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
                                    {"full", nd_full},   {"arange", nd_arange}, {"from", nd_from},
                                    {"where", nd_where}, {"maximum", nd_maximum}, {"minimum", nd_minimum},
                                    {"linspace", nd_linspace}, {"concat", nd_concat}, {"stack", nd_stack},
-                                   {"frombytes", nd_frombytes},
+                                   {"frombytes", nd_frombytes}, {"isarray", nd_isarray},
                                    {NULL, NULL}};
     ipfsrt_lua_class_indexed(L, NDARRAY, meta, methods);
     luaL_newlib(L, fns);

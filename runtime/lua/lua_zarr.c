@@ -28,7 +28,7 @@ static void push_sizes(lua_State *L, const size_t *v, int n) {
     }
 }
 
-static void check_index(lua_State *L, const ipfsrt_zarr_meta *m, int first, size_t *index) {
+void ipfsrt_lua_zarr_check_index(lua_State *L, const ipfsrt_zarr_meta *m, int first, size_t *index) {
     for (int d = 0; d < m->ndim; d++) {
         lua_Integer i = luaL_checkinteger(L, first + d);
         if (i < 0) ipfsrt_lua_raise_arg(L, "negative chunk index %lld", (long long)i);
@@ -40,7 +40,7 @@ static void check_index(lua_State *L, const ipfsrt_zarr_meta *m, int first, size
 static int meta_chunk_key(lua_State *L) {
     const ipfsrt_zarr_meta *m = check_meta(L, 1);
     size_t index[IPFSRT_NDARRAY_MAX_DIMS];
-    check_index(L, m, 2, index);
+    ipfsrt_lua_zarr_check_index(L, m, 2, index);
     char key[512];
     ipfsrt_error err;
     if (ipfsrt_zarr_chunk_key(m, index, key, sizeof key, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);

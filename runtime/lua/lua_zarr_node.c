@@ -173,6 +173,21 @@ static int node_info(lua_State *L) {
     return 1;
 }
 
+/* n:chunk_key(i, j, ...) -> the store key of a chunk (a shard, if sharded) of the array */
+static int node_chunk_key(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(n);
+    if (!m) return ipfsrt_lua_raise_arg(L, "chunk_key: %s is a group", ipfsrt_zarr_path(n));
+    size_t index[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_lua_zarr_check_index(L, m, 2, index);
+    char key[IPFSRT_ZARR_KEY_MAX + 1];
+    ipfsrt_error err;
+    if (ipfsrt_zarr_chunk_key(m, index, key, sizeof key, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    const char *path = ipfsrt_zarr_path(n);
+    lua_pushfstring(L, "%s%s%s", path, *path ? "/" : "", key);
+    return 1;
+}
+
 static ipfsrt_status add_member(void *user, const char *name, bool is_array, ipfsrt_error *err) {
     lua_State *L = user;
     (void)err;
@@ -251,7 +266,8 @@ int ipfsrt_lua_zarr_node_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members},
                                        {"child", node_child}, {"read", node_read},
                                        {"write", node_write}, {"set_attributes", node_set_attributes},
-                                       {"is_array", node_is_array}, {NULL, NULL}};
+                                       {"is_array", node_is_array}, {"chunk_key", node_chunk_key},
+                                       {NULL, NULL}};
     static const luaL_Reg fns[] = {{"open_node", zarr_open},           {"create_array", zarr_create_array},
                                    {"create_group", zarr_create_group}, {"consolidate_store", zarr_consolidate},
                                    {NULL, NULL}};

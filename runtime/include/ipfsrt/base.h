@@ -30,6 +30,15 @@ void ipfsrt_request_stop(int sig);
 /* What ipfsrt_request_stop was last given: 0 when no stop is asked for. */
 int ipfsrt_stop_requested(void);
 
+/* Worker threads (hashing, decoding, encoding) when an option does not say:
+ * IPFSRT_THREADS when set (1-1024), else what the host chose with
+ * ipfsrt_threads_set (the MPI module: the node's CPUs over its ranks), else
+ * the CPUs this process may run on (its affinity mask, not the machine's). */
+unsigned ipfsrt_threads(void);
+/* 0 forgets the host's choice. */
+void ipfsrt_threads_set(unsigned n);
+unsigned ipfsrt_cpus_usable(void);
+
 #ifdef __cplusplus
 }
 #endif

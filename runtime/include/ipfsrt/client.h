@@ -117,6 +117,7 @@ typedef struct ipfsrt_client_options {
     size_t max_block;        /* largest block accepted; 0 = 2 MiB */
     const char *ca_file;     /* CAs to trust for https gateways (PEM); NULL = CURL_CA_BUNDLE,
                                 else SSL_CERT_FILE, else the system's */
+    unsigned threads;        /* hashing threads; 0 = ipfsrt_threads(), at most 4 */
 } ipfsrt_client_options;
 
 typedef struct ipfsrt_client ipfsrt_client;

@@ -122,7 +122,7 @@ ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *group, ipfsrt_zarr_mem
 typedef ipfsrt_status (*ipfsrt_zarr_progress_fn)(void *user, size_t done, size_t total, ipfsrt_error *err);
 
 typedef struct ipfsrt_zarr_read_options {
-    unsigned threads;                 /* decoding threads; 0 = one per core, at most 8 */
+    unsigned threads;                 /* decoding threads; 0 = ipfsrt_threads(), at most 8 */
     ipfsrt_zarr_progress_fn progress; /* may be NULL */
     void *progress_user;
     /* CF decoding as the chunks are decoded, on the decoding threads (what
@@ -160,7 +160,7 @@ ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *node, const struct cJ
 ipfsrt_status ipfsrt_zarr_consolidate(ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err);
 
 typedef struct ipfsrt_zarr_write_options {
-    unsigned threads;        /* encoding threads; 0 = one per core, at most 8 */
+    unsigned threads;        /* encoding threads; 0 = ipfsrt_threads(), at most 8 */
     bool write_empty_chunks; /* store chunks that hold only the fill value (else they are removed) */
 } ipfsrt_zarr_write_options;
 

@@ -455,8 +455,9 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
         st = ipfsrt_blockcache_new(&c->cache, cache, opts->cache_dir, opts->trust_cache_dir, err);
     if (st == IPFSRT_OK && !transport) st = new_engine(c, opts, err);
     if (st == IPFSRT_OK && c->verify) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        unsigned threads = cores < 1 ? 1 : cores > 4 ? 4 : (unsigned)cores;
+        unsigned threads = opts->threads ? opts->threads : ipfsrt_threads();
+        if (!opts->threads && threads > 4) threads = 4; /* hashing keeps up with a gateway on a few cores */
+        if (threads > 64) threads = 64;
         st = ipfsrt_vpool_new(&c->pool, threads, wake_engine, c, err);
     }
     if (st != IPFSRT_OK) {

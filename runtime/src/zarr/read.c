@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "zarr/reader.h"
 
@@ -266,8 +265,7 @@ static ipfsrt_status arrived(void *user, const ipfsrt_zarr_store_result *res, ip
 }
 
 static unsigned thread_count(const reader *r) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned n = r->opts->threads ? r->opts->threads : cores < 1 ? 1 : (unsigned)cores;
+    unsigned n = r->opts->threads ? r->opts->threads : ipfsrt_threads();
     if (n > THREADS_MAX) n = THREADS_MAX;
     if (r->total == 1) return 0; /* decoded where it arrives */
     return r->total < n ? (unsigned)r->total : n;

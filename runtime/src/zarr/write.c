@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "zarr/reader.h"
 
@@ -215,8 +214,7 @@ static ipfsrt_status store_all(writer *w, ipfsrt_error *err) {
 }
 
 static ipfsrt_status encode_and_store(writer *w, ipfsrt_error *err) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned n = w->opts->threads ? w->opts->threads : cores < 1 ? 1 : (unsigned)cores;
+    unsigned n = w->opts->threads ? w->opts->threads : ipfsrt_threads();
     if (n > THREADS_MAX) n = THREADS_MAX;
     w->done_cap = PENDING_MAX * n;
     w->done = calloc(w->done_cap, sizeof *w->done);
