@@ -320,6 +320,10 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/transfer.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
+	@if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then \
+	    $(MAKE) --no-print-directory -s mpi && IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/mpi_scale.lua \
+	    --dir $(BUILD)/bench --json $(BUILD)/bench/mpi.json; \
+	else echo "mpi_scale: SKIPPED, Open MPI not installed"; fi
 
 # ipfsrt beside xarray + fsspec (Debian), zarrita and zarrita + @helia/verified-fetch
 # (npm, Node 22) on the dataset scenarios, one ipfsrt serve, cold processes.

@@ -124,11 +124,12 @@ end
 -- a:chunk_key(i, j, ...) -> the store key of a chunk (a shard, if sharded)
 function Array.chunk_key(a, ...) return rawget(a, "_node"):chunk_key(...) end
 
--- a:stored_sizes(keys) -> {key = bytes}: what the store's listings say of
--- these keys (each folder listed once); a key missing from its folder's
--- listing is absent (0); nil when the store cannot list.
+-- a:stored_sizes(keys) -> {key = bytes}, {key = CID string}: what the store's
+-- listings say of these keys (each folder listed once); a key missing from
+-- its folder's listing is absent (0); CIDs from content-addressed stores;
+-- nil when the store cannot list.
 function Array.stored_sizes(a, keys)
-  local store, in_folder, sizes = rawget(a, "_store"), {}, {}
+  local store, in_folder, sizes, cids = rawget(a, "_store"), {}, {}, {}
   if not store:info().listable then return nil end
   for _, key in ipairs(keys) do
     local folder, name = key:match("^(.*)/([^/]*)$")
@@ -138,11 +139,19 @@ function Array.stored_sizes(a, keys)
   end
   for folder, names in pairs(in_folder) do
     local listed = {}
-    for _, e in ipairs(store:list_dir(folder == "" and "" or folder .. "/")) do listed[e.name] = e.size or 1 end
-    for key, name in pairs(names) do sizes[key] = listed[name] or 0 end
+    for _, e in ipairs(store:list_dir(folder == "" and "" or folder .. "/")) do listed[e.name] = e end
+    for key, name in pairs(names) do
+      local e = listed[name]
+      sizes[key], cids[key] = e and (e.size or 1) or 0, e and e.cid
+    end
   end
-  return sizes
+  return sizes, cids
 end
+
+-- a:know(keys, cids): reads of these keys (store keys, as chunk_key gives)
+-- ask a content-addressed store for these CIDs straight away (still checked
+-- against them), instead of walking its directories again
+function Array.know(a, keys, cids) rawget(a, "_store"):know(keys, cids) end
 
 function Array.__tostring(a)
   return string.format("zarr array %s (v%d) %s [%s] chunks [%s]", a.path == "" and "/" or a.path, a.zarr_format,

@@ -97,7 +97,7 @@ static ipfsrt_status lua_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_sto
     ipfsrt_status st = IPFSRT_OK;
     if (!lua_istable(L, -1)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "store list(\"%s\") returned no list", prefix);
     for (lua_Integer i = 1; st == IPFSRT_OK && lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
-        ipfsrt_zarr_store_entry entry = {lua_tostring(L, -1), UINT64_MAX, false};
+        ipfsrt_zarr_store_entry entry = {lua_tostring(L, -1), UINT64_MAX, false, NULL};
         st = entry.name ? fn(user, &entry, err)
                         : ipfsrt_fail(err, IPFSRT_EARG, -1, "store list: entry %lld is not a name", (long long)i);
         lua_pop(L, 1);
@@ -111,8 +111,8 @@ static void lua_store_free(void *ctx) {
     free(c);
 }
 
-static const ipfsrt_zarr_store_ops lua_reader = {"lua", false, lua_get_many, NULL, NULL, NULL, lua_store_free};
-static const ipfsrt_zarr_store_ops lua_lister = {"lua", false, lua_get_many, lua_list_dir, NULL, NULL, lua_store_free};
+static const ipfsrt_zarr_store_ops lua_reader = {"lua", false, lua_get_many, NULL, NULL, NULL, lua_store_free, NULL};
+static const ipfsrt_zarr_store_ops lua_lister = {"lua", false, lua_get_many, lua_list_dir, NULL, NULL, lua_store_free, NULL};
 
 /* ------------------------------------------------------------- binding */
 
@@ -211,12 +211,18 @@ static ipfsrt_status add_entry(void *user, const ipfsrt_zarr_store_entry *e, ipf
     }
     lua_pushboolean(L, e->is_folder);
     lua_setfield(L, -2, "folder");
+    if (e->cid) {
+        char text[IPFSRT_CID_STR_MAX];
+        lua_pushstring(L, ipfsrt_cid_to_string(e->cid, text));
+        lua_setfield(L, -2, "cid");
+    }
     lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
     return IPFSRT_OK;
 }
 
-/* s:list_dir([prefix]) -> {{name =, size =, folder =}, ...}: size (the bytes
- * under it) when the store says, folder when it knows */
+/* s:list_dir([prefix]) -> {{name =, size =, folder =, cid =}, ...}: size (the
+ * bytes under it) when the store says, folder when it knows, cid (a string)
+ * from content-addressed stores */
 static int store_list_dir(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
     const char *prefix = luaL_optstring(L, 2, "");
@@ -226,6 +232,27 @@ static int store_list_dir(lua_State *L) {
     ipfsrt_status st = ipfsrt_zarr_store_list_dir(zs->s, prefix, add_entry, L, &err);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
     return 1;
+}
+
+/* s:know(keys, cids): reads of these keys ask for these CIDs (strings or
+ * CIDs) straight away; stores that are not content-addressed ignore it */
+static int store_know(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 2);
+    if (luaL_len(L, 3) != n) return ipfsrt_lua_raise_arg(L, "know: as many CIDs as keys");
+    ipfsrt_error err;
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, 2, i);
+        lua_geti(L, 3, i);
+        const char *key = luaL_checkstring(L, -2);
+        ipfsrt_cid tmp;
+        const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, -1, &tmp);
+        if (ipfsrt_zarr_store_know(zs->s, key, cid, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+        lua_pop(L, 2);
+    }
+    return 0;
 }
 
 /* s:put(key, bytes) */
@@ -266,7 +293,8 @@ static int store_info(lua_State *L) {
 
 int ipfsrt_lua_zarr_store_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"get", store_get},     {"list_dir", store_list_dir}, {"put", store_put},
-                                       {"erase", store_erase}, {"info", store_info},         {NULL, NULL}};
+                                       {"erase", store_erase}, {"info", store_info},         {"know", store_know},
+                                       {NULL, NULL}};
     ipfsrt_lua_class(L, IPFSRT_LUA_ZARR_STORE, methods, store_gc, NULL);
     lua_pushcfunction(L, zarr_store_open);
     lua_setfield(L, -2, "store_open");

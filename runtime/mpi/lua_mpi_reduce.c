@@ -28,8 +28,13 @@ static void float_minmax(void *in, void *inout, int *len, MPI_Datatype *type, bo
     }
 }
 
-static void op_nan_min(void *in, void *inout, int *len, MPI_Datatype *type) { float_minmax(in, inout, len, type, false); }
-static void op_nan_max(void *in, void *inout, int *len, MPI_Datatype *type) { float_minmax(in, inout, len, type, true); }
+static void op_nan_min(void *in, void *inout, int *len, MPI_Datatype *type) {
+    float_minmax(in, inout, len, type, false);
+}
+
+static void op_nan_max(void *in, void *inout, int *len, MPI_Datatype *type) {
+    float_minmax(in, inout, len, type, true);
+}
 
 static MPI_Op mpi_op(int op, bool is_float) {
     switch (op) {
@@ -104,7 +109,8 @@ static bool same_everywhere(lua_State *L, const ipfsrt_ndarray *a) {
 
 static int reduce_array(lua_State *L, ipfsrt_ndarray *x, int op, int root, bool mine) {
     const ipfsrt_lua_api *api = ipfsrt_mpi_api;
-    if (!same_everywhere(L, x)) return ipfsrt_mpi_fail(L, IPFSRT_EARG, "reduce: the ranks' arrays differ in dtype or size");
+    if (!same_everywhere(L, x))
+        return ipfsrt_mpi_fail(L, IPFSRT_EARG, "reduce: the ranks' arrays differ in dtype or size");
     MPI_Datatype type = mpi_type(x->dtype);
     if (type == MPI_DATATYPE_NULL)
         return ipfsrt_mpi_fail(L, IPFSRT_EARG, "reduce: %s arrays are not reduced (numbers only)",
@@ -177,8 +183,9 @@ static int l_bcast_array(lua_State *L) {
     size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
     for (int i = 0; i < head[2]; i++) shape[i] = (size_t)head[3 + i];
     ipfsrt_error err;
+    ipfsrt_dtype dtype = (ipfsrt_dtype)head[0];
     ipfsrt_status st = x ? api->ndarray_copy(&a, x, &err)
-                         : api->ndarray_new_zeros(&a, (ipfsrt_dtype)head[0], (size_t)head[1], (int)head[2], shape, &err);
+                         : api->ndarray_new_zeros(&a, dtype, (size_t)head[1], (int)head[2], shape, &err);
     if (st != IPFSRT_OK) return api->raise(L, &err); /* the job ends with this error: the others wait */
     size_t bytes = api->ndarray_size(&a) * a.itemsize;
     for (size_t at = 0; at < bytes && rc == MPI_SUCCESS; at += PIECE) {

@@ -83,6 +83,36 @@ describe("ipfsrt.zarr", function()
     c:close()
   end)
 
+  it("lists chunks with their CIDs over ipfs://, and reads a key told its CID by that CID, verified", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local a = ipfsrt.zarr.open("ipfs://" .. root .. "/temp", { client = c })
+    local keys = { a:chunk_key(1, 1), a:chunk_key(2, 2), a:chunk_key(0, 0) }
+    assert.same({ "1.1", "2.2", "0.0" }, keys)
+    local sizes, cids = a:stored_sizes(keys)
+    assert.equal(#chunk_bytes(1, 1), sizes["1.1"])
+    assert.equal(0, sizes["0.0"]) -- never written
+    assert.equal(tostring(ipfsrt.cid.sum("raw", chunk_bytes(1, 1))), cids["1.1"])
+    assert.is_nil(cids["0.0"])
+    -- told the CID of (2, 2) for (1, 1): the read goes by the CID told (and checks the bytes against it)
+    a:know({ "1.1" }, { cids["2.2"] })
+    local x = a:read { { 2, 4 }, { 3, 6 } }
+    assert.equal(2 * 3, x.size)
+    assert.equal(406, x:get(0, 0)) -- (4, 6): chunk (2, 2)'s first element, where (1, 1)'s would be 203
+    -- a CID the gateway has no block for: an error naming it, never a fill value
+    local other = ipfsrt.cid.sum("raw", "not in the CAR")
+    local b = ipfsrt.zarr.open("ipfs://" .. root .. "/temp", { client = c })
+    b:know({ "1.2" }, { other })
+    local ok, err = pcall(b.read, b, { { 2, 4 }, { 6, 7 } })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find(tostring(other), 1, true), tostring(err))
+    -- stores that are not content-addressed ignore what they are told
+    local f = ipfsrt.zarr.open(dir .. "/ds/temp")
+    f:know({ "1.1" }, { cids["2.2"] })
+    check(f, true)
+    assert.is_nil(select(2, f:stored_sizes { "1.1" })["1.1"])
+    c:close()
+  end)
+
   it("fails, never fills, when a gateway withholds a chunk the directory links", function()
     local chunk = ipfsrt.car.open(car)
     local info = ipfsrt.unixfs.resolve(chunk, root .. "/temp/1.1")

@@ -107,7 +107,10 @@ describe("ipfsrt.mpi", function()
       assert.equal(8, a.chunks)
       assert.equal(day:count(), a.count)
       assert.equal(day:count(), a.field_count)
-      if n == 3 then assert.same({ 3, 3, 2 }, a.shares) end
+      if n == 3 then -- contiguous runs of 2 or 3 chunks, as the chunks' weights fall
+        table.sort(a.shares)
+        assert.same({ 2, 3, 3 }, a.shares)
+      end
     end
     local corner = ds.sst:isel { time = 0, lat = { 0, 360 }, lon = { 0, 360 } }:values()
     local a = job(4, "corner")

@@ -44,6 +44,7 @@ typedef struct ipfsrt_zarr_store_entry {
     uint64_t size;  /* the bytes under it (a folder's whole content, over IPFS the DAG's
                        cumulative size); UINT64_MAX when the listing does not say */
     bool is_folder; /* known to be a folder (stores that cannot tell say false) */
+    const ipfsrt_cid *cid; /* content-addressed stores: the name's CID (verified with the listing); else NULL */
 } ipfsrt_zarr_store_entry;
 
 /* Sees each entry directly under a prefix (in no particular order). */
@@ -64,6 +65,8 @@ typedef struct ipfsrt_zarr_store_ops {
     ipfsrt_status (*put)(void *ctx, const char *key, const void *data, size_t len, ipfsrt_error *err);
     ipfsrt_status (*erase)(void *ctx, const char *key, ipfsrt_error *err);
     void (*free)(void *ctx);
+    /* content-addressed stores: later reads of key ask for cid itself (may be NULL) */
+    ipfsrt_status (*know)(void *ctx, const char *key, const ipfsrt_cid *cid, ipfsrt_error *err);
 } ipfsrt_zarr_store_ops;
 
 typedef struct ipfsrt_zarr_store_options {
@@ -117,6 +120,12 @@ ipfsrt_status ipfsrt_zarr_store_put(ipfsrt_zarr_store *store, const char *key, c
                                     ipfsrt_error *err);
 /* Removing an absent key is not an error. */
 ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *store, const char *key, ipfsrt_error *err);
+/* Tells a content-addressed store a key's CID, as a listing verified it
+ * (another process's, say: ipfsrt.mpi's plan): reads of the key then ask for
+ * that CID straight away, every byte still checked against it, instead of
+ * walking the directories to it again. Other stores ignore it. */
+ipfsrt_status ipfsrt_zarr_store_know(ipfsrt_zarr_store *store, const char *key, const ipfsrt_cid *cid,
+                                     ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -155,9 +155,16 @@ ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *s, const char *key, ipf
     return st == IPFSRT_OK ? s->ops->erase(s->ctx, key, err) : st;
 }
 
+ipfsrt_status ipfsrt_zarr_store_know(ipfsrt_zarr_store *s, const char *key, const ipfsrt_cid *cid,
+                                     ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_zarr_key_check(key, err);
+    if (st != IPFSRT_OK || !s->ops->know) return st;
+    return s->ops->know(s->ctx, key, cid, err);
+}
+
 ipfsrt_status ipfsrt_zarr_unixfs_entry(void *lister, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
     ipfsrt_zarr_unixfs_lister *l = lister;
-    ipfsrt_zarr_store_entry entry = {e->name, e->tsize, false}; /* the link's cumulative size */
+    ipfsrt_zarr_store_entry entry = {e->name, e->tsize, false, &e->cid}; /* the link's cumulative size */
     return l->fn(l->user, &entry, err);
 }
 

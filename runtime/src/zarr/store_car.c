@@ -90,7 +90,7 @@ static void car_store_free(void *ctx) {
     free(s);
 }
 
-static const ipfsrt_zarr_store_ops car_ops = {"car", true, car_get_many, car_list_dir, NULL, NULL, car_store_free};
+static const ipfsrt_zarr_store_ops car_ops = {"car", true, car_get_many, car_list_dir, NULL, NULL, car_store_free, NULL};
 
 /* The root the keys hang from: the CAR's first root, then the path after the file. */
 static ipfsrt_status set_root(car_store *s, const char *path, ipfsrt_error *err) {

@@ -83,7 +83,7 @@ static ipfsrt_status folder_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_
         struct stat sb;
         bool known = fstatat(dirfd(d), e->d_name, &sb, 0) == 0;
         ipfsrt_zarr_store_entry entry = {e->d_name, known && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : UINT64_MAX,
-                                         known && S_ISDIR(sb.st_mode)};
+                                         known && S_ISDIR(sb.st_mode), NULL};
         st = fn(user, &entry, err);
     }
     closedir(d);
@@ -149,9 +149,9 @@ static void folder_free(void *ctx) {
 }
 
 static const ipfsrt_zarr_store_ops folder_reader = {"folder", false, folder_get_many, folder_list_dir, NULL, NULL,
-                                                    folder_free};
+                                                    folder_free, NULL};
 static const ipfsrt_zarr_store_ops folder_writer = {"folder", false, folder_get_many, folder_list_dir, folder_put,
-                                                    folder_erase, folder_free};
+                                                    folder_erase, folder_free, NULL};
 
 /* mkdir -p */
 static ipfsrt_status make_folder(char *path, ipfsrt_error *err) {

@@ -15,14 +15,24 @@ typedef struct gateway_store {
     bool plain;     /* an http(s) store: a 404 means the key is absent */
     char *base;     /* "ipfs://CID[/path]" or the URL, without a trailing slash */
     ipfsrt_buf paths; /* the batch's paths, NUL-separated */
+    ipfsrt_zarr_known known; /* keys asked for by CID */
 } gateway_store;
 
 static bool unreserved(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~/", c);
 }
 
-/* base + "/" + key, percent-encoded for plain URLs (the client encodes IPFS paths). */
+/* base + "/" + key, percent-encoded for plain URLs (the client encodes IPFS
+ * paths); "ipfs://CID" for a key whose CID the caller told. */
 static void append_path(gateway_store *s, const char *key) {
+    const ipfsrt_cid *cid = s->plain ? NULL : ipfsrt_zarr_known_find(&s->known, key);
+    if (cid) {
+        char text[IPFSRT_CID_STR_MAX];
+        ipfsrt_buf_append(&s->paths, "ipfs://", 7);
+        ipfsrt_cid_to_string(cid, text);
+        ipfsrt_buf_append(&s->paths, text, strlen(text) + 1);
+        return;
+    }
     ipfsrt_buf_append(&s->paths, s->base, strlen(s->base));
     ipfsrt_buf_append(&s->paths, "/", 1);
     for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
@@ -88,8 +98,14 @@ static ipfsrt_status gateway_list_dir(void *ctx, const char *prefix, ipfsrt_zarr
     return st == IPFSRT_ENOT_FOUND || st == IPFSRT_ENOT_DIRECTORY ? IPFSRT_OK : st;
 }
 
+static ipfsrt_status gateway_know(void *ctx, const char *key, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    gateway_store *s = ctx;
+    return ipfsrt_zarr_known_add(&s->known, key, cid, err);
+}
+
 static void gateway_store_free(void *ctx) {
     gateway_store *s = ctx;
+    ipfsrt_zarr_known_free(&s->known);
     if (s->own_client) ipfsrt_client_free(s->client);
     ipfsrt_buf_free(&s->paths);
     free(s->base);
@@ -97,9 +113,9 @@ static void gateway_store_free(void *ctx) {
 }
 
 static const ipfsrt_zarr_store_ops ipfs_ops = {"ipfs", true, gateway_get_many, gateway_list_dir, NULL, NULL,
-                                               gateway_store_free};
+                                               gateway_store_free, gateway_know};
 static const ipfsrt_zarr_store_ops http_ops = {"http", false, gateway_get_many, NULL, NULL, NULL,
-                                               gateway_store_free};
+                                               gateway_store_free, NULL};
 
 static ipfsrt_status store_new(gateway_store **out, const char *base, size_t len, ipfsrt_error *err) {
     while (len && base[len - 1] == '/') len--;
@@ -109,6 +125,7 @@ static ipfsrt_status store_new(gateway_store **out, const char *base, size_t len
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
     ipfsrt_buf_init(&s->paths);
+    ipfsrt_zarr_known_init(&s->known);
     *out = s;
     return IPFSRT_OK;
 }

@@ -14,6 +14,24 @@ typedef struct ipfsrt_zarr_unixfs_lister {
 } ipfsrt_zarr_unixfs_lister;
 ipfsrt_status ipfsrt_zarr_unixfs_entry(void *lister, const ipfsrt_unixfs_entry *e, ipfsrt_error *err);
 
+/* Keys whose CIDs a caller told a content-addressed store
+ * (ipfsrt_zarr_store_know): sorted when first looked up after a change. */
+typedef struct ipfsrt_zarr_known_cid {
+    char *key;
+    size_t told; /* the order told in: of a key told twice, the last counts */
+    ipfsrt_cid cid;
+} ipfsrt_zarr_known_cid;
+typedef struct ipfsrt_zarr_known {
+    ipfsrt_zarr_known_cid *items;
+    size_t count, cap, told;
+    bool sorted;
+} ipfsrt_zarr_known;
+void ipfsrt_zarr_known_init(ipfsrt_zarr_known *k);
+ipfsrt_status ipfsrt_zarr_known_add(ipfsrt_zarr_known *k, const char *key, const ipfsrt_cid *cid, ipfsrt_error *err);
+/* key's CID, or NULL */
+const ipfsrt_cid *ipfsrt_zarr_known_find(ipfsrt_zarr_known *k, const char *key);
+void ipfsrt_zarr_known_free(ipfsrt_zarr_known *k);
+
 ipfsrt_status ipfsrt_zarr_folder_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *path,
                                             bool writable, ipfsrt_error *err);
 /* url's first file_len bytes name the CAR file; the rest is a path from its root. */

@@ -64,7 +64,7 @@ static ipfsrt_status listed(void *user, const char *name, uint64_t size, bool is
     snprintf(rel, sizeof rel, "%s", name + l->skip);
     size_t n = strlen(rel);
     if (is_prefix && n && rel[n - 1] == '/') rel[n - 1] = 0;
-    ipfsrt_zarr_store_entry e = {rel, is_prefix ? UINT64_MAX : size, is_prefix};
+    ipfsrt_zarr_store_entry e = {rel, is_prefix ? UINT64_MAX : size, is_prefix, NULL};
     return l->fn(l->user, &e, err);
 }
 
@@ -98,7 +98,7 @@ static void s3_store_free(void *ctx) {
     free(s);
 }
 
-static const ipfsrt_zarr_store_ops s3_ops = {"s3", false, s3_get_many, s3_list_dir, s3_put, s3_erase, s3_store_free};
+static const ipfsrt_zarr_store_ops s3_ops = {"s3", false, s3_get_many, s3_list_dir, s3_put, s3_erase, s3_store_free, NULL};
 
 /* "s3://bucket[/prefix]": the bucket, and the prefix with one "/" at its end. */
 static ipfsrt_status split_url(const char *url, char *bucket, size_t cap, char **prefix, ipfsrt_error *err) {

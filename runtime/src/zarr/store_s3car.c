@@ -31,6 +31,7 @@ typedef struct s3car {
     uint64_t *offsets; /* every indexed section's start, sorted */
     size_t offset_count;
     ipfsrt_blockmap nodes; /* verified dag-pb blocks, kept */
+    ipfsrt_zarr_known known; /* keys walked to from their CID */
 } s3car;
 
 /* ------------------------------------------------------------- opening */
@@ -444,7 +445,11 @@ static ipfsrt_status s3car_get_many(void *ctx, const ipfsrt_zarr_store_request *
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         size_t len = strlen(c->root) + strlen(requests[i].key) + 1;
         keys[i].req = &requests[i];
+        const ipfsrt_cid *cid = ipfsrt_zarr_known_find(&c->known, requests[i].key);
+        char text[IPFSRT_CID_STR_MAX];
+        if (cid) len = strlen(ipfsrt_cid_to_string(cid, text)) + 1;
         if (!(keys[i].path = malloc(len))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        else if (cid) memcpy(keys[i].path, text, len);
         else snprintf(keys[i].path, len, "%s%s", c->root, requests[i].key);
     }
     if (st == IPFSRT_OK) st = rounds(&r, keys, n, fn, user, err);
@@ -492,8 +497,14 @@ static ipfsrt_status s3car_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_s
     return st;
 }
 
+static ipfsrt_status s3car_know(void *ctx, const char *key, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    s3car *c = ctx;
+    return ipfsrt_zarr_known_add(&c->known, key, cid, err);
+}
+
 static void s3car_free(void *ctx) {
     s3car *c = ctx;
+    ipfsrt_zarr_known_free(&c->known);
     ipfsrt_s3_free(c->s3);
     ipfsrt_car_index_free(&c->index);
     free(c->index_bytes);
@@ -504,9 +515,9 @@ static void s3car_free(void *ctx) {
     free(c);
 }
 
-static const ipfsrt_zarr_store_ops s3car_ops = {"s3-car", true, s3car_get_many, s3car_list_dir, NULL, NULL, s3car_free};
+static const ipfsrt_zarr_store_ops s3car_ops = {"s3-car", true, s3car_get_many, s3car_list_dir, NULL, NULL, s3car_free, s3car_know};
 static const ipfsrt_zarr_store_ops httpcar_ops = {"http-car", true, s3car_get_many, s3car_list_dir, NULL, NULL,
-                                                  s3car_free};
+                                                  s3car_free, s3car_know};
 
 static ipfsrt_status open_s3(s3car *c, const char *url, size_t car_len, const ipfsrt_zarr_store_options *opts,
                              ipfsrt_error *err) {
@@ -535,6 +546,7 @@ ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, vo
     if (!c) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_blockmap_init(&c->nodes);
     ipfsrt_car_index_init(&c->index);
+    ipfsrt_zarr_known_init(&c->known);
     snprintf(c->what, sizeof c->what, "%.*s", (int)car_len, url);
     ipfsrt_status st = strncmp(url, "s3://", 5) == 0 ? open_s3(c, url, car_len, opts, err)
                                                       : open_http(c, url, car_len, opts, err);
