@@ -492,7 +492,7 @@ local function dims_of(array)
 end
 
 local CLIENT_OPTIONS = { "gateways", "policy", "verify", "cache", "concurrency", "retries", "timeout", "min_rate",
-  "deadline", "cacert", "log" }
+  "deadline", "cacert", "log", "threads" }
 
 -- open(url | store[, opts]) -> Dataset
 function M.open(where, opts)

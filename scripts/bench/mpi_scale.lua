@@ -19,7 +19,8 @@ local runs = tonumber(o.runs)
 local RANKS = { 1, 2, 4, 8 }
 local sample, car, root = bench.sample(exe, o.dir, "366", "2")
 local cpus = select(2, ipfsrt.threads())
-local mpirun = "mpirun --oversubscribe --bind-to none" .. (io.popen("id -u"):read("l") == "0" and " --allow-run-as-root" or "")
+local mpirun = "OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --oversubscribe --bind-to none"
+  .. (io.popen("id -u"):read("l") == "0" and " --allow-run-as-root" or "")
 
 local function job(n, gateway, what, days, concurrency)
   local times, last = {}, nil
