@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "zarr/store_internal.h"
 
 static void expect_meta_error(const char *json, int format, ipfsrt_status code, const char *words) {
     ipfsrt_zarr_meta *m = NULL;
@@ -406,13 +407,53 @@ static void test_partial_chunks(void **state) {
     remove_tree(dir);
 }
 
+static ipfsrt_cid cid_of(const char *text) {
+    ipfsrt_cid cid;
+    assert_int_equal(ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)text,
+                                    strlen(text), NULL),
+                     IPFSRT_OK);
+    return cid;
+}
+
+/* The CIDs a store is told: found by key after any order of telling, the
+ * last told of a key counting, told again after a lookup too. */
+static void test_known_cids(void **state) {
+    (void)state;
+    ipfsrt_zarr_known k;
+    ipfsrt_zarr_known_init(&k);
+    assert_null(ipfsrt_zarr_known_find(&k, "a"));
+    char key[32], text[32];
+    for (int i = 999; i >= 0; i--) {
+        snprintf(key, sizeof key, "sst/%d.0", i);
+        ipfsrt_cid c = cid_of(key);
+        assert_int_equal(ipfsrt_zarr_known_add(&k, key, &c, NULL), IPFSRT_OK);
+    }
+    ipfsrt_cid first = cid_of("first"), second = cid_of("second"), third = cid_of("third");
+    assert_int_equal(ipfsrt_zarr_known_add(&k, "sst/5.0", &first, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_known_add(&k, "sst/5.0", &second, NULL), IPFSRT_OK);
+    for (int i = 0; i < 1000; i++) {
+        snprintf(key, sizeof key, "sst/%d.0", i);
+        ipfsrt_cid want = i == 5 ? second : cid_of(key);
+        const ipfsrt_cid *got = ipfsrt_zarr_known_find(&k, key);
+        assert_non_null(got);
+        assert_true(ipfsrt_cid_equal(got, &want));
+    }
+    assert_int_equal(k.count, 1000); /* each key once after a lookup */
+    assert_int_equal(ipfsrt_zarr_known_add(&k, "sst/5.0", &third, NULL), IPFSRT_OK);
+    assert_true(ipfsrt_cid_equal(ipfsrt_zarr_known_find(&k, "sst/5.0"), &third));
+    snprintf(text, sizeof text, "sst/1000.0");
+    assert_null(ipfsrt_zarr_known_find(&k, text));
+    assert_null(ipfsrt_zarr_known_find(&k, "sst/5"));
+    ipfsrt_zarr_known_free(&k);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
         cmocka_unit_test(test_read_selections), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
-        cmocka_unit_test(test_partial_chunks),
+        cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
