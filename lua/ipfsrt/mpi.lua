@@ -237,10 +237,10 @@ function M.run(fn, ...)
     return (type(e) == "table" or type(e) == "userdata") and tostring(e) or debug.traceback(tostring(e), 2)
   end, ...))
   if results[1] then return table.unpack(results, 2, results.n) end
+  if C.size() == 1 then error(results[2], 0) end -- alone: an error like any other
   io.stderr:write(string.format("ipfsrt.mpi: rank %d of %d failed: %s\n", C.rank(), C.size(), results[2]))
   io.stderr:flush()
-  if C.size() > 1 then C.abort(1) end
-  error(results[2], 0)
+  C.abort(1)
 end
 
 M.map_chunks = require("ipfsrt.mpi_chunks").map_chunks_with(M)
