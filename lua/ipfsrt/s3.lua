@@ -6,7 +6,7 @@ local M = {}
 
 local FIELDS = { endpoint = "string", region = "string", access_key = "string", secret_key = "string",
   session_token = "string", anonymous = "boolean", forbidden_is_absent = "boolean", concurrency = "number",
-  retries = "number", backoff = "number" }
+  retries = "number", backoff = "number", part_size = "number" }
 
 local function bad(who, fmt, ...)
   error(ipfsrt.error.new("bad_argument", who .. ": " .. string.format(fmt, ...)), 4)
@@ -20,14 +20,15 @@ function M.options(spec, who)
   if type(spec) ~= "table" then bad(who, "s3 options must be a table") end
   for k, v in pairs(spec) do
     if not FIELDS[k] then bad(who, "s3 option %s is not one of endpoint, region, access_key, secret_key, "
-      .. "session_token, anonymous, forbidden_is_absent, concurrency, retries, backoff", tostring(k)) end
+      .. "session_token, anonymous, forbidden_is_absent, concurrency, retries, backoff, part_size", tostring(k)) end
     if type(v) ~= FIELDS[k] then bad(who, "s3 option %s must be a %s", k, FIELDS[k]) end
   end
   return spec
 end
 
 -- put_file(url, path[, s3 options]): the file's bytes to s3://bucket/key,
--- streamed from the file (up to 5 GiB, one PUT).
+-- streamed from the file: one PUT up to part_size (64 MiB), else a multipart
+-- upload in parts of it.
 function M.put_file(url, path, opts)
   if type(url) ~= "string" or not url:find("^s3://[^/]+/.") then bad("s3.put_file", "url must be s3://bucket/key") end
   if type(path) ~= "string" then bad("s3.put_file", "path must be a string") end

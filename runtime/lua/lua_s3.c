@@ -19,6 +19,8 @@ void ipfsrt_lua_s3_options(lua_State *L, int idx, ipfsrt_s3_options *o) {
     o->concurrency = (unsigned)ipfsrt_lua_opt_int(L, idx, "concurrency", 0);
     o->retries = (unsigned)ipfsrt_lua_opt_int(L, idx, "retries", 0);
     o->backoff_s = ipfsrt_lua_opt_number(L, idx, "backoff", 0);
+    lua_Integer part = ipfsrt_lua_opt_int(L, idx, "part_size", 0);
+    o->part_size = part > 0 ? (uint64_t)part : 0;
 }
 
 /* s3_put_file(url, path[, options]) */

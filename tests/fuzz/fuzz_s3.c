@@ -1,7 +1,8 @@
-/* libFuzzer target: what the S3 client reads from S3 — XML answers (listings
- * and errors, fed whole and in two pieces: the same entries either way, each
- * text bounded) and Content-Range values (a range that parses is ordered and
- * inside its total). The first byte picks where the pieces split. */
+/* libFuzzer target: what the S3 client reads from S3 — XML answers (listings,
+ * errors and a multipart upload's id, fed whole and in two pieces: the same
+ * entries either way, each text bounded) and Content-Range values (a range
+ * that parses is ordered and inside its total). The first byte picks where
+ * the pieces split. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,9 @@ static bool parse(const uint8_t *data, size_t size, size_t split, seen *s, ipfsr
     bool ok = ipfsrt_s3_xml_feed(&x, data, split, NULL) == IPFSRT_OK &&
               ipfsrt_s3_xml_feed(&x, data + split, size - split, NULL) == IPFSRT_OK &&
               ipfsrt_s3_xml_finish(&x, NULL) == IPFSRT_OK;
-    if (strlen(x.code) >= sizeof x.code || strlen(x.token) >= sizeof x.token) abort();
+    if (strlen(x.code) >= sizeof x.code || strlen(x.token) >= sizeof x.token ||
+        strlen(x.upload_id) >= sizeof x.upload_id)
+        abort();
     if (keep) *keep = x;
     else ipfsrt_s3_xml_free(&x);
     return ok;

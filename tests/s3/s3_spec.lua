@@ -255,6 +255,39 @@ describe("s3:// stores", function()
     os.execute("rm -rf " .. sh(src) .. " " .. sh(src .. ".car") .. " " .. sh(tmp))
   end)
 
+  it("uploads a file above the part size in parts (multipart), through a refused first try", function()
+    local path = os.tmpname()
+    local rows = {}
+    for i = 1, 12 * 1024 do rows[i] = string.format("%99d", i):rep(10) .. "\n" .. ("x"):rep(13) end
+    local data = table.concat(rows) .. "tail" -- 12.3 MB: parts of 5, 5 and 2.3 MiB
+    local f = assert(io.open(path, "wb"))
+    f:write(data)
+    f:close()
+    local o = opts(url, { part_size = 5 << 20 })
+    local before = stats(url).requests
+    post(url, '{"fail": 1}')
+    ipfsrt.s3.put_file("s3://data/big/file.bin", path, o)
+    -- start (refused once, then again), three parts, completion
+    assert.equal(6, stats(url).requests - before)
+    assert.equal(data, ipfsrt.zarr.store("s3://data/big", { s3 = o }):get("file.bin"))
+    -- below the part size: one PUT
+    before = stats(url).requests
+    ipfsrt.s3.put_file("s3://data/big/small.bin", path, opts(url))
+    assert.equal(1, stats(url).requests - before)
+    assert.equal(data, ipfsrt.zarr.store("s3://data/big", { s3 = o }):get("small.bin"))
+    -- refused: nothing is left behind, and the message says why
+    local ok, err = pcall(ipfsrt.s3.put_file, "s3://data/big/refused.bin", path,
+      opts(url, { part_size = 5 << 20, secret_key = "not-it" }))
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("SignatureDoesNotMatch", 1, true), tostring(err))
+    assert.is_nil(tostring(err):find("not-it", 1, true))
+    assert.is_nil(ipfsrt.zarr.store("s3://data/big", { s3 = o }):get("refused.bin"))
+    ok, err = pcall(ipfsrt.s3.put_file, "s3://data/big/x", path, opts(url, { part_size = 1 << 20 }))
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("5 MiB", 1, true), tostring(err))
+    os.remove(path)
+  end)
+
   it("says clearly what is wrong with credentials, buckets and access, never the secret", function()
     local function fails(where, o)
       local ok, err = pcall(function() ipfsrt.zarr.open(where, { s3 = o }) end)

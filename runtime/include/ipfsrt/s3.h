@@ -33,6 +33,8 @@ typedef struct ipfsrt_s3_options {
     double backoff_s;       /* the first pause (doubling, or Retry-After); 0 = 0.2 s */
     unsigned timeout_ms;    /* no byte for this long fails a transfer; 0 = 20 s */
     const char *ca_file;    /* PEM bundle for https endpoints; NULL = the system's */
+    uint64_t part_size;     /* files above this go up in parts of it (multipart); 0 = 64 MiB;
+                               at least 5 MiB (S3's smallest part) */
 } ipfsrt_s3_options;
 
 /* A client for bucket (its keys are relative to it). */
@@ -99,8 +101,11 @@ ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s3, const char *prefix, const char *deli
                              void *user, ipfsrt_error *err);
 /* PUT with the body's SHA-256 in x-amz-content-sha256. */
 ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s3, const char *key, const void *data, size_t len, ipfsrt_error *err);
-/* PUT of a file's bytes, read from it as they are sent (hashed first, read
- * again by each try); up to 5 GiB (S3's limit for one PUT). */
+/* A file's bytes to key, read from it as they are sent (hashed first, read
+ * again by each try, never held whole): one PUT up to the part size, else a
+ * multipart upload (parts of the part size, doubled as needed to stay within
+ * S3's 10,000 parts, several in flight; aborted if anything fails), up to
+ * S3's 5 TiB. */
 ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s3, const char *key, const char *path, ipfsrt_error *err);
 /* Removing an absent key is not an error. */
 ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *key, ipfsrt_error *err);

@@ -267,11 +267,11 @@ static void set_method(ipfsrt_fetch_req *r) {
         curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
         curl_easy_setopt(e, CURLOPT_READDATA, r);
         curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->spec.body_size);
-    } else if (r->method && strcmp(r->method, "PUT") == 0) {
+    } else if (r->method && (strcmp(r->method, "PUT") == 0 || strcmp(r->method, "POST") == 0)) {
         curl_easy_setopt(e, CURLOPT_POST, 1L); /* a body from memory, sent as PUT */
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->spec.body ? (const char *)r->spec.body : "");
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->spec.body_len);
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT");
+        if (strcmp(r->method, "PUT") == 0) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT");
     } else if (r->method && strcmp(r->method, "GET") != 0) {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
     }

@@ -43,8 +43,8 @@ typedef struct ipfsrt_fetch_spec {
     const char *range;  /* "FROM-[TO]" for a Range header, NULL = none */
     unsigned slot;      /* concurrency group (one per gateway) */
     uint64_t max_body;  /* 0 = no cap */
-    const char *method; /* NULL = GET; "PUT", "HEAD", "DELETE" */
-    const uint8_t *body; /* PUT: the body (borrowed until the request is done or canceled) */
+    const char *method; /* NULL = GET; "PUT", "POST", "HEAD", "DELETE" */
+    const uint8_t *body; /* PUT, POST: the body (borrowed until the request is done or canceled) */
     size_t body_len;
     /* PUT: or a body of body_size bytes pulled from here as it is sent (a
      * file, never held whole): up to cap bytes into buf, the count (0 at the

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/base_internal.h"
 #include "client/fetch.h"
@@ -17,7 +18,6 @@
 #define ERROR_BODY_MAX (64u << 10)
 #define OBJECT_MAX ((uint64_t)2 << 30) /* one value read into memory */
 #define PRESIZE_MAX ((uint64_t)64 << 20)
-#define PUT_MAX ((uint64_t)5 << 30) /* S3's limit for one PUT */
 #define MAX_BACKOFF_S 20.0
 #define LIST_PAGES_MAX 100000
 #define LIST_PAGE_MAX ((size_t)16 << 20) /* S3 pages hold 1000 keys: well under this */
@@ -30,6 +30,7 @@ struct ipfsrt_s3 {
     bool anonymous, forbidden_is_absent;
     unsigned retries;
     double backoff_s;
+    uint64_t part_size;
     ipfsrt_fetch *engine;
     char describe[300];
     ipfsrt_s3_stats stats;
@@ -138,6 +139,9 @@ static ipfsrt_status s3_new(ipfsrt_s3 **out, const char *bucket, const char *bas
     ipfsrt_s3 *s = calloc(1, sizeof *s);
     if (!s) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_status st = bucket ? configure(s, bucket, o, err) : configure_plain(s, base_url, o, err);
+    s->part_size = o->part_size ? o->part_size : (uint64_t)64 << 20;
+    if (st == IPFSRT_OK && s->part_size < ((uint64_t)5 << 20))
+        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: parts are at least 5 MiB (S3's smallest)", s->describe);
     ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = o->concurrency ? o->concurrency : 16,
                                .stall_timeout_ms = o->timeout_ms, .first_byte_timeout_ms = o->timeout_ms,
                                .ca_file = o->ca_file};
@@ -191,6 +195,8 @@ ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, siz
 
 
 const char *ipfsrt_s3_describe(const ipfsrt_s3 *s) { return s->describe; }
+
+uint64_t ipfsrt_s3_part_size(const ipfsrt_s3 *s) { return s->part_size; }
 
 void ipfsrt_s3_get_stats(const ipfsrt_s3 *s, ipfsrt_s3_stats *stats) { *stats = s->stats; }
 
@@ -256,52 +262,9 @@ static bool object_url(const ipfsrt_s3 *s, const char *key, const char *query, c
 
 /* ------------------------------------------------------------- requests */
 
-typedef enum op_kind { OP_GET, OP_LIST, OP_PUT, OP_DELETE } op_kind;
-typedef enum op_state { OP_READY, OP_RUNNING, OP_WAITING, OP_DONE } op_state;
-
-/* One request, tried until it is judged. */
-typedef struct s3_op {
-    ipfsrt_s3 *s3;
-    op_kind kind;
-    size_t index;
-    const char *key;
-    uint64_t offset, length; /* GET: as asked */
-    bool from_end;
-    uint64_t from, to;       /* GET: the bytes asked this time ([from, to], to UINT64_MAX: open) */
-    bool suffix_asked;       /* ... as "the last length bytes" */
-    const char *query;       /* LIST */
-    const uint8_t *put_data; /* PUT: from memory */
-    size_t put_len;
-    FILE *put_file;          /* ... or from a file, read anew by each try */
-    uint64_t put_size;
-    char put_sha[65];
-    op_state state;
-    bool reported;
-    unsigned round;
-    bool moved, range_fixed;
-    double wake_at;
-    ipfsrt_fetch_req *req;
-    ipfsrt_fetch_head head;
-    char content_range[96], region[64], etag[128];
-    char sent_region[64]; /* the region this try was signed for */
-    ipfsrt_s3_write_fn sink; /* GET streamed: bytes go there, not into body */
-    void *sink_user;
-    uint64_t sunk;           /* bytes the sink took */
-    ipfsrt_error sink_error;
-    bool sink_failed;
-    ipfsrt_buf body;
-    ipfsrt_s3_xml xml; /* errors and listings, read as they arrive */
-    bool xml_on;
-    uint64_t object_size;
-    size_t data_at, data_len; /* GET: the value, in body */
-    ipfsrt_status status;
-    ipfsrt_error error;
-} s3_op;
-
-typedef void (*op_done_fn)(void *user, s3_op *op);
 
 static const char *method_of(op_kind k) {
-    return k == OP_PUT ? "PUT" : k == OP_DELETE ? "DELETE" : "GET";
+    return k == OP_PUT ? "PUT" : k == OP_POST ? "POST" : k == OP_DELETE ? "DELETE" : "GET";
 }
 
 static void range_header(const s3_op *o, char *out, size_t cap) {
@@ -358,30 +321,42 @@ static const char *security_token_header(const ipfsrt_s3 *s, char *out, size_t c
     return out;
 }
 
+/* The next bytes of the op's piece of its file: positioned reads, so that
+ * the parts of one file go out side by side. */
 static size_t read_put_file(void *user, uint8_t *buf, size_t cap) {
     s3_op *o = user;
-    size_t n = fread(buf, 1, cap, o->put_file);
-    return n == 0 && ferror(o->put_file) ? SIZE_MAX : n;
+    uint64_t left = o->put_size - o->put_sent;
+    if (cap > left) cap = (size_t)left;
+    if (!cap) return 0;
+    ssize_t n = pread(o->put_fd, buf, cap, (off_t)(o->put_offset + o->put_sent));
+    if (n <= 0) return SIZE_MAX; /* the file shrank or failed: the transfer stops */
+    o->put_sent += (uint64_t)n;
+    return (size_t)n;
 }
 
-/* Sends the op's request now. */
+static const char *content_type(op_kind kind) {
+    return kind == OP_PUT ? "Content-Type: application/octet-stream"
+           : kind == OP_POST ? "Content-Type: application/xml" : NULL;
+}
+
+/* Sends the op's request now (a body from a file: from its start again). */
 static ipfsrt_status op_send(s3_op *o, ipfsrt_error *err) {
     ipfsrt_s3 *s = o->s3;
-    if (o->put_file && fseek(o->put_file, 0, SEEK_SET) != 0)
-        return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: %s: the file to send cannot be read again", s->describe, o->key);
+    o->put_sent = 0;
     char url[8192], range[64], sha[100], token[4200], sigv4[128];
     if (!object_url(s, o->key, o->query, url, sizeof url))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: key %.200s makes too long a URL", s->describe, o->key);
     range_header(o, range, sizeof range);
-    snprintf(sha, sizeof sha, "x-amz-content-sha256: %s", o->kind == OP_PUT ? o->put_sha : "UNSIGNED-PAYLOAD");
+    bool has_body = o->kind == OP_PUT || o->kind == OP_POST;
+    snprintf(sha, sizeof sha, "x-amz-content-sha256: %s", has_body ? o->put_sha : "UNSIGNED-PAYLOAD");
     snprintf(sigv4, sizeof sigv4, "aws:amz:%s:s3", s->region);
     snprintf(o->sent_region, sizeof o->sent_region, "%s", s->region);
     const char *tok = security_token_header(s, token, sizeof token);
-    const char *headers[] = {sha, o->kind == OP_PUT ? "Content-Type: application/octet-stream" : tok,
-                             o->kind == OP_PUT ? tok : NULL, NULL};
+    const char *type = content_type(o->kind);
+    const char *headers[] = {sha, type ? type : tok, type ? tok : NULL, NULL};
     ipfsrt_fetch_spec spec = {.url = url, .range = range[0] ? range : NULL, .method = method_of(o->kind),
                               .body = o->put_data, .body_len = o->put_len,
-                              .body_read = o->put_file ? read_put_file : NULL, .body_size = o->put_size,
+                              .body_read = o->put_fd >= 0 ? read_put_file : NULL, .body_size = o->put_size,
                               .headers = s->anonymous ? NULL : headers,
                               .aws_sigv4 = s->anonymous ? NULL : sigv4, .userpwd = s->anonymous ? NULL : s->userpwd,
                               .on_head = op_head, .on_body = op_body, .on_done = op_finished, .user = o};
@@ -576,10 +551,6 @@ static void op_free(s3_op *o) {
 
 /* ------------------------------------------------------------- the loop */
 
-/* Runs ops until each is done, handing each to done() as it is (in no set
- * order); done may stop the rest by returning an error. */
-typedef ipfsrt_status (*op_report_fn)(void *user, s3_op *op, ipfsrt_error *err);
-
 static ipfsrt_status start_ready(s3_op *ops, size_t n, double *soonest, ipfsrt_error *err) {
     double now = ipfsrt_clock();
     *soonest = 1e9;
@@ -594,8 +565,8 @@ static ipfsrt_status start_ready(s3_op *ops, size_t n, double *soonest, ipfsrt_e
     return IPFSRT_OK;
 }
 
-static ipfsrt_status run_ops(ipfsrt_s3 *s, s3_op *ops, size_t n, op_report_fn report, void *user,
-                             ipfsrt_error *err) {
+ipfsrt_status ipfsrt_s3_run_ops(ipfsrt_s3 *s, s3_op *ops, size_t n, ipfsrt_s3_op_report_fn report, void *user,
+                               ipfsrt_error *err) {
     size_t reported = 0;
     ipfsrt_status st = IPFSRT_OK;
     while (st == IPFSRT_OK && reported < n) {
@@ -637,13 +608,14 @@ static ipfsrt_status report_get(void *user, s3_op *o, ipfsrt_error *err) {
     return c->fn(c->user, &r, err);
 }
 
-static void op_init(s3_op *o, ipfsrt_s3 *s, op_kind kind, const char *key) {
+void ipfsrt_s3_op_init(s3_op *o, ipfsrt_s3 *s, op_kind kind, const char *key) {
     memset(o, 0, sizeof *o);
     o->s3 = s;
     o->kind = kind;
     o->key = key;
     o->to = UINT64_MAX;
     o->object_size = UINT64_MAX;
+    o->put_fd = -1;
     ipfsrt_buf_init(&o->body);
     ipfsrt_error_clear(&o->error);
 }
@@ -666,19 +638,19 @@ ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s, const ipfsrt_s3_request *requests
     s3_op *ops = calloc(n, sizeof *ops);
     if (!ops) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        op_init(&ops[i], s, OP_GET, requests[i].key);
+        ipfsrt_s3_op_init(&ops[i], s, OP_GET, requests[i].key);
         ops[i].index = i;
         plan_get(&ops[i], &requests[i]);
         /* nothing to ask for: done without a request */
         if (requests[i].length == 0) ops[i].state = OP_DONE, ops[i].status = IPFSRT_OK;
     }
     get_call c = {fn, user};
-    ipfsrt_status st = run_ops(s, ops, n, report_get, &c, err);
+    ipfsrt_status st = ipfsrt_s3_run_ops(s, ops, n, report_get, &c, err);
     free(ops);
     return st;
 }
 
-static ipfsrt_status report_one(void *user, s3_op *o, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_s3_report_one(void *user, s3_op *o, ipfsrt_error *err) {
     (void)user;
     if (o->status != IPFSRT_OK && err) *err = o->error;
     return o->status;
@@ -686,56 +658,25 @@ static ipfsrt_status report_one(void *user, s3_op *o, ipfsrt_error *err) {
 
 ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s, const char *key, const void *data, size_t len, ipfsrt_error *err) {
     s3_op o;
-    op_init(&o, s, OP_PUT, key);
+    ipfsrt_s3_op_init(&o, s, OP_PUT, key);
     o.put_data = data;
     o.put_len = len;
     uint8_t digest[32];
     ipfsrt_status st = ipfsrt_hash_digest(IPFSRT_SHA2_256, len ? data : (const void *)"", len, digest, err);
     if (st != IPFSRT_OK) return st;
     for (int i = 0; i < 32; i++) snprintf(o.put_sha + 2 * i, 3, "%02x", digest[i]);
-    return run_ops(s, &o, 1, report_one, NULL, err);
-}
-
-/* The file's SHA-256 in hex, read through once; its size. */
-static ipfsrt_status file_sha256(FILE *f, char hex[65], uint64_t *size, ipfsrt_error *err) {
-    ipfsrt_hash_ctx *h = NULL;
-    uint8_t *buf = malloc(1 << 20), digest[32];
-    ipfsrt_status st = buf ? ipfsrt_hash_ctx_new(&h, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_start(h, IPFSRT_SHA2_256, err);
-    *size = 0;
-    for (size_t n; st == IPFSRT_OK && (n = fread(buf, 1, 1 << 20, f)) > 0; *size += n)
-        st = ipfsrt_hash_ctx_update(h, buf, n, err);
-    if (st == IPFSRT_OK && ferror(f)) st = ipfsrt_fail(err, IPFSRT_EIO, -1, "reading failed");
-    if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_finish(h, digest, err);
-    for (int i = 0; st == IPFSRT_OK && i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-    ipfsrt_hash_ctx_free(h);
-    free(buf);
-    return st;
-}
-
-ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s, const char *key, const char *path, ipfsrt_error *err) {
-    s3_op o;
-    op_init(&o, s, OP_PUT, key);
-    if (!(o.put_file = fopen(path, "rb"))) return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: cannot open it", path);
-    ipfsrt_status st = file_sha256(o.put_file, o.put_sha, &o.put_size, err);
-    if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: ", path);
-    if (st == IPFSRT_OK && o.put_size > PUT_MAX)
-        st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: %llu bytes is more than one S3 PUT takes (5 GiB; "
-                         "multipart uploads are not done)", path, (unsigned long long)o.put_size);
-    if (st == IPFSRT_OK) st = run_ops(s, &o, 1, report_one, NULL, err);
-    fclose(o.put_file);
-    return st;
+    return ipfsrt_s3_run_ops(s, &o, 1, ipfsrt_s3_report_one, NULL, err);
 }
 
 ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s, const char *key, ipfsrt_s3_write_fn sink, void *user,
                                    uint64_t *size, char *etag, ipfsrt_error *err) {
     s3_op o;
-    op_init(&o, s, OP_GET, key);
+    ipfsrt_s3_op_init(&o, s, OP_GET, key);
     o.length = UINT64_MAX;
     o.sink = sink;
     o.sink_user = user;
     ipfsrt_error_clear(&o.sink_error);
-    ipfsrt_status st = run_ops(s, &o, 1, report_one, NULL, err);
+    ipfsrt_status st = ipfsrt_s3_run_ops(s, &o, 1, ipfsrt_s3_report_one, NULL, err);
     if (size) *size = o.sunk;
     if (etag) snprintf(etag, 128, "%s", o.etag);
     return st;
@@ -743,8 +684,8 @@ ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s, const char *key, ipfsrt_s3_writ
 
 ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s, const char *key, ipfsrt_error *err) {
     s3_op o;
-    op_init(&o, s, OP_DELETE, key);
-    return run_ops(s, &o, 1, report_one, NULL, err);
+    ipfsrt_s3_op_init(&o, s, OP_DELETE, key);
+    return ipfsrt_s3_run_ops(s, &o, 1, ipfsrt_s3_report_one, NULL, err);
 }
 
 /* ----------------------------------------------------------------- lists */
@@ -804,9 +745,9 @@ ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s, const char *prefix, const char *delim
         char query[8192];
         st = list_query(prefix, delimiter, c.token, query, sizeof query, err);
         s3_op o;
-        op_init(&o, s, OP_LIST, "");
+        ipfsrt_s3_op_init(&o, s, OP_LIST, "");
         o.query = query;
-        if (st == IPFSRT_OK) st = run_ops(s, &o, 1, report_page, &c, err);
+        if (st == IPFSRT_OK) st = ipfsrt_s3_run_ops(s, &o, 1, report_page, &c, err);
     }
     return st;
 }

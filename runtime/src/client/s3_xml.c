@@ -1,7 +1,7 @@
-/* S3's XML answers (ListObjectsV2 results and error documents) read with
- * expat as the body arrives. Only the few elements S3 defines are kept, each
- * text bounded; a document type (where entity tricks live) is refused, and
- * expat's own guard against amplifying entities stays on. */
+/* S3's XML answers (ListObjectsV2 results, error documents, a multipart
+ * upload's id) read with expat as the body arrives. Only the few elements S3
+ * defines are kept, each text bounded; a document type (where entity tricks
+ * live) is refused, and expat's own guard against amplifying entities stays on. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,8 @@ static void element_end(ipfsrt_s3_xml *x, const char *name) {
         if (strcmp(name, "Code") == 0) snprintf(x->code, sizeof x->code, "%s", text);
         else if (strcmp(name, "Message") == 0) snprintf(x->message, sizeof x->message, "%s", text);
         else if (strcmp(name, "Region") == 0) snprintf(x->region, sizeof x->region, "%s", text);
+    } else if (x->depth == 2 && strcmp(parent, "InitiateMultipartUploadResult") == 0) {
+        if (strcmp(name, "UploadId") == 0) snprintf(x->upload_id, sizeof x->upload_id, "%s", text);
     } else if (x->depth == 2 && strcmp(parent, "ListBucketResult") == 0) {
         if (strcmp(name, "IsTruncated") == 0) x->truncated = strcmp(text, "true") == 0;
         else if (strcmp(name, "NextContinuationToken") == 0) snprintf(x->token, sizeof x->token, "%s", text);
