@@ -227,6 +227,17 @@ end
 
 -- ------------------------------------------------------------ the fold
 
+-- fn's result for a chunk put where the chunk's part lies in the selection
+-- (acc made at the first, of that result's dtype).
+local function place(ctx, acc, partial, offset, cut)
+  acc = acc or nd.zeros(ctx.shape, nd.isarray(partial) and partial.dtype or "float64")
+  if #cut == 0 then return acc:assign(partial) end
+  local at = {}
+  for d, o in ipairs(offset) do at[d] = { o, o + cut[d][2] - cut[d][1] } end
+  acc:slice(at):assign(partial)
+  return acc
+end
+
 local function fold_piece(ctx, r, acc)
   local x = ctx.array:read(piece_selection(ctx.sel, ctx.dims, r), ctx.read_opts)
   local base = {}
@@ -256,18 +267,8 @@ local function fold_piece(ctx, r, acc)
     local chunk = { index = index, key = ctx.plan.keys[k + 1], bytes = ctx.plan.bytes[k + 1], offset = offset,
       cf = ctx.cf }
     local partial = ctx.fn(values, chunk)
-    if ctx.op == "place" then
-      acc = acc or nd.zeros(ctx.shape, nd.isarray(partial) and partial.dtype or "float64")
-      if #cut > 0 then
-        local at = {}
-        for d, o in ipairs(offset) do at[d] = { o, o + cut[d][2] - cut[d][1] } end
-        acc:slice(at):assign(partial)
-      else
-        acc:assign(partial)
-      end
-    else
-      acc = combine(acc, partial, ctx.op)
-    end
+    if ctx.op == "place" then acc = place(ctx, acc, partial, offset, cut)
+    else acc = combine(acc, partial, ctx.op) end
   end
   return acc
 end
@@ -326,6 +327,7 @@ function M.map_chunks_with(mpi)
     if fn == nil and op == "place" then fn = function(values) return values end end
     if type(fn) ~= "function" then bad("fn must be a function(values, chunk)") end
     local array, sel, cf = source_of(selection)
+    if #sel == 0 then bad("a 0-d array holds one value: read it") end
     local plan = mpi.bcast(mpi.rank() == 0 and make_plan(array, sel) or nil, 0)
     local a, b = my_run(mpi, plan)
     know_cids(array, plan, a, b)
