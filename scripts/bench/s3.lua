@@ -13,45 +13,13 @@ local bench = require "ipfsrt.bench"
 local o = { days = "366", runs = "5", dir = "build/bench", scenarios = "scripts/bench/scenarios" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
-local KEY, SECRET = "AKIAIPFSRTTEST", "ipfsrt-test-secret"
 
 local sample, car, root = bench.sample(exe, o.dir, o.days, "2")
-local car2 = sample .. "-v2index.car"
-if not io.open(car2) then
-  io.stderr:write("packing ", car2, " (CARv2, indexed) ...\n")
-  ipfsrt.pack(sample, { output = car2, hidden = true, preset = "ipfs-car", car_version = 2 })
-end
-
--- the local S3, filled with the sample (each file as an object) and the CARv2
-local s3dir = o.dir .. "/s3"
-bench.sh(string.format("rm -rf '%s' && mkdir -p '%s'", s3dir, s3dir))
-bench.sh(string.format("NODE_OPTIONS=--openssl-legacy-provider node tests/s3/front.js '%s' > '%s/url' 2>/dev/null & "
-  .. "echo $! > '%s/pid'", s3dir .. "/data", s3dir, s3dir))
-local endpoint
-for _ = 1, 200 do
-  local f = io.open(s3dir .. "/url")
-  endpoint = f and f:read("l")
-  if f then f:close() end
-  if endpoint then break end
-  bench.sh("sleep 0.05")
-end
-assert(endpoint, "the local S3 did not start")
-local s3 = { endpoint = endpoint, access_key = KEY, secret_key = SECRET, region = "us-east-1" }
+local s3, stop_s3 = bench.s3_sample(exe, o.dir, sample)
+local endpoint = s3.endpoint
 local function stop_all()
-  bench.sh(string.format("kill $(cat '%s/pid') $(cat '%s/serve.pid') 2>/dev/null || true", s3dir, o.dir))
-end
-
-io.stderr:write("uploading the sample to the local S3 ...\n")
-local store = ipfsrt.zarr.store("s3://data/oisst", { writable = true, s3 = s3 })
-for rel in bench.sh(string.format("cd '%s' && find . -type f | sed 's|^./||'", sample)):gmatch("[^\n]+") do
-  local f = assert(io.open(sample .. "/" .. rel, "rb"))
-  store:put(rel, f:read("a"))
-  f:close()
-end
-do
-  local f = assert(io.open(car2, "rb"))
-  ipfsrt.zarr.store("s3://data/cars", { writable = true, s3 = s3 }):put("oisst.car", f:read("a"))
-  f:close()
+  stop_s3()
+  bench.sh(string.format("kill $(cat '%s/serve.pid') 2>/dev/null || true", o.dir))
 end
 local gateway = bench.serve(exe, { car }, o.dir)
 
@@ -72,7 +40,7 @@ local backends = {
 -- The floor: the time series' chunks (35N 285E lies in chunk row 1, column 3
 -- of every day) fetched by curl, 16 at a time, signed as ipfsrt signs.
 local function curl_floor(runs)
-  local list = s3dir .. "/curl.cfg"
+  local list = o.dir .. "/s3/curl.cfg"
   local f = assert(io.open(list, "w"))
   for t = 0, tonumber(o.days) - 1 do
     f:write(string.format('url = "%s/data/oisst/sst/%d.1.3"\noutput = "/dev/null"\n', endpoint, t))
@@ -82,7 +50,7 @@ local function curl_floor(runs)
   for _ = 0, runs do
     local t0 = ipfsrt.clock()
     bench.sh(string.format("curl -s --no-progress-meter --parallel --parallel-max 16 --aws-sigv4 aws:amz:us-east-1:s3 -u %s:%s "
-      .. "-H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -K '%s'", KEY, SECRET, list))
+      .. "-H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -K '%s'", s3.access_key, s3.secret_key, list))
     times[#times + 1] = ipfsrt.clock() - t0
   end
   table.remove(times, 1) -- the warm-up

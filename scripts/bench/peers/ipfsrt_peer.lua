@@ -1,15 +1,21 @@
 -- One scenario in a cold process, for make bench-peers: ipfsrt.dataset through
--- the gateway (verified ipfs://, or with --plain the gateway's plain HTTP).
+-- the gateway (verified ipfs://, or with --plain the gateway's plain HTTP), or
+-- from the local S3 at ENDPOINT (--s3: the sample's files as objects; --s3car:
+-- its CARv2, verified; credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY).
 -- Prints {open_ms, run_ms, count, sum}: the scenario's values as hundredths,
 -- summed, so that every client's reading can be compared.
--- Usage: ipfsrt ipfsrt_peer.lua GATEWAY ROOT SCENARIO [--plain]
+-- Usage: ipfsrt ipfsrt_peer.lua GATEWAY|ENDPOINT ROOT SCENARIO [--plain|--s3|--s3car]
 local ipfsrt = require "ipfsrt"
-local gateway, root, name, plain = arg[1], arg[2], arg[3], arg[4] == "--plain"
+local gateway, root, name, mode = arg[1], arg[2], arg[3], arg[4]
 local scenario = dofile("scripts/bench/scenarios/" .. name .. ".lua")
+local function open()
+  if mode == "--plain" then return ipfsrt.dataset.open(gateway .. "/ipfs/" .. root) end
+  if mode == "--s3" then return ipfsrt.dataset.open("s3://data/oisst", { s3 = { endpoint = gateway } }) end
+  if mode == "--s3car" then return ipfsrt.dataset.open("s3://data/cars/oisst.car", { s3 = { endpoint = gateway } }) end
+  return ipfsrt.dataset.open("ipfs://" .. root, { client = ipfsrt.client { gateways = { gateway }, concurrency = 16 } })
+end
 local t0 = ipfsrt.clock()
-local client = not plain and ipfsrt.client { gateways = { gateway }, concurrency = 16 } or nil
-local ds = plain and ipfsrt.dataset.open(gateway .. "/ipfs/" .. root) or
-  ipfsrt.dataset.open("ipfs://" .. root, { client = client })
+local ds = open()
 local t1 = ipfsrt.clock()
 local value = name == "open" and 0 or scenario.run { dataset = ds }
 local t2 = ipfsrt.clock()

@@ -1,19 +1,56 @@
 """One scenario in a cold process, for make bench-peers: Debian's xarray and
 zarr-python over fsspec's HTTP filesystem, no dask (the plain-HTTP way the
-published OISST benchmark started from). Prints {open_ms, run_ms, count, sum}
-as ipfsrt_peer.lua does.
-Usage: xarray_peer.py GATEWAY ROOT SCENARIO"""
+published OISST benchmark started from), or with --s3 over Debian's boto3
+from the local S3 at ENDPOINT (the sample's files as objects under
+s3://data/oisst; credentials from the AWS_* environment). Prints {open_ms,
+run_ms, count, sum} as ipfsrt_peer.lua does.
+Usage: xarray_peer.py GATEWAY|ENDPOINT ROOT SCENARIO [--s3]"""
 import json
 import sys
 import time
+from collections.abc import Mapping
 
 import fsspec
 import numpy as np
 import xarray as xr
 
+
+class S3Objects(Mapping):
+    """The objects under a prefix as a read-only mapping, as zarr-python reads a store."""
+
+    def __init__(self, endpoint, bucket, prefix):
+        import boto3
+        from botocore.config import Config
+
+        self.s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                               config=Config(s3={"addressing_style": "path"}, max_pool_connections=16))
+        self.bucket, self.prefix = bucket, prefix
+
+    def __getitem__(self, key):
+        try:
+            return self.s3.get_object(Bucket=self.bucket, Key=self.prefix + key)["Body"].read()
+        except self.s3.exceptions.NoSuchKey:
+            raise KeyError(key) from None
+
+    def __iter__(self):
+        pages = self.s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=self.prefix)
+        for page in pages:
+            for item in page.get("Contents", []):
+                yield item["Key"][len(self.prefix):]
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+
 gateway, root, name = sys.argv[1:4]
 t0 = time.perf_counter()
-ds = xr.open_zarr(fsspec.get_mapper(f"{gateway}/ipfs/{root}"), consolidated=True, chunks=None)
+if sys.argv[4:] == ["--s3"]:
+    import zarr.storage
+
+    store = zarr.storage.KVStore(S3Objects(gateway, "data", "oisst/"))
+else:
+    store = fsspec.get_mapper(f"{gateway}/ipfs/{root}")
+ds = xr.open_zarr(store, consolidated=True, chunks=None)
 t1 = time.perf_counter()
 sst = ds.sst
 if name == "open":
