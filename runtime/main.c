@@ -256,12 +256,9 @@ static int pmain(lua_State *L) {
     return 1;
 }
 
-/* A failed script under MPI ends the whole job: finalising this rank as if
- * all went well would leave the others waiting for it for ever. */
-static void abort_mpi_job(lua_State *L, int rc) {
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    if (lua_getfield(L, -1, "ipfsrt.mpi_core") == LUA_TTABLE && lua_getfield(L, -1, "size") == LUA_TFUNCTION &&
-        lua_pcall(L, 0, 1, 0) == LUA_OK && lua_tointeger(L, -1) > 1 && lua_getfield(L, -2, "abort") == LUA_TFUNCTION) {
+/* What a module asked to be told of a failed script (IPFSRT_LUA_ON_FAILURE). */
+static void report_failure(lua_State *L, int rc) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, IPFSRT_LUA_ON_FAILURE) == LUA_TFUNCTION) {
         lua_pushinteger(L, rc);
         lua_pcall(L, 1, 0, 0);
     }
@@ -280,7 +277,7 @@ int main(int argc, char **argv) {
     int status = lua_pcall(L, 2, 1, 0);
     int rc = status == LUA_OK ? (int)lua_tointeger(L, -1) : 1;
     if (status != LUA_OK) fprintf(stderr, "ipfsrt: %s\n", lua_tostring(L, -1));
-    if (rc != 0) abort_mpi_job(L, rc);
+    if (rc != 0) report_failure(L, rc);
     lua_close(L);
     return rc;
 }

@@ -2,9 +2,10 @@
  * require; it builds on these). Loading it starts MPI at thread level FUNNELED
  * unless the host did: Lua, the curl engine and every MPI call stay on the
  * main thread, hashing and decoding workers never call MPI. MPI is finalised
- * when the Lua state closes, unless the job failed: the executable's error
- * path and mpi.run call abort, which ends every rank (a rank that failed and
- * then finalised would leave the others waiting for ever). */
+ * when the Lua state closes, unless the job failed: the executable calls what
+ * the module left under IPFSRT_LUA_ON_FAILURE and mpi.run calls abort, which
+ * ends every rank (a rank that failed and then finalised would leave the
+ * others waiting for ever). */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -215,6 +216,10 @@ int luaopen_ipfsrt_mpi_core(lua_State *L) {
                                    {"node_size", l_node_size}, {"wtime", l_wtime},   {"barrier", l_barrier},
                                    {"abort", l_abort},   {"bcast_bytes", l_bcast_bytes},
                                    {"gather_bytes", l_gather_bytes}, {NULL, NULL}};
+    if (world_size > 1) { /* a failed script ends the job (the executable calls this) */
+        lua_pushcfunction(L, l_abort);
+        lua_setfield(L, LUA_REGISTRYINDEX, IPFSRT_LUA_ON_FAILURE);
+    }
     luaL_newlib(L, fns);
     ipfsrt_mpi_open_reduce(L);
     /* finalising rides on the module table's life: the registry holds it until lua_close */

@@ -36,6 +36,18 @@ function M.bytes(n, seed)
   return table.concat(t)
 end
 
+-- A new folder holding a self-signed certificate for 127.0.0.1 and its key:
+-- returns the folder, cert.pem and key.pem in it.
+function M.self_signed()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. dir))
+  local cert, key = dir .. "/cert.pem", dir .. "/key.pem"
+  assert(os.execute(string.format("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 " ..
+    "-addext subjectAltName=IP:127.0.0.1 -keyout %s -out %s >/dev/null 2>&1", key, cert)))
+  return dir, cert, key
+end
+
 function M.sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 -- Runs the executable with args; opts.stdin is fed to it (else /dev/null), opts.env

@@ -168,12 +168,7 @@ describe("the CLI for a new user", function()
 end)
 
 describe("a gateway behind its own CA", function()
-  local dir = os.tmpname()
-  os.remove(dir)
-  os.execute("mkdir -p " .. dir)
-  local cert, key = dir .. "/cert.pem", dir .. "/key.pem"
-  assert(os.execute(string.format("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 " ..
-    "-addext subjectAltName=IP:127.0.0.1 -keyout %s -out %s 2>/dev/null", key, cert)))
+  local dir, cert, key = exe.self_signed()
   -- a TLS server that answers every request with an HTML page: enough to see
   -- whether the handshake went through
   local port = 20000 + math.floor(ipfsrt.clock() * 1000) % 20000

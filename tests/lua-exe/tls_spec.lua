@@ -2,14 +2,10 @@
 -- here: a client that trusts the certificate reads verified, one that does not
 -- fails naming TLS and is not retried elsewhere.
 local ipfsrt = require "ipfsrt"
+local exe = require "exe"
 
 describe("serve --tls-cert/--tls-key", function()
-  local dir = os.tmpname()
-  os.remove(dir)
-  os.execute("mkdir -p " .. dir)
-  local cert, key = dir .. "/cert.pem", dir .. "/key.pem"
-  assert(os.execute(string.format("openssl req -x509 -newkey rsa:2048 -nodes -keyout %s -out %s -days 2 " ..
-    "-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1", key, cert)))
+  local dir, cert, key = exe.self_signed()
   local root = "bafybeihjcinxwvt7yho4ukgcftiwrpwqd5mvc4ibnycf4crsgw2fh5ykju"
 
   teardown(function() os.execute("rm -rf " .. dir) end)

@@ -25,6 +25,15 @@ local function run(cmd)
   return code, out, e, ipfsrt.clock() - t0
 end
 
+-- A new temporary file holding text; returns its name.
+local function temp_file(text)
+  local name = os.tmpname()
+  local f = assert(io.open(name, "w"))
+  f:write(text)
+  f:close()
+  return name
+end
+
 describe("ipfsrt.mpi", function()
   local dir, gw, where, ds
   local function job(n, task, extra)
@@ -148,9 +157,7 @@ describe("ipfsrt.mpi", function()
   end)
 
   it("waits for other ranks without spinning a core", function()
-    local script = os.tmpname()
-    local f = assert(io.open(script, "w"))
-    f:write([[
+    local script = temp_file([[
 local mpi = require "ipfsrt.mpi"
 if mpi.rank() == 1 then os.execute("sleep 1.5") end
 local cpu, t0 = os.clock(), mpi.wtime()
@@ -159,7 +166,6 @@ local got = mpi.allreduce(ipfsrt.ndarray.from { mpi.rank() }, "sum")
 cpu = os.clock() - cpu
 if mpi.rank() == 0 then print(string.format("%.3f %.3f %d", cpu, mpi.wtime() - t0, got:tolist()[1])) end
 ]])
-    f:close()
     local code, out, err = run(string.format("timeout 60 %s -n 2 %s %s", MPIRUN, EXE, sh(script)))
     os.remove(script)
     assert.equal(0, code, err)
@@ -170,10 +176,7 @@ if mpi.rank() == 0 then print(string.format("%.3f %.3f %d", cpu, mpi.wtime() - t
   end)
 
   it("runs from a hostfile", function()
-    local hosts = os.tmpname()
-    local f = assert(io.open(hosts, "w"))
-    f:write("localhost slots=2\n")
-    f:close()
+    local hosts = temp_file("localhost slots=2\n")
     local a = job(2, "sums", "--hostfile " .. sh(hosts))
     os.remove(hosts)
     assert.equal(2, #a.shares)

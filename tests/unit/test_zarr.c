@@ -103,6 +103,14 @@ static void remove_tree(const char *dir) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* A writable folder store over dir. */
+static ipfsrt_zarr_store *writable_folder(const char *dir) {
+    ipfsrt_zarr_store_options w = {.writable = true};
+    ipfsrt_zarr_store *s;
+    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, NULL), IPFSRT_OK);
+    return s;
+}
+
 static ipfsrt_status count_name(void *user, const ipfsrt_zarr_store_entry *entry, ipfsrt_error *err) {
     (void)entry;
     (void)err;
@@ -113,10 +121,8 @@ static ipfsrt_status count_name(void *user, const ipfsrt_zarr_store_entry *entry
 static void test_folder_store(void **state) {
     (void)state;
     char *dir = temp_dir();
-    ipfsrt_zarr_store_options w = {.writable = true};
-    ipfsrt_zarr_store *s;
+    ipfsrt_zarr_store *s = writable_folder(dir);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
     assert_string_equal(ipfsrt_zarr_store_kind(s), "folder");
     assert_int_equal(ipfsrt_zarr_store_put(s, "a/b/c", "hello", 5, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_store_put(s, "a/b/c", "world!", 6, &err), IPFSRT_OK); /* replaced whole */
@@ -186,10 +192,8 @@ static int32_t expected(int r, int c) { return r < 4 && c >= 8 ? -7 : r * 10 + c
 static void test_read_selections(void **state) {
     (void)state;
     char *dir = temp_dir();
-    ipfsrt_zarr_store_options w = {.writable = true};
-    ipfsrt_zarr_store *s;
+    ipfsrt_zarr_store *s = writable_folder(dir);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
     write_array(s);
     ipfsrt_zarr_node *g, *a;
     assert_int_equal(ipfsrt_zarr_open(&g, s, "/g/", &err), IPFSRT_OK);
@@ -240,10 +244,8 @@ static void test_read_selections(void **state) {
 static void test_consolidated(void **state) {
     (void)state;
     char *dir = temp_dir();
-    ipfsrt_zarr_store_options w = {.writable = true};
-    ipfsrt_zarr_store *s;
+    ipfsrt_zarr_store *s = writable_folder(dir);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
     static const char zmeta[] =
         "{\"zarr_consolidated_format\": 1, \"metadata\": {\".zgroup\": {\"zarr_format\": 2}, "
         "\"t/.zarray\": {\"zarr_format\": 2, \"shape\": [3], \"chunks\": [3], \"dtype\": \"<f8\", "
@@ -277,10 +279,8 @@ static void test_consolidated(void **state) {
 static void test_write_sharded(void **state) {
     (void)state;
     char *dir = temp_dir();
-    ipfsrt_zarr_store_options w = {.writable = true};
-    ipfsrt_zarr_store *s;
+    ipfsrt_zarr_store *s = writable_folder(dir);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
     static const char meta[] =
         "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [10, 9], \"data_type\": \"float64\", "
         "\"chunk_grid\": {\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [4, 6]}}, "
@@ -328,10 +328,8 @@ static void test_write_sharded(void **state) {
 static void test_write_many_chunks(void **state) {
     (void)state;
     char *dir = temp_dir();
-    ipfsrt_zarr_store_options w = {.writable = true};
-    ipfsrt_zarr_store *s;
+    ipfsrt_zarr_store *s = writable_folder(dir);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
     static const char meta[] = "{\"zarr_format\": 2, \"shape\": [3000], \"chunks\": [7], \"dtype\": \"<i4\", "
                                "\"compressor\": {\"id\": \"zstd\"}, \"fill_value\": -1, \"order\": \"C\", "
                                "\"filters\": null}";
@@ -371,10 +369,8 @@ static void test_partial_chunks(void **state) {
         {{.step = 7, .has_stop = true, .stop = 120}, {.step = -9}},
     };
     char *dir = temp_dir();
-    ipfsrt_zarr_store_options w = {.writable = true};
-    ipfsrt_zarr_store *s;
+    ipfsrt_zarr_store *s = writable_folder(dir);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, &err), IPFSRT_OK);
     ipfsrt_ndarray flat, v, out, want, view;
     ipfsrt_ndarray_init(&flat), ipfsrt_ndarray_init(&v), ipfsrt_ndarray_init(&out);
     ipfsrt_ndarray_init(&want), ipfsrt_ndarray_init(&view);

@@ -23,6 +23,12 @@ int ipfsrt_lua_open(struct lua_State *L);
 #define IPFSRT_LUA_API "ipfsrt.c_api"
 #define IPFSRT_LUA_API_VERSION 1
 
+/* Where in the registry a module may put a function for a host to call, with
+ * the exit code, when its script has failed, before it closes the state
+ * (ipfsrt.mpi ends the whole job there: a rank that failed and then closed
+ * normally would leave the others waiting for it). */
+#define IPFSRT_LUA_ON_FAILURE "ipfsrt.on_failure"
+
 typedef struct ipfsrt_lua_api {
     unsigned version; /* IPFSRT_LUA_API_VERSION; fields are only ever added at the end */
     size_t size;      /* sizeof the host's table */

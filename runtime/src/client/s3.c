@@ -105,16 +105,12 @@ static ipfsrt_status configure(ipfsrt_s3 *s, const char *bucket, const ipfsrt_s3
     }
     const char *region = pick(o->region, "AWS_REGION", "AWS_DEFAULT_REGION");
     snprintf(s->region, sizeof s->region, "%s", region ? region : "us-east-1");
-    s->forbidden_is_absent = o->forbidden_is_absent;
-    s->retries = o->retries ? o->retries : 3;
-    s->backoff_s = o->backoff_s > 0 ? o->backoff_s : 0.2;
     describe(s);
     return take_credentials(s, o, err);
 }
 
-/* A plain web server: only the base URL, the retries and the pauses. */
-static ipfsrt_status configure_plain(ipfsrt_s3 *s, const char *base_url, const ipfsrt_s3_options *o,
-                                     ipfsrt_error *err) {
+/* A plain web server: only the base URL. */
+static ipfsrt_status configure_plain(ipfsrt_s3 *s, const char *base_url, ipfsrt_error *err) {
     if (strncmp(base_url, "http://", 7) != 0 && strncmp(base_url, "https://", 8) != 0)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s is not an http(s):// URL", base_url);
     for (const char *p = base_url; *p; p++)
@@ -124,9 +120,6 @@ static ipfsrt_status configure_plain(ipfsrt_s3 *s, const char *base_url, const i
     size_t n = strlen(s->endpoint);
     while (n > 8 && s->endpoint[n - 1] == '/') s->endpoint[--n] = 0;
     s->plain = s->anonymous = true;
-    s->forbidden_is_absent = o->forbidden_is_absent;
-    s->retries = o->retries ? o->retries : 3;
-    s->backoff_s = o->backoff_s > 0 ? o->backoff_s : 0.2;
     describe(s);
     return IPFSRT_OK;
 }
@@ -138,8 +131,11 @@ static ipfsrt_status s3_new(ipfsrt_s3 **out, const char *bucket, const char *bas
     *out = NULL;
     ipfsrt_s3 *s = calloc(1, sizeof *s);
     if (!s) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    ipfsrt_status st = bucket ? configure(s, bucket, o, err) : configure_plain(s, base_url, o, err);
+    s->forbidden_is_absent = o->forbidden_is_absent;
+    s->retries = o->retries ? o->retries : 3;
+    s->backoff_s = o->backoff_s > 0 ? o->backoff_s : 0.2;
     s->part_size = o->part_size ? o->part_size : (uint64_t)64 << 20;
+    ipfsrt_status st = bucket ? configure(s, bucket, o, err) : configure_plain(s, base_url, err);
     if (st == IPFSRT_OK && s->part_size < ((uint64_t)5 << 20))
         st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: parts are at least 5 MiB (S3's smallest)", s->describe);
     ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = o->concurrency ? o->concurrency : 16,
