@@ -332,6 +332,15 @@ local function copy_values(a, b, opts)
   end
 end
 
+-- The fill value as Lua holds it; past Lua's integers, the stored digits
+-- (json.decode keeps them) rather than a rounded float.
+local function fill_of(a)
+  local stored = a.metadata.fill_value
+  local mt = type(stored) == "table" and getmetatable(stored)
+  if mt and mt.__name == "ipfsrt.json.number" then return stored end
+  return a.fill_value and a.fill_value:get() or nil
+end
+
 -- Chunk and shard shapes asked for apply to the arrays of as many dimensions.
 local function reencoded(a, opts, path)
   local function fits(list) return list and #list == #a.shape and list or nil end
@@ -339,14 +348,14 @@ local function reencoded(a, opts, path)
   if a.metadata.dtype == "<f2" or a.metadata.data_type == "float16" then dtype = "float16" end
   return { path = path, zarr_format = opts.zarr_format or a.zarr_format, shape = a.shape,
     chunks = fits(opts.chunks) or a.inner_chunks or a.chunks, shards = fits(opts.shards), dtype = dtype,
-    fill_value = a.fill_value and a.fill_value:get() or nil, compressor = opts.compressor,
+    fill_value = fill_of(a), compressor = opts.compressor,
     attrs = a.attrs, dimension_names = a.dimension_names and #a.dimension_names > 0 and a.dimension_names or nil }
 end
 
 local function copy_node(node, store, path, opts, depth)
   if depth > 32 then bad("a hierarchy deeper than 32 levels") end
   if not node.is_array then
-    local g = wrap(C.create_group(store, path, opts.zarr_format or node.zarr_format, node.attrs), store)
+    local g = wrap(C.create_like(store, path, rawget(node, "_node"), opts.zarr_format), store)
     for _, m in ipairs(node:members()) do
       copy_node(node:get(m.name), store, (path == "" and "" or path .. "/") .. m.name, opts, depth + 1)
     end
@@ -356,10 +365,8 @@ local function copy_node(node, store, path, opts, depth)
   if opts.compressor ~= nil or opts.zarr_format or opts.shards or opts.chunks then
     local o = reencoded(node, opts, path)
     b = M.create(store, o)
-  else -- the same metadata: the same chunks
-    local doc = node.metadata
-    if node.zarr_format == 2 then doc.attributes = node.attrs end
-    b = wrap(C.create_array(store, path, ipfsrt.json.encode(doc)), store)
+  else -- the same metadata, to the last digit: the same chunks
+    b = wrap(C.create_like(store, path, rawget(node, "_node")), store)
   end
   copy_values(node, b, opts)
   return b

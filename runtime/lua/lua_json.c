@@ -1,12 +1,16 @@
 /* ipfsrt.json over cJSON. Object keys are written sorted, so output is stable;
  * a table whose keys are exactly 1..n (or an empty table) is an array, unless
  * it carries the object mark: json.object() makes one, and decoding gives
- * every empty object one, so that {} survives a round trip. */
+ * every empty object one, so that {} survives a round trip. Integers stay
+ * integers both ways; those past Lua's (uint64's top half) decode as tables
+ * {digits = "..."} of metatable "ipfsrt.json.number" that encode as those
+ * digits again, rather than as rounded floats. */
 #include <stdlib.h>
 #include <string.h>
 
 #include <cJSON.h>
 
+#include "base/json_internal.h"
 #include "bindings.h"
 
 static int cmp_strings(const void *a, const void *b) {
@@ -47,8 +51,35 @@ static void mark_object(lua_State *L) {
     lua_setmetatable(L, -2);
 }
 
+#define NUMBER_MARK "ipfsrt.json.number"
+
+/* A JSON integer past Lua's integers, kept as its digits (json.number). */
+static void push_big_integer(lua_State *L, const char *digits) {
+    lua_createtable(L, 0, 1);
+    lua_pushstring(L, digits);
+    lua_setfield(L, -2, "digits");
+    luaL_setmetatable(L, NUMBER_MARK);
+}
+
+static int big_integer_tostring(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "digits");
+    return 1;
+}
+
 static cJSON *table_to_json(lua_State *L, int idx, int depth) {
     lua_Integer n;
+    if (lua_getmetatable(L, idx)) {
+        luaL_getmetatable(L, NUMBER_MARK);
+        bool big = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+        if (big) {
+            lua_getfield(L, idx, "digits");
+            cJSON *raw = lua_type(L, -1) == LUA_TSTRING ? cJSON_CreateRaw(lua_tostring(L, -1)) : NULL;
+            lua_pop(L, 1);
+            return raw;
+        }
+    }
     if (!marked_object(L, idx) && is_array(L, idx, &n)) {
         cJSON *arr = cJSON_CreateArray();
         for (lua_Integer i = 1; arr && i <= n; i++) {
@@ -107,7 +138,9 @@ static cJSON *to_json(lua_State *L, int idx, int depth) {
     switch (lua_type(L, idx)) {
     case LUA_TNIL: return cJSON_CreateNull();
     case LUA_TBOOLEAN: return cJSON_CreateBool(lua_toboolean(L, idx));
-    case LUA_TNUMBER: return cJSON_CreateNumber(lua_tonumber(L, idx));
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx)) return ipfsrt_json_int64_item((int64_t)lua_tointeger(L, idx));
+        return cJSON_CreateNumber(lua_tonumber(L, idx));
     case LUA_TSTRING: return cJSON_CreateString(lua_tostring(L, idx));
     case LUA_TLIGHTUSERDATA:
         return ipfsrt_lua_is_null(L, idx) ? cJSON_CreateNull() : NULL;
@@ -137,7 +170,7 @@ static int json_encode(lua_State *L) {
     if (!j)
         return ipfsrt_lua_raise_arg(L, "value cannot be encoded as JSON (functions, non-string "
                                        "keys, mixed tables or nesting over 100 levels)");
-    char *s = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+    char *s = ipfsrt_json_print(j, pretty);
     cJSON_Delete(j);
     if (!s) return luaL_error(L, "out of memory");
     lua_pushstring(L, s);
@@ -150,11 +183,12 @@ void ipfsrt_lua_push_json(lua_State *L, const cJSON *j) {
     if (cJSON_IsNull(j)) ipfsrt_lua_push_null(L);
     else if (cJSON_IsBool(j)) lua_pushboolean(L, cJSON_IsTrue(j));
     else if (cJSON_IsNumber(j)) {
-        double d = j->valuedouble;
-        if (d == (double)(lua_Integer)d && d > -9.2e18 && d < 9.2e18)
-            lua_pushinteger(L, (lua_Integer)d);
-        else
-            lua_pushnumber(L, d);
+        int64_t i;
+        bool negative;
+        uint64_t magnitude;
+        if (ipfsrt_json_int64(j, &i)) lua_pushinteger(L, (lua_Integer)i);
+        else if (j->valuestring && ipfsrt_json_integer(j, &negative, &magnitude)) push_big_integer(L, j->valuestring);
+        else lua_pushnumber(L, j->valuedouble);
     } else if (cJSON_IsString(j)) lua_pushstring(L, j->valuestring);
     else if (cJSON_IsArray(j)) {
         lua_newtable(L);
@@ -200,7 +234,7 @@ static int json_decode(lua_State *L) {
     }
     lua_setmetatable(L, -2);
     const char *end = NULL;
-    *box = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+    *box = ipfsrt_json_parse(s, n, &end);
     if (!*box) {
         ipfsrt_error err;
         ipfsrt_error_clear(&err);
@@ -222,5 +256,9 @@ int ipfsrt_lua_open_json(lua_State *L) {
     luaL_newlib(L, fns);
     ipfsrt_lua_push_null(L);
     lua_setfield(L, -2, "null");
+    luaL_newmetatable(L, NUMBER_MARK);
+    lua_pushcfunction(L, big_integer_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
     return 1;
 }

@@ -1,8 +1,10 @@
 /* ipfsrt.ndarray: n-d arrays for Lua scripts, over the C module. Indices are
  * 0-based and slices half-open (as in Zarr, numpy and xarray); tolist() gives
  * ordinary 1-based Lua tables. */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bindings.h"
@@ -518,6 +520,124 @@ static void add_level(luaL_Buffer *b, const ipfsrt_ndarray *a, int dim, int64_t 
     luaL_addchar(b, ']');
 }
 
+/* ------------------------------------------------- exact text (CLI output) */
+
+/* The shortest text that reads back as the same float (Lua's tostring keeps
+ * only 14 digits); float32 elements as float32 reads them. */
+static void float_text(double f, bool single, char *s, size_t cap) {
+    for (int digits = single ? 6 : 15; digits <= (single ? 9 : 17); digits++) {
+        snprintf(s, cap, "%.*g", digits, f);
+        double back = strtod(s, NULL);
+        if (single ? (float)back == (float)f : back == f) return;
+    }
+}
+
+/* One element's text, every digit kept; NULL for non-finite floats in JSON. */
+static const char *exact_text(const ipfsrt_ndarray *a, const ipfsrt_ndvalue *v, bool json, char *s, size_t cap) {
+    bool single = a->dtype == IPFSRT_DTYPE_FLOAT32 || a->dtype == IPFSRT_DTYPE_COMPLEX64;
+    switch (v->kind) {
+    case IPFSRT_NDVALUE_BOOL: snprintf(s, cap, v->b ? "true" : "false"); break;
+    case IPFSRT_NDVALUE_INT: snprintf(s, cap, "%lld", (long long)v->i); break;
+    case IPFSRT_NDVALUE_UINT: snprintf(s, cap, "%llu", (unsigned long long)v->u); break;
+    case IPFSRT_NDVALUE_FLOAT:
+    case IPFSRT_NDVALUE_COMPLEX:
+        if (isfinite(v->f)) float_text(v->f, single, s, cap);
+        else if (json) return NULL;
+        else snprintf(s, cap, isnan(v->f) ? "nan" : v->f > 0 ? "inf" : "-inf");
+        break;
+    case IPFSRT_NDVALUE_BYTES: return NULL;
+    }
+    return s;
+}
+
+static cJSON *value_json(const ipfsrt_ndarray *a, const ipfsrt_ndvalue *v) {
+    char s[64];
+    if (v->kind == IPFSRT_NDVALUE_BYTES) {
+        char *copy = malloc(v->len + 1);
+        if (!copy) return NULL;
+        memcpy(copy, v->bytes, v->len);
+        copy[v->len] = '\0';
+        cJSON *str = cJSON_CreateString(copy);
+        free(copy);
+        return str;
+    }
+    const char *t = exact_text(a, v, true, s, sizeof s);
+    cJSON *item = t ? cJSON_CreateRaw(t) : cJSON_CreateNull();
+    if (v->kind != IPFSRT_NDVALUE_COMPLEX || !item) return item;
+    ipfsrt_ndvalue im = *v;
+    im.f = v->imag;
+    t = exact_text(a, &im, true, s, sizeof s);
+    cJSON *pair = cJSON_CreateArray();
+    if (pair) cJSON_AddItemToArray(pair, item);
+    if (pair) cJSON_AddItemToArray(pair, t ? cJSON_CreateRaw(t) : cJSON_CreateNull());
+    else cJSON_Delete(item);
+    return pair;
+}
+
+static cJSON *level_json(const ipfsrt_ndarray *a, int dim, int64_t *index) {
+    if (dim == a->ndim) {
+        ipfsrt_ndvalue v;
+        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL); /* in range by construction */
+        return value_json(a, &v);
+    }
+    cJSON *list = cJSON_CreateArray();
+    for (size_t i = 0; list && i < a->shape[dim]; i++) {
+        index[dim] = (int64_t)i;
+        cJSON *item = level_json(a, dim + 1, index);
+        if (!item) {
+            cJSON_Delete(list);
+            return NULL;
+        }
+        cJSON_AddItemToArray(list, item);
+    }
+    return list;
+}
+
+/* a:tojson(): nested lists as JSON text, integers and floats to the last digit */
+static int array_tojson(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int64_t index[IPFSRT_NDARRAY_MAX_DIMS] = {0};
+    cJSON *doc = level_json(a, 0, index);
+    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!text) return luaL_error(L, "out of memory");
+    lua_pushstring(L, text);
+    cJSON_free(text);
+    return 1;
+}
+
+/* a:strings(): every element's exact text (nan, inf; bytes as they are; complex
+ * as re+imj), in C order, as one flat list */
+static int array_strings(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    size_t n = ipfsrt_ndarray_size(a);
+    luaL_argcheck(L, n < INT32_MAX, 1, "too many elements for a list");
+    lua_createtable(L, (int)n, 0);
+    int64_t index[IPFSRT_NDARRAY_MAX_DIMS] = {0};
+    for (size_t k = 0; k < n; k++) {
+        ipfsrt_ndvalue v;
+        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL);
+        char s[64], im[64];
+        if (v.kind == IPFSRT_NDVALUE_BYTES) {
+            lua_pushlstring(L, (const char *)v.bytes, v.len);
+        } else if (v.kind == IPFSRT_NDVALUE_COMPLEX) {
+            ipfsrt_ndvalue i = v;
+            i.f = v.imag;
+            exact_text(a, &v, false, s, sizeof s);
+            exact_text(a, &i, false, im, sizeof im);
+            lua_pushfstring(L, "%s%s%sj", s, im[0] == '-' ? "" : "+", im);
+        } else {
+            lua_pushstring(L, exact_text(a, &v, false, s, sizeof s));
+        }
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+        for (int d = a->ndim - 1; d >= 0; d--) { /* the next index in C order */
+            if (++index[d] < (int64_t)a->shape[d]) break;
+            index[d] = 0;
+        }
+    }
+    return 1;
+}
+
 /* tostring(a): numpy's repr, abbreviated past 1000 elements, with dtype and shape */
 static int array_tostring(lua_State *L) {
     ipfsrt_ndarray *a = check_array(L, 1);
@@ -867,7 +987,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"get", array_get},         {"set", array_set},           {"slice", array_slice},
         {"transpose", array_transpose}, {"reshape", array_reshape}, {"squeeze", array_squeeze},
-        {"copy", array_copy},       {"tolist", array_tolist},     {"astype", array_astype},
+        {"copy", array_copy},       {"tolist", array_tolist}, {"tojson", array_tojson}, {"strings", array_strings},     {"astype", array_astype},
         {"unscale", array_unscale},
         {"lt", op_lt}, {"le", op_le}, {"gt", op_gt}, {"ge", op_ge}, {"eq", op_eq}, {"ne", op_ne},
         {"abs", fn_abs}, {"sqrt", fn_sqrt}, {"exp", fn_exp}, {"log", fn_log}, {"floor", fn_floor},

@@ -86,6 +86,20 @@ static int zarr_create_group(lua_State *L) {
     return 1;
 }
 
+/* create_like(store, path, node[, zarr_format]): what a copy writes, exactly */
+static int zarr_create_like(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    const ipfsrt_zarr_node *src = check_node(L, 3);
+    lua_Integer format = luaL_optinteger(L, 4, 0);
+    lua_znode *z = push_node(L, 1);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_create_like(&z->n, zs->s, path, src, (int)format, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 1;
+}
+
 /* consolidate(store, path) */
 static int zarr_consolidate(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
@@ -269,7 +283,8 @@ int ipfsrt_lua_zarr_node_functions(lua_State *L) {
                                        {"is_array", node_is_array}, {"chunk_key", node_chunk_key},
                                        {NULL, NULL}};
     static const luaL_Reg fns[] = {{"open_node", zarr_open},           {"create_array", zarr_create_array},
-                                   {"create_group", zarr_create_group}, {"consolidate_store", zarr_consolidate},
+                                   {"create_group", zarr_create_group}, {"create_like", zarr_create_like},
+                                   {"consolidate_store", zarr_consolidate},
                                    {NULL, NULL}};
     ipfsrt_lua_class(L, ZARR_NODE, methods, node_gc, NULL);
     luaL_setfuncs(L, fns, 0);

@@ -279,6 +279,42 @@ describe("ipfsrt.zarr", function()
     check(a, true)
   end)
 
+  it("keeps every digit: int64 past 2^53, uint64 and int64 at their ends, float64 in --csv/--json, copies", function()
+    local src, copy, recoded = dir .. "/exact", dir .. "/exact-copy", dir .. "/exact-recoded"
+    local function zarray(dtype, fill)
+      return string.format('{"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": "%s", "compressor": null, ' ..
+        '"fill_value": %s, "order": "C", "filters": null}', dtype, fill)
+    end
+    assert(os.execute("mkdir -p " .. src .. "/i " .. src .. "/m " .. src .. "/u " .. src .. "/f"))
+    put(src .. "/.zgroup", '{"zarr_format": 2}')
+    put(src .. "/i/.zarray", zarray("<i8", "9007199254740993"))
+    put(src .. "/i/.zattrs", '{"big": 12345678901234567}')
+    put(src .. "/m/.zarray", zarray("<i8", "9223372036854775807"))
+    put(src .. "/u/.zarray", zarray("<u8", "18446744073709551615"))
+    put(src .. "/f/.zarray", zarray("<f8", "null"))
+    put(src .. "/f/0", string.pack("<d<d", 0.9504636963259353, 1 / 3))
+    local function get(path, how)
+      local code, out, err = exe.run { "zarr", "get", src, path, how }
+      assert.equal(0, code, err)
+      return out
+    end
+    assert.equal("[9007199254740993,9007199254740993]\n", get("i", "--json"))
+    assert.equal("9223372036854775807\n9223372036854775807\n", get("m", "--csv"))
+    assert.equal("18446744073709551615\n18446744073709551615\n", get("u", "--csv"))
+    assert.equal("[18446744073709551615,18446744073709551615]\n", get("u", "--json"))
+    assert.equal("0.9504636963259353\n0.3333333333333333\n", get("f", "--csv"))
+    assert.equal("[0.9504636963259353,0.3333333333333333]\n", get("f", "--json"))
+    for _, to in ipairs { { copy }, { recoded, "--compressor", "zstd" } } do
+      local code, _, err = exe.run { "zarr", "cp", src, to[1], to[2], to[3], "-q" }
+      assert.equal(0, code, err)
+      for _, f in ipairs { "/i/.zarray", "/m/.zarray", "/u/.zarray", "/i/.zattrs" } do
+        local text = assert(io.open(to[1] .. f)):read("a")
+        assert.truthy(text:find("9007199254740993", 1, true) or text:find("9223372036854775807", 1, true) or
+          text:find("18446744073709551615", 1, true) or text:find("12345678901234567", 1, true), f .. ": " .. text)
+      end
+    end
+  end)
+
   it("opens a consolidated hierarchy over ipfs:// with one round of reads, its members with none", function()
     local many = dir .. "/many"
     for i = 1, 12 do

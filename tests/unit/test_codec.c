@@ -155,13 +155,81 @@ static void test_prefix_decoding(void **state) {
             assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N + 8, 1000, &err), IPFSRT_ECODEC);
             assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len / 2, out, N, N - 10, &err),
                              IPFSRT_ECODEC);
-            assert_non_null(strstr(err.message, "not the"));
         }
         ipfsrt_buf_free(&enc);
         ipfsrt_codec_free(c);
     }
     free(in);
     free(out);
+}
+
+/* A prefix keeps every check the whole decode makes: a flipped byte in an
+ * incompressible (raw) block decodes, and only the content checksum at the
+ * frame's end notices; a second frame or trailing bytes after the first are
+ * refused by the whole decode and so by the prefix too. */
+static void test_prefix_keeps_checks(void **state) {
+    (void)state;
+    enum { N = 300000 };
+    uint8_t *in = malloc(N), *out = malloc(N);
+    uint32_t x = 7;
+    for (size_t i = 0; i < N; i++) in[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 24);
+    ipfsrt_codec *c = make("zstd", "{\"checksum\": true}", 8);
+    ipfsrt_buf enc;
+    ipfsrt_buf_init(&enc);
+    assert_int_equal(ipfsrt_codec_encode(c, in, N, &enc, NULL), IPFSRT_OK);
+    enc.data[enc.len / 8] ^= 0x10; /* inside the first raw block */
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N, &err), IPFSRT_ECODEC);
+    assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N, 40, &err), IPFSRT_ECODEC);
+    assert_non_null(strstr(err.message, "checksum"));
+    enc.data[enc.len / 8] ^= 0x10;
+    assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N, 40, &err), IPFSRT_OK);
+    ipfsrt_codec *plain = make("zstd", NULL, 8);
+    enc.len = 0;
+    assert_int_equal(ipfsrt_codec_encode(plain, in, N, &enc, NULL), IPFSRT_OK);
+    size_t one = enc.len;
+    assert_int_equal(ipfsrt_codec_decode_prefix(plain, enc.data, one, out, N, 40, &err), IPFSRT_OK);
+    assert_memory_equal(out, in, 40);
+    assert_int_equal(ipfsrt_codec_encode(plain, in, 10, &enc, NULL), IPFSRT_OK); /* a second frame */
+    assert_int_equal(ipfsrt_codec_decode_prefix(plain, enc.data, enc.len, out, N, 40, &err), IPFSRT_ECODEC);
+    enc.len = one;
+    memcpy(ipfsrt_buf_reserve(&enc, 3), "abc", 3); /* trailing garbage */
+    enc.len += 3;
+    assert_int_not_equal(ipfsrt_codec_decode(plain, enc.data, enc.len, out, N, &err), IPFSRT_OK);
+    assert_int_not_equal(ipfsrt_codec_decode_prefix(plain, enc.data, enc.len, out, N, 40, &err), IPFSRT_OK);
+    ipfsrt_buf_free(&enc);
+    ipfsrt_codec_free(c);
+    ipfsrt_codec_free(plain);
+    free(in);
+    free(out);
+}
+
+/* bz2: concatenated streams decode as Python's bz2 does, bytes after the
+ * last stream that are not one are refused, a stream cut short is refused,
+ * and a destination filled exactly by a stream is not taken for too small. */
+static void test_bz2_stream_ends(void **state) {
+    (void)state;
+    enum { N = 5000 };
+    uint8_t in[N], out[2 * N];
+    sample(in, N);
+    ipfsrt_codec *c = make("bz2", NULL, 1);
+    ipfsrt_buf enc;
+    ipfsrt_buf_init(&enc);
+    assert_int_equal(ipfsrt_codec_encode(c, in, N, &enc, NULL), IPFSRT_OK);
+    size_t one = enc.len;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_codec_decode(c, enc.data, one, out, N, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_codec_decode(c, enc.data, one - 1, out, N, &err), IPFSRT_ECODEC);
+    assert_int_equal(ipfsrt_codec_encode(c, in, N, &enc, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, 2 * N, &err), IPFSRT_OK);
+    assert_memory_equal(out + N, in, N);
+    enc.len = one;
+    memcpy(ipfsrt_buf_reserve(&enc, 4), "junk", 4);
+    enc.len += 4;
+    assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N, &err), IPFSRT_ECODEC);
+    assert_int_equal(err.offset, (int64_t)one);
+    ipfsrt_buf_free(&enc);
+    ipfsrt_codec_free(c);
 }
 
 /* Every byte of each encoded chunk flipped in turn: decoding fails cleanly or
@@ -222,7 +290,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc32c_vectors),      cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_sized_decoding),      cmocka_unit_test(test_corrupt_data),
-        cmocka_unit_test(test_prefix_decoding),
+        cmocka_unit_test(test_prefix_decoding),     cmocka_unit_test(test_prefix_keeps_checks),
+        cmocka_unit_test(test_bz2_stream_ends),
         cmocka_unit_test(test_bad_configurations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "base/json_internal.h"
 #include "zarr/store_internal.h"
 
 static void expect_meta_error(const char *json, int format, ipfsrt_status code, const char *words) {
@@ -55,6 +56,51 @@ static void test_bad_metadata(void **state) {
     expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 300, "
                       "\"shape\": [10], \"chunks\": [5], \"dtype\": \"|u1\", \"compressor\": null}", 2, IPFSRT_ERANGE,
                       "fill_value");
+}
+
+/* Integer fill values to the last digit: past 2^53, at int64's and uint64's
+ * ends; one past them refused. */
+static void expect_int_fill(const char *dtype, const char *fill, int64_t want, uint64_t uwant, bool is_unsigned) {
+    char json[512];
+    snprintf(json, sizeof json, "{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": %s, "
+             "\"shape\": [10], \"chunks\": [5], \"dtype\": \"%s\", \"compressor\": null}", fill, dtype);
+    ipfsrt_zarr_meta *m = NULL;
+    ipfsrt_error err;
+    if (ipfsrt_zarr_meta_parse(&m, json, strlen(json), 2, "a", &err) != IPFSRT_OK) fail_msg("%s: %s", fill, err.message);
+    ipfsrt_ndvalue v;
+    assert_int_equal(ipfsrt_ndarray_get(&m->fill, NULL, 0, &v, NULL), IPFSRT_OK);
+    if (is_unsigned) assert_true(v.kind == IPFSRT_NDVALUE_UINT && v.u == uwant);
+    else if (v.kind != IPFSRT_NDVALUE_INT || v.i != want) fail_msg("%s read back as %lld", fill, (long long)v.i);
+    ipfsrt_zarr_meta_free(m);
+}
+
+static void test_exact_integers(void **state) {
+    (void)state;
+    expect_int_fill("<i8", "9007199254740993", 9007199254740993LL, 0, false);
+    expect_int_fill("<i8", "-9007199254740993", -9007199254740993LL, 0, false);
+    expect_int_fill("<i8", "9223372036854775807", INT64_MAX, 0, false);
+    expect_int_fill("<i8", "-9223372036854775808", INT64_MIN, 0, false);
+    expect_int_fill("<u8", "18446744073709551615", 0, UINT64_MAX, true);
+    expect_int_fill("<i4", "1e3", 1000, 0, false);
+    expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 9223372036854775808, "
+                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i8\", \"compressor\": null}", 2, IPFSRT_EARG,
+                      "does not fit");
+    expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 18446744073709551616, "
+                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<u8\", \"compressor\": null}", 2, IPFSRT_EARG,
+                      "fill_value");
+    /* a document parsed and printed again keeps every digit, wherever the number sits */
+    const char *text = "{\"a\":[12345678901234567,\"9007199254740993\",-9223372036854775808],"
+                       "\"b\":{\"c\":18446744073709551615,\"d\":0.1,\"e\":\"x\\\"1\"},\"f\":1}";
+    cJSON *doc = ipfsrt_json_parse(text, strlen(text), NULL);
+    assert_non_null(doc);
+    char *back = ipfsrt_json_print(doc, false);
+    assert_string_equal(back, text);
+    assert_true(cJSON_IsNumber(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "a"), 0))); /* printing left it a number */
+    int64_t i;
+    assert_true(ipfsrt_json_int64(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "a"), 2), &i) && i == INT64_MIN);
+    assert_false(ipfsrt_json_int64(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "b"), "c"), &i));
+    free(back);
+    cJSON_Delete(doc);
 }
 
 #define V3(extra)                                                                                                   \
@@ -450,6 +496,7 @@ int main(void) {
         cmocka_unit_test(test_read_selections), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
+        cmocka_unit_test(test_exact_integers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -214,29 +214,31 @@ function M.parse_selection(text)
   return sel
 end
 
-local function csv_value(v)
-  if type(v) == "string" then return '"' .. v:gsub('"', '""') .. '"' end
-  return tostring(v)
+-- Strings quoted; numbers as x:strings() gives them, every digit kept.
+local function csv_value(v, is_text)
+  if is_text then return '"' .. v:gsub('"', '""') .. '"' end
+  return v
 end
 
 local function write_csv(x)
-  local out = io.stdout
-  if x.ndim == 0 then return out:write(csv_value(x:get()), "\n") end
+  local out, text = io.stdout, x.dtype == "bytes"
+  local values = x:strings()
+  if x.ndim == 0 then return out:write(csv_value(values[1], text), "\n") end
   if x.ndim <= 2 then
-    local rows = x.ndim == 1 and x:reshape { -1, 1 } or x
-    for i = 0, rows.shape[1] - 1 do
+    local cols = x.ndim == 1 and 1 or x.shape[2]
+    for i = 0, (x.ndim == 1 and x.shape[1] or x.shape[1]) - 1 do
       local line = {}
-      for j = 0, rows.shape[2] - 1 do line[#line + 1] = csv_value(rows:get(i, j)) end
+      for j = 1, cols do line[j] = csv_value(values[i * cols + j], text) end
       out:write(table.concat(line, ","), "\n")
     end
     return
   end
   local idx = {}
   for d = 1, x.ndim do idx[d] = 0 end
-  for _ = 1, x.size do
+  for k = 1, x.size do
     local line = {}
     for d = 1, x.ndim do line[d] = idx[d] end
-    line[#line + 1] = csv_value(x:get(table.unpack(idx)))
+    line[#line + 1] = csv_value(values[k], text)
     out:write(table.concat(line, ","), "\n")
     for d = x.ndim, 1, -1 do
       idx[d] = idx[d] + 1
@@ -272,7 +274,7 @@ local function get(url, rest, opts)
     local read_ok, x = pcall(a.read, a, sel, { progress = bar })
     clear()
     if not read_ok then error(x, 0) end
-    if opts.json then print(ipfsrt.json.encode(x:tolist()))
+    if opts.json then print(x:tojson())
     elseif opts.csv then write_csv(x)
     else print(tostring(x)) end
   end)

@@ -153,6 +153,11 @@ ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **node, ipfsrt_zarr_stor
 /* A group (zarr_format 2 or 3) with attributes (a JSON object, or NULL). */
 ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
                                        int zarr_format, const struct cJSON *attributes, ipfsrt_error *err);
+/* A node like src at path: an array with src's metadata document and
+ * attributes to the last digit, or a group with src's attributes in
+ * zarr_format (0: src's; an array's cannot change). */
+ipfsrt_status ipfsrt_zarr_create_like(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
+                                      const ipfsrt_zarr_node *src, int zarr_format, ipfsrt_error *err);
 /* Replaces a node's user attributes (v2 .zattrs, v3 zarr.json). */
 ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *node, const struct cJSON *attributes, ipfsrt_error *err);
 /* Gathers the metadata of the hierarchy under path into consolidated metadata

@@ -56,12 +56,23 @@ static ipfsrt_status zstd_decode(const ipfsrt_codec *c, const uint8_t *src, size
     return IPFSRT_OK;
 }
 
+/* A prefix may stop short of the frame's end only where nothing past it is
+ * checked: one frame that states the whole size, fills the data to the last
+ * byte (a second frame, or bytes after it, fail the whole decode) and carries
+ * no content checksum (RFC 8878: bit 2 of the byte after the magic number). */
+static bool prefix_may_stop(const uint8_t *src, size_t n, size_t cap) {
+    if (n < 5 || ZSTD_getFrameContentSize(src, n) != (unsigned long long)cap) return false;
+    if (ZSTD_findFrameCompressedSize(src, n) != n) return false;
+    bool checksummed = (src[4] >> 2) & 1;
+    return !checksummed;
+}
+
 /* One zstd block at a time until need bytes are out: the blocks past them are
- * never decoded. Only for a frame that states the whole size (anything else is
- * decoded whole, so that a wrong size is still found). */
+ * never decoded. Anything prefix_may_stop refuses is decoded whole, so that
+ * every check the whole decode makes is still made. */
 static ipfsrt_status zstd_decode_prefix(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst,
                                         size_t cap, size_t need, ipfsrt_error *err) {
-    if (ZSTD_getFrameContentSize(src, n) != (unsigned long long)cap) return ipfsrt_codec_decode(c, src, n, dst, cap, err);
+    if (!prefix_may_stop(src, n, cap)) return ipfsrt_codec_decode(c, src, n, dst, cap, err);
     ZSTD_DCtx *d = thread_dctx();
     if (!d) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a zstd context");
     ZSTD_DCtx_reset(d, ZSTD_reset_session_only);

@@ -34,7 +34,7 @@ static ipfsrt_status keep(void *user, const ipfsrt_zarr_store_result *res, ipfsr
         if (err) *err = res->error;
         return res->status;
     }
-    f->doc[res->index] = cJSON_ParseWithLength((const char *)res->data, res->len);
+    f->doc[res->index] = ipfsrt_json_parse((const char *)res->data, res->len, NULL);
     if (!cJSON_IsObject(f->doc[res->index]))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s%s is not a JSON object", f->prefix, doc_names[res->index]);
     return IPFSRT_OK;
@@ -129,7 +129,7 @@ static ipfsrt_status write_inline(walk *w, const char *base, ipfsrt_error *err) 
     ipfsrt_buf b;
     ipfsrt_buf_init(&b);
     ipfsrt_status st = ipfsrt_zarr_store_get(w->store, key, &b, err);
-    cJSON *doc = st == IPFSRT_OK ? cJSON_ParseWithLength((const char *)b.data, b.len) : NULL;
+    cJSON *doc = st == IPFSRT_OK ? ipfsrt_json_parse((const char *)b.data, b.len, NULL) : NULL;
     ipfsrt_buf_free(&b);
     cJSON *cm = cJSON_CreateObject();
     if (st == IPFSRT_OK && (!doc || !cm)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object", key);

@@ -15,7 +15,7 @@ static void put_escape(ipfsrt_buf *b, unsigned unit) {
 }
 
 char *ipfsrt_zarr_print_json(const cJSON *doc) {
-    char *text = cJSON_Print(doc);
+    char *text = ipfsrt_json_print(doc, true);
     if (!text) return NULL;
     ipfsrt_buf b;
     ipfsrt_buf_init(&b);
@@ -79,7 +79,7 @@ static ipfsrt_status probed(void *user, const ipfsrt_zarr_store_result *res, ipf
         return res->status;
     }
     size_t level = res->index / 3, which = res->index % 3;
-    cJSON *doc = which == 2 ? cJSON_ParseWithLength((const char *)res->data, res->len) : NULL;
+    cJSON *doc = which == 2 ? ipfsrt_json_parse((const char *)res->data, res->len, NULL) : NULL;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(doc, "node_type");
     bool array = which == 1 || (cJSON_IsString(type) && strcmp(type->valuestring, "array") == 0);
     if (array) p->has_array[level] = true;
@@ -144,7 +144,7 @@ ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **out, ipfsrt_zarr_store
     char norm[IPFSRT_ZARR_KEY_MAX + 1];
     ipfsrt_status st = ipfsrt_zarr_normalize_path(path ? path : "", norm, sizeof norm, err);
     if (st != IPFSRT_OK) return st;
-    cJSON *doc = cJSON_ParseWithLength(metadata, len);
+    cJSON *doc = ipfsrt_json_parse(metadata, len, NULL);
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "zarr_format");
     int format = cJSON_IsNumber(version) ? version->valueint : 0;
     if (format != 2 && format != 3) {
@@ -183,6 +183,40 @@ ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store
     return st == IPFSRT_OK ? ipfsrt_zarr_open(out, s, norm, err) : st;
 }
 
+/* An array's document, with a v2 array's attributes under "attributes" as
+ * create_array takes them, as text. */
+static char *array_doc_text(const ipfsrt_zarr_node *src) {
+    if (src->format != 2) return ipfsrt_zarr_print_json(src->doc);
+    cJSON *doc = cJSON_Duplicate(src->doc, true);
+    cJSON *attrs = cJSON_Duplicate(ipfsrt_zarr_attributes(src), true);
+    char *text = NULL;
+    if (doc && attrs) {
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, "attributes");
+        cJSON_AddItemToObject(doc, "attributes", attrs);
+        attrs = NULL;
+        text = ipfsrt_zarr_print_json(doc);
+    }
+    cJSON_Delete(attrs);
+    cJSON_Delete(doc);
+    return text;
+}
+
+ipfsrt_status ipfsrt_zarr_create_like(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, const char *path,
+                                      const ipfsrt_zarr_node *src, int zarr_format, ipfsrt_error *err) {
+    *out = NULL;
+    if (!ipfsrt_zarr_is_array(src))
+        return ipfsrt_zarr_create_group(out, s, path, zarr_format ? zarr_format : src->format,
+                                        ipfsrt_zarr_attributes(src), err);
+    if (zarr_format && zarr_format != src->format)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: a copy of its metadata stays zarr_format %d", src->path,
+                           src->format);
+    char *text = array_doc_text(src);
+    if (!text) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = ipfsrt_zarr_create_array(out, s, path, text, strlen(text), err);
+    free(text);
+    return st;
+}
+
 /* v3: the node's zarr.json again, its attributes replaced. */
 static ipfsrt_status rewrite_v3(ipfsrt_zarr_node *n, const cJSON *attributes, ipfsrt_error *err) {
     char key[IPFSRT_ZARR_KEY_MAX + 16];
@@ -190,7 +224,7 @@ static ipfsrt_status rewrite_v3(ipfsrt_zarr_node *n, const cJSON *attributes, ip
     ipfsrt_buf b;
     ipfsrt_buf_init(&b);
     ipfsrt_status st = ipfsrt_zarr_store_get(n->h->store, key, &b, err);
-    cJSON *doc = st == IPFSRT_OK ? cJSON_ParseWithLength((const char *)b.data, b.len) : NULL;
+    cJSON *doc = st == IPFSRT_OK ? ipfsrt_json_parse((const char *)b.data, b.len, NULL) : NULL;
     ipfsrt_buf_free(&b);
     if (st == IPFSRT_OK && !cJSON_IsObject(doc)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object", key);
     cJSON *copy = st == IPFSRT_OK ? cJSON_Duplicate(attributes, true) : NULL;

@@ -193,6 +193,21 @@ static ipfsrt_status base64_fill(ipfsrt_zarr_meta *m, const char *s, ipfsrt_erro
     return IPFSRT_OK;
 }
 
+/* An integer fill from its digits: exact to the last one, range-checked. */
+static ipfsrt_status int_fill(ipfsrt_zarr_meta *m, bool negative, uint64_t magnitude, ipfsrt_error *err) {
+    if (m->dtype == IPFSRT_DTYPE_UINT64 && !negative) { /* up to 2^64 - 1, past what int64 holds */
+        memcpy(m->fill.data, &magnitude, sizeof magnitude);
+        return IPFSRT_OK;
+    }
+    if (negative ? magnitude > (uint64_t)INT64_MAX + 1 : magnitude > (uint64_t)INT64_MAX)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value %s%llu does not fit %s", m->name,
+                           negative ? "-" : "", (unsigned long long)magnitude, ipfsrt_dtype_name(m->dtype));
+    int64_t v = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+    ipfsrt_status st = ipfsrt_ndarray_set(&m->fill, NULL, 0, (double)v, v, true, err);
+    if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: fill_value: ", m->name);
+    return st;
+}
+
 ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_ndarray_new_zeros(&m->fill, m->dtype, m->itemsize, 0, NULL, err);
     if (st != IPFSRT_OK) return st;
@@ -223,6 +238,13 @@ ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_er
         }
         return IPFSRT_OK;
     }
+    bool negative;
+    uint64_t magnitude;
+    if (ipfsrt_dtype_is_int(m->dtype) && ipfsrt_json_integer(fill, &negative, &magnitude))
+        return int_fill(m, negative, magnitude, err);
+    if (ipfsrt_dtype_is_int(m->dtype) && cJSON_IsNumber(fill) && fill->valuestring)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value %s does not fit %s", m->name, fill->valuestring,
+                           ipfsrt_dtype_name(m->dtype));
     if (cJSON_IsBool(fill)) v = cJSON_IsTrue(fill);
     else if (cJSON_IsNumber(fill)) v = fill->valuedouble;
     else if (!(cJSON_IsString(fill) && ipfsrt_dtype_is_float(m->dtype) && special_float(m, fill->valuestring, &v)))

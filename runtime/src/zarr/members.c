@@ -93,7 +93,7 @@ static ipfsrt_status probed(void *user, const ipfsrt_zarr_store_result *r, ipfsr
     const char *name = p->names->names[r->index / PROBES];
     bool array = r->index % PROBES == 0;
     if (r->index % PROBES == 2) {
-        cJSON *doc = cJSON_ParseWithLength((const char *)r->data, r->len);
+        cJSON *doc = ipfsrt_json_parse((const char *)r->data, r->len, NULL);
         array = is_v3_array(doc);
         cJSON_Delete(doc);
     }

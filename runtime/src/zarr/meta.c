@@ -259,7 +259,7 @@ ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *j,
 
 ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, size_t len, int format,
                                      const char *name, ipfsrt_error *err) {
-    cJSON *j = cJSON_ParseWithLength(json, len);
+    cJSON *j = ipfsrt_json_parse(json, len, NULL);
     ipfsrt_status st = ipfsrt_zarr_meta_from_json(out, j, format, name, err);
     cJSON_Delete(j);
     return st;
@@ -278,7 +278,7 @@ ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJ
 
 ipfsrt_status ipfsrt_zarr_meta_set_attributes(ipfsrt_zarr_meta *m, const char *json, size_t len,
                                               ipfsrt_error *err) {
-    cJSON *attrs = cJSON_ParseWithLength(json, len);
+    cJSON *attrs = ipfsrt_json_parse(json, len, NULL);
     ipfsrt_status st = ipfsrt_zarr_meta_set_attributes_json(m, attrs, err);
     cJSON_Delete(attrs);
     return st;

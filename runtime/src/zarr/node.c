@@ -55,7 +55,7 @@ static ipfsrt_status keep_doc(void *user, const ipfsrt_zarr_store_result *r, ipf
     }
     if (r->len > DOC_MAX)
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s is larger than %zu bytes", f->keys[r->index], DOC_MAX);
-    cJSON *j = cJSON_ParseWithLength((const char *)r->data, r->len);
+    cJSON *j = ipfsrt_json_parse((const char *)r->data, r->len, NULL);
     if (!cJSON_IsObject(j)) {
         cJSON_Delete(j);
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object", f->keys[r->index]);

@@ -4,6 +4,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/json_internal.h"
+
 #include "ipfsrt/zarr.h"
 
 /* The data type of a v2 typestr ("<i2", "|b1", ">f8", "<M8[ns]", "|S12") or a
