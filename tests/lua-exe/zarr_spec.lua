@@ -249,6 +249,12 @@ describe("ipfsrt.zarr", function()
     code, out, err = exe.run { "zarr", "get", "ipfs://" .. root, "temp", "4,::3", "--gateway", honest:url(), "--json" }
     assert.equal(0, code, err)
     assert.same({ 400, 403, 406 }, ipfsrt.json.decode(out))
+    for sel, want in pairs { ["1:5:9223372036854775807,4"] = { 104 }, ["::-9223372036854775808,4"] = { 404 },
+      ["1:0:9223372036854775807,4"] = {} } do -- steps past the dimension, as numpy takes them
+      code, out, err = exe.run { "zarr", "get", dir .. "/ds", "temp", sel, "--json" }
+      assert.equal(0, code, err)
+      assert.same(want, ipfsrt.json.decode(out), sel)
+    end
     code, out, err = exe.run { "zarr", "get", car, "temp", "0:2,0:3", "--csv" }
     assert.equal(0, code, err)
     assert.equal("-1,-1,-1\n-1,-1,-1\n", out)

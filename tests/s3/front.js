@@ -6,7 +6,10 @@
 // with 301 PermanentRedirect and x-amz-bucket-region, and injects failures set
 // by POST /__faults (JSON): {"fail": N} the next N requests get 503 with
 // Retry-After, {"forbid_missing": true} missing keys answer 403 AccessDenied,
-// {"bad_range": N} the next N ranged answers carry a wrong Content-Range.
+// {"bad_range": N} the next N ranged answers carry a wrong Content-Range,
+// {"list_error": N} the next N listings answer 200 with an <Error> document,
+// {"list_loop": N} the next N listings answer a truncated page whose
+// continuation token is always the same.
 // GET /__stats: requests seen. Prints its URL, then serves until killed.
 // Usage: node front.js DIR [--region us-east-1] [--bucket-region NAME=REGION]...
 'use strict';
@@ -24,7 +27,7 @@ for (let i = 1; i < args.length; i++) {
     regionOf[b] = r;
   }
 }
-const faults = { fail: 0, forbid_missing: false, bad_range: 0 };
+const faults = { fail: 0, forbid_missing: false, bad_range: 0, list_error: 0, list_loop: 0 };
 const stats = { requests: 0, signed: 0, anonymous: 0, ranged: 0 };
 
 function xmlError(res, status, code, message, extra) {
@@ -110,6 +113,19 @@ function handle(req, res, body, port) {
     return xmlError(res, 503, 'SlowDown', 'Please reduce your request rate.', { 'Retry-After': '0' });
   }
   if (req.headers.range) stats.ranged++;
+  if (req.url.indexOf('list-type') >= 0 && faults.list_error > 0) {
+    faults.list_error--;
+    res.writeHead(200, { 'Content-Type': 'application/xml' });
+    return res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code>' +
+      '<Message>We encountered an internal error.</Message></Error>');
+  }
+  if (req.url.indexOf('list-type') >= 0 && faults.list_loop > 0) {
+    faults.list_loop--;
+    res.writeHead(200, { 'Content-Type': 'application/xml' });
+    return res.end('<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>' + bucket + '</Name>' +
+      '<IsTruncated>true</IsTruncated><NextContinuationToken>again</NextContinuationToken>' +
+      '<Contents><Key>x</Key><Size>1</Size></Contents></ListBucketResult>');
+  }
   forward(req, res, body, port);
 }
 

@@ -112,6 +112,19 @@ describe("s3:// stores", function()
     assert.truthy(tostring(err):find("other bytes than asked", 1, true), tostring(err))
   end)
 
+  it("refuses a listing answered 200 with an error document, and one whose continuation token comes back", function()
+    local store = ipfsrt.zarr.store("s3://data/t2", { s3 = opts(url) })
+    post(url, '{"list_error": 1}')
+    local ok, err = pcall(store.list_dir, store, "")
+    assert.is_false(ok) -- never "an empty bucket"
+    assert.truthy(tostring(err):find("error document: InternalError", 1, true), tostring(err))
+    post(url, '{"list_loop": 5}')
+    ok, err = pcall(store.list_dir, store, "")
+    post(url, '{"list_loop": 0}')
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("'again' came back", 1, true), tostring(err))
+  end)
+
   it("takes 403 for a missing key as an error naming S3's code, or as absent when told", function()
     local a = ipfsrt.zarr.create("s3://data/t5", { shape = { 8 }, chunks = { 4 }, dtype = "int8", fill_value = 7,
       zarr_format = 2, s3 = opts(url) })

@@ -53,6 +53,43 @@ static void test_slices(void **state) {
     ipfsrt_ndarray_free(&a); /* the views held the buffer: ASan sees any early free */
 }
 
+/* Steps and sizes at int64's ends, as numpy takes them: a step past the
+ * dimension takes the first element (forwards) or the last (backwards); a
+ * zero dimension beside huge ones is refused as too big, as numpy refuses it
+ * (never undefined behaviour: UBSan runs this in make asan). */
+static void test_slices_at_limits(void **state) {
+    (void)state;
+    ipfsrt_ndarray a = arange_f64(40), v, e;
+    ipfsrt_ndarray_init(&v);
+    ipfsrt_ndarray_init(&e);
+    static const int64_t steps[] = {INT64_MAX, INT64_MIN, INT64_MIN + 1, (int64_t)1 << 62};
+    static const double first[] = {0, 39, 39, 0};
+    for (size_t i = 0; i < 4; i++) {
+        ipfsrt_ndslice s = {.has_start = false, .has_stop = i == 0, .stop = 40, .step = steps[i]};
+        assert_int_equal(ipfsrt_ndarray_slice(&v, &a, &s, 1, NULL), IPFSRT_OK);
+        assert_int_equal(v.shape[0], 1);
+        assert_true(at1(&v, 0) == first[i]);
+    }
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&e, IPFSRT_DTYPE_INT8, 0, 3,
+                                              (size_t[]){0, (size_t)1 << 53, (size_t)1 << 53}, &err),
+                     IPFSRT_ETOO_LARGE);
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&e, IPFSRT_DTYPE_FLOAT64, 0, 2, (size_t[]){0, (size_t)1 << 62}, &err),
+                     IPFSRT_ETOO_LARGE);
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&e, IPFSRT_DTYPE_INT8, 0, 2, (size_t[]){0, (size_t)1 << 40}, NULL),
+                     IPFSRT_OK);
+    ipfsrt_ndslice huge = {.has_start = true, .start = 3, .step = INT64_MAX};
+    ipfsrt_ndslice two[2] = {{.step = 1}, huge};
+    assert_int_equal(ipfsrt_ndarray_slice(&v, &e, two, 2, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_size(&v), 0);
+    assert_int_equal(ipfsrt_ndarray_reshape(&v, &e, 3, (int64_t[]){0, (int64_t)1 << 62, (int64_t)1 << 62}, &err),
+                     IPFSRT_ETOO_LARGE);
+    assert_int_equal(ipfsrt_ndarray_reshape(&v, &e, 2, (int64_t[]){(int64_t)1 << 40, 0}, NULL), IPFSRT_OK);
+    ipfsrt_ndarray_free(&e);
+    ipfsrt_ndarray_free(&v);
+    ipfsrt_ndarray_free(&a);
+}
+
 static void test_views_share(void **state) {
     (void)state;
     ipfsrt_ndarray a = arange_f64(6), m, t, col;
@@ -265,7 +302,7 @@ static void test_bytes_in_both_orders(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_slices),
+        cmocka_unit_test(test_slices), cmocka_unit_test(test_slices_at_limits),
         cmocka_unit_test(test_views_share),
         cmocka_unit_test(test_broadcasting),
         cmocka_unit_test(test_elements_and_limits),

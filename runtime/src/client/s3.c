@@ -691,7 +691,29 @@ typedef struct list_call {
     void *user;
     char token[1024];
     bool more;
+    ipfsrt_mhmap seen; /* every continuation token so far */
 } list_call;
+
+/* A page is a listing (an error document answered with 200 is S3's error,
+ * not an empty bucket), and a truncated one leads somewhere new: a token seen
+ * before would go round for ever. */
+static ipfsrt_status page_checked(const ipfsrt_s3_xml *x, list_call *c, ipfsrt_error *err) {
+    if (strcmp(x->root, "Error") == 0)
+        return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "S3 answered with an error document: %s%s%s",
+                           x->code[0] ? x->code : "no code", x->message[0] ? ": " : "", x->message);
+    if (strcmp(x->root, "ListBucketResult") != 0)
+        return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "the answer is not a listing (its document is <%s>)",
+                           x->root[0] ? x->root : "empty");
+    if (!x->truncated) return IPFSRT_OK;
+    if (!x->token[0]) return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "a truncated listing without a continuation token");
+    bool inserted;
+    if (ipfsrt_mhmap_put(&c->seen, (const uint8_t *)x->token, strlen(x->token), 0, 0, &inserted) != IPFSRT_OK)
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!inserted)
+        return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "continuation token '%.64s' came back: the listing goes round",
+                           x->token);
+    return IPFSRT_OK;
+}
 
 /* A page in: its entries handed out, and where the next one starts. */
 static ipfsrt_status report_page(void *user, s3_op *o, ipfsrt_error *err) {
@@ -704,9 +726,8 @@ static ipfsrt_status report_page(void *user, s3_op *o, ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_s3_xml_init(&x, c->fn, c->user, err);
     if (st == IPFSRT_OK && o->body.len) st = ipfsrt_s3_xml_feed(&x, o->body.data, o->body.len, err);
     if (st == IPFSRT_OK) st = ipfsrt_s3_xml_finish(&x, err);
+    if (st == IPFSRT_OK) st = page_checked(&x, c, err);
     c->more = st == IPFSRT_OK && x.truncated;
-    if (c->more && !x.token[0]) st = ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s: a truncated listing without a "
-                                                 "continuation token", o->s3->describe);
     snprintf(c->token, sizeof c->token, "%s", x.token);
     ipfsrt_s3_xml_free(&x);
     if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: listing %s: ", o->s3->describe, o->key);
@@ -732,12 +753,15 @@ static ipfsrt_status list_query(const char *prefix, const char *delimiter, const
 ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s, const char *prefix, const char *delimiter, ipfsrt_s3_entry_fn fn,
                              void *user, ipfsrt_error *err) {
     if (s->plain) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: a web server has no listing", s->describe);
-    list_call c = {fn, user, "", true};
+    list_call c = {fn, user, "", true, {0}};
+    ipfsrt_mhmap_init(&c.seen);
     ipfsrt_status st = IPFSRT_OK;
     for (unsigned page = 0; st == IPFSRT_OK && c.more; page++) {
-        if (page == LIST_PAGES_MAX)
-            return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: more than %d pages under '%s'", s->describe,
-                               LIST_PAGES_MAX, prefix);
+        if (page == LIST_PAGES_MAX) {
+            st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: more than %d pages under '%s'", s->describe,
+                             LIST_PAGES_MAX, prefix);
+            break;
+        }
         char query[8192];
         st = list_query(prefix, delimiter, c.token, query, sizeof query, err);
         s3_op o;
@@ -745,5 +769,6 @@ ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s, const char *prefix, const char *delim
         o.query = query;
         if (st == IPFSRT_OK) st = ipfsrt_s3_run_ops(s, &o, 1, report_page, &c, err);
     }
+    ipfsrt_mhmap_free(&c.seen);
     return st;
 }

@@ -20,6 +20,7 @@ typedef struct ipfsrt_s3_xml {
     ipfsrt_s3_entry_fn on_entry;
     void *user;
     char names[IPFSRT_S3_XML_DEPTH][32];
+    char root[32]; /* the document element: ListBucketResult, Error, ... */
     int depth;
     ipfsrt_buf text;
     char code[64], message[512], region[64], token[1024], upload_id[1024];

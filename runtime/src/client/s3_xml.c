@@ -50,6 +50,7 @@ static void XMLCALL on_start(void *user, const XML_Char *name, const XML_Char **
         stop(x, IPFSRT_EARG, "elements nested too deep");
         return;
     }
+    if (x->depth == 0) snprintf(x->root, sizeof x->root, "%s", name);
     snprintf(x->names[x->depth++], sizeof x->names[0], "%s", name);
     x->text.len = 0;
     if (x->depth == 2 && (strcmp(name, "Contents") == 0 || strcmp(name, "CommonPrefixes") == 0)) {

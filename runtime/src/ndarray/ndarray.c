@@ -27,19 +27,26 @@ bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a) {
     return true;
 }
 
-/* Bytes for shape in dtype, or an error before anything is allocated. */
-static ipfsrt_status bytes_for(int ndim, const size_t *shape, size_t itemsize, size_t *bytes,
-                               ipfsrt_error *err) {
+/* Bytes for shape in dtype, or an error before anything is allocated. As
+ * numpy does, the dimensions other than 0 must fit together even when a 0
+ * makes the array empty: every stride of every view then fits a ptrdiff_t. */
+ipfsrt_status ipfsrt_ndarray_shape_bytes(int ndim, const size_t *shape, size_t itemsize, size_t *bytes,
+                                         ipfsrt_error *err) {
     if (ndim < 0 || ndim > IPFSRT_NDARRAY_MAX_DIMS)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%d dimensions (at most %d)", ndim,
                            IPFSRT_NDARRAY_MAX_DIMS);
     size_t n = itemsize;
+    bool empty = false;
     for (int i = 0; i < ndim; i++) {
-        if (shape[i] && n > (size_t)PTRDIFF_MAX / shape[i])
+        if (shape[i] == 0) {
+            empty = true;
+            continue;
+        }
+        if (n > (size_t)PTRDIFF_MAX / shape[i])
             return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "an array of this shape does not fit in memory");
         n *= shape[i];
     }
-    *bytes = n;
+    *bytes = empty ? 0 : n;
     return IPFSRT_OK;
 }
 
@@ -62,7 +69,7 @@ ipfsrt_status ipfsrt_ndarray_new_buffer(ipfsrt_ndarray *a, ipfsrt_dtype dtype, s
     if (dtype != IPFSRT_DTYPE_BYTES) itemsize = ipfsrt_dtype_size(dtype);
     if (itemsize == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "bytes of length 0");
     size_t bytes = 0;
-    ipfsrt_status st = bytes_for(ndim, shape, itemsize, &bytes, err);
+    ipfsrt_status st = ipfsrt_ndarray_shape_bytes(ndim, shape, itemsize, &bytes, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_ndbuffer *b = ipfsrt_ndbuffer_new(bytes, zeroed);
     if (!b) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu bytes", bytes);

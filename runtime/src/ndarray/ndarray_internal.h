@@ -14,6 +14,10 @@ struct ipfsrt_ndbuffer {
 /* A new buffer of size bytes with one reference: zeroed, or holding whatever
  * bytes a reused buffer held (for results whose every element is written). */
 ipfsrt_ndbuffer *ipfsrt_ndbuffer_new(size_t size, bool zeroed);
+/* The bytes an array of shape holds (0 when a dimension is 0), or ETOO_LARGE
+ * when its dimensions other than 0 do not fit together in memory. */
+ipfsrt_status ipfsrt_ndarray_shape_bytes(int ndim, const size_t *shape, size_t itemsize, size_t *bytes,
+                                         ipfsrt_error *err);
 void ipfsrt_ndbuffer_unref(ipfsrt_ndbuffer *b);
 
 /* ipfsrt_ndarray_new_zeros, with the choice of ipfsrt_ndbuffer_new. */

@@ -30,9 +30,9 @@ static ipfsrt_status slice_range(const ipfsrt_ndslice *s, int64_t n, int64_t *st
     a = a < lo ? lo : a > hi ? hi : a;
     b = b < lo ? lo : b > hi ? hi : b;
     int64_t span = s->step > 0 ? b - a : a - b;
-    int64_t step = s->step > 0 ? s->step : -s->step;
+    uint64_t step = s->step > 0 ? (uint64_t)s->step : 0 - (uint64_t)s->step; /* INT64_MIN too */
     *start = a;
-    *len = span <= 0 ? 0 : (span + step - 1) / step;
+    *len = span <= 0 ? 0 : (int64_t)(((uint64_t)span - 1) / step + 1);
     return IPFSRT_OK;
 }
 
@@ -58,16 +58,18 @@ ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *sr
     ipfsrt_ndarray v = *src;
     v.ndim = 0;
     unsigned char *p = src->data;
+    bool empty = ipfsrt_ndarray_size(src) == 0; /* nothing to point at: the data pointer stays */
     for (int d = 0; d < src->ndim; d++) {
         ipfsrt_ndslice whole = {.step = 1};
         const ipfsrt_ndslice *s = d < n ? &per_dim[d] : &whole;
         int64_t start = 0, len = 0;
         ipfsrt_status st = ipfsrt_ndslice_resolve(s, src->shape[d], d, &start, &len, err);
         if (st != IPFSRT_OK) return st;
-        if (s->is_index || len > 0) p += start * src->strides[d];
+        if (!empty && (s->is_index || len > 0)) p += start * src->strides[d];
         if (s->is_index) continue; /* the dimension goes */
         v.shape[v.ndim] = (size_t)len;
-        v.strides[v.ndim++] = src->strides[d] * s->step;
+        /* a step as long as the dimension or longer takes one element, whose stride is never used */
+        v.strides[v.ndim++] = len > 1 && !empty ? src->strides[d] * s->step : src->strides[d];
     }
     v.data = p;
     if (v.buffer) v.buffer->refs++;
@@ -101,20 +103,20 @@ ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *
                                      const int64_t *shape, ipfsrt_error *err) {
     if (ndim < 0 || ndim > IPFSRT_NDARRAY_MAX_DIMS)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%d dimensions (at most %d)", ndim, IPFSRT_NDARRAY_MAX_DIMS);
-    size_t total = ipfsrt_ndarray_size(src), known = 1;
+    size_t total = ipfsrt_ndarray_size(src), known = 1, bytes;
     int infer = -1;
     size_t dims[IPFSRT_NDARRAY_MAX_DIMS];
     for (int d = 0; d < ndim; d++) {
         if (shape[d] == -1 && infer < 0) {
             infer = d;
+            dims[d] = 1;
             continue;
         }
         if (shape[d] < 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "bad size %lld in a shape", (long long)shape[d]);
         dims[d] = (size_t)shape[d];
-        if (dims[d] && known > SIZE_MAX / dims[d])
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "cannot reshape %zu elements", total);
-        known *= dims[d];
     }
+    if (ipfsrt_ndarray_shape_bytes(ndim, dims, src->itemsize, &bytes, err) != IPFSRT_OK) return IPFSRT_ETOO_LARGE;
+    for (int d = 0; d < ndim; d++) known *= dims[d]; /* fits: shape_bytes checked it */
     if (infer >= 0) dims[infer] = known ? total / known : 0;
     size_t n = 1;
     for (int d = 0; d < ndim; d++) n *= dims[d];

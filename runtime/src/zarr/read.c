@@ -58,7 +58,8 @@ ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int 
         int64_t step = s->is_index ? 1 : s->step;
         p->dropped = s->is_index;
         p->reversed = step < 0;
-        p->step = (size_t)(step < 0 ? -step : step);
+        /* one position or none: any step will do (a huge one would overflow the sums below) */
+        p->step = count > 1 ? (size_t)(step < 0 ? -step : step) : 1;
         p->count = (size_t)count;
         p->first = (size_t)(step < 0 && count ? start + (count - 1) * step : start);
         shape[d] = p->count;
