@@ -23,6 +23,10 @@ int ipfsrt_lua_raise(lua_State *L, const ipfsrt_error *err);
 /* Raises a bad_argument error object with a formatted message. */
 int ipfsrt_lua_raise_arg(lua_State *L, const char *fmt, ...);
 void ipfsrt_lua_push_cid(lua_State *L, const ipfsrt_cid *cid);
+/* The value at idx as text into buf, its __tostring and __name run protected:
+ * one that raises (or gives no string) yields a fixed text. For error values
+ * met inside C loops, where a raise would unwind over C frames. Pushes nothing. */
+const char *ipfsrt_lua_describe(lua_State *L, int idx, char *buf, size_t cap);
 /* A cid object, or a CID string (parsed; errors raised). */
 const ipfsrt_cid *ipfsrt_lua_check_cid(lua_State *L, int idx, ipfsrt_cid *tmp);
 

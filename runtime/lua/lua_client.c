@@ -25,11 +25,12 @@ ipfsrt_lua_client *ipfsrt_lua_check_idle_client(lua_State *L) {
 ipfsrt_status ipfsrt_lua_client_callback_failed(ipfsrt_lua_client *lc, const char *what,
                                                 ipfsrt_error *err) {
     lua_State *L = lc->L;
-    const char *msg = luaL_tolstring(L, -1, NULL);
+    char msg[400];
+    ipfsrt_lua_describe(L, -1, msg, sizeof msg);
     if (!lc->callback_error[0])
         snprintf(lc->callback_error, sizeof lc->callback_error, "%s: %s", what, msg);
     ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", msg);
-    lua_pop(L, 2);
+    lua_pop(L, 1);
     return IPFSRT_ECANCELED;
 }
 

@@ -32,6 +32,27 @@ static bool policy_method(ipfsrt_lua_client *lc, const char *name) {
     return true;
 }
 
+/* The order a policy returned, read raw: no metamethod (__len, __index) runs
+ * here, inside the client's loop, where a raise would unwind over C frames;
+ * the walk is as long as the list really is. Entries are gateways ({index =})
+ * or their 1-based indices; anything else is skipped. */
+static size_t read_order(lua_State *L, size_t n, size_t *order) {
+    size_t count = 0, len = (size_t)lua_rawlen(L, -1);
+    for (size_t i = 1; i <= len && count < n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i);
+        if (lua_istable(L, -1)) {
+            lua_pushliteral(L, "index");
+            lua_rawget(L, -2);
+            lua_remove(L, -2);
+        }
+        int is_int = 0;
+        lua_Integer idx = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &is_int) : 0;
+        lua_pop(L, 1);
+        if (is_int && idx >= 1 && (size_t)idx <= n) order[count++] = (size_t)idx - 1;
+    }
+    return count;
+}
+
 static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
                               size_t *count_out, ipfsrt_error *err) {
     ipfsrt_lua_client *lc = ctx;
@@ -45,16 +66,7 @@ static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_
         if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
             st = ipfsrt_lua_client_callback_failed(lc, "policy order", err);
         } else if (lua_istable(L, -1)) {
-            lua_Integer len = luaL_len(L, -1);
-            for (lua_Integer i = 1; i <= len && count < n; i++) {
-                lua_rawgeti(L, -1, i);
-                lua_Integer idx = 0;
-                if (lua_istable(L, -1)) lua_getfield(L, -1, "index");
-                else lua_pushvalue(L, -1);
-                idx = lua_tointeger(L, -1); /* 1-based; anything else is skipped */
-                lua_pop(L, 2);
-                if (idx >= 1 && (size_t)idx <= n) order[count++] = (size_t)idx - 1;
-            }
+            count = read_order(L, n, order);
         }
     } else {
         for (; count < n; count++) order[count] = count;

@@ -1,5 +1,6 @@
 /* Helpers every binding file shares (luv's util.c): the null value, classes,
  * fields of option tables, and entries written in Lua. */
+#include <stdio.h>
 #include <string.h>
 
 #include "bindings.h"
@@ -117,4 +118,25 @@ void ipfsrt_lua_add_searcher(lua_State *L) {
         lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1); /* last: files on the path win */
     }
     lua_pop(L, 2);
+}
+
+static int tostring_unprotected(lua_State *L) {
+    luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
+const char *ipfsrt_lua_describe(lua_State *L, int idx, char *buf, size_t cap) {
+    idx = lua_absindex(L, idx);
+    if (!lua_checkstack(L, 4)) {
+        snprintf(buf, cap, "(an error value: no stack left to describe it)");
+        return buf;
+    }
+    lua_pushcfunction(L, tostring_unprotected);
+    lua_pushvalue(L, idx);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+        snprintf(buf, cap, "%s", lua_tostring(L, -1));
+    else
+        snprintf(buf, cap, "(a %s value whose __tostring failed)", luaL_typename(L, idx));
+    lua_pop(L, 1);
+    return buf;
 }

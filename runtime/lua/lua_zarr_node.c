@@ -238,8 +238,9 @@ static ipfsrt_status report(void *user, size_t done, size_t total, ipfsrt_error 
     lua_pushinteger(p->L, (lua_Integer)done);
     lua_pushinteger(p->L, (lua_Integer)total);
     if (lua_pcall(p->L, 2, 0, 0) == LUA_OK) return IPFSRT_OK;
-    snprintf(p->error, sizeof p->error, "progress: %s", luaL_tolstring(p->L, -1, NULL));
-    lua_pop(p->L, 2);
+    char msg[400];
+    snprintf(p->error, sizeof p->error, "progress: %s", ipfsrt_lua_describe(p->L, -1, msg, sizeof msg));
+    lua_pop(p->L, 1);
     return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", p->error);
 }
 

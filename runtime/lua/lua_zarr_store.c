@@ -43,15 +43,29 @@ void ipfsrt_lua_zstore_leave(lua_State *L, ipfsrt_lua_zstore *zs, ipfsrt_status 
 
 /* Calls table[method](table, arg) with nresults results; false (error kept)
  * when it raised. */
+/* table[method](table, arg), the method looked up inside the protected call
+ * (a table's __index may raise too). */
+static int call_method(lua_State *L) {
+    int nresults = (int)lua_tointeger(L, lua_upvalueindex(1));
+    lua_getfield(L, 1, lua_tostring(L, 2));
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 3);
+    lua_call(L, 2, nresults);
+    return nresults;
+}
+
 static bool call_table(ipfsrt_lua_store_ctx *c, const char *method, const char *arg, int nresults) {
     lua_State *L = c->L;
+    lua_pushinteger(L, nresults);
+    lua_pushcclosure(L, call_method, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->table_ref);
-    lua_getfield(L, -1, method);
-    lua_insert(L, -2);
+    lua_pushstring(L, method);
     lua_pushstring(L, arg);
-    if (lua_pcall(L, 2, nresults, 0) == LUA_OK) return true;
-    if (!c->error[0]) snprintf(c->error, sizeof c->error, "store %s: %s", method, luaL_tolstring(L, -1, NULL));
-    lua_pop(L, 2); /* the error and its string */
+    if (lua_pcall(L, 3, nresults, 0) == LUA_OK) return true;
+    char msg[400];
+    if (!c->error[0])
+        snprintf(c->error, sizeof c->error, "store %s: %s", method, ipfsrt_lua_describe(L, -1, msg, sizeof msg));
+    lua_pop(L, 1);
     return false;
 }
 
@@ -60,9 +74,9 @@ static ipfsrt_status lua_get_one(ipfsrt_lua_store_ctx *c, const ipfsrt_zarr_stor
     lua_State *L = c->L;
     if (!call_table(c, "get", req->key, 1)) return ipfsrt_fail(&r->error, IPFSRT_ECANCELED, -1, "%s", c->error);
     size_t len = 0;
-    const char *bytes = lua_tolstring(L, -1, &len);
     if (lua_isnil(L, -1)) return ipfsrt_fail(&r->error, IPFSRT_ENOT_FOUND, -1, "%s: not in the store", req->key);
-    if (!bytes || lua_type(L, -1) != LUA_TSTRING)
+    const char *bytes = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL; /* a number is no bytes */
+    if (!bytes)
         return ipfsrt_fail(&r->error, IPFSRT_EARG, -1, "store get(\"%s\") returned neither bytes nor nil", req->key);
     uint64_t offset = req->from_end ? (len > req->length ? len - req->length : 0) : req->offset;
     if (offset > len)

@@ -312,6 +312,39 @@ describe("ipfsrt.client", function()
     assert.equal(big, c:get(big_url))
   end)
 
+  it("is never wedged by a policy's odd values: raising __len/__index/__tostring, endless lengths", function()
+    local function hostile(mt) return setmetatable({}, mt) end
+    local orders = {
+      hostile { __len = function() error("len broke") end },
+      hostile { __index = function() error("index broke") end, __len = function() return 3 end },
+      hostile { __len = function() return math.maxinteger end },
+      hostile { __len = function() return 1.5 end },
+      { hostile { __index = function() error("field broke") end } },
+    }
+    for i, o in ipairs(orders) do
+      local c = ipfsrt.client { gateways = { honest:url() }, cache = false, timeout = 5,
+        policy = { order = function() return o end } }
+      local ok = pcall(c.stat, c, big_url) -- raw reads: no metamethod runs, none is a gateway
+      assert.is_false(ok, "order " .. i)
+      c:set_policy(nil) -- not "busy": the client came back from the failure
+      assert.equal(#big, c:stat(big_url).size)
+      c:close()
+    end
+    local c = ipfsrt.client { gateways = { honest:url() }, cache = false, policy = { order = function()
+      error(hostile { __tostring = function() error("tostring broke") end })
+    end } }
+    local ok, err = pcall(c.stat, c, big_url)
+    assert.is_false(ok)
+    assert.truthy(tostring(err.message):find("__tostring failed", 1, true), tostring(err.message))
+    c:on_progress(function() error(hostile { __tostring = function() return {} end }) end)
+    c:set_policy(nil)
+    ok = pcall(c.get, c, big_url)
+    assert.is_false(ok)
+    c:on_progress(nil)
+    assert.equal(big, c:get(big_url))
+    c:close()
+  end)
+
   it("keeps verified blocks on disk and re-checks them", function()
     local cache_dir = dir .. "/cache"
     local gw = gateway({})
