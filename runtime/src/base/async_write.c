@@ -18,7 +18,8 @@ typedef struct slot {
     uint8_t *buf;
     size_t len;
     int fd;
-    char *close_path; /* set on a file's last slot: close fd, free this */
+    char *path;  /* the file's name, the slot's own copy: an error names it */
+    bool closes; /* a file's last slot: close fd */
 } slot;
 
 struct ipfsrt_async_writer {
@@ -57,15 +58,15 @@ static void *run(void *arg) {
         bool failed_before = w->error != 0;
         pthread_mutex_unlock(&w->lock);
         int e = failed_before ? 0 : write_all_fd(s->fd, s->buf, s->len);
-        if (s->close_path && close(s->fd) != 0 && !e && !failed_before) e = errno;
+        if (s->closes && close(s->fd) != 0 && !e && !failed_before) e = errno;
         pthread_mutex_lock(&w->lock);
         if (e && !w->error) {
             w->error = e;
-            w->error_path = s->close_path ? s->close_path : strdup(w->path);
-            s->close_path = NULL;
+            w->error_path = s->path;
+            s->path = NULL;
         }
-        free(s->close_path);
-        s->close_path = NULL;
+        free(s->path);
+        s->path = NULL;
         w->head = (w->head + 1) % BUFFERS;
         w->queued--;
         pthread_cond_broadcast(&w->changed);
@@ -102,18 +103,23 @@ ipfsrt_status ipfsrt_async_writer_new(ipfsrt_async_writer **out, int fd, const c
     return IPFSRT_OK;
 }
 
+/* Called after w->error was seen under the lock: error and error_path are set
+ * once, together, and never change after. */
 static ipfsrt_status failed(ipfsrt_async_writer *w, ipfsrt_error *err) {
-    return ipfsrt_fail(err, IPFSRT_EIO, -1, "write error on %s: %s",
-                       w->error_path ? w->error_path : w->path, strerror(w->error));
+    return ipfsrt_fail(err, IPFSRT_EIO, -1, "write error on %s: %s", w->error_path ? w->error_path : "a file",
+                       strerror(w->error));
 }
 
-/* Queues the slot being filled (tagged with the current file), waiting while
- * every other slot is queued. close_path hands the file over to be closed. */
-static ipfsrt_status submit(ipfsrt_async_writer *w, char *close_path, ipfsrt_error *err) {
+/* Queues the slot being filled (tagged with the current file and its name),
+ * waiting while every other slot is queued; closes hands the file over to be
+ * closed. */
+static ipfsrt_status submit(ipfsrt_async_writer *w, bool closes, ipfsrt_error *err) {
     slot *s = &w->slots[w->fill];
-    if (s->len == 0 && !close_path) return IPFSRT_OK;
+    if (s->len == 0 && !closes) return IPFSRT_OK;
     s->fd = w->fd;
-    s->close_path = close_path;
+    s->closes = closes;
+    s->path = strdup(w->path);
+    if (!s->path) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     pthread_mutex_lock(&w->lock);
     while (w->queued == BUFFERS - 1) pthread_cond_wait(&w->changed, &w->lock);
     w->queued++;
@@ -137,7 +143,7 @@ ipfsrt_status ipfsrt_async_writer_write(ipfsrt_async_writer *w, const void *data
         p += take;
         len -= take;
         if (s->len == BUFFER_SIZE) {
-            ipfsrt_status st = submit(w, NULL, err);
+            ipfsrt_status st = submit(w, false, err);
             if (st != IPFSRT_OK) return st;
         }
     }
@@ -148,14 +154,15 @@ ipfsrt_status ipfsrt_async_writer_next_file(ipfsrt_async_writer *w, int fd, cons
                                   ipfsrt_error *err) {
     char *next = strdup(path);
     if (!next) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    ipfsrt_status st = submit(w, w->path, err); /* the thread closes and frees */
+    ipfsrt_status st = submit(w, true, err); /* the thread closes the file */
+    free(w->path);
     w->fd = fd;
     w->path = next;
     return st;
 }
 
 ipfsrt_status ipfsrt_async_writer_flush(ipfsrt_async_writer *w, ipfsrt_error *err) {
-    ipfsrt_status st = submit(w, NULL, err);
+    ipfsrt_status st = submit(w, false, err);
     pthread_mutex_lock(&w->lock);
     while (w->queued) pthread_cond_wait(&w->changed, &w->lock);
     int e = w->error;
@@ -175,7 +182,10 @@ void ipfsrt_async_writer_free(ipfsrt_async_writer *w) {
         pthread_mutex_destroy(&w->lock);
         pthread_cond_destroy(&w->changed);
     }
-    for (int i = 0; i < BUFFERS; i++) free(w->slots[i].buf);
+    for (int i = 0; i < BUFFERS; i++) {
+        free(w->slots[i].buf);
+        free(w->slots[i].path);
+    }
     free(w->path);
     free(w->error_path);
     free(w);

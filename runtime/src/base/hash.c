@@ -1,4 +1,5 @@
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <mbedtls/sha256.h>
@@ -131,11 +132,13 @@ static const ipfsrt_hash_backend *const backends[] = {
     NULL,
 };
 
-/* The first entry is the fastest one built in. */
-static const ipfsrt_hash_backend *current = NULL;
+/* The first entry is the fastest one built in. Atomic: a script may switch
+ * backends while the verifying threads of an earlier read still hash. */
+static _Atomic(const ipfsrt_hash_backend *) current = NULL;
 
 const ipfsrt_hash_backend *ipfsrt_hash_backend_current(void) {
-    return current ? current : backends[0];
+    const ipfsrt_hash_backend *b = atomic_load_explicit(&current, memory_order_acquire);
+    return b ? b : backends[0];
 }
 
 const ipfsrt_hash_backend *const *ipfsrt_hash_backends(void) { return backends; }
@@ -151,7 +154,7 @@ ipfsrt_status ipfsrt_hash_backend_select(const char *name, ipfsrt_error *err) {
     if (!b)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
                            "hash backend '%s' is not built into this ipfsrt", name);
-    current = b;
+    atomic_store_explicit(&current, b, memory_order_release);
     return IPFSRT_OK;
 }
 
