@@ -196,11 +196,15 @@ test-zarr: all
 	/usr/bin/python3 tests/zarr/v2.py check $(BUILD)/zarr-written; \
 	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-written
 
-# ipfsrt.dataset against Debian's xarray on the OISST-like sample (10 days).
+# ipfsrt.dataset against Debian's xarray on the OISST-like sample (10 days),
+# and on CF cases (calendars, _Unsigned, missing values, label slices, refusals).
 test-dataset: all
 	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-10 --days 10 2>/dev/null
 	/usr/bin/python3 tests/dataset/with_xarray.py $(BUILD)/sample-10 $(BUILD)/sample-10.json
 	$(BUILD)/ipfsrt tests/dataset/check.lua $(BUILD)/sample-10 $(BUILD)/sample-10.json
+	rm -rf $(BUILD)/cf-cases
+	/usr/bin/python3 tests/dataset/cf_cases.py $(BUILD)/cf-cases $(BUILD)/cf-cases.json
+	$(BUILD)/ipfsrt tests/dataset/cf_check.lua $(BUILD)/cf-cases $(BUILD)/cf-cases.json
 
 # ipfsrt.ndarray against Debian's numpy: the same random cases through both.
 test-numpy: all

@@ -16,6 +16,7 @@
 -- leaves the coordinates unread until a selection by label needs them.
 local ipfsrt = require "ipfsrt"
 local zarr = require "ipfsrt.zarr"
+local cftime = require "ipfsrt.cftime"
 local nd = ipfsrt.ndarray
 
 local M = {}
@@ -27,57 +28,24 @@ end
 
 -- ------------------------------------------------------------- CF time
 
--- Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-local function days_from_civil(y, m, d)
-  y = m <= 2 and y - 1 or y
-  local era = (y >= 0 and y or y - 399) // 400
-  local yoe = y - era * 400
-  local doy = (153 * (m + (m > 2 and -3 or 9)) + 2) // 5 + d - 1
-  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-  return era * 146097 + doe - 719468
-end
-
-local function civil_from_days(z)
-  z = z + 719468
-  local era = (z >= 0 and z or z - 146096) // 146097
-  local doe = z - era * 146097
-  local yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-  local doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-  local mp = (5 * doy + 2) // 153
-  local d = doy - (153 * mp + 2) // 5 + 1
-  local m = mp + (mp < 10 and 3 or -9)
-  return yoe + era * 400 + (m <= 2 and 1 or 0), m, d
-end
-
--- "2024-03-01", "2024-03-01T12:00:00" or "2024-03-01 12:00" as seconds since 1970.
-local function parse_iso(s)
-  local y, m, d, rest = s:match("^(%-?%d+)%-(%d%d?)%-(%d%d?)(.*)$")
-  if not y then return nil end
-  local H, Mi, S = rest:match("^[T ](%d%d?):(%d%d):?(%d*%.?%d*)Z?$")
-  if rest ~= "" and not H then return nil end
-  return days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + (tonumber(H) or 0) * 3600 +
-    (tonumber(Mi) or 0) * 60 + (tonumber(S) or 0)
-end
-
-local function iso(seconds)
-  local days = math.floor(seconds / 86400)
-  local y, m, d = civil_from_days(days)
-  local rest = seconds - days * 86400
-  if rest == 0 then return string.format("%04d-%02d-%02d", y, m, d) end
-  return string.format("%04d-%02d-%02dT%02d:%02d:%02d", y, m, d, rest // 3600, rest % 3600 // 60, rest % 60)
-end
+local STANDARD = cftime.calendar()
+local function iso(seconds) return cftime.format(seconds, STANDARD) end
+local function parse_iso(s) return cftime.parse(s, STANDARD) end
 M.iso, M.parse_iso = iso, parse_iso
 
-local TIME_UNITS = { days = 86400, day = 86400, d = 86400, hours = 3600, hour = 3600, h = 3600, minutes = 60,
-  minute = 60, seconds = 1, second = 1, s = 1, milliseconds = 0.001, microseconds = 1e-6 }
-
--- CF "UNIT since DATE": {scale = seconds per unit, epoch = seconds since 1970}, or nil.
-local function time_units(units)
-  if type(units) ~= "string" then return nil end
-  local unit, since = units:match("^%s*(%a+)%s+since%s+(.-)%s*$")
-  local scale, epoch = TIME_UNITS[unit and unit:lower()], since and parse_iso(since:gsub("%s+UTC$", ""))
-  if not scale or not epoch then return nil end
-  return { scale = scale, epoch = epoch }
+-- The CF time decoding of a variable ({scale, epoch, calendar}), or nil when
+-- its units are no time. Units or a calendar that look like time but cannot
+-- be decoded are an error naming the variable and the attribute (xarray
+-- refuses them too), never numbers passed off as times.
+local function time_of(name, attrs)
+  local units = attrs.units
+  if type(units) ~= "string" or not units:find("%ssince%s") then return nil end
+  local cal, why = cftime.calendar(attrs.calendar)
+  if not cal then bad("%s: attribute calendar: %s", name, why) end
+  local t
+  t, why = cftime.units(units, cal)
+  if not t then bad("%s: attribute units %q: %s", name, units, why or "not UNIT since DATE") end
+  return t
 end
 
 -- ----------------------------------------------------------- variables
@@ -127,36 +95,85 @@ function Variable.__index(v, k)
   return nil
 end
 
+-- A CF number attribute: a number, or a list of one (as netCDF writes
+-- attributes); missing ones (_FillValue, missing_value) may be "NaN" (no
+-- mask: NaN stays NaN) and missing_value a list. Anything else is refused,
+-- naming the variable and the attribute.
+local function cf_numbers(v, key, many)
+  local x = v.attrs[key]
+  if x == nil then return nil end
+  if type(x) == "number" then return { x } end
+  if type(x) == "string" and many ~= nil and x == "NaN" then return {} end
+  local mt = type(x) == "table" and getmetatable(x)
+  if mt and mt.__name == "ipfsrt.json.number" then return { tonumber(tostring(x)) } end
+  if type(x) == "table" and #x > 0 and (many or #x == 1) then
+    local out = {}
+    for i, e in ipairs(x) do
+      if type(e) == "number" then out[#out + 1] = e
+      elseif not (many ~= nil and e == "NaN") then bad("%s: attribute %s[%d] is not a number", v.name, key, i) end
+    end
+    return out
+  end
+  bad("%s: attribute %s is not a number%s", v.name, key, many and " or a list of numbers" or "")
+end
+
+-- _Unsigned = "true" on a signed integer type (netCDF-3's unsigned bytes):
+-- the values read as the unsigned type of the same size, "false" on an
+-- unsigned type as the signed one (as xarray's UnsignedIntegerCoder).
+local function viewed_type(v, dtype)
+  local u = v.attrs._Unsigned
+  if u == nil then return nil end
+  if u ~= "true" and u ~= "false" and u ~= true and u ~= false then
+    bad("%s: attribute _Unsigned is %s, not \"true\" or \"false\"", v.name, tostring(u))
+  end
+  local bits = dtype:match("^u?int(%d+)$")
+  if not bits then return nil end
+  local want_unsigned = u == "true" or u == true
+  if want_unsigned == (dtype:sub(1, 1) == "u") then return nil end
+  return (want_unsigned and "uint" or "int") .. bits
+end
+
+-- A number stored as the signed (or unsigned) type of bits, read as the other.
+local function reinterpreted(x, view)
+  if type(x) ~= "number" or math.type(x) ~= "integer" then return x end
+  local bits = tonumber(view:match("%d+"))
+  if view:sub(1, 1) == "u" and x < 0 then return bits == 64 and x + 2.0 ^ 64 or x + (1 << bits) end
+  if view:sub(1, 1) == "i" and bits < 64 and x >= 1 << (bits - 1) then return x - (1 << bits) end
+  return x
+end
+
 -- The CF decoding a read applies, typed as xarray types it: masking the
 -- values that mean "missing" makes small integers float32, others float64;
 -- scale and offset then keep float32 (floats of 4 bytes or less, or small
 -- integers with no add_offset at all) or go to float64.
 local function cf_of(v)
-  local a, attrs = v._array, v.attrs
+  local a = v._array
   if not v._ds.decode or not a then return nil end
-  local int, float = a.dtype:match("int") ~= nil, a.dtype:match("float") ~= nil
+  local view = viewed_type(v, a.dtype)
+  local dtype = view or a.dtype
+  local int, float = dtype:match("int") ~= nil, dtype:match("float") ~= nil
   if not int and not float then return nil end
-  local fill = attrs._FillValue
-  if fill == nil and a.fill_value then fill = a.fill_value:get() end
-  local scale, offset, missing = attrs.scale_factor, attrs.add_offset, attrs.missing_value
-  local masks = fill ~= nil or missing ~= nil
-  if not masks and scale == nil and offset == nil then return nil end
+  local scale, offset = cf_numbers(v, "scale_factor"), cf_numbers(v, "add_offset")
+  local fills, missing = cf_numbers(v, "_FillValue", false), cf_numbers(v, "missing_value", true)
+  if fills == nil and a.fill_value then fills = { a.fill_value:get() } end
+  local masks = fills ~= nil or missing ~= nil
+  if not masks and scale == nil and offset == nil and not view then return nil end
   local small = a.itemsize <= (int and 2 or 4)
-  local ftype = a.dtype
-  if masks then ftype = (int and small) and "float32" or (int and "float64" or a.dtype) end
+  local ftype = dtype
+  if masks then ftype = (int and small) and "float32" or (int and "float64" or dtype) end
   if scale ~= nil or offset ~= nil then
     local is_float32 = ftype == "float32"
     ftype = (is_float32 or (int and small and offset == nil)) and "float32" or "float64"
   end
-  return { type = ftype, scale = scale, offset = offset, fill = fill, missing = missing }
-end
-
-local function fills_of(cf)
-  local fills = {}
-  for _, f in ipairs { cf.fill, cf.missing } do
-    if type(f) == "number" and f == f then fills[#fills + 1] = f end
+  local values = {}
+  for _, list in ipairs { fills or {}, missing or {} } do
+    for _, f in ipairs(list) do
+      f = view and reinterpreted(f, view) or f
+      if type(f) == "number" and f == f then values[#values + 1] = f end
+    end
   end
-  return fills
+  return { type = ftype, scale = scale and scale[1], offset = offset and offset[1], fills = values, view = view,
+    plain = not masks and scale == nil and offset == nil }
 end
 
 -- The Zarr selection of the variable's (lazy) selection.
@@ -179,8 +196,9 @@ end
 function Variable.source(v)
   if v._data then bad("source of a computed variable: it has no array") end
   local cf = cf_of(v)
+  if cf and cf.view then bad("source of %s: its _Unsigned values need values()", v.name) end
   return { array = v._array, selection = v._sel,
-    cf = cf and { type = cf.type, scale = cf.scale, offset = cf.offset, fills = fills_of(cf) } }
+    cf = cf and { type = cf.type, scale = cf.scale, offset = cf.offset, fills = cf.fills } }
 end
 
 -- v:values([opts]) -> n-d array: the selection read (only the chunks it needs)
@@ -189,8 +207,14 @@ function Variable.values(v, opts)
   if v._data then return v._data end
   local cf = cf_of(v)
   if not cf then return v._array:read(zarr_selection(v._sel), opts) end
-  local o = { threads = opts and opts.threads, progress = opts and opts.progress,
-    unscale = { dtype = cf.type, fills = fills_of(cf), scale = cf.scale, offset = cf.offset } }
+  local o = { threads = opts and opts.threads, progress = opts and opts.progress }
+  if cf.view then -- stored as the other signedness: read, view, then decode
+    local raw = v._array:read(zarr_selection(v._sel), o)
+    local x = nd.frombytes(raw:tobytes(), cf.view, raw.shape)
+    if cf.plain then return x end
+    return x:unscale(cf.type, cf.fills, cf.scale, cf.offset)
+  end
+  o.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset }
   return v._array:read(zarr_selection(v._sel), o) -- decoded chunk by chunk, on the decoding threads
 end
 
@@ -220,59 +244,82 @@ function Variable.isel(v, spec)
   return new_variable(v._ds, v.name, v._array, v._all_dims, sel)
 end
 
--- The coordinate values along dim (decoded; time in seconds since 1970) and
--- whether they are times.
+-- The coordinate values along dim (decoded; times in seconds since 1970 of
+-- their calendar, missing ones NaN) and their time decoding (nil: not times).
 local function coordinate(v, dim)
   local c = v._ds._coords[dim]
   if not c then bad("no coordinate variable for %s: use isel", dim) end
   if not c._cache then
-    local t = time_units(c.attrs.units)
+    local t = time_of(c.name, c.attrs)
     local values = c:values():astype("float64")
     if t then values = values * t.scale + t.epoch end
-    c._cache, c._is_time = values:tolist(), t ~= nil
+    c._cache, c._time = values:tolist(), t
   end
-  return c._cache, c._is_time
+  return c._cache, c._time
 end
 
-local function label(value, is_time, dim)
+local function label(value, t, dim)
   if type(value) == "string" then
-    local s = is_time and parse_iso(value)
-    if not s then bad("%s: %q is not a date (YYYY-MM-DD[THH:MM:SS])", dim, value) end
+    local s = t and cftime.parse(value, t.calendar)
+    if not s then
+      bad("%s: %q is not a date%s (YYYY-MM-DD[THH:MM:SS])", dim, value, t and " of the " .. t.calendar.name ..
+        " calendar" or "")
+    end
     return s
   end
-  if type(value) ~= "number" then bad("%s: a label is a number%s", dim, is_time and " or a date" or "") end
+  if type(value) ~= "number" then bad("%s: a label is a number%s", dim, t and " or a date" or "") end
   return value
+end
+
+-- 1 when the selected coordinate values rise, -1 when they fall (ties
+-- allowed, as pandas' monotonic), nil when neither (or a value is missing).
+local function direction(values, start, step, count)
+  local up, down = true, true
+  for j = 1, count - 1 do
+    local a, b = values[start + (j - 1) * step], values[start + j * step]
+    if not (a <= b) then up = false end
+    if not (a >= b) then down = false end
+  end
+  if count == 1 and values[start] ~= values[start] then return nil end
+  return up and 1 or down and -1 or nil
+end
+
+-- The positions of the labels from..to, inclusive, as xarray slices labels: on a
+-- rising coordinate from <= c <= to, on a falling one from >= c >= to (none
+-- when the bounds go the other way); an unsorted coordinate cannot be sliced.
+local function label_range(values, start, step, count, want, t, dim)
+  local dir = direction(values, start, step, count)
+  if not dir then bad("%s is not sorted (or has missing values): label ranges need a monotonic coordinate", dim) end
+  local from, to = label(want[1], t, dim), label(want[2], t, dim)
+  local first, last
+  for j = 0, count - 1 do
+    local c = values[start + j * step]
+    if (c - from) * dir >= 0 and (to - c) * dir >= 0 then
+      first = first or j
+      last = j
+    end
+  end
+  if not first then return { 0, 0 } end
+  return { first, last + 1 }
 end
 
 -- Position along the variable's selection of dim: label ranges inclusive (as
 -- xarray's label slicing), scalars exact or nearest.
 local function locate(v, dim, want, method)
-  local values, is_time = coordinate(v, dim)
+  local values, t = coordinate(v, dim)
   local i = 0
   for k, d in ipairs(v._all_dims) do if d == dim then i = k end end
   local s = v._sel[i]
   local start, step, count = s.start + 1, s.step, s.count
-  if type(want) == "table" then
-    local lo, hi = label(want[1], is_time, dim), label(want[2], is_time, dim)
-    if lo > hi then lo, hi = hi, lo end
-    local first, last
-    for j = 0, count - 1 do
-      local c = values[start + j * step]
-      if c >= lo and c <= hi then
-        first = first or j
-        last = j
-      end
-    end
-    if not first then return { 0, 0 } end
-    return { first, last + 1 }
-  end
+  if type(want) == "table" then return label_range(values, start, step, count, want, t, dim) end
   -- a tie goes to the later label on an ascending axis, the earlier on a
   -- descending one (as pandas' nearest does)
-  local target, best, dist = label(want, is_time, dim), nil, math.huge
-  local ascending = count < 2 or values[start] <= values[start + (count - 1) * step]
+  local target, best, dist = label(want, t, dim), nil, math.huge
+  local dir = method == "nearest" and direction(values, start, step, count)
+  if method == "nearest" and not dir then bad("%s is not sorted: nearest labels need a monotonic coordinate", dim) end
   for j = 0, count - 1 do
     local dd = math.abs(values[start + j * step] - target)
-    if dd < dist or (dd == dist and ascending) then best, dist = j, dd end
+    if dd < dist or (dd == dist and dir == 1) then best, dist = j, dd end
   end
   if not best or (method ~= "nearest" and dist ~= 0) then
     error(ipfsrt.error.new("not_found", string.format("%s has no label %s (method = \"nearest\" takes the closest)",
@@ -318,7 +365,7 @@ local function streamed(v, op)
   local cf = cf_of(v)
   -- sums of integers stored with a scale: summed as stored, in integers (the
   -- scale and offset are affine), never decoded
-  local affine = cf and v._array.dtype:match("int") and (op == "mean" or op == "sum" or op == "count")
+  local affine = cf and not cf.view and v._array.dtype:match("int") and (op == "mean" or op == "sum" or op == "count")
   -- a block's bytes per element: the stored integers and their mask, or float64
   local per = affine and v._array.itemsize + 1 or 8
   local step = math.max(1, STREAM_BYTES // (per * total // v.shape[1]))
@@ -327,7 +374,7 @@ local function streamed(v, op)
     if affine then
       local raw = v._array:read(zarr_selection(block._sel))
       local valid
-      for _, f in ipairs(fills_of(cf)) do
+      for _, f in ipairs(cf.fills) do
         local m = raw:ne(f)
         valid = valid and (valid & m) or m
       end
@@ -395,16 +442,18 @@ end
 -- A time coordinate's values as ISO dates (worked out once per variable:
 -- scripts ask for them again and again).
 function Variable.dates(v)
-  local t = time_units(v.attrs.units)
+  local t = time_of(v.name, v.attrs)
   if not t then bad("%s has no CF time units", v.name) end
   local dates = rawget(v, "_dates")
   if not dates then
     dates = {}
     local seconds = rawget(v, "_cache") -- a coordinate's, decoded when the dataset opened
     if seconds then
-      for i, x in ipairs(seconds) do dates[i] = iso(x) end
+      for i, x in ipairs(seconds) do dates[i] = cftime.format(x, t.calendar) end
     else
-      for i, x in ipairs(v:values():astype("float64"):tolist()) do dates[i] = iso(x * t.scale + t.epoch) end
+      for i, x in ipairs(v:values():astype("float64"):tolist()) do
+        dates[i] = cftime.format(x * t.scale + t.epoch, t.calendar)
+      end
     end
     rawset(v, "_dates", dates)
   end
@@ -514,13 +563,23 @@ function M.open(where, opts)
   for _, a in ipairs(arrays) do
     local name = a.path:match("[^/]+$")
     local dims = dims_of(a)
-    for i, d in ipairs(dims) do ds.dims[d] = a.shape[i] end
+    for i, d in ipairs(dims) do
+      local n = ds.dims[d]
+      if n and n ~= a.shape[i] then -- as xarray refuses: a coordinate would not fit its dimension
+        bad("conflicting sizes for dimension %s: %d in %s, %d before", d, a.shape[i], name, n)
+      end
+      ds.dims[d] = a.shape[i]
+    end
     local v = new_variable(ds, name, a, dims, full_selection(a))
+    if ds.decode then -- times and CF attributes that cannot be decoded fail the opening, as in xarray
+      time_of(name, v.attrs)
+      cf_of(v)
+    end
     if #dims == 1 and dims[1] == name then
       ds._coords[name], ds.coords[name] = v, v
       if opts.load_coords ~= false then -- read now, as xarray builds its indexes and decodes times
-        local _, is_time = coordinate(v, name)
-        if is_time then v:dates() end
+        local _, t = coordinate(v, name)
+        if t then v:dates() end
       end
     else
       ds._vars[name], ds.vars[name] = v, v
