@@ -54,7 +54,23 @@ function M.store(where, opts)
 end
 
 local Array, Group = {}, {}
-Array.__index = Array
+
+-- attrs and metadata are read from the node when first asked for (a large
+-- .zattrs costs nothing to a read that never looks at it), then kept.
+local LAZY = { attrs = true, metadata = true }
+local function lazy_field(obj, key)
+  local node = rawget(obj, "_node")
+  local v = node[key](node)
+  rawset(obj, key, v)
+  return v
+end
+
+function Array.__index(a, key)
+  local method = rawget(Array, key)
+  if method ~= nil then return method end
+  if LAZY[key] then return lazy_field(a, key) end
+  return nil
+end
 
 local function wrap(node, store)
   local info = node:info()
@@ -67,6 +83,7 @@ end
 function Group.__index(g, key)
   local method = rawget(Group, key)
   if method ~= nil then return method end
+  if LAZY[key] then return lazy_field(g, key) end
   if type(key) ~= "string" then return nil end
   local ok, member = pcall(Group.get, g, key)
   if ok then return member end
@@ -179,7 +196,7 @@ end
 local function set_attrs(x, attrs)
   if type(attrs) ~= "table" then bad("attributes are a table") end
   rawget(x, "_node"):set_attributes(attrs)
-  rawset(x, "attrs", rawget(x, "_node"):info().attrs)
+  rawset(x, "attrs", rawget(x, "_node"):attrs())
 end
 Array.set_attrs, Group.set_attrs = set_attrs, set_attrs
 

@@ -168,7 +168,7 @@ static int node_child(lua_State *L) {
     return 1;
 }
 
-/* n:info() -> {path, zarr_format, is_array, attrs, and an array's metadata fields} */
+/* n:info() -> {path, zarr_format, is_array, and an array's metadata fields} */
 static int node_info(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(n);
@@ -180,10 +180,18 @@ static int node_info(lua_State *L) {
     lua_setfield(L, -2, "zarr_format");
     lua_pushboolean(L, m != NULL);
     lua_setfield(L, -2, "is_array");
-    ipfsrt_lua_push_json(L, ipfsrt_zarr_attributes(n));
-    lua_setfield(L, -2, "attrs");
-    ipfsrt_lua_push_json(L, ipfsrt_zarr_metadata(n));
-    lua_setfield(L, -2, "metadata");
+    return 1;
+}
+
+/* n:attrs() -> the user attributes; n:metadata() -> the document as stored.
+ * Apart from info: they may be large, and most reads never look at them. */
+static int node_attrs(lua_State *L) {
+    ipfsrt_lua_push_json(L, ipfsrt_zarr_attributes(check_node(L, 1)));
+    return 1;
+}
+
+static int node_metadata(lua_State *L) {
+    ipfsrt_lua_push_json(L, ipfsrt_zarr_metadata(check_node(L, 1)));
     return 1;
 }
 
@@ -278,7 +286,8 @@ static int node_is_array(lua_State *L) {
 }
 
 int ipfsrt_lua_zarr_node_functions(lua_State *L) {
-    static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members},
+    static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members}, {"attrs", node_attrs},
+                                       {"metadata", node_metadata},
                                        {"child", node_child}, {"read", node_read},
                                        {"write", node_write}, {"set_attributes", node_set_attributes},
                                        {"is_array", node_is_array}, {"chunk_key", node_chunk_key},

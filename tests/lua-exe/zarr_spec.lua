@@ -321,6 +321,37 @@ describe("ipfsrt.zarr", function()
     end
   end)
 
+  it("refuses a chunk body longer than a chunk can be, or than the range asked, as it arrives", function()
+    local urlfile = os.tmpname()
+    os.remove(urlfile)
+    assert(os.execute("/usr/bin/python3 tests/lua-exe/endless_server.py " .. urlfile ..
+      " >/dev/null 2>&1 & echo $! > " .. urlfile .. ".pid"))
+    local url
+    for _ = 1, 100 do
+      local f = io.open(urlfile)
+      url = f and f:read("l")
+      if f then f:close() end
+      if url then break end
+      os.execute("sleep 0.1")
+    end
+    assert.truthy(url, "the lying server did not start")
+    -- in 1 GiB of address space: an endless body held would fail as out of memory, not as too long
+    local function get(array)
+      local p = io.popen("ulimit -v 1048576; " .. exe.EXE .. " zarr get --no-verify " .. url .. " " .. array ..
+        " 2>&1; echo \"exit $?\"")
+      local out = p:read("a")
+      p:close()
+      return out
+    end
+    local out = get("a") -- 200, endless and chunked, for a 16-byte chunk
+    assert.truthy(out:find("the most its chunks can be stored in", 1, true), out)
+    assert.truthy(out:find("exit 1", 1, true), out)
+    out = get("b") -- 206 with more bytes than the range asked
+    assert.truthy(out:find("longer than the", 1, true), out)
+    assert.truthy(out:find("exit 1", 1, true), out)
+    os.execute("kill $(cat " .. urlfile .. ".pid) 2>/dev/null; rm -f " .. urlfile .. " " .. urlfile .. ".pid")
+  end)
+
   it("opens a consolidated hierarchy over ipfs:// with one round of reads, its members with none", function()
     local many = dir .. "/many"
     for i = 1, 12 do

@@ -9,7 +9,8 @@
 // {"bad_range": N} the next N ranged answers carry a wrong Content-Range,
 // {"list_error": N} the next N listings answer 200 with an <Error> document,
 // {"list_loop": N} the next N listings answer a truncated page whose
-// continuation token is always the same.
+// continuation token is always the same, {"long_part": N} the next N ranged
+// answers carry 1 MiB more than the range asked.
 // GET /__stats: requests seen. Prints its URL, then serves until killed.
 // Usage: node front.js DIR [--region us-east-1] [--bucket-region NAME=REGION]...
 'use strict';
@@ -27,7 +28,7 @@ for (let i = 1; i < args.length; i++) {
     regionOf[b] = r;
   }
 }
-const faults = { fail: 0, forbid_missing: false, bad_range: 0, list_error: 0, list_loop: 0 };
+const faults = { fail: 0, forbid_missing: false, bad_range: 0, list_error: 0, list_loop: 0, long_part: 0 };
 const stats = { requests: 0, signed: 0, anonymous: 0, ranged: 0 };
 
 function xmlError(res, status, code, message, extra) {
@@ -69,6 +70,13 @@ function forward(req, res, body, port) {
     if (faults.forbid_missing && r.statusCode === 404 && req.method === 'GET' && req.url.indexOf('list-type') < 0) {
       r.resume();
       return xmlError(res, 403, 'AccessDenied', 'Access Denied');
+    }
+    if (r.statusCode === 206 && faults.long_part > 0) {
+      faults.long_part--;
+      delete h['content-length'];
+      res.writeHead(206, h);
+      r.on('end', () => res.end(Buffer.alloc(1 << 20)));
+      return r.pipe(res, { end: false });
     }
     if (r.statusCode === 206 && faults.bad_range > 0) {
       faults.bad_range--;

@@ -110,6 +110,12 @@ describe("s3:// stores", function()
     post(url, '{"bad_range": 0}')
     assert.is_false(ok)
     assert.truthy(tostring(err):find("other bytes than asked", 1, true), tostring(err))
+    local opened = ipfsrt.zarr.open("s3://data/t4", { s3 = opts(url) })
+    post(url, '{"long_part": 100}') -- more bytes than the range: refused as they arrive, never held
+    ok, err = pcall(opened.read, opened, { { 4, 8 } })
+    post(url, '{"long_part": 0}')
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("larger than asked", 1, true), tostring(err))
   end)
 
   it("refuses a listing answered 200 with an error document, and one whose continuation token comes back", function()

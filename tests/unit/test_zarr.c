@@ -376,20 +376,21 @@ static void test_write_many_chunks(void **state) {
     char *dir = temp_dir();
     ipfsrt_zarr_store *s = writable_folder(dir);
     ipfsrt_error err;
-    static const char meta[] = "{\"zarr_format\": 2, \"shape\": [3000], \"chunks\": [7], \"dtype\": \"<i4\", "
+    /* 4,500 chunks: more than one batch of keys (4,096), the last batch partial */
+    static const char meta[] = "{\"zarr_format\": 2, \"shape\": [9000], \"chunks\": [2], \"dtype\": \"<i4\", "
                                "\"compressor\": {\"id\": \"zstd\"}, \"fill_value\": -1, \"order\": \"C\", "
                                "\"filters\": null}";
     ipfsrt_zarr_node *a;
     assert_int_equal(ipfsrt_zarr_create_array(&a, s, "a", meta, strlen(meta), &err), IPFSRT_OK);
     ipfsrt_ndarray v, out;
     ipfsrt_ndarray_init(&v), ipfsrt_ndarray_init(&out);
-    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_INT32, 0, 3000, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_INT32, 0, 9000, 1, &err), IPFSRT_OK);
     for (unsigned threads = 1; threads <= 4; threads *= 2) {
         ipfsrt_zarr_write_options opts = {.threads = threads};
         assert_int_equal(ipfsrt_zarr_write(a, NULL, 0, &v, &opts, &err), IPFSRT_OK);
         assert_int_equal(ipfsrt_zarr_read(a, NULL, 0, &out, NULL, &err), IPFSRT_OK);
         const int32_t *x = (const int32_t *)(const void *)out.data;
-        for (int i = 0; i < 3000; i++)
+        for (int i = 0; i < 9000; i++)
             if (x[i] != i) fail_msg("threads %u: element %d is %d", threads, i, x[i]);
         ipfsrt_ndarray_free(&out);
         ipfsrt_ndarray_init(&out);

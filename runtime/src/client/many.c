@@ -440,8 +440,7 @@ static void step(ipfsrt_client_batch *b, size_t i) {
         if (!b->missed) finish(b, i, ITEM_FAILED, &e);
         return;
     }
-    if (it->cid.codec == IPFSRT_CODEC_RAW && it->offset == 0 && it->length == UINT64_MAX &&
-        it->cid.hash_code != IPFSRT_MH_IDENTITY) {
+    if (it->cid.codec == IPFSRT_CODEC_RAW && it->offset == 0 && it->cid.hash_code != IPFSRT_MH_IDENTITY) {
         step_raw(b, i, &src);
         return;
     }
@@ -724,6 +723,7 @@ static void describe(ipfsrt_client_batch *b, size_t i, ipfsrt_client_batch_resul
     r->error = it->error;
     r->data = it->block ? it->block->data : it->data.data ? it->data.data : (const uint8_t *)"";
     r->len = it->block ? it->block->len : it->data.len;
+    if (it->block && !it->from_end && r->len > it->length) r->len = (size_t)it->length; /* a raw block read in part */
 }
 
 ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *b, ipfsrt_client_batch_result *result,

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "client/client_internal.h"
+#include "client/s3_internal.h"
 
 struct plain_read {
     task t;
@@ -19,6 +20,7 @@ struct plain_read {
     uint64_t skip; /* bytes to drop when a server ignored Range */
     bool from_end; /* the last length bytes: "Range: bytes=-N" */
     bool empty;    /* nothing to read: over at once */
+    uint64_t object_size; /* from a 206's Content-Range; UINT64_MAX when not known */
 };
 
 static void plain_request(task *t, char *path, size_t path_size, char *query, size_t query_size) {
@@ -50,7 +52,19 @@ static int plain_body(attempt *a, const uint8_t *data, size_t len) {
         data += drop;
         len -= drop;
     }
-    if (r->length != UINT64_MAX && len > r->length - r->written) len = (size_t)(r->length - r->written);
+    if (r->length != UINT64_MAX && len > r->length - r->written) { /* more than the range asked */
+        if (a->status == 206 || r->from_end) {
+            ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "a partial answer longer than the %llu bytes asked",
+                                (unsigned long long)r->length);
+            return 1;
+        }
+        len = (size_t)(r->length - r->written); /* a whole body (Range ignored): what was asked, then stop */
+        if (len) r->write_status = r->write(r->user, data, len, &r->write_err);
+        if (r->write_status != IPFSRT_OK) return 1;
+        r->written += len;
+        a->enough = true;
+        return 1;
+    }
     if (!len) return 0;
     r->write_status = r->write(r->user, data, len, &r->write_err);
     if (r->write_status != IPFSRT_OK) return 1;
@@ -58,9 +72,25 @@ static int plain_body(attempt *a, const uint8_t *data, size_t len) {
     return 0;
 }
 
+static void plain_head(attempt *a, const ipfsrt_fetch_head *head) {
+    plain_read *r = a->t->owner;
+    uint64_t from, to, total;
+    r->object_size = UINT64_MAX;
+    if (head->status == 206 && ipfsrt_s3_content_range_parse(head->content_range, &from, &to, &total))
+        r->object_size = total;
+}
+
+/* A range may reach past the object's end (a chunk asked for with room to
+ * spare): a whole body (200), or a part that ends where the object does,
+ * is all there is. */
+static bool ended_with_object(const attempt *a, const plain_read *r) {
+    if (a->status == 200) return true;
+    return r->object_size != UINT64_MAX && r->offset + r->written == r->object_size;
+}
+
 static ipfsrt_gateway_error plain_complete(attempt *a) {
     plain_read *r = a->t->owner;
-    if (!r->from_end && r->length != UINT64_MAX && r->written < r->length) {
+    if (!r->from_end && r->length != UINT64_MAX && r->written < r->length && !ended_with_object(a, r)) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_TRUNCATED, "body ended after %llu of %llu bytes",
                      (unsigned long long)r->written, (unsigned long long)r->length);
         return a->error;
@@ -68,7 +98,8 @@ static ipfsrt_gateway_error plain_complete(attempt *a) {
     return IPFSRT_GWERR_NONE;
 }
 
-static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, NULL, NULL, false, false, false};
+static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, plain_head, NULL,
+                                   false, false, false};
 
 ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
                                  bool from_end, ipfsrt_unixfs_write_fn write, void *user, plain_read **out,

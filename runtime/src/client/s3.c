@@ -270,6 +270,19 @@ static void range_header(const s3_op *o, char *out, size_t cap) {
     else snprintf(out, cap, "%llu-%llu", (unsigned long long)o->from, (unsigned long long)o->to);
 }
 
+/* A suffix answered with other bytes (some servers send the object from its
+ * start): the range it stands for is known from Content-Range now. */
+static bool suffix_missed(s3_op *o) {
+    uint64_t a, b, total;
+    if (!ipfsrt_s3_content_range_parse(o->content_range, &a, &b, &total) || total == UINT64_MAX) return false;
+    uint64_t want_a = total > o->length ? total - o->length : 0;
+    if (a == want_a && b == total - 1) return false;
+    o->suffix_asked = false;
+    o->from = want_a, o->to = total - 1;
+    o->range_fixed = true;
+    return true;
+}
+
 static int op_head(void *user, const ipfsrt_fetch_head *head) {
     s3_op *o = user;
     o->head = *head;
@@ -281,8 +294,14 @@ static int op_head(void *user, const ipfsrt_fetch_head *head) {
         o->xml_on = ipfsrt_s3_xml_init(&o->xml, NULL, NULL, NULL) == IPFSRT_OK;
         return 0;
     }
-    uint64_t cap = o->kind == OP_GET && o->to != UINT64_MAX ? o->to - o->from + 1 : OBJECT_MAX;
-    if (head->content_length > 0 && (uint64_t)head->content_length > cap && head->status == 206) return 1;
+    if (o->kind == OP_GET && head->status == 206 && o->suffix_asked && !o->range_fixed && suffix_missed(o)) {
+        o->reask = true; /* asked again at once as the range now known (judge), its body never read */
+        return 1;
+    }
+    /* a part holds at most the bytes asked (a suffix: its length); a whole object up to OBJECT_MAX */
+    uint64_t asked = o->suffix_asked ? o->length : o->to != UINT64_MAX ? o->to - o->from + 1 : OBJECT_MAX;
+    o->body_cap = o->kind == OP_LIST ? LIST_PAGE_MAX : o->kind == OP_GET && head->status == 206 ? asked : OBJECT_MAX;
+    if (head->content_length > 0 && (uint64_t)head->content_length > o->body_cap) return 1;
     /* the body's room at once, rather than growing it piece by piece (up to a
      * size no false Content-Length can make costly) */
     if (head->content_length > 0 && (uint64_t)head->content_length <= PRESIZE_MAX)
@@ -304,7 +323,7 @@ static int op_body(void *user, const uint8_t *data, size_t len) {
         o->sink_failed = true;
         return 1;
     }
-    if (o->body.len + len > (o->kind == OP_LIST ? LIST_PAGE_MAX : OBJECT_MAX)) return 1;
+    if (o->body.len + len > o->body_cap) return 1; /* refused as soon as it is longer than asked */
     ipfsrt_buf_append(&o->body, data, len);
     return o->body.failed;
 }
@@ -513,6 +532,9 @@ static void judge(s3_op *o, const ipfsrt_fetch_result *res) {
         snprintf(why, sizeof why, " after %u tries: %s", o->round + 1,
                  res->end == IPFSRT_FETCH_DONE ? "HTTP error" : res->detail);
         op_fail(o, IPFSRT_EFETCH, ": failed", why);
+    } else if (res->end == IPFSRT_FETCH_ABORTED && o->reask) {
+        o->reask = false;
+        o->state = OP_READY; /* a suffix answered from the start: asked again as a range (op_head) */
     } else if (res->end == IPFSRT_FETCH_TOO_LARGE || res->end == IPFSRT_FETCH_ABORTED) {
         op_fail(o, IPFSRT_ETOO_LARGE, ": the answer is larger than asked or allowed", NULL);
     } else if (res->end != IPFSRT_FETCH_DONE) {
@@ -610,6 +632,7 @@ void ipfsrt_s3_op_init(s3_op *o, ipfsrt_s3 *s, op_kind kind, const char *key) {
     o->kind = kind;
     o->key = key;
     o->to = UINT64_MAX;
+    o->body_cap = OBJECT_MAX;
     o->object_size = UINT64_MAX;
     o->put_fd = -1;
     ipfsrt_buf_init(&o->body);

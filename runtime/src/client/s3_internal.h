@@ -52,7 +52,9 @@ typedef struct s3_op {
     uint64_t offset, length; /* GET: as asked */
     bool from_end;
     uint64_t from, to;       /* GET: the bytes asked this time ([from, to], to UINT64_MAX: open) */
+    uint64_t body_cap;       /* the most body bytes taken in (set when the answer begins) */
     bool suffix_asked;       /* ... as "the last length bytes" */
+    bool reask;              /* a suffix answered with other bytes: stopped, to be asked again as a range */
     const char *query;       /* LIST, and the multipart requests */
     const uint8_t *put_data; /* PUT, POST: the body from memory */
     size_t put_len;

@@ -34,6 +34,9 @@ static ipfsrt_status keep(void *user, const ipfsrt_zarr_store_result *res, ipfsr
         if (err) *err = res->error;
         return res->status;
     }
+    if (res->len > IPFSRT_ZARR_DOC_MAX)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s%s is larger than %llu bytes", f->prefix,
+                           doc_names[res->index], (unsigned long long)IPFSRT_ZARR_DOC_MAX);
     f->doc[res->index] = ipfsrt_json_parse((const char *)res->data, res->len, NULL);
     if (!cJSON_IsObject(f->doc[res->index]))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s%s is not a JSON object", f->prefix, doc_names[res->index]);
@@ -45,7 +48,7 @@ static ipfsrt_status read_docs(walk *w, const char *prefix, found *f, ipfsrt_err
     ipfsrt_zarr_store_request req[DOCS];
     for (int i = 0; i < DOCS; i++) {
         snprintf(keys[i], sizeof keys[i], "%s%s", prefix, doc_names[i]);
-        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, UINT64_MAX, false};
+        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false};
     }
     f->prefix = prefix;
     return ipfsrt_zarr_store_get_many(w->store, req, DOCS, keep, f, err);

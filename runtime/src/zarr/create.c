@@ -111,7 +111,7 @@ static ipfsrt_status probe_parents(ipfsrt_zarr_store *s, const char *path, paren
     for (size_t i = 0; i < 3 * ps->n; i++) {
         const char *dir = ps->path[i / 3];
         snprintf(ps->keys[i], sizeof ps->keys[i], "%s%s%s", dir, *dir ? "/" : "", docs[i % 3]);
-        ps->req[i] = (ipfsrt_zarr_store_request){ps->keys[i], 0, UINT64_MAX, false};
+        ps->req[i] = (ipfsrt_zarr_store_request){ps->keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false};
     }
     probe p = {ps->has_group, ps->has_array};
     return ipfsrt_zarr_store_get_many(s, ps->req, 3 * ps->n, probed, &p, err);

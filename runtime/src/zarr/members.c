@@ -21,10 +21,11 @@ typedef struct member_list {
     size_t count, cap;
 } member_list;
 
+/* Names may come twice (a .zarray and a .zgroup, a listing's two probes):
+ * sorting removes the second later (unique), never a scan per name. */
 static ipfsrt_status add(member_list *l, const char *name, size_t len, bool is_array, ipfsrt_error *err) {
-    for (size_t i = 0; i < l->count; i++)
-        if (strlen(l->items[i].name) == len && memcmp(l->items[i].name, name, len) == 0) return IPFSRT_OK;
-    if (l->count >= MEMBERS_MAX) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "a group of more than %d members", MEMBERS_MAX);
+    if (l->count >= PROBES * MEMBERS_MAX)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "a group of more than %d members", MEMBERS_MAX);
     char *copy = strndup(name, len);
     if (!copy || ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items)) {
         free(copy);
@@ -91,6 +92,9 @@ static ipfsrt_status probed(void *user, const ipfsrt_zarr_store_result *r, ipfsr
         return r->status;
     }
     const char *name = p->names->names[r->index / PROBES];
+    if (r->len > IPFSRT_ZARR_DOC_MAX)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "the metadata of member %s is larger than %llu bytes", name,
+                           (unsigned long long)IPFSRT_ZARR_DOC_MAX);
     bool array = r->index % PROBES == 0;
     if (r->index % PROBES == 2) {
         cJSON *doc = ipfsrt_json_parse((const char *)r->data, r->len, NULL);
@@ -105,29 +109,55 @@ static ipfsrt_status from_listing(const ipfsrt_zarr_node *g, member_list *l, ipf
     snprintf(prefix, sizeof prefix, "%s%s", g->path, *g->path ? "/" : "");
     listed names = {0};
     ipfsrt_status st = ipfsrt_zarr_store_list_dir(g->h->store, prefix, keep_name, &names, err);
-    char(*keys)[IPFSRT_ZARR_KEY_MAX + 16] = NULL;
+    ipfsrt_buf keys; /* NUL-separated, each its own length: not a longest key's room per probe */
+    ipfsrt_buf_init(&keys);
     ipfsrt_zarr_store_request *req = NULL;
-    if (st == IPFSRT_OK && names.count) {
-        keys = calloc(names.count * PROBES, sizeof *keys);
-        req = calloc(names.count * PROBES, sizeof *req);
-        if (!keys || !req) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    }
+    if (st == IPFSRT_OK && names.count && !(req = calloc(names.count * PROBES, sizeof *req)))
+        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     static const char *const probes[PROBES] = {".zarray", ".zgroup", "zarr.json"};
     for (size_t i = 0; st == IPFSRT_OK && i < names.count * PROBES; i++) {
-        snprintf(keys[i], sizeof keys[i], "%s%s/%s", prefix, names.names[i / PROBES], probes[i % PROBES]);
-        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, UINT64_MAX, false};
+        req[i].offset = keys.len; /* where the key starts, until the buffer stops moving */
+        req[i].length = IPFSRT_ZARR_DOC_MAX + 1;
+        char key[IPFSRT_ZARR_KEY_MAX + 16];
+        int n = snprintf(key, sizeof key, "%s%s/%s", prefix, names.names[i / PROBES], probes[i % PROBES]);
+        ipfsrt_buf_append(&keys, key, (size_t)n + 1);
+    }
+    if (keys.failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; st == IPFSRT_OK && i < names.count * PROBES; i++) {
+        req[i].key = (const char *)keys.data + req[i].offset;
+        req[i].offset = 0;
     }
     probing p = {&names, l};
     if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(g->h->store, req, names.count * PROBES, probed, &p, err);
     for (size_t i = 0; i < names.count; i++) free(names.names[i]);
     free(names.names);
-    free(keys);
+    ipfsrt_buf_free(&keys);
     free(req);
     return st;
 }
 
+/* By name, an array before a group of the same name (as zarr-python looks
+ * for .zarray first). */
 static int by_name(const void *a, const void *b) {
-    return strcmp(((const member *)a)->name, ((const member *)b)->name);
+    const member *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (int)y->is_array - (int)x->is_array;
+}
+
+/* Sorted, each name once. */
+static ipfsrt_status unique(member_list *l, ipfsrt_error *err) {
+    if (l->count) qsort(l->items, l->count, sizeof *l->items, by_name);
+    size_t kept = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        if (kept && strcmp(l->items[kept - 1].name, l->items[i].name) == 0) {
+            free(l->items[i].name);
+            continue;
+        }
+        l->items[kept++] = l->items[i];
+    }
+    l->count = kept;
+    if (kept > MEMBERS_MAX) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "a group of more than %d members", MEMBERS_MAX);
+    return IPFSRT_OK;
 }
 
 ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *g, ipfsrt_zarr_member_fn fn, void *user, ipfsrt_error *err) {
@@ -135,7 +165,7 @@ ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *g, ipfsrt_zarr_member_
     member_list l = {0};
     const char *rel = ipfsrt_zarr_consolidated_rel(g->h, g->path);
     ipfsrt_status st = rel ? from_consolidated(g->h, rel, &l, err) : from_listing(g, &l, err);
-    if (l.count) qsort(l.items, l.count, sizeof *l.items, by_name);
+    if (st == IPFSRT_OK) st = unique(&l, err);
     for (size_t i = 0; i < l.count && st == IPFSRT_OK; i++) st = fn(user, l.items[i].name, l.items[i].is_array, err);
     for (size_t i = 0; i < l.count; i++) free(l.items[i].name);
     free(l.items);

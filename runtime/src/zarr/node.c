@@ -7,7 +7,6 @@
 
 #include "zarr/zarr_internal.h"
 
-#define DOC_MAX ((size_t)256 << 20) /* one metadata document: consolidated ones can be large */
 
 enum { DOC_ZMETADATA, DOC_ZARRAY, DOC_ZGROUP, DOC_ZATTRS, DOC_ZARRJSON, DOC_COUNT };
 static const char *const doc_names[DOC_COUNT] = {".zmetadata", ".zarray", ".zgroup", ".zattrs", "zarr.json"};
@@ -37,7 +36,7 @@ static void docs_from_consolidated(const ipfsrt_zarr_hierarchy *h, const char *r
     for (int i = DOC_ZARRAY; i < DOC_COUNT; i++) {
         char key[IPFSRT_ZARR_KEY_MAX + 16];
         key_of(key, sizeof key, rel, doc_names[i]);
-        d->doc[i] = cJSON_GetObjectItemCaseSensitive(h->consolidated, key);
+        d->doc[i] = (cJSON *)(uintptr_t)ipfsrt_zarr_consolidated_get(h, key); /* borrowed: not owned */
     }
 }
 
@@ -53,8 +52,9 @@ static ipfsrt_status keep_doc(void *user, const ipfsrt_zarr_store_result *r, ipf
         if (err) *err = r->error;
         return r->status;
     }
-    if (r->len > DOC_MAX)
-        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s is larger than %zu bytes", f->keys[r->index], DOC_MAX);
+    if (r->len > IPFSRT_ZARR_DOC_MAX)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s is larger than %llu bytes", f->keys[r->index],
+                           (unsigned long long)IPFSRT_ZARR_DOC_MAX);
     cJSON *j = ipfsrt_json_parse((const char *)r->data, r->len, NULL);
     if (!cJSON_IsObject(j)) {
         cJSON_Delete(j);
@@ -71,7 +71,7 @@ static ipfsrt_status fetch_docs(ipfsrt_zarr_hierarchy *h, const char *path, docs
     ipfsrt_zarr_store_request req[DOC_COUNT];
     for (int i = 0; i < DOC_COUNT; i++) {
         key_of(keys[i], sizeof keys[i], path, doc_names[i]);
-        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, UINT64_MAX, false};
+        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false}; /* longer: refused, never held */
     }
     fetching f = {d, keys};
     ipfsrt_status st = ipfsrt_zarr_store_get_many(h->store, req, DOC_COUNT, keep_doc, &f, err);
@@ -83,6 +83,37 @@ static ipfsrt_status empty_attributes(cJSON **attrs, ipfsrt_error *err) {
     if (*attrs) return IPFSRT_OK;
     *attrs = cJSON_CreateObject();
     return *attrs ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+}
+
+static int by_key_then_place(const void *a, const void *b) {
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    int c = strcmp(x->string, y->string);
+    if (c) return c;
+    return x->valueint < y->valueint ? -1 : x->valueint > y->valueint; /* valueint: its place, set below */
+}
+
+/* The map's members sorted by key, each numbered by its place first (objects
+ * keep nothing in valueint) so that of equal keys the first stays first. */
+static bool sort_consolidated(ipfsrt_zarr_hierarchy *h, cJSON *map) {
+    size_t n = 0;
+    for (cJSON *e = map->child; e; e = e->next) e->valueint = (int)(n < INT32_MAX ? n++ : n);
+    h->sorted = malloc((n ? n : 1) * sizeof *h->sorted);
+    if (!h->sorted) return false;
+    size_t i = 0;
+    for (const cJSON *e = map->child; e; e = e->next) h->sorted[i++] = e;
+    qsort(h->sorted, n, sizeof *h->sorted, by_key_then_place);
+    h->sorted_count = n;
+    return true;
+}
+
+const cJSON *ipfsrt_zarr_consolidated_get(const ipfsrt_zarr_hierarchy *h, const char *key) {
+    size_t lo = 0, hi = h->sorted_count;
+    while (lo < hi) { /* the first whose key is not below key */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(h->sorted[mid]->string, key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < h->sorted_count && strcmp(h->sorted[lo]->string, key) == 0 ? h->sorted[lo] : NULL;
 }
 
 /* v2 .zmetadata {"metadata": {key: document}} or v3 inline
@@ -104,7 +135,10 @@ static ipfsrt_status take_consolidated(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_nod
             map = NULL;
         }
     }
-    if (!map) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!map || !sort_consolidated(h, map)) {
+        cJSON_Delete(map);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
     h->consolidated = map;
     snprintf(h->base, sizeof h->base, "%s%s", n->path, *n->path ? "/" : "");
     return IPFSRT_OK;
@@ -170,6 +204,7 @@ ipfsrt_status ipfsrt_zarr_normalize_path(const char *path, char *out, size_t cap
 static void hierarchy_release(ipfsrt_zarr_hierarchy *h) {
     if (--h->refs) return;
     cJSON_Delete(h->consolidated);
+    free(h->sorted);
     free(h);
 }
 

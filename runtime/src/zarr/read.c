@@ -88,25 +88,19 @@ ipfsrt_status ipfsrt_zarr_reader_key(const reader *r, const size_t *index, char 
     return ipfsrt_zarr_chunk_key(r->m, index, buf + at, cap - at, err);
 }
 
-static ipfsrt_status make_keys(reader *r, ipfsrt_zarr_store_request **out, ipfsrt_error *err) {
-    r->key_size = strlen(r->prefix) + 24 * (size_t)(r->m->ndim + 1) + 4;
-    r->keys = malloc(r->total * r->key_size);
-    ipfsrt_zarr_store_request *req = malloc(r->total * sizeof *req);
-    if (!r->keys || !req) {
-        free(req);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu chunk keys", r->total);
-    }
+/* Keys and requests for units first .. first + n - 1, into r->keys and req. */
+static ipfsrt_status make_keys(reader *r, size_t first, size_t n, ipfsrt_zarr_store_request *req,
+                               ipfsrt_error *err) {
     size_t pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_status st = IPFSRT_OK;
-    for (size_t k = 0; k < r->total && st == IPFSRT_OK; k++) {
-        ipfsrt_zarr_reader_odometer(r, k, pos);
+    for (size_t k = 0; k < n && st == IPFSRT_OK; k++) {
+        ipfsrt_zarr_reader_odometer(r, first + k, pos);
         for (int d = 0; d < r->m->ndim; d++) index[d] = r->dims[d].chunk[pos[d]];
         char *key = r->keys + k * r->key_size;
         st = ipfsrt_zarr_reader_key(r, index, key, r->key_size, err);
-        req[k] = (ipfsrt_zarr_store_request){key, 0, UINT64_MAX, false};
+        /* one byte past the most a chunk may be stored in: a longer answer is refused when it arrives */
+        req[k] = (ipfsrt_zarr_store_request){key, 0, r->stored_max + 1, false};
     }
-    if (st != IPFSRT_OK) free(req);
-    else *out = req;
     return st;
 }
 
@@ -257,12 +251,17 @@ ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, 
 
 static ipfsrt_status arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
     reader *r = user;
+    const char *key = r->keys + res->index * r->key_size + strlen(r->prefix);
     if (res->status != IPFSRT_OK && res->status != IPFSRT_ENOT_FOUND) {
         if (err) *err = res->error;
-        ipfsrt_error_prefix(err, "%s, chunk %s: ", r->m->name, r->keys + res->index * r->key_size + strlen(r->prefix));
+        ipfsrt_error_prefix(err, "%s, chunk %s: ", r->m->name, key);
         return res->status;
     }
-    return ipfsrt_zarr_reader_push(r, res->index, res->data, res->len, res->status == IPFSRT_ENOT_FOUND, err);
+    if (res->status == IPFSRT_OK && res->len > r->stored_max)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s, chunk %s: more than %llu bytes, the most its chunks "
+                           "can be stored in", r->m->name, key, (unsigned long long)r->stored_max);
+    return ipfsrt_zarr_reader_push(r, r->batch_first + res->index, res->data, res->len,
+                                   res->status == IPFSRT_ENOT_FOUND, err);
 }
 
 static unsigned thread_count(const reader *r) {
@@ -343,10 +342,23 @@ void ipfsrt_zarr_reader_release(reader *r) {
     ipfsrt_ndarray_free(&r->full);
 }
 
+/* Keys are made and asked for a batch at a time: memory stays bounded by the
+ * batch, not by the number of chunks (millions of small ones), while a batch
+ * keeps far more requests in flight than any store serves at once. */
+#define KEYS_PER_BATCH 4096
+
 static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
-    ipfsrt_zarr_store_request *req = NULL;
-    ipfsrt_status st = make_keys(r, &req, err);
-    if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(store, req, r->total, arrived, r, err);
+    size_t batch = r->total < KEYS_PER_BATCH ? r->total : KEYS_PER_BATCH;
+    r->key_size = strlen(r->prefix) + 21 * (size_t)(r->m->ndim + 1) + 4; /* 20 digits and a separator each */
+    r->keys = malloc(batch * r->key_size);
+    ipfsrt_zarr_store_request *req = malloc(batch * sizeof *req);
+    ipfsrt_status st = r->keys && req ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for chunk keys");
+    for (size_t first = 0; st == IPFSRT_OK && first < r->total; first += batch) {
+        size_t n = r->total - first < batch ? r->total - first : batch;
+        r->batch_first = first;
+        st = make_keys(r, first, n, req, err);
+        if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(store, req, n, arrived, r, err);
+    }
     free(req);
     return st;
 }
@@ -361,6 +373,26 @@ static ipfsrt_status fetch_and_decode(reader *r, ipfsrt_zarr_store *store, ipfsr
     }
     if (st == IPFSRT_OK && r->opts->progress) st = r->opts->progress(r->opts->progress_user, r->total, r->total, err);
     return st;
+}
+
+/* The most bytes a chunk may be stored in: its decoded size twice over
+ * (compressors grow incompressible data by well under that), eight times
+ * when a filter may widen elements (astype), and 64 KiB for headers; a shard
+ * holds as many inner chunks as fit in it, each at most that, and its index
+ * (16 bytes each and a checksum). Saturates rather than overflows. */
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / 4 / b ? UINT64_MAX / 4 : a * b; }
+
+uint64_t ipfsrt_zarr_stored_max(const ipfsrt_zarr_meta *m) {
+    uint64_t per = 1, n = m->stored_itemsize ? m->stored_itemsize : 1;
+    if (m->inner) {
+        for (int d = 0; d < m->ndim; d++)
+            per = mul_sat(per, m->inner->chunks[d] ? (m->chunks[d] + m->inner->chunks[d] - 1) / m->inner->chunks[d] : 1);
+        return mul_sat(per, ipfsrt_zarr_stored_max(m->inner) + 16) + 4;
+    }
+    bool widens = false;
+    for (int i = 0; i < m->n_codecs; i++) widens = widens || strcmp(ipfsrt_codec_id(m->codecs[i]), "astype") == 0;
+    for (int d = 0; d < m->ndim; d++) n = mul_sat(n, m->chunks[d]);
+    return mul_sat(n, widens ? 8 : 2) + 65536;
 }
 
 /* CF decoding takes numbers to floats. */
@@ -388,6 +420,7 @@ ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
     const char *path = ipfsrt_zarr_path(array);
     snprintf(r->prefix, sizeof r->prefix, "%s%s", path, *path ? "/" : "");
     ipfsrt_ndarray_init(&r->full);
+    r->stored_max = ipfsrt_zarr_stored_max(m);
     ipfsrt_status st = ipfsrt_zarr_reader_plan(r, sel, n, err);
     if (st == IPFSRT_OK && r->total) st = fetch_and_decode(r, ipfsrt_zarr_node_store(array), err);
     if (st == IPFSRT_OK) st = shape_output(r, out, err);

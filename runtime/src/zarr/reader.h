@@ -36,8 +36,9 @@ typedef struct reader {
     dim_plan dims[IPFSRT_NDARRAY_MAX_DIMS];
     size_t total;        /* units */
     ipfsrt_ndarray full; /* every dimension kept, positive steps */
-    char *keys;          /* the units' keys (unsharded) */
-    size_t key_size;
+    char *keys;          /* the keys of the batch of units being fetched (unsharded) */
+    size_t key_size, batch_first;
+    uint64_t stored_max; /* bytes: a chunk stored in more is refused */
     pthread_t threads[THREADS_MAX];
     unsigned nthreads;
     pthread_mutex_t mu;
@@ -71,6 +72,9 @@ ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, 
                                       ipfsrt_error *err);
 /* The key of shard (or chunk) index into buf: the array's prefix and the chunk key. */
 ipfsrt_status ipfsrt_zarr_reader_key(const reader *r, const size_t *index, char *buf, size_t cap, ipfsrt_error *err);
+/* The most bytes a chunk (a whole shard) of m may be stored in: longer
+ * answers are refused as they arrive. */
+uint64_t ipfsrt_zarr_stored_max(const ipfsrt_zarr_meta *m);
 /* Fetches a sharded array's units: shard indexes first (or whole shards where
  * every inner chunk is wanted), then the inner chunks, every request in
  * flight at once. */

@@ -78,6 +78,9 @@ static ipfsrt_status keep_old(void *user, const ipfsrt_zarr_store_result *res, i
         if (err) *err = res->error;
         return res->status;
     }
+    if (res->len > w->r.stored_max)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: a stored chunk of more than %llu bytes, the most its "
+                           "chunks can be stored in", w->r.m->name, (unsigned long long)w->r.stored_max);
     ipfsrt_buf_append(&w->old[k], res->data, res->len);
     return w->old[k].failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
 }
@@ -87,6 +90,7 @@ static ipfsrt_status read_partial(writer *w, ipfsrt_error *err) {
     reader *r = &w->r;
     r->key_size = strlen(r->prefix) + 24 * (size_t)(r->m->ndim + 1) + 4;
     r->keys = malloc(r->total * r->key_size);
+    r->stored_max = ipfsrt_zarr_stored_max(r->m);
     w->partial = calloc(r->total, sizeof *w->partial);
     w->absent = calloc(r->total, sizeof *w->absent);
     w->old = calloc(r->total, sizeof *w->old);
@@ -103,7 +107,7 @@ static ipfsrt_status read_partial(writer *w, ipfsrt_error *err) {
         w->partial[k] = !covers(w, k);
         if (!w->partial[k]) continue;
         w->asked[n] = k;
-        req[n++] = (ipfsrt_zarr_store_request){key, 0, UINT64_MAX, false};
+        req[n++] = (ipfsrt_zarr_store_request){key, 0, r->stored_max + 1, false};
     }
     if (st == IPFSRT_OK && n) st = ipfsrt_zarr_store_get_many(w->store, req, n, keep_old, w, err);
     free(req);

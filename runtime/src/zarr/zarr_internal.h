@@ -8,6 +8,10 @@
 
 #include "ipfsrt/zarr.h"
 
+/* One metadata document (consolidated ones can be large): a store is asked
+ * for one byte more, and a longer answer refused, never held. */
+#define IPFSRT_ZARR_DOC_MAX ((uint64_t)256 << 20)
+
 /* The data type of a v2 typestr ("<i2", "|b1", ">f8", "<M8[ns]", "|S12") or a
  * v3 data_type name into m's dtype fields. */
 ipfsrt_status ipfsrt_zarr_dtype_v2(ipfsrt_zarr_meta *m, const char *typestr, ipfsrt_error *err);
@@ -37,8 +41,14 @@ typedef struct ipfsrt_zarr_hierarchy {
     unsigned refs;
     ipfsrt_zarr_store *store;
     cJSON *consolidated;                 /* key relative to base -> document; NULL: none */
+    const cJSON **sorted;                /* its documents by key (the first of equal keys first) */
+    size_t sorted_count;
     char base[IPFSRT_ZARR_KEY_MAX + 2];  /* "" or "a/b/": the node that held it */
 } ipfsrt_zarr_hierarchy;
+
+/* The consolidated document under key, found by binary search (opening each
+ * of n arrays costs log n, not n), or NULL. */
+const cJSON *ipfsrt_zarr_consolidated_get(const ipfsrt_zarr_hierarchy *h, const char *key);
 
 struct ipfsrt_zarr_node {
     ipfsrt_zarr_hierarchy *h;
