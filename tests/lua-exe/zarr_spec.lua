@@ -321,6 +321,19 @@ describe("ipfsrt.zarr", function()
     end
   end)
 
+  it("takes .car for a CAR file only in a key or path, never in a bucket, a host or a folder's name", function()
+    local s3 = { region = "us-east-1", anonymous = true, endpoint = "http://127.0.0.1:9" }
+    assert.equal("s3", ipfsrt.zarr.store("s3://team.car/x.zarr", { s3 = s3 }):info().kind)
+    assert.equal("http", ipfsrt.zarr.store("http://h.car:9/x.zarr"):info().kind)
+    assert.equal("http", ipfsrt.zarr.store("http://127.0.0.1:9/ipfs/bafkqaaa/x.car/y"):info().kind)
+    assert(os.execute("mkdir -p " .. dir .. "/folder.car/sub"))
+    assert.equal("folder", ipfsrt.zarr.store(dir .. "/folder.car/sub"):info().kind)
+    put(dir .. "/file.car", "")
+    local ok, err = pcall(ipfsrt.zarr.store, dir .. "/file.car/sub")
+    assert.is_false(ok) -- taken as a CAR file (an empty one)
+    assert.truthy(tostring(err):find("file.car", 1, true), tostring(err))
+  end)
+
   it("refuses a chunk body longer than a chunk can be, or than the range asked, as it arrives", function()
     local urlfile = os.tmpname()
     os.remove(urlfile)

@@ -44,6 +44,10 @@ static void test_bad_metadata(void **state) {
                       2, IPFSRT_EARG, "shape[0]");
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<x9\", \"compressor\": null"), 2,
                       IPFSRT_EUNSUPPORTED, "<x9");
+    expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i 8\", \"compressor\": null"), 2,
+                      IPFSRT_EUNSUPPORTED, "<i 8");
+    expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i+8\", \"compressor\": null"), 2,
+                      IPFSRT_EUNSUPPORTED, "<i+8");
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": [[\"a\", \"<i4\"]], \"compressor\": null"), 2,
                       IPFSRT_EUNSUPPORTED, "structured");
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": {\"id\": \"snappy9\"}"),
@@ -88,6 +92,32 @@ static void test_exact_integers(void **state) {
     expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 18446744073709551616, "
                       "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<u8\", \"compressor\": null}", 2, IPFSRT_EARG,
                       "fill_value");
+    /* a <U2 fill keeps two characters, as numpy does, never half of one */
+    static const struct {
+        const char *fill, *kept;
+    } texts[] = {{"abcdefghij", "ab"}, {"\u00e9\u65e5\u672c", "\xc3\xa9\xe6\x97\xa5"}, {"x", "x"}};
+    for (size_t i = 0; i < 3; i++) {
+        char json[256];
+        snprintf(json, sizeof json, "{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": \"%s\", "
+                 "\"shape\": [2], \"chunks\": [2], \"dtype\": \"<U2\", \"compressor\": null}", texts[i].fill);
+        ipfsrt_zarr_meta *m = NULL;
+        assert_int_equal(ipfsrt_zarr_meta_parse(&m, json, strlen(json), 2, "u", NULL), IPFSRT_OK);
+        assert_int_equal(m->itemsize, 8);
+        assert_string_equal((const char *)m->fill.data, texts[i].kept); /* zeros after the kept bytes */
+        ipfsrt_zarr_meta_free(m);
+    }
+    static const char *const raw_fills[] = {"[1, 2]", "[300, 0]", "[1, \"a\"]", "[1, 2, 3]"}; /* r16: two bytes */
+    for (size_t i = 0; i < 4; i++) {
+        char json[512];
+        snprintf(json, sizeof json, "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [4], "
+                 "\"data_type\": \"r16\", \"chunk_grid\": {\"name\": \"regular\", \"configuration\": "
+                 "{\"chunk_shape\": [2]}}, \"chunk_key_encoding\": {\"name\": \"default\"}, \"fill_value\": %s, "
+                 "\"codecs\": [{\"name\": \"bytes\"}]}", raw_fills[i]);
+        ipfsrt_zarr_meta *m = NULL;
+        ipfsrt_status st = ipfsrt_zarr_meta_parse(&m, json, strlen(json), 3, "grp/arr", NULL);
+        assert_int_equal(st, i == 0 ? IPFSRT_OK : IPFSRT_EARG);
+        ipfsrt_zarr_meta_free(m);
+    }
     /* a document parsed and printed again keeps every digit, wherever the number sits */
     const char *text = "{\"a\":[12345678901234567,\"9007199254740993\",-9223372036854775808],"
                        "\"b\":{\"c\":18446744073709551615,\"d\":0.1,\"e\":\"x\\\"1\"},\"f\":1}";

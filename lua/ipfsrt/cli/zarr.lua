@@ -46,12 +46,12 @@ local function is_ipfs(url) return url:match("^ipfs://") or url:match("^/ipfs/")
 
 local function open_store(url, opts)
   fetchcli.check_gateways(opts)
-  url = fetchcli.gateway_url_target(url, opts)
+  url = fetchcli.gateway_url_target(url, opts, true)
   if is_ipfs(url) then
     local client = fetchcli.client(opts)
     return ipfsrt.zarr.store(url, { client = client }), client
   end
-  if url:match("^https?://") and not opts["no-verify"] then
+  if url:match("^https?://") and not opts["no-verify"] and not fetchcli.web_car(url) then
     argparse.usage_error("%s: plain http(s) is read unverified only with --no-verify", url)
   end
   return ipfsrt.zarr.store(url)

@@ -40,6 +40,7 @@ ipfsrt_status ipfsrt_zarr_dtype_v2(ipfsrt_zarr_meta *m, const char *s, ipfsrt_er
     if (len < 3 || !strchr("<>|=", s[0])) goto bad;
     m->big_endian = s[0] == '>';
     char *end;
+    if (s[2] < '0' || s[2] > '9') goto bad; /* strtol would take "<i 8" and "<i+8" */
     long size = strtol(s + 2, &end, 10);
     if (s[1] == 'S' && !*end && size > 0 && size <= 1 << 20) return set_dtype(m, IPFSRT_DTYPE_BYTES, (size_t)size);
     if (s[1] == 'U' && !*end && size > 0 && size <= 1 << 18) { /* code points: 4 bytes each, as UTF-8 at most 4 */
@@ -71,7 +72,7 @@ ipfsrt_status ipfsrt_zarr_dtype_v3(ipfsrt_zarr_meta *m, const cJSON *dt, ipfsrt_
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i].name) == 0) return numeric(m, names[i].kind, names[i].size);
     char *end;
-    long bits = s[0] == 'r' ? strtol(s + 1, &end, 10) : 0;
+    long bits = s[0] == 'r' && s[1] >= '0' && s[1] <= '9' ? strtol(s + 1, &end, 10) : 0;
     if (bits > 0 && bits % 8 == 0 && bits <= 8 << 20 && !*end) return set_dtype(m, IPFSRT_DTYPE_BYTES, (size_t)bits / 8);
     return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: data type \"%.40s\" is not supported", m->name, s);
 }
@@ -193,6 +194,34 @@ static ipfsrt_status base64_fill(ipfsrt_zarr_meta *m, const char *s, ipfsrt_erro
     return IPFSRT_OK;
 }
 
+/* A <U fill: its first itemsize / 4 characters, as numpy keeps them, held
+ * as UTF-8 (never cut inside a character). */
+static ipfsrt_status text_fill(ipfsrt_zarr_meta *m, const char *s) {
+    size_t chars = m->itemsize / 4, at = 0;
+    for (size_t k = 0; k < chars && s[at]; k++) {
+        size_t len = 1;
+        while ((s[at + len] & 0xC0) == 0x80) len++; /* continuation bytes (cJSON gives valid UTF-8) */
+        at += len;
+    }
+    memcpy(m->fill.data, s, at); /* at most 4 bytes a character: fits */
+    return IPFSRT_OK;
+}
+
+/* A v3 r<N> fill: exactly N bytes, each 0 to 255. */
+static ipfsrt_status raw_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_error *err) {
+    size_t i = 0;
+    for (const cJSON *b = fill->child; b; b = b->next, i++) {
+        int64_t v;
+        if (i >= m->itemsize || !ipfsrt_json_int64(b, &v) || v < 0 || v > 255)
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value is not %zu bytes (0 to 255 each)", m->name,
+                               m->itemsize);
+        m->fill.data[i] = (unsigned char)v;
+    }
+    if (i != m->itemsize)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value has %zu bytes, not %zu", m->name, i, m->itemsize);
+    return IPFSRT_OK;
+}
+
 /* An integer fill from its digits: exact to the last one, range-checked. */
 static ipfsrt_status int_fill(ipfsrt_zarr_meta *m, bool negative, uint64_t magnitude, ipfsrt_error *err) {
     if (m->dtype == IPFSRT_DTYPE_UINT64 && !negative) { /* up to 2^64 - 1, past what int64 holds */
@@ -214,18 +243,9 @@ ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_er
     m->has_fill = fill && !cJSON_IsNull(fill);
     if (!m->has_fill) return IPFSRT_OK;
     double v = 0;
-    if (m->utf32 && cJSON_IsString(fill)) { /* the string itself, kept as UTF-8 */
-        size_t n = strlen(fill->valuestring);
-        memcpy(m->fill.data, fill->valuestring, n < m->itemsize ? n : m->itemsize);
-        return IPFSRT_OK;
-    }
+    if (m->utf32 && cJSON_IsString(fill)) return text_fill(m, fill->valuestring);
     if (m->dtype == IPFSRT_DTYPE_BYTES && cJSON_IsString(fill)) return base64_fill(m, fill->valuestring, err);
-    if (m->dtype == IPFSRT_DTYPE_BYTES && cJSON_IsArray(fill)) { /* v3 r<N>: its bytes */
-        int i = 0;
-        for (const cJSON *b = fill->child; b; b = b->next, i++)
-            if ((size_t)i < m->itemsize && cJSON_IsNumber(b)) m->fill.data[i] = (unsigned char)b->valueint;
-        return IPFSRT_OK;
-    }
+    if (m->dtype == IPFSRT_DTYPE_BYTES && cJSON_IsArray(fill)) return raw_fill(m, fill, err);
     if (cJSON_IsArray(fill) && cJSON_GetArraySize(fill) == 2 && cJSON_IsNumber(fill->child) &&
         (m->dtype == IPFSRT_DTYPE_COMPLEX64 || m->dtype == IPFSRT_DTYPE_COMPLEX128)) {
         double re = fill->child->valuedouble, im = fill->child->next->valuedouble;

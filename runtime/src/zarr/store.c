@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "zarr/store_internal.h"
 
@@ -178,10 +179,30 @@ static bool gateway_path(const char *url, const char *end) {
     return (p && p < end) || (q && q < end);
 }
 
-/* "x.car" or "x.car/path": where the file name ends, or NULL. */
+/* Where the part of url that names a file starts: after s3://BUCKET/ or the
+ * web server's host (a bucket or host may be called team.car), else 0. */
+static size_t path_start(const char *url) {
+    const char *scheme = strstr(url, "://");
+    if (!scheme || (!has_prefix(url, "s3://") && !is_web(url))) return 0;
+    const char *slash = strchr(scheme + 3, '/');
+    return slash ? (size_t)(slash - url) + 1 : strlen(url);
+}
+
+/* A local path's part ends in ".car" and names a file (a folder called x.car is a folder). */
+static bool local_car(const char *url, const char *end) {
+    if (has_prefix(url, "s3://") || is_web(url)) return true;
+    char file[4096];
+    struct stat sb;
+    if ((size_t)(end - url) >= sizeof file) return true;
+    memcpy(file, url, (size_t)(end - url));
+    file[end - url] = '\0';
+    return stat(file, &sb) != 0 || !S_ISDIR(sb.st_mode);
+}
+
+/* "x.car" or "x.car/path" in url's path: where the file name ends, or NULL. */
 static const char *car_file_end(const char *url) {
-    for (const char *p = strstr(url, ".car"); p; p = strstr(p + 1, ".car"))
-        if (p[4] == '\0' || p[4] == '/') return p + 4;
+    for (const char *p = strstr(url + path_start(url), ".car"); p; p = strstr(p + 1, ".car"))
+        if ((p[4] == '\0' || p[4] == '/') && local_car(url, p + 4)) return p + 4;
     return NULL;
 }
 
