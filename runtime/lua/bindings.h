@@ -23,6 +23,10 @@ int ipfsrt_lua_raise(lua_State *L, const ipfsrt_error *err);
 /* Raises a bad_argument error object with a formatted message. */
 int ipfsrt_lua_raise_arg(lua_State *L, const char *fmt, ...);
 void ipfsrt_lua_push_cid(lua_State *L, const ipfsrt_cid *cid);
+/* A string argument that names something (a key, a path, a URL): one with a
+ * NUL inside is refused, never cut short at it. */
+const char *ipfsrt_lua_check_name(lua_State *L, int idx);
+const char *ipfsrt_lua_opt_name(lua_State *L, int idx, const char *dflt);
 /* The value at idx as text into buf, its __tostring and __name run protected:
  * one that raises (or gives no string) yields a fixed text. For error values
  * met inside C loops, where a raise would unwind over C frames. Pushes nothing. */

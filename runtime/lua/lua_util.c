@@ -140,3 +140,14 @@ const char *ipfsrt_lua_describe(lua_State *L, int idx, char *buf, size_t cap) {
     lua_pop(L, 1);
     return buf;
 }
+
+const char *ipfsrt_lua_check_name(lua_State *L, int idx) {
+    size_t len;
+    const char *s = luaL_checklstring(L, idx, &len);
+    if (strlen(s) != len) luaL_argerror(L, idx, "a name with a NUL byte inside");
+    return s;
+}
+
+const char *ipfsrt_lua_opt_name(lua_State *L, int idx, const char *dflt) {
+    return lua_isnoneornil(L, idx) ? dflt : ipfsrt_lua_check_name(L, idx);
+}

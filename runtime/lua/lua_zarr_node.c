@@ -47,7 +47,7 @@ static lua_znode *push_node(lua_State *L, int store_idx) {
 /* open(store, path) */
 static int zarr_open(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
-    const char *path = luaL_optstring(L, 2, "");
+    const char *path = ipfsrt_lua_opt_name(L, 2, "");
     lua_znode *z = push_node(L, 1);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
@@ -59,7 +59,7 @@ static int zarr_open(lua_State *L) {
 /* create_array(store, path, metadata_json) */
 static int zarr_create_array(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
-    const char *path = luaL_checkstring(L, 2);
+    const char *path = ipfsrt_lua_check_name(L, 2);
     size_t len;
     const char *json = luaL_checklstring(L, 3, &len);
     lua_znode *z = push_node(L, 1);
@@ -73,7 +73,7 @@ static int zarr_create_array(lua_State *L) {
 /* create_group(store, path, zarr_format, attributes | nil) */
 static int zarr_create_group(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
-    const char *path = luaL_checkstring(L, 2);
+    const char *path = ipfsrt_lua_check_name(L, 2);
     lua_Integer format = luaL_checkinteger(L, 3);
     cJSON *attrs = lua_isnoneornil(L, 4) ? NULL : ipfsrt_lua_to_json(L, 4);
     if (!lua_isnoneornil(L, 4) && !attrs) return ipfsrt_lua_raise_arg(L, "attributes must be JSON-like");
@@ -89,7 +89,7 @@ static int zarr_create_group(lua_State *L) {
 /* create_like(store, path, node[, zarr_format]): what a copy writes, exactly */
 static int zarr_create_like(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
-    const char *path = luaL_checkstring(L, 2);
+    const char *path = ipfsrt_lua_check_name(L, 2);
     const ipfsrt_zarr_node *src = check_node(L, 3);
     lua_Integer format = luaL_optinteger(L, 4, 0);
     lua_znode *z = push_node(L, 1);
@@ -103,7 +103,7 @@ static int zarr_create_like(lua_State *L) {
 /* consolidate(store, path) */
 static int zarr_consolidate(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
-    const char *path = luaL_optstring(L, 2, "");
+    const char *path = ipfsrt_lua_opt_name(L, 2, "");
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
     ipfsrt_status st = ipfsrt_zarr_consolidate(zs->s, path, &err);
@@ -157,7 +157,7 @@ static int node_write(lua_State *L) {
 /* n:child(name) */
 static int node_child(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
-    const char *name = luaL_checkstring(L, 2);
+    const char *name = ipfsrt_lua_check_name(L, 2);
     ipfsrt_lua_zstore *zs = store_of(L, 1);
     lua_getiuservalue(L, 1, 1);
     lua_znode *z = push_node(L, lua_gettop(L));

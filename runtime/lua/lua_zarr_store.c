@@ -111,7 +111,9 @@ static ipfsrt_status lua_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_sto
     ipfsrt_status st = IPFSRT_OK;
     if (!lua_istable(L, -1)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "store list(\"%s\") returned no list", prefix);
     for (lua_Integer i = 1; st == IPFSRT_OK && lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
-        ipfsrt_zarr_store_entry entry = {lua_tostring(L, -1), UINT64_MAX, false, NULL};
+        size_t len = 0;
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        ipfsrt_zarr_store_entry entry = {name && strlen(name) == len ? name : NULL, UINT64_MAX, false, NULL};
         st = entry.name ? fn(user, &entry, err)
                         : ipfsrt_fail(err, IPFSRT_EARG, -1, "store list: entry %lld is not a name", (long long)i);
         lua_pop(L, 1);
@@ -148,7 +150,7 @@ static ipfsrt_lua_zstore *push_store(lua_State *L) {
 
 /* store_open(url, client | nil, writable[, s3 options]) */
 static int zarr_store_open(lua_State *L) {
-    const char *url = luaL_checkstring(L, 1);
+    const char *url = ipfsrt_lua_check_name(L, 1);
     ipfsrt_lua_client *lc = lua_isnoneornil(L, 2) ? NULL : luaL_checkudata(L, 2, IPFSRT_LUA_CLIENT);
     if (lc && !lc->c) return ipfsrt_lua_raise_arg(L, "the client is closed");
     ipfsrt_zarr_store_options opts = {.client = lc ? lc->c : NULL, .writable = lua_toboolean(L, 3)};
@@ -172,7 +174,7 @@ static int zarr_store_open(lua_State *L) {
 /* store_lua(table, name) */
 static int zarr_store_lua(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    const char *name = luaL_optstring(L, 2, "a Lua store");
+    const char *name = ipfsrt_lua_opt_name(L, 2, "a Lua store");
     lua_getfield(L, 1, "list");
     bool listable = !lua_isnil(L, -1);
     lua_pop(L, 1);
@@ -196,7 +198,7 @@ static int zarr_store_lua(lua_State *L) {
  * offset -n: the last n bytes */
 static int store_get(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
-    const char *key = luaL_checkstring(L, 2);
+    const char *key = ipfsrt_lua_check_name(L, 2);
     lua_Integer off = luaL_optinteger(L, 3, 0), len = luaL_optinteger(L, 4, -1);
     if (off == LUA_MININTEGER) return ipfsrt_lua_raise_arg(L, "offset out of range");
     ipfsrt_buf b;
@@ -239,7 +241,7 @@ static ipfsrt_status add_entry(void *user, const ipfsrt_zarr_store_entry *e, ipf
  * from content-addressed stores */
 static int store_list_dir(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
-    const char *prefix = luaL_optstring(L, 2, "");
+    const char *prefix = ipfsrt_lua_opt_name(L, 2, "");
     lua_newtable(L);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
@@ -260,7 +262,7 @@ static int store_know(lua_State *L) {
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, 2, i);
         lua_geti(L, 3, i);
-        const char *key = luaL_checkstring(L, -2);
+        const char *key = ipfsrt_lua_check_name(L, -2);
         ipfsrt_cid tmp;
         const ipfsrt_cid *cid = ipfsrt_lua_check_cid(L, -1, &tmp);
         if (ipfsrt_zarr_store_know(zs->s, key, cid, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
@@ -272,7 +274,7 @@ static int store_know(lua_State *L) {
 /* s:put(key, bytes) */
 static int store_put(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
-    const char *key = luaL_checkstring(L, 2);
+    const char *key = ipfsrt_lua_check_name(L, 2);
     size_t len;
     const char *bytes = luaL_checklstring(L, 3, &len);
     ipfsrt_error err;
@@ -284,7 +286,7 @@ static int store_put(lua_State *L) {
 static int store_erase(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
     ipfsrt_error err;
-    if (ipfsrt_zarr_store_erase(zs->s, luaL_checkstring(L, 2), &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    if (ipfsrt_zarr_store_erase(zs->s, ipfsrt_lua_check_name(L, 2), &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     return 0;
 }
 

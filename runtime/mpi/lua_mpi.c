@@ -179,8 +179,10 @@ static void find_core(lua_State *L) {
     const ipfsrt_lua_api *api = lua_touserdata(L, -1);
     lua_pop(L, 1);
     if (!api) luaL_error(L, "ipfsrt.mpi: require \"ipfsrt\" first (no ipfsrt core in this Lua state)");
-    if (api->version != IPFSRT_LUA_API_VERSION || api->size < sizeof *api)
-        luaL_error(L, "ipfsrt.mpi: built for another ipfsrt (C API version %u, this core has %u)",
+    /* fields are only ever added: a newer core serves an older module, as long
+     * as it holds every field this one was built with */
+    if (api->version < IPFSRT_LUA_API_VERSION || api->size < sizeof *api)
+        luaL_error(L, "ipfsrt.mpi: built for a newer ipfsrt (C API version %u, this core has %u)",
                    IPFSRT_LUA_API_VERSION, api->version);
     ipfsrt_mpi_api = api;
 }

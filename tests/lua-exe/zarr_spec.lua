@@ -321,6 +321,17 @@ describe("ipfsrt.zarr", function()
     end
   end)
 
+  it("never writes through a symbolic link out of a folder store", function()
+    local to, outside = dir .. "/linked-copy", dir .. "/outside"
+    assert(os.execute("mkdir -p " .. to .. " " .. outside .. " && ln -s " .. outside .. " " .. to .. "/temp"))
+    local ok, err = pcall(ipfsrt.zarr.copy, dir .. "/ds", to)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("symbolic link", 1, true), tostring(err))
+    local p = io.popen("ls -A " .. outside)
+    assert.equal("", p:read("a")) -- nothing landed outside
+    p:close()
+  end)
+
   it("takes .car for a CAR file only in a key or path, never in a bucket, a host or a folder's name", function()
     local s3 = { region = "us-east-1", anonymous = true, endpoint = "http://127.0.0.1:9" }
     assert.equal("s3", ipfsrt.zarr.store("s3://team.car/x.zarr", { s3 = s3 }):info().kind)
@@ -439,9 +450,15 @@ describe("ipfsrt.zarr", function()
     assert.equal("unsupported", e.code)
   end)
 
-  it("refuses keys that leave the store", function()
+  it("refuses keys that leave the store, and names cut short by a NUL", function()
     local ok, err = pcall(ipfsrt.zarr.open, dir .. "/ds", { path = "../ds" })
     assert.is_false(ok)
     assert.equal("bad_argument", err.code)
+    local store = ipfsrt.zarr.store(dir .. "/ds")
+    ok, err = pcall(store.get, store, "temp/.zarray\0junk") -- never read as temp/.zarray
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("NUL", 1, true), tostring(err))
+    ok, err = pcall(ipfsrt.zarr.open, dir .. "/ds", { path = "temp\0x" })
+    assert.is_false(ok)
   end)
 end)

@@ -1,5 +1,8 @@
 /* A local folder as a store: keys are files under it. Writes land in a
- * temporary file renamed over the key, so a reader never sees half a value. */
+ * temporary file renamed over the key, so a reader never sees half a value;
+ * they never follow a symbolic link out of the folder. Two processes writing
+ * the same chunk at once: the last rename wins, and a partial chunk merged by
+ * one may lose the other's values (no locks, as zarr-python). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -90,18 +93,6 @@ static ipfsrt_status folder_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_
     return st;
 }
 
-/* mkdir -p of path's parent folders below root */
-static ipfsrt_status make_parents(const folder *f, char *path, ipfsrt_error *err) {
-    for (char *p = path + strlen(f->root) + 1; (p = strchr(p, '/')); p++) {
-        *p = '\0';
-        int rc = mkdir(path, 0777);
-        int e = errno;
-        *p = '/';
-        if (rc != 0 && e != EEXIST) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot create the folders of %s: %s", path, strerror(e));
-    }
-    return IPFSRT_OK;
-}
-
 static ipfsrt_status write_all(int fd, const uint8_t *data, size_t len) {
     while (len) {
         ssize_t n = write(fd, data, len);
@@ -113,31 +104,84 @@ static ipfsrt_status write_all(int fd, const uint8_t *data, size_t len) {
     return IPFSRT_OK;
 }
 
+/* The folder that holds key's file, opened one component at a time from the
+ * root without following symbolic links (made when create): writes stay in
+ * the store, whatever links a folder in it holds. *leaf: the file's name. */
+static ipfsrt_status open_parent(const folder *f, const char *key, bool create, int *out, const char **leaf,
+                                 ipfsrt_error *err) {
+    int fd = open(f->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: %s", f->root, strerror(errno));
+    const char *at = key;
+    for (const char *slash; (slash = strchr(at, '/')); at = slash + 1) {
+        char name[1024];
+        size_t n = (size_t)(slash - at);
+        if (n >= sizeof name) n = sizeof name - 1;
+        memcpy(name, at, n);
+        name[n] = '\0';
+        if (create && mkdirat(fd, name, 0777) != 0 && errno != EEXIST) break;
+        int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = next;
+        if (fd < 0) break;
+    }
+    if (fd < 0 || strchr(at, '/')) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return ipfsrt_fail(err, e == ENOENT ? IPFSRT_ENOT_FOUND : IPFSRT_EIO, -1, "%s/%.200s: %s", f->root, key,
+                           e == ELOOP || e == ENOTDIR ? "a folder on the way is a symbolic link or a file (writes "
+                                                        "stay inside the store)" : strerror(e));
+    }
+    *out = fd;
+    *leaf = at;
+    return IPFSRT_OK;
+}
+
+/* A new file beside leaf in dir, its name marked as a write under way. */
+static int temp_file(int dir, const char *leaf, char *name, size_t cap) {
+    static unsigned counter;
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+        snprintf(name, cap, "%.200s" TEMP_MARK "%d-%u", leaf, (int)getpid(), n);
+        int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
 static ipfsrt_status folder_put(void *ctx, const char *key, const void *data, size_t len, ipfsrt_error *err) {
     folder *f = ctx;
-    char path[4096], tmp[4120];
-    ipfsrt_status st = path_of(f, key, path, sizeof path, err);
-    if (st == IPFSRT_OK) st = make_parents(f, path, err);
+    int dir;
+    const char *leaf;
+    ipfsrt_status st = open_parent(f, key, true, &dir, &leaf, err);
     if (st != IPFSRT_OK) return st;
-    snprintf(tmp, sizeof tmp, "%s" TEMP_MARK "XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot create a file next to %s: %s", path, strerror(errno));
-    st = write_all(fd, data, len);
-    if (close(fd) != 0) st = IPFSRT_EIO;
-    if (st == IPFSRT_OK && fchmodat(AT_FDCWD, tmp, 0644, 0) != 0) st = IPFSRT_EIO;
-    if (st == IPFSRT_OK && rename(tmp, path) != 0) st = IPFSRT_EIO;
-    if (st != IPFSRT_OK) {
-        unlink(tmp);
-        return ipfsrt_fail(err, IPFSRT_EIO, -1, "writing %s failed: %s", path, strerror(errno));
+    char tmp[300];
+    int fd = temp_file(dir, leaf, tmp, sizeof tmp);
+    if (fd < 0) {
+        int e = errno;
+        close(dir);
+        return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot create a file next to %s/%s: %s", f->root, key, strerror(e));
     }
+    st = write_all(fd, data, len);
+    if (st == IPFSRT_OK && fchmod(fd, 0644) != 0) st = IPFSRT_EIO;
+    if (close(fd) != 0) st = IPFSRT_EIO;
+    if (st == IPFSRT_OK && renameat(dir, tmp, dir, leaf) != 0) st = IPFSRT_EIO; /* a link named leaf is replaced */
+    int e = errno;
+    if (st != IPFSRT_OK) unlinkat(dir, tmp, 0);
+    close(dir);
+    if (st != IPFSRT_OK) return ipfsrt_fail(err, IPFSRT_EIO, -1, "writing %s/%s failed: %s", f->root, key, strerror(e));
     return IPFSRT_OK;
 }
 
 static ipfsrt_status folder_erase(void *ctx, const char *key, ipfsrt_error *err) {
-    char path[4096];
-    ipfsrt_status st = path_of(ctx, key, path, sizeof path, err);
-    if (st == IPFSRT_OK && unlink(path) != 0 && errno != ENOENT)
-        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot remove %s: %s", path, strerror(errno));
+    folder *f = ctx;
+    int dir;
+    const char *leaf;
+    ipfsrt_status st = open_parent(f, key, false, &dir, &leaf, err);
+    if (st == IPFSRT_ENOT_FOUND) return IPFSRT_OK; /* nothing there to remove */
+    if (st != IPFSRT_OK) return st;
+    if (unlinkat(dir, leaf, 0) != 0 && errno != ENOENT)
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot remove %s/%s: %s", f->root, key, strerror(errno));
+    close(dir);
     return st;
 }
 
