@@ -28,6 +28,10 @@ ifeq ($(SAN),1)
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # A stock lua5.4 loading the sanitized module needs the sanitizer runtimes first.
 SAN_LIBS := $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
+else ifeq ($(SAN),thread)
+# ThreadSanitizer (make tsan): the n-d array loops' ifunc clones resolve before
+# its runtime is up, so they are built without clones.
+OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer -DIPFSRT_NO_CLONES
 else
 OPT := -O2 -g
 endif
@@ -49,7 +53,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all mpi test-mpi deps demo tamper bench-peers test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
+.PHONY: all mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
 
 all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
@@ -64,7 +68,7 @@ $(BUILD)/obj/%.o: runtime/%.c
 # the cheapest cases (sanitized builds keep their own level). Nothing there
 # reads floating-point exception flags, so a compare may become a select
 # (-fno-trapping-math): masks and NaN tests vectorize.
-ifneq ($(SAN),1)
+ifeq ($(SAN),)
 $(BUILD)/obj/src/ndarray/%.o: CFLAGS_ALL += -O3 -fno-trapping-math
 endif
 
@@ -262,12 +266,15 @@ test-interop: all
 FUZZ_SECONDS ?= 60
 FUZZ_ALL := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS ?= $(FUZZ_ALL)
-fuzz:
+# Targets that run Lua code (the CF decoding of ipfsrt.dataset) link the bindings and Lua too.
+FUZZ_LUA := cf
+fuzz: $(BUILD)/gen/lua_sources.c
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build-fuzz/corpus/$$t; \
+	    lua=""; case " $(FUZZ_LUA) " in *" $$t "*) lua="$(BIND_SRC) $(BUILD)/gen/lua_sources.c -llua5.4";; esac; \
 	    clang -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
 	        -Iruntime/include -Iruntime/src -Iruntime/lua $(HASH_DEFS) $(PKG_CFLAGS) \
-	        tests/fuzz/fuzz_$$t.c $(CORE_SRC) -o build-fuzz/fuzz_$$t $(filter-out -llua5.4,$(PKG_LIBS)); \
+	        tests/fuzz/fuzz_$$t.c $(CORE_SRC) $$lua -o build-fuzz/fuzz_$$t $(filter-out -llua5.4,$(PKG_LIBS)); \
 	    echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
 	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
 	        build-fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
@@ -288,6 +295,21 @@ test-fuzz-replay: $(FUZZ_REPLAY)
 
 asan:
 	$(MAKE) test BUILD=build-asan SAN=1
+
+# ThreadSanitizer (clang): the unit tests, the client's fault-injection specs,
+# and tests/tsan/load.lua (a verified Zarr read of hundreds of chunks through
+# local gateways under a hedged policy, and a write on several encoding
+# threads). Suppressions (tests/tsan/suppressions.txt) are for third-party
+# libraries only, each with why.
+TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan/suppressions.txt"
+tsan: deps
+	@command -v clang >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang; }
+	$(MAKE) all $(patsubst $(BUILD)/%,build-tsan/%,$(UNIT_BIN)) BUILD=build-tsan SAN=thread CC=clang
+	@set -e; for t in $(patsubst $(BUILD)/%,build-tsan/%,$(UNIT_BIN)); do echo "== tsan $$t"; \
+	    $(TSAN_ENV) IPFSRT_FIXTURES=tests/fixtures $$t; done
+	$(TSAN_ENV) IPFSRT_BUILD=build-tsan build-tsan/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' \
+	    tests/lua-exe/client_spec.lua
+	$(TSAN_ENV) build-tsan/ipfsrt tests/tsan/load.lua build-tsan/tsan-load
 
 # The main job on built-in sample data (scripts/demo.lua): an OISST-like dataset
 # (60 days, made once in build/demo) read verified through an honest and a lying
@@ -368,4 +390,4 @@ install: all
 	    -e 's|@REQUIRES@|$(PKGS)|' runtime/ipfsrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ipfsrt.pc
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz

@@ -139,10 +139,17 @@ function M.parse(s, cal)
   return day * 86400 + H * 3600 + Mi * 60 + S
 end
 
+-- Times cftime can hold: microseconds in 64-bit integers (about 292,000 years).
+local SECONDS_MAX = 9.2e12
+
 -- A time as its date (and time of day when it has one; microseconds kept);
--- "NaT" for NaN, as xarray shows a missing time.
+-- "NaT" for NaN, as xarray shows a missing time; nil and why past the years
+-- cftime holds (it refuses them too).
 function M.format(seconds, cal)
-  if seconds ~= seconds or seconds == math.huge or seconds == -math.huge then return "NaT" end
+  if seconds ~= seconds then return "NaT" end
+  if math.abs(seconds) > SECONDS_MAX then
+    return nil, string.format("a time of %g s from 1970 is past the dates a calendar holds", seconds)
+  end
   local days = math.floor(seconds / 86400)
   local y, m, d = cal.date(math.tointeger(days) or days // 1)
   if cal.no_year_zero and y <= 0 then y = y - 1 end

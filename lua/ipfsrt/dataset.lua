@@ -448,12 +448,14 @@ function Variable.dates(v)
   if not dates then
     dates = {}
     local seconds = rawget(v, "_cache") -- a coordinate's, decoded when the dataset opened
-    if seconds then
-      for i, x in ipairs(seconds) do dates[i] = cftime.format(x, t.calendar) end
-    else
-      for i, x in ipairs(v:values():astype("float64"):tolist()) do
-        dates[i] = cftime.format(x * t.scale + t.epoch, t.calendar)
-      end
+    if not seconds then
+      seconds = {}
+      for i, x in ipairs(v:values():astype("float64"):tolist()) do seconds[i] = x * t.scale + t.epoch end
+    end
+    for i, x in ipairs(seconds) do
+      local date, why = cftime.format(x, t.calendar)
+      if not date then bad("%s: %s", v.name, why) end
+      dates[i] = date
     end
     rawset(v, "_dates", dates)
   end

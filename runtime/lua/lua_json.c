@@ -240,7 +240,7 @@ static int json_decode(lua_State *L) {
         ipfsrt_error_clear(&err);
         err.code = IPFSRT_EARG;
         err.offset = end ? (int64_t)(end - s) : -1;
-        snprintf(err.message, sizeof err.message, "invalid JSON near byte offset %lld",
+        snprintf(err.message, sizeof err.message, "invalid JSON near byte offset %lld (or an object naming a key twice)",
                  (long long)err.offset);
         return ipfsrt_lua_raise(L, &err);
     }

@@ -98,6 +98,7 @@ cases = [
          [{"var": "time", "dates": True}]),
     case("fractional", {"time": (np.array([0.5, 1.25, 2.0001]), ["time"], {"units": "days since 2024-01-01"},
                                  None)}, [{"var": "time", "dates": True}]),
+    case("beyond_cftime", {"time": (np.array([0.0, 1e300]), ["time"], {"units": T}, None)}, []),
     case("bad_units", {"time": ([0, 1], ["time"], {"units": "days since 2000-13-45"}, None)}, []),
     case("bad_calendar", {"time": ([0, 1], ["time"], {"units": T, "calendar": "martian"}, None)}, []),
     case("bad_unit", {"time": ([0, 1], ["time"], {"units": "fortnights since 2000-01-01"}, None)}, []),

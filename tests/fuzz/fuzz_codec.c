@@ -3,11 +3,16 @@
  * picks the codec (and configuration), the second how many bytes the chunk is
  * due to decode to. A sized decode must never write past its destination
  * (canary bytes after it), and what decodes must encode and decode back the
- * same; decoding at any size stays within its limit. */
+ * same; decoding at any size stays within its limit; a prefix decode gives the
+ * whole decode's first bytes, and fails wherever it fails (checksums, stream
+ * ends, trailing bytes), bar blocks of a zstd frame without checksum that it
+ * never reached. */
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zstd.h>
 
 #include "ipfsrt/codec.h"
 
@@ -46,6 +51,13 @@ static void setup(void) {
     }
 }
 
+/* One zstd frame filling the data, without a content checksum: the only case
+ * where a prefix may stop before blocks whose corruption the whole decode sees. */
+static bool unchecked_zstd_tail(const char *id, const uint8_t *data, size_t size) {
+    return strcmp(id, "zstd") == 0 && size >= 5 && ZSTD_findFrameCompressedSize(data, size) == size &&
+           !((data[4] >> 2) & 1);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     setup();
@@ -80,9 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memset(part + due, 0xC5, CANARY);
         size_t need = due * (data[-1] & 3) / 4;
         bool whole = ipfsrt_codec_decode(c, data, size, out, due, NULL) == IPFSRT_OK;
-        if (ipfsrt_codec_decode_prefix(c, data, size, part, due, need, NULL) == IPFSRT_OK && whole &&
-            need && memcmp(part, out, need) != 0)
-            abort();
+        bool prefix = ipfsrt_codec_decode_prefix(c, data, size, part, due, need, NULL) == IPFSRT_OK;
+        if (whole && (!prefix || (need && memcmp(part, out, need) != 0))) abort();
+        /* a prefix never passes what the whole decode refuses, but for blocks
+         * it never reached of one zstd frame that no checksum covers */
+        if (prefix && !whole && !unchecked_zstd_tail(id, data, size)) abort();
         for (size_t i = 0; i < CANARY; i++)
             if (part[due + i] != 0xC5) abort();
         free(part);

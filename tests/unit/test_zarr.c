@@ -26,6 +26,9 @@ static void expect_meta_error(const char *json, int format, ipfsrt_status code, 
 static void test_bad_metadata(void **state) {
     (void)state;
     expect_meta_error("[1, 2]", 2, IPFSRT_EARG, "not a JSON object");
+    /* which of two fill values counts? zarr-python takes the last, cJSON the first: neither */
+    expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null, "
+                         "\"fill_value\": 7"), 2, IPFSRT_EARG, "naming no key twice");
     expect_meta_error(V2OK(), 3, IPFSRT_EARG, "zarr_format is not 3");
     expect_meta_error(V2("\"shape\": [-1], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
                       IPFSRT_EARG, "shape[0]");

@@ -16,6 +16,55 @@
 static bool number_start(char c) { return c == '-' || (c >= '0' && c <= '9'); }
 static bool number_char(char c) { return number_start(c) || c == '+' || c == '.' || c == 'e' || c == 'E'; }
 
+static bool digits(const char **p, const char *end) {
+    const char *start = *p;
+    while (*p < end && **p >= '0' && **p <= '9') (*p)++;
+    return *p > start;
+}
+
+/* RFC 8259's number, the n bytes at s: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool strict_number(const char *s, size_t n) {
+    const char *end = s + n;
+    if (s < end && *s == '-') s++;
+    if (s < end && *s == '0') s++;
+    else if (!digits(&s, end)) return false;
+    if (s < end && *s == '.' && (s++, !digits(&s, end))) return false;
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (s < end && (*s == '+' || *s == '-')) s++;
+        if (!digits(&s, end)) return false;
+    }
+    return s == end;
+}
+
+/* What cJSON takes and other readers do not, or read otherwise: numbers off
+ * RFC 8259's grammar (leading zeros: Python refuses them), raw control
+ * characters in strings, and \u0000 (cJSON's strings end there, Python's go
+ * on). A document holding one is refused rather than read differently. */
+static bool strict_text(const char *text, size_t len) {
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (in_string) {
+            if (c < 0x20) return false;
+            if (c == '"') in_string = false;
+            if (c != '\\') continue;
+            if (i + 5 < len && text[i + 1] == 'u' && !memcmp(text + i + 2, "0000", 4)) return false;
+            i++;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (number_start((char)c)) {
+            size_t j = i;
+            while (j < len && number_char(text[j])) j++;
+            if (!strict_number(text + i, j - i)) return false;
+            i = j - 1;
+        }
+    }
+    return true;
+}
+
+
+
 /* The next number token at or after *at, outside strings; NULL when none is left. */
 static const char *next_number(const char *text, size_t len, size_t *at, size_t *n) {
     bool in_string = false;
@@ -37,6 +86,28 @@ static const char *next_number(const char *text, size_t len, size_t *at, size_t 
     return NULL;
 }
 
+static int by_key(const void *a, const void *b) {
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* An object naming a key twice: readers disagree on which value counts
+ * (Python's json takes the last, cJSON the first), so such a document is
+ * refused rather than read either way. */
+static bool repeats_a_key(const cJSON *object) {
+    size_t n = 0;
+    for (const cJSON *c = object->child; c; c = c->next) n++;
+    if (n < 2) return false;
+    const cJSON **keys = malloc(n * sizeof *keys);
+    if (!keys) return true; /* out of memory: refused too */
+    n = 0;
+    for (const cJSON *c = object->child; c; c = c->next) keys[n++] = c;
+    qsort(keys, n, sizeof *keys, by_key);
+    bool twice = false;
+    for (size_t i = 1; i < n && !twice; i++) twice = strcmp(keys[i - 1]->string, keys[i]->string) == 0;
+    free(keys);
+    return twice;
+}
+
 /* Numbers of the tree in document order (cJSON keeps members in order). */
 static bool annotate(cJSON *item, const char *text, size_t len, size_t *at) {
     for (; item; item = item->next) {
@@ -48,6 +119,8 @@ static bool annotate(cJSON *item, const char *text, size_t len, size_t *at) {
             if (!item->valuestring) return false;
             memcpy(item->valuestring, tok, n);
             item->valuestring[n] = '\0';
+        } else if (cJSON_IsObject(item) && repeats_a_key(item)) {
+            return false;
         } else if (item->child && !annotate(item->child, text, len, at)) {
             return false;
         }
@@ -61,7 +134,9 @@ cJSON *ipfsrt_json_parse(const char *text, size_t len, const char **end) {
     if (end) *end = stop;
     if (!doc) return NULL;
     size_t at = 0, parsed = stop && stop >= text ? (size_t)(stop - text) : len;
-    if (!annotate(doc, text, parsed, &at)) { /* out of memory: no number half-annotated is trusted */
+    if (!strict_text(text, parsed) || (cJSON_IsObject(doc) && repeats_a_key(doc)) ||
+        !annotate(doc, text, parsed, &at)) {
+        /* a key named twice, or out of memory: no number half-annotated is trusted */
         cJSON_Delete(doc);
         return NULL;
     }
@@ -106,28 +181,26 @@ bool ipfsrt_json_int64(const cJSON *item, int64_t *out) {
 /* Marks items turned raw for one print (cJSON reads only the low 8 type bits). */
 #define PRINTED_RAW (1 << 12)
 
-/* Numbers whose digits a double would change print from their digits: turned
- * into raw items, then back. */
-static void flip_big_integers(cJSON *item, bool to_raw) {
+/* Numbers parsed from text print as that text (every digit, 1e400, -0; the
+ * text is RFC 8259's, strict_text saw to it):
+ * turned into raw items for the print, then back. */
+static void flip_numbers(cJSON *item, bool to_raw) {
     for (; item; item = item->next) {
-        bool negative;
-        uint64_t m;
         if (!to_raw && (item->type & PRINTED_RAW))
             item->type = (item->type & ~(0xFF | PRINTED_RAW)) | cJSON_Number;
-        else if (to_raw && cJSON_IsNumber(item) && item->valuestring &&
-                 literal_integer(item->valuestring, &negative, &m) && m > (uint64_t)EXACT_DOUBLE_INT)
+        else if (to_raw && cJSON_IsNumber(item) && item->valuestring)
             item->type = (item->type & ~0xFF) | cJSON_Raw | PRINTED_RAW;
         else if (item->child)
-            flip_big_integers(item->child, to_raw);
+            flip_numbers(item->child, to_raw);
     }
 }
 
 /* The document is left as it was: const to callers, changed only while printing. */
 char *ipfsrt_json_print(const cJSON *doc, bool pretty) {
     cJSON *d = (cJSON *)(uintptr_t)doc;
-    flip_big_integers(d, true);
+    flip_numbers(d, true);
     char *text = pretty ? cJSON_Print(d) : cJSON_PrintUnformatted(d);
-    flip_big_integers(d, false);
+    flip_numbers(d, false);
     return text;
 }
 

@@ -664,6 +664,7 @@ static ipfsrt_status add(ipfsrt_client_batch *b, item **out, ipfsrt_error *err) 
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     item *it = &b->items[b->count++];
     memset(it, 0, sizeof *it);
+    it->length = UINT64_MAX; /* a block: the whole of it */
     ipfsrt_buf_init(&it->data);
     ipfsrt_error_clear(&it->error);
     *out = it;

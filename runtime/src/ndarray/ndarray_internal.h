@@ -37,7 +37,7 @@ void ipfsrt_ndarray_each(const ipfsrt_ndarray *a, void (*fn)(void *user, unsigne
 /* The typed loops are compiled twice on x86-64, for AVX2 and for the baseline,
  * and the loader picks one for the CPU (as numpy dispatches its loops): the
  * baseline's 16-byte vectors leave half the speed of a current CPU unused. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute) && !defined(IPFSRT_NO_CLONES)
 #if __has_attribute(target_clones)
 #define IPFSRT_NDVECTOR __attribute__((target_clones("avx2", "default")))
 #endif

@@ -39,7 +39,7 @@ static ipfsrt_status keep(void *user, const ipfsrt_zarr_store_result *res, ipfsr
                            doc_names[res->index], (unsigned long long)IPFSRT_ZARR_DOC_MAX);
     f->doc[res->index] = ipfsrt_json_parse((const char *)res->data, res->len, NULL);
     if (!cJSON_IsObject(f->doc[res->index]))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s%s is not a JSON object", f->prefix, doc_names[res->index]);
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s%s is not a JSON object (one naming no key twice)", f->prefix, doc_names[res->index]);
     return IPFSRT_OK;
 }
 
@@ -135,7 +135,7 @@ static ipfsrt_status write_inline(walk *w, const char *base, ipfsrt_error *err) 
     cJSON *doc = st == IPFSRT_OK ? ipfsrt_json_parse((const char *)b.data, b.len, NULL) : NULL;
     ipfsrt_buf_free(&b);
     cJSON *cm = cJSON_CreateObject();
-    if (st == IPFSRT_OK && (!doc || !cm)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object", key);
+    if (st == IPFSRT_OK && (!doc || !cm)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object (one naming no key twice)", key);
     if (st == IPFSRT_OK) {
         cJSON_AddStringToObject(cm, "kind", "inline");
         cJSON_AddBoolToObject(cm, "must_understand", false);

@@ -226,7 +226,7 @@ static ipfsrt_status rewrite_v3(ipfsrt_zarr_node *n, const cJSON *attributes, ip
     ipfsrt_status st = ipfsrt_zarr_store_get(n->h->store, key, &b, err);
     cJSON *doc = st == IPFSRT_OK ? ipfsrt_json_parse((const char *)b.data, b.len, NULL) : NULL;
     ipfsrt_buf_free(&b);
-    if (st == IPFSRT_OK && !cJSON_IsObject(doc)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object", key);
+    if (st == IPFSRT_OK && !cJSON_IsObject(doc)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object (one naming no key twice)", key);
     cJSON *copy = st == IPFSRT_OK ? cJSON_Duplicate(attributes, true) : NULL;
     if (copy && !cJSON_ReplaceItemInObjectCaseSensitive(doc, "attributes", copy) &&
         !cJSON_AddItemToObject(doc, "attributes", copy))

@@ -245,7 +245,7 @@ ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *j,
     m->zarr_format = format;
     const cJSON *version = field(j, "zarr_format");
     ipfsrt_status st = IPFSRT_OK;
-    if (!cJSON_IsObject(j)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the metadata is not a JSON object", m->name);
+    if (!cJSON_IsObject(j)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the metadata is not a JSON object (one naming no key twice)", m->name);
     else if (!cJSON_IsNumber(version) || version->valuedouble != format)
         st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: zarr_format is not %d", m->name, format);
     else st = format == 2 ? parse_v2(m, j, err) : parse_v3(m, j, err);
@@ -266,7 +266,7 @@ ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, s
 }
 
 ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJSON *attrs, ipfsrt_error *err) {
-    if (!cJSON_IsObject(attrs)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: .zattrs is not a JSON object", m->name);
+    if (!cJSON_IsObject(attrs)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: .zattrs is not a JSON object (one naming no key twice)", m->name);
     cJSON *copy = cJSON_Duplicate(attrs, true);
     if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_status st = dimension_names(m, field(copy, "_ARRAY_DIMENSIONS"), err);

@@ -58,7 +58,7 @@ static ipfsrt_status keep_doc(void *user, const ipfsrt_zarr_store_result *r, ipf
     cJSON *j = ipfsrt_json_parse((const char *)r->data, r->len, NULL);
     if (!cJSON_IsObject(j)) {
         cJSON_Delete(j);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object", f->keys[r->index]);
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object (one naming no key twice)", f->keys[r->index]);
     }
     f->d->doc[r->index] = j;
     f->d->owned[r->index] = true;
