@@ -106,8 +106,9 @@ const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *node);
 /* User attributes (an object, never NULL). */
 const struct cJSON *ipfsrt_zarr_attributes(const ipfsrt_zarr_node *node);
 ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *node);
-/* The node's metadata document as stored (v2 .zarray or .zgroup, v3 zarr.json;
- * without any consolidated metadata): what a copy writes again. */
+/* The node's metadata document as stored (v2 .zarray or .zgroup, v3 zarr.json),
+ * without its attributes (ipfsrt_zarr_attributes) or consolidated metadata:
+ * each is held once, however large. */
 const struct cJSON *ipfsrt_zarr_metadata(const ipfsrt_zarr_node *node);
 
 /* A group's members, sorted by name: from the consolidated metadata, else by

@@ -183,10 +183,9 @@ ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store
     return st == IPFSRT_OK ? ipfsrt_zarr_open(out, s, norm, err) : st;
 }
 
-/* An array's document, with a v2 array's attributes under "attributes" as
- * create_array takes them, as text. */
+/* An array's document with its attributes under "attributes" (where v3
+ * keeps them, and where create_array takes a v2 array's), as text. */
 static char *array_doc_text(const ipfsrt_zarr_node *src) {
-    if (src->format != 2) return ipfsrt_zarr_print_json(src->doc);
     cJSON *doc = cJSON_Duplicate(src->doc, true);
     cJSON *attrs = cJSON_Duplicate(ipfsrt_zarr_attributes(src), true);
     char *text = NULL;

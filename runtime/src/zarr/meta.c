@@ -265,15 +265,26 @@ ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, s
     return st;
 }
 
-ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJSON *attrs, ipfsrt_error *err) {
-    if (!cJSON_IsObject(attrs)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: .zattrs is not a JSON object (one naming no key twice)", m->name);
-    cJSON *copy = cJSON_Duplicate(attrs, true);
-    if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    ipfsrt_status st = dimension_names(m, field(copy, "_ARRAY_DIMENSIONS"), err);
-    cJSON_DeleteItemFromObjectCaseSensitive(copy, "_ARRAY_DIMENSIONS"); /* xarray's, not the user's */
+ipfsrt_status ipfsrt_zarr_meta_take_attributes(ipfsrt_zarr_meta *m, cJSON *attrs, ipfsrt_error *err) {
+    if (!cJSON_IsObject(attrs)) {
+        cJSON_Delete(attrs);
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the attributes are not a JSON object (one naming no key twice)",
+                           m->name);
+    }
+    ipfsrt_status st = IPFSRT_OK;
+    if (m->zarr_format == 2) { /* v3 names dimensions in zarr.json itself */
+        st = dimension_names(m, field(attrs, "_ARRAY_DIMENSIONS"), err);
+        cJSON_DeleteItemFromObjectCaseSensitive(attrs, "_ARRAY_DIMENSIONS"); /* xarray's, not the user's */
+    }
     cJSON_Delete(m->attributes);
-    m->attributes = copy;
+    m->attributes = attrs;
     return st;
+}
+
+ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJSON *attrs, ipfsrt_error *err) {
+    cJSON *copy = cJSON_IsObject(attrs) ? cJSON_Duplicate(attrs, true) : NULL;
+    if (cJSON_IsObject(attrs) && !copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return ipfsrt_zarr_meta_take_attributes(m, copy, err);
 }
 
 ipfsrt_status ipfsrt_zarr_meta_set_attributes(ipfsrt_zarr_meta *m, const char *json, size_t len,

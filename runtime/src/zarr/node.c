@@ -116,25 +116,37 @@ const cJSON *ipfsrt_zarr_consolidated_get(const ipfsrt_zarr_hierarchy *h, const 
     return lo < h->sorted_count && strcmp(h->sorted[lo]->string, key) == 0 ? h->sorted[lo] : NULL;
 }
 
+/* d's document i, the caller's from now on: taken where d owns it (never a
+ * copy of a large document), copied where the consolidated map lends it. */
+static cJSON *take_doc(docs *d, int i) {
+    if (!d->doc[i] || !d->owned[i]) return d->doc[i] ? cJSON_Duplicate(d->doc[i], true) : NULL;
+    d->owned[i] = false;
+    return d->doc[i];
+}
+
 /* v2 .zmetadata {"metadata": {key: document}} or v3 inline
- * {"consolidated_metadata": {"metadata": {path: zarr.json}}}, as one map. */
-static ipfsrt_status take_consolidated(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const cJSON *v2, const cJSON *v3,
+ * {"consolidated_metadata": {"metadata": {path: zarr.json}}} (container, the
+ * caller's to free), moved into one map. */
+static ipfsrt_status take_consolidated(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, cJSON *container, bool v2,
                                        ipfsrt_error *err) {
-    const cJSON *from = cJSON_GetObjectItemCaseSensitive(v2 ? v2 : v3, "metadata");
-    if (!cJSON_IsObject(from))
+    cJSON *from = cJSON_DetachItemFromObjectCaseSensitive(container, "metadata");
+    if (!cJSON_IsObject(from)) {
+        cJSON_Delete(from);
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the consolidated metadata has no \"metadata\" object",
                            *n->path ? n->path : "/");
-    cJSON *map = v2 ? cJSON_Duplicate(from, true) : cJSON_CreateObject();
-    for (const cJSON *e = v2 ? NULL : from->child; e && map; e = e->next) {
+    }
+    cJSON *map = v2 ? from : cJSON_CreateObject();
+    while (!v2 && map && from->child) { /* each document moved under "<path>/zarr.json" */
+        cJSON *e = cJSON_DetachItemViaPointer(from, from->child);
         char key[IPFSRT_ZARR_KEY_MAX + 16];
         snprintf(key, sizeof key, "%s/zarr.json", e->string);
-        cJSON *copy = cJSON_Duplicate(e, true);
-        if (!copy || !cJSON_AddItemToObject(map, key, copy)) {
-            cJSON_Delete(copy);
+        if (!cJSON_AddItemToObject(map, key, e)) {
+            cJSON_Delete(e);
             cJSON_Delete(map);
             map = NULL;
         }
     }
+    if (!v2) cJSON_Delete(from);
     if (!map || !sort_consolidated(h, map)) {
         cJSON_Delete(map);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -144,48 +156,59 @@ static ipfsrt_status take_consolidated(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_nod
     return IPFSRT_OK;
 }
 
-static ipfsrt_status build_v3(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const cJSON *j, ipfsrt_error *err) {
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "node_type");
-    n->format = 3;
-    if (cJSON_IsString(type) && strcmp(type->valuestring, "array") == 0)
-        return ipfsrt_zarr_meta_from_json(&n->meta, j, 3, *n->path ? n->path : "/", err);
-    if (!cJSON_IsString(type) || strcmp(type->valuestring, "group") != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/zarr.json: node_type is neither array nor group", n->path);
-    const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(j, "attributes");
-    if (cJSON_IsObject(attrs) && !(n->attributes = cJSON_Duplicate(attrs, true)))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    const cJSON *cm = cJSON_GetObjectItemCaseSensitive(j, "consolidated_metadata");
-    if (cJSON_IsObject(cm) && !h->consolidated) return take_consolidated(h, n, NULL, cm, err);
-    return IPFSRT_OK;
-}
-
-static ipfsrt_status build_v2(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const docs *d, ipfsrt_error *err) {
-    n->format = 2;
-    const cJSON *attrs = d->doc[DOC_ZATTRS];
-    if (d->doc[DOC_ZARRAY]) {
-        ipfsrt_status st = ipfsrt_zarr_meta_from_json(&n->meta, d->doc[DOC_ZARRAY], 2, *n->path ? n->path : "/", err);
-        if (st == IPFSRT_OK && attrs) st = ipfsrt_zarr_meta_set_attributes_json(n->meta, attrs, err);
-        return st;
+/* Attributes moved out of a document into the node (or its array's metadata):
+ * held once. A non-object is an error naming where it came from. */
+static ipfsrt_status keep_attributes(ipfsrt_zarr_node *n, cJSON *attrs, const char *from, ipfsrt_error *err) {
+    if (!attrs) return IPFSRT_OK;
+    if (!cJSON_IsObject(attrs)) {
+        cJSON_Delete(attrs);
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/%s is not an object", n->path, from);
     }
-    if (attrs && !cJSON_IsObject(attrs)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/.zattrs is not an object", n->path);
-    if (attrs && !(n->attributes = cJSON_Duplicate(attrs, true)))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (d->doc[DOC_ZMETADATA] && !h->consolidated) return take_consolidated(h, n, d->doc[DOC_ZMETADATA], NULL, err);
+    if (n->meta) return ipfsrt_zarr_meta_take_attributes(n->meta, attrs, err);
+    n->attributes = attrs;
     return IPFSRT_OK;
 }
 
-static ipfsrt_status build(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, const docs *d, ipfsrt_error *err) {
-    ipfsrt_status st;
-    if (d->doc[DOC_ZARRJSON]) st = build_v3(h, n, d->doc[DOC_ZARRJSON], err);
-    else if (d->doc[DOC_ZARRAY] || d->doc[DOC_ZGROUP]) st = build_v2(h, n, d, err);
-    else
+/* n->doc is zarr.json: its attributes and consolidated metadata move out of it. */
+static ipfsrt_status build_v3(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, ipfsrt_error *err) {
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(n->doc, "node_type");
+    n->format = 3;
+    cJSON *attrs = cJSON_DetachItemFromObjectCaseSensitive(n->doc, "attributes");
+    cJSON *cm = cJSON_DetachItemFromObjectCaseSensitive(n->doc, "consolidated_metadata");
+    bool array = cJSON_IsString(type) && strcmp(type->valuestring, "array") == 0;
+    ipfsrt_status st = IPFSRT_OK;
+    if (array) st = ipfsrt_zarr_meta_from_json(&n->meta, n->doc, 3, *n->path ? n->path : "/", err);
+    else if (!cJSON_IsString(type) || strcmp(type->valuestring, "group") != 0)
+        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/zarr.json: node_type is neither array nor group", n->path);
+    if (st == IPFSRT_OK) st = keep_attributes(n, attrs, "zarr.json attributes", err);
+    else cJSON_Delete(attrs);
+    if (st == IPFSRT_OK && !array && cJSON_IsObject(cm) && !h->consolidated) st = take_consolidated(h, n, cm, false, err);
+    cJSON_Delete(cm);
+    return st;
+}
+
+/* n->doc is .zarray or .zgroup; .zattrs and .zmetadata come from d. */
+static ipfsrt_status build_v2(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, docs *d, ipfsrt_error *err) {
+    n->format = 2;
+    ipfsrt_status st = IPFSRT_OK;
+    if (d->doc[DOC_ZARRAY]) st = ipfsrt_zarr_meta_from_json(&n->meta, n->doc, 2, *n->path ? n->path : "/", err);
+    if (st == IPFSRT_OK) st = keep_attributes(n, take_doc(d, DOC_ZATTRS), ".zattrs", err);
+    if (st == IPFSRT_OK && !n->meta && d->doc[DOC_ZMETADATA] && !h->consolidated) {
+        cJSON *zmetadata = take_doc(d, DOC_ZMETADATA);
+        st = zmetadata ? take_consolidated(h, n, zmetadata, true, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "oom");
+        cJSON_Delete(zmetadata);
+    }
+    return st;
+}
+
+static ipfsrt_status build(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, docs *d, ipfsrt_error *err) {
+    int which = d->doc[DOC_ZARRJSON] ? DOC_ZARRJSON : d->doc[DOC_ZARRAY] ? DOC_ZARRAY : DOC_ZGROUP;
+    if (!d->doc[which])
         return ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "%s: no Zarr group or array at \"%s\"",
                            ipfsrt_zarr_store_url(h->store), *n->path ? n->path : "/");
+    if (!(n->doc = take_doc(d, which))) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = which == DOC_ZARRJSON ? build_v3(h, n, err) : build_v2(h, n, d, err);
     if (st == IPFSRT_OK) st = empty_attributes(n->meta ? &n->meta->attributes : &n->attributes, err);
-    const cJSON *doc = d->doc[DOC_ZARRJSON] ? d->doc[DOC_ZARRJSON] : d->doc[DOC_ZARRAY] ? d->doc[DOC_ZARRAY]
-                                                                                        : d->doc[DOC_ZGROUP];
-    if (st == IPFSRT_OK && !(n->doc = cJSON_Duplicate(doc, true))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "oom");
-    if (n->doc) cJSON_DeleteItemFromObjectCaseSensitive(n->doc, "consolidated_metadata");
     return st;
 }
 

@@ -36,6 +36,8 @@ ipfsrt_status ipfsrt_zarr_shard_fill(ipfsrt_zarr_meta *m, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *json, int format, const char *name,
                                          ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJSON *attrs, ipfsrt_error *err);
+/* The same, attrs taken over (freed on failure too): no copy. */
+ipfsrt_status ipfsrt_zarr_meta_take_attributes(ipfsrt_zarr_meta *m, cJSON *attrs, ipfsrt_error *err);
 /* What the nodes opened from one another share. */
 typedef struct ipfsrt_zarr_hierarchy {
     unsigned refs;
@@ -56,7 +58,8 @@ struct ipfsrt_zarr_node {
     int format;
     ipfsrt_zarr_meta *meta; /* arrays */
     cJSON *attributes;      /* groups */
-    cJSON *doc;             /* the metadata document as stored (.zarray, .zgroup, zarr.json) */
+    cJSON *doc;             /* the metadata document as stored (.zarray, .zgroup, zarr.json), its
+                               attributes and consolidated metadata moved out */
 };
 
 /* doc as JSON text in ASCII only (other characters as \u escapes, as Python
