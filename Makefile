@@ -156,7 +156,8 @@ test-lua: all
 
 # The same runner, hosted by the ipfsrt executable itself; these specs also run the CLI.
 test-cli: all
-	IPFSRT_BUILD=$(BUILD) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' tests/lua-exe
+	IPFSRT_BUILD=$(BUILD) IPFSRT_SAN=$(SAN) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' \
+	    tests/lua-exe
 
 # ipfsrt.mpi under mpirun against a local gateway (tests/mpi/mpi_spec.lua);
 # skipped, saying so, without mpicc. Open MPI's own allocations outlive
@@ -273,6 +274,7 @@ fuzz: $(BUILD)/gen/lua_sources.c
 	    mkdir -p build-fuzz/corpus/$$t; \
 	    lua=""; case " $(FUZZ_LUA) " in *" $$t "*) lua="$(BIND_SRC) $(BUILD)/gen/lua_sources.c -llua5.4";; esac; \
 	    clang -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
+	        -fno-sanitize-recover=undefined \
 	        -Iruntime/include -Iruntime/src -Iruntime/lua $(HASH_DEFS) $(PKG_CFLAGS) \
 	        tests/fuzz/fuzz_$$t.c $(CORE_SRC) $$lua -o build-fuzz/fuzz_$$t $(filter-out -llua5.4,$(PKG_LIBS)); \
 	    echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \

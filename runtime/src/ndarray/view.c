@@ -189,6 +189,9 @@ ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndar
     if (st != IPFSRT_OK) return st;
     if (ndim && memcmp(out, shape, (size_t)ndim * sizeof *shape) != 0)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "cannot broadcast to a smaller shape");
+    size_t bytes; /* a view no allocation could hold is refused, as numpy refuses it ("array is too big") */
+    st = ipfsrt_ndarray_shape_bytes(ndim, shape, src->itemsize, &bytes, err);
+    if (st != IPFSRT_OK) return st;
     ipfsrt_ndarray v;
     share(dst, src, &v);
     v.ndim = ndim;
