@@ -150,14 +150,14 @@ function M.format(seconds, cal)
   if math.abs(seconds) > SECONDS_MAX then
     return nil, string.format("a time of %g s from 1970 is past the dates a calendar holds", seconds)
   end
-  local days = math.floor(seconds / 86400)
-  local y, m, d = cal.date(math.tointeger(days) or days // 1)
+  -- rounded to the microsecond first, so that 23:59:59.9999999 is the next day's midnight
+  local micro = math.floor(seconds * 1e6 + 0.5) -- an integer: |seconds| is bounded above
+  local days, rest = micro // 86400000000, micro % 86400000000
+  local y, m, d = cal.date(days)
   if cal.no_year_zero and y <= 0 then y = y - 1 end
-  local rest = seconds - days * 86400
   local date = string.format("%04d-%02d-%02d", y, m, d)
   if rest == 0 then return date end
-  local micro = math.floor(rest * 1e6 + 0.5)
-  local whole, frac = micro // 1000000, micro % 1000000
+  local whole, frac = rest // 1000000, rest % 1000000
   local text = string.format("%sT%02d:%02d:%02d", date, whole // 3600, whole % 3600 // 60, whole % 60)
   if frac ~= 0 then text = text .. string.format(".%06d", frac):gsub("0+$", "") end
   return text

@@ -135,7 +135,8 @@ end
 
 -- A number stored as the signed (or unsigned) type of bits, read as the other.
 local function reinterpreted(x, view)
-  if type(x) ~= "number" or math.type(x) ~= "integer" then return x end
+  x = type(x) == "number" and math.tointeger(x) or x -- -1.0 is the integer -1 here
+  if math.type(x) ~= "integer" then return x end
   local bits = tonumber(view:match("%d+"))
   if view:sub(1, 1) == "u" and x < 0 then return bits == 64 and x + 2.0 ^ 64 or x + (1 << bits) end
   if view:sub(1, 1) == "i" and bits < 64 and x >= 1 << (bits - 1) then return x - (1 << bits) end

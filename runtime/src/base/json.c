@@ -2,8 +2,9 @@
  * past 2^53 (int64 fill values, large attributes) would lose digits. These
  * helpers parse with cJSON, then give each number item its source text in
  * valuestring (cJSON frees it with the item and copies it in
- * cJSON_Duplicate), so integers are read from their digits; and print
- * integral numbers that a double cannot hold from those digits again. */
+ * cJSON_Duplicate), so integers are read from their digits, and numbers are
+ * printed from that text again. Documents are read as RFC 8259 writes them:
+ * what readers disagree on is refused (see strict_text, repeats_a_key). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +63,6 @@ static bool strict_text(const char *text, size_t len) {
     }
     return true;
 }
-
-
 
 /* The next number token at or after *at, outside strings; NULL when none is left. */
 static const char *next_number(const char *text, size_t len, size_t *at, size_t *n) {
@@ -134,9 +133,11 @@ cJSON *ipfsrt_json_parse(const char *text, size_t len, const char **end) {
     if (end) *end = stop;
     if (!doc) return NULL;
     size_t at = 0, parsed = stop && stop >= text ? (size_t)(stop - text) : len;
-    if (!strict_text(text, parsed) || (cJSON_IsObject(doc) && repeats_a_key(doc)) ||
+    bool trailing = false; /* Python's json refuses "extra data" after the value */
+    for (size_t i = parsed; i < len && !trailing; i++) trailing = !strchr(" \t\r\n", text[i]) || !text[i];
+    if (trailing || !strict_text(text, parsed) || (cJSON_IsObject(doc) && repeats_a_key(doc)) ||
         !annotate(doc, text, parsed, &at)) {
-        /* a key named twice, or out of memory: no number half-annotated is trusted */
+        /* off the grammar, a key named twice, or out of memory: no number half-annotated is trusted */
         cJSON_Delete(doc);
         return NULL;
     }

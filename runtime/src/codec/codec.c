@@ -18,8 +18,8 @@ ipfsrt_status ipfsrt_codec_int(const ipfsrt_codec *c, const cJSON *config, const
         *out = dflt;
         return IPFSRT_OK;
     }
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int)v->valuedouble || v->valuedouble < lo ||
-        v->valuedouble > hi)
+    if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi || /* the range before the cast */
+        v->valuedouble != (double)(int)v->valuedouble)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: %s must be an integer from %d to %d", c->ops->name,
                            key, lo, hi);
     *out = (int)v->valuedouble;

@@ -25,7 +25,7 @@ ipfsrt_status ipfsrt_zarr_sizes(ipfsrt_zarr_meta *m, const cJSON *list, const ch
     int i = 0;
     for (const cJSON *v = list->child; v; v = v->next, i++) {
         double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
-        if (d != (double)(size_t)d || d < (chunks ? 1 : 0) || d > (double)MAX_DIM_SIZE)
+        if (d < (chunks ? 1 : 0) || d > (double)MAX_DIM_SIZE || d != (double)(size_t)d) /* range first: then cast */
             return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s[%d] is not a %s integer", m->name, what, i,
                                chunks ? "positive" : "non-negative");
         out[i] = (size_t)d;

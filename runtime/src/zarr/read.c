@@ -377,7 +377,7 @@ static ipfsrt_status fetch_and_decode(reader *r, ipfsrt_zarr_store *store, ipfsr
 
 /* The most bytes a chunk may be stored in: its decoded size twice over
  * (compressors grow incompressible data by well under that), eight times
- * when a filter may widen elements (astype), and 64 KiB for headers; a shard
+ * when a filter may widen elements (astype, fixedscaleoffset), and 64 KiB for headers; a shard
  * holds as many inner chunks as fit in it, each at most that, and its index
  * (16 bytes each and a checksum). Saturates rather than overflows. */
 static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / 4 / b ? UINT64_MAX / 4 : a * b; }
@@ -390,7 +390,10 @@ uint64_t ipfsrt_zarr_stored_max(const ipfsrt_zarr_meta *m) {
         return mul_sat(per, ipfsrt_zarr_stored_max(m->inner) + 16) + 4;
     }
     bool widens = false;
-    for (int i = 0; i < m->n_codecs; i++) widens = widens || strcmp(ipfsrt_codec_id(m->codecs[i]), "astype") == 0;
+    for (int i = 0; i < m->n_codecs; i++) {
+        const char *id = ipfsrt_codec_id(m->codecs[i]);
+        widens = widens || strcmp(id, "astype") == 0 || strcmp(id, "fixedscaleoffset") == 0;
+    }
     for (int d = 0; d < m->ndim; d++) n = mul_sat(n, m->chunks[d]);
     return mul_sat(n, widens ? 8 : 2) + 65536;
 }
