@@ -104,8 +104,7 @@ local function cf_numbers(v, key, many)
   if x == nil then return nil end
   if type(x) == "number" then return { x } end
   if type(x) == "string" and many ~= nil and x == "NaN" then return {} end
-  local mt = type(x) == "table" and getmetatable(x)
-  if mt and mt.__name == "ipfsrt.json.number" then return { tonumber(tostring(x)) } end
+  if ipfsrt.json.is_number(x) then return { tonumber(tostring(x)) } end
   if type(x) == "table" and #x > 0 and (many or #x == 1) then
     local out = {}
     for i, e in ipairs(x) do

@@ -137,30 +137,21 @@ function M.check_gateways(opts)
   end
 end
 
--- https://GATEWAY/ipfs/CID/path: ipfs://CID/path through that gateway, verified
--- (with --no-verify the URL is fetched as it is).
--- A CAR file on a web server (https://host/x.car[/path]), which Zarr stores
--- read verified (a gateway's /ipfs/ path is no CAR).
-function M.web_car(url)
-  local path = url:match("^https?://[^/]+(/.*)$")
-  if not path or path:match("^/ip[fn]s/") then return false end
-  for segment in path:gmatch("[^/]+") do
-    if segment:match("%.car$") then return true end
-  end
-  return false
+-- The usage error for a web URL that is no gateway's, read without --no-verify.
+function M.not_a_gateway(url)
+  argparse.usage_error("%s is not a gateway URL of the form http(s)://GATEWAY/ipfs/CID[/path] " ..
+    "(plain URLs can only be read unverified, with --no-verify)", url)
 end
 
--- url as the client takes it: a gateway URL becomes ipfs:// (and the gateway
--- the one to ask); other http(s) URLs need --no-verify, web CARs aside when
--- cars_ok (they are verified).
-function M.gateway_url_target(url, opts, cars_ok)
+-- url as the client takes it: https://GATEWAY/ipfs/CID/path becomes
+-- ipfs://CID/path through that gateway, verified (with --no-verify the URL is
+-- fetched as it is); other http(s) URLs need --no-verify, unless others_pass
+-- (the caller then decides: a Zarr store knows a CAR on a web server, verified).
+function M.gateway_url_target(url, opts, others_pass)
   if opts["no-verify"] then return url end
   local gw, rest = url:match("^(https?://[^/]+)/ipfs/(.+)$")
   if not gw then
-    if url:match("^https?://") and not (cars_ok and M.web_car(url)) then
-      argparse.usage_error("%s is not a gateway URL of the form http(s)://GATEWAY/ipfs/CID[/path] " ..
-        "(plain URLs can only be read unverified, with --no-verify)", url)
-    end
+    if url:match("^https?://") and not others_pass then M.not_a_gateway(url) end
     return url
   end
   if not opts.gateway then opts.gateway = { gw } end

@@ -57,20 +57,18 @@ local Array, Group = {}, {}
 
 -- attrs and metadata are read from the node when first asked for (a large
 -- .zattrs costs nothing to a read that never looks at it), then kept.
+-- A method of class, else attrs or metadata (read from the node, then kept).
 local LAZY = { attrs = true, metadata = true }
-local function lazy_field(obj, key)
+local function method_or_field(class, obj, key)
+  local method = rawget(class, key)
+  if method ~= nil or not LAZY[key] then return method end
   local node = rawget(obj, "_node")
   local v = node[key](node)
   rawset(obj, key, v)
   return v
 end
 
-function Array.__index(a, key)
-  local method = rawget(Array, key)
-  if method ~= nil then return method end
-  if LAZY[key] then return lazy_field(a, key) end
-  return nil
-end
+function Array.__index(a, key) return method_or_field(Array, a, key) end
 
 local function wrap(node, store)
   local info = node:info()
@@ -81,9 +79,8 @@ local function wrap(node, store)
 end
 
 function Group.__index(g, key)
-  local method = rawget(Group, key)
-  if method ~= nil then return method end
-  if LAZY[key] then return lazy_field(g, key) end
+  local known = method_or_field(Group, g, key)
+  if known ~= nil or LAZY[key] then return known end
   if type(key) ~= "string" then return nil end
   local ok, member = pcall(Group.get, g, key)
   if ok then return member end
@@ -353,8 +350,7 @@ end
 -- (json.decode keeps them) rather than a rounded float.
 local function fill_of(a)
   local stored = a.metadata.fill_value
-  local mt = type(stored) == "table" and getmetatable(stored)
-  if mt and mt.__name == "ipfsrt.json.number" then return stored end
+  if ipfsrt.json.is_number(stored) then return stored end
   return a.fill_value and a.fill_value:get() or nil
 end
 

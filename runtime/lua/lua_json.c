@@ -38,9 +38,10 @@ static bool is_array(lua_State *L, int idx, lua_Integer *len) {
 
 #define OBJECT_MARK "ipfsrt.json.object"
 
-static bool marked_object(lua_State *L, int idx) {
+/* The value at idx carries the metatable registered as mark. */
+static bool has_mark(lua_State *L, int idx, const char *mark) {
     if (!lua_getmetatable(L, idx)) return false;
-    luaL_getmetatable(L, OBJECT_MARK);
+    luaL_getmetatable(L, mark);
     bool marked = lua_rawequal(L, -1, -2);
     lua_pop(L, 2);
     return marked;
@@ -67,33 +68,38 @@ static int big_integer_tostring(lua_State *L) {
     return 1;
 }
 
+/* A json.number's digits, written as they are: an integer literal only (the
+ * text goes into the output unescaped). */
+static cJSON *big_integer_to_json(lua_State *L, int idx) {
+    lua_getfield(L, idx, "digits");
+    const char *d = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    const char *p = d + (*d == '-');
+    bool integer = *p != '\0';
+    for (; *p && integer; p++) integer = *p >= '0' && *p <= '9';
+    cJSON *raw = integer ? cJSON_CreateRaw(d) : NULL;
+    lua_pop(L, 1);
+    return raw;
+}
+
+static cJSON *list_to_json(lua_State *L, int idx, lua_Integer n, int depth) {
+    cJSON *arr = cJSON_CreateArray();
+    for (lua_Integer i = 1; arr && i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        cJSON *item = to_json(L, lua_gettop(L), depth + 1);
+        lua_pop(L, 1);
+        if (!item) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        cJSON_AddItemToArray(arr, item);
+    }
+    return arr;
+}
+
 static cJSON *table_to_json(lua_State *L, int idx, int depth) {
     lua_Integer n;
-    if (lua_getmetatable(L, idx)) {
-        luaL_getmetatable(L, NUMBER_MARK);
-        bool big = lua_rawequal(L, -1, -2);
-        lua_pop(L, 2);
-        if (big) {
-            lua_getfield(L, idx, "digits");
-            cJSON *raw = lua_type(L, -1) == LUA_TSTRING ? cJSON_CreateRaw(lua_tostring(L, -1)) : NULL;
-            lua_pop(L, 1);
-            return raw;
-        }
-    }
-    if (!marked_object(L, idx) && is_array(L, idx, &n)) {
-        cJSON *arr = cJSON_CreateArray();
-        for (lua_Integer i = 1; arr && i <= n; i++) {
-            lua_rawgeti(L, idx, i);
-            cJSON *item = to_json(L, lua_gettop(L), depth + 1);
-            lua_pop(L, 1);
-            if (!item) {
-                cJSON_Delete(arr);
-                return NULL;
-            }
-            cJSON_AddItemToArray(arr, item);
-        }
-        return arr;
-    }
+    if (has_mark(L, idx, NUMBER_MARK)) return big_integer_to_json(L, idx);
+    if (!has_mark(L, idx, OBJECT_MARK) && is_array(L, idx, &n)) return list_to_json(L, idx, n, depth);
     /* Keys are collected into a Lua table first so the C side holds nothing a
      * Lua error could leak. */
     lua_newtable(L);
@@ -207,6 +213,12 @@ void ipfsrt_lua_push_json(lua_State *L, const cJSON *j) {
     }
 }
 
+/* json.is_number(v): is v an integer past Lua's, kept as its digits? */
+static int json_is_number(lua_State *L) {
+    lua_pushboolean(L, lua_istable(L, 1) && has_mark(L, 1, NUMBER_MARK));
+    return 1;
+}
+
 /* json.object([t]): t (or a new empty table) marked to encode as an object */
 static int json_object(lua_State *L) {
     if (lua_isnoneornil(L, 1)) lua_newtable(L);
@@ -240,8 +252,8 @@ static int json_decode(lua_State *L) {
         ipfsrt_error_clear(&err);
         err.code = IPFSRT_EARG;
         err.offset = end ? (int64_t)(end - s) : -1;
-        snprintf(err.message, sizeof err.message, "invalid JSON near byte offset %lld (or an object naming a key twice)",
-                 (long long)err.offset);
+        snprintf(err.message, sizeof err.message,
+                 "invalid JSON near byte offset %lld (or an object naming a key twice)", (long long)err.offset);
         return ipfsrt_lua_raise(L, &err);
     }
     ipfsrt_lua_push_json(L, *box);
@@ -252,6 +264,7 @@ static int json_decode(lua_State *L) {
 
 int ipfsrt_lua_open_json(lua_State *L) {
     static const luaL_Reg fns[] = {{"encode", json_encode}, {"decode", json_decode}, {"object", json_object},
+                                   {"is_number", json_is_number},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     ipfsrt_lua_push_null(L);

@@ -987,7 +987,8 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"get", array_get},         {"set", array_set},           {"slice", array_slice},
         {"transpose", array_transpose}, {"reshape", array_reshape}, {"squeeze", array_squeeze},
-        {"copy", array_copy},       {"tolist", array_tolist}, {"tojson", array_tojson}, {"strings", array_strings},     {"astype", array_astype},
+        {"copy", array_copy},       {"tolist", array_tolist},     {"astype", array_astype},
+        {"tojson", array_tojson},   {"strings", array_strings},
         {"unscale", array_unscale},
         {"lt", op_lt}, {"le", op_le}, {"gt", op_gt}, {"ge", op_ge}, {"eq", op_eq}, {"ne", op_ne},
         {"abs", fn_abs}, {"sqrt", fn_sqrt}, {"exp", fn_exp}, {"log", fn_log}, {"floor", fn_floor},

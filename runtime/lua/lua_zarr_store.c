@@ -46,18 +46,16 @@ void ipfsrt_lua_zstore_leave(lua_State *L, ipfsrt_lua_zstore *zs, ipfsrt_status 
 /* table[method](table, arg), the method looked up inside the protected call
  * (a table's __index may raise too). */
 static int call_method(lua_State *L) {
-    int nresults = (int)lua_tointeger(L, lua_upvalueindex(1));
     lua_getfield(L, 1, lua_tostring(L, 2));
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 3);
-    lua_call(L, 2, nresults);
-    return nresults;
+    lua_call(L, 2, LUA_MULTRET); /* the caller's lua_pcall keeps as many results as it wants */
+    return lua_gettop(L) - 3;
 }
 
 static bool call_table(ipfsrt_lua_store_ctx *c, const char *method, const char *arg, int nresults) {
     lua_State *L = c->L;
-    lua_pushinteger(L, nresults);
-    lua_pushcclosure(L, call_method, 1);
+    lua_pushcfunction(L, call_method);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->table_ref);
     lua_pushstring(L, method);
     lua_pushstring(L, arg);

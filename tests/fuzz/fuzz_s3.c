@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(text, data, size);
     text[size] = 0;
     uint64_t from, to, total;
-    if (ipfsrt_s3_content_range_parse(text, &from, &to, &total) && (to < from || (total != UINT64_MAX && to >= total)))
+    if (ipfsrt_fetch_content_range_parse(text, &from, &to, &total) && (to < from || (total != UINT64_MAX && to >= total)))
         abort();
     free(text);
     return 0;

@@ -39,15 +39,15 @@ static void test_url_split(void **state) {
 static void test_content_range(void **state) {
     (void)state;
     uint64_t a, b, t;
-    assert_true(ipfsrt_s3_content_range_parse("bytes 0-9/100", &a, &b, &t));
+    assert_true(ipfsrt_fetch_content_range_parse("bytes 0-9/100", &a, &b, &t));
     assert_true(a == 0 && b == 9 && t == 100);
-    assert_true(ipfsrt_s3_content_range_parse("bytes 5-5/*", &a, &b, &t));
+    assert_true(ipfsrt_fetch_content_range_parse("bytes 5-5/*", &a, &b, &t));
     assert_true(a == 5 && b == 5 && t == UINT64_MAX);
     static const char *const bad[] = {"bytes 9-0/100", "bytes 0-100/100", "bytes -1-2/3", "bytes 1-2/3x",
                                       "items 0-1/2",   "bytes 0-1",       "bytes */100",  "bytes 1 -2/3",
                                       "bytes 0-99999999999999999999/1", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_false(ipfsrt_s3_content_range_parse(bad[i], &a, &b, &t));
+        assert_false(ipfsrt_fetch_content_range_parse(bad[i], &a, &b, &t));
 }
 
 static void test_uri_encode(void **state) {

@@ -51,10 +51,10 @@ local function open_store(url, opts)
     local client = fetchcli.client(opts)
     return ipfsrt.zarr.store(url, { client = client }), client
   end
-  if url:match("^https?://") and not opts["no-verify"] and not fetchcli.web_car(url) then
-    argparse.usage_error("%s: plain http(s) is read unverified only with --no-verify", url)
-  end
-  return ipfsrt.zarr.store(url)
+  local store = ipfsrt.zarr.store(url)
+  -- a CAR on a web server is read verified ("http-car"); a plain web folder is not
+  if store:info().kind == "http" and not opts["no-verify"] then fetchcli.not_a_gateway(url) end
+  return store
 end
 
 -- Runs fn(store) on url's store, then reports (-v) and closes its client.
@@ -226,7 +226,7 @@ local function write_csv(x)
   if x.ndim == 0 then return out:write(csv_value(values[1], text), "\n") end
   if x.ndim <= 2 then
     local cols = x.ndim == 1 and 1 or x.shape[2]
-    for i = 0, (x.ndim == 1 and x.shape[1] or x.shape[1]) - 1 do
+    for i = 0, x.shape[1] - 1 do
       local line = {}
       for j = 1, cols do line[j] = csv_value(values[i * cols + j], text) end
       out:write(table.concat(line, ","), "\n")

@@ -518,3 +518,25 @@ void ipfsrt_fetch_transport(ipfsrt_fetch *f, ipfsrt_transport *t) {
                             transport_wakeup,
                             transport_free};
 }
+
+bool ipfsrt_fetch_content_range_parse(const char *s, uint64_t *from, uint64_t *to, uint64_t *total) {
+    if (strncmp(s, "bytes ", 6) != 0) return false;
+    s += 6;
+    uint64_t v[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        if (k == 2 && *s == '*') {
+            v[2] = UINT64_MAX;
+            s++;
+            break;
+        }
+        if (*s < '0' || *s > '9') return false;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            if (v[k] > (UINT64_MAX - 9) / 10) return false;
+            v[k] = v[k] * 10 + (uint64_t)(*s - '0');
+        }
+        if (k < 2 && *s++ != (k == 0 ? '-' : '/')) return false;
+    }
+    if (*s || v[1] < v[0] || (v[2] != UINT64_MAX && v[1] >= v[2])) return false;
+    *from = v[0], *to = v[1], *total = v[2];
+    return true;
+}

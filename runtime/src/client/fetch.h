@@ -27,6 +27,10 @@ typedef struct ipfsrt_fetch_head {
     const char *etag;          /* "" when absent */
 } ipfsrt_fetch_head;
 
+/* A Content-Range value, "bytes FROM-TO/TOTAL" (TOTAL may be "*": UINT64_MAX);
+ * false when it is not that. */
+bool ipfsrt_fetch_content_range_parse(const char *s, uint64_t *from, uint64_t *to, uint64_t *total);
+
 typedef struct ipfsrt_fetch_result {
     ipfsrt_fetch_end end;
     long status;          /* 0 when no response arrived */

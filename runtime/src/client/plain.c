@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "client/client_internal.h"
-#include "client/s3_internal.h"
 
 struct plain_read {
     task t;
@@ -76,7 +75,7 @@ static void plain_head(attempt *a, const ipfsrt_fetch_head *head) {
     plain_read *r = a->t->owner;
     uint64_t from, to, total;
     r->object_size = UINT64_MAX;
-    if (head->status == 206 && ipfsrt_s3_content_range_parse(head->content_range, &from, &to, &total))
+    if (head->status == 206 && ipfsrt_fetch_content_range_parse(head->content_range, &from, &to, &total))
         r->object_size = total;
 }
 

@@ -218,28 +218,6 @@ bool ipfsrt_s3_uri_encode(const char *in, bool keep_slash, char *out, size_t cap
     return true;
 }
 
-bool ipfsrt_s3_content_range_parse(const char *s, uint64_t *from, uint64_t *to, uint64_t *total) {
-    if (strncmp(s, "bytes ", 6) != 0) return false;
-    s += 6;
-    uint64_t v[3] = {0, 0, 0};
-    for (int k = 0; k < 3; k++) {
-        if (k == 2 && *s == '*') {
-            v[2] = UINT64_MAX;
-            s++;
-            break;
-        }
-        if (*s < '0' || *s > '9') return false;
-        for (; *s >= '0' && *s <= '9'; s++) {
-            if (v[k] > (UINT64_MAX - 9) / 10) return false;
-            v[k] = v[k] * 10 + (uint64_t)(*s - '0');
-        }
-        if (k < 2 && *s++ != (k == 0 ? '-' : '/')) return false;
-    }
-    if (*s || v[1] < v[0] || (v[2] != UINT64_MAX && v[1] >= v[2])) return false;
-    *from = v[0], *to = v[1], *total = v[2];
-    return true;
-}
-
 /* The URL of key (and a canonical query: sorted, encoded), path-style at a
  * custom endpoint, virtual-hosted at AWS. */
 static bool object_url(const ipfsrt_s3 *s, const char *key, const char *query, char *out, size_t cap) {
@@ -274,7 +252,7 @@ static void range_header(const s3_op *o, char *out, size_t cap) {
  * start): the range it stands for is known from Content-Range now. */
 static bool suffix_missed(s3_op *o) {
     uint64_t a, b, total;
-    if (!ipfsrt_s3_content_range_parse(o->content_range, &a, &b, &total) || total == UINT64_MAX) return false;
+    if (!ipfsrt_fetch_content_range_parse(o->content_range, &a, &b, &total) || total == UINT64_MAX) return false;
     uint64_t want_a = total > o->length ? total - o->length : 0;
     if (a == want_a && b == total - 1) return false;
     o->suffix_asked = false;
@@ -478,25 +456,18 @@ static void take_whole(s3_op *o) {
     o->state = OP_DONE;
 }
 
-/* A 206 counts only when its Content-Range is what was asked; a suffix
- * answered from the start is asked again as the range it now knows. */
+/* A 206 counts only when its Content-Range is what was asked (a suffix
+ * answered from the start was asked again as soon as its head came: op_head). */
 static void take_part(s3_op *o) {
     uint64_t a, b, total;
     char got[160];
     snprintf(got, sizeof got, " (Content-Range '%s')", o->content_range);
-    if (!ipfsrt_s3_content_range_parse(o->content_range, &a, &b, &total) || total == UINT64_MAX) {
+    if (!ipfsrt_fetch_content_range_parse(o->content_range, &a, &b, &total) || total == UINT64_MAX) {
         op_fail(o, IPFSRT_EFETCH, ": a partial answer without a usable Content-Range", got);
         return;
     }
     uint64_t want_a = o->suffix_asked ? (total > o->length ? total - o->length : 0) : o->from;
     uint64_t want_b = o->suffix_asked || o->to == UINT64_MAX || o->to >= total ? total - 1 : o->to;
-    if ((a != want_a || b != want_b) && o->suffix_asked && !o->range_fixed) {
-        o->suffix_asked = false;
-        o->from = want_a, o->to = want_b;
-        o->range_fixed = true;
-        o->state = OP_READY;
-        return;
-    }
     if (a != want_a || b != want_b || o->body.len != b - a + 1) {
         op_fail(o, IPFSRT_EFETCH, ": the answer holds other bytes than asked", got);
         return;
@@ -511,7 +482,7 @@ static void take_part(s3_op *o) {
 /* Bytes past the end of the object (416): none. */
 static void take_nothing(s3_op *o) {
     uint64_t a, b, total;
-    o->object_size = ipfsrt_s3_content_range_parse(o->content_range, &a, &b, &total) ? total : UINT64_MAX;
+    o->object_size = ipfsrt_fetch_content_range_parse(o->content_range, &a, &b, &total) ? total : UINT64_MAX;
     if (o->content_range[0] == 'b' && !strncmp(o->content_range, "bytes */", 8))
         o->object_size = strtoull(o->content_range + 8, NULL, 10);
     o->data_at = o->data_len = 0;

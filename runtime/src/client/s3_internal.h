@@ -96,8 +96,6 @@ ipfsrt_status ipfsrt_s3_report_one(void *user, s3_op *op, ipfsrt_error *err);
 /* The part size multipart uploads start from (ipfsrt_s3_options.part_size). */
 uint64_t ipfsrt_s3_part_size(const ipfsrt_s3 *s3);
 
-/* "bytes FROM-TO/TOTAL" (TOTAL may be "*": UINT64_MAX); false when it is not that. */
-bool ipfsrt_s3_content_range_parse(const char *s, uint64_t *from, uint64_t *to, uint64_t *total);
 /* S3's URI encoding (RFC 3986 unreserved kept, %XX uppercase), of a key
  * (slashes kept) or of a query value (slashes encoded); false when out is too small. */
 bool ipfsrt_s3_uri_encode(const char *in, bool keep_slash, char *out, size_t cap);

@@ -86,21 +86,19 @@ static ipfsrt_status empty_attributes(cJSON **attrs, ipfsrt_error *err) {
 }
 
 static int by_key_then_place(const void *a, const void *b) {
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-    int c = strcmp(x->string, y->string);
-    if (c) return c;
-    return x->valueint < y->valueint ? -1 : x->valueint > y->valueint; /* valueint: its place, set below */
+    const ipfsrt_zarr_placed *x = a, *y = b;
+    int c = strcmp(x->doc->string, y->doc->string);
+    return c ? c : (x->place > y->place) - (x->place < y->place);
 }
 
-/* The map's members sorted by key, each numbered by its place first (objects
- * keep nothing in valueint) so that of equal keys the first stays first. */
-static bool sort_consolidated(ipfsrt_zarr_hierarchy *h, cJSON *map) {
+/* The map's members sorted by key, of equal keys the first first. */
+static bool sort_consolidated(ipfsrt_zarr_hierarchy *h, const cJSON *map) {
     size_t n = 0;
-    for (cJSON *e = map->child; e; e = e->next) e->valueint = (int)(n < INT32_MAX ? n++ : n);
+    for (const cJSON *e = map->child; e; e = e->next) n++;
     h->sorted = malloc((n ? n : 1) * sizeof *h->sorted);
     if (!h->sorted) return false;
-    size_t i = 0;
-    for (const cJSON *e = map->child; e; e = e->next) h->sorted[i++] = e;
+    n = 0;
+    for (const cJSON *e = map->child; e; e = e->next, n++) h->sorted[n] = (ipfsrt_zarr_placed){e, n};
     qsort(h->sorted, n, sizeof *h->sorted, by_key_then_place);
     h->sorted_count = n;
     return true;
@@ -110,10 +108,10 @@ const cJSON *ipfsrt_zarr_consolidated_get(const ipfsrt_zarr_hierarchy *h, const 
     size_t lo = 0, hi = h->sorted_count;
     while (lo < hi) { /* the first whose key is not below key */
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(h->sorted[mid]->string, key) < 0) lo = mid + 1;
+        if (strcmp(h->sorted[mid].doc->string, key) < 0) lo = mid + 1;
         else hi = mid;
     }
-    return lo < h->sorted_count && strcmp(h->sorted[lo]->string, key) == 0 ? h->sorted[lo] : NULL;
+    return lo < h->sorted_count && strcmp(h->sorted[lo].doc->string, key) == 0 ? h->sorted[lo].doc : NULL;
 }
 
 /* d's document i, the caller's from now on: taken where d owns it (never a

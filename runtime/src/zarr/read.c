@@ -88,6 +88,10 @@ ipfsrt_status ipfsrt_zarr_reader_key(const reader *r, const size_t *index, char 
     return ipfsrt_zarr_chunk_key(r->m, index, buf + at, cap - at, err);
 }
 
+size_t ipfsrt_zarr_reader_key_size(const reader *r) {
+    return strlen(r->prefix) + 21 * (size_t)(r->m->ndim + 1) + 4; /* 20 digits and a separator each */
+}
+
 /* Keys and requests for units first .. first + n - 1, into r->keys and req. */
 static ipfsrt_status make_keys(reader *r, size_t first, size_t n, ipfsrt_zarr_store_request *req,
                                ipfsrt_error *err) {
@@ -349,7 +353,7 @@ void ipfsrt_zarr_reader_release(reader *r) {
 
 static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
     size_t batch = r->total < KEYS_PER_BATCH ? r->total : KEYS_PER_BATCH;
-    r->key_size = strlen(r->prefix) + 21 * (size_t)(r->m->ndim + 1) + 4; /* 20 digits and a separator each */
+    r->key_size = ipfsrt_zarr_reader_key_size(r);
     r->keys = malloc(batch * r->key_size);
     ipfsrt_zarr_store_request *req = malloc(batch * sizeof *req);
     ipfsrt_status st = r->keys && req ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for chunk keys");

@@ -216,7 +216,7 @@ static void shards_free(shards *s) {
 
 ipfsrt_status ipfsrt_zarr_read_shards(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
     shards s = {.r = r, .count = 1, .index_size = ipfsrt_zarr_shard_index_size(r->m)};
-    r->key_size = strlen(r->prefix) + 24 * (size_t)(r->m->ndim + 1) + 4;
+    r->key_size = ipfsrt_zarr_reader_key_size(r);
     ipfsrt_status st = IPFSRT_OK;
     for (int d = 0; d < r->m->ndim && st == IPFSRT_OK; d++) {
         st = group_dim(&s, d, err);

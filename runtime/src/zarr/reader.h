@@ -70,6 +70,8 @@ void ipfsrt_zarr_reader_odometer(const reader *r, size_t k, size_t *pos);
  * progress. Fails once a decoder has failed. */
 ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
                                       ipfsrt_error *err);
+/* Room for one key of r's array (its prefix and every chunk index). */
+size_t ipfsrt_zarr_reader_key_size(const reader *r);
 /* The key of shard (or chunk) index into buf: the array's prefix and the chunk key. */
 ipfsrt_status ipfsrt_zarr_reader_key(const reader *r, const size_t *index, char *buf, size_t cap, ipfsrt_error *err);
 /* The most bytes a chunk (a whole shard) of m may be stored in: longer

@@ -88,7 +88,7 @@ static ipfsrt_status keep_old(void *user, const ipfsrt_zarr_store_result *res, i
 /* The keys of every chunk, and the partial ones read. */
 static ipfsrt_status read_partial(writer *w, ipfsrt_error *err) {
     reader *r = &w->r;
-    r->key_size = strlen(r->prefix) + 24 * (size_t)(r->m->ndim + 1) + 4;
+    r->key_size = ipfsrt_zarr_reader_key_size(r);
     r->keys = malloc(r->total * r->key_size);
     r->stored_max = ipfsrt_zarr_stored_max(r->m);
     w->partial = calloc(r->total, sizeof *w->partial);

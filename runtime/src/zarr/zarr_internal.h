@@ -38,12 +38,18 @@ ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *js
 ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJSON *attrs, ipfsrt_error *err);
 /* The same, attrs taken over (freed on failure too): no copy. */
 ipfsrt_status ipfsrt_zarr_meta_take_attributes(ipfsrt_zarr_meta *m, cJSON *attrs, ipfsrt_error *err);
+/* A consolidated document and its place in the map (which of equal keys came first). */
+typedef struct ipfsrt_zarr_placed {
+    const cJSON *doc;
+    size_t place;
+} ipfsrt_zarr_placed;
+
 /* What the nodes opened from one another share. */
 typedef struct ipfsrt_zarr_hierarchy {
     unsigned refs;
     ipfsrt_zarr_store *store;
     cJSON *consolidated;                 /* key relative to base -> document; NULL: none */
-    const cJSON **sorted;                /* its documents by key (the first of equal keys first) */
+    struct ipfsrt_zarr_placed *sorted;   /* its documents by key (the first of equal keys first) */
     size_t sorted_count;
     char base[IPFSRT_ZARR_KEY_MAX + 2];  /* "" or "a/b/": the node that held it */
 } ipfsrt_zarr_hierarchy;
