@@ -879,17 +879,18 @@ static int nd_where(lua_State *L) {
 
 /* a:clip(lo, hi): either bound may be nil; NaN stays NaN */
 static int array_clip(lua_State *L) {
-    check_array(L, 1);
-    lua_settop(L, 3);
-    lua_pushvalue(L, 1); /* 4: the value so far */
-    for (int k = 2; k <= 3; k++) {
-        if (lua_isnil(L, k)) continue;
-        lua_pushcfunction(L, k == 2 ? nd_maximum : nd_minimum);
-        lua_pushvalue(L, 4);
-        lua_pushvalue(L, k);
-        lua_call(L, 2, 1);
-        lua_replace(L, 4);
-    }
+    ipfsrt_ndarray *a = check_array(L, 1);
+    ipfsrt_ndarray tlo, thi;
+    ipfsrt_ndarray_init(&tlo);
+    ipfsrt_ndarray_init(&thi);
+    const ipfsrt_ndarray *lo = lua_isnoneornil(L, 2) ? NULL : operand(L, 2, a->dtype, &tlo);
+    const ipfsrt_ndarray *hi = lua_isnoneornil(L, 3) ? NULL : operand(L, 3, a->dtype, &thi);
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    ipfsrt_status st = ipfsrt_ndarray_clip(out, a, lo, hi, &err);
+    ipfsrt_ndarray_free(&tlo);
+    ipfsrt_ndarray_free(&thi);
+    if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     return 1;
 }
 

@@ -1,5 +1,6 @@
-"""numpy's side of scripts/bench/ndarray.lua: the same data, the same
-operations, medians in milliseconds, one "name ms" line each."""
+"""numpy's side of scripts/bench/ndarray.lua: the same data, the cases it
+lists in a file ("dtype<TAB>name<TAB>expression" lines), medians in
+milliseconds, one "index ms" line each (index from 1, in the file's order)."""
 import statistics
 import sys
 import time
@@ -8,23 +9,29 @@ import warnings
 import numpy as np
 
 warnings.simplefilter("ignore")
-T, RUNS = int(sys.argv[1]), int(sys.argv[2])
+T, RUNS, LIST = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 
-# the formula of ndarray.lua: a smooth field per day, land (-999) where the
-# fixed mask says so
-lat = np.arange(720, dtype=np.int16).reshape(720, 1)
-lon = np.arange(1440, dtype=np.int16).reshape(1, 1440)
-base = (lat * 3 + lon // 2) % 2000 - 200
-land = ((lat // 40 + lon // 60) % 4 == 0) | ((lat * lon) % 7 == 0)
-day = (np.arange(T, dtype=np.int16) % 50).reshape(T, 1, 1)
-a = np.where(land, np.int16(-999), base + day).astype(np.int16)
-f = a.astype(np.float32)
-ocean = ~land
-b = f.mean(axis=0)
-dst = np.empty_like(a)
-dst[...] = 0
 
-def timed(name, fn):
+def data(dtype):
+    """The data of ndarray.lua's data(), built the same way."""
+    lat = np.arange(720, dtype=np.int16).reshape(720, 1)
+    lon = np.arange(1440, dtype=np.int16).reshape(1, 1440)
+    base = (lat * 3 + lon // 2) % 2000 - 200
+    land = ((lat // 40 + lon // 60) % 4 == 0) | ((lat * lon) % 7 == 0)
+    day = (np.arange(T, dtype=np.int16) % 50).reshape(T, 1, 1)
+    a = np.where(land, np.int16(-999), base + day).astype(np.int16)
+    d = {"np": np, "x": a.astype(dtype)}
+    d["y"] = ((a // 3) + 7).astype(dtype)
+    d["b"] = d["x"][0].copy()
+    d["m"] = d["x"] > 100
+    d["none"] = a < -5000
+    d["c"] = (np.abs(a) % 250).astype(dtype)
+    if dtype.startswith("float"):
+        d["xn"] = np.where(land, np.nan, d["x"]).astype(dtype)
+    return d
+
+
+def timed(fn):
     times = []
     fn()  # untimed, as in ndarray.lua
     for _ in range(RUNS):
@@ -32,18 +39,15 @@ def timed(name, fn):
         r = fn()
         times.append(time.perf_counter() - t0)
         del r
-    print(f"{name} {statistics.median(times) * 1000:.2f}", flush=True)
+    return statistics.median(times) * 1000
 
-timed("memcpy int16", lambda: np.copyto(dst, a))
-for name, x in (("int16", a), ("float32", f)):
-    timed(f"sum {name}", lambda: x.sum())
-    timed(f"mean {name}", lambda: x.mean())
-    timed(f"sum axis 0 {name}", lambda: x.sum(axis=0))
-    timed(f"mean axis 0 {name}", lambda: x.mean(axis=0))
-    if name == "float32":
-        timed(f"nansum {name}", lambda: np.nansum(x))
-        timed(f"nanmean {name}", lambda: np.nanmean(x))
-        timed(f"nanmean axis 0 {name}", lambda: np.nanmean(x, axis=0))
-    timed(f"x*0.01+b {name}", lambda: x * 0.01 + b)
-    timed(f"masked mean {name}", lambda: np.nanmean(np.where(x != -999, x, np.nan)))
-    timed(f"mean where=ocean {name}", lambda: np.mean(x, where=ocean))
+
+current, env = None, None
+with open(LIST) as f:
+    for index, line in enumerate(f, 1):
+        dtype, _name, expr = line.rstrip("\n").split("\t")
+        if dtype != current:
+            env = None
+            env, current = data(dtype), dtype
+        code = compile(expr, "<case>", "eval")
+        print(f"{index} {timed(lambda: eval(code, env)):.2f}", flush=True)

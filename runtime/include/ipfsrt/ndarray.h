@@ -199,6 +199,11 @@ ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
  * broadcast together, the result in the promotion of x and y. */
 ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
                                    const ipfsrt_ndarray *y, ipfsrt_error *err);
+/* out = a with values below lo raised to it and above hi lowered to it (either
+ * bound NULL: none), as maximum then minimum: bounds broadcast, dtypes promote,
+ * NaN stays NaN. */
+ipfsrt_status ipfsrt_ndarray_clip(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const ipfsrt_ndarray *lo,
+                                  const ipfsrt_ndarray *hi, ipfsrt_error *err);
 /* Sets every element of a (through views too) to value's one element, converted
  * to a's dtype as astype does. */
 ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err);

@@ -448,17 +448,22 @@ static bool reduce_masked(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt
 
 /* ------------------------------------------------------------------ entry */
 
+ipfsrt_ndlines ipfsrt_ndlines_of(const ipfsrt_ndarray *a, bool all_axes, int axis) {
+    ipfsrt_ndlines l = {1, ipfsrt_ndarray_size(a), 1};
+    if (all_axes) return l;
+    l.len = a->shape[axis];
+    for (int d = 0; d < a->ndim; d++)
+        if (d < axis) l.outer *= a->shape[d];
+        else if (d > axis) l.inner *= a->shape[d];
+    return l;
+}
+
 bool ipfsrt_ndfast_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                           const ipfsrt_ndarray *mask, bool all_axes, int axis, bool skipna) {
     if (mask) return all_axes && ipfsrt_ndkind_of(a->dtype) != IPFSRT_NDKIND_OTHER &&
                      reduce_masked(res, how, a, mask, skipna);
-    size_t outer = 1, len = ipfsrt_ndarray_size(a), inner = 1;
-    if (!all_axes) {
-        len = a->shape[axis];
-        for (int d = 0; d < a->ndim; d++)
-            if (d < axis) outer *= a->shape[d];
-            else if (d > axis) inner *= a->shape[d];
-    }
+    ipfsrt_ndlines l = ipfsrt_ndlines_of(a, all_axes, axis);
+    size_t outer = l.outer, len = l.len, inner = l.inner;
     if (!handled(how, a->dtype, len) || !ipfsrt_ndarray_is_contiguous(a)) return false;
     if (inner > 1) return reduce_tiles(res, how, a, outer, len, inner, skipna);
     for (size_t o = 0; o < outer; o++) {

@@ -96,45 +96,55 @@ ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a,
     return IPFSRT_OK;
 }
 
+/* The general way: converted to the accumulator's type, then added along each
+ * line in place (float32 sums rounded to float32 at each step, as numpy's). */
+static ipfsrt_status cumsum_walk(ipfsrt_ndarray *res, const ipfsrt_ndarray *a, int axis, bool skipna,
+                                 ipfsrt_dtype acc, ipfsrt_error *err) {
+    bool is_float = ipfsrt_dtype_is_float(a->dtype);
+    ipfsrt_status st = ipfsrt_ndarray_astype(res, a, is_float ? IPFSRT_DTYPE_FLOAT64 : acc, err);
+    if (st != IPFSRT_OK) return st;
+    size_t len = res->shape[axis], n = ipfsrt_ndarray_size(res), inner = 1;
+    for (int d = axis + 1; d < res->ndim; d++) inner *= res->shape[d];
+    ptrdiff_t step = (ptrdiff_t)(inner * res->itemsize);
+    for (size_t line = 0; len && line < n / len; line++) { /* line: outer index * inner + inner index */
+        unsigned char *p = res->data + ((line / inner) * len * inner + line % inner) * res->itemsize;
+        double fsum = 0;
+        uint64_t isum = 0;
+        for (size_t i = 0; i < len; i++, p += step) {
+            if (is_float) {
+                double x = *(double *)(void *)p;
+                fsum += skipna && isnan(x) ? 0 : x;
+                if (acc == IPFSRT_DTYPE_FLOAT32) fsum = (float)fsum;
+                *(double *)(void *)p = fsum;
+            } else {
+                uint64_t x;
+                memcpy(&x, p, 8);
+                isum += x; /* wraps, as numpy's */
+                memcpy(p, &isum, 8);
+            }
+        }
+    }
+    if (is_float && acc != IPFSRT_DTYPE_FLOAT64) st = ipfsrt_ndarray_astype(res, res, acc, err);
+    return st;
+}
+
 ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool skipna,
                                     ipfsrt_error *err) {
     if (axis < 0) axis += a->ndim;
     if (axis < 0 || axis >= a->ndim)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis out of bounds for an array of %d dimensions", a->ndim);
-    bool is_float = ipfsrt_dtype_is_float(a->dtype);
-    ipfsrt_dtype acc = is_float ? a->dtype
-                     : a->dtype >= IPFSRT_DTYPE_UINT8 && a->dtype <= IPFSRT_DTYPE_UINT64 ? IPFSRT_DTYPE_UINT64
-                                                                                         : IPFSRT_DTYPE_INT64;
+    if (ipfsrt_ndkind_of(a->dtype) == IPFSRT_NDKIND_OTHER)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no running sums of %s", ipfsrt_dtype_name(a->dtype));
+    ipfsrt_dtype acc = ipfsrt_dtype_is_float(a->dtype) ? a->dtype
+                     : ipfsrt_ndkind_of(a->dtype) == IPFSRT_NDKIND_UINT ? IPFSRT_DTYPE_UINT64
+                                                                        : IPFSRT_DTYPE_INT64;
     ipfsrt_ndarray res;
     ipfsrt_ndarray_init(&res);
-    ipfsrt_status st = ipfsrt_ndarray_astype(&res, a, is_float ? IPFSRT_DTYPE_FLOAT64 : acc, err);
-    if (st != IPFSRT_OK) return st;
-    /* res is C order: walk each line along the axis */
-    size_t len = res.shape[axis], n = ipfsrt_ndarray_size(&res);
-    size_t inner = 1;
-    for (int d = axis + 1; d < res.ndim; d++) inner *= res.shape[d];
-    for (size_t start = 0; len && start < n; start++) {
-        if ((start / inner) % len != 0) continue; /* not the first element of a line */
-        unsigned char *p = res.data + start * res.itemsize;
-        ptrdiff_t step = (ptrdiff_t)(inner * res.itemsize);
-        if (is_float) {
-            double sum = 0;
-            for (size_t i = 0; i < len; i++, p += step) {
-                double x = *(double *)(void *)p;
-                sum += skipna && isnan(x) ? 0 : x;
-                *(double *)(void *)p = sum;
-            }
-        } else {
-            uint64_t sum = 0;
-            for (size_t i = 0; i < len; i++, p += step) {
-                uint64_t x;
-                memcpy(&x, p, 8);
-                sum += x; /* wraps, as numpy's */
-                memcpy(p, &sum, 8);
-            }
-        }
-    }
-    if (is_float && acc != IPFSRT_DTYPE_FLOAT64) st = ipfsrt_ndarray_astype(&res, &res, acc, err);
+    ipfsrt_status st = IPFSRT_OK;
+    bool typed = ipfsrt_ndfast_allowed() && ipfsrt_ndarray_is_contiguous(a);
+    if (typed) st = ipfsrt_ndarray_new_buffer(&res, acc, 0, a->ndim, a->shape, false, err);
+    if (typed && st == IPFSRT_OK && ipfsrt_ndfast_cumsum(&res, a, axis, skipna)) ipfsrt_ndfast_hit();
+    else if (st == IPFSRT_OK) st = cumsum_walk(&res, a, axis, skipna, acc, err);
     if (st != IPFSRT_OK) {
         ipfsrt_ndarray_free(&res);
         return st;

@@ -39,7 +39,7 @@ typedef struct binary {
     ipfsrt_ndop op;
     ipfsrt_dtype in_a, in_b, compute, result;
     ipfsrt_ndkind k;
-    bool negative_power;
+    bool negative_power, typed;
 } binary;
 
 /* npy_divmod: Python's float floor division and modulo. */
@@ -192,59 +192,6 @@ static void binary_block(binary *b, unsigned char **p, const ptrdiff_t *s, size_
     ipfsrt_ndrow_store_bits(b->result, p[0], s[0], n, z);
 }
 
-/* Floats of one type on both sides and out, contiguous or a scalar: the loop
- * in that type, with no buffers (+ - * / in float32 round as they would
- * through double). */
-#define DIRECT_LOOP(T, OP)                                                                         \
-    do {                                                                                           \
-        T x_, y_, z_;                                                                              \
-        memcpy(&x_, xp, sizeof x_);                                                                \
-        memcpy(&y_, yp, sizeof y_);                                                                \
-        if (s[1] && s[2]) {                                                                        \
-            for (size_t i = 0; i < n; i++) {                                                       \
-                memcpy(&x_, xp + i * sizeof(T), sizeof x_);                                        \
-                memcpy(&y_, yp + i * sizeof(T), sizeof y_);                                        \
-                z_ = x_ OP y_;                                                                     \
-                memcpy(out + i * sizeof(T), &z_, sizeof z_);                                       \
-            }                                                                                      \
-        } else if (s[1]) {                                                                         \
-            for (size_t i = 0; i < n; i++) {                                                       \
-                memcpy(&x_, xp + i * sizeof(T), sizeof x_);                                        \
-                z_ = x_ OP y_;                                                                     \
-                memcpy(out + i * sizeof(T), &z_, sizeof z_);                                       \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (size_t i = 0; i < n; i++) {                                                       \
-                memcpy(&y_, yp + i * sizeof(T), sizeof y_);                                        \
-                z_ = x_ OP y_;                                                                     \
-                memcpy(out + i * sizeof(T), &z_, sizeof z_);                                       \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
-
-#define DIRECT_OPS(T)                                                                              \
-    switch (op) {                                                                                  \
-    case IPFSRT_NDOP_ADD: DIRECT_LOOP(T, +); break;                                                \
-    case IPFSRT_NDOP_SUB: DIRECT_LOOP(T, -); break;                                                \
-    case IPFSRT_NDOP_MUL: DIRECT_LOOP(T, *); break;                                                \
-    default: DIRECT_LOOP(T, /); break;                                                             \
-    }
-
-IPFSRT_NDVECTOR static void direct_row(ipfsrt_ndop op, ipfsrt_dtype d, unsigned char **p, const ptrdiff_t *s,
-                                       size_t n) {
-    /* locals: stores through out could otherwise change p[] for all the compiler knows */
-    unsigned char *out = p[0];
-    const unsigned char *xp = p[1], *yp = p[2];
-    if (d == IPFSRT_DTYPE_FLOAT32) DIRECT_OPS(float)
-    else DIRECT_OPS(double)
-}
-
-static bool direct(const binary *b, const ptrdiff_t *s) {
-    ptrdiff_t size = (ptrdiff_t)ipfsrt_dtype_size(b->result);
-    return b->k == IPFSRT_NDKIND_FLOAT && b->in_a == b->result && b->in_b == b->result && b->op <= IPFSRT_NDOP_DIV &&
-           s[0] == size && (s[1] == size || s[1] == 0) && (s[2] == size || s[2] == 0) && (s[1] || s[2]);
-}
-
 /* A contiguous array against one number, compared in the array's own type
  * (masks such as `a ~= fill` over a whole grid): no 64-bit buffers. */
 #define SCALAR_CMP_LOOP(T, Y, OP)                                                                  \
@@ -311,12 +258,16 @@ IPFSRT_NDVECTOR static bool scalar_compare_row(const binary *b, unsigned char **
 }
 
 static void binary_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
-    const binary *b = ctx;
-    if (direct(b, s)) {
-        direct_row(b->op, b->result, p, s, n);
+    binary *b = ctx;
+    if (ipfsrt_ndfast_allowed() && b->in_a == b->compute && b->in_b == b->compute &&
+        ipfsrt_ndfast_binary(b->op, b->compute, b->result, p, s, n)) {
+        b->typed = true;
         return;
     }
-    if (scalar_compare_row(b, p, s, n)) return;
+    if (ipfsrt_ndfast_allowed() && scalar_compare_row(b, p, s, n)) {
+        b->typed = true;
+        return;
+    }
     for (size_t done = 0; done < n; done += IPFSRT_NDROW_BLOCK) {
         unsigned char *q[3];
         for (int k = 0; k < 3; k++) q[k] = p[k] + (ptrdiff_t)done * s[k];
@@ -376,6 +327,7 @@ ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const i
     w.row = binary_row;
     w.ctx = &k;
     ipfsrt_ndwalk_run(&w);
+    if (k.typed) ipfsrt_ndfast_hit();
     if (k.negative_power) {
         ipfsrt_ndarray_free(&res);
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "integers to negative integer powers are not allowed");
@@ -404,7 +356,22 @@ static void walk_pair(ipfsrt_ndarray *out, const ipfsrt_ndarray *a,
 typedef struct unary {
     ipfsrt_ndfn fn;
     ipfsrt_dtype in, result;
+    bool typed;
 } unary;
+
+static void unary_one(void *ctx, unsigned char **p);
+
+static void unary_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    unary *u = ctx;
+    if (ipfsrt_ndfast_allowed() && ipfsrt_ndfast_unary(u->fn, u->in, u->result, p[0], s[0], p[1], s[1], n)) {
+        u->typed = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *q[2] = {p[0] + (ptrdiff_t)i * s[0], p[1] + (ptrdiff_t)i * s[1]};
+        unary_one(u, q);
+    }
+}
 
 static void unary_one(void *ctx, unsigned char **p) {
     const unary *u = ctx;
@@ -438,7 +405,7 @@ static void unary_one(void *ctx, unsigned char **p) {
 ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
                                    ipfsrt_error *err) {
     ipfsrt_ndkind k = ipfsrt_ndkind_of(a->dtype);
-    unary u = {fn, a->dtype, a->dtype};
+    unary u = {fn, a->dtype, a->dtype, false};
     if (k == IPFSRT_NDKIND_OTHER) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no math on %s", ipfsrt_dtype_name(a->dtype));
     if (fn == IPFSRT_NDFN_ISNAN || fn == IPFSRT_NDFN_ISFINITE || fn == IPFSRT_NDFN_NOT) u.result = IPFSRT_DTYPE_BOOL;
     if (fn == IPFSRT_NDFN_NOT && k != IPFSRT_NDKIND_BOOL) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "~ takes bool arrays");
@@ -450,7 +417,8 @@ ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ip
     ipfsrt_ndarray res;
     ipfsrt_status st = result_for(&res, u.result, a, NULL, err);
     if (st != IPFSRT_OK) return st;
-    walk_pair(&res, a, NULL, unary_one, &u);
+    walk_pair(&res, a, unary_row, NULL, &u);
+    if (u.typed) ipfsrt_ndfast_hit();
     ipfsrt_ndarray_free(out);
     *out = res;
     return IPFSRT_OK;
@@ -458,7 +426,7 @@ ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ip
 
 typedef struct casting {
     ipfsrt_dtype in, result;
-    bool bad;
+    bool bad, typed;
     double bad_value;
 } casting;
 
@@ -492,6 +460,13 @@ static void cast_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n)
         memmove(p[0], p[1], n * (size_t)itemsize);
         return;
     }
+    if (c->bad) return;
+    if (ipfsrt_ndfast_allowed()) {
+        int got = ipfsrt_ndfast_cast(c->in, c->result, p[0], s[0], p[1], s[1], n, &c->bad_value);
+        c->bad = got == IPFSRT_NDFAST_MISFIT;
+        c->typed = got != IPFSRT_NDFAST_NO;
+        if (c->typed) return;
+    }
     for (size_t done = 0; done < n; done += IPFSRT_NDROW_BLOCK) {
         size_t m = n - done < IPFSRT_NDROW_BLOCK ? n - done : IPFSRT_NDROW_BLOCK;
         unsigned char *out = p[0] + (ptrdiff_t)done * s[0], *in = p[1] + (ptrdiff_t)done * s[1];
@@ -517,11 +492,12 @@ ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
     if (ipfsrt_ndkind_of(a->dtype) == IPFSRT_NDKIND_OTHER || ipfsrt_ndkind_of(dtype) == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no conversion from %s to %s",
                            ipfsrt_dtype_name(a->dtype), ipfsrt_dtype_name(dtype));
-    casting c = {a->dtype, dtype, false, 0};
+    casting c = {a->dtype, dtype, false, false, 0};
     ipfsrt_ndarray res;
     ipfsrt_status st = result_for(&res, dtype, a, NULL, err);
     if (st != IPFSRT_OK) return st;
     walk_pair(&res, a, cast_row, NULL, &c);
+    if (c.typed) ipfsrt_ndfast_hit();
     if (c.bad) {
         ipfsrt_ndarray_free(&res);
         if (isnan(c.bad_value))
@@ -538,6 +514,7 @@ ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
 typedef struct choosing {
     ipfsrt_dtype cond, x, y, result;
     ipfsrt_ndkind k;
+    bool typed;
 } choosing;
 
 static void where_one(void *ctx, unsigned char **p) {
@@ -569,7 +546,12 @@ IPFSRT_NDVECTOR static void where_block(const choosing *c, unsigned char **p, co
 }
 
 static void where_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
-    const choosing *c = ctx;
+    choosing *c = ctx;
+    if (ipfsrt_ndfast_allowed() && c->cond == IPFSRT_DTYPE_BOOL && c->x == c->result && c->y == c->result &&
+        ipfsrt_ndfast_choose(ipfsrt_dtype_size(c->result), p, s, n)) {
+        c->typed = true;
+        return;
+    }
     for (size_t done = 0; done < n; done += IPFSRT_NDROW_BLOCK) {
         size_t m = n - done < IPFSRT_NDROW_BLOCK ? n - done : IPFSRT_NDROW_BLOCK;
         unsigned char *q[4];
@@ -588,7 +570,7 @@ static void where_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n
 
 ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
                                    const ipfsrt_ndarray *y, ipfsrt_error *err) {
-    choosing c = {cond->dtype, x->dtype, y->dtype, IPFSRT_DTYPE_BOOL, IPFSRT_NDKIND_BOOL};
+    choosing c = {cond->dtype, x->dtype, y->dtype, IPFSRT_DTYPE_BOOL, IPFSRT_NDKIND_BOOL, false};
     if (ipfsrt_ndkind_of(cond->dtype) == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "a %s condition", ipfsrt_dtype_name(cond->dtype));
     ipfsrt_status st = ipfsrt_dtype_promote(x->dtype, y->dtype, &c.result, err);
@@ -611,6 +593,59 @@ ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *co
     w.row = where_row;
     w.ctx = &c;
     ipfsrt_ndwalk_run(&w);
+    if (c.typed) ipfsrt_ndfast_hit();
+    ipfsrt_ndarray_free(out);
+    *out = res;
+    return IPFSRT_OK;
+}
+
+typedef struct clipping {
+    ipfsrt_dtype d;
+    const void *lo, *hi;
+    bool all_typed;
+} clipping;
+
+static void clip_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    clipping *c = ctx;
+    c->all_typed = ipfsrt_ndfast_clip(c->d, p[0], s[0], p[1], s[1], n, c->lo, c->hi) && c->all_typed;
+}
+
+/* Bounds of one value each, of a's dtype: one pass of the typed loops, unless
+ * a row of a is not a contiguous run (false: the caller composes). */
+static bool clip_typed(ipfsrt_ndarray *res, const ipfsrt_ndarray *a, const ipfsrt_ndarray *lo,
+                       const ipfsrt_ndarray *hi) {
+    for (int k = 0; k < 2; k++) {
+        const ipfsrt_ndarray *b = k ? hi : lo;
+        if (b && (b->dtype != a->dtype || b->ndim > a->ndim || ipfsrt_ndarray_size(b) != 1)) return false;
+        if (b && ipfsrt_ndkind_of(b->dtype) == IPFSRT_NDKIND_FLOAT && isnan(ipfsrt_ndload_double(b->dtype, b->data)))
+            return false; /* a NaN bound makes every result NaN: maximum's way */
+    }
+    if (!ipfsrt_ndfast_allowed() || !ipfsrt_ndarray_is_contiguous(a) || (uintptr_t)a->data % a->itemsize) return false;
+    clipping c = {a->dtype, lo ? lo->data : NULL, hi ? hi->data : NULL, true};
+    walk_pair(res, a, clip_row, NULL, &c);
+    if (c.all_typed) ipfsrt_ndfast_hit();
+    return c.all_typed;
+}
+
+ipfsrt_status ipfsrt_ndarray_clip(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const ipfsrt_ndarray *lo,
+                                  const ipfsrt_ndarray *hi, ipfsrt_error *err) {
+    ipfsrt_ndarray res;
+    ipfsrt_status st = IPFSRT_OK;
+    if ((lo || hi) && ipfsrt_ndkind_of(a->dtype) != IPFSRT_NDKIND_OTHER && result_for(&res, a->dtype, a, NULL, err) == IPFSRT_OK) {
+        if (clip_typed(&res, a, lo, hi)) {
+            ipfsrt_ndarray_free(out);
+            *out = res;
+            return IPFSRT_OK;
+        }
+        ipfsrt_ndarray_free(&res);
+    }
+    ipfsrt_ndarray_init(&res);
+    st = lo ? ipfsrt_ndarray_binary(&res, IPFSRT_NDOP_MAXIMUM, a, lo, err) : ipfsrt_ndarray_copy(&res, a, err);
+    if (st == IPFSRT_OK && hi) st = ipfsrt_ndarray_binary(&res, IPFSRT_NDOP_MINIMUM, &res, hi, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_ndarray_free(&res);
+        return st;
+    }
     ipfsrt_ndarray_free(out);
     *out = res;
     return IPFSRT_OK;
@@ -672,7 +707,7 @@ ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *s
     if (ndim != dst->ndim || (ndim && memcmp(shape, dst->shape, (size_t)ndim * sizeof *shape) != 0))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "a value of %d dimensions does not broadcast to the target",
                            src->ndim);
-    casting c = {src->dtype, dst->dtype, false, 0};
+    casting c = {src->dtype, dst->dtype, false, false, 0};
     copy_bytes cb = {dst->itemsize};
     if (ipfsrt_ndkind_of(dst->dtype) == IPFSRT_NDKIND_OTHER) /* same bytes type: a plain copy per element */
         walk_pair(dst, src, NULL, copy_bytes_one, &cb);

@@ -153,15 +153,67 @@ void ipfsrt_ndarray_each(const ipfsrt_ndarray *a, void (*fn)(void *user, unsigne
     each_dim(a, 0, a->data, fn, user);
 }
 
+/* A copy walks out and src together: rows as runs of typed copies, or, when
+ * src's elements lie next to each other along another axis than out's last
+ * (a transpose), squares of both axes at a time, so that every cache line
+ * read is used whole before it is evicted. */
 typedef struct copying {
-    unsigned char *out;
-    size_t itemsize;
+    size_t size, n_last, n_near;
+    ptrdiff_t out_last, out_near, in_last, in_near;
 } copying;
 
-static void copy_one(void *user, unsigned char *p) {
-    copying *c = user;
-    memcpy(c->out, p, c->itemsize);
-    c->out += c->itemsize;
+#define SQUARE 32
+
+static void copy_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
+    const copying *c = ctx;
+    ipfsrt_ndrow_copy(p[0], s[0], p[1], s[1], n, c->size);
+}
+
+/* The plane of out's last axis and src's nearest one, from p, in squares. */
+static void copy_plane(void *ctx, unsigned char **p) {
+    const copying *c = ctx;
+    for (size_t j0 = 0; j0 < c->n_near; j0 += SQUARE)
+        for (size_t i0 = 0; i0 < c->n_last; i0 += SQUARE) {
+            size_t nj = c->n_near - j0 < SQUARE ? c->n_near - j0 : SQUARE;
+            size_t ni = c->n_last - i0 < SQUARE ? c->n_last - i0 : SQUARE;
+            for (size_t j = j0; j < j0 + nj; j++)
+                ipfsrt_ndrow_copy(p[0] + (ptrdiff_t)j * c->out_near + (ptrdiff_t)i0 * c->out_last, c->out_last,
+                                  p[1] + (ptrdiff_t)j * c->in_near + (ptrdiff_t)i0 * c->in_last, c->in_last, ni,
+                                  c->size);
+        }
+}
+
+/* The axis other than the last along which src's elements are adjacent, or -1. */
+static int adjacent_axis(const ipfsrt_ndarray *src) {
+    int last = src->ndim - 1;
+    if (last < 1 || src->strides[last] == (ptrdiff_t)src->itemsize) return -1;
+    for (int d = 0; d < last; d++)
+        if (src->strides[d] == (ptrdiff_t)src->itemsize && src->shape[d] > 1 && src->shape[last] > 1) return d;
+    return -1;
+}
+
+static void copy_strided(ipfsrt_ndarray *out, const ipfsrt_ndarray *src) {
+    int near = adjacent_axis(src), last = src->ndim - 1;
+    copying c = {.size = src->itemsize};
+    ipfsrt_ndwalk w;
+    if (near < 0) {
+        ipfsrt_ndwalk_init(&w, out->ndim, out->shape);
+        w.row = copy_row;
+    } else {
+        size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+        memcpy(shape, out->shape, sizeof shape);
+        c = (copying){src->itemsize, shape[last], shape[near], out->strides[last], out->strides[near],
+                      src->strides[last], src->strides[near]};
+        shape[last] = shape[near] = 1; /* the walk visits each plane once */
+        ipfsrt_ndwalk_init(&w, out->ndim, shape);
+        w.elem = copy_plane;
+    }
+    ipfsrt_ndwalk_add(&w, out);
+    w.n = 2;
+    w.p[1] = src->data;
+    for (int d = 0; d < src->ndim; d++) w.strides[1][d] = src->strides[d];
+    w.ctx = &c;
+    ipfsrt_ndwalk_run(&w);
 }
 
 ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err) {
@@ -173,8 +225,7 @@ ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src
     if (ipfsrt_ndarray_is_contiguous(src)) {
         memcpy(out.data, src->data, ipfsrt_ndarray_size(src) * src->itemsize);
     } else {
-        copying c = {out.data, src->itemsize};
-        ipfsrt_ndarray_each(src, copy_one, &c);
+        copy_strided(&out, src);
     }
     ipfsrt_ndarray_free(dst); /* after reading src: dst may be src */
     *dst = out;

@@ -70,6 +70,14 @@ void ipfsrt_ndrow_load_bits(ipfsrt_dtype d, const unsigned char *p, ptrdiff_t s,
 void ipfsrt_ndrow_store_float(ipfsrt_dtype d, unsigned char *p, ptrdiff_t s, size_t n, const double *in);
 void ipfsrt_ndrow_store_bits(ipfsrt_dtype d, unsigned char *p, ptrdiff_t s, size_t n, const uint64_t *in);
 
+/* n elements of size bytes from in (is bytes apart) to out (os apart). */
+void ipfsrt_ndrow_copy(unsigned char *out, ptrdiff_t os, const unsigned char *in, ptrdiff_t is, size_t n,
+                       size_t size);
+
+/* n elements of size bytes, s bytes apart from p, as an aligned contiguous
+ * run: p itself when it is one, else buf (room for n) filled from it. */
+const void *ipfsrt_ndrow_gather(const unsigned char *p, ptrdiff_t s, size_t n, size_t size, void *buf);
+
 /* Up to four operands (out first, then the inputs) walked together over one
  * shape, each with its own strides (0 along broadcast dimensions). Dimensions
  * laid out contiguously for every operand are merged first, so row sees runs as
@@ -91,6 +99,69 @@ void ipfsrt_ndwalk_init(ipfsrt_ndwalk *w, int ndim, const size_t *shape);
  * the output, its own strides. */
 void ipfsrt_ndwalk_add(ipfsrt_ndwalk *w, const ipfsrt_ndarray *a);
 void ipfsrt_ndwalk_run(ipfsrt_ndwalk *w);
+
+/* Whether operations may take their typed loops; false sends every one the
+ * general, element-by-element way, the reference the tests check the typed
+ * loops against. ipfsrt_ndfast_hits counts the operations typed loops took. */
+void ipfsrt_ndfast_allow(bool allowed);
+bool ipfsrt_ndfast_allowed(void);
+void ipfsrt_ndfast_hit(void);
+size_t ipfsrt_ndfast_hits(void);
+
+/* A contiguous array as outer lines of len elements, each element inner apart:
+ * the lines along axis (all_axes: one line of every element). */
+typedef struct ipfsrt_ndlines {
+    size_t outer, len, inner;
+} ipfsrt_ndlines;
+ipfsrt_ndlines ipfsrt_ndlines_of(const ipfsrt_ndarray *a, bool all_axes, int axis);
+
+/* What typed loops made of their case: none (the walk takes it), the
+ * results, results of which one had no element to take (min of nothing), or
+ * a value that does not fit its conversion. */
+enum { IPFSRT_NDFAST_NO, IPFSRT_NDFAST_DONE, IPFSRT_NDFAST_EMPTY, IPFSRT_NDFAST_MISFIT };
+
+/* fn of n elements s bytes apart into a contiguous run of result; false
+ * when out is not one (the walk takes it). */
+bool ipfsrt_ndfast_unary(ipfsrt_ndfn fn, ipfsrt_dtype in, ipfsrt_dtype result, unsigned char *out,
+                         ptrdiff_t out_stride, const unsigned char *x, ptrdiff_t in_stride, size_t n);
+
+/* op on a row of the walk (out, x, y) whose inputs are both of dtype d and
+ * whose result is d or bool; false when the case or layout is not one the
+ * typed loops take (each input contiguous or stride 0, out contiguous). */
+bool ipfsrt_ndfast_binary(ipfsrt_ndop op, ipfsrt_dtype d, ipfsrt_dtype result, unsigned char **p,
+                          const ptrdiff_t *s, size_t n);
+
+/* A row of x (dtype d) clipped between single values of d (lo, hi: NULL for
+ * none) into out; false when either is not a contiguous, aligned run. */
+bool ipfsrt_ndfast_clip(ipfsrt_dtype d, unsigned char *out, ptrdiff_t out_stride, const unsigned char *x,
+                        ptrdiff_t in_stride, size_t n, const void *lo, const void *hi);
+
+/* A row of where (out, a bool condition, x, y) whose x, y and out share one
+ * dtype of size bytes; false unless the condition is a contiguous run, out
+ * one too, x and y runs or single values. */
+bool ipfsrt_ndfast_choose(size_t size, unsigned char **p, const ptrdiff_t *s, size_t n);
+
+/* The running sums of a contiguous array along axis into res (shaped, of the
+ * running sums' dtype); false when a is not contiguous. */
+bool ipfsrt_ndfast_cumsum(ipfsrt_ndarray *res, const ipfsrt_ndarray *a, int axis, bool skipna);
+
+/* n elements s bytes apart converted between dtypes (numbers and bool);
+ * MISFIT with the first value (*misfit) of a float that no integer of to holds. */
+int ipfsrt_ndfast_cast(ipfsrt_dtype from, ipfsrt_dtype to, unsigned char *out, ptrdiff_t out_stride,
+                       const unsigned char *in, ptrdiff_t in_stride, size_t n, double *misfit);
+
+/* min, max, argmin, argmax over everything (any layout) or along an axis of
+ * a contiguous array, into res (already shaped). */
+int ipfsrt_ndfast_extrema(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, bool all_axes,
+                          int axis, bool skipna);
+
+/* any, all and count over everything (any layout) or along an axis of a
+ * contiguous array. */
+int ipfsrt_ndfast_tally(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, bool all_axes,
+                        int axis, bool skipna);
+/* var and std, likewise. */
+int ipfsrt_ndfast_moments(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, bool all_axes,
+                          int axis, bool skipna);
 
 /* Sums and means of contiguous arrays, and masked ones of everything, into
  * res (already shaped); false when the case is not one of those, for the

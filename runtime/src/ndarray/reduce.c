@@ -223,6 +223,28 @@ static ipfsrt_status check_axis(const ipfsrt_ndarray *a, bool all_axes, int *axi
     return IPFSRT_OK;
 }
 
+/* The typed loops' way when they have one for the case. */
+static int typed_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, const ipfsrt_ndarray *mask,
+                        bool all_axes, int axis, bool skipna) {
+    if (!ipfsrt_ndfast_allowed()) return IPFSRT_NDFAST_NO;
+    int got;
+    switch (mask ? IPFSRT_NDREDUCE_SUM : how) {
+    case IPFSRT_NDREDUCE_MIN:
+    case IPFSRT_NDREDUCE_MAX:
+    case IPFSRT_NDREDUCE_ARGMIN:
+    case IPFSRT_NDREDUCE_ARGMAX: got = ipfsrt_ndfast_extrema(res, how, a, all_axes, axis, skipna); break;
+    case IPFSRT_NDREDUCE_ANY:
+    case IPFSRT_NDREDUCE_ALL:
+    case IPFSRT_NDREDUCE_COUNT: got = ipfsrt_ndfast_tally(res, how, a, all_axes, axis, skipna); break;
+    case IPFSRT_NDREDUCE_VAR:
+    case IPFSRT_NDREDUCE_STD: got = ipfsrt_ndfast_moments(res, how, a, all_axes, axis, skipna); break;
+    default:
+        got = ipfsrt_ndfast_reduce(res, how, a, mask, all_axes, axis, skipna) ? IPFSRT_NDFAST_DONE : IPFSRT_NDFAST_NO;
+    }
+    if (got != IPFSRT_NDFAST_NO) ipfsrt_ndfast_hit();
+    return got;
+}
+
 ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                                           bool all_axes, int axis, bool skipna, const ipfsrt_ndarray *where,
                                           ipfsrt_error *err) {
@@ -239,8 +261,9 @@ ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce h
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(&res, r.result, 0, ndim, shape, err);
     if (st == IPFSRT_OK) {
         const ipfsrt_ndarray *m = where ? &mask : NULL;
-        if (!ipfsrt_ndfast_reduce(&res, how, a, m, all_axes, axis, skipna)) reduce_walk(&r, &res, a, m, all_axes, axis);
-        if (r.empty_minmax)
+        int typed = typed_reduce(&res, how, a, m, all_axes, axis, skipna);
+        if (typed == IPFSRT_NDFAST_NO) reduce_walk(&r, &res, a, m, all_axes, axis);
+        if (r.empty_minmax || typed == IPFSRT_NDFAST_EMPTY)
             st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s of an empty (or all-NaN) array or slice: it has no value",
                              how == IPFSRT_NDREDUCE_MIN ? "min" : how == IPFSRT_NDREDUCE_MAX ? "max"
                              : how == IPFSRT_NDREDUCE_ARGMIN ? "argmin" : "argmax");

@@ -2,6 +2,7 @@
  * integer bits): one at a time, and a row at a time in loops typed per dtype,
  * which compilers vectorize when the row is contiguous. Elements are copied
  * with memcpy: views of foreign buffers need not be aligned. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
@@ -118,3 +119,73 @@ void ipfsrt_ndrow_load_bits(ipfsrt_dtype d, const unsigned char *p, ptrdiff_t s,
 void ipfsrt_ndrow_store_float(ipfsrt_dtype d, unsigned char *p, ptrdiff_t s, size_t n, const double *in) { row_store_float(d, p, s, n, in); }
 
 void ipfsrt_ndrow_store_bits(ipfsrt_dtype d, unsigned char *p, ptrdiff_t s, size_t n, const uint64_t *in) { row_store_bits(d, p, s, n, in); }
+
+/* Typed moves of BITS-wide elements; the compiler vectorizes the ones whose
+ * strides are the element size. */
+#define DEFINE_COPY(BITS)                                                             \
+    IPFSRT_NDVECTOR static void copy_##BITS(unsigned char *out, ptrdiff_t os, const unsigned char *in, \
+                                            ptrdiff_t is, size_t n) {                 \
+        typedef uint##BITS##_t U;                                                     \
+        if (os == (ptrdiff_t)sizeof(U) && is == -(ptrdiff_t)sizeof(U) && (uintptr_t)out % sizeof(U) == 0 && \
+            (uintptr_t)in % sizeof(U) == 0) {                                         \
+            U *o = (U *)(void *)out;                                                  \
+            const U *x = (const U *)(const void *)in;                                 \
+            for (size_t i = 0; i < n; i++) o[i] = *(x - (ptrdiff_t)i); /* reversed */ \
+            return;                                                                   \
+        }                                                                             \
+        if (os == (ptrdiff_t)sizeof(U) && is == 2 * (ptrdiff_t)sizeof(U) && (uintptr_t)out % sizeof(U) == 0 && \
+            (uintptr_t)in % sizeof(U) == 0) {                                         \
+            U *o = (U *)(void *)out;                                                  \
+            const U *x = (const U *)(const void *)in;                                 \
+            for (size_t i = 0; i < n; i++) o[i] = x[2 * i]; /* every other one */     \
+            return;                                                                   \
+        }                                                                             \
+        for (size_t i = 0; i < n; i++) {                                              \
+            U v;                                                                      \
+            memcpy(&v, in + (ptrdiff_t)i * is, sizeof v);                             \
+            memcpy(out + (ptrdiff_t)i * os, &v, sizeof v);                            \
+        }                                                                             \
+    }
+
+DEFINE_COPY(8)
+DEFINE_COPY(16)
+DEFINE_COPY(32)
+DEFINE_COPY(64)
+
+void ipfsrt_ndrow_copy(unsigned char *out, ptrdiff_t os, const unsigned char *in, ptrdiff_t is, size_t n,
+                       size_t size) {
+    if (os == (ptrdiff_t)size && is == (ptrdiff_t)size) {
+        memcpy(out, in, n * size);
+        return;
+    }
+    switch (size) {
+    case 1: copy_8(out, os, in, is, n); break;
+    case 2: copy_16(out, os, in, is, n); break;
+    case 4: copy_32(out, os, in, is, n); break;
+    case 8: copy_64(out, os, in, is, n); break;
+    default:
+        for (size_t i = 0; i < n; i++) memcpy(out + (ptrdiff_t)i * os, in + (ptrdiff_t)i * is, size);
+    }
+}
+
+const void *ipfsrt_ndrow_gather(const unsigned char *p, ptrdiff_t s, size_t n, size_t size, void *buf) {
+    if (s == (ptrdiff_t)size && (uintptr_t)p % size == 0) return p;
+    unsigned char *out = buf;
+    if (s == (ptrdiff_t)size) {
+        memcpy(out, p, n * size);
+        return buf;
+    }
+    for (size_t i = 0; i < n; i++) memcpy(out + i * size, p + (ptrdiff_t)i * s, size);
+    return buf;
+}
+
+static atomic_bool typed_loops_refused;
+static atomic_size_t typed_loops_taken;
+
+void ipfsrt_ndfast_allow(bool allowed) { atomic_store(&typed_loops_refused, !allowed); }
+
+bool ipfsrt_ndfast_allowed(void) { return !atomic_load_explicit(&typed_loops_refused, memory_order_relaxed); }
+
+void ipfsrt_ndfast_hit(void) { atomic_fetch_add_explicit(&typed_loops_taken, 1, memory_order_relaxed); }
+
+size_t ipfsrt_ndfast_hits(void) { return atomic_load(&typed_loops_taken); }
