@@ -176,7 +176,7 @@ print(string.format("%-8s %-30s %10s %10s %7s", "dtype", "operation", "ipfsrt ms
 local worst, ratios = {}, {}
 for i, c in ipairs(plan) do
   local np = theirs[i]
-  local ratio = np and ours[i] / np
+  local ratio = np and math.max(ours[i], 0.01) / math.max(np, 0.01) -- both floored at the clock's 10 us
   if ratio then
     ratios[#ratios + 1] = ratio
     worst[#worst + 1] = { ratio = ratio, what = c.dtype .. " " .. c.name }

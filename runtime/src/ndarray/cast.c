@@ -14,6 +14,9 @@
  * double just below -2^63. */
 static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
     switch (d) {
+    case IPFSRT_DTYPE_BOOL:
+    case IPFSRT_DTYPE_FLOAT32:
+    case IPFSRT_DTYPE_FLOAT64: *lo = -INFINITY, *hi = INFINITY; break; /* unchecked */
     case IPFSRT_DTYPE_INT8: *lo = -129.0, *hi = 128.0; break;
     case IPFSRT_DTYPE_INT16: *lo = -32769.0, *hi = 32768.0; break;
     case IPFSRT_DTYPE_INT32: *lo = -2147483649.0, *hi = 2147483648.0; break;
@@ -31,25 +34,31 @@ static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
         for (size_t i = 0; i < n; i++) o[i] = (U)(expr);                              \
     } while (0)
 
-/* Into an integer type: floats (already checked) through its own type,
- * integers through its unsigned twin (wrapping, without C's implementation-
- * defined narrowing into signed types). */
+/* Into an integer type: floats through its own type, each checked in the same
+ * pass (one that does not fit is converted as 0, for C has no answer for it,
+ * and fails the block); integers through its unsigned twin (wrapping, without
+ * C's implementation-defined narrowing into signed types). */
 #define INTO_INT(S, U)                                                                \
-    if (is_float) LOOP(S, x[i]);                                                      \
-    else LOOP(U, x[i]);                                                               \
+    if (is_float) {                                                                   \
+        S *o = (S *)(void *)out;                                                      \
+        for (size_t i = 0; i < n; i++) {                                              \
+            double v = (double)x[i];                                                  \
+            int in = (v > lo) & (v < hi);                                             \
+            fit &= in;                                                                \
+            o[i] = (S)(in ? v : 0);                                                   \
+        }                                                                             \
+    } else {                                                                          \
+        LOOP(U, x[i]);                                                                \
+    }                                                                                 \
     break;
 
 /* n values of x (type T) into out as to; false when a float does not fit. */
 #define DEFINE_CAST(SUF, T, IS_FLOAT)                                                 \
     IPFSRT_NDVECTOR static bool cast_##SUF(ipfsrt_dtype to, const T *x, unsigned char *out, size_t n) { \
         const bool is_float = IS_FLOAT;                                               \
-        if (is_float && ipfsrt_ndkind_of(to) != IPFSRT_NDKIND_FLOAT && to != IPFSRT_DTYPE_BOOL) { \
-            double lo, hi;                                                            \
-            int fit = 1;                                                              \
-            fitting(to, &lo, &hi);                                                    \
-            for (size_t i = 0; i < n; i++) fit &= ((double)x[i] > lo) & ((double)x[i] < hi); \
-            if (!fit) return false;                                                   \
-        }                                                                             \
+        double lo = 0, hi = 0;                                                        \
+        int fit = 1;                                                                  \
+        if (is_float) fitting(to, &lo, &hi);                                          \
         switch (to) {                                                                 \
         case IPFSRT_DTYPE_BOOL: LOOP(uint8_t, x[i] != 0); break;                      \
         case IPFSRT_DTYPE_INT8: INTO_INT(int8_t, uint8_t)                             \
@@ -63,7 +72,7 @@ static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
         case IPFSRT_DTYPE_FLOAT32: LOOP(float, x[i]); break;                          \
         default: LOOP(double, x[i]); break;                                           \
         }                                                                             \
-        return true;                                                                  \
+        return fit;                                                                   \
     }
 
 DEFINE_CAST(i8, int8_t, false)

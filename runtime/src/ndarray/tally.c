@@ -20,30 +20,40 @@ typedef struct tally {
 } tally;
 
 /* Elements of the kind in n elements s bytes apart; a settled any or all stops
- * at the end of the block that settled it. */
-#define DEFINE_COUNT(SUF, T)                                                          \
+ * at the end of the block that settled it. any and all only need to know
+ * whether a block holds a nonzero (or a zero) element: an OR of flags as wide
+ * as the elements, which vectorizes without widening. */
+#define DEFINE_COUNT(SUF, T, U)                                                       \
     IPFSRT_NDVECTOR static void count_##SUF(tally *t, const unsigned char *p, ptrdiff_t s, size_t n) { \
         T buf[BLOCK];                                                                 \
         for (size_t off = 0; off < n; off += BLOCK) {                                 \
             size_t m = n - off < BLOCK ? n - off : BLOCK;                             \
             const T *v = ipfsrt_ndrow_gather(p + (ptrdiff_t)off * s, s, m, sizeof(T), buf); \
             uint32_t c = 0;                                                           \
-            if (t->count_numbers)                                                     \
+            U flag = 0;                                                               \
+            if (t->count_numbers) {                                                   \
                 for (size_t i = 0; i < m; i++) c += v[i] == v[i];                     \
-            else                                                                      \
+            } else if (t->want_any) {                                                 \
+                for (size_t i = 0; i < m; i++) flag |= (U)(v[i] != 0);                \
+                c = flag ? 1 : 0; /* enough to settle it */                           \
+            } else if (t->want_all) {                                                 \
+                for (size_t i = 0; i < m; i++) flag |= (U)(v[i] == 0);                \
+                c = flag ? 0 : (uint32_t)m;                                           \
+            } else {                                                                  \
                 for (size_t i = 0; i < m; i++) c += v[i] != 0;                        \
+            }                                                                         \
             t->hits += c;                                                             \
             t->seen += m;                                                             \
             if ((t->want_any && t->hits) || (t->want_all && t->hits < t->seen)) return; \
         }                                                                             \
     }
 
-DEFINE_COUNT(u8, uint8_t)
-DEFINE_COUNT(u16, uint16_t)
-DEFINE_COUNT(u32, uint32_t)
-DEFINE_COUNT(u64, uint64_t)
-DEFINE_COUNT(f32, float)
-DEFINE_COUNT(f64, double)
+DEFINE_COUNT(u8, uint8_t, uint8_t)
+DEFINE_COUNT(u16, uint16_t, uint16_t)
+DEFINE_COUNT(u32, uint32_t, uint32_t)
+DEFINE_COUNT(u64, uint64_t, uint64_t)
+DEFINE_COUNT(f32, float, uint32_t)
+DEFINE_COUNT(f64, double, uint64_t)
 
 /* Integers of one width count alike, signed or not; bool is uint8. */
 static void count(tally *t, const unsigned char *p, ptrdiff_t s, size_t n) {
