@@ -201,6 +201,18 @@ function Variable.source(v)
     cf = cf and { type = cf.type, scale = cf.scale, offset = cf.offset, fills = cf.fills } }
 end
 
+-- The decoded values of v from raw, its stored selection as read.
+local function decoded(v, raw)
+  local cf = cf_of(v)
+  if not cf then return raw end
+  if cf.view then -- stored as the other signedness: viewed, then decoded
+    local x = nd.frombytes(raw:tobytes(), cf.view, raw.shape)
+    if cf.plain then return x end
+    return x:unscale(cf.type, cf.fills, cf.scale, cf.offset)
+  end
+  return raw:unscale(cf.type, cf.fills, cf.scale, cf.offset)
+end
+
 -- v:values([opts]) -> n-d array: the selection read (only the chunks it needs)
 -- and CF-decoded. opts.progress as for zarr reads.
 function Variable.values(v, opts)
@@ -208,12 +220,7 @@ function Variable.values(v, opts)
   local cf = cf_of(v)
   if not cf then return v._array:read(zarr_selection(v._sel), opts) end
   local o = { threads = opts and opts.threads, progress = opts and opts.progress }
-  if cf.view then -- stored as the other signedness: read, view, then decode
-    local raw = v._array:read(zarr_selection(v._sel), o)
-    local x = nd.frombytes(raw:tobytes(), cf.view, raw.shape)
-    if cf.plain then return x end
-    return x:unscale(cf.type, cf.fills, cf.scale, cf.offset)
-  end
+  if cf.view then return decoded(v, v._array:read(zarr_selection(v._sel), o)) end
   o.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset }
   return v._array:read(zarr_selection(v._sel), o) -- decoded chunk by chunk, on the decoding threads
 end
@@ -246,12 +253,14 @@ end
 
 -- The coordinate values along dim (decoded; times in seconds since 1970 of
 -- their calendar, missing ones NaN) and their time decoding (nil: not times).
-local function coordinate(v, dim)
+-- The values of v's coordinate along dim (as numbers; times in seconds of the
+-- CF epoch) and its time units, read once (values: read already).
+local function coordinate(v, dim, values)
   local c = v._ds._coords[dim]
   if not c then bad("no coordinate variable for %s: use isel", dim) end
   if not c._cache then
     local t = time_of(c.name, c.attrs)
-    local values = c:values():astype("float64")
+    values = (values or c:values()):astype("float64")
     if t then values = values * t.scale + t.epoch end
     c._cache, c._time = values:tolist(), t
   end
@@ -542,6 +551,24 @@ local function dims_of(array)
   return dims
 end
 
+-- Every coordinate read now, as xarray builds its indexes and decodes times:
+-- together, in one round trip over a gateway.
+local function load_coordinates(ds)
+  local names, arrays = {}, {}
+  for name in pairs(ds._coords) do names[#names + 1] = name end
+  table.sort(names)
+  for i, name in ipairs(names) do arrays[i] = ds._coords[name]._array end
+  for first = 1, #names, 64 do -- as many as one read_many takes
+    local part = table.move(arrays, first, math.min(first + 63, #arrays), 1, {})
+    for k, raw in ipairs(zarr.read_many(part)) do
+      local name = names[first + k - 1]
+      local c = ds._coords[name]
+      local _, t = coordinate(c, name, decoded(c, raw))
+      if t then c:dates() end
+    end
+  end
+end
+
 local CLIENT_OPTIONS = { "gateways", "policy", "verify", "cache", "concurrency", "retries", "timeout", "min_rate",
   "deadline", "cacert", "log", "threads" }
 
@@ -579,14 +606,11 @@ function M.open(where, opts)
     end
     if #dims == 1 and dims[1] == name then
       ds._coords[name], ds.coords[name] = v, v
-      if opts.load_coords ~= false then -- read now, as xarray builds its indexes and decodes times
-        local _, t = coordinate(v, name)
-        if t then v:dates() end
-      end
     else
       ds._vars[name], ds.vars[name] = v, v
     end
   end
+  if opts.load_coords ~= false then load_coordinates(ds) end
   return ds
 end
 

@@ -402,6 +402,19 @@ function M.copy(from, to, opts)
   return copy
 end
 
+-- read_many({array, ...}) -> {n-d array, ...}: arrays of one store read whole,
+-- their chunks asked for together (one round trip between them over a gateway).
+function M.read_many(arrays)
+  if type(arrays) ~= "table" then bad("read_many takes a list of arrays") end
+  local nodes = {}
+  for i, a in ipairs(arrays) do
+    if type(a) ~= "table" or not a.is_array then bad("read_many: item %d is not an array", i) end
+    nodes[i] = rawget(a, "_node")
+  end
+  if #nodes == 0 then return {} end
+  return C.read_nodes(nodes)
+end
+
 function M.open(where, opts)
   opts = opts or {}
   if type(opts) ~= "table" then bad("options must be a table") end

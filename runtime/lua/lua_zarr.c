@@ -170,7 +170,8 @@ int ipfsrt_lua_open_zarr(lua_State *L) {
     luaL_newlib(L, fns);
     ipfsrt_lua_zarr_store_functions(L);
     ipfsrt_lua_zarr_node_functions(L);
-    static const char *const from_lua[] = {"open", "store", "create", "group", "consolidate", "copy", NULL};
+    static const char *const from_lua[] = {"open", "store", "create", "group", "consolidate", "copy", "read_many",
+                                           NULL};
     for (int i = 0; from_lua[i]; i++) { /* lua/ipfsrt/zarr.lua */
         ipfsrt_lua_push_lua_function(L, "ipfsrt.zarr", from_lua[i]);
         lua_setfield(L, -2, from_lua[i]);

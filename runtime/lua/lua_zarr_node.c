@@ -280,6 +280,40 @@ static int node_read(lua_State *L) {
     return 1;
 }
 
+/* zarr.read_nodes({node, ...}) -> {array, ...}: whole arrays of one store,
+ * their chunks asked for together */
+#define READ_MANY_MAX 64
+
+static int zarr_read_many(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 1);
+    if (n < 1 || n > READ_MANY_MAX) return ipfsrt_lua_raise_arg(L, "read_many takes 1 to %d arrays", READ_MANY_MAX);
+    const ipfsrt_zarr_node *nodes[READ_MANY_MAX];
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, i);
+        nodes[i - 1] = check_node(L, -1);
+        if (i == 1) lua_insert(L, 2); /* the first node stays: its store is entered */
+        else lua_pop(L, 1);
+        if (ipfsrt_zarr_node_store(nodes[i - 1]) != ipfsrt_zarr_node_store(nodes[0]))
+            return ipfsrt_lua_raise_arg(L, "read_many: the arrays are of different stores");
+    }
+    ipfsrt_lua_zstore *zs = store_of(L, 2);
+    ipfsrt_ndarray outs[READ_MANY_MAX];
+    for (lua_Integer i = 0; i < n; i++) ipfsrt_ndarray_init(&outs[i]);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_read_many(nodes, (size_t)n, outs, &err);
+    if (st != IPFSRT_OK)
+        for (lua_Integer i = 0; i < n; i++) ipfsrt_ndarray_free(&outs[i]);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 0; i < n; i++) {
+        ipfsrt_lua_push_ndarray(L, &outs[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 static int node_is_array(lua_State *L) {
     lua_pushboolean(L, ipfsrt_zarr_is_array(check_node(L, 1)));
     return 1;
@@ -294,7 +328,7 @@ int ipfsrt_lua_zarr_node_functions(lua_State *L) {
                                        {NULL, NULL}};
     static const luaL_Reg fns[] = {{"open_node", zarr_open},           {"create_array", zarr_create_array},
                                    {"create_group", zarr_create_group}, {"create_like", zarr_create_like},
-                                   {"consolidate_store", zarr_consolidate},
+                                   {"consolidate_store", zarr_consolidate}, {"read_nodes", zarr_read_many},
                                    {NULL, NULL}};
     ipfsrt_lua_class(L, ZARR_NODE, methods, node_gc, NULL);
     luaL_setfuncs(L, fns, 0);

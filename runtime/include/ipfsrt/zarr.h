@@ -142,6 +142,11 @@ typedef struct ipfsrt_zarr_read_options {
  * Chunks the store proves absent read as the fill value. */
 ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
                                ipfsrt_ndarray *out, const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
+/* Reads n arrays whole into outs[0..n-1] (initialized), their chunks asked for
+ * in one batch when they share a store and are few (one round trip between
+ * them over a gateway), else one read after another. */
+ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_t n, ipfsrt_ndarray *outs,
+                                    ipfsrt_error *err);
 
 /* ------------------------------------------------------------- writing */
 

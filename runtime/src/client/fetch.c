@@ -296,7 +296,11 @@ static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->curl_error);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L); /* share an HTTP/2 connection over opening more */
+    /* Over TLS, wait for the handshake to tell whether the connection multiplexes
+     * (HTTP/2) before opening more. Cleartext is HTTP/1.1, and curl would learn
+     * that only from the first answer: every first request to a gateway would
+     * cost a round trip of its own. */
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, strncasecmp(r->url, "https:", 6) == 0 ? 1L : 0L);
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, r->aws_sigv4 ? 0L : 1L); /* a signature is for one host */
     curl_easy_setopt(e, CURLOPT_MAXREDIRS, 3L);
     set_method(r);

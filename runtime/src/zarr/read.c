@@ -253,7 +253,7 @@ ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, 
     return st;
 }
 
-static ipfsrt_status arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
     reader *r = user;
     const char *key = r->keys + res->index * r->key_size + strlen(r->prefix);
     if (res->status != IPFSRT_OK && res->status != IPFSRT_ENOT_FOUND) {
@@ -361,7 +361,7 @@ static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_er
         size_t n = r->total - first < batch ? r->total - first : batch;
         r->batch_first = first;
         st = make_keys(r, first, n, req, err);
-        if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(store, req, n, arrived, r, err);
+        if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(store, req, n, ipfsrt_zarr_reader_arrived, r, err);
     }
     free(req);
     return st;
@@ -409,8 +409,8 @@ static bool unscalable(const ipfsrt_zarr_meta *m, ipfsrt_dtype to) {
     return number && (to == IPFSRT_DTYPE_FLOAT32 || to == IPFSRT_DTYPE_FLOAT64);
 }
 
-ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n, ipfsrt_ndarray *out,
-                               const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
+                                     const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
     static const ipfsrt_zarr_read_options defaults = {0};
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
@@ -429,9 +429,43 @@ ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
     ipfsrt_ndarray_init(&r->full);
     r->stored_max = ipfsrt_zarr_stored_max(m);
     ipfsrt_status st = ipfsrt_zarr_reader_plan(r, sel, n, err);
-    if (st == IPFSRT_OK && r->total) st = fetch_and_decode(r, ipfsrt_zarr_node_store(array), err);
-    if (st == IPFSRT_OK) st = shape_output(r, out, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_zarr_reader_free(r);
+        return st;
+    }
+    *out = r;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_reader_keys(reader *r, ipfsrt_zarr_store_request *req, ipfsrt_error *err) {
+    r->key_size = ipfsrt_zarr_reader_key_size(r);
+    r->keys = malloc((r->total ? r->total : 1) * r->key_size);
+    r->batch_first = 0;
+    if (!r->keys) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for chunk keys");
+    return make_keys(r, 0, r->total, req, err);
+}
+
+ipfsrt_status ipfsrt_zarr_reader_finish(reader *r, ipfsrt_ndarray *out, ipfsrt_error *err) {
+    if (r->failed) {
+        if (err) *err = r->error;
+        return r->error.code;
+    }
+    return shape_output(r, out, err);
+}
+
+void ipfsrt_zarr_reader_free(reader *r) {
+    if (!r) return;
     ipfsrt_zarr_reader_release(r);
     free(r);
+}
+
+ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n, ipfsrt_ndarray *out,
+                               const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
+    reader *r;
+    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, err);
+    if (st != IPFSRT_OK) return st;
+    if (r->total) st = fetch_and_decode(r, ipfsrt_zarr_node_store(array), err);
+    if (st == IPFSRT_OK) st = shape_output(r, out, err);
+    ipfsrt_zarr_reader_free(r);
     return st;
 }

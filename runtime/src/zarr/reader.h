@@ -49,6 +49,18 @@ typedef struct reader {
     ipfsrt_error error; /* the first failure */
 } reader;
 
+/* A read of array's selection, planned (not fetched). */
+ipfsrt_status ipfsrt_zarr_reader_new(reader **r, const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
+                                     const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
+/* The requests for every unit of an unsharded plan (req: r->total of them). */
+ipfsrt_status ipfsrt_zarr_reader_keys(reader *r, ipfsrt_zarr_store_request *req, ipfsrt_error *err);
+/* The store's answer for request res->index of r's keys: decoded where it
+ * arrives (no decoding threads run), or queued for them. */
+ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err);
+/* Every unit in: the output as asked (or the first decoding error). */
+ipfsrt_status ipfsrt_zarr_reader_finish(reader *r, ipfsrt_ndarray *out, ipfsrt_error *err);
+void ipfsrt_zarr_reader_free(reader *r);
+
 /* Resolves the selection into the plan (r->m, r->unit set): per dimension the
  * positions and the units that hold them; r->full sized (zeros) and r->total. */
 ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int n, ipfsrt_error *err);
