@@ -7,7 +7,9 @@
 --   verify      = true; false reads unverified bytes (benchmarks only)
 --   cache       = {memory = bytes (0 = none), dir = path, trust = false} | false
 --                 (dir default: $IPFSRT_CACHE_DIR/blocks when that is set)
---   concurrency = requests in flight (0 = default)
+--   concurrency = requests in flight per gateway, fixed (default: adapted to each
+--                 gateway's answers, from 8 up to max_concurrency)
+--   max_concurrency = the most in flight per gateway when adapting (0 = default: 64)
 --   threads     = hashing threads (0 = default: IPFSRT_THREADS, else the CPUs the
 --                 process may use, at most 4; under ipfsrt.mpi the node's CPUs per rank)
 --   retries     = attempts per request after the first (0 = default)
@@ -70,6 +72,7 @@ function M.options(opts)
   local out = {
     verify = opts.verify ~= false,
     concurrency = count(opts, "concurrency"),
+    max_concurrency = count(opts, "max_concurrency"),
     retries = count(opts, "retries"),
     threads = count(opts, "threads"),
   }

@@ -569,8 +569,8 @@ local function load_coordinates(ds)
   end
 end
 
-local CLIENT_OPTIONS = { "gateways", "policy", "verify", "cache", "concurrency", "retries", "timeout", "min_rate",
-  "deadline", "cacert", "log", "threads" }
+local CLIENT_OPTIONS = { "gateways", "policy", "verify", "cache", "concurrency", "max_concurrency", "retries",
+  "timeout", "min_rate", "deadline", "cacert", "log", "threads" }
 
 -- open(url | store[, opts]) -> Dataset
 function M.open(where, opts)

@@ -20,7 +20,8 @@ block is verified). Options may come before or after the URL:
   --timeout S             first-byte and stall timeout (default 30)
   --min-rate B            a body slower than B bytes/s over the timeout fails (default 1024)
   --deadline S            one request may take S seconds in all (default: no limit)
-  --concurrency N         requests in flight per gateway (default 8)
+  --concurrency N         requests in flight per gateway, fixed (default: adapted, 8 to 64)
+  --max-concurrency N     the most in flight per gateway when adapted (default 64)
   --retries N             rounds over the gateways after all failed (default 2)
   -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)
 A gateway URL (https://GATEWAY/ipfs/CID/path) is read as ipfs://CID/path through
@@ -29,8 +30,8 @@ that gateway, verified.]]
 -- Options every fetching subcommand takes; each adds its own (parse's extra).
 M.spec = {
   gateway = "list", policy = "string", ["no-verify"] = "boolean", ["cache-dir"] = "string",
-  ["trust-cache"] = "boolean", timeout = "string", concurrency = "string", retries = "string",
-  ["min-rate"] = "string", deadline = "string",
+  ["trust-cache"] = "boolean", timeout = "string", concurrency = "string", ["max-concurrency"] = "string",
+  retries = "string", ["min-rate"] = "string", deadline = "string",
   verbose = "boolean", cacert = "string",
 }
 M.aliases = { v = "verbose" }
@@ -49,6 +50,7 @@ function M.client(opts)
     deadline = argparse.positive(opts, "deadline"),
     cacert = opts.cacert,
     concurrency = argparse.whole(opts, "concurrency", 1),
+    max_concurrency = argparse.whole(opts, "max-concurrency", 1),
     retries = argparse.whole(opts, "retries", 1),
     log = log,
   }

@@ -101,6 +101,7 @@ static void read_options(lua_State *L, int t, ipfsrt_client_options *o) {
     o->ca_file = ipfsrt_lua_opt_string(L, t, "ca_file", NULL);
     o->trust_cache_dir = ipfsrt_lua_opt_bool(L, t, "cache_trust", false);
     o->concurrency = (unsigned)ipfsrt_lua_opt_int(L, t, "concurrency", 0);
+    o->max_concurrency = (unsigned)ipfsrt_lua_opt_int(L, t, "max_concurrency", 0);
     o->threads = (unsigned)ipfsrt_lua_opt_int(L, t, "threads", 0);
     o->retries = (unsigned)ipfsrt_lua_opt_int(L, t, "retries", 0);
     o->timeout_s = ipfsrt_lua_opt_number(L, t, "timeout", 0);

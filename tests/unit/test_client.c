@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include "client/client_internal.h"
 #include "store/blockcache.h"
 
 #define FILE_SIZE 400000
@@ -246,6 +247,31 @@ static ipfsrt_rcblock *raw_block(size_t len, uint64_t seed) {
 }
 
 /* The memory LRU keeps to its budget, and a block lent out survives its eviction. */
+/* Requests in flight follow the gateway's answers: they grow while answers
+ * keep their pace and more wait, up to the cap; shrink when answers slow, and
+ * halve on overload, at most once a round trip; and never fall below one. */
+static void test_pacing(void **state) {
+    (void)state;
+    ipfsrt_pacing p;
+    ipfsrt_pacing_init(&p, 16, 40);
+    double now = 100;
+    assert_int_equal(ipfsrt_pacing_observe(&p, IPFSRT_GWERR_NONE, 0.010, 0, now), 16); /* nothing waits: no need */
+    unsigned limit = 16;
+    for (int i = 0; i < 30; i++) limit = ipfsrt_pacing_observe(&p, IPFSRT_GWERR_NONE, 0.010, 100, now += 0.001);
+    assert_int_equal(limit, 40); /* grew, up to the cap */
+    for (int i = 0; i < 10; i++) limit = ipfsrt_pacing_observe(&p, IPFSRT_GWERR_NONE, 0.090, 100, now);
+    assert_true(limit < 40 && limit >= 30); /* answers slowed: shrunk once, then calm */
+    now += 1;
+    assert_int_equal(ipfsrt_pacing_observe(&p, IPFSRT_GWERR_RATE_LIMITED, -1, 100, now), limit / 2);
+    assert_int_equal(ipfsrt_pacing_observe(&p, IPFSRT_GWERR_SERVER, -1, 100, now), limit / 2); /* once per trip */
+    for (int i = 0; i < 20; i++) {
+        now += 1;
+        limit = ipfsrt_pacing_observe(&p, IPFSRT_GWERR_TIMEOUT, -1, 100, now);
+    }
+    assert_int_equal(limit, 1);
+    assert_int_equal(ipfsrt_pacing_observe(&p, IPFSRT_GWERR_NOT_FOUND, 0.01, 100, now), 1); /* not the gateway's load */
+}
+
 static void test_blockcache_lru(void **state) {
     (void)state;
     ipfsrt_blockcache *cache;
@@ -451,7 +477,7 @@ int main(void) {
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_batch_prefetch),
         cmocka_unit_test(test_gateway_list_sources),
-        cmocka_unit_test(test_blockcache_lru),
+        cmocka_unit_test(test_pacing), cmocka_unit_test(test_blockcache_lru),
         cmocka_unit_test(test_blockcache_disk),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);

@@ -131,7 +131,7 @@ static ipfsrt_client *fake_client(script_fn script, double timeout_s) {
     memset(&the_fake, 0, sizeof the_fake);
     the_fake.script = script;
     ipfsrt_transport t = {&the_fake, fake_start, fake_cancel, fake_pump, fake_pending,
-                          fake_wait, fake_wakeup, fake_free};
+                          fake_wait, fake_wakeup, fake_free, NULL}; /* no limits: every request starts */
     ipfsrt_gateway_list list = {0};
     assert_int_equal(ipfsrt_gateway_list_add(&list, GW0, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_gateway_list_add(&list, GW1, NULL), IPFSRT_OK);

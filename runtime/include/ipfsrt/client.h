@@ -107,7 +107,10 @@ typedef struct ipfsrt_client_options {
     uint64_t cache_bytes;    /* memory cache; 0 = 64 MiB; UINT64_MAX = none */
     const char *cache_dir;   /* blocks on disk by CID; NULL = none */
     bool trust_cache_dir;    /* skip re-hashing blocks read back from cache_dir */
-    unsigned concurrency;    /* transfers in flight per gateway; 0 = 8 */
+    unsigned concurrency;    /* transfers in flight per gateway, fixed; 0 = adapted to each gateway's
+                                answers (from 8, growing while answers keep their pace,
+                                shrinking when they slow or the gateway refuses) */
+    unsigned max_concurrency; /* the most in flight per gateway when adapting; 0 = 64 */
     double timeout_s;        /* first-byte and stall timeout; 0 = 30 */
     double min_rate;         /* a body slower than this many bytes/s over timeout_s fails (the
                                 gateway's fault: a drip would hold a request for ever);

@@ -398,7 +398,7 @@ static ipfsrt_status new_engine(ipfsrt_client *c, const ipfsrt_client_options *o
     unsigned timeout_ms = opts->timeout_s > 0 ? (unsigned)(opts->timeout_s * 1000) : 30000;
     ipfsrt_fetch_config cfg = {
         .slots = (unsigned)(c->gateways.count ? c->gateways.count : 1),
-        .per_slot = opts->concurrency ? opts->concurrency : 8,
+        .per_slot = c->concurrency,
         .connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000,
         .first_byte_timeout_ms = timeout_ms,
         .stall_timeout_ms = timeout_ms,
@@ -445,12 +445,15 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     c->retries = opts->retries ? opts->retries : 2;
     c->backoff_s = 0.2;
     c->pending_cap = PENDING_CAP;
-    c->concurrency = opts->concurrency ? opts->concurrency : 8;
+    c->concurrency = opts->concurrency ? opts->concurrency : START_IN_FLIGHT;
+    c->adaptive = opts->concurrency == 0;
     c->max_block = opts->max_block ? opts->max_block : IPFSRT_CAR_DEFAULT_MAX_BLOCK;
     uint64_t cache = opts->cache_bytes == 0 ? (uint64_t)64 << 20
                      : opts->cache_bytes == UINT64_MAX ? 0 : opts->cache_bytes;
     if (st == IPFSRT_OK && !(c->gw = calloc(c->gateways.count ? c->gateways.count : 1, sizeof *c->gw)))
         st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; st == IPFSRT_OK && i < c->gateways.count; i++)
+        ipfsrt_pacing_init(&c->gw[i].pace, c->concurrency, opts->max_concurrency ? opts->max_concurrency : MAX_IN_FLIGHT);
     if (st == IPFSRT_OK)
         st = ipfsrt_blockcache_new(&c->cache, cache, opts->cache_dir, opts->trust_cache_dir, err);
     if (st == IPFSRT_OK && !transport) st = new_engine(c, opts, err);

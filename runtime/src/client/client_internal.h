@@ -13,10 +13,27 @@
 #include "store/blockcache.h"
 
 #define PENDING_CAP ((uint64_t)128 << 20) /* verified blocks a stream may send ahead of the walk */
+#define START_IN_FLIGHT 16 /* requests in flight per gateway at first, adapting */
+#define MAX_IN_FLIGHT 128  /* ... at most, unless the caller says (max_concurrency) */
 #define READAHEAD_MIN_FILE ((uint64_t)8 << 20) /* whole files this big are read by CID, many at once */
+
+/* Requests in flight at one gateway, adapted to its answers (pacing.c). */
+typedef struct ipfsrt_pacing {
+    double limit, cap;
+    double base;       /* the least first-byte latency lately: the gateway unloaded */
+    double smooth;     /* recent first-byte latencies, smoothed */
+    double calm_until; /* no change before this time, after a shrink */
+} ipfsrt_pacing;
+
+void ipfsrt_pacing_init(ipfsrt_pacing *p, unsigned start, unsigned cap);
+/* An attempt's end (error IPFSRT_GWERR_NONE when it went well, its first-byte
+ * latency, the requests still waiting for room): the limit from now on. */
+unsigned ipfsrt_pacing_observe(ipfsrt_pacing *p, ipfsrt_gateway_error error, double latency, size_t backlog,
+                               double now);
 
 typedef struct gw_state {
     ipfsrt_client_gateway_stats stats;
+    ipfsrt_pacing pace;
     double latency[IPFSRT_LATENCY_SAMPLES]; /* ring of recent first-byte latencies */
     size_t latency_count, latency_next;
 } gw_state;
@@ -40,7 +57,8 @@ struct ipfsrt_client {
     unsigned retries;
     double backoff_s;     /* the first pause between rounds (doubling); tests set 0 */
     uint64_t pending_cap; /* bytes one answer may send ahead of the walk (PENDING_CAP) */
-    unsigned concurrency; /* per gateway */
+    unsigned concurrency; /* per gateway: the start when adaptive */
+    bool adaptive;        /* the limit follows the gateway's answers (no concurrency given) */
     size_t max_block;
     ipfsrt_client_progress_fn progress;
     void *progress_user;
@@ -86,6 +104,7 @@ struct attempt {
     bool enough;    /* the owner stopped the transfer: what came is the answer */
     long status;
     double started, first_byte;
+    size_t backlog; /* requests for its gateway waiting for room when it ended */
     uint64_t bytes;
     ipfsrt_gateway_error error;
     char detail[400];
@@ -181,6 +200,7 @@ typedef struct block_job {
     block_batch *batch;
     ipfsrt_rcblock *result;
     bool keep; /* the caller takes result */
+    bool cache_later; /* ... and puts it in the cache itself (a block is in one map at a time) */
 } block_job;
 
 /* Done at once when the CID carries the block or the cache has it, else fetched.

@@ -46,7 +46,9 @@ struct ipfsrt_fetch {
     CURLM *multi;
     ipfsrt_fetch_config cfg;
     char *ca_file; /* the caller's CA bundle, or NULL */
-    unsigned *running_in_slot;
+    unsigned *running_in_slot, *limit_in_slot;
+    size_t *queued_in_slot;
+    size_t total_limit; /* the limits' sum: with that many running, nothing can start */
     req_list queued, running;
     bool in_callbacks; /* cancellation must wait until curl is out of its callbacks */
     CURL **spare;      /* easy handles kept for reuse */
@@ -94,8 +96,12 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
     if (!f->cfg.stall_timeout_ms) f->cfg.stall_timeout_ms = 20000;
     if (!f->cfg.rate_window_ms) f->cfg.min_bytes_per_s = 0;
     f->running_in_slot = calloc(f->cfg.slots, sizeof *f->running_in_slot);
+    f->limit_in_slot = calloc(f->cfg.slots, sizeof *f->limit_in_slot);
+    f->queued_in_slot = calloc(f->cfg.slots, sizeof *f->queued_in_slot);
+    for (unsigned i = 0; f->limit_in_slot && i < f->cfg.slots; i++) f->limit_in_slot[i] = f->cfg.per_slot;
+    f->total_limit = (size_t)f->cfg.slots * f->cfg.per_slot;
     f->multi = curl_multi_init();
-    if (!f->running_in_slot || !f->multi) {
+    if (!f->running_in_slot || !f->limit_in_slot || !f->queued_in_slot || !f->multi) {
         ipfsrt_fetch_free(f);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
@@ -245,6 +251,7 @@ ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
     r->result.first_byte_s = -1;
     r->state = QUEUED;
     list_push(&f->queued, r);
+    f->queued_in_slot[r->spec.slot]++;
     if (out) *out = r;
     return IPFSRT_OK;
 }
@@ -321,10 +328,11 @@ static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
 static void start_queued(ipfsrt_fetch *f) {
     ipfsrt_fetch_req *r = f->queued.head;
     /* with every group full there is nothing to start: skip the walk of the queue */
-    while (r && f->running.count < (size_t)f->cfg.slots * f->cfg.per_slot) {
+    while (r && f->running.count < f->total_limit) {
         ipfsrt_fetch_req *next = r->next;
-        if (f->running_in_slot[r->spec.slot] < f->cfg.per_slot) {
+        if (f->running_in_slot[r->spec.slot] < f->limit_in_slot[r->spec.slot]) {
             list_remove(&f->queued, r);
+            f->queued_in_slot[r->spec.slot]--;
             r->state = RUNNING;
             list_push(&f->running, r);
             f->running_in_slot[r->spec.slot]++;
@@ -346,7 +354,9 @@ static void settle(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
         if (r->easy) curl_multi_remove_handle(f->multi, r->easy);
     } else {
         list_remove(&f->queued, r);
+        f->queued_in_slot[r->spec.slot]--;
     }
+    r->result.backlog = f->queued_in_slot[r->spec.slot];
     if (!r->canceled && r->spec.on_done) {
         r->result.total_s = ipfsrt_clock() - r->started;
         r->spec.on_done(r->spec.user, &r->result);
@@ -493,6 +503,8 @@ void ipfsrt_fetch_free(ipfsrt_fetch *f) {
     free(f->spare);
     if (f->multi) curl_multi_cleanup(f->multi);
     free(f->running_in_slot);
+    free(f->limit_in_slot);
+    free(f->queued_in_slot);
     free(f->ca_file);
     free(f);
 }
@@ -512,6 +524,15 @@ static void transport_wait(void *ctx, int ms) { ipfsrt_fetch_wait(ctx, ms); }
 static void transport_wakeup(void *ctx) { ipfsrt_fetch_wakeup(ctx); }
 static void transport_free(void *ctx) { ipfsrt_fetch_free(ctx); }
 
+void ipfsrt_fetch_set_limit(ipfsrt_fetch *f, unsigned slot, unsigned limit) {
+    if (slot >= f->cfg.slots) return;
+    if (limit < 1) limit = 1;
+    f->total_limit = f->total_limit - f->limit_in_slot[slot] + limit;
+    f->limit_in_slot[slot] = limit; /* room made is used at the next pump */
+}
+
+static void transport_set_limit(void *ctx, unsigned slot, unsigned limit) { ipfsrt_fetch_set_limit(ctx, slot, limit); }
+
 void ipfsrt_fetch_transport(ipfsrt_fetch *f, ipfsrt_transport *t) {
     *t = (ipfsrt_transport){f,
                             transport_start,
@@ -520,7 +541,8 @@ void ipfsrt_fetch_transport(ipfsrt_fetch *f, ipfsrt_transport *t) {
                             transport_pending,
                             transport_wait,
                             transport_wakeup,
-                            transport_free};
+                            transport_free,
+                            transport_set_limit};
 }
 
 bool ipfsrt_fetch_content_range_parse(const char *s, uint64_t *from, uint64_t *to, uint64_t *total) {

@@ -38,6 +38,7 @@ typedef struct ipfsrt_fetch_result {
     uint64_t body_bytes;
     double first_byte_s;  /* since the transfer started; -1 when none arrived */
     double total_s;
+    size_t backlog;       /* transfers of its group still waiting for room when it ended */
     char detail[300];     /* what went wrong, for messages */
 } ipfsrt_fetch_result;
 
@@ -91,6 +92,8 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **f, const ipfsrt_fetch_config *cfg,
 /* Queues a transfer; it starts when its group has room. */
 ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
                                  ipfsrt_fetch_req **req, ipfsrt_error *err);
+/* How many transfers of group slot may be in flight from now on (at least 1). */
+void ipfsrt_fetch_set_limit(ipfsrt_fetch *f, unsigned slot, unsigned limit);
 /* Drops a queued or running transfer without calling on_done. */
 void ipfsrt_fetch_cancel(ipfsrt_fetch *f, ipfsrt_fetch_req *req);
 /* Moves every transfer along, waiting up to max_wait_ms for the network;
@@ -116,6 +119,7 @@ typedef struct ipfsrt_transport {
     void (*wait)(void *ctx, int max_wait_ms);
     void (*wakeup)(void *ctx);
     void (*free)(void *ctx);
+    void (*set_limit)(void *ctx, unsigned slot, unsigned limit); /* may be NULL */
 } ipfsrt_transport;
 
 /* The engine as a transport (free releases it). */

@@ -130,6 +130,7 @@ static ipfsrt_status start_pending(ipfsrt_client_batch *b, const ipfsrt_cid *cid
     if (!p) return IPFSRT_ENOMEM;
     p->job.cid = *cid;
     p->job.keep = true;
+    p->job.cache_later = true; /* the batch keeps it in its own map (no copy), then hands it to the cache */
     if (!ipfsrt_blockjob_start(b->c, &p->job)) {
         free(p);
         return IPFSRT_ENOMEM;

@@ -121,6 +121,11 @@ void ipfsrt_attempt_report(attempt *a) {
         if (retryable(a->error)) t->any_retryable = true;
         note_failure(t, a->gw, a->error, a->detail);
     }
+    if (c->adaptive && c->engine.set_limit) {
+        unsigned before = (unsigned)g->pace.limit;
+        unsigned limit = ipfsrt_pacing_observe(&g->pace, a->error, latency, a->backlog, now);
+        if (limit != before) c->engine.set_limit(c->engine.ctx, (unsigned)a->gw, limit);
+    }
     bool unproven = t->ops->hint && a->error == IPFSRT_GWERR_NOT_FOUND;
     if (c->policy.observe && !c->halted && !unproven) {
         ipfsrt_policy_request info;
@@ -263,6 +268,7 @@ static void on_done(void *user, const ipfsrt_fetch_result *res) {
     a->req = NULL;
     a->finished = true;
     a->status = res->status;
+    a->backlog = res->backlog;
     if (res->retry_after_s > t->retry_after) t->retry_after = res->retry_after_s;
     switch (res->end) {
     case IPFSRT_FETCH_DONE:

@@ -12,7 +12,7 @@ local function open()
   if mode == "--plain" then return ipfsrt.dataset.open(gateway .. "/ipfs/" .. root) end
   if mode == "--s3" then return ipfsrt.dataset.open("s3://data/oisst", { s3 = { endpoint = gateway } }) end
   if mode == "--s3car" then return ipfsrt.dataset.open("s3://data/cars/oisst.car", { s3 = { endpoint = gateway } }) end
-  return ipfsrt.dataset.open("ipfs://" .. root, { client = ipfsrt.client { gateways = { gateway }, concurrency = 16 } })
+  return ipfsrt.dataset.open("ipfs://" .. root, { client = ipfsrt.client { gateways = { gateway } } })
 end
 local t0 = ipfsrt.clock()
 local ds = open()
