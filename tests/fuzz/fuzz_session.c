@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ipfsrt_cid cid;
     ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, truth, sizeof truth, NULL);
     ipfsrt_transport t = {NULL, fake_start, fake_cancel, fake_pump, fake_pending, fake_wait,
-                          fake_nothing, fake_nothing};
+                          fake_nothing, fake_nothing, NULL};
     ipfsrt_gateway_list list = {0};
     ipfsrt_gateway_list_add(&list, "http://127.0.0.1:9", NULL);
     ipfsrt_client_options o = {.gateways = &list, .cache_bytes = UINT64_MAX, .retries = 1};
