@@ -279,7 +279,8 @@ int ipfsrt_ndfast_extrema(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt
     }
     if (!ipfsrt_ndarray_is_contiguous(a)) return IPFSRT_NDFAST_NO;
     ipfsrt_ndlines l = ipfsrt_ndlines_of(a, false, axis);
-    if (l.len == 0) return l.outer && l.inner ? IPFSRT_NDFAST_EMPTY : IPFSRT_NDFAST_DONE;
+    if (l.outer == 0 || l.inner == 0) return IPFSRT_NDFAST_DONE; /* no results to give */
+    if (l.len == 0) return IPFSRT_NDFAST_EMPTY;
     if (l.inner > 1) return reduce_columns(&x, res, a, l);
     bool ok = true;
     for (size_t o = 0; o < l.outer; o++) {

@@ -464,6 +464,7 @@ bool ipfsrt_ndfast_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt
                      reduce_masked(res, how, a, mask, skipna);
     ipfsrt_ndlines l = ipfsrt_ndlines_of(a, all_axes, axis);
     size_t outer = l.outer, len = l.len, inner = l.inner;
+    if (outer == 0 || inner == 0) return handled(how, a->dtype, len); /* no results to give */
     if (!handled(how, a->dtype, len) || !ipfsrt_ndarray_is_contiguous(a)) return false;
     if (inner > 1) return reduce_tiles(res, how, a, outer, len, inner, skipna);
     for (size_t o = 0; o < outer; o++) {

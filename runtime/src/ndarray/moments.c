@@ -200,6 +200,7 @@ int ipfsrt_ndfast_moments(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt
     }
     if (!ipfsrt_ndarray_is_contiguous(a)) return IPFSRT_NDFAST_NO;
     ipfsrt_ndlines l = ipfsrt_ndlines_of(a, false, axis);
+    if (l.outer == 0 || l.inner == 0) return IPFSRT_NDFAST_DONE; /* no results to give */
     if (l.inner > 1) return moments_columns(&ms, how, res, a, l);
     for (size_t o = 0; o < l.outer; o++) {
         moment m = {0};
