@@ -362,52 +362,32 @@ local function axes_of(v, dims)
   return axes
 end
 
-local STREAM_BYTES = 256 << 20 -- decoded selections above this are reduced a block at a time
+-- Reductions over everything of selections above this many decoded bytes are
+-- folded as they are read (below it, read and reduced: as fast, in one pass).
+M.FOLD_BYTES = 256 << 20
 
--- A reduction over everything of a large selection, a block of its first
--- dimension at a time (memory stays one block; partial sums in float64).
+-- A reduction over everything of a large selection, folded as it is read:
+-- each chunk summarized on the decoding thread that decoded it (the selection is
+-- never built; sums come out the same on any thread count and arrival order).
+-- Stored integers with a scale and offset are summed as stored, exactly, and
+-- scaled once (the decoding is affine); other values are CF-decoded chunk by
+-- chunk first.
 local function streamed(v, op)
   local total = 1
   for _, n in ipairs(v.shape) do total = total * n end
-  if not v._array or #v.dims == 0 or total * 8 <= STREAM_BYTES or op == "std" or op == "var" then return nil end
-  local sum, count, acc = 0, 0, nil
+  if not v._array or #v.dims == 0 or total * 8 <= M.FOLD_BYTES or op == "std" or op == "var" then return nil end
   local cf = cf_of(v)
-  -- sums of integers stored with a scale: summed as stored, in integers (the
-  -- scale and offset are affine), never decoded
   local affine = cf and not cf.view and v._array.dtype:match("int") and (op == "mean" or op == "sum" or op == "count")
-  -- a block's bytes per element: the stored integers and their mask, or float64
-  local per = affine and v._array.itemsize + 1 or 8
-  local step = math.max(1, STREAM_BYTES // (per * total // v.shape[1]))
-  for i = 0, v.shape[1] - 1, step do
-    local block = v:isel { [v.dims[1]] = { i, math.min(i + step, v.shape[1]) } }
-    if affine then
-      local raw = v._array:read(zarr_selection(block._sel))
-      local valid
-      for _, f in ipairs(cf.fills) do
-        local m = raw:ne(f)
-        valid = valid and (valid & m) or m
-      end
-      local n = valid and valid:sum() or raw.size
-      sum, count = sum + (n > 0 and (valid and raw:sum { where = valid } or raw:sum()) or 0), count + n
-    elseif op == "mean" or op == "sum" or op == "count" then
-      local x = block:values()
-      sum, count = sum + x:astype("float64"):sum(), count + x:count()
-    else
-      local x = block:values()
-      local r = x[op](x)
-      acc = (acc == nil or r ~= r) and r or (acc ~= acc and acc) or (op == "min" and math.min(acc, r) or math.max(acc, r))
-    end
-  end
-  if affine then -- from sums of stored integers to measured values
-    local scale, offset = cf.scale or 1, cf.offset or 0
-    if op == "mean" then return count > 0 and sum * scale / count + offset or 0 / 0 end
-    if op == "sum" then return sum * scale + offset * count end
-    return count
-  end
-  if op == "mean" then return count > 0 and sum / count or 0 / 0 end
-  if op == "sum" then return sum end
-  if op == "count" then return count end
-  return acc
+  if cf and cf.view then return nil end -- _Unsigned values are viewed before decoding: read as they are
+  local opts = { extremes = op == "min" or op == "max" }
+  if affine then opts.skip = cf.fills
+  elseif cf then opts.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } end
+  local s = v._array:summarize(zarr_selection(v._sel), opts)
+  if op == "count" then return s.count end
+  if op == "min" or op == "max" then return s[op] end
+  local scale, offset = affine and (cf.scale or 1) or 1, affine and (cf.offset or 0) or 0
+  if op == "sum" then return s.sum * scale + offset * s.count end
+  return s.count > 0 and s.sum * scale / s.count + offset or 0 / 0
 end
 
 -- Reductions by dimension name (NaN skipped, as xarray): over everything a

@@ -120,19 +120,39 @@ end
 -- {dtype = "float32" | "float64", fills = {...}, scale =, offset =}: the values
 -- CF-decoded as n-d array unscale does it, chunk by chunk on the decoding
 -- threads (no array of the stored values in between).
-function Array.read(a, selection, opts)
+-- The selection, threads and unscale options of a read, checked.
+local function read_options(selection, opts)
   if selection ~= nil and type(selection) ~= "table" then bad("a selection is a table") end
   opts = opts or {}
   if type(opts) ~= "table" then bad("read options must be a table") end
-  if opts.progress ~= nil and type(opts.progress) ~= "function" then bad("progress must be a function") end
   local threads = opts.threads or 0
   if math.type(threads) ~= "integer" or threads < 0 then bad("threads must be a whole number") end
   local u = opts.unscale
-  if u == nil then return rawget(a, "_node"):read(selection, threads, opts.progress) end
-  if type(u) ~= "table" or (u.dtype ~= "float32" and u.dtype ~= "float64") then
+  if u ~= nil and (type(u) ~= "table" or (u.dtype ~= "float32" and u.dtype ~= "float64")) then
     bad("unscale is {dtype = \"float32\" or \"float64\", fills =, scale =, offset =}")
   end
-  return rawget(a, "_node"):read(selection, threads, opts.progress, u.dtype, u.fills, u.scale, u.offset)
+  return opts, threads, u
+end
+
+function Array.read(a, selection, opts)
+  local o, threads, u = read_options(selection, opts)
+  if o.progress ~= nil and type(o.progress) ~= "function" then bad("progress must be a function") end
+  if u == nil then return rawget(a, "_node"):read(selection, threads, o.progress) end
+  return rawget(a, "_node"):read(selection, threads, o.progress, u.dtype, u.fills, u.scale, u.offset)
+end
+
+-- a:summarize([selection][, opts]) -> {count =, sum =, min =, max =} of the
+-- selected values other than NaN and opts.skip = {values...}, without building
+-- the selection: each chunk is summarized on the decoding thread that decoded
+-- it, the chunks' summaries added in chunk order (the same result on any
+-- thread count, in any order of arrival). Integer sums are exact integers;
+-- opts.extremes = true for min and max (else NaN); threads and unscale as read.
+function Array.summarize(a, selection, opts)
+  local o, threads, u = read_options(selection, opts)
+  if o.skip ~= nil and type(o.skip) ~= "table" then bad("skip is a list of values") end
+  local node = rawget(a, "_node")
+  if u == nil then return node:summarize(selection, threads, o.skip, o.extremes == true) end
+  return node:summarize(selection, threads, o.skip, o.extremes == true, u.dtype, u.fills, u.scale, u.offset)
 end
 
 -- a:chunk_key(i, j, ...) -> the store key of a chunk (a shard, if sharded)

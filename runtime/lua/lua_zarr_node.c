@@ -314,6 +314,53 @@ static int zarr_read_many(lua_State *L) {
     return 1;
 }
 
+/* n:summarize(selection | nil, threads, {skip...}, extremes[, dtype, {missing...}, scale, offset])
+ * -> {count =, sum =, min =, max =}: folded chunk by chunk on the decoding threads */
+#define SKIP_MAX 16
+
+static int node_summarize(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
+    int parts = check_selection(L, 2, sel);
+    lua_Integer threads = luaL_optinteger(L, 3, 0);
+    if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
+    double skip[SKIP_MAX];
+    size_t n_skip = 0;
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        if (luaL_len(L, 4) > SKIP_MAX) return ipfsrt_lua_raise_arg(L, "at most %d values to leave out", SKIP_MAX);
+        for (lua_Integer i = 1; i <= luaL_len(L, 4); i++, n_skip++) {
+            lua_rawgeti(L, 4, i);
+            skip[n_skip] = luaL_checknumber(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    bool extremes = lua_toboolean(L, 5);
+    ipfsrt_zarr_read_options opts = {(unsigned)threads, NULL, NULL, NULL, IPFSRT_DTYPE_FLOAT64};
+    ipfsrt_ndarray_scaling sc;
+    if (!lua_isnoneornil(L, 6)) {
+        ipfsrt_lua_check_scaling(L, 6, &opts.unscale_dtype, &sc);
+        opts.unscale = &sc;
+    }
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_zarr_summary sum;
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_summarize(n, sel, parts, &opts, skip, n_skip, extremes, &sum, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, (lua_Integer)sum.count);
+    lua_setfield(L, -2, "count");
+    if (sum.integer) lua_pushinteger(L, (lua_Integer)sum.isum);
+    else lua_pushnumber(L, sum.sum);
+    lua_setfield(L, -2, "sum");
+    lua_pushnumber(L, sum.min);
+    lua_setfield(L, -2, "min");
+    lua_pushnumber(L, sum.max);
+    lua_setfield(L, -2, "max");
+    return 1;
+}
+
 static int node_is_array(lua_State *L) {
     lua_pushboolean(L, ipfsrt_zarr_is_array(check_node(L, 1)));
     return 1;
@@ -323,6 +370,7 @@ int ipfsrt_lua_zarr_node_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members}, {"attrs", node_attrs},
                                        {"metadata", node_metadata},
                                        {"child", node_child}, {"read", node_read},
+                                       {"summarize", node_summarize},
                                        {"write", node_write}, {"set_attributes", node_set_attributes},
                                        {"is_array", node_is_array}, {"chunk_key", node_chunk_key},
                                        {NULL, NULL}};

@@ -82,6 +82,26 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     local near = ds.sst:sel { time = "2030-01-01", method = "nearest" }
     assert.same({ "lat", "lon" }, near.dims)
   end)
+
+  it("folds reductions over everything as it reads, to the values read-then-reduce gives", function()
+    local ds = ipfsrt.dataset.open(dir .. "/v2")
+    local parts = { ds.sst, ds.ice, ds.sst:isel { time = { 1, 3 }, lat = { 100, 500, 3 } } }
+    local eager = {}
+    for i, v in ipairs(parts) do
+      eager[i] = {}
+      for _, op in ipairs { "mean", "sum", "count", "min", "max" } do eager[i][op] = v[op](v) end
+    end
+    local saved = ipfsrt.dataset.FOLD_BYTES
+    ipfsrt.dataset.FOLD_BYTES = 0 -- every selection folded
+    finally(function() ipfsrt.dataset.FOLD_BYTES = saved end)
+    for i, v in ipairs(parts) do
+      for _, op in ipairs { "mean", "sum", "count", "min", "max" } do
+        local folded, want = v[op](v), eager[i][op]
+        if want ~= want then assert.is_true(folded ~= folded, op)
+        else assert.near(want, folded, 1e-9 * math.max(1, math.abs(want)), op) end
+      end
+    end
+  end)
 end)
 
 describe("make demo's script, at four days", function()

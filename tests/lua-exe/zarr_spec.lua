@@ -83,6 +83,32 @@ describe("ipfsrt.zarr", function()
     c:close()
   end)
 
+  it("summarizes a selection as the read and the reduction do, on every store and thread count", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local stores = { ipfsrt.zarr.open(dir .. "/ds").temp, ipfsrt.zarr.open(car, { path = "temp" }),
+      ipfsrt.zarr.open("ipfs://" .. root .. "/temp", { client = c }) }
+    local sel = { { 0, 4 }, { 1, nil, 2 } }
+    local x = stores[1]:read(sel)
+    local keep = x:ne(102)
+    for _, a in ipairs(stores) do
+      for _, threads in ipairs { 1, 2, 8 } do
+        local s = a:summarize(sel, { skip = { 102 }, extremes = true, threads = threads })
+        assert.equal(keep:sum(), s.count)
+        assert.equal(x:sum { where = keep }, s.sum)
+        assert.equal(-1, s.min) -- the chunk never written: its fill value
+        assert.equal(305, s.max)
+        local u = a:summarize(sel, { unscale = { dtype = "float64", fills = { -1 }, scale = 0.5, offset = 1 } })
+        local v = x:unscale("float64", { -1 }, 0.5, 1)
+        assert.equal(v:count(), u.count)
+        assert.near(v:sum(), u.sum, 1e-9)
+      end
+    end
+    local ok, err = pcall(stores[1].summarize, stores[1], sel, { skip = 3 })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("skip is a list", 1, true))
+    c:close()
+  end)
+
   it("reads several arrays together as each alone, and refuses what is no array of theirs", function()
     local c = ipfsrt.client { gateways = { honest:url() } }
     local g = ipfsrt.zarr.open("ipfs://" .. root, { client = c })

@@ -3,6 +3,7 @@
  * selections from arrays written here (missing chunks, lying chunks,
  * consolidated metadata serving members without reads). */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -379,6 +380,119 @@ static void test_read_many(void **state) {
     remove_tree(dir);
 }
 
+/* A store that answers a batch in a shuffled order (seeded), as a network does. */
+typedef struct shuffling {
+    ipfsrt_zarr_store *inner;
+    unsigned seed;
+} shuffling;
+
+typedef struct unshuffle {
+    const size_t *order;
+    ipfsrt_zarr_store_result_fn fn;
+    void *user;
+} unshuffle;
+
+static ipfsrt_status in_place(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+    const unshuffle *u = user;
+    ipfsrt_zarr_store_result mine = *res;
+    mine.index = u->order[res->index];
+    return u->fn(u->user, &mine, err);
+}
+
+static ipfsrt_status shuffled_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
+                                       ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+    shuffling *s = ctx;
+    size_t *order = malloc(n * sizeof *order);
+    ipfsrt_zarr_store_request *req = malloc(n * sizeof *req);
+    assert_non_null(order);
+    assert_non_null(req);
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    for (size_t i = n; i > 1; i--) { /* Fisher-Yates with a fixed generator */
+        s->seed = s->seed * 1103515245u + 12345u;
+        size_t j = (s->seed >> 8) % i, t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    for (size_t i = 0; i < n; i++) req[i] = requests[order[i]];
+    unshuffle u = {order, fn, user};
+    ipfsrt_status st = ipfsrt_zarr_store_get_many(s->inner, req, n, in_place, &u, err);
+    free(order);
+    free(req);
+    return st;
+}
+
+static const ipfsrt_zarr_store_ops shuffling_ops = {.kind = "shuffling", .get_many = shuffled_get_many};
+
+/* A fold equals the read followed by the reduction, and is the same to the
+ * bit on 1, 2 and 8 decoding threads whatever order the chunks arrive in; the
+ * value left out is left out, chunks never written count as their fill. */
+static void test_summarize(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    ipfsrt_error err;
+    write_array(folder); /* int32, fill -7, one chunk never written */
+    static const char zf[] = "{\"zarr_format\": 2, \"shape\": [37, 29], \"chunks\": [5, 4], \"dtype\": \"<f4\", "
+                             "\"compressor\": null, \"fill_value\": \"NaN\", \"order\": \"C\", \"filters\": null}";
+    assert_int_equal(ipfsrt_zarr_store_put(folder, "g/f/.zarray", zf, strlen(zf), &err), IPFSRT_OK);
+    ipfsrt_zarr_node *f;
+    assert_int_equal(ipfsrt_zarr_open(&f, folder, "g/f", &err), IPFSRT_OK);
+    ipfsrt_ndarray v;
+    ipfsrt_ndarray_init(&v);
+    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_FLOAT32, 0, 37 * 29, 1, &err), IPFSRT_OK);
+    int64_t shape[2] = {37, 29};
+    assert_int_equal(ipfsrt_ndarray_reshape(&v, &v, 2, shape, &err), IPFSRT_OK);
+    ipfsrt_ndarray tenth;
+    ipfsrt_ndarray_init(&tenth);
+    assert_int_equal(ipfsrt_ndarray_new_full(&tenth, IPFSRT_DTYPE_FLOAT32, 0, NULL, 0.1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_binary(&v, IPFSRT_NDOP_MUL, &v, &tenth, &err), IPFSRT_OK); /* sums that round */
+    ipfsrt_ndslice rows[1] = {{.has_start = true, .start = 0, .has_stop = true, .stop = 30, .step = 1}};
+    assert_int_equal(ipfsrt_ndarray_slice(&v, &v, rows, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_write(f, rows, 1, &v, NULL, &err), IPFSRT_OK); /* rows 30.. stay NaN */
+    shuffling sh = {folder, 1};
+    assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
+    const char *paths[2] = {"g/arr", "g/f"};
+    for (int p = 0; p < 2; p++) {
+        ipfsrt_zarr_node *a;
+        assert_int_equal(ipfsrt_zarr_open(&a, s, paths[p], &err), IPFSRT_OK);
+        ipfsrt_ndslice part[2] = {{.has_start = true, .start = 1, .has_stop = true, .stop = 33, .step = 1}, {.step = 2}};
+        double skip[1] = {27}; /* left out where it occurs */
+        ipfsrt_zarr_summary first = {0};
+        for (unsigned threads = 1; threads <= 8; threads *= 2)
+            for (unsigned seed = 1; seed <= 3; seed++) {
+                sh.seed = seed;
+                ipfsrt_zarr_read_options o = {.threads = threads};
+                ipfsrt_zarr_summary got;
+                assert_int_equal(ipfsrt_zarr_summarize(a, part, 2, &o, skip, 1, true, &got, &err), IPFSRT_OK);
+                if (threads == 1 && seed == 1) first = got;
+                assert_int_equal(got.count, first.count);
+                assert_true(got.integer ? got.isum == first.isum : got.sum == first.sum); /* to the bit */
+                assert_true(got.min == first.min && got.max == first.max);
+            }
+        /* the eager way: read, leave 27 out, reduce */
+        ipfsrt_ndarray x, keep, k27, r;
+        ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&keep), ipfsrt_ndarray_init(&k27), ipfsrt_ndarray_init(&r);
+        assert_int_equal(ipfsrt_zarr_read(a, part, 2, &x, NULL, &err), IPFSRT_OK);
+        assert_int_equal(ipfsrt_ndarray_new_full(&k27, x.dtype, 0, NULL, 27, &err), IPFSRT_OK);
+        assert_int_equal(ipfsrt_ndarray_binary(&keep, IPFSRT_NDOP_NE, &x, &k27, &err), IPFSRT_OK);
+        assert_int_equal(ipfsrt_ndarray_reduce_where(&r, IPFSRT_NDREDUCE_COUNT, &x, true, 0, true, &keep, &err),
+                         IPFSRT_OK);
+        assert_int_equal(*(const int64_t *)(const void *)r.data, (int64_t)first.count);
+        assert_int_equal(ipfsrt_ndarray_reduce_where(&r, IPFSRT_NDREDUCE_SUM, &x, true, 0, true, &keep, &err),
+                         IPFSRT_OK);
+        if (first.integer) assert_int_equal(*(const int64_t *)(const void *)r.data, first.isum);
+        else assert_true(fabs(*(const float *)(const void *)r.data - first.sum) <= 1e-3 * fabs(first.sum));
+        ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&keep), ipfsrt_ndarray_free(&k27), ipfsrt_ndarray_free(&r);
+        ipfsrt_zarr_node_free(a);
+    }
+    ipfsrt_ndarray_free(&v);
+    ipfsrt_ndarray_free(&tenth);
+    ipfsrt_zarr_node_free(f);
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
+
 /* Consolidated metadata serves members: an array whose .zarray is gone from
  * the store opens from .zmetadata alone. */
 static void test_consolidated(void **state) {
@@ -588,7 +702,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
-        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_consolidated),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
         cmocka_unit_test(test_exact_integers),

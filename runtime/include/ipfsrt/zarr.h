@@ -142,6 +142,27 @@ typedef struct ipfsrt_zarr_read_options {
  * Chunks the store proves absent read as the fill value. */
 ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
                                ipfsrt_ndarray *out, const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
+/* What a fold of an array's values gathers, over its elements other than NaN
+ * and the values left out: their count, sum (integers exactly, in 64 bits,
+ * wrapping as numpy's sums), least and greatest (NaN when there are none). */
+typedef struct ipfsrt_zarr_summary {
+    uint64_t count;
+    bool integer; /* the values are integers: the sum is isum */
+    int64_t isum;
+    double sum;
+    double min, max;
+} ipfsrt_zarr_summary;
+
+/* Folds a selection of an array into *out without building it: each chunk is
+ * summarized on a decoding thread as it is decoded (after opts->unscale), and
+ * the chunks' summaries are combined in chunk order, so that the result is the
+ * same on any number of threads, whatever order the chunks arrive in. skip:
+ * n_skip values left out (CF missing values); extremes: min and max wanted too
+ * (else NaN). */
+ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                    const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                    bool extremes, ipfsrt_zarr_summary *out, ipfsrt_error *err);
+
 /* Reads n arrays whole into outs[0..n-1] (initialized), their chunks asked for
  * in one batch when they share a store and are few (one round trip between
  * them over a gateway), else one read after another. */

@@ -67,10 +67,13 @@ ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int 
     /* sized (and checked) first: no dimension then lists more chunks than it
      * selects elements, and the chunk count cannot overflow */
     bool unscaled = r->opts && r->opts->unscale; /* (a writer plans with no read options) */
-    ipfsrt_status st = unscaled ? ipfsrt_ndarray_new_zeros(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err)
-                                : ipfsrt_ndarray_new_zeros(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
+    ipfsrt_status st = IPFSRT_OK; /* a fold builds no output */
+    if (!r->fold && unscaled) st = ipfsrt_ndarray_new_zeros(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err);
+    else if (!r->fold) st = ipfsrt_ndarray_new_zeros(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
     for (int d = 0; d < m->ndim && st == IPFSRT_OK; d++) {
         if (r->dims[d].count) st = plan_chunks(&r->dims[d], r->unit->chunks[d], err);
+        if (st == IPFSRT_OK && r->dims[d].n && r->total > SIZE_MAX / r->dims[d].n)
+            st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: the selection spans too many chunks", m->name);
         r->total *= r->dims[d].n;
     }
     return st;
@@ -125,33 +128,64 @@ static void name_unit(const reader *r, const size_t *index, ipfsrt_error *err) {
     else ipfsrt_error_prefix(err, "%s, chunk %s: ", r->m->name, key);
 }
 
-void ipfsrt_zarr_reader_region(const reader *r, size_t k, ipfsrt_ndarray *region, size_t *index, size_t *lstart,
-                               size_t *lstep) {
+void ipfsrt_zarr_reader_geometry(const reader *r, size_t k, size_t *shape, size_t *index, size_t *lstart,
+                                 size_t *lstep, size_t *j0) {
     size_t pos[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_zarr_reader_odometer(r, k, pos);
-    *region = r->full;
-    region->buffer = NULL;
     for (int d = 0; d < r->m->ndim; d++) {
         const dim_plan *p = &r->dims[d];
-        size_t j0 = p->j0[pos[d]];
+        j0[d] = p->j0[pos[d]];
         index[d] = p->chunk[pos[d]];
-        region->data += (ptrdiff_t)j0 * r->full.strides[d];
-        region->shape[d] = p->j1[pos[d]] - j0;
-        lstart[d] = p->first + j0 * p->step - index[d] * r->unit->chunks[d];
+        shape[d] = p->j1[pos[d]] - j0[d];
+        lstart[d] = p->first + j0[d] * p->step - index[d] * r->unit->chunks[d];
         lstep[d] = p->step;
     }
 }
 
-/* Unit k (its stored bytes, or missing) into its region of the output. */
+void ipfsrt_zarr_reader_region(const reader *r, size_t k, ipfsrt_ndarray *region, size_t *index, size_t *lstart,
+                               size_t *lstep) {
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS], j0[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_zarr_reader_geometry(r, k, shape, index, lstart, lstep, j0);
+    *region = r->full;
+    region->buffer = NULL;
+    for (int d = 0; d < r->m->ndim; d++) {
+        region->data += (ptrdiff_t)j0[d] * r->full.strides[d];
+        region->shape[d] = shape[d];
+    }
+}
+
+/* A fold decodes each unit into the first elements of the thread's own
+ * unit-shaped array (made on first use): region is a view of them. */
+static ipfsrt_status fold_region(reader *r, size_t k, ipfsrt_ndarray *tmp, ipfsrt_ndarray *region, size_t *index,
+                                 size_t *lstart, size_t *lstep, ipfsrt_error *err) {
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS], j0[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_zarr_reader_geometry(r, k, shape, index, lstart, lstep, j0);
+    const ipfsrt_zarr_meta *m = r->unit;
+    ipfsrt_dtype dtype = r->opts->unscale ? r->opts->unscale_dtype : m->dtype;
+    ipfsrt_status st = IPFSRT_OK;
+    if (!tmp->data) st = ipfsrt_ndarray_new_zeros(tmp, dtype, 0, m->ndim, m->chunks, err);
+    ipfsrt_ndslice first[IPFSRT_NDARRAY_MAX_DIMS];
+    for (int d = 0; d < m->ndim; d++)
+        first[d] = (ipfsrt_ndslice){.has_start = true, .start = 0, .has_stop = true, .stop = (int64_t)shape[d], .step = 1};
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_slice(region, tmp, first, m->ndim, err);
+    return st;
+}
+
+/* Unit k (its stored bytes, or missing) into its region of the output, or,
+ * folding, into tmp and then its summary. */
 static ipfsrt_status decode_unit(reader *r, size_t k, bool missing, const uint8_t *data, size_t len,
-                                 ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
+                                 ipfsrt_zarr_scratch *s, ipfsrt_ndarray *tmp, ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = r->unit;
     size_t index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS], lstep[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_ndarray region;
-    ipfsrt_zarr_reader_region(r, k, &region, index, lstart, lstep);
+    ipfsrt_ndarray_init(&region);
     ipfsrt_status st = IPFSRT_OK;
-    if (missing) st = ipfsrt_zarr_fill_region(m, &region, s, err);
-    else st = ipfsrt_zarr_decode_into(m, data, len, &region, lstart, lstep, s, err);
+    if (r->fold) st = fold_region(r, k, tmp, &region, index, lstart, lstep, err);
+    else ipfsrt_zarr_reader_region(r, k, &region, index, lstart, lstep);
+    if (st == IPFSRT_OK && missing) st = ipfsrt_zarr_fill_region(m, &region, s, err);
+    else if (st == IPFSRT_OK) st = ipfsrt_zarr_decode_into(m, data, len, &region, lstart, lstep, s, err);
+    if (st == IPFSRT_OK && r->fold) st = ipfsrt_zarr_fold_unit(r, k, &region, err);
+    if (r->fold) ipfsrt_ndarray_free(&region);
     if (st != IPFSRT_OK) name_unit(r, index, err);
     return st;
 }
@@ -165,6 +199,8 @@ static void fail_locked(reader *r, const ipfsrt_error *e) {
 static void *decoder(void *arg) {
     reader *r = arg;
     ipfsrt_zarr_scratch s = {.unscale = r->opts->unscale};
+    ipfsrt_ndarray tmp;
+    ipfsrt_ndarray_init(&tmp);
     pthread_mutex_lock(&r->mu);
     for (;;) {
         while (!r->head && !r->closing) pthread_cond_wait(&r->work, &r->mu);
@@ -175,7 +211,7 @@ static void *decoder(void *arg) {
         bool skip = r->failed;
         pthread_mutex_unlock(&r->mu);
         ipfsrt_error e;
-        ipfsrt_status st = skip ? IPFSRT_OK : decode_unit(r, j->unit, j->missing, j->data, j->len, &s, &e);
+        ipfsrt_status st = skip ? IPFSRT_OK : decode_unit(r, j->unit, j->missing, j->data, j->len, &s, &tmp, &e);
         pthread_mutex_lock(&r->mu);
         if (st != IPFSRT_OK) fail_locked(r, &e);
         r->queued_bytes -= j->len;
@@ -186,6 +222,7 @@ static void *decoder(void *arg) {
     }
     pthread_mutex_unlock(&r->mu);
     ipfsrt_zarr_scratch_free(&s);
+    ipfsrt_ndarray_free(&tmp);
     return NULL;
 }
 
@@ -212,8 +249,11 @@ static job *job_for(reader *r, size_t len) {
 static ipfsrt_status decode_here(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
                                  ipfsrt_error *err) {
     ipfsrt_zarr_scratch s = {.unscale = r->opts->unscale};
-    ipfsrt_status st = r->failed ? r->error.code : decode_unit(r, k, missing, data, len, &s, err);
+    ipfsrt_ndarray tmp;
+    ipfsrt_ndarray_init(&tmp);
+    ipfsrt_status st = r->failed ? r->error.code : decode_unit(r, k, missing, data, len, &s, &tmp, err);
     ipfsrt_zarr_scratch_free(&s);
+    ipfsrt_ndarray_free(&tmp);
     if (st != IPFSRT_OK && !r->failed) {
         r->error = err ? *err : (ipfsrt_error){.code = st};
         r->failed = true;
@@ -367,7 +407,7 @@ static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_er
     return st;
 }
 
-static ipfsrt_status fetch_and_decode(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_reader_run(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
     ipfsrt_status st = start_decoders(r, err);
     if (st == IPFSRT_OK) st = r->m->inner ? ipfsrt_zarr_read_shards(r, store, err) : fetch_chunks(r, store, err);
     stop_decoders(r);
@@ -410,7 +450,7 @@ static bool unscalable(const ipfsrt_zarr_meta *m, ipfsrt_dtype to) {
 }
 
 ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                     const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
+                                     const ipfsrt_zarr_read_options *opts, const fold_spec *fold, ipfsrt_error *err) {
     static const ipfsrt_zarr_read_options defaults = {0};
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
@@ -419,6 +459,7 @@ ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array
     r->m = m;
     r->unit = m->inner ? m->inner : m;
     r->opts = opts ? opts : &defaults;
+    r->fold = fold;
     if (r->opts->unscale && !unscalable(m, r->opts->unscale_dtype)) {
         free(r);
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s values cannot be unscaled to %s", m->name,
@@ -456,15 +497,16 @@ ipfsrt_status ipfsrt_zarr_reader_finish(reader *r, ipfsrt_ndarray *out, ipfsrt_e
 void ipfsrt_zarr_reader_free(reader *r) {
     if (!r) return;
     ipfsrt_zarr_reader_release(r);
+    free(r->partials);
     free(r);
 }
 
 ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n, ipfsrt_ndarray *out,
                                const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
     reader *r;
-    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, err);
+    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, NULL, err);
     if (st != IPFSRT_OK) return st;
-    if (r->total) st = fetch_and_decode(r, ipfsrt_zarr_node_store(array), err);
+    if (r->total) st = ipfsrt_zarr_reader_run(r, ipfsrt_zarr_node_store(array), err);
     if (st == IPFSRT_OK) st = shape_output(r, out, err);
     ipfsrt_zarr_reader_free(r);
     return st;

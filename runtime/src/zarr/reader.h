@@ -28,8 +28,17 @@ typedef struct job {
     uint8_t data[];
 } job;
 
+/* A fold's request: values left out, and whether least and greatest are wanted. */
+typedef struct fold_spec {
+    const double *skip;
+    size_t n_skip;
+    bool extremes;
+} fold_spec;
+
 typedef struct reader {
     const ipfsrt_zarr_meta *m;
+    const fold_spec *fold;           /* summarize the units, build no output */
+    ipfsrt_zarr_summary *partials;   /* each unit's summary, combined in unit order */
     const ipfsrt_zarr_meta *unit; /* m, or m->inner for a sharded array */
     const ipfsrt_zarr_read_options *opts;
     char prefix[IPFSRT_ZARR_KEY_MAX + 2];
@@ -51,7 +60,9 @@ typedef struct reader {
 
 /* A read of array's selection, planned (not fetched). */
 ipfsrt_status ipfsrt_zarr_reader_new(reader **r, const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                     const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
+                                     const ipfsrt_zarr_read_options *opts, const fold_spec *fold, ipfsrt_error *err);
+/* Fetches and decodes every unit of the plan (on decoding threads when several). */
+ipfsrt_status ipfsrt_zarr_reader_run(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err);
 /* The requests for every unit of an unsharded plan (req: r->total of them). */
 ipfsrt_status ipfsrt_zarr_reader_keys(reader *r, ipfsrt_zarr_store_request *req, ipfsrt_error *err);
 /* The store's answer for request res->index of r's keys: decoded where it
@@ -60,6 +71,12 @@ ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_zarr_store_res
 /* Every unit in: the output as asked (or the first decoding error). */
 ipfsrt_status ipfsrt_zarr_reader_finish(reader *r, ipfsrt_ndarray *out, ipfsrt_error *err);
 void ipfsrt_zarr_reader_free(reader *r);
+
+/* Unit k's summary of its decoded values (region), into r->partials[k]. */
+ipfsrt_status ipfsrt_zarr_fold_unit(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
+/* The fold's shape for unit k: the region's dimensions (a view of nothing). */
+void ipfsrt_zarr_reader_geometry(const reader *r, size_t k, size_t *shape, size_t *index, size_t *lstart,
+                                 size_t *lstep, size_t *j0);
 
 /* Resolves the selection into the plan (r->m, r->unit set): per dimension the
  * positions and the units that hold them; r->full sized (zeros) and r->total. */
