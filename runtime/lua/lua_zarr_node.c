@@ -252,22 +252,31 @@ static ipfsrt_status report(void *user, size_t done, size_t total, ipfsrt_error 
     return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", p->error);
 }
 
+/* Decoding threads at threads_idx, and CF decoding (dtype, {missing...},
+ * scale, offset) from scaling_idx when a dtype is there. */
+static void check_read_options(lua_State *L, int threads_idx, int scaling_idx, ipfsrt_zarr_read_options *o,
+                               ipfsrt_ndarray_scaling *sc) {
+    lua_Integer threads = luaL_optinteger(L, threads_idx, 0);
+    if (threads < 0 || threads > 64) ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
+    *o = (ipfsrt_zarr_read_options){.threads = (unsigned)threads, .unscale_dtype = IPFSRT_DTYPE_FLOAT64};
+    if (lua_isnoneornil(L, scaling_idx)) return;
+    ipfsrt_lua_check_scaling(L, scaling_idx, &o->unscale_dtype, sc);
+    o->unscale = sc;
+}
+
 /* n:read(selection | nil, threads, progress | nil[, dtype, {missing...}, scale, offset])
  * -> n-d array; with a dtype, CF-decoded on the decoding threads */
 static int node_read(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
     ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
     int parts = check_selection(L, 2, sel);
-    lua_Integer threads = luaL_optinteger(L, 3, 0);
-    if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
     progress p = {L, lua_isnoneornil(L, 4) ? 0 : 4, {0}};
     if (p.fn_idx) luaL_checktype(L, 4, LUA_TFUNCTION);
-    ipfsrt_zarr_read_options opts = {(unsigned)threads, p.fn_idx ? report : NULL, &p, NULL, IPFSRT_DTYPE_FLOAT64};
+    ipfsrt_zarr_read_options opts;
     ipfsrt_ndarray_scaling sc;
-    if (!lua_isnoneornil(L, 5)) {
-        ipfsrt_lua_check_scaling(L, 5, &opts.unscale_dtype, &sc);
-        opts.unscale = &sc;
-    }
+    check_read_options(L, 3, 5, &opts, &sc);
+    opts.progress = p.fn_idx ? report : NULL;
+    opts.progress_user = &p;
     ipfsrt_lua_zstore *zs = store_of(L, 1);
     ipfsrt_ndarray out;
     ipfsrt_ndarray_init(&out);
@@ -322,8 +331,6 @@ static int node_summarize(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
     ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
     int parts = check_selection(L, 2, sel);
-    lua_Integer threads = luaL_optinteger(L, 3, 0);
-    if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
     double skip[SKIP_MAX];
     size_t n_skip = 0;
     if (!lua_isnoneornil(L, 4)) {
@@ -336,12 +343,9 @@ static int node_summarize(lua_State *L) {
         }
     }
     bool extremes = lua_toboolean(L, 5);
-    ipfsrt_zarr_read_options opts = {(unsigned)threads, NULL, NULL, NULL, IPFSRT_DTYPE_FLOAT64};
+    ipfsrt_zarr_read_options opts;
     ipfsrt_ndarray_scaling sc;
-    if (!lua_isnoneornil(L, 6)) {
-        ipfsrt_lua_check_scaling(L, 6, &opts.unscale_dtype, &sc);
-        opts.unscale = &sc;
-    }
+    check_read_options(L, 3, 6, &opts, &sc);
     ipfsrt_lua_zstore *zs = store_of(L, 1);
     ipfsrt_zarr_summary sum;
     ipfsrt_error err;

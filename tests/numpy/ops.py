@@ -9,22 +9,10 @@ import warnings
 
 os.environ.setdefault("NPY_PROMOTION_STATE", "weak")
 import numpy as np  # noqa: E402
+from promotion import legacy  # noqa: E402
 
 warnings.simplefilter("ignore")
 np.seterr(all="ignore")
-
-
-def legacy(fn):
-    """np.where is no ufunc: with a Python scalar it runs in 1.24's rule, which
-    gives NEP 50's answer for a scalar that fits (see math.py)."""
-    set_state = getattr(np, "_set_promotion_state", None)
-    if set_state is None:
-        return fn()
-    set_state("legacy")
-    try:
-        return fn()
-    finally:
-        set_state("weak")
 
 
 def data(dtype, shape):

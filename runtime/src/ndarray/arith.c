@@ -120,18 +120,7 @@ bool ipfsrt_ndfast_binary(ipfsrt_ndop op, ipfsrt_dtype d, ipfsrt_dtype result, u
         return false;
     const void *x = p[1], *y = p[2];
     bool xs = s[1] != 0, ys = s[2] != 0;
-    switch (d) {
-    case IPFSRT_DTYPE_INT8: return binary_i8(op, p[0], x, xs, y, ys, n);
-    case IPFSRT_DTYPE_INT16: return binary_i16(op, p[0], x, xs, y, ys, n);
-    case IPFSRT_DTYPE_INT32: return binary_i32(op, p[0], x, xs, y, ys, n);
-    case IPFSRT_DTYPE_INT64: return binary_i64(op, p[0], x, xs, y, ys, n);
-    case IPFSRT_DTYPE_UINT16: return binary_u16(op, p[0], x, xs, y, ys, n);
-    case IPFSRT_DTYPE_UINT32: return binary_u32(op, p[0], x, xs, y, ys, n);
-    case IPFSRT_DTYPE_UINT64: return binary_u64(op, p[0], x, xs, y, ys, n);
-    case IPFSRT_DTYPE_FLOAT32: return binary_f32(op, p[0], x, xs, y, ys, n);
-    case IPFSRT_DTYPE_FLOAT64: return binary_f64(op, p[0], x, xs, y, ys, n);
-    default: return binary_u8(op, p[0], x, xs, y, ys, n); /* uint8 and bool */
-    }
+    IPFSRT_NDTYPED_RETURN(d, binary, op, p[0], x, xs, y, ys, n)
 }
 
 bool ipfsrt_ndfast_clip(ipfsrt_dtype d, unsigned char *out, ptrdiff_t out_stride, const unsigned char *x,
@@ -142,18 +131,7 @@ bool ipfsrt_ndfast_clip(ipfsrt_dtype d, unsigned char *out, ptrdiff_t out_stride
         return false;
     void *o = out;
     const void *v = x;
-    switch (d) {
-    case IPFSRT_DTYPE_INT8: clip_i8(o, v, n, lo, hi); break;
-    case IPFSRT_DTYPE_INT16: clip_i16(o, v, n, lo, hi); break;
-    case IPFSRT_DTYPE_INT32: clip_i32(o, v, n, lo, hi); break;
-    case IPFSRT_DTYPE_INT64: clip_i64(o, v, n, lo, hi); break;
-    case IPFSRT_DTYPE_UINT16: clip_u16(o, v, n, lo, hi); break;
-    case IPFSRT_DTYPE_UINT32: clip_u32(o, v, n, lo, hi); break;
-    case IPFSRT_DTYPE_UINT64: clip_u64(o, v, n, lo, hi); break;
-    case IPFSRT_DTYPE_FLOAT32: clip_f32(o, v, n, lo, hi); break;
-    case IPFSRT_DTYPE_FLOAT64: clip_f64(o, v, n, lo, hi); break;
-    default: clip_u8(o, v, n, lo, hi); break; /* uint8 and bool */
-    }
+    IPFSRT_NDTYPED_CALL(d, clip, o, v, n, lo, hi)
     return true;
 }
 

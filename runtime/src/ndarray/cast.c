@@ -38,8 +38,16 @@ static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
  * pass (one that does not fit is converted as 0, for C has no answer for it,
  * and fails the block); integers through its unsigned twin (wrapping, without
  * C's implementation-defined narrowing into signed types). */
-#define INTO_INT(S, U)                                                                \
-    if (is_float) {                                                                   \
+#define INTO_INT(T, S, U)                                                                \
+    if (is_float && (double)(T)lo == lo && (double)(T)hi == hi) {                     \
+        S *o = (S *)(void *)out; /* the bounds are values of T: compared in T */      \
+        T l = (T)lo, h = (T)hi;                                                       \
+        for (size_t i = 0; i < n; i++) {                                              \
+            int in = (x[i] > l) & (x[i] < h);                                         \
+            fit &= in;                                                                \
+            o[i] = (S)(in ? x[i] : 0);                                                \
+        }                                                                             \
+    } else if (is_float) {                                                            \
         S *o = (S *)(void *)out;                                                      \
         for (size_t i = 0; i < n; i++) {                                              \
             double v = (double)x[i];                                                  \
@@ -61,14 +69,14 @@ static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
         if (is_float) fitting(to, &lo, &hi);                                          \
         switch (to) {                                                                 \
         case IPFSRT_DTYPE_BOOL: LOOP(uint8_t, x[i] != 0); break;                      \
-        case IPFSRT_DTYPE_INT8: INTO_INT(int8_t, uint8_t)                             \
-        case IPFSRT_DTYPE_INT16: INTO_INT(int16_t, uint16_t)                          \
-        case IPFSRT_DTYPE_INT32: INTO_INT(int32_t, uint32_t)                          \
-        case IPFSRT_DTYPE_INT64: INTO_INT(int64_t, uint64_t)                          \
-        case IPFSRT_DTYPE_UINT8: INTO_INT(uint8_t, uint8_t)                           \
-        case IPFSRT_DTYPE_UINT16: INTO_INT(uint16_t, uint16_t)                        \
-        case IPFSRT_DTYPE_UINT32: INTO_INT(uint32_t, uint32_t)                        \
-        case IPFSRT_DTYPE_UINT64: INTO_INT(uint64_t, uint64_t)                        \
+        case IPFSRT_DTYPE_INT8: INTO_INT(T, int8_t, uint8_t)                             \
+        case IPFSRT_DTYPE_INT16: INTO_INT(T, int16_t, uint16_t)                          \
+        case IPFSRT_DTYPE_INT32: INTO_INT(T, int32_t, uint32_t)                          \
+        case IPFSRT_DTYPE_INT64: INTO_INT(T, int64_t, uint64_t)                          \
+        case IPFSRT_DTYPE_UINT8: INTO_INT(T, uint8_t, uint8_t)                           \
+        case IPFSRT_DTYPE_UINT16: INTO_INT(T, uint16_t, uint16_t)                        \
+        case IPFSRT_DTYPE_UINT32: INTO_INT(T, uint32_t, uint32_t)                        \
+        case IPFSRT_DTYPE_UINT64: INTO_INT(T, uint64_t, uint64_t)                        \
         case IPFSRT_DTYPE_FLOAT32: LOOP(float, x[i]); break;                          \
         default: LOOP(double, x[i]); break;                                           \
         }                                                                             \
@@ -87,18 +95,7 @@ DEFINE_CAST(f32, float, true)
 DEFINE_CAST(f64, double, true)
 
 static bool cast_block(ipfsrt_dtype from, ipfsrt_dtype to, const void *x, unsigned char *out, size_t n) {
-    switch (from) {
-    case IPFSRT_DTYPE_INT8: return cast_i8(to, x, out, n);
-    case IPFSRT_DTYPE_INT16: return cast_i16(to, x, out, n);
-    case IPFSRT_DTYPE_INT32: return cast_i32(to, x, out, n);
-    case IPFSRT_DTYPE_INT64: return cast_i64(to, x, out, n);
-    case IPFSRT_DTYPE_UINT16: return cast_u16(to, x, out, n);
-    case IPFSRT_DTYPE_UINT32: return cast_u32(to, x, out, n);
-    case IPFSRT_DTYPE_UINT64: return cast_u64(to, x, out, n);
-    case IPFSRT_DTYPE_FLOAT32: return cast_f32(to, x, out, n);
-    case IPFSRT_DTYPE_FLOAT64: return cast_f64(to, x, out, n);
-    default: return cast_u8(to, x, out, n); /* uint8, and bool's 0 and 1 */
-    }
+    IPFSRT_NDTYPED_RETURN(from, cast, to, x, out, n) /* bool as uint8: its 0 and 1 */
 }
 
 /* The first value of a refused block that does not fit. */

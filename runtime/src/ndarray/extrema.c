@@ -126,18 +126,7 @@ DEFINE_FLOAT_RUN(f32, float, int32_t)
 DEFINE_FLOAT_RUN(f64, double, int64_t)
 
 static bool run(const extrema *x, extremum *e, const unsigned char *p, ptrdiff_t s, size_t n) {
-    switch (x->d) {
-    case IPFSRT_DTYPE_INT8: return run_i8(x, e, p, s, n);
-    case IPFSRT_DTYPE_INT16: return run_i16(x, e, p, s, n);
-    case IPFSRT_DTYPE_INT32: return run_i32(x, e, p, s, n);
-    case IPFSRT_DTYPE_INT64: return run_i64(x, e, p, s, n);
-    case IPFSRT_DTYPE_UINT16: return run_u16(x, e, p, s, n);
-    case IPFSRT_DTYPE_UINT32: return run_u32(x, e, p, s, n);
-    case IPFSRT_DTYPE_UINT64: return run_u64(x, e, p, s, n);
-    case IPFSRT_DTYPE_FLOAT32: return run_f32(x, e, p, s, n);
-    case IPFSRT_DTYPE_FLOAT64: return run_f64(x, e, p, s, n);
-    default: return run_u8(x, e, p, s, n); /* uint8 and bool */
-    }
+    IPFSRT_NDTYPED_RETURN(x->d, run, x, e, p, s, n)
 }
 
 /* One output from what e gathered; false when there was nothing to take. A
@@ -193,14 +182,14 @@ typedef struct tile {
         for (size_t r = 1; r < rows; r++) {                                           \
             const T *v = (const T *)(const void *)(p + r * row_bytes);                \
             switch (which) {                                                          \
-            case 0: COLUMN_LOOP(<, ISNAN, 0, 0) break;                                       \
-            case 1: COLUMN_LOOP(<, ISNAN, 1, 0) break;                                       \
-            case 2: COLUMN_LOOP(<, ISNAN, 0, 1) break;                                       \
-            case 3: COLUMN_LOOP(<, ISNAN, 1, 1) break;                                       \
-            case 4: COLUMN_LOOP(>, ISNAN, 0, 0) break;                                       \
-            case 5: COLUMN_LOOP(>, ISNAN, 1, 0) break;                                       \
-            case 6: COLUMN_LOOP(>, ISNAN, 0, 1) break;                                       \
-            default: COLUMN_LOOP(>, ISNAN, 1, 1) break;                                      \
+            case 0: COLUMN_LOOP(<, ISNAN, 0, 0) break;                            \
+            case 1: COLUMN_LOOP(<, ISNAN, 1, 0) break;                            \
+            case 2: COLUMN_LOOP(<, ISNAN, 0, 1) break;                            \
+            case 3: COLUMN_LOOP(<, ISNAN, 1, 1) break;                            \
+            case 4: COLUMN_LOOP(>, ISNAN, 0, 0) break;                            \
+            case 5: COLUMN_LOOP(>, ISNAN, 1, 0) break;                            \
+            case 6: COLUMN_LOOP(>, ISNAN, 0, 1) break;                            \
+            default: COLUMN_LOOP(>, ISNAN, 1, 1) break;                           \
             }                                                                         \
         }                                                                             \
     }
@@ -217,18 +206,7 @@ DEFINE_COLUMNS(f32, float, NAN_FLOAT)
 DEFINE_COLUMNS(f64, double, NAN_FLOAT)
 
 static void columns(const extrema *x, const unsigned char *p, size_t rows, size_t row_bytes, size_t w, tile *t) {
-    switch (x->d) {
-    case IPFSRT_DTYPE_INT8: columns_i8(x, p, rows, row_bytes, w, t); break;
-    case IPFSRT_DTYPE_INT16: columns_i16(x, p, rows, row_bytes, w, t); break;
-    case IPFSRT_DTYPE_INT32: columns_i32(x, p, rows, row_bytes, w, t); break;
-    case IPFSRT_DTYPE_INT64: columns_i64(x, p, rows, row_bytes, w, t); break;
-    case IPFSRT_DTYPE_UINT16: columns_u16(x, p, rows, row_bytes, w, t); break;
-    case IPFSRT_DTYPE_UINT32: columns_u32(x, p, rows, row_bytes, w, t); break;
-    case IPFSRT_DTYPE_UINT64: columns_u64(x, p, rows, row_bytes, w, t); break;
-    case IPFSRT_DTYPE_FLOAT32: columns_f32(x, p, rows, row_bytes, w, t); break;
-    case IPFSRT_DTYPE_FLOAT64: columns_f64(x, p, rows, row_bytes, w, t); break;
-    default: columns_u8(x, p, rows, row_bytes, w, t); break;
-    }
+    IPFSRT_NDTYPED_CALL(x->d, columns, x, p, rows, row_bytes, w, t)
 }
 
 /* The tile's w results into out; false when a column had no number for its

@@ -79,19 +79,7 @@ DEFINE_PASS(f32, float, NUMBER_FLOAT)
 DEFINE_PASS(f64, double, NUMBER_FLOAT)
 
 static void pass(const moments *ms, moment *m, const unsigned char *p, ptrdiff_t s, size_t n) {
-    bool second = ms->second;
-    switch (ms->d) {
-    case IPFSRT_DTYPE_INT8: pass_i8(second, m, p, s, n); break;
-    case IPFSRT_DTYPE_INT16: pass_i16(second, m, p, s, n); break;
-    case IPFSRT_DTYPE_INT32: pass_i32(second, m, p, s, n); break;
-    case IPFSRT_DTYPE_INT64: pass_i64(second, m, p, s, n); break;
-    case IPFSRT_DTYPE_UINT16: pass_u16(second, m, p, s, n); break;
-    case IPFSRT_DTYPE_UINT32: pass_u32(second, m, p, s, n); break;
-    case IPFSRT_DTYPE_UINT64: pass_u64(second, m, p, s, n); break;
-    case IPFSRT_DTYPE_FLOAT32: pass_f32(second, m, p, s, n); break;
-    case IPFSRT_DTYPE_FLOAT64: pass_f64(second, m, p, s, n); break;
-    default: pass_u8(second, m, p, s, n); break; /* uint8 and bool */
-    }
+    IPFSRT_NDTYPED_CALL(ms->d, pass, ms->second, m, p, s, n)
 }
 
 /* NaN when there was no number, or a NaN that is not skipped. */
@@ -156,18 +144,7 @@ typedef struct tile {
 } tile;
 
 static void columns(ipfsrt_dtype d, const unsigned char *p, size_t rows, size_t row_bytes, size_t w, tile *t) {
-    switch (d) {
-    case IPFSRT_DTYPE_INT8: columns_i8(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    case IPFSRT_DTYPE_INT16: columns_i16(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    case IPFSRT_DTYPE_INT32: columns_i32(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    case IPFSRT_DTYPE_INT64: columns_i64(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    case IPFSRT_DTYPE_UINT16: columns_u16(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    case IPFSRT_DTYPE_UINT32: columns_u32(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    case IPFSRT_DTYPE_UINT64: columns_u64(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    case IPFSRT_DTYPE_FLOAT32: columns_f32(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    case IPFSRT_DTYPE_FLOAT64: columns_f64(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    default: columns_u8(p, rows, row_bytes, w, t->sum, t->numbers, t->squares); break;
-    }
+    IPFSRT_NDTYPED_CALL(d, columns, p, rows, row_bytes, w, t->sum, t->numbers, t->squares)
 }
 
 static int moments_columns(const moments *ms, ipfsrt_ndreduce how, ipfsrt_ndarray *res, const ipfsrt_ndarray *a,

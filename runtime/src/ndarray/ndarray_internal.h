@@ -46,6 +46,35 @@ void ipfsrt_ndarray_each(const ipfsrt_ndarray *a, void (*fn)(void *user, unsigne
 #define IPFSRT_NDVECTOR
 #endif
 
+/* A family of typed loops is NAME_i8, NAME_i16, ... NAME_f64, one per dtype
+ * (bool shares uint8's): these call the one for dtype d (switch statements). */
+#define IPFSRT_NDTYPED_RETURN(d, NAME, ...)                                           \
+    switch (d) {                                                                      \
+    case IPFSRT_DTYPE_INT8: return NAME##_i8(__VA_ARGS__);                            \
+    case IPFSRT_DTYPE_INT16: return NAME##_i16(__VA_ARGS__);                          \
+    case IPFSRT_DTYPE_INT32: return NAME##_i32(__VA_ARGS__);                          \
+    case IPFSRT_DTYPE_INT64: return NAME##_i64(__VA_ARGS__);                          \
+    case IPFSRT_DTYPE_UINT16: return NAME##_u16(__VA_ARGS__);                         \
+    case IPFSRT_DTYPE_UINT32: return NAME##_u32(__VA_ARGS__);                         \
+    case IPFSRT_DTYPE_UINT64: return NAME##_u64(__VA_ARGS__);                         \
+    case IPFSRT_DTYPE_FLOAT32: return NAME##_f32(__VA_ARGS__);                        \
+    case IPFSRT_DTYPE_FLOAT64: return NAME##_f64(__VA_ARGS__);                        \
+    default: return NAME##_u8(__VA_ARGS__);                                           \
+    }
+#define IPFSRT_NDTYPED_CALL(d, NAME, ...)                                             \
+    switch (d) {                                                                      \
+    case IPFSRT_DTYPE_INT8: NAME##_i8(__VA_ARGS__); break;                            \
+    case IPFSRT_DTYPE_INT16: NAME##_i16(__VA_ARGS__); break;                          \
+    case IPFSRT_DTYPE_INT32: NAME##_i32(__VA_ARGS__); break;                          \
+    case IPFSRT_DTYPE_INT64: NAME##_i64(__VA_ARGS__); break;                          \
+    case IPFSRT_DTYPE_UINT16: NAME##_u16(__VA_ARGS__); break;                         \
+    case IPFSRT_DTYPE_UINT32: NAME##_u32(__VA_ARGS__); break;                         \
+    case IPFSRT_DTYPE_UINT64: NAME##_u64(__VA_ARGS__); break;                         \
+    case IPFSRT_DTYPE_FLOAT32: NAME##_f32(__VA_ARGS__); break;                        \
+    case IPFSRT_DTYPE_FLOAT64: NAME##_f64(__VA_ARGS__); break;                        \
+    default: NAME##_u8(__VA_ARGS__); break;                                           \
+    }
+
 /* What elementwise code needs to know about a dtype. */
 typedef enum ipfsrt_ndkind { IPFSRT_NDKIND_BOOL, IPFSRT_NDKIND_INT, IPFSRT_NDKIND_UINT, IPFSRT_NDKIND_FLOAT,
                              IPFSRT_NDKIND_OTHER } ipfsrt_ndkind;

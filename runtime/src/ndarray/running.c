@@ -51,17 +51,6 @@ bool ipfsrt_ndfast_cumsum(ipfsrt_ndarray *res, const ipfsrt_ndarray *a, int axis
     ipfsrt_ndlines l = ipfsrt_ndlines_of(a, false, axis);
     const void *x = a->data;
     void *o = res->data;
-    switch (a->dtype) {
-    case IPFSRT_DTYPE_INT8: running_i8(x, o, l, skipna); break;
-    case IPFSRT_DTYPE_INT16: running_i16(x, o, l, skipna); break;
-    case IPFSRT_DTYPE_INT32: running_i32(x, o, l, skipna); break;
-    case IPFSRT_DTYPE_INT64: running_i64(x, o, l, skipna); break;
-    case IPFSRT_DTYPE_UINT16: running_u16(x, o, l, skipna); break;
-    case IPFSRT_DTYPE_UINT32: running_u32(x, o, l, skipna); break;
-    case IPFSRT_DTYPE_UINT64: running_u64(x, o, l, skipna); break;
-    case IPFSRT_DTYPE_FLOAT32: running_f32(x, o, l, skipna); break;
-    case IPFSRT_DTYPE_FLOAT64: running_f64(x, o, l, skipna); break;
-    default: running_u8(x, o, l, skipna); break; /* uint8 and bool */
-    }
+    IPFSRT_NDTYPED_CALL(a->dtype, running, x, o, l, skipna)
     return true;
 }

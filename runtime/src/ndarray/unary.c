@@ -75,18 +75,7 @@ DEFINE_UNARY(f64, double, double, 1, SIGNED_NEGATIVE, NAN_FLOAT, FINITE_FLOAT)
 
 static void unary_block(ipfsrt_ndfn fn, ipfsrt_dtype in, ipfsrt_dtype result, const void *x, unsigned char *out,
                         size_t n) {
-    switch (in) {
-    case IPFSRT_DTYPE_INT8: unary_i8(fn, result, x, out, n); break;
-    case IPFSRT_DTYPE_INT16: unary_i16(fn, result, x, out, n); break;
-    case IPFSRT_DTYPE_INT32: unary_i32(fn, result, x, out, n); break;
-    case IPFSRT_DTYPE_INT64: unary_i64(fn, result, x, out, n); break;
-    case IPFSRT_DTYPE_UINT16: unary_u16(fn, result, x, out, n); break;
-    case IPFSRT_DTYPE_UINT32: unary_u32(fn, result, x, out, n); break;
-    case IPFSRT_DTYPE_UINT64: unary_u64(fn, result, x, out, n); break;
-    case IPFSRT_DTYPE_FLOAT32: unary_f32(fn, result, x, out, n); break;
-    case IPFSRT_DTYPE_FLOAT64: unary_f64(fn, result, x, out, n); break;
-    default: unary_u8(fn, result, x, out, n); break; /* uint8 and bool */
-    }
+    IPFSRT_NDTYPED_CALL(in, unary, fn, result, x, out, n)
 }
 
 bool ipfsrt_ndfast_unary(ipfsrt_ndfn fn, ipfsrt_dtype in, ipfsrt_dtype result, unsigned char *out,
