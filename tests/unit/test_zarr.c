@@ -423,6 +423,50 @@ static ipfsrt_status shuffled_get_many(void *ctx, const ipfsrt_zarr_store_reques
 
 static const ipfsrt_zarr_store_ops shuffling_ops = {.kind = "shuffling", .get_many = shuffled_get_many};
 
+/* A float32 array (37 x 29 in chunks of 5 x 4) of tenths, its rows from 30 on
+ * never written (NaN). */
+static void write_tenths(ipfsrt_zarr_store *folder) {
+    static const char zf[] = "{\"zarr_format\": 2, \"shape\": [37, 29], \"chunks\": [5, 4], \"dtype\": \"<f4\", "
+                             "\"compressor\": null, \"fill_value\": \"NaN\", \"order\": \"C\", \"filters\": null}";
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_store_put(folder, "g/f/.zarray", zf, strlen(zf), &err), IPFSRT_OK);
+    ipfsrt_zarr_node *f;
+    assert_int_equal(ipfsrt_zarr_open(&f, folder, "g/f", &err), IPFSRT_OK);
+    ipfsrt_ndarray v, tenth;
+    ipfsrt_ndarray_init(&v);
+    ipfsrt_ndarray_init(&tenth);
+    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_FLOAT32, 0, 37 * 29, 1, &err), IPFSRT_OK);
+    int64_t shape[2] = {37, 29};
+    assert_int_equal(ipfsrt_ndarray_reshape(&v, &v, 2, shape, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_new_full(&tenth, IPFSRT_DTYPE_FLOAT32, 0, NULL, 0.1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_binary(&v, IPFSRT_NDOP_MUL, &v, &tenth, &err), IPFSRT_OK); /* sums that round */
+    ipfsrt_ndslice rows[1] = {{.has_start = true, .start = 0, .has_stop = true, .stop = 30, .step = 1}};
+    assert_int_equal(ipfsrt_ndarray_slice(&v, &v, rows, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_write(f, rows, 1, &v, NULL, &err), IPFSRT_OK); /* rows 30.. stay NaN */
+    ipfsrt_ndarray_free(&v);
+    ipfsrt_ndarray_free(&tenth);
+    ipfsrt_zarr_node_free(f);
+}
+
+/* The eager way agrees with a fold: the selection read, 27 left out, reduced. */
+static void assert_summary_as_read(const ipfsrt_zarr_node *a, const ipfsrt_ndslice *part,
+                                   const ipfsrt_zarr_summary *first) {
+    ipfsrt_error err;
+    ipfsrt_ndarray x, keep, k27, r;
+    ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&keep), ipfsrt_ndarray_init(&k27), ipfsrt_ndarray_init(&r);
+    assert_int_equal(ipfsrt_zarr_read(a, part, 2, &x, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_new_full(&k27, x.dtype, 0, NULL, 27, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_binary(&keep, IPFSRT_NDOP_NE, &x, &k27, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_reduce_where(&r, IPFSRT_NDREDUCE_COUNT, &x, true, 0, true, &keep, &err),
+                     IPFSRT_OK);
+    assert_int_equal(*(const int64_t *)(const void *)r.data, (int64_t)first->count);
+    assert_int_equal(ipfsrt_ndarray_reduce_where(&r, IPFSRT_NDREDUCE_SUM, &x, true, 0, true, &keep, &err),
+                     IPFSRT_OK);
+    if (first->integer) assert_int_equal(*(const int64_t *)(const void *)r.data, first->isum);
+    else assert_true(fabs(*(const float *)(const void *)r.data - first->sum) <= 1e-3 * fabs(first->sum));
+    ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&keep), ipfsrt_ndarray_free(&k27), ipfsrt_ndarray_free(&r);
+}
+
 /* A fold equals the read followed by the reduction, and is the same to the
  * bit on 1, 2 and 8 decoding threads whatever order the chunks arrive in; the
  * value left out is left out, chunks never written count as their fill. */
@@ -432,23 +476,7 @@ static void test_summarize(void **state) {
     ipfsrt_zarr_store *folder = writable_folder(dir), *s;
     ipfsrt_error err;
     write_array(folder); /* int32, fill -7, one chunk never written */
-    static const char zf[] = "{\"zarr_format\": 2, \"shape\": [37, 29], \"chunks\": [5, 4], \"dtype\": \"<f4\", "
-                             "\"compressor\": null, \"fill_value\": \"NaN\", \"order\": \"C\", \"filters\": null}";
-    assert_int_equal(ipfsrt_zarr_store_put(folder, "g/f/.zarray", zf, strlen(zf), &err), IPFSRT_OK);
-    ipfsrt_zarr_node *f;
-    assert_int_equal(ipfsrt_zarr_open(&f, folder, "g/f", &err), IPFSRT_OK);
-    ipfsrt_ndarray v;
-    ipfsrt_ndarray_init(&v);
-    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_FLOAT32, 0, 37 * 29, 1, &err), IPFSRT_OK);
-    int64_t shape[2] = {37, 29};
-    assert_int_equal(ipfsrt_ndarray_reshape(&v, &v, 2, shape, &err), IPFSRT_OK);
-    ipfsrt_ndarray tenth;
-    ipfsrt_ndarray_init(&tenth);
-    assert_int_equal(ipfsrt_ndarray_new_full(&tenth, IPFSRT_DTYPE_FLOAT32, 0, NULL, 0.1, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_ndarray_binary(&v, IPFSRT_NDOP_MUL, &v, &tenth, &err), IPFSRT_OK); /* sums that round */
-    ipfsrt_ndslice rows[1] = {{.has_start = true, .start = 0, .has_stop = true, .stop = 30, .step = 1}};
-    assert_int_equal(ipfsrt_ndarray_slice(&v, &v, rows, 1, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_zarr_write(f, rows, 1, &v, NULL, &err), IPFSRT_OK); /* rows 30.. stay NaN */
+    write_tenths(folder);
     shuffling sh = {folder, 1};
     assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
     const char *paths[2] = {"g/arr", "g/f"};
@@ -469,25 +497,9 @@ static void test_summarize(void **state) {
                 assert_true(got.integer ? got.isum == first.isum : got.sum == first.sum); /* to the bit */
                 assert_true(got.min == first.min && got.max == first.max);
             }
-        /* the eager way: read, leave 27 out, reduce */
-        ipfsrt_ndarray x, keep, k27, r;
-        ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&keep), ipfsrt_ndarray_init(&k27), ipfsrt_ndarray_init(&r);
-        assert_int_equal(ipfsrt_zarr_read(a, part, 2, &x, NULL, &err), IPFSRT_OK);
-        assert_int_equal(ipfsrt_ndarray_new_full(&k27, x.dtype, 0, NULL, 27, &err), IPFSRT_OK);
-        assert_int_equal(ipfsrt_ndarray_binary(&keep, IPFSRT_NDOP_NE, &x, &k27, &err), IPFSRT_OK);
-        assert_int_equal(ipfsrt_ndarray_reduce_where(&r, IPFSRT_NDREDUCE_COUNT, &x, true, 0, true, &keep, &err),
-                         IPFSRT_OK);
-        assert_int_equal(*(const int64_t *)(const void *)r.data, (int64_t)first.count);
-        assert_int_equal(ipfsrt_ndarray_reduce_where(&r, IPFSRT_NDREDUCE_SUM, &x, true, 0, true, &keep, &err),
-                         IPFSRT_OK);
-        if (first.integer) assert_int_equal(*(const int64_t *)(const void *)r.data, first.isum);
-        else assert_true(fabs(*(const float *)(const void *)r.data - first.sum) <= 1e-3 * fabs(first.sum));
-        ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&keep), ipfsrt_ndarray_free(&k27), ipfsrt_ndarray_free(&r);
+        assert_summary_as_read(a, part, &first);
         ipfsrt_zarr_node_free(a);
     }
-    ipfsrt_ndarray_free(&v);
-    ipfsrt_ndarray_free(&tenth);
-    ipfsrt_zarr_node_free(f);
     ipfsrt_zarr_store_free(s);
     ipfsrt_zarr_store_free(folder);
     remove_tree(dir);

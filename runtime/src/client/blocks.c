@@ -337,8 +337,7 @@ ipfsrt_status ipfsrt_readahead_read(ipfsrt_client *c, const ipfsrt_cid *file, ip
                                     void *user, ipfsrt_error *err) {
     readahead r = {.c = c};
     ipfsrt_mhmap_init(&r.expanded);
-    size_t per_gateway = c->adaptive && c->gateways.count ? (size_t)c->gw[0].pace.cap : c->concurrency;
-    size_t window = 2 * per_gateway * c->gateways.count;
+    size_t window = 2 * (size_t)c->in_flight_max * c->gateways.count;
     r.window = window < 4 ? 4 : window > READAHEAD_MAX_WINDOW ? READAHEAD_MAX_WINDOW : window;
     ipfsrt_blocksource src = {&r, readahead_get, readahead_release};
     ipfsrt_status st = ipfsrt_unixfs_read(&src, file, 0, UINT64_MAX, write, user, err);

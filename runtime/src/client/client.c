@@ -447,13 +447,14 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     c->pending_cap = PENDING_CAP;
     c->concurrency = opts->concurrency ? opts->concurrency : START_IN_FLIGHT;
     c->adaptive = opts->concurrency == 0;
+    c->in_flight_max = !c->adaptive ? c->concurrency : opts->max_concurrency ? opts->max_concurrency : MAX_IN_FLIGHT;
     c->max_block = opts->max_block ? opts->max_block : IPFSRT_CAR_DEFAULT_MAX_BLOCK;
     uint64_t cache = opts->cache_bytes == 0 ? (uint64_t)64 << 20
                      : opts->cache_bytes == UINT64_MAX ? 0 : opts->cache_bytes;
     if (st == IPFSRT_OK && !(c->gw = calloc(c->gateways.count ? c->gateways.count : 1, sizeof *c->gw)))
         st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; st == IPFSRT_OK && i < c->gateways.count; i++)
-        ipfsrt_pacing_init(&c->gw[i].pace, c->concurrency, opts->max_concurrency ? opts->max_concurrency : MAX_IN_FLIGHT);
+        ipfsrt_pacing_init(&c->gw[i].pace, c->concurrency, c->in_flight_max);
     if (st == IPFSRT_OK)
         st = ipfsrt_blockcache_new(&c->cache, cache, opts->cache_dir, opts->trust_cache_dir, err);
     if (st == IPFSRT_OK && !transport) st = new_engine(c, opts, err);

@@ -58,6 +58,7 @@ struct ipfsrt_client {
     double backoff_s;     /* the first pause between rounds (doubling); tests set 0 */
     uint64_t pending_cap; /* bytes one answer may send ahead of the walk (PENDING_CAP) */
     unsigned concurrency; /* per gateway: the start when adaptive */
+    unsigned in_flight_max; /* per gateway: the cap when adaptive, else concurrency */
     bool adaptive;        /* the limit follows the gateway's answers (no concurrency given) */
     size_t max_block;
     ipfsrt_client_progress_fn progress;

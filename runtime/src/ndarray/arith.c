@@ -33,8 +33,6 @@
 
 /* NaN-propagating maximum (CMP >) and minimum (<); for integers ISNAN is 0. */
 #define PICK(a, b, CMP, ISNAN) ((((a) CMP (b)) | ISNAN(a)) ? (a) : (b))
-#define NAN_INT(v) 0
-#define NAN_FLOAT(v) ((v) != (v))
 
 /* U: T's unsigned twin, W: the unsigned type its integers compute in (both T
  * itself for floats). Results are written through U: the same bits, without
@@ -66,16 +64,16 @@
         return true;                                                                  \
     }
 
-DEFINE_BINARY(i8, int8_t, uint8_t, unsigned, 0, NAN_INT)
-DEFINE_BINARY(i16, int16_t, uint16_t, unsigned, 0, NAN_INT)
-DEFINE_BINARY(i32, int32_t, uint32_t, uint32_t, 0, NAN_INT)
-DEFINE_BINARY(i64, int64_t, uint64_t, uint64_t, 0, NAN_INT)
-DEFINE_BINARY(u8, uint8_t, uint8_t, unsigned, 0, NAN_INT)
-DEFINE_BINARY(u16, uint16_t, uint16_t, unsigned, 0, NAN_INT)
-DEFINE_BINARY(u32, uint32_t, uint32_t, uint32_t, 0, NAN_INT)
-DEFINE_BINARY(u64, uint64_t, uint64_t, uint64_t, 0, NAN_INT)
-DEFINE_BINARY(f32, float, float, float, 1, NAN_FLOAT)
-DEFINE_BINARY(f64, double, double, double, 1, NAN_FLOAT)
+DEFINE_BINARY(i8, int8_t, uint8_t, unsigned, 0, IPFSRT_NDNAN_INT)
+DEFINE_BINARY(i16, int16_t, uint16_t, unsigned, 0, IPFSRT_NDNAN_INT)
+DEFINE_BINARY(i32, int32_t, uint32_t, uint32_t, 0, IPFSRT_NDNAN_INT)
+DEFINE_BINARY(i64, int64_t, uint64_t, uint64_t, 0, IPFSRT_NDNAN_INT)
+DEFINE_BINARY(u8, uint8_t, uint8_t, unsigned, 0, IPFSRT_NDNAN_INT)
+DEFINE_BINARY(u16, uint16_t, uint16_t, unsigned, 0, IPFSRT_NDNAN_INT)
+DEFINE_BINARY(u32, uint32_t, uint32_t, uint32_t, 0, IPFSRT_NDNAN_INT)
+DEFINE_BINARY(u64, uint64_t, uint64_t, uint64_t, 0, IPFSRT_NDNAN_INT)
+DEFINE_BINARY(f32, float, float, float, 1, IPFSRT_NDNAN_FLOAT)
+DEFINE_BINARY(f64, double, double, double, 1, IPFSRT_NDNAN_FLOAT)
 
 /* A contiguous run of x (type T) between single values lo and hi (NULL: no
  * bound; neither NaN), in one pass. A NaN of x fails both compares: it stays. */

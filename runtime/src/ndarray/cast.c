@@ -28,12 +28,6 @@ static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
     }
 }
 
-#define LOOP(U, expr)                                                                 \
-    do {                                                                              \
-        U *o = (U *)(void *)out;                                                      \
-        for (size_t i = 0; i < n; i++) o[i] = (U)(expr);                              \
-    } while (0)
-
 /* Into an integer type: floats through its own type, each checked in the same
  * pass (one that does not fit is converted as 0, for C has no answer for it,
  * and fails the block); integers through its unsigned twin (wrapping, without
@@ -56,7 +50,7 @@ static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
             o[i] = (S)(in ? v : 0);                                                   \
         }                                                                             \
     } else {                                                                          \
-        LOOP(U, x[i]);                                                                \
+        IPFSRT_NDLOOP(U, x[i]);                                                                \
     }                                                                                 \
     break;
 
@@ -68,7 +62,7 @@ static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
         int fit = 1;                                                                  \
         if (is_float) fitting(to, &lo, &hi);                                          \
         switch (to) {                                                                 \
-        case IPFSRT_DTYPE_BOOL: LOOP(uint8_t, x[i] != 0); break;                      \
+        case IPFSRT_DTYPE_BOOL: IPFSRT_NDLOOP(uint8_t, x[i] != 0); break;                      \
         case IPFSRT_DTYPE_INT8: INTO_INT(T, int8_t, uint8_t)                             \
         case IPFSRT_DTYPE_INT16: INTO_INT(T, int16_t, uint16_t)                          \
         case IPFSRT_DTYPE_INT32: INTO_INT(T, int32_t, uint32_t)                          \
@@ -77,8 +71,8 @@ static void fitting(ipfsrt_dtype d, double *lo, double *hi) {
         case IPFSRT_DTYPE_UINT16: INTO_INT(T, uint16_t, uint16_t)                        \
         case IPFSRT_DTYPE_UINT32: INTO_INT(T, uint32_t, uint32_t)                        \
         case IPFSRT_DTYPE_UINT64: INTO_INT(T, uint64_t, uint64_t)                        \
-        case IPFSRT_DTYPE_FLOAT32: LOOP(float, x[i]); break;                          \
-        default: LOOP(double, x[i]); break;                                           \
+        case IPFSRT_DTYPE_FLOAT32: IPFSRT_NDLOOP(float, x[i]); break;                          \
+        default: IPFSRT_NDLOOP(double, x[i]); break;                                           \
         }                                                                             \
         return fit;                                                                   \
     }

@@ -14,8 +14,6 @@
 #include "ndarray/ndarray_internal.h"
 
 #define LANES 16
-#define NAN_INT(v) 0
-#define NAN_FLOAT(v) ((v) != (v))
 #define PICK(a, b, CMP) ((a) CMP (b) || (b) != (b) ? (a) : (b))
 #define BLOCK 2048
 #define TILE 32768
@@ -75,18 +73,18 @@ typedef struct extrema {
         return m;                                                                     \
     }
 
-/* A run of n elements stride s bytes apart, block by block into e; false once
- * the answer is settled (a NaN that propagates). */
+/* A run of n elements stride s bytes apart, block by block into e; it stops
+ * once the answer is settled (a NaN that propagates: e->nan). */
 #define DEFINE_INT_RUN(SUF, T)                                                        \
     DEFINE_INT_BLOCK(min_##SUF, T, <)                                                 \
     DEFINE_INT_BLOCK(max_##SUF, T, >)                                                 \
-    DEFINE_RUN(SUF, T, NAN_INT)
+    DEFINE_RUN(SUF, T, IPFSRT_NDNAN_INT)
 #define DEFINE_FLOAT_RUN(SUF, T, C)                                                   \
     DEFINE_FLOAT_BLOCK(min_##SUF, T, C, <)                                            \
     DEFINE_FLOAT_BLOCK(max_##SUF, T, C, >)                                            \
-    DEFINE_RUN(SUF, T, NAN_FLOAT)
+    DEFINE_RUN(SUF, T, IPFSRT_NDNAN_FLOAT)
 #define DEFINE_RUN(SUF, T, ISNAN)                                                     \
-    static bool run_##SUF(const extrema *x, extremum *e, const unsigned char *p, ptrdiff_t s, size_t n) { \
+    static void run_##SUF(const extrema *x, extremum *e, const unsigned char *p, ptrdiff_t s, size_t n) { \
         T buf[BLOCK];                                                                 \
         for (size_t off = 0; off < n; off += BLOCK) {                                 \
             size_t m = n - off < BLOCK ? n - off : BLOCK, nans = 0;                   \
@@ -97,7 +95,7 @@ typedef struct extrema {
                 while (!ISNAN(v[i])) i++;                                             \
                 e->nan = true;                                                        \
                 e->nan_at = e->seen + i;                                              \
-                return false;                                                         \
+                return;                                                               \
             }                                                                         \
             e->nan = e->nan || nans;                                                  \
             T old;                                                                    \
@@ -111,7 +109,6 @@ typedef struct extrema {
             }                                                                         \
             e->seen += m;                                                             \
         }                                                                             \
-        return true;                                                                  \
     }
 
 DEFINE_INT_RUN(i8, int8_t)
@@ -125,8 +122,8 @@ DEFINE_INT_RUN(u64, uint64_t)
 DEFINE_FLOAT_RUN(f32, float, int32_t)
 DEFINE_FLOAT_RUN(f64, double, int64_t)
 
-static bool run(const extrema *x, extremum *e, const unsigned char *p, ptrdiff_t s, size_t n) {
-    IPFSRT_NDTYPED_RETURN(x->d, run, x, e, p, s, n)
+static void run(const extrema *x, extremum *e, const unsigned char *p, ptrdiff_t s, size_t n) {
+    IPFSRT_NDTYPED_CALL(x->d, run, x, e, p, s, n)
 }
 
 /* One output from what e gathered; false when there was nothing to take. A
@@ -194,16 +191,16 @@ typedef struct tile {
         }                                                                             \
     }
 
-DEFINE_COLUMNS(i8, int8_t, NAN_INT)
-DEFINE_COLUMNS(i16, int16_t, NAN_INT)
-DEFINE_COLUMNS(i32, int32_t, NAN_INT)
-DEFINE_COLUMNS(i64, int64_t, NAN_INT)
-DEFINE_COLUMNS(u8, uint8_t, NAN_INT)
-DEFINE_COLUMNS(u16, uint16_t, NAN_INT)
-DEFINE_COLUMNS(u32, uint32_t, NAN_INT)
-DEFINE_COLUMNS(u64, uint64_t, NAN_INT)
-DEFINE_COLUMNS(f32, float, NAN_FLOAT)
-DEFINE_COLUMNS(f64, double, NAN_FLOAT)
+DEFINE_COLUMNS(i8, int8_t, IPFSRT_NDNAN_INT)
+DEFINE_COLUMNS(i16, int16_t, IPFSRT_NDNAN_INT)
+DEFINE_COLUMNS(i32, int32_t, IPFSRT_NDNAN_INT)
+DEFINE_COLUMNS(i64, int64_t, IPFSRT_NDNAN_INT)
+DEFINE_COLUMNS(u8, uint8_t, IPFSRT_NDNAN_INT)
+DEFINE_COLUMNS(u16, uint16_t, IPFSRT_NDNAN_INT)
+DEFINE_COLUMNS(u32, uint32_t, IPFSRT_NDNAN_INT)
+DEFINE_COLUMNS(u64, uint64_t, IPFSRT_NDNAN_INT)
+DEFINE_COLUMNS(f32, float, IPFSRT_NDNAN_FLOAT)
+DEFINE_COLUMNS(f64, double, IPFSRT_NDNAN_FLOAT)
 
 static void columns(const extrema *x, const unsigned char *p, size_t rows, size_t row_bytes, size_t w, tile *t) {
     IPFSRT_NDTYPED_CALL(x->d, columns, x, p, rows, row_bytes, w, t)

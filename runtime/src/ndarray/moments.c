@@ -24,13 +24,10 @@ typedef struct moments {
     moment all;
 } moments;
 
-#define NUMBER_INT(x) 1
-#define NUMBER_FLOAT(x) ((x) == (x))
-
 /* Over n elements s bytes apart: the sum and count of numbers, or the sum of
  * their squared deviations from m->mean; each pass its own loop (a choice
  * inside would keep it from vectorizing), integers with no NaN test. */
-#define DEFINE_PASS(SUF, T, NUMBER)                                                   \
+#define DEFINE_PASS(SUF, T, ISNAN)                                                   \
     IPFSRT_NDVECTOR static void pass_##SUF(bool second, moment *m, const unsigned char *p, ptrdiff_t s, \
                                            size_t n) {                                \
         T buf[BLOCK];                                                                 \
@@ -42,19 +39,19 @@ typedef struct moments {
                 for (; i + 8 <= b; i += 8)                                            \
                     for (int j = 0; j < 8; j++) {                                     \
                         double d = (double)v[i + j] - mean;                           \
-                        lane[j] += NUMBER(v[i + j]) ? d * d : 0.0;                    \
+                        lane[j] += !ISNAN(v[i + j]) ? d * d : 0.0;                    \
                     }                                                                 \
             } else {                                                                  \
                 for (; i + 8 <= b; i += 8)                                            \
                     for (int j = 0; j < 8; j++) {                                     \
-                        lane[j] += NUMBER(v[i + j]) ? (double)v[i + j] : 0.0;         \
-                        kept[j] += NUMBER(v[i + j]) ? 1.0 : 0.0;                      \
+                        lane[j] += !ISNAN(v[i + j]) ? (double)v[i + j] : 0.0;         \
+                        kept[j] += !ISNAN(v[i + j]) ? 1.0 : 0.0;                      \
                     }                                                                 \
             }                                                                         \
             for (; i < b; i++) {                                                      \
                 double x = (double)v[i], d = x - mean;                                \
-                lane[0] += NUMBER(v[i]) ? (second ? d * d : x) : 0.0;                 \
-                kept[0] += NUMBER(v[i]) ? 1.0 : 0.0;                                  \
+                lane[0] += !ISNAN(v[i]) ? (second ? d * d : x) : 0.0;                 \
+                kept[0] += !ISNAN(v[i]) ? 1.0 : 0.0;                                  \
             }                                                                         \
         }                                                                             \
         double total = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])); \
@@ -67,16 +64,16 @@ typedef struct moments {
         m->seen += n;                                                                 \
     }
 
-DEFINE_PASS(i8, int8_t, NUMBER_INT)
-DEFINE_PASS(i16, int16_t, NUMBER_INT)
-DEFINE_PASS(i32, int32_t, NUMBER_INT)
-DEFINE_PASS(i64, int64_t, NUMBER_INT)
-DEFINE_PASS(u8, uint8_t, NUMBER_INT)
-DEFINE_PASS(u16, uint16_t, NUMBER_INT)
-DEFINE_PASS(u32, uint32_t, NUMBER_INT)
-DEFINE_PASS(u64, uint64_t, NUMBER_INT)
-DEFINE_PASS(f32, float, NUMBER_FLOAT)
-DEFINE_PASS(f64, double, NUMBER_FLOAT)
+DEFINE_PASS(i8, int8_t, IPFSRT_NDNAN_INT)
+DEFINE_PASS(i16, int16_t, IPFSRT_NDNAN_INT)
+DEFINE_PASS(i32, int32_t, IPFSRT_NDNAN_INT)
+DEFINE_PASS(i64, int64_t, IPFSRT_NDNAN_INT)
+DEFINE_PASS(u8, uint8_t, IPFSRT_NDNAN_INT)
+DEFINE_PASS(u16, uint16_t, IPFSRT_NDNAN_INT)
+DEFINE_PASS(u32, uint32_t, IPFSRT_NDNAN_INT)
+DEFINE_PASS(u64, uint64_t, IPFSRT_NDNAN_INT)
+DEFINE_PASS(f32, float, IPFSRT_NDNAN_FLOAT)
+DEFINE_PASS(f64, double, IPFSRT_NDNAN_FLOAT)
 
 static void pass(const moments *ms, moment *m, const unsigned char *p, ptrdiff_t s, size_t n) {
     IPFSRT_NDTYPED_CALL(ms->d, pass, ms->second, m, p, s, n)

@@ -75,6 +75,16 @@ void ipfsrt_ndarray_each(const ipfsrt_ndarray *a, void (*fn)(void *user, unsigne
     default: NAME##_u8(__VA_ARGS__); break;                                           \
     }
 
+/* Inside typed loops: NaN tests that are no test for integers (a self-compare
+ * of an integer draws a warning), and a loop writing expr of element i as U. */
+#define IPFSRT_NDNAN_INT(v) 0
+#define IPFSRT_NDNAN_FLOAT(v) ((v) != (v))
+#define IPFSRT_NDLOOP(U, expr)                                                        \
+    do {                                                                              \
+        U *o = (U *)(void *)out;                                                      \
+        for (size_t i = 0; i < n; i++) o[i] = (U)(expr);                              \
+    } while (0)
+
 /* What elementwise code needs to know about a dtype. */
 typedef enum ipfsrt_ndkind { IPFSRT_NDKIND_BOOL, IPFSRT_NDKIND_INT, IPFSRT_NDKIND_UINT, IPFSRT_NDKIND_FLOAT,
                              IPFSRT_NDKIND_OTHER } ipfsrt_ndkind;

@@ -170,12 +170,7 @@ void ipfsrt_ndrow_copy(unsigned char *out, ptrdiff_t os, const unsigned char *in
 
 const void *ipfsrt_ndrow_gather(const unsigned char *p, ptrdiff_t s, size_t n, size_t size, void *buf) {
     if (s == (ptrdiff_t)size && (uintptr_t)p % size == 0) return p;
-    unsigned char *out = buf;
-    if (s == (ptrdiff_t)size) {
-        memcpy(out, p, n * size);
-        return buf;
-    }
-    for (size_t i = 0; i < n; i++) memcpy(out + i * size, p + (ptrdiff_t)i * s, size);
+    ipfsrt_ndrow_copy(buf, (ptrdiff_t)size, p, s, n, size);
     return buf;
 }
 

@@ -6,8 +6,6 @@
 
 #include "ndarray/ndarray_internal.h"
 
-#define NAN_INT(v) 0
-#define NAN_FLOAT(v) ((v) != (v))
 
 /* R: the result's type (the unsigned bits of int64/uint64 for integers), A
  * what a value of T adds as. */
@@ -35,16 +33,16 @@
         }                                                                             \
     }
 
-DEFINE_RUNNING(i8, int8_t, uint64_t, int64_t, NAN_INT)
-DEFINE_RUNNING(i16, int16_t, uint64_t, int64_t, NAN_INT)
-DEFINE_RUNNING(i32, int32_t, uint64_t, int64_t, NAN_INT)
-DEFINE_RUNNING(i64, int64_t, uint64_t, int64_t, NAN_INT)
-DEFINE_RUNNING(u8, uint8_t, uint64_t, uint64_t, NAN_INT)
-DEFINE_RUNNING(u16, uint16_t, uint64_t, uint64_t, NAN_INT)
-DEFINE_RUNNING(u32, uint32_t, uint64_t, uint64_t, NAN_INT)
-DEFINE_RUNNING(u64, uint64_t, uint64_t, uint64_t, NAN_INT)
-DEFINE_RUNNING(f32, float, float, float, NAN_FLOAT)
-DEFINE_RUNNING(f64, double, double, double, NAN_FLOAT)
+DEFINE_RUNNING(i8, int8_t, uint64_t, int64_t, IPFSRT_NDNAN_INT)
+DEFINE_RUNNING(i16, int16_t, uint64_t, int64_t, IPFSRT_NDNAN_INT)
+DEFINE_RUNNING(i32, int32_t, uint64_t, int64_t, IPFSRT_NDNAN_INT)
+DEFINE_RUNNING(i64, int64_t, uint64_t, int64_t, IPFSRT_NDNAN_INT)
+DEFINE_RUNNING(u8, uint8_t, uint64_t, uint64_t, IPFSRT_NDNAN_INT)
+DEFINE_RUNNING(u16, uint16_t, uint64_t, uint64_t, IPFSRT_NDNAN_INT)
+DEFINE_RUNNING(u32, uint32_t, uint64_t, uint64_t, IPFSRT_NDNAN_INT)
+DEFINE_RUNNING(u64, uint64_t, uint64_t, uint64_t, IPFSRT_NDNAN_INT)
+DEFINE_RUNNING(f32, float, float, float, IPFSRT_NDNAN_FLOAT)
+DEFINE_RUNNING(f64, double, double, double, IPFSRT_NDNAN_FLOAT)
 
 bool ipfsrt_ndfast_cumsum(ipfsrt_ndarray *res, const ipfsrt_ndarray *a, int axis, bool skipna) {
     if (!ipfsrt_ndarray_is_contiguous(a) || (uintptr_t)a->data % a->itemsize) return false;

@@ -19,6 +19,9 @@ typedef struct tally {
     uint64_t hits, seen; /* over everything */
 } tally;
 
+/* Whether any or all knows its answer already. */
+static bool settled(const tally *t) { return (t->want_any && t->hits) || (t->want_all && t->hits < t->seen); }
+
 /* Elements of the kind in n elements s bytes apart; a settled any or all stops
  * at the end of the block that settled it. any and all only need to know
  * whether a block holds a nonzero (or a zero) element: an OR of flags as wide
@@ -44,7 +47,7 @@ typedef struct tally {
             }                                                                         \
             t->hits += c;                                                             \
             t->seen += m;                                                             \
-            if ((t->want_any && t->hits) || (t->want_all && t->hits < t->seen)) return; \
+            if (settled(t)) return;                                                   \
         }                                                                             \
     }
 
@@ -64,8 +67,6 @@ static void count(tally *t, const unsigned char *p, ptrdiff_t s, size_t n) {
     else if (ipfsrt_dtype_size(t->d) == 4) count_u32(t, p, s, n);
     else count_u64(t, p, s, n);
 }
-
-static bool settled(const tally *t) { return (t->want_any && t->hits) || (t->want_all && t->hits < t->seen); }
 
 static void walk_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
     tally *t = ctx;

@@ -9,23 +9,15 @@
 
 #define BLOCK 1024
 
-#define LOOP(U, expr)                                                                 \
-    do {                                                                              \
-        U *o = (U *)(void *)out;                                                      \
-        for (size_t i = 0; i < n; i++) o[i] = (U)(expr);                              \
-    } while (0)
-
 /* A float function of x into the result's float type. */
 #define INTO_FLOAT(F, F32)                                                            \
-    if (result == IPFSRT_DTYPE_FLOAT32) LOOP(float, F32((float)x[i]));                \
-    else LOOP(double, F((double)x[i]));                                               \
+    if (result == IPFSRT_DTYPE_FLOAT32) IPFSRT_NDLOOP(float, F32((float)x[i]));                \
+    else IPFSRT_NDLOOP(double, F((double)x[i]));                                               \
     break;
 
 static float exp_f32(float x) { return (float)exp(x); } /* as the walk: in double, rounded once */
 static float log_f32(float x) { return (float)log(x); }
 
-#define NAN_INT(v) 0
-#define NAN_FLOAT(v) ((v) != (v))
 #define FINITE_INT(v) 1
 #define SIGNED_NEGATIVE(v) ((v) < 0)
 #define UNSIGNED_NEGATIVE(v) 0
@@ -38,40 +30,40 @@ static float log_f32(float x) { return (float)log(x); }
                                             size_t n) {                               \
         switch (fn) {                                                                 \
         case IPFSRT_NDFN_NEG:                                                         \
-            if (IS_FLOAT) LOOP(T, -x[i]);                                             \
-            else LOOP(U, (U)0 - (U)x[i]);                                             \
+            if (IS_FLOAT) IPFSRT_NDLOOP(T, -x[i]);                                             \
+            else IPFSRT_NDLOOP(U, (U)0 - (U)x[i]);                                             \
             break;                                                                    \
         case IPFSRT_NDFN_ABS:                                                         \
-            if (IS_FLOAT) LOOP(T, fabs((double)x[i]));                                \
-            else LOOP(U, NEGATIVE(x[i]) ? (U)0 - (U)x[i] : (U)x[i]);                  \
+            if (IS_FLOAT) IPFSRT_NDLOOP(T, fabs((double)x[i]));                                \
+            else IPFSRT_NDLOOP(U, NEGATIVE(x[i]) ? (U)0 - (U)x[i] : (U)x[i]);                  \
             break;                                                                    \
         case IPFSRT_NDFN_SQRT: INTO_FLOAT(sqrt, sqrtf)                                \
         case IPFSRT_NDFN_EXP: INTO_FLOAT(exp, exp_f32)                                \
         case IPFSRT_NDFN_LOG: INTO_FLOAT(log, log_f32)                                \
         case IPFSRT_NDFN_FLOOR:                                                       \
-            if (IS_FLOAT) LOOP(T, floor((double)x[i]));                               \
-            else LOOP(U, x[i]);                                                       \
+            if (IS_FLOAT) IPFSRT_NDLOOP(T, floor((double)x[i]));                               \
+            else IPFSRT_NDLOOP(U, x[i]);                                                       \
             break;                                                                    \
         case IPFSRT_NDFN_CEIL:                                                        \
-            if (IS_FLOAT) LOOP(T, ceil((double)x[i]));                                \
-            else LOOP(U, x[i]);                                                       \
+            if (IS_FLOAT) IPFSRT_NDLOOP(T, ceil((double)x[i]));                                \
+            else IPFSRT_NDLOOP(U, x[i]);                                                       \
             break;                                                                    \
-        case IPFSRT_NDFN_ISNAN: LOOP(uint8_t, ISNAN(x[i])); break;                     \
-        case IPFSRT_NDFN_ISFINITE: LOOP(uint8_t, FINITE(x[i])); break;                \
-        default: LOOP(uint8_t, x[i] == 0); break; /* NOT */                           \
+        case IPFSRT_NDFN_ISNAN: IPFSRT_NDLOOP(uint8_t, ISNAN(x[i])); break;                     \
+        case IPFSRT_NDFN_ISFINITE: IPFSRT_NDLOOP(uint8_t, FINITE(x[i])); break;                \
+        default: IPFSRT_NDLOOP(uint8_t, x[i] == 0); break; /* NOT */                           \
         }                                                                             \
     }
 
-DEFINE_UNARY(i8, int8_t, uint8_t, 0, SIGNED_NEGATIVE, NAN_INT, FINITE_INT)
-DEFINE_UNARY(i16, int16_t, uint16_t, 0, SIGNED_NEGATIVE, NAN_INT, FINITE_INT)
-DEFINE_UNARY(i32, int32_t, uint32_t, 0, SIGNED_NEGATIVE, NAN_INT, FINITE_INT)
-DEFINE_UNARY(i64, int64_t, uint64_t, 0, SIGNED_NEGATIVE, NAN_INT, FINITE_INT)
-DEFINE_UNARY(u8, uint8_t, uint8_t, 0, UNSIGNED_NEGATIVE, NAN_INT, FINITE_INT)
-DEFINE_UNARY(u16, uint16_t, uint16_t, 0, UNSIGNED_NEGATIVE, NAN_INT, FINITE_INT)
-DEFINE_UNARY(u32, uint32_t, uint32_t, 0, UNSIGNED_NEGATIVE, NAN_INT, FINITE_INT)
-DEFINE_UNARY(u64, uint64_t, uint64_t, 0, UNSIGNED_NEGATIVE, NAN_INT, FINITE_INT)
-DEFINE_UNARY(f32, float, float, 1, SIGNED_NEGATIVE, NAN_FLOAT, FINITE_FLOAT)
-DEFINE_UNARY(f64, double, double, 1, SIGNED_NEGATIVE, NAN_FLOAT, FINITE_FLOAT)
+DEFINE_UNARY(i8, int8_t, uint8_t, 0, SIGNED_NEGATIVE, IPFSRT_NDNAN_INT, FINITE_INT)
+DEFINE_UNARY(i16, int16_t, uint16_t, 0, SIGNED_NEGATIVE, IPFSRT_NDNAN_INT, FINITE_INT)
+DEFINE_UNARY(i32, int32_t, uint32_t, 0, SIGNED_NEGATIVE, IPFSRT_NDNAN_INT, FINITE_INT)
+DEFINE_UNARY(i64, int64_t, uint64_t, 0, SIGNED_NEGATIVE, IPFSRT_NDNAN_INT, FINITE_INT)
+DEFINE_UNARY(u8, uint8_t, uint8_t, 0, UNSIGNED_NEGATIVE, IPFSRT_NDNAN_INT, FINITE_INT)
+DEFINE_UNARY(u16, uint16_t, uint16_t, 0, UNSIGNED_NEGATIVE, IPFSRT_NDNAN_INT, FINITE_INT)
+DEFINE_UNARY(u32, uint32_t, uint32_t, 0, UNSIGNED_NEGATIVE, IPFSRT_NDNAN_INT, FINITE_INT)
+DEFINE_UNARY(u64, uint64_t, uint64_t, 0, UNSIGNED_NEGATIVE, IPFSRT_NDNAN_INT, FINITE_INT)
+DEFINE_UNARY(f32, float, float, 1, SIGNED_NEGATIVE, IPFSRT_NDNAN_FLOAT, FINITE_FLOAT)
+DEFINE_UNARY(f64, double, double, 1, SIGNED_NEGATIVE, IPFSRT_NDNAN_FLOAT, FINITE_FLOAT)
 
 static void unary_block(ipfsrt_ndfn fn, ipfsrt_dtype in, ipfsrt_dtype result, const void *x, unsigned char *out,
                         size_t n) {
