@@ -270,6 +270,8 @@ static void test_pacing(void **state) {
     }
     assert_int_equal(limit, 1);
     assert_int_equal(ipfsrt_pacing_observe(&p, IPFSRT_GWERR_NOT_FOUND, 0.01, 100, now), 1); /* not the gateway's load */
+    ipfsrt_pacing_init(&p, 16, 4); /* a cap below the start bounds the start */
+    assert_int_equal(ipfsrt_pacing_observe(&p, IPFSRT_GWERR_NONE, 0.010, 100, now += 1), 4);
 }
 
 static void test_blockcache_lru(void **state) {

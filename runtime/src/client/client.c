@@ -448,6 +448,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     c->concurrency = opts->concurrency ? opts->concurrency : START_IN_FLIGHT;
     c->adaptive = opts->concurrency == 0;
     c->in_flight_max = !c->adaptive ? c->concurrency : opts->max_concurrency ? opts->max_concurrency : MAX_IN_FLIGHT;
+    if (c->concurrency > c->in_flight_max) c->concurrency = c->in_flight_max; /* the cap bounds the start too */
     c->max_block = opts->max_block ? opts->max_block : IPFSRT_CAR_DEFAULT_MAX_BLOCK;
     uint64_t cache = opts->cache_bytes == 0 ? (uint64_t)64 << 20
                      : opts->cache_bytes == UINT64_MAX ? 0 : opts->cache_bytes;

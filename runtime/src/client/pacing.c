@@ -16,7 +16,7 @@
 #define BASE_DRIFT 0.01
 
 void ipfsrt_pacing_init(ipfsrt_pacing *p, unsigned start, unsigned cap) {
-    *p = (ipfsrt_pacing){.limit = start, .cap = cap < start ? start : cap};
+    *p = (ipfsrt_pacing){.limit = start < cap ? start : cap, .cap = cap};
 }
 
 static bool overloaded(ipfsrt_gateway_error e) {
