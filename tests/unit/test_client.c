@@ -274,6 +274,55 @@ static void test_pacing(void **state) {
     assert_int_equal(ipfsrt_pacing_observe(&p, IPFSRT_GWERR_NONE, 0.010, 100, now += 1), 4);
 }
 
+/* Two transfers through one slot: the second waits in the queue, and the
+ * first's head cancels it from inside curl's callbacks (a hedged race won).
+ * It must never go out: its user data is gone by then. */
+typedef struct race {
+    ipfsrt_fetch *f;
+    ipfsrt_fetch_req *loser;
+    int winner_heads, winner_done, loser_starts, loser_done;
+} race;
+
+static int winner_head(void *user, const ipfsrt_fetch_head *head) {
+    (void)head;
+    race *r = user;
+    r->winner_heads++;
+    ipfsrt_fetch_cancel(r->f, r->loser);
+    return 0;
+}
+
+static int drop_body(void *user, const uint8_t *data, size_t len) { return (void)user, (void)data, (void)len, 0; }
+static void winner_done(void *user, const ipfsrt_fetch_result *res) { (void)res, ((race *)user)->winner_done++; }
+static void loser_start(void *user) { ((race *)user)->loser_starts++; }
+static void loser_done(void *user, const ipfsrt_fetch_result *res) { (void)res, ((race *)user)->loser_done++; }
+
+static void test_fetch_cancel_while_queued(void **state) {
+    (void)state;
+    ipfsrt_server *gw = start_gateway(NULL);
+    char url[400];
+    snprintf(url, sizeof url, "%s/ipfs/%s?format=raw", ipfsrt_server_url(gw), root);
+    ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = 1};
+    race r = {0};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_fetch_new(&r.f, &cfg, &err), IPFSRT_OK);
+    ipfsrt_fetch_spec win = {.url = url, .on_head = winner_head, .on_body = drop_body, .on_done = winner_done,
+                             .user = &r};
+    ipfsrt_fetch_spec lose = {.url = url, .on_start = loser_start, .on_body = drop_body, .on_done = loser_done,
+                              .user = &r};
+    ipfsrt_fetch_req *first;
+    assert_int_equal(ipfsrt_fetch_start(r.f, &win, &first, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_fetch_start(r.f, &lose, &r.loser, &err), IPFSRT_OK);
+    double until = ipfsrt_clock() + 10;
+    while (ipfsrt_fetch_pump(r.f, 50) && ipfsrt_clock() < until) {}
+    assert_int_equal(ipfsrt_fetch_pending(r.f), 0);
+    assert_int_equal(r.winner_heads, 1);
+    assert_int_equal(r.winner_done, 1);
+    assert_int_equal(r.loser_starts, 0);
+    assert_int_equal(r.loser_done, 0);
+    ipfsrt_fetch_free(r.f);
+    ipfsrt_server_free(gw);
+}
+
 static void test_blockcache_lru(void **state) {
     (void)state;
     ipfsrt_blockcache *cache;
@@ -477,6 +526,7 @@ int main(void) {
         cmocka_unit_test(test_read_through_c_policy),
         cmocka_unit_test(test_all_gateways_fail),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_fetch_cancel_while_queued),
         cmocka_unit_test(test_batch_prefetch),
         cmocka_unit_test(test_gateway_list_sources),
         cmocka_unit_test(test_pacing), cmocka_unit_test(test_blockcache_lru),

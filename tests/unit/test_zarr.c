@@ -4,6 +4,7 @@
  * consolidated metadata serving members without reads). */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -505,6 +506,109 @@ static void test_summarize(void **state) {
     remove_tree(dir);
 }
 
+/* A store that lends what it reads: each answer in a buffer of its own,
+ * counted, poisoned and freed at its last release, so a reader that decodes
+ * lent bytes without holding them reads garbage (or, under ASan, freed memory). */
+typedef struct lending {
+    ipfsrt_zarr_store *inner;
+    atomic_int holds, releases;
+} lending;
+
+typedef struct loan {
+    lending *store;
+    atomic_int refs;
+    size_t len;
+    uint8_t bytes[];
+} loan;
+
+static void loan_hold(void *owner) {
+    loan *l = owner;
+    atomic_fetch_add(&l->refs, 1);
+    atomic_fetch_add(&l->store->holds, 1);
+}
+
+static void loan_drop(loan *l) {
+    if (atomic_fetch_sub(&l->refs, 1) != 1) return;
+    memset(l->bytes, 0xA5, l->len);
+    free(l);
+}
+
+static void loan_release(void *owner) {
+    loan *l = owner;
+    atomic_fetch_add(&l->store->releases, 1);
+    loan_drop(l);
+}
+
+typedef struct lend_call {
+    lending *store;
+    ipfsrt_zarr_store_result_fn fn;
+    void *user;
+} lend_call;
+
+static ipfsrt_status lend_one(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+    const lend_call *c = user;
+    if (res->status != IPFSRT_OK) return c->fn(c->user, res, err);
+    loan *l = malloc(sizeof *l + res->len + 1);
+    assert_non_null(l);
+    l->store = c->store;
+    atomic_init(&l->refs, 1);
+    l->len = res->len;
+    memcpy(l->bytes, res->data, res->len);
+    ipfsrt_zarr_store_result mine = *res;
+    mine.data = l->bytes;
+    mine.lent = (ipfsrt_lent){loan_hold, loan_release, l};
+    ipfsrt_status st = c->fn(c->user, &mine, err);
+    loan_drop(l); /* the store's own reference: gone once the callback returns */
+    return st;
+}
+
+static ipfsrt_status lending_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
+                                      ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+    lend_call c = {ctx, fn, user};
+    return ipfsrt_zarr_store_get_many(((lending *)ctx)->inner, requests, n, lend_one, &c, err);
+}
+
+static const ipfsrt_zarr_store_ops lending_ops = {.kind = "lending", .get_many = lending_get_many};
+
+/* Decoding threads hold lent bytes instead of copying them, and release each
+ * once: the values equal a read from the store that lends nothing, on any
+ * thread count. */
+static void test_read_lent(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    ipfsrt_error err;
+    write_array(folder);
+    write_tenths(folder);
+    lending ln = {.inner = folder};
+    assert_int_equal(ipfsrt_zarr_store_new(&s, &lending_ops, &ln, "lending://", &err), IPFSRT_OK);
+    const char *paths[2] = {"g/arr", "g/f"};
+    for (int p = 0; p < 2; p++) {
+        ipfsrt_zarr_node *lent, *plain;
+        assert_int_equal(ipfsrt_zarr_open(&lent, s, paths[p], &err), IPFSRT_OK);
+        assert_int_equal(ipfsrt_zarr_open(&plain, folder, paths[p], &err), IPFSRT_OK);
+        ipfsrt_ndslice part[2] = {{.has_start = true, .start = 1, .has_stop = true, .stop = 33, .step = 1}, {.step = -3}};
+        ipfsrt_ndarray want, got;
+        ipfsrt_ndarray_init(&want), ipfsrt_ndarray_init(&got);
+        assert_int_equal(ipfsrt_zarr_read(plain, part, 2, &want, NULL, &err), IPFSRT_OK);
+        for (unsigned threads = 1; threads <= 8; threads *= 2) {
+            int held = atomic_load(&ln.holds);
+            ipfsrt_zarr_read_options o = {.threads = threads};
+            assert_int_equal(ipfsrt_zarr_read(lent, part, 2, &got, &o, &err), IPFSRT_OK);
+            assert_int_equal(got.dtype, want.dtype);
+            assert_memory_equal(got.data, want.data, ipfsrt_ndarray_size(&want) * want.itemsize);
+            assert_true(atomic_load(&ln.holds) > held); /* the lent path ran */
+            assert_int_equal(atomic_load(&ln.holds), atomic_load(&ln.releases));
+        }
+        ipfsrt_ndarray_free(&want), ipfsrt_ndarray_free(&got);
+        ipfsrt_zarr_node_free(lent);
+        ipfsrt_zarr_node_free(plain);
+    }
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
+
 /* Consolidated metadata serves members: an array whose .zarray is gone from
  * the store opens from .zmetadata alone. */
 static void test_consolidated(void **state) {
@@ -714,7 +818,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
-        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_consolidated),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
         cmocka_unit_test(test_exact_integers),

@@ -39,6 +39,16 @@ unsigned ipfsrt_threads(void);
 void ipfsrt_threads_set(unsigned n);
 unsigned ipfsrt_cpus_usable(void);
 
+/* Bytes a result lends past the call that handed them over: hold(owner)
+ * keeps them valid until release(owner), which any thread may call, once per
+ * hold. A reader that queues bytes for other threads holds them instead of
+ * copying them. owner NULL: the bytes are valid during the call only. */
+typedef struct ipfsrt_lent {
+    void (*hold)(void *owner);
+    void (*release)(void *owner);
+    void *owner;
+} ipfsrt_lent;
+
 #ifdef __cplusplus
 }
 #endif

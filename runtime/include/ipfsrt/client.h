@@ -204,6 +204,7 @@ typedef struct ipfsrt_client_batch_result {
     ipfsrt_error error;   /* why the read failed, when it did */
     const uint8_t *data;  /* valid until the next call on the batch */
     size_t len;
+    ipfsrt_lent lent;     /* data kept longer (a verified block lent as it is), when owner is set */
 } ipfsrt_client_batch_result;
 
 ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **batch, ipfsrt_client *client,

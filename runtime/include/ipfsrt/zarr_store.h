@@ -33,6 +33,7 @@ typedef struct ipfsrt_zarr_store_result {
     ipfsrt_error error;
     const uint8_t *data;   /* valid during the callback */
     size_t len;
+    ipfsrt_lent lent;      /* stores whose bytes can outlive the callback set its owner */
 } ipfsrt_zarr_store_result;
 
 /* Sees each result as it completes; anything but IPFSRT_OK stops the batch. */

@@ -726,6 +726,7 @@ static void describe(ipfsrt_client_batch *b, size_t i, ipfsrt_client_batch_resul
     r->data = it->block ? it->block->data : it->data.data ? it->data.data : (const uint8_t *)"";
     r->len = it->block ? it->block->len : it->data.len;
     if (it->block && !it->from_end && r->len > it->length) r->len = (size_t)it->length; /* a raw block read in part */
+    if (it->block && r->status == IPFSRT_OK) r->lent = (ipfsrt_lent){ipfsrt_rcblock_hold, ipfsrt_rcblock_release, it->block};
 }
 
 ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *b, ipfsrt_client_batch_result *result,

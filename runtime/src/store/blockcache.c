@@ -17,18 +17,22 @@ ipfsrt_rcblock *ipfsrt_rcblock_new(const ipfsrt_cid *cid, const uint8_t *data, s
     ipfsrt_rcblock *b = malloc(sizeof *b + len);
     if (!b) return NULL;
     memset(b, 0, sizeof *b);
-    b->refs = 1;
+    atomic_init(&b->refs, 1);
     b->cid = *cid;
     b->len = len;
     if (data && len) memcpy(b->data, data, len);
     return b;
 }
 
-void ipfsrt_rcblock_ref(ipfsrt_rcblock *b) { b->refs++; }
+void ipfsrt_rcblock_ref(ipfsrt_rcblock *b) { atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed); }
 
 void ipfsrt_rcblock_unref(ipfsrt_rcblock *b) {
-    if (b && --b->refs == 0) free(b);
+    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
 }
+
+void ipfsrt_rcblock_hold(void *block) { ipfsrt_rcblock_ref(block); }
+
+void ipfsrt_rcblock_release(void *block) { ipfsrt_rcblock_unref(block); }
 
 /* Digests are uniformly distributed already: their first bytes make the hash. */
 static uint64_t key_hash(const ipfsrt_cid *cid) {

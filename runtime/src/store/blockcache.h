@@ -4,10 +4,12 @@
 #ifndef IPFSRT_BLOCKCACHE_H
 #define IPFSRT_BLOCKCACHE_H
 
+#include <stdatomic.h>
+
 #include "ipfsrt/cid.h"
 
 typedef struct ipfsrt_rcblock {
-    unsigned refs;
+    atomic_uint refs; /* lent to decoding threads, which drop their references */
     unsigned arrivals;             /* copies a stream delivered and nobody took yet */
     bool mapped;                   /* in a map (at most one) */
     bool taken;                    /* a walk has read it (sessions keep such blocks) */
@@ -23,6 +25,9 @@ typedef struct ipfsrt_rcblock {
 ipfsrt_rcblock *ipfsrt_rcblock_new(const ipfsrt_cid *cid, const uint8_t *data, size_t len);
 void ipfsrt_rcblock_ref(ipfsrt_rcblock *b);
 void ipfsrt_rcblock_unref(ipfsrt_rcblock *b);
+/* The two as an ipfsrt_lent's hold and release. */
+void ipfsrt_rcblock_hold(void *block);
+void ipfsrt_rcblock_release(void *block);
 
 /* Blocks by multihash; a block is in at most one map at a time. The map holds a
  * reference to each block in it. */

@@ -211,7 +211,9 @@ static void *decoder(void *arg) {
         bool skip = r->failed;
         pthread_mutex_unlock(&r->mu);
         ipfsrt_error e;
-        ipfsrt_status st = skip ? IPFSRT_OK : decode_unit(r, j->unit, j->missing, j->data, j->len, &s, &tmp, &e);
+        ipfsrt_status st = skip ? IPFSRT_OK : decode_unit(r, j->unit, j->missing, j->bytes, j->len, &s, &tmp, &e);
+        if (j->lent.owner) j->lent.release(j->lent.owner);
+        j->lent.owner = NULL;
         pthread_mutex_lock(&r->mu);
         if (st != IPFSRT_OK) fail_locked(r, &e);
         r->queued_bytes -= j->len;
@@ -265,19 +267,25 @@ static ipfsrt_status decode_here(reader *r, size_t k, const uint8_t *data, size_
     return st;
 }
 
-ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
-                                      ipfsrt_error *err) {
+/* Queues unit k for the decoders: its bytes copied into the job, or held
+ * when the store lends them. */
+static ipfsrt_status enqueue(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
+                             const ipfsrt_lent *lent, ipfsrt_error *err) {
     if (missing) len = 0;
     if (!r->nthreads) return decode_here(r, k, data, len, missing, err);
+    bool held = lent && lent->owner && len;
     pthread_mutex_lock(&r->mu);
     while (!r->failed && r->head && r->queued_bytes + len > QUEUED_BYTES_MAX) pthread_cond_wait(&r->room, &r->mu);
-    job *j = r->failed ? NULL : job_for(r, len);
+    job *j = r->failed ? NULL : job_for(r, held ? 0 : len);
     if (j) {
         j->next = NULL;
         j->unit = k;
         j->missing = missing;
         j->len = len;
-        if (len) memcpy(j->data, data, len);
+        j->lent = held ? *lent : (ipfsrt_lent){0};
+        if (held) lent->hold(lent->owner);
+        else if (len) memcpy(j->data, data, len);
+        j->bytes = held ? data : j->data;
         r->queued_bytes += j->len;
         if (r->tail) r->tail->next = j;
         else r->head = j;
@@ -293,6 +301,16 @@ ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, 
     return st;
 }
 
+ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
+                                      ipfsrt_error *err) {
+    return enqueue(r, k, data, len, missing, NULL, err);
+}
+
+ipfsrt_status ipfsrt_zarr_reader_push_lent(reader *r, size_t k, const uint8_t *data, size_t len,
+                                           const ipfsrt_lent *lent, ipfsrt_error *err) {
+    return enqueue(r, k, data, len, false, lent, err);
+}
+
 ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
     reader *r = user;
     const char *key = r->keys + res->index * r->key_size + strlen(r->prefix);
@@ -304,8 +322,8 @@ ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_zarr_store_res
     if (res->status == IPFSRT_OK && res->len > r->stored_max)
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s, chunk %s: more than %llu bytes, the most its chunks "
                            "can be stored in", r->m->name, key, (unsigned long long)r->stored_max);
-    return ipfsrt_zarr_reader_push(r, r->batch_first + res->index, res->data, res->len,
-                                   res->status == IPFSRT_ENOT_FOUND, err);
+    if (res->status == IPFSRT_ENOT_FOUND) return ipfsrt_zarr_reader_push(r, r->batch_first + res->index, NULL, 0, true, err);
+    return ipfsrt_zarr_reader_push_lent(r, r->batch_first + res->index, res->data, res->len, &res->lent, err);
 }
 
 static unsigned thread_count(const reader *r) {
@@ -367,7 +385,14 @@ static ipfsrt_status shape_output(reader *r, ipfsrt_ndarray *out, ipfsrt_error *
     ipfsrt_status st = ipfsrt_ndarray_slice(&view, &r->full, per_dim, r->m->ndim, err);
     ipfsrt_ndarray result;
     ipfsrt_ndarray_init(&result);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_copy(&result, &view, err);
+    /* only indexed dimensions dropped: the view is the output in C order, a
+     * copy would write every element again into fresh pages */
+    if (st == IPFSRT_OK && ipfsrt_ndarray_is_contiguous(&view)) {
+        result = view;
+        ipfsrt_ndarray_init(&view);
+    } else if (st == IPFSRT_OK) {
+        st = ipfsrt_ndarray_copy(&result, &view, err);
+    }
     ipfsrt_ndarray_free(&view);
     if (st == IPFSRT_OK) {
         ipfsrt_ndarray_free(out);

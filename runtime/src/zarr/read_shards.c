@@ -110,7 +110,7 @@ static ipfsrt_status from_whole(shards *s, size_t q, size_t unit, size_t entry, 
     if (off > res->len || n > res->len - off)
         return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s, chunk %s: inner chunk %zu lies past the shard's %zu bytes",
                            s->r->m->name, key_of(s, q) + strlen(s->r->prefix), entry, res->len);
-    return ipfsrt_zarr_reader_push(s->r, unit, res->data + off, (size_t)n, false, err);
+    return ipfsrt_zarr_reader_push_lent(s->r, unit, res->data + off, (size_t)n, &res->lent, err);
 }
 
 /* Only the index at hand: the wanted inner chunks' ranges kept for the second round. */
@@ -153,7 +153,7 @@ static ipfsrt_status inner_arrived(void *user, const ipfsrt_zarr_store_result *r
                             (unsigned long long)s->range[2 * unit]);
         return res->status == IPFSRT_ENOT_FOUND ? IPFSRT_ECODEC : res->status; /* the index promised it */
     }
-    return ipfsrt_zarr_reader_push(s->r, unit, res->data, res->len, false, err);
+    return ipfsrt_zarr_reader_push_lent(s->r, unit, res->data, res->len, &res->lent, err);
 }
 
 /* First round: each shard's index, or the whole shard. */

@@ -24,6 +24,8 @@ typedef struct job {
     struct job *next;
     size_t unit; /* position in the plan's odometer */
     bool missing;
+    const uint8_t *bytes; /* data, or the store's own bytes, held (lent) */
+    ipfsrt_lent lent;
     size_t len, cap;
     uint8_t data[];
 } job;
@@ -99,6 +101,10 @@ void ipfsrt_zarr_reader_odometer(const reader *r, size_t k, size_t *pos);
  * progress. Fails once a decoder has failed. */
 ipfsrt_status ipfsrt_zarr_reader_push(reader *r, size_t k, const uint8_t *data, size_t len, bool missing,
                                       ipfsrt_error *err);
+/* The same for bytes the store lends (lent->owner set): held, not copied,
+ * until a decoder is done with them. */
+ipfsrt_status ipfsrt_zarr_reader_push_lent(reader *r, size_t k, const uint8_t *data, size_t len,
+                                           const ipfsrt_lent *lent, ipfsrt_error *err);
 /* Room for one key of r's array (its prefix and every chunk index). */
 size_t ipfsrt_zarr_reader_key_size(const reader *r);
 /* The key of shard (or chunk) index into buf: the array's prefix and the chunk key. */

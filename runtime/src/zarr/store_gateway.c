@@ -69,6 +69,7 @@ static ipfsrt_status hand_over(gateway_store *s, const ipfsrt_client_batch_resul
     /* a plain server's 404 is all there is to know; a gateway's proves nothing */
     if (s->plain && r->status == IPFSRT_EUNAVAILABLE) out.status = IPFSRT_ENOT_FOUND;
     if (out.status != IPFSRT_OK) out.len = 0;
+    else out.lent = r->lent;
     return fn(user, &out, err);
 }
 

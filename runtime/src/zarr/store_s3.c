@@ -27,7 +27,8 @@ typedef struct s3_get {
 
 static ipfsrt_status got(void *user, const ipfsrt_s3_result *r, ipfsrt_error *err) {
     s3_get *g = user;
-    ipfsrt_zarr_store_result res = {r->index, r->status, r->error, r->data, r->len};
+    ipfsrt_zarr_store_result res = {.index = r->index, .status = r->status, .error = r->error, .data = r->data,
+                                    .len = r->len};
     return g->fn(g->user, &res, err);
 }
 

@@ -376,7 +376,8 @@ static ipfsrt_status missing_block(void *user, const ipfsrt_cid *cid, ipfsrt_err
 
 static ipfsrt_status report(key_read *k, size_t index, ipfsrt_status st, const ipfsrt_error *e, const ipfsrt_buf *data,
                             ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
-    ipfsrt_zarr_store_result res = {index, st, {0}, data ? data->data : NULL, data ? data->len : 0};
+    ipfsrt_zarr_store_result res = {.index = index, .status = st, .data = data ? data->data : NULL,
+                                    .len = data ? data->len : 0};
     if (st != IPFSRT_OK) res.error = *e;
     else ipfsrt_error_clear(&res.error);
     if (!res.data) res.data = (const uint8_t *)"";
