@@ -390,6 +390,58 @@ local function streamed(v, op)
   return s.count > 0 and s.sum * scale / s.count + offset or 0 / 0
 end
 
+-- The array dimensions (from 0) of axes, positions in v.dims.
+local function array_dims(v, axes)
+  local dims, kept = {}, 0
+  for i, s in ipairs(v._sel) do
+    if not s.index then
+      for _, a in ipairs(axes) do
+        if a == kept then dims[#dims + 1] = i - 1 end
+      end
+      kept = kept + 1
+    end
+  end
+  return dims
+end
+
+-- The reduction op from summaries s of stored values, CF-decoded by cf
+-- (affine: x * scale + offset, which turns min into max when scale < 0).
+local function from_summaries(s, op, cf, dtype)
+  if op == "count" then return s.count end
+  local scale, offset = cf and cf.scale or 1, cf and cf.offset or 0
+  local out
+  if op == "sum" then out = s.sum:astype("float64") * scale + s.count * offset
+  elseif op == "mean" then out = s.sum:astype("float64") * scale / s.count + offset
+  else
+    local pick = scale < 0 and (op == "min" and "max" or "min") or op
+    out = s[pick] * scale + offset
+  end
+  if not cf and op == "sum" then return s.sum end -- integers: int64, exact
+  if not cf and op == "mean" then return out end -- float64, as numpy's mean of integers
+  return out:astype(dtype)
+end
+
+-- A reduction along some dimensions of a large selection, folded as it is
+-- read (the selection is never built), where the result cannot depend on the
+-- order chunks arrive in: counts, extremes, and sums and means of stored
+-- integers (CF-packed values summed as stored, exactly, then scaled). Float
+-- sums along dimensions are read and reduced instead.
+local function streamed_along(v, op, axes)
+  local total = 1
+  for _, n in ipairs(v.shape) do total = total * n end
+  if not v._array or total * 8 <= M.FOLD_BYTES or op == "std" or op == "var" then return nil end
+  local cf = cf_of(v)
+  local integer = v._array.dtype:match("int") ~= nil
+  local sums = op == "mean" or op == "sum"
+  if (cf and cf.view) or (sums and not integer) then return nil end
+  local opts = { sums = sums, extremes = op == "min" or op == "max" }
+  if cf and integer then opts.skip = cf.fills
+  elseif cf then opts.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } end
+  local s = v._array:summarize_along(zarr_selection(v._sel), array_dims(v, axes), opts)
+  if not cf and opts.extremes and s.count:min() == 0 then return nil end -- an empty slice: min's own error
+  return from_summaries(s, op, integer and cf or nil, cf and cf.type or v._array.dtype)
+end
+
 -- Reductions by dimension name (NaN skipped, as xarray): over everything a
 -- number, else a variable of the dimensions left.
 for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "count" } do
@@ -399,9 +451,12 @@ for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "count" } do
       local s = streamed(v, op)
       if s then return s end
     end
-    local x = v:values()
-    if not axes or #axes == #v.dims then return x[op](x) end
-    local r = x[op](x, #axes == 1 and axes[1] or axes)
+    local r = axes and #axes < #v.dims and streamed_along(v, op, axes)
+    if not r then
+      local x = v:values()
+      if not axes or #axes == #v.dims then return x[op](x) end
+      r = x[op](x, #axes == 1 and axes[1] or axes)
+    end
     local left = {}
     for _, d in ipairs(v.dims) do
       local gone = false

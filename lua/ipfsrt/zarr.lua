@@ -155,6 +155,25 @@ function Array.summarize(a, selection, opts)
   return node:summarize(selection, threads, o.skip, o.extremes == true, u.dtype, u.fills, u.scale, u.offset)
 end
 
+-- a:summarize_along(selection, dims[, opts]) -> {count =, sum =, min =, max =}:
+-- n-d arrays over the selection's dimensions other than dims (the array's,
+-- counted from 0; indexed ones dropped as a read drops them), of the values
+-- other than NaN and opts.skip, folded on the decoding threads as the chunks
+-- are decoded (the selection is never built). opts.sums = true for sums
+-- (int64 for integers, exact; float64 sums only where one chunk holds every
+-- value folded into a position, else an error: they would round differently
+-- from run to run), opts.extremes = true for min and max (float64, NaN where
+-- nothing counts); threads and unscale as read.
+function Array.summarize_along(a, selection, dims, opts)
+  local o, threads, u = read_options(selection, opts)
+  if type(dims) ~= "table" then bad("dims is a list of dimension numbers") end
+  if o.skip ~= nil and type(o.skip) ~= "table" then bad("skip is a list of values") end
+  local node = rawget(a, "_node")
+  if u == nil then return node:summarize_along(selection, threads, dims, o.skip, o.sums == true, o.extremes == true) end
+  return node:summarize_along(selection, threads, dims, o.skip, o.sums == true, o.extremes == true, u.dtype, u.fills,
+    u.scale, u.offset)
+end
+
 -- a:chunk_key(i, j, ...) -> the store key of a chunk (a shard, if sharded)
 function Array.chunk_key(a, ...) return rawget(a, "_node"):chunk_key(...) end
 

@@ -327,21 +327,26 @@ static int zarr_read_many(lua_State *L) {
  * -> {count =, sum =, min =, max =}: folded chunk by chunk on the decoding threads */
 #define SKIP_MAX 16
 
+/* The values a fold leaves out, from the list at idx (nil: none). */
+static size_t check_skip(lua_State *L, int idx, double *skip) {
+    size_t n = 0;
+    if (lua_isnoneornil(L, idx)) return 0;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    if (luaL_len(L, idx) > SKIP_MAX) ipfsrt_lua_raise_arg(L, "at most %d values to leave out", SKIP_MAX);
+    for (lua_Integer i = 1; i <= luaL_len(L, idx); i++, n++) {
+        lua_rawgeti(L, idx, i);
+        skip[n] = luaL_checknumber(L, -1);
+        lua_pop(L, 1);
+    }
+    return n;
+}
+
 static int node_summarize(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
     ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
     int parts = check_selection(L, 2, sel);
     double skip[SKIP_MAX];
-    size_t n_skip = 0;
-    if (!lua_isnoneornil(L, 4)) {
-        luaL_checktype(L, 4, LUA_TTABLE);
-        if (luaL_len(L, 4) > SKIP_MAX) return ipfsrt_lua_raise_arg(L, "at most %d values to leave out", SKIP_MAX);
-        for (lua_Integer i = 1; i <= luaL_len(L, 4); i++, n_skip++) {
-            lua_rawgeti(L, 4, i);
-            skip[n_skip] = luaL_checknumber(L, -1);
-            lua_pop(L, 1);
-        }
-    }
+    size_t n_skip = check_skip(L, 4, skip);
     bool extremes = lua_toboolean(L, 5);
     ipfsrt_zarr_read_options opts;
     ipfsrt_ndarray_scaling sc;
@@ -365,6 +370,48 @@ static int node_summarize(lua_State *L) {
     return 1;
 }
 
+/* n:summarize_along(selection | nil, threads, {dim, ...}, {skip...} | nil, sums, extremes[, dtype,
+ * {missing...}, scale, offset]) -> {count =, sum =, min =, max =}: n-d arrays over the
+ * dimensions not folded (dims: the array's, from 0) */
+static int node_summarize_along(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(n);
+    ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
+    int parts = check_selection(L, 2, sel);
+    luaL_checktype(L, 4, LUA_TTABLE);
+    bool along[IPFSRT_NDARRAY_MAX_DIMS] = {false};
+    for (lua_Integer i = 1; i <= luaL_len(L, 4); i++) {
+        lua_rawgeti(L, 4, i);
+        lua_Integer d = luaL_checkinteger(L, -1);
+        lua_pop(L, 1);
+        if (!m || d < 0 || d >= m->ndim) return ipfsrt_lua_raise_arg(L, "dimension %d is not one of the array's", (int)d);
+        along[d] = true;
+    }
+    double skip[SKIP_MAX];
+    size_t n_skip = check_skip(L, 5, skip);
+    unsigned what = (lua_toboolean(L, 6) ? IPFSRT_ZARR_FOLD_SUMS : 0) | (lua_toboolean(L, 7) ? IPFSRT_ZARR_FOLD_EXTREMES : 0);
+    ipfsrt_zarr_read_options opts;
+    ipfsrt_ndarray_scaling sc;
+    check_read_options(L, 3, 8, &opts, &sc);
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_zarr_summaries out;
+    ipfsrt_zarr_summaries_init(&out);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_summarize_along(n, sel, parts, &opts, skip, n_skip, along, what, &out, &err);
+    if (st != IPFSRT_OK) ipfsrt_zarr_summaries_free(&out);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    lua_createtable(L, 0, 4);
+    ipfsrt_ndarray *parts_out[4] = {&out.count, &out.sum, &out.min, &out.max};
+    static const char *const names[4] = {"count", "sum", "min", "max"};
+    for (int i = 0; i < 4; i++) {
+        if (!parts_out[i]->data) continue;
+        ipfsrt_lua_push_ndarray(L, parts_out[i]);
+        lua_setfield(L, -2, names[i]);
+    }
+    return 1;
+}
+
 static int node_is_array(lua_State *L) {
     lua_pushboolean(L, ipfsrt_zarr_is_array(check_node(L, 1)));
     return 1;
@@ -374,7 +421,7 @@ int ipfsrt_lua_zarr_node_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members}, {"attrs", node_attrs},
                                        {"metadata", node_metadata},
                                        {"child", node_child}, {"read", node_read},
-                                       {"summarize", node_summarize},
+                                       {"summarize", node_summarize}, {"summarize_along", node_summarize_along},
                                        {"write", node_write}, {"set_attributes", node_set_attributes},
                                        {"is_array", node_is_array}, {"chunk_key", node_chunk_key},
                                        {NULL, NULL}};

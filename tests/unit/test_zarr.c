@@ -506,6 +506,121 @@ static void test_summarize(void **state) {
     remove_tree(dir);
 }
 
+/* What a fold along axis (0, 1; -1: both) of the 2-D float64 x must give at
+ * kept position p, the values skip and NaN left out. */
+static void expected_at(const ipfsrt_ndarray *x, int axis, size_t p, double skip, int64_t *count, double *sum,
+                        double *mn, double *mx) {
+    *count = 0, *sum = 0, *mn = NAN, *mx = NAN;
+    for (size_t i = 0; i < x->shape[0]; i++)
+        for (size_t j = 0; j < x->shape[1]; j++) {
+            if ((axis == 0 && j != p) || (axis == 1 && i != p)) continue;
+            double v = ((const double *)(const void *)x->data)[i * x->shape[1] + j];
+            if (isnan(v) || v == skip) continue;
+            *sum += v;
+            if (!*count || v < *mn) *mn = v;
+            if (!*count || v > *mx) *mx = v;
+            ++*count;
+        }
+}
+
+static double number_at(const ipfsrt_ndarray *a, size_t i) {
+    if (a->dtype == IPFSRT_DTYPE_INT64) return (double)((const int64_t *)(const void *)a->data)[i];
+    return ((const double *)(const void *)a->data)[i];
+}
+
+static void assert_along(const ipfsrt_ndarray *x, int axis, double skip, const ipfsrt_zarr_summaries *got) {
+    size_t kept = axis < 0 ? 1 : x->shape[axis == 0 ? 1 : 0];
+    assert_int_equal(ipfsrt_ndarray_size(&got->count), kept);
+    for (size_t p = 0; p < kept; p++) {
+        int64_t count;
+        double sum, mn, mx;
+        expected_at(x, axis, p, skip, &count, &sum, &mn, &mx);
+        assert_int_equal(((const int64_t *)(const void *)got->count.data)[p], count);
+        if (got->sum.data) assert_true(fabs(number_at(&got->sum, p) - sum) <= 1e-9 * fabs(sum));
+        if (!got->min.data) continue;
+        assert_true(isnan(mn) ? isnan(number_at(&got->min, p)) : number_at(&got->min, p) == mn);
+        assert_true(isnan(mx) ? isnan(number_at(&got->max, p)) : number_at(&got->max, p) == mx);
+    }
+}
+
+static bool same_bits(const ipfsrt_ndarray *a, const ipfsrt_ndarray *b) {
+    if (!a->data || !b->data) return !a->data && !b->data;
+    return ipfsrt_ndarray_size(a) == ipfsrt_ndarray_size(b) &&
+           memcmp(a->data, b->data, ipfsrt_ndarray_size(a) * a->itemsize) == 0;
+}
+
+/* Folds along one dimension, the other or both, on every thread count and
+ * arrival order, agree with the selection read and folded here, to the bit
+ * from one run to the next. */
+static void fold_along_cases(const ipfsrt_zarr_node *a, const ipfsrt_ndslice *part, shuffling *sh, unsigned what,
+                             double skip) {
+    ipfsrt_error err;
+    ipfsrt_ndarray x, x64;
+    ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&x64);
+    assert_int_equal(ipfsrt_zarr_read(a, part, 2, &x, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_astype(&x64, &x, IPFSRT_DTYPE_FLOAT64, &err), IPFSRT_OK);
+    for (int axis = -1; axis <= 1; axis++) {
+        bool along[2] = {axis != 1, axis != 0};
+        ipfsrt_zarr_summaries first, got;
+        ipfsrt_zarr_summaries_init(&first), ipfsrt_zarr_summaries_init(&got);
+        for (unsigned threads = 1; threads <= 8; threads *= 2)
+            for (unsigned seed = 1; seed <= 3; seed++) {
+                sh->seed = seed;
+                ipfsrt_zarr_read_options o = {.threads = threads};
+                ipfsrt_zarr_summaries *into = threads == 1 && seed == 1 ? &first : &got;
+                assert_int_equal(ipfsrt_zarr_summarize_along(a, part, 2, &o, &skip, 1, along, what, into, &err),
+                                 IPFSRT_OK);
+                assert_true(same_bits(&got.count, &first.count) || into == &first);
+                assert_true(same_bits(&got.sum, &first.sum) || into == &first);
+                assert_true(same_bits(&got.min, &first.min) || into == &first);
+            }
+        assert_along(&x64, axis, skip, &first);
+        ipfsrt_zarr_summaries_free(&first), ipfsrt_zarr_summaries_free(&got);
+    }
+    ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&x64);
+}
+
+static void test_summarize_along(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    ipfsrt_error err;
+    write_array(folder); /* int32, fill -7, one chunk never written */
+    write_tenths(folder); /* float32, rows 30.. NaN */
+    shuffling sh = {folder, 1};
+    assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
+    ipfsrt_zarr_node *ints, *floats;
+    assert_int_equal(ipfsrt_zarr_open(&ints, s, "g/arr", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open(&floats, s, "g/f", &err), IPFSRT_OK);
+    ipfsrt_ndslice part[2] = {{.has_start = true, .start = 1, .has_stop = true, .stop = 6, .step = 1}, {.step = 2}};
+    fold_along_cases(ints, part, &sh, IPFSRT_ZARR_FOLD_SUMS | IPFSRT_ZARR_FOLD_EXTREMES, 27);
+    ipfsrt_ndslice rows[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 36, .step = 1}, {.step = 3}};
+    fold_along_cases(floats, rows, &sh, IPFSRT_ZARR_FOLD_EXTREMES, 2.5f);
+    /* float sums: along rows 5..9 (one chunk of rows), not along rows 3..35 */
+    ipfsrt_ndslice one[2] = {{.has_start = true, .start = 5, .has_stop = true, .stop = 10, .step = 1}, {.step = 3}};
+    bool down[2] = {true, false};
+    ipfsrt_zarr_summaries got;
+    ipfsrt_zarr_summaries_init(&got);
+    assert_int_equal(ipfsrt_zarr_summarize_along(floats, rows, 2, NULL, NULL, 0, down, IPFSRT_ZARR_FOLD_SUMS, &got, &err),
+                     IPFSRT_EUNSUPPORTED);
+    if (!strstr(err.message, "g/f") && !strstr(err.message, "f:")) fail_msg("message: %s", err.message);
+    assert_int_equal(ipfsrt_zarr_summarize_along(floats, one, 2, NULL, NULL, 0, down, IPFSRT_ZARR_FOLD_SUMS, &got, &err),
+                     IPFSRT_OK);
+    ipfsrt_ndarray x, x64;
+    ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&x64);
+    assert_int_equal(ipfsrt_zarr_read(floats, one, 2, &x, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_astype(&x64, &x, IPFSRT_DTYPE_FLOAT64, &err), IPFSRT_OK);
+    assert_along(&x64, 0, NAN, &got);
+    ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&x64);
+    ipfsrt_zarr_summaries_free(&got);
+    fold_along_cases(floats, one, &sh, IPFSRT_ZARR_FOLD_EXTREMES, 2.5f);
+    ipfsrt_zarr_node_free(ints);
+    ipfsrt_zarr_node_free(floats);
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
+
 /* A store that lends what it reads: each answer in a buffer of its own,
  * counted, poisoned and freed at its last release, so a reader that decodes
  * lent bytes without holding them reads garbage (or, under ASan, freed memory). */
@@ -818,7 +933,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
-        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_consolidated),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
         cmocka_unit_test(test_exact_integers),

@@ -163,6 +163,34 @@ ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_
                                     const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
                                     bool extremes, ipfsrt_zarr_summary *out, ipfsrt_error *err);
 
+/* Summaries along some dimensions of a selection: for each position of the
+ * others, the count of its values other than NaN and the values left out,
+ * their sum and least and greatest (float64, NaN where nothing counts). The
+ * arrays have the selection's shape without the dimensions folded along (and
+ * without indexed ones, as a read drops them); they are built as the chunks
+ * are decoded, on the decoding threads: the selection itself never is. Counts,
+ * extremes and integer sums (int64, exact, wrapping as numpy's) come out the
+ * same in any order of arrival; a float sum only where one chunk holds all the
+ * values of a position (its rounding would follow the order chunks arrive in:
+ * IPFSRT_EUNSUPPORTED otherwise). Caller-owned: _init, then _free. */
+typedef struct ipfsrt_zarr_summaries {
+    ipfsrt_ndarray count; /* int64 */
+    ipfsrt_ndarray sum;   /* int64 for integer values (after opts->unscale), float64 else; with SUMS */
+    ipfsrt_ndarray min, max; /* with EXTREMES */
+} ipfsrt_zarr_summaries;
+
+#define IPFSRT_ZARR_FOLD_SUMS 1u
+#define IPFSRT_ZARR_FOLD_EXTREMES 2u
+
+void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s);
+void ipfsrt_zarr_summaries_free(ipfsrt_zarr_summaries *s);
+/* along[d] for each of the array's dimensions: folded along it. what: the
+ * IPFSRT_ZARR_FOLD_* wanted besides the counts. */
+ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                          const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                          const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
+                                          ipfsrt_error *err);
+
 /* Reads n arrays whole into outs[0..n-1] (initialized), their chunks asked for
  * in one batch when they share a store and are few (one round trip between
  * them over a gateway), else one read after another. */

@@ -70,6 +70,7 @@ static ipfsrt_status extremes(const ipfsrt_ndarray *x, const ipfsrt_ndarray *mas
 }
 
 ipfsrt_status ipfsrt_zarr_fold_unit(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err) {
+    if (r->fold->along) return ipfsrt_zarr_fold_along(r, k, region, err);
     ipfsrt_zarr_summary *p = &r->partials[k];
     *p = (ipfsrt_zarr_summary){.integer = !ipfsrt_dtype_is_float(region->dtype), .min = NAN, .max = NAN};
     ipfsrt_ndarray mask, x, out;
@@ -111,7 +112,7 @@ ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (m && !ipfsrt_dtype_is_int(m->dtype) && !ipfsrt_dtype_is_float(m->dtype))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: no sums of %s values", m->name, ipfsrt_dtype_name(m->dtype));
-    fold_spec fold = {skip, n_skip, extremes_wanted};
+    fold_spec fold = {.skip = skip, .n_skip = n_skip, .extremes = extremes_wanted};
     reader *r;
     ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, err);
     if (st != IPFSRT_OK) return st;

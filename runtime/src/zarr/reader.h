@@ -35,6 +35,9 @@ typedef struct fold_spec {
     const double *skip;
     size_t n_skip;
     bool extremes;
+    const bool *along;            /* folding along these dimensions (fold_along.c), else over everything */
+    unsigned what;                /* along: IPFSRT_ZARR_FOLD_* */
+    struct fold_pool *pool;       /* along: summaries a unit is added into, one per decoder at work */
 } fold_spec;
 
 typedef struct reader {
@@ -76,6 +79,8 @@ void ipfsrt_zarr_reader_free(reader *r);
 
 /* Unit k's summary of its decoded values (region), into r->partials[k]. */
 ipfsrt_status ipfsrt_zarr_fold_unit(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
+/* Adds unit k's decoded values (region) into the summaries along dimensions. */
+ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
 /* The fold's shape for unit k: the region's dimensions (a view of nothing). */
 void ipfsrt_zarr_reader_geometry(const reader *r, size_t k, size_t *shape, size_t *index, size_t *lstart,
                                  size_t *lstep, size_t *j0);

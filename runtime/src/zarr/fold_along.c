@@ -1,0 +1,323 @@
+/* Folds along dimensions: `mean over time` of a selection without building
+ * it. Each decoded unit is added into summaries shaped like the selection with
+ * the folded dimensions of size 1: a decoder takes a set of summaries nobody
+ * is adding into (one per decoder at work), so none waits for another, and the
+ * sets are added up at the end. Counts, integer sums and extremes do not
+ * depend on the order values are added in; float sums are only taken where
+ * one unit holds every value of a position (checked before any fetch), so
+ * each is added in that unit's own order, in one set. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zarr/reader.h"
+
+void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s) {
+    ipfsrt_ndarray_init(&s->count);
+    ipfsrt_ndarray_init(&s->sum);
+    ipfsrt_ndarray_init(&s->min);
+    ipfsrt_ndarray_init(&s->max);
+}
+
+void ipfsrt_zarr_summaries_free(ipfsrt_zarr_summaries *s) {
+    ipfsrt_ndarray_free(&s->count);
+    ipfsrt_ndarray_free(&s->sum);
+    ipfsrt_ndarray_free(&s->min);
+    ipfsrt_ndarray_free(&s->max);
+}
+
+/* The values a fold leaves out, as the unit's values are compared. */
+typedef struct left_out {
+    double f[16];
+    int64_t i[16];
+    size_t nf, ni;
+} left_out;
+
+static void left_out_of(const fold_spec *fold, left_out *lo) {
+    memset(lo, 0, sizeof *lo);
+    for (size_t k = 0; k < fold->n_skip && lo->nf < 16; k++) {
+        double v = fold->skip[k];
+        if (isnan(v)) continue; /* NaN are left out anyway */
+        lo->f[lo->nf++] = v;
+        if (v == trunc(v) && v >= -0x1p63 && v < 0x1p63) lo->i[lo->ni++] = (int64_t)v;
+    }
+}
+
+/* Up to ROW_PIECE elements of a row (every stride bytes from p) as int64 or
+ * double: the loops below then see one type. */
+#define ROW_PIECE 512
+
+#define LOAD(T, OUT)                                                                                              \
+    for (size_t i = 0; i < n; i++) OUT[i] = *(const T *)(const void *)(p + (ptrdiff_t)i * stride)
+
+static void load_ints(const unsigned char *p, ptrdiff_t stride, ipfsrt_dtype dt, size_t n, int64_t *out) {
+    switch (dt) {
+    case IPFSRT_DTYPE_INT8: LOAD(int8_t, out); break;
+    case IPFSRT_DTYPE_INT16: LOAD(int16_t, out); break;
+    case IPFSRT_DTYPE_INT32: LOAD(int32_t, out); break;
+    case IPFSRT_DTYPE_UINT8: LOAD(uint8_t, out); break;
+    case IPFSRT_DTYPE_UINT16: LOAD(uint16_t, out); break;
+    case IPFSRT_DTYPE_UINT32: LOAD(uint32_t, out); break;
+    case IPFSRT_DTYPE_UINT64: LOAD(uint64_t, out); break; /* wraps past INT64_MAX, as numpy's int64 sums */
+    default: LOAD(int64_t, out); break;
+    }
+}
+
+static void load_floats(const unsigned char *p, ptrdiff_t stride, ipfsrt_dtype dt, size_t n, double *out) {
+    if (dt == IPFSRT_DTYPE_FLOAT32) LOAD(float, out);
+    else LOAD(double, out);
+}
+
+/* Per position o + i * step, the piece's values added in: counted, summed,
+ * least and greatest (-0 below +0, so that the extremes do not depend on
+ * which comes first). */
+static void add_floats(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, const double *x, size_t n,
+                       const left_out *lo) {
+    int64_t *count = (int64_t *)(void *)acc->count.data;
+    double *sum = (double *)(void *)acc->sum.data, *mn = (double *)(void *)acc->min.data,
+           *mx = (double *)(void *)acc->max.data;
+    for (size_t i = 0; i < n; i++, o += step) {
+        double v = x[i];
+        bool skip = isnan(v);
+        for (size_t k = 0; k < lo->nf; k++) skip = skip || v == lo->f[k];
+        if (skip) continue;
+        if (sum) sum[o] += v;
+        if (mn && (!count[o] || v < mn[o] || (v == mn[o] && signbit(v) && !signbit(mn[o])))) mn[o] = v;
+        if (mx && (!count[o] || v > mx[o] || (v == mx[o] && !signbit(v) && signbit(mx[o])))) mx[o] = v;
+        count[o]++;
+    }
+}
+
+static void add_ints(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, const int64_t *x, size_t n,
+                     const left_out *lo) {
+    int64_t *count = (int64_t *)(void *)acc->count.data, *sum = (int64_t *)(void *)acc->sum.data;
+    double *mn = (double *)(void *)acc->min.data, *mx = (double *)(void *)acc->max.data;
+    for (size_t i = 0; i < n; i++, o += step) {
+        int64_t v = x[i];
+        bool skip = false;
+        for (size_t k = 0; k < lo->ni; k++) skip = skip || v == lo->i[k];
+        if (skip) continue;
+        if (sum) sum[o] = (int64_t)((uint64_t)sum[o] + (uint64_t)v); /* wraps, as numpy's sums */
+        if (mn && (!count[o] || (double)v < mn[o])) mn[o] = (double)v;
+        if (mx && (!count[o] || (double)v > mx[o])) mx[o] = (double)v;
+        count[o]++;
+    }
+}
+
+/* Adds the unit's region into the summaries, its first element at selected
+ * position j0, row by row, a piece at a time. */
+static void add_unit(const reader *r, const ipfsrt_zarr_summaries *acc, const ipfsrt_ndarray *region,
+                     const size_t *j0) {
+    int nd = region->ndim;
+    size_t ostride[IPFSRT_NDARRAY_MAX_DIMS], idx[IPFSRT_NDARRAY_MAX_DIMS] = {0};
+    for (int d = 0; d < nd; d++) ostride[d] = r->fold->along[d] ? 0 : (size_t)acc->count.strides[d] / sizeof(int64_t);
+    left_out lo;
+    left_out_of(r->fold, &lo);
+    bool integer = !ipfsrt_dtype_is_float(region->dtype);
+    size_t inner = region->shape[nd - 1], rows = inner ? ipfsrt_ndarray_size(region) / inner : 0;
+    int64_t ints[ROW_PIECE];
+    double floats[ROW_PIECE];
+    for (size_t row = 0; row < rows; row++) {
+        size_t o = 0;
+        const unsigned char *p = region->data;
+        for (int d = 0; d < nd; d++) {
+            o += (j0[d] + idx[d]) * ostride[d];
+            p += (ptrdiff_t)idx[d] * region->strides[d];
+        }
+        for (size_t at = 0; at < inner; at += ROW_PIECE) {
+            size_t n = inner - at < ROW_PIECE ? inner - at : ROW_PIECE;
+            const unsigned char *q = p + (ptrdiff_t)at * region->strides[nd - 1];
+            size_t oq = o + at * ostride[nd - 1];
+            if (integer) load_ints(q, region->strides[nd - 1], region->dtype, n, ints);
+            if (integer) add_ints(acc, oq, ostride[nd - 1], ints, n, &lo);
+            else load_floats(q, region->strides[nd - 1], region->dtype, n, floats);
+            if (!integer) add_floats(acc, oq, ostride[nd - 1], floats, n, &lo);
+        }
+        for (int d = nd - 2; d >= 0 && ++idx[d] == region->shape[d]; d--) idx[d] = 0; /* the next row */
+    }
+}
+
+/* The summaries the decoders add into: sets made as decoders need them
+ * (at most one per decoding thread, and one where units decode as they arrive). */
+typedef struct fold_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t returned;
+    ipfsrt_zarr_summaries sets[THREADS_MAX + 1];
+    ipfsrt_zarr_summaries *idle[THREADS_MAX + 1];
+    size_t n_sets, n_idle;
+    int ndim;
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS]; /* the selection's, 1 where folded */
+    unsigned what;
+    ipfsrt_dtype sum_dtype;
+} fold_pool;
+
+static ipfsrt_status make_set(const fold_pool *p, ipfsrt_zarr_summaries *s, ipfsrt_error *err) {
+    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&s->count, IPFSRT_DTYPE_INT64, 0, p->ndim, p->shape, err);
+    if (st == IPFSRT_OK && (p->what & IPFSRT_ZARR_FOLD_SUMS))
+        st = ipfsrt_ndarray_new_zeros(&s->sum, p->sum_dtype, 0, p->ndim, p->shape, err);
+    if (st == IPFSRT_OK && (p->what & IPFSRT_ZARR_FOLD_EXTREMES))
+        st = ipfsrt_ndarray_new_zeros(&s->min, IPFSRT_DTYPE_FLOAT64, 0, p->ndim, p->shape, err);
+    if (st == IPFSRT_OK && (p->what & IPFSRT_ZARR_FOLD_EXTREMES))
+        st = ipfsrt_ndarray_new_zeros(&s->max, IPFSRT_DTYPE_FLOAT64, 0, p->ndim, p->shape, err);
+    return st;
+}
+
+/* A set nobody adds into: an idle one, a new one while there are fewer than
+ * decoders can be, else (never with THREADS_MAX decoders) the next given back. */
+static ipfsrt_status take_set(fold_pool *p, ipfsrt_zarr_summaries **out, ipfsrt_error *err) {
+    ipfsrt_status st = IPFSRT_OK;
+    pthread_mutex_lock(&p->lock);
+    while (!p->n_idle && p->n_sets == THREADS_MAX + 1) pthread_cond_wait(&p->returned, &p->lock);
+    if (p->n_idle) {
+        *out = p->idle[--p->n_idle];
+    } else {
+        *out = &p->sets[p->n_sets++];
+        st = make_set(p, *out, err); /* a set half made is freed with the rest */
+    }
+    pthread_mutex_unlock(&p->lock);
+    return st;
+}
+
+static void give_set(fold_pool *p, ipfsrt_zarr_summaries *s) {
+    pthread_mutex_lock(&p->lock);
+    p->idle[p->n_idle++] = s;
+    pthread_cond_signal(&p->returned);
+    pthread_mutex_unlock(&p->lock);
+}
+
+ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err) {
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS],
+        lstep[IPFSRT_NDARRAY_MAX_DIMS], j0[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_zarr_reader_geometry(r, k, shape, index, lstart, lstep, j0);
+    if (!ipfsrt_ndarray_size(region)) return IPFSRT_OK;
+    ipfsrt_zarr_summaries *set;
+    ipfsrt_status st = take_set(r->fold->pool, &set, err);
+    if (st != IPFSRT_OK) return st;
+    add_unit(r, set, region, j0);
+    give_set(r->fold->pool, set);
+    return IPFSRT_OK;
+}
+
+static double *doubles(const ipfsrt_ndarray *a) { return (double *)(void *)a->data; }
+static int64_t *int64s(const ipfsrt_ndarray *a) { return (int64_t *)(void *)a->data; }
+
+/* Set b added into set a, position by position. A float sum is one set's
+ * (one unit holds its values): taken as it is, not added to zeros. */
+static void merge_sets(const ipfsrt_zarr_summaries *a, const ipfsrt_zarr_summaries *b) {
+    int64_t *ca = int64s(&a->count), *cb = int64s(&b->count);
+    bool ints = a->sum.data && a->sum.dtype == IPFSRT_DTYPE_INT64;
+    for (size_t i = 0, n = ipfsrt_ndarray_size(&a->count); i < n; i++) {
+        if (!cb[i]) continue;
+        if (ints) int64s(&a->sum)[i] = (int64_t)((uint64_t)int64s(&a->sum)[i] + (uint64_t)int64s(&b->sum)[i]);
+        else if (a->sum.data) doubles(&a->sum)[i] = doubles(&b->sum)[i];
+        if (a->min.data) {
+            double *mn = doubles(&a->min) + i, *mx = doubles(&a->max) + i;
+            double bmn = doubles(&b->min)[i], bmx = doubles(&b->max)[i];
+            if (!ca[i] || bmn < *mn || (bmn == *mn && signbit(bmn) && !signbit(*mn))) *mn = bmn;
+            if (!ca[i] || bmx > *mx || (bmx == *mx && !signbit(bmx) && signbit(*mx))) *mx = bmx;
+        }
+        ca[i] += cb[i];
+    }
+}
+
+static void pool_init(fold_pool *p, const reader *r, const bool *along, unsigned what, ipfsrt_dtype values) {
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->returned, NULL);
+    p->ndim = r->m->ndim;
+    for (int d = 0; d < p->ndim; d++) p->shape[d] = along[d] ? 1 : r->dims[d].count;
+    p->what = what;
+    p->sum_dtype = ipfsrt_dtype_is_float(values) ? IPFSRT_DTYPE_FLOAT64 : IPFSRT_DTYPE_INT64;
+    for (size_t i = 0; i < THREADS_MAX + 1; i++) ipfsrt_zarr_summaries_init(&p->sets[i]);
+}
+
+static void pool_free(fold_pool *p) {
+    for (size_t i = 0; i < p->n_sets; i++) ipfsrt_zarr_summaries_free(&p->sets[i]);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->returned);
+}
+
+/* Every set added into the first (made now when no unit had values). */
+static ipfsrt_status merge_pool(fold_pool *p, ipfsrt_zarr_summaries *out, ipfsrt_error *err) {
+    if (!p->n_sets) {
+        p->n_sets = 1;
+        ipfsrt_status st = make_set(p, &p->sets[0], err);
+        if (st != IPFSRT_OK) return st;
+    }
+    for (size_t i = 1; i < p->n_sets; i++) merge_sets(&p->sets[0], &p->sets[i]);
+    *out = p->sets[0];
+    ipfsrt_zarr_summaries_init(&p->sets[0]);
+    return IPFSRT_OK;
+}
+
+/* Positions where nothing counted: NaN extremes. */
+static void no_extremes(ipfsrt_zarr_summaries *acc) {
+    if (!acc->min.data) return;
+    const int64_t *count = (const int64_t *)(const void *)acc->count.data;
+    for (size_t i = 0, n = ipfsrt_ndarray_size(&acc->count); i < n; i++)
+        if (!count[i]) ((double *)(void *)acc->min.data)[i] = ((double *)(void *)acc->max.data)[i] = NAN;
+}
+
+/* The summaries as the caller sees them: folded and indexed dimensions gone. */
+static ipfsrt_status drop_dims(const reader *r, const bool *along, ipfsrt_zarr_summaries *acc, ipfsrt_error *err) {
+    int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < r->m->ndim; d++)
+        if (!along[d] && !r->dims[d].dropped) shape[n++] = (int64_t)r->dims[d].count;
+    ipfsrt_ndarray *all[4] = {&acc->count, &acc->sum, &acc->min, &acc->max};
+    ipfsrt_status st = IPFSRT_OK;
+    for (int i = 0; i < 4 && st == IPFSRT_OK; i++)
+        if (all[i]->data) st = ipfsrt_ndarray_reshape(all[i], all[i], n, shape, err);
+    return st;
+}
+
+/* Float sums along a dimension of more than one unit would be added in arrival order. */
+static ipfsrt_status check_order(const reader *r, const bool *along, unsigned what, ipfsrt_dtype values,
+                                 ipfsrt_error *err) {
+    if (!(what & IPFSRT_ZARR_FOLD_SUMS) || !ipfsrt_dtype_is_float(values)) return IPFSRT_OK;
+    for (int d = 0; d < r->m->ndim; d++)
+        if (along[d] && r->dims[d].n > 1)
+            return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: float sums along dimension %d span %zu chunks: "
+                               "added as they arrive, they would round differently from run to run", r->m->name, d,
+                               r->dims[d].n);
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status run_along(reader *r, const ipfsrt_zarr_node *array, const bool *along, unsigned what,
+                               ipfsrt_dtype values, ipfsrt_zarr_summaries *acc, ipfsrt_error *err) {
+    ipfsrt_status st = check_order(r, along, what, values, err);
+    if (st == IPFSRT_OK && r->total) st = ipfsrt_zarr_reader_run(r, ipfsrt_zarr_node_store(array), err);
+    if (st == IPFSRT_OK) st = merge_pool(r->fold->pool, acc, err);
+    if (st == IPFSRT_OK) no_extremes(acc);
+    if (st == IPFSRT_OK) st = drop_dims(r, along, acc, err);
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
+                                          const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                          const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
+                                          ipfsrt_error *err) {
+    const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
+    if (m && !ipfsrt_dtype_is_int(m->dtype) && !ipfsrt_dtype_is_float(m->dtype))
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: no sums of %s values", m->name, ipfsrt_dtype_name(m->dtype));
+    if (m && m->ndim == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no dimension to fold along", m->name);
+    fold_pool pool;
+    fold_spec fold = {.skip = skip, .n_skip = n_skip, .along = along, .what = what, .pool = &pool};
+    reader *r;
+    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, err);
+    if (st != IPFSRT_OK) return st;
+    ipfsrt_dtype values = opts && opts->unscale ? opts->unscale_dtype : m->dtype;
+    pool_init(&pool, r, along, what, values);
+    ipfsrt_zarr_summaries acc;
+    ipfsrt_zarr_summaries_init(&acc);
+    st = run_along(r, array, along, what, values, &acc, err);
+    ipfsrt_zarr_reader_free(r);
+    pool_free(&pool);
+    if (st == IPFSRT_OK) {
+        ipfsrt_zarr_summaries_free(out);
+        *out = acc;
+    } else {
+        ipfsrt_zarr_summaries_free(&acc);
+    }
+    return st;
+}
