@@ -171,10 +171,18 @@ describe("a gateway behind its own CA", function()
   local dir, cert, key = exe.self_signed()
   -- a TLS server that answers every request with an HTML page: enough to see
   -- whether the handshake went through
-  local port = 20000 + math.floor(ipfsrt.clock() * 1000) % 20000
-  os.execute(string.format("openssl s_server -accept 127.0.0.1:%d -cert %s -key %s -www -quiet " ..
-    ">/dev/null 2>&1 & echo $! > %s/pid", port, cert, key, dir))
-  os.execute("sleep 0.5")
+  -- started on a free port and waited for (up to 10 s: a loaded machine, or
+  -- sanitizers, start openssl slowly; a port taken means another try)
+  local port
+  for try = 1, 5 do
+    port = 20000 + (math.floor(ipfsrt.clock() * 1000) + try * 7919) % 20000
+    os.execute(string.format("env -u LD_PRELOAD openssl s_server -accept 127.0.0.1:%d -cert %s -key %s -www " ..
+      "-quiet >/dev/null 2>&1 & echo $! > %s/pid", port, cert, key, dir))
+    local up = os.execute(string.format("bash -c 'for i in $(seq 100); do kill -0 $(cat %s/pid) 2>/dev/null || " ..
+      "exit 1; (exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null && exit 0; sleep 0.1; done; exit 1'", dir, port))
+    if up then break end
+    os.execute("kill $(cat " .. dir .. "/pid) 2>/dev/null")
+  end
   local url = "https://127.0.0.1:" .. port
   local target = "ipfs://bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e"
 
