@@ -11,6 +11,12 @@
 #include "zarr/reader.h"
 
 #define QUEUED_BYTES_MAX ((size_t)64 << 20) /* stored bytes waiting for a decoder */
+/* Of those, copied into jobs: few, so that the jobs' buffers go round again.
+ * Every job that waits is memory written for the first time, a page fault per
+ * page (on virtual machines dearer than the copy); reading from a folder, the
+ * store reads far faster than chunks decode, and a deep queue of copies cost
+ * more than the decoding. */
+#define COPIED_BYTES_MAX ((size_t)4 << 20)
 
 /* ------------------------------------------------------------------ plan */
 
@@ -212,11 +218,13 @@ static void *decoder(void *arg) {
         pthread_mutex_unlock(&r->mu);
         ipfsrt_error e;
         ipfsrt_status st = skip ? IPFSRT_OK : decode_unit(r, j->unit, j->missing, j->bytes, j->len, &s, &tmp, &e);
-        if (j->lent.owner) j->lent.release(j->lent.owner);
+        bool held = j->lent.owner != NULL;
+        if (held) j->lent.release(j->lent.owner);
         j->lent.owner = NULL;
         pthread_mutex_lock(&r->mu);
         if (st != IPFSRT_OK) fail_locked(r, &e);
         r->queued_bytes -= j->len;
+        if (!held) r->copied_bytes -= j->len;
         r->done++;
         j->next = r->spare;
         r->spare = j;
@@ -275,7 +283,9 @@ static ipfsrt_status enqueue(reader *r, size_t k, const uint8_t *data, size_t le
     if (!r->nthreads) return decode_here(r, k, data, len, missing, err);
     bool held = lent && lent->owner && len;
     pthread_mutex_lock(&r->mu);
-    while (!r->failed && r->head && r->queued_bytes + len > QUEUED_BYTES_MAX) pthread_cond_wait(&r->room, &r->mu);
+    while (!r->failed && r->head &&
+           (r->queued_bytes + len > QUEUED_BYTES_MAX || (!held && r->copied_bytes + len > COPIED_BYTES_MAX)))
+        pthread_cond_wait(&r->room, &r->mu);
     job *j = r->failed ? NULL : job_for(r, held ? 0 : len);
     if (j) {
         j->next = NULL;
@@ -287,6 +297,7 @@ static ipfsrt_status enqueue(reader *r, size_t k, const uint8_t *data, size_t le
         else if (len) memcpy(j->data, data, len);
         j->bytes = held ? data : j->data;
         r->queued_bytes += j->len;
+        if (!held) r->copied_bytes += j->len;
         if (r->tail) r->tail->next = j;
         else r->head = j;
         r->tail = j;

@@ -58,7 +58,7 @@ typedef struct reader {
     pthread_mutex_t mu;
     pthread_cond_t work, room;
     job *head, *tail, *spare;
-    size_t queued_bytes, done;
+    size_t queued_bytes, copied_bytes, done;
     bool closing, failed;
     ipfsrt_error error; /* the first failure */
 } reader;
