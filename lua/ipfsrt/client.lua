@@ -8,8 +8,9 @@
 --   cache       = {memory = bytes (0 = none), dir = path, trust = false} | false
 --                 (dir default: $IPFSRT_CACHE_DIR/blocks when that is set)
 --   concurrency = requests in flight per gateway, fixed (default: adapted to each
---                 gateway's answers, from 8 up to max_concurrency)
---   max_concurrency = the most in flight per gateway when adapting (0 = default: 64)
+--                 gateway's answers, from 16 up to max_concurrency)
+--   max_concurrency = the most in flight per gateway when adapting (0 = default: 128;
+--                 a policy's max_in_flight(gateway) lowers it per gateway)
 --   threads     = hashing threads (0 = default: IPFSRT_THREADS, else the CPUs the
 --                 process may use, at most 4; under ipfsrt.mpi the node's CPUs per rank)
 --   retries     = attempts per request after the first (0 = default)
@@ -111,7 +112,11 @@ end
 -- IPFSRT_POLICY, or to the built-in order.
 local function set_policy(client, spec, log)
   local gateways = policy_gateways(client)
-  client:set_policy_object(policy.load(spec, gateways, log), gateways)
+  local p = policy.load(spec, gateways, log)
+  local caps = {} -- asked first: a policy that fails here is not taken
+  for i, g in ipairs(gateways) do caps[i] = p and policy.cap(p, g) or 0 end
+  client:set_policy_object(p, gateways)
+  for i, cap in ipairs(caps) do client:set_gateway_cap(i, cap) end
 end
 
 -- client:on_progress(fn(done, expected)): at most ten times a second, and once

@@ -4,6 +4,8 @@
 --   policy:hedge_after(request)              -> seconds to wait for the first
 --                                               gateway before racing the next (optional)
 --   policy:observe(request, gateway, outcome)                           (optional)
+--   policy:max_in_flight(gateway)            -> the most requests in flight at that
+--                                               gateway, nil = the client's (optional)
 -- See README "Writing a policy" for every field. Named policies are files NAME.lua
 -- in the policy directories (IPFSRT_POLICY_PATH, then the installed ones; never
 -- the current directory) and return a constructor: function(ctx) -> policy.
@@ -106,7 +108,7 @@ local function check(policy, what)
     fail("%s: a policy object needs an order method (it has %s)", what,
       policy.order == nil and "none" or "a " .. type(policy.order))
   end
-  for _, m in ipairs({ "hedge_after", "observe" }) do
+  for _, m in ipairs({ "hedge_after", "observe", "max_in_flight" }) do
     if policy[m] ~= nil and type(policy[m]) ~= "function" then
       fail("%s: %s must be a method, not a %s", what, m, type(policy[m]))
     end
@@ -140,6 +142,19 @@ function M.load(spec, gateways, log)
     return check(made, what)
   end
   return check(spec, what)
+end
+
+-- The cap policy p puts on gateway g (0: none), checked: a policy's mistake is
+-- a bad_policy error here, when the client takes the policy, not mid-fetch.
+function M.cap(p, g)
+  if p.max_in_flight == nil then return 0 end
+  local ok, n = pcall(p.max_in_flight, p, g)
+  if not ok then fail("max_in_flight(%s) failed: %s", g.url, tostring(n)) end
+  if n == nil then return 0 end
+  if math.type(n) ~= "integer" or n < 1 then
+    fail("max_in_flight(%s) must be a whole number of requests (1 or more) or nil, not %s", g.url, tostring(n))
+  end
+  return n
 end
 
 return M

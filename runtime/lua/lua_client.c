@@ -398,6 +398,18 @@ static void set_count(lua_State *L, const char *key, uint64_t v) {
     lua_setfield(L, -2, key);
 }
 
+/* client:set_gateway_cap(i, n): at most n requests in flight at gateway i (from 1);
+ * 0 = the client's cap */
+static int client_set_gateway_cap(lua_State *L) {
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
+    lua_Integer i = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
+    size_t count = ipfsrt_client_gateway_count(lc->c);
+    if (i < 1 || (size_t)i > count) return ipfsrt_lua_raise_arg(L, "gateway %d of %d", (int)i, (int)count);
+    if (n < 0 || n > 1 << 20) return ipfsrt_lua_raise_arg(L, "a cap is 0 (none) or a number of requests");
+    ipfsrt_client_set_gateway_cap(lc->c, (size_t)i - 1, (unsigned)n);
+    return 0;
+}
+
 /* client:stats() -> {{url, requests, ok, bytes, errors = {kind = n}, verify_failures,
  *   latency = {p50, p90, p99}}, ...} (seconds) */
 static int client_stats(lua_State *L) {
@@ -489,7 +501,7 @@ int ipfsrt_lua_open_client(lua_State *L) {
         {"block", client_block},     {"blocks", client_blocks},
         {"get_many", client_get_many},
         {"ls", client_ls},           {"stat", client_stat},
-        {"stats", client_stats},     {"set_policy_object", ipfsrt_lua_client_set_policy_object},
+        {"stats", client_stats},     {"set_gateway_cap", client_set_gateway_cap},     {"set_policy_object", ipfsrt_lua_client_set_policy_object},
         {"gateways", client_gateways}, {"verifies", client_verifies},
         {"set_progress_function", client_set_progress_function}, {"close", client_close},
         {NULL, NULL}};

@@ -37,6 +37,28 @@ describe("ipfsrt.client options", function()
     c:close()
   end)
 
+  it("asks a policy's max_in_flight once per gateway, and refuses what is not a count", function()
+    local asked = {}
+    local function with_cap(cap)
+      return function()
+        return { order = function() return {} end,
+                 max_in_flight = function(_, g) asked[#asked + 1] = g.index; return cap end }
+      end
+    end
+    local c = ipfsrt.client { gateways = { "http://127.0.0.1:1", "http://127.0.0.1:2" }, cache = false,
+      policy = with_cap(3) }
+    assert.same({ 1, 2 }, asked)
+    c:close()
+    for _, bad in ipairs { 0, 2.5, "4", -1 } do
+      raises("bad_policy", "max_in_flight(http://127.0.0.1:1)",
+        { gateways = "http://127.0.0.1:1", cache = false, policy = with_cap(bad) })
+    end
+    raises("bad_policy", "max_in_flight must be a method",
+      { gateways = "http://127.0.0.1:1", policy = { order = function() return {} end, max_in_flight = 4 } })
+    c = ipfsrt.client { gateways = "http://127.0.0.1:1", cache = false, policy = with_cap(nil) } -- nil: no cap
+    c:close()
+  end)
+
   it("checks what the C constructor is given too", function()
     assert.has_error(function() ipfsrt.client_new({ "http://127.0.0.1:1" }, { concurrency = "x" }) end)
     local ok, err = pcall(ipfsrt.client_new, { {} }, {})

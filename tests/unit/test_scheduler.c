@@ -39,6 +39,7 @@ typedef struct fake {
     fake_req reqs[MAX_REQS];
     size_t count;
     int asked[2];     /* requests each gateway got */
+    unsigned limit[2]; /* the last limit set for each gateway (0: none yet) */
     int canceled;
     bool freed;
 } fake;
@@ -122,6 +123,11 @@ static void fake_wait(void *ctx, int max_wait_ms) {
 
 static void fake_wakeup(void *ctx) { (void)ctx; }
 
+static void fake_set_limit(void *ctx, unsigned slot, unsigned limit) {
+    fake *f = ctx;
+    if (slot < 2) f->limit[slot] = limit; /* recorded only: the fake starts every request */
+}
+
 static void fake_free(void *ctx) {
     fake *f = ctx;
     f->freed = true;
@@ -131,7 +137,7 @@ static ipfsrt_client *fake_client(script_fn script, double timeout_s) {
     memset(&the_fake, 0, sizeof the_fake);
     the_fake.script = script;
     ipfsrt_transport t = {&the_fake, fake_start, fake_cancel, fake_pump, fake_pending,
-                          fake_wait, fake_wakeup, fake_free, NULL}; /* no limits: every request starts */
+                          fake_wait, fake_wakeup, fake_free, fake_set_limit};
     ipfsrt_gateway_list list = {0};
     assert_int_equal(ipfsrt_gateway_list_add(&list, GW0, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_gateway_list_add(&list, GW1, NULL), IPFSRT_OK);
@@ -206,6 +212,42 @@ static answer busy_then_fine(int gw, int nth, const char *url) {
     assert_non_null(strstr(url, "/ipfs/"));
     if (gw == 1) return status_only(404, -1);
     return nth == 0 ? status_only(503, 0.01) : ok_block();
+}
+
+/* A gateway's own cap (a policy's max_in_flight) reaches the engine at once,
+ * bounds the adapted limit, never lifts it past the client's cap, and 0 gives
+ * the client's cap back. */
+static answer always_ok(int gateway, int nth, const char *url) {
+    (void)gateway, (void)nth, (void)url;
+    return ok_block();
+}
+
+static void test_gateway_cap(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(always_ok, 1);
+    ipfsrt_client_set_gateway_cap(c, 1, 3);
+    assert_int_equal(the_fake.limit[1], 3);
+    assert_int_equal(the_fake.limit[0], 0); /* the other gateway untouched */
+    ipfsrt_client_set_gateway_cap(c, 1, 1000); /* above the client's cap (128): the adapted limit stays */
+    assert_int_equal(the_fake.limit[1], 3);
+    ipfsrt_client_set_gateway_cap(c, 5, 2); /* no such gateway: nothing */
+    ipfsrt_client_free(c);
+
+    memset(&the_fake, 0, sizeof the_fake);
+    the_fake.script = always_ok;
+    ipfsrt_transport t = {&the_fake, fake_start, fake_cancel, fake_pump, fake_pending,
+                          fake_wait, fake_wakeup, fake_free, fake_set_limit};
+    ipfsrt_gateway_list list = {0};
+    assert_int_equal(ipfsrt_gateway_list_add(&list, GW0, NULL), IPFSRT_OK);
+    ipfsrt_client_options o = {.gateways = &list, .cache_bytes = UINT64_MAX, .concurrency = 6};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_new_on(&c, &o, &t, &err), IPFSRT_OK);
+    ipfsrt_gateway_list_free(&list);
+    ipfsrt_client_set_gateway_cap(c, 0, 2);
+    assert_int_equal(the_fake.limit[0], 2); /* fixed concurrency, capped */
+    ipfsrt_client_set_gateway_cap(c, 0, 0);
+    assert_int_equal(the_fake.limit[0], 6); /* the client's own again */
+    ipfsrt_client_free(c);
 }
 
 static void test_retries_after_server_errors(void **state) {
@@ -427,6 +469,7 @@ static void test_flood_budget_per_answer(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_retries_after_server_errors),
+        cmocka_unit_test(test_gateway_cap),
         cmocka_unit_test(test_never_hands_out_what_fails_its_hash),
         cmocka_unit_test(test_broken_body_goes_elsewhere),
         cmocka_unit_test(test_failure_names_every_gateway),

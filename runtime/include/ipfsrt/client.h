@@ -108,9 +108,9 @@ typedef struct ipfsrt_client_options {
     const char *cache_dir;   /* blocks on disk by CID; NULL = none */
     bool trust_cache_dir;    /* skip re-hashing blocks read back from cache_dir */
     unsigned concurrency;    /* transfers in flight per gateway, fixed; 0 = adapted to each gateway's
-                                answers (from 8, growing while answers keep their pace,
+                                answers (from 16, growing while answers keep their pace,
                                 shrinking when they slow or the gateway refuses) */
-    unsigned max_concurrency; /* the most in flight per gateway when adapting; 0 = 64 */
+    unsigned max_concurrency; /* the most in flight per gateway when adapting; 0 = 128 */
     double timeout_s;        /* first-byte and stall timeout; 0 = 30 */
     double min_rate;         /* a body slower than this many bytes/s over timeout_s fails (the
                                 gateway's fault: a drip would hold a request for ever);
@@ -130,6 +130,10 @@ ipfsrt_status ipfsrt_client_new(ipfsrt_client **client, const ipfsrt_client_opti
 void ipfsrt_client_free(ipfsrt_client *client);
 /* The client takes over the policy (and calls its free); NULL restores the default. */
 void ipfsrt_client_set_policy(ipfsrt_client *client, const ipfsrt_policy *policy);
+/* The most requests in flight at one gateway (0 to len-1) from now on: a
+ * gateway's own limit (rate limits, a small server), within the client's cap
+ * (max_concurrency, or the fixed concurrency); 0 = the client's cap again. */
+void ipfsrt_client_set_gateway_cap(ipfsrt_client *client, size_t gateway, unsigned cap);
 size_t ipfsrt_client_gateway_count(const ipfsrt_client *client);
 const char *ipfsrt_client_gateway_url(const ipfsrt_client *client, size_t i);
 /* Where the gateway list came from (see ipfsrt_gateway_list.source). */

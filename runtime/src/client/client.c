@@ -490,6 +490,16 @@ void ipfsrt_client_set_policy(ipfsrt_client *c, const ipfsrt_policy *policy) {
     if (policy) c->policy = *policy;
 }
 
+void ipfsrt_client_set_gateway_cap(ipfsrt_client *c, size_t i, unsigned cap) {
+    if (i >= c->gateways.count) return;
+    if (!cap || cap > c->in_flight_max) cap = c->in_flight_max;
+    ipfsrt_pacing *p = &c->gw[i].pace;
+    p->cap = cap;
+    if (!c->adaptive) p->limit = c->concurrency < cap ? c->concurrency : cap;
+    else if (p->limit > cap) p->limit = cap;
+    if (c->engine.set_limit) c->engine.set_limit(c->engine.ctx, (unsigned)i, (unsigned)p->limit);
+}
+
 size_t ipfsrt_client_gateway_count(const ipfsrt_client *c) { return c->gateways.count; }
 
 const char *ipfsrt_client_gateway_url(const ipfsrt_client *c, size_t i) {
