@@ -1,6 +1,9 @@
 /* The base layer's shared helpers: the asynchronous file writer (errors name
- * the file whose bytes failed, whatever file the caller has moved on to). */
+ * the file whose bytes failed, whatever file the caller has moved on to), and
+ * the process's worker threads. */
 #include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -38,9 +41,63 @@ static void test_writer_names_the_failed_file(void **state) {
     free(data);
 }
 
+/* Tasks that wait for each other: all of them must run at once. */
+#define GATHER 20
+
+typedef struct gathering {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int arrived, left;
+    pthread_t who[GATHER];
+} gathering;
+
+static void gather(void *arg) {
+    gathering *g = arg;
+    pthread_mutex_lock(&g->lock);
+    g->who[g->arrived++] = pthread_self();
+    pthread_cond_broadcast(&g->changed);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    while (g->arrived < GATHER && pthread_cond_timedwait(&g->changed, &g->lock, &until) == 0) {}
+    g->left++;
+    pthread_cond_broadcast(&g->changed);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Runs n tasks and waits for them all to end: true when all of them met
+ * (none waited for another to finish before it could start). */
+static bool gather_all(gathering *g, int n) {
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->changed, NULL);
+    g->arrived = g->left = 0;
+    for (int i = 0; i < n; i++) assert_true(ipfsrt_workers_run(gather, g));
+    pthread_mutex_lock(&g->lock);
+    while (g->left < n) pthread_cond_wait(&g->changed, &g->lock);
+    bool met = g->arrived == GATHER;
+    pthread_mutex_unlock(&g->lock);
+    usleep(20000); /* the workers are out of gather() and idle again */
+    pthread_mutex_destroy(&g->lock);
+    pthread_cond_destroy(&g->changed);
+    return met;
+}
+
+/* Every task gets a thread at once, more than were warmed, each its own;
+ * a second round runs on the threads kept idle from the first. */
+static void test_workers(void **state) {
+    (void)state;
+    ipfsrt_workers_warm(2);
+    gathering first, again;
+    assert_true(gather_all(&first, GATHER));
+    for (int i = 0; i < GATHER; i++)
+        for (int j = 0; j < i; j++) assert_false(pthread_equal(first.who[i], first.who[j]));
+    assert_true(gather_all(&again, GATHER));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_names_the_failed_file),
+        cmocka_unit_test(test_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

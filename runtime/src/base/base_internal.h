@@ -48,6 +48,14 @@ ipfsrt_status ipfsrt_async_writer_flush(ipfsrt_async_writer *w, ipfsrt_error *er
 void ipfsrt_async_writer_free(ipfsrt_async_writer *w);
 
 
+/* The process's worker threads (workers.c). Runs fn(arg) on a thread of its
+ * own at once (an idle one, else a new one): tasks never wait for each other.
+ * false: no thread could be started. */
+bool ipfsrt_workers_run(void (*fn)(void *arg), void *arg);
+/* Starts threads until n (at most 64) wait idle: ahead of work, so that its
+ * first task does not pay for starting them. */
+void ipfsrt_workers_warm(unsigned n);
+
 /* Makes room for need items of elem_size bytes in the array that items_ptr (a
  * T **) points to, doubling its capacity *cap (counted in items). On failure
  * (IPFSRT_ENOMEM) the array is left as it was. Bytes go in an ipfsrt_buf. */

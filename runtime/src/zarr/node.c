@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_internal.h"
 #include "zarr/zarr_internal.h"
 
 
@@ -256,6 +257,9 @@ ipfsrt_status ipfsrt_zarr_open(ipfsrt_zarr_node **out, ipfsrt_zarr_store *store,
     if (!h) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     h->store = store;
     h->refs = 1; /* ours until the node holds its own */
+    /* the decoding threads of the reads to come, started while the metadata is fetched */
+    unsigned threads = ipfsrt_threads();
+    ipfsrt_workers_warm(threads < THREADS_MAX ? threads : THREADS_MAX);
     ipfsrt_status st = open_at(out, h, path ? path : "", err);
     hierarchy_release(h);
     return st;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_internal.h"
 #include "zarr/reader.h"
 
 #define QUEUED_BYTES_MAX ((size_t)64 << 20) /* stored bytes waiting for a decoder */
@@ -202,7 +203,8 @@ static void fail_locked(reader *r, const ipfsrt_error *e) {
     pthread_cond_broadcast(&r->room);
 }
 
-static void *decoder(void *arg) {
+/* One decoding thread's work: jobs as they come, until the read closes. */
+static void decode_jobs(void *arg) {
     reader *r = arg;
     ipfsrt_zarr_scratch s = {.unscale = r->opts->unscale};
     ipfsrt_ndarray tmp;
@@ -233,7 +235,9 @@ static void *decoder(void *arg) {
     pthread_mutex_unlock(&r->mu);
     ipfsrt_zarr_scratch_free(&s);
     ipfsrt_ndarray_free(&tmp);
-    return NULL;
+    pthread_mutex_lock(&r->mu);
+    if (--r->running == 0) pthread_cond_signal(&r->ended);
+    pthread_mutex_unlock(&r->mu); /* the last use of r here: the reader may go right after */
 }
 
 /* ------------------------------------------------------------ the queue */
@@ -344,13 +348,22 @@ static unsigned thread_count(const reader *r) {
     return r->total < n ? (unsigned)r->total : n;
 }
 
+/* Decoding threads from the process's workers (started once, kept waiting). */
 static ipfsrt_status start_decoders(reader *r, ipfsrt_error *err) {
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->work, NULL);
     pthread_cond_init(&r->room, NULL);
-    for (unsigned n = thread_count(r); r->nthreads < n; r->nthreads++)
-        if (pthread_create(&r->threads[r->nthreads], NULL, decoder, r) != 0)
-            return r->nthreads ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a decoding thread");
+    pthread_cond_init(&r->ended, NULL);
+    for (unsigned n = thread_count(r); r->nthreads < n; r->nthreads++) {
+        pthread_mutex_lock(&r->mu);
+        r->running++;
+        pthread_mutex_unlock(&r->mu);
+        if (ipfsrt_workers_run(decode_jobs, r)) continue;
+        pthread_mutex_lock(&r->mu);
+        r->running--;
+        pthread_mutex_unlock(&r->mu);
+        return r->nthreads ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a decoding thread");
+    }
     return IPFSRT_OK;
 }
 
@@ -359,14 +372,15 @@ static void stop_decoders(reader *r) {
     pthread_mutex_lock(&r->mu);
     r->closing = true;
     pthread_cond_broadcast(&r->work);
+    while (r->running) pthread_cond_wait(&r->ended, &r->mu);
     pthread_mutex_unlock(&r->mu);
-    for (unsigned i = 0; i < r->nthreads; i++) pthread_join(r->threads[i], NULL);
     for (job *j = r->spare, *next; j; j = next) {
         next = j->next;
         free(j);
     }
     pthread_cond_destroy(&r->work);
     pthread_cond_destroy(&r->room);
+    pthread_cond_destroy(&r->ended);
     pthread_mutex_destroy(&r->mu);
 }
 

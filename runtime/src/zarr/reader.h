@@ -9,8 +9,6 @@
 
 #include "zarr/zarr_internal.h"
 
-#define THREADS_MAX 8
-
 /* The units of one dimension the selection touches (ascending), and which
  * selected positions [j0, j1) each holds. */
 typedef struct dim_plan {
@@ -53,10 +51,9 @@ typedef struct reader {
     char *keys;          /* the keys of the batch of units being fetched (unsharded) */
     size_t key_size, batch_first;
     uint64_t stored_max; /* bytes: a chunk stored in more is refused */
-    pthread_t threads[THREADS_MAX];
-    unsigned nthreads;
+    unsigned nthreads, running; /* decoders started, and not yet ended */
     pthread_mutex_t mu;
-    pthread_cond_t work, room;
+    pthread_cond_t work, room, ended;
     job *head, *tail, *spare;
     size_t queued_bytes, copied_bytes, done;
     bool closing, failed;

@@ -8,6 +8,8 @@
 
 #include "ipfsrt/zarr.h"
 
+#define THREADS_MAX 8 /* decoding (and encoding) threads of one read at most */
+
 /* One metadata document (consolidated ones can be large): a store is asked
  * for one byte more, and a longer answer refused, never held. */
 #define IPFSRT_ZARR_DOC_MAX ((uint64_t)256 << 20)
