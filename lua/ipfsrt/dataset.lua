@@ -51,6 +51,11 @@ end
 -- ----------------------------------------------------------- variables
 
 -- Python's slice.indices for a dimension of n: start, count, step.
+-- "no dimension X (dimensions: a, b, c)" for v.
+local function no_dimension(v, dim)
+  bad("%s has no dimension %s (dimensions: %s)", v.name, tostring(dim), table.concat(v.dims, ", "))
+end
+
 local function resolve(part, n, dim)
   if math.type(part) == "integer" then
     local i = part < 0 and part + n or part
@@ -245,7 +250,7 @@ function Variable.isel(v, spec)
   end
   for k in pairs(spec) do
     if type(k) ~= "string" or not (function() for _, d in ipairs(v.dims) do if d == k then return true end end end)() then
-      bad("%s has no dimension %s", v.name, tostring(k))
+      no_dimension(v, k)
     end
   end
   return new_variable(v._ds, v.name, v._array, v._all_dims, sel)
@@ -342,9 +347,17 @@ end
 function Variable.sel(v, spec)
   if type(spec) ~= "table" then bad("sel takes {dim = label or {from, to}}") end
   local method = spec.method
+  if method ~= nil and method ~= "nearest" then
+    bad("sel: method %s is not known (methods: \"nearest\"; none: exact labels)", tostring(method))
+  end
   local by_index = {}
   for k, want in pairs(spec) do
-    if k ~= "method" then by_index[k] = locate(v, k, want, method) end
+    if k ~= "method" then
+      local known = false
+      for _, d in ipairs(v.dims) do known = known or d == k end
+      if not known then no_dimension(v, k) end
+      by_index[k] = locate(v, k, want, method)
+    end
   end
   return v:isel(by_index)
 end
@@ -356,7 +369,7 @@ local function axes_of(v, dims)
   for _, name in ipairs(dims) do
     local found
     for i, d in ipairs(v.dims) do if d == name then found = i - 1 end end
-    if not found then bad("%s has no dimension %s", v.name, name) end
+    if not found then no_dimension(v, name) end
     axes[#axes + 1] = found
   end
   return axes
@@ -523,10 +536,28 @@ end
 
 -- ------------------------------------------------------------- datasets
 
+-- The names of ds's data variables (or coordinates), sorted.
+local function sorted_names(t)
+  local names = {}
+  for name in pairs(t) do names[#names + 1] = name end
+  table.sort(names)
+  return names
+end
+
+-- ds:names() -> the data variables' names, sorted (ds.vars is keyed by name: # is 0).
+function Dataset.names(ds) return sorted_names(rawget(ds, "_vars")) end
+
+-- ds.NAME: a data variable or coordinate; another name is an error that lists them.
 function Dataset.__index(ds, k)
   local method = rawget(Dataset, k)
   if method ~= nil then return method end
-  return rawget(ds, "_vars")[k] or rawget(ds, "_coords")[k]
+  local v = rawget(ds, "_vars")[k] or rawget(ds, "_coords")[k]
+  if v == nil and type(k) == "string" and not k:match("^_") then
+    error(ipfsrt.error.new("not_found", string.format("dataset: no variable %s (variables: %s; coordinates: %s)", k,
+      table.concat(sorted_names(rawget(ds, "_vars")), ", "), table.concat(sorted_names(rawget(ds, "_coords")), ", "))),
+      2)
+  end
+  return v
 end
 
 -- ds:isel{...}, ds:sel{...}: every variable selected alike (those without
@@ -608,9 +639,23 @@ local CLIENT_OPTIONS = { "gateways", "policy", "verify", "cache", "concurrency",
   "timeout", "min_rate", "deadline", "cacert", "log", "threads" }
 
 -- open(url | store[, opts]) -> Dataset
+local OPEN_OPTIONS = { client = true, path = true, s3 = true, decode = true, load_coords = true }
+for _, k in ipairs(CLIENT_OPTIONS) do OPEN_OPTIONS[k] = true end
+
+-- Unknown keys are errors that list the known ones (a misspelt gateways would
+-- otherwise fall back to the public gateways without a word).
+local function check_open_options(opts)
+  for k in pairs(opts) do
+    if not OPEN_OPTIONS[k] then
+      bad("open: no option %s (options: %s)", tostring(k), table.concat(sorted_names(OPEN_OPTIONS), ", "))
+    end
+  end
+end
+
 function M.open(where, opts)
   opts = opts or {}
   if type(opts) ~= "table" then bad("options must be a table") end
+  check_open_options(opts)
   local client = opts.client
   if not client and type(where) == "string" and (where:match("^ipfs://") or where:match("^/ipfs/")) then
     local copts, any = {}, false

@@ -111,6 +111,30 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     assert.equal(#parts * 5, folds) -- every one of them went through the fold
   end)
 
+  it("names what a typo missed, with the names it knows", function()
+    local ds = ipfsrt.dataset.open(dir .. "/v2")
+    local function says(code, needle, f)
+      local ok, err = pcall(f)
+      assert.is_false(ok)
+      assert.equal(code, err.code)
+      assert.truthy(err.message:find(needle, 1, true), err.message)
+    end
+    says("not_found", "no variable sstt (variables: anom, err, ice, sst; coordinates: lat, lon, time)",
+      function() return ds.sstt end)
+    says("bad_argument", "sst has no dimension lattitude (dimensions: time, lat, lon)",
+      function() return ds.sst:sel { lattitude = 35 } end)
+    says("bad_argument", "sst has no dimension lattitude (dimensions: time, lat, lon)",
+      function() return ds.sst:isel { lattitude = 3 } end)
+    says("bad_argument", "sst has no dimension lattitude (dimensions: time, lat, lon)",
+      function() return ds.sst:mean("lattitude") end)
+    says("bad_argument", "method nearst is not known (methods: \"nearest\"",
+      function() return ds.sst:sel { lat = 35, method = "nearst" } end)
+    says("bad_argument", "no option gateway (options: cacert, cache, client,",
+      function() return ipfsrt.dataset.open(dir .. "/v2", { gateway = { "http://127.0.0.1:1" } }) end)
+    assert.same({ "anom", "err", "ice", "sst" }, ds:names())
+    assert.is_nil(ds._nothing) -- internal fields stay plain lookups
+  end)
+
   it("folds reductions along dimensions as it reads, to the values read-then-reduce gives", function()
     local ds = ipfsrt.dataset.open(dir .. "/v2")
     local module = require "ipfsrt.dataset"
