@@ -88,13 +88,33 @@ static void setup_paths(lua_State *L) {
     lua_pop(L, 2);
 }
 
-/* ipfsrt error objects print as "code: message"; other errors get a traceback. */
+/* A chunk of ipfsrt's own Lua (its modules and subcommands under lua/ipfsrt/,
+ * built in ("=... (built in)"), installed policies), not the user's. */
+static bool ours(const char *source) {
+    return *source == '=' || strstr(source, "lua/ipfsrt/") || strstr(source, "share/ipfsrt/") ||
+           strstr(source, "scripts/policies/");
+}
+
+/* Where the user's code called into what failed: the first Lua frame, from
+ * the error up, that is not ipfsrt's own ("script.lua:12: "); "" when none. */
+static const char *user_position(lua_State *L) {
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0 || ours(ar.source)) continue;
+        return lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+    }
+    return lua_pushliteral(L, "");
+}
+
+/* ipfsrt error objects print as "code: message", after the place in the
+ * user's script that called what failed; other errors get a traceback. */
 static int message_handler(lua_State *L) {
     if (lua_istable(L, 1)) {
         lua_getfield(L, 1, "code");
         lua_getfield(L, 1, "message");
         if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
-            lua_pushfstring(L, "%s: %s", lua_tostring(L, -2), lua_tostring(L, -1));
+            const char *where = user_position(L);
+            lua_pushfstring(L, "%s%s: %s", where, lua_tostring(L, -3), lua_tostring(L, -2));
             return 1;
         }
         lua_pop(L, 2);

@@ -135,6 +135,18 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     assert.is_nil(ds._nothing) -- internal fields stay plain lookups
   end)
 
+  it("reports an uncaught ipfsrt error at the line of the script that called", function()
+    local script = os.tmpname() .. ".lua"
+    local f = assert(io.open(script, "w"))
+    f:write('local ipfsrt = require "ipfsrt"\n', 'local ds = ipfsrt.dataset.open(arg[1])\n', "\n",
+      "print(ds.sst:mean('lattitude'))\n")
+    f:close()
+    local code, _, err = exe.run { script, dir .. "/v2" }
+    os.remove(script)
+    assert.equal(1, code)
+    assert.truthy(err:find(script .. ":4: bad_argument: dataset: sst has no dimension lattitude", 1, true), err)
+  end)
+
   it("folds reductions along dimensions as it reads, to the values read-then-reduce gives", function()
     local ds = ipfsrt.dataset.open(dir .. "/v2")
     local module = require "ipfsrt.dataset"
