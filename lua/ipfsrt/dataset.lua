@@ -519,6 +519,72 @@ function Variable.dates(v)
   return table.move(dates, 1, #dates, 1, {})
 end
 
+-- Text that reads back as the same number, as numpy prints it (pandas' CSV):
+-- float32 values in their own shortest form, whole floats with ".0", NaN empty.
+local function number_text(x, single)
+  if math.type(x) == "integer" then return tostring(x) end
+  if x ~= x then return "" end
+  if x == math.huge or x == -math.huge then return x > 0 and "inf" or "-inf" end
+  local s
+  for digits = single and 6 or 15, 17 do
+    s = string.format("%." .. digits .. "g", x)
+    local back = tonumber(s)
+    if single then back = string.unpack("f", string.pack("f", back)) end
+    if back == x then break end
+  end
+  if not s:find("[%.eE]") then s = s .. ".0" end
+  return s
+end
+
+-- The labels along each dimension of v, as text: dates for CF times, numbers
+-- of the coordinate, else positions (from 0).
+local function csv_labels(v)
+  local coords, labels = v:_coords(), {}
+  for d, dim in ipairs(v.dims) do
+    local c, out = coords[dim], {}
+    if c and time_of(c.name, c.attrs) then
+      out = c:dates()
+    elseif c then
+      local x = c:values()
+      for i, n in ipairs(x:astype("float64"):tolist()) do out[i] = number_text(n, x.dtype == "float32") end
+    else
+      for i = 1, v.shape[d] do out[i] = tostring(i - 1) end
+    end
+    labels[d] = out
+  end
+  return labels
+end
+
+-- v:to_csv(path): one row per element, C order: a column per dimension (its
+-- labels), then the values (CF-decoded; missing ones empty), a header of
+-- names: what pandas writes for xarray's da.to_series().to_csv(path).
+function Variable.to_csv(v, path)
+  if type(path) ~= "string" then bad("to_csv takes a file name") end
+  local x = v:values()
+  local f, why = io.open(path, "w")
+  if not f then error(ipfsrt.error.new("io", "dataset: to_csv: " .. tostring(why)), 2) end
+  local head = table.move(v.dims, 1, #v.dims, 1, {})
+  head[#head + 1] = v.name
+  f:write(table.concat(head, ","), "\n")
+  local labels, single = csv_labels(v), x.dtype == "float32"
+  local values, idx, rows, nd = x:reshape { -1 }:tolist(), {}, {}, #v.dims
+  for d = 1, nd do idx[d] = 1 end
+  for k = 1, #values do
+    local row = {}
+    for d = 1, nd do row[d] = labels[d][idx[d]] end
+    row[nd + 1] = number_text(values[k], single)
+    rows[#rows + 1] = table.concat(row, ",")
+    if #rows == 4096 then f:write(table.concat(rows, "\n"), "\n"); rows = {} end
+    for d = nd, 1, -1 do -- the next element's index, last dimension fastest
+      idx[d] = idx[d] + 1
+      if idx[d] <= v.shape[d] then break end
+      idx[d] = 1
+    end
+  end
+  if #rows > 0 then f:write(table.concat(rows, "\n"), "\n") end
+  f:close()
+end
+
 function Variable.__tostring(v)
   local dims = {}
   for i, d in ipairs(v.dims) do dims[i] = d .. ": " .. v.shape[i] end

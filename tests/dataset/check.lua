@@ -31,6 +31,18 @@ local got = {
   attrs_units = sst.attrs.units,
 }
 
+-- v:to_csv's text, for comparing with pandas' byte for byte
+local function csv(v)
+  local path = os.tmpname()
+  v:to_csv(path)
+  local text = assert(io.open(path)):read("a")
+  os.remove(path)
+  return text
+end
+got.csv_series = csv(sst:sel { lat = 35, lon = 285, method = "nearest" }:isel { time = { 0, 6 } })
+got.csv_cube = csv(sst:isel { time = { 0, 3 }, lat = { 100, 103 }, lon = { 0, 2 } })
+got.csv_globe = csv(sst:isel { time = 0, lat = { 0, 720, 90 }, lon = { 0, 1440, 180 } })
+
 local function same(a, b, path)
   if type(a) == "number" and type(b) == "number" then
     if a ~= b and math.abs(a - b) > 1e-9 * math.max(1, math.abs(b)) then return path .. ": " .. a .. " vs " .. b end
