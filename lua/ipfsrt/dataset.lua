@@ -457,6 +457,19 @@ end
 
 -- Reductions by dimension name (NaN skipped, as xarray): over everything a
 -- number, else a variable of the dimensions left.
+-- The variable of r, the values of v reduced along axes: v's other dimensions.
+local function reduced_variable(v, axes, r, attrs)
+  local left = {}
+  for _, d in ipairs(v.dims) do
+    local gone = false
+    for _, a in ipairs(axes) do gone = gone or v.dims[a + 1] == d end
+    if not gone then left[#left + 1] = d end
+  end
+  local out = new_variable(v._ds, v.name, nil, left, nil, r)
+  out.attrs = attrs or v.attrs
+  return out
+end
+
 for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "count" } do
   Variable[op] = function(v, dims)
     local axes = axes_of(v, dims)
@@ -470,15 +483,53 @@ for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "count" } do
       if not axes or #axes == #v.dims then return x[op](x) end
       r = x[op](x, #axes == 1 and axes[1] or axes)
     end
-    local left = {}
-    for _, d in ipairs(v.dims) do
-      local gone = false
-      for _, a in ipairs(axes) do gone = gone or v.dims[a + 1] == d end
-      if not gone then left[#left + 1] = d end
+    return reduced_variable(v, axes, r)
+  end
+end
+
+-- The one axis of dim (a 1-D variable's own when nil).
+local function one_axis(v, dim, what)
+  if dim == nil and #v.dims == 1 then dim = v.dims[1] end
+  if type(dim) ~= "string" then bad("%s takes one dimension (dimensions: %s)", what, table.concat(v.dims, ", ")) end
+  return axes_of(v, dim)[1]
+end
+
+-- v:argmax([dim]), v:argmin([dim]): positions (from 0) of the greatest and
+-- least values along dim, NaN skipped (a slice of NaN only is an error, as in
+-- xarray): a number for a 1-D variable, else a variable of the others.
+for _, what in ipairs { "argmax", "argmin" } do
+  Variable[what] = function(v, dim)
+    local axis = one_axis(v, dim, what)
+    local x = v:values()
+    if #v.dims == 1 then return x[what](x) end
+    return reduced_variable(v, { axis }, x[what](x, axis), {})
+  end
+end
+
+-- v:idxmax([dim]), v:idxmin([dim]): the labels of the greatest and least
+-- values along dim, NaN skipped. A 1-D variable gives the label itself (a
+-- date for CF times); others a variable of the coordinate's values, with its
+-- attributes (so :dates() gives dates), NaN where a slice is NaN only (as
+-- xarray's fill).
+for _, what in ipairs { "idxmax", "idxmin" } do
+  Variable[what] = function(v, dim)
+    local axis = one_axis(v, dim, what)
+    local name = v.dims[axis + 1]
+    local c = v:_coords()[name]
+    if not c then bad("%s: %s has no coordinate variable (argmax gives positions)", what, name) end
+    local x = v:values():astype("float64")
+    local filled = nd.where(x:isnan(), what == "idxmax" and -math.huge or math.huge, x) -- NaN never wins
+    local arg = what == "idxmax" and "argmax" or "argmin"
+    local labels, timed = c:values():astype("float64"):tolist(), time_of(c.name, c.attrs)
+    if #v.dims == 1 then
+      if x:count() == 0 then return timed and "NaT" or 0 / 0 end
+      local p = filled[arg](filled)
+      return timed and c:dates()[p + 1] or labels[p + 1]
     end
-    local out = new_variable(v._ds, v.name, nil, left, nil, r)
-    out.attrs = v.attrs
-    return out
+    local pos = filled[arg](filled, axis)
+    local counts, out = x:count(axis):reshape { -1 }:tolist(), {}
+    for i, p in ipairs(pos:reshape { -1 }:tolist()) do out[i] = counts[i] > 0 and labels[p + 1] or 0 / 0 end
+    return reduced_variable(v, { axis }, nd.from(out, "float64"):reshape(pos.shape), c.attrs)
   end
 end
 
@@ -507,7 +558,7 @@ function Variable.dates(v)
     local seconds = rawget(v, "_cache") -- a coordinate's, decoded when the dataset opened
     if not seconds then
       seconds = {}
-      for i, x in ipairs(v:values():astype("float64"):tolist()) do seconds[i] = x * t.scale + t.epoch end
+      for i, x in ipairs(v:values():astype("float64"):reshape { -1 }:tolist()) do seconds[i] = x * t.scale + t.epoch end
     end
     for i, x in ipairs(seconds) do
       local date, why = cftime.format(x, t.calendar)

@@ -31,6 +31,14 @@ local got = {
   attrs_units = sst.attrs.units,
 }
 
+local series = sst:sel { lat = 35, lon = 285, method = "nearest" }
+local globe = sst:isel { lat = { 0, 720, 90 }, lon = { 0, 1440, 180 } }
+got.argmax_series, got.argmin_series = series:argmax(), series:argmin()
+got.idxmax_series, got.idxmin_series = series:idxmax(), series:idxmin("time")
+got.argmax_box = sst:isel { lat = { 100, 104 }, lon = { 0, 3 } }:argmax("time"):values():reshape { -1 }:tolist()
+got.idxmax_globe = globe:idxmax("time"):dates()
+got.idxmin_lat = values(sst:isel { time = 0, lon = { 0, 1440, 240 } }:idxmin("lat"))
+
 -- v:to_csv's text, for comparing with pandas' byte for byte
 local function csv(v)
   local path = os.tmpname()

@@ -37,6 +37,18 @@ out = {
     "land_fraction": float(np.isnan(sst.isel(time=0).values).mean()),
     "attrs_units": sst.attrs.get("units"),
 }
+# positions and labels of extremes, NaN skipped; land (NaN only) gives NaT
+globe = sst.isel(lat=slice(0, 720, 90), lon=slice(0, 1440, 180))
+out["argmax_series"] = int(series.argmax())
+out["argmin_series"] = int(series.argmin())
+out["idxmax_series"] = str(series.idxmax().values)[:10]
+out["idxmin_series"] = str(series.idxmin("time").values)[:10]
+out["argmax_box"] = [int(x) for x in sst.isel(lat=slice(100, 104), lon=slice(0, 3)).argmax("time").values.reshape(-1)]
+out["idxmax_globe"] = [str(x)[:10] for x in globe.idxmax("time").values.reshape(-1)]
+out["idxmin_lat"] = values(sst.isel(time=0, lon=slice(0, 1440, 240)).idxmin("lat"))
+assert "NaT" in out["idxmax_globe"]
+
+
 # CSV as pandas writes a DataArray's series: dims as columns, values, NaN empty
 def csv_text(da):
     import io
