@@ -51,8 +51,9 @@ end
 -- ----------------------------------------------------------- variables
 
 -- Python's slice.indices for a dimension of n: start, count, step.
--- "no dimension X (dimensions: a, b, c)" for v.
-local function no_dimension(v, dim)
+-- The axis (from 0) of dimension dim of v, or an error that lists v's dimensions.
+local function axis_of(v, dim)
+  for i, d in ipairs(v.dims) do if d == dim then return i - 1 end end
   bad("%s has no dimension %s (dimensions: %s)", v.name, tostring(dim), table.concat(v.dims, ", "))
 end
 
@@ -248,11 +249,7 @@ function Variable.isel(v, spec)
       end
     end
   end
-  for k in pairs(spec) do
-    if type(k) ~= "string" or not (function() for _, d in ipairs(v.dims) do if d == k then return true end end end)() then
-      no_dimension(v, k)
-    end
-  end
+  for k in pairs(spec) do axis_of(v, k) end
   return new_variable(v._ds, v.name, v._array, v._all_dims, sel)
 end
 
@@ -353,9 +350,7 @@ function Variable.sel(v, spec)
   local by_index = {}
   for k, want in pairs(spec) do
     if k ~= "method" then
-      local known = false
-      for _, d in ipairs(v.dims) do known = known or d == k end
-      if not known then no_dimension(v, k) end
+      axis_of(v, k)
       by_index[k] = locate(v, k, want, method)
     end
   end
@@ -366,12 +361,7 @@ local function axes_of(v, dims)
   if dims == nil then return nil end
   if type(dims) == "string" then dims = { dims } end
   local axes = {}
-  for _, name in ipairs(dims) do
-    local found
-    for i, d in ipairs(v.dims) do if d == name then found = i - 1 end end
-    if not found then no_dimension(v, name) end
-    axes[#axes + 1] = found
-  end
+  for _, name in ipairs(dims) do axes[#axes + 1] = axis_of(v, name) end
   return axes
 end
 
@@ -421,6 +411,8 @@ end
 -- (affine: x * scale + offset, which turns min into max when scale < 0).
 local function from_summaries(s, op, cf, dtype)
   if op == "count" then return s.count end
+  if not cf and op == "sum" then return s.sum end -- integers: int64, exact
+  if not cf and op == "mean" then return s.sum:astype("float64") / s.count end -- float64, as numpy's mean of integers
   local scale, offset = cf and cf.scale or 1, cf and cf.offset or 0
   local out
   if op == "sum" then out = s.sum:astype("float64") * scale + s.count * offset
@@ -429,8 +421,6 @@ local function from_summaries(s, op, cf, dtype)
     local pick = scale < 0 and (op == "min" and "max" or "min") or op
     out = s[pick] * scale + offset
   end
-  if not cf and op == "sum" then return s.sum end -- integers: int64, exact
-  if not cf and op == "mean" then return out end -- float64, as numpy's mean of integers
   return out:astype(dtype)
 end
 
@@ -520,13 +510,13 @@ for _, what in ipairs { "idxmax", "idxmin" } do
     local x = v:values():astype("float64")
     local filled = nd.where(x:isnan(), what == "idxmax" and -math.huge or math.huge, x) -- NaN never wins
     local arg = what == "idxmax" and "argmax" or "argmin"
-    local labels, timed = c:values():astype("float64"):tolist(), time_of(c.name, c.attrs)
+    local timed = time_of(c.name, c.attrs)
     if #v.dims == 1 then
       if x:count() == 0 then return timed and "NaT" or 0 / 0 end
       local p = filled[arg](filled)
-      return timed and c:dates()[p + 1] or labels[p + 1]
+      return timed and c:dates()[p + 1] or c:values():astype("float64"):get(p)
     end
-    local pos = filled[arg](filled, axis)
+    local labels, pos = c:values():astype("float64"):tolist(), filled[arg](filled, axis)
     local counts, out = x:count(axis):reshape { -1 }:tolist(), {}
     for i, p in ipairs(pos:reshape { -1 }:tolist()) do out[i] = counts[i] > 0 and labels[p + 1] or 0 / 0 end
     return reduced_variable(v, { axis }, nd.from(out, "float64"):reshape(pos.shape), c.attrs)
@@ -653,7 +643,7 @@ end
 
 -- ------------------------------------------------------------- datasets
 
--- The names of ds's data variables (or coordinates), sorted.
+-- The keys of t (names), sorted.
 local function sorted_names(t)
   local names = {}
   for name in pairs(t) do names[#names + 1] = name end
@@ -702,17 +692,12 @@ function Dataset.__tostring(ds)
   lines[#lines + 1] = "Dimensions: (" .. table.concat(dims, ", ") .. ")"
   for _, group in ipairs { { "Coordinates", ds._coords }, { "Data variables", ds._vars } } do
     lines[#lines + 1] = group[1] .. ":"
-    local names = {}
-    for name in pairs(group[2]) do names[#names + 1] = name end
-    table.sort(names)
-    for _, name in ipairs(names) do
+    for _, name in ipairs(sorted_names(group[2])) do
       local v = group[2][name]
       lines[#lines + 1] = string.format("    %-8s (%s) %s", name, table.concat(v.dims, ", "), v._array.dtype)
     end
   end
-  local keys = {}
-  for k in pairs(ds.attrs) do keys[#keys + 1] = k end
-  table.sort(keys)
+  local keys = sorted_names(ds.attrs)
   if #keys > 0 then lines[#lines + 1] = "Attributes:" end
   for _, k in ipairs(keys) do lines[#lines + 1] = string.format("    %s: %s", k, tostring(ds.attrs[k])) end
   return table.concat(lines, "\n")

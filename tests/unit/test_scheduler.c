@@ -133,7 +133,8 @@ static void fake_free(void *ctx) {
     f->freed = true;
 }
 
-static ipfsrt_client *fake_client(script_fn script, double timeout_s) {
+/* A client of GW0 and GW1 (no cache) on the fake transport, with o's other options. */
+static ipfsrt_client *fake_client_with(script_fn script, ipfsrt_client_options o) {
     memset(&the_fake, 0, sizeof the_fake);
     the_fake.script = script;
     ipfsrt_transport t = {&the_fake, fake_start, fake_cancel, fake_pump, fake_pending,
@@ -141,12 +142,17 @@ static ipfsrt_client *fake_client(script_fn script, double timeout_s) {
     ipfsrt_gateway_list list = {0};
     assert_int_equal(ipfsrt_gateway_list_add(&list, GW0, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_gateway_list_add(&list, GW1, NULL), IPFSRT_OK);
-    ipfsrt_client_options o = {.gateways = &list, .cache_bytes = UINT64_MAX, .timeout_s = timeout_s};
+    o.gateways = &list;
+    o.cache_bytes = UINT64_MAX;
     ipfsrt_client *c;
     ipfsrt_error err;
     assert_int_equal(ipfsrt_client_new_on(&c, &o, &t, &err), IPFSRT_OK);
     ipfsrt_gateway_list_free(&list);
     return c;
+}
+
+static ipfsrt_client *fake_client(script_fn script, double timeout_s) {
+    return fake_client_with(script, (ipfsrt_client_options){.timeout_s = timeout_s});
 }
 
 /* ------------------------------------------------------------ the blocks */
@@ -233,16 +239,7 @@ static void test_gateway_cap(void **state) {
     ipfsrt_client_set_gateway_cap(c, 5, 2); /* no such gateway: nothing */
     ipfsrt_client_free(c);
 
-    memset(&the_fake, 0, sizeof the_fake);
-    the_fake.script = always_ok;
-    ipfsrt_transport t = {&the_fake, fake_start, fake_cancel, fake_pump, fake_pending,
-                          fake_wait, fake_wakeup, fake_free, fake_set_limit};
-    ipfsrt_gateway_list list = {0};
-    assert_int_equal(ipfsrt_gateway_list_add(&list, GW0, NULL), IPFSRT_OK);
-    ipfsrt_client_options o = {.gateways = &list, .cache_bytes = UINT64_MAX, .concurrency = 6};
-    ipfsrt_error err;
-    assert_int_equal(ipfsrt_client_new_on(&c, &o, &t, &err), IPFSRT_OK);
-    ipfsrt_gateway_list_free(&list);
+    c = fake_client_with(always_ok, (ipfsrt_client_options){.concurrency = 6});
     ipfsrt_client_set_gateway_cap(c, 0, 2);
     assert_int_equal(the_fake.limit[0], 2); /* fixed concurrency, capped */
     ipfsrt_client_set_gateway_cap(c, 0, 0);

@@ -51,7 +51,6 @@ struct ipfsrt_fetch {
     size_t total_limit; /* the limits' sum: with that many running, nothing can start */
     req_list queued, running;
     bool in_callbacks; /* cancellation must wait until curl is out of its callbacks */
-    size_t canceled_waiting; /* queued transfers canceled meanwhile, not yet settled */
     CURL **spare;      /* easy handles kept for reuse */
     size_t spare_count, spare_cap;
 };
@@ -335,10 +334,7 @@ static void start_queued(ipfsrt_fetch *f) {
     /* with every group full there is nothing to start: skip the walk of the queue */
     while (r && f->running.count < f->total_limit) {
         ipfsrt_fetch_req *next = r->next;
-        if (r->canceled) { /* canceled from inside curl's callbacks while it waited */
-            f->canceled_waiting--;
-            settle(f, r);
-        } else if (f->running_in_slot[r->spec.slot] < f->limit_in_slot[r->spec.slot]) {
+        if (f->running_in_slot[r->spec.slot] < f->limit_in_slot[r->spec.slot]) {
             list_remove(&f->queued, r);
             f->queued_in_slot[r->spec.slot]--;
             r->state = RUNNING;
@@ -374,14 +370,10 @@ static void settle(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
 
 void ipfsrt_fetch_cancel(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     if (!r) return;
-    bool waiting = r->canceled && r->state != RUNNING; /* canceled in callbacks before, and counted */
     r->canceled = true;
-    if (!f->in_callbacks) {
-        if (waiting) f->canceled_waiting--;
-        settle(f, r);
-    } else if (!waiting && r->state != RUNNING) {
-        f->canceled_waiting++;
-    }
+    /* a queued transfer is not curl's yet: it goes now, even from inside curl's
+     * callbacks (a hedged race won cancels losers that may still wait) */
+    if (!f->in_callbacks || r->state != RUNNING) settle(f, r);
 }
 
 static void complete(ipfsrt_fetch *f, ipfsrt_fetch_req *r, CURLcode code) {
@@ -480,18 +472,10 @@ size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms) {
             curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
             if (r) complete(f, r, msg->data.result);
         }
-        /* transfers canceled from inside curl's callbacks (a hedged race won:
-         * the losers may still be queued) */
+        /* transfers canceled from inside curl's callbacks */
         for (ipfsrt_fetch_req *r = f->running.head, *next; r; r = next) {
             next = r->next;
             if (r->canceled) settle(f, r);
-        }
-        for (ipfsrt_fetch_req *r = f->queued.head, *next; r && f->canceled_waiting; r = next) {
-            next = r->next;
-            if (r->canceled) {
-                f->canceled_waiting--;
-                settle(f, r);
-            }
         }
         check_deadlines(f);
         start_queued(f);

@@ -87,7 +87,8 @@ ipfsrt_status ipfsrt_zarr_fold_unit(reader *r, size_t k, const ipfsrt_ndarray *r
     if (st == IPFSRT_OK) st = reduce_to(IPFSRT_NDREDUCE_SUM, values, &mask, &out, err);
     if (st == IPFSRT_OK && p->integer) p->isum = as_int(&out);
     else if (st == IPFSRT_OK) p->sum = as_double(&out);
-    if (st == IPFSRT_OK && r->fold->extremes && p->count) st = extremes(values, &mask, p, err);
+    bool extremes_wanted = r->fold->what & IPFSRT_ZARR_FOLD_EXTREMES;
+    if (st == IPFSRT_OK && extremes_wanted && p->count) st = extremes(values, &mask, p, err);
     ipfsrt_ndarray_free(&mask);
     ipfsrt_ndarray_free(&x);
     ipfsrt_ndarray_free(&out);
@@ -112,7 +113,7 @@ ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (m && !ipfsrt_dtype_is_int(m->dtype) && !ipfsrt_dtype_is_float(m->dtype))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: no sums of %s values", m->name, ipfsrt_dtype_name(m->dtype));
-    fold_spec fold = {.skip = skip, .n_skip = n_skip, .extremes = extremes_wanted};
+    fold_spec fold = {.skip = skip, .n_skip = n_skip, .what = extremes_wanted ? IPFSRT_ZARR_FOLD_EXTREMES : 0};
     reader *r;
     ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, err);
     if (st != IPFSRT_OK) return st;

@@ -68,9 +68,13 @@ static void load_floats(const unsigned char *p, ptrdiff_t stride, ipfsrt_dtype d
     else LOAD(double, out);
 }
 
+/* v below (above) the least (greatest) so far m: -0 below +0, so that the
+ * extremes do not depend on which comes first. */
+static bool lower(double v, double m) { return v < m || (v == m && signbit(v) && !signbit(m)); }
+static bool higher(double v, double m) { return v > m || (v == m && !signbit(v) && signbit(m)); }
+
 /* Per position o + i * step, the piece's values added in: counted, summed,
- * least and greatest (-0 below +0, so that the extremes do not depend on
- * which comes first). */
+ * least and greatest. */
 static void add_floats(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, const double *x, size_t n,
                        const left_out *lo) {
     int64_t *count = (int64_t *)(void *)acc->count.data;
@@ -82,8 +86,8 @@ static void add_floats(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, 
         for (size_t k = 0; k < lo->nf; k++) skip = skip || v == lo->f[k];
         if (skip) continue;
         if (sum) sum[o] += v;
-        if (mn && (!count[o] || v < mn[o] || (v == mn[o] && signbit(v) && !signbit(mn[o])))) mn[o] = v;
-        if (mx && (!count[o] || v > mx[o] || (v == mx[o] && !signbit(v) && signbit(mx[o])))) mx[o] = v;
+        if (mn && (!count[o] || lower(v, mn[o]))) mn[o] = v;
+        if (mx && (!count[o] || higher(v, mx[o]))) mx[o] = v;
         count[o]++;
     }
 }
@@ -106,13 +110,11 @@ static void add_ints(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, co
 
 /* Adds the unit's region into the summaries, its first element at selected
  * position j0, row by row, a piece at a time. */
-static void add_unit(const reader *r, const ipfsrt_zarr_summaries *acc, const ipfsrt_ndarray *region,
-                     const size_t *j0) {
+static void add_unit(const reader *r, const ipfsrt_zarr_summaries *acc, const left_out *lo,
+                     const ipfsrt_ndarray *region, const size_t *j0) {
     int nd = region->ndim;
     size_t ostride[IPFSRT_NDARRAY_MAX_DIMS], idx[IPFSRT_NDARRAY_MAX_DIMS] = {0};
     for (int d = 0; d < nd; d++) ostride[d] = r->fold->along[d] ? 0 : (size_t)acc->count.strides[d] / sizeof(int64_t);
-    left_out lo;
-    left_out_of(r->fold, &lo);
     bool integer = !ipfsrt_dtype_is_float(region->dtype);
     size_t inner = region->shape[nd - 1], rows = inner ? ipfsrt_ndarray_size(region) / inner : 0;
     int64_t ints[ROW_PIECE];
@@ -129,9 +131,9 @@ static void add_unit(const reader *r, const ipfsrt_zarr_summaries *acc, const ip
             const unsigned char *q = p + (ptrdiff_t)at * region->strides[nd - 1];
             size_t oq = o + at * ostride[nd - 1];
             if (integer) load_ints(q, region->strides[nd - 1], region->dtype, n, ints);
-            if (integer) add_ints(acc, oq, ostride[nd - 1], ints, n, &lo);
+            if (integer) add_ints(acc, oq, ostride[nd - 1], ints, n, lo);
             else load_floats(q, region->strides[nd - 1], region->dtype, n, floats);
-            if (!integer) add_floats(acc, oq, ostride[nd - 1], floats, n, &lo);
+            if (!integer) add_floats(acc, oq, ostride[nd - 1], floats, n, lo);
         }
         for (int d = nd - 2; d >= 0 && ++idx[d] == region->shape[d]; d--) idx[d] = 0; /* the next row */
     }
@@ -149,6 +151,7 @@ typedef struct fold_pool {
     size_t shape[IPFSRT_NDARRAY_MAX_DIMS]; /* the selection's, 1 where folded */
     unsigned what;
     ipfsrt_dtype sum_dtype;
+    left_out lo; /* the values left out, worked out once */
 } fold_pool;
 
 static ipfsrt_status make_set(const fold_pool *p, ipfsrt_zarr_summaries *s, ipfsrt_error *err) {
@@ -193,7 +196,7 @@ ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *
     ipfsrt_zarr_summaries *set;
     ipfsrt_status st = take_set(r->fold->pool, &set, err);
     if (st != IPFSRT_OK) return st;
-    add_unit(r, set, region, j0);
+    add_unit(r, set, &r->fold->pool->lo, region, j0);
     give_set(r->fold->pool, set);
     return IPFSRT_OK;
 }
@@ -213,8 +216,8 @@ static void merge_sets(const ipfsrt_zarr_summaries *a, const ipfsrt_zarr_summari
         if (a->min.data) {
             double *mn = doubles(&a->min) + i, *mx = doubles(&a->max) + i;
             double bmn = doubles(&b->min)[i], bmx = doubles(&b->max)[i];
-            if (!ca[i] || bmn < *mn || (bmn == *mn && signbit(bmn) && !signbit(*mn))) *mn = bmn;
-            if (!ca[i] || bmx > *mx || (bmx == *mx && !signbit(bmx) && signbit(*mx))) *mx = bmx;
+            if (!ca[i] || lower(bmn, *mn)) *mn = bmn;
+            if (!ca[i] || higher(bmx, *mx)) *mx = bmx;
         }
         ca[i] += cb[i];
     }
@@ -228,6 +231,7 @@ static void pool_init(fold_pool *p, const reader *r, const bool *along, unsigned
     for (int d = 0; d < p->ndim; d++) p->shape[d] = along[d] ? 1 : r->dims[d].count;
     p->what = what;
     p->sum_dtype = ipfsrt_dtype_is_float(values) ? IPFSRT_DTYPE_FLOAT64 : IPFSRT_DTYPE_INT64;
+    left_out_of(r->fold, &p->lo);
     for (size_t i = 0; i < THREADS_MAX + 1; i++) ipfsrt_zarr_summaries_init(&p->sets[i]);
 }
 

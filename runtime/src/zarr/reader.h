@@ -32,9 +32,8 @@ typedef struct job {
 typedef struct fold_spec {
     const double *skip;
     size_t n_skip;
-    bool extremes;
+    unsigned what;                /* IPFSRT_ZARR_FOLD_*: sums are always taken over everything */
     const bool *along;            /* folding along these dimensions (fold_along.c), else over everything */
-    unsigned what;                /* along: IPFSRT_ZARR_FOLD_* */
     struct fold_pool *pool;       /* along: summaries a unit is added into, one per decoder at work */
 } fold_spec;
 
