@@ -748,6 +748,11 @@ static int fn_floor(lua_State *L) { return unary(L, IPFSRT_NDFN_FLOOR); }
 static int fn_ceil(lua_State *L) { return unary(L, IPFSRT_NDFN_CEIL); }
 static int fn_isnan(lua_State *L) { return unary(L, IPFSRT_NDFN_ISNAN); }
 static int fn_isfinite(lua_State *L) { return unary(L, IPFSRT_NDFN_ISFINITE); }
+static int fn_sin(lua_State *L) { return unary(L, IPFSRT_NDFN_SIN); }
+static int fn_cos(lua_State *L) { return unary(L, IPFSRT_NDFN_COS); }
+static int fn_tan(lua_State *L) { return unary(L, IPFSRT_NDFN_TAN); }
+static int fn_deg2rad(lua_State *L) { return unary(L, IPFSRT_NDFN_DEG2RAD); }
+static int fn_rad2deg(lua_State *L) { return unary(L, IPFSRT_NDFN_RAD2DEG); }
 
 static int array_astype(lua_State *L) {
     ipfsrt_ndarray *a = check_array(L, 1);
@@ -842,6 +847,34 @@ static int reduce(lua_State *L, ipfsrt_ndreduce how) {
     ipfsrt_error err;
     if (ipfsrt_ndarray_reduce_where(out, how, a, all, axis, o.skipna, o.where, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
+    if (!all) return 1;
+    ipfsrt_ndvalue v;
+    ipfsrt_ndarray_get(out, NULL, 0, &v, NULL);
+    push_value(L, &v);
+    return 1;
+}
+
+/* a:median([axis | {axis, ...}][, {skipna = false}]): as sum's arguments */
+static int red_median(lua_State *L) {
+    ipfsrt_ndarray *a = check_array(L, 1);
+    int axes[IPFSRT_NDARRAY_MAX_DIMS], n = 0;
+    bool all = lua_isnoneornil(L, 2) || (lua_istable(L, 2) && luaL_len(L, 2) == 0);
+    if (lua_isinteger(L, 2)) {
+        axes[n++] = (int)lua_tointeger(L, 2);
+    } else if (!all) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_Integer len = luaL_len(L, 2);
+        if (len > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many axes");
+        for (n = 0; n < (int)len; n++) {
+            lua_rawgeti(L, 2, n + 1);
+            axes[n] = (int)luaL_checkinteger(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    bool skipna = skipna_of(L, lua_istable(L, 2) && all ? 2 : 3);
+    ipfsrt_ndarray *out = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_median(out, a, all ? NULL : axes, n, skipna, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     if (!all) return 1;
     ipfsrt_ndvalue v;
     ipfsrt_ndarray_get(out, NULL, 0, &v, NULL);
@@ -993,9 +1026,10 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
         {"unscale", array_unscale},
         {"lt", op_lt}, {"le", op_le}, {"gt", op_gt}, {"ge", op_ge}, {"eq", op_eq}, {"ne", op_ne},
         {"abs", fn_abs}, {"sqrt", fn_sqrt}, {"exp", fn_exp}, {"log", fn_log}, {"floor", fn_floor},
-        {"ceil", fn_ceil}, {"isnan", fn_isnan}, {"isfinite", fn_isfinite},
+        {"ceil", fn_ceil}, {"isnan", fn_isnan}, {"isfinite", fn_isfinite}, {"sin", fn_sin}, {"cos", fn_cos},
+        {"tan", fn_tan}, {"deg2rad", fn_deg2rad}, {"rad2deg", fn_rad2deg},
         {"sum", red_sum}, {"mean", red_mean}, {"min", red_min}, {"max", red_max}, {"count", red_count},
-        {"var", red_var}, {"std", red_std}, {"argmin", red_argmin}, {"argmax", red_argmax},
+        {"var", red_var}, {"std", red_std}, {"median", red_median}, {"argmin", red_argmin}, {"argmax", red_argmax},
         {"any", red_any}, {"all", red_all}, {"clip", array_clip}, {"fill", array_fill},
         {"round", array_round}, {"cumsum", array_cumsum}, {"assign", array_assign},
         {"tobytes", array_tobytes},

@@ -65,6 +65,11 @@ for _, red in ipairs { "any", "all" } do
   case(red .. " axis 0", function(d) return d.x[red](d.x, 0) end, "x." .. red .. "(axis=0)")
   case(red .. " axis -1", function(d) return d.x[red](d.x, -1) end, "x." .. red .. "(axis=-1)")
 end
+case("median", function(d) return d.x:median(plain) end, "np.median(x)", "num")
+case("nanmedian", function(d) return d.x:median() end, "np.nanmedian(x)", "float")
+case("median axis 0", function(d) return d.x:median(0, plain) end, "np.median(x, axis=0)", "num")
+case("nanmedian axis -1", function(d) return d.x:median(-1) end, "np.nanmedian(x, axis=-1)", "float")
+case("nanmedian axes 0 -1", function(d) return d.x:median({ 0, -1 }) end, "np.nanmedian(x, axis=(0, -1))", "float")
 case("count", function(d) return d.x:count() end, "np.count_nonzero(~np.isnan(x))", "float")
 case("count axis 0", function(d) return d.x:count(0) end, "np.count_nonzero(~np.isnan(x), axis=0)", "float")
 case("cumsum axis 0", function(d) return d.x:cumsum(0, plain) end, "np.cumsum(x, axis=0)", "num")
@@ -89,6 +94,13 @@ case("sqrt(abs)", function(d) return d.x:abs():sqrt() end, "np.sqrt(np.abs(x))",
 case("isnan", function(d) return d.x:isnan() end, "np.isnan(x)", "float")
 case("isfinite", function(d) return d.x:isfinite() end, "np.isfinite(x)", "float")
 case("floor", function(d) return d.x:floor() end, "np.floor(x)", "float")
+-- numpy's float32 sin/cos/tan are its own SIMD ones (within an ulp): "approx"
+for _, fn in ipairs { "sin", "cos", "tan" } do
+  case(fn .. " approx", function(d) return d.x[fn](d.x) end, "np." .. fn .. "(x)", "float")
+end
+case("deg2rad", function(d) return d.x:deg2rad() end, "np.deg2rad(x)", "float")
+case("rad2deg", function(d) return d.x:rad2deg() end, "np.rad2deg(x)", "float")
+case("cos(deg2rad) approx", function(d) return d.x:deg2rad():cos() end, "np.cos(np.deg2rad(x))", "float")
 for _, to in ipairs(DTYPES) do
   case("astype " .. to, function(d) return d.c:astype(to) end, "c.astype(np." .. (to == "bool" and "bool_" or to) .. ")")
 end

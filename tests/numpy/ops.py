@@ -71,7 +71,7 @@ def check(c, want):
     flat = want.reshape(-1).tolist()
     if len(values) != len(flat):
         return f"{label}: {len(values)} values, numpy {len(flat)}"
-    approx = any(k in c["name"] for k in ("std", "var"))
+    approx = any(k in c["name"] for k in ("std", "var", "approx"))
     for k, (g, w) in enumerate(zip(values, flat)):
         if not same(g, w, str(want.dtype), approx):
             return f"{label}: element {k}: {g}, numpy {w}"

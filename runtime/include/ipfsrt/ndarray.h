@@ -182,11 +182,14 @@ ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const i
 
 typedef enum ipfsrt_ndfn {
     IPFSRT_NDFN_NEG, IPFSRT_NDFN_ABS, IPFSRT_NDFN_SQRT, IPFSRT_NDFN_EXP, IPFSRT_NDFN_LOG,
-    IPFSRT_NDFN_FLOOR, IPFSRT_NDFN_CEIL, IPFSRT_NDFN_ISNAN, IPFSRT_NDFN_ISFINITE, IPFSRT_NDFN_NOT
+    IPFSRT_NDFN_FLOOR, IPFSRT_NDFN_CEIL, IPFSRT_NDFN_ISNAN, IPFSRT_NDFN_ISFINITE, IPFSRT_NDFN_NOT,
+    IPFSRT_NDFN_SIN, IPFSRT_NDFN_COS, IPFSRT_NDFN_TAN, IPFSRT_NDFN_DEG2RAD, IPFSRT_NDFN_RAD2DEG
 } ipfsrt_ndfn;
 
-/* out = fn(a) elementwise: floats stay floats, sqrt/exp/log of integers give
- * float64, isnan/isfinite/not give bool. */
+/* out = fn(a) elementwise: floats stay floats, sqrt/exp/log/sin/cos/tan and
+ * the angle conversions of integers give floats (float32 for 8 and 16 bits, as
+ * numpy), isnan/isfinite/not give bool. deg2rad and rad2deg multiply by pi/180
+ * (180/pi) rounded to the array's type, as numpy's do. */
 ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
                                    ipfsrt_error *err);
 
@@ -238,6 +241,14 @@ ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce h
 ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                                          const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
                                          ipfsrt_error *err);
+
+/* Medians over axes (axes NULL: over everything, a 0-d result), as numpy's
+ * nanmedian with skipna (NaN left out; NaN where nothing is left), else its
+ * median (NaN where a NaN is met): float32 stays float32, the rest gives
+ * float64. The input is copied once; each lane is selected in O(n log n) at
+ * worst. */
+ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
+                                    bool skipna, ipfsrt_error *err);
 
 /* Rounds half to even at `decimals` digits (negative: tens, hundreds...);
  * integers with decimals >= 0 are unchanged; the dtype is kept. */

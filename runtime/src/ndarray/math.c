@@ -361,6 +361,19 @@ typedef struct unary {
 
 static void unary_one(void *ctx, unsigned char **p);
 
+/* sin, cos, tan in double (rounded once when stored); the angle conversions
+ * in the result's type, as the typed loops of unary.c. */
+static double angle_fn(ipfsrt_ndfn fn, ipfsrt_dtype result, double x) {
+    bool single = result == IPFSRT_DTYPE_FLOAT32;
+    switch (fn) {
+    case IPFSRT_NDFN_SIN: return sin(x);
+    case IPFSRT_NDFN_COS: return cos(x);
+    case IPFSRT_NDFN_TAN: return tan(x);
+    case IPFSRT_NDFN_DEG2RAD: return single ? (double)((float)x * (float)(M_PI / 180.0)) : x * (M_PI / 180.0);
+    default: return single ? (double)((float)x * (180.0f / (float)M_PI)) : x * (180.0 / M_PI);
+    }
+}
+
 static void unary_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n) {
     unary *u = ctx;
     if (ipfsrt_ndfast_allowed() && ipfsrt_ndfast_unary(u->fn, u->in, u->result, p[0], s[0], p[1], s[1], n)) {
@@ -390,7 +403,8 @@ static void unary_one(void *ctx, unsigned char **p) {
         case IPFSRT_NDFN_EXP: y = exp(x); break;
         case IPFSRT_NDFN_LOG: y = log(x); break;
         case IPFSRT_NDFN_FLOOR: y = floor(x); break;
-        default: y = ceil(x); break;
+        case IPFSRT_NDFN_CEIL: y = ceil(x); break;
+        default: y = angle_fn(u->fn, u->result, x); break;
         }
         ipfsrt_ndstore_float(u->result, p[0], y);
     } else { /* integers: neg and abs wrap, floor and ceil keep them */
@@ -411,7 +425,8 @@ ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ip
     if (fn == IPFSRT_NDFN_NOT && k != IPFSRT_NDKIND_BOOL) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "~ takes bool arrays");
     if ((fn == IPFSRT_NDFN_NEG || fn == IPFSRT_NDFN_ABS) && k == IPFSRT_NDKIND_BOOL)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no - or abs of a bool array (use ~)");
-    if ((fn == IPFSRT_NDFN_SQRT || fn == IPFSRT_NDFN_EXP || fn == IPFSRT_NDFN_LOG) && k != IPFSRT_NDKIND_FLOAT)
+    if ((fn == IPFSRT_NDFN_SQRT || fn == IPFSRT_NDFN_EXP || fn == IPFSRT_NDFN_LOG || fn >= IPFSRT_NDFN_SIN) &&
+        k != IPFSRT_NDKIND_FLOAT)
         u.result = ipfsrt_dtype_size(a->dtype) <= 2 ? IPFSRT_DTYPE_FLOAT32 : IPFSRT_DTYPE_FLOAT64;
     if ((fn == IPFSRT_NDFN_FLOOR || fn == IPFSRT_NDFN_CEIL) && k == IPFSRT_NDKIND_BOOL) u.result = IPFSRT_DTYPE_INT8;
     ipfsrt_ndarray res;

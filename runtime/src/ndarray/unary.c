@@ -17,6 +17,15 @@
 
 static float exp_f32(float x) { return (float)exp(x); } /* as the walk: in double, rounded once */
 static float log_f32(float x) { return (float)log(x); }
+static float sin_f32(float x) { return (float)sin(x); }
+static float cos_f32(float x) { return (float)cos(x); }
+static float tan_f32(float x) { return (float)tan(x); }
+/* numpy multiplies by the constant rounded to the type (180/pi of float32 is
+ * 180 over pi rounded to float32), in the type */
+static double deg2rad(double x) { return x * (M_PI / 180.0); }
+static float deg2rad_f32(float x) { return x * (float)(M_PI / 180.0); }
+static double rad2deg(double x) { return x * (180.0 / M_PI); }
+static float rad2deg_f32(float x) { return x * (180.0f / (float)M_PI); }
 
 #define FINITE_INT(v) 1
 #define SIGNED_NEGATIVE(v) ((v) < 0)
@@ -40,6 +49,11 @@ static float log_f32(float x) { return (float)log(x); }
         case IPFSRT_NDFN_SQRT: INTO_FLOAT(sqrt, sqrtf)                                \
         case IPFSRT_NDFN_EXP: INTO_FLOAT(exp, exp_f32)                                \
         case IPFSRT_NDFN_LOG: INTO_FLOAT(log, log_f32)                                \
+        case IPFSRT_NDFN_SIN: INTO_FLOAT(sin, sin_f32)                                \
+        case IPFSRT_NDFN_COS: INTO_FLOAT(cos, cos_f32)                                \
+        case IPFSRT_NDFN_TAN: INTO_FLOAT(tan, tan_f32)                                \
+        case IPFSRT_NDFN_DEG2RAD: INTO_FLOAT(deg2rad, deg2rad_f32)                    \
+        case IPFSRT_NDFN_RAD2DEG: INTO_FLOAT(rad2deg, rad2deg_f32)                    \
         case IPFSRT_NDFN_FLOOR:                                                       \
             if (IS_FLOAT) IPFSRT_NDLOOP(T, floor((double)x[i]));                               \
             else IPFSRT_NDLOOP(U, x[i]);                                                       \

@@ -1,0 +1,292 @@
+-- ipfsrt.lazy: expressions over named dimensions (what ipfsrt.dataset's
+-- arithmetic builds), evaluated a slab at a time: a range of positions along
+-- the outermost dimension, chosen by the caller to follow the chunks, so that
+-- memory holds one slab's values and the result, never a full-size temporary
+-- per operation.
+--
+-- A node has dims (names, outermost first) and sizes (name -> length):
+--   leaf(dims, sizes, load)   load(region) -> n-d array in dims order; region is
+--                             nil (whole) or {dim =, start =, count =}, given only
+--                             to leaves that have region.dim
+--   number(x), binary(op, a, b), unary(fn, a), where(cond, x, y)
+-- Operands broadcast by name: the result has the first operand's dimensions,
+-- then the others' new ones, in their order; a dimension two operands share
+-- must have one length in both (length 1 broadcasts only in leaves that are
+-- plain n-d arrays, as numpy's rule).
+local ipfsrt = require "ipfsrt"
+local nd = ipfsrt.ndarray
+
+local M = {}
+
+local function bad(fmt, ...)
+  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 4)
+end
+
+-- The dims of a, then those of b that a lacks; sizes checked to agree.
+local function joined(a, b, what)
+  local dims, sizes = table.move(a.dims, 1, #a.dims, 1, {}), {}
+  for d, n in pairs(a.sizes) do sizes[d] = n end
+  for _, d in ipairs(b.dims) do
+    local n, m = sizes[d], b.sizes[d]
+    if n == nil then
+      dims[#dims + 1], sizes[d] = d, m
+    elseif n ~= m and n ~= 1 and m ~= 1 then
+      bad("%s: dimension %s has %d labels in %s and %d in %s", what, d, n, a.label, m, b.label)
+    else
+      sizes[d] = math.max(n, m)
+    end
+  end
+  return dims, sizes
+end
+
+local function node(kind, dims, sizes, fields)
+  fields.kind, fields.dims, fields.sizes = kind, dims, sizes
+  return fields
+end
+
+function M.leaf(dims, sizes, load, label)
+  return node("leaf", dims, sizes, { load = load, label = label or "an array" })
+end
+
+function M.number(x) return node("number", {}, {}, { value = x, label = tostring(x) }) end
+
+local ARITHMETIC = { add = "+", sub = "-", mul = "*", div = "/", pow = "^", mod = "%", idiv = "//" }
+local COMPARISON = { lt = "gt", le = "ge", gt = "lt", ge = "le", eq = "eq", ne = "ne" } -- with operands swapped
+local LOGICAL = { ["and"] = true, ["or"] = true, xor = true }
+M.BINARY = { ARITHMETIC = ARITHMETIC, COMPARISON = COMPARISON, LOGICAL = LOGICAL }
+
+function M.binary(op, a, b)
+  local dims, sizes = joined(a, b, op)
+  return node("binary", dims, sizes, { op = op, a = a, b = b, label = a.label })
+end
+
+M.FUNCTIONS = { abs = true, sqrt = true, exp = true, log = true, sin = true, cos = true, tan = true, deg2rad = true,
+  rad2deg = true, floor = true, ceil = true, round = true, isnan = true, notnull = true, neg = true, ["not"] = true }
+
+function M.unary(fn, a)
+  return node("unary", a.dims, a.sizes, { fn = fn, a = a, label = a.label })
+end
+
+function M.where(cond, x, y)
+  local dims, sizes = joined(x, cond, "where")
+  local both = { dims = dims, sizes = sizes, label = x.label }
+  dims, sizes = joined(both, y, "where")
+  return node("where", dims, sizes, { cond = cond, x = x, y = y, label = x.label })
+end
+
+-- n with each leaf replaced by map_leaf(leaf) (a leaf met twice is mapped once).
+function M.rebuild(n, map_leaf, seen)
+  seen = seen or {}
+  if seen[n] then return seen[n] end
+  local out
+  if n.kind == "number" then out = n
+  elseif n.kind == "leaf" then out = map_leaf(n)
+  elseif n.kind == "unary" then out = M.unary(n.fn, M.rebuild(n.a, map_leaf, seen))
+  elseif n.kind == "binary" then out = M.binary(n.op, M.rebuild(n.a, map_leaf, seen), M.rebuild(n.b, map_leaf, seen))
+  else
+    out = M.where(M.rebuild(n.cond, map_leaf, seen), M.rebuild(n.x, map_leaf, seen), M.rebuild(n.y, map_leaf, seen))
+  end
+  seen[n] = out
+  return out
+end
+
+-- ------------------------------------------------------------ evaluation
+
+-- x (an n-d array over dims from, or a number) as a view that broadcasts over
+-- dims to: from's dimensions put in to's order, length 1 where from lacks one.
+local function arranged(x, from, to)
+  if type(x) == "number" or #from == 0 and #to == 0 then return x end
+  local at, order, shape, moved = {}, {}, {}, false
+  for i, d in ipairs(from) do at[d] = i end
+  for _, d in ipairs(to) do
+    if at[d] then
+      order[#order + 1] = at[d] - 1
+      moved = moved or at[d] ~= #order
+    end
+  end
+  if moved then x = x:transpose(order) end
+  if #from == #to then return x end
+  local k = 0
+  for j, d in ipairs(to) do
+    if at[d] then k = k + 1; shape[j] = x.shape[k] else shape[j] = 1 end
+  end
+  return x:reshape(shape)
+end
+
+local scalar = {
+  abs = math.abs, sqrt = math.sqrt, exp = math.exp, log = math.log, sin = math.sin, cos = math.cos, tan = math.tan,
+  floor = math.floor, ceil = math.ceil, deg2rad = math.rad, rad2deg = math.deg, neg = function(x) return -x end,
+  isnan = function(x) return x ~= x end, notnull = function(x) return x == x end,
+}
+
+local function apply_unary(fn, x)
+  if type(x) == "number" then return scalar[fn](x) end
+  if fn == "neg" then return -x end
+  if fn == "not" then return ~x end
+  if fn == "notnull" then return ~x:isnan() end
+  if fn == "round" then return x:round(0) end
+  return x[fn](x)
+end
+
+local arith = {
+  add = function(x, y) return x + y end, sub = function(x, y) return x - y end,
+  mul = function(x, y) return x * y end, div = function(x, y) return x / y end,
+  pow = function(x, y) return x ^ y end, mod = function(x, y) return x % y end,
+  idiv = function(x, y) return x // y end,
+  ["and"] = function(x, y) return x & y end, ["or"] = function(x, y) return x | y end,
+  xor = function(x, y) return x ~ y end,
+}
+
+local function apply_binary(op, x, y)
+  if arith[op] then return arith[op](x, y) end
+  if type(x) == "number" and type(y) == "number" then
+    return ({ lt = x < y, le = x <= y, gt = x > y, ge = x >= y, eq = x == y, ne = x ~= y })[op]
+  end
+  if type(x) == "number" then return y[COMPARISON[op]](y, x) end
+  return x[op](x, y)
+end
+
+-- The value of n over region (memo: what this slab computed, and fixed: what
+-- lacks the region's dimension, computed once for every slab).
+local function value(n, region, memo)
+  local key = region and n.sizes[region.dim] and memo.slab or memo.fixed
+  local got = key[n]
+  if got ~= nil then return got end
+  if n.kind == "number" then got = n.value
+  elseif n.kind == "leaf" then got = n.load(region and n.sizes[region.dim] and region or nil)
+  elseif n.kind == "unary" then got = apply_unary(n.fn, value(n.a, region, memo))
+  elseif n.kind == "binary" then
+    got = apply_binary(n.op, arranged(value(n.a, region, memo), n.a.dims, n.dims),
+      arranged(value(n.b, region, memo), n.b.dims, n.dims))
+  else
+    local c = arranged(value(n.cond, region, memo), n.cond.dims, n.dims)
+    if type(c) ~= "userdata" then c = nd.full({}, c and 1 or 0, "bool") end
+    local x, y = arranged(value(n.x, region, memo), n.x.dims, n.dims), arranged(value(n.y, region, memo), n.y.dims, n.dims)
+    if type(x) == "number" and type(y) == "number" then x = nd.full({}, x, "float64") end
+    got = nd.where(c, x, y)
+  end
+  key[n] = got
+  return got
+end
+
+-- The values of the nodes over region (nil: everything), as n-d arrays in
+-- their dims order (numbers stay numbers).
+function M.evaluate(nodes, region, memo)
+  memo.slab = {}
+  local out = {}
+  for i, n in ipairs(nodes) do out[i] = value(n, region, memo) end
+  memo.slab = nil
+  return out
+end
+
+function M.new_memo() return { fixed = {} } end
+
+-- ---------------------------------------------------------- slab drivers
+
+-- The shape of node n (in its dims order).
+local function shape_of(n)
+  local shape = {}
+  for i, d in ipairs(n.dims) do shape[i] = n.sizes[d] end
+  return shape
+end
+M.shape_of = shape_of
+
+-- out[region] = x, along axis (from 0) of out: x broadcast to the slab.
+local function put(out, axis, region, x)
+  local parts = {}
+  for i = 1, axis do parts[i] = {} end
+  parts[axis + 1] = { region.start, region.start + region.count }
+  out:slice(parts):assign(x)
+end
+
+-- The full values of n, slab by slab (regions: a list of {dim =, start =,
+-- count =} along n's first dimension, or {false} for one evaluation).
+function M.values(n, regions)
+  local memo, out = M.new_memo(), nil
+  for _, region in ipairs(regions) do
+    local x = M.evaluate({ n }, region or nil, memo)[1]
+    if type(x) == "number" then x = nd.full({}, x, math.type(x) == "integer" and "int64" or "float64") end
+    if not region then return x end
+    out = out or nd.zeros(shape_of(n), x.dtype)
+    put(out, 0, region, x)
+  end
+  return out
+end
+
+-- Reductions of nodes (one dims list for all) over axes (from 0; nil: all),
+-- opts.skipna. Along the slab dimension sums, counts, means and extremes
+-- accumulate row after row into one array as the n-d array's own reduction
+-- does (so the result is the same to the bit); other reductions along it, and
+-- reductions over everything, are taken from the full values.
+local ACCUMULATED = { sum = true, count = true, mean = true, min = true, max = true }
+
+local function reduce_whole(x, op, axes, skipna)
+  local o = { skipna = skipna }
+  if axes == nil then return x[op](x, o) end
+  return x[op](x, #axes == 1 and axes[1] or axes, o)
+end
+
+-- Per slab, the kept dimensions' slab written into each result.
+local function per_slab(nodes, op, axes, regions, skipna)
+  local memo, outs = M.new_memo(), {}
+  for _, region in ipairs(regions) do
+    for i, x in ipairs(M.evaluate(nodes, region, memo)) do
+      local r = reduce_whole(x, op, axes, skipna)
+      if not outs[i] then
+        local shape = {}
+        for j, d in ipairs(nodes[i].dims) do
+          local gone = false
+          for _, a in ipairs(axes) do gone = gone or a == j - 1 end
+          if not gone then shape[#shape + 1] = nodes[i].sizes[d] end
+        end
+        outs[i] = nd.zeros(shape, r.dtype)
+      end
+      put(outs[i], 0, region, r)
+    end
+  end
+  return outs
+end
+
+-- Along the slab dimension (axis 0), each slab's rows added to the rows so
+-- far (those first: the running total is one more row); counts added.
+local function accumulated(nodes, op, regions, skipna)
+  local memo, totals, counts = M.new_memo(), {}, {}
+  for _, region in ipairs(regions) do
+    for i, x in ipairs(M.evaluate(nodes, region, memo)) do
+      local t = totals[i]
+      if op == "count" then
+        totals[i] = t and t + x:count(0) or x:count(0)
+      else
+        local rows = x
+        if t then rows = nd.concat({ t:reshape(table.move(t.shape, 1, #t.shape, 2, { 1 })), x }, 0) end
+        totals[i] = rows[op == "mean" and "sum" or op](rows, 0, { skipna = skipna })
+      end
+      if op == "mean" then -- NaN left out only when skipped
+        local c = (skipna and x.dtype:match("^float")) and x:count(0) or region.count
+        counts[i] = counts[i] and counts[i] + c or c
+      end
+    end
+  end
+  if op ~= "mean" then return totals end
+  for i, t in ipairs(totals) do
+    if t.dtype == "float32" and not skipna then
+      totals[i] = t / counts[i] -- numpy's mean of float32 divides in float32
+    else
+      totals[i] = (t:astype("float64") / counts[i]):astype(t.dtype == "float32" and "float32" or "float64")
+    end
+  end
+  return totals
+end
+
+function M.reduce(nodes, op, axes, regions, skipna)
+  local sliced = regions[1] ~= false
+  local along = false
+  for _, a in ipairs(axes or {}) do along = along or a == 0 end
+  if sliced and axes and not along then return per_slab(nodes, op, axes, regions, skipna) end
+  if sliced and axes and #axes == 1 and ACCUMULATED[op] then return accumulated(nodes, op, regions, skipna) end
+  local outs = {}
+  for i, n in ipairs(nodes) do outs[i] = reduce_whole(M.values(n, regions), op, axes, skipna) end
+  return outs
+end
+
+return M

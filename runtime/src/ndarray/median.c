@@ -1,0 +1,139 @@
+/* Medians along axes, as numpy's median and nanmedian: the reduced axes are
+ * moved last and merged, each lane copied out as doubles (NaN dropped, or met
+ * and the result NaN), and the middle value (or the two middle ones) found by
+ * selection. The two middles are averaged as numpy's mean of them: added in
+ * the result's type, then halved. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndarray/ndarray_internal.h"
+
+static int compare_doubles(const void *pa, const void *pb) {
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+static void swap(double *v, size_t i, size_t j) {
+    double t = v[i];
+    v[i] = v[j];
+    v[j] = t;
+}
+
+/* Places the k-th smallest of v[0..n) at v[k], the smaller ones before it.
+ * Quickselect on medians of three; after 2 log2(n) + 8 rounds (only crafted
+ * orders get there) the rest is sorted, so time stays O(n log n). */
+static void select_kth(double *v, size_t n, size_t k) {
+    size_t lo = 0, hi = n - 1;
+    int rounds = 8;
+    for (size_t m = n; m > 1; m >>= 1) rounds += 2;
+    while (lo < hi) {
+        if (rounds-- == 0) {
+            qsort(v + lo, hi - lo + 1, sizeof *v, compare_doubles);
+            return;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < v[lo]) swap(v, mid, lo);
+        if (v[hi] < v[lo]) swap(v, hi, lo);
+        if (v[hi] < v[mid]) swap(v, hi, mid);
+        double pivot = v[mid];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) i++;
+            while (pivot < v[j]) j--;
+            if (i <= j) {
+                swap(v, i, j);
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return;
+    }
+}
+
+/* The median of the m values in v (reordered), in the result's type. */
+static double middle_of(double *v, size_t m, ipfsrt_dtype result) {
+    if (m == 0) return NAN;
+    size_t k = m / 2;
+    select_kth(v, m, k);
+    if (m % 2) return v[k];
+    double lower = v[0];
+    for (size_t i = 1; i < k; i++)
+        if (v[i] > lower) lower = v[i];
+    if (result == IPFSRT_DTYPE_FLOAT32) return (double)((float)lower + (float)v[k]) / 2.0;
+    return (lower + v[k]) / 2.0;
+}
+
+/* The lanes of x (C order, contiguous, the last axis of length len) into out. */
+static void median_lanes(const ipfsrt_ndarray *x, size_t len, bool skipna, double *scratch,
+                         ipfsrt_ndarray *out) {
+    size_t lanes = len ? ipfsrt_ndarray_size(x) / len : ipfsrt_ndarray_size(out);
+    for (size_t l = 0; l < lanes; l++) {
+        const unsigned char *p = x->data + l * len * x->itemsize;
+        size_t m = 0;
+        bool nan = false;
+        for (size_t i = 0; i < len; i++) {
+            double v = ipfsrt_ndload_double(x->dtype, p + i * x->itemsize);
+            if (isnan(v)) nan = true;
+            else scratch[m++] = v;
+        }
+        double r = nan && !skipna ? NAN : middle_of(scratch, m, out->dtype);
+        ipfsrt_ndstore_double(out->dtype, out->data + l * out->itemsize, r);
+    }
+}
+
+/* x with the reduced axes last, merged, in a contiguous copy; *len the lane. */
+static ipfsrt_status lanes_of(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a, const bool *reduced, size_t *len,
+                              ipfsrt_ndarray *out, ipfsrt_dtype result, ipfsrt_error *err) {
+    int order[IPFSRT_NDARRAY_MAX_DIMS], k = 0;
+    size_t kept_shape[IPFSRT_NDARRAY_MAX_DIMS];
+    *len = 1;
+    for (int d = 0; d < a->ndim; d++)
+        if (!reduced[d]) kept_shape[k] = a->shape[d], order[k++] = d;
+    int kept = k;
+    for (int d = 0; d < a->ndim; d++)
+        if (reduced[d]) order[k++] = d, *len *= a->shape[d];
+    ipfsrt_ndarray t;
+    ipfsrt_ndarray_init(&t);
+    ipfsrt_status st = ipfsrt_ndarray_transpose(&t, a, order, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_copy(lanes, &t, err);
+    ipfsrt_ndarray_free(&t);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(out, result, 0, kept, kept_shape, err);
+    return st;
+}
+
+ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
+                                    bool skipna, ipfsrt_error *err) {
+    ipfsrt_ndkind kind = ipfsrt_ndkind_of(a->dtype);
+    if (kind == IPFSRT_NDKIND_OTHER)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no median of %s", ipfsrt_dtype_name(a->dtype));
+    bool reduced[IPFSRT_NDARRAY_MAX_DIMS] = {false};
+    for (int i = 0; i < (axes ? n : a->ndim); i++) {
+        int ax = !axes ? i : axes[i] < 0 ? axes[i] + a->ndim : axes[i];
+        if (ax < 0 || ax >= a->ndim || reduced[ax])
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds or given twice", axes[i]);
+        reduced[ax] = true;
+    }
+    ipfsrt_dtype result = a->dtype == IPFSRT_DTYPE_FLOAT32 ? IPFSRT_DTYPE_FLOAT32 : IPFSRT_DTYPE_FLOAT64;
+    ipfsrt_ndarray lanes, res;
+    ipfsrt_ndarray_init(&lanes);
+    ipfsrt_ndarray_init(&res);
+    size_t len;
+    ipfsrt_status st = lanes_of(&lanes, a, reduced, &len, &res, result, err);
+    double *scratch = NULL;
+    if (st == IPFSRT_OK && !(scratch = malloc((len ? len : 1) * sizeof *scratch)))
+        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", len);
+    if (st == IPFSRT_OK) {
+        median_lanes(&lanes, len, skipna, scratch, &res);
+        ipfsrt_ndarray_free(out);
+        *out = res;
+        ipfsrt_ndarray_init(&res);
+    }
+    free(scratch);
+    ipfsrt_ndarray_free(&lanes);
+    ipfsrt_ndarray_free(&res);
+    return st;
+}
