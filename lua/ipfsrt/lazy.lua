@@ -44,8 +44,11 @@ local function node(kind, dims, sizes, fields)
   return fields
 end
 
-function M.leaf(dims, sizes, load, label)
-  return node("leaf", dims, sizes, { load = load, label = label or "an array" })
+-- owns(sliced): whether load's arrays are fresh ones, the evaluation's to
+-- free (a variable's own values, or a caller's array, are not).
+function M.leaf(dims, sizes, load, label, owns)
+  return node("leaf", dims, sizes, { load = load, label = label or "an array",
+    owns = owns or function() return false end })
 end
 
 function M.number(x) return node("number", {}, {}, { value = x, label = tostring(x) }) end
@@ -147,13 +150,17 @@ local function apply_binary(op, x, y)
 end
 
 -- The value of n over region (memo: what this slab computed, and fixed: what
--- lacks the region's dimension, computed once for every slab).
+-- lacks the region's dimension, computed once for every slab). Arrays made
+-- here are listed (owned) to be released as soon as they are used up: held
+-- until Lua's collector came by, each slab's would take fresh memory.
 local function value(n, region, memo)
-  local key = region and n.sizes[region.dim] and memo.slab or memo.fixed
+  local sliced = region and n.sizes[region.dim]
+  local key = sliced and memo.slab or memo.fixed
   local got = key[n]
   if got ~= nil then return got end
+  local ours = n.kind ~= "leaf" or n.owns(sliced)
   if n.kind == "number" then got = n.value
-  elseif n.kind == "leaf" then got = n.load(region and n.sizes[region.dim] and region or nil)
+  elseif n.kind == "leaf" then got = n.load(sliced and region or nil)
   elseif n.kind == "unary" then got = apply_unary(n.fn, value(n.a, region, memo))
   elseif n.kind == "binary" then
     got = apply_binary(n.op, arranged(value(n.a, region, memo), n.a.dims, n.dims),
@@ -166,12 +173,25 @@ local function value(n, region, memo)
     got = nd.where(c, x, y)
   end
   key[n] = got
+  if ours and type(got) == "userdata" then
+    local list = sliced and memo.owned_slab or memo.owned
+    list[#list + 1] = got
+  end
   return got
+end
+
+-- Frees the arrays of list now (they are not used again).
+local function release(list)
+  for i = #list, 1, -1 do
+    getmetatable(list[i]).__close(list[i])
+    list[i] = nil
+  end
 end
 
 -- The values of the nodes over region (nil: everything), as n-d arrays in
 -- their dims order (numbers stay numbers).
 function M.evaluate(nodes, region, memo)
+  release(memo.owned_slab) -- the previous slab's
   memo.slab = {}
   local out = {}
   for i, n in ipairs(nodes) do out[i] = value(n, region, memo) end
@@ -179,7 +199,26 @@ function M.evaluate(nodes, region, memo)
   return out
 end
 
-function M.new_memo() return { fixed = {} } end
+function M.new_memo() return { fixed = {}, owned = {}, owned_slab = {} } end
+
+-- x, taken out of what memo frees (nil when memo did not make it).
+function M.keep(memo, x)
+  for _, list in ipairs { memo.owned_slab, memo.owned } do
+    for i, y in ipairs(list) do
+      if y == x then return table.remove(list, i) end
+    end
+  end
+  return nil
+end
+
+local function free(x) getmetatable(x).__close(x) end
+
+-- Frees what evaluations with memo made (their results included: the caller
+-- copied what it keeps).
+function M.done(memo)
+  release(memo.owned_slab)
+  release(memo.owned)
+end
 
 -- ---------------------------------------------------------- slab drivers
 
@@ -206,10 +245,14 @@ function M.values(n, regions)
   for _, region in ipairs(regions) do
     local x = M.evaluate({ n }, region or nil, memo)[1]
     if type(x) == "number" then x = nd.full({}, x, math.type(x) == "integer" and "int64" or "float64") end
-    if not region then return x end
-    out = out or nd.zeros(shape_of(n), x.dtype)
+    if not region then
+      out = M.keep(memo, x) or x:copy() -- (a view of a leaf's values, if not made here)
+      break
+    end
+    out = out or nd.empty(shape_of(n), x.dtype)
     put(out, 0, region, x)
   end
+  M.done(memo)
   return out
 end
 
@@ -242,8 +285,10 @@ local function per_slab(nodes, op, axes, regions, skipna)
         outs[i] = nd.zeros(shape, r.dtype)
       end
       put(outs[i], 0, region, r)
+      free(r)
     end
   end
+  M.done(memo)
   return outs
 end
 
@@ -260,6 +305,7 @@ local function accumulated(nodes, op, regions, skipna)
         local rows = x
         if t then rows = nd.concat({ t:reshape(table.move(t.shape, 1, #t.shape, 2, { 1 })), x }, 0) end
         totals[i] = rows[op == "mean" and "sum" or op](rows, 0, { skipna = skipna })
+        if t then free(rows); free(t) end
       end
       if op == "mean" then -- NaN left out only when skipped
         local c = (skipna and x.dtype:match("^float")) and x:count(0) or region.count
@@ -267,6 +313,7 @@ local function accumulated(nodes, op, regions, skipna)
       end
     end
   end
+  M.done(memo)
   if op ~= "mean" then return totals end
   for i, t in ipairs(totals) do
     if t.dtype == "float32" and not skipna then
@@ -285,7 +332,11 @@ function M.reduce(nodes, op, axes, regions, skipna)
   if sliced and axes and not along then return per_slab(nodes, op, axes, regions, skipna) end
   if sliced and axes and #axes == 1 and ACCUMULATED[op] then return accumulated(nodes, op, regions, skipna) end
   local outs = {}
-  for i, n in ipairs(nodes) do outs[i] = reduce_whole(M.values(n, regions), op, axes, skipna) end
+  for i, n in ipairs(nodes) do
+    local x = M.values(n, regions)
+    outs[i] = reduce_whole(x, op, axes, skipna)
+    free(x)
+  end
   return outs
 end
 

@@ -66,6 +66,11 @@ bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a);
  * checked before anything is allocated. */
 ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
                                        int ndim, const size_t *shape, ipfsrt_error *err);
+/* The same with elements left unset (numpy's empty), for results whose every
+ * element the caller writes before anyone reads them: a large one then costs
+ * no pass of zeros. */
+ipfsrt_status ipfsrt_ndarray_new_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
+                                       int ndim, const size_t *shape, ipfsrt_error *err);
 /* Every element value (converted as astype would: floats truncate into ints;
  * NaN, infinities and out-of-range values are errors). */
 ipfsrt_status ipfsrt_ndarray_new_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, int ndim,

@@ -63,6 +63,11 @@ ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, si
     return ipfsrt_ndarray_new_buffer(a, dtype, itemsize, ndim, shape, true, err);
 }
 
+ipfsrt_status ipfsrt_ndarray_new_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
+                                       int ndim, const size_t *shape, ipfsrt_error *err) {
+    return ipfsrt_ndarray_new_buffer(a, dtype, itemsize, ndim, shape, false, err);
+}
+
 ipfsrt_status ipfsrt_ndarray_new_buffer(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
                                         const size_t *shape, bool zeroed, ipfsrt_error *err) {
     if (dtype >= IPFSRT_DTYPE_COUNT) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no such dtype");

@@ -75,8 +75,9 @@ ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int 
      * selects elements, and the chunk count cannot overflow */
     bool unscaled = r->opts && r->opts->unscale; /* (a writer plans with no read options) */
     ipfsrt_status st = IPFSRT_OK; /* a fold builds no output */
-    if (!r->fold && unscaled) st = ipfsrt_ndarray_new_zeros(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err);
-    else if (!r->fold) st = ipfsrt_ndarray_new_zeros(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
+    /* every unit writes its region, decoded or filled (missing): no zeros first */
+    if (!r->fold && unscaled) st = ipfsrt_ndarray_new_empty(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err);
+    else if (!r->fold) st = ipfsrt_ndarray_new_empty(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
     for (int d = 0; d < m->ndim && st == IPFSRT_OK; d++) {
         if (r->dims[d].count) st = plan_chunks(&r->dims[d], r->unit->chunks[d], err);
         if (st == IPFSRT_OK && r->dims[d].n && r->total > SIZE_MAX / r->dims[d].n)
