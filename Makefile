@@ -202,7 +202,8 @@ test-zarr: all
 	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-written
 
 # ipfsrt.dataset against Debian's xarray on the OISST-like sample (10 days),
-# and on CF cases (calendars, _Unsigned, missing values, label slices, refusals).
+# on CF cases (calendars, _Unsigned, missing values, label slices, refusals),
+# and on groupby/resample/rolling cases in four calendars.
 test-dataset: all
 	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-10 --days 10 2>/dev/null
 	/usr/bin/python3 tests/dataset/with_xarray.py $(BUILD)/sample-10 $(BUILD)/sample-10.json
@@ -210,6 +211,9 @@ test-dataset: all
 	rm -rf $(BUILD)/cf-cases
 	/usr/bin/python3 tests/dataset/cf_cases.py $(BUILD)/cf-cases $(BUILD)/cf-cases.json
 	$(BUILD)/ipfsrt tests/dataset/cf_check.lua $(BUILD)/cf-cases $(BUILD)/cf-cases.json
+	rm -rf $(BUILD)/groups
+	/usr/bin/python3 tests/dataset/groups.py $(BUILD)/groups $(BUILD)/groups.json
+	$(BUILD)/ipfsrt tests/dataset/groups_check.lua $(BUILD)/groups $(BUILD)/groups.json
 
 # ipfsrt.ndarray against Debian's numpy: the same random cases through both.
 test-numpy: all

@@ -6,6 +6,8 @@
 --   local u = cftime.units("days since 2000-01-01", cal)  -- {scale =, epoch =}; nil, why
 --   cftime.format(59 * u.scale + u.epoch, cal)     -- "2000-03-01"
 --   cftime.parse("2000-03-01", cal)                -- seconds, or nil
+--   cftime.fields(seconds, cal)                    -- year, month, day, day of year, days
+--   cftime.seconds(2000, 3, 1, cal)                -- seconds at midnight, or nil
 local M = {}
 
 -- ------------------------------------------------------------- day counts
@@ -161,6 +163,25 @@ function M.format(seconds, cal)
   local text = string.format("%sT%02d:%02d:%02d", date, whole // 3600, whole % 3600 // 60, whole % 60)
   if frac ~= 0 then text = text .. string.format(".%06d", frac):gsub("0+$", "") end
   return text
+end
+
+-- fields(seconds, cal) -> year, month, day, day of the year (from 1), days
+-- since 1970-01-01 (of cal); nil for NaN. The time of day is dropped, as
+-- format rounds it (to the microsecond).
+function M.fields(seconds, cal)
+  if seconds ~= seconds or math.abs(seconds) > SECONDS_MAX then return nil end
+  local days = math.floor(seconds * 1e6 + 0.5) // 86400000000
+  local y, m, d = cal.date(days)
+  local doy = days - cal.days(y, 1, 1) + 1
+  if cal.no_year_zero and y <= 0 then y = y - 1 end
+  return y, m, d, doy, days
+end
+
+-- seconds(y, m, d, cal) -> seconds since 1970-01-01 of cal at that date's
+-- midnight, or nil when cal has no such day.
+function M.seconds(y, m, d, cal)
+  local day = day_of(cal, y, m, d)
+  return day and day * 86400
 end
 
 local UNITS = { days = 86400, day = 86400, d = 86400, hours = 3600, hour = 3600, hr = 3600, h = 3600,

@@ -95,10 +95,15 @@ local function new_variable(ds, name, array, dims, sel, data)
   return v
 end
 
+-- v.coords (dim -> coordinate variable), v.NAME: the coordinate along
+-- dimension NAME (v.month of a monthly climatology), as xarray's.
 function Variable.__index(v, k)
   local method = rawget(Variable, k)
   if method ~= nil then return method end
   if k == "coords" then return v:_coords() end
+  if type(k) == "string" and k:sub(1, 1) ~= "_" then
+    for _, d in ipairs(rawget(v, "dims") or {}) do if d == k then return v:_coords()[k] end end
+  end
   return nil
 end
 
@@ -245,11 +250,23 @@ local function computed_isel(v, spec)
     parts[i] = r and slice_part(r) or {}
     if not (r and r.index) then kept[#kept + 1] = d end
   end
+  local itself
   for d, c in pairs(v:_coords()) do
-    if spec[d] == nil then coords[d] = c elseif math.type(spec[d]) ~= "integer" then coords[d] = c:isel { [d] = spec[d] } end
+    if c == v then itself = d -- a computed coordinate is its own
+    elseif spec[d] == nil then coords[d] = c
+    elseif math.type(spec[d]) ~= "integer" then coords[d] = c:isel { [d] = spec[d] } end
   end
   local out = new_variable(v._ds, v.name, nil, kept, nil, v._data:slice(parts))
   out.attrs, out._coordmap = v.attrs, coords
+  if itself and math.type(spec[itself]) ~= "integer" then coords[itself] = out end
+  local labels = rawget(v, "_labels")
+  if labels then -- a computed coordinate: its labels selected alike
+    local r = resolve(spec[v.dims[1]] or { 0, #labels }, #labels, v.dims[1])
+    local picked = {}
+    if r.index then picked[1] = labels[r.index + 1]
+    else for j = 0, r.count - 1 do picked[j + 1] = labels[r.start + j * r.step + 1] end end
+    out._labels, out._time = picked, rawget(v, "_time")
+  end
   return out
 end
 
@@ -280,7 +297,11 @@ end
 -- their calendar, missing ones NaN) and their time decoding (nil: not times).
 -- The values of v's coordinate along dim (as numbers; times in seconds of the
 -- CF epoch) and its time units, read once (values: read already).
+-- A computed coordinate (a grouping's labels: months, seasons, bin dates)
+-- holds its labels itself: _labels, numbers (times in seconds) or strings.
 local function coordinate(v, dim, values)
+  local own = rawget(v, "_labels")
+  if own then return own, rawget(v, "_time") end
   local c = v._ds._coords[dim]
   if not c then bad("no coordinate variable for %s: use isel", dim) end
   if not c._cache then
@@ -343,8 +364,13 @@ local function locate(v, dim, want, method)
   local values, t = coordinate(v, dim)
   local i = 0
   for k, d in ipairs(v._all_dims) do if d == dim then i = k end end
-  local s = v._sel[i]
+  local s = v._sel and v._sel[i] or { start = 0, step = 1, count = #values }
   local start, step, count = s.start + 1, s.step, s.count
+  if type(values[1]) == "string" then -- names (seasons): exact only
+    for j = 0, count - 1 do if values[start + j * step] == want then return j end end
+    error(ipfsrt.error.new("not_found", string.format("%s has no label %s (labels: %s)", dim, tostring(want),
+      table.concat(values, ", "))), 3)
+  end
   if type(want) == "table" then return label_range(values, start, step, count, want, t, dim) end
   -- a tie goes to the later label on an ascending axis, the earlier on a
   -- descending one (as pandas' nearest does)
@@ -557,10 +583,11 @@ local function node_of(x, like)
   bad("arithmetic takes variables, numbers and n-d arrays, not %s", type(x) == "table" and "a table" or type(x))
 end
 
--- The labels of a (selected) coordinate variable, as numbers.
+-- The labels of a (selected) coordinate variable: numbers (times in
+-- seconds), or names.
 local function labels_of(c)
   local s = c._sel and c._sel[1]
-  local all = coordinate(c._ds._coords[c.name] or c, c.name)
+  local all = coordinate(rawget(c, "_labels") and c or c._ds._coords[c.name] or c, c.name)
   local out = {}
   for j = 0, (s and s.count or #all) - 1 do out[j + 1] = all[(s and s.start or 0) + j * (s and s.step or 1) + 1] end
   return out
@@ -747,6 +774,7 @@ end
 -- operand taking the parts along its own dimensions).
 function Variable._rebuilt(v, spec)
   local n = lazy.rebuild(v._expr, function(leaf)
+    if leaf.isel then return leaf.isel(spec) end
     if leaf.array then return array_isel(leaf, spec) end
     local mine = {}
     for k, want in pairs(spec) do
@@ -1187,6 +1215,12 @@ function M.open(where, opts)
   if opts.load_coords ~= false then load_coordinates(ds) end
   return ds
 end
+
+local internals = { labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
+  new_variable = new_variable, node_of = node_of, slabs = M.slabs, lazy_variable = lazy_variable,
+  is_variable = is_variable, resolve = resolve }
+require("ipfsrt.groupby").install(internals, Variable)
+require("ipfsrt.rolling").install(internals, Variable)
 
 M.Dataset, M.Variable = Dataset, Variable
 return M

@@ -1,0 +1,383 @@
+-- ipfsrt.groupby: groups of positions along one dimension of a dataset
+-- variable, as xarray's groupby and resample, and what is computed over them.
+--
+--   local g = ds.sst:groupby("time.month")      -- or time.season, time.year,
+--                                                -- time.dayofyear, time.day, a coordinate
+--   local clim = g:mean()                        -- dims (month, lat, lon)
+--   local anom = ds.sst:groupby("time.month") - clim   -- lazy, dims of sst
+--   ds.sst:resample { time = "month" }:mean()    -- "week", "year", "Nd" (e.g. "5d")
+--
+-- Reductions (mean sum min max count std var median) run over the grouped
+-- dimension. Where it is the variable's first, sums, means, counts and
+-- extremes are read once, a slab at a time, each group's rows added to its
+-- total as a reduction of the group's rows would add them; the others (and
+-- groupings along later dimensions) read each group's values.
+-- dataset.lua installs this module with the internals it shares.
+local ipfsrt = require "ipfsrt"
+local cftime = require "ipfsrt.cftime"
+local lazy = require "ipfsrt.lazy"
+local nd = ipfsrt.ndarray
+
+local M = {}
+local I -- the dataset's internals (install)
+
+local GroupBy = {}
+GroupBy.__index = GroupBy
+
+local function bad(fmt, ...)
+  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 3)
+end
+
+-- -------------------------------------------------------------- labels
+
+local SEASONS = { "DJF", "DJF", "MAM", "MAM", "MAM", "JJA", "JJA", "JJA", "SON", "SON", "SON", "DJF" }
+local COMPONENTS = { year = 1, month = 2, day = 3, dayofyear = 4, season = 2 }
+
+local function sorted_keys(t)
+  local out = {}
+  for k in pairs(t) do out[#out + 1] = k end
+  table.sort(out)
+  return out
+end
+
+-- The times along dim of v (seconds) and their decoding.
+local function times_of(v, dim)
+  local c = v:_coords()[dim]
+  if not c then bad("%s has no coordinate variable: group by its labels needs one", dim) end
+  local labels, t = I.labels_of(c), I.time_of(c.name, c.attrs)
+  if not t then bad("%s has no CF time units: %s.month and the like need times", dim, dim) end
+  return labels, t
+end
+
+-- Per position along dim, its group's label, from key "dim.component" or a
+-- coordinate's own labels.
+local function labels_by(v, key)
+  local dim, part = key:match("^([^.]+)%.(.+)$")
+  if not dim then -- a coordinate: each of its labels a group
+    I.axis_of(v, key)
+    local c = v:_coords()[key]
+    if not c then bad("groupby: %s has no coordinate variable", key) end
+    return key, key, I.labels_of(c)
+  end
+  I.axis_of(v, dim)
+  if not COMPONENTS[part] then
+    bad("groupby: %s is not a part of a time (parts: %s)", part, table.concat(sorted_keys(COMPONENTS), ", "))
+  end
+  local times, t = times_of(v, dim)
+  local out = {}
+  for i, s in ipairs(times) do
+    local fields = { cftime.fields(s, t.calendar) }
+    if not fields[1] then bad("groupby: %s has a missing time at position %d", dim, i - 1) end
+    out[i] = part == "season" and SEASONS[fields[2]] or fields[COMPONENTS[part]]
+  end
+  return dim, part, out
+end
+
+-- ------------------------------------------------------------- groupings
+
+-- A grouping: dim, name (the result's dimension), groups (labels, in order),
+-- runs[g] = {{start, count}, ...} along dim, and the coordinate of the
+-- result (a computed variable of the labels).
+local function runs_of(labels, groups)
+  local at, runs = {}, {}
+  for g, label in ipairs(groups) do at[label], runs[g] = g, {} end
+  for i, label in ipairs(labels) do
+    local list = runs[at[label]]
+    local last = list[#list]
+    if last and last[1] + last[2] == i - 1 then last[2] = last[2] + 1 else list[#list + 1] = { i - 1, 1 } end
+  end
+  return runs
+end
+
+local function new_grouping(v, dim, name, labels, groups, coord)
+  return setmetatable({ var = v, dim = dim, name = name, labels = labels, groups = groups,
+    runs = runs_of(labels, groups), coord = coord }, GroupBy)
+end
+
+-- A coordinate variable of computed labels (numbers, or names), times with
+-- the CF units that make :dates() give dates.
+local function label_coordinate(ds, name, labels, t)
+  local numbers = {}
+  for i, x in ipairs(labels) do numbers[i] = type(x) == "number" and x or i - 1 end
+  local c = I.new_variable(ds, name, nil, { name }, nil, nd.from(numbers, t and "float64" or nil))
+  c.attrs = t and { units = "seconds since 1970-01-01", calendar = t.calendar.name } or {}
+  c._labels, c._time, c._coordmap = labels, t and { scale = 1, epoch = 0, calendar = t.calendar } or nil, {}
+  c._coordmap[name] = c
+  return c
+end
+
+-- v:groupby(key) -> a grouping by "dim.year" | "dim.month" | "dim.season" |
+-- "dim.day" | "dim.dayofyear" (of a CF time coordinate) or a coordinate's
+-- name; groups sorted by label, as xarray's.
+function M.groupby(v, key)
+  if type(key) ~= "string" then bad("groupby takes \"time.month\" or the like, or a coordinate's name") end
+  local dim, name, labels = labels_by(v, key)
+  local seen = {}
+  for _, label in ipairs(labels) do seen[label] = true end
+  local groups = sorted_keys(seen)
+  local t = name == dim and select(2, I.coordinate(v:_coords()[dim], dim)) or nil
+  return new_grouping(v, dim, name, labels, groups, label_coordinate(v._ds, name, groups, t))
+end
+
+-- Bin starts for resample frequencies: the label of the bin of each time.
+local function bin_of(freq, t)
+  local cal = t.calendar
+  if freq == "month" or freq == "year" then
+    return function(s)
+      local y, m = cftime.fields(s, cal)
+      return cftime.seconds(y, freq == "month" and m or 1, 1, cal)
+    end
+  elseif freq == "week" then -- pandas' W: weeks end on Sunday, labelled by it
+    return function(s)
+      local days = math.ceil(s / 86400)
+      local weekday = (days + 3) % 7 -- 1970-01-01 was a Thursday: Monday is 0
+      return (days + (6 - weekday) % 7) * 86400
+    end
+  end
+  local n = type(freq) == "string" and math.tointeger(tonumber(freq:match("^(%d+)d$")))
+  if not n or n < 1 then
+    bad("resample: frequency %s is not known (frequencies: \"month\", \"week\", \"year\", \"Nd\" for N days)",
+      tostring(freq))
+  end
+  return function(s, origin) return origin + (s - origin) // (n * 86400) * (n * 86400) end, n * 86400
+end
+
+-- v:resample{dim = freq} -> a grouping into consecutive bins (every bin
+-- from the first time's to the last's, empty ones too: NaN whatever is
+-- computed over them, as xarray's).
+function M.resample(v, spec)
+  if type(spec) ~= "table" then bad("resample takes {time = \"month\"} or the like") end
+  local dim, freq = next(spec)
+  if next(spec, dim) ~= nil then bad("resample takes one dimension") end
+  I.axis_of(v, dim)
+  local times, t = times_of(v, dim)
+  local bin, width = bin_of(freq, t)
+  local origin = times[1] and (times[1] // 86400) * 86400 -- pandas' start_day
+  local labels, groups, last = {}, {}, nil
+  for i, s in ipairs(times) do
+    if s ~= s then bad("resample: %s has a missing time at position %d", dim, i - 1) end
+    if last and s < last then bad("resample: %s is not sorted", dim) end
+    labels[i], last = bin(s, origin), s
+  end
+  local first_bin, last_bin = labels[1], labels[#labels]
+  local b = first_bin
+  while b and b <= last_bin do -- every bin in between
+    groups[#groups + 1] = b
+    if width then b = b + width
+    elseif freq == "week" then b = b + 7 * 86400
+    else
+      local y, m = cftime.fields(b, t.calendar)
+      if freq == "month" then y, m = m == 12 and y + 1 or y, m % 12 + 1 else y = y + 1 end
+      b = cftime.seconds(y, m, 1, t.calendar)
+    end
+  end
+  return new_grouping(v, dim, dim, labels, groups, label_coordinate(v._ds, dim, groups,
+    { calendar = t.calendar }))
+end
+
+-- ------------------------------------------------------------ reductions
+
+local STREAMED = { sum = true, mean = true, count = true, min = true, max = true }
+
+local function free(x) getmetatable(x).__close(x) end
+
+-- The rows [a, b) of x along axis 0.
+local function rows(x, a, b) return x:slice { { a, b } } end
+
+-- Group totals (and counts) from one pass over the slabs of v's values along
+-- its first dimension: each run's rows concatenated after the group's total,
+-- reduced as one (the order a reduction of the group's rows adds them in).
+local function streamed(g, op, skipna)
+  local n = I.node_of(g.var)
+  local memo, totals, counts = lazy.new_memo(), {}, {}
+  local group_at = {}
+  for k, label in ipairs(g.groups) do group_at[label] = k end
+  for _, region in ipairs(I.slabs(n)) do
+    local x = lazy.evaluate({ n }, region or nil, memo)[1]
+    local base, len = region and region.start or 0, region and region.count or g.var.shape[1]
+    local i = 0
+    while i < len do
+      local k, j = group_at[g.labels[base + i + 1]], i + 1
+      while j < len and g.labels[base + j + 1] == g.labels[base + i + 1] do j = j + 1 end
+      local part = rows(x, i, j)
+      local t = totals[k]
+      if op == "count" then
+        totals[k] = t and t + part:count(0) or part:count(0)
+      else
+        local all = t and nd.concat({ t:reshape(table.move(t.shape, 1, #t.shape, 2, { 1 })), part }, 0) or part
+        totals[k] = all[op == "mean" and "sum" or op](all, 0, { skipna = skipna })
+        if t then free(all); free(t) end
+      end
+      if op == "mean" then
+        local c = (skipna and part.dtype:match("^float")) and part:count(0) or j - i
+        counts[k] = counts[k] and counts[k] + c or c
+      end
+      i = j
+    end
+  end
+  lazy.done(memo)
+  return totals, counts
+end
+
+-- A group's result when it has no positions (resample's empty bins): NaN
+-- whatever the reduction, as xarray fills the bins it found no values for.
+local function empty_result(like)
+  local shape = table.move(like.shape, 1, #like.shape, 1, {})
+  return nd.full(shape, 0 / 0, like.dtype:match("^float") and like.dtype or "float64")
+end
+
+local function finish_mean(t, c, skipna)
+  if t.dtype == "float32" and not skipna then return t / c end
+  return (t:astype("float64") / c):astype(t.dtype == "float32" and "float32" or "float64")
+end
+
+-- Per group, its values gathered (runs concatenated) and reduced along dim.
+local function gathered(g, op, skipna)
+  local out, axis = {}, I.axis_of(g.var, g.dim)
+  for k in ipairs(g.groups) do
+    local parts = {}
+    for _, run in ipairs(g.runs[k]) do
+      parts[#parts + 1] = g.var:isel({ [g.dim] = { run[1], run[1] + run[2] } }):values()
+    end
+    if #parts > 0 then
+      local x = #parts == 1 and parts[1] or nd.concat(parts, axis)
+      out[k] = x[op](x, axis, { skipna = skipna })
+    end
+  end
+  return out
+end
+
+local REDUCE_OPTIONS = { skipna = true }
+
+-- The arrays of list stacked along a new first axis, 64 at a time (what one
+-- n-d array join takes; a day of the year has 366 groups).
+local function stacked(list, axis)
+  axis = axis or 0
+  if #list <= 64 then return nd.stack(list, axis) end
+  local parts = {}
+  for first = 1, #list, 64 do
+    parts[#parts + 1] = nd.stack(table.move(list, first, math.min(first + 63, #list), 1, {}), axis)
+  end
+  return #parts <= 64 and nd.concat(parts, axis) or bad("more than 4096 groups or positions at once")
+end
+
+-- The result variable: the group dimension first, then v's others.
+local function result(g, per_group)
+  local like
+  for k in ipairs(g.groups) do like = like or per_group[k] end
+  for k in ipairs(g.groups) do per_group[k] = per_group[k] or empty_result(like) end
+  local dims, coords = { g.name }, { [g.name] = g.coord }
+  local mine = g.var:_coords()
+  for _, d in ipairs(g.var.dims) do
+    if d ~= g.dim then dims[#dims + 1], coords[d] = d, mine[d] end
+  end
+  local out = I.new_variable(g.var._ds, g.var.name, nil, dims, nil, stacked(per_group))
+  out.attrs, out._coordmap = {}, coords
+  return out
+end
+
+for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "median" } do
+  GroupBy[op] = function(g, opts)
+    opts = opts or {}
+    if type(opts) ~= "table" then bad("%s: options are a table ({skipna =})", op) end
+    for k in pairs(opts) do
+      if not REDUCE_OPTIONS[k] then bad("%s: no option %s (options: skipna)", op, tostring(k)) end
+    end
+    local skipna = opts.skipna ~= false
+    local per_group
+    if STREAMED[op] and g.var.dims[1] == g.dim then
+      local totals, counts = streamed(g, op, skipna)
+      per_group = totals
+      if op == "mean" then
+        for k, t in pairs(totals) do per_group[k] = finish_mean(t, counts[k], skipna) end
+      end
+    else
+      per_group = gathered(g, op, skipna)
+    end
+    return result(g, per_group)
+  end
+end
+
+-- -------------------------------------------------------- group arithmetic
+
+-- other (a variable with dimension gname) as an operand along dim: position
+-- p takes other's slice index[p] along gname (its group's).
+local function spread(index, dim, other, gname)
+  local gaxis = I.axis_of(other, gname)
+  local dims, sizes = {}, {}
+  for i, d in ipairs(other.dims) do
+    dims[i] = d == gname and dim or d
+    sizes[dims[i]] = d == gname and #index or other.shape[i]
+  end
+  local values
+  local leaf = lazy.leaf(dims, sizes, function(region)
+    values = values or other:values()
+    local a, n = region and region.start or 0, region and region.count or #index
+    local slices = {}
+    for p = a, a + n - 1 do
+      local parts = {}
+      for k = 1, gaxis do parts[k] = {} end
+      parts[gaxis + 1] = index[p + 1]
+      slices[#slices + 1] = values:slice(parts)
+    end
+    return stacked(slices, gaxis)
+  end, other.name, function() return true end)
+  leaf.isel = function(spec) -- a selection of the expression it is in
+    local mine = {}
+    for k, want in pairs(spec) do
+      for _, d in ipairs(other.dims) do if d == k and k ~= gname then mine[k] = want end end
+    end
+    local o = next(mine) and other:isel(mine) or other
+    if spec[dim] == nil then return spread(index, dim, o, gname) end
+    local r = I.resolve(spec[dim], #index, dim)
+    if r.index then return I.node_of(o:isel { [gname] = index[r.index + 1] }) end
+    local picked = {}
+    for j = 0, r.count - 1 do picked[j + 1] = index[r.start + j * r.step + 1] end
+    return spread(picked, dim, o, gname)
+  end
+  return leaf
+end
+
+-- The position along other's gname of each position's group.
+local function group_index(g, other)
+  I.axis_of(other, g.name)
+  local c = other:_coords()[g.name]
+  if not c then bad("%s has no %s labels", other.name, g.name) end
+  local at, index = {}, {}
+  for j, label in ipairs(I.labels_of(c)) do at[label] = j - 1 end
+  for i, label in ipairs(g.labels) do
+    index[i] = at[label] or bad("%s has no %s %s (it has: %s)", other.name, g.name, tostring(label),
+      table.concat(sorted_keys(at), ", "))
+  end
+  return index
+end
+
+local function group_arith(op)
+  return function(a, b)
+    local g, other, swapped = a, b, false
+    if getmetatable(a) ~= GroupBy then g, other, swapped = b, a, true end
+    if not I.is_variable(other) then bad("group arithmetic takes a variable with the %s dimension", g.name) end
+    local vn, on = I.node_of(g.var), spread(group_index(g, other), g.dim, other, g.name)
+    local n = swapped and lazy.binary(op, on, vn) or lazy.binary(op, vn, on)
+    local coords = g.var:_coords()
+    for d, c in pairs(other:_coords()) do if d ~= g.name then coords[d] = coords[d] or c end end
+    return I.lazy_variable(g.var._ds, n, coords, g.var.name)
+  end
+end
+
+for op, mm in pairs { add = "__add", sub = "__sub", mul = "__mul", div = "__div" } do GroupBy[mm] = group_arith(op) end
+
+function GroupBy.__tostring(g)
+  local labels = {}
+  for i, label in ipairs(g.groups) do labels[i] = tostring(label) end
+  return string.format("<ipfsrt.dataset.GroupBy %s by %s: %d groups (%s)>", g.var.name, g.name, #g.groups,
+    table.concat(labels, ", "))
+end
+
+function M.install(internals, Variable)
+  I = internals
+  Variable.groupby = M.groupby
+  Variable.resample = M.resample
+end
+
+return M

@@ -1,0 +1,113 @@
+-- ipfsrt.rolling: moving windows along one dimension of a dataset variable,
+-- as xarray's rolling.
+--
+--   ds.sst:sel { lat = 35, lon = 285, method = "nearest" }:rolling { time = 7, center = true }:mean()
+--
+-- A window of n positions ends at each position (center = true: is centred
+-- on it; for an even n it reaches n/2 back and n/2 - 1 ahead, as xarray's);
+-- positions with fewer than min_periods values other than NaN in their window
+-- (default n) are NaN. mean, sum, min, max, count; sums and means added in
+-- float64, the result in the variable's float type. The variable's values are
+-- read whole.
+local ipfsrt = require "ipfsrt"
+local nd = ipfsrt.ndarray
+
+local M = {}
+local I -- the dataset's internals (install)
+
+local Rolling = {}
+Rolling.__index = Rolling
+
+local function bad(fmt, ...)
+  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 3)
+end
+
+local OPTIONS = { center = true, min_periods = true }
+
+-- v:rolling{dim = n[, center = false][, min_periods = n]}
+function M.rolling(v, spec)
+  if type(spec) ~= "table" then bad("rolling takes {time = 7[, center = true][, min_periods = n]}") end
+  local dim, n
+  for k, x in pairs(spec) do
+    if not OPTIONS[k] then
+      if dim then bad("rolling takes one dimension (options: center, min_periods)") end
+      I.axis_of(v, k)
+      dim, n = k, x
+    end
+  end
+  if not dim then bad("rolling: which dimension? ({time = 7})") end
+  if math.type(n) ~= "integer" or n < 1 then bad("rolling: the window along %s is a whole number of positions", dim) end
+  local minp = spec.min_periods == nil and n or spec.min_periods
+  if math.type(minp) ~= "integer" or minp < 1 or minp > n then
+    bad("rolling: min_periods is a whole number from 1 to the window (%d)", n)
+  end
+  if spec.center ~= nil and type(spec.center) ~= "boolean" then bad("rolling: center is true or false") end
+  return setmetatable({ var = v, dim = dim, window = n, center = spec.center == true, min_periods = minp }, Rolling)
+end
+
+-- x's positions [a, b) along axis (from 0), a view.
+local function along(x, axis, a, b)
+  local parts = {}
+  for k = 1, axis do parts[k] = {} end
+  parts[axis + 1] = { a, b }
+  return x:slice(parts)
+end
+
+-- Per window offset, fn(acc, values) over the positions it reaches:
+-- positions t take x[t + offset] for each offset of the window.
+local function each_offset(r, len, fn)
+  local back = r.center and r.window // 2 or r.window - 1
+  for k = 0, r.window - 1 do
+    local o = k - back
+    local dst0, dst1 = math.max(0, -o), math.min(len, len - o)
+    if dst1 > dst0 then fn(dst0, dst1, dst0 + o, dst1 + o) end
+  end
+end
+
+local function window_op(r, op)
+  local v = r.var
+  local axis = I.axis_of(v, r.dim)
+  local x = v:values()
+  local len = x.shape[axis + 1]
+  local ftype = x.dtype == "float32" and "float32" or "float64"
+  local wide = x:astype("float64")
+  local missing = wide:isnan()
+  local count = nd.zeros(x.shape, "int64")
+  local acc = nd.full(x.shape, (op == "max" and -math.huge) or (op == "min" and math.huge) or 0, "float64")
+  local filler = op == "max" and -math.huge or op == "min" and math.huge or 0
+  local filled = nd.where(missing, filler, wide)
+  each_offset(r, len, function(d0, d1, s0, s1)
+    local a, src = along(acc, axis, d0, d1), along(filled, axis, s0, s1)
+    if op == "max" then a:assign(nd.maximum(a, src))
+    elseif op == "min" then a:assign(nd.minimum(a, src))
+    else a:assign(a + src) end
+    local c = along(count, axis, d0, d1)
+    c:assign(c + (~along(missing, axis, s0, s1)))
+  end)
+  local enough = count:ge(r.min_periods)
+  local out
+  if op == "count" then out = count:astype("float64")
+  elseif op == "mean" then out = acc / count
+  else out = acc end
+  return nd.where(enough, out, 0 / 0):astype(ftype)
+end
+
+for _, op in ipairs { "mean", "sum", "min", "max", "count" } do
+  Rolling[op] = function(r)
+    local out = I.new_variable(r.var._ds, r.var.name, nil, r.var.dims, nil, window_op(r, op))
+    out.attrs, out._coordmap = {}, r.var:_coords()
+    return out
+  end
+end
+
+function Rolling.__tostring(r)
+  return string.format("<ipfsrt.dataset.Rolling %s along %s: window %d%s, min_periods %d>", r.var.name, r.dim,
+    r.window, r.center and " centred" or "", r.min_periods)
+end
+
+function M.install(internals, Variable)
+  I = internals
+  Variable.rolling = M.rolling
+end
+
+return M
