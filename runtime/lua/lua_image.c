@@ -1,4 +1,8 @@
-/* ipfsrt.image: write_map(path, array[, {min =, max =, flip =, scale =, colorbar =}]) */
+/* ipfsrt.image: write_map(path, array[, {min =, max =, flip =, scale =, colorbar =}]) and
+ * write_figure(path, array, {vmin =, vmax =, flip =, scale =, cmap =, colorbar =, title =, units =,
+ * xticks = {{at, label}, ...}, yticks = ...}) */
+#include <stdlib.h>
+
 #include "bindings.h"
 
 static int image_write_map(lua_State *L) {
@@ -19,8 +23,71 @@ static int image_write_map(lua_State *L) {
     return 0;
 }
 
+/* The ticks in field opts[key] ({{at, label}, ...}) into a userdata block
+ * left on the stack (freed by Lua with the strings it points into, which the
+ * options table keeps). */
+static size_t check_ticks(lua_State *L, int opts, const char *key, ipfsrt_image_tick **out) {
+    *out = NULL;
+    if (lua_getfield(L, opts, key) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        return 0;
+    }
+    int list = lua_gettop(L);
+    luaL_checktype(L, list, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, list);
+    if (n > 1000) ipfsrt_lua_raise_arg(L, "%s: at most 1000 ticks", key);
+    ipfsrt_image_tick *t = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *t, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, list, i);
+        if (!lua_istable(L, -1)) ipfsrt_lua_raise_arg(L, "%s[%d]: {at, label}", key, (int)i);
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        t[i - 1].at = luaL_checknumber(L, -2);
+        t[i - 1].label = luaL_checkstring(L, -1);
+        lua_pop(L, 3);
+    }
+    lua_remove(L, list);
+    *out = t;
+    return (size_t)n;
+}
+
+static const char *opt_string(lua_State *L, int idx, const char *key) {
+    lua_getfield(L, idx, key);
+    const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
+    lua_pop(L, 1); /* the options table keeps the string */
+    return s;
+}
+
+static int image_write_figure(lua_State *L) {
+    static const char *const cmaps[] = {"ocean", "viridis", "RdBu_r", "RdBu", NULL};
+    const char *path = luaL_checkstring(L, 1);
+    const ipfsrt_ndarray *a = ipfsrt_lua_check_ndarray(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    ipfsrt_image_figure f = {0};
+    f.vmin = ipfsrt_lua_opt_number(L, 3, "vmin", 0);
+    f.vmax = ipfsrt_lua_opt_number(L, 3, "vmax", 0);
+    f.flip = ipfsrt_lua_opt_bool(L, 3, "flip", false);
+    lua_Integer s = ipfsrt_lua_opt_int(L, 3, "scale", 1);
+    if (s < 1 || s > 64) return ipfsrt_lua_raise_arg(L, "scale is 1 to 64 pixels a cell");
+    f.scale = (unsigned)s;
+    f.colorbar = ipfsrt_lua_opt_bool(L, 3, "colorbar", true);
+    lua_getfield(L, 3, "cmap");
+    f.cmap = (ipfsrt_image_cmap)luaL_checkoption(L, -1, "viridis", cmaps);
+    lua_pop(L, 1);
+    f.title = opt_string(L, 3, "title");
+    f.units = opt_string(L, 3, "units");
+    ipfsrt_image_tick *xt, *yt;
+    f.n_xticks = check_ticks(L, 3, "xticks", &xt);
+    f.n_yticks = check_ticks(L, 3, "yticks", &yt);
+    f.xticks = xt, f.yticks = yt;
+    ipfsrt_error err;
+    if (ipfsrt_image_write_figure(path, a, &f, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 0;
+}
+
 int ipfsrt_lua_open_image(lua_State *L) {
-    static const luaL_Reg fns[] = {{"write_map", image_write_map}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"write_map", image_write_map}, {"write_figure", image_write_figure}, {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;
 }

@@ -204,10 +204,18 @@ int ipfsrt_lua_open(lua_State *L) {
         m->func(L);
         lua_setfield(L, -2, m->name);
     }
-    lua_createtable(L, 0, 1); /* ipfsrt.dataset.open: lua/ipfsrt/dataset.lua */
+    lua_createtable(L, 0, 2); /* ipfsrt.dataset.open, .where: lua/ipfsrt/dataset.lua */
     ipfsrt_lua_push_lua_function(L, "ipfsrt.dataset", "open");
     lua_setfield(L, -2, "open");
+    ipfsrt_lua_push_lua_function(L, "ipfsrt.dataset", "where");
+    lua_setfield(L, -2, "where");
     lua_setfield(L, -2, "dataset");
+    lua_createtable(L, 0, 2); /* ipfsrt.plot.map, .line: lua/ipfsrt/plot.lua */
+    ipfsrt_lua_push_lua_function(L, "ipfsrt.plot", "map");
+    lua_setfield(L, -2, "map");
+    ipfsrt_lua_push_lua_function(L, "ipfsrt.plot", "line");
+    lua_setfield(L, -2, "line");
+    lua_setfield(L, -2, "plot");
     ipfsrt_lua_open_multiformats(L);
     ipfsrt_lua_open_serve(L);
     ipfsrt_lua_open_client(L);

@@ -1,4 +1,4 @@
-/* ipfsrt — pictures of 2-D fields: colour maps written as PNG (libpng). */
+/* ipfsrt — pictures of 2-D fields: colour maps and figures written as PNG (libpng). */
 #ifndef IPFSRT_IMAGE_H
 #define IPFSRT_IMAGE_H
 
@@ -20,6 +20,37 @@ typedef struct ipfsrt_image_map_options {
  * in grey. The file appears complete or not at all. */
 ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *field,
                                      const ipfsrt_image_map_options *opts, ipfsrt_error *err);
+
+/* Colour maps: the ocean one of write_map (blue through yellow to red),
+ * matplotlib's viridis, and ColorBrewer's red-blue both ways (RdBu_r: blue
+ * for low values, for fields centred on 0). */
+typedef enum ipfsrt_image_cmap {
+    IPFSRT_IMAGE_CMAP_OCEAN, IPFSRT_IMAGE_CMAP_VIRIDIS, IPFSRT_IMAGE_CMAP_RDBU_R, IPFSRT_IMAGE_CMAP_RDBU
+} ipfsrt_image_cmap;
+
+/* A labelled mark along an axis; at counts cells of the field from the
+ * first one's centre (rows as stored, before any flip). */
+typedef struct ipfsrt_image_tick {
+    double at;
+    const char *label;
+} ipfsrt_image_tick;
+
+/* A map as a figure: the field framed, a title above, ticks along its left
+ * and bottom sides, a colour bar beneath with ticks of its own and the units
+ * under it. NULL title or units, or no ticks: left out. */
+typedef struct ipfsrt_image_figure {
+    double vmin, vmax;      /* both 0: the field's own minimum and maximum */
+    bool flip;              /* row 0 at the bottom (an ascending latitude) */
+    unsigned scale;         /* pixels per cell side (0 = 1) */
+    ipfsrt_image_cmap cmap;
+    bool colorbar;
+    const char *title, *units;
+    const ipfsrt_image_tick *xticks, *yticks;
+    size_t n_xticks, n_yticks;
+} ipfsrt_image_figure;
+
+ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field,
+                                        const ipfsrt_image_figure *fig, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }
