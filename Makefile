@@ -207,7 +207,8 @@ test-zarr: all
 test-dataset: all
 	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-10 --days 10 2>/dev/null
 	/usr/bin/python3 tests/dataset/with_xarray.py $(BUILD)/sample-10 $(BUILD)/sample-10.json
-	$(BUILD)/ipfsrt tests/dataset/check.lua $(BUILD)/sample-10 $(BUILD)/sample-10.json
+	$(BUILD)/ipfsrt tests/dataset/check.lua $(BUILD)/sample-10 $(BUILD)/sample-10.json $(BUILD)/sample-10-out
+	/usr/bin/python3 tests/dataset/readback.py $(BUILD)/sample-10 $(BUILD)/sample-10-out
 	rm -rf $(BUILD)/cf-cases
 	/usr/bin/python3 tests/dataset/cf_cases.py $(BUILD)/cf-cases $(BUILD)/cf-cases.json
 	$(BUILD)/ipfsrt tests/dataset/cf_check.lua $(BUILD)/cf-cases $(BUILD)/cf-cases.json

@@ -1221,6 +1221,7 @@ local internals = { labels_of = labels_of, time_of = time_of, axis_of = axis_of,
   is_variable = is_variable, resolve = resolve }
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)
+require("ipfsrt.to_zarr").install(internals, Variable)
 
 M.Dataset, M.Variable = Dataset, Variable
 return M

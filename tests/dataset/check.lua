@@ -148,6 +148,16 @@ want.month_is_time_mean = true
 dataset.SLAB_BYTES = 32 << 20
 for name in pairs(slab_cases) do want["slabs_" .. name] = true end
 
+-- results written as Zarr for tests/dataset/readback.py to open with xarray
+if arg[3] then
+  os.execute("rm -rf '" .. arg[3] .. "' && mkdir -p '" .. arg[3] .. "'")
+  sst:groupby("time.month"):mean():to_zarr(arg[3] .. "/clim.zarr")
+  sst:mean({ "lat", "lon" }, { weights = coslat }):to_zarr(arg[3] .. "/daily.zarr", { name = "global_mean" })
+  sst:isel { lat = { 300, 310 }, lon = { 0, 6 } }:resample({ time = "5d" }):max():to_zarr(arg[3] .. "/pentads.zarr")
+  local difference = sst - anom
+  difference:isel { time = { 0, 3 } }:to_zarr(arg[3] .. "/difference.zarr", { chunks = { 1, 360, 720 } })
+end
+
 local bad, total = 0, 0
 for k, v in pairs(want) do
   total = total + 1
