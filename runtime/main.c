@@ -106,15 +106,20 @@ static const char *user_position(lua_State *L) {
     return lua_pushliteral(L, "");
 }
 
+/* ipfsrt -v: errors of ipfsrt's own come with a traceback too. */
+static bool verbose;
+
 /* ipfsrt error objects print as "code: message", after the place in the
- * user's script that called what failed; other errors get a traceback. */
+ * user's script that called what failed (with -v, a traceback after); other
+ * errors get a traceback. */
 static int message_handler(lua_State *L) {
     if (lua_istable(L, 1)) {
         lua_getfield(L, 1, "code");
         lua_getfield(L, 1, "message");
         if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
             const char *where = user_position(L);
-            lua_pushfstring(L, "%s%s: %s", where, lua_tostring(L, -3), lua_tostring(L, -2));
+            const char *msg = lua_pushfstring(L, "%s%s: %s", where, lua_tostring(L, -3), lua_tostring(L, -2));
+            if (verbose) luaL_traceback(L, L, msg, 1);
             return 1;
         }
         lua_pop(L, 2);
@@ -252,6 +257,10 @@ static int pmain(lua_State *L) {
     lua_setglobal(L, "ipfsrt");
 
     int rc;
+    if (argc >= 2 && strcmp(argv[1], "-v") == 0) { /* ipfsrt -v script.lua ...: as without, and tracebacks */
+        verbose = true;
+        argv++, argc--;
+    }
     if (argc < 2) {
         if (isatty(STDIN_FILENO)) {
             repl(L);

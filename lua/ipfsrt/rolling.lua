@@ -31,11 +31,11 @@ function M.rolling(v, spec)
   for k, x in pairs(spec) do
     if not OPTIONS[k] then
       if dim then bad("rolling takes one dimension (options: center, min_periods)") end
-      I.axis_of(v, k)
       dim, n = k, x
     end
   end
   if not dim then bad("rolling: which dimension? ({time = 7})") end
+  I.axis_of(v, dim)
   if math.type(n) ~= "integer" or n < 1 then bad("rolling: the window along %s is a whole number of positions", dim) end
   local minp = spec.min_periods == nil and n or spec.min_periods
   if math.type(minp) ~= "integer" or minp < 1 or minp > n then

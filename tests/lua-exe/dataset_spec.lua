@@ -135,6 +135,54 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     assert.is_nil(ds._nothing) -- internal fields stay plain lookups
   end)
 
+  it("refuses what analyses cannot do, naming what it knows", function()
+    local ds = ipfsrt.dataset.open(dir .. "/v2")
+    local function says(needle, f)
+      local ok, err = pcall(f)
+      assert.is_false(ok, needle)
+      assert.equal("bad_argument", err.code, tostring(err.message))
+      assert.truthy(err.message:find(needle, 1, true), err.message)
+    end
+    local nd = ipfsrt.ndarray
+    says("mean: no option weight (options: skipna, weights)",
+      function() return ds.sst:mean("time", { weight = ds.lat }) end)
+    says("std: weights take sum and mean", function() return ds.sst:std("lat", { weights = ds.lat }) end)
+    says("mean: the weights have missing values",
+      function() return ds.sst:mean("lat", { weights = ds.lat:where(ds.lat:gt(0)) }) end)
+    says("sst and sst: their lat labels have none in common",
+      function() return ds.sst:isel { lat = { 0, 10 } } - ds.sst:isel { lat = { 20, 30 } } end)
+    says("mul: dimension lon has 1440 labels in sst and 3 in an n-d array",
+      function() return ds.sst * nd.from { 1, 2, 3 } end)
+    says("an n-d array of 4 dimensions beside sst of 3: name them",
+      function() return ds.sst + nd.zeros { 1, 1, 1, 1 } end)
+    says("groupby: moon is not a part of a time (parts: day, dayofyear, month, season, year)",
+      function() return ds.sst:groupby("time.moon") end)
+    says("sst has no dimension depth (dimensions: time, lat, lon)", function() return ds.sst:groupby("depth.month") end)
+    says("resample: frequency fortnight is not known (frequencies: \"month\", \"week\", \"year\", \"Nd\"",
+      function() return ds.sst:resample { time = "fortnight" } end)
+    says("rolling takes one dimension (options: center, min_periods)",
+      function() return ds.sst:rolling { time = 3, centre = true } end)
+    says("rolling: min_periods is a whole number from 1 to the window (3)",
+      function() return ds.sst:rolling { time = 3, min_periods = 5 } end)
+    says("mean: no option skipnan (options: skipna)",
+      function() return ds.sst:groupby("time.month"):mean { skipnan = true } end)
+    says("anom has no day 2 (it has: 1)", function()
+      local first_day = ds.anom:groupby("time.day"):mean():isel { day = { 0, 1 } }
+      return ds.sst:groupby("time.day") - first_day
+    end)
+    says("map: cmap jet is not known (cmaps: RdBu, RdBu_r, ocean, viridis)",
+      function() ipfsrt.plot.map(ds.sst:isel { time = 0 }, { path = dir .. "/x.png", cmap = "jet" }) end)
+    says("map: no option colormap (options: center, cmap, path, scale, title, units, vmax, vmin)",
+      function() ipfsrt.plot.map(ds.sst:isel { time = 0 }, { path = dir .. "/x.png", colormap = "jet" }) end)
+    says("map takes a variable (or n-d array) of 2 dimensions",
+      function() ipfsrt.plot.map(ds.sst, { path = dir .. "/x.png" }) end)
+    says("line: no option xlabel (options: labels, path, title, ylabel)",
+      function() ipfsrt.plot.line(ds.time, { path = dir .. "/x.svg", xlabel = "t" }) end)
+    says("to_zarr: no option chunk (options: chunks, compressor, name)",
+      function() ds.sst:isel { time = 0 }:to_zarr(dir .. "/x.zarr", { chunk = { 1, 1 } }) end)
+    says("where: the condition is a variable", function() return ipfsrt.dataset.where(true, ds.sst, 0) end)
+  end)
+
   it("reports an uncaught ipfsrt error at the line of the script that called", function()
     local script = os.tmpname() .. ".lua"
     local f = assert(io.open(script, "w"))
@@ -142,9 +190,14 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       "print(ds.sst:mean('lattitude'))\n")
     f:close()
     local code, _, err = exe.run { script, dir .. "/v2" }
+    local vcode, _, verr = exe.run { "-v", script, dir .. "/v2" }
     os.remove(script)
     assert.equal(1, code)
     assert.truthy(err:find(script .. ":4: bad_argument: dataset: sst has no dimension lattitude", 1, true), err)
+    assert.falsy(err:find("stack traceback", 1, true), err)
+    assert.equal(1, vcode) -- -v: the same, then where it came from
+    assert.truthy(verr:find(script .. ":4: bad_argument: dataset: sst has no dimension lattitude", 1, true), verr)
+    assert.truthy(verr:find("stack traceback:.*dataset%.lua:%d+: in .*" .. script:gsub("%p", "%%%0") .. ":4:"), verr)
   end)
 
   it("folds reductions along dimensions as it reads, to the values read-then-reduce gives", function()

@@ -38,6 +38,7 @@ local function help()
   local out = {
     "usage: ipfsrt SUBCOMMAND [ARGS...]     run a subcommand",
     "       ipfsrt SCRIPT.lua [ARGS...]     run a Lua script (module 'ipfsrt' preloaded)",
+    "       ipfsrt -v SCRIPT.lua [ARGS...]  the same, errors with a traceback",
     "       ipfsrt -e 'CODE' | ipfsrt -     run Lua code from the argument or stdin",
     "       ipfsrt                          interactive prompt (on a terminal)",
     "       ipfsrt --version (-V) | --help",
@@ -100,7 +101,7 @@ end
 function M.main(argv)
   local first = argv[1]
   if first == "--help" or first == "-h" or first == "help" then return help() end
-  if first == "--version" or first == "-V" or first == "-v" then return require("ipfsrt.cli.version").run({}) end
+  if first == "--version" or first == "-V" then return require("ipfsrt.cli.version").run({}) end
   if first:match("^[%w][%w-]*$") and package.searchpath("ipfsrt.cli." .. first, package.path) then
     local rest = table.move(argv, 2, #argv, 1, {})
     return run_subcommand(first, require("ipfsrt.cli." .. first), rest)
