@@ -203,7 +203,8 @@ test-zarr: all
 
 # ipfsrt.dataset against Debian's xarray on the OISST-like sample (10 days),
 # on CF cases (calendars, _Unsigned, missing values, label slices, refusals),
-# and on groupby/resample/rolling cases in four calendars.
+# the README's ten analyses (60 days), and groupby/resample/rolling cases in
+# four calendars.
 test-dataset: all
 	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-10 --days 10 2>/dev/null
 	/usr/bin/python3 tests/dataset/with_xarray.py $(BUILD)/sample-10 $(BUILD)/sample-10.json
@@ -212,6 +213,10 @@ test-dataset: all
 	rm -rf $(BUILD)/cf-cases
 	/usr/bin/python3 tests/dataset/cf_cases.py $(BUILD)/cf-cases $(BUILD)/cf-cases.json
 	$(BUILD)/ipfsrt tests/dataset/cf_check.lua $(BUILD)/cf-cases $(BUILD)/cf-cases.json
+	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-60 --days 60 2>/dev/null
+	rm -rf $(BUILD)/analyses
+	/usr/bin/python3 tests/dataset/analyses.py README.md $(BUILD)/sample-60 $(BUILD)/analyses/python $(BUILD)/analyses.json
+	$(BUILD)/ipfsrt tests/dataset/analyses.lua README.md $(BUILD)/sample-60 $(BUILD)/analyses/lua $(BUILD)/analyses.json
 	rm -rf $(BUILD)/groups
 	/usr/bin/python3 tests/dataset/groups.py $(BUILD)/groups $(BUILD)/groups.json
 	$(BUILD)/ipfsrt tests/dataset/groups_check.lua $(BUILD)/groups $(BUILD)/groups.json
