@@ -209,45 +209,48 @@ local function date_ticks(lo, hi, cal)
   return out
 end
 
-function M.line(vs, opts)
-  check_options(opts, LINE_OPTIONS, "line")
-  if is_variable(vs) then vs = { vs } end
-  if type(vs) ~= "table" or #vs == 0 then bad("line takes a 1-D variable or a list of them") end
-  local W, H, left, right, top, bottom = 800, 380, 70, 20, 40, 60
-  local series, xlo, xhi, ylo, yhi, cal, xname = {}, math.huge, -math.huge, math.huge, -math.huge, nil, nil
+-- The series of vs: x positions, values, labels; and the ranges, calendar
+-- and x axis name they share.
+local function series_of(vs, opts)
+  local series = {}
+  local r = { xlo = math.huge, xhi = -math.huge, ylo = math.huge, yhi = -math.huge }
   for i, v in ipairs(vs) do
     if not is_variable(v) or #v.dims ~= 1 then bad("line: item %d is not a 1-D variable", i) end
     local xs, c, name = x_of(v)
-    cal, xname = cal or c, xname or name
+    r.cal, r.xname = r.cal or c, r.xname or name
     local ys = v:values():astype("float64"):tolist()
     for k, y in ipairs(ys) do
-      if y == y then ylo, yhi = math.min(ylo, y), math.max(yhi, y) end
-      xlo, xhi = math.min(xlo, xs[k]), math.max(xhi, xs[k])
+      if y == y then r.ylo, r.yhi = math.min(r.ylo, y), math.max(r.yhi, y) end
+      r.xlo, r.xhi = math.min(r.xlo, xs[k]), math.max(r.xhi, xs[k])
     end
     series[i] = { xs = xs, ys = ys, label = opts.labels and opts.labels[i] or v.name }
   end
-  if ylo > yhi then ylo, yhi = 0, 1 end
-  if ylo == yhi then ylo, yhi = ylo - 1, yhi + 1 end
-  if xlo >= xhi then xhi = xlo + 1 end
-  local yt = nice_values(ylo, yhi, 6)
-  ylo, yhi = math.min(ylo, yt[1]), math.max(yhi, yt[#yt])
-  local function px(x) return left + (W - left - right) * (x - xlo) / (xhi - xlo) end
-  local function py(y) return top + (H - top - bottom) * (1 - (y - ylo) / (yhi - ylo)) end
-  local out = { string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" ' ..
-    'font-family="sans-serif" font-size="12">', W, H), string.format('<rect width="%d" height="%d" fill="white"/>', W, H),
-    string.format('<text x="%d" y="24" font-size="16">%s</text>', left, esc(opts.title or series[1].label)) }
+  if r.ylo > r.yhi then r.ylo, r.yhi = 0, 1 end
+  if r.ylo == r.yhi then r.ylo, r.yhi = r.ylo - 1, r.yhi + 1 end
+  if r.xlo >= r.xhi then r.xhi = r.xlo + 1 end
+  return series, r
+end
+
+local W, H, LEFT, RIGHT, TOP, BOTTOM = 800, 380, 70, 20, 40, 60
+
+-- Grid lines and labels of both axes.
+local function axes(out, r, px, py, yt)
   for _, y in ipairs(yt) do
     out[#out + 1] = string.format('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' ..
-      '<text x="%d" y="%.1f" text-anchor="end">%s</text>', left, py(y), W - right, py(y), left - 6, py(y) + 4,
+      '<text x="%d" y="%.1f" text-anchor="end">%s</text>', LEFT, py(y), W - RIGHT, py(y), LEFT - 6, py(y) + 4,
       number_text(y))
   end
-  local xt = cal and date_ticks(xlo, xhi, cal) or {}
-  if not cal then for _, x in ipairs(nice_values(xlo, xhi, 8)) do xt[#xt + 1] = { x, number_text(x) } end end
+  local xt = r.cal and date_ticks(r.xlo, r.xhi, r.cal) or {}
+  if not r.cal then for _, x in ipairs(nice_values(r.xlo, r.xhi, 8)) do xt[#xt + 1] = { x, number_text(x) } end end
   for _, t in ipairs(xt) do
     out[#out + 1] = string.format('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="black"/>' ..
-      '<text x="%.1f" y="%d" text-anchor="middle">%s</text>', px(t[1]), H - bottom, px(t[1]), H - bottom + 5, px(t[1]),
-      H - bottom + 19, esc(t[2]))
+      '<text x="%.1f" y="%d" text-anchor="middle">%s</text>', px(t[1]), H - BOTTOM, px(t[1]), H - BOTTOM + 5,
+      px(t[1]), H - BOTTOM + 19, esc(t[2]))
   end
+end
+
+-- Each series' path (NaN: a gap), and a legend when there are several.
+local function lines(out, series, px, py)
   for i, s in ipairs(series) do
     local d, pen = {}, "M"
     for k, y in ipairs(s.ys) do
@@ -258,16 +261,33 @@ function M.line(vs, opts)
       table.concat(d, " "), color, esc(s.label))
     if #series > 1 then
       out[#out + 1] = string.format('<rect x="%d" y="%d" width="12" height="3" fill="%s"/><text x="%d" y="%d">%s</text>',
-        left + 10 + (i - 1) * 160, top + 6, color, left + 26 + (i - 1) * 160, top + 11, esc(s.label))
+        LEFT + 10 + (i - 1) * 160, TOP + 6, color, LEFT + 26 + (i - 1) * 160, TOP + 11, esc(s.label))
     end
   end
+end
+
+function M.line(vs, opts)
+  check_options(opts, LINE_OPTIONS, "line")
+  if is_variable(vs) then vs = { vs } end
+  if type(vs) ~= "table" or #vs == 0 then bad("line takes a 1-D variable or a list of them") end
+  local series, r = series_of(vs, opts)
+  local yt = nice_values(r.ylo, r.yhi, 6)
+  r.ylo, r.yhi = math.min(r.ylo, yt[1]), math.max(r.yhi, yt[#yt])
+  local function px(x) return LEFT + (W - LEFT - RIGHT) * (x - r.xlo) / (r.xhi - r.xlo) end
+  local function py(y) return TOP + (H - TOP - BOTTOM) * (1 - (y - r.ylo) / (r.yhi - r.ylo)) end
+  local out = { string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" ' ..
+    'font-family="sans-serif" font-size="12">', W, H), string.format('<rect width="%d" height="%d" fill="white"/>', W, H),
+    string.format('<text x="%d" y="24" font-size="16">%s</text>', LEFT, esc(opts.title or series[1].label)) }
+  axes(out, r, px, py, yt)
+  lines(out, series, px, py)
   local ylabel = opts.ylabel or (vs[1].attrs.units and tostring(vs[1].attrs.units)) or ""
-  out[#out + 1] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>', left, top,
-    W - left - right, H - top - bottom)
+  local mid = (TOP + H - BOTTOM) // 2
+  out[#out + 1] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>', LEFT, TOP,
+    W - LEFT - RIGHT, H - TOP - BOTTOM)
   out[#out + 1] = string.format('<text x="16" y="%d" transform="rotate(-90 16 %d)" text-anchor="middle">%s</text>',
-    (top + H - bottom) // 2, (top + H - bottom) // 2, esc(ylabel))
-  out[#out + 1] = string.format('<text x="%d" y="%d" text-anchor="middle">%s</text>', (left + W - right) // 2, H - 14,
-    esc(xname or ""))
+    mid, mid, esc(ylabel))
+  out[#out + 1] = string.format('<text x="%d" y="%d" text-anchor="middle">%s</text>', (LEFT + W - RIGHT) // 2, H - 14,
+    esc(r.xname or ""))
   out[#out + 1] = "</svg>\n"
   local f, why = io.open(opts.path, "w")
   if not f then error(ipfsrt.error.new("io", "plot: line: " .. tostring(why)), 2) end
