@@ -179,17 +179,15 @@ end
 
 local STREAMED = { sum = true, mean = true, count = true, min = true, max = true }
 
-local function free(x) getmetatable(x).__close(x) end
-
 -- The rows [a, b) of x along axis 0.
 local function rows(x, a, b) return x:slice { { a, b } } end
 
--- Group totals (and counts) from one pass over the slabs of v's values along
--- its first dimension: each run's rows concatenated after the group's total,
--- reduced as one (the order a reduction of the group's rows adds them in).
+-- Group results from one pass over the slabs of v's values along its first
+-- dimension: each run of a group's rows folded into the group's running
+-- totals (lazy.running: the bits a reduction of the group's rows gives).
 local function streamed(g, op, skipna)
   local n = I.node_of(g.var)
-  local memo, totals, counts = lazy.new_memo(), {}, {}
+  local memo, totals = lazy.new_memo(), {}
   local group_at = {}
   for k, label in ipairs(g.groups) do group_at[label] = k end
   for _, region in ipairs(I.slabs(n)) do
@@ -199,24 +197,15 @@ local function streamed(g, op, skipna)
     while i < len do
       local k, j = group_at[g.labels[base + i + 1]], i + 1
       while j < len and g.labels[base + j + 1] == g.labels[base + i + 1] do j = j + 1 end
-      local part = rows(x, i, j)
-      local t = totals[k]
-      if op == "count" then
-        totals[k] = t and t + part:count(0) or part:count(0)
-      else
-        local all = t and nd.concat({ t:reshape(table.move(t.shape, 1, #t.shape, 2, { 1 })), part }, 0) or part
-        totals[k] = all[op == "mean" and "sum" or op](all, 0, { skipna = skipna })
-        if t then free(all); free(t) end
-      end
-      if op == "mean" then
-        local c = (skipna and part.dtype:match("^float")) and part:count(0) or j - i
-        counts[k] = counts[k] and counts[k] + c or c
-      end
+      totals[k] = totals[k] or lazy.running(op, skipna)
+      totals[k].fold(rows(x, i, j))
       i = j
     end
   end
   lazy.done(memo)
-  return totals, counts
+  local out = {}
+  for k, t in pairs(totals) do out[k] = t.finish() end
+  return out
 end
 
 -- A group's result when it has no positions (resample's empty bins): NaN
@@ -224,11 +213,6 @@ end
 local function empty_result(like)
   local shape = table.move(like.shape, 1, #like.shape, 1, {})
   return nd.full(shape, 0 / 0, like.dtype:match("^float") and like.dtype or "float64")
-end
-
-local function finish_mean(t, c, skipna)
-  if t.dtype == "float32" and not skipna then return t / c end
-  return (t:astype("float64") / c):astype(t.dtype == "float32" and "float32" or "float64")
 end
 
 -- Per group, its values gathered (runs concatenated) and reduced along dim.
@@ -286,11 +270,7 @@ for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "media
     local skipna = opts.skipna ~= false
     local per_group
     if STREAMED[op] and g.var.dims[1] == g.dim then
-      local totals, counts = streamed(g, op, skipna)
-      per_group = totals
-      if op == "mean" then
-        for k, t in pairs(totals) do per_group[k] = finish_mean(t, counts[k], skipna) end
-      end
+      per_group = streamed(g, op, skipna)
     else
       per_group = gathered(g, op, skipna)
     end

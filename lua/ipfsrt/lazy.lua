@@ -292,36 +292,45 @@ local function per_slab(nodes, op, axes, regions, skipna)
   return outs
 end
 
--- Along the slab dimension (axis 0), each slab's rows added to the rows so
--- far (those first: the running total is one more row); counts added.
+-- Running totals of rows along axis 0: a slab's rows folded in turn into
+-- one total per result as the reduction of all the rows folds them (n-d
+-- array accumulate: in place, the same bits), counts beside when needed.
+-- fold(t, x) folds x's rows; finish(t) -> the result.
+function M.running(op, skipna)
+  local how = (op == "min" or op == "max") and op or "sum"
+  local t = { rows = 0 }
+  function t.fold(x)
+    if not t.total then
+      local shape = table.move(x.shape, 2, #x.shape, 1, {})
+      local float = x.dtype:match("^float") ~= nil
+      local sum_type = float and x.dtype or (x.dtype:match("^int") and "int64" or "uint64")
+      t.total = nd.zeros(shape, how == "sum" and sum_type or x.dtype)
+      t.count, t.float, t.first = nd.zeros(shape, "int64"), float, true
+    end
+    t.total:accumulate(x, { how = how, skipna = skipna, count = t.count, first = t.first })
+    t.first, t.rows = false, t.rows + x.shape[1]
+  end
+  function t.finish()
+    if op == "count" then return t.count end
+    if op ~= "mean" then return t.total end
+    if t.total.dtype == "float32" and not skipna then return t.total / t.rows end -- numpy divides in float32
+    local n = (skipna and t.float) and t.count or t.rows -- NaN left out only when skipped
+    return (t.total:astype("float64") / n):astype(t.total.dtype == "float32" and "float32" or "float64")
+  end
+  return t
+end
+
+-- Along the slab dimension (axis 0): every slab's rows folded into running totals.
 local function accumulated(nodes, op, regions, skipna)
-  local memo, totals, counts = M.new_memo(), {}, {}
+  local memo, totals = M.new_memo(), {}
   for _, region in ipairs(regions) do
     for i, x in ipairs(M.evaluate(nodes, region, memo)) do
-      local t = totals[i]
-      if op == "count" then
-        totals[i] = t and t + x:count(0) or x:count(0)
-      else
-        local rows = x
-        if t then rows = nd.concat({ t:reshape(table.move(t.shape, 1, #t.shape, 2, { 1 })), x }, 0) end
-        totals[i] = rows[op == "mean" and "sum" or op](rows, 0, { skipna = skipna })
-        if t then free(rows); free(t) end
-      end
-      if op == "mean" then -- NaN left out only when skipped
-        local c = (skipna and x.dtype:match("^float")) and x:count(0) or region.count
-        counts[i] = counts[i] and counts[i] + c or c
-      end
+      totals[i] = totals[i] or M.running(op, skipna)
+      totals[i].fold(x)
     end
   end
   M.done(memo)
-  if op ~= "mean" then return totals end
-  for i, t in ipairs(totals) do
-    if t.dtype == "float32" and not skipna then
-      totals[i] = t / counts[i] -- numpy's mean of float32 divides in float32
-    else
-      totals[i] = (t:astype("float64") / counts[i]):astype(t.dtype == "float32" and "float32" or "float64")
-    end
-  end
+  for i, t in ipairs(totals) do totals[i] = t.finish() end
   return totals
 end
 

@@ -854,6 +854,34 @@ static int reduce(lua_State *L, ipfsrt_ndreduce how) {
     return 1;
 }
 
+/* total:accumulate(x[, {how = "sum" | "min" | "max", skipna = true, count = counts, first = false}]):
+ * x's rows folded into total (and counts), in place; returns total */
+static int array_accumulate(lua_State *L) {
+    static const char *const hows[] = {"sum", "min", "max", NULL};
+    ipfsrt_ndarray *total = check_array(L, 1);
+    const ipfsrt_ndarray *x = check_array(L, 2);
+    ipfsrt_ndaccumulate how = IPFSRT_NDACCUMULATE_SUM;
+    bool skipna = true, first = false;
+    ipfsrt_ndarray *count = NULL;
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "how");
+        how = (ipfsrt_ndaccumulate)luaL_checkoption(L, -1, "sum", hows);
+        lua_pop(L, 1);
+        skipna = ipfsrt_lua_opt_bool(L, 3, "skipna", true);
+        first = ipfsrt_lua_opt_bool(L, 3, "first", false);
+        if (lua_getfield(L, 3, "count") != LUA_TNIL) {
+            count = luaL_testudata(L, -1, NDARRAY);
+            if (!count) return ipfsrt_lua_raise_arg(L, "count= takes an int64 array");
+        }
+        lua_pop(L, 1); /* the table at 3 keeps the counts alive */
+    }
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_accumulate(total, count, x, how, skipna, first, &err) != IPFSRT_OK)
+        return ipfsrt_lua_raise(L, &err);
+    lua_settop(L, 1);
+    return 1;
+}
+
 /* a:median([axis | {axis, ...}][, {skipna = false}]): as sum's arguments */
 static int red_median(lua_State *L) {
     ipfsrt_ndarray *a = check_array(L, 1);
@@ -1029,7 +1057,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
         {"ceil", fn_ceil}, {"isnan", fn_isnan}, {"isfinite", fn_isfinite}, {"sin", fn_sin}, {"cos", fn_cos},
         {"tan", fn_tan}, {"deg2rad", fn_deg2rad}, {"rad2deg", fn_rad2deg},
         {"sum", red_sum}, {"mean", red_mean}, {"min", red_min}, {"max", red_max}, {"count", red_count},
-        {"var", red_var}, {"std", red_std}, {"median", red_median}, {"argmin", red_argmin}, {"argmax", red_argmax},
+        {"var", red_var}, {"std", red_std}, {"median", red_median}, {"accumulate", array_accumulate}, {"argmin", red_argmin}, {"argmax", red_argmax},
         {"any", red_any}, {"all", red_all}, {"clip", array_clip}, {"fill", array_fill},
         {"round", array_round}, {"cumsum", array_cumsum}, {"assign", array_assign},
         {"tobytes", array_tobytes},

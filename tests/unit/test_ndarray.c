@@ -331,6 +331,44 @@ static void test_median_of_crafted_lanes(void **state) {
     ipfsrt_ndarray_free(&m);
 }
 
+/* Rows folded a part at a time give the reduction of all the rows at once,
+ * bit for bit: float32 sums with NaN skipped (and counted), extremes, int16 sums. */
+static void test_accumulate_in_parts(void **state) {
+    (void)state;
+    size_t shape[2] = {37, 1000}, row = 1000;
+    ipfsrt_ndarray x, part, total, count, want, sum16, x16, want16;
+    ipfsrt_ndarray *all[] = {&x, &part, &total, &count, &want, &sum16, &x16, &want16};
+    for (size_t i = 0; i < 8; i++) ipfsrt_ndarray_init(all[i]);
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&x, IPFSRT_DTYPE_FLOAT32, 0, 2, shape, NULL), IPFSRT_OK);
+    float *v = (float *)(void *)x.data;
+    for (size_t i = 0; i < 37000; i++) v[i] = i % 97 == 0 ? NAN : (float)((double)(i * 7919 % 10007) / 3.7 - 1000);
+    static const ipfsrt_ndaccumulate hows[] = {IPFSRT_NDACCUMULATE_SUM, IPFSRT_NDACCUMULATE_MAX};
+    static const ipfsrt_ndreduce reductions[] = {IPFSRT_NDREDUCE_SUM, IPFSRT_NDREDUCE_MAX};
+    for (int h = 0; h < 2; h++) {
+        assert_int_equal(ipfsrt_ndarray_new_zeros(&total, IPFSRT_DTYPE_FLOAT32, 0, 1, &row, NULL), IPFSRT_OK);
+        assert_int_equal(ipfsrt_ndarray_new_zeros(&count, IPFSRT_DTYPE_INT64, 0, 1, &row, NULL), IPFSRT_OK);
+        for (int64_t at = 0; at < 37; at += 10) { /* parts of 10 rows, the last of 7 */
+            ipfsrt_ndslice s = {.has_start = true, .start = at, .has_stop = true, .stop = at + 10, .step = 1};
+            assert_int_equal(ipfsrt_ndarray_slice(&part, &x, &s, 1, NULL), IPFSRT_OK);
+            assert_int_equal(ipfsrt_ndarray_accumulate(&total, &count, &part, hows[h], true, at == 0, NULL), IPFSRT_OK);
+        }
+        assert_int_equal(ipfsrt_ndarray_reduce(&want, reductions[h], &x, false, 0, true, NULL), IPFSRT_OK);
+        assert_memory_equal(total.data, want.data, row * 4);
+        assert_int_equal(((int64_t *)(void *)count.data)[0], 37 - 1); /* column 0: row 0 (i = 0) is NaN */
+    }
+    for (size_t i = 0; i < 37000; i++)
+        if (v[i] != v[i]) v[i] = -7; /* int16 has no NaN */
+    assert_int_equal(ipfsrt_ndarray_astype(&x16, &x, IPFSRT_DTYPE_INT16, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_new_zeros(&sum16, IPFSRT_DTYPE_INT64, 0, 1, &row, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_accumulate(&sum16, NULL, &x16, IPFSRT_NDACCUMULATE_SUM, true, true, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_reduce(&want16, IPFSRT_NDREDUCE_SUM, &x16, false, 0, true, NULL), IPFSRT_OK);
+    assert_memory_equal(sum16.data, want16.data, row * 8);
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_ndarray_accumulate(&total, NULL, &x16, IPFSRT_NDACCUMULATE_SUM, true, false, &err),
+                     IPFSRT_EARG); /* a float32 total for int16 rows */
+    for (size_t i = 0; i < 8; i++) ipfsrt_ndarray_free(all[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slices), cmocka_unit_test(test_slices_at_limits),
@@ -340,6 +378,7 @@ int main(void) {
         cmocka_unit_test(test_promotion),
         cmocka_unit_test(test_bytes_in_both_orders),
         cmocka_unit_test(test_median_of_crafted_lanes),
+        cmocka_unit_test(test_accumulate_in_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

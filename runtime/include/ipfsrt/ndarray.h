@@ -255,6 +255,22 @@ ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce ho
 ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
                                     bool skipna, ipfsrt_error *err);
 
+typedef enum ipfsrt_ndaccumulate {
+    IPFSRT_NDACCUMULATE_SUM, IPFSRT_NDACCUMULATE_MIN, IPFSRT_NDACCUMULATE_MAX
+} ipfsrt_ndaccumulate;
+
+/* Folds the rows of x (along its first axis) into total, in place, as a
+ * reduction along that axis folds them: sums one row after another in the
+ * sum's dtype (float32 stays float32, integers int64/uint64), NaN counting as
+ * 0 with skipna; extremes with NaN never winning (when first, total starts
+ * as NaN for floats, x's first row for integers; else it holds the extremes
+ * so far). count (int64,
+ * or NULL) gains 1 per value other than NaN. total and count are contiguous
+ * arrays of x's shape without its first axis: parts of the rows folded in
+ * turn give the reduction of all of them, bit for bit. */
+ipfsrt_status ipfsrt_ndarray_accumulate(ipfsrt_ndarray *total, ipfsrt_ndarray *count, const ipfsrt_ndarray *x,
+                                        ipfsrt_ndaccumulate how, bool skipna, bool first, ipfsrt_error *err);
+
 /* Rounds half to even at `decimals` digits (negative: tens, hundreds...);
  * integers with decimals >= 0 are unchanged; the dtype is kept. */
 ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int decimals,
