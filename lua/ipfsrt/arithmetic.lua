@@ -344,7 +344,8 @@ local function weighted(v, op, dims, w)
   local num = lazy.where(missing, zero, lazy.binary("mul", x, wn))
   local den = lazy.where(missing, zero, wn)
   local axes = node_axes(num, dims, v.name)
-  local r = lazy.reduce({ num, den }, "sum", axes, X.slabs(num), false)
+  local r = X.generic_weights and {} or { lazy.weighted_sums(x, wn, axes, X.slabs(num)) } -- one pass, if it applies
+  if not r[1] then r = lazy.reduce({ num, den }, "sum", axes, X.slabs(num), false) end
   local coords = joined_coords(v, wv)
   if op == "sum" then return node_result(v, num, axes, r[1], coords) end
   local s, sw = r[1], r[2]
@@ -360,6 +361,10 @@ local function lazy_reduced(v, op, dims, skipna)
   return node_result(v, n, axes, r, v:_coords())
 end
 
+
+-- true: weighted sums always through the general expression (tests compare
+-- it with the one-pass kernel, bit for bit).
+X.generic_weights = false
 
 function X.install(internals, variable_class, module)
   I, Variable, M = internals, variable_class, module

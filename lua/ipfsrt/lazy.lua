@@ -256,6 +256,42 @@ function M.values(n, regions)
   return out
 end
 
+-- Weighted sums of node x by node w over axes (positions in x's dims: its
+-- last ones), slab by slab through the n-d array's weighted_sums (one pass,
+-- no product arrays; the bits of summing where(isnan(x), 0, x * w) and
+-- where(isnan(x), 0, w)): num, den. nil when that does not apply: w has
+-- dimensions x lacks or varies along kept ones, the axes are not x's last,
+-- nothing is kept, or the values are not floats.
+function M.weighted_sums(x, w, axes, regions)
+  local n, k = #x.dims, #axes
+  if k == 0 or k >= n or w.kind == "number" then return nil end
+  local last = {}
+  for _, a in ipairs(axes) do last[a] = true end
+  for a = n - k, n - 1 do if not last[a] then return nil end end
+  for _, d in ipairs(w.dims) do if not x.sizes[d] then return nil end end
+  for i = 1, n - k do if (w.sizes[x.dims[i]] or 1) > 1 then return nil end end
+  local memo, num, den = M.new_memo(), nil, nil
+  local kept = table.move(shape_of(x), 1, n - k, 1, {})
+  for _, region in ipairs(regions) do
+    local values = M.evaluate({ x, w }, region or nil, memo)
+    local xv, wv = values[1], arranged(values[2], w.dims, x.dims)
+    if not (xv.dtype:match("^float") and wv.dtype:match("^float")) then
+      M.done(memo)
+      return nil
+    end
+    local a, b = nd.weighted_sums(xv, wv, k)
+    if not region then
+      num, den = a, b
+    else
+      num, den = num or nd.empty(kept, a.dtype), den or nd.empty(kept, b.dtype)
+      put(num, 0, region, a)
+      put(den, 0, region, b)
+    end
+  end
+  M.done(memo)
+  return num, den
+end
+
 -- Reductions of nodes (one dims list for all) over axes (from 0; nil: all),
 -- opts.skipna. Along the slab dimension sums, counts, means and extremes
 -- accumulate row after row into one array as the n-d array's own reduction

@@ -882,6 +882,16 @@ static int array_accumulate(lua_State *L) {
     return 1;
 }
 
+/* ndarray.weighted_sums(x, w, n) -> num, den: over x's last n axes */
+static int nd_weighted_sums(lua_State *L) {
+    const ipfsrt_ndarray *x = check_array(L, 1), *w = check_array(L, 2);
+    int n = (int)luaL_checkinteger(L, 3);
+    ipfsrt_ndarray *num = push_new(L), *den = push_new(L);
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_weighted_sums(num, den, x, w, n, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 2;
+}
+
 /* a:median([axis | {axis, ...}][, {skipna = false}]): as sum's arguments */
 static int red_median(lua_State *L) {
     ipfsrt_ndarray *a = check_array(L, 1);
@@ -1071,6 +1081,7 @@ int ipfsrt_lua_open_ndarray(lua_State *L) {
     static const luaL_Reg fns[] = {{"zeros", nd_zeros}, {"ones", nd_ones},     {"empty", nd_zeros},
                                    {"full", nd_full},   {"arange", nd_arange}, {"from", nd_from},
                                    {"where", nd_where}, {"maximum", nd_maximum}, {"minimum", nd_minimum},
+                                   {"weighted_sums", nd_weighted_sums},
                                    {"linspace", nd_linspace}, {"concat", nd_concat}, {"stack", nd_stack},
                                    {"frombytes", nd_frombytes}, {"isarray", nd_isarray},
                                    {NULL, NULL}};

@@ -142,6 +142,21 @@ for _, size in ipairs { 1 << 50, day, 3 * day + 5 } do
     got["slabs_" .. name] = d == once[name]
   end
 end
+-- weighted sums in one pass (n-d array weighted_sums) or through the
+-- expression where(isnan(x), 0, x * w): the same bits
+local arithmetic = require "ipfsrt.arithmetic"
+for _, size in ipairs { 1 << 50, day } do
+  dataset.SLAB_BYTES = size
+  local one_pass = digest(sst:mean({ "lat", "lon" }, { weights = coslat }))
+  local one_pass_sum = digest(sst:sum("lon", { weights = ds.lon * 0 + 1 }))
+  arithmetic.generic_weights = true
+  local generic = digest(sst:mean({ "lat", "lon" }, { weights = coslat }))
+  local generic_sum = digest(sst:sum("lon", { weights = ds.lon * 0 + 1 }))
+  arithmetic.generic_weights = false
+  got["weights_one_pass_" .. size] = one_pass == generic and one_pass_sum == generic_sum
+  want["weights_one_pass_" .. size] = true
+end
+
 -- a group's mean, its rows added as the reduction of the whole adds them
 got.month_is_time_mean = digest(slab_cases.month_mean()) == digest(sst:mean("time"))
 want.month_is_time_mean = true

@@ -255,6 +255,15 @@ ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce ho
 ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
                                     bool skipna, ipfsrt_error *err);
 
+/* Weighted sums over the last n axes of x (floats): num = sum of x * w and
+ * den = sum of w, over the values of x other than NaN, in the bits the
+ * arrays where(isnan(x), 0, x * w) and where(isnan(x), 0, w) summed over those
+ * axes give, without making them. w broadcasts to x and may vary along the
+ * last n axes only (else EUNSUPPORTED). num is in the promotion of x and w,
+ * den in w's dtype; both of x's shape without its last n axes. */
+ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *den, const ipfsrt_ndarray *x,
+                                           const ipfsrt_ndarray *w, int n, ipfsrt_error *err);
+
 typedef enum ipfsrt_ndaccumulate {
     IPFSRT_NDACCUMULATE_SUM, IPFSRT_NDACCUMULATE_MIN, IPFSRT_NDACCUMULATE_MAX
 } ipfsrt_ndaccumulate;

@@ -10,7 +10,7 @@
 
 #include "ndarray/ndarray_internal.h"
 
-#define PAIRWISE_BLOCK 8192
+#define PAIRWISE_BLOCK IPFSRT_NDFAST_PAIRWISE_BLOCK
 /* Integers of 8 and 16 bits add into 32 bits for this many values, then into
  * 64 (twice the lanes per instruction): no sum of 32768 values of 16 bits
  * overflows 31. */
@@ -53,6 +53,9 @@ DEFINE_PAIRWISE(pairwise_f32, float, 0)
 DEFINE_PAIRWISE(pairwise_f64, double, 0)
 DEFINE_PAIRWISE(pairwise_nan_f32, float, 1)
 DEFINE_PAIRWISE(pairwise_nan_f64, double, 1)
+float ipfsrt_ndfast_pairwise_f32(const float *a, size_t n) { return pairwise_f32(a, n); }
+double ipfsrt_ndfast_pairwise_f64(const double *a, size_t n) { return pairwise_f64(a, n); }
+
 DEFINE_COUNT_NAN(count_nan_f32, float, uint32_t) /* per block of PAIRWISE_BLOCK: 32 bits suffice */
 DEFINE_COUNT_NAN(count_nan_f64, double, uint64_t)
 

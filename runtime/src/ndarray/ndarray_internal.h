@@ -142,6 +142,11 @@ void ipfsrt_ndwalk_run(ipfsrt_ndwalk *w);
 /* Whether operations may take their typed loops; false sends every one the
  * general, element-by-element way, the reference the tests check the typed
  * loops against. ipfsrt_ndfast_hits counts the operations typed loops took. */
+/* numpy's pairwise sum of a block (at most its buffer of 8192 values): what a
+ * sum of a contiguous run adds each block with. */
+float ipfsrt_ndfast_pairwise_f32(const float *a, size_t n);
+double ipfsrt_ndfast_pairwise_f64(const double *a, size_t n);
+#define IPFSRT_NDFAST_PAIRWISE_BLOCK 8192
 void ipfsrt_ndfast_allow(bool allowed);
 bool ipfsrt_ndfast_allowed(void);
 void ipfsrt_ndfast_hit(void);
