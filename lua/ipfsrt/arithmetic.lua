@@ -164,7 +164,7 @@ methods.__bnot = function(v) return lazy_variable(v._ds, lazy.unary("not", node_
 
 -- v:lt(x), le, gt, ge, eq, ne: comparisons as bool variables (Lua's < cannot
 -- give a variable), x a variable, a number or an n-d array.
-for op in pairs(lazy.BINARY.COMPARISON) do
+for op in pairs(lazy.COMPARISONS) do
   methods[op] = function(v, x) return combined(op, v, x) end
 end
 
@@ -225,8 +225,11 @@ function X.slabs(n)
     total = total * n.sizes[d]
     if i > 1 then per = per * n.sizes[d] end
   end
-  if not dim or total * 8 <= M.SLAB_BYTES then return { false } end
-  local len, first, chunk, biggest = math.max(1, M.SLAB_BYTES // per), 0, nil, 0
+  -- a variable read alone makes no temporaries: slabs four times the size,
+  -- a quarter of the round trips
+  local budget = n.kind == "leaf" and 4 * M.SLAB_BYTES or M.SLAB_BYTES
+  if not dim or total * 8 <= budget then return { false } end
+  local len, first, chunk, biggest = math.max(1, budget // per), 0, nil, 0
   for _, v in ipairs(stored_leaves(n)) do
     local i, j = nil, 0
     for k, s in ipairs(v._sel) do
@@ -344,7 +347,7 @@ local function weighted(v, op, dims, w)
   local num = lazy.where(missing, zero, lazy.binary("mul", x, wn))
   local den = lazy.where(missing, zero, wn)
   local axes = node_axes(num, dims, v.name)
-  local r = X.generic_weights and {} or { lazy.weighted_sums(x, wn, axes, X.slabs(num)) } -- one pass, if it applies
+  local r = X.generic_weights and {} or { lazy.weighted_sums(x, wn, axes, X.slabs(x)) } -- one pass, if it applies
   if not r[1] then r = lazy.reduce({ num, den }, "sum", axes, X.slabs(num), false) end
   local coords = joined_coords(v, wv)
   if op == "sum" then return node_result(v, num, axes, r[1], coords) end

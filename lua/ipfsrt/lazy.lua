@@ -53,10 +53,10 @@ end
 
 function M.number(x) return node("number", {}, {}, { value = x, label = tostring(x) }) end
 
-local ARITHMETIC = { add = "+", sub = "-", mul = "*", div = "/", pow = "^", mod = "%", idiv = "//" }
-local COMPARISON = { lt = "gt", le = "ge", gt = "lt", ge = "le", eq = "eq", ne = "ne" } -- with operands swapped
-local LOGICAL = { ["and"] = true, ["or"] = true, xor = true }
-M.BINARY = { ARITHMETIC = ARITHMETIC, COMPARISON = COMPARISON, LOGICAL = LOGICAL }
+-- Binary ops: add sub mul div pow mod idiv, and or xor (bool), and the
+-- comparisons, each here with its mirror (a number first: b's op swapped).
+local COMPARISON = { lt = "gt", le = "ge", gt = "lt", ge = "le", eq = "eq", ne = "ne" }
+M.COMPARISONS = COMPARISON
 
 function M.binary(op, a, b)
   local dims, sizes = joined(a, b, op)
