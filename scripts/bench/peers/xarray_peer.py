@@ -75,6 +75,8 @@ elif name == "bulk":
 elif name == "weighted":
     value = sst.weighted(np.cos(np.deg2rad(ds.lat))).mean(("lat", "lon")).values
 elif name == "climatology":
+    value = sst.groupby("time.month").mean().values
+elif name == "anomaly":
     clim = sst.groupby("time.month").mean()
     value = (sst.groupby("time.month") - clim).isel(time=-1).values
 else:

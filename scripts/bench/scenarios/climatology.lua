@@ -1,11 +1,8 @@
--- climatology: the monthly climatology of sst and the last day's anomaly
--- against it (a map).
+-- climatology: the monthly climatology of sst (every month's mean map).
 return {
   name = "climatology", order = 7,
-  description = "monthly climatology, then the last day's anomaly map",
+  description = "monthly climatology (every chunk)",
   run = function(ctx)
-    local sst = ctx.dataset.sst
-    local clim = sst:groupby("time.month"):mean()
-    return (sst:groupby("time.month") - clim):isel({ time = -1 }):values()
+    return ctx.dataset.sst:groupby("time.month"):mean():values()
   end,
 }
