@@ -10,7 +10,7 @@ CC ?= cc
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
                libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy \
                libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev python3-zarr \
-               python3-xarray openmpi-bin libopenmpi-dev
+               python3-xarray python3-cftime openmpi-bin libopenmpi-dev
 LUA_PC := lua5.4
 PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat
 ifeq ($(HASH),openssl)
