@@ -13,10 +13,6 @@ local nd = ipfsrt.ndarray
 local X = {}
 local I, Variable, M -- the dataset's internals, its Variable class and module table
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 3)
-end
-
 -- ------------------------------------------------------------ arithmetic
 
 local function is_variable(x) return getmetatable(x) == Variable end
@@ -70,12 +66,12 @@ local function node_of(x, like)
   end
   if nd.isarray(x) then
     local dims, have = {}, like and like.dims or {}
-    if x.ndim > #have then bad("an n-d array of %d dimensions beside %s of %d: name them (a variable)", x.ndim,
+    if x.ndim > #have then I.bad("an n-d array of %d dimensions beside %s of %d: name them (a variable)", x.ndim,
       like and like.label or "a number", #have) end
     for i = 1, x.ndim do dims[i] = have[#have - x.ndim + i] end
     return array_leaf(x, dims)
   end
-  bad("arithmetic takes variables, numbers and n-d arrays, not %s", type(x) == "table" and "a table" or type(x))
+  I.bad("arithmetic takes variables, numbers and n-d arrays, not %s", type(x) == "table" and "a table" or type(x))
 end
 
 -- The labels of a (selected) coordinate variable: numbers (times in
@@ -128,7 +124,7 @@ local function aligned(a, b)
       if not same then
         local ra, rb = #ia > 0 and as_range(ia), #ib > 0 and as_range(ib)
         if not (ra and rb) then
-          bad("%s and %s: their %s labels %s", a.name, b.name, d, #ia == 0 and "have none in common" or
+          I.bad("%s and %s: their %s labels %s", a.name, b.name, d, #ia == 0 and "have none in common" or
             "cannot be matched by a selection (select the same ones first)")
         end
         pa[d], pb[d] = ra, rb
@@ -191,7 +187,7 @@ function methods.fillna(v, value) return v:where(v:notnull(), value) end
 
 -- dataset.where(cond, x, y): x where cond holds, else y (xarray.where).
 function X.where(cond, x, y)
-  if not is_variable(cond) then bad("where: the condition is a variable") end
+  if not is_variable(cond) then I.bad("where: the condition is a variable") end
   x, cond = aligned(x, cond)
   y, cond = aligned(y, cond)
   x, cond = aligned(x, cond) -- cond may have lost labels x still has
@@ -295,9 +291,9 @@ local REDUCE_OPTIONS = { skipna = true, weights = true }
 
 local function check_reduce_options(op, opts)
   if opts == nil then return {} end
-  if type(opts) ~= "table" then bad("%s: options are a table ({skipna =, weights =})", op) end
+  if type(opts) ~= "table" then I.bad("%s: options are a table ({skipna =, weights =})", op) end
   for k in pairs(opts) do
-    if not REDUCE_OPTIONS[k] then bad("%s: no option %s (options: skipna, weights)", op, tostring(k)) end
+    if not REDUCE_OPTIONS[k] then I.bad("%s: no option %s (options: skipna, weights)", op, tostring(k)) end
   end
   return opts
 end
@@ -310,7 +306,7 @@ local function node_axes(n, dims, label)
   for _, name in ipairs(dims) do
     local at
     for i, d in ipairs(n.dims) do if d == name then at = i - 1 end end
-    if not at then bad("%s has no dimension %s (dimensions: %s)", label, tostring(name), table.concat(n.dims, ", ")) end
+    if not at then I.bad("%s has no dimension %s (dimensions: %s)", label, tostring(name), table.concat(n.dims, ", ")) end
     axes[#axes + 1] = at
   end
   return axes
@@ -334,14 +330,19 @@ end
 -- out of both the sum of values times weights and the sum of the weights (a
 -- mean with no weight is NaN); the weights may not be missing.
 local function weighted(v, op, dims, w)
-  if op ~= "sum" and op ~= "mean" then bad("%s: weights take sum and mean", op) end
+  if op ~= "sum" and op ~= "mean" then I.bad("%s: weights take sum and mean", op) end
   v, w = aligned(v, w)
   local wv = is_variable(w) and w or nil
   local x = node_of(v)
   local wn = node_of(w, x)
   local ws = lazy.values(wn, { false })
   if type(ws) ~= "number" and ws.dtype:match("^float") and ws:count() < ws:reshape({ -1 }).shape[1] then
-    bad("%s: the weights have missing values (fill them first)", op)
+    I.bad("%s: the weights have missing values (fill them first)", op)
+  end
+  if type(ws) ~= "number" then -- computed once, not again per slab
+    local label = wn.label
+    wn = array_leaf(ws, wn.dims)
+    wn.label = label
   end
   local missing, zero = lazy.unary("isnan", x), lazy.number(0)
   local num = lazy.where(missing, zero, lazy.binary("mul", x, wn))

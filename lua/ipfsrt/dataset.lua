@@ -525,7 +525,7 @@ end
 -- but each slab is a read of its own: one round trip to a gateway.
 M.SLAB_BYTES = 32 << 20
 
-local arithmetic = require("ipfsrt.arithmetic").install({ resolve = resolve, slice_part = slice_part,
+local arithmetic = require("ipfsrt.arithmetic").install({ bad = bad, resolve = resolve, slice_part = slice_part,
   coordinate = coordinate, new_variable = new_variable }, Variable, M)
 local is_variable, node_of, labels_of = arithmetic.is_variable, arithmetic.node_of, arithmetic.labels_of
 
@@ -882,7 +882,7 @@ end
 
 local internals = { labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
   new_variable = new_variable, node_of = node_of, slabs = M.slabs, lazy_variable = arithmetic.lazy_variable,
-  is_variable = is_variable, resolve = resolve }
+  is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names }
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)
 require("ipfsrt.to_zarr").install(internals, Variable)

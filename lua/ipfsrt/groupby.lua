@@ -24,28 +24,17 @@ local I -- the dataset's internals (install)
 local GroupBy = {}
 GroupBy.__index = GroupBy
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 3)
-end
-
 -- -------------------------------------------------------------- labels
 
 local SEASONS = { "DJF", "DJF", "MAM", "MAM", "MAM", "JJA", "JJA", "JJA", "SON", "SON", "SON", "DJF" }
 local COMPONENTS = { year = 1, month = 2, day = 3, dayofyear = 4, season = 2 }
 
-local function sorted_keys(t)
-  local out = {}
-  for k in pairs(t) do out[#out + 1] = k end
-  table.sort(out)
-  return out
-end
-
 -- The times along dim of v (seconds) and their decoding.
 local function times_of(v, dim)
   local c = v:_coords()[dim]
-  if not c then bad("%s has no coordinate variable: group by its labels needs one", dim) end
+  if not c then I.bad("%s has no coordinate variable: group by its labels needs one", dim) end
   local labels, t = I.labels_of(c), I.time_of(c.name, c.attrs)
-  if not t then bad("%s has no CF time units: %s.month and the like need times", dim, dim) end
+  if not t then I.bad("%s has no CF time units: %s.month and the like need times", dim, dim) end
   return labels, t
 end
 
@@ -56,18 +45,18 @@ local function labels_by(v, key)
   if not dim then -- a coordinate: each of its labels a group
     I.axis_of(v, key)
     local c = v:_coords()[key]
-    if not c then bad("groupby: %s has no coordinate variable", key) end
+    if not c then I.bad("groupby: %s has no coordinate variable", key) end
     return key, key, I.labels_of(c)
   end
   I.axis_of(v, dim)
   if not COMPONENTS[part] then
-    bad("groupby: %s is not a part of a time (parts: %s)", part, table.concat(sorted_keys(COMPONENTS), ", "))
+    I.bad("groupby: %s is not a part of a time (parts: %s)", part, table.concat(I.sorted_names(COMPONENTS), ", "))
   end
   local times, t = times_of(v, dim)
   local out = {}
   for i, s in ipairs(times) do
     local fields = { cftime.fields(s, t.calendar) }
-    if not fields[1] then bad("groupby: %s has a missing time at position %d", dim, i - 1) end
+    if not fields[1] then I.bad("groupby: %s has a missing time at position %d", dim, i - 1) end
     out[i] = part == "season" and SEASONS[fields[2]] or fields[COMPONENTS[part]]
   end
   return dim, part, out
@@ -110,11 +99,11 @@ end
 -- "dim.day" | "dim.dayofyear" (of a CF time coordinate) or a coordinate's
 -- name; groups sorted by label, as xarray's.
 function M.groupby(v, key)
-  if type(key) ~= "string" then bad("groupby takes \"time.month\" or the like, or a coordinate's name") end
+  if type(key) ~= "string" then I.bad("groupby takes \"time.month\" or the like, or a coordinate's name") end
   local dim, name, labels = labels_by(v, key)
   local seen = {}
   for _, label in ipairs(labels) do seen[label] = true end
-  local groups = sorted_keys(seen)
+  local groups = I.sorted_names(seen)
   local t = name == dim and select(2, I.coordinate(v:_coords()[dim], dim)) or nil
   return new_grouping(v, dim, name, labels, groups, label_coordinate(v._ds, name, groups, t))
 end
@@ -136,7 +125,7 @@ local function bin_of(freq, t)
   end
   local n = type(freq) == "string" and math.tointeger(tonumber(freq:match("^(%d+)d$")))
   if not n or n < 1 then
-    bad("resample: frequency %s is not known (frequencies: \"month\", \"week\", \"year\", \"Nd\" for N days)",
+    I.bad("resample: frequency %s is not known (frequencies: \"month\", \"week\", \"year\", \"Nd\" for N days)",
       tostring(freq))
   end
   return function(s, origin) return origin + (s - origin) // (n * 86400) * (n * 86400) end, n * 86400
@@ -146,17 +135,17 @@ end
 -- from the first time's to the last's, empty ones too: NaN whatever is
 -- computed over them, as xarray's).
 function M.resample(v, spec)
-  if type(spec) ~= "table" then bad("resample takes {time = \"month\"} or the like") end
+  if type(spec) ~= "table" then I.bad("resample takes {time = \"month\"} or the like") end
   local dim, freq = next(spec)
-  if next(spec, dim) ~= nil then bad("resample takes one dimension") end
+  if next(spec, dim) ~= nil then I.bad("resample takes one dimension") end
   I.axis_of(v, dim)
   local times, t = times_of(v, dim)
   local bin, width = bin_of(freq, t)
   local origin = times[1] and (times[1] // 86400) * 86400 -- pandas' start_day
   local labels, groups, last = {}, {}, nil
   for i, s in ipairs(times) do
-    if s ~= s then bad("resample: %s has a missing time at position %d", dim, i - 1) end
-    if last and s < last then bad("resample: %s is not sorted", dim) end
+    if s ~= s then I.bad("resample: %s has a missing time at position %d", dim, i - 1) end
+    if last and s < last then I.bad("resample: %s is not sorted", dim) end
     labels[i], last = bin(s, origin), s
   end
   local first_bin, last_bin = labels[1], labels[#labels]
@@ -264,7 +253,7 @@ local function stacked(list, axis)
   for first = 1, #list, 64 do
     parts[#parts + 1] = nd.stack(table.move(list, first, math.min(first + 63, #list), 1, {}), axis)
   end
-  return #parts <= 64 and nd.concat(parts, axis) or bad("more than 4096 groups or positions at once")
+  return #parts <= 64 and nd.concat(parts, axis) or I.bad("more than 4096 groups or positions at once")
 end
 
 -- The results of groups ks, stacked along a new first axis (or, one group
@@ -315,9 +304,9 @@ end
 for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "median" } do
   GroupBy[op] = function(g, opts)
     opts = opts or {}
-    if type(opts) ~= "table" then bad("%s: options are a table ({skipna =})", op) end
+    if type(opts) ~= "table" then I.bad("%s: options are a table ({skipna =})", op) end
     for k in pairs(opts) do
-      if not REDUCE_OPTIONS[k] then bad("%s: no option %s (options: skipna)", op, tostring(k)) end
+      if not REDUCE_OPTIONS[k] then I.bad("%s: no option %s (options: skipna)", op, tostring(k)) end
     end
     local ks = {}
     for k in ipairs(g.groups) do ks[k] = k end
@@ -371,12 +360,12 @@ end
 local function group_index(g, other)
   I.axis_of(other, g.name)
   local c = other:_coords()[g.name]
-  if not c then bad("%s has no %s labels", other.name, g.name) end
+  if not c then I.bad("%s has no %s labels", other.name, g.name) end
   local at, index = {}, {}
   for j, label in ipairs(I.labels_of(c)) do at[label] = j - 1 end
   for i, label in ipairs(g.labels) do
-    index[i] = at[label] or bad("%s has no %s %s (it has: %s)", other.name, g.name, tostring(label),
-      table.concat(sorted_keys(at), ", "))
+    index[i] = at[label] or I.bad("%s has no %s %s (it has: %s)", other.name, g.name, tostring(label),
+      table.concat(I.sorted_names(at), ", "))
   end
   return index
 end
@@ -385,7 +374,7 @@ local function group_arith(op)
   return function(a, b)
     local g, other, swapped = a, b, false
     if getmetatable(a) ~= GroupBy then g, other, swapped = b, a, true end
-    if not I.is_variable(other) then bad("group arithmetic takes a variable with the %s dimension", g.name) end
+    if not I.is_variable(other) then I.bad("group arithmetic takes a variable with the %s dimension", g.name) end
     local vn, on = I.node_of(g.var), spread(group_index(g, other), g.dim, other, g.name)
     local n = swapped and lazy.binary(op, on, vn) or lazy.binary(op, vn, on)
     local coords = g.var:_coords()

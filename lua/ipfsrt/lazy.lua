@@ -180,10 +180,13 @@ local function value(n, region, memo)
   return got
 end
 
+-- Frees an n-d array's buffer now, not when Lua's collector comes by.
+local function free(x) getmetatable(x).__close(x) end
+
 -- Frees the arrays of list now (they are not used again).
 local function release(list)
   for i = #list, 1, -1 do
-    getmetatable(list[i]).__close(list[i])
+    free(list[i])
     list[i] = nil
   end
 end
@@ -210,8 +213,6 @@ function M.keep(memo, x)
   end
   return nil
 end
-
-local function free(x) getmetatable(x).__close(x) end
 
 -- Frees what evaluations with memo made (their results included: the caller
 -- copied what it keeps).
@@ -286,6 +287,8 @@ function M.weighted_sums(x, w, axes, regions)
       num, den = num or nd.empty(kept, a.dtype), den or nd.empty(kept, b.dtype)
       put(num, 0, region, a)
       put(den, 0, region, b)
+      free(a)
+      free(b)
     end
   end
   M.done(memo)

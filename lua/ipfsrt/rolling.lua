@@ -18,30 +18,26 @@ local I -- the dataset's internals (install)
 local Rolling = {}
 Rolling.__index = Rolling
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 3)
-end
-
 local OPTIONS = { center = true, min_periods = true }
 
 -- v:rolling{dim = n[, center = false][, min_periods = n]}
 function M.rolling(v, spec)
-  if type(spec) ~= "table" then bad("rolling takes {time = 7[, center = true][, min_periods = n]}") end
+  if type(spec) ~= "table" then I.bad("rolling takes {time = 7[, center = true][, min_periods = n]}") end
   local dim, n
   for k, x in pairs(spec) do
     if not OPTIONS[k] then
-      if dim then bad("rolling takes one dimension (options: center, min_periods)") end
+      if dim then I.bad("rolling takes one dimension (options: center, min_periods)") end
       dim, n = k, x
     end
   end
-  if not dim then bad("rolling: which dimension? ({time = 7})") end
+  if not dim then I.bad("rolling: which dimension? ({time = 7})") end
   I.axis_of(v, dim)
-  if math.type(n) ~= "integer" or n < 1 then bad("rolling: the window along %s is a whole number of positions", dim) end
+  if math.type(n) ~= "integer" or n < 1 then I.bad("rolling: the window along %s is a whole number of positions", dim) end
   local minp = spec.min_periods == nil and n or spec.min_periods
   if math.type(minp) ~= "integer" or minp < 1 or minp > n then
-    bad("rolling: min_periods is a whole number from 1 to the window (%d)", n)
+    I.bad("rolling: min_periods is a whole number from 1 to the window (%d)", n)
   end
-  if spec.center ~= nil and type(spec.center) ~= "boolean" then bad("rolling: center is true or false") end
+  if spec.center ~= nil and type(spec.center) ~= "boolean" then I.bad("rolling: center is true or false") end
   return setmetatable({ var = v, dim = dim, window = n, center = spec.center == true, min_periods = minp }, Rolling)
 end
 

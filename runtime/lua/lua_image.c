@@ -5,19 +5,25 @@
 
 #include "bindings.h"
 
+/* The options both calls take: the colour scale's ends (named by low and
+ * high), flip, scale and colorbar, from the table at idx (absent: defaults). */
+static ipfsrt_image_map_options check_map_options(lua_State *L, int idx, const char *low, const char *high) {
+    ipfsrt_image_map_options o = {0, 0, false, 1, true};
+    if (!lua_istable(L, idx)) return o;
+    o.vmin = ipfsrt_lua_opt_number(L, idx, low, 0);
+    o.vmax = ipfsrt_lua_opt_number(L, idx, high, 0);
+    o.flip = ipfsrt_lua_opt_bool(L, idx, "flip", false);
+    lua_Integer s = ipfsrt_lua_opt_int(L, idx, "scale", 1);
+    if (s < 1 || s > 64) ipfsrt_lua_raise_arg(L, "scale is 1 to 64 pixels a cell");
+    o.scale = (unsigned)s;
+    o.colorbar = ipfsrt_lua_opt_bool(L, idx, "colorbar", true);
+    return o;
+}
+
 static int image_write_map(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     const ipfsrt_ndarray *a = ipfsrt_lua_check_ndarray(L, 2);
-    ipfsrt_image_map_options o = {0, 0, false, 1, true};
-    if (lua_istable(L, 3)) {
-        o.vmin = ipfsrt_lua_opt_number(L, 3, "min", 0);
-        o.vmax = ipfsrt_lua_opt_number(L, 3, "max", 0);
-        o.flip = ipfsrt_lua_opt_bool(L, 3, "flip", false);
-        lua_Integer s = ipfsrt_lua_opt_int(L, 3, "scale", 1);
-        if (s < 1 || s > 64) return ipfsrt_lua_raise_arg(L, "scale is 1 to 64 pixels a cell");
-        o.scale = (unsigned)s;
-        o.colorbar = ipfsrt_lua_opt_bool(L, 3, "colorbar", true);
-    }
+    ipfsrt_image_map_options o = check_map_options(L, 3, "min", "max");
     ipfsrt_error err;
     if (ipfsrt_image_write_map(path, a, &o, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     return 0;
@@ -64,14 +70,8 @@ static int image_write_figure(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     const ipfsrt_ndarray *a = ipfsrt_lua_check_ndarray(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
-    ipfsrt_image_figure f = {0};
-    f.vmin = ipfsrt_lua_opt_number(L, 3, "vmin", 0);
-    f.vmax = ipfsrt_lua_opt_number(L, 3, "vmax", 0);
-    f.flip = ipfsrt_lua_opt_bool(L, 3, "flip", false);
-    lua_Integer s = ipfsrt_lua_opt_int(L, 3, "scale", 1);
-    if (s < 1 || s > 64) return ipfsrt_lua_raise_arg(L, "scale is 1 to 64 pixels a cell");
-    f.scale = (unsigned)s;
-    f.colorbar = ipfsrt_lua_opt_bool(L, 3, "colorbar", true);
+    ipfsrt_image_map_options o = check_map_options(L, 3, "vmin", "vmax");
+    ipfsrt_image_figure f = {.vmin = o.vmin, .vmax = o.vmax, .flip = o.flip, .scale = o.scale, .colorbar = o.colorbar};
     lua_getfield(L, 3, "cmap");
     f.cmap = (ipfsrt_image_cmap)luaL_checkoption(L, -1, "viridis", cmaps);
     lua_pop(L, 1);

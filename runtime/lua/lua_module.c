@@ -176,6 +176,17 @@ static int versions(lua_State *L) {
     return 1;
 }
 
+/* Field name of the table at the top: a table of the functions names of the
+ * Lua module, each loading it on first use. */
+static void set_lua_functions(lua_State *L, const char *name, const char *module, const char *const *names) {
+    lua_newtable(L);
+    for (const char *const *n = names; *n; n++) {
+        ipfsrt_lua_push_lua_function(L, module, *n);
+        lua_setfield(L, -2, *n);
+    }
+    lua_setfield(L, -2, name);
+}
+
 int ipfsrt_lua_open(lua_State *L) {
     static const luaL_Reg fns[] = {{"clock", l_clock}, {"threads", l_threads}, {"versions", versions},
                                    {"listdir", listdir}, {"isatty", l_isatty},
@@ -204,18 +215,9 @@ int ipfsrt_lua_open(lua_State *L) {
         m->func(L);
         lua_setfield(L, -2, m->name);
     }
-    lua_createtable(L, 0, 2); /* ipfsrt.dataset.open, .where: lua/ipfsrt/dataset.lua */
-    ipfsrt_lua_push_lua_function(L, "ipfsrt.dataset", "open");
-    lua_setfield(L, -2, "open");
-    ipfsrt_lua_push_lua_function(L, "ipfsrt.dataset", "where");
-    lua_setfield(L, -2, "where");
-    lua_setfield(L, -2, "dataset");
-    lua_createtable(L, 0, 2); /* ipfsrt.plot.map, .line: lua/ipfsrt/plot.lua */
-    ipfsrt_lua_push_lua_function(L, "ipfsrt.plot", "map");
-    lua_setfield(L, -2, "map");
-    ipfsrt_lua_push_lua_function(L, "ipfsrt.plot", "line");
-    lua_setfield(L, -2, "line");
-    lua_setfield(L, -2, "plot");
+    static const char *const dataset[] = {"open", "where", NULL}, *const plot[] = {"map", "line", NULL};
+    set_lua_functions(L, "dataset", "ipfsrt.dataset", dataset); /* lua/ipfsrt/dataset.lua */
+    set_lua_functions(L, "plot", "ipfsrt.plot", plot);          /* lua/ipfsrt/plot.lua */
     ipfsrt_lua_open_multiformats(L);
     ipfsrt_lua_open_serve(L);
     ipfsrt_lua_open_client(L);

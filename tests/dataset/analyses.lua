@@ -6,6 +6,7 @@
 local ipfsrt = require "ipfsrt"
 local readme, sample, out_dir, answers_path = arg[1], arg[2], arg[3], arg[4]
 local want_all = ipfsrt.json.decode(assert(io.open(answers_path)):read("a"))
+local compare = dofile((arg[0]:match("^(.*)/") or ".") .. "/compare.lua")
 
 -- The title and the first ```lua block under each #### heading of "### Analysis".
 local function blocks(path)
@@ -38,9 +39,7 @@ local function as_json(x)
         labels[d] = ok and dates or (rawget(c, "_labels") or c:values():astype("float64"):tolist())
       end
     end
-    local values = {}
-    for i, v in ipairs(x:values():astype("float64"):reshape { -1 }:tolist()) do values[i] = v == v and v or ipfsrt.null end
-    return { dims = x.dims, labels = labels, values = values }
+    return { dims = x.dims, labels = labels, values = compare.numbers(x) }
   end
   if type(x) == "string" and io.open(x) then return { file = assert(io.open(x)):read("a") } end
   if type(x) == "table" then
@@ -58,22 +57,6 @@ local function tolerance(title)
   return 1e-6
 end
 
-local function same(a, b, path, tol)
-  if type(a) == "number" and type(b) == "number" then
-    if a ~= b and math.abs(a - b) > tol * math.max(1, math.abs(b)) then return path .. ": " .. a .. " vs " .. b end
-    return nil
-  end
-  if type(a) == "table" and type(b) == "table" then
-    for k, v in pairs(b) do
-      local p = same(a[k], v, path .. "." .. tostring(k), tol)
-      if p then return p end
-    end
-    for k in pairs(a) do if b[k] == nil then return path .. "." .. tostring(k) .. ": not in xarray's" end end
-    return nil
-  end
-  if a ~= b then return path .. ": " .. tostring(a) .. " vs " .. tostring(b) end
-end
-
 os.execute("mkdir -p '" .. out_dir .. "'")
 local env = setmetatable({ ipfsrt = ipfsrt, ds = ipfsrt.dataset.open(sample), dir = out_dir }, { __index = _G })
 local bad, list = 0, blocks(readme)
@@ -84,7 +67,7 @@ for i, b in ipairs(list) do
   local chunk = assert(load(b.code, "=README " .. b.title, "t", env))
   local ok, err = pcall(chunk)
   local problem = not ok and ("failed: " .. tostring(type(err) == "table" and err.message or err))
-  problem = problem or same(as_json(env.result), want.result, "result", tolerance(b.title))
+  problem = problem or compare.same(as_json(env.result), want.result, "result", tolerance(b.title))
   if not problem and lines(b.code) > want.lines + 1 then
     problem = string.format("%d lines of Lua against xarray's %d", lines(b.code), want.lines)
   end

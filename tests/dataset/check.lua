@@ -7,12 +7,8 @@ local want = ipfsrt.json.decode(assert(io.open(arg[2])):read("a"))
 local sst = ds.sst
 local nd = ipfsrt.ndarray
 
-local function list(a)
-  local out = {}
-  for i, x in ipairs(a:astype("float64"):reshape { -1 }:tolist()) do out[i] = x == x and x or ipfsrt.null end
-  return out
-end
-local function values(v) return list(v:values()) end
+local compare = dofile((arg[0]:match("^(.*)/") or ".") .. "/compare.lua")
+local numbers = compare.numbers
 
 local box = sst:sel { time = "2024-01-05", lat = { 20, 60 }, lon = { 270, 310 } }
 local names = {}
@@ -22,11 +18,11 @@ local got = {
   dims = ds.dims, vars = names, dtype = sst:isel { time = 0, lat = 0, lon = 0 }:values().dtype,
   first_time = ds.time:dates()[1], last_time = ds.time:dates()[ds.dims.time],
   box_shape = box.shape, box_mean = box:mean(), box_sum = box:sum(),
-  series = values(sst:sel { lat = 35, lon = 285, method = "nearest" }),
-  corner = values(sst:isel { time = 0, lat = { 100, 103 }, lon = { 0, 4 } }),
-  strided = values(sst:isel { time = -1, lat = { 600, 700, 25 }, lon = { nil, nil, 360 } }),
+  series = numbers(sst:sel { lat = 35, lon = 285, method = "nearest" }),
+  corner = numbers(sst:isel { time = 0, lat = { 100, 103 }, lon = { 0, 4 } }),
+  strided = numbers(sst:isel { time = -1, lat = { 600, 700, 25 }, lon = { nil, nil, 360 } }),
   time_mean_sum = sst:isel { time = { 0, 4 } }:mean("time"):values():sum(),
-  lat_max = list(ds.ice:isel { time = 2 }:max("lon"):values():slice { { 0, 720, 60 } }),
+  lat_max = numbers(ds.ice:isel { time = 2 }:max("lon"):values():slice { { 0, 720, 60 } }),
   anom_std = ds.anom:isel { time = 1 }:std(),
   land_fraction = sst:isel { time = 0 }:values():isnan():astype("float64"):mean(),
   attrs_units = sst.attrs.units,
@@ -38,7 +34,7 @@ got.argmax_series, got.argmin_series = series:argmax(), series:argmin()
 got.idxmax_series, got.idxmin_series = series:idxmax(), series:idxmin("time")
 got.argmax_box = sst:isel { lat = { 100, 104 }, lon = { 0, 3 } }:argmax("time"):values():reshape { -1 }:tolist()
 got.idxmax_globe = globe:idxmax("time"):dates()
-got.idxmin_lat = values(sst:isel { time = 0, lon = { 0, 1440, 240 } }:idxmin("lat"))
+got.idxmin_lat = numbers(sst:isel { time = 0, lon = { 0, 1440, 240 } }:idxmin("lat"))
 
 -- v:to_csv's text, for comparing with pandas' byte for byte
 local function csv(v)
@@ -61,26 +57,26 @@ local function with_cell(t)
 end
 local coslat = ds.lat:deg2rad():cos()
 got.diff_mean = (sst - anom):mean()
-got.fahrenheit_cell = values((sst * 1.8 + 32):isel(with_cell { time = 2 }))
+got.fahrenheit_cell = numbers((sst * 1.8 + 32):isel(with_cell { time = 2 }))
 local by_name = sst:isel(with_cell { time = { 0, 2 } }) - ds.lat:isel { lat = { 100, 103 } }
 local lat_first = ds.lat:isel { lat = { 100, 103 } } + sst:isel(with_cell { time = { 0, 2 } })
-got.by_name, got.by_name_dims = values(by_name), by_name.dims
-got.lat_first, got.lat_first_dims = values(lat_first), lat_first.dims
-got.sin_lon = values(ds.lon:isel { lon = { 0, 1440, 97 } }:deg2rad():sin())
-got.weighted_daily = values(sst:mean({ "lat", "lon" }, { weights = coslat }))
+got.by_name, got.by_name_dims = numbers(by_name), by_name.dims
+got.lat_first, got.lat_first_dims = numbers(lat_first), lat_first.dims
+got.sin_lon = numbers(ds.lon:isel { lon = { 0, 1440, 97 } }:deg2rad():sin())
+got.weighted_daily = numbers(sst:mean({ "lat", "lon" }, { weights = coslat }))
 got.weighted_daily_f64 = got.weighted_daily
-got.weighted_sum_lat = values(sst:isel { time = 0, lon = { 0, 1440, 120 } }:sum("lat", { weights = coslat }))
-got.weighted_land = values(sst:isel { time = 0, lat = { 0, 3 }, lon = { 0, 8 } }:mean("lon", { weights = coslat }))
-got.median_time = values(sst:isel(cell):median("time"))
+got.weighted_sum_lat = numbers(sst:isel { time = 0, lon = { 0, 1440, 120 } }:sum("lat", { weights = coslat }))
+got.weighted_land = numbers(sst:isel { time = 0, lat = { 0, 3 }, lon = { 0, 8 } }:mean("lon", { weights = coslat }))
+got.median_time = numbers(sst:isel(cell):median("time"))
 got.median_day = sst:isel { time = 0 }:median()
 got.where_warm = sst:where(sst:gt(25)):mean()
 local day_cell = sst:isel(with_cell { time = 0 })
-got.where_other = values(day_cell:where(day_cell:gt(16), -1))
+got.where_other = numbers(day_cell:where(day_cell:gt(16), -1))
 got.fillna_mean = sst:isel { time = 0 }:fillna(0):mean()
 got.expr_std_time_sum = (sst - anom):std("time"):values():sum()
 got.expr_sel = (sst - anom):sel { time = "2024-01-03", lat = 35, lon = 285, method = "nearest" }:values():get()
-got.expr_mean_time = values((sst * 2 - anom):mean("time"):isel { lat = { 0, 720, 45 }, lon = { 0, 1440, 90 } })
-got.no_skipna = values(sst:isel { time = 0, lat = { 0, 720, 90 }, lon = { 0, 1440, 180 } }:mean("lon", { skipna = false }))
+got.expr_mean_time = numbers((sst * 2 - anom):mean("time"):isel { lat = { 0, 720, 45 }, lon = { 0, 1440, 90 } })
+got.no_skipna = numbers(sst:isel { time = 0, lat = { 0, 720, 90 }, lon = { 0, 1440, 180 } }:mean("lon", { skipna = false }))
 
 -- Answers where xarray's order of operations differs from numpy's: its
 -- weighted reductions are einsum's dot products, in float32 along a million
@@ -89,22 +85,7 @@ got.no_skipna = values(sst:isel { time = 0, lat = { 0, 720, 90 }, lon = { 0, 144
 local APPROX = { weighted_daily = 1e-5, weighted_daily_f64 = 1e-6, weighted_sum_lat = 1e-6, weighted_land = 1e-6,
   expr_std_time_sum = 1e-6, sin_lon = 1e-6 }
 
-local function same(a, b, path)
-  if type(a) == "number" and type(b) == "number" then
-    local tol = APPROX[path:match("^[^.]+")] or 1e-9
-    if a ~= b and math.abs(a - b) > tol * math.max(1, math.abs(b)) then return path .. ": " .. a .. " vs " .. b end
-    return nil
-  end
-  if type(a) == "table" and type(b) == "table" then
-    for k, v in pairs(b) do
-      local p = same(a[k], v, path .. "." .. tostring(k))
-      if p then return p end
-    end
-    for k in pairs(a) do if b[k] == nil then return path .. "." .. tostring(k) .. ": not in xarray's" end end
-    return nil
-  end
-  if a ~= b then return path .. ": " .. tostring(a) .. " vs " .. tostring(b) end
-end
+local function tolerance(path) return APPROX[path:match("^[^.]+")] or 1e-9 end
 
 -- Lazy expressions evaluated at once, in slabs of one day and of three:
 -- the same bits (per-slab reductions, sums accumulated along the slab
@@ -177,7 +158,7 @@ end
 local bad, total = 0, 0
 for k, v in pairs(want) do
   total = total + 1
-  local problem = same(got[k], v, k)
+  local problem = compare.same(got[k], v, k, tolerance)
   if problem then
     bad = bad + 1
     print("differs from xarray: " .. problem)

@@ -5,12 +5,8 @@ local ipfsrt = require "ipfsrt"
 local dataset = require "ipfsrt.dataset"
 local want_all = ipfsrt.json.decode(assert(io.open(arg[2])):read("a"))
 
-local function numbers(x)
-  if not ipfsrt.ndarray.isarray(x) then x = x:values() end
-  local out = {}
-  for i, v in ipairs(x:astype("float64"):reshape { -1 }:tolist()) do out[i] = v == v and v or ipfsrt.null end
-  return out
-end
+local compare = dofile((arg[0]:match("^(.*)/") or ".") .. "/compare.lua")
+local numbers = compare.numbers
 
 -- Rolling sums and means are running float64 sums in xarray (bottleneck), ours
 -- add each window's values; std divides differently: equal within rounding.
@@ -57,22 +53,6 @@ local function answers(v, real)
   return got
 end
 
-local function same(a, b, path, tol)
-  if type(a) == "number" and type(b) == "number" then
-    if a ~= b and math.abs(a - b) > tol * math.max(1, math.abs(b)) then return path .. ": " .. a .. " vs " .. b end
-    return nil
-  end
-  if type(a) == "table" and type(b) == "table" then
-    if #a ~= #b then return string.format("%s: %d items vs %d", path, #a, #b) end
-    for k, x in pairs(b) do
-      local p = same(a[k], x, path .. "." .. tostring(k), tol)
-      if p then return p end
-    end
-    return nil
-  end
-  if a ~= b then return path .. ": " .. tostring(a) .. " vs " .. tostring(b) end
-end
-
 local bad, total = 0, 0
 for name, want in pairs(want_all) do
   local v = dataset.open(arg[1] .. "/" .. name).v
@@ -86,7 +66,7 @@ for name, want in pairs(want_all) do
   end
   for k, x in pairs(want) do
     total = total + 1
-    local problem = got[k] == nil and (k .. ": not computed") or same(got[k], x, name .. "." .. k, tolerance(k))
+    local problem = got[k] == nil and (k .. ": not computed") or compare.same(got[k], x, name .. "." .. k, tolerance(k))
     if problem then
       bad = bad + 1
       print("differs from xarray: " .. problem)

@@ -28,6 +28,13 @@ static void read_png(const char *path, picture *p) {
 
 static const unsigned char *pixel(const picture *p, size_t x, size_t y) { return p->rgb + (y * p->width + x) * 3; }
 
+/* A fresh file's name in path ("/tmp/ipfsrt-image-XXXXXX"). */
+static void temp_path(char *path) {
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
 /* A 2 x 3 field: 0 .. 4 and a NaN. */
 static ipfsrt_ndarray field(void) {
     ipfsrt_ndarray a;
@@ -43,9 +50,7 @@ static ipfsrt_ndarray field(void) {
 static void test_bare_field(void **state) {
     (void)state;
     char path[] = "/tmp/ipfsrt-image-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    temp_path(path);
     ipfsrt_ndarray a = field();
     ipfsrt_image_figure f = {.vmin = 0, .vmax = 4, .scale = 2, .flip = true, .cmap = IPFSRT_IMAGE_CMAP_VIRIDIS};
     assert_int_equal(ipfsrt_image_write_figure(path, &a, &f, NULL), IPFSRT_OK);
@@ -66,9 +71,7 @@ static void test_bare_field(void **state) {
 static void test_decorated_figure(void **state) {
     (void)state;
     char path[] = "/tmp/ipfsrt-image-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    temp_path(path);
     ipfsrt_ndarray a = field();
     ipfsrt_image_tick xt[] = {{0, "0°E"}, {2, "90°E"}};
     ipfsrt_image_figure f = {.scale = 40, .cmap = IPFSRT_IMAGE_CMAP_RDBU_R, .colorbar = true, .title = "Title",
