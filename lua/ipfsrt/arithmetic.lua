@@ -47,6 +47,65 @@ local function array_leaf(x, dims)
   return n
 end
 
+-- Runs of adjacent regions (each run one read in slabs).
+local function runs_of(regions)
+  local runs, run = {}, nil
+  for _, r in ipairs(regions) do
+    if run and run[#run].start + run[#run].count == r.start then
+      run[#run + 1] = r
+    else
+      run = { r }
+      runs[#runs + 1] = run
+    end
+  end
+  return runs
+end
+
+-- What a stored variable's slabs along its first dimension are read from:
+-- the source, the array dimension and its selection; nil when its values
+-- need more than a read (a view as the other signedness) or it runs backwards.
+local function slab_source(x)
+  local cf = x._array and I.cf_of(x)
+  if not x._array or (cf and cf.view) then return nil end
+  local src, kept = x:source(), 0
+  for i, s in ipairs(src.selection) do
+    if not s.index then kept = kept + 1 end
+    if kept == 1 and not s.index then
+      return s.step == 1 and { src = src, axis = i, part = s } or nil
+    end
+  end
+  return nil
+end
+
+-- Whether x's slabs at regions can come from reads in slabs: each slab of a
+-- run ends at a boundary of the chunks.
+local function streams(x, regions)
+  local from = slab_source(x)
+  if not from or regions[1].dim ~= x.dims[1] then return false end
+  local chunk = x._array.chunks[from.axis]
+  for _, run in ipairs(runs_of(regions)) do
+    for k = 1, #run - 1 do
+      if (from.part.start + run[k].start + run[k].count) % chunk ~= 0 then return false end
+    end
+  end
+  return true
+end
+
+-- fn(region, values) for every region, a read in slabs per run of them.
+local function stream(x, regions, fn)
+  local from = slab_source(x)
+  local cf, parts = from.src.cf, {}
+  for i, s in ipairs(from.src.selection) do parts[i] = I.slice_part(s) end
+  local opts = cf and { unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } }
+  for _, run in ipairs(runs_of(regions)) do
+    local first, ends, at = run[1].start, {}, {}
+    for k, r in ipairs(run) do ends[k], at[r.start - first] = r.start + r.count - first, r end
+    local start = from.part.start + first
+    parts[from.axis] = { start, start + ends[#ends] }
+    from.src.array:read_slabs(parts, ends, function(s, _, slab) fn(at[s], slab) end, opts)
+  end
+end
+
 -- The expression node of an operand (like: the other operand's node, whose
 -- last dimensions a plain n-d array takes, as numpy aligns shapes).
 local function node_of(x, like)
@@ -60,6 +119,8 @@ local function node_of(x, like)
         return x:isel({ [region.dim] = { region.start, region.start + region.count } }):values()
       end, x.name, function(sliced) return sliced or x._array ~= nil end) -- reads, or views
       n.var = x
+      n.streams = function(regions) return streams(x, regions) end
+      n.stream = function(regions, fn) stream(x, regions, fn) end
       rawset(x, "_node", n)
     end
     return n
@@ -222,8 +283,8 @@ function X.slabs(n)
     if i > 1 then per = per * n.sizes[d] end
   end
   -- a variable read alone makes no temporaries: slabs four times the size,
-  -- a quarter of the round trips
-  local budget = n.kind == "leaf" and 4 * M.SLAB_BYTES or M.SLAB_BYTES
+  -- a quarter of the round trips (none where it is read in slabs: one read)
+  local budget = (n.kind == "leaf" and not n.stream) and 4 * M.SLAB_BYTES or M.SLAB_BYTES
   if not dim or total * 8 <= budget then return { false } end
   local len, first, chunk, biggest = math.max(1, budget // per), 0, nil, 0
   for _, v in ipairs(stored_leaves(n)) do

@@ -521,12 +521,12 @@ end
 -- Selections whose values take more bytes (as float64) are evaluated in slabs
 -- of about this many; smaller ones at once (ipfsrt.arithmetic). Small slabs
 -- keep each operation's output in the few buffers the n-d arrays recycle (the
--- 366-day weighted mean: 1.4 s in slabs of 32 MB, 2.0 s in slabs of 128 MB),
--- but each slab is a read of its own: one round trip to a gateway.
+-- 366-day weighted mean: 1.4 s in slabs of 32 MB, 2.0 s in slabs of 128 MB).
+-- An expression of one stored variable reads it once, in slabs (lazy.each_slab).
 M.SLAB_BYTES = 32 << 20
 
 local arithmetic = require("ipfsrt.arithmetic").install({ bad = bad, resolve = resolve, slice_part = slice_part,
-  coordinate = coordinate, new_variable = new_variable }, Variable, M)
+  coordinate = coordinate, new_variable = new_variable, cf_of = cf_of }, Variable, M)
 local is_variable, node_of, labels_of = arithmetic.is_variable, arithmetic.node_of, arithmetic.labels_of
 
 -- v:mean([dims][, {skipna =, weights =}]) and sum, min, max, std, var, count,

@@ -200,8 +200,8 @@ local function streamed(g, op, skipna, ks)
   local n = I.node_of(g.var)
   local memo, totals, chosen = lazy.new_memo(), {}, {}
   for i, k in ipairs(ks) do chosen[g.groups[k]] = i end
-  for _, region in ipairs(regions_for(g, ks, n)) do
-    local x = lazy.evaluate({ n }, region, memo)[1]
+  lazy.each_slab({ n }, regions_for(g, ks, n), memo, function(region, values)
+    local x = values[1]
     local base, i = region.start, 0
     while i < region.count do
       local label, j = g.labels[base + i + 1], i + 1
@@ -213,7 +213,7 @@ local function streamed(g, op, skipna, ks)
       end
       i = j
     end
-  end
+  end)
   lazy.done(memo)
   local out = {}
   for i, t in pairs(totals) do out[i] = t.finish() end

@@ -158,8 +158,10 @@ local function value(n, region, memo)
   local key = sliced and memo.slab or memo.fixed
   local got = key[n]
   if got ~= nil then return got end
-  local ours = n.kind ~= "leaf" or n.owns(sliced)
+  local streamed = memo.streamed and memo.streamed[n]
+  local ours = n.kind ~= "leaf" or streamed ~= nil or n.owns(sliced)
   if n.kind == "number" then got = n.value
+  elseif streamed then got = streamed
   elseif n.kind == "leaf" then got = n.load(sliced and region or nil)
   elseif n.kind == "unary" then got = apply_unary(n.fn, value(n.a, region, memo))
   elseif n.kind == "binary" then
@@ -223,6 +225,67 @@ end
 
 -- ---------------------------------------------------------- slab drivers
 
+local OPERANDS = { "a", "b", "cond", "x", "y" }
+
+-- The leaves of nodes that have dimension dim, each once.
+local function sliced_leaves(nodes, dim, out, seen)
+  out, seen = out or {}, seen or {}
+  for _, n in ipairs(nodes) do
+    if not seen[n] and n.sizes[dim] then
+      seen[n] = true
+      if n.kind == "leaf" then out[#out + 1] = n end
+      for _, k in ipairs(OPERANDS) do
+        if n[k] then sliced_leaves({ n[k] }, dim, out, seen) end
+      end
+    end
+  end
+  return out
+end
+
+-- The one leaf of nodes read in slabs (leaf.stream), when the others with
+-- dim are plain arrays: slabs of it then come from one read (nothing else
+-- may read while it goes on).
+local function stream_leaf(nodes, regions)
+  if not regions[1] then return nil end
+  local found
+  for _, leaf in ipairs(sliced_leaves(nodes, regions[1].dim)) do
+    if leaf.stream and not found then found = leaf
+    elseif not leaf.array then return nil end
+  end
+  return found and found.streams(regions) and found or nil
+end
+
+-- Values of the nodes' parts without dim (computed once, before a read in
+-- slabs starts: they may read).
+local function fix(nodes, region, memo)
+  for _, n in ipairs(nodes) do
+    if not n.sizes[region.dim] then value(n, region, memo)
+    else
+      for _, k in ipairs(OPERANDS) do if n[k] then fix({ n[k] }, region, memo) end end
+    end
+  end
+end
+
+-- fn(region, values) for each of regions in turn, values the nodes' over it
+-- (M.evaluate). When one stored variable has the slab dimension, it is read
+-- once, in slabs, and each slab evaluated as it arrives while the next ones
+-- are read: reading and computing overlap, and a gateway sees one stream of
+-- requests instead of a round trip per slab.
+function M.each_slab(nodes, regions, memo, fn)
+  local leaf = stream_leaf(nodes, regions)
+  if not leaf then
+    for _, region in ipairs(regions) do fn(region or nil, M.evaluate(nodes, region or nil, memo)) end
+    return
+  end
+  fix(nodes, regions[1], memo)
+  memo.streamed = {}
+  leaf.stream(regions, function(region, slab)
+    memo.streamed[leaf] = slab
+    fn(region, M.evaluate(nodes, region, memo))
+  end)
+  memo.streamed = nil
+end
+
 -- The shape of node n (in its dims order).
 local function shape_of(n)
   local shape = {}
@@ -243,16 +306,16 @@ end
 -- count =} along n's first dimension, or {false} for one evaluation).
 function M.values(n, regions)
   local memo, out = M.new_memo(), nil
-  for _, region in ipairs(regions) do
-    local x = M.evaluate({ n }, region or nil, memo)[1]
+  M.each_slab({ n }, regions, memo, function(region, values)
+    local x = values[1]
     if type(x) == "number" then x = nd.full({}, x, math.type(x) == "integer" and "int64" or "float64") end
     if not region then
       out = M.keep(memo, x) or x:copy() -- (a view of a leaf's values, if not made here)
-      break
+      return
     end
     out = out or nd.empty(shape_of(n), x.dtype)
     put(out, 0, region, x)
-  end
+  end)
   M.done(memo)
   return out
 end
@@ -271,15 +334,12 @@ function M.weighted_sums(x, w, axes, regions)
   for a = n - k, n - 1 do if not last[a] then return nil end end
   for _, d in ipairs(w.dims) do if not x.sizes[d] then return nil end end
   for i = 1, n - k do if (w.sizes[x.dims[i]] or 1) > 1 then return nil end end
-  local memo, num, den = M.new_memo(), nil, nil
+  local memo, num, den, floats = M.new_memo(), nil, nil, true
   local kept = table.move(shape_of(x), 1, n - k, 1, {})
-  for _, region in ipairs(regions) do
-    local values = M.evaluate({ x, w }, region or nil, memo)
+  M.each_slab({ x, w }, regions, memo, function(region, values)
     local xv, wv = values[1], arranged(values[2], w.dims, x.dims)
-    if not (xv.dtype:match("^float") and wv.dtype:match("^float")) then
-      M.done(memo)
-      return nil
-    end
+    floats = floats and xv.dtype:match("^float") and wv.dtype:match("^float") ~= nil
+    if not floats then return end
     local a, b = nd.weighted_sums(xv, wv, k)
     if not region then
       num, den = a, b
@@ -290,8 +350,9 @@ function M.weighted_sums(x, w, axes, regions)
       free(a)
       free(b)
     end
-  end
+  end)
   M.done(memo)
+  if not floats then return nil end
   return num, den
 end
 
@@ -311,8 +372,8 @@ end
 -- Per slab, the kept dimensions' slab written into each result.
 local function per_slab(nodes, op, axes, regions, skipna)
   local memo, outs = M.new_memo(), {}
-  for _, region in ipairs(regions) do
-    for i, x in ipairs(M.evaluate(nodes, region, memo)) do
+  M.each_slab(nodes, regions, memo, function(region, values)
+    for i, x in ipairs(values) do
       local r = reduce_whole(x, op, axes, skipna)
       if not outs[i] then
         local shape = {}
@@ -326,7 +387,7 @@ local function per_slab(nodes, op, axes, regions, skipna)
       put(outs[i], 0, region, r)
       free(r)
     end
-  end
+  end)
   M.done(memo)
   return outs
 end
@@ -362,12 +423,12 @@ end
 -- Along the slab dimension (axis 0): every slab's rows folded into running totals.
 local function accumulated(nodes, op, regions, skipna)
   local memo, totals = M.new_memo(), {}
-  for _, region in ipairs(regions) do
-    for i, x in ipairs(M.evaluate(nodes, region, memo)) do
+  M.each_slab(nodes, regions, memo, function(_, values)
+    for i, x in ipairs(values) do
       totals[i] = totals[i] or M.running(op, skipna)
       totals[i].fold(x)
     end
-  end
+  end)
   M.done(memo)
   for i, t in ipairs(totals) do totals[i] = t.finish() end
   return totals

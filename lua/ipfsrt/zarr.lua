@@ -141,6 +141,22 @@ function Array.read(a, selection, opts)
   return rawget(a, "_node"):read(selection, threads, o.progress, u.dtype, u.fills, u.scale, u.offset)
 end
 
+-- a:read_slabs(selection, ends, fn[, opts]): the selection read once (every
+-- chunk asked for at once) and handed to fn(start, count, slab) a slab at a
+-- time along its first dimension not indexed, in order, as soon as each is
+-- decoded, while the next are still read: slab i holds positions from the
+-- previous end (0 first) up to ends[i] (0-based, the last the dimension's
+-- length, each at a boundary between chunks). fn must not read from the same
+-- store. threads and unscale as read; an error fn raises ends the read.
+function Array.read_slabs(a, selection, ends, fn, opts)
+  local _, threads, u = read_options(selection, opts)
+  if type(ends) ~= "table" then bad("ends is a list of positions") end
+  if type(fn) ~= "function" then bad("read_slabs takes a function for the slabs") end
+  local node = rawget(a, "_node")
+  if u == nil then return node:read_slabs(selection, ends, threads, fn) end
+  return node:read_slabs(selection, ends, threads, fn, u.dtype, u.fills, u.scale, u.offset)
+end
+
 -- a:summarize([selection][, opts]) -> {count =, sum =, min =, max =} of the
 -- selected values other than NaN and opts.skip = {values...}, without building
 -- the selection: each chunk is summarized on the decoding thread that decoded

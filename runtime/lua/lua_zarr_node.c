@@ -289,6 +289,61 @@ static int node_read(lua_State *L) {
     return 1;
 }
 
+typedef struct slab_call {
+    lua_State *L;
+    int fn_idx;
+    int error_ref; /* what fn raised, raised again once the read is over */
+} slab_call;
+
+static ipfsrt_status give_slab(void *user, size_t start, size_t count, ipfsrt_ndarray *slab, ipfsrt_error *err) {
+    slab_call *c = user;
+    lua_pushvalue(c->L, c->fn_idx);
+    lua_pushinteger(c->L, (lua_Integer)start);
+    lua_pushinteger(c->L, (lua_Integer)count);
+    ipfsrt_lua_push_ndarray(c->L, slab);
+    if (lua_pcall(c->L, 3, 0, 0) == LUA_OK) return IPFSRT_OK;
+    c->error_ref = luaL_ref(c->L, LUA_REGISTRYINDEX);
+    return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "the slab function failed");
+}
+
+/* n:read_slabs(selection | nil, {end, ...}, threads, fn[, dtype, {missing...},
+ * scale, offset]): fn(start, count, slab) for each slab in order, as it is
+ * read (0-based starts; ends as ipfsrt_zarr_read_slabs takes them) */
+static int node_read_slabs(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
+    int parts = check_selection(L, 2, sel);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    luaL_checktype(L, 5, LUA_TFUNCTION);
+    ipfsrt_zarr_read_options opts;
+    ipfsrt_ndarray_scaling sc;
+    check_read_options(L, 4, 6, &opts, &sc); /* before the ends go on the stack */
+    lua_Integer n_slabs = luaL_len(L, 3);
+    if (n_slabs < 1 || (lua_Unsigned)n_slabs > SIZE_MAX / sizeof(size_t))
+        return ipfsrt_lua_raise_arg(L, "read_slabs takes at least one slab end");
+    size_t *ends = lua_newuserdatauv(L, (size_t)n_slabs * sizeof *ends, 0); /* freed by the collector */
+    for (lua_Integer i = 0; i < n_slabs; i++) {
+        lua_rawgeti(L, 3, i + 1);
+        lua_Integer e = luaL_checkinteger(L, -1);
+        if (e < 0) return ipfsrt_lua_raise_arg(L, "slab end %d is negative", (int)i + 1);
+        ends[i] = (size_t)e;
+        lua_pop(L, 1);
+    }
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    slab_call c = {L, 5, LUA_NOREF};
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_read_slabs(n, sel, parts, ends, (size_t)n_slabs, &opts, give_slab, &c, &err);
+    if (c.error_ref != LUA_NOREF) {
+        ipfsrt_lua_zstore_leave(L, zs, IPFSRT_OK, NULL);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c.error_ref);
+        luaL_unref(L, LUA_REGISTRYINDEX, c.error_ref);
+        return lua_error(L);
+    }
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 0;
+}
+
 /* zarr.read_nodes({node, ...}) -> {array, ...}: whole arrays of one store,
  * their chunks asked for together */
 #define READ_MANY_MAX 64
@@ -421,6 +476,7 @@ int ipfsrt_lua_zarr_node_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members}, {"attrs", node_attrs},
                                        {"metadata", node_metadata},
                                        {"child", node_child}, {"read", node_read},
+                                       {"read_slabs", node_read_slabs},
                                        {"summarize", node_summarize}, {"summarize_along", node_summarize_along},
                                        {"write", node_write}, {"set_attributes", node_set_attributes},
                                        {"is_array", node_is_array}, {"chunk_key", node_chunk_key},

@@ -200,6 +200,39 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     assert.truthy(verr:find("stack traceback:.*dataset%.lua:%d+: in .*" .. script:gsub("%p", "%%%0") .. ":4:"), verr)
   end)
 
+  it("evaluates an expression of one variable from one read in slabs, the bits of one evaluation", function()
+    local module = require "ipfsrt.dataset"
+    local car = dir .. "/v2.car"
+    local root = tostring(ipfsrt.car.open(car):roots()[1])
+    local c = ipfsrt.client { gateways = { gateway(nil, { car }):url() } }
+    local sources = { ipfsrt.dataset.open(dir .. "/v2"), ipfsrt.dataset.open("ipfs://" .. root, { client = c }) }
+    local zarr_array = getmetatable(sources[1].sst._array)
+    local saved, in_slabs, slab_reads = module.SLAB_BYTES, zarr_array.read_slabs, 0
+    zarr_array.read_slabs = function(...) slab_reads = slab_reads + 1; return in_slabs(...) end
+    finally(function()
+      module.SLAB_BYTES, zarr_array.read_slabs = saved, in_slabs
+      c:close()
+    end)
+    local function answers(ds)
+      local w = ds.lat:deg2rad():cos()
+      return { ds.sst:mean({ "lat", "lon" }, { weights = w }), (ds.sst * 2 - 1):where(ds.sst:gt(20)):mean("time"),
+        ds.sst:groupby("time.day"):max(), (ds.sst - ds.anom):sum("time") }
+    end
+    local function bytes(list)
+      for i, v in ipairs(list) do list[i] = v:values():tobytes() end
+      return list
+    end
+    local whole = bytes(answers(sources[1])) -- small enough for one evaluation each
+    module.SLAB_BYTES = 2 << 20 -- a day a slab
+    for _, ds in ipairs(sources) do
+      local before = slab_reads
+      assert.same(whole, bytes(answers(ds)))
+      -- weighted and where: one read each; the groupby one per slab of its
+      -- result (a day); sst - anom none (two variables: read slab by slab)
+      assert.equal(5, slab_reads - before)
+    end
+  end)
+
   it("folds reductions along dimensions as it reads, to the values read-then-reduce gives", function()
     local ds = ipfsrt.dataset.open(dir .. "/v2")
     local module = require "ipfsrt.dataset"

@@ -724,6 +724,112 @@ static void test_read_lent(void **state) {
     remove_tree(dir);
 }
 
+
+/* What a read in slabs was handed, checked against the read of everything. */
+typedef struct slab_check {
+    const ipfsrt_ndarray *all; /* the selection read whole */
+    size_t next, handed, fail_at;
+    bool slow;
+} slab_check;
+
+static ipfsrt_status check_slab(void *user, size_t start, size_t count, ipfsrt_ndarray *slab, ipfsrt_error *err) {
+    slab_check *c = user;
+    assert_int_equal(start, c->next);
+    assert_int_equal(slab->shape[0], count);
+    ipfsrt_ndslice rows[1] = {{.has_start = true, .start = (int64_t)start, .has_stop = true,
+                               .stop = (int64_t)(start + count), .step = 1}};
+    ipfsrt_ndarray want;
+    ipfsrt_ndarray_init(&want);
+    assert_int_equal(ipfsrt_ndarray_slice(&want, c->all, rows, 1, err), IPFSRT_OK);
+    assert_true(same_bits(slab, &want));
+    ipfsrt_ndarray_free(&want);
+    ipfsrt_ndarray_free(slab); /* the slab is ours */
+    c->next = start + count;
+    if (++c->handed == c->fail_at) return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "enough at slab %zu", c->handed);
+    if (c->slow) usleep(2000); /* the decoders run ahead, up to the window */
+    return IPFSRT_OK;
+}
+
+/* Slabs at ends (n of them) of a selection, on 1, 3 and 8 threads with the
+ * chunks arriving in three orders: each slab in turn, the same bits as the
+ * read of everything. */
+static void slab_cases(const ipfsrt_zarr_node *a, shuffling *sh, const ipfsrt_ndslice *part, int parts,
+                       const size_t *ends, size_t n) {
+    ipfsrt_error err;
+    ipfsrt_ndarray all;
+    ipfsrt_ndarray_init(&all);
+    assert_int_equal(ipfsrt_zarr_read(a, part, parts, &all, NULL, &err), IPFSRT_OK);
+    for (unsigned threads = 1; threads <= 8; threads = threads == 1 ? 3 : 8 + threads)
+        for (unsigned seed = 1; seed <= 3; seed++) {
+            sh->seed = seed;
+            /* a window of two slabs: most chunks arrive before they may be decoded */
+            ipfsrt_zarr_read_options o = {.threads = threads, .slabs_ahead_bytes = 1};
+            slab_check c = {.all = &all, .slow = seed == 2};
+            assert_int_equal(ipfsrt_zarr_read_slabs(a, part, parts, ends, n, &o, check_slab, &c, &err), IPFSRT_OK);
+            assert_int_equal(c.handed, n);
+        }
+    ipfsrt_ndarray_free(&all);
+}
+
+/* Reads in slabs: rows and columns, indexed first dimensions, chunks never
+ * written; 12 MB of 1 MB chunks arriving out of order, more than the decoders
+ * may queue, most beyond the window (queued anyway, still encoded); a failure
+ * of the slab function ends the read with it; boundaries inside chunks and
+ * reversed selections refused. */
+static void test_read_slabs(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    ipfsrt_error err;
+    write_tenths(folder); /* 37 x 29 float32 in chunks of 5 x 4, rows 30.. never written */
+    shuffling sh = {folder, 1};
+    assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
+    ipfsrt_zarr_node *f, *big;
+    assert_int_equal(ipfsrt_zarr_open(&f, s, "g/f", &err), IPFSRT_OK);
+    ipfsrt_ndslice rows[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 36, .step = 1}, {.step = 3}};
+    size_t row_ends[] = {2, 7, 17, 22, 33}; /* rows 5, 10, 20, 25: chunk boundaries */
+    slab_cases(f, &sh, rows, 2, row_ends, 5);
+    ipfsrt_ndslice row4[1] = {{.is_index = true, .start = 4}};
+    size_t col_ends[] = {8, 16, 29};
+    slab_cases(f, &sh, row4, 1, col_ends, 3);
+    size_t inside[] = {3, 33};
+    assert_int_equal(ipfsrt_zarr_read_slabs(f, rows, 2, inside, 2, NULL, check_slab, &(slab_check){0}, &err),
+                     IPFSRT_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "inside a chunk"));
+    ipfsrt_ndslice back[1] = {{.step = -1}};
+    size_t whole[] = {37};
+    assert_int_equal(ipfsrt_zarr_read_slabs(f, back, 1, whole, 1, NULL, check_slab, &(slab_check){0}, &err),
+                     IPFSRT_EUNSUPPORTED);
+    static const char zb[] = "{\"zarr_format\": 2, \"shape\": [12, 512, 512], \"chunks\": [1, 512, 512], \"dtype\": "
+                             "\"<f4\", \"compressor\": null, \"fill_value\": 0, \"order\": \"C\", \"filters\": null}";
+    assert_int_equal(ipfsrt_zarr_create_array(&big, folder, "big", zb, strlen(zb), &err), IPFSRT_OK);
+    ipfsrt_ndarray v;
+    ipfsrt_ndarray_init(&v);
+    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_FLOAT32, 0, 12 * 512 * 512, 1, &err), IPFSRT_OK);
+    int64_t shape[3] = {12, 512, 512};
+    assert_int_equal(ipfsrt_ndarray_reshape(&v, &v, 3, shape, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_write(big, NULL, 0, &v, NULL, &err), IPFSRT_OK);
+    ipfsrt_ndarray_free(&v);
+    ipfsrt_zarr_node_free(big);
+    assert_int_equal(ipfsrt_zarr_open(&big, s, "big", &err), IPFSRT_OK);
+    size_t days[12];
+    for (size_t i = 0; i < 12; i++) days[i] = i + 1;
+    slab_cases(big, &sh, NULL, 0, days, 12);
+    ipfsrt_ndarray all;
+    ipfsrt_ndarray_init(&all);
+    assert_int_equal(ipfsrt_zarr_read(big, NULL, 0, &all, NULL, &err), IPFSRT_OK);
+    slab_check c = {.all = &all, .fail_at = 3};
+    ipfsrt_zarr_read_options three = {.threads = 3};
+    assert_int_equal(ipfsrt_zarr_read_slabs(big, NULL, 0, days, 12, &three, check_slab, &c, &err), IPFSRT_ECANCELED);
+    assert_string_equal(err.message, "enough at slab 3");
+    assert_int_equal(c.handed, 3);
+    ipfsrt_ndarray_free(&all);
+    ipfsrt_zarr_node_free(big);
+    ipfsrt_zarr_node_free(f);
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
 /* Consolidated metadata serves members: an array whose .zarray is gone from
  * the store opens from .zmetadata alone. */
 static void test_consolidated(void **state) {
@@ -933,7 +1039,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
-        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_consolidated),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_read_slabs), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
         cmocka_unit_test(test_exact_integers),

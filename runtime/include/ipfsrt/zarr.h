@@ -132,6 +132,9 @@ typedef struct ipfsrt_zarr_read_options {
      * NULL: the values as stored. */
     const ipfsrt_ndarray_scaling *unscale;
     ipfsrt_dtype unscale_dtype;
+    /* Reads in slabs: the bytes of slabs decoded ahead of the one handed over
+     * (at least two slabs); 0 = 64 MiB. */
+    size_t slabs_ahead_bytes;
 } ipfsrt_zarr_read_options;
 
 /* Reads a selection of an array into out (a new C-order array of the array's
@@ -142,6 +145,27 @@ typedef struct ipfsrt_zarr_read_options {
  * Chunks the store proves absent read as the fill value. */
 ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
                                ipfsrt_ndarray *out, const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
+/* A slab of a read in slabs: the selection's positions [start, start +
+ * count) along the slab dimension, as a read of them would give them (C
+ * order, indexed dimensions dropped). The slab is fn's, to keep or to free. */
+typedef ipfsrt_status (*ipfsrt_zarr_slab_fn)(void *user, size_t start, size_t count, ipfsrt_ndarray *slab,
+                                             ipfsrt_error *err);
+
+/* Reads a selection in slabs along its first dimension not indexed: slab i
+ * ends before position ends[i] of the selection (ascending, the last the
+ * dimension's length; each at a boundary between chunks). One read: every
+ * chunk asked for at once, each decoded as it arrives, each slab handed to fn
+ * on the calling thread in order as soon as it is whole, while the chunks of
+ * the next are fetched and decoded; memory holds the slab fn has, the next
+ * ones (opts->slabs_ahead_bytes of them), and chunks of later slabs still
+ * encoded. fn must not use the
+ * array's store (the read is in the middle of it); a failure it returns ends
+ * the read. IPFSRT_EUNSUPPORTED: a boundary inside a chunk, or a reversed
+ * dimension (read slabs one by one instead). */
+ipfsrt_status ipfsrt_zarr_read_slabs(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                     const size_t *ends, size_t n_slabs, const ipfsrt_zarr_read_options *opts,
+                                     ipfsrt_zarr_slab_fn fn, void *user, ipfsrt_error *err);
+
 /* What a fold of an array's values gathers, over its elements other than NaN
  * and the values left out: their count, sum (integers exactly, in 64 bits,
  * wrapping as numpy's sums), least and greatest (NaN when there are none). */

@@ -115,7 +115,7 @@ ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: no sums of %s values", m->name, ipfsrt_dtype_name(m->dtype));
     fold_spec fold = {.skip = skip, .n_skip = n_skip, .what = extremes_wanted ? IPFSRT_ZARR_FOLD_EXTREMES : 0};
     reader *r;
-    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, err);
+    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
     if (st != IPFSRT_OK) return st;
     r->partials = calloc(r->total ? r->total : 1, sizeof *r->partials);
     if (!r->partials) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu chunk summaries", r->total);

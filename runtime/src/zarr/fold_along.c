@@ -308,7 +308,7 @@ ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const i
     fold_pool pool;
     fold_spec fold = {.skip = skip, .n_skip = n_skip, .along = along, .what = what, .pool = &pool};
     reader *r;
-    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, err);
+    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_dtype values = opts && opts->unscale ? opts->unscale_dtype : m->dtype;
     pool_init(&pool, r, along, what, values);

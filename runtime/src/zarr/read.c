@@ -74,10 +74,11 @@ ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int 
     /* sized (and checked) first: no dimension then lists more chunks than it
      * selects elements, and the chunk count cannot overflow */
     bool unscaled = r->opts && r->opts->unscale; /* (a writer plans with no read options) */
-    ipfsrt_status st = IPFSRT_OK; /* a fold builds no output */
+    ipfsrt_status st = IPFSRT_OK; /* a fold builds no output, a read in slabs one per slab */
+    bool whole = !r->fold && !r->slabs;
     /* every unit writes its region, decoded or filled (missing): no zeros first */
-    if (!r->fold && unscaled) st = ipfsrt_ndarray_new_empty(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err);
-    else if (!r->fold) st = ipfsrt_ndarray_new_empty(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
+    if (whole && unscaled) st = ipfsrt_ndarray_new_empty(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err);
+    else if (whole) st = ipfsrt_ndarray_new_empty(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
     for (int d = 0; d < m->ndim && st == IPFSRT_OK; d++) {
         if (r->dims[d].count) st = plan_chunks(&r->dims[d], r->unit->chunks[d], err);
         if (st == IPFSRT_OK && r->dims[d].n && r->total > SIZE_MAX / r->dims[d].n)
@@ -189,6 +190,7 @@ static ipfsrt_status decode_unit(reader *r, size_t k, bool missing, const uint8_
     ipfsrt_ndarray_init(&region);
     ipfsrt_status st = IPFSRT_OK;
     if (r->fold) st = fold_region(r, k, tmp, &region, index, lstart, lstep, err);
+    else if (r->slabs) st = ipfsrt_zarr_slab_region(r, k, &region, index, lstart, lstep, err);
     else ipfsrt_zarr_reader_region(r, k, &region, index, lstart, lstep);
     if (st == IPFSRT_OK && missing) st = ipfsrt_zarr_fill_region(m, &region, s, err);
     else if (st == IPFSRT_OK) st = ipfsrt_zarr_decode_into(m, data, len, &region, lstart, lstep, s, err);
@@ -204,6 +206,28 @@ static void fail_locked(reader *r, const ipfsrt_error *e) {
     pthread_cond_broadcast(&r->room);
 }
 
+/* The next job a decoder may take: the first queued, or reading in slabs
+ * the first of a slab in the window (any once the read failed: it is
+ * skipped). Locked. */
+static job *take_job(reader *r) {
+    job *prev = NULL, *j = r->head;
+    while (j && r->slabs && !r->failed && !r->closing && !ipfsrt_zarr_slab_in_window(r, j->unit))
+        prev = j, j = j->next;
+    if (!j) return NULL;
+    if (prev) prev->next = j->next;
+    else r->head = j->next;
+    if (r->tail == j) r->tail = prev;
+    return j;
+}
+
+/* Whether a job can be taken now, or a decoder is at work. Locked. */
+static bool decoders_can_go_on(reader *r) {
+    if (r->decoding) return true;
+    for (job *j = r->head; j; j = j->next)
+        if (!r->slabs || r->failed || ipfsrt_zarr_slab_in_window(r, j->unit)) return true;
+    return false;
+}
+
 /* One decoding thread's work: jobs as they come, until the read closes. */
 static void decode_jobs(void *arg) {
     reader *r = arg;
@@ -212,12 +236,11 @@ static void decode_jobs(void *arg) {
     ipfsrt_ndarray_init(&tmp);
     pthread_mutex_lock(&r->mu);
     for (;;) {
-        while (!r->head && !r->closing) pthread_cond_wait(&r->work, &r->mu);
-        job *j = r->head;
+        job *j;
+        while (!(j = take_job(r)) && !(r->closing && !r->head)) pthread_cond_wait(&r->work, &r->mu);
         if (!j) break;
-        r->head = j->next;
-        if (!r->head) r->tail = NULL;
         bool skip = r->failed;
+        r->decoding++;
         pthread_mutex_unlock(&r->mu);
         ipfsrt_error e;
         ipfsrt_status st = skip ? IPFSRT_OK : decode_unit(r, j->unit, j->missing, j->bytes, j->len, &s, &tmp, &e);
@@ -225,7 +248,9 @@ static void decode_jobs(void *arg) {
         if (held) j->lent.release(j->lent.owner);
         j->lent.owner = NULL;
         pthread_mutex_lock(&r->mu);
+        r->decoding--;
         if (st != IPFSRT_OK) fail_locked(r, &e);
+        if (r->slabs) ipfsrt_zarr_slab_unit_done(r, j->unit);
         r->queued_bytes -= j->len;
         if (!held) r->copied_bytes -= j->len;
         r->done++;
@@ -276,8 +301,28 @@ static ipfsrt_status decode_here(reader *r, size_t k, const uint8_t *data, size_
         *err = r->error;
     }
     r->done++;
+    if (r->slabs) ipfsrt_zarr_slab_unit_done(r, k);
     if (st == IPFSRT_OK && r->opts->progress) st = r->opts->progress(r->opts->progress_user, r->done, r->total, err);
+    if (st == IPFSRT_OK && r->slabs) st = ipfsrt_zarr_slabs_hand_over(r, false, err);
     return st;
+}
+
+/* Holds the store back while the decoders are behind. Reading in slabs, the
+ * whole slabs are handed over meanwhile (which lets the decoders go on), and a
+ * chunk is queued anyway when the decoders can take nothing yet (every queued
+ * chunk beyond the window): holding it back would wait for ever. Locked. */
+static void wait_for_room(reader *r, size_t len, bool held, ipfsrt_error *err) {
+    while (!r->failed && r->head &&
+           (r->queued_bytes + len > QUEUED_BYTES_MAX || (!held && r->copied_bytes + len > COPIED_BYTES_MAX))) {
+        if (r->slabs && ipfsrt_zarr_slab_ready(r)) {
+            pthread_mutex_unlock(&r->mu);
+            ipfsrt_zarr_slabs_hand_over(r, false, err); /* a failure is the read's: r->failed */
+            pthread_mutex_lock(&r->mu);
+            continue;
+        }
+        if (r->slabs && !decoders_can_go_on(r)) break;
+        pthread_cond_wait(&r->room, &r->mu);
+    }
 }
 
 /* Queues unit k for the decoders: its bytes copied into the job, or held
@@ -288,9 +333,7 @@ static ipfsrt_status enqueue(reader *r, size_t k, const uint8_t *data, size_t le
     if (!r->nthreads) return decode_here(r, k, data, len, missing, err);
     bool held = lent && lent->owner && len;
     pthread_mutex_lock(&r->mu);
-    while (!r->failed && r->head &&
-           (r->queued_bytes + len > QUEUED_BYTES_MAX || (!held && r->copied_bytes + len > COPIED_BYTES_MAX)))
-        pthread_cond_wait(&r->room, &r->mu);
+    wait_for_room(r, len, held, err);
     job *j = r->failed ? NULL : job_for(r, held ? 0 : len);
     if (j) {
         j->next = NULL;
@@ -314,6 +357,7 @@ static ipfsrt_status enqueue(reader *r, size_t k, const uint8_t *data, size_t le
     pthread_mutex_unlock(&r->mu);
     if (st == IPFSRT_ENOMEM && !r->failed) return ipfsrt_fail(err, st, -1, "out of memory for a chunk of %zu bytes", len);
     if (st == IPFSRT_OK && r->opts->progress) st = r->opts->progress(r->opts->progress_user, done, r->total, err);
+    if (st == IPFSRT_OK && r->slabs) st = ipfsrt_zarr_slabs_hand_over(r, false, err);
     return st;
 }
 
@@ -461,6 +505,12 @@ static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_er
 ipfsrt_status ipfsrt_zarr_reader_run(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err) {
     ipfsrt_status st = start_decoders(r, err);
     if (st == IPFSRT_OK) st = r->m->inner ? ipfsrt_zarr_read_shards(r, store, err) : fetch_chunks(r, store, err);
+    if (st == IPFSRT_OK && r->slabs) st = ipfsrt_zarr_slabs_hand_over(r, true, err);
+    if (st != IPFSRT_OK && r->slabs && r->nthreads) { /* the chunks still queued are skipped */
+        pthread_mutex_lock(&r->mu);
+        r->failed = true;
+        pthread_mutex_unlock(&r->mu);
+    }
     stop_decoders(r);
     if (st == IPFSRT_OK && r->failed) {
         st = r->error.code;
@@ -501,7 +551,8 @@ static bool unscalable(const ipfsrt_zarr_meta *m, ipfsrt_dtype to) {
 }
 
 ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                     const ipfsrt_zarr_read_options *opts, const fold_spec *fold, ipfsrt_error *err) {
+                                     const ipfsrt_zarr_read_options *opts, const fold_spec *fold, slab_plan *slabs,
+                                     ipfsrt_error *err) {
     static const ipfsrt_zarr_read_options defaults = {0};
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
@@ -511,6 +562,7 @@ ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array
     r->unit = m->inner ? m->inner : m;
     r->opts = opts ? opts : &defaults;
     r->fold = fold;
+    r->slabs = slabs;
     if (r->opts->unscale && !unscalable(m, r->opts->unscale_dtype)) {
         free(r);
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s values cannot be unscaled to %s", m->name,
@@ -555,7 +607,7 @@ void ipfsrt_zarr_reader_free(reader *r) {
 ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n, ipfsrt_ndarray *out,
                                const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
     reader *r;
-    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, NULL, err);
+    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, NULL, NULL, err);
     if (st != IPFSRT_OK) return st;
     if (r->total) st = ipfsrt_zarr_reader_run(r, ipfsrt_zarr_node_store(array), err);
     if (st == IPFSRT_OK) st = shape_output(r, out, err);

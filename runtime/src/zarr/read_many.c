@@ -52,7 +52,7 @@ ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_
     if (n == 0) return IPFSRT_OK;
     many m = {calloc(n, sizeof *m.readers), calloc(n, sizeof *m.first), n};
     ipfsrt_status st = m.readers && m.first ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    for (size_t i = 0; i < n && st == IPFSRT_OK; i++) st = ipfsrt_zarr_reader_new(&m.readers[i], arrays[i], NULL, 0, NULL, NULL, err);
+    for (size_t i = 0; i < n && st == IPFSRT_OK; i++) st = ipfsrt_zarr_reader_new(&m.readers[i], arrays[i], NULL, 0, NULL, NULL, NULL, err);
     size_t units = 0;
     bool together = st == IPFSRT_OK && batchable(arrays, m.readers, n, &units);
     if (together) st = read_batched(arrays, &m, units, err);

@@ -37,9 +37,18 @@ typedef struct fold_spec {
     struct fold_pool *pool;       /* along: summaries a unit is added into, one per decoder at work */
 } fold_spec;
 
+/* A read in slabs (read_slabs.c). */
+typedef struct slab_plan slab_plan;
+/* Decoded ahead of the last slab handed over, unless the read says: slabs of
+ * this many bytes in all (at least two slabs), enough for the decoders to
+ * keep busy while the caller works on a slab, and a bound on memory whatever
+ * the slabs' size. */
+#define SLABS_AHEAD_BYTES ((size_t)64 << 20)
+
 typedef struct reader {
     const ipfsrt_zarr_meta *m;
     const fold_spec *fold;           /* summarize the units, build no output */
+    slab_plan *slabs;                /* build the output a slab at a time, handed over in order */
     ipfsrt_zarr_summary *partials;   /* each unit's summary, combined in unit order */
     const ipfsrt_zarr_meta *unit; /* m, or m->inner for a sharded array */
     const ipfsrt_zarr_read_options *opts;
@@ -55,13 +64,16 @@ typedef struct reader {
     pthread_cond_t work, room, ended;
     job *head, *tail, *spare;
     size_t queued_bytes, copied_bytes, done;
+    unsigned decoding; /* decoders at work on a unit */
     bool closing, failed;
     ipfsrt_error error; /* the first failure */
 } reader;
 
-/* A read of array's selection, planned (not fetched). */
+/* A read of array's selection, planned (not fetched): into one output, or
+ * folded (fold), or in slabs (slabs). */
 ipfsrt_status ipfsrt_zarr_reader_new(reader **r, const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                     const ipfsrt_zarr_read_options *opts, const fold_spec *fold, ipfsrt_error *err);
+                                     const ipfsrt_zarr_read_options *opts, const fold_spec *fold, slab_plan *slabs,
+                                     ipfsrt_error *err);
 /* Fetches and decodes every unit of the plan (on decoding threads when several). */
 ipfsrt_status ipfsrt_zarr_reader_run(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err);
 /* The requests for every unit of an unsharded plan (req: r->total of them). */
@@ -80,6 +92,19 @@ ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *
 /* The fold's shape for unit k: the region's dimensions (a view of nothing). */
 void ipfsrt_zarr_reader_geometry(const reader *r, size_t k, size_t *shape, size_t *index, size_t *lstart,
                                  size_t *lstep, size_t *j0);
+
+/* Reads in slabs (read_slabs.c). Unit k's region of its slab's array (made
+ * with the slab's first unit). */
+ipfsrt_status ipfsrt_zarr_slab_region(reader *r, size_t k, ipfsrt_ndarray *region, size_t *index, size_t *lstart,
+                                      size_t *lstep, ipfsrt_error *err);
+/* Unit k decoded, and whether its slab is one decoders may work on now. Locked. */
+void ipfsrt_zarr_slab_unit_done(reader *r, size_t k);
+bool ipfsrt_zarr_slab_in_window(const reader *r, size_t k);
+/* The next slab to hand over is whole. Locked. */
+bool ipfsrt_zarr_slab_ready(const reader *r);
+/* Hands the whole slabs over in order, and with all waits for every one
+ * (the decoders' first failure, or fn's, stops it). Unlocked. */
+ipfsrt_status ipfsrt_zarr_slabs_hand_over(reader *r, bool all, ipfsrt_error *err);
 
 /* Resolves the selection into the plan (r->m, r->unit set): per dimension the
  * positions and the units that hold them; r->full sized (zeros) and r->total. */
