@@ -485,20 +485,40 @@ end
 -- order chunks arrive in: counts, extremes, and sums and means of stored
 -- integers (CF-packed values summed as stored, exactly, then scaled). Float
 -- sums along dimensions are read and reduced instead.
-local function streamed_along(v, op, axes)
+-- The fold options of op over v, or nil when it cannot be folded that way.
+local function fold_options(v, op)
   local total = 1
   for _, n in ipairs(v.shape) do total = total * n end
-  if not v._array or total * 8 <= M.FOLD_BYTES or op == "std" or op == "var" then return nil end
+  if not v._array or total * 8 <= M.FOLD_BYTES or op == "std" or op == "var" or op == "median" then return nil end
   local cf = cf_of(v)
   local integer = v._array.dtype:match("int") ~= nil
   local sums = op == "mean" or op == "sum"
   if (cf and cf.view) or (sums and not integer) then return nil end
   local opts = { sums = sums, extremes = op == "min" or op == "max" }
-  if cf and integer then opts.skip = cf.fills
+  -- packed integers summed as stored, exactly; extremes of the decoded values
+  -- (the bits decoding gives, not those of scaling the stored extreme)
+  local packed = cf and integer and not opts.extremes
+  if packed then opts.skip = cf.fills
   elseif cf then opts.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } end
+  return opts, packed and cf or nil, cf and cf.type or v._array.dtype
+end
+
+local function streamed_along(v, op, axes)
+  local opts, cf, dtype = fold_options(v, op)
+  if not opts then return nil end
   local s = v._array:summarize_along(zarr_selection(v._sel), array_dims(v, axes), opts)
-  if not cf and opts.extremes and s.count:min() == 0 then return nil end -- an empty slice: min's own error
-  return from_summaries(s, op, integer and cf or nil, cf and cf.type or v._array.dtype)
+  if not opts.unscale and not cf and opts.extremes and s.count:min() == 0 then return nil end -- min's own error
+  return from_summaries(s, op, cf, dtype)
+end
+
+-- Per group along v's first dimension (group_of: a group from 0 per position,
+-- or -1), op folded as v is read, where streamed_along would fold it: an
+-- array with the groups first, or nil.
+local function streamed_groups(v, op, group_of, n_groups)
+  local opts, cf, dtype = fold_options(v, op)
+  if not opts or #v.dims < 2 then return nil end
+  local s = v._array:summarize_groups(zarr_selection(v._sel), array_dims(v, { 0 })[1], group_of, n_groups, opts)
+  return from_summaries(s, op, cf, dtype)
 end
 
 -- Reductions by dimension name (NaN skipped, as xarray): over everything a
@@ -880,7 +900,7 @@ function M.open(where, opts)
   return ds
 end
 
-local internals = { labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
+local internals = { streamed_groups = streamed_groups, labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
   new_variable = new_variable, node_of = node_of, slabs = M.slabs, lazy_variable = arithmetic.lazy_variable,
   is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names }
 require("ipfsrt.groupby").install(internals, Variable)

@@ -256,9 +256,29 @@ local function stacked(list, axis)
   return #parts <= 64 and nd.concat(parts, axis) or I.bad("more than 4096 groups or positions at once")
 end
 
+-- Groups ks of a stored variable folded as it is read (I.streamed_groups:
+-- large selections, one read, on the decoding threads), from the first to the
+-- last position they hold: stacked along a new first axis, or nil.
+local function folded(g, op, skipna, ks)
+  if skipna == false or g.var.dims[1] ~= g.dim or not g.var._array or g.var._expr or #ks == 0 then return nil end
+  local chosen, lo, hi = {}, nil, nil
+  for i, k in ipairs(ks) do
+    chosen[g.groups[k]] = i - 1
+    if #g.runs[k] == 0 then return nil end -- an empty bin: NaN, as gathered makes it
+    for _, run in ipairs(g.runs[k]) do
+      lo, hi = math.min(lo or run[1], run[1]), math.max(hi or 0, run[1] + run[2] - 1)
+    end
+  end
+  local group_of = {}
+  for p = lo, hi do group_of[p - lo + 1] = chosen[g.labels[p + 1]] or -1 end
+  return I.streamed_groups(g.var:isel { [g.dim] = { lo, hi + 1 } }, op, group_of, #ks)
+end
+
 -- The results of groups ks, stacked along a new first axis (or, one group
 -- asked for by index, its own).
 local function reduced(g, op, skipna, ks, single)
+  local all = folded(g, op, skipna, ks)
+  if all then return single and all:slice({ 0 }) or all end
   local per = (STREAMED[op] and g.var.dims[1] == g.dim) and streamed(g, op, skipna, ks) or gathered(g, op, skipna, ks)
   local like, shape = nil, {}
   for i = 1, #ks do like = like or per[i] end

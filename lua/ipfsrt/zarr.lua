@@ -190,6 +190,25 @@ function Array.summarize_along(a, selection, dims, opts)
     u.scale, u.offset)
 end
 
+-- a:summarize_groups(selection, dim, groups, n_groups[, opts]): as
+-- summarize_along folding along dim (the array's, from 0; not the last), but
+-- each selected position of dim added into its group: groups is a list with
+-- one group (0 .. n_groups - 1, or -1 for none) per selected position, and the
+-- arrays have n_groups positions along dim (monthly sums of daily values from
+-- one read). opts as summarize_along.
+function Array.summarize_groups(a, selection, dim, groups, n_groups, opts)
+  local o, threads, u = read_options(selection, opts)
+  if math.type(dim) ~= "integer" then bad("dim is a dimension number") end
+  if type(groups) ~= "table" or math.type(n_groups) ~= "integer" then bad("groups is a list, n_groups a whole number") end
+  if o.skip ~= nil and type(o.skip) ~= "table" then bad("skip is a list of values") end
+  local node = rawget(a, "_node")
+  if u == nil then
+    return node:summarize_groups(selection, threads, dim, groups, n_groups, o.skip, o.sums == true, o.extremes == true)
+  end
+  return node:summarize_groups(selection, threads, dim, groups, n_groups, o.skip, o.sums == true, o.extremes == true,
+    u.dtype, u.fills, u.scale, u.offset)
+end
+
 -- a:chunk_key(i, j, ...) -> the store key of a chunk (a shard, if sharded)
 function Array.chunk_key(a, ...) return rawget(a, "_node"):chunk_key(...) end
 

@@ -425,6 +425,22 @@ static int node_summarize(lua_State *L) {
     return 1;
 }
 
+/* After a fold: its error raised, or its summaries as a table of n-d arrays. */
+static int push_summaries(lua_State *L, ipfsrt_lua_zstore *zs, ipfsrt_status st, const ipfsrt_error *err,
+                          ipfsrt_zarr_summaries *out) {
+    if (st != IPFSRT_OK) ipfsrt_zarr_summaries_free(out);
+    ipfsrt_lua_zstore_leave(L, zs, st, err);
+    lua_createtable(L, 0, 4);
+    ipfsrt_ndarray *parts_out[4] = {&out->count, &out->sum, &out->min, &out->max};
+    static const char *const names[4] = {"count", "sum", "min", "max"};
+    for (int i = 0; i < 4; i++) {
+        if (!parts_out[i]->data) continue;
+        ipfsrt_lua_push_ndarray(L, parts_out[i]);
+        lua_setfield(L, -2, names[i]);
+    }
+    return 1;
+}
+
 /* n:summarize_along(selection | nil, threads, {dim, ...}, {skip...} | nil, sums, extremes[, dtype,
  * {missing...}, scale, offset]) -> {count =, sum =, min =, max =}: n-d arrays over the
  * dimensions not folded (dims: the array's, from 0) */
@@ -454,17 +470,52 @@ static int node_summarize_along(lua_State *L) {
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
     ipfsrt_status st = ipfsrt_zarr_summarize_along(n, sel, parts, &opts, skip, n_skip, along, what, &out, &err);
-    if (st != IPFSRT_OK) ipfsrt_zarr_summaries_free(&out);
-    ipfsrt_lua_zstore_leave(L, zs, st, &err);
-    lua_createtable(L, 0, 4);
-    ipfsrt_ndarray *parts_out[4] = {&out.count, &out.sum, &out.min, &out.max};
-    static const char *const names[4] = {"count", "sum", "min", "max"};
-    for (int i = 0; i < 4; i++) {
-        if (!parts_out[i]->data) continue;
-        ipfsrt_lua_push_ndarray(L, parts_out[i]);
-        lua_setfield(L, -2, names[i]);
+    return push_summaries(L, zs, st, &err, &out);
+}
+
+/* n:summarize_groups(selection | nil, threads, dim, {group, ...}, n_groups, {skip...} | nil, sums,
+ * extremes[, dtype, {missing...}, scale, offset]) -> {count =, sum =, min =, max =}: groups
+ * from 0 per selected position of dim (the array's, from 0), -1 for none */
+static int node_summarize_groups(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
+    int parts = check_selection(L, 2, sel);
+    int dim = (int)luaL_checkinteger(L, 4);
+    luaL_checktype(L, 5, LUA_TTABLE);
+    lua_Integer n_groups = luaL_checkinteger(L, 6);
+    double skip[SKIP_MAX];
+    size_t n_skip = check_skip(L, 7, skip);
+    unsigned what = (lua_toboolean(L, 8) ? IPFSRT_ZARR_FOLD_SUMS : 0) | (lua_toboolean(L, 9) ? IPFSRT_ZARR_FOLD_EXTREMES : 0);
+    ipfsrt_zarr_read_options opts;
+    ipfsrt_ndarray_scaling sc;
+    check_read_options(L, 3, 10, &opts, &sc);
+    lua_Integer count = luaL_len(L, 5);
+    if (n_groups < 0 || count < 0 || (lua_Unsigned)count > SIZE_MAX / sizeof(size_t))
+        return ipfsrt_lua_raise_arg(L, "summarize_groups: bad group counts");
+    size_t *group_of = lua_newuserdatauv(L, (size_t)(count ? count : 1) * sizeof *group_of, 0); /* the collector's */
+    for (lua_Integer i = 0; i < count; i++) {
+        lua_rawgeti(L, 5, i + 1);
+        lua_Integer g = luaL_checkinteger(L, -1);
+        lua_pop(L, 1);
+        group_of[i] = g < 0 ? SIZE_MAX : (size_t)g;
     }
-    return 1;
+    const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(n);
+    if (m && dim >= 0 && dim < m->ndim) { /* one group per selected position: counted as the read will */
+        int64_t start, len;
+        ipfsrt_ndslice whole = {.step = 1};
+        ipfsrt_error e;
+        if (ipfsrt_ndslice_resolve(dim < parts ? &sel[dim] : &whole, m->shape[dim], dim, &start, &len, &e) == IPFSRT_OK &&
+            len != count)
+            return ipfsrt_lua_raise_arg(L, "summarize_groups: %d groups for %d positions", (int)count, (int)len);
+    }
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_zarr_summaries out;
+    ipfsrt_zarr_summaries_init(&out);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_summarize_groups(n, sel, parts, &opts, skip, n_skip, dim, group_of, (size_t)n_groups,
+                                                    what, &out, &err);
+    return push_summaries(L, zs, st, &err, &out);
 }
 
 static int node_is_array(lua_State *L) {
@@ -478,6 +529,7 @@ int ipfsrt_lua_zarr_node_functions(lua_State *L) {
                                        {"child", node_child}, {"read", node_read},
                                        {"read_slabs", node_read_slabs},
                                        {"summarize", node_summarize}, {"summarize_along", node_summarize_along},
+                                       {"summarize_groups", node_summarize_groups},
                                        {"write", node_write}, {"set_attributes", node_set_attributes},
                                        {"is_array", node_is_array}, {"chunk_key", node_chunk_key},
                                        {NULL, NULL}};

@@ -244,25 +244,42 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       module.FOLD_BYTES = saved
       zarr_array.summarize_along = along
     end)
+    -- reduce(v) read then reduced, and folded: extremes and counts the same
+    -- bits, sums of packed integers exact (so off by float32's rounding)
+    local function as_read(reduce, v, op, what)
+      module.FOLD_BYTES = saved
+      local want = reduce(v):values()
+      module.FOLD_BYTES = 0
+      local got = reduce(v):values()
+      assert.same(want.shape, got.shape)
+      assert.equal(want.dtype, got.dtype)
+      assert.is_true(want:isnan():eq(got:isnan()):all(), op)
+      local w, g = want:astype("float64"), got:astype("float64")
+      local off = (w - g):abs():max() -- NaN where both are
+      local scale = (op == "mean" or op == "sum") and 1e-6 * math.max(1, w:abs():max()) or 0
+      assert.is_true(off <= scale, string.format("%s %s: off by %g", op, what, off))
+    end
     local box = ds.sst:isel { lat = { 100, 500, 3 }, lon = { 7, 1400, 5 } }
     for _, v in ipairs { ds.sst, ds.ice, box } do
       for _, dims in ipairs { "time", { "lat", "lon" }, "lon" } do
         for _, op in ipairs { "mean", "sum", "count", "min", "max" } do
-          module.FOLD_BYTES = saved
-          local want = v[op](v, dims):values()
-          module.FOLD_BYTES = 0
-          local got = v[op](v, dims):values()
-          assert.same(want.shape, got.shape)
-          assert.equal(want.dtype, got.dtype)
-          assert.is_true(want:isnan():eq(got:isnan()):all(), op)
-          local w, g = want:astype("float64"), got:astype("float64")
-          local off = (w - g):abs():max() -- NaN where both are
-          local scale = math.max(1, w:abs():max())
-          assert.is_true(off <= 1e-6 * scale, string.format("%s %s: off by %g", op, tostring(dims), off))
+          as_read(function(x) return x[op](x, dims) end, v, op, tostring(dims))
         end
       end
     end
     assert.equal(3 * 3 * 5, folds)
+    local groups, by_group = 0, zarr_array.summarize_groups
+    zarr_array.summarize_groups = function(...) groups = groups + 1; return by_group(...) end
+    finally(function() zarr_array.summarize_groups = by_group end)
+    for _, v in ipairs { ds.sst, box } do
+      for _, op in ipairs { "mean", "sum", "count", "min", "max" } do
+        as_read(function(x) local g = x:groupby("time.day"); return g[op](g) end, v, op, "per day")
+        as_read(function(x) local r = x:resample { time = "2d" }; return r[op](r) end, v, op, "per 2 days")
+        as_read(function(x) return x:groupby("time.day")[op](x:groupby("time.day")):isel { day = 1 } end, v, op,
+          "the second day")
+      end
+    end
+    assert.equal(2 * 5 * 3, groups)
   end)
 end)
 

@@ -621,6 +621,77 @@ static void test_summarize_along(void **state) {
     remove_tree(dir);
 }
 
+/* Groups of rows (interleaved, one row in none) of x (2-D float64): per group
+ * and column, what a fold must give. */
+static void assert_groups(const ipfsrt_ndarray *x, const size_t *group_of, size_t n_groups, double skip,
+                          const ipfsrt_zarr_summaries *got) {
+    size_t cols = x->shape[1];
+    assert_int_equal(got->count.shape[0], n_groups);
+    for (size_t g = 0; g < n_groups; g++)
+        for (size_t c = 0; c < cols; c++) {
+            int64_t count = 0;
+            double sum = 0, mn = NAN, mx = NAN;
+            for (size_t r = 0; r < x->shape[0]; r++) {
+                double v = ((const double *)(const void *)x->data)[r * cols + c];
+                if (group_of[r] != g || isnan(v) || v == skip) continue;
+                sum += v;
+                mn = count && mn <= v ? mn : v;
+                mx = count && mx >= v ? mx : v;
+                count++;
+            }
+            size_t at = g * cols + c;
+            assert_int_equal(((const int64_t *)(const void *)got->count.data)[at], count);
+            if (got->sum.data) assert_true(number_at(&got->sum, at) == sum); /* integers: exact */
+            if (got->min.data) assert_true(isnan(mn) ? isnan(number_at(&got->min, at)) : number_at(&got->min, at) == mn);
+            if (got->max.data) assert_true(isnan(mx) ? isnan(number_at(&got->max, at)) : number_at(&got->max, at) == mx);
+        }
+}
+
+/* Folds per group of rows: on 1 to 8 threads, chunks in three orders, the
+ * same as grouping the rows read; groups that do not fit refused. */
+static void test_summarize_groups(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    ipfsrt_error err;
+    write_array(folder); /* 6 x 10 int32 in chunks of 4 x 4, fill -7, one chunk never written */
+    shuffling sh = {folder, 1};
+    assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
+    ipfsrt_zarr_node *ints;
+    assert_int_equal(ipfsrt_zarr_open(&ints, s, "g/arr", &err), IPFSRT_OK);
+    ipfsrt_ndarray x, x64;
+    ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&x64);
+    assert_int_equal(ipfsrt_zarr_read(ints, NULL, 0, &x, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_astype(&x64, &x, IPFSRT_DTYPE_FLOAT64, &err), IPFSRT_OK);
+    size_t group_of[6] = {1, 0, 1, SIZE_MAX, 0, 2};
+    double skip = 27;
+    for (unsigned threads = 1; threads <= 8; threads *= 2)
+        for (unsigned seed = 1; seed <= 3; seed++) {
+            sh.seed = seed;
+            ipfsrt_zarr_read_options o = {.threads = threads};
+            ipfsrt_zarr_summaries got;
+            ipfsrt_zarr_summaries_init(&got);
+            assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, &o, &skip, 1, 0, group_of, 3,
+                                                          IPFSRT_ZARR_FOLD_SUMS | IPFSRT_ZARR_FOLD_EXTREMES, &got,
+                                                          &err), IPFSRT_OK);
+            assert_groups(&x64, group_of, 3, skip, &got);
+            ipfsrt_zarr_summaries_free(&got);
+        }
+    ipfsrt_zarr_summaries got;
+    ipfsrt_zarr_summaries_init(&got);
+    size_t too_far[6] = {0, 0, 0, 3, 0, 0};
+    assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, NULL, NULL, 0, 0, too_far, 3, 0, &got, &err),
+                     IPFSRT_EARG);
+    assert_non_null(strstr(err.message, "position 3 is in group 3 of 3"));
+    assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, NULL, NULL, 0, 1, group_of, 3, 0, &got, &err),
+                     IPFSRT_EARG); /* the last dimension */
+    ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&x64);
+    ipfsrt_zarr_node_free(ints);
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
+
 /* A store that lends what it reads: each answer in a buffer of its own,
  * counted, poisoned and freed at its last release, so a reader that decodes
  * lent bytes without holding them reads garbage (or, under ASan, freed memory). */
@@ -1039,7 +1110,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
-        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_read_slabs), cmocka_unit_test(test_consolidated),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_summarize_groups),
+        cmocka_unit_test(test_read_slabs), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
         cmocka_unit_test(test_exact_integers),

@@ -215,6 +215,16 @@ ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const i
                                           const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
                                           ipfsrt_error *err);
 
+/* Summaries per group along dimension dim (the array's; kept, not the last):
+ * as folding along it, but selected position j of dim goes into group
+ * group_of[j] (< n_groups, or SIZE_MAX: left out; one entry per selected
+ * position), so the summaries have n_groups positions along dim: monthly
+ * means of daily data from one read. Float sums as summarize_along takes them. */
+ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                           const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                           int dim, const size_t *group_of, size_t n_groups, unsigned what,
+                                           ipfsrt_zarr_summaries *out, ipfsrt_error *err);
+
 /* Reads n arrays whole into outs[0..n-1] (initialized), their chunks asked for
  * in one batch when they share a store and are few (one round trip between
  * them over a gateway), else one read after another. */

@@ -1,5 +1,6 @@
 /* Folds along dimensions: `mean over time` of a selection without building
- * it. Each decoded unit is added into summaries shaped like the selection with
+ * it, or per group along one (`monthly means`: each position of time added
+ * into its month's). Each decoded unit is added into summaries shaped like the selection with
  * the folded dimensions of size 1: a decoder takes a set of summaries nobody
  * is adding into (one per decoder at work), so none waits for another, and the
  * sets are added up at the end. Counts, integer sums and extremes do not
@@ -92,10 +93,28 @@ static void add_floats(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, 
     }
 }
 
+/* Sums and counts of a contiguous piece with at most one value left out: the
+ * common case (CF-packed integers, their fill value), in a loop the compiler
+ * vectorizes. */
+static void add_int_sums(int64_t *restrict count, int64_t *restrict sum, const int64_t *restrict x, size_t n,
+                         const left_out *lo) {
+    int64_t fill = lo->ni ? lo->i[0] : 0;
+    bool any = lo->ni != 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = x[i], kept = !any || v != fill;
+        sum[i] = (int64_t)((uint64_t)sum[i] + (uint64_t)(kept ? v : 0)); /* wraps, as numpy's sums */
+        count[i] += kept;
+    }
+}
+
 static void add_ints(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, const int64_t *x, size_t n,
                      const left_out *lo) {
     int64_t *count = (int64_t *)(void *)acc->count.data, *sum = (int64_t *)(void *)acc->sum.data;
     double *mn = (double *)(void *)acc->min.data, *mx = (double *)(void *)acc->max.data;
+    if (sum && !mn && step == 1 && lo->ni <= 1) {
+        add_int_sums(count + o, sum + o, x, n, lo);
+        return;
+    }
     for (size_t i = 0; i < n; i++, o += step) {
         int64_t v = x[i];
         bool skip = false;
@@ -110,6 +129,20 @@ static void add_ints(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, co
 
 /* Adds the unit's region into the summaries, its first element at selected
  * position j0, row by row, a piece at a time. */
+/* Where row idx of a unit (its first element at selected position j0) goes in
+ * the summaries: false when its group is none. */
+static bool row_offset(const fold_spec *fold, int nd, const size_t *ostride, const size_t *j0, const size_t *idx,
+                       size_t *o) {
+    *o = 0;
+    for (int d = 0; d < nd; d++) {
+        size_t j = j0[d] + idx[d];
+        bool grouped = fold->group_of && d == fold->group_dim;
+        if (grouped && fold->group_of[j] == SIZE_MAX) return false;
+        *o += (grouped ? fold->group_of[j] : j) * ostride[d];
+    }
+    return true;
+}
+
 static void add_unit(const reader *r, const ipfsrt_zarr_summaries *acc, const left_out *lo,
                      const ipfsrt_ndarray *region, const size_t *j0) {
     int nd = region->ndim;
@@ -120,13 +153,11 @@ static void add_unit(const reader *r, const ipfsrt_zarr_summaries *acc, const le
     int64_t ints[ROW_PIECE];
     double floats[ROW_PIECE];
     for (size_t row = 0; row < rows; row++) {
-        size_t o = 0;
+        size_t o;
         const unsigned char *p = region->data;
-        for (int d = 0; d < nd; d++) {
-            o += (j0[d] + idx[d]) * ostride[d];
-            p += (ptrdiff_t)idx[d] * region->strides[d];
-        }
-        for (size_t at = 0; at < inner; at += ROW_PIECE) {
+        bool kept = row_offset(r->fold, nd, ostride, j0, idx, &o);
+        for (int d = 0; d < nd; d++) p += (ptrdiff_t)idx[d] * region->strides[d];
+        for (size_t at = 0; kept && at < inner; at += ROW_PIECE) {
             size_t n = inner - at < ROW_PIECE ? inner - at : ROW_PIECE;
             const unsigned char *q = p + (ptrdiff_t)at * region->strides[nd - 1];
             size_t oq = o + at * ostride[nd - 1];
@@ -229,6 +260,7 @@ static void pool_init(fold_pool *p, const reader *r, const bool *along, unsigned
     pthread_cond_init(&p->returned, NULL);
     p->ndim = r->m->ndim;
     for (int d = 0; d < p->ndim; d++) p->shape[d] = along[d] ? 1 : r->dims[d].count;
+    if (r->fold->group_of) p->shape[r->fold->group_dim] = r->fold->n_groups;
     p->what = what;
     p->sum_dtype = ipfsrt_dtype_is_float(values) ? IPFSRT_DTYPE_FLOAT64 : IPFSRT_DTYPE_INT64;
     left_out_of(r->fold, &p->lo);
@@ -267,7 +299,9 @@ static ipfsrt_status drop_dims(const reader *r, const bool *along, ipfsrt_zarr_s
     int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
     int n = 0;
     for (int d = 0; d < r->m->ndim; d++)
-        if (!along[d] && !r->dims[d].dropped) shape[n++] = (int64_t)r->dims[d].count;
+        if (!along[d] && !r->dims[d].dropped)
+            shape[n++] = (int64_t)(r->fold->group_of && d == r->fold->group_dim ? r->fold->n_groups
+                                                                                : r->dims[d].count);
     ipfsrt_ndarray *all[4] = {&acc->count, &acc->sum, &acc->min, &acc->max};
     ipfsrt_status st = IPFSRT_OK;
     for (int i = 0; i < 4 && st == IPFSRT_OK; i++)
@@ -280,7 +314,7 @@ static ipfsrt_status check_order(const reader *r, const bool *along, unsigned wh
                                  ipfsrt_error *err) {
     if (!(what & IPFSRT_ZARR_FOLD_SUMS) || !ipfsrt_dtype_is_float(values)) return IPFSRT_OK;
     for (int d = 0; d < r->m->ndim; d++)
-        if (along[d] && r->dims[d].n > 1)
+        if ((along[d] || (r->fold->group_of && d == r->fold->group_dim)) && r->dims[d].n > 1)
             return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: float sums along dimension %d span %zu chunks: "
                                "added as they arrive, they would round differently from run to run", r->m->name, d,
                                r->dims[d].n);
@@ -297,19 +331,39 @@ static ipfsrt_status run_along(reader *r, const ipfsrt_zarr_node *array, const b
     return st;
 }
 
-ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                          const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                          const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
-                                          ipfsrt_error *err) {
+/* The groups fit the selection: group_dim kept (not indexed, not the last),
+ * every group below n_groups. */
+static ipfsrt_status check_groups(const reader *r, const fold_spec *fold, ipfsrt_error *err) {
+    int d = fold->group_dim;
+    if (!fold->group_of) return IPFSRT_OK;
+    if (d < 0 || d >= r->m->ndim - 1 || r->dims[d].dropped || fold->along[d])
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: dimension %d cannot be grouped (indexed, folded along, or the "
+                           "last)", r->m->name, d);
+    for (size_t j = 0; j < r->dims[d].count; j++)
+        if (fold->group_of[j] != SIZE_MAX && fold->group_of[j] >= fold->n_groups)
+            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: position %zu is in group %zu of %zu", r->m->name, j,
+                               fold->group_of[j], fold->n_groups);
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
+                               const ipfsrt_zarr_read_options *opts, fold_spec *fold, ipfsrt_zarr_summaries *out,
+                               ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (m && !ipfsrt_dtype_is_int(m->dtype) && !ipfsrt_dtype_is_float(m->dtype))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: no sums of %s values", m->name, ipfsrt_dtype_name(m->dtype));
     if (m && m->ndim == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no dimension to fold along", m->name);
     fold_pool pool;
-    fold_spec fold = {.skip = skip, .n_skip = n_skip, .along = along, .what = what, .pool = &pool};
-    reader *r;
-    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
-    if (st != IPFSRT_OK) return st;
+    const bool *along = fold->along;
+    unsigned what = fold->what;
+    fold->pool = &pool;
+    reader *r = NULL;
+    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, fold, NULL, err);
+    if (st == IPFSRT_OK) st = check_groups(r, fold, err);
+    if (st != IPFSRT_OK) {
+        ipfsrt_zarr_reader_free(r);
+        return st;
+    }
     ipfsrt_dtype values = opts && opts->unscale ? opts->unscale_dtype : m->dtype;
     pool_init(&pool, r, along, what, values);
     ipfsrt_zarr_summaries acc;
@@ -324,4 +378,22 @@ ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const i
         ipfsrt_zarr_summaries_free(&acc);
     }
     return st;
+}
+
+ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
+                                          const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                          const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
+                                          ipfsrt_error *err) {
+    fold_spec fold = {.skip = skip, .n_skip = n_skip, .along = along, .what = what, .group_dim = -1};
+    return summarize(array, sel, n, opts, &fold, out, err);
+}
+
+ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
+                                           const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                           int dim, const size_t *group_of, size_t n_groups, unsigned what,
+                                           ipfsrt_zarr_summaries *out, ipfsrt_error *err) {
+    bool along[IPFSRT_NDARRAY_MAX_DIMS] = {false};
+    fold_spec fold = {.skip = skip, .n_skip = n_skip, .along = along, .what = what, .group_dim = dim,
+                      .group_of = group_of, .n_groups = n_groups};
+    return summarize(array, sel, n, opts, &fold, out, err);
 }

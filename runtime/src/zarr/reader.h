@@ -34,6 +34,9 @@ typedef struct fold_spec {
     size_t n_skip;
     unsigned what;                /* IPFSRT_ZARR_FOLD_*: sums are always taken over everything */
     const bool *along;            /* folding along these dimensions (fold_along.c), else over everything */
+    int group_dim;                /* with group_of: a dimension folded into groups (-1: none) */
+    const size_t *group_of;       /* per selected position of group_dim, its group (SIZE_MAX: none) */
+    size_t n_groups;
     struct fold_pool *pool;       /* along: summaries a unit is added into, one per decoder at work */
 } fold_spec;
 
