@@ -64,12 +64,13 @@ $(BUILD)/obj/%.o: runtime/%.c
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-# The n-d array loops are written for the vectorizer, which -O2 runs only for
+# The n-d array loops (and the folds' sums) are written for the vectorizer, which -O2 runs only for
 # the cheapest cases (sanitized builds keep their own level). Nothing there
 # reads floating-point exception flags, so a compare may become a select
 # (-fno-trapping-math): masks and NaN tests vectorize.
 ifeq ($(SAN),)
 $(BUILD)/obj/src/ndarray/%.o: CFLAGS_ALL += -O3 -fno-trapping-math -fno-math-errno
+$(BUILD)/obj/src/zarr/fold_along.o: CFLAGS_ALL += -O3 -fno-trapping-math -fno-math-errno
 endif
 
 $(BUILD)/gen/lua_sources.c: runtime/lua/embed.lua $(LUA_LIB_SRC)

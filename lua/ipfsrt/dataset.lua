@@ -468,7 +468,13 @@ end
 local function from_summaries(s, op, cf, dtype)
   if op == "count" then return s.count end
   if not cf and op == "sum" then return s.sum end -- integers: int64, exact
-  if not cf and op == "mean" then return s.sum:astype("float64") / s.count end -- float64, as numpy's mean of integers
+  if not cf and op == "mean" then -- divided in float64 (numpy's promotion); a float sum's type as its mean
+    local mean = s.sum / s.count
+    if not s.sum.dtype:match("^float") then return mean end
+    local out = mean:astype(dtype)
+    getmetatable(mean).__close(mean) -- now: its memory goes to the next big array, not to fresh pages
+    return out
+  end
   local scale, offset = cf and cf.scale or 1, cf and cf.offset or 0
   local out
   if op == "sum" then out = s.sum:astype("float64") * scale + s.count * offset
@@ -486,25 +492,27 @@ end
 -- integers (CF-packed values summed as stored, exactly, then scaled). Float
 -- sums along dimensions are read and reduced instead.
 -- The fold options of op over v, or nil when it cannot be folded that way.
-local function fold_options(v, op)
+-- in_order: folded along the first dimension alone, where float sums are
+-- added in order (the bits of read-then-reduce, CF-decoded values summed).
+local function fold_options(v, op, in_order)
   local total = 1
   for _, n in ipairs(v.shape) do total = total * n end
   if not v._array or total * 8 <= M.FOLD_BYTES or op == "std" or op == "var" or op == "median" then return nil end
   local cf = cf_of(v)
   local integer = v._array.dtype:match("int") ~= nil
   local sums = op == "mean" or op == "sum"
-  if (cf and cf.view) or (sums and not integer) then return nil end
+  if (cf and cf.view) or (sums and not integer and not in_order) then return nil end
   local opts = { sums = sums, extremes = op == "min" or op == "max" }
-  -- packed integers summed as stored, exactly; extremes of the decoded values
-  -- (the bits decoding gives, not those of scaling the stored extreme)
-  local packed = cf and integer and not opts.extremes
+  -- packed integers summed as stored, exactly, where float sums could not be
+  -- in order; extremes of the decoded values (the bits decoding gives)
+  local packed = cf and integer and not opts.extremes and not in_order
   if packed then opts.skip = cf.fills
   elseif cf then opts.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } end
   return opts, packed and cf or nil, cf and cf.type or v._array.dtype
 end
 
 local function streamed_along(v, op, axes)
-  local opts, cf, dtype = fold_options(v, op)
+  local opts, cf, dtype = fold_options(v, op, #axes == 1 and axes[1] == 0)
   if not opts then return nil end
   local s = v._array:summarize_along(zarr_selection(v._sel), array_dims(v, axes), opts)
   if not opts.unscale and not cf and opts.extremes and s.count:min() == 0 then return nil end -- min's own error
@@ -515,7 +523,7 @@ end
 -- or -1), op folded as v is read, where streamed_along would fold it: an
 -- array with the groups first, or nil.
 local function streamed_groups(v, op, group_of, n_groups)
-  local opts, cf, dtype = fold_options(v, op)
+  local opts, cf, dtype = fold_options(v, op, true)
   if not opts or #v.dims < 2 then return nil end
   local s = v._array:summarize_groups(zarr_selection(v._sel), array_dims(v, { 0 })[1], group_of, n_groups, opts)
   return from_summaries(s, op, cf, dtype)

@@ -29,21 +29,33 @@ local function copy_attrs(attrs, dims)
   return out
 end
 
-local function write_array(root, name, values, dims, attrs, opts)
+local function write_array(root, name, values, dims, attrs, opts, dtype)
   local float = values.dtype:match("^float") ~= nil
-  local a = zarr.create(root, { path = name, zarr_format = 2, shape = values.shape, dtype = values.dtype,
+  local a = zarr.create(root, { path = name, zarr_format = 2, shape = values.shape, dtype = dtype or values.dtype,
     chunks = opts.chunks or values.shape, compressor = opts.compressor == nil and "zstd" or opts.compressor,
     fill_value = float and 0 / 0 or nil, attrs = copy_attrs(attrs, dims) })
   if #values.shape > 0 then a:write(nil, values) end
 end
 
--- A coordinate's values and attributes as written: times in seconds since
--- 1970-01-01 of their calendar, others as the variable's values are.
+-- Names as Zarr v2 strings ("<U" of the longest name's characters, held as
+-- UTF-8 in four bytes a character): the array and its dtype.
+local function names_array(labels)
+  local chars = 1
+  for _, x in ipairs(labels) do chars = math.max(chars, utf8.len(x) or bad("label %q is not UTF-8", x)) end
+  local padded = {}
+  for i, x in ipairs(labels) do padded[i] = x .. string.rep("\0", 4 * chars - #x) end
+  return nd.frombytes(table.concat(padded), "S" .. 4 * chars, { #labels }), "U" .. chars
+end
+
+-- A coordinate's values and attributes as written, and the dtype to write
+-- them in when not theirs: times in seconds since 1970-01-01 of their
+-- calendar, names (seasons) as strings, others as the variable's values are.
 local function coordinate_values(c)
   local t = I.time_of(c.name, c.attrs)
   local labels = I.labels_of(c)
-  for _, x in ipairs(labels) do
-    if type(x) ~= "number" then bad("%s has labels that are names (%s): not written yet", c.name, tostring(x)) end
+  if type(labels[1]) == "string" then
+    local values, dtype = names_array(labels)
+    return values, c.attrs, dtype
   end
   if not t then return c:values(), c.attrs end
   local attrs = {}
@@ -67,8 +79,8 @@ function M.to_zarr(v, path, opts)
   for _, d in ipairs(v.dims) do
     local c = coords[d]
     if c then
-      local x, attrs = coordinate_values(c)
-      write_array(path, d, x, { d }, attrs, {})
+      local x, attrs, dtype = coordinate_values(c)
+      write_array(path, d, x, { d }, attrs, {}, dtype)
     end
   end
   zarr.consolidate(path)

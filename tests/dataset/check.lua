@@ -153,6 +153,7 @@ if arg[3] then
   sst:isel { lat = { 300, 310 }, lon = { 0, 6 } }:resample({ time = "5d" }):max():to_zarr(arg[3] .. "/pentads.zarr")
   local difference = sst - anom
   difference:isel { time = { 0, 3 } }:to_zarr(arg[3] .. "/difference.zarr", { chunks = { 1, 360, 720 } })
+  sst:isel { lat = { 300, 310 }, lon = { 0, 6 } }:groupby("time.season"):mean():to_zarr(arg[3] .. "/seasons.zarr")
 end
 
 local bad, total = 0, 0

@@ -15,6 +15,7 @@ cases = {
     "daily": (sst.weighted(coslat).mean(("lat", "lon")), "global_mean", 1e-5),
     "pentads": (sst.isel(lat=slice(300, 310), lon=slice(0, 6)).resample(time="5D").max(), "sst", 0),
     "difference": ((sst - ds.anom).isel(time=slice(0, 3)), "sst", 0),
+    "seasons": (sst.isel(lat=slice(300, 310), lon=slice(0, 6)).groupby("time.season").mean(), "sst", 1e-6),
 }
 bad = 0
 for name, (want, var, tol) in cases.items():

@@ -74,37 +74,61 @@ static void load_floats(const unsigned char *p, ptrdiff_t stride, ipfsrt_dtype d
 static bool lower(double v, double m) { return v < m || (v == m && signbit(v) && !signbit(m)); }
 static bool higher(double v, double m) { return v > m || (v == m && !signbit(v) && signbit(m)); }
 
+/* Counts: without extremes, a set counts the values left out (written only
+ * for those: land, the fill value), and the counts are made from them at the
+ * end (counts_from_missing); with extremes it counts the values, which tell
+ * the first value of a position. */
+
+/* float32 sums of a contiguous piece, only NaN left out: the common case of
+ * sums in order (CF-decoded values), in a loop the compiler vectorizes. */
+static void add_float32_sums(int64_t *restrict missing, float *restrict sum, const double *restrict x, size_t n) {
+    for (size_t i = 0; i < n; i++) sum[i] += x[i] == x[i] ? (float)x[i] : 0.0f;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != x[i]) missing[i]++;
+}
+
 /* Per position o + i * step, the piece's values added in: counted, summed,
- * least and greatest. */
+ * least and greatest. Float sums are float64, or in the values' own type when
+ * added in order (a value left out adds zero, as numpy's nansum of
+ * where(isnan(x), 0, x)). */
 static void add_floats(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, const double *x, size_t n,
                        const left_out *lo) {
     int64_t *count = (int64_t *)(void *)acc->count.data;
-    double *sum = (double *)(void *)acc->sum.data, *mn = (double *)(void *)acc->min.data,
+    bool narrow = acc->sum.dtype == IPFSRT_DTYPE_FLOAT32;
+    float *sum32 = narrow ? (float *)(void *)acc->sum.data : NULL;
+    double *sum = narrow ? NULL : (double *)(void *)acc->sum.data, *mn = (double *)(void *)acc->min.data,
            *mx = (double *)(void *)acc->max.data;
+    if (sum32 && !mn && step == 1 && !lo->nf) {
+        add_float32_sums(count + o, sum32 + o, x, n);
+        return;
+    }
     for (size_t i = 0; i < n; i++, o += step) {
         double v = x[i];
         bool skip = isnan(v);
         for (size_t k = 0; k < lo->nf; k++) skip = skip || v == lo->f[k];
-        if (skip) continue;
-        if (sum) sum[o] += v;
-        if (mn && (!count[o] || lower(v, mn[o]))) mn[o] = v;
-        if (mx && (!count[o] || higher(v, mx[o]))) mx[o] = v;
+        if (sum32) sum32[o] += skip ? 0.0f : (float)v;
+        if (sum) sum[o] += skip ? 0.0 : v;
+        if (skip && !mn) count[o]++; /* counting what is left out */
+        if (skip || !mn) continue;
+        if (!count[o] || lower(v, mn[o])) mn[o] = v;
+        if (!count[o] || higher(v, mx[o])) mx[o] = v;
         count[o]++;
     }
 }
 
-/* Sums and counts of a contiguous piece with at most one value left out: the
- * common case (CF-packed integers, their fill value), in a loop the compiler
+/* Sums of a contiguous piece with at most one value left out: the common
+ * case (CF-packed integers, their fill value), in a loop the compiler
  * vectorizes. */
-static void add_int_sums(int64_t *restrict count, int64_t *restrict sum, const int64_t *restrict x, size_t n,
+static void add_int_sums(int64_t *restrict missing, int64_t *restrict sum, const int64_t *restrict x, size_t n,
                          const left_out *lo) {
     int64_t fill = lo->ni ? lo->i[0] : 0;
     bool any = lo->ni != 0;
     for (size_t i = 0; i < n; i++) {
         int64_t v = x[i], kept = !any || v != fill;
         sum[i] = (int64_t)((uint64_t)sum[i] + (uint64_t)(kept ? v : 0)); /* wraps, as numpy's sums */
-        count[i] += kept;
     }
+    for (size_t i = 0; any && i < n; i++)
+        if (x[i] == fill) missing[i]++;
 }
 
 static void add_ints(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, const int64_t *x, size_t n,
@@ -119,16 +143,16 @@ static void add_ints(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, co
         int64_t v = x[i];
         bool skip = false;
         for (size_t k = 0; k < lo->ni; k++) skip = skip || v == lo->i[k];
+        if (skip && !mn) count[o]++; /* counting what is left out */
         if (skip) continue;
         if (sum) sum[o] = (int64_t)((uint64_t)sum[o] + (uint64_t)v); /* wraps, as numpy's sums */
-        if (mn && (!count[o] || (double)v < mn[o])) mn[o] = (double)v;
-        if (mx && (!count[o] || (double)v > mx[o])) mx[o] = (double)v;
+        if (!mn) continue;
+        if (!count[o] || (double)v < mn[o]) mn[o] = (double)v;
+        if (!count[o] || (double)v > mx[o]) mx[o] = (double)v;
         count[o]++;
     }
 }
 
-/* Adds the unit's region into the summaries, its first element at selected
- * position j0, row by row, a piece at a time. */
 /* Where row idx of a unit (its first element at selected position j0) goes in
  * the summaries: false when its group is none. */
 static bool row_offset(const fold_spec *fold, int nd, const size_t *ostride, const size_t *j0, const size_t *idx,
@@ -143,6 +167,8 @@ static bool row_offset(const fold_spec *fold, int nd, const size_t *ostride, con
     return true;
 }
 
+/* Adds the unit's region into the summaries, its first element at selected
+ * position j0, row by row, a piece at a time. */
 static void add_unit(const reader *r, const ipfsrt_zarr_summaries *acc, const left_out *lo,
                      const ipfsrt_ndarray *region, const size_t *j0) {
     int nd = region->ndim;
@@ -183,7 +209,21 @@ typedef struct fold_pool {
     unsigned what;
     ipfsrt_dtype sum_dtype;
     left_out lo; /* the values left out, worked out once */
+    /* Float sums along a dimension of several units (order_dim, else -1):
+     * one set, each column of units (the same chunks but along order_dim)
+     * added in order along it, as read-then-reduce adds rows; a unit decoded
+     * before its turn waits, copied, in parked. */
+    int order_dim;
+    size_t *turn; /* per column, the unit position along order_dim to add next */
+    struct parked *parked;
 } fold_pool;
+
+typedef struct parked {
+    struct parked *next;
+    size_t column, pos;
+    size_t j0[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_ndarray values;
+} parked;
 
 static ipfsrt_status make_set(const fold_pool *p, ipfsrt_zarr_summaries *s, ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_ndarray_new_zeros(&s->count, IPFSRT_DTYPE_INT64, 0, p->ndim, p->shape, err);
@@ -219,10 +259,86 @@ static void give_set(fold_pool *p, ipfsrt_zarr_summaries *s) {
     pthread_mutex_unlock(&p->lock);
 }
 
+/* Unit k's column (its place among the units, order_dim left out) and its
+ * position along order_dim. */
+static void column_of(const reader *r, int order_dim, size_t k, size_t *column, size_t *pos) {
+    size_t at[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_zarr_reader_odometer(r, k, at);
+    *column = 0;
+    for (int d = 0; d < r->m->ndim; d++)
+        if (d != order_dim) *column = *column * r->dims[d].n + at[d];
+    *pos = at[order_dim];
+}
+
+/* The parked unit at column's turn, taken out of the list (NULL: none). Locked. */
+static parked *unpark(fold_pool *p, size_t column) {
+    for (parked **q = &p->parked; *q; q = &(*q)->next)
+        if ((*q)->column == column && (*q)->pos == p->turn[column]) {
+            parked *u = *q;
+            *q = u->next;
+            return u;
+        }
+    return NULL;
+}
+
+static void free_parked(parked *u) {
+    if (!u) return;
+    ipfsrt_ndarray_free(&u->values);
+    free(u);
+}
+
+/* A copy of a unit decoded before its turn. */
+static ipfsrt_status park_copy(parked **out, size_t column, size_t pos, const ipfsrt_ndarray *region,
+                               const size_t *j0, int nd, ipfsrt_error *err) {
+    parked *u = calloc(1, sizeof *u);
+    if (!u) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    u->column = column, u->pos = pos;
+    memcpy(u->j0, j0, (size_t)nd * sizeof *j0);
+    ipfsrt_status st = ipfsrt_ndarray_copy(&u->values, region, err);
+    if (st != IPFSRT_OK) free_parked(u), u = NULL;
+    *out = u;
+    return st;
+}
+
+/* Adds the unit when its turn has come (then the parked ones whose turn that
+ * makes), else parks a copy of it. Units of one column never add at once:
+ * only the one at the column's turn adds. */
+static ipfsrt_status fold_in_order(reader *r, size_t k, const ipfsrt_ndarray *region, const size_t *j0,
+                                   ipfsrt_error *err) {
+    fold_pool *p = r->fold->pool;
+    size_t column, pos;
+    column_of(r, p->order_dim, k, &column, &pos);
+    parked *copy = NULL;
+    ipfsrt_status st = IPFSRT_OK;
+    pthread_mutex_lock(&p->lock);
+    if (!p->n_sets) p->n_sets = 1, st = make_set(p, &p->sets[0], err);
+    while (st == IPFSRT_OK && p->turn[column] != pos && !copy) { /* copied unlocked, then looked at again */
+        pthread_mutex_unlock(&p->lock);
+        st = park_copy(&copy, column, pos, region, j0, p->ndim, err);
+        pthread_mutex_lock(&p->lock);
+    }
+    bool mine = st == IPFSRT_OK && p->turn[column] == pos;
+    if (copy && !mine) copy->next = p->parked, p->parked = copy;
+    pthread_mutex_unlock(&p->lock);
+    if (!mine) return st;
+    free_parked(copy); /* its turn came while it was copied */
+    add_unit(r, &p->sets[0], &p->lo, region, j0);
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        p->turn[column]++;
+        parked *next = unpark(p, column);
+        pthread_mutex_unlock(&p->lock);
+        if (!next) return IPFSRT_OK;
+        add_unit(r, &p->sets[0], &p->lo, &next->values, next->j0);
+        free_parked(next);
+    }
+}
+
 ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err) {
     size_t shape[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS],
         lstep[IPFSRT_NDARRAY_MAX_DIMS], j0[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_zarr_reader_geometry(r, k, shape, index, lstart, lstep, j0);
+    if (r->fold->pool->order_dim >= 0) return fold_in_order(r, k, region, j0, err); /* empty ones take turns too */
     if (!ipfsrt_ndarray_size(region)) return IPFSRT_OK;
     ipfsrt_zarr_summaries *set;
     ipfsrt_status st = take_set(r->fold->pool, &set, err);
@@ -240,6 +356,14 @@ static int64_t *int64s(const ipfsrt_ndarray *a) { return (int64_t *)(void *)a->d
 static void merge_sets(const ipfsrt_zarr_summaries *a, const ipfsrt_zarr_summaries *b) {
     int64_t *ca = int64s(&a->count), *cb = int64s(&b->count);
     bool ints = a->sum.data && a->sum.dtype == IPFSRT_DTYPE_INT64;
+    if (!a->min.data) { /* counts of what is left out: sums added (a float one to the +0 of the other sets) */
+        for (size_t i = 0, n = ipfsrt_ndarray_size(&a->count); i < n; i++) {
+            ca[i] += cb[i];
+            if (ints) int64s(&a->sum)[i] = (int64_t)((uint64_t)int64s(&a->sum)[i] + (uint64_t)int64s(&b->sum)[i]);
+            else if (a->sum.data) doubles(&a->sum)[i] += doubles(&b->sum)[i];
+        }
+        return;
+    }
     for (size_t i = 0, n = ipfsrt_ndarray_size(&a->count); i < n; i++) {
         if (!cb[i]) continue;
         if (ints) int64s(&a->sum)[i] = (int64_t)((uint64_t)int64s(&a->sum)[i] + (uint64_t)int64s(&b->sum)[i]);
@@ -263,12 +387,29 @@ static void pool_init(fold_pool *p, const reader *r, const bool *along, unsigned
     if (r->fold->group_of) p->shape[r->fold->group_dim] = r->fold->n_groups;
     p->what = what;
     p->sum_dtype = ipfsrt_dtype_is_float(values) ? IPFSRT_DTYPE_FLOAT64 : IPFSRT_DTYPE_INT64;
+    p->order_dim = -1;
     left_out_of(r->fold, &p->lo);
     for (size_t i = 0; i < THREADS_MAX + 1; i++) ipfsrt_zarr_summaries_init(&p->sets[i]);
 }
 
+/* Float sums added in order along order_dim, in the values' own type. */
+static ipfsrt_status pool_order(fold_pool *p, const reader *r, int order_dim, ipfsrt_dtype values,
+                                ipfsrt_error *err) {
+    size_t columns = r->dims[order_dim].n ? r->total / r->dims[order_dim].n : 0;
+    p->order_dim = order_dim;
+    p->sum_dtype = values;
+    p->turn = calloc(columns ? columns : 1, sizeof *p->turn);
+    return p->turn ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+}
+
 static void pool_free(fold_pool *p) {
     for (size_t i = 0; i < p->n_sets; i++) ipfsrt_zarr_summaries_free(&p->sets[i]);
+    while (p->parked) { /* a failed read leaves some */
+        parked *next = p->parked->next;
+        free_parked(p->parked);
+        p->parked = next;
+    }
+    free(p->turn);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->returned);
 }
@@ -309,23 +450,56 @@ static ipfsrt_status drop_dims(const reader *r, const bool *along, ipfsrt_zarr_s
     return st;
 }
 
-/* Float sums along a dimension of more than one unit would be added in arrival order. */
-static ipfsrt_status check_order(const reader *r, const bool *along, unsigned what, ipfsrt_dtype values,
-                                 ipfsrt_error *err) {
+/* Float sums along the first kept dimension alone (folded or grouped) are
+ * added in order along it, in the values' type, as read-then-reduce adds
+ * rows. Along other dimensions they are float64, and refused where they span
+ * units: added as units arrive, they would round differently from run to run. */
+static ipfsrt_status plan_order(reader *r, const bool *along, unsigned what, ipfsrt_dtype values,
+                                ipfsrt_error *err) {
     if (!(what & IPFSRT_ZARR_FOLD_SUMS) || !ipfsrt_dtype_is_float(values)) return IPFSRT_OK;
+    int first = 0, folded = 0, spanning = -1, n_spanning = 0;
+    while (first < r->m->ndim - 1 && r->dims[first].dropped) first++;
+    for (int d = 0; d < r->m->ndim; d++) {
+        bool f = along[d] || (r->fold->group_of && d == r->fold->group_dim);
+        folded += f;
+        if (f && r->dims[d].n > 1) spanning = d, n_spanning++;
+    }
+    bool only_first = folded == 1 && (along[first] || (r->fold->group_of && r->fold->group_dim == first));
+    if (only_first) return pool_order(r->fold->pool, r, first, values, err); /* in order even in one unit */
+    if (!n_spanning) return IPFSRT_OK;
+    return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: float sums along dimension %d span %zu chunks, beside "
+                       "other dimensions folded: added as they arrive, they would round differently from run to "
+                       "run", r->m->name, spanning, r->dims[spanning].n);
+}
+
+/* Counts of what was left out to counts of values: a position holds the
+ * selected positions folded into it (its group's), less those. */
+static ipfsrt_status counts_from_missing(const reader *r, ipfsrt_zarr_summaries *acc, ipfsrt_error *err) {
+    const fold_spec *fold = r->fold;
+    int64_t folded = 1, *count = int64s(&acc->count);
     for (int d = 0; d < r->m->ndim; d++)
-        if ((along[d] || (r->fold->group_of && d == r->fold->group_dim)) && r->dims[d].n > 1)
-            return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: float sums along dimension %d span %zu chunks: "
-                               "added as they arrive, they would round differently from run to run", r->m->name, d,
-                               r->dims[d].n);
+        if (fold->along[d]) folded *= (int64_t)r->dims[d].count; /* at most the selection's size */
+    size_t n = ipfsrt_ndarray_size(&acc->count);
+    if (!fold->group_of) {
+        for (size_t i = 0; i < n; i++) count[i] = folded - count[i];
+        return IPFSRT_OK;
+    }
+    int64_t *size = calloc(fold->n_groups ? fold->n_groups : 1, sizeof *size);
+    if (!size) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t j = 0; j < r->dims[fold->group_dim].count; j++)
+        if (fold->group_of[j] != SIZE_MAX) size[fold->group_of[j]]++;
+    size_t every = (size_t)acc->count.strides[fold->group_dim] / sizeof *count;
+    for (size_t i = 0; i < n; i++) count[i] = folded * size[i / every % fold->n_groups] - count[i];
+    free(size);
     return IPFSRT_OK;
 }
 
 static ipfsrt_status run_along(reader *r, const ipfsrt_zarr_node *array, const bool *along, unsigned what,
                                ipfsrt_dtype values, ipfsrt_zarr_summaries *acc, ipfsrt_error *err) {
-    ipfsrt_status st = check_order(r, along, what, values, err);
+    ipfsrt_status st = plan_order(r, along, what, values, err);
     if (st == IPFSRT_OK && r->total) st = ipfsrt_zarr_reader_run(r, ipfsrt_zarr_node_store(array), err);
     if (st == IPFSRT_OK) st = merge_pool(r->fold->pool, acc, err);
+    if (st == IPFSRT_OK && !(what & IPFSRT_ZARR_FOLD_EXTREMES)) st = counts_from_missing(r, acc, err);
     if (st == IPFSRT_OK) no_extremes(acc);
     if (st == IPFSRT_OK) st = drop_dims(r, along, acc, err);
     return st;
