@@ -215,14 +215,20 @@ typedef struct fold_pool {
      * before its turn waits, copied, in parked. */
     int order_dim;
     size_t *turn; /* per column, the unit position along order_dim to add next */
-    struct parked *parked;
+    struct parked *parked, *spare;
+    size_t parked_bytes, unit_bytes; /* parked, and the most a unit's copy takes */
 } fold_pool;
+
+/* Decoded units parked at once, at most (about): beyond, the decoders take
+ * only units whose turn it is, the others waiting still encoded. */
+#define PARKED_BYTES_MAX ((size_t)32 << 20)
 
 typedef struct parked {
     struct parked *next;
     size_t column, pos;
     size_t j0[IPFSRT_NDARRAY_MAX_DIMS];
-    ipfsrt_ndarray values;
+    ipfsrt_ndarray values; /* a view of bytes */
+    unsigned char bytes[]; /* unit_bytes: the copies go round (pool->spare), never zeroed */
 } parked;
 
 static ipfsrt_status make_set(const fold_pool *p, ipfsrt_zarr_summaries *s, ipfsrt_error *err) {
@@ -281,21 +287,41 @@ static parked *unpark(fold_pool *p, size_t column) {
     return NULL;
 }
 
-static void free_parked(parked *u) {
+/* A parked copy given back for the next one. */
+static void recycle(fold_pool *p, parked *u) {
     if (!u) return;
-    ipfsrt_ndarray_free(&u->values);
-    free(u);
+    pthread_mutex_lock(&p->lock);
+    u->next = p->spare;
+    p->spare = u;
+    pthread_mutex_unlock(&p->lock);
 }
 
-/* A copy of a unit decoded before its turn. */
-static ipfsrt_status park_copy(parked **out, size_t column, size_t pos, const ipfsrt_ndarray *region,
-                               const size_t *j0, int nd, ipfsrt_error *err) {
-    parked *u = calloc(1, sizeof *u);
-    if (!u) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+static void free_list(parked *u) {
+    for (parked *next; u; u = next) {
+        next = u->next;
+        free(u);
+    }
+}
+
+/* A copy of a unit decoded before its turn (C order, in a spare copy's bytes
+ * when there is one). */
+static ipfsrt_status park_copy(fold_pool *p, parked **out, size_t column, size_t pos,
+                               const ipfsrt_ndarray *region, const size_t *j0, ipfsrt_error *err) {
+    pthread_mutex_lock(&p->lock);
+    parked *u = p->spare;
+    if (u) p->spare = u->next;
+    pthread_mutex_unlock(&p->lock);
+    if (!u) u = malloc(sizeof *u + p->unit_bytes);
+    if (!u) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a chunk of %zu bytes", p->unit_bytes);
     u->column = column, u->pos = pos;
-    memcpy(u->j0, j0, (size_t)nd * sizeof *j0);
-    ipfsrt_status st = ipfsrt_ndarray_copy(&u->values, region, err);
-    if (st != IPFSRT_OK) free_parked(u), u = NULL;
+    memcpy(u->j0, j0, (size_t)region->ndim * sizeof *j0);
+    u->values = *region;
+    u->values.buffer = NULL;
+    u->values.data = u->bytes;
+    ptrdiff_t step = (ptrdiff_t)region->itemsize;
+    for (int d = region->ndim; d-- > 0; step *= (ptrdiff_t)region->shape[d]) u->values.strides[d] = step;
+    ipfsrt_status st = ipfsrt_ndarray_assign(&u->values, region, err);
+    if (st != IPFSRT_OK) recycle(p, u), u = NULL;
     *out = u;
     return st;
 }
@@ -314,24 +340,43 @@ static ipfsrt_status fold_in_order(reader *r, size_t k, const ipfsrt_ndarray *re
     if (!p->n_sets) p->n_sets = 1, st = make_set(p, &p->sets[0], err);
     while (st == IPFSRT_OK && p->turn[column] != pos && !copy) { /* copied unlocked, then looked at again */
         pthread_mutex_unlock(&p->lock);
-        st = park_copy(&copy, column, pos, region, j0, p->ndim, err);
+        st = park_copy(p, &copy, column, pos, region, j0, err);
         pthread_mutex_lock(&p->lock);
     }
     bool mine = st == IPFSRT_OK && p->turn[column] == pos;
-    if (copy && !mine) copy->next = p->parked, p->parked = copy;
+    if (copy && !mine) copy->next = p->parked, p->parked = copy, p->parked_bytes += p->unit_bytes;
     pthread_mutex_unlock(&p->lock);
     if (!mine) return st;
-    free_parked(copy); /* its turn came while it was copied */
+    recycle(p, copy); /* its turn came while it was copied */
     add_unit(r, &p->sets[0], &p->lo, region, j0);
     for (;;) {
         pthread_mutex_lock(&p->lock);
         p->turn[column]++;
         parked *next = unpark(p, column);
+        if (next) p->parked_bytes -= p->unit_bytes;
         pthread_mutex_unlock(&p->lock);
-        if (!next) return IPFSRT_OK;
+        if (!next) break;
         add_unit(r, &p->sets[0], &p->lo, &next->values, next->j0);
-        free_parked(next);
+        recycle(p, next);
     }
+    if (r->nthreads) { /* a queued unit may have its turn now */
+        pthread_mutex_lock(&r->mu);
+        pthread_cond_broadcast(&r->work);
+        pthread_mutex_unlock(&r->mu);
+    }
+    return IPFSRT_OK;
+}
+
+bool ipfsrt_zarr_fold_in_order(const reader *r) { return r->fold->pool && r->fold->pool->order_dim >= 0; }
+
+int ipfsrt_zarr_fold_may_take(const reader *r, size_t k) {
+    fold_pool *p = r->fold->pool;
+    size_t column, pos;
+    column_of(r, p->order_dim, k, &column, &pos);
+    pthread_mutex_lock(&p->lock);
+    int rank = p->turn[column] == pos ? 2 : p->parked_bytes + p->unit_bytes <= PARKED_BYTES_MAX;
+    pthread_mutex_unlock(&p->lock);
+    return rank;
 }
 
 ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err) {
@@ -398,17 +443,16 @@ static ipfsrt_status pool_order(fold_pool *p, const reader *r, int order_dim, ip
     size_t columns = r->dims[order_dim].n ? r->total / r->dims[order_dim].n : 0;
     p->order_dim = order_dim;
     p->sum_dtype = values;
+    p->unit_bytes = ipfsrt_dtype_size(values);
+    for (int d = 0; d < r->m->ndim; d++) p->unit_bytes *= r->unit->chunks[d]; /* a unit holds no more */
     p->turn = calloc(columns ? columns : 1, sizeof *p->turn);
     return p->turn ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
 }
 
 static void pool_free(fold_pool *p) {
     for (size_t i = 0; i < p->n_sets; i++) ipfsrt_zarr_summaries_free(&p->sets[i]);
-    while (p->parked) { /* a failed read leaves some */
-        parked *next = p->parked->next;
-        free_parked(p->parked);
-        p->parked = next;
-    }
+    free_list(p->parked); /* a failed read leaves some */
+    free_list(p->spare);
     free(p->turn);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->returned);

@@ -206,13 +206,27 @@ static void fail_locked(reader *r, const ipfsrt_error *e) {
     pthread_cond_broadcast(&r->room);
 }
 
-/* The next job a decoder may take: the first queued, or reading in slabs
- * the first of a slab in the window (any once the read failed: it is
- * skipped). Locked. */
+/* Reads that decode their units in an order of their own: in slabs, or
+ * folding float sums in order. */
+static bool picky(const reader *r) { return r->slabs || (r->fold && ipfsrt_zarr_fold_in_order(r)); }
+
+/* Whether a decoder may take unit k now: 2 yes, 1 if nothing better is
+ * queued, 0 no. Reading in slabs, a unit of a slab in the window; folding in
+ * order, one whose turn it is, else one to park (any once the read failed or
+ * closes: it is skipped, or nothing else is left). Locked. */
+static int may_take(const reader *r, size_t k) {
+    if (r->failed || r->closing) return 2;
+    if (r->slabs) return ipfsrt_zarr_slab_in_window(r, k) ? 2 : 0;
+    return r->fold && ipfsrt_zarr_fold_in_order(r) ? ipfsrt_zarr_fold_may_take(r, k) : 2;
+}
+
+/* The next job a decoder may take: the first queued it may take best. Locked. */
 static job *take_job(reader *r) {
-    job *prev = NULL, *j = r->head;
-    while (j && r->slabs && !r->failed && !r->closing && !ipfsrt_zarr_slab_in_window(r, j->unit))
-        prev = j, j = j->next;
+    job *prev = NULL, *j = r->head, *second = NULL, *second_prev = NULL;
+    int rank = 0;
+    for (; j && (rank = may_take(r, j->unit)) < 2; prev = j, j = j->next)
+        if (rank == 1 && !second) second = j, second_prev = prev;
+    if (!j) j = second, prev = second_prev;
     if (!j) return NULL;
     if (prev) prev->next = j->next;
     else r->head = j->next;
@@ -224,7 +238,7 @@ static job *take_job(reader *r) {
 static bool decoders_can_go_on(reader *r) {
     if (r->decoding) return true;
     for (job *j = r->head; j; j = j->next)
-        if (!r->slabs || r->failed || ipfsrt_zarr_slab_in_window(r, j->unit)) return true;
+        if (may_take(r, j->unit)) return true;
     return false;
 }
 
@@ -320,7 +334,7 @@ static void wait_for_room(reader *r, size_t len, bool held, ipfsrt_error *err) {
             pthread_mutex_lock(&r->mu);
             continue;
         }
-        if (r->slabs && !decoders_can_go_on(r)) break;
+        if (picky(r) && !decoders_can_go_on(r)) break;
         pthread_cond_wait(&r->room, &r->mu);
     }
 }
@@ -506,7 +520,7 @@ ipfsrt_status ipfsrt_zarr_reader_run(reader *r, ipfsrt_zarr_store *store, ipfsrt
     ipfsrt_status st = start_decoders(r, err);
     if (st == IPFSRT_OK) st = r->m->inner ? ipfsrt_zarr_read_shards(r, store, err) : fetch_chunks(r, store, err);
     if (st == IPFSRT_OK && r->slabs) st = ipfsrt_zarr_slabs_hand_over(r, true, err);
-    if (st != IPFSRT_OK && r->slabs && r->nthreads) { /* the chunks still queued are skipped */
+    if (st != IPFSRT_OK && picky(r) && r->nthreads) { /* the chunks still queued are skipped */
         pthread_mutex_lock(&r->mu);
         r->failed = true;
         pthread_mutex_unlock(&r->mu);

@@ -96,6 +96,11 @@ ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *
 void ipfsrt_zarr_reader_geometry(const reader *r, size_t k, size_t *shape, size_t *index, size_t *lstart,
                                  size_t *lstep, size_t *j0);
 
+/* A fold adding float sums in order (fold_along.c): whether unit k may be
+ * decoded now: 2 its turn, 1 room to park it until then, 0 neither. Locked. */
+bool ipfsrt_zarr_fold_in_order(const reader *r);
+int ipfsrt_zarr_fold_may_take(const reader *r, size_t k);
+
 /* Reads in slabs (read_slabs.c). Unit k's region of its slab's array (made
  * with the slab's first unit). */
 ipfsrt_status ipfsrt_zarr_slab_region(reader *r, size_t k, ipfsrt_ndarray *region, size_t *index, size_t *lstart,
