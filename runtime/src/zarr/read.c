@@ -212,10 +212,11 @@ static bool picky(const reader *r) { return r->slabs || (r->fold && ipfsrt_zarr_
 
 /* Whether a decoder may take unit k now: 2 yes, 1 if nothing better is
  * queued, 0 no. Reading in slabs, a unit of a slab in the window; folding in
- * order, one whose turn it is, else one to park (any once the read failed or
- * closes: it is skipped, or nothing else is left). Locked. */
+ * order, one whose turn it is, else one to park (any once the read failed: it
+ * is skipped). Every unit in, some unit may always be taken: the next slab's,
+ * each column's next. Locked. */
 static int may_take(const reader *r, size_t k) {
-    if (r->failed || r->closing) return 2;
+    if (r->failed) return 2;
     if (r->slabs) return ipfsrt_zarr_slab_in_window(r, k) ? 2 : 0;
     return r->fold && ipfsrt_zarr_fold_in_order(r) ? ipfsrt_zarr_fold_may_take(r, k) : 2;
 }
