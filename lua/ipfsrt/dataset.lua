@@ -491,10 +491,20 @@ end
 -- order chunks arrive in: counts, extremes, and sums and means of stored
 -- integers (CF-packed values summed as stored, exactly, then scaled). Float
 -- sums along dimensions are read and reduced instead.
+-- Whether v's first dimension runs forwards: folds add along it in the
+-- order it is stored in, read-then-reduce in the order selected.
+local function forwards(v)
+  for _, s in ipairs(v._sel) do
+    if not s.index then return s.step > 0 end
+  end
+  return true
+end
+
 -- The fold options of op over v, or nil when it cannot be folded that way.
 -- in_order: folded along the first dimension alone, where float sums are
 -- added in order (the bits of read-then-reduce, CF-decoded values summed).
 local function fold_options(v, op, in_order)
+  in_order = in_order and forwards(v)
   local total = 1
   for _, n in ipairs(v.shape) do total = total * n end
   if not v._array or total * 8 <= M.FOLD_BYTES or op == "std" or op == "var" or op == "median" then return nil end
