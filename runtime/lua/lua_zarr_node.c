@@ -425,6 +425,14 @@ static int node_summarize(lua_State *L) {
     return 1;
 }
 
+/* A fold's values left out (the list at idx, into skip) and what it gathers
+ * besides counts (sums at idx + 1, extremes at idx + 2). */
+static unsigned check_fold(lua_State *L, int idx, double *skip, size_t *n_skip) {
+    *n_skip = check_skip(L, idx, skip);
+    return (lua_toboolean(L, idx + 1) ? IPFSRT_ZARR_FOLD_SUMS : 0) |
+           (lua_toboolean(L, idx + 2) ? IPFSRT_ZARR_FOLD_EXTREMES : 0);
+}
+
 /* After a fold: its error raised, or its summaries as a table of n-d arrays. */
 static int push_summaries(lua_State *L, ipfsrt_lua_zstore *zs, ipfsrt_status st, const ipfsrt_error *err,
                           ipfsrt_zarr_summaries *out) {
@@ -459,8 +467,8 @@ static int node_summarize_along(lua_State *L) {
         along[d] = true;
     }
     double skip[SKIP_MAX];
-    size_t n_skip = check_skip(L, 5, skip);
-    unsigned what = (lua_toboolean(L, 6) ? IPFSRT_ZARR_FOLD_SUMS : 0) | (lua_toboolean(L, 7) ? IPFSRT_ZARR_FOLD_EXTREMES : 0);
+    size_t n_skip;
+    unsigned what = check_fold(L, 5, skip, &n_skip);
     ipfsrt_zarr_read_options opts;
     ipfsrt_ndarray_scaling sc;
     check_read_options(L, 3, 8, &opts, &sc);
@@ -484,8 +492,8 @@ static int node_summarize_groups(lua_State *L) {
     luaL_checktype(L, 5, LUA_TTABLE);
     lua_Integer n_groups = luaL_checkinteger(L, 6);
     double skip[SKIP_MAX];
-    size_t n_skip = check_skip(L, 7, skip);
-    unsigned what = (lua_toboolean(L, 8) ? IPFSRT_ZARR_FOLD_SUMS : 0) | (lua_toboolean(L, 9) ? IPFSRT_ZARR_FOLD_EXTREMES : 0);
+    size_t n_skip;
+    unsigned what = check_fold(L, 7, skip, &n_skip);
     ipfsrt_zarr_read_options opts;
     ipfsrt_ndarray_scaling sc;
     check_read_options(L, 3, 10, &opts, &sc);

@@ -1,12 +1,14 @@
 /* Folds along dimensions: `mean over time` of a selection without building
  * it, or per group along one (`monthly means`: each position of time added
- * into its month's). Each decoded unit is added into summaries shaped like the selection with
- * the folded dimensions of size 1: a decoder takes a set of summaries nobody
- * is adding into (one per decoder at work), so none waits for another, and the
- * sets are added up at the end. Counts, integer sums and extremes do not
- * depend on the order values are added in; float sums are only taken where
- * one unit holds every value of a position (checked before any fetch), so
- * each is added in that unit's own order, in one set. */
+ * into its month's). Each decoded unit is added into summaries shaped like the
+ * selection with the folded dimensions of size 1: a decoder takes a set of
+ * summaries nobody is adding into (one per decoder at work), so none waits for
+ * another, and the sets are added up at the end. Counts, integer sums and
+ * extremes do not depend on the order values are added in. Float sums along
+ * the first dimension alone are added in order into one set (plan_order,
+ * fold_in_order); elsewhere they are only taken where one unit holds every
+ * value of a position (checked before any fetch), each added in that unit's
+ * own order. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +155,9 @@ static void add_ints(const ipfsrt_zarr_summaries *acc, size_t o, size_t step, co
     }
 }
 
+/* Whether dimension d is folded into groups. */
+static bool grouped(const fold_spec *fold, int d) { return fold->group_of && d == fold->group_dim; }
+
 /* Where row idx of a unit (its first element at selected position j0) goes in
  * the summaries: false when its group is none. */
 static bool row_offset(const fold_spec *fold, int nd, const size_t *ostride, const size_t *j0, const size_t *idx,
@@ -160,9 +165,9 @@ static bool row_offset(const fold_spec *fold, int nd, const size_t *ostride, con
     *o = 0;
     for (int d = 0; d < nd; d++) {
         size_t j = j0[d] + idx[d];
-        bool grouped = fold->group_of && d == fold->group_dim;
-        if (grouped && fold->group_of[j] == SIZE_MAX) return false;
-        *o += (grouped ? fold->group_of[j] : j) * ostride[d];
+        bool in_groups = grouped(fold, d);
+        if (in_groups && fold->group_of[j] == SIZE_MAX) return false;
+        *o += (in_groups ? fold->group_of[j] : j) * ostride[d];
     }
     return true;
 }
@@ -209,10 +214,10 @@ typedef struct fold_pool {
     unsigned what;
     ipfsrt_dtype sum_dtype;
     left_out lo; /* the values left out, worked out once */
-    /* Float sums along a dimension of several units (order_dim, else -1):
-     * one set, each column of units (the same chunks but along order_dim)
-     * added in order along it, as read-then-reduce adds rows; a unit decoded
-     * before its turn waits, copied, in parked. */
+    /* Float sums along the first dimension alone (order_dim, else -1): one
+     * set, each column of units (the same chunks but along order_dim) added
+     * in order along it, as read-then-reduce adds rows; a unit decoded before
+     * its turn waits, copied, in parked. */
     int order_dim;
     size_t *turn; /* per column, the unit position along order_dim to add next */
     struct parked *parked, *spare;
@@ -337,7 +342,6 @@ static ipfsrt_status fold_in_order(reader *r, size_t k, const ipfsrt_ndarray *re
     parked *copy = NULL;
     ipfsrt_status st = IPFSRT_OK;
     pthread_mutex_lock(&p->lock);
-    if (!p->n_sets) p->n_sets = 1, st = make_set(p, &p->sets[0], err);
     while (st == IPFSRT_OK && p->turn[column] != pos && !copy) { /* copied unlocked, then looked at again */
         pthread_mutex_unlock(&p->lock);
         st = park_copy(p, &copy, column, pos, region, j0, err);
@@ -428,8 +432,8 @@ static void pool_init(fold_pool *p, const reader *r, const bool *along, unsigned
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->returned, NULL);
     p->ndim = r->m->ndim;
-    for (int d = 0; d < p->ndim; d++) p->shape[d] = along[d] ? 1 : r->dims[d].count;
-    if (r->fold->group_of) p->shape[r->fold->group_dim] = r->fold->n_groups;
+    for (int d = 0; d < p->ndim; d++)
+        p->shape[d] = along[d] ? 1 : grouped(r->fold, d) ? r->fold->n_groups : r->dims[d].count;
     p->what = what;
     p->sum_dtype = ipfsrt_dtype_is_float(values) ? IPFSRT_DTYPE_FLOAT64 : IPFSRT_DTYPE_INT64;
     p->order_dim = -1;
@@ -437,7 +441,8 @@ static void pool_init(fold_pool *p, const reader *r, const bool *along, unsigned
     for (size_t i = 0; i < THREADS_MAX + 1; i++) ipfsrt_zarr_summaries_init(&p->sets[i]);
 }
 
-/* Float sums added in order along order_dim, in the values' own type. */
+/* Float sums added in order along order_dim, in the values' own type, into
+ * the one set (made now, before any unit is decoded). */
 static ipfsrt_status pool_order(fold_pool *p, const reader *r, int order_dim, ipfsrt_dtype values,
                                 ipfsrt_error *err) {
     size_t columns = r->dims[order_dim].n ? r->total / r->dims[order_dim].n : 0;
@@ -446,7 +451,9 @@ static ipfsrt_status pool_order(fold_pool *p, const reader *r, int order_dim, ip
     p->unit_bytes = ipfsrt_dtype_size(values);
     for (int d = 0; d < r->m->ndim; d++) p->unit_bytes *= r->unit->chunks[d]; /* a unit holds no more */
     p->turn = calloc(columns ? columns : 1, sizeof *p->turn);
-    return p->turn ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!p->turn) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    p->n_sets = 1;
+    return make_set(p, &p->sets[0], err);
 }
 
 static void pool_free(fold_pool *p) {
@@ -485,8 +492,7 @@ static ipfsrt_status drop_dims(const reader *r, const bool *along, ipfsrt_zarr_s
     int n = 0;
     for (int d = 0; d < r->m->ndim; d++)
         if (!along[d] && !r->dims[d].dropped)
-            shape[n++] = (int64_t)(r->fold->group_of && d == r->fold->group_dim ? r->fold->n_groups
-                                                                                : r->dims[d].count);
+            shape[n++] = (int64_t)(grouped(r->fold, d) ? r->fold->n_groups : r->dims[d].count);
     ipfsrt_ndarray *all[4] = {&acc->count, &acc->sum, &acc->min, &acc->max};
     ipfsrt_status st = IPFSRT_OK;
     for (int i = 0; i < 4 && st == IPFSRT_OK; i++)
@@ -501,14 +507,13 @@ static ipfsrt_status drop_dims(const reader *r, const bool *along, ipfsrt_zarr_s
 static ipfsrt_status plan_order(reader *r, const bool *along, unsigned what, ipfsrt_dtype values,
                                 ipfsrt_error *err) {
     if (!(what & IPFSRT_ZARR_FOLD_SUMS) || !ipfsrt_dtype_is_float(values)) return IPFSRT_OK;
-    int first = 0, folded = 0, spanning = -1, n_spanning = 0;
-    while (first < r->m->ndim - 1 && r->dims[first].dropped) first++;
+    int first = ipfsrt_zarr_reader_first_kept(r), folded = 0, spanning = -1, n_spanning = 0;
     for (int d = 0; d < r->m->ndim; d++) {
-        bool f = along[d] || (r->fold->group_of && d == r->fold->group_dim);
+        bool f = along[d] || grouped(r->fold, d);
         folded += f;
         if (f && r->dims[d].n > 1) spanning = d, n_spanning++;
     }
-    bool only_first = folded == 1 && (along[first] || (r->fold->group_of && r->fold->group_dim == first));
+    bool only_first = folded == 1 && (along[first] || grouped(r->fold, first));
     if (only_first) return pool_order(r->fold->pool, r, first, values, err); /* in order even in one unit */
     if (!n_spanning) return IPFSRT_OK;
     return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: float sums along dimension %d span %zu chunks, beside "

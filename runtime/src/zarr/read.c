@@ -88,6 +88,12 @@ ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int 
     return st;
 }
 
+int ipfsrt_zarr_reader_first_kept(const reader *r) {
+    int d = 0;
+    while (d < r->m->ndim - 1 && r->dims[d].dropped) d++;
+    return d;
+}
+
 void ipfsrt_zarr_reader_odometer(const reader *r, size_t k, size_t *pos) {
     for (int d = r->m->ndim; d-- > 0;) {
         pos[d] = k % r->dims[d].n;

@@ -26,6 +26,12 @@ struct slab_plan {
     void *user;
 };
 
+/* The rows of slab s: from its start to the next one's (the last, to the selection's end). */
+static size_t slab_rows(const reader *r, size_t s) {
+    const slab_plan *p = r->slabs;
+    return (s + 1 < p->n ? p->start[s + 1] : r->dims[p->dim].count) - p->start[s];
+}
+
 static size_t slab_of_unit(const reader *r, size_t k) {
     size_t pos[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_zarr_reader_odometer(r, k, pos);
@@ -41,7 +47,7 @@ static ipfsrt_status make_slab(reader *r, size_t s, ipfsrt_error *err) {
     slab_plan *p = r->slabs;
     size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
     for (int d = 0; d < r->m->ndim; d++) shape[d] = r->dims[d].count;
-    shape[p->dim] = (s + 1 < p->n ? p->start[s + 1] : r->dims[p->dim].count) - p->start[s];
+    shape[p->dim] = slab_rows(r, s);
     ipfsrt_dtype dtype = r->opts->unscale ? r->opts->unscale_dtype : r->m->dtype;
     return ipfsrt_ndarray_new_empty(&p->data[s], dtype, r->opts->unscale ? 0 : r->m->itemsize, r->m->ndim, shape,
                                     err);
@@ -89,8 +95,7 @@ static ipfsrt_status hand_over(reader *r, size_t s, ipfsrt_error *err) {
         st = ipfsrt_ndarray_slice(&out, &slab, per_dim, r->m->ndim, err); /* indexed ones only: contiguous */
         ipfsrt_ndarray_free(&slab);
     }
-    size_t end = s + 1 < p->n ? p->start[s + 1] : r->dims[p->dim].count;
-    if (st == IPFSRT_OK) st = p->fn(p->user, p->start[s], end - p->start[s], &out, err);
+    if (st == IPFSRT_OK) st = p->fn(p->user, p->start[s], slab_rows(r, s), &out, err);
     else ipfsrt_ndarray_free(&out);
     return st;
 }
@@ -136,10 +141,7 @@ static size_t mul_sat(size_t a, size_t b) { return b && a > SIZE_MAX / b ? SIZE_
 /* How many slabs the decoders may work on: the bytes allowed of the largest. */
 static size_t window(const reader *r, const slab_plan *p) {
     size_t rows = 0;
-    for (size_t i = 0; i < p->n; i++) {
-        size_t end = i + 1 < p->n ? p->start[i + 1] : r->dims[p->dim].count;
-        rows = end - p->start[i] > rows ? end - p->start[i] : rows;
-    }
+    for (size_t i = 0; i < p->n; i++) rows = slab_rows(r, i) > rows ? slab_rows(r, i) : rows;
     size_t bytes = r->opts->unscale ? ipfsrt_dtype_size(r->opts->unscale_dtype) : r->m->itemsize;
     for (int d = 0; d < r->m->ndim; d++) bytes = mul_sat(bytes, d == p->dim ? rows : r->dims[d].count);
     size_t allowed = r->opts->slabs_ahead_bytes ? r->opts->slabs_ahead_bytes : SLABS_AHEAD_BYTES;
@@ -151,8 +153,7 @@ static size_t window(const reader *r, const slab_plan *p) {
  * every end falls at a boundary between units. */
 static ipfsrt_status plan_slabs(const reader *r, slab_plan *p, const size_t *ends, ipfsrt_error *err) {
     const char *name = r->m->name;
-    p->dim = 0;
-    while (p->dim < r->m->ndim - 1 && r->dims[p->dim].dropped) p->dim++;
+    p->dim = ipfsrt_zarr_reader_first_kept(r);
     const dim_plan *dp = &r->dims[p->dim];
     for (int d = 0; d < r->m->ndim; d++)
         if (r->dims[d].reversed)

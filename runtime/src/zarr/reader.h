@@ -127,6 +127,8 @@ void ipfsrt_zarr_reader_region(const reader *r, size_t k, ipfsrt_ndarray *region
 bool ipfsrt_zarr_reader_as_asked(const reader *r, ipfsrt_ndslice *per_dim);
 /* Frees what the plan holds (not r itself). */
 void ipfsrt_zarr_reader_release(reader *r);
+/* The first dimension not indexed (the last when all are). */
+int ipfsrt_zarr_reader_first_kept(const reader *r);
 /* Unit k of the plan (row-major over the dimensions' lists): per dimension
  * its place in the list. */
 void ipfsrt_zarr_reader_odometer(const reader *r, size_t k, size_t *pos);
