@@ -8,20 +8,25 @@ SAN ?=
 CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
-               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy \
+               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools \
                libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev python3-zarr \
                python3-xarray python3-cftime openmpi-bin libopenmpi-dev
 LUA_PC := lua5.4
-PKGS := $(LUA_PC) libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat
+# libipfsrt (the C library) needs these; libipfsrt-lua adds Lua.
+CORE_PKGS := libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat
 ifeq ($(HASH),openssl)
-PKGS += libcrypto
+CORE_PKGS += libcrypto
 HASH_DEFS := -DIPFSRT_HAVE_OPENSSL
 else ifneq ($(HASH),mbedtls)
 $(error HASH must be openssl or mbedtls)
 endif
 
+PKGS := $(LUA_PC) $(CORE_PKGS)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmbedcrypto -lbz2 -lm -pthread
+CORE_PRIVATE_LIBS := -lmbedcrypto -lbz2 -lm -pthread
+CORE_LIBS = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null) $(CORE_PRIVATE_LIBS)
+LUA_LIBS = $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
+PKG_LIBS = $(LUA_LIBS) $(CORE_LIBS)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 ifeq ($(SAN),1)
@@ -35,7 +40,8 @@ OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer -DIPFSRT_NO_CLONES
 else
 OPT := -O2 -g
 endif
-CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -fPIC \
+# Hidden by default: the libraries export only what a public header marks IPFSRT_API.
+CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -fPIC -fvisibility=hidden \
              -Iruntime/include -Iruntime/src $(HASH_DEFS) $(PKG_CFLAGS) \
              -DIPFSRT_LUADIR='"$(PREFIX)/share/lua/5.4"' \
              -DIPFSRT_POLICYDIR='"$(PREFIX)/share/ipfsrt/policies"' $(CFLAGS)
@@ -45,17 +51,26 @@ LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 LAYERS := base ndarray codec image multiformats ipld store car unixfs client zarr server
 CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
 BIND_SRC := $(wildcard runtime/lua/*.c)
-# The pure-Lua library modules are compiled in as well (runtime/lua/embed.lua),
-# so that any Lua host finds them; files on package.path still come first.
+# The pure-Lua library modules are compiled into libipfsrt-lua as well
+# (runtime/lua/embed.lua), so that any Lua host finds them; files on
+# package.path still come first.
 LUA_LIB_SRC := $(wildcard lua/ipfsrt/*.lua)
-LIB_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(CORE_SRC) $(BIND_SRC)) $(BUILD)/obj/gen/lua_sources.o
+CORE_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+# ipfsrt.json's exact numbers: the core's private helper, linked into both libraries.
+LUA_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(BIND_SRC)) $(BUILD)/obj/gen/lua_sources.o \
+           $(BUILD)/obj/src/base/json.o
+LIB_OBJ := $(CORE_OBJ) $(LUA_OBJ)
+VERSION := $(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt/base.h)
+SONAME := libipfsrt.so.0
+LUA_SONAME := libipfsrt-lua.so.0
 MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
+.PHONY: all mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
 
-all: $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
+LIBS := $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/libipfsrt-lua.a $(BUILD)/libipfsrt-lua.so
+all: $(LIBS) $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
 
 $(BUILD)/obj/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
@@ -83,35 +98,64 @@ $(BUILD)/obj/gen/lua_sources.o: $(BUILD)/gen/lua_sources.c
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -Iruntime/lua -c $< -o $@
 
-$(BUILD)/libipfsrt.a: $(LIB_OBJ)
+# libipfsrt: the C library, no Lua in it. libipfsrt-lua: the bindings and the
+# pure-Lua modules, on top of it. Each exports what its version script lists,
+# and binds its own calls to itself (-Bsymbolic): a host's function of the same
+# name never replaces one inside. The static archives hold one object each,
+# linked beforehand with the hidden symbols made local, so that a host's names
+# never clash with internal ones there either.
+SHARED_FLAGS = -shared $(LDFLAGS_ALL) -Wl,-Bsymbolic -Wl,--no-undefined
+PRELINK = ld -r -o $@.o $(sort $(1)) && objcopy --localize-hidden $@.o && rm -f $@ && ar rcs $@ $@.o && rm $@.o
+
+$(BUILD)/libipfsrt.a: $(CORE_OBJ)
+	@echo "  AR      $@"
+	@$(call PRELINK,$(CORE_OBJ))
+
+$(BUILD)/libipfsrt.so: $(CORE_OBJ) runtime/ipfsrt.map
+	@echo "  LD      $@"
+	@$(CC) $(SHARED_FLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script=runtime/ipfsrt.map \
+	    -o $@ $(CORE_OBJ) $(CORE_LIBS)
+
+$(BUILD)/libipfsrt-lua.a: $(LUA_OBJ)
+	@echo "  AR      $@"
+	@$(call PRELINK,$(LUA_OBJ))
+
+$(BUILD)/libipfsrt-lua.so: $(LUA_OBJ) $(BUILD)/libipfsrt.so runtime/ipfsrt-lua.map
+	@echo "  LD      $@"
+	@$(CC) $(SHARED_FLAGS) -Wl,-soname,$(LUA_SONAME) -Wl,--version-script=runtime/ipfsrt-lua.map \
+	    -o $@ $(LUA_OBJ) -L$(BUILD) -lipfsrt $(LUA_LIBS) $(CORE_LIBS)
+
+# Every object as it is, internals reachable: for the unit tests, the fuzz
+# replays and the benchmark helpers, which test internal modules directly.
+INTERNAL_LIB := $(BUILD)/internal/libipfsrt-all.a
+$(INTERNAL_LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
 	@rm -f $@
 	@echo "  AR      $@"
-	@ar rcs $@ $^
+	@ar rcs $@ $(sort $^)
 
-$(BUILD)/libipfsrt.so: $(LIB_OBJ)
+# The Lua module (both libraries linked in) leaves the Lua API unresolved: the
+# host interpreter provides it. It exports luaopen_ipfsrt alone.
+$(BUILD)/ipfsrt.so: $(LUA_OBJ) $(CORE_OBJ) runtime/lua/module.map
 	@echo "  LD      $@"
-	@$(CC) -shared $(LDFLAGS_ALL) -Wl,-soname,libipfsrt.so.0 -o $@ $^ $(PKG_LIBS)
+	@$(CC) -shared $(LDFLAGS_ALL) -Wl,--version-script=runtime/lua/module.map -o $@ \
+	    $(sort $(LUA_OBJ) $(CORE_OBJ)) $(CORE_LIBS)
 
-# The Lua module leaves the Lua API unresolved: the host interpreter provides it.
-$(BUILD)/ipfsrt.so: $(LIB_OBJ)
-	@echo "  LD      $@"
-	@$(CC) -shared $(LDFLAGS_ALL) -o $@ $^ $(filter-out -llua5.4,$(PKG_LIBS))
-
-$(BUILD)/ipfsrt: $(MAIN_OBJ) $(BUILD)/libipfsrt.a
+$(BUILD)/ipfsrt: $(MAIN_OBJ) $(BUILD)/libipfsrt-lua.a $(BUILD)/libipfsrt.a
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) -Wl,-E -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libipfsrt.a
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(INTERNAL_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS_ALL) $(shell pkg-config --cflags cmocka) -Itests/unit -o $@ $< \
-	    $(BUILD)/libipfsrt.a $(PKG_LIBS) $(shell pkg-config --libs cmocka)
+	    $(INTERNAL_LIB) $(PKG_LIBS) $(shell pkg-config --libs cmocka)
 
 # Measuring helpers of benchmark scenarios (scripts/bench/*.lua run them).
-$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libipfsrt.a
+$(BUILD)/bench/%: tests/bench/%.c $(INTERNAL_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libipfsrt.a $(PKG_LIBS)
+	@$(CC) $(CFLAGS_ALL) -o $@ $< $(INTERNAL_LIB) $(PKG_LIBS)
 
 # ipfsrt.mpi's C half: its own shared object, linked to MPI (flags from
 # pkg-config mpi-c: Open MPI or MPICH) and to nothing of ipfsrt, which it
@@ -141,12 +185,24 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-layers test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
+	$(MAKE) test-layers test-symbols test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
 	    test-interop test-s3 test-mpi
 
 # Dependencies point down: no source includes a module of a higher layer.
 test-layers:
 	@sh tests/layers.sh $(LAYERS)
+
+# Each shared library exports what its public headers mark, and nothing else;
+# its ABI is the one recorded in tests/abi (optimized builds only: sanitizers
+# change what the debug information describes).
+ABIDW = abidw --no-corpus-path --no-comp-dir-path --headers-dir runtime/include --drop-private-types
+test-symbols: all
+	@sh tests/abi/symbols.sh $(BUILD)
+	@if [ -n "$(SAN)" ]; then echo "abi: not checked in a sanitized build"; else sh tests/abi/check.sh $(BUILD); fi
+
+abi-baseline: all
+	$(ABIDW) $(BUILD)/libipfsrt.so > tests/abi/libipfsrt.abi
+	$(ABIDW) $(BUILD)/libipfsrt-lua.so > tests/abi/libipfsrt-lua.abi
 
 test-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; IPFSRT_FIXTURES=tests/fixtures $$t; done
@@ -301,11 +357,11 @@ fuzz: $(BUILD)/gen/lua_sources.c
 # The fuzz corpora replayed through each target without libFuzzer (under ASan +
 # UBSan in make asan): what fuzzing found stays found.
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/fuzz/replay_%,$(FUZZ_ALL))
-$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libipfsrt.a
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(INTERNAL_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -Iruntime/lua -o $@ $< tests/fuzz/replay.c \
-	    $(BUILD)/libipfsrt.a $(PKG_LIBS)
+	    $(INTERNAL_LIB) $(PKG_LIBS)
 
 test-fuzz-replay: $(FUZZ_REPLAY)
 	@set -e; for t in $(FUZZ_ALL); do printf "fuzz corpus %-14s " $$t; \
@@ -391,9 +447,11 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/lua/5.4 $(DESTDIR)$(PREFIX)/share/ipfsrt \
 	    $(DESTDIR)$(PREFIX)/share/doc/ipfsrt
 	install -m 755 $(BUILD)/ipfsrt $(DESTDIR)$(PREFIX)/bin/ipfsrt
-	install -m 644 $(BUILD)/libipfsrt.a $(DESTDIR)$(PREFIX)/lib/libipfsrt.a
-	install -m 755 $(BUILD)/libipfsrt.so $(DESTDIR)$(PREFIX)/lib/libipfsrt.so.0
-	ln -sf libipfsrt.so.0 $(DESTDIR)$(PREFIX)/lib/libipfsrt.so
+	install -m 644 $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt-lua.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libipfsrt.so $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	install -m 755 $(BUILD)/libipfsrt-lua.so $(DESTDIR)$(PREFIX)/lib/$(LUA_SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libipfsrt.so
+	ln -sf $(LUA_SONAME) $(DESTDIR)$(PREFIX)/lib/libipfsrt-lua.so
 	install -m 755 $(BUILD)/ipfsrt.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/ipfsrt.so
 	if [ -f $(MPI_SO) ]; then install -d $(DESTDIR)$(PREFIX)/lib/lua/5.4/ipfsrt && \
 	    install -m 755 $(MPI_SO) $(DESTDIR)$(PREFIX)/lib/lua/5.4/ipfsrt/mpi_core.so; fi
@@ -404,8 +462,9 @@ install: all
 	rm -rf $(DESTDIR)$(PREFIX)/share/ipfsrt/policies $(DESTDIR)$(PREFIX)/share/ipfsrt/examples
 	cp -r scripts/policies scripts/examples $(DESTDIR)$(PREFIX)/share/ipfsrt/
 	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/ipfsrt/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt/base.h)|' \
-	    -e 's|@REQUIRES@|$(PKGS)|' runtime/ipfsrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ipfsrt.pc
+	for pc in ipfsrt ipfsrt-lua; do sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@REQUIRES@|$(CORE_PKGS)|' -e 's|@PRIVATE_LIBS@|$(CORE_PRIVATE_LIBS)|' -e 's|@LUA_PC@|$(LUA_PC)|' \
+	    runtime/$$pc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$pc.pc; done
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ipfsrt.h"
+#include "ipfsrt/lua.h"
 
 #ifndef IPFSRT_LUADIR
 #define IPFSRT_LUADIR "/usr/local/share/lua/5.4"

@@ -17,7 +17,8 @@
 #ifndef IPFSRT_H
 #define IPFSRT_H
 
-/* One header per module, lowest layer first; include just the ones you use, or this. */
+/* One header per module, lowest layer first; include just the ones you use, or
+ * this. The Lua module (libipfsrt-lua) has its own: ipfsrt/lua.h. */
 #include "ipfsrt/base.h"
 #include "ipfsrt/error.h"
 #include "ipfsrt/ndarray.h"
@@ -29,6 +30,7 @@
 #include "ipfsrt/hash.h"
 #include "ipfsrt/multihash.h"
 #include "ipfsrt/cid.h"
+#include "ipfsrt/path.h"
 #include "ipfsrt/dagcbor.h"
 #include "ipfsrt/dagpb.h"
 #include "ipfsrt/car.h"
@@ -40,6 +42,5 @@
 #include "ipfsrt/zarr_store.h"
 #include "ipfsrt/zarr.h"
 #include "ipfsrt/server.h"
-#include "ipfsrt/lua.h"
 
 #endif

@@ -6,6 +6,7 @@
 #include <lua.h>
 
 #include "ipfsrt.h"
+#include "ipfsrt/lua.h"
 
 #define IPFSRT_LUA_CID "ipfsrt.cid"
 #define IPFSRT_LUA_CAR_FILE "ipfsrt.car.file"
@@ -99,11 +100,14 @@ void ipfsrt_lua_check_ndslice(lua_State *L, int idx, int dim, ipfsrt_ndslice *s)
 /* CF decoding's arguments from idx on: dtype, {missing values...} | nil,
  * scale | nil, offset | nil. */
 void ipfsrt_lua_check_scaling(lua_State *L, int idx, ipfsrt_dtype *dtype, ipfsrt_ndarray_scaling *sc);
-/* The Lua value at idx as JSON (the caller frees it), or NULL when it cannot
- * be (functions, mixed tables, nesting past 100 levels). */
-struct cJSON *ipfsrt_lua_to_json(lua_State *L, int idx);
-/* Pushes JSON as Lua values (null as ipfsrt.null). */
-void ipfsrt_lua_push_json(lua_State *L, const struct cJSON *j);
+/* Pushes the Lua value at idx as JSON text and returns it, or pushes nothing
+ * and returns NULL when it cannot be JSON (functions, mixed tables, nesting
+ * past 100 levels). */
+const char *ipfsrt_lua_push_json_text(lua_State *L, int idx);
+/* Pushes JSON text as Lua values (null as ipfsrt.null); raises on bad JSON. */
+void ipfsrt_lua_push_json(lua_State *L, const char *text, size_t len);
+/* The same for what a C call appended to b, which it frees (raising or not). */
+void ipfsrt_lua_push_json_buf(lua_State *L, ipfsrt_buf *b);
 int ipfsrt_lua_open_serve(lua_State *L);  /* sets serve on the table at -1 */
 int ipfsrt_lua_open_client(lua_State *L); /* sets client and gateways on the table at -1 */
 int ipfsrt_lua_open_s3(lua_State *L);     /* sets s3 and s3_put_file on the table at -1 */

@@ -1,7 +1,6 @@
 /* ipfsrt.codec: Zarr's chunk codecs for Lua scripts (tests, tools, stores
  * written in Lua). new(name[, config][, itemsize]) gives a codec with
  * encode(s) and decode(s[, size]). */
-#include <cjson/cJSON.h>
 
 #include "bindings.h"
 
@@ -27,15 +26,14 @@ static int codec_new(lua_State *L) {
     int size_at = lua_isinteger(L, 2) ? 2 : 3;
     lua_Integer itemsize = luaL_optinteger(L, size_at, 1);
     if (itemsize < 1 || itemsize > 1 << 20) return ipfsrt_lua_raise_arg(L, "itemsize %lld", (long long)itemsize);
-    cJSON *config = NULL;
-    if (lua_istable(L, 2) && !(config = ipfsrt_lua_to_json(L, 2)))
+    const char *config = NULL;
+    if (lua_istable(L, 2) && !(config = ipfsrt_lua_push_json_text(L, 2)))
         return ipfsrt_lua_raise_arg(L, "the configuration cannot be written as JSON");
     ipfsrt_codec **c = lua_newuserdatauv(L, sizeof *c, 0);
     *c = NULL;
     luaL_setmetatable(L, CODEC);
     ipfsrt_error err;
     ipfsrt_status st = ipfsrt_codec_new(c, name, config, (size_t)itemsize, &err);
-    cJSON_Delete(config);
     if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     return 1;
 }

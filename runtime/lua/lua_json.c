@@ -161,7 +161,39 @@ static cJSON *to_json(lua_State *L, int idx, int depth) {
     }
 }
 
-cJSON *ipfsrt_lua_to_json(lua_State *L, int idx) { return to_json(L, lua_absindex(L, idx), 0); }
+static int text_gc(lua_State *L) {
+    char **s = lua_touserdata(L, 1);
+    cJSON_free(*s);
+    *s = NULL;
+    return 0;
+}
+
+/* Pushes the value at idx as JSON text, printed into a box the collector
+ * frees (a raise while pushing leaks nothing); NULL, pushing nothing, when it
+ * cannot be JSON. */
+static const char *push_printed(lua_State *L, int idx, bool pretty) {
+    idx = lua_absindex(L, idx);
+    char **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, "ipfsrt.jsontext")) {
+        lua_pushcfunction(L, text_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    cJSON *j = to_json(L, idx, 0);
+    if (!j) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    *box = ipfsrt_json_print(j, pretty);
+    cJSON_Delete(j);
+    if (!*box) luaL_error(L, "out of memory");
+    lua_pushstring(L, *box);
+    cJSON_free(*box);
+    *box = NULL;
+    lua_remove(L, -2);
+    return lua_tostring(L, -1);
+}
 
 /* json.encode(value[, {pretty = bool}]) */
 static int json_encode(lua_State *L) {
@@ -172,19 +204,13 @@ static int json_encode(lua_State *L) {
         pretty = lua_toboolean(L, -1);
         lua_pop(L, 1);
     }
-    cJSON *j = to_json(L, 1, 0);
-    if (!j)
+    if (!push_printed(L, 1, pretty))
         return ipfsrt_lua_raise_arg(L, "value cannot be encoded as JSON (functions, non-string "
                                        "keys, mixed tables or nesting over 100 levels)");
-    char *s = ipfsrt_json_print(j, pretty);
-    cJSON_Delete(j);
-    if (!s) return luaL_error(L, "out of memory");
-    lua_pushstring(L, s);
-    cJSON_free(s);
     return 1;
 }
 
-void ipfsrt_lua_push_json(lua_State *L, const cJSON *j) {
+static void push_json(lua_State *L, const cJSON *j) {
     luaL_checkstack(L, 4, "JSON nesting");
     if (cJSON_IsNull(j)) ipfsrt_lua_push_null(L);
     else if (cJSON_IsBool(j)) lua_pushboolean(L, cJSON_IsTrue(j));
@@ -200,13 +226,13 @@ void ipfsrt_lua_push_json(lua_State *L, const cJSON *j) {
         lua_newtable(L);
         lua_Integer i = 0;
         for (const cJSON *c = j->child; c; c = c->next) {
-            ipfsrt_lua_push_json(L, c);
+            push_json(L, c);
             lua_rawseti(L, -2, ++i);
         }
     } else {
         lua_newtable(L);
         for (const cJSON *c = j->child; c; c = c->next) {
-            ipfsrt_lua_push_json(L, c);
+            push_json(L, c);
             lua_setfield(L, -2, c->string);
         }
         if (!j->child) mark_object(L);
@@ -235,9 +261,7 @@ static int doc_gc(lua_State *L) {
     return 0;
 }
 
-static int json_decode(lua_State *L) {
-    size_t n;
-    const char *s = luaL_checklstring(L, 1, &n);
+void ipfsrt_lua_push_json(lua_State *L, const char *s, size_t n) {
     cJSON **box = lua_newuserdatauv(L, sizeof *box, 0);
     *box = NULL;
     if (luaL_newmetatable(L, "ipfsrt.jsondoc")) {
@@ -254,11 +278,31 @@ static int json_decode(lua_State *L) {
         err.offset = end ? (int64_t)(end - s) : -1;
         snprintf(err.message, sizeof err.message,
                  "invalid JSON near byte offset %lld (or an object naming a key twice)", (long long)err.offset);
-        return ipfsrt_lua_raise(L, &err);
+        ipfsrt_lua_raise(L, &err);
     }
-    ipfsrt_lua_push_json(L, *box);
+    push_json(L, *box);
     cJSON_Delete(*box);
     *box = NULL;
+    lua_remove(L, -2);
+}
+
+void ipfsrt_lua_push_json_buf(lua_State *L, ipfsrt_buf *b) {
+    bool failed = b->failed;
+    if (!failed) lua_pushlstring(L, (const char *)b->data, b->len); /* may raise: b is freed first below */
+    ipfsrt_buf_free(b);
+    if (failed) luaL_error(L, "out of memory");
+    ipfsrt_lua_push_json(L, lua_tostring(L, -1), lua_rawlen(L, -1));
+    lua_remove(L, -2);
+}
+
+const char *ipfsrt_lua_push_json_text(lua_State *L, int idx) {
+    return push_printed(L, idx, false);
+}
+
+static int json_decode(lua_State *L) {
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    ipfsrt_lua_push_json(L, s, n);
     return 1;
 }
 

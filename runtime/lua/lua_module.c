@@ -236,6 +236,4 @@ int ipfsrt_lua_open(lua_State *L) {
     return 1;
 }
 
-/* Exported for require "ipfsrt" from a stock lua5.4. */
-LUAMOD_API int luaopen_ipfsrt(lua_State *L);
-LUAMOD_API int luaopen_ipfsrt(lua_State *L) { return ipfsrt_lua_open(L); }
+int luaopen_ipfsrt(lua_State *L) { return ipfsrt_lua_open(L); }

@@ -1,7 +1,6 @@
 /* ipfsrt.zarr (C side): array metadata and chunk decoding for the Lua Zarr
  * module. meta(json, format[, name]) gives an object with the metadata's
  * fields and chunk_key(i, j, ...), decode_chunk({i, j, ...}, bytes). */
-#include <cjson/cJSON.h>
 #include <string.h>
 
 #include "lua_zarr.h"
@@ -88,6 +87,17 @@ static int meta_codecs(lua_State *L, const ipfsrt_zarr_meta *m) {
     return 1;
 }
 
+static void meta_attributes(lua_State *L, const ipfsrt_zarr_meta *m) {
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_meta_attributes(m, &b, &err) != IPFSRT_OK) {
+        ipfsrt_buf_free(&b);
+        ipfsrt_lua_raise(L, &err);
+    }
+    ipfsrt_lua_push_json_buf(L, &b);
+}
+
 static int meta_dimension_names(lua_State *L, const ipfsrt_zarr_meta *m) {
     lua_createtable(L, m->ndim, 0);
     for (int i = 0; i < m->ndim; i++) {
@@ -118,7 +128,7 @@ static bool push_field(lua_State *L, const ipfsrt_zarr_meta *m, const char *k) {
     else if (!strcmp(k, "inner_chunks") && m->inner) push_sizes(L, m->inner->chunks, m->ndim);
     else if (!strcmp(k, "inner_codecs") && m->inner) meta_codecs(L, m->inner);
     else if (!strcmp(k, "dimension_names")) meta_dimension_names(L, m);
-    else if (!strcmp(k, "attrs")) m->attributes ? ipfsrt_lua_push_json(L, m->attributes) : lua_newtable(L);
+    else if (!strcmp(k, "attrs")) meta_attributes(L, m);
     else if (!strcmp(k, "fill_value") && m->has_fill) {
         ipfsrt_ndarray copy;
         ipfsrt_ndarray_init(&copy);

@@ -2,7 +2,6 @@
  * path, json), create_group(store, path, format, attrs) give a node (methods
  * info, members, child, read, write, set_attributes); consolidate_store(store,
  * path). lua/ipfsrt/zarr.lua makes the objects users see from these. */
-#include <cjson/cJSON.h>
 #include <string.h>
 
 #include "lua_zarr.h"
@@ -75,13 +74,12 @@ static int zarr_create_group(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
     const char *path = ipfsrt_lua_check_name(L, 2);
     lua_Integer format = luaL_checkinteger(L, 3);
-    cJSON *attrs = lua_isnoneornil(L, 4) ? NULL : ipfsrt_lua_to_json(L, 4);
+    const char *attrs = lua_isnoneornil(L, 4) ? NULL : ipfsrt_lua_push_json_text(L, 4);
     if (!lua_isnoneornil(L, 4) && !attrs) return ipfsrt_lua_raise_arg(L, "attributes must be JSON-like");
     lua_znode *z = push_node(L, 1);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
     ipfsrt_status st = ipfsrt_zarr_create_group(&z->n, zs->s, path, (int)format, attrs, &err);
-    cJSON_Delete(attrs);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
     return 1;
 }
@@ -114,13 +112,12 @@ static int zarr_consolidate(lua_State *L) {
 /* n:set_attributes(table) */
 static int node_set_attributes(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
-    cJSON *attrs = ipfsrt_lua_to_json(L, 2);
+    const char *attrs = ipfsrt_lua_push_json_text(L, 2);
     if (!attrs) return ipfsrt_lua_raise_arg(L, "attributes must be JSON-like");
     ipfsrt_lua_zstore *zs = store_of(L, 1);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
     ipfsrt_status st = ipfsrt_zarr_set_attributes(n, attrs, &err);
-    cJSON_Delete(attrs);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
     return 0;
 }
@@ -186,12 +183,26 @@ static int node_info(lua_State *L) {
 /* n:attrs() -> the user attributes; n:metadata() -> the document as stored.
  * Apart from info: they may be large, and most reads never look at them. */
 static int node_attrs(lua_State *L) {
-    ipfsrt_lua_push_json(L, ipfsrt_zarr_attributes(check_node(L, 1)));
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_attributes(check_node(L, 1), &b, &err) != IPFSRT_OK) {
+        ipfsrt_buf_free(&b);
+        return ipfsrt_lua_raise(L, &err);
+    }
+    ipfsrt_lua_push_json_buf(L, &b);
     return 1;
 }
 
 static int node_metadata(lua_State *L) {
-    ipfsrt_lua_push_json(L, ipfsrt_zarr_metadata(check_node(L, 1)));
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_metadata(check_node(L, 1), &b, &err) != IPFSRT_OK) {
+        ipfsrt_buf_free(&b);
+        return ipfsrt_lua_raise(L, &err);
+    }
+    ipfsrt_lua_push_json_buf(L, &b);
     return 1;
 }
 

@@ -210,7 +210,7 @@ static void start(lua_State *L) {
     ipfsrt_mpi_api->threads_set(per_rank);
 }
 
-int luaopen_ipfsrt_mpi_core(lua_State *L);
+IPFSRT_API int luaopen_ipfsrt_mpi_core(lua_State *L);
 int luaopen_ipfsrt_mpi_core(lua_State *L) {
     find_core(L);
     start(L);

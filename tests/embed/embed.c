@@ -1,11 +1,14 @@
 /* A host program that uses libipfsrt as an ordinary C library, found through
- * pkg-config: parse a CID, verify a CAR, then hand the module to its own Lua. */
+ * pkg-config: parse a CID, verify a CAR, then hand the module (libipfsrt-lua)
+ * to its own Lua: a client with a named and an inline policy, then a script
+ * of the host's given (SCRIPT ARGS...). */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <ipfsrt.h>
+#include <ipfsrt/lua.h>
 
 static ipfsrt_status count_block(void *user, const ipfsrt_car_block *block, ipfsrt_error *err) {
     (void)block;
@@ -15,8 +18,8 @@ static ipfsrt_status count_block(void *user, const ipfsrt_car_block *block, ipfs
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s FILE.car ROOT-CID\n", argv[0]);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s FILE.car ROOT-CID [SCRIPT.lua ARGS...]\n", argv[0]);
         return 2;
     }
     ipfsrt_cid root;
@@ -75,6 +78,10 @@ int main(int argc, char **argv) {
         lua_pushstring(L, ipfsrt_server_url(gw));
         lua_pushstring(L, argv[2]);
         status = lua_pcall(L, 3, 0, 0);
+    }
+    if (status == LUA_OK && argc > 3 && (status = luaL_loadfile(L, argv[3])) == LUA_OK) {
+        for (int i = 4; i < argc; i++) lua_pushstring(L, argv[i]);
+        status = lua_pcall(L, argc - 4, 0, 0);
     }
     if (status != LUA_OK) fprintf(stderr, "embed: lua: %s\n", luaL_tolstring(L, -1, NULL));
     lua_close(L);

@@ -1,41 +1,67 @@
 #!/bin/sh
-# Builds tests/embed/embed.c against an installed ipfsrt found with pkg-config
-# (PKG_CONFIG_PATH points at a staged install) and runs it on a fixture.
+# Hosts built against an installed ipfsrt found with pkg-config (PKG_CONFIG_PATH
+# points at a staged install): a C-only host (pkg-config ipfsrt: no Lua on its
+# link line or in what it needs), a host running Lua scripts and policies
+# (pkg-config ipfsrt-lua), each linked shared and static, and a host with
+# functions named like the library's own.
 set -eu
 BUILD=${BUILD:-build}
 out="$BUILD/tests/embed"
 mkdir -p "$BUILD/tests"
 libdir=$(pkg-config --variable=libdir ipfsrt)
-# shellcheck disable=SC2086 # pkg-config output is meant to be split
-${CC:-cc} -std=c11 -Wall -Wextra -Werror ${EMBED_CFLAGS:-} tests/embed/embed.c -o "$out" \
-    $(pkg-config --cflags --libs ipfsrt lua5.4) -Wl,-rpath,"$libdir"
-# The same host with ipfsrt linked in statically (the system libraries shared),
-# as the pkg-config file describes: it must not need libipfsrt.so at run time.
-# shellcheck disable=SC2046
-${CC:-cc} -std=c11 -Wall -Wextra -Werror ${EMBED_CFLAGS:-} tests/embed/embed.c -o "$out-static" \
-    $(pkg-config --cflags ipfsrt) "$(pkg-config --variable=staticlib ipfsrt)" \
-    $(pkg-config --libs $(pkg-config --variable=deps ipfsrt)) -lmbedcrypto -lbz2 -lm -pthread
-if ldd "$out-static" | grep -q libipfsrt; then echo "embed: the static host needs libipfsrt.so" >&2; exit 1; fi
-root=bafybeihjcinxwvt7yho4ukgcftiwrpwqd5mvc4ibnycf4crsgw2fh5ykju # ipfs-car's root for the fixture
-# (linked in, the library cannot tell where it was installed: the host says where the policies are)
-IPFSRT_POLICY_PATH=$(pkg-config --variable=policydir ipfsrt) "$out-static" tests/fixtures/ipfs-car-small.car "$root" |
-    grep -q "lua client read 12 verified bytes"
-echo "embed: statically linked host: ok"
-result=$("$out" tests/fixtures/ipfs-car-small.car "$root")
-echo "$result"
-case "$result" in
-*"5 blocks (1977 bytes) verified"*"lua sees 1 root(s), first $root"*"lua client read 12 verified bytes with policies failover and inline"*) echo "embed: ok" ;;
-*) echo "embed: unexpected output" >&2; exit 1 ;;
+cflags="-std=c11 -Wall -Wextra -Werror ${EMBED_CFLAGS:-}"
+# Linked statically, the system libraries shared, as the .pc files describe.
+static_core() {
+    # shellcheck disable=SC2046
+    echo "$(pkg-config --variable=staticlib ipfsrt)" $(pkg-config --libs $(pkg-config --variable=deps ipfsrt)) \
+        $(pkg-config --variable=privatelibs ipfsrt)
+}
+no_lua() { # a binary that must not need an interpreter
+    if readelf -d "$1" | grep -q 'NEEDED.*lua'; then echo "embed: $1 needs Lua" >&2; exit 1; fi
+    if nm -D "$1" | grep -q ' U lua'; then echo "embed: $1 refers to the Lua API" >&2; exit 1; fi
+}
+
+# 1. A host reading a Zarr selection over ipfs:// and from a CAR with the C API
+#    alone: pkg-config ipfsrt, nothing of Lua.
+case " $(pkg-config --libs ipfsrt) $(pkg-config --libs --static ipfsrt) " in
+*lua*) echo "embed: pkg-config ipfsrt names Lua" >&2; exit 1 ;;
 esac
-# A host reading a Zarr selection over ipfs:// with the C API alone.
-${CC:-cc} -std=c11 -Wall -Wextra -Werror ${EMBED_CFLAGS:-} tests/embed/zarr_embed.c -o "$out-zarr" \
-    $(pkg-config --cflags --libs ipfsrt) -Wl,-rpath,"$libdir"
-rm -rf "$BUILD/tests/zarr-embed"
-result=$("$out-zarr" "$BUILD/tests")
+# shellcheck disable=SC2046 # pkg-config output is meant to be split
+${CC:-cc} $cflags tests/embed/zarr_embed.c -o "$out-zarr" $(pkg-config --cflags --libs ipfsrt) -Wl,-rpath,"$libdir"
+# shellcheck disable=SC2046
+${CC:-cc} $cflags tests/embed/zarr_embed.c -o "$out-zarr-static" $(pkg-config --cflags ipfsrt) $(static_core)
+no_lua "$out-zarr"
+no_lua "$out-zarr-static"
+if ldd "$out-zarr-static" | grep -q libipfsrt; then echo "embed: the static host needs libipfsrt.so" >&2; exit 1; fi
+want="shape 4x4: 100 103 106 -1 200 203 206 -1 300 303 306 -1 400 403 406 409"
+for host in "$out-zarr" "$out-zarr-static"; do
+    rm -rf "$BUILD/tests/zarr-embed"
+    result=$("$host" "$BUILD/tests")
+    echo "$result"
+    case "$result" in
+    *"over ipfs:// (verified), $want"*"from the CAR (verified), $want") ;;
+    *) echo "embed: unexpected zarr output from $host" >&2; exit 1 ;;
+    esac
+done
+echo "embed: a C-only host (shared and static, no Lua) reads Zarr over ipfs:// and from a CAR: ok"
+
+# 2. A host with its own Lua state: pkg-config ipfsrt-lua.
+root=bafybeihjcinxwvt7yho4ukgcftiwrpwqd5mvc4ibnycf4crsgw2fh5ykju # ipfs-car's root for the fixture
+# shellcheck disable=SC2046
+${CC:-cc} $cflags tests/embed/embed.c -o "$out" $(pkg-config --cflags --libs ipfsrt-lua) -Wl,-rpath,"$libdir"
+# shellcheck disable=SC2046
+${CC:-cc} $cflags tests/embed/embed.c -o "$out-static" $(pkg-config --cflags ipfsrt-lua) \
+    "$(pkg-config --variable=staticlib ipfsrt-lua)" $(static_core) $(pkg-config --libs lua5.4)
+if ldd "$out-static" | grep -q libipfsrt; then echo "embed: the static host needs libipfsrt.so" >&2; exit 1; fi
+# (linked in, the library cannot tell where it was installed: the host says where the policies are)
+IPFSRT_POLICY_PATH=$(pkg-config --variable=policydir ipfsrt-lua) "$out-static" tests/fixtures/ipfs-car-small.car "$root" |
+    grep -q "lua client read 12 verified bytes"
+echo "embed: statically linked Lua host: ok"
+result=$("$out" tests/fixtures/ipfs-car-small.car "$root" tests/embed/analysis.lua "$BUILD/tests/zarr-embed")
 echo "$result"
 case "$result" in
-*"shape 4x4: 100 103 106 -1 200 203 206 -1 300 303 306 -1 400 403 406 409") echo "embed: zarr over ipfs:// with the C API: ok" ;;
-*) echo "embed: unexpected zarr output" >&2; exit 1 ;;
+*"5 blocks (1977 bytes) verified"*"lua sees 1 root(s), first $root"*"lua client read 12 verified bytes with policies failover and inline"*"row means 2.6 82.6 162.6 242.6 404.5 504.5, mean without fill 269.2692") echo "embed: ok" ;;
+*) echo "embed: unexpected output" >&2; exit 1 ;;
 esac
 # A tampered CAR must make the host see an error, not data.
 bad="$BUILD/tests/embed-bad.car"
@@ -45,6 +71,16 @@ if "$out" "$bad" "$root" 2>"$BUILD/tests/embed-bad.err"; then
 fi
 grep -q hash_mismatch "$BUILD/tests/embed-bad.err"
 echo "embed: tampered CAR rejected: $(cat "$BUILD/tests/embed-bad.err")"
+
+# 3. A host whose own functions carry names of the library's internals (and,
+#    shared, of a public function): the library keeps calling its own.
+# shellcheck disable=SC2046
+${CC:-cc} $cflags -DOWN_PUBLIC_NAME -rdynamic tests/embed/own_names.c -o "$out-names" \
+    $(pkg-config --cflags --libs ipfsrt) -Wl,-rpath,"$libdir"
+# shellcheck disable=SC2046
+${CC:-cc} $cflags tests/embed/own_names.c -o "$out-names-static" $(pkg-config --cflags ipfsrt) $(static_core)
+"$out-names" tests/fixtures/ipfs-car-small.car
+"$out-names-static" tests/fixtures/ipfs-car-small.car
 
 # The installed executable finds its installed Lua modules; a stock lua5.4 loads the module.
 prefix=$(pkg-config --variable=prefix ipfsrt)
@@ -63,5 +99,5 @@ LD_PRELOAD="${LUA_PRELOAD:-}" lua5.4 -e "package.cpath='$prefix/lib/lua/5.4/?.so
     print('lua5.4 require, client and named policy: ok')"
 # Where Lua looks for modules: the installed pure-Lua files load through package.path too.
 LUA_PATH="$prefix/share/lua/5.4/?.lua;;" lua5.4 -e "assert(package.searchpath('ipfsrt.policy', package.path))"
-pkg-config --variable=luadir ipfsrt | grep -q "share/lua/5.4$"
-test -f "$(pkg-config --variable=policydir ipfsrt)/trust.lua"
+pkg-config --variable=luadir ipfsrt-lua | grep -q "share/lua/5.4$"
+test -f "$(pkg-config --variable=policydir ipfsrt-lua)/trust.lua"

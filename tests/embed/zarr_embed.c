@@ -1,7 +1,8 @@
 /* A C host that reads a Zarr array over ipfs:// with the C API alone (no
  * Lua), found through pkg-config: it writes a small v2 array (zstd chunks, a
  * chunk never written) to a folder, packs the folder into a CAR, serves the
- * CAR on 127.0.0.1, and reads a selection through a verifying client. */
+ * CAR on 127.0.0.1, and reads a selection through a verifying client, then
+ * from the CAR file itself. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,34 @@ static ipfsrt_status write_array(const char *dir, ipfsrt_error *err) {
     return st;
 }
 
-/* temp[1:5, ::3] over ipfs:// through the gateway at url, every block verified. */
-static int read_selection(const char *url, const char *root) {
+/* temp[1:5, ::3] from the store at url (client: for ipfs://), printed. */
+static int read_selection(const char *label, const char *url, ipfsrt_client *client) {
+    ipfsrt_zarr_store_options sopts = {.client = client};
+    ipfsrt_zarr_store *store = NULL;
+    ipfsrt_zarr_node *a = NULL;
+    ipfsrt_ndarray out;
+    ipfsrt_ndarray_init(&out);
+    ipfsrt_ndslice sel[2] = {{.has_start = true, .start = 1, .has_stop = true, .stop = 5, .step = 1}, {.step = 3}};
+    ipfsrt_error err;
+    int rc = 0;
+    if (ipfsrt_zarr_store_open(&store, url, &sopts, &err) != IPFSRT_OK ||
+        ipfsrt_zarr_open(&a, store, "temp", &err) != IPFSRT_OK ||
+        ipfsrt_zarr_read(a, sel, 2, &out, NULL, &err) != IPFSRT_OK) {
+        rc = fail(label, &err);
+    } else {
+        const int32_t *v = (const int32_t *)(const void *)out.data;
+        printf("temp[1:5, ::3] %s, shape %zux%zu:", label, out.shape[0], out.shape[1]);
+        for (size_t i = 0; i < out.shape[0] * out.shape[1]; i++) printf(" %d", (int)v[i]);
+        printf("\n");
+    }
+    ipfsrt_ndarray_free(&out);
+    ipfsrt_zarr_node_free(a);
+    ipfsrt_zarr_store_free(store);
+    return rc;
+}
+
+/* Over ipfs:// through the gateway at url, every block verified. */
+static int read_over_ipfs(const char *url, const char *root) {
     ipfsrt_gateway_list gateways = {0};
     ipfsrt_error err;
     if (ipfsrt_gateway_list_add(&gateways, url, &err) != IPFSRT_OK) return fail("gateway", &err);
@@ -57,26 +84,7 @@ static int read_selection(const char *url, const char *root) {
     if (ipfsrt_client_new(&client, &copts, &err) != IPFSRT_OK) return fail("client", &err);
     char store_url[256];
     snprintf(store_url, sizeof store_url, "ipfs://%s", root);
-    ipfsrt_zarr_store_options sopts = {.client = client};
-    ipfsrt_zarr_store *store = NULL;
-    ipfsrt_zarr_node *a = NULL;
-    ipfsrt_ndarray out;
-    ipfsrt_ndarray_init(&out);
-    ipfsrt_ndslice sel[2] = {{.has_start = true, .start = 1, .has_stop = true, .stop = 5, .step = 1}, {.step = 3}};
-    int rc = 0;
-    if (ipfsrt_zarr_store_open(&store, store_url, &sopts, &err) != IPFSRT_OK ||
-        ipfsrt_zarr_open(&a, store, "temp", &err) != IPFSRT_OK ||
-        ipfsrt_zarr_read(a, sel, 2, &out, NULL, &err) != IPFSRT_OK) {
-        rc = fail("read", &err);
-    } else {
-        const int32_t *v = (const int32_t *)(const void *)out.data;
-        printf("temp[1:5, ::3] over ipfs:// (verified), shape %zux%zu:", out.shape[0], out.shape[1]);
-        for (size_t i = 0; i < out.shape[0] * out.shape[1]; i++) printf(" %d", (int)v[i]);
-        printf("\n");
-    }
-    ipfsrt_ndarray_free(&out);
-    ipfsrt_zarr_node_free(a);
-    ipfsrt_zarr_store_free(store);
+    int rc = read_selection("over ipfs:// (verified)", store_url, client);
     ipfsrt_client_free(client);
     ipfsrt_gateway_list_free(&gateways);
     return rc;
@@ -102,7 +110,7 @@ int main(int argc, char **argv) {
     ipfsrt_server *gw;
     if (ipfsrt_server_new(&gw, cars, 1, NULL, &err) != IPFSRT_OK) return fail("serve", &err);
     char cid[IPFSRT_CID_STR_MAX];
-    int rc = read_selection(ipfsrt_server_url(gw), ipfsrt_cid_to_string(&root, cid));
+    int rc = read_over_ipfs(ipfsrt_server_url(gw), ipfsrt_cid_to_string(&root, cid));
     ipfsrt_server_free(gw);
-    return rc;
+    return rc ? rc : read_selection("from the CAR (verified)", car, NULL);
 }

@@ -7,7 +7,6 @@
  * whole decode's first bytes, and fails wherever it fails (checksums, stream
  * ends, trailing bytes), bar blocks of a zstd frame without checksum that it
  * never reached. */
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +44,8 @@ static ipfsrt_codec *codecs[N_CODECS];
 static void setup(void) {
     if (codecs[0]) return;
     for (size_t i = 0; i < N_CODECS; i++) {
-        cJSON *config = CODECS[i].config ? cJSON_Parse(CODECS[i].config) : NULL;
-        if (ipfsrt_codec_new(&codecs[i], CODECS[i].name, config, CODECS[i].itemsize, NULL) != IPFSRT_OK) abort();
-        cJSON_Delete(config);
+        if (ipfsrt_codec_new(&codecs[i], CODECS[i].name, CODECS[i].config, CODECS[i].itemsize, NULL) != IPFSRT_OK)
+            abort();
     }
 }
 

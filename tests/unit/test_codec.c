@@ -1,17 +1,13 @@
 /* Chunk codecs: public check values, round trips through every codec, the
  * sized-decoding contract (data that decode to more or fewer bytes than due
  * are errors, and nothing is written past the destination), corrupt data. */
-#include <cjson/cJSON.h>
-
 #include "testutil.h"
 
 static ipfsrt_codec *make(const char *name, const char *json, size_t itemsize) {
-    cJSON *config = json ? cJSON_Parse(json) : NULL;
     ipfsrt_codec *c = NULL;
     ipfsrt_error err;
-    ipfsrt_status st = ipfsrt_codec_new(&c, name, config, itemsize, &err);
+    ipfsrt_status st = ipfsrt_codec_new(&c, name, json, itemsize, &err);
     if (st != IPFSRT_OK) fail_msg("%s %s: %s", name, json ? json : "", err.message);
-    cJSON_Delete(config);
     return c;
 }
 
@@ -274,15 +270,14 @@ static void test_bad_configurations(void **state) {
         {"delta", "{\"dtype\": \">i4\"}", "not supported"},
         {"delta", "{\"dtype\": \"<i4\", \"astype\": \"<i2\"}", "astype"},
         {"zstd", "[1]", "not an object"},
+        {"zstd", "{\"level\": ", "not JSON"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cJSON *config = bad[i].config ? cJSON_Parse(bad[i].config) : NULL;
         ipfsrt_codec *c = NULL;
         ipfsrt_error err;
-        assert_int_not_equal(ipfsrt_codec_new(&c, bad[i].name, config, 4, &err), IPFSRT_OK);
+        assert_int_not_equal(ipfsrt_codec_new(&c, bad[i].name, bad[i].config, 4, &err), IPFSRT_OK);
         assert_null(c);
         if (!strstr(err.message, bad[i].says)) fail_msg("%s: \"%s\" lacks \"%s\"", bad[i].name, err.message, bad[i].says);
-        cJSON_Delete(config);
     }
 }
 

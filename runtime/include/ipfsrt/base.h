@@ -17,27 +17,35 @@ extern "C" {
 #define IPFSRT_PRINTF(f, a)
 #endif
 
+/* Marks what the library exports: it is built with hidden visibility, so only
+ * what a public header declares with this mark is its ABI. */
+#if defined(__GNUC__)
+#define IPFSRT_API __attribute__((visibility("default")))
+#else
+#define IPFSRT_API
+#endif
+
 #define IPFSRT_VERSION_STRING "0.1.0"
 
 /* Monotonic wall-clock seconds. */
-double ipfsrt_clock(void);
+IPFSRT_API double ipfsrt_clock(void);
 
 /* Asks every fetch under way to stop (they fail with IPFSRT_ECANCELED, and a
  * download removes what it had written). Safe from a signal handler: a host
  * calls it for SIGINT and the like. sig names why (a signal number, or any
  * positive value); 0 clears the request. */
-void ipfsrt_request_stop(int sig);
+IPFSRT_API void ipfsrt_request_stop(int sig);
 /* What ipfsrt_request_stop was last given: 0 when no stop is asked for. */
-int ipfsrt_stop_requested(void);
+IPFSRT_API int ipfsrt_stop_requested(void);
 
 /* Worker threads (hashing, decoding, encoding) when an option does not say:
  * IPFSRT_THREADS when set (1-1024), else what the host chose with
  * ipfsrt_threads_set (the MPI module: the node's CPUs over its ranks), else
  * the CPUs this process may run on (its affinity mask, not the machine's). */
-unsigned ipfsrt_threads(void);
+IPFSRT_API unsigned ipfsrt_threads(void);
 /* 0 forgets the host's choice. */
-void ipfsrt_threads_set(unsigned n);
-unsigned ipfsrt_cpus_usable(void);
+IPFSRT_API void ipfsrt_threads_set(unsigned n);
+IPFSRT_API unsigned ipfsrt_cpus_usable(void);
 
 /* Bytes a result lends past the call that handed them over: hold(owner)
  * keeps them valid until release(owner), which any thread may call, once per

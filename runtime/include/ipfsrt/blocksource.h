@@ -26,18 +26,18 @@ typedef struct ipfsrt_blocksource {
 } ipfsrt_blocksource;
 
 /* Answers identity CIDs itself, then asks the source. */
-ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
-                                     ipfsrt_blocksource_ref *ref, ipfsrt_error *err);
-void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_blocksource_ref *ref);
+IPFSRT_API ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                                ipfsrt_blocksource_ref *ref, ipfsrt_error *err);
+IPFSRT_API void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_blocksource_ref *ref);
 
 /* An in-memory block map; put() verifies and copies. */
 typedef struct ipfsrt_memstore ipfsrt_memstore;
-ipfsrt_status ipfsrt_memstore_new(ipfsrt_memstore **store, ipfsrt_error *err);
-ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *store, const ipfsrt_cid *cid,
-                                  const uint8_t *data, size_t len, ipfsrt_error *err);
-size_t ipfsrt_memstore_count(const ipfsrt_memstore *store);
-void ipfsrt_blocksource_memstore(ipfsrt_blocksource *src, ipfsrt_memstore *store);
-void ipfsrt_memstore_free(ipfsrt_memstore *store);
+IPFSRT_API ipfsrt_status ipfsrt_memstore_new(ipfsrt_memstore **store, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *store, const ipfsrt_cid *cid,
+                                             const uint8_t *data, size_t len, ipfsrt_error *err);
+IPFSRT_API size_t ipfsrt_memstore_count(const ipfsrt_memstore *store);
+IPFSRT_API void ipfsrt_blocksource_memstore(ipfsrt_blocksource *src, ipfsrt_memstore *store);
+IPFSRT_API void ipfsrt_memstore_free(ipfsrt_memstore *store);
 
 #ifdef __cplusplus
 }

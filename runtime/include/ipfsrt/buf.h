@@ -16,12 +16,12 @@ typedef struct ipfsrt_buf {
     bool failed; /* an allocation failed; later writes are ignored */
 } ipfsrt_buf;
 
-void ipfsrt_buf_init(ipfsrt_buf *b);
-void ipfsrt_buf_free(ipfsrt_buf *b);
-void ipfsrt_buf_append(ipfsrt_buf *b, const void *data, size_t n);
+IPFSRT_API void ipfsrt_buf_init(ipfsrt_buf *b);
+IPFSRT_API void ipfsrt_buf_free(ipfsrt_buf *b);
+IPFSRT_API void ipfsrt_buf_append(ipfsrt_buf *b, const void *data, size_t n);
 /* Room for n more bytes at data + len (len unchanged: the caller writes, then
  * adds what it wrote); NULL (and failed set) when it cannot grow. */
-uint8_t *ipfsrt_buf_reserve(ipfsrt_buf *b, size_t n);
+IPFSRT_API uint8_t *ipfsrt_buf_reserve(ipfsrt_buf *b, size_t n);
 
 #ifdef __cplusplus
 }

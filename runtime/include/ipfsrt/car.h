@@ -55,74 +55,74 @@ typedef ipfsrt_status (*ipfsrt_car_block_fn)(void *user, const ipfsrt_car_block 
  * an error every further call returns the same error. */
 typedef struct ipfsrt_car_reader ipfsrt_car_reader;
 
-ipfsrt_status ipfsrt_car_reader_new(ipfsrt_car_reader **reader, const ipfsrt_car_options *opts,
-                                     ipfsrt_car_block_fn on_block, void *user, ipfsrt_error *err);
-ipfsrt_status ipfsrt_car_reader_feed(ipfsrt_car_reader *reader, const uint8_t *data, size_t len,
-                                     ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_reader_new(ipfsrt_car_reader **reader, const ipfsrt_car_options *opts,
+                                                ipfsrt_car_block_fn on_block, void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_reader_feed(ipfsrt_car_reader *reader, const uint8_t *data, size_t len,
+                                                ipfsrt_error *err);
 /* Call at end of input: fails if it ended inside the header or a section. */
-ipfsrt_status ipfsrt_car_reader_finish(ipfsrt_car_reader *reader, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_reader_finish(ipfsrt_car_reader *reader, ipfsrt_error *err);
 /* NULL until the header has been read. */
-const ipfsrt_car_header *ipfsrt_car_reader_header(const ipfsrt_car_reader *reader);
-uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *reader);
-void ipfsrt_car_reader_free(ipfsrt_car_reader *reader);
+IPFSRT_API const ipfsrt_car_header *ipfsrt_car_reader_header(const ipfsrt_car_reader *reader);
+IPFSRT_API uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *reader);
+IPFSRT_API void ipfsrt_car_reader_free(ipfsrt_car_reader *reader);
 
 /* Streams a whole file through a push reader in slices of slice_size bytes
  * (0 = 64 KiB); on_block may be NULL. Counts verified blocks and their bytes.
  * Set opts->verify_only when the blocks' bytes are not needed. */
-ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts,
-                                     size_t slice_size, ipfsrt_car_block_fn on_block, void *user,
-                                     uint64_t *blocks, uint64_t *bytes, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts,
+                                                size_t slice_size, ipfsrt_car_block_fn on_block, void *user,
+                                                uint64_t *blocks, uint64_t *bytes, ipfsrt_error *err);
 
 /* The same for a CAR held in memory, fed in slices of slice_size bytes. */
-ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
-                                       const ipfsrt_car_options *opts, size_t slice_size,
-                                       ipfsrt_car_block_fn on_block, void *user, uint64_t *blocks,
-                                       uint64_t *bytes, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
+                                                  const ipfsrt_car_options *opts, size_t slice_size,
+                                                  ipfsrt_car_block_fn on_block, void *user, uint64_t *blocks,
+                                                  uint64_t *bytes, ipfsrt_error *err);
 
 /* File reader with random access by CID. The file is mapped; the CARv2 index
  * is used when present and well-formed (as a hint: what it points at is still
  * checked), otherwise an index is built by scanning on open. */
 typedef struct ipfsrt_car_file ipfsrt_car_file;
 
-ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **file, const char *path,
-                                   const ipfsrt_car_options *opts, ipfsrt_error *err);
-const ipfsrt_car_header *ipfsrt_car_file_header(const ipfsrt_car_file *file);
+IPFSRT_API ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **file, const char *path,
+                                              const ipfsrt_car_options *opts, ipfsrt_error *err);
+IPFSRT_API const ipfsrt_car_header *ipfsrt_car_file_header(const ipfsrt_car_file *file);
 /* "carv2-index" or "scan". */
-const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *file);
+IPFSRT_API const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *file);
 /* Verified block bytes for a CID (looked up by multihash); IPFSRT_ENOT_FOUND if absent. */
-ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *file, const ipfsrt_cid *cid,
-                                  const uint8_t **data, size_t *len, ipfsrt_error *err);
-bool ipfsrt_car_file_has(ipfsrt_car_file *file, const ipfsrt_cid *cid);
+IPFSRT_API ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *file, const ipfsrt_cid *cid,
+                                             const uint8_t **data, size_t *len, ipfsrt_error *err);
+IPFSRT_API bool ipfsrt_car_file_has(ipfsrt_car_file *file, const ipfsrt_cid *cid);
 /* The bytes stored for a CID without hashing them: only for callers that have
  * verified the whole file (ipfsrt_car_verify_file) since opening it. */
-ipfsrt_status ipfsrt_car_file_get_unverified(ipfsrt_car_file *file, const ipfsrt_cid *cid,
-                                     const uint8_t **data, size_t *len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_file_get_unverified(ipfsrt_car_file *file, const ipfsrt_cid *cid,
+                                                const uint8_t **data, size_t *len, ipfsrt_error *err);
 /* Sequential, verified iteration. Start with *cursor = 0; *done is set at the end. */
-ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *file, uint64_t *cursor, ipfsrt_car_block *block,
-                                   bool *done, ipfsrt_error *err);
-void ipfsrt_car_file_free(ipfsrt_car_file *file);
+IPFSRT_API ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *file, uint64_t *cursor, ipfsrt_car_block *block,
+                                              bool *done, ipfsrt_error *err);
+IPFSRT_API void ipfsrt_car_file_free(ipfsrt_car_file *file);
 
 /* Writer: CARv1, or CARv2 (a CARv1 payload plus a MultihashIndexSorted index).
  * put() checks each block against its CID and skips blocks already written. */
 typedef struct ipfsrt_car_writer ipfsrt_car_writer;
 
-ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **writer, const char *path, int version,
-                                     const ipfsrt_cid *roots, size_t root_count,
-                                     ipfsrt_error *err);
-ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,
-                                    const uint8_t *data, size_t len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **writer, const char *path, int version,
+                                                const ipfsrt_cid *roots, size_t root_count,
+                                                ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,
+                                               const uint8_t *data, size_t len, ipfsrt_error *err);
 /* For producers that just derived cid from these very bytes (the importer):
  * skips the second hash. Readers verify every block anyway. */
-ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,
-                                         const uint8_t *data, size_t len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,
+                                                    const uint8_t *data, size_t len, ipfsrt_error *err);
 /* Replaces the roots written at init by roots whose header encodes to the same
  * length (for a placeholder root written before the real one was known). */
-ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *writer, const ipfsrt_cid *roots,
-                                          size_t root_count, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *writer, const ipfsrt_cid *roots,
+                                                     size_t root_count, ipfsrt_error *err);
 /* Completes the file. Until it succeeds the output is incomplete. */
-ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *writer, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *writer, ipfsrt_error *err);
 /* Releases the writer; an unfinished file is removed. */
-void ipfsrt_car_writer_free(ipfsrt_car_writer *writer);
+IPFSRT_API void ipfsrt_car_writer_free(ipfsrt_car_writer *writer);
 
 /* A CARv1 laid out from blocks in memory and read out in pieces of any size (a
  * response body): its size is known before the first byte. The encoder borrows
@@ -130,23 +130,23 @@ void ipfsrt_car_writer_free(ipfsrt_car_writer *writer);
  * the caller has verified. Add every block before the first read. */
 typedef struct ipfsrt_car_encoder ipfsrt_car_encoder;
 
-ipfsrt_status ipfsrt_car_encoder_new(ipfsrt_car_encoder **encoder, const ipfsrt_cid *roots,
-                                     size_t root_count, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_encoder_new(ipfsrt_car_encoder **encoder, const ipfsrt_cid *roots,
+                                                size_t root_count, ipfsrt_error *err);
 /* data_offset (optional) receives where the block's bytes will sit in the CAR. */
-ipfsrt_status ipfsrt_car_encoder_add(ipfsrt_car_encoder *encoder, const ipfsrt_cid *cid,
-                                     const uint8_t *data, size_t len, uint64_t *data_offset,
-                                     ipfsrt_error *err);
-uint64_t ipfsrt_car_encoder_size(const ipfsrt_car_encoder *encoder);
+IPFSRT_API ipfsrt_status ipfsrt_car_encoder_add(ipfsrt_car_encoder *encoder, const ipfsrt_cid *cid,
+                                                const uint8_t *data, size_t len, uint64_t *data_offset,
+                                                ipfsrt_error *err);
+IPFSRT_API uint64_t ipfsrt_car_encoder_size(const ipfsrt_car_encoder *encoder);
 /* The next bytes of the CAR, up to max; 0 once all of it was read. */
-size_t ipfsrt_car_encoder_read(ipfsrt_car_encoder *encoder, uint8_t *buf, size_t max);
-void ipfsrt_car_encoder_free(ipfsrt_car_encoder *encoder);
+IPFSRT_API size_t ipfsrt_car_encoder_read(ipfsrt_car_encoder *encoder, uint8_t *buf, size_t max);
+IPFSRT_API void ipfsrt_car_encoder_free(ipfsrt_car_encoder *encoder);
 
 /* Encodes a CARv1 header {roots, version: 1}. */
-ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_t root_count, ipfsrt_buf *out,
-                                       ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_t root_count, ipfsrt_buf *out,
+                                                  ipfsrt_error *err);
 
 /* A block source over an open CAR file (which must outlive it). */
-void ipfsrt_blocksource_car(ipfsrt_blocksource *src, ipfsrt_car_file *car);
+IPFSRT_API void ipfsrt_blocksource_car(ipfsrt_blocksource *src, ipfsrt_car_file *car);
 
 #ifdef __cplusplus
 }

@@ -27,12 +27,12 @@ typedef struct ipfsrt_gateway_list {
 } ipfsrt_gateway_list;
 
 /* Appends a URL (trailing slashes dropped; http and https only). */
-ipfsrt_status ipfsrt_gateway_list_add(ipfsrt_gateway_list *list, const char *url, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_gateway_list_add(ipfsrt_gateway_list *list, const char *url, ipfsrt_error *err);
 /* The IPFS_GATEWAY variable (URLs separated by commas or spaces), else the first
  * line of the first IPIP-280 file found ($IPFS_PATH/gateway, ~/.ipfs/gateway,
  * $XDG_CONFIG_HOME/ipfs/gateway, /etc/ipfs/gateway), else public gateways. */
-ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, ipfsrt_error *err);
-void ipfsrt_gateway_list_free(ipfsrt_gateway_list *list);
+IPFSRT_API ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, ipfsrt_error *err);
+IPFSRT_API void ipfsrt_gateway_list_free(ipfsrt_gateway_list *list);
 
 /* Why a gateway's answer was not used. */
 typedef enum ipfsrt_gateway_error {
@@ -53,9 +53,9 @@ typedef enum ipfsrt_gateway_error {
 } ipfsrt_gateway_error;
 
 /* Stable lower-case name, e.g. "hash_mismatch". */
-const char *ipfsrt_gateway_error_name(ipfsrt_gateway_error e);
+IPFSRT_API const char *ipfsrt_gateway_error_name(ipfsrt_gateway_error e);
 /* True for the kinds that mean the gateway sent bad data. */
-bool ipfsrt_gateway_error_is_verification(ipfsrt_gateway_error e);
+IPFSRT_API bool ipfsrt_gateway_error_is_verification(ipfsrt_gateway_error e);
 
 typedef enum ipfsrt_policy_request_kind {
     IPFSRT_REQUEST_BLOCK, /* ?format=raw for one CID */
@@ -125,34 +125,34 @@ typedef struct ipfsrt_client_options {
 
 typedef struct ipfsrt_client ipfsrt_client;
 
-ipfsrt_status ipfsrt_client_new(ipfsrt_client **client, const ipfsrt_client_options *opts,
-                                 ipfsrt_error *err);
-void ipfsrt_client_free(ipfsrt_client *client);
+IPFSRT_API ipfsrt_status ipfsrt_client_new(ipfsrt_client **client, const ipfsrt_client_options *opts,
+                                            ipfsrt_error *err);
+IPFSRT_API void ipfsrt_client_free(ipfsrt_client *client);
 /* The client takes over the policy (and calls its free); NULL restores the default. */
-void ipfsrt_client_set_policy(ipfsrt_client *client, const ipfsrt_policy *policy);
+IPFSRT_API void ipfsrt_client_set_policy(ipfsrt_client *client, const ipfsrt_policy *policy);
 /* The most requests in flight at one gateway (0 to len-1) from now on: a
  * gateway's own limit (rate limits, a small server), within the client's cap
  * (max_concurrency, or the fixed concurrency); 0 = the client's cap again. */
-void ipfsrt_client_set_gateway_cap(ipfsrt_client *client, size_t gateway, unsigned cap);
-size_t ipfsrt_client_gateway_count(const ipfsrt_client *client);
-const char *ipfsrt_client_gateway_url(const ipfsrt_client *client, size_t i);
+IPFSRT_API void ipfsrt_client_set_gateway_cap(ipfsrt_client *client, size_t gateway, unsigned cap);
+IPFSRT_API size_t ipfsrt_client_gateway_count(const ipfsrt_client *client);
+IPFSRT_API const char *ipfsrt_client_gateway_url(const ipfsrt_client *client, size_t i);
 /* Where the gateway list came from (see ipfsrt_gateway_list.source). */
-const char *ipfsrt_client_gateway_source(const ipfsrt_client *client);
-bool ipfsrt_client_verifies(const ipfsrt_client *client);
+IPFSRT_API const char *ipfsrt_client_gateway_source(const ipfsrt_client *client);
+IPFSRT_API bool ipfsrt_client_verifies(const ipfsrt_client *client);
 
 /* Called as body bytes arrive: total so far and, when known, expected (else 0).
  * Anything but IPFSRT_OK stops the call under way with that error (a way to
  * cancel a long read). */
 typedef ipfsrt_status (*ipfsrt_client_progress_fn)(void *user, uint64_t done, uint64_t expected,
                                                    ipfsrt_error *err);
-void ipfsrt_client_set_progress(ipfsrt_client *client, ipfsrt_client_progress_fn fn, void *user);
+IPFSRT_API void ipfsrt_client_set_progress(ipfsrt_client *client, ipfsrt_client_progress_fn fn, void *user);
 
 /* One verified block (from the cache or a gateway); release it with
  * ipfsrt_blocksource_release on ipfsrt_client_blocksource's source. */
-ipfsrt_status ipfsrt_client_block(ipfsrt_client *client, const ipfsrt_cid *cid,
-                                  ipfsrt_blocksource_ref *ref, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_block(ipfsrt_client *client, const ipfsrt_cid *cid,
+                                             ipfsrt_blocksource_ref *ref, ipfsrt_error *err);
 /* A block source over the client: blocks come from the cache, else by CID. */
-void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksource *src);
+IPFSRT_API void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksource *src);
 
 /* Many blocks at once; fn sees each verified block as it arrives (in any order,
  * index = its position in cids). The first failure stops the batch. Unverified
@@ -160,32 +160,32 @@ void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksource *src);
 typedef ipfsrt_status (*ipfsrt_client_block_fn)(void *user, size_t index, const ipfsrt_cid *cid,
                                                  const uint8_t *data, size_t len,
                                                  ipfsrt_error *err);
-ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *client, const ipfsrt_cid *cids, size_t n,
-                                   ipfsrt_client_block_fn fn, void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *client, const ipfsrt_cid *cids, size_t n,
+                                              ipfsrt_client_block_fn fn, void *user, ipfsrt_error *err);
 
 /* Paths: CID[/path], /ipfs/CID[/path] or ipfs://CID[/path]. Unverified clients
  * also take http(s):// URLs in ipfsrt_client_read. */
-ipfsrt_status ipfsrt_client_stat(ipfsrt_client *client, const char *path,
-                                 ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_stat(ipfsrt_client *client, const char *path,
+                                            ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
 /* Lists a directory; with fetch_types each entry's type and size are looked up
  * (one block per entry, fetched concurrently). */
-ipfsrt_status ipfsrt_client_ls(ipfsrt_client *client, const char *path, bool fetch_types,
-                               ipfsrt_unixfs_entry_fn fn, void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_ls(ipfsrt_client *client, const char *path, bool fetch_types,
+                                          ipfsrt_unixfs_entry_fn fn, void *user, ipfsrt_error *err);
 /* File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
  * Verified bytes reach write only once their block matched its CID and sits
  * on the path from the root. */
-ipfsrt_status ipfsrt_client_read(ipfsrt_client *client, const char *path, uint64_t offset,
-                                 uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
-                                 ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_read(ipfsrt_client *client, const char *path, uint64_t offset,
+                                            uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
+                                            ipfsrt_error *err);
 /* Writes the file, tree or symlink at path to dest (which must not exist);
  * nothing is left behind on failure. */
-ipfsrt_status ipfsrt_client_export(ipfsrt_client *client, const char *path, const char *dest,
-                                   ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_export(ipfsrt_client *client, const char *path, const char *dest,
+                                              ipfsrt_error *err);
 /* The DAG under path (UnixFS), every block verified, written to the CAR file
  * dest with the path's CID as its root (as `ipfs dag export` does): an archive
  * any IPFS tool can import. dest must not exist; it appears complete or not at all. */
-ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const char *path, const char *dest,
-                                       ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const char *path, const char *dest,
+                                                  ipfsrt_error *err);
 
 /* ------------------------------------------------- many reads in flight */
 
@@ -211,32 +211,32 @@ typedef struct ipfsrt_client_batch_result {
     ipfsrt_lent lent;     /* data kept longer (a verified block lent as it is), when owner is set */
 } ipfsrt_client_batch_result;
 
-ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **batch, ipfsrt_client *client,
-                                      ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **batch, ipfsrt_client *client,
+                                                 ipfsrt_error *err);
 /* Reads are added before the first ipfsrt_client_batch_next.
  * Bytes [offset, offset + length) of the file at path (length UINT64_MAX = to the end). */
-ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *batch, const char *path,
-                                           uint64_t offset, uint64_t length, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *batch, const char *path,
+                                                      uint64_t offset, uint64_t length, ipfsrt_error *err);
 /* The last length bytes of the file at path (all of it when it is shorter). */
-ipfsrt_status ipfsrt_client_batch_add_suffix(ipfsrt_client_batch *batch, const char *path, uint64_t length,
-                                             ipfsrt_error *err);
-ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *batch, const ipfsrt_cid *cid,
-                                            ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_batch_add_suffix(ipfsrt_client_batch *batch, const char *path, uint64_t length,
+                                                        ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *batch, const ipfsrt_cid *cid,
+                                                       ipfsrt_error *err);
 /* Waits for the next read to complete and describes it in *result, or sets *done
  * when every read has been reported. A read that failed is a result with its own
  * status; the call itself fails only for what stops the whole batch (out of
  * memory, a failing policy or progress callback). */
-ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *batch, ipfsrt_client_batch_result *result,
-                                       bool *done, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *batch, ipfsrt_client_batch_result *result,
+                                                  bool *done, ipfsrt_error *err);
 /* Cancels the reads still in flight and releases the batch. */
-void ipfsrt_client_batch_free(ipfsrt_client_batch *batch);
+IPFSRT_API void ipfsrt_client_batch_free(ipfsrt_client_batch *batch);
 
 /* Each result of ipfsrt_client_get_many; anything but IPFSRT_OK stops the batch. */
 typedef ipfsrt_status (*ipfsrt_client_result_fn)(void *user, const ipfsrt_client_batch_result *result,
                                                  ipfsrt_error *err);
 /* The whole files at paths, as a batch: fn sees each as it completes. */
-ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *client, const char *const *paths, size_t n,
-                                     ipfsrt_client_result_fn fn, void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *client, const char *const *paths, size_t n,
+                                                ipfsrt_client_result_fn fn, void *user, ipfsrt_error *err);
 
 #define IPFSRT_LATENCY_SAMPLES 512
 
@@ -249,8 +249,8 @@ typedef struct ipfsrt_client_gateway_stats {
     double latency_p50_s, latency_p90_s, latency_p99_s; /* first byte, recent requests */
 } ipfsrt_client_gateway_stats;
 
-void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, size_t i,
-                                 ipfsrt_client_gateway_stats *stats);
+IPFSRT_API void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, size_t i,
+                                            ipfsrt_client_gateway_stats *stats);
 
 #ifdef __cplusplus
 }

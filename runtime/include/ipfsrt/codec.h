@@ -19,46 +19,45 @@ extern "C" {
 #endif
 
 typedef struct ipfsrt_codec ipfsrt_codec;
-struct cJSON;
 
 /* A codec by name ("zstd", "gzip", "zlib", "bz2", "lz4", "blosc", "crc32c",
  * "shuffle", "delta"; a "numcodecs." prefix is accepted) and its configuration
- * (a JSON object, or NULL for the defaults). itemsize is the size of the
+ * (a JSON object's text, or NULL for the defaults). itemsize is the size of the
  * elements the chunk holds, for blosc's and shuffle's default element size;
  * delta needs its "dtype". Unknown names and bad parameters are errors naming
  * the codec. */
-ipfsrt_status ipfsrt_codec_new(ipfsrt_codec **out, const char *name, const struct cJSON *config, size_t itemsize,
-                               ipfsrt_error *err);
-void ipfsrt_codec_free(ipfsrt_codec *c);
+IPFSRT_API ipfsrt_status ipfsrt_codec_new(ipfsrt_codec **out, const char *name, const char *config, size_t itemsize,
+                                          ipfsrt_error *err);
+IPFSRT_API void ipfsrt_codec_free(ipfsrt_codec *c);
 /* The codec's name (numcodecs' id), without any "numcodecs." prefix. */
-const char *ipfsrt_codec_id(const ipfsrt_codec *c);
+IPFSRT_API const char *ipfsrt_codec_id(const ipfsrt_codec *c);
 
 /* Decodes src into exactly dst_len bytes at dst. */
-ipfsrt_status ipfsrt_codec_decode(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
-                                  size_t dst_len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_codec_decode(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
+                                             size_t dst_len, ipfsrt_error *err);
 /* Decodes src, which must decode to dst_len bytes, as far as the first need
  * bytes at dst: a selection that ends early in a chunk needs no more. Codecs
  * that can stop early (zstd, a block at a time) leave the rest of dst
  * unwritten and the data past it unchecked; the others decode it all. */
-ipfsrt_status ipfsrt_codec_decode_prefix(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
-                                         size_t dst_len, size_t need, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_codec_decode_prefix(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
+                                                    size_t dst_len, size_t need, ipfsrt_error *err);
 /* The decoded size when src states it (zstd frame sizes, blosc's header, lz4's
  * prefix, crc32c and the filters' own sizes); *known false when it does not
  * (gzip, zlib, bz2, a zstd frame without its size). */
-ipfsrt_status ipfsrt_codec_decoded_size(const ipfsrt_codec *c, const void *src, size_t src_len, size_t *size,
-                                        bool *known, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_codec_decoded_size(const ipfsrt_codec *c, const void *src, size_t src_len, size_t *size,
+                                                   bool *known, ipfsrt_error *err);
 /* Decodes src whatever its decoded size, appending to out, failing past limit
  * bytes (for a codec in the middle of a chain, whose output size nothing
  * states). */
-ipfsrt_status ipfsrt_codec_decode_any(const ipfsrt_codec *c, const void *src, size_t src_len, size_t limit,
-                                      ipfsrt_buf *out, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_codec_decode_any(const ipfsrt_codec *c, const void *src, size_t src_len, size_t limit,
+                                                 ipfsrt_buf *out, ipfsrt_error *err);
 /* Encodes src, appending to out. */
-ipfsrt_status ipfsrt_codec_encode(const ipfsrt_codec *c, const void *src, size_t src_len, ipfsrt_buf *out,
-                                  ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_codec_encode(const ipfsrt_codec *c, const void *src, size_t src_len, ipfsrt_buf *out,
+                                             ipfsrt_error *err);
 
 /* CRC-32C (Castagnoli) of n bytes, continuing from crc (0 to start); the CPU's
  * instruction where it has one. */
-uint32_t ipfsrt_crc32c(uint32_t crc, const void *data, size_t n);
+IPFSRT_API uint32_t ipfsrt_crc32c(uint32_t crc, const void *data, size_t n);
 
 #ifdef __cplusplus
 }

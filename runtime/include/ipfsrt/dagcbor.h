@@ -52,24 +52,24 @@ typedef struct ipfsrt_dagcbor_doc {
 /* Strict DAG-CBOR: shortest-form integers and lengths, definite lengths, only
  * tag 42 (CIDs), 64-bit finite floats, text keys sorted length-first without
  * duplicates, valid UTF-8, exactly one item. Errors carry the byte offset. */
-ipfsrt_status ipfsrt_dagcbor_decode(const uint8_t *buf, size_t len, ipfsrt_dagcbor_doc *doc,
-                                    ipfsrt_error *err);
-void ipfsrt_dagcbor_doc_free(ipfsrt_dagcbor_doc *doc);
+IPFSRT_API ipfsrt_status ipfsrt_dagcbor_decode(const uint8_t *buf, size_t len, ipfsrt_dagcbor_doc *doc,
+                                               ipfsrt_error *err);
+IPFSRT_API void ipfsrt_dagcbor_doc_free(ipfsrt_dagcbor_doc *doc);
 /* Value for a text key in a map item, or NULL. */
-const ipfsrt_dagcbor_item *ipfsrt_dagcbor_map_get(const ipfsrt_dagcbor_item *map, const char *key);
+IPFSRT_API const ipfsrt_dagcbor_item *ipfsrt_dagcbor_map_get(const ipfsrt_dagcbor_item *map, const char *key);
 
 
 /* Canonical encoder primitives; callers emit map keys in canonical order. */
-void ipfsrt_dagcbor_put_uint(ipfsrt_buf *b, uint64_t v);
-void ipfsrt_dagcbor_put_negint(ipfsrt_buf *b, uint64_t n); /* encodes -1 - n */
-void ipfsrt_dagcbor_put_bytes(ipfsrt_buf *b, const uint8_t *p, size_t n);
-void ipfsrt_dagcbor_put_text(ipfsrt_buf *b, const char *p, size_t n);
-void ipfsrt_dagcbor_put_array(ipfsrt_buf *b, size_t count);
-void ipfsrt_dagcbor_put_map(ipfsrt_buf *b, size_t count);
-void ipfsrt_dagcbor_put_cid(ipfsrt_buf *b, const ipfsrt_cid *cid);
-void ipfsrt_dagcbor_put_bool(ipfsrt_buf *b, bool v);
-void ipfsrt_dagcbor_put_null(ipfsrt_buf *b);
-void ipfsrt_dagcbor_put_float(ipfsrt_buf *b, double v);
+IPFSRT_API void ipfsrt_dagcbor_put_uint(ipfsrt_buf *b, uint64_t v);
+IPFSRT_API void ipfsrt_dagcbor_put_negint(ipfsrt_buf *b, uint64_t n); /* encodes -1 - n */
+IPFSRT_API void ipfsrt_dagcbor_put_bytes(ipfsrt_buf *b, const uint8_t *p, size_t n);
+IPFSRT_API void ipfsrt_dagcbor_put_text(ipfsrt_buf *b, const char *p, size_t n);
+IPFSRT_API void ipfsrt_dagcbor_put_array(ipfsrt_buf *b, size_t count);
+IPFSRT_API void ipfsrt_dagcbor_put_map(ipfsrt_buf *b, size_t count);
+IPFSRT_API void ipfsrt_dagcbor_put_cid(ipfsrt_buf *b, const ipfsrt_cid *cid);
+IPFSRT_API void ipfsrt_dagcbor_put_bool(ipfsrt_buf *b, bool v);
+IPFSRT_API void ipfsrt_dagcbor_put_null(ipfsrt_buf *b);
+IPFSRT_API void ipfsrt_dagcbor_put_float(ipfsrt_buf *b, double v);
 
 #ifdef __cplusplus
 }

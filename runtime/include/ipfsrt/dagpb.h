@@ -27,12 +27,12 @@ typedef struct ipfsrt_dagpb_node {
 /* Strict dag-pb: PBLink fields in order 1,2,3 and each at most once, a Hash that
  * is a valid CID, Data at most once (before or after the links, not among
  * them), no unknown fields or wire types, nothing trailing. */
-ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_node *node,
-                                  ipfsrt_error *err);
-void ipfsrt_dagpb_node_free(ipfsrt_dagpb_node *node);
+IPFSRT_API ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_node *node,
+                                             ipfsrt_error *err);
+IPFSRT_API void ipfsrt_dagpb_node_free(ipfsrt_dagpb_node *node);
 /* Canonical encoding: links in the order given (callers sort directory entries),
  * then Data. A link with name == NULL has no Name field; "" writes an empty one. */
-ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_dagpb_node *node, ipfsrt_buf *out, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_dagpb_node *node, ipfsrt_buf *out, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -51,17 +51,17 @@ typedef struct ipfsrt_error {
 } ipfsrt_error;
 
 /* Stable lower-case name of a status, e.g. "hash_mismatch". */
-const char *ipfsrt_status_name(ipfsrt_status code);
-void ipfsrt_error_clear(ipfsrt_error *err);
+IPFSRT_API const char *ipfsrt_status_name(ipfsrt_status code);
+IPFSRT_API void ipfsrt_error_clear(ipfsrt_error *err);
 
 /* Fills err (if any) and returns code: the one way errors are made, for callbacks
  * and bindings too. offset < 0 means "no offset". */
-ipfsrt_status ipfsrt_fail(ipfsrt_error *err, ipfsrt_status code, int64_t offset, const char *fmt,
-                          ...) IPFSRT_PRINTF(4, 5);
+IPFSRT_API ipfsrt_status ipfsrt_fail(ipfsrt_error *err, ipfsrt_status code, int64_t offset, const char *fmt,
+                                     ...) IPFSRT_PRINTF(4, 5);
 /* Prefixes an already filled error's message with context ("reading x.car: "). */
-void ipfsrt_error_prefix(ipfsrt_error *err, const char *fmt, ...) IPFSRT_PRINTF(2, 3);
+IPFSRT_API void ipfsrt_error_prefix(ipfsrt_error *err, const char *fmt, ...) IPFSRT_PRINTF(2, 3);
 /* Moves an error's offset by delta (when a sub-parser worked on a slice). */
-void ipfsrt_error_shift(ipfsrt_error *err, int64_t delta);
+IPFSRT_API void ipfsrt_error_shift(ipfsrt_error *err, int64_t delta);
 
 #ifdef __cplusplus
 }

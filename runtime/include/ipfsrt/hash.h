@@ -27,23 +27,23 @@ typedef struct ipfsrt_hash_backend {
 /* An incremental hash bound to the backend current when it was made. */
 typedef struct ipfsrt_hash_ctx ipfsrt_hash_ctx;
 
-ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **ctx, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **ctx, ipfsrt_error *err);
 /* (Re)starts a digest; a context can be reused for any number of digests. */
-ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err);
-ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,
-                                     ipfsrt_error *err);
-ipfsrt_status ipfsrt_hash_ctx_finish(ipfsrt_hash_ctx *ctx, uint8_t *out, ipfsrt_error *err);
-void ipfsrt_hash_ctx_free(ipfsrt_hash_ctx *ctx);
+IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,
+                                                ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_finish(ipfsrt_hash_ctx *ctx, uint8_t *out, ipfsrt_error *err);
+IPFSRT_API void ipfsrt_hash_ctx_free(ipfsrt_hash_ctx *ctx);
 
-const ipfsrt_hash_backend *ipfsrt_hash_backend_current(void);
+IPFSRT_API const ipfsrt_hash_backend *ipfsrt_hash_backend_current(void);
 /* NULL when that backend was not built in. */
-const ipfsrt_hash_backend *ipfsrt_hash_backend_find(const char *name);
+IPFSRT_API const ipfsrt_hash_backend *ipfsrt_hash_backend_find(const char *name);
 /* NULL-terminated list of the built-in backends. */
-const ipfsrt_hash_backend *const *ipfsrt_hash_backends(void);
-ipfsrt_status ipfsrt_hash_backend_select(const char *name, ipfsrt_error *err);
-size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg);
-ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
-                                 ipfsrt_error *err);
+IPFSRT_API const ipfsrt_hash_backend *const *ipfsrt_hash_backends(void);
+IPFSRT_API ipfsrt_status ipfsrt_hash_backend_select(const char *name, ipfsrt_error *err);
+IPFSRT_API size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg);
+IPFSRT_API ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
+                                            ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -18,8 +18,8 @@ typedef struct ipfsrt_image_map_options {
 /* Writes a 2-D field (any real dtype) as a PNG colour map: values from vmin
  * (deep blue) to vmax (dark red) on a perceptual scale, NaN (land, no data)
  * in grey. The file appears complete or not at all. */
-ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *field,
-                                     const ipfsrt_image_map_options *opts, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *field,
+                                                const ipfsrt_image_map_options *opts, ipfsrt_error *err);
 
 /* Colour maps: the ocean one of write_map (blue through yellow to red),
  * matplotlib's viridis, and ColorBrewer's red-blue both ways (RdBu_r: blue
@@ -49,8 +49,8 @@ typedef struct ipfsrt_image_figure {
     size_t n_xticks, n_yticks;
 } ipfsrt_image_figure;
 
-ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field,
-                                        const ipfsrt_image_figure *fig, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field,
+                                                   const ipfsrt_image_figure *fig, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

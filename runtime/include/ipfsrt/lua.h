@@ -13,7 +13,9 @@ extern "C" {
 struct lua_State;
 /* Pushes the ipfsrt module table onto a host's own Lua 5.4 state (and returns 1),
  * like require "ipfsrt" would. */
-int ipfsrt_lua_open(struct lua_State *L);
+IPFSRT_API int ipfsrt_lua_open(struct lua_State *L);
+/* The same, under the name require "ipfsrt" looks for in a C module. */
+IPFSRT_API int luaopen_ipfsrt(struct lua_State *L);
 
 /* A C module loaded into a state where ipfsrt is open reaches the core through
  * this table (a light userdata in the registry under IPFSRT_LUA_API), never

@@ -25,22 +25,22 @@ typedef enum ipfsrt_base {
     IPFSRT_BASE_COUNT
 } ipfsrt_base;
 
-const char *ipfsrt_multibase_name(ipfsrt_base base);
-char ipfsrt_multibase_prefix(ipfsrt_base base);
-ipfsrt_status ipfsrt_multibase_from_name(const char *name, ipfsrt_base *base, ipfsrt_error *err);
+IPFSRT_API const char *ipfsrt_multibase_name(ipfsrt_base base);
+IPFSRT_API char ipfsrt_multibase_prefix(ipfsrt_base base);
+IPFSRT_API ipfsrt_status ipfsrt_multibase_from_name(const char *name, ipfsrt_base *base, ipfsrt_error *err);
 /* Characters needed to encode n bytes, including the prefix and a NUL. */
-size_t ipfsrt_multibase_encoded_size(ipfsrt_base base, size_t n);
+IPFSRT_API size_t ipfsrt_multibase_encoded_size(ipfsrt_base base, size_t n);
 /* Writes prefix + encoding + NUL into out. */
-ipfsrt_status ipfsrt_multibase_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
-                                      size_t out_size, size_t *out_len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_multibase_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
+                                                 size_t out_size, size_t *out_len, ipfsrt_error *err);
 /* Decodes a prefixed string; out needs at most slen bytes. base may be NULL. */
-ipfsrt_status ipfsrt_multibase_decode(const char *s, size_t slen, uint8_t *out, size_t out_size,
-                                      size_t *out_len, ipfsrt_base *base, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_multibase_decode(const char *s, size_t slen, uint8_t *out, size_t out_size,
+                                                 size_t *out_len, ipfsrt_base *base, ipfsrt_error *err);
 /* The same without the prefix character. */
-ipfsrt_status ipfsrt_base_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
-                                 size_t out_size, size_t *out_len, ipfsrt_error *err);
-ipfsrt_status ipfsrt_base_decode(ipfsrt_base base, const char *s, size_t slen, uint8_t *out,
-                                 size_t out_size, size_t *out_len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_base_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
+                                            size_t out_size, size_t *out_len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_base_decode(ipfsrt_base base, const char *s, size_t slen, uint8_t *out,
+                                            size_t out_size, size_t *out_len, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

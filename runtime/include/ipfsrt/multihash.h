@@ -21,19 +21,19 @@ typedef struct ipfsrt_multihash {
 } ipfsrt_multihash;
 
 /* Name of a known hash function code, or NULL. */
-const char *ipfsrt_multihash_name(uint64_t code);
-ipfsrt_status ipfsrt_multihash_code(const char *name, uint64_t *code, ipfsrt_error *err);
-bool ipfsrt_multihash_supported(uint64_t code);
+IPFSRT_API const char *ipfsrt_multihash_name(uint64_t code);
+IPFSRT_API ipfsrt_status ipfsrt_multihash_code(const char *name, uint64_t *code, ipfsrt_error *err);
+IPFSRT_API bool ipfsrt_multihash_supported(uint64_t code);
 /* Native digest length of a known fixed-size function, 0 otherwise. */
-size_t ipfsrt_multihash_native_size(uint64_t code);
+IPFSRT_API size_t ipfsrt_multihash_native_size(uint64_t code);
 /* Parses one multihash at the start of buf; used tells how many bytes it took. */
-ipfsrt_status ipfsrt_multihash_parse(const uint8_t *buf, size_t len, ipfsrt_multihash *mh,
-                                     size_t *used, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_multihash_parse(const uint8_t *buf, size_t len, ipfsrt_multihash *mh,
+                                                size_t *used, ipfsrt_error *err);
 /* Hashes data into a full multihash. digest_len 0 = native length; a shorter
  * one truncates. out needs at most 2 * IPFSRT_VARINT_MAX_BYTES + 128 bytes. */
-ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t len,
-                                   size_t digest_len, uint8_t *out, size_t out_size,
-                                   size_t *out_len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t len,
+                                              size_t digest_len, uint8_t *out, size_t out_size,
+                                              size_t *out_len, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -24,13 +24,13 @@ typedef enum ipfsrt_dtype {
 } ipfsrt_dtype;
 
 /* numpy's names: "bool", "int8" ... "float64", "complex64", "S<n>" for bytes. */
-const char *ipfsrt_dtype_name(ipfsrt_dtype dtype);
-ipfsrt_status ipfsrt_dtype_parse(const char *name, ipfsrt_dtype *dtype, size_t *itemsize,
-                                 ipfsrt_error *err);
+IPFSRT_API const char *ipfsrt_dtype_name(ipfsrt_dtype dtype);
+IPFSRT_API ipfsrt_status ipfsrt_dtype_parse(const char *name, ipfsrt_dtype *dtype, size_t *itemsize,
+                                            ipfsrt_error *err);
 /* Bytes per element (0 for BYTES: its length is the array's). */
-size_t ipfsrt_dtype_size(ipfsrt_dtype dtype);
-bool ipfsrt_dtype_is_int(ipfsrt_dtype dtype);   /* signed or unsigned integers */
-bool ipfsrt_dtype_is_float(ipfsrt_dtype dtype);
+IPFSRT_API size_t ipfsrt_dtype_size(ipfsrt_dtype dtype);
+IPFSRT_API bool ipfsrt_dtype_is_int(ipfsrt_dtype dtype);   /* signed or unsigned integers */
+IPFSRT_API bool ipfsrt_dtype_is_float(ipfsrt_dtype dtype);
 
 /* The memory arrays share: reference-counted, freed with its last view. */
 typedef struct ipfsrt_ndbuffer ipfsrt_ndbuffer;
@@ -49,48 +49,48 @@ typedef struct ipfsrt_ndarray {
     ptrdiff_t strides[IPFSRT_NDARRAY_MAX_DIMS];
 } ipfsrt_ndarray;
 
-void ipfsrt_ndarray_init(ipfsrt_ndarray *a);
-void ipfsrt_ndarray_free(ipfsrt_ndarray *a);
+IPFSRT_API void ipfsrt_ndarray_init(ipfsrt_ndarray *a);
+IPFSRT_API void ipfsrt_ndarray_free(ipfsrt_ndarray *a);
 /* Gives back to the system the big buffers kept for reuse after their arrays
  * were freed (at most a quarter of physical memory is kept). */
-void ipfsrt_ndarray_trim_cache(void);
+IPFSRT_API void ipfsrt_ndarray_trim_cache(void);
 /* Bytes of array buffers allocated so far (never decreases): a garbage-collected
  * host compares it between collections, as the arrays' memory is not its own. */
-uint64_t ipfsrt_ndarray_allocated_bytes(void);
+IPFSRT_API uint64_t ipfsrt_ndarray_allocated_bytes(void);
 /* Elements (the product of the shape; 1 for 0-d). */
-size_t ipfsrt_ndarray_size(const ipfsrt_ndarray *a);
+IPFSRT_API size_t ipfsrt_ndarray_size(const ipfsrt_ndarray *a);
 /* C order with no gaps: the elements are data[0 .. size * itemsize). */
-bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a);
+IPFSRT_API bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a);
 
 /* New arrays in C order. itemsize is for BYTES (ignored otherwise). Sizes are
  * checked before anything is allocated. */
-ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
-                                       int ndim, const size_t *shape, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
+                                                  int ndim, const size_t *shape, ipfsrt_error *err);
 /* The same with elements left unset (numpy's empty), for results whose every
  * element the caller writes before anyone reads them: a large one then costs
  * no pass of zeros. */
-ipfsrt_status ipfsrt_ndarray_new_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
-                                       int ndim, const size_t *shape, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
+                                                  int ndim, const size_t *shape, ipfsrt_error *err);
 /* Every element value (converted as astype would: floats truncate into ints;
  * NaN, infinities and out-of-range values are errors). */
-ipfsrt_status ipfsrt_ndarray_new_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, int ndim,
-                                      const size_t *shape, double value, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, int ndim,
+                                                 const size_t *shape, double value, ipfsrt_error *err);
 /* start, start + step, ... below stop (above, for a negative step). */
-ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
-                                        double stop, double step, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
+                                                   double stop, double step, ipfsrt_error *err);
 /* num values from start to stop, both included (numpy's linspace), float64. */
-ipfsrt_status ipfsrt_ndarray_new_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
-                                          ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
+                                                     ipfsrt_error *err);
 /* Fills dst (an array or any view of one) from len bytes holding its elements
  * in C order and the given byte order; len must be dst's size times its
  * itemsize. Bool bytes other than 0 become true. How decoded chunks land in
  * arrays: straight into the chunk's region of the whole. */
-ipfsrt_status ipfsrt_ndarray_load_bytes(ipfsrt_ndarray *dst, const void *src, size_t len, bool big_endian,
-                                        ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_load_bytes(ipfsrt_ndarray *dst, const void *src, size_t len, bool big_endian,
+                                                   ipfsrt_error *err);
 /* The reverse: src's elements in C order and the given byte order into out,
  * which has room for exactly len = size * itemsize bytes. */
-ipfsrt_status ipfsrt_ndarray_store_bytes(const ipfsrt_ndarray *src, void *out, size_t len, bool big_endian,
-                                         ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_store_bytes(const ipfsrt_ndarray *src, void *out, size_t len, bool big_endian,
+                                                    ipfsrt_error *err);
 /* Stored values to measured ones, as CF decoding (and xarray) do it, in one
  * pass: values equal to a missing value become NaN; the others are converted
  * to dtype (float32 or float64), then multiplied by scale, then offset added,
@@ -102,14 +102,14 @@ typedef struct ipfsrt_ndarray_scaling {
     bool has_scale, has_offset;
     double scale, offset;
 } ipfsrt_ndarray_scaling;
-ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
-                                     const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
+                                                const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
 /* The same into dst, an existing float32 or float64 array (any strides, a view
  * into a larger one as well) that raw's values fill (raw broadcast to its shape). */
-ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndarray *raw,
-                                          const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndarray *raw,
+                                                     const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
 /* A C-order copy of src. */
-ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 
 /* One element, by an index per dimension (negatives count from the end). */
 typedef struct ipfsrt_ndvalue {
@@ -123,12 +123,12 @@ typedef struct ipfsrt_ndvalue {
     size_t len;
 } ipfsrt_ndvalue;
 
-ipfsrt_status ipfsrt_ndarray_get(const ipfsrt_ndarray *a, const int64_t *index, int n,
-                                 ipfsrt_ndvalue *value, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_get(const ipfsrt_ndarray *a, const int64_t *index, int n,
+                                            ipfsrt_ndvalue *value, ipfsrt_error *err);
 /* Sets one element from a double (or an exact integer when is_int): values the
  * dtype cannot hold are errors, not wrapped. */
-ipfsrt_status ipfsrt_ndarray_set(ipfsrt_ndarray *a, const int64_t *index, int n, double value,
-                                 int64_t ivalue, bool is_int, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_set(ipfsrt_ndarray *a, const int64_t *index, int n, double value,
+                                            int64_t ivalue, bool is_int, ipfsrt_error *err);
 
 /* Per dimension of a slice: an index (the dimension goes), or a range with
  * optional start and stop (absent: open) and a step (0 is an error). Bounds
@@ -142,34 +142,34 @@ typedef struct ipfsrt_ndslice {
 
 /* One dimension of length n: the first index the slice takes and how many
  * (an index: itself, 1). */
-ipfsrt_status ipfsrt_ndslice_resolve(const ipfsrt_ndslice *s, size_t n, int dim, int64_t *start, int64_t *count,
-                                     ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndslice_resolve(const ipfsrt_ndslice *s, size_t n, int dim, int64_t *start, int64_t *count,
+                                                ipfsrt_error *err);
 
 /* Views: dst shares src's buffer (dst must be initialized; its old view is
  * released). Dimensions past the n given are kept whole. */
-ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
-                                   const ipfsrt_ndslice *per_dim, int n, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
+                                              const ipfsrt_ndslice *per_dim, int n, ipfsrt_error *err);
 /* axes NULL: reversed. */
-ipfsrt_status ipfsrt_ndarray_transpose(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
-                                       const int *axes, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_transpose(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
+                                                  const int *axes, ipfsrt_error *err);
 /* A view when src is contiguous, else a copy; one dimension may be -1 (inferred). */
-ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
-                                     const int64_t *shape, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
+                                                const int64_t *shape, ipfsrt_error *err);
 /* Drops the dimensions of size 1. */
-ipfsrt_status ipfsrt_ndarray_squeeze(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_squeeze(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 /* src read as if of shape (numpy broadcasting: a dimension of 1 repeats with stride 0). */
-ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
-                                          const size_t *shape, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
+                                                     const size_t *shape, ipfsrt_error *err);
 /* The shape two shapes broadcast to, or an error naming both. */
-ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, const size_t *b,
-                                             int *ndim, size_t *shape, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, const size_t *b,
+                                                        int *ndim, size_t *shape, ipfsrt_error *err);
 
 /* ----------------------------------------------------------------- math */
 
 /* numpy's promotion of two array dtypes (see README: the table implemented);
  * complex and bytes take no arithmetic here (an error). */
-ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype *out,
-                                   ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype *out,
+                                              ipfsrt_error *err);
 
 typedef enum ipfsrt_ndop {
     IPFSRT_NDOP_ADD, IPFSRT_NDOP_SUB, IPFSRT_NDOP_MUL, IPFSRT_NDOP_DIV, IPFSRT_NDOP_FLOORDIV,
@@ -182,8 +182,8 @@ typedef enum ipfsrt_ndop {
 /* out = a op b elementwise, a and b broadcast together (out is initialized; it
  * may be a or b). Integers wrap as numpy's do; x // 0 and x % 0 give 0 for
  * integers; negative integer powers are errors. */
-ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const ipfsrt_ndarray *a,
-                                    const ipfsrt_ndarray *b, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const ipfsrt_ndarray *a,
+                                               const ipfsrt_ndarray *b, ipfsrt_error *err);
 
 typedef enum ipfsrt_ndfn {
     IPFSRT_NDFN_NEG, IPFSRT_NDFN_ABS, IPFSRT_NDFN_SQRT, IPFSRT_NDFN_EXP, IPFSRT_NDFN_LOG,
@@ -195,26 +195,26 @@ typedef enum ipfsrt_ndfn {
  * the angle conversions of integers give floats (float32 for 8 and 16 bits, as
  * numpy), isnan/isfinite/not give bool. deg2rad and rad2deg multiply by pi/180
  * (180/pi) rounded to the array's type, as numpy's do. */
-ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
-                                   ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
+                                              ipfsrt_error *err);
 
 /* out = a converted to dtype (floats truncate into integers; NaN, infinities
  * and values out of range are errors rather than numpy's undefined results). */
-ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, ipfsrt_dtype dtype,
-                                    ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, ipfsrt_dtype dtype,
+                                               ipfsrt_error *err);
 
 /* out = x where cond is true (nonzero; NaN counts as true), else y; all three
  * broadcast together, the result in the promotion of x and y. */
-ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
-                                   const ipfsrt_ndarray *y, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
+                                              const ipfsrt_ndarray *y, ipfsrt_error *err);
 /* out = a with values below lo raised to it and above hi lowered to it (either
  * bound NULL: none), as maximum then minimum: bounds broadcast, dtypes promote,
  * NaN stays NaN. */
-ipfsrt_status ipfsrt_ndarray_clip(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const ipfsrt_ndarray *lo,
-                                  const ipfsrt_ndarray *hi, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_clip(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const ipfsrt_ndarray *lo,
+                                             const ipfsrt_ndarray *hi, ipfsrt_error *err);
 /* Sets every element of a (through views too) to value's one element, converted
  * to a's dtype as astype does. */
-ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err);
 
 typedef enum ipfsrt_ndreduce {
     IPFSRT_NDREDUCE_SUM, IPFSRT_NDREDUCE_MEAN, IPFSRT_NDREDUCE_MIN, IPFSRT_NDREDUCE_MAX,
@@ -230,30 +230,30 @@ typedef enum ipfsrt_ndreduce {
  * for integers, the float type for floats; mean, var, std: float64 (float32
  * stays float32); min/max: the input's dtype; count: int64, the non-NaN
  * elements. min, max, argmin and argmax of nothing are errors. */
-ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                    bool all_axes, int axis, bool skipna, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                               bool all_axes, int axis, bool skipna, ipfsrt_error *err);
 
 /* The same with a mask: where (a bool array broadcast to a's shape, or NULL)
  * leaves out the elements where it is false, as numpy's where= does (not for
  * argmin and argmax). Sums and means of masked elements accumulate in double
  * (float32 included) or 64-bit integers. */
-ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                          bool all_axes, int axis, bool skipna, const ipfsrt_ndarray *where,
-                                          ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                                     bool all_axes, int axis, bool skipna, const ipfsrt_ndarray *where,
+                                                     ipfsrt_error *err);
 
 /* Reduces a over several axes at once (each once; negatives count from the
  * end), with an optional where mask as above. */
-ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                         const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
-                                         ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                                    const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
+                                                    ipfsrt_error *err);
 
 /* Medians over axes (axes NULL: over everything, a 0-d result), as numpy's
  * nanmedian with skipna (NaN left out; NaN where nothing is left), else its
  * median (NaN where a NaN is met): float32 stays float32, the rest gives
  * float64. The input is copied once; each lane is selected in O(n log n) at
  * worst. */
-ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
-                                    bool skipna, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
+                                               bool skipna, ipfsrt_error *err);
 
 /* Weighted sums over the last n axes of x (floats): num = sum of x * w and
  * den = sum of w, over the values of x other than NaN, in the bits the
@@ -261,8 +261,8 @@ ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
  * axes give, without making them. w broadcasts to x and may vary along the
  * last n axes only (else EUNSUPPORTED). num is in the promotion of x and w,
  * den in w's dtype; both of x's shape without its last n axes. */
-ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *den, const ipfsrt_ndarray *x,
-                                           const ipfsrt_ndarray *w, int n, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *den, const ipfsrt_ndarray *x,
+                                                      const ipfsrt_ndarray *w, int n, ipfsrt_error *err);
 
 typedef enum ipfsrt_ndaccumulate {
     IPFSRT_NDACCUMULATE_SUM, IPFSRT_NDACCUMULATE_MIN, IPFSRT_NDACCUMULATE_MAX
@@ -277,29 +277,29 @@ typedef enum ipfsrt_ndaccumulate {
  * or NULL) gains 1 per value other than NaN. total and count are contiguous
  * arrays of x's shape without its first axis: parts of the rows folded in
  * turn give the reduction of all of them, bit for bit. */
-ipfsrt_status ipfsrt_ndarray_accumulate(ipfsrt_ndarray *total, ipfsrt_ndarray *count, const ipfsrt_ndarray *x,
-                                        ipfsrt_ndaccumulate how, bool skipna, bool first, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_accumulate(ipfsrt_ndarray *total, ipfsrt_ndarray *count, const ipfsrt_ndarray *x,
+                                                   ipfsrt_ndaccumulate how, bool skipna, bool first, ipfsrt_error *err);
 
 /* Rounds half to even at `decimals` digits (negative: tens, hundreds...);
  * integers with decimals >= 0 are unchanged; the dtype is kept. */
-ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int decimals,
-                                   ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int decimals,
+                                              ipfsrt_error *err);
 
 /* Running sums along an axis, in sum's dtype; with skipna NaN counts as 0
  * (nancumsum, xarray's default), else it propagates (numpy's cumsum). */
-ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool skipna,
-                                    ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool skipna,
+                                               ipfsrt_error *err);
 
 /* Writes src into dst (a view, often), src broadcast to dst's shape and
  * converted to its dtype as astype does. */
-ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 
 /* Joins arrays along an existing axis (concat: the other dimensions equal), or
  * along a new one (stack: all shapes equal), in their promoted dtype. */
-ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
-                                    ipfsrt_error *err);
-ipfsrt_status ipfsrt_ndarray_stack(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
-                                   ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
+                                               ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_stack(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
+                                              ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 #ifndef IPFSRT_PATH_H
 #define IPFSRT_PATH_H
 
-#include "ipfsrt/cid.h"
+#include "cid.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -10,13 +10,13 @@ extern "C" {
 
 /* Splits "CID/rest", "/ipfs/CID/rest" or "ipfs://CID/rest" into the root CID and
  * the rest ("" or starting with '/'), which points into path. */
-ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char **rest,
-                                ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char **rest,
+                                           ipfsrt_error *err);
 
 /* The URL path a gateway is asked for: "/ipfs/<root as CIDv1>/<rest>", each
  * segment percent-encoded, trailing slashes dropped. */
-ipfsrt_status ipfsrt_path_to_url(const ipfsrt_cid *root, const char *rest, char *out, size_t size,
-                                 ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_path_to_url(const ipfsrt_cid *root, const char *rest, char *out, size_t size,
+                                            ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -38,22 +38,22 @@ typedef struct ipfsrt_s3_options {
 } ipfsrt_s3_options;
 
 /* A client for bucket (its keys are relative to it). */
-ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **s3, const char *bucket, const ipfsrt_s3_options *opts,
-                            ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **s3, const char *bucket, const ipfsrt_s3_options *opts,
+                                       ipfsrt_error *err);
 /* The files of a plain web server read with the same machinery (ranges
  * checked, many in flight, retries): a key is a path under base_url ("" is
  * base_url itself), nothing is signed, 404 is absent, there is no listing.
  * Of opts only forbidden_is_absent, concurrency, retries, backoff_s,
  * timeout_ms and ca_file count. */
-ipfsrt_status ipfsrt_s3_new_http(ipfsrt_s3 **s3, const char *base_url, const ipfsrt_s3_options *opts,
-                                 ipfsrt_error *err);
-void ipfsrt_s3_free(ipfsrt_s3 *s3);
+IPFSRT_API ipfsrt_status ipfsrt_s3_new_http(ipfsrt_s3 **s3, const char *base_url, const ipfsrt_s3_options *opts,
+                                            ipfsrt_error *err);
+IPFSRT_API void ipfsrt_s3_free(ipfsrt_s3 *s3);
 /* "s3://bucket/key" (url's first len bytes): the bucket (into cap bytes) and
  * the key, slashes trimmed at both ends (*key points into url). */
-ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, size_t cap, const char **key,
-                                  size_t *key_len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, size_t cap, const char **key,
+                                             size_t *key_len, ipfsrt_error *err);
 /* "s3://bucket" and where it is ("at http://127.0.0.1:9000", "in us-west-2"), for messages. */
-const char *ipfsrt_s3_describe(const ipfsrt_s3 *s3);
+IPFSRT_API const char *ipfsrt_s3_describe(const ipfsrt_s3 *s3);
 
 /* One read: bytes [offset, offset + length) of key (length UINT64_MAX = to the
  * end), or with from_end its last length bytes (all of it when shorter). */
@@ -81,39 +81,39 @@ typedef ipfsrt_status (*ipfsrt_s3_result_fn)(void *user, const ipfsrt_s3_result 
  * taken from a 206 whose Content-Range is the one asked (or from a 200 of the
  * whole object); a server that answers a suffix from the start is asked again
  * for the bytes it now knows to ask for. */
-ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s3, const ipfsrt_s3_request *requests, size_t n,
-                                 ipfsrt_s3_result_fn fn, void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s3, const ipfsrt_s3_request *requests, size_t n,
+                                            ipfsrt_s3_result_fn fn, void *user, ipfsrt_error *err);
 
 /* Bytes of a whole object as they arrive (never held whole); a failure of the
  * sink stops the transfer. A transfer that breaks after bytes went to the sink
  * is not tried again. *size (may be NULL): the object's size; etag (may be
  * NULL, 128 bytes): its ETag. */
 typedef ipfsrt_status (*ipfsrt_s3_write_fn)(void *user, const uint8_t *data, size_t len, ipfsrt_error *err);
-ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s3, const char *key, ipfsrt_s3_write_fn sink, void *user,
-                                   uint64_t *size, char *etag, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s3, const char *key, ipfsrt_s3_write_fn sink, void *user,
+                                              uint64_t *size, char *etag, ipfsrt_error *err);
 
 /* One name under a prefix: a key (with its size) or, with a delimiter, a
  * common prefix (ending in the delimiter). */
 typedef ipfsrt_status (*ipfsrt_s3_entry_fn)(void *user, const char *name, uint64_t size, bool is_prefix,
                                             ipfsrt_error *err);
 /* ListObjectsV2 page by page; delimiter NULL lists every key under prefix. */
-ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s3, const char *prefix, const char *delimiter, ipfsrt_s3_entry_fn fn,
-                             void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s3, const char *prefix, const char *delimiter, ipfsrt_s3_entry_fn fn,
+                                        void *user, ipfsrt_error *err);
 /* PUT with the body's SHA-256 in x-amz-content-sha256. */
-ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s3, const char *key, const void *data, size_t len, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s3, const char *key, const void *data, size_t len, ipfsrt_error *err);
 /* A file's bytes to key, read from it as they are sent (hashed first, read
  * again by each try, never held whole): one PUT up to the part size, else a
  * multipart upload (parts of the part size, doubled as needed to stay within
  * S3's 10,000 parts, several in flight; aborted if anything fails), up to
  * S3's 5 TiB. */
-ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s3, const char *key, const char *path, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s3, const char *key, const char *path, ipfsrt_error *err);
 /* Removing an absent key is not an error. */
-ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *key, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *key, ipfsrt_error *err);
 
 typedef struct ipfsrt_s3_stats {
     uint64_t requests, retries, bytes;
 } ipfsrt_s3_stats;
-void ipfsrt_s3_get_stats(const ipfsrt_s3 *s3, ipfsrt_s3_stats *stats);
+IPFSRT_API void ipfsrt_s3_get_stats(const ipfsrt_s3 *s3, ipfsrt_s3_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -48,13 +48,13 @@ typedef struct ipfsrt_server_stats {
     uint64_t faults; /* requests that had a fault injected */
 } ipfsrt_server_stats;
 
-ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const char *const *car_paths, size_t n,
-                                  const ipfsrt_server_options *opts, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const char *const *car_paths, size_t n,
+                                             const ipfsrt_server_options *opts, ipfsrt_error *err);
 /* "http://HOST:PORT" */
-const char *ipfsrt_server_url(const ipfsrt_server *gw);
-void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *stats);
+IPFSRT_API const char *ipfsrt_server_url(const ipfsrt_server *gw);
+IPFSRT_API void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *stats);
 /* Stops serving (waits for requests under way) and releases everything. */
-void ipfsrt_server_free(ipfsrt_server *gw);
+IPFSRT_API void ipfsrt_server_free(ipfsrt_server *gw);
 
 #ifdef __cplusplus
 }

@@ -39,13 +39,13 @@ typedef struct ipfsrt_unixfs_data {
     uint32_t mtime_nanos;
 } ipfsrt_unixfs_data;
 
-const char *ipfsrt_unixfs_type_name(ipfsrt_unixfs_type type);
-ipfsrt_status ipfsrt_unixfs_data_decode(const uint8_t *buf, size_t len, ipfsrt_unixfs_data *data,
-                                        ipfsrt_error *err);
-void ipfsrt_unixfs_data_free(ipfsrt_unixfs_data *data);
+IPFSRT_API const char *ipfsrt_unixfs_type_name(ipfsrt_unixfs_type type);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_data_decode(const uint8_t *buf, size_t len, ipfsrt_unixfs_data *data,
+                                                   ipfsrt_error *err);
+IPFSRT_API void ipfsrt_unixfs_data_free(ipfsrt_unixfs_data *data);
 /* Fields in field-number order; blocksizes unpacked, as Go and JS write them. */
-ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *data, ipfsrt_buf *out,
-                                        ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *data, ipfsrt_buf *out,
+                                                   ipfsrt_error *err);
 
 #define IPFSRT_UNIXFS_MAX_DEPTH 128  /* file DAG levels */
 #define IPFSRT_UNIXFS_MAX_SYMLINKS 32
@@ -71,17 +71,17 @@ typedef struct ipfsrt_unixfs_node_info {
 } ipfsrt_unixfs_node_info;
 
 /* Accepts CID[/path], /ipfs/CID[/path] and ipfs://CID[/path]. */
-ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *path,
-                                    const ipfsrt_unixfs_options *opts,
-                                    ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *path,
+                                               const ipfsrt_unixfs_options *opts,
+                                               ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
 
 /* File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
  * Fetches only the blocks the range needs and checks that sizes add up. */
 typedef ipfsrt_status (*ipfsrt_unixfs_write_fn)(void *user, const uint8_t *data, size_t len,
                                          ipfsrt_error *err);
-ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
-                                 uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
-                                 void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
+                                            uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
+                                            void *user, ipfsrt_error *err);
 
 /* Receives CIDs one at a time. */
 typedef ipfsrt_status (*ipfsrt_unixfs_cid_fn)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
@@ -90,9 +90,9 @@ typedef ipfsrt_status (*ipfsrt_unixfs_cid_fn)(void *user, const ipfsrt_cid *cid,
  * lacks (its get answers IPFSRT_ENOT_FOUND), reported to fn without stopping at
  * the first, so that a prefetcher can ask for a whole level at once. What lies
  * under a missing block is not known yet and not reported. */
-ipfsrt_status ipfsrt_unixfs_missing(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
-                                    uint64_t offset, uint64_t length, ipfsrt_unixfs_cid_fn fn,
-                                    void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_missing(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
+                                               uint64_t offset, uint64_t length, ipfsrt_unixfs_cid_fn fn,
+                                               void *user, ipfsrt_error *err);
 
 typedef struct ipfsrt_unixfs_entry {
     const char *name;   /* NUL-terminated copy, valid during the callback */
@@ -111,21 +111,21 @@ typedef ipfsrt_status (*ipfsrt_unixfs_entry_fn)(void *user, const ipfsrt_unixfs_
                                          ipfsrt_error *err);
 /* Lists a directory, plain or HAMT-sharded, in link order. With fetch_types each
  * child block is fetched to report its type and size. */
-ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *dir,
-                               bool fetch_types, ipfsrt_unixfs_entry_fn fn, void *user,
-                               ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *dir,
+                                          bool fetch_types, ipfsrt_unixfs_entry_fn fn, void *user,
+                                          ipfsrt_error *err);
 
 /* Every block a trustless client needs to resolve path and read [offset,
  * offset+length) of the file there (or list the directory there), each once, in
  * the order they are first needed. */
-ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
-                                       const ipfsrt_unixfs_options *opts, uint64_t offset,
-                                       uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
-                                       ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
+                                                  const ipfsrt_unixfs_options *opts, uint64_t offset,
+                                                  uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
+                                                  ipfsrt_error *err);
 
 /* A symlink's target as a NUL-terminated string (free() it). */
-ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
-                                     char **target, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                                char **target, ipfsrt_error *err);
 
 typedef enum ipfsrt_unixfs_scope {
     IPFSRT_SCOPE_BLOCK,  /* the blocks of the path, ending with the terminal block */
@@ -135,30 +135,30 @@ typedef enum ipfsrt_unixfs_scope {
 
 /* ipfsrt_unixfs_blocks_for with the trustless gateway's dag-scope; the range
  * only applies to ENTITY on a file. */
-ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
-                                             const ipfsrt_unixfs_options *opts,
-                                             ipfsrt_unixfs_scope scope, uint64_t offset,
-                                             uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
-                                             ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
+                                                        const ipfsrt_unixfs_options *opts,
+                                                        ipfsrt_unixfs_scope scope, uint64_t offset,
+                                                        uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
+                                                        ipfsrt_error *err);
 
 /* Counts the distinct blocks of the DAG under cid (raw leaves are counted from
  * their links, without being fetched). */
-ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
-                                         uint64_t *blocks, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                                    uint64_t *blocks, ipfsrt_error *err);
 
 /* Whether dest can be exported to: it must not exist, and the folder it goes in
  * must. Export checks this too; callers that fetch first check before. */
-ipfsrt_status ipfsrt_unixfs_export_check(const char *dest, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_export_check(const char *dest, ipfsrt_error *err);
 /* Gives a written file the mode and mtime its node records (no set-id bits). */
-void ipfsrt_unixfs_apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path);
+IPFSRT_API void ipfsrt_unixfs_apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path);
 /* Writes the file, directory tree or symlink at cid to dest, which must not exist.
  * Everything goes to a temporary sibling first and is renamed into place only when
  * complete and verified; on failure nothing is left behind. */
-ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
-                                   const char *dest, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
+                                              const char *dest, ipfsrt_error *err);
 
 /* MurmurHash3 x64_128 (seed 0), first 64-bit word: the HAMT's hash function. */
-uint64_t ipfsrt_murmur3_x64_64(const uint8_t *data, size_t len);
+IPFSRT_API uint64_t ipfsrt_murmur3_x64_64(const uint8_t *data, size_t len);
 
 #ifdef __cplusplus
 }

@@ -14,11 +14,11 @@ extern "C" {
 /* Decodes a minimal unsigned varint of at most 9 bytes. Returns
  * IPFSRT_ETRUNCATED when buf ends before the varint does, so streaming callers
  * can wait for more bytes. */
-ipfsrt_status ipfsrt_varint_decode(const uint8_t *buf, size_t len, uint64_t *value, size_t *used,
-                                   ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_varint_decode(const uint8_t *buf, size_t len, uint64_t *value, size_t *used,
+                                              ipfsrt_error *err);
 /* Returns the number of bytes written, 0 when value > IPFSRT_VARINT_MAX_VALUE. */
-size_t ipfsrt_varint_encode(uint64_t value, uint8_t out[IPFSRT_VARINT_MAX_BYTES]);
-size_t ipfsrt_varint_size(uint64_t value);
+IPFSRT_API size_t ipfsrt_varint_encode(uint64_t value, uint8_t out[IPFSRT_VARINT_MAX_BYTES]);
+IPFSRT_API size_t ipfsrt_varint_size(uint64_t value);
 
 #ifdef __cplusplus
 }

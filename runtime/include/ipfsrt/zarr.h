@@ -45,7 +45,6 @@ typedef struct ipfsrt_zarr_meta {
      * per inner chunk at its start or end. NULL: not sharded. */
     struct ipfsrt_zarr_meta *inner;
     bool index_at_start, index_big_endian, index_checksum;
-    struct cJSON *attributes;             /* user attributes (owned; v2 .zattrs via set_attributes) */
     char *dimension_names[IPFSRT_NDARRAY_MAX_DIMS]; /* v3 dimension_names, v2 _ARRAY_DIMENSIONS; NULL: unnamed */
     char name[256];                       /* for messages: the array's path or key */
 } ipfsrt_zarr_meta;
@@ -54,31 +53,34 @@ typedef struct ipfsrt_zarr_meta {
  * name (the array's path) is only for messages, which name it and the field at
  * fault. Unknown codecs, data types and must_understand extensions are
  * refused by name. */
-ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, size_t len, int format,
-                                     const char *name, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, size_t len, int format,
+                                                const char *name, ipfsrt_error *err);
 /* v2: the array's .zattrs (its _ARRAY_DIMENSIONS become dimension names). */
-ipfsrt_status ipfsrt_zarr_meta_set_attributes(ipfsrt_zarr_meta *m, const char *json, size_t len,
-                                              ipfsrt_error *err);
-void ipfsrt_zarr_meta_free(ipfsrt_zarr_meta *m);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_meta_set_attributes(ipfsrt_zarr_meta *m, const char *json, size_t len,
+                                                         ipfsrt_error *err);
+IPFSRT_API void ipfsrt_zarr_meta_free(ipfsrt_zarr_meta *m);
+/* Appends the user attributes (v3 zarr.json's, v2 .zattrs once set) to json
+ * as a JSON object's text ("{}" when there are none). */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_meta_attributes(const ipfsrt_zarr_meta *m, ipfsrt_buf *json, ipfsrt_error *err);
 
 /* A shard's index: its size in bytes, and its (offset, nbytes) pairs decoded
  * from the stored bytes (checksum checked) into pairs (2 per inner chunk, C
  * order of the inner grid; both UINT64_MAX for an empty inner chunk). Entries
  * that overflow or claim more than an inner chunk can hold are errors. */
-size_t ipfsrt_zarr_shard_index_size(const ipfsrt_zarr_meta *m);
-ipfsrt_status ipfsrt_zarr_shard_index_decode(const ipfsrt_zarr_meta *m, const void *src, size_t len,
-                                             uint64_t *pairs, ipfsrt_error *err);
+IPFSRT_API size_t ipfsrt_zarr_shard_index_size(const ipfsrt_zarr_meta *m);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_shard_index_decode(const ipfsrt_zarr_meta *m, const void *src, size_t len,
+                                                        uint64_t *pairs, ipfsrt_error *err);
 
 /* The store key of a chunk (indices one per dimension) into buf, relative to
  * the array's own path. */
-ipfsrt_status ipfsrt_zarr_chunk_key(const ipfsrt_zarr_meta *m, const size_t *index, char *buf, size_t cap,
-                                    ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_chunk_key(const ipfsrt_zarr_meta *m, const size_t *index, char *buf, size_t cap,
+                                               ipfsrt_error *err);
 /* Decodes a stored chunk into a new array of the chunk shape (full size, edge
  * chunks included), native byte order, C order. Bytes that decode to another
  * size than the chunk's are an error naming the chunk's key. A shard is
  * decoded whole, its empty inner chunks the fill value. */
-ipfsrt_status ipfsrt_zarr_decode_chunk(const ipfsrt_zarr_meta *m, const size_t *index, const void *src,
-                                       size_t len, ipfsrt_ndarray *out, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_decode_chunk(const ipfsrt_zarr_meta *m, const size_t *index, const void *src,
+                                                  size_t len, ipfsrt_ndarray *out, ipfsrt_error *err);
 
 /* ------------------------------------------------------ groups and arrays */
 
@@ -90,32 +92,33 @@ typedef struct ipfsrt_zarr_node ipfsrt_zarr_node;
 
 /* The group or array at path ("" or "/" = the store's top). Opening costs one
  * round of reads (every metadata file the path might hold, at once). */
-ipfsrt_status ipfsrt_zarr_open(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
-                               ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_open(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
+                                          ipfsrt_error *err);
 /* A member of a group by name (or a relative path: "a/b"). */
-ipfsrt_status ipfsrt_zarr_open_child(ipfsrt_zarr_node **node, const ipfsrt_zarr_node *group, const char *name,
-                                     ipfsrt_error *err);
-void ipfsrt_zarr_node_free(ipfsrt_zarr_node *node);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_open_child(ipfsrt_zarr_node **node, const ipfsrt_zarr_node *group, const char *name,
+                                                ipfsrt_error *err);
+IPFSRT_API void ipfsrt_zarr_node_free(ipfsrt_zarr_node *node);
 
-bool ipfsrt_zarr_is_array(const ipfsrt_zarr_node *node);
+IPFSRT_API bool ipfsrt_zarr_is_array(const ipfsrt_zarr_node *node);
 /* "" for the top, else "a/b". */
-const char *ipfsrt_zarr_path(const ipfsrt_zarr_node *node);
-int ipfsrt_zarr_format(const ipfsrt_zarr_node *node);
+IPFSRT_API const char *ipfsrt_zarr_path(const ipfsrt_zarr_node *node);
+IPFSRT_API int ipfsrt_zarr_format(const ipfsrt_zarr_node *node);
 /* An array's metadata (NULL for a group). */
-const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *node);
-/* User attributes (an object, never NULL). */
-const struct cJSON *ipfsrt_zarr_attributes(const ipfsrt_zarr_node *node);
-ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *node);
-/* The node's metadata document as stored (v2 .zarray or .zgroup, v3 zarr.json),
- * without its attributes (ipfsrt_zarr_attributes) or consolidated metadata:
- * each is held once, however large. */
-const struct cJSON *ipfsrt_zarr_metadata(const ipfsrt_zarr_node *node);
+IPFSRT_API const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *node);
+/* Appends the user attributes to json as a JSON object's text (numbers as
+ * stored, to the last digit). */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_attributes(const ipfsrt_zarr_node *node, ipfsrt_buf *json, ipfsrt_error *err);
+IPFSRT_API ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *node);
+/* Appends the node's metadata document as stored (v2 .zarray or .zgroup, v3
+ * zarr.json) to json as text, without its attributes (ipfsrt_zarr_attributes)
+ * or consolidated metadata: each is held once, however large. */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_metadata(const ipfsrt_zarr_node *node, ipfsrt_buf *json, ipfsrt_error *err);
 
 /* A group's members, sorted by name: from the consolidated metadata, else by
  * listing the store (one listing, then one round of metadata reads). */
 typedef ipfsrt_status (*ipfsrt_zarr_member_fn)(void *user, const char *name, bool is_array, ipfsrt_error *err);
-ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *group, ipfsrt_zarr_member_fn fn, void *user,
-                                  ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *group, ipfsrt_zarr_member_fn fn, void *user,
+                                             ipfsrt_error *err);
 
 /* ------------------------------------------------------------- reading */
 
@@ -143,8 +146,8 @@ typedef struct ipfsrt_zarr_read_options {
  * touches are asked for, all at once; each is decoded on a worker thread as it
  * arrives, straight into out where it lies wholly inside the selection.
  * Chunks the store proves absent read as the fill value. */
-ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                               ipfsrt_ndarray *out, const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                          ipfsrt_ndarray *out, const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
 /* A slab of a read in slabs: the selection's positions [start, start +
  * count) along the slab dimension, as a read of them would give them (C
  * order, indexed dimensions dropped). The slab is fn's, to keep or to free. */
@@ -162,9 +165,9 @@ typedef ipfsrt_status (*ipfsrt_zarr_slab_fn)(void *user, size_t start, size_t co
  * array's store (the read is in the middle of it); a failure it returns ends
  * the read. IPFSRT_EUNSUPPORTED: a boundary inside a chunk, or a reversed
  * dimension (read slabs one by one instead). */
-ipfsrt_status ipfsrt_zarr_read_slabs(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                     const size_t *ends, size_t n_slabs, const ipfsrt_zarr_read_options *opts,
-                                     ipfsrt_zarr_slab_fn fn, void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_read_slabs(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                                const size_t *ends, size_t n_slabs, const ipfsrt_zarr_read_options *opts,
+                                                ipfsrt_zarr_slab_fn fn, void *user, ipfsrt_error *err);
 
 /* What a fold of an array's values gathers, over its elements other than NaN
  * and the values left out: their count, sum (integers exactly, in 64 bits,
@@ -183,9 +186,9 @@ typedef struct ipfsrt_zarr_summary {
  * same on any number of threads, whatever order the chunks arrive in. skip:
  * n_skip values left out (CF missing values); extremes: min and max wanted too
  * (else NaN). */
-ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                    const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                    bool extremes, ipfsrt_zarr_summary *out, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                               const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                               bool extremes, ipfsrt_zarr_summary *out, ipfsrt_error *err);
 
 /* Summaries along some dimensions of a selection: for each position of the
  * others, the count of its values other than NaN and the values left out,
@@ -206,30 +209,30 @@ typedef struct ipfsrt_zarr_summaries {
 #define IPFSRT_ZARR_FOLD_SUMS 1u
 #define IPFSRT_ZARR_FOLD_EXTREMES 2u
 
-void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s);
-void ipfsrt_zarr_summaries_free(ipfsrt_zarr_summaries *s);
+IPFSRT_API void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s);
+IPFSRT_API void ipfsrt_zarr_summaries_free(ipfsrt_zarr_summaries *s);
 /* along[d] for each of the array's dimensions: folded along it. what: the
  * IPFSRT_ZARR_FOLD_* wanted besides the counts. */
-ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                          const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                          const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
-                                          ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                                     const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                                     const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
+                                                     ipfsrt_error *err);
 
 /* Summaries per group along dimension dim (the array's; kept, not the last):
  * as folding along it, but selected position j of dim goes into group
  * group_of[j] (< n_groups, or SIZE_MAX: left out; one entry per selected
  * position), so the summaries have n_groups positions along dim: monthly
  * means of daily data from one read. Float sums as summarize_along takes them. */
-ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                           const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                           int dim, const size_t *group_of, size_t n_groups, unsigned what,
-                                           ipfsrt_zarr_summaries *out, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                                      const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                                      int dim, const size_t *group_of, size_t n_groups, unsigned what,
+                                                      ipfsrt_zarr_summaries *out, ipfsrt_error *err);
 
 /* Reads n arrays whole into outs[0..n-1] (initialized), their chunks asked for
  * in one batch when they share a store and are few (one round trip between
  * them over a gateway), else one read after another. */
-ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_t n, ipfsrt_ndarray *outs,
-                                    ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_t n, ipfsrt_ndarray *outs,
+                                               ipfsrt_error *err);
 
 /* ------------------------------------------------------------- writing */
 
@@ -237,21 +240,22 @@ ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_
  * metadata is a v2 .zarray or a v3 zarr.json document (checked as a reader
  * would check it first; a v2 document may carry "attributes", written as its
  * .zattrs). Groups are made where path's parents have none. */
-ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
-                                       const char *metadata, size_t len, ipfsrt_error *err);
-/* A group (zarr_format 2 or 3) with attributes (a JSON object, or NULL). */
-ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
-                                       int zarr_format, const struct cJSON *attributes, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
+                                                  const char *metadata, size_t len, ipfsrt_error *err);
+/* A group (zarr_format 2 or 3) with attributes (a JSON object's text, or NULL). */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
+                                                  int zarr_format, const char *attributes, ipfsrt_error *err);
 /* A node like src at path: an array with src's metadata document and
  * attributes to the last digit, or a group with src's attributes in
  * zarr_format (0: src's; an array's cannot change). */
-ipfsrt_status ipfsrt_zarr_create_like(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
-                                      const ipfsrt_zarr_node *src, int zarr_format, ipfsrt_error *err);
-/* Replaces a node's user attributes (v2 .zattrs, v3 zarr.json). */
-ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *node, const struct cJSON *attributes, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_create_like(ipfsrt_zarr_node **node, ipfsrt_zarr_store *store, const char *path,
+                                                 const ipfsrt_zarr_node *src, int zarr_format, ipfsrt_error *err);
+/* Replaces a node's user attributes (v2 .zattrs, v3 zarr.json) with a JSON
+ * object's text. */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *node, const char *attributes, ipfsrt_error *err);
 /* Gathers the metadata of the hierarchy under path into consolidated metadata
  * (v2 .zmetadata; v3: inline in the group's zarr.json, as zarr-python 3). */
-ipfsrt_status ipfsrt_zarr_consolidate(ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_consolidate(ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err);
 
 typedef struct ipfsrt_zarr_write_options {
     unsigned threads;        /* encoding threads; 0 = ipfsrt_threads(), at most 8 */
@@ -263,9 +267,9 @@ typedef struct ipfsrt_zarr_write_options {
  * selection covers are encoded anew; the others are read, changed and written
  * back (a shard whole). Each key is replaced at once (no reader sees half a
  * chunk). Not safe against other writers of the same chunks. */
-ipfsrt_status ipfsrt_zarr_write(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                const ipfsrt_ndarray *values, const ipfsrt_zarr_write_options *opts,
-                                ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_write(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                           const ipfsrt_ndarray *values, const ipfsrt_zarr_write_options *opts,
+                                           ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -83,50 +83,50 @@ typedef struct ipfsrt_zarr_store_options {
  * "s3://bucket[/prefix]" (S3, unverified, writable), a CAR file
  * "FILE.car[/path]" (verified; the path starts at the CAR's root), else a local
  * folder (a path or "file://path"). */
-ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **store, const char *url,
-                                     const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **store, const char *url,
+                                                const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 /* A store over the caller's ops and ctx (ops must outlive it; ops->free, if
  * any, is called on ctx by ipfsrt_zarr_store_free). url is for messages. */
-ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **store, const ipfsrt_zarr_store_ops *ops, void *ctx,
-                                    const char *url, ipfsrt_error *err);
-void ipfsrt_zarr_store_free(ipfsrt_zarr_store *store);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **store, const ipfsrt_zarr_store_ops *ops, void *ctx,
+                                               const char *url, ipfsrt_error *err);
+IPFSRT_API void ipfsrt_zarr_store_free(ipfsrt_zarr_store *store);
 
-const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *store);
-const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *store);
-bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *store);
-bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *store);
-bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *store);
+IPFSRT_API const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *store);
+IPFSRT_API const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *store);
+IPFSRT_API bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *store);
+IPFSRT_API bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *store);
+IPFSRT_API bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *store);
 
 /* IPFSRT_OK, or an error saying why key may not be used (empty, absolute,
  * "." or ".." parts, empty parts, control characters, too long). */
-ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err);
 
 /* Many values at once: fn sees each as it completes. */
-ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *store, const ipfsrt_zarr_store_request *requests,
-                                         size_t n, ipfsrt_zarr_store_result_fn fn, void *user,
-                                         ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *store, const ipfsrt_zarr_store_request *requests,
+                                                    size_t n, ipfsrt_zarr_store_result_fn fn, void *user,
+                                                    ipfsrt_error *err);
 /* A whole value, appended to out; IPFSRT_ENOT_FOUND (err filled) when absent. */
-ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *store, const char *key, ipfsrt_buf *out,
-                                    ipfsrt_error *err);
-ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *store, const char *key, uint64_t offset,
-                                          uint64_t length, ipfsrt_buf *out, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *store, const char *key, ipfsrt_buf *out,
+                                               ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *store, const char *key, uint64_t offset,
+                                                     uint64_t length, ipfsrt_buf *out, ipfsrt_error *err);
 /* The value's last length bytes (all of it when it is shorter). */
-ipfsrt_status ipfsrt_zarr_store_get_suffix(ipfsrt_zarr_store *store, const char *key, uint64_t length,
-                                           ipfsrt_buf *out, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get_suffix(ipfsrt_zarr_store *store, const char *key, uint64_t length,
+                                                      ipfsrt_buf *out, ipfsrt_error *err);
 /* The names directly under prefix ("" = the top; else a key prefix ending in
  * "/"); nothing when there is no such folder. */
-ipfsrt_status ipfsrt_zarr_store_list_dir(ipfsrt_zarr_store *store, const char *prefix, ipfsrt_zarr_store_name_fn fn,
-                                         void *user, ipfsrt_error *err);
-ipfsrt_status ipfsrt_zarr_store_put(ipfsrt_zarr_store *store, const char *key, const void *data, size_t len,
-                                    ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_list_dir(ipfsrt_zarr_store *store, const char *prefix, ipfsrt_zarr_store_name_fn fn,
+                                                    void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_put(ipfsrt_zarr_store *store, const char *key, const void *data, size_t len,
+                                               ipfsrt_error *err);
 /* Removing an absent key is not an error. */
-ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *store, const char *key, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *store, const char *key, ipfsrt_error *err);
 /* Tells a content-addressed store a key's CID, as a listing verified it
  * (another process's, say: ipfsrt.mpi's plan): reads of the key then ask for
  * that CID straight away, every byte still checked against it, instead of
  * walking the directories to it again. Other stores ignore it. */
-ipfsrt_status ipfsrt_zarr_store_know(ipfsrt_zarr_store *store, const char *key, const ipfsrt_cid *cid,
-                                     ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_know(ipfsrt_zarr_store *store, const char *key, const ipfsrt_cid *cid,
+                                                ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_internal.h"
 #include "codec/codec_internal.h"
 
 static const ipfsrt_codec_ops *const all_codecs[] = {
@@ -35,8 +36,21 @@ ipfsrt_status ipfsrt_codec_wrong_size(const ipfsrt_codec *c, size_t got, bool mo
                        want);
 }
 
-ipfsrt_status ipfsrt_codec_new(ipfsrt_codec **out, const char *name, const cJSON *config, size_t itemsize,
+ipfsrt_status ipfsrt_codec_new(ipfsrt_codec **out, const char *name, const char *config, size_t itemsize,
                                ipfsrt_error *err) {
+    *out = NULL;
+    cJSON *doc = NULL;
+    if (config) {
+        doc = ipfsrt_json_parse(config, strlen(config), NULL);
+        if (!doc) return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: the configuration is not JSON", name);
+    }
+    ipfsrt_status st = ipfsrt_codec_new_config(out, name, doc, itemsize, err);
+    cJSON_Delete(doc);
+    return st;
+}
+
+ipfsrt_status ipfsrt_codec_new_config(ipfsrt_codec **out, const char *name, const cJSON *config, size_t itemsize,
+                                      ipfsrt_error *err) {
     *out = NULL;
     if (strncmp(name, "numcodecs.", 10) == 0) name += 10;
     const ipfsrt_codec_ops *ops = NULL;

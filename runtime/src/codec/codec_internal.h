@@ -6,6 +6,10 @@
 
 #include "ipfsrt/codec.h"
 
+/* ipfsrt_codec_new with its configuration parsed already (NULL: none). */
+ipfsrt_status ipfsrt_codec_new_config(ipfsrt_codec **out, const char *name, const cJSON *config, size_t itemsize,
+                                      ipfsrt_error *err);
+
 /* An element type of the filters that convert (numpy's typestr). */
 typedef struct ipfsrt_cast_type {
     char kind; /* i, u, f */

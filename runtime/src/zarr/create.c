@@ -165,9 +165,20 @@ ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **out, ipfsrt_zarr_store
     return st == IPFSRT_OK ? ipfsrt_zarr_open(out, s, norm, err) : st;
 }
 
-ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, const char *path, int format,
-                                       const cJSON *attributes, ipfsrt_error *err) {
-    *out = NULL;
+/* Attributes given as text: a JSON object (NULL: none), parsed into *doc. */
+static ipfsrt_status parse_attributes(const char *text, const char *path, cJSON **doc, ipfsrt_error *err) {
+    *doc = NULL;
+    if (!text) return IPFSRT_OK;
+    *doc = ipfsrt_json_parse(text, strlen(text), NULL);
+    if (cJSON_IsObject(*doc)) return IPFSRT_OK;
+    cJSON_Delete(*doc);
+    *doc = NULL;
+    return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: attributes must be a JSON object (one naming no key twice)",
+                       path && *path ? path : "/");
+}
+
+static ipfsrt_status create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, const char *path, int format,
+                                  const cJSON *attributes, ipfsrt_error *err) {
     char norm[IPFSRT_ZARR_KEY_MAX + 1];
     ipfsrt_status st = ipfsrt_zarr_normalize_path(path ? path : "", norm, sizeof norm, err);
     if (st == IPFSRT_OK && format != 2 && format != 3)
@@ -183,11 +194,21 @@ ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store
     return st == IPFSRT_OK ? ipfsrt_zarr_open(out, s, norm, err) : st;
 }
 
+ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, const char *path, int format,
+                                       const char *attributes, ipfsrt_error *err) {
+    *out = NULL;
+    cJSON *attrs;
+    ipfsrt_status st = parse_attributes(attributes, path, &attrs, err);
+    if (st == IPFSRT_OK) st = create_group(out, s, path, format, attrs, err);
+    cJSON_Delete(attrs);
+    return st;
+}
+
 /* An array's document with its attributes under "attributes" (where v3
  * keeps them, and where create_array takes a v2 array's), as text. */
 static char *array_doc_text(const ipfsrt_zarr_node *src) {
     cJSON *doc = cJSON_Duplicate(src->doc, true);
-    cJSON *attrs = cJSON_Duplicate(ipfsrt_zarr_attributes(src), true);
+    cJSON *attrs = cJSON_Duplicate(ipfsrt_zarr_node_attributes(src), true);
     char *text = NULL;
     if (doc && attrs) {
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "attributes");
@@ -204,8 +225,8 @@ ipfsrt_status ipfsrt_zarr_create_like(ipfsrt_zarr_node **out, ipfsrt_zarr_store 
                                       const ipfsrt_zarr_node *src, int zarr_format, ipfsrt_error *err) {
     *out = NULL;
     if (!ipfsrt_zarr_is_array(src))
-        return ipfsrt_zarr_create_group(out, s, path, zarr_format ? zarr_format : src->format,
-                                        ipfsrt_zarr_attributes(src), err);
+        return create_group(out, s, path, zarr_format ? zarr_format : src->format, ipfsrt_zarr_node_attributes(src),
+                            err);
     if (zarr_format && zarr_format != src->format)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: a copy of its metadata stays zarr_format %d", src->path,
                            src->format);
@@ -235,9 +256,7 @@ static ipfsrt_status rewrite_v3(ipfsrt_zarr_node *n, const cJSON *attributes, ip
     return st;
 }
 
-ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *n, const cJSON *attributes, ipfsrt_error *err) {
-    if (!cJSON_IsObject(attributes))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: attributes must be an object", *n->path ? n->path : "/");
+static ipfsrt_status set_attributes(ipfsrt_zarr_node *n, const cJSON *attributes, ipfsrt_error *err) {
     ipfsrt_status st = n->format == 2 ? put_json(n->h->store, n->path, ".zattrs", attributes, err)
                                       : rewrite_v3(n, attributes, err);
     if (st != IPFSRT_OK) return st;
@@ -245,8 +264,17 @@ ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *n, const cJSON *attri
         return ipfsrt_zarr_meta_set_attributes_json(n->meta, attributes, err);
     cJSON *copy = cJSON_Duplicate(attributes, true);
     if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    cJSON **slot = n->meta ? &n->meta->attributes : &n->attributes;
+    cJSON **slot = n->meta ? ipfsrt_zarr_meta_attrs(n->meta) : &n->attributes;
     cJSON_Delete(*slot);
     *slot = copy;
     return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *n, const char *attributes, ipfsrt_error *err) {
+    cJSON *attrs = NULL;
+    ipfsrt_status st = attributes ? parse_attributes(attributes, n->path, &attrs, err)
+                                  : ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no attributes given", *n->path ? n->path : "/");
+    if (st == IPFSRT_OK) st = set_attributes(n, attrs, err);
+    cJSON_Delete(attrs);
+    return st;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/codec_internal.h"
 #include "zarr/zarr_internal.h"
 
 #define MAX_DIM_SIZE ((size_t)1 << 53)     /* JSON integers: exact up to 2^53 */
@@ -49,7 +50,7 @@ ipfsrt_status ipfsrt_zarr_check_sizes(ipfsrt_zarr_meta *m, ipfsrt_error *err) {
 static ipfsrt_status add_codec(ipfsrt_zarr_meta *m, const char *name, const cJSON *config, ipfsrt_error *err) {
     if (m->n_codecs == IPFSRT_ZARR_MAX_CODECS)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: more than %d codecs", m->name, IPFSRT_ZARR_MAX_CODECS);
-    ipfsrt_status st = ipfsrt_codec_new(&m->codecs[m->n_codecs], name, config, m->stored_itemsize, err);
+    ipfsrt_status st = ipfsrt_codec_new_config(&m->codecs[m->n_codecs], name, config, m->stored_itemsize, err);
     if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: ", m->name);
     else m->n_codecs++;
     return st;
@@ -231,14 +232,14 @@ static ipfsrt_status parse_v3(ipfsrt_zarr_meta *m, const cJSON *j, ipfsrt_error 
     if (st == IPFSRT_OK && m->inner) st = ipfsrt_zarr_shard_fill(m, err);
     if (st == IPFSRT_OK) st = dimension_names(m, field(j, "dimension_names"), err);
     const cJSON *attrs = field(j, "attributes");
-    if (st == IPFSRT_OK && attrs) m->attributes = cJSON_Duplicate(attrs, true);
+    if (st == IPFSRT_OK && attrs) *ipfsrt_zarr_meta_attrs(m) = cJSON_Duplicate(attrs, true);
     return st;
 }
 
 ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *j, int format, const char *name,
                                          ipfsrt_error *err) {
     *out = NULL;
-    ipfsrt_zarr_meta *m = calloc(1, sizeof *m);
+    ipfsrt_zarr_meta *m = ipfsrt_zarr_meta_alloc();
     if (!m) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     snprintf(m->name, sizeof m->name, "%s", name && *name ? name : "the array");
     m->ndim = -1;
@@ -276,8 +277,9 @@ ipfsrt_status ipfsrt_zarr_meta_take_attributes(ipfsrt_zarr_meta *m, cJSON *attrs
         st = dimension_names(m, field(attrs, "_ARRAY_DIMENSIONS"), err);
         cJSON_DeleteItemFromObjectCaseSensitive(attrs, "_ARRAY_DIMENSIONS"); /* xarray's, not the user's */
     }
-    cJSON_Delete(m->attributes);
-    m->attributes = attrs;
+    cJSON **slot = ipfsrt_zarr_meta_attrs(m);
+    cJSON_Delete(*slot);
+    *slot = attrs;
     return st;
 }
 
@@ -301,6 +303,23 @@ void ipfsrt_zarr_meta_free(ipfsrt_zarr_meta *m) {
     ipfsrt_zarr_meta_free(m->inner);
     for (int i = 0; i < IPFSRT_NDARRAY_MAX_DIMS; i++) free(m->dimension_names[i]);
     ipfsrt_ndarray_free(&m->fill);
-    cJSON_Delete(m->attributes);
+    cJSON_Delete(*ipfsrt_zarr_meta_attrs(m));
     free(m);
+}
+
+ipfsrt_zarr_meta *ipfsrt_zarr_meta_alloc(void) {
+    ipfsrt_zarr_meta_held *held = calloc(1, sizeof *held);
+    return held ? &held->meta : NULL;
+}
+
+ipfsrt_status ipfsrt_zarr_json_append(const cJSON *doc, ipfsrt_buf *json, ipfsrt_error *err) {
+    char *text = doc ? ipfsrt_json_print(doc, false) : NULL;
+    if (doc && !text) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_buf_append(json, text ? text : "{}", text ? strlen(text) : 2);
+    cJSON_free(text);
+    return json->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_meta_attributes(const ipfsrt_zarr_meta *m, ipfsrt_buf *json, ipfsrt_error *err) {
+    return ipfsrt_zarr_json_append(ipfsrt_zarr_meta_attrs_of(m), json, err);
 }

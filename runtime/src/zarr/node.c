@@ -207,7 +207,7 @@ static ipfsrt_status build(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, docs *
                            ipfsrt_zarr_store_url(h->store), *n->path ? n->path : "/");
     if (!(n->doc = take_doc(d, which))) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_status st = which == DOC_ZARRJSON ? build_v3(h, n, err) : build_v2(h, n, d, err);
-    if (st == IPFSRT_OK) st = empty_attributes(n->meta ? &n->meta->attributes : &n->attributes, err);
+    if (st == IPFSRT_OK) st = empty_attributes(n->meta ? ipfsrt_zarr_meta_attrs(n->meta) : &n->attributes, err);
     return st;
 }
 
@@ -287,6 +287,16 @@ bool ipfsrt_zarr_is_array(const ipfsrt_zarr_node *n) { return n->meta != NULL; }
 const char *ipfsrt_zarr_path(const ipfsrt_zarr_node *n) { return n->path; }
 int ipfsrt_zarr_format(const ipfsrt_zarr_node *n) { return n->format; }
 const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *n) { return n->meta; }
-const cJSON *ipfsrt_zarr_attributes(const ipfsrt_zarr_node *n) { return n->meta ? n->meta->attributes : n->attributes; }
 ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *n) { return n->h->store; }
-const cJSON *ipfsrt_zarr_metadata(const ipfsrt_zarr_node *n) { return n->doc; }
+
+const cJSON *ipfsrt_zarr_node_attributes(const ipfsrt_zarr_node *n) {
+    return n->meta ? ipfsrt_zarr_meta_attrs_of(n->meta) : n->attributes;
+}
+
+ipfsrt_status ipfsrt_zarr_attributes(const ipfsrt_zarr_node *n, ipfsrt_buf *json, ipfsrt_error *err) {
+    return ipfsrt_zarr_json_append(ipfsrt_zarr_node_attributes(n), json, err);
+}
+
+ipfsrt_status ipfsrt_zarr_metadata(const ipfsrt_zarr_node *n, ipfsrt_buf *json, ipfsrt_error *err) {
+    return ipfsrt_zarr_json_append(n->doc, json, err);
+}

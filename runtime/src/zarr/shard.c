@@ -61,7 +61,7 @@ static ipfsrt_status index_codecs(ipfsrt_zarr_meta *m, const cJSON *list, ipfsrt
 ipfsrt_status ipfsrt_zarr_shard_parse(ipfsrt_zarr_meta *m, const cJSON *config, ipfsrt_error *err) {
     if (m->transposed || m->inner)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: a codec before sharding_indexed is not supported", m->name);
-    ipfsrt_zarr_meta *in = calloc(1, sizeof *in);
+    ipfsrt_zarr_meta *in = ipfsrt_zarr_meta_alloc();
     if (!in) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     m->inner = in;
     ipfsrt_status st = inner_shape(m, in, config, err);

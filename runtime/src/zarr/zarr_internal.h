@@ -70,6 +70,22 @@ struct ipfsrt_zarr_node {
                                attributes and consolidated metadata moved out */
 };
 
+/* An array's metadata as the library allocates it: the public fields, then
+ * the user attributes (a JSON object or NULL; owned). */
+typedef struct ipfsrt_zarr_meta_held {
+    ipfsrt_zarr_meta meta;
+    cJSON *attributes;
+} ipfsrt_zarr_meta_held;
+ipfsrt_zarr_meta *ipfsrt_zarr_meta_alloc(void);
+static inline cJSON **ipfsrt_zarr_meta_attrs(ipfsrt_zarr_meta *m) { return &((ipfsrt_zarr_meta_held *)m)->attributes; }
+static inline const cJSON *ipfsrt_zarr_meta_attrs_of(const ipfsrt_zarr_meta *m) {
+    return ((const ipfsrt_zarr_meta_held *)m)->attributes;
+}
+/* A node's user attributes (an object, never NULL). */
+const cJSON *ipfsrt_zarr_node_attributes(const ipfsrt_zarr_node *n);
+/* Appends doc's text (exact numbers) to json; a NULL doc as "{}". */
+ipfsrt_status ipfsrt_zarr_json_append(const cJSON *doc, ipfsrt_buf *json, ipfsrt_error *err);
+
 /* doc as JSON text in ASCII only (other characters as \u escapes, as Python
  * writes them: zarr-python reads nothing else); free() it. */
 char *ipfsrt_zarr_print_json(const cJSON *doc);
