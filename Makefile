@@ -48,7 +48,7 @@ CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 
 # Layers, lowest first: a module may include headers of its own layer and those below.
-LAYERS := base ndarray codec image multiformats ipld store car unixfs client zarr server
+LAYERS := base ndarray codec image multiformats ipld store http s3 car unixfs client zarr server
 CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
 BIND_SRC := $(wildcard runtime/lua/*.c)
 # The pure-Lua library modules are compiled into libipfsrt-lua as well

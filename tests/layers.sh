@@ -13,10 +13,11 @@ layer_of_header() {
     image) echo image ;;
     varint|multibase|multihash|cid|path) echo multiformats ;;
     dagcbor|dagpb) echo ipld ;;
-    blocksource) echo store ;;
+    blocksource|ranges) echo store ;;
     car) echo car ;;
     unixfs|pack) echo unixfs ;;
-    client|s3) echo client ;;
+    s3) echo s3 ;;
+    client) echo client ;;
     zarr|zarr_store) echo zarr ;;
     server) echo server ;;
     *) echo "unknown public header ipfsrt/$1.h" >&2; echo none ;;

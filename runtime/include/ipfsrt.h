@@ -35,6 +35,7 @@
 #include "ipfsrt/dagpb.h"
 #include "ipfsrt/car.h"
 #include "ipfsrt/blocksource.h"
+#include "ipfsrt/ranges.h"
 #include "ipfsrt/unixfs.h"
 #include "ipfsrt/pack.h"
 #include "ipfsrt/client.h"

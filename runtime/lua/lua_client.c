@@ -306,7 +306,7 @@ typedef struct many {
     int result_idx, errors_idx; /* else the results and errors tables */
 } many;
 
-static ipfsrt_status many_result(void *user, const ipfsrt_client_batch_result *r, ipfsrt_error *err) {
+static ipfsrt_status many_result(void *user, const ipfsrt_range_result *r, ipfsrt_error *err) {
     many *m = user;
     lua_State *L = m->lc->L;
     lua_Integer i = (lua_Integer)r->index + 1;
@@ -318,7 +318,7 @@ static ipfsrt_status many_result(void *user, const ipfsrt_client_batch_result *r
     }
     lua_pushvalue(L, m->fn_idx);
     lua_pushinteger(L, i);
-    lua_pushstring(L, r->path);
+    lua_pushstring(L, r->key);
     if (r->status == IPFSRT_OK) {
         lua_pushlstring(L, (const char *)r->data, r->len);
         lua_pushnil(L);
@@ -339,12 +339,12 @@ static int client_get_many(lua_State *L) {
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
     lua_settop(L, 3);
     lua_Integer n = luaL_len(L, 2);
-    if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(char *)) return ipfsrt_lua_raise_arg(L, "too many paths");
-    const char **paths = lua_newuserdatauv(L, sizeof *paths * (size_t)(n ? n : 1), 0); /* 4, freed by the GC */
+    if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(ipfsrt_range_request)) return ipfsrt_lua_raise_arg(L, "too many paths");
+    ipfsrt_range_request *reqs = lua_newuserdatauv(L, sizeof *reqs * (size_t)(n ? n : 1), 0); /* 4, freed by the GC */
     lua_createtable(L, (int)n, 0); /* 5: keeps the strings alive */
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, 2, i);
-        paths[i - 1] = check_target(L, lua_gettop(L));
+        reqs[i - 1] = (ipfsrt_range_request){.key = check_target(L, lua_gettop(L)), .length = UINT64_MAX};
         lua_rawseti(L, 5, i);
     }
     many m = {lc, lua_isfunction(L, 3) ? 3 : 0, 0, 0};
@@ -356,7 +356,7 @@ static int client_get_many(lua_State *L) {
     }
     ipfsrt_error err;
     lc->busy = true;
-    ipfsrt_status st = ipfsrt_client_get_many(lc->c, paths, (size_t)n, many_result, &m, &err);
+    ipfsrt_status st = ipfsrt_client_get_many(lc->c, reqs, (size_t)n, many_result, &m, &err);
     end_call(L, lc, st, &err);
     return m.fn_idx ? 0 : 2;
 }

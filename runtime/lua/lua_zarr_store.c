@@ -67,8 +67,8 @@ static bool call_table(ipfsrt_lua_store_ctx *c, const char *method, const char *
     return false;
 }
 
-static ipfsrt_status lua_get_one(ipfsrt_lua_store_ctx *c, const ipfsrt_zarr_store_request *req,
-                                 ipfsrt_zarr_store_result *r) {
+static ipfsrt_status lua_get_one(ipfsrt_lua_store_ctx *c, const ipfsrt_range_request *req,
+                                 ipfsrt_range_result *r) {
     lua_State *L = c->L;
     if (!call_table(c, "get", req->key, 1)) return ipfsrt_fail(&r->error, IPFSRT_ECANCELED, -1, "%s", c->error);
     size_t len = 0;
@@ -86,12 +86,12 @@ static ipfsrt_status lua_get_one(ipfsrt_lua_store_ctx *c, const ipfsrt_zarr_stor
     return IPFSRT_OK;
 }
 
-static ipfsrt_status lua_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                  ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status lua_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                  ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     ipfsrt_lua_store_ctx *c = ctx;
     for (size_t i = 0; i < n; i++) {
         int top = lua_gettop(c->L);
-        ipfsrt_zarr_store_result r = {.index = i};
+        ipfsrt_range_result r = {.index = i, .key = requests[i].key, .object_size = UINT64_MAX};
         r.status = lua_get_one(c, &requests[i], &r);
         if (r.status == IPFSRT_ECANCELED) return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", c->error);
         ipfsrt_status st = fn(user, &r, err); /* the bytes stay on the stack until it returns */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/s3_internal.h"
+#include "s3/s3_internal.h"
 
 typedef struct seen {
     size_t count;

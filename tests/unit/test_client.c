@@ -413,7 +413,7 @@ static void test_batch(void **state) {
     bool seen[4] = {false}, done = false;
     size_t results = 0;
     while (!done) {
-        ipfsrt_client_batch_result r;
+        ipfsrt_range_result r;
         assert_int_equal(ipfsrt_client_batch_next(b, &r, &done, &err), IPFSRT_OK);
         if (done) break;
         assert_true(r.index < 4);
@@ -441,7 +441,7 @@ static void test_batch(void **state) {
     /* freed with reads still open */
     assert_int_equal(ipfsrt_client_batch_new(&b, c, &err), IPFSRT_OK);
     for (int i = 0; i < 3; i++) assert_int_equal(ipfsrt_client_batch_add_path(b, path, (uint64_t)i * 1000, 10, &err), IPFSRT_OK);
-    ipfsrt_client_batch_result r;
+    ipfsrt_range_result r;
     assert_int_equal(ipfsrt_client_batch_next(b, &r, &done, &err), IPFSRT_OK);
     ipfsrt_client_batch_free(b);
 
@@ -465,7 +465,7 @@ static void run_three_reads(ipfsrt_client *c) {
     bool done = false;
     size_t results = 0;
     while (!done) {
-        ipfsrt_client_batch_result r;
+        ipfsrt_range_result r;
         assert_int_equal(ipfsrt_client_batch_next(b, &r, &done, &err), IPFSRT_OK);
         if (done) break;
         results++;

@@ -3,7 +3,7 @@
  * requests themselves are tested against a local S3 (tests/s3/). */
 #include "testutil.h"
 
-#include "client/s3_internal.h"
+#include "s3/s3_internal.h"
 
 static void split_ok(const char *url, const char *bucket, const char *key) {
     char b[64];

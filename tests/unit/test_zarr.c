@@ -325,8 +325,8 @@ typedef struct counting {
     size_t keys;
 } counting;
 
-static ipfsrt_status counting_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                       ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status counting_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                       ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     counting *c = ctx;
     c->batches++;
     c->keys += n;
@@ -387,22 +387,22 @@ typedef struct shuffling {
 
 typedef struct unshuffle {
     const size_t *order;
-    ipfsrt_zarr_store_result_fn fn;
+    ipfsrt_range_fn fn;
     void *user;
 } unshuffle;
 
-static ipfsrt_status in_place(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+static ipfsrt_status in_place(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     const unshuffle *u = user;
-    ipfsrt_zarr_store_result mine = *res;
+    ipfsrt_range_result mine = *res;
     mine.index = u->order[res->index];
     return u->fn(u->user, &mine, err);
 }
 
-static ipfsrt_status shuffled_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                       ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status shuffled_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                       ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     shuffling *s = ctx;
     size_t *order = malloc(n * sizeof *order);
-    ipfsrt_zarr_store_request *req = malloc(n * sizeof *req);
+    ipfsrt_range_request *req = malloc(n * sizeof *req);
     assert_non_null(order);
     assert_non_null(req);
     for (size_t i = 0; i < n; i++) order[i] = i;
@@ -754,11 +754,11 @@ static void loan_release(void *owner) {
 
 typedef struct lend_call {
     lending *store;
-    ipfsrt_zarr_store_result_fn fn;
+    ipfsrt_range_fn fn;
     void *user;
 } lend_call;
 
-static ipfsrt_status lend_one(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+static ipfsrt_status lend_one(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     const lend_call *c = user;
     if (res->status != IPFSRT_OK) return c->fn(c->user, res, err);
     loan *l = malloc(sizeof *l + res->len + 1);
@@ -767,7 +767,7 @@ static ipfsrt_status lend_one(void *user, const ipfsrt_zarr_store_result *res, i
     atomic_init(&l->refs, 1);
     l->len = res->len;
     memcpy(l->bytes, res->data, res->len);
-    ipfsrt_zarr_store_result mine = *res;
+    ipfsrt_range_result mine = *res;
     mine.data = l->bytes;
     mine.lent = (ipfsrt_lent){loan_hold, loan_release, l};
     ipfsrt_status st = c->fn(c->user, &mine, err);
@@ -775,8 +775,8 @@ static ipfsrt_status lend_one(void *user, const ipfsrt_zarr_store_result *res, i
     return st;
 }
 
-static ipfsrt_status lending_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                      ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status lending_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                      ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     lend_call c = {ctx, fn, user};
     return ipfsrt_zarr_store_get_many(((lending *)ctx)->inner, requests, n, lend_one, &c, err);
 }

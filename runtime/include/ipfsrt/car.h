@@ -5,6 +5,7 @@
 #include "cid.h"
 #include "buf.h"
 #include "blocksource.h"
+#include "ranges.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -147,6 +148,32 @@ IPFSRT_API ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_
 
 /* A block source over an open CAR file (which must outlive it). */
 IPFSRT_API void ipfsrt_blocksource_car(ipfsrt_blocksource *src, ipfsrt_car_file *car);
+
+/* ------------------------------------------------ a CAR read by ranges */
+
+/* A CAR (v1 or indexed v2) read by ranged reads through reader (an S3 object,
+ * a web server's file: ipfsrt_s3_range_reader), never whole: its header and
+ * index are read when it is opened (a CARv1, which has none, is read through
+ * once to make one, which is kept in the cache folder: IPFSRT_CACHE_DIR, else
+ * $XDG_CACHE_HOME/ipfsrt, else ~/.cache/ipfsrt); then each block asked for is
+ * one ranged read of its section, checked against its CID. The reader must
+ * outlive it; key names the CAR to the reader. */
+typedef struct ipfsrt_car_ranged ipfsrt_car_ranged;
+IPFSRT_API ipfsrt_status ipfsrt_car_ranged_new(ipfsrt_car_ranged **car, const ipfsrt_range_reader *reader,
+                                               const char *key, ipfsrt_error *err);
+IPFSRT_API void ipfsrt_car_ranged_free(ipfsrt_car_ranged *car);
+/* The CAR's first root. */
+IPFSRT_API const ipfsrt_cid *ipfsrt_car_ranged_root(const ipfsrt_car_ranged *car);
+/* Where it is, for messages. */
+IPFSRT_API const char *ipfsrt_car_ranged_describe(const ipfsrt_car_ranged *car);
+/* Many blocks in one set of ranged reads: fn sees each once (result index:
+ * the position in cids; cid: the block's; data: its bytes, verified, valid
+ * during the call), or why it could not be had (IPFSRT_EUNAVAILABLE: the CAR
+ * does not hold it; a hash or section that fails; the reader's error). */
+IPFSRT_API ipfsrt_status ipfsrt_car_ranged_get_many(ipfsrt_car_ranged *car, const ipfsrt_cid *cids, size_t n,
+                                                    ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
+/* A block source over it (one ranged read per block; car must outlive it). */
+IPFSRT_API void ipfsrt_car_ranged_blocksource(ipfsrt_blocksource *src, ipfsrt_car_ranged *car);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 #ifndef IPFSRT_CLIENT_H
 #define IPFSRT_CLIENT_H
 
+#include "ranges.h"
 #include "unixfs.h"
 
 #ifdef __cplusplus
@@ -200,17 +201,6 @@ IPFSRT_API ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const c
  * make one plain GET per path, all in flight at once (within the concurrency). */
 typedef struct ipfsrt_client_batch ipfsrt_client_batch;
 
-typedef struct ipfsrt_client_batch_result {
-    size_t index;         /* the read's position, in the order reads were added */
-    const char *path;     /* as added; "" for a block */
-    ipfsrt_cid cid;       /* the block, or the file the path named (once resolved) */
-    ipfsrt_status status; /* IPFSRT_OK: data holds the verified bytes */
-    ipfsrt_error error;   /* why the read failed, when it did */
-    const uint8_t *data;  /* valid until the next call on the batch */
-    size_t len;
-    ipfsrt_lent lent;     /* data kept longer (a verified block lent as it is), when owner is set */
-} ipfsrt_client_batch_result;
-
 IPFSRT_API ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **batch, ipfsrt_client *client,
                                                  ipfsrt_error *err);
 /* Reads are added before the first ipfsrt_client_batch_next.
@@ -222,21 +212,21 @@ IPFSRT_API ipfsrt_status ipfsrt_client_batch_add_suffix(ipfsrt_client_batch *bat
                                                         ipfsrt_error *err);
 IPFSRT_API ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *batch, const ipfsrt_cid *cid,
                                                        ipfsrt_error *err);
-/* Waits for the next read to complete and describes it in *result, or sets *done
+/* Waits for the next read to complete and describes it in *result (its key:
+ * the path as added, "" for a block; its cid: the block's, or the file's the
+ * path named once resolved; both valid until the next call), or sets *done
  * when every read has been reported. A read that failed is a result with its own
  * status; the call itself fails only for what stops the whole batch (out of
  * memory, a failing policy or progress callback). */
-IPFSRT_API ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *batch, ipfsrt_client_batch_result *result,
+IPFSRT_API ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *batch, ipfsrt_range_result *result,
                                                   bool *done, ipfsrt_error *err);
 /* Cancels the reads still in flight and releases the batch. */
 IPFSRT_API void ipfsrt_client_batch_free(ipfsrt_client_batch *batch);
 
-/* Each result of ipfsrt_client_get_many; anything but IPFSRT_OK stops the batch. */
-typedef ipfsrt_status (*ipfsrt_client_result_fn)(void *user, const ipfsrt_client_batch_result *result,
-                                                 ipfsrt_error *err);
-/* The whole files at paths, as a batch: fn sees each as it completes. */
-IPFSRT_API ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *client, const char *const *paths, size_t n,
-                                                ipfsrt_client_result_fn fn, void *user, ipfsrt_error *err);
+/* Ranges of the files at the requests' paths, as a batch: fn sees each as it
+ * completes (as ipfsrt_client_batch_next describes it). */
+IPFSRT_API ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *client, const ipfsrt_range_request *requests,
+                                                size_t n, ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
 
 #define IPFSRT_LATENCY_SAMPLES 512
 

@@ -9,7 +9,7 @@
 #ifndef IPFSRT_S3_H
 #define IPFSRT_S3_H
 
-#include "error.h"
+#include "ranges.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,41 +55,20 @@ IPFSRT_API ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *
 /* "s3://bucket" and where it is ("at http://127.0.0.1:9000", "in us-west-2"), for messages. */
 IPFSRT_API const char *ipfsrt_s3_describe(const ipfsrt_s3 *s3);
 
-/* One read: bytes [offset, offset + length) of key (length UINT64_MAX = to the
- * end), or with from_end its last length bytes (all of it when shorter). */
-typedef struct ipfsrt_s3_request {
-    const char *key;
-    uint64_t offset, length;
-    bool from_end;
-} ipfsrt_s3_request;
-
-typedef struct ipfsrt_s3_result {
-    size_t index;         /* the request's position */
-    ipfsrt_status status; /* IPFSRT_OK; IPFSRT_ENOT_FOUND: no such key; else why it failed */
-    ipfsrt_error error;
-    const uint8_t *data;  /* valid during the callback */
-    size_t len;
-    uint64_t object_size; /* the whole object's, UINT64_MAX when the answer did not say */
-    const char *etag;     /* the object's ETag as S3 sent it ("" when it did not) */
-} ipfsrt_s3_result;
-
-/* Sees each result as it completes; anything but IPFSRT_OK stops the call. */
-typedef ipfsrt_status (*ipfsrt_s3_result_fn)(void *user, const ipfsrt_s3_result *result, ipfsrt_error *err);
 
 /* Many reads at once; each is reported exactly once, a key's failure is its
  * result's (the call fails only for what stops everything). A range is only
  * taken from a 206 whose Content-Range is the one asked (or from a 200 of the
  * whole object); a server that answers a suffix from the start is asked again
  * for the bytes it now knows to ask for. */
-IPFSRT_API ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s3, const ipfsrt_s3_request *requests, size_t n,
-                                            ipfsrt_s3_result_fn fn, void *user, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s3, const ipfsrt_range_request *requests, size_t n,
+                                            ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
 
 /* Bytes of a whole object as they arrive (never held whole); a failure of the
  * sink stops the transfer. A transfer that breaks after bytes went to the sink
  * is not tried again. *size (may be NULL): the object's size; etag (may be
  * NULL, 128 bytes): its ETag. */
-typedef ipfsrt_status (*ipfsrt_s3_write_fn)(void *user, const uint8_t *data, size_t len, ipfsrt_error *err);
-IPFSRT_API ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s3, const char *key, ipfsrt_s3_write_fn sink, void *user,
+IPFSRT_API ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s3, const char *key, ipfsrt_range_sink_fn sink, void *user,
                                               uint64_t *size, char *etag, ipfsrt_error *err);
 
 /* One name under a prefix: a key (with its size) or, with a delimiter, a
@@ -109,6 +88,11 @@ IPFSRT_API ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s3, const char *key, const voi
 IPFSRT_API ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s3, const char *key, const char *path, ipfsrt_error *err);
 /* Removing an absent key is not an error. */
 IPFSRT_API ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *key, ipfsrt_error *err);
+
+/* The client as a source of ranged reads (ipfsrt_s3_get_many), for what
+ * reads through any (a CAR on S3 or a web server: ipfsrt_car_ranged_new). It
+ * stays the client's: valid while the client is. */
+IPFSRT_API void ipfsrt_s3_range_reader(ipfsrt_s3 *s3, ipfsrt_range_reader *reader);
 
 typedef struct ipfsrt_s3_stats {
     uint64_t requests, retries, bytes;

@@ -6,8 +6,8 @@
 #ifndef IPFSRT_ZARR_STORE_H
 #define IPFSRT_ZARR_STORE_H
 
-#include "client.h"
-#include "s3.h"
+#include "buf.h"
+#include "ranges.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,28 +17,6 @@ extern "C" {
 
 typedef struct ipfsrt_zarr_store ipfsrt_zarr_store;
 
-/* One value asked for: bytes [offset, offset + length) of key (length
- * UINT64_MAX = to the end), or with from_end its last length bytes (all of
- * it when it is shorter; offset is ignored). */
-typedef struct ipfsrt_zarr_store_request {
-    const char *key;
-    uint64_t offset;
-    uint64_t length;
-    bool from_end;
-} ipfsrt_zarr_store_request;
-
-typedef struct ipfsrt_zarr_store_result {
-    size_t index;          /* the request's position */
-    ipfsrt_status status;  /* IPFSRT_OK; IPFSRT_ENOT_FOUND: the store proves the key absent; else why it failed */
-    ipfsrt_error error;
-    const uint8_t *data;   /* valid during the callback */
-    size_t len;
-    ipfsrt_lent lent;      /* stores whose bytes can outlive the callback set its owner */
-} ipfsrt_zarr_store_result;
-
-/* Sees each result as it completes; anything but IPFSRT_OK stops the batch. */
-typedef ipfsrt_status (*ipfsrt_zarr_store_result_fn)(void *user, const ipfsrt_zarr_store_result *result,
-                                                     ipfsrt_error *err);
 /* One name directly under a prefix, file or folder. */
 typedef struct ipfsrt_zarr_store_entry {
     const char *name;
@@ -59,8 +37,8 @@ typedef ipfsrt_status (*ipfsrt_zarr_store_name_fn)(void *user, const ipfsrt_zarr
 typedef struct ipfsrt_zarr_store_ops {
     const char *kind; /* "folder", "car", "ipfs", "http", or the caller's own */
     bool verified;    /* every byte it hands out was checked against a CID */
-    ipfsrt_status (*get_many)(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                              ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err);
+    ipfsrt_status (*get_many)(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                              ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
     ipfsrt_status (*list_dir)(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
                               ipfsrt_error *err);
     ipfsrt_status (*put)(void *ctx, const char *key, const void *data, size_t len, ipfsrt_error *err);
@@ -70,12 +48,18 @@ typedef struct ipfsrt_zarr_store_ops {
     ipfsrt_status (*know)(void *ctx, const char *key, const ipfsrt_cid *cid, ipfsrt_error *err);
 } ipfsrt_zarr_store_ops;
 
+/* The clients stores read through: ipfsrt/client.h and ipfsrt/s3.h, which a
+ * caller that sets them includes (this header needs neither). */
+struct ipfsrt_client;
+struct ipfsrt_client_options;
+struct ipfsrt_s3_options;
+
 typedef struct ipfsrt_zarr_store_options {
-    ipfsrt_client *client;   /* ipfs:// reads through it (borrowed; it must outlive the store);
-                                NULL: the store makes one from client_options */
-    const ipfsrt_client_options *client_options; /* for a client the store makes; NULL = defaults */
-    bool writable;           /* folders: allow put and erase, creating the folder */
-    const ipfsrt_s3_options *s3_options; /* s3:// stores; NULL = the environment's (ipfsrt/s3.h) */
+    struct ipfsrt_client *client; /* ipfs:// reads through it (borrowed; it must outlive the store);
+                                     NULL: the store makes one from client_options */
+    const struct ipfsrt_client_options *client_options; /* for a client the store makes; NULL = defaults */
+    bool writable;                /* folders: allow put and erase, creating the folder */
+    const struct ipfsrt_s3_options *s3_options; /* s3:// stores; NULL = the environment's */
 } ipfsrt_zarr_store_options;
 
 /* Opens url: "ipfs://CID[/path]" or "/ipfs/CID[/path]" (verified, through the
@@ -102,8 +86,8 @@ IPFSRT_API bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *store);
 IPFSRT_API ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err);
 
 /* Many values at once: fn sees each as it completes. */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *store, const ipfsrt_zarr_store_request *requests,
-                                                    size_t n, ipfsrt_zarr_store_result_fn fn, void *user,
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *store, const ipfsrt_range_request *requests,
+                                                    size_t n, ipfsrt_range_fn fn, void *user,
                                                     ipfsrt_error *err);
 /* A whole value, appended to out; IPFSRT_ENOT_FOUND (err filled) when absent. */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *store, const char *key, ipfsrt_buf *out,

@@ -63,4 +63,14 @@ static inline uint64_t ipfsrt_car_max_section(size_t max_block) {
     return (uint64_t)max_block + IPFSRT_CID_MAX_BYTES;
 }
 
+/* Hands a whole CAR's bytes to sink as they arrive. */
+typedef ipfsrt_status (*ipfsrt_car_stream_fn)(void *user, ipfsrt_range_sink_fn sink, void *sink_user,
+                                              ipfsrt_error *err);
+/* The MultihashIndexSorted of a CARv1 (offsets from its start; data_size its
+ * size) into index: from the cache folder when a file there has the name that
+ * identity hashes to, else made by reading the CAR once through stream (every
+ * block hashed) and kept there (car_index_cache.c). */
+ipfsrt_status ipfsrt_car_index_cached(const uint8_t *identity, size_t identity_len, uint64_t data_size,
+                                      ipfsrt_car_stream_fn stream, void *user, ipfsrt_buf *index, ipfsrt_error *err);
+
 #endif

@@ -8,7 +8,7 @@
 #include "ipfsrt/client.h"
 #include "ipfsrt/path.h"
 #include "car/car_internal.h"
-#include "client/fetch.h"
+#include "http/fetch.h"
 #include "client/verify_pool.h"
 #include "store/blockcache.h"
 

@@ -715,12 +715,13 @@ ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *b, const ipfsrt
     return IPFSRT_OK;
 }
 
-static void describe(ipfsrt_client_batch *b, size_t i, ipfsrt_client_batch_result *r) {
+static void describe(ipfsrt_client_batch *b, size_t i, ipfsrt_range_result *r) {
     item *it = &b->items[i];
     memset(r, 0, sizeof *r);
     r->index = i;
-    r->path = it->path ? it->path : "";
-    r->cid = it->cid;
+    r->key = it->path ? it->path : "";
+    r->cid = &it->cid;
+    r->object_size = UINT64_MAX;
     r->status = it->state == ITEM_DONE ? IPFSRT_OK : it->error.code;
     r->error = it->error;
     r->data = it->block ? it->block->data : it->data.data ? it->data.data : (const uint8_t *)"";
@@ -729,7 +730,7 @@ static void describe(ipfsrt_client_batch *b, size_t i, ipfsrt_client_batch_resul
     if (it->block && r->status == IPFSRT_OK) r->lent = (ipfsrt_lent){ipfsrt_rcblock_hold, ipfsrt_rcblock_release, it->block};
 }
 
-ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *b, ipfsrt_client_batch_result *result,
+ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *b, ipfsrt_range_result *result,
                                        bool *done, ipfsrt_error *err) {
     if (b->has_last) { /* handed over: memory stays bounded by what is in flight */
         ipfsrt_buf_free(&b->items[b->last].data);
@@ -781,15 +782,18 @@ void ipfsrt_client_batch_free(ipfsrt_client_batch *b) {
     free(b);
 }
 
-ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *c, const char *const *paths, size_t n,
-                                     ipfsrt_client_result_fn fn, void *user, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *c, const ipfsrt_range_request *requests, size_t n,
+                                     ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     ipfsrt_client_batch *b;
     ipfsrt_status st = ipfsrt_client_batch_new(&b, c, err);
-    for (size_t i = 0; i < n && st == IPFSRT_OK; i++)
-        st = ipfsrt_client_batch_add_path(b, paths[i], 0, UINT64_MAX, err);
+    for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
+        const ipfsrt_range_request *r = &requests[i];
+        st = r->from_end ? ipfsrt_client_batch_add_suffix(b, r->key, r->length, err)
+                         : ipfsrt_client_batch_add_path(b, r->key, r->offset, r->length, err);
+    }
     bool done = false;
     while (st == IPFSRT_OK && !done) {
-        ipfsrt_client_batch_result r;
+        ipfsrt_range_result r;
         st = ipfsrt_client_batch_next(b, &r, &done, err);
         if (st == IPFSRT_OK && !done && fn) st = fn(user, &r, err);
     }

@@ -27,7 +27,7 @@ typedef struct found {
     const char *prefix;
 } found;
 
-static ipfsrt_status keep(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+static ipfsrt_status keep(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     found *f = user;
     if (res->status == IPFSRT_ENOT_FOUND) return IPFSRT_OK;
     if (res->status != IPFSRT_OK) {
@@ -45,10 +45,10 @@ static ipfsrt_status keep(void *user, const ipfsrt_zarr_store_result *res, ipfsr
 
 static ipfsrt_status read_docs(walk *w, const char *prefix, found *f, ipfsrt_error *err) {
     char keys[DOCS][IPFSRT_ZARR_KEY_MAX + 16];
-    ipfsrt_zarr_store_request req[DOCS];
+    ipfsrt_range_request req[DOCS];
     for (int i = 0; i < DOCS; i++) {
         snprintf(keys[i], sizeof keys[i], "%s%s", prefix, doc_names[i]);
-        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false};
+        req[i] = (ipfsrt_range_request){keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false};
     }
     f->prefix = prefix;
     return ipfsrt_zarr_store_get_many(w->store, req, DOCS, keep, f, err);

@@ -71,7 +71,7 @@ typedef struct probe {
     bool *has_group, *has_array;
 } probe;
 
-static ipfsrt_status probed(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+static ipfsrt_status probed(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     probe *p = user;
     if (res->status == IPFSRT_ENOT_FOUND) return IPFSRT_OK;
     if (res->status != IPFSRT_OK) {
@@ -93,7 +93,7 @@ static ipfsrt_status probed(void *user, const ipfsrt_zarr_store_result *res, ipf
 typedef struct parents {
     char path[DEPTH_MAX][IPFSRT_ZARR_KEY_MAX + 1]; /* "", "a", "a/b" for "a/b/c" */
     char keys[DEPTH_MAX * 3][IPFSRT_ZARR_KEY_MAX + 16];
-    ipfsrt_zarr_store_request req[DEPTH_MAX * 3];
+    ipfsrt_range_request req[DEPTH_MAX * 3];
     bool has_group[DEPTH_MAX], has_array[DEPTH_MAX];
     size_t n;
 } parents;
@@ -111,7 +111,7 @@ static ipfsrt_status probe_parents(ipfsrt_zarr_store *s, const char *path, paren
     for (size_t i = 0; i < 3 * ps->n; i++) {
         const char *dir = ps->path[i / 3];
         snprintf(ps->keys[i], sizeof ps->keys[i], "%s%s%s", dir, *dir ? "/" : "", docs[i % 3]);
-        ps->req[i] = (ipfsrt_zarr_store_request){ps->keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false};
+        ps->req[i] = (ipfsrt_range_request){ps->keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false};
     }
     probe p = {ps->has_group, ps->has_array};
     return ipfsrt_zarr_store_get_many(s, ps->req, 3 * ps->n, probed, &p, err);

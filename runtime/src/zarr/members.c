@@ -84,7 +84,7 @@ typedef struct probing {
     member_list *members;
 } probing;
 
-static ipfsrt_status probed(void *user, const ipfsrt_zarr_store_result *r, ipfsrt_error *err) {
+static ipfsrt_status probed(void *user, const ipfsrt_range_result *r, ipfsrt_error *err) {
     probing *p = user;
     if (r->status == IPFSRT_ENOT_FOUND) return IPFSRT_OK;
     if (r->status != IPFSRT_OK) {
@@ -111,7 +111,7 @@ static ipfsrt_status from_listing(const ipfsrt_zarr_node *g, member_list *l, ipf
     ipfsrt_status st = ipfsrt_zarr_store_list_dir(g->h->store, prefix, keep_name, &names, err);
     ipfsrt_buf keys; /* NUL-separated, each its own length: not a longest key's room per probe */
     ipfsrt_buf_init(&keys);
-    ipfsrt_zarr_store_request *req = NULL;
+    ipfsrt_range_request *req = NULL;
     if (st == IPFSRT_OK && names.count && !(req = calloc(names.count * PROBES, sizeof *req)))
         st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     static const char *const probes[PROBES] = {".zarray", ".zgroup", "zarr.json"};

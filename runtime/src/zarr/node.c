@@ -46,7 +46,7 @@ typedef struct fetching {
     char (*keys)[IPFSRT_ZARR_KEY_MAX + 16];
 } fetching;
 
-static ipfsrt_status keep_doc(void *user, const ipfsrt_zarr_store_result *r, ipfsrt_error *err) {
+static ipfsrt_status keep_doc(void *user, const ipfsrt_range_result *r, ipfsrt_error *err) {
     fetching *f = user;
     if (r->status == IPFSRT_ENOT_FOUND) return IPFSRT_OK;
     if (r->status != IPFSRT_OK) {
@@ -69,10 +69,10 @@ static ipfsrt_status keep_doc(void *user, const ipfsrt_zarr_store_result *r, ipf
 /* Every metadata document path might hold, asked for at once. */
 static ipfsrt_status fetch_docs(ipfsrt_zarr_hierarchy *h, const char *path, docs *d, ipfsrt_error *err) {
     char keys[DOC_COUNT][IPFSRT_ZARR_KEY_MAX + 16];
-    ipfsrt_zarr_store_request req[DOC_COUNT];
+    ipfsrt_range_request req[DOC_COUNT];
     for (int i = 0; i < DOC_COUNT; i++) {
         key_of(keys[i], sizeof keys[i], path, doc_names[i]);
-        req[i] = (ipfsrt_zarr_store_request){keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false}; /* longer: refused, never held */
+        req[i] = (ipfsrt_range_request){keys[i], 0, IPFSRT_ZARR_DOC_MAX + 1, false}; /* longer: refused, never held */
     }
     fetching f = {d, keys};
     ipfsrt_status st = ipfsrt_zarr_store_get_many(h->store, req, DOC_COUNT, keep_doc, &f, err);

@@ -111,7 +111,7 @@ size_t ipfsrt_zarr_reader_key_size(const reader *r) {
 }
 
 /* Keys and requests for units first .. first + n - 1, into r->keys and req. */
-static ipfsrt_status make_keys(reader *r, size_t first, size_t n, ipfsrt_zarr_store_request *req,
+static ipfsrt_status make_keys(reader *r, size_t first, size_t n, ipfsrt_range_request *req,
                                ipfsrt_error *err) {
     size_t pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_status st = IPFSRT_OK;
@@ -121,7 +121,7 @@ static ipfsrt_status make_keys(reader *r, size_t first, size_t n, ipfsrt_zarr_st
         char *key = r->keys + k * r->key_size;
         st = ipfsrt_zarr_reader_key(r, index, key, r->key_size, err);
         /* one byte past the most a chunk may be stored in: a longer answer is refused when it arrives */
-        req[k] = (ipfsrt_zarr_store_request){key, 0, r->stored_max + 1, false};
+        req[k] = (ipfsrt_range_request){key, 0, r->stored_max + 1, false};
     }
     return st;
 }
@@ -392,7 +392,7 @@ ipfsrt_status ipfsrt_zarr_reader_push_lent(reader *r, size_t k, const uint8_t *d
     return enqueue(r, k, data, len, false, lent, err);
 }
 
-ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     reader *r = user;
     const char *key = r->keys + res->index * r->key_size + strlen(r->prefix);
     if (res->status != IPFSRT_OK && res->status != IPFSRT_ENOT_FOUND) {
@@ -511,7 +511,7 @@ static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_er
     size_t batch = r->total < KEYS_PER_BATCH ? r->total : KEYS_PER_BATCH;
     r->key_size = ipfsrt_zarr_reader_key_size(r);
     r->keys = malloc(batch * r->key_size);
-    ipfsrt_zarr_store_request *req = malloc(batch * sizeof *req);
+    ipfsrt_range_request *req = malloc(batch * sizeof *req);
     ipfsrt_status st = r->keys && req ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for chunk keys");
     for (size_t first = 0; st == IPFSRT_OK && first < r->total; first += batch) {
         size_t n = r->total - first < batch ? r->total - first : batch;
@@ -602,7 +602,7 @@ ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_zarr_reader_keys(reader *r, ipfsrt_zarr_store_request *req, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_reader_keys(reader *r, ipfsrt_range_request *req, ipfsrt_error *err) {
     r->key_size = ipfsrt_zarr_reader_key_size(r);
     r->keys = malloc((r->total ? r->total : 1) * r->key_size);
     r->batch_first = 0;

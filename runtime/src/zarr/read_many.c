@@ -15,11 +15,11 @@ typedef struct many {
 } many;
 
 /* Hands an answer to the read whose request it is, under that read's index. */
-static ipfsrt_status dispatch(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+static ipfsrt_status dispatch(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     const many *m = user;
     size_t i = m->count - 1;
     while (i > 0 && m->first[i] > res->index) i--;
-    ipfsrt_zarr_store_result mine = *res;
+    ipfsrt_range_result mine = *res;
     mine.index = res->index - m->first[i];
     return ipfsrt_zarr_reader_arrived(m->readers[i], &mine, err);
 }
@@ -35,7 +35,7 @@ static bool batchable(const ipfsrt_zarr_node *const *arrays, reader *const *read
 }
 
 static ipfsrt_status read_batched(const ipfsrt_zarr_node *const *arrays, many *m, size_t units, ipfsrt_error *err) {
-    ipfsrt_zarr_store_request *req = malloc((units ? units : 1) * sizeof *req);
+    ipfsrt_range_request *req = malloc((units ? units : 1) * sizeof *req);
     if (!req) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_status st = IPFSRT_OK;
     for (size_t i = 0, at = 0; i < m->count && st == IPFSRT_OK; at += m->readers[i]->total, i++) {

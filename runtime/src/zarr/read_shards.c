@@ -104,7 +104,7 @@ static ipfsrt_status fill_unit(shards *s, size_t q, size_t unit, size_t entry, v
 
 /* A whole shard at hand: each wanted inner chunk straight from it. */
 static ipfsrt_status from_whole(shards *s, size_t q, size_t unit, size_t entry, void *user, ipfsrt_error *err) {
-    const ipfsrt_zarr_store_result *res = user;
+    const ipfsrt_range_result *res = user;
     uint64_t off = s->pairs[2 * entry], n = s->pairs[2 * entry + 1];
     if (off == UINT64_MAX) return ipfsrt_zarr_reader_push(s->r, unit, NULL, 0, true, err);
     if (off > res->len || n > res->len - off)
@@ -122,7 +122,7 @@ static ipfsrt_status note_range(shards *s, size_t q, size_t unit, size_t entry, 
     return s->pairs[2 * entry] == UINT64_MAX ? ipfsrt_zarr_reader_push(s->r, unit, NULL, 0, true, err) : IPFSRT_OK;
 }
 
-static ipfsrt_status index_arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+static ipfsrt_status index_arrived(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     shards *s = user;
     const reader *r = s->r;
     const char *key = key_of(s, res->index) + strlen(r->prefix);
@@ -143,7 +143,7 @@ static ipfsrt_status index_arrived(void *user, const ipfsrt_zarr_store_result *r
     return each_unit(s, res->index, whole ? from_whole : note_range, (void *)res, err);
 }
 
-static ipfsrt_status inner_arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+static ipfsrt_status inner_arrived(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     shards *s = user;
     size_t unit = s->units[res->index];
     if (res->status != IPFSRT_OK) {
@@ -159,7 +159,7 @@ static ipfsrt_status inner_arrived(void *user, const ipfsrt_zarr_store_result *r
 /* First round: each shard's index, or the whole shard. */
 static ipfsrt_status first_round(shards *s, ipfsrt_zarr_store *store, ipfsrt_error *err) {
     reader *r = s->r;
-    ipfsrt_zarr_store_request *req = calloc(s->count, sizeof *req);
+    ipfsrt_range_request *req = calloc(s->count, sizeof *req);
     s->keys = malloc(s->count * r->key_size);
     s->whole = calloc(s->count, sizeof *s->whole);
     if (!req || !s->keys || !s->whole) {
@@ -174,7 +174,7 @@ static ipfsrt_status first_round(shards *s, ipfsrt_zarr_store *store, ipfsrt_err
         char *key = s->keys + q * r->key_size;
         st = ipfsrt_zarr_reader_key(r, index, key, r->key_size, err);
         s->whole[q] = wanted_whole(s, pos);
-        req[q] = (ipfsrt_zarr_store_request){key, 0, s->whole[q] ? UINT64_MAX : s->index_size,
+        req[q] = (ipfsrt_range_request){key, 0, s->whole[q] ? UINT64_MAX : s->index_size,
                                              !s->whole[q] && !r->m->index_at_start};
     }
     if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(store, req, s->count, index_arrived, s, err);
@@ -187,13 +187,13 @@ static ipfsrt_status second_round(shards *s, ipfsrt_zarr_store *store, ipfsrt_er
     size_t n = 0;
     for (size_t k = 0; k < s->r->total; k++) n += s->range[2 * k] != UINT64_MAX;
     if (!n) return IPFSRT_OK;
-    ipfsrt_zarr_store_request *req = malloc(n * sizeof *req);
+    ipfsrt_range_request *req = malloc(n * sizeof *req);
     s->units = malloc(n * sizeof *s->units);
     ipfsrt_status st = req && s->units ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t k = 0, i = 0; k < s->r->total && st == IPFSRT_OK; k++) {
         if (s->range[2 * k] == UINT64_MAX) continue;
         s->units[i] = k;
-        req[i++] = (ipfsrt_zarr_store_request){key_of(s, s->unit_shard[k]), s->range[2 * k], s->range[2 * k + 1], false};
+        req[i++] = (ipfsrt_range_request){key_of(s, s->unit_shard[k]), s->range[2 * k], s->range[2 * k + 1], false};
     }
     if (st == IPFSRT_OK) st = ipfsrt_zarr_store_get_many(store, req, n, inner_arrived, s, err);
     free(req);

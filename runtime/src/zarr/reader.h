@@ -80,10 +80,10 @@ ipfsrt_status ipfsrt_zarr_reader_new(reader **r, const ipfsrt_zarr_node *array, 
 /* Fetches and decodes every unit of the plan (on decoding threads when several). */
 ipfsrt_status ipfsrt_zarr_reader_run(reader *r, ipfsrt_zarr_store *store, ipfsrt_error *err);
 /* The requests for every unit of an unsharded plan (req: r->total of them). */
-ipfsrt_status ipfsrt_zarr_reader_keys(reader *r, ipfsrt_zarr_store_request *req, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_reader_keys(reader *r, ipfsrt_range_request *req, ipfsrt_error *err);
 /* The store's answer for request res->index of r's keys: decoded where it
  * arrives (no decoding threads run), or queued for them. */
-ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_reader_arrived(void *user, const ipfsrt_range_result *res, ipfsrt_error *err);
 /* Every unit in: the output as asked (or the first decoding error). */
 ipfsrt_status ipfsrt_zarr_reader_finish(reader *r, ipfsrt_ndarray *out, ipfsrt_error *err);
 void ipfsrt_zarr_reader_free(reader *r);

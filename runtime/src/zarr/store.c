@@ -65,8 +65,8 @@ ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err) {
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *s, const ipfsrt_zarr_store_request *requests, size_t n,
-                                         ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *s, const ipfsrt_range_request *requests, size_t n,
+                                         ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     for (size_t i = 0; i < n; i++) {
         ipfsrt_status st = ipfsrt_zarr_key_check(requests[i].key, err);
         if (st == IPFSRT_OK && !requests[i].from_end && requests[i].length != UINT64_MAX &&
@@ -86,7 +86,7 @@ typedef struct one_value {
     ipfsrt_error error;
 } one_value;
 
-static ipfsrt_status keep_value(void *user, const ipfsrt_zarr_store_result *r, ipfsrt_error *err) {
+static ipfsrt_status keep_value(void *user, const ipfsrt_range_result *r, ipfsrt_error *err) {
     one_value *v = user;
     v->status = r->status;
     v->error = r->error;
@@ -96,7 +96,7 @@ static ipfsrt_status keep_value(void *user, const ipfsrt_zarr_store_result *r, i
     return IPFSRT_OK;
 }
 
-static ipfsrt_status get_one(ipfsrt_zarr_store *s, const ipfsrt_zarr_store_request *req, ipfsrt_buf *out,
+static ipfsrt_status get_one(ipfsrt_zarr_store *s, const ipfsrt_range_request *req, ipfsrt_buf *out,
                              ipfsrt_error *err) {
     one_value v = {out, IPFSRT_OK, {0}};
     ipfsrt_status st = ipfsrt_zarr_store_get_many(s, req, 1, keep_value, &v, err);
@@ -107,13 +107,13 @@ static ipfsrt_status get_one(ipfsrt_zarr_store *s, const ipfsrt_zarr_store_reque
 
 ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *s, const char *key, uint64_t offset, uint64_t length,
                                           ipfsrt_buf *out, ipfsrt_error *err) {
-    ipfsrt_zarr_store_request req = {key, offset, length, false};
+    ipfsrt_range_request req = {key, offset, length, false};
     return get_one(s, &req, out, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_get_suffix(ipfsrt_zarr_store *s, const char *key, uint64_t length, ipfsrt_buf *out,
                                            ipfsrt_error *err) {
-    ipfsrt_zarr_store_request req = {key, 0, length, true};
+    ipfsrt_range_request req = {key, 0, length, true};
     return get_one(s, &req, out, err);
 }
 

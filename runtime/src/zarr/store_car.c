@@ -35,7 +35,7 @@ static ipfsrt_status collect(void *user, const uint8_t *data, size_t len, ipfsrt
     return b->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
 }
 
-static ipfsrt_status read_key(car_store *s, const ipfsrt_zarr_store_request *r, ipfsrt_error *err) {
+static ipfsrt_status read_key(car_store *s, const ipfsrt_range_request *r, ipfsrt_error *err) {
     char path[sizeof s->root + IPFSRT_ZARR_KEY_MAX + 2];
     snprintf(path, sizeof path, "%s/%s", s->root, r->key);
     ipfsrt_unixfs_node_info info;
@@ -53,11 +53,11 @@ static ipfsrt_status read_key(car_store *s, const ipfsrt_zarr_store_request *r, 
     return st;
 }
 
-static ipfsrt_status car_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                  ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status car_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                  ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     car_store *s = ctx;
     for (size_t i = 0; i < n; i++) {
-        ipfsrt_zarr_store_result r = {.index = i};
+        ipfsrt_range_result r = {.index = i, .key = requests[i].key, .object_size = UINT64_MAX};
         r.status = read_key(s, &requests[i], &r.error);
         if (r.status != IPFSRT_OK) ipfsrt_error_prefix(&r.error, "%s: ", s->file);
         r.data = s->value.data;

@@ -27,7 +27,7 @@ static ipfsrt_status path_of(const folder *f, const char *key, char *out, size_t
     return IPFSRT_OK;
 }
 
-static ipfsrt_status read_range(folder *f, const char *path, const ipfsrt_zarr_store_request *r, ipfsrt_error *err) {
+static ipfsrt_status read_range(folder *f, const char *path, const ipfsrt_range_request *r, ipfsrt_error *err) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
         return ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "%s: no such file", path);
@@ -58,11 +58,11 @@ static ipfsrt_status read_range(folder *f, const char *path, const ipfsrt_zarr_s
     return st;
 }
 
-static ipfsrt_status folder_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                     ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status folder_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                     ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     folder *f = ctx;
     for (size_t i = 0; i < n; i++) {
-        ipfsrt_zarr_store_result r = {.index = i};
+        ipfsrt_range_result r = {.index = i, .key = requests[i].key, .object_size = UINT64_MAX};
         char path[4096];
         r.status = path_of(f, requests[i].key, path, sizeof path, &r.error);
         if (r.status == IPFSRT_OK) r.status = read_range(f, path, &requests[i], &r.error);

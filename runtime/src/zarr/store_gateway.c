@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipfsrt/client.h"
 #include "ipfsrt/path.h"
 #include "zarr/store_internal.h"
 
@@ -43,8 +44,9 @@ static void append_path(gateway_store *s, const char *key) {
     ipfsrt_buf_append(&s->paths, "", 1);
 }
 
-static ipfsrt_status add_requests(gateway_store *s, ipfsrt_client_batch *b, const ipfsrt_zarr_store_request *requests,
-                                  size_t n, ipfsrt_error *err) {
+/* The requests with the store's keys made the client's paths (in s->paths). */
+static ipfsrt_status to_paths(gateway_store *s, const ipfsrt_range_request *requests, size_t n,
+                              ipfsrt_range_request *out, ipfsrt_error *err) {
     s->paths.len = 0;
     size_t *starts = malloc(n * sizeof *starts);
     if (!starts) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -54,38 +56,43 @@ static ipfsrt_status add_requests(gateway_store *s, ipfsrt_client_batch *b, cons
     }
     ipfsrt_status st = s->paths.failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
-        const char *path = (const char *)s->paths.data + starts[i];
-        st = requests[i].from_end ? ipfsrt_client_batch_add_suffix(b, path, requests[i].length, err)
-                                  : ipfsrt_client_batch_add_path(b, path, requests[i].offset, requests[i].length, err);
+        out[i] = requests[i];
+        out[i].key = (const char *)s->paths.data + starts[i];
     }
     free(starts);
     return st;
 }
 
-static ipfsrt_status hand_over(gateway_store *s, const ipfsrt_client_batch_result *r, ipfsrt_zarr_store_result_fn fn,
-                               void *user, ipfsrt_error *err) {
-    ipfsrt_zarr_store_result out = {.index = r->index, .status = r->status, .error = r->error, .data = r->data,
-                                    .len = r->len};
+typedef struct hand_over_to {
+    gateway_store *s;
+    const ipfsrt_range_request *requests; /* the store's, for the keys */
+    ipfsrt_range_fn fn;
+    void *user;
+} hand_over_to;
+
+static ipfsrt_status hand_over(void *user, const ipfsrt_range_result *r, ipfsrt_error *err) {
+    hand_over_to *h = user;
+    ipfsrt_range_result out = *r;
+    out.key = h->requests[r->index].key;
     /* a plain server's 404 is all there is to know; a gateway's proves nothing */
-    if (s->plain && r->status == IPFSRT_EUNAVAILABLE) out.status = IPFSRT_ENOT_FOUND;
-    if (out.status != IPFSRT_OK) out.len = 0;
-    else out.lent = r->lent;
-    return fn(user, &out, err);
+    if (h->s->plain && r->status == IPFSRT_EUNAVAILABLE) out.status = IPFSRT_ENOT_FOUND;
+    if (out.status != IPFSRT_OK) {
+        out.len = 0;
+        out.lent = (ipfsrt_lent){0};
+    }
+    return h->fn(h->user, &out, err);
 }
 
-static ipfsrt_status gateway_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                      ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status gateway_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                      ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     gateway_store *s = ctx;
-    ipfsrt_client_batch *b;
-    ipfsrt_status st = ipfsrt_client_batch_new(&b, s->client, err);
-    if (st != IPFSRT_OK) return st;
-    st = add_requests(s, b, requests, n, err);
-    for (bool done = false; st == IPFSRT_OK && !done;) {
-        ipfsrt_client_batch_result r;
-        st = ipfsrt_client_batch_next(b, &r, &done, err);
-        if (st == IPFSRT_OK && !done) st = hand_over(s, &r, fn, user, err);
-    }
-    ipfsrt_client_batch_free(b);
+    if (n > SIZE_MAX / sizeof(ipfsrt_range_request)) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_range_request *paths = malloc((n ? n : 1) * sizeof *paths);
+    if (!paths) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = to_paths(s, requests, n, paths, err);
+    hand_over_to h = {s, requests, fn, user};
+    if (st == IPFSRT_OK) st = ipfsrt_client_get_many(s->client, paths, n, hand_over, &h, err);
+    free(paths);
     return st;
 }
 

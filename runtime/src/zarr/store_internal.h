@@ -39,18 +39,6 @@ ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void
                                          size_t file_len, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                              const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
-/* Hands a whole CAR's bytes to sink as they arrive. */
-typedef ipfsrt_status (*ipfsrt_zarr_car_stream_fn)(void *user,
-                                                   ipfsrt_status (*sink)(void *sink_user, const uint8_t *data,
-                                                                         size_t len, ipfsrt_error *err),
-                                                   void *sink_user, ipfsrt_error *err);
-/* The MultihashIndexSorted of a CARv1 (offsets from its start; data_size its
- * size) into index: from the cache folder when a file there has the name that
- * identity hashes to, else made by reading the CAR once through stream (every
- * block hashed) and kept there. */
-ipfsrt_status ipfsrt_zarr_car_index_cached(const uint8_t *identity, size_t identity_len, uint64_t data_size,
-                                           ipfsrt_zarr_car_stream_fn stream, void *user, ipfsrt_buf *index,
-                                           ipfsrt_error *err);
 /* url's first car_len bytes name a CAR on S3 ("s3://bucket/key.car") or a web
  * server ("https://host/x.car"); the rest is a path from its root. */
 ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,

@@ -21,31 +21,32 @@ static bool full_key(const s3_store *s, const char *key, char *out, size_t cap) 
 }
 
 typedef struct s3_get {
-    ipfsrt_zarr_store_result_fn fn;
+    ipfsrt_range_fn fn;
     void *user;
+    const ipfsrt_range_request *requests; /* the store's keys */
 } s3_get;
 
-static ipfsrt_status got(void *user, const ipfsrt_s3_result *r, ipfsrt_error *err) {
+static ipfsrt_status got(void *user, const ipfsrt_range_result *r, ipfsrt_error *err) {
     s3_get *g = user;
-    ipfsrt_zarr_store_result res = {.index = r->index, .status = r->status, .error = r->error, .data = r->data,
-                                    .len = r->len};
-    return g->fn(g->user, &res, err);
+    ipfsrt_range_result mine = *r;
+    mine.key = g->requests[r->index].key;
+    return g->fn(g->user, &mine, err);
 }
 
-static ipfsrt_status s3_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                 ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status s3_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                 ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     s3_store *s = ctx;
     size_t key_cap = strlen(s->prefix) + IPFSRT_ZARR_KEY_MAX + 1;
-    ipfsrt_s3_request *reqs = calloc(n ? n : 1, sizeof *reqs);
+    ipfsrt_range_request *reqs = calloc(n ? n : 1, sizeof *reqs);
     char *keys = calloc(n ? n : 1, key_cap);
     ipfsrt_status st = reqs && keys ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         char *k = keys + i * key_cap;
         if (!full_key(s, requests[i].key, k, key_cap))
             st = ipfsrt_fail(err, IPFSRT_EARG, -1, "key %.200s is too long", requests[i].key);
-        reqs[i] = (ipfsrt_s3_request){k, requests[i].offset, requests[i].length, requests[i].from_end};
+        reqs[i] = (ipfsrt_range_request){k, requests[i].offset, requests[i].length, requests[i].from_end};
     }
-    s3_get g = {fn, user};
+    s3_get g = {fn, user, requests};
     if (st == IPFSRT_OK) st = ipfsrt_s3_get_many(s->s3, reqs, n, got, &g, err);
     free(reqs);
     free(keys);

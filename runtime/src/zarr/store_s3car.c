@@ -1,172 +1,31 @@
 /* A CAR file on S3 or a web server as a verified, read-only store
- * ("s3://bucket/x.car[/path]", "https://host/x.car[/path]"):
- * its header and index are read once (a CARv1 has none: one is made by reading
- * it once, and kept in the cache folder); then the keys asked for at once are
- * resolved from the CAR's root together, round by round: each round collects
- * every block the walks lack and fetches them in one set of ranged GETs (a
- * section ends where the next indexed one begins), each checked against the
- * CID asked for before any walk may use it. Directory and file nodes are kept
- * for later calls; data blocks only for the call. */
+ * ("s3://bucket/x.car[/path]", "https://host/x.car[/path]"), over the CAR
+ * read by ranges (car/car_ranged.c): the keys asked for at once are resolved
+ * from the CAR's root together, round by round: each round collects every
+ * block the walks lack and fetches them in one set of ranged reads, each
+ * checked against its CID before any walk may use it. Directory and file
+ * nodes are kept for later calls; data blocks only for the call. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "car/car_internal.h"
+#include "base/base_internal.h"
+#include "ipfsrt/car.h"
 #include "ipfsrt/s3.h"
-#include "ipfsrt/varint.h"
 #include "store/blockcache.h"
 #include "zarr/store_internal.h"
 
-#define HEAD_BYTES 65536 /* the first read: pragma, CARv2 header and (nearly always) the CARv1 header */
-#define ROUNDS_MAX 64     /* levels of directories, shards and file nodes a path may cross */
+#define ROUNDS_MAX 64 /* levels of directories, shards and file nodes a path may cross */
 
 typedef struct s3car {
     ipfsrt_s3 *s3;
-    char *key;     /* the CAR's object key */
-    char *root;    /* "CID/path/" the store's keys are under */
+    ipfsrt_range_reader reader;
+    ipfsrt_car_ranged *car;
+    char *root;     /* "CID/path/" the store's keys are under */
     char what[600]; /* "s3://bucket/x.car" or its URL, for messages */
-    uint64_t data_start, data_end;
-    uint8_t *index_bytes;
-    ipfsrt_car_index index;
-    uint64_t *offsets; /* every indexed section's start, sorted */
-    size_t offset_count;
-    ipfsrt_blockmap nodes; /* verified dag-pb blocks, kept */
+    ipfsrt_blockmap nodes;   /* verified dag-pb blocks, kept */
     ipfsrt_zarr_known known; /* keys walked to from their CID */
 } s3car;
-
-/* ------------------------------------------------------------- opening */
-
-typedef struct one_read {
-    ipfsrt_buf data;
-    uint64_t size;
-    char etag[128];
-    ipfsrt_status status;
-    ipfsrt_error error;
-} one_read;
-
-static ipfsrt_status keep_one(void *user, const ipfsrt_s3_result *r, ipfsrt_error *err) {
-    (void)err;
-    one_read *o = user;
-    o->status = r->status;
-    o->error = r->error;
-    o->size = r->object_size;
-    snprintf(o->etag, sizeof o->etag, "%s", r->etag ? r->etag : "");
-    if (r->status == IPFSRT_OK) ipfsrt_buf_append(&o->data, r->data, r->len);
-    return IPFSRT_OK;
-}
-
-/* Bytes [from, from + len) of the CAR into o (fewer at its end). */
-static ipfsrt_status read_range(s3car *c, uint64_t from, uint64_t len, one_read *o, ipfsrt_error *err) {
-    ipfsrt_buf_init(&o->data);
-    ipfsrt_s3_request r = {c->key, from, len, false};
-    ipfsrt_status st = ipfsrt_s3_get_many(c->s3, &r, 1, keep_one, o, err);
-    if (st == IPFSRT_OK && o->status != IPFSRT_OK) {
-        st = o->status;
-        if (err) *err = o->error;
-    }
-    if (st == IPFSRT_OK && o->data.failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (st != IPFSRT_OK) ipfsrt_buf_free(&o->data);
-    return st;
-}
-
-/* The CARv1 header at data_start: its roots. */
-static ipfsrt_status read_roots(s3car *c, const one_read *head, ipfsrt_car_header *hdr, ipfsrt_error *err) {
-    one_read more = {0};
-    const uint8_t *p = head->data.data + c->data_start;
-    size_t avail = head->data.len > c->data_start ? head->data.len - (size_t)c->data_start : 0;
-    uint64_t hlen;
-    size_t vlen;
-    ipfsrt_status st = ipfsrt_varint_decode(p, avail, &hlen, &vlen, err);
-    if (st == IPFSRT_OK && (hlen == 0 || hlen > IPFSRT_CAR_DEFAULT_MAX_HEADER))
-        st = ipfsrt_fail(err, IPFSRT_ECAR_HEADER, (int64_t)c->data_start, "a CAR header of %llu bytes",
-                         (unsigned long long)hlen);
-    if (st == IPFSRT_OK && hlen > avail - vlen) { /* a long header: read it on its own */
-        st = read_range(c, c->data_start + vlen, hlen, &more, err);
-        p = more.data.data, vlen = 0;
-        if (st == IPFSRT_OK && more.data.len < hlen) st = ipfsrt_fail(err, IPFSRT_ETRUNCATED, -1, "the CAR ends in its header");
-    }
-    if (st == IPFSRT_OK) st = ipfsrt_car_header_decode(p + vlen, (size_t)hlen, hdr, err);
-    if (st == IPFSRT_OK && hdr->root_count < 1) st = ipfsrt_fail(err, IPFSRT_ECAR_HEADER, -1, "the CAR has no root");
-    ipfsrt_buf_free(&more.data);
-    return st;
-}
-
-static ipfsrt_status read_index(s3car *c, const ipfsrt_car_header *v2, uint64_t size, ipfsrt_error *err) {
-    one_read ix = {0};
-    ipfsrt_status st = read_range(c, v2->index_offset, size - v2->index_offset, &ix, err);
-    if (st != IPFSRT_OK) return st;
-    c->index_bytes = ix.data.data; /* the index reads in place */
-    if (!ipfsrt_car_index_parse(&c->index, c->index_bytes, ix.data.len, v2->data_size))
-        return ipfsrt_fail(err, IPFSRT_ECAR_INDEX, (int64_t)v2->index_offset, "its CARv2 index is malformed");
-    return ipfsrt_car_index_offsets(&c->index, &c->offsets, &c->offset_count, err);
-}
-
-static ipfsrt_status stream_car(void *user,
-                                ipfsrt_status (*sink)(void *sink_user, const uint8_t *data, size_t len,
-                                                      ipfsrt_error *err),
-                                void *sink_user, ipfsrt_error *err) {
-    s3car *c = user;
-    return ipfsrt_s3_get_stream(c->s3, c->key, sink, sink_user, NULL, NULL, err);
-}
-
-/* A CARv1 (no index): one made by reading it once, or the one kept in the
- * cache for this object (same place, size, ETag and first bytes). */
-static ipfsrt_status index_v1(s3car *c, const one_read *head, ipfsrt_error *err) {
-    ipfsrt_buf id, ix;
-    ipfsrt_buf_init(&id);
-    ipfsrt_buf_init(&ix);
-    char line[1024];
-    snprintf(line, sizeof line, "ipfsrt CARv1 index\n%s\n%s\n%llu\n%s\n", ipfsrt_s3_describe(c->s3), c->key,
-             (unsigned long long)head->size, head->etag);
-    ipfsrt_buf_append(&id, line, strlen(line));
-    ipfsrt_buf_append(&id, head->data.data, head->data.len < 4096 ? head->data.len : 4096);
-    c->data_start = 0;
-    c->data_end = head->size;
-    ipfsrt_status st = id.failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory")
-                                 : ipfsrt_zarr_car_index_cached(id.data, id.len, head->size, stream_car, c, &ix, err);
-    ipfsrt_buf_free(&id);
-    if (st != IPFSRT_OK) {
-        ipfsrt_buf_free(&ix);
-        return st;
-    }
-    c->index_bytes = ix.data;
-    if (!ipfsrt_car_index_parse(&c->index, c->index_bytes, ix.len, head->size))
-        return ipfsrt_fail(err, IPFSRT_ECAR_INDEX, -1, "the index made of it is malformed");
-    return ipfsrt_car_index_offsets(&c->index, &c->offsets, &c->offset_count, err);
-}
-
-/* Header and index; root is "CID" + the path after the CAR's name. */
-static ipfsrt_status load(s3car *c, const char *inner, ipfsrt_error *err) {
-    one_read head = {0};
-    ipfsrt_status st = read_range(c, 0, HEAD_BYTES, &head, err);
-    ipfsrt_car_header v2 = {0}, v1 = {0};
-    bool is_v2 = st == IPFSRT_OK && head.data.len >= IPFSRT_CARV2_HEADER_SIZE &&
-                 memcmp(head.data.data, ipfsrt_carv2_pragma, sizeof ipfsrt_carv2_pragma) == 0;
-    if (st == IPFSRT_OK && is_v2)
-        st = ipfsrt_carv2_header_decode(head.data.data + sizeof ipfsrt_carv2_pragma, &v2, head.size, err);
-    if (st == IPFSRT_OK && is_v2 && !v2.index_offset)
-        st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "a CARv2 without an index");
-    if (st == IPFSRT_OK && is_v2) {
-        c->data_start = v2.data_offset;
-        c->data_end = v2.data_offset + v2.data_size;
-    } else if (st == IPFSRT_OK) {
-        c->data_start = 0;
-        c->data_end = head.size;
-    }
-    if (st == IPFSRT_OK) st = read_roots(c, &head, &v1, err);
-    if (st == IPFSRT_OK) st = is_v2 ? read_index(c, &v2, head.size, err) : index_v1(c, &head, err);
-    if (st == IPFSRT_OK) {
-        char cid[IPFSRT_CID_STR_MAX];
-        ipfsrt_cid_to_string(&v1.roots[0], cid);
-        size_t n = strlen(cid) + strlen(inner) + 3;
-        if (!(c->root = malloc(n))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        else snprintf(c->root, n, "%s%s%s%s", cid, *inner ? "/" : "", inner, "/");
-    }
-    ipfsrt_car_header_release(&v1);
-    ipfsrt_car_header_release(&v2);
-    ipfsrt_buf_free(&head.data);
-    return st;
-}
 
 /* ------------------------------------------------------- verified blocks */
 
@@ -198,23 +57,6 @@ static void round_free(walk_round *r) {
     ipfsrt_mhmap_free(&r->wanted_set);
     ipfsrt_mhmap_free(&r->lacking);
     ipfsrt_blockmap_free(&r->have);
-}
-
-/* Where cid's section lies in the CAR: from its indexed start to the next one. */
-static bool section_of(const s3car *c, const ipfsrt_cid *cid, uint64_t *from, uint64_t *len) {
-    uint64_t off;
-    if (!ipfsrt_car_index_find(&c->index, cid, &off)) return false;
-    size_t lo = 0, hi = c->offset_count; /* the first offset past off */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->offsets[mid] <= off) lo = mid + 1;
-        else hi = mid;
-    }
-    uint64_t end = lo < c->offset_count ? c->data_start + c->offsets[lo] : c->data_end;
-    *from = c->data_start + off;
-    if (end <= *from || end - *from > ipfsrt_car_max_section(IPFSRT_CAR_DEFAULT_MAX_BLOCK) + 16) return false;
-    *len = end - *from;
-    return true;
 }
 
 static void want(walk_round *r, const ipfsrt_cid *cid) {
@@ -281,68 +123,25 @@ static void round_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     ipfsrt_rcblock_unref(ref->token);
 }
 
-/* A fetched section: the block in it must be the one asked for, hashed right. */
-static ipfsrt_status take_section(walk_round *r, const ipfsrt_cid *cid, const uint8_t *p, size_t n, uint64_t at,
-                                  ipfsrt_error *err) {
-    uint64_t len;
-    size_t vlen;
-    ipfsrt_car_block block;
-    ipfsrt_status st = ipfsrt_varint_decode(p, n, &len, &vlen, err);
-    if (st == IPFSRT_OK && len > n - vlen)
-        st = ipfsrt_fail(err, IPFSRT_ETRUNCATED, (int64_t)at, "the section is cut short");
-    if (st == IPFSRT_OK)
-        st = ipfsrt_car_section_decode(p + vlen, (size_t)len, at, IPFSRT_CAR_DEFAULT_MAX_BLOCK, true, NULL, &block, err);
-    size_t a, b;
-    const uint8_t *want_mh = ipfsrt_cid_multihash(cid, &a), *got_mh = st == IPFSRT_OK ? ipfsrt_cid_multihash(&block.cid, &b) : NULL;
-    if (st == IPFSRT_OK && (a != b || memcmp(want_mh, got_mh, a) != 0))
-        st = ipfsrt_fail_cid(err, IPFSRT_ECAR_INDEX, cid, (int64_t)at, "the index points at another block");
-    ipfsrt_rcblock *rc = st == IPFSRT_OK ? ipfsrt_rcblock_new(cid, block.data, block.len) : NULL;
-    if (st == IPFSRT_OK && !rc) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (st == IPFSRT_OK) {
-        st = ipfsrt_blockmap_put(cid->codec == IPFSRT_CODEC_DAG_PB ? &r->c->nodes : &r->have, rc, err);
-        ipfsrt_rcblock_unref(rc);
+/* A block fetched (verified) is kept; one that fails (its hash, its section,
+ * the reads) fails the reads that need it, not the others. */
+static ipfsrt_status fetched(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
+    walk_round *r = user;
+    const ipfsrt_cid *cid = res->cid;
+    if (res->status != IPFSRT_OK) {
+        refuse(r, cid, &res->error);
+        return IPFSRT_OK;
     }
-    if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s, byte offset %llu: ", r->c->what, (unsigned long long)at);
+    ipfsrt_rcblock *rc = ipfsrt_rcblock_new(cid, res->data, res->len);
+    if (!rc) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = ipfsrt_blockmap_put(cid->codec == IPFSRT_CODEC_DAG_PB ? &r->c->nodes : &r->have, rc, err);
+    ipfsrt_rcblock_unref(rc);
     return st;
 }
 
-typedef struct fetch_call {
-    walk_round *r;
-    const uint64_t *at;
-} fetch_call;
-
-/* A block that fails (its hash, its section, S3) fails the reads that need it, not the others. */
-static ipfsrt_status fetched(void *user, const ipfsrt_s3_result *res, ipfsrt_error *err) {
-    fetch_call *f = user;
-    const ipfsrt_cid *cid = &f->r->wanted[res->index];
-    ipfsrt_error e = res->error;
-    ipfsrt_status st = res->status;
-    if (st == IPFSRT_OK) st = take_section(f->r, cid, res->data, res->len, f->at[res->index], &e);
-    if (st == IPFSRT_ENOMEM) return ipfsrt_fail(err, st, -1, "out of memory");
-    if (st != IPFSRT_OK) refuse(f->r, cid, &e);
-    return IPFSRT_OK;
-}
-
-/* Every wanted block in one set of ranged GETs; those the index lacks noted. */
+/* Every wanted block in one set of ranged reads. */
 static ipfsrt_status fetch_wanted(walk_round *r, ipfsrt_error *err) {
-    size_t n = r->wanted_count, k = 0;
-    ipfsrt_s3_request *reqs = calloc(n ? n : 1, sizeof *reqs);
-    uint64_t *at = calloc(n ? n : 1, sizeof *at);
-    ipfsrt_status st = reqs && at ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
-        uint64_t from, len;
-        if (!section_of(r->c, &r->wanted[i], &from, &len)) {
-            refuse(r, &r->wanted[i], NULL);
-            continue;
-        }
-        r->wanted[k] = r->wanted[i];
-        at[k] = from;
-        reqs[k++] = (ipfsrt_s3_request){r->c->key, from, len, false};
-    }
-    fetch_call f = {r, at};
-    if (st == IPFSRT_OK && k) st = ipfsrt_s3_get_many(r->c->s3, reqs, k, fetched, &f, err);
-    free(reqs);
-    free(at);
+    ipfsrt_status st = ipfsrt_car_ranged_get_many(r->c->car, r->wanted, r->wanted_count, fetched, r, err);
     r->wanted_count = 0;
     ipfsrt_mhmap_free(&r->wanted_set);
     ipfsrt_mhmap_init(&r->wanted_set);
@@ -354,7 +153,7 @@ static ipfsrt_status fetch_wanted(walk_round *r, ipfsrt_error *err) {
 typedef enum key_state { KEY_RESOLVE, KEY_READ, KEY_DONE } key_state;
 
 typedef struct key_read {
-    const ipfsrt_zarr_store_request *req;
+    const ipfsrt_range_request *req;
     char *path; /* root + key */
     key_state state;
     ipfsrt_cid file;
@@ -375,9 +174,10 @@ static ipfsrt_status missing_block(void *user, const ipfsrt_cid *cid, ipfsrt_err
 }
 
 static ipfsrt_status report(key_read *k, size_t index, ipfsrt_status st, const ipfsrt_error *e, const ipfsrt_buf *data,
-                            ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
-    ipfsrt_zarr_store_result res = {.index = index, .status = st, .data = data ? data->data : NULL,
-                                    .len = data ? data->len : 0};
+                            ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
+    ipfsrt_range_result res = {.index = index, .key = k->req->key, .status = st,
+                               .data = data ? data->data : NULL, .len = data ? data->len : 0,
+                               .object_size = UINT64_MAX, .cid = st == IPFSRT_OK ? &k->file : NULL};
     if (st != IPFSRT_OK) res.error = *e;
     else ipfsrt_error_clear(&res.error);
     if (!res.data) res.data = (const uint8_t *)"";
@@ -387,7 +187,7 @@ static ipfsrt_status report(key_read *k, size_t index, ipfsrt_status st, const i
 
 /* Takes key i as far as the blocks at hand allow; a key that lacks blocks
  * waits for the next round. */
-static ipfsrt_status step(walk_round *r, key_read *k, size_t i, ipfsrt_zarr_store_result_fn fn, void *user,
+static ipfsrt_status step(walk_round *r, key_read *k, size_t i, ipfsrt_range_fn fn, void *user,
                           ipfsrt_error *err) {
     ipfsrt_blocksource src = {r, round_get, round_release};
     ipfsrt_error e;
@@ -418,7 +218,7 @@ static ipfsrt_status step(walk_round *r, key_read *k, size_t i, ipfsrt_zarr_stor
     return st;
 }
 
-static ipfsrt_status rounds(walk_round *r, key_read *keys, size_t n, ipfsrt_zarr_store_result_fn fn, void *user,
+static ipfsrt_status rounds(walk_round *r, key_read *keys, size_t n, ipfsrt_range_fn fn, void *user,
                             ipfsrt_error *err) {
     ipfsrt_status st = IPFSRT_OK;
     for (int round_no = 0; st == IPFSRT_OK; round_no++) {
@@ -436,8 +236,8 @@ static ipfsrt_status rounds(walk_round *r, key_read *keys, size_t n, ipfsrt_zarr
     return st;
 }
 
-static ipfsrt_status s3car_get_many(void *ctx, const ipfsrt_zarr_store_request *requests, size_t n,
-                                    ipfsrt_zarr_store_result_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status s3car_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                    ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     s3car *c = ctx;
     key_read *keys = calloc(n ? n : 1, sizeof *keys);
     walk_round r;
@@ -506,12 +306,9 @@ static ipfsrt_status s3car_know(void *ctx, const char *key, const ipfsrt_cid *ci
 static void s3car_free(void *ctx) {
     s3car *c = ctx;
     ipfsrt_zarr_known_free(&c->known);
+    ipfsrt_car_ranged_free(c->car);
     ipfsrt_s3_free(c->s3);
-    ipfsrt_car_index_free(&c->index);
-    free(c->index_bytes);
-    free(c->offsets);
     ipfsrt_blockmap_free(&c->nodes);
-    free(c->key);
     free(c->root);
     free(c);
 }
@@ -520,25 +317,48 @@ static const ipfsrt_zarr_store_ops s3car_ops = {"s3-car", true, s3car_get_many, 
 static const ipfsrt_zarr_store_ops httpcar_ops = {"http-car", true, s3car_get_many, s3car_list_dir, NULL, NULL,
                                                   s3car_free, s3car_know};
 
-static ipfsrt_status open_s3(s3car *c, const char *url, size_t car_len, const ipfsrt_zarr_store_options *opts,
-                             ipfsrt_error *err) {
+/* The client of the CAR's bucket or server, and the CAR's key there (the
+ * file's URL is a web server client's, its key ""). */
+static ipfsrt_status open_client(s3car *c, const char *url, size_t car_len, const ipfsrt_zarr_store_options *opts,
+                                 char **key, ipfsrt_error *err) {
+    if (strncmp(url, "s3://", 5) != 0) {
+        char *at = strndup(url, car_len);
+        ipfsrt_status st = at && (*key = strdup("")) ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (st == IPFSRT_OK) st = ipfsrt_s3_new_http(&c->s3, at, opts->s3_options, err);
+        free(at);
+        return st;
+    }
     char bucket[128];
-    const char *key;
+    const char *k;
     size_t key_len;
-    ipfsrt_status st = ipfsrt_s3_url_split(url, car_len, bucket, sizeof bucket, &key, &key_len, err);
+    ipfsrt_status st = ipfsrt_s3_url_split(url, car_len, bucket, sizeof bucket, &k, &key_len, err);
     if (st == IPFSRT_OK && !key_len) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: s3://bucket/key.car", url);
-    if (st == IPFSRT_OK && !(c->key = strndup(key, key_len))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && !(*key = strndup(k, key_len))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     return st == IPFSRT_OK ? ipfsrt_s3_new(&c->s3, bucket, opts->s3_options, err) : st;
 }
 
-/* A CAR on a web server: the file's URL is the client's, its key "". */
-static ipfsrt_status open_http(s3car *c, const char *url, size_t car_len, const ipfsrt_zarr_store_options *opts,
-                               ipfsrt_error *err) {
-    char *at = strndup(url, car_len);
-    ipfsrt_status st = at && (c->key = strdup("")) ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (st == IPFSRT_OK) st = ipfsrt_s3_new_http(&c->s3, at, opts->s3_options, err);
-    free(at);
-    return st;
+/* The CAR by ranges; the store's keys under "ROOT/inner/". */
+static ipfsrt_status open_car(s3car *c, const char *url, size_t car_len, const ipfsrt_zarr_store_options *opts,
+                              ipfsrt_error *err) {
+    char *key = NULL;
+    ipfsrt_status st = open_client(c, url, car_len, opts, &key, err);
+    if (st == IPFSRT_OK) {
+        ipfsrt_s3_range_reader(c->s3, &c->reader);
+        st = ipfsrt_car_ranged_new(&c->car, &c->reader, key, err);
+    }
+    free(key);
+    if (st != IPFSRT_OK) return st;
+    const char *inner = url + car_len;
+    while (*inner == '/') inner++;
+    size_t inner_len = strlen(inner);
+    while (inner_len && inner[inner_len - 1] == '/') inner_len--;
+    if (inner_len > IPFSRT_ZARR_KEY_MAX) return ipfsrt_fail(err, IPFSRT_EARG, -1, "the path in the CAR is too long");
+    char cid[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(ipfsrt_car_ranged_root(c->car), cid);
+    size_t n = strlen(cid) + inner_len + 3;
+    if (!(c->root = malloc(n))) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    snprintf(c->root, n, "%s%s%.*s/", cid, inner_len ? "/" : "", (int)inner_len, inner);
+    return IPFSRT_OK;
 }
 
 ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
@@ -546,17 +366,9 @@ ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, vo
     s3car *c = calloc(1, sizeof *c);
     if (!c) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_blockmap_init(&c->nodes);
-    ipfsrt_car_index_init(&c->index);
     ipfsrt_zarr_known_init(&c->known);
     snprintf(c->what, sizeof c->what, "%.*s", (int)car_len, url);
-    ipfsrt_status st = strncmp(url, "s3://", 5) == 0 ? open_s3(c, url, car_len, opts, err)
-                                                      : open_http(c, url, car_len, opts, err);
-    const char *inner = url + car_len;
-    while (*inner == '/') inner++;
-    char path[IPFSRT_ZARR_KEY_MAX + 1];
-    snprintf(path, sizeof path, "%s", inner);
-    for (size_t n = strlen(path); n && path[n - 1] == '/';) path[--n] = 0;
-    if (st == IPFSRT_OK) st = load(c, path, err);
+    ipfsrt_status st = open_car(c, url, car_len, opts, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "%s: ", c->what);
         s3car_free(c);

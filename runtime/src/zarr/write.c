@@ -67,7 +67,7 @@ static bool covers(const writer *w, size_t k) {
 
 /* ------------------------------------------------- chunks already stored */
 
-static ipfsrt_status keep_old(void *user, const ipfsrt_zarr_store_result *res, ipfsrt_error *err) {
+static ipfsrt_status keep_old(void *user, const ipfsrt_range_result *res, ipfsrt_error *err) {
     writer *w = user;
     size_t k = w->asked[res->index];
     if (res->status == IPFSRT_ENOT_FOUND) {
@@ -95,7 +95,7 @@ static ipfsrt_status read_partial(writer *w, ipfsrt_error *err) {
     w->absent = calloc(r->total, sizeof *w->absent);
     w->old = calloc(r->total, sizeof *w->old);
     w->asked = calloc(r->total, sizeof *w->asked);
-    ipfsrt_zarr_store_request *req = calloc(r->total, sizeof *req);
+    ipfsrt_range_request *req = calloc(r->total, sizeof *req);
     ipfsrt_status st = r->keys && w->partial && w->absent && w->old && w->asked && req
                            ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     size_t n = 0, pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS];
@@ -107,7 +107,7 @@ static ipfsrt_status read_partial(writer *w, ipfsrt_error *err) {
         w->partial[k] = !covers(w, k);
         if (!w->partial[k]) continue;
         w->asked[n] = k;
-        req[n++] = (ipfsrt_zarr_store_request){key, 0, r->stored_max + 1, false};
+        req[n++] = (ipfsrt_range_request){key, 0, r->stored_max + 1, false};
     }
     if (st == IPFSRT_OK && n) st = ipfsrt_zarr_store_get_many(w->store, req, n, keep_old, w, err);
     free(req);

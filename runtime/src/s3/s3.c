@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "base/base_internal.h"
-#include "client/fetch.h"
-#include "client/s3_internal.h"
+#include "http/fetch.h"
+#include "s3/s3_internal.h"
 #include "ipfsrt/hash.h"
 
 #define ERROR_BODY_MAX (64u << 10)
@@ -579,13 +579,14 @@ ipfsrt_status ipfsrt_s3_run_ops(ipfsrt_s3 *s, s3_op *ops, size_t n, ipfsrt_s3_op
 /* ------------------------------------------------------------------ API */
 
 typedef struct get_call {
-    ipfsrt_s3_result_fn fn;
+    ipfsrt_range_fn fn;
     void *user;
 } get_call;
 
 static ipfsrt_status report_get(void *user, s3_op *o, ipfsrt_error *err) {
     get_call *c = user;
-    ipfsrt_s3_result r = {.index = o->index, .status = o->status, .object_size = o->object_size, .etag = o->etag};
+    ipfsrt_range_result r = {.index = o->index, .key = o->key, .status = o->status, .object_size = o->object_size,
+                             .etag = o->etag};
     if (o->status == IPFSRT_OK) {
         r.data = o->body.data ? o->body.data + o->data_at : (const uint8_t *)"";
         r.len = o->data_len;
@@ -610,7 +611,7 @@ void ipfsrt_s3_op_init(s3_op *o, ipfsrt_s3 *s, op_kind kind, const char *key) {
     ipfsrt_error_clear(&o->error);
 }
 
-static void plan_get(s3_op *o, const ipfsrt_s3_request *r) {
+static void plan_get(s3_op *o, const ipfsrt_range_request *r) {
     o->offset = r->offset;
     o->length = r->length;
     o->from_end = r->from_end;
@@ -622,7 +623,7 @@ static void plan_get(s3_op *o, const ipfsrt_s3_request *r) {
     }
 }
 
-ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s, const ipfsrt_s3_request *requests, size_t n, ipfsrt_s3_result_fn fn,
+ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s, const ipfsrt_range_request *requests, size_t n, ipfsrt_range_fn fn,
                                  void *user, ipfsrt_error *err) {
     if (!n) return IPFSRT_OK;
     s3_op *ops = calloc(n, sizeof *ops);
@@ -638,6 +639,21 @@ ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s, const ipfsrt_s3_request *requests
     ipfsrt_status st = ipfsrt_s3_run_ops(s, ops, n, report_get, &c, err);
     free(ops);
     return st;
+}
+
+static ipfsrt_status reader_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n, ipfsrt_range_fn fn,
+                                     void *user, ipfsrt_error *err) {
+    return ipfsrt_s3_get_many(ctx, requests, n, fn, user, err);
+}
+
+static ipfsrt_status reader_get_stream(void *ctx, const char *key, ipfsrt_range_sink_fn sink, void *user,
+                                       ipfsrt_error *err) {
+    return ipfsrt_s3_get_stream(ctx, key, sink, user, NULL, NULL, err);
+}
+
+void ipfsrt_s3_range_reader(ipfsrt_s3 *s, ipfsrt_range_reader *reader) {
+    *reader = (ipfsrt_range_reader){
+        .ctx = s, .get_many = reader_get_many, .get_stream = reader_get_stream, .what = s->describe};
 }
 
 ipfsrt_status ipfsrt_s3_report_one(void *user, s3_op *o, ipfsrt_error *err) {
@@ -658,7 +674,7 @@ ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s, const char *key, const void *data, siz
     return ipfsrt_s3_run_ops(s, &o, 1, ipfsrt_s3_report_one, NULL, err);
 }
 
-ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s, const char *key, ipfsrt_s3_write_fn sink, void *user,
+ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s, const char *key, ipfsrt_range_sink_fn sink, void *user,
                                    uint64_t *size, char *etag, ipfsrt_error *err) {
     s3_op o;
     ipfsrt_s3_op_init(&o, s, OP_GET, key);

@@ -4,7 +4,7 @@
 
 #include <expat.h>
 
-#include "client/fetch.h"
+#include "http/fetch.h"
 #include "ipfsrt/buf.h"
 #include "ipfsrt/s3.h"
 
@@ -70,7 +70,7 @@ typedef struct s3_op {
     ipfsrt_fetch_head head;
     char content_range[96], region[64], etag[128];
     char sent_region[64]; /* the region this try was signed for */
-    ipfsrt_s3_write_fn sink; /* GET streamed: bytes go there, not into body */
+    ipfsrt_range_sink_fn sink; /* GET streamed: bytes go there, not into body */
     void *sink_user;
     uint64_t sunk;           /* bytes the sink took */
     ipfsrt_error sink_error;

@@ -14,7 +14,6 @@
 
 #include "car/car_internal.h"
 #include "ipfsrt/hash.h"
-#include "zarr/store_internal.h"
 
 #define INDEX_FILE_MAX ((size_t)1 << 30)
 
@@ -93,7 +92,7 @@ static ipfsrt_status feed(void *user, const uint8_t *data, size_t len, ipfsrt_er
 }
 
 /* One pass over the CAR as stream() hands its bytes over. */
-static ipfsrt_status build(ipfsrt_zarr_car_stream_fn stream, void *user, ipfsrt_buf *index, ipfsrt_error *err) {
+static ipfsrt_status build(ipfsrt_car_stream_fn stream, void *user, ipfsrt_buf *index, ipfsrt_error *err) {
     indexing x = {0};
     ipfsrt_mhmap_init(&x.offsets);
     ipfsrt_car_options opts = {.verify_only = true};
@@ -106,9 +105,8 @@ static ipfsrt_status build(ipfsrt_zarr_car_stream_fn stream, void *user, ipfsrt_
     return st;
 }
 
-ipfsrt_status ipfsrt_zarr_car_index_cached(const uint8_t *identity, size_t identity_len, uint64_t data_size,
-                                           ipfsrt_zarr_car_stream_fn stream, void *user, ipfsrt_buf *index,
-                                           ipfsrt_error *err) {
+ipfsrt_status ipfsrt_car_index_cached(const uint8_t *identity, size_t identity_len, uint64_t data_size,
+                                      ipfsrt_car_stream_fn stream, void *user, ipfsrt_buf *index, ipfsrt_error *err) {
     char path[3300];
     bool cacheable = cache_file(identity, identity_len, path, sizeof path);
     if (cacheable && read_file(path, index)) {

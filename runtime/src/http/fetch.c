@@ -11,7 +11,7 @@
 #include <curl/curl.h>
 
 #include "base/base_internal.h"
-#include "client/fetch.h"
+#include "http/fetch.h"
 
 enum { QUEUED, RUNNING };
 

@@ -1,5 +1,6 @@
 /* The HTTP engine (fetch.c): many transfers in flight from one thread on libcurl's
- * multi interface. Not part of the public API; the gateway client drives it. */
+ * multi interface. Not part of the public API; the gateway client and the S3
+ * client drive it. */
 #ifndef IPFSRT_FETCH_H
 #define IPFSRT_FETCH_H
 

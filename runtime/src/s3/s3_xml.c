@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/s3_internal.h"
+#include "s3/s3_internal.h"
 
 /* The element an end tag closes, by the path of names above it. */
 static void element_end(ipfsrt_s3_xml *x, const char *name) {

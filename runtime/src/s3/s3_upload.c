@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/s3_internal.h"
+#include "s3/s3_internal.h"
 #include "ipfsrt/hash.h"
 
 #define PARTS_MAX 10000                /* S3's */
