@@ -8,7 +8,7 @@
 #define CAR_WRITER "ipfsrt.car.writer"
 
 static void check_options(lua_State *L, int idx, ipfsrt_car_options *opts, size_t *slice) {
-    memset(opts, 0, sizeof *opts);
+    ipfsrt_car_options_init(opts);
     if (lua_isnoneornil(L, idx)) return;
     luaL_checktype(L, idx, LUA_TTABLE);
     lua_getfield(L, idx, "max_block_size");
@@ -295,7 +295,9 @@ static int car_writer(lua_State *L) {
     *w = NULL;
     luaL_setmetatable(L, CAR_WRITER);
     ipfsrt_error err;
-    if (ipfsrt_car_writer_new(w, path, version, roots, (size_t)n, &err) != IPFSRT_OK)
+    ipfsrt_car_writer_options opts = {.size = sizeof opts, .version = (int)version, .roots = roots,
+                                      .root_count = (size_t)n};
+    if (ipfsrt_car_writer_new(w, path, &opts, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }

@@ -118,8 +118,10 @@ static int l_client_new(lua_State *L) {
     lc->L = L;
     lc->policy_ref = lc->gateways_ref = lc->progress_ref = LUA_NOREF;
     luaL_setmetatable(L, IPFSRT_LUA_CLIENT);
-    ipfsrt_client_options opts = {0};
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_client_options opts;
+    ipfsrt_client_options_init(&opts);
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     ipfsrt_error err;
     read_options(L, 2, &opts);
     opts.gateways = &list;
@@ -478,7 +480,8 @@ static int client_set_progress_function(lua_State *L) {
 
 /* ipfsrt.gateways() -> {url, ...}, source: what a client with no gateways uses */
 static int l_gateways(lua_State *L) {
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     ipfsrt_error err;
     if (ipfsrt_gateway_list_default(&list, &err) != IPFSRT_OK) {
         ipfsrt_gateway_list_free(&list);

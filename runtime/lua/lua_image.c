@@ -8,7 +8,8 @@
 /* The options both calls take: the colour scale's ends (named by low and
  * high), flip, scale and colorbar, from the table at idx (absent: defaults). */
 static ipfsrt_image_map_options check_map_options(lua_State *L, int idx, const char *low, const char *high) {
-    ipfsrt_image_map_options o = {0, 0, false, 1, true};
+    ipfsrt_image_map_options o;
+    ipfsrt_image_map_options_init(&o);
     if (!lua_istable(L, idx)) return o;
     o.vmin = ipfsrt_lua_opt_number(L, idx, low, 0);
     o.vmax = ipfsrt_lua_opt_number(L, idx, high, 0);

@@ -51,7 +51,7 @@ static void push_policy_dir(lua_State *L) {
 static void publish_c_api(lua_State *L) {
     static const ipfsrt_lua_api api = {
         IPFSRT_LUA_API_VERSION,  sizeof api,         ipfsrt_lua_test_ndarray,   ipfsrt_lua_push_ndarray,
-        ipfsrt_lua_raise,        ipfsrt_ndarray_init, ipfsrt_ndarray_free,      ipfsrt_ndarray_new_zeros,
+        ipfsrt_lua_raise,        ipfsrt_ndarray_init, ipfsrt_ndarray_free,      ipfsrt_ndarray_zeros,
         ipfsrt_ndarray_copy,     ipfsrt_ndarray_size, ipfsrt_ndarray_is_contiguous, ipfsrt_dtype_name,
         ipfsrt_threads_set,      ipfsrt_cpus_usable};
     lua_pushlightuserdata(L, (void *)&api);

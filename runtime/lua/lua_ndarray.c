@@ -93,8 +93,8 @@ static int make_full(lua_State *L, double value, int dtype_idx) {
     ipfsrt_ndarray *a = push_new(L);
     ipfsrt_error err;
     ipfsrt_status st = d == IPFSRT_DTYPE_BYTES && value == 0
-                           ? ipfsrt_ndarray_new_zeros(a, d, itemsize, ndim, shape, &err)
-                           : ipfsrt_ndarray_new_full(a, d, ndim, shape, value, &err);
+                           ? ipfsrt_ndarray_zeros(a, d, itemsize, ndim, shape, &err)
+                           : ipfsrt_ndarray_full(a, d, 0, ndim, shape, value, &err);
     if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     return 1;
 }
@@ -131,7 +131,7 @@ static int nd_frombytes(lua_State *L) {
     bool big = check_big_endian(L, 4);
     ipfsrt_ndarray *a = push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_new_zeros(a, d, itemsize, ndim, shape, &err) != IPFSRT_OK ||
+    if (ipfsrt_ndarray_zeros(a, d, itemsize, ndim, shape, &err) != IPFSRT_OK ||
         ipfsrt_ndarray_load_bytes(a, s, len, big, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
@@ -169,7 +169,7 @@ static int nd_arange(lua_State *L) {
                                  ints ? IPFSRT_DTYPE_INT64 : IPFSRT_DTYPE_FLOAT64, &itemsize);
     ipfsrt_ndarray *a = push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_new_arange(a, d, start, stop, step, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    if (ipfsrt_ndarray_arange(a, d, start, stop, step, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     return 1;
 }
 
@@ -456,7 +456,7 @@ static int nd_from(lua_State *L) {
     ipfsrt_dtype d = check_dtype(L, 2, dflt, &itemsize);
     ipfsrt_ndarray *a = push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_new_zeros(a, d, itemsize, s.ndim, s.shape, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    if (ipfsrt_ndarray_zeros(a, d, itemsize, s.ndim, s.shape, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     int64_t index[IPFSRT_NDARRAY_MAX_DIMS] = {0};
     lua_pushvalue(L, 1);
     fill_from(L, a, 0, index);
@@ -688,7 +688,7 @@ static const ipfsrt_ndarray *operand(lua_State *L, int idx, ipfsrt_dtype other, 
     }
     ipfsrt_error err;
     ipfsrt_ndarray_init(tmp);
-    if (ipfsrt_ndarray_new_zeros(tmp, d, 0, 0, NULL, &err) != IPFSRT_OK ||
+    if (ipfsrt_ndarray_zeros(tmp, d, 0, 0, NULL, &err) != IPFSRT_OK ||
         ipfsrt_ndarray_set(tmp, NULL, 0, v, is_int ? lua_tointeger(L, idx) : 0, is_int, &err) != IPFSRT_OK) {
         ipfsrt_ndarray_free(tmp);
         ipfsrt_lua_raise(L, &err);
@@ -827,7 +827,7 @@ static int reduce_axes(lua_State *L, ipfsrt_ndreduce how, ipfsrt_ndarray *a) {
     reduce_opts o = opts_of(L, 3);
     ipfsrt_ndarray *out = push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_reduce_axes(out, how, a, axes, (int)n, o.skipna, o.where, &err) != IPFSRT_OK)
+    if (ipfsrt_ndarray_reduce(out, how, a, axes, (int)n, o.skipna, o.where, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }
@@ -845,7 +845,7 @@ static int reduce(lua_State *L, ipfsrt_ndreduce how) {
     reduce_opts o = opts_of(L, opts);
     ipfsrt_ndarray *out = push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_reduce_where(out, how, a, all, axis, o.skipna, o.where, &err) != IPFSRT_OK)
+    if (ipfsrt_ndarray_reduce(out, how, a, all ? NULL : &axis, 1, o.skipna, o.where, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     if (!all) return 1;
     ipfsrt_ndvalue v;
@@ -985,7 +985,7 @@ static int nd_linspace(lua_State *L) {
     if (num < 0) return ipfsrt_lua_raise_arg(L, "linspace needs a count of 0 or more");
     ipfsrt_ndarray *a = push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_new_linspace(a, luaL_checknumber(L, 1), luaL_checknumber(L, 2), (size_t)num, &err) !=
+    if (ipfsrt_ndarray_linspace(a, luaL_checknumber(L, 1), luaL_checknumber(L, 2), (size_t)num, &err) !=
         IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;

@@ -6,7 +6,7 @@
 #include "bindings.h"
 
 void ipfsrt_lua_s3_options(lua_State *L, int idx, ipfsrt_s3_options *o) {
-    memset(o, 0, sizeof *o);
+    ipfsrt_s3_options_init(o);
     o->endpoint = ipfsrt_lua_opt_string(L, idx, "endpoint", NULL);
     o->region = ipfsrt_lua_opt_string(L, idx, "region", NULL);
     o->access_key = ipfsrt_lua_opt_string(L, idx, "access_key", NULL);

@@ -44,7 +44,8 @@ static int l_serve(lua_State *L) {
         paths[i - 1] = luaL_checkstring(L, -1);
         lua_pop(L, 1); /* still referenced by the cars table */
     }
-    ipfsrt_server_options opts = {0};
+    ipfsrt_server_options opts;
+    ipfsrt_server_options_init(&opts);
     lua_getfield(L, 1, "listen");
     opts.listen = luaL_optstring(L, -1, NULL);
     lua_getfield(L, 1, "threads");
@@ -74,7 +75,9 @@ static int l_serve(lua_State *L) {
     *gw = NULL;
     luaL_setmetatable(L, GATEWAY);
     ipfsrt_error err;
-    if (ipfsrt_server_new(gw, paths, (size_t)n, &opts, &err) != IPFSRT_OK)
+    opts.cars = paths;
+    opts.n_cars = (size_t)n;
+    if (ipfsrt_server_new(gw, &opts, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }

@@ -7,7 +7,7 @@
 /* --------------------------------------------------------------- helpers */
 
 static void options(lua_State *L, int idx, ipfsrt_unixfs_options *o) {
-    memset(o, 0, sizeof *o);
+    ipfsrt_unixfs_options_init(o);
     if (lua_istable(L, idx)) {
         lua_getfield(L, idx, "follow_symlinks");
         o->follow_symlinks = lua_toboolean(L, -1);

@@ -142,7 +142,8 @@ static int node_write(lua_State *L) {
     const ipfsrt_ndarray *values = ipfsrt_lua_check_ndarray(L, 3);
     lua_Integer threads = luaL_optinteger(L, 4, 0);
     if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
-    ipfsrt_zarr_write_options opts = {(unsigned)threads, lua_toboolean(L, 5)};
+    ipfsrt_zarr_write_options opts = {.size = sizeof opts, .threads = (unsigned)threads,
+                                      .write_empty_chunks = lua_toboolean(L, 5)};
     ipfsrt_lua_zstore *zs = store_of(L, 1);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
@@ -269,7 +270,7 @@ static void check_read_options(lua_State *L, int threads_idx, int scaling_idx, i
                                ipfsrt_ndarray_scaling *sc) {
     lua_Integer threads = luaL_optinteger(L, threads_idx, 0);
     if (threads < 0 || threads > 64) ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
-    *o = (ipfsrt_zarr_read_options){.threads = (unsigned)threads, .unscale_dtype = IPFSRT_DTYPE_FLOAT64};
+    *o = (ipfsrt_zarr_read_options){.size = sizeof(ipfsrt_zarr_read_options), .threads = (unsigned)threads, .unscale_dtype = IPFSRT_DTYPE_FLOAT64};
     if (lua_isnoneornil(L, scaling_idx)) return;
     ipfsrt_lua_check_scaling(L, scaling_idx, &o->unscale_dtype, sc);
     o->unscale = sc;

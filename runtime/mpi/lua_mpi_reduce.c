@@ -122,7 +122,7 @@ static int reduce_array(lua_State *L, ipfsrt_ndarray *x, int op, int root, bool 
     const ipfsrt_ndarray *src = x;
     ipfsrt_status st = IPFSRT_OK;
     if (!api->ndarray_is_contiguous(x) && (st = api->ndarray_copy(&in, x, &err)) == IPFSRT_OK) src = &in;
-    if (st == IPFSRT_OK && mine) st = api->ndarray_new_zeros(&out, x->dtype, x->itemsize, x->ndim, x->shape, &err);
+    if (st == IPFSRT_OK && mine) st = api->ndarray_zeros(&out, x->dtype, x->itemsize, x->ndim, x->shape, &err);
     if (st != IPFSRT_OK) {
         api->ndarray_free(&in);
         return api->raise(L, &err);
@@ -185,7 +185,7 @@ static int l_bcast_array(lua_State *L) {
     ipfsrt_error err;
     ipfsrt_dtype dtype = (ipfsrt_dtype)head[0];
     ipfsrt_status st = x ? api->ndarray_copy(&a, x, &err)
-                         : api->ndarray_new_zeros(&a, dtype, (size_t)head[1], (int)head[2], shape, &err);
+                         : api->ndarray_zeros(&a, dtype, (size_t)head[1], (int)head[2], shape, &err);
     if (st != IPFSRT_OK) return api->raise(L, &err); /* the job ends with this error: the others wait */
     size_t bytes = api->ndarray_size(&a) * a.itemsize;
     for (size_t at = 0; at < bytes && rc == MPI_SUCCESS; at += PIECE) {

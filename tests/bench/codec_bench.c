@@ -8,7 +8,6 @@
  * Usage: codec_bench NAME CONFIG_JSON ITEMSIZE RAW_FILE [ROUNDS] */
 #include <blosc.h>
 #include <bzlib.h>
-#include <cjson/cJSON.h>
 #include <lz4.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,12 +86,11 @@ int main(int argc, char **argv) {
     if (rounds < 1 || rounds > 1000) rounds = 15;
     size_t raw_len;
     uint8_t *raw = slurp(argv[4], &raw_len);
-    cJSON *config = cJSON_Parse(argv[2]);
     ipfsrt_codec *c = NULL;
     ipfsrt_error err;
     ipfsrt_buf enc;
     ipfsrt_buf_init(&enc);
-    if (!raw || ipfsrt_codec_new(&c, argv[1], config, (size_t)atoi(argv[3]), &err) != IPFSRT_OK ||
+    if (!raw || ipfsrt_codec_new(&c, argv[1], argv[2], (size_t)atoi(argv[3]), &err) != IPFSRT_OK ||
         ipfsrt_codec_encode(c, raw, raw_len, &enc, &err) != IPFSRT_OK) {
         fprintf(stderr, "codec_bench: %s\n", raw ? err.message : "cannot read the raw file");
         return 1;
@@ -118,7 +116,6 @@ int main(int argc, char **argv) {
            has_direct ? median(theirs, rounds) : 0.0, enc.len, raw_len);
     ZSTD_freeDCtx(dctx);
     ipfsrt_codec_free(c);
-    cJSON_Delete(config);
     ipfsrt_buf_free(&enc);
     free(dst);
     free(raw);

@@ -51,7 +51,11 @@ int main(int argc, char **argv) {
     /* a gateway of the host's own, for the Lua client below */
     const char *cars[] = {argv[1]};
     ipfsrt_server *gw;
-    if (ipfsrt_server_new(&gw, cars, 1, NULL, &err) != IPFSRT_OK) {
+    ipfsrt_server_options sopts;
+    ipfsrt_server_options_init(&sopts);
+    sopts.cars = cars;
+    sopts.n_cars = 1;
+    if (ipfsrt_server_new(&gw, &sopts, &err) != IPFSRT_OK) {
         fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
         return 1;
     }

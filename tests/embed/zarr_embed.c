@@ -19,7 +19,7 @@ static int fail(const char *what, const ipfsrt_error *err) {
 
 /* temp[r][c] = r * 100 + c in chunks of 4 x 4, chunk 0.2 never written (fill -1). */
 static ipfsrt_status write_array(const char *dir, ipfsrt_error *err) {
-    ipfsrt_zarr_store_options opts = {.writable = true};
+    ipfsrt_zarr_store_options opts = {.size = sizeof opts, .writable = true};
     ipfsrt_zarr_store *s;
     ipfsrt_status st = ipfsrt_zarr_store_open(&s, dir, &opts, err);
     if (st != IPFSRT_OK) return st;
@@ -50,7 +50,7 @@ static ipfsrt_status write_array(const char *dir, ipfsrt_error *err) {
 
 /* temp[1:5, ::3] from the store at url (client: for ipfs://), printed. */
 static int read_selection(const char *label, const char *url, ipfsrt_client *client) {
-    ipfsrt_zarr_store_options sopts = {.client = client};
+    ipfsrt_zarr_store_options sopts = {.size = sizeof sopts, .client = client};
     ipfsrt_zarr_store *store = NULL;
     ipfsrt_zarr_node *a = NULL;
     ipfsrt_ndarray out;
@@ -76,10 +76,11 @@ static int read_selection(const char *label, const char *url, ipfsrt_client *cli
 
 /* Over ipfs:// through the gateway at url, every block verified. */
 static int read_over_ipfs(const char *url, const char *root) {
-    ipfsrt_gateway_list gateways = {0};
+    ipfsrt_gateway_list gateways;
+    ipfsrt_gateway_list_init(&gateways);
     ipfsrt_error err;
     if (ipfsrt_gateway_list_add(&gateways, url, &err) != IPFSRT_OK) return fail("gateway", &err);
-    ipfsrt_client_options copts = {.gateways = &gateways};
+    ipfsrt_client_options copts = {.size = sizeof copts, .gateways = &gateways};
     ipfsrt_client *client;
     if (ipfsrt_client_new(&client, &copts, &err) != IPFSRT_OK) return fail("client", &err);
     char store_url[256];
@@ -108,7 +109,11 @@ int main(int argc, char **argv) {
     if (ipfsrt_pack_to_car(dir, &popts, car, 1, &root, &err) != IPFSRT_OK) return fail("pack", &err);
     const char *cars[] = {car};
     ipfsrt_server *gw;
-    if (ipfsrt_server_new(&gw, cars, 1, NULL, &err) != IPFSRT_OK) return fail("serve", &err);
+    ipfsrt_server_options sopts;
+    ipfsrt_server_options_init(&sopts);
+    sopts.cars = cars;
+    sopts.n_cars = 1;
+    if (ipfsrt_server_new(&gw, &sopts, &err) != IPFSRT_OK) return fail("serve", &err);
     char cid[IPFSRT_CID_STR_MAX];
     int rc = read_over_ipfs(ipfsrt_server_url(gw), ipfsrt_cid_to_string(&root, cid));
     ipfsrt_server_free(gw);

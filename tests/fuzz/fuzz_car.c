@@ -17,7 +17,7 @@ static ipfsrt_status check_block(void *user, const ipfsrt_car_block *b, ipfsrt_e
 }
 
 static void push(const uint8_t *data, size_t size, size_t slice, bool verify_only) {
-    ipfsrt_car_options opts = {.max_block_size = 4096, .max_header_size = 4096,
+    ipfsrt_car_options opts = {.size = sizeof opts, .max_block_size = 4096, .max_header_size = 4096,
                                .verify_only = verify_only};
     ipfsrt_car_reader *r;
     if (ipfsrt_car_reader_new(&r, &opts, check_block, NULL, NULL) != IPFSRT_OK) return;
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             char root[IPFSRT_CID_STR_MAX + 16];
             ipfsrt_cid_to_string(&h->roots[0], root);
             ipfsrt_unixfs_node_info info;
-            ipfsrt_unixfs_options follow = {.follow_symlinks = true};
+            ipfsrt_unixfs_options follow = {.size = sizeof follow, .follow_symlinks = true};
             if (ipfsrt_unixfs_resolve(&src, root, &follow, &info, NULL) == IPFSRT_OK) {
                 uint64_t blocks;
                 ipfsrt_unixfs_count_blocks(&src, &info.cid, &blocks, NULL);

@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* no more than 64 KiB is ever allocated: bigger shapes are checked but not made */
     size_t bytes;
     if (ipfsrt_ndarray_shape_bytes(ndim, shape, 2, &bytes, NULL) != IPFSRT_OK || bytes > 65536) return 0;
-    if (ipfsrt_ndarray_new_zeros(&a, IPFSRT_DTYPE_INT16, 0, ndim, shape, NULL) != IPFSRT_OK) return 0;
+    if (ipfsrt_ndarray_zeros(&a, IPFSRT_DTYPE_INT16, 0, ndim, shape, NULL) != IPFSRT_OK) return 0;
     check_inside(&a);
     for (int i = 0; i < 8 && r.n; i++) step(&r, &a);
     ipfsrt_ndarray_free(&a);

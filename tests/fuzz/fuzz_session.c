@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                           fake_nothing, fake_nothing, NULL};
     ipfsrt_gateway_list list = {0};
     ipfsrt_gateway_list_add(&list, "http://127.0.0.1:9", NULL);
-    ipfsrt_client_options o = {.gateways = &list, .cache_bytes = UINT64_MAX, .retries = 1};
+    ipfsrt_client_options o = {.size = sizeof o, .gateways = &list, .cache_bytes = UINT64_MAX, .retries = 1};
     ipfsrt_client *c;
     if (ipfsrt_client_new_on(&c, &o, &t, NULL) != IPFSRT_OK) abort();
     c->backoff_s = 0; /* retries at once: the fuzzer has no time to wait */

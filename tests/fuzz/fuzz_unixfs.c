@@ -71,13 +71,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ipfsrt_cid_to_string(&root, path);
     size_t root_len = strlen(path);
     ipfsrt_unixfs_node_info info;
-    ipfsrt_unixfs_options follow = {.follow_symlinks = true};
+    ipfsrt_unixfs_options follow = {.size = sizeof follow, .follow_symlinks = true};
     ipfsrt_unixfs_ls(&src, &root, true, discard_entry, NULL, NULL);
     ipfsrt_unixfs_read(&src, &root, 0, 1 << 20, discard_bytes, NULL, NULL);
     ipfsrt_unixfs_read(&src, &root, 3, 100, discard_bytes, NULL, NULL);
     uint64_t count;
     ipfsrt_unixfs_count_blocks(&src, &root, &count, NULL);
-    ipfsrt_unixfs_options dups = {.dups = true};
+    ipfsrt_unixfs_options dups = {.size = sizeof dups, .dups = true};
     ipfsrt_unixfs_blocks_for_scope(&src, path, &dups, IPFSRT_SCOPE_ALL, 0, UINT64_MAX, discard_cid,
                                    NULL, NULL);
     static const char *const names[] = {"/a", "/a/b", "/0", "/x/../y", "/./a/./b/c/d/e"};

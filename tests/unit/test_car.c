@@ -62,7 +62,7 @@ static uint8_t *make_big_car(size_t *len, collector *blocks) {
     const char *path = tmp_path("big.car");
     ipfsrt_car_writer *w;
     ipfsrt_cid none;
-    assert_int_equal(ipfsrt_car_writer_new(&w, path, 1, &none, 0, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_writer_new(&w, path, &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .roots = &none}, NULL), IPFSRT_OK);
     static const size_t sizes[] = {70000, 1, 300000, 0, 5000, 1u << 20};
     for (size_t i = 0; i < 6; i++) {
         uint8_t *data = malloc(sizes[i] + 1);
@@ -200,7 +200,7 @@ static void test_streamed_hashing(void **state) {
     size_t slices[] = {1000, 4096, 16384, 65536, len};
     for (size_t s = 0; s < 5; s++) {
         for (int verify_only = 0; verify_only <= 1; verify_only++) {
-            ipfsrt_car_options opts = {.verify_only = verify_only};
+            ipfsrt_car_options opts = {.size = sizeof opts, .verify_only = verify_only};
             collector got = {0};
             ipfsrt_error err;
             assert_int_equal(push_all(buf, len, slices[s], &opts, &got, &err, NULL), IPFSRT_OK);
@@ -228,7 +228,7 @@ static void test_streamed_hashing(void **state) {
         }
     }
     uint64_t blocks, bytes;
-    ipfsrt_car_options opts = {.verify_only = true};
+    ipfsrt_car_options opts = {.size = sizeof opts, .verify_only = true};
     assert_int_equal(ipfsrt_car_verify_buffer(buf, len, &opts, 16384, NULL, NULL, &blocks, &bytes,
                                               NULL),
                      IPFSRT_OK);
@@ -251,7 +251,7 @@ static void test_spec_vector(void **state) {
     ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)"hello world", 11,
                    NULL);
     ipfsrt_car_writer *w;
-    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("hello.car"), 1, &cid, 1, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("hello.car"), &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .version = 1, .roots = &cid, .root_count = 1}, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_car_writer_put(w, &cid, (const uint8_t *)"hello world", 11, NULL),
                      IPFSRT_OK);
     assert_int_equal(ipfsrt_car_writer_put(w, &cid, (const uint8_t *)"hello world", 11, NULL),
@@ -327,11 +327,11 @@ static void test_errors(void **state) {
     /* non-minimal section length */
     assert_int_equal(push_hex(HEADER_HELLO "af00", NULL, &err, NULL), IPFSRT_EVARINT);
     /* limits */
-    ipfsrt_car_options small = {.max_block_size = 10};
+    ipfsrt_car_options small = {.size = sizeof small, .max_block_size = 10};
     assert_int_equal(push_hex(HEADER_HELLO SECTION_HELLO, &small, &err, NULL), IPFSRT_ETOO_LARGE);
     assert_non_null(strstr(err.message, "bafkrei"));
     assert_int_equal(push_hex(HEADER_HELLO "ffffff7f", NULL, &err, NULL), IPFSRT_ETOO_LARGE);
-    ipfsrt_car_options tiny_header = {.max_header_size = 16};
+    ipfsrt_car_options tiny_header = {.size = sizeof tiny_header, .max_header_size = 16};
     assert_int_equal(push_hex(HEADER_HELLO, &tiny_header, &err, NULL), IPFSRT_ETOO_LARGE);
 }
 
@@ -431,7 +431,7 @@ static void test_corruption(void **state) {
 
 static void write_v2(const char *path, const expected *e) {
     ipfsrt_car_writer *w;
-    assert_int_equal(ipfsrt_car_writer_new(&w, path, 2, e->roots, e->root_count, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_writer_new(&w, path, &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .version = 2, .roots = e->roots, .root_count = e->root_count}, NULL), IPFSRT_OK);
     for (size_t i = 0; i < e->count; i++)
         assert_int_equal(ipfsrt_car_writer_put(w, &e->cids[i], e->data[i], e->len[i], NULL),
                          IPFSRT_OK);
@@ -547,15 +547,15 @@ static void test_writer(void **state) {
     ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)"abc", 3, NULL);
     ipfsrt_car_writer *w;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("w.car"), 1, &cid, 1, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("w.car"), &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .version = 1, .roots = &cid, .root_count = 1}, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_car_writer_put(w, &cid, (const uint8_t *)"abd", 3, &err),
                      IPFSRT_EHASH_MISMATCH);
     assert_non_null(strstr(err.message, "refusing"));
     ipfsrt_car_writer_free(w); /* unfinished: removed */
     assert_int_not_equal(access(tmp_path("w.car"), F_OK), 0);
-    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("w.car"), 3, &cid, 1, &err),
+    assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("w.car"), &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .version = 3, .roots = &cid, .root_count = 1}, &err),
                      IPFSRT_ECAR_VERSION);
-    assert_int_equal(ipfsrt_car_writer_new(&w, "/nonexistent/dir/x.car", 1, &cid, 1, &err),
+    assert_int_equal(ipfsrt_car_writer_new(&w, "/nonexistent/dir/x.car", &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .version = 1, .roots = &cid, .root_count = 1}, &err),
                      IPFSRT_EIO);
 }
 
@@ -650,8 +650,44 @@ static void test_file_errors(void **state) {
     assert_int_equal(ipfsrt_car_file_new(&car, tmpdir, NULL, &err), IPFSRT_EIO);
 }
 
+/* Options that grow: a struct's size says which fields the caller has. A
+ * host built against an older header (a shorter struct: what lies past it is
+ * not read, defaults apply), a newer one (a longer struct: accepted while the
+ * fields this build does not know are unset), or none at all (refused). */
+static void test_options_sizes(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *car = read_file(fixture_path("ipfs-car-small.car"), &len);
+    ipfsrt_error err;
+    uint64_t blocks, bytes;
+    unsigned char raw[sizeof(ipfsrt_car_options) + 16];
+    ipfsrt_car_options *o = (ipfsrt_car_options *)(void *)raw;
+    memset(raw, 0, sizeof raw);
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_EARG);
+    assert_non_null(strstr(err.message, "ipfsrt_car_options_init"));
+    /* an older header's: max_block_size only; past it, bytes that would refuse every block */
+    memset(raw, 0xff, sizeof raw);
+    o->size = offsetof(ipfsrt_car_options, max_block_size) + sizeof o->max_block_size;
+    o->max_block_size = 0;
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_OK);
+    assert_int_equal(blocks, 5);
+    /* a newer header's: longer, its unknown fields unset, then one set */
+    memset(raw, 0, sizeof raw);
+    ipfsrt_car_options_init(o);
+    o->size = sizeof raw;
+    o->max_block_size = 10; /* known fields count */
+    assert_int_not_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_OK);
+    o->max_block_size = 0;
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_OK);
+    raw[sizeof raw - 1] = 1;
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "does not know"));
+    free(car);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options_sizes),
         cmocka_unit_test(test_fixtures_push),
         cmocka_unit_test(test_fixtures_file),
         cmocka_unit_test(test_streamed_hashing),

@@ -34,10 +34,12 @@ static int setup(void **state) {
 
 static ipfsrt_server *start_gateway(const ipfsrt_server_faults *faults) {
     const char *paths[] = {car_path};
-    ipfsrt_server_options opts = {.threads = 2};
+    ipfsrt_server_options opts = {.size = sizeof opts, .threads = 2};
     if (faults) opts.faults = *faults;
     ipfsrt_server *gw;
-    assert_int_equal(ipfsrt_server_new(&gw, paths, 1, &opts, NULL), IPFSRT_OK);
+    opts.cars = paths;
+    opts.n_cars = 1;
+    assert_int_equal(ipfsrt_server_new(&gw, &opts, NULL), IPFSRT_OK);
     return gw;
 }
 
@@ -128,10 +130,11 @@ static void test_read_through_c_policy(void **state) {
     (void)state;
     ipfsrt_server_faults lying = {.tamper = 1};
     ipfsrt_server *honest = start_gateway(NULL), *liar = start_gateway(&lying);
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(liar), NULL), IPFSRT_OK);
-    ipfsrt_client_options opts = {.gateways = &list};
+    ipfsrt_client_options opts = {.size = sizeof opts, .gateways = &list};
     last_first p;
     ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, lf_free};
     ipfsrt_client *c = client_under(&opts, &policy, &p);
@@ -184,10 +187,11 @@ static void test_all_gateways_fail(void **state) {
      * holds already, and then does no harm) */
     ipfsrt_server_faults lying = {.wrong_dag = 1};
     ipfsrt_server *liar = start_gateway(&lying);
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     ipfsrt_gateway_list_add(&list, ipfsrt_server_url(liar), NULL);
     ipfsrt_gateway_list_add(&list, "http://127.0.0.1:1", NULL); /* nobody listens there */
-    ipfsrt_client_options opts = {.gateways = &list, .retries = 1, .timeout_s = 2};
+    ipfsrt_client_options opts = {.size = sizeof opts, .gateways = &list, .retries = 1, .timeout_s = 2};
     ipfsrt_client *c;
     assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
     char path[IPFSRT_CID_STR_MAX + 32];
@@ -209,7 +213,8 @@ static void test_all_gateways_fail(void **state) {
 
 static void test_gateway_list_sources(void **state) {
     (void)state;
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     setenv("IPFS_GATEWAY", "http://a.example, https://b.example/ http://c.example", 1);
     assert_int_equal(ipfsrt_gateway_list_default(&list, NULL), IPFSRT_OK);
     assert_int_equal(list.count, 3);
@@ -391,9 +396,10 @@ static void test_blockcache_disk(void **state) {
 static void test_batch(void **state) {
     (void)state;
     ipfsrt_server *honest = start_gateway(NULL);
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
-    ipfsrt_client_options opts = {.gateways = &list};
+    ipfsrt_client_options opts = {.size = sizeof opts, .gateways = &list};
     ipfsrt_client *c;
     assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
     char path[IPFSRT_CID_STR_MAX + 32], missing[IPFSRT_CID_STR_MAX + 32];
@@ -494,9 +500,10 @@ static void test_batch_prefetch(void **state) {
     (void)state;
     ipfsrt_server_faults lying = {.tamper = 1};
     ipfsrt_server *honest = start_gateway(NULL), *liar = start_gateway(&lying);
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
-    ipfsrt_client_options opts = {.gateways = &list};
+    ipfsrt_client_options opts = {.size = sizeof opts, .gateways = &list};
     last_first p;
     ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, NULL};
     ipfsrt_client *c = client_under(&opts, &policy, &p);

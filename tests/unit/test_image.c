@@ -40,7 +40,7 @@ static ipfsrt_ndarray field(void) {
     ipfsrt_ndarray a;
     ipfsrt_ndarray_init(&a);
     size_t shape[2] = {2, 3};
-    assert_int_equal(ipfsrt_ndarray_new_zeros(&a, IPFSRT_DTYPE_FLOAT64, 0, 2, shape, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_zeros(&a, IPFSRT_DTYPE_FLOAT64, 0, 2, shape, NULL), IPFSRT_OK);
     double *v = (double *)(void *)a.data;
     for (int i = 0; i < 6; i++) v[i] = i;
     v[5] = NAN;
@@ -97,7 +97,7 @@ static void test_refusals(void **state) {
     ipfsrt_ndarray a;
     ipfsrt_ndarray_init(&a);
     size_t shape[3] = {2, 2, 2};
-    assert_int_equal(ipfsrt_ndarray_new_zeros(&a, IPFSRT_DTYPE_FLOAT32, 0, 3, shape, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_zeros(&a, IPFSRT_DTYPE_FLOAT32, 0, 3, shape, NULL), IPFSRT_OK);
     ipfsrt_image_figure f = {.scale = 1};
     ipfsrt_error err;
     assert_int_equal(ipfsrt_image_write_figure("/tmp/ipfsrt-never.png", &a, &f, &err), IPFSRT_EARG);

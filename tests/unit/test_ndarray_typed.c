@@ -49,7 +49,7 @@ static double value_at(ipfsrt_dtype d, size_t i, size_t row_len) {
 static ipfsrt_ndarray values(ipfsrt_dtype d, const case_shape *s) {
     ipfsrt_ndarray a;
     ipfsrt_ndarray_init(&a);
-    assert_int_equal(ipfsrt_ndarray_new_zeros(&a, d, 0, s->ndim, s->dims, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_zeros(&a, d, 0, s->ndim, s->dims, NULL), IPFSRT_OK);
     size_t n = ipfsrt_ndarray_size(&a), row_len = s->ndim > 1 ? s->dims[s->ndim - 1] : 0;
     for (size_t i = 0; i < n; i++) {
         double v = value_at(d, i, row_len);
@@ -76,7 +76,7 @@ static ipfsrt_ndarray view_of(const ipfsrt_ndarray *a, int how) {
         wide[a->ndim - 1] *= 2;
         ipfsrt_ndarray big;
         ipfsrt_ndarray_init(&big);
-        assert_int_equal(ipfsrt_ndarray_new_zeros(&big, a->dtype, 0, a->ndim, wide, NULL), IPFSRT_OK);
+        assert_int_equal(ipfsrt_ndarray_zeros(&big, a->dtype, 0, a->ndim, wide, NULL), IPFSRT_OK);
         s[a->ndim - 1].step = 2;
         assert_int_equal(ipfsrt_ndarray_slice(&v, &big, s, a->ndim, NULL), IPFSRT_OK);
         assert_int_equal(ipfsrt_ndarray_assign(&v, a, NULL), IPFSRT_OK);
@@ -105,7 +105,7 @@ typedef struct job {
 
 static ipfsrt_status run(const job *j, const ipfsrt_ndarray *x, ipfsrt_ndarray *out, ipfsrt_error *err) {
     switch (j->kind) {
-    case REDUCE: return ipfsrt_ndarray_reduce(out, (ipfsrt_ndreduce)j->how, x, j->axis < 0, j->axis, j->skipna, err);
+    case REDUCE: return ipfsrt_ndarray_reduce(out, (ipfsrt_ndreduce)j->how, x, j->axis < 0 ? NULL : &j->axis, 1, j->skipna, NULL, err);
     case UNARY: return ipfsrt_ndarray_unary(out, (ipfsrt_ndfn)j->how, x, err);
     case CAST: return ipfsrt_ndarray_astype(out, x, j->to, err);
     case BINARY:
@@ -235,7 +235,7 @@ static void binaries(const ipfsrt_ndarray *x, const char *what, size_t *took) {
     size_t rows = x->ndim ? x->shape[0] : 0;
     for (int k = 0; k < 3; k++) ipfsrt_ndarray_init(&other[k]);
     assert_int_equal(ipfsrt_ndarray_slice(&other[0], x, back, x->ndim, NULL), IPFSRT_OK);
-    assert_int_equal(ipfsrt_ndarray_new_zeros(&one, x->dtype, 0, 0, NULL, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_zeros(&one, x->dtype, 0, 0, NULL, NULL), IPFSRT_OK);
     ipfsrt_ndstore_bits(x->dtype, one.data, 3);
     if (is_float(x->dtype)) ipfsrt_ndstore_float(x->dtype, one.data, 2.5);
     assert_int_equal(ipfsrt_ndarray_slice(&other[1], &one, first, 0, NULL), IPFSRT_OK);

@@ -139,7 +139,8 @@ static ipfsrt_client *fake_client_with(script_fn script, ipfsrt_client_options o
     the_fake.script = script;
     ipfsrt_transport t = {&the_fake, fake_start, fake_cancel, fake_pump, fake_pending,
                           fake_wait, fake_wakeup, fake_free, fake_set_limit};
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     assert_int_equal(ipfsrt_gateway_list_add(&list, GW0, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_gateway_list_add(&list, GW1, NULL), IPFSRT_OK);
     o.gateways = &list;
@@ -152,7 +153,7 @@ static ipfsrt_client *fake_client_with(script_fn script, ipfsrt_client_options o
 }
 
 static ipfsrt_client *fake_client(script_fn script, double timeout_s) {
-    return fake_client_with(script, (ipfsrt_client_options){.timeout_s = timeout_s});
+    return fake_client_with(script, (ipfsrt_client_options){.size = sizeof(ipfsrt_client_options), .timeout_s = timeout_s});
 }
 
 /* ------------------------------------------------------------ the blocks */
@@ -239,7 +240,7 @@ static void test_gateway_cap(void **state) {
     ipfsrt_client_set_gateway_cap(c, 5, 2); /* no such gateway: nothing */
     ipfsrt_client_free(c);
 
-    c = fake_client_with(always_ok, (ipfsrt_client_options){.concurrency = 6});
+    c = fake_client_with(always_ok, (ipfsrt_client_options){.size = sizeof(ipfsrt_client_options), .concurrency = 6});
     ipfsrt_client_set_gateway_cap(c, 0, 2);
     assert_int_equal(the_fake.limit[0], 2); /* fixed concurrency, capped */
     ipfsrt_client_set_gateway_cap(c, 0, 0);

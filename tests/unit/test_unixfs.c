@@ -437,7 +437,7 @@ static void test_symlinks_and_paths(void **state) {
     ipfsrt_cid_to_string(&root, rs);
     ipfsrt_unixfs_node_info info;
     ipfsrt_error err;
-    ipfsrt_unixfs_options follow = {.follow_symlinks = true};
+    ipfsrt_unixfs_options follow = {.size = sizeof follow, .follow_symlinks = true};
     snprintf(path, sizeof path, "%s/to-target", rs);
     assert_int_equal(ipfsrt_unixfs_resolve(&src, path, NULL, &info, &err), IPFSRT_OK);
     assert_int_equal(info.type, IPFSRT_UNIXFS_SYMLINK);

@@ -186,7 +186,7 @@ static void remove_tree(const char *dir) {
 
 /* A writable folder store over dir. */
 static ipfsrt_zarr_store *writable_folder(const char *dir) {
-    ipfsrt_zarr_store_options w = {.writable = true};
+    ipfsrt_zarr_store_options w = {.size = sizeof w, .writable = true};
     ipfsrt_zarr_store *s;
     assert_int_equal(ipfsrt_zarr_store_open(&s, dir, &w, NULL), IPFSRT_OK);
     return s;
@@ -285,7 +285,7 @@ static void test_read_selections(void **state) {
                                  {.step = -3}};
         ipfsrt_ndarray out;
         ipfsrt_ndarray_init(&out);
-        ipfsrt_zarr_read_options opts = {.threads = threads};
+        ipfsrt_zarr_read_options opts = {.size = sizeof opts, .threads = threads};
         assert_int_equal(ipfsrt_zarr_read(a, sel, 2, &out, &opts, &err), IPFSRT_OK);
         assert_int_equal(out.ndim, 2);
         assert_int_equal(out.shape[0], 4); /* rows 1..4 */
@@ -434,10 +434,10 @@ static void write_tenths(ipfsrt_zarr_store *folder) {
     ipfsrt_ndarray v, tenth;
     ipfsrt_ndarray_init(&v);
     ipfsrt_ndarray_init(&tenth);
-    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_FLOAT32, 0, 37 * 29, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_arange(&v, IPFSRT_DTYPE_FLOAT32, 0, 37 * 29, 1, &err), IPFSRT_OK);
     int64_t shape[2] = {37, 29};
     assert_int_equal(ipfsrt_ndarray_reshape(&v, &v, 2, shape, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_ndarray_new_full(&tenth, IPFSRT_DTYPE_FLOAT32, 0, NULL, 0.1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_full(&tenth, IPFSRT_DTYPE_FLOAT32, 0, 0, NULL, 0.1, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_ndarray_binary(&v, IPFSRT_NDOP_MUL, &v, &tenth, &err), IPFSRT_OK); /* sums that round */
     ipfsrt_ndslice rows[1] = {{.has_start = true, .start = 0, .has_stop = true, .stop = 30, .step = 1}};
     assert_int_equal(ipfsrt_ndarray_slice(&v, &v, rows, 1, &err), IPFSRT_OK);
@@ -454,12 +454,12 @@ static void assert_summary_as_read(const ipfsrt_zarr_node *a, const ipfsrt_ndsli
     ipfsrt_ndarray x, keep, k27, r;
     ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&keep), ipfsrt_ndarray_init(&k27), ipfsrt_ndarray_init(&r);
     assert_int_equal(ipfsrt_zarr_read(a, part, 2, &x, NULL, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_ndarray_new_full(&k27, x.dtype, 0, NULL, 27, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_full(&k27, x.dtype, 0, 0, NULL, 27, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_ndarray_binary(&keep, IPFSRT_NDOP_NE, &x, &k27, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_ndarray_reduce_where(&r, IPFSRT_NDREDUCE_COUNT, &x, true, 0, true, &keep, &err),
+    assert_int_equal(ipfsrt_ndarray_reduce(&r, IPFSRT_NDREDUCE_COUNT, &x, NULL, 0, true, &keep, &err),
                      IPFSRT_OK);
     assert_int_equal(*(const int64_t *)(const void *)r.data, (int64_t)first->count);
-    assert_int_equal(ipfsrt_ndarray_reduce_where(&r, IPFSRT_NDREDUCE_SUM, &x, true, 0, true, &keep, &err),
+    assert_int_equal(ipfsrt_ndarray_reduce(&r, IPFSRT_NDREDUCE_SUM, &x, NULL, 0, true, &keep, &err),
                      IPFSRT_OK);
     if (first->integer) assert_int_equal(*(const int64_t *)(const void *)r.data, first->isum);
     else assert_true(fabs(*(const float *)(const void *)r.data - first->sum) <= 1e-3 * fabs(first->sum));
@@ -488,7 +488,7 @@ static void test_summarize(void **state) {
         for (unsigned threads = 1; threads <= 8; threads *= 2)
             for (unsigned seed = 1; seed <= 3; seed++) {
                 sh.seed = seed;
-                ipfsrt_zarr_read_options o = {.threads = threads};
+                ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
                 ipfsrt_zarr_summary got;
                 assert_int_equal(ipfsrt_zarr_summarize(a, part, 2, &o, skip, 1, true, &got, &err), IPFSRT_OK);
                 if (threads == 1 && seed == 1) first = got;
@@ -566,7 +566,7 @@ static void fold_along_cases(const ipfsrt_zarr_node *a, const ipfsrt_ndslice *pa
         for (unsigned threads = 1; threads <= 8; threads *= 2)
             for (unsigned seed = 1; seed <= 3; seed++) {
                 sh->seed = seed;
-                ipfsrt_zarr_read_options o = {.threads = threads};
+                ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
                 ipfsrt_zarr_summaries *into = threads == 1 && seed == 1 ? &first : &got;
                 assert_int_equal(ipfsrt_zarr_summarize_along(a, part, 2, &o, &skip, 1, along, what, into, &err),
                                  IPFSRT_OK);
@@ -588,12 +588,12 @@ static void assert_float_sums_in_order(const ipfsrt_zarr_node *a, const ipfsrt_n
     ipfsrt_ndarray x, want;
     ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&want);
     assert_int_equal(ipfsrt_zarr_read(a, part, 2, &x, NULL, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_ndarray_reduce(&want, IPFSRT_NDREDUCE_SUM, &x, false, 0, true, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_reduce(&want, IPFSRT_NDREDUCE_SUM, &x, (int[]){0}, 1, true, NULL, &err), IPFSRT_OK);
     bool down[2] = {true, false};
     for (unsigned threads = 1; threads <= 8; threads *= 2)
         for (unsigned seed = 1; seed <= 3; seed++) {
             sh->seed = seed;
-            ipfsrt_zarr_read_options o = {.threads = threads};
+            ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
             ipfsrt_zarr_summaries got;
             ipfsrt_zarr_summaries_init(&got);
             assert_int_equal(ipfsrt_zarr_summarize_along(a, part, 2, &o, NULL, 0, down, IPFSRT_ZARR_FOLD_SUMS, &got,
@@ -695,7 +695,7 @@ static void test_summarize_groups(void **state) {
     for (unsigned threads = 1; threads <= 8; threads *= 2)
         for (unsigned seed = 1; seed <= 3; seed++) {
             sh.seed = seed;
-            ipfsrt_zarr_read_options o = {.threads = threads};
+            ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
             ipfsrt_zarr_summaries got;
             ipfsrt_zarr_summaries_init(&got);
             assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, &o, &skip, 1, 0, group_of, 3,
@@ -806,7 +806,7 @@ static void test_read_lent(void **state) {
         assert_int_equal(ipfsrt_zarr_read(plain, part, 2, &want, NULL, &err), IPFSRT_OK);
         for (unsigned threads = 1; threads <= 8; threads *= 2) {
             int held = atomic_load(&ln.holds);
-            ipfsrt_zarr_read_options o = {.threads = threads};
+            ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
             assert_int_equal(ipfsrt_zarr_read(lent, part, 2, &got, &o, &err), IPFSRT_OK);
             assert_int_equal(got.dtype, want.dtype);
             assert_memory_equal(got.data, want.data, ipfsrt_ndarray_size(&want) * want.itemsize);
@@ -861,7 +861,7 @@ static void slab_cases(const ipfsrt_zarr_node *a, shuffling *sh, const ipfsrt_nd
         for (unsigned seed = 1; seed <= 3; seed++) {
             sh->seed = seed;
             /* a window of two slabs: most chunks arrive before they may be decoded */
-            ipfsrt_zarr_read_options o = {.threads = threads, .slabs_ahead_bytes = 1};
+            ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads, .slabs_ahead_bytes = 1};
             slab_check c = {.all = &all, .slow = seed == 2};
             assert_int_equal(ipfsrt_zarr_read_slabs(a, part, parts, ends, n, &o, check_slab, &c, &err), IPFSRT_OK);
             assert_int_equal(c.handed, n);
@@ -903,7 +903,7 @@ static void test_read_slabs(void **state) {
     assert_int_equal(ipfsrt_zarr_create_array(&big, folder, "big", zb, strlen(zb), &err), IPFSRT_OK);
     ipfsrt_ndarray v;
     ipfsrt_ndarray_init(&v);
-    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_FLOAT32, 0, 12 * 512 * 512, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_arange(&v, IPFSRT_DTYPE_FLOAT32, 0, 12 * 512 * 512, 1, &err), IPFSRT_OK);
     int64_t shape[3] = {12, 512, 512};
     assert_int_equal(ipfsrt_ndarray_reshape(&v, &v, 3, shape, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_write(big, NULL, 0, &v, NULL, &err), IPFSRT_OK);
@@ -917,7 +917,7 @@ static void test_read_slabs(void **state) {
     ipfsrt_ndarray_init(&all);
     assert_int_equal(ipfsrt_zarr_read(big, NULL, 0, &all, NULL, &err), IPFSRT_OK);
     slab_check c = {.all = &all, .fail_at = 3};
-    ipfsrt_zarr_read_options three = {.threads = 3};
+    ipfsrt_zarr_read_options three = {.size = sizeof three, .threads = 3};
     assert_int_equal(ipfsrt_zarr_read_slabs(big, NULL, 0, days, 12, &three, check_slab, &c, &err), IPFSRT_ECANCELED);
     assert_string_equal(err.message, "enough at slab 3");
     assert_int_equal(c.handed, 3);
@@ -987,11 +987,11 @@ static void test_write_sharded(void **state) {
     assert_int_equal(ipfsrt_zarr_create_array(&a, s, "g/a", meta, strlen(meta), &err), IPFSRT_OK);
     ipfsrt_ndarray v, one, out;
     ipfsrt_ndarray_init(&v), ipfsrt_ndarray_init(&one), ipfsrt_ndarray_init(&out);
-    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_FLOAT64, 0, 90, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_arange(&v, IPFSRT_DTYPE_FLOAT64, 0, 90, 1, &err), IPFSRT_OK);
     int64_t shape[2] = {10, 9};
     assert_int_equal(ipfsrt_ndarray_reshape(&v, &v, 2, shape, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_write(a, NULL, 0, &v, NULL, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_ndarray_new_full(&one, IPFSRT_DTYPE_FLOAT64, 0, NULL, -5, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_full(&one, IPFSRT_DTYPE_FLOAT64, 0, 0, NULL, -5, &err), IPFSRT_OK);
     ipfsrt_ndslice patch[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 5, .step = 1}, {.step = 4}};
     assert_int_equal(ipfsrt_zarr_write(a, patch, 2, &one, NULL, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_read(a, NULL, 0, &out, NULL, &err), IPFSRT_OK);
@@ -1038,9 +1038,9 @@ static void test_write_many_chunks(void **state) {
     assert_int_equal(ipfsrt_zarr_create_array(&a, s, "a", meta, strlen(meta), &err), IPFSRT_OK);
     ipfsrt_ndarray v, out;
     ipfsrt_ndarray_init(&v), ipfsrt_ndarray_init(&out);
-    assert_int_equal(ipfsrt_ndarray_new_arange(&v, IPFSRT_DTYPE_INT32, 0, 9000, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_arange(&v, IPFSRT_DTYPE_INT32, 0, 9000, 1, &err), IPFSRT_OK);
     for (unsigned threads = 1; threads <= 4; threads *= 2) {
-        ipfsrt_zarr_write_options opts = {.threads = threads};
+        ipfsrt_zarr_write_options opts = {.size = sizeof opts, .threads = threads};
         assert_int_equal(ipfsrt_zarr_write(a, NULL, 0, &v, &opts, &err), IPFSRT_OK);
         assert_int_equal(ipfsrt_zarr_read(a, NULL, 0, &out, NULL, &err), IPFSRT_OK);
         const int32_t *x = (const int32_t *)(const void *)out.data;
@@ -1076,7 +1076,7 @@ static void test_partial_chunks(void **state) {
     ipfsrt_ndarray_init(&flat), ipfsrt_ndarray_init(&v), ipfsrt_ndarray_init(&out);
     ipfsrt_ndarray_init(&want), ipfsrt_ndarray_init(&view);
     int64_t shape[2] = {ROWS, COLS};
-    assert_int_equal(ipfsrt_ndarray_new_arange(&flat, IPFSRT_DTYPE_INT32, 0, ROWS * COLS, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_arange(&flat, IPFSRT_DTYPE_INT32, 0, ROWS * COLS, 1, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_ndarray_reshape(&v, &flat, 2, shape, &err), IPFSRT_OK);
     for (int f = 0; f < 2; f++) {
         char meta[400], name[16];

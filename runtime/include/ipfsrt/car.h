@@ -27,6 +27,7 @@ typedef struct ipfsrt_car_header {
 } ipfsrt_car_header;
 
 typedef struct ipfsrt_car_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_car_options_init (or .size = sizeof) */
     size_t max_block_size;  /* 0 = IPFSRT_CAR_DEFAULT_MAX_BLOCK */
     size_t max_header_size; /* 0 = IPFSRT_CAR_DEFAULT_MAX_HEADER */
     /* Push reader only: the caller wants verification, not the bytes. Blocks
@@ -34,6 +35,8 @@ typedef struct ipfsrt_car_options {
      * reach on_block with data == NULL (len still says how long they were). */
     bool verify_only;
 } ipfsrt_car_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_car_options_init(ipfsrt_car_options *opts);
 
 /* A verified block: data hashed to cid. offset is the position in the input of
  * the section's length varint. Valid only during the callback / until the next call. */
@@ -107,9 +110,18 @@ IPFSRT_API void ipfsrt_car_file_free(ipfsrt_car_file *file);
  * put() checks each block against its CID and skips blocks already written. */
 typedef struct ipfsrt_car_writer ipfsrt_car_writer;
 
-IPFSRT_API ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **writer, const char *path, int version,
-                                                const ipfsrt_cid *roots, size_t root_count,
-                                                ipfsrt_error *err);
+typedef struct ipfsrt_car_writer_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_car_writer_options_init (or .size = sizeof) */
+    int version; /* 1 or 2; 0 = 1 */
+    const ipfsrt_cid *roots; /* the header's roots (ipfsrt_car_writer_set_roots may change them) */
+    size_t root_count;
+} ipfsrt_car_writer_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_car_writer_options_init(ipfsrt_car_writer_options *opts);
+
+/* Creates (or truncates) the file at path. */
+IPFSRT_API ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **writer, const char *path,
+                                                const ipfsrt_car_writer_options *opts, ipfsrt_error *err);
 IPFSRT_API ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *writer, const ipfsrt_cid *cid,
                                                const uint8_t *data, size_t len, ipfsrt_error *err);
 /* For producers that just derived cid from these very bytes (the importer):

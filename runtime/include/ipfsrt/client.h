@@ -20,12 +20,14 @@ extern "C" {
 
 #define IPFSRT_MAX_GATEWAYS 64
 
-/* Gateway base URLs and where they came from. */
+/* Gateway base URLs and where they came from. Caller-owned: _init, then _free. */
 typedef struct ipfsrt_gateway_list {
     char *urls[IPFSRT_MAX_GATEWAYS];
     size_t count;
     char source[4200]; /* "IPFS_GATEWAY", a file's path, "the built-in list ..." */
 } ipfsrt_gateway_list;
+
+IPFSRT_API void ipfsrt_gateway_list_init(ipfsrt_gateway_list *list);
 
 /* Appends a URL (trailing slashes dropped; http and https only). */
 IPFSRT_API ipfsrt_status ipfsrt_gateway_list_add(ipfsrt_gateway_list *list, const char *url, ipfsrt_error *err);
@@ -103,6 +105,7 @@ typedef struct ipfsrt_policy {
 } ipfsrt_policy;
 
 typedef struct ipfsrt_client_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_client_options_init (or .size = sizeof) */
     const ipfsrt_gateway_list *gateways; /* NULL or empty = ipfsrt_gateway_list_default */
     bool no_verify;          /* unverified mode: plain GETs, nothing checked */
     uint64_t cache_bytes;    /* memory cache; 0 = 64 MiB; UINT64_MAX = none */
@@ -123,6 +126,8 @@ typedef struct ipfsrt_client_options {
                                 else SSL_CERT_FILE, else the system's */
     unsigned threads;        /* hashing threads; 0 = ipfsrt_threads(), at most 4 */
 } ipfsrt_client_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_client_options_init(ipfsrt_client_options *opts);
 
 typedef struct ipfsrt_client ipfsrt_client;
 

@@ -12,15 +12,16 @@ typedef enum ipfsrt_hash_alg { IPFSRT_SHA2_256, IPFSRT_SHA2_512 } ipfsrt_hash_al
 
 /* One small interface for every SHA-2 provider; "mbedtls" is always built in,
  * "openssl" (libcrypto, uses the CPU's SHA instructions) when available and
- * then the default. Every function returns 0 on success. The streaming calls
- * let a reader hash bytes as they arrive, while they are still in cache. */
+ * then the default. Each call returns IPFSRT_OK or fills err naming the
+ * backend. The streaming calls let a reader hash bytes as they arrive, while
+ * they are still in cache. */
 typedef struct ipfsrt_hash_backend {
     const char *name;
-    int (*digest)(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out);
-    void *(*stream_new)(void);
-    int (*stream_start)(void *stream, ipfsrt_hash_alg alg);
-    int (*stream_update)(void *stream, const uint8_t *data, size_t len);
-    int (*stream_finish)(void *stream, uint8_t *out);
+    ipfsrt_status (*digest)(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out, ipfsrt_error *err);
+    void *(*stream_new)(void); /* NULL: out of memory */
+    ipfsrt_status (*stream_start)(void *stream, ipfsrt_hash_alg alg, ipfsrt_error *err);
+    ipfsrt_status (*stream_update)(void *stream, const uint8_t *data, size_t len, ipfsrt_error *err);
+    ipfsrt_status (*stream_finish)(void *stream, uint8_t *out, ipfsrt_error *err);
     void (*stream_free)(void *stream);
 } ipfsrt_hash_backend;
 

@@ -9,11 +9,14 @@ extern "C" {
 #endif
 
 typedef struct ipfsrt_image_map_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_image_map_options_init (or .size = sizeof) */
     double vmin, vmax;   /* the colour scale's ends; both 0: the field's own minimum and maximum */
     bool flip;           /* draw row 0 at the bottom (a latitude axis that ascends) */
     unsigned scale;      /* pixels per cell side (0 = 1) */
     bool colorbar;       /* a colour bar beneath, its ends labelled */
 } ipfsrt_image_map_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_image_map_options_init(ipfsrt_image_map_options *opts);
 
 /* Writes a 2-D field (any real dtype) as a PNG colour map: values from vmin
  * (deep blue) to vmax (dark red) on a perceptual scale, NaN (land, no data)

@@ -42,7 +42,7 @@ typedef struct ipfsrt_lua_api {
     int (*raise)(struct lua_State *L, const ipfsrt_error *err);
     void (*ndarray_init)(ipfsrt_ndarray *a);
     void (*ndarray_free)(ipfsrt_ndarray *a);
-    ipfsrt_status (*ndarray_new_zeros)(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
+    ipfsrt_status (*ndarray_zeros)(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
                                        const size_t *shape, ipfsrt_error *err);
     ipfsrt_status (*ndarray_copy)(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
     size_t (*ndarray_size)(const ipfsrt_ndarray *a);

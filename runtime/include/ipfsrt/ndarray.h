@@ -62,25 +62,27 @@ IPFSRT_API size_t ipfsrt_ndarray_size(const ipfsrt_ndarray *a);
 /* C order with no gaps: the elements are data[0 .. size * itemsize). */
 IPFSRT_API bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a);
 
-/* New arrays in C order. itemsize is for BYTES (ignored otherwise). Sizes are
- * checked before anything is allocated. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
-                                                  int ndim, const size_t *shape, ipfsrt_error *err);
+/* New arrays in C order, into a caller's struct (initialized or freed: what
+ * it held is released first, as by the operations below), like numpy's
+ * constructors of the same names. itemsize is for BYTES (0 or ignored
+ * otherwise). Sizes are checked before anything is allocated. */
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
+                                              const size_t *shape, ipfsrt_error *err);
 /* The same with elements left unset (numpy's empty), for results whose every
  * element the caller writes before anyone reads them: a large one then costs
  * no pass of zeros. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
-                                                  int ndim, const size_t *shape, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
+                                              const size_t *shape, ipfsrt_error *err);
 /* Every element value (converted as astype would: floats truncate into ints;
  * NaN, infinities and out-of-range values are errors). */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, int ndim,
-                                                 const size_t *shape, double value, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
+                                             const size_t *shape, double value, ipfsrt_error *err);
 /* start, start + step, ... below stop (above, for a negative step). */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
-                                                   double stop, double step, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start, double stop,
+                                               double step, ipfsrt_error *err);
 /* num values from start to stop, both included (numpy's linspace), float64. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_new_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
-                                                     ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
+                                                 ipfsrt_error *err);
 /* Fills dst (an array or any view of one) from len bytes holding its elements
  * in C order and the given byte order; len must be dst's size times its
  * itemsize. Bool bytes other than 0 become true. How decoded chunks land in
@@ -224,28 +226,19 @@ typedef enum ipfsrt_ndreduce {
     IPFSRT_NDREDUCE_ANY, IPFSRT_NDREDUCE_ALL  /* bool: nonzero, NaN counting as true */
 } ipfsrt_ndreduce;
 
-/* Reduces a over one axis (axis < 0 counts from the end), or over everything
- * when all_axes. skipna leaves NaN out (xarray's default); otherwise NaN
- * propagates (numpy's: argmin/argmax then give the first NaN). sum: int64/uint64
- * for integers, the float type for floats; mean, var, std: float64 (float32
- * stays float32); min/max: the input's dtype; count: int64, the non-NaN
- * elements. min, max, argmin and argmax of nothing are errors. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                               bool all_axes, int axis, bool skipna, ipfsrt_error *err);
-
-/* The same with a mask: where (a bool array broadcast to a's shape, or NULL)
+/* Reduces a over the n axes given (each once; negatives count from the end),
+ * or over everything when axes is NULL (a 0-d result). skipna leaves NaN out
+ * (xarray's default); otherwise NaN propagates (numpy's: argmin/argmax then
+ * give the first NaN). where (a bool array broadcast to a's shape, or NULL)
  * leaves out the elements where it is false, as numpy's where= does (not for
- * argmin and argmax). Sums and means of masked elements accumulate in double
- * (float32 included) or 64-bit integers. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                                     bool all_axes, int axis, bool skipna, const ipfsrt_ndarray *where,
-                                                     ipfsrt_error *err);
-
-/* Reduces a over several axes at once (each once; negatives count from the
- * end), with an optional where mask as above. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                                    const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
-                                                    ipfsrt_error *err);
+ * argmin and argmax). sum: int64/uint64 for integers,
+ * the float type for floats; mean, var, std: float64 (float32 stays float32);
+ * min/max: the input's dtype; count: int64, the non-NaN elements. Sums and
+ * means of masked elements accumulate in double (float32 included) or 64-bit
+ * integers. min, max, argmin and argmax of nothing are errors. */
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                               const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
+                                               ipfsrt_error *err);
 
 /* Medians over axes (axes NULL: over everything, a 0-d result), as numpy's
  * nanmedian with skipna (NaN left out; NaN where nothing is left), else its

@@ -16,6 +16,7 @@ typedef enum ipfsrt_pack_hamt_rule {
 } ipfsrt_pack_hamt_rule;
 
 typedef struct ipfsrt_pack_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_pack_options_init (or .size = sizeof) */
     int cid_version;        /* 0 or 1 (raw leaves are always CIDv1) */
     size_t chunk_size;      /* fixed-size chunker */
     size_t max_links;       /* per node of the balanced file DAG */
@@ -28,6 +29,8 @@ typedef struct ipfsrt_pack_options {
     bool follow_layout_of_ipfs_car; /* root at the deepest directory holding every
                                        file; skip symlinks and file-less directories */
 } ipfsrt_pack_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_pack_options_init(ipfsrt_pack_options *opts);
 
 /* "ipfs-car" (3.x), "kubo" (ipfs add defaults) or "kubo-v1-2025". */
 IPFSRT_API ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *opts, ipfsrt_error *err);

@@ -23,6 +23,7 @@ typedef struct ipfsrt_s3 ipfsrt_s3;
  * AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
  * AWS_NO_SIGN_REQUEST=YES for anonymous requests. */
 typedef struct ipfsrt_s3_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_s3_options_init (or .size = sizeof) */
     const char *endpoint;   /* "http(s)://host[:port]" */
     const char *region;
     const char *access_key, *secret_key, *session_token;
@@ -36,6 +37,8 @@ typedef struct ipfsrt_s3_options {
     uint64_t part_size;     /* files above this go up in parts of it (multipart); 0 = 64 MiB;
                                at least 5 MiB (S3's smallest part) */
 } ipfsrt_s3_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_s3_options_init(ipfsrt_s3_options *opts);
 
 /* A client for bucket (its keys are relative to it). */
 IPFSRT_API ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **s3, const char *bucket, const ipfsrt_s3_options *opts,

@@ -31,6 +31,9 @@ typedef struct ipfsrt_server_faults {
 } ipfsrt_server_faults;
 
 typedef struct ipfsrt_server_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_server_options_init (or .size = sizeof) */
+    const char *const *cars; /* the CAR files served (at least one) */
+    size_t n_cars;
     const char *listen; /* "HOST:PORT", PORT 0 picks a free one; NULL = 127.0.0.1:0 */
     unsigned threads;   /* 0 = 4 */
     ipfsrt_server_faults faults;
@@ -40,6 +43,8 @@ typedef struct ipfsrt_server_options {
                              (libmicrohttpd's GnuTLS); NULL = plain HTTP */
     const char *tls_key;
 } ipfsrt_server_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_server_options_init(ipfsrt_server_options *opts);
 
 typedef struct ipfsrt_server_stats {
     uint64_t requests;
@@ -48,8 +53,7 @@ typedef struct ipfsrt_server_stats {
     uint64_t faults; /* requests that had a fault injected */
 } ipfsrt_server_stats;
 
-IPFSRT_API ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const char *const *car_paths, size_t n,
-                                             const ipfsrt_server_options *opts, ipfsrt_error *err);
+IPFSRT_API ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const ipfsrt_server_options *opts, ipfsrt_error *err);
 /* "http://HOST:PORT" */
 IPFSRT_API const char *ipfsrt_server_url(const ipfsrt_server *gw);
 IPFSRT_API void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *stats);

@@ -54,9 +54,12 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *dat
 #define IPFSRT_UNIXFS_MAX_ENTRIES ((uint64_t)1 << 24) /* entries one directory listing may hold */
 
 typedef struct ipfsrt_unixfs_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_unixfs_options_init (or .size = sizeof) */
     bool follow_symlinks; /* resolve through symlinks inside the DAG */
     bool dups;            /* block lists: a block each time the walk meets it, not once */
 } ipfsrt_unixfs_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_unixfs_options_init(ipfsrt_unixfs_options *opts);
 
 /* What a path names. type is FILE for raw-codec blocks too. */
 typedef struct ipfsrt_unixfs_node_info {

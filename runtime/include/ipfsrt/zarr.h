@@ -126,6 +126,7 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *group, ipfs
 typedef ipfsrt_status (*ipfsrt_zarr_progress_fn)(void *user, size_t done, size_t total, ipfsrt_error *err);
 
 typedef struct ipfsrt_zarr_read_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_zarr_read_options_init (or .size = sizeof) */
     unsigned threads;                 /* decoding threads; 0 = ipfsrt_threads(), at most 8 */
     ipfsrt_zarr_progress_fn progress; /* may be NULL */
     void *progress_user;
@@ -139,6 +140,8 @@ typedef struct ipfsrt_zarr_read_options {
      * (at least two slabs); 0 = 64 MiB. */
     size_t slabs_ahead_bytes;
 } ipfsrt_zarr_read_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_zarr_read_options_init(ipfsrt_zarr_read_options *opts);
 
 /* Reads a selection of an array into out (a new C-order array of the array's
  * dtype): per dimension an index (the dimension goes) or a range with a step
@@ -258,9 +261,12 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *node, cons
 IPFSRT_API ipfsrt_status ipfsrt_zarr_consolidate(ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err);
 
 typedef struct ipfsrt_zarr_write_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_zarr_write_options_init (or .size = sizeof) */
     unsigned threads;        /* encoding threads; 0 = ipfsrt_threads(), at most 8 */
     bool write_empty_chunks; /* store chunks that hold only the fill value (else they are removed) */
 } ipfsrt_zarr_write_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_zarr_write_options_init(ipfsrt_zarr_write_options *opts);
 
 /* Writes values (broadcast to the selection's shape, converted as astype
  * does) into a selection of an array in a writable store. Chunks the

@@ -55,12 +55,15 @@ struct ipfsrt_client_options;
 struct ipfsrt_s3_options;
 
 typedef struct ipfsrt_zarr_store_options {
+    size_t size; /* sizeof the struct: set by ipfsrt_zarr_store_options_init (or .size = sizeof) */
     struct ipfsrt_client *client; /* ipfs:// reads through it (borrowed; it must outlive the store);
                                      NULL: the store makes one from client_options */
     const struct ipfsrt_client_options *client_options; /* for a client the store makes; NULL = defaults */
     bool writable;                /* folders: allow put and erase, creating the folder */
     const struct ipfsrt_s3_options *s3_options; /* s3:// stores; NULL = the environment's */
 } ipfsrt_zarr_store_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_zarr_store_options_init(ipfsrt_zarr_store_options *opts);
 
 /* Opens url: "ipfs://CID[/path]" or "/ipfs/CID[/path]" (verified, through the
  * client), "http(s)://..." (plain GETs, unverified, many in flight),

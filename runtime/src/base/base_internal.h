@@ -77,4 +77,15 @@ static inline void ipfsrt_put_le32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Takes a caller's options (a struct whose first field is its size) over
+ * mine, which holds this build's defaults (mine's size field stays mine):
+ * the fields the caller's struct has are copied; a larger struct (a newer
+ * header's) only when the fields past mine are all zero. init_name names the
+ * caller's _init for the message when theirs has no size. */
+ipfsrt_status ipfsrt_options_take(void *mine, size_t my_size, const void *theirs, const char *init_name,
+                                  ipfsrt_error *err);
+/* mine = init's defaults, then theirs (NULL: defaults alone) over them. */
+#define IPFSRT_TAKE_OPTIONS(mine, theirs, init, err)                                                               \
+    (init(&(mine)), (theirs) ? ipfsrt_options_take(&(mine), sizeof(mine), (theirs), #init, (err)) : IPFSRT_OK)
+
 #endif

@@ -10,12 +10,16 @@
 
 /* ---------------------------------------------------------------- mbedTLS */
 
-static int hash_mbedtls_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
-    switch (alg) {
-    case IPFSRT_SHA2_256: return mbedtls_sha256_ret(data, len, out, 0);
-    case IPFSRT_SHA2_512: return mbedtls_sha512_ret(data, len, out, 0);
-    }
-    return -1;
+/* A provider's result (0: done) as a status naming the backend. */
+static ipfsrt_status hash_result(bool ok, const char *backend, ipfsrt_error *err) {
+    return ok ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "hash backend %s failed", backend);
+}
+
+static ipfsrt_status hash_mbedtls_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
+                                         ipfsrt_error *err) {
+    int rc = alg == IPFSRT_SHA2_256 ? mbedtls_sha256_ret(data, len, out, 0)
+             : alg == IPFSRT_SHA2_512 ? mbedtls_sha512_ret(data, len, out, 0) : -1;
+    return hash_result(rc == 0, "mbedtls", err);
 }
 
 typedef struct hash_mbedtls_stream {
@@ -32,23 +36,26 @@ static void *hash_mbedtls_stream_new(void) {
     return s;
 }
 
-static int hash_mbedtls_stream_start(void *stream, ipfsrt_hash_alg alg) {
+static ipfsrt_status hash_mbedtls_stream_start(void *stream, ipfsrt_hash_alg alg, ipfsrt_error *err) {
     hash_mbedtls_stream *s = stream;
     s->alg = alg;
-    return alg == IPFSRT_SHA2_256 ? mbedtls_sha256_starts_ret(&s->sha256, 0)
-                                  : mbedtls_sha512_starts_ret(&s->sha512, 0);
+    int rc = alg == IPFSRT_SHA2_256 ? mbedtls_sha256_starts_ret(&s->sha256, 0)
+                                    : mbedtls_sha512_starts_ret(&s->sha512, 0);
+    return hash_result(rc == 0, "mbedtls", err);
 }
 
-static int hash_mbedtls_stream_update(void *stream, const uint8_t *data, size_t len) {
+static ipfsrt_status hash_mbedtls_stream_update(void *stream, const uint8_t *data, size_t len, ipfsrt_error *err) {
     hash_mbedtls_stream *s = stream;
-    return s->alg == IPFSRT_SHA2_256 ? mbedtls_sha256_update_ret(&s->sha256, data, len)
-                                     : mbedtls_sha512_update_ret(&s->sha512, data, len);
+    int rc = s->alg == IPFSRT_SHA2_256 ? mbedtls_sha256_update_ret(&s->sha256, data, len)
+                                       : mbedtls_sha512_update_ret(&s->sha512, data, len);
+    return hash_result(rc == 0, "mbedtls", err);
 }
 
-static int hash_mbedtls_stream_finish(void *stream, uint8_t *out) {
+static ipfsrt_status hash_mbedtls_stream_finish(void *stream, uint8_t *out, ipfsrt_error *err) {
     hash_mbedtls_stream *s = stream;
-    return s->alg == IPFSRT_SHA2_256 ? mbedtls_sha256_finish_ret(&s->sha256, out)
-                                     : mbedtls_sha512_finish_ret(&s->sha512, out);
+    int rc = s->alg == IPFSRT_SHA2_256 ? mbedtls_sha256_finish_ret(&s->sha256, out)
+                                       : mbedtls_sha512_finish_ret(&s->sha512, out);
+    return hash_result(rc == 0, "mbedtls", err);
 }
 
 static void hash_mbedtls_stream_free(void *stream) {
@@ -74,18 +81,17 @@ static const ipfsrt_hash_backend hash_mbedtls_backend = {
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 
-static int hash_openssl_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
-    switch (alg) {
-    case IPFSRT_SHA2_256: {
+static ipfsrt_status hash_openssl_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
+                                         ipfsrt_error *err) {
+    bool ok = false;
+    if (alg == IPFSRT_SHA2_256) {
         SHA256_CTX c;
-        return SHA256_Init(&c) == 1 && SHA256_Update(&c, data, len) == 1 && SHA256_Final(out, &c) == 1 ? 0 : -1;
-    }
-    case IPFSRT_SHA2_512: {
+        ok = SHA256_Init(&c) == 1 && SHA256_Update(&c, data, len) == 1 && SHA256_Final(out, &c) == 1;
+    } else if (alg == IPFSRT_SHA2_512) {
         SHA512_CTX c;
-        return SHA512_Init(&c) == 1 && SHA512_Update(&c, data, len) == 1 && SHA512_Final(out, &c) == 1 ? 0 : -1;
+        ok = SHA512_Init(&c) == 1 && SHA512_Update(&c, data, len) == 1 && SHA512_Final(out, &c) == 1;
     }
-    }
-    return -1;
+    return hash_result(ok, "openssl", err);
 }
 
 typedef struct hash_openssl_stream {
@@ -96,22 +102,23 @@ typedef struct hash_openssl_stream {
 
 static void *hash_openssl_stream_new(void) { return calloc(1, sizeof(hash_openssl_stream)); }
 
-static int hash_openssl_stream_start(void *stream, ipfsrt_hash_alg alg) {
+static ipfsrt_status hash_openssl_stream_start(void *stream, ipfsrt_hash_alg alg, ipfsrt_error *err) {
     hash_openssl_stream *s = stream;
     s->alg = alg;
-    return (alg == IPFSRT_SHA2_256 ? SHA256_Init(&s->sha256) : SHA512_Init(&s->sha512)) == 1 ? 0 : -1;
+    return hash_result((alg == IPFSRT_SHA2_256 ? SHA256_Init(&s->sha256) : SHA512_Init(&s->sha512)) == 1, "openssl",
+                       err);
 }
 
-static int hash_openssl_stream_update(void *stream, const uint8_t *data, size_t len) {
+static ipfsrt_status hash_openssl_stream_update(void *stream, const uint8_t *data, size_t len, ipfsrt_error *err) {
     hash_openssl_stream *s = stream;
     int ok = s->alg == IPFSRT_SHA2_256 ? SHA256_Update(&s->sha256, data, len) : SHA512_Update(&s->sha512, data, len);
-    return ok == 1 ? 0 : -1;
+    return hash_result(ok == 1, "openssl", err);
 }
 
-static int hash_openssl_stream_finish(void *stream, uint8_t *out) {
+static ipfsrt_status hash_openssl_stream_finish(void *stream, uint8_t *out, ipfsrt_error *err) {
     hash_openssl_stream *s = stream;
     int ok = s->alg == IPFSRT_SHA2_256 ? SHA256_Final(out, &s->sha256) : SHA512_Final(out, &s->sha512);
-    return ok == 1 ? 0 : -1;
+    return hash_result(ok == 1, "openssl", err);
 }
 
 static void hash_openssl_stream_free(void *stream) { free(stream); }
@@ -162,10 +169,7 @@ size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg) { return alg == IPFSRT_SHA2_512
 
 ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
                                  ipfsrt_error *err) {
-    const ipfsrt_hash_backend *b = ipfsrt_hash_backend_current();
-    if (b->digest(alg, data, len, out) != 0)
-        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "hash backend %s failed", b->name);
-    return IPFSRT_OK;
+    return ipfsrt_hash_backend_current()->digest(alg, data, len, out, err);
 }
 
 /* ------------------------------------------------------------- streaming */
@@ -174,10 +178,6 @@ struct ipfsrt_hash_ctx {
     const ipfsrt_hash_backend *backend;
     void *stream;
 };
-
-static ipfsrt_status backend_failed(const ipfsrt_hash_ctx *ctx, ipfsrt_error *err) {
-    return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "hash backend %s failed", ctx->backend->name);
-}
 
 ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **out, ipfsrt_error *err) {
     *out = NULL;
@@ -194,18 +194,16 @@ ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **out, ipfsrt_error *err) {
 }
 
 ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err) {
-    return ctx->backend->stream_start(ctx->stream, alg) == 0 ? IPFSRT_OK : backend_failed(ctx, err);
+    return ctx->backend->stream_start(ctx->stream, alg, err);
 }
 
 ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,
                                      ipfsrt_error *err) {
-    return ctx->backend->stream_update(ctx->stream, data, len) == 0 ? IPFSRT_OK
-                                                                     : backend_failed(ctx, err);
+    return ctx->backend->stream_update(ctx->stream, data, len, err);
 }
 
 ipfsrt_status ipfsrt_hash_ctx_finish(ipfsrt_hash_ctx *ctx, uint8_t *out, ipfsrt_error *err) {
-    return ctx->backend->stream_finish(ctx->stream, out) == 0 ? IPFSRT_OK
-                                                               : backend_failed(ctx, err);
+    return ctx->backend->stream_finish(ctx->stream, out, err);
 }
 
 void ipfsrt_hash_ctx_free(ipfsrt_hash_ctx *ctx) {

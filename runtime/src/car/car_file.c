@@ -163,11 +163,12 @@ static ipfsrt_status parse_layout(ipfsrt_car_file *f, ipfsrt_error *err) {
 ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
                                    const ipfsrt_car_options *opts, ipfsrt_error *err) {
     *out = NULL;
+    ipfsrt_car_options o;
+    ipfsrt_status taken = ipfsrt_car_options_take(&o, opts, err);
+    if (taken != IPFSRT_OK) return taken;
     ipfsrt_car_file *f = calloc(1, sizeof *f);
     if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (opts) f->opts = *opts;
-    if (!f->opts.max_block_size) f->opts.max_block_size = IPFSRT_CAR_DEFAULT_MAX_BLOCK;
-    if (!f->opts.max_header_size) f->opts.max_header_size = IPFSRT_CAR_DEFAULT_MAX_HEADER;
+    f->opts = o;
     ipfsrt_mhmap_init(&f->scanned);
     ipfsrt_car_index_init(&f->index);
     f->path = strdup(path);

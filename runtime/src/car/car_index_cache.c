@@ -95,7 +95,7 @@ static ipfsrt_status feed(void *user, const uint8_t *data, size_t len, ipfsrt_er
 static ipfsrt_status build(ipfsrt_car_stream_fn stream, void *user, ipfsrt_buf *index, ipfsrt_error *err) {
     indexing x = {0};
     ipfsrt_mhmap_init(&x.offsets);
-    ipfsrt_car_options opts = {.verify_only = true};
+    ipfsrt_car_options opts = {.size = sizeof opts, .verify_only = true};
     ipfsrt_status st = ipfsrt_car_reader_new(&x.reader, &opts, note_block, &x, err);
     if (st == IPFSRT_OK) st = stream(user, feed, &x, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(x.reader, err);

@@ -3,6 +3,7 @@
 #ifndef IPFSRT_CAR_INTERNAL_H
 #define IPFSRT_CAR_INTERNAL_H
 
+#include "base/base_internal.h"
 #include "ipfsrt/car.h"
 #include "ipfsrt/varint.h"
 #include "multiformats/multiformats_internal.h"
@@ -72,5 +73,8 @@ typedef ipfsrt_status (*ipfsrt_car_stream_fn)(void *user, ipfsrt_range_sink_fn s
  * block hashed) and kept there (car_index_cache.c). */
 ipfsrt_status ipfsrt_car_index_cached(const uint8_t *identity, size_t identity_len, uint64_t data_size,
                                       ipfsrt_car_stream_fn stream, void *user, ipfsrt_buf *index, ipfsrt_error *err);
+
+/* A caller's CAR options (NULL: the defaults) with the default limits filled in. */
+ipfsrt_status ipfsrt_car_options_take(ipfsrt_car_options *mine, const ipfsrt_car_options *theirs, ipfsrt_error *err);
 
 #endif

@@ -63,14 +63,27 @@ static ipfsrt_status fail(ipfsrt_car_reader *r, ipfsrt_error *err) {
     return r->failure.code;
 }
 
+void ipfsrt_car_options_init(ipfsrt_car_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
+ipfsrt_status ipfsrt_car_options_take(ipfsrt_car_options *mine, const ipfsrt_car_options *theirs, ipfsrt_error *err) {
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(*mine, theirs, ipfsrt_car_options_init, err);
+    if (!mine->max_block_size) mine->max_block_size = IPFSRT_CAR_DEFAULT_MAX_BLOCK;
+    if (!mine->max_header_size) mine->max_header_size = IPFSRT_CAR_DEFAULT_MAX_HEADER;
+    return st;
+}
+
 ipfsrt_status ipfsrt_car_reader_new(ipfsrt_car_reader **out, const ipfsrt_car_options *opts,
                                      ipfsrt_car_block_fn on_block, void *user, ipfsrt_error *err) {
     *out = NULL;
+    ipfsrt_car_options o;
+    ipfsrt_status taken = ipfsrt_car_options_take(&o, opts, err);
+    if (taken != IPFSRT_OK) return taken;
     ipfsrt_car_reader *r = calloc(1, sizeof *r);
     if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    if (opts) r->opts = *opts;
-    if (!r->opts.max_block_size) r->opts.max_block_size = IPFSRT_CAR_DEFAULT_MAX_BLOCK;
-    if (!r->opts.max_header_size) r->opts.max_header_size = IPFSRT_CAR_DEFAULT_MAX_HEADER;
+    r->opts = o;
     r->on_block = on_block;
     r->user = user;
     r->st = S_HEADER_LEN;

@@ -38,10 +38,20 @@ static ipfsrt_status rewrite_at(ipfsrt_car_writer *w, uint64_t offset, const voi
     return st;
 }
 
-ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **out, const char *path, int version,
-                                     const ipfsrt_cid *roots, size_t root_count,
+void ipfsrt_car_writer_options_init(ipfsrt_car_writer_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
+ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **out, const char *path, const ipfsrt_car_writer_options *opts,
                                      ipfsrt_error *err) {
     *out = NULL;
+    ipfsrt_car_writer_options o;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_car_writer_options_init, err);
+    if (taken != IPFSRT_OK) return taken;
+    int version = o.version ? o.version : 1;
+    const ipfsrt_cid *roots = o.roots;
+    size_t root_count = o.roots ? o.root_count : 0;
     if (version != 1 && version != 2)
         return ipfsrt_fail(err, IPFSRT_ECAR_VERSION, -1, "cannot write CAR version %d", version);
     ipfsrt_car_writer *w = calloc(1, sizeof *w);

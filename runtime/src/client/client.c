@@ -375,7 +375,8 @@ ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const
     ipfsrt_blocksource src;
     ipfsrt_session_source(&s, &src);
     car_export ce = {NULL, &src};
-    if (st == IPFSRT_OK) st = ipfsrt_car_writer_new(&ce.w, dest, 1, &info.cid, 1, err);
+    ipfsrt_car_writer_options wo = {.size = sizeof wo, .version = 1, .roots = &info.cid, .root_count = 1};
+    if (st == IPFSRT_OK) st = ipfsrt_car_writer_new(&ce.w, dest, &wo, err);
     if (st == IPFSRT_OK)
         st = ipfsrt_unixfs_blocks_for_scope(&src, target, NULL, IPFSRT_SCOPE_ALL, 0, UINT64_MAX,
                                             put_block, &ce, err);
@@ -417,6 +418,11 @@ static ipfsrt_status new_engine(ipfsrt_client *c, const ipfsrt_client_options *o
     return st;
 }
 
+void ipfsrt_client_options_init(ipfsrt_client_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
 ipfsrt_status ipfsrt_client_new(ipfsrt_client **out, const ipfsrt_client_options *opts,
                                  ipfsrt_error *err) {
     return ipfsrt_client_new_on(out, opts, NULL, err);
@@ -424,8 +430,13 @@ ipfsrt_status ipfsrt_client_new(ipfsrt_client **out, const ipfsrt_client_options
 
 ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_options *opts,
                                    const ipfsrt_transport *transport, ipfsrt_error *err) {
-    ipfsrt_client_options defaults = {0};
-    if (!opts) opts = &defaults;
+    ipfsrt_client_options mine;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_client_options_init, err);
+    if (taken != IPFSRT_OK) {
+        if (transport) transport->free(transport->ctx);
+        return taken;
+    }
+    opts = &mine;
     ipfsrt_client *c = calloc(1, sizeof *c);
     if (!c) {
         if (transport) transport->free(transport->ctx);

@@ -90,6 +90,8 @@ ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, ipfsrt_erro
     return IPFSRT_OK;
 }
 
+void ipfsrt_gateway_list_init(ipfsrt_gateway_list *list) { memset(list, 0, sizeof *list); }
+
 void ipfsrt_gateway_list_free(ipfsrt_gateway_list *list) {
     for (size_t i = 0; i < list->count; i++) free(list->urls[i]);
     memset(list, 0, sizeof *list);

@@ -124,7 +124,7 @@ static void session_hashed(attempt *a, ipfsrt_vjob *job) {
 
 bool ipfsrt_attempt_car_start(attempt *a, ipfsrt_car_block_fn on_block) {
     ipfsrt_client *c = a->t->c;
-    ipfsrt_car_options opts = {.max_block_size = c->max_block};
+    ipfsrt_car_options opts = {.size = sizeof opts, .max_block_size = c->max_block};
     ipfsrt_error e;
     if (ipfsrt_car_reader_new(&a->car, &opts, on_block, a, &e) != IPFSRT_OK) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/base_internal.h"
 #include "image/image_internal.h"
 
 #define N_ANCHORS 11
@@ -71,11 +72,16 @@ ipfsrt_status ipfsrt_image_write_png(const char *path, const ipfsrt_image_canvas
     return st;
 }
 
+void ipfsrt_image_map_options_init(ipfsrt_image_map_options *opts) {
+    *opts = (ipfsrt_image_map_options){.size = sizeof *opts, .scale = 1, .colorbar = true};
+}
+
 ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *field, const ipfsrt_image_map_options *opts,
                                      ipfsrt_error *err) {
-    static const ipfsrt_image_map_options defaults = {0, 0, false, 1, true};
-    const ipfsrt_image_map_options *o = opts ? opts : &defaults;
-    ipfsrt_image_figure fig = {.vmin = o->vmin, .vmax = o->vmax, .flip = o->flip, .scale = o->scale,
-                               .cmap = IPFSRT_IMAGE_CMAP_OCEAN, .colorbar = o->colorbar};
+    ipfsrt_image_map_options o;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_image_map_options_init, err);
+    if (st != IPFSRT_OK) return st;
+    ipfsrt_image_figure fig = {.vmin = o.vmin, .vmax = o.vmax, .flip = o.flip, .scale = o.scale,
+                               .cmap = IPFSRT_IMAGE_CMAP_OCEAN, .colorbar = o.colorbar};
     return ipfsrt_image_write_figure(path, field, &fig, err);
 }

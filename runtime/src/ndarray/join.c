@@ -26,10 +26,12 @@ static ipfsrt_status merge_axes(ipfsrt_ndarray *out, const ipfsrt_ndarray *x, co
     return st;
 }
 
-ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                         const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
-                                         ipfsrt_error *err) {
-    if (n == 1) return ipfsrt_ndarray_reduce_where(out, how, a, false, axes[0], skipna, where, err);
+ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                    const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
+                                    ipfsrt_error *err) {
+    if (!axes) return ipfsrt_ndreduce_one(out, how, a, true, 0, skipna, where, err);
+    if (n < 1) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no axis to reduce over");
+    if (n == 1) return ipfsrt_ndreduce_one(out, how, a, false, axes[0], skipna, where, err);
     bool reduced[IPFSRT_NDARRAY_MAX_DIMS] = {false};
     for (int i = 0; i < n; i++) {
         int ax = axes[i] < 0 ? axes[i] + a->ndim : axes[i];
@@ -47,7 +49,7 @@ ipfsrt_status ipfsrt_ndarray_reduce_axes(ipfsrt_ndarray *out, ipfsrt_ndreduce ho
     if (st == IPFSRT_OK && where) st = ipfsrt_ndarray_broadcast_to(&wide, where, a->ndim, a->shape, err);
     if (st == IPFSRT_OK && where) st = merge_axes(&m, &wide, reduced, &kept, err);
     if (st == IPFSRT_OK)
-        st = ipfsrt_ndarray_reduce_where(out, how, &r, false, kept, skipna, where ? &m : NULL, err);
+        st = ipfsrt_ndreduce_one(out, how, &r, false, kept, skipna, where ? &m : NULL, err);
     ipfsrt_ndarray_free(&r);
     ipfsrt_ndarray_free(&wide);
     ipfsrt_ndarray_free(&m);
@@ -178,7 +180,7 @@ ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *c
     ipfsrt_ndarray res, part;
     ipfsrt_ndarray_init(&res);
     ipfsrt_ndarray_init(&part);
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&res, dtype, first->itemsize, first->ndim, shape, err);
+    ipfsrt_status st = ipfsrt_ndarray_zeros(&res, dtype, first->itemsize, first->ndim, shape, err);
     int64_t at = 0;
     for (int i = 0; st == IPFSRT_OK && i < n; i++) {
         ipfsrt_ndslice s[IPFSRT_NDARRAY_MAX_DIMS];

@@ -135,7 +135,7 @@ ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "unscaled values are float32 or float64");
     ipfsrt_ndarray res;
     ipfsrt_ndarray_init(&res);
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&res, dtype, 0, raw->ndim, raw->shape, err);
+    ipfsrt_status st = ipfsrt_ndarray_zeros(&res, dtype, 0, raw->ndim, raw->shape, err);
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_unscale_into(&res, raw, scaling, err);
     if (st != IPFSRT_OK) {
         ipfsrt_ndarray_free(&res);

@@ -101,7 +101,7 @@ static ipfsrt_status lanes_of(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a, co
     ipfsrt_status st = ipfsrt_ndarray_transpose(&t, a, order, err);
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_copy(lanes, &t, err);
     ipfsrt_ndarray_free(&t);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(out, result, 0, kept, kept_shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_zeros(out, result, 0, kept, kept_shape, err);
     return st;
 }
 

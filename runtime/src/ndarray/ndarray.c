@@ -58,12 +58,12 @@ static void c_order_strides(ipfsrt_ndarray *a) {
     }
 }
 
-ipfsrt_status ipfsrt_ndarray_new_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
+ipfsrt_status ipfsrt_ndarray_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
                                        int ndim, const size_t *shape, ipfsrt_error *err) {
     return ipfsrt_ndarray_new_buffer(a, dtype, itemsize, ndim, shape, true, err);
 }
 
-ipfsrt_status ipfsrt_ndarray_new_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
+ipfsrt_status ipfsrt_ndarray_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
                                        int ndim, const size_t *shape, ipfsrt_error *err) {
     return ipfsrt_ndarray_new_buffer(a, dtype, itemsize, ndim, shape, false, err);
 }
@@ -99,17 +99,17 @@ static void fill_one(void *user, unsigned char *p) {
     ipfsrt_ndstore_double(f->dtype, p, f->value);
 }
 
-ipfsrt_status ipfsrt_ndarray_new_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, int ndim,
+ipfsrt_status ipfsrt_ndarray_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
                                       const size_t *shape, double value, ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_ndcheck_double(dtype, value, err);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(a, dtype, 0, ndim, shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_zeros(a, dtype, itemsize, ndim, shape, err);
     if (st != IPFSRT_OK || value == 0) return st;
     filling f = {dtype, value};
     ipfsrt_ndarray_each(a, fill_one, &f);
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
+ipfsrt_status ipfsrt_ndarray_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
                                         double stop, double step, ipfsrt_error *err) {
     if (step == 0 || !isfinite(start) || !isfinite(stop) || !isfinite(step))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "arange needs finite bounds and a step other than 0");
@@ -118,7 +118,7 @@ ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, d
     if (count > (double)((size_t)1 << 48))
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "arange of %g elements", count);
     size_t n = (size_t)count;
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(a, dtype, 0, 1, &n, err);
+    ipfsrt_status st = ipfsrt_ndarray_zeros(a, dtype, 0, 1, &n, err);
     for (size_t i = 0; st == IPFSRT_OK && i < n; i++) {
         double v = start + (double)i * step;
         st = ipfsrt_ndcheck_double(dtype, v, err);
@@ -128,11 +128,11 @@ ipfsrt_status ipfsrt_ndarray_new_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, d
     return st;
 }
 
-ipfsrt_status ipfsrt_ndarray_new_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
+ipfsrt_status ipfsrt_ndarray_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
                                           ipfsrt_error *err) {
     if (!isfinite(start) || !isfinite(stop))
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "linspace needs finite bounds");
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(a, IPFSRT_DTYPE_FLOAT64, 0, 1, &num, err);
+    ipfsrt_status st = ipfsrt_ndarray_zeros(a, IPFSRT_DTYPE_FLOAT64, 0, 1, &num, err);
     if (st != IPFSRT_OK) return st;
     double step = num > 1 ? (stop - start) / (double)(num - 1) : 0;
     double *v = (double *)(void *)a->data;

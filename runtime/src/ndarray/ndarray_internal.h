@@ -20,7 +20,7 @@ ipfsrt_status ipfsrt_ndarray_shape_bytes(int ndim, const size_t *shape, size_t i
                                          ipfsrt_error *err);
 void ipfsrt_ndbuffer_unref(ipfsrt_ndbuffer *b);
 
-/* ipfsrt_ndarray_new_zeros, with the choice of ipfsrt_ndbuffer_new. */
+/* ipfsrt_ndarray_zeros, with the choice of ipfsrt_ndbuffer_new. */
 ipfsrt_status ipfsrt_ndarray_new_buffer(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
                                         const size_t *shape, bool zeroed, ipfsrt_error *err);
 
@@ -212,5 +212,9 @@ int ipfsrt_ndfast_moments(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt
  * general walk to take. mask: NULL, or a bool array of a's shape. */
 bool ipfsrt_ndfast_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                           const ipfsrt_ndarray *mask, bool all_axes, int axis, bool skipna);
+
+/* ipfsrt_ndarray_reduce over one axis (all_axes: over everything) (reduce.c). */
+ipfsrt_status ipfsrt_ndreduce_one(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, bool all_axes,
+                                  int axis, bool skipna, const ipfsrt_ndarray *where, ipfsrt_error *err);
 
 #endif

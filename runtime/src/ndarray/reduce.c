@@ -245,9 +245,8 @@ static int typed_reduce(ipfsrt_ndarray *res, ipfsrt_ndreduce how, const ipfsrt_n
     return got;
 }
 
-ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                          bool all_axes, int axis, bool skipna, const ipfsrt_ndarray *where,
-                                          ipfsrt_error *err) {
+ipfsrt_status ipfsrt_ndreduce_one(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a, bool all_axes,
+                                  int axis, bool skipna, const ipfsrt_ndarray *where, ipfsrt_error *err) {
     ipfsrt_ndarray res, mask;
     ipfsrt_ndarray_init(&res);
     ipfsrt_ndarray_init(&mask);
@@ -258,7 +257,7 @@ ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce h
     int ndim = 0;
     for (int d = 0; !all_axes && d < a->ndim; d++)
         if (d != axis) shape[ndim++] = a->shape[d];
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_zeros(&res, r.result, 0, ndim, shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_zeros(&res, r.result, 0, ndim, shape, err);
     if (st == IPFSRT_OK) {
         const ipfsrt_ndarray *m = where ? &mask : NULL;
         int typed = typed_reduce(&res, how, a, m, all_axes, axis, skipna);
@@ -278,7 +277,3 @@ ipfsrt_status ipfsrt_ndarray_reduce_where(ipfsrt_ndarray *out, ipfsrt_ndreduce h
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                    bool all_axes, int axis, bool skipna, ipfsrt_error *err) {
-    return ipfsrt_ndarray_reduce_where(out, how, a, all_axes, axis, skipna, NULL, err);
-}

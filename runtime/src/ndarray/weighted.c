@@ -85,8 +85,8 @@ ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *
         st = ipfsrt_ndarray_copy(&xs, x, err); /* contiguous lanes */
     }
     ipfsrt_dtype pt = x64 || w64 ? IPFSRT_DTYPE_FLOAT64 : IPFSRT_DTYPE_FLOAT32;
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_empty(&sn, pt, 0, kept, x->shape, err);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_new_empty(&sd, w->dtype, 0, kept, x->shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_empty(&sn, pt, 0, kept, x->shape, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_empty(&sd, w->dtype, 0, kept, x->shape, err);
     double *buf = st == IPFSRT_OK ? malloc(2 * BLOCK * sizeof *buf) : NULL;
     if (st == IPFSRT_OK && !buf) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     if (st == IPFSRT_OK) {

@@ -124,11 +124,18 @@ static ipfsrt_status configure_plain(ipfsrt_s3 *s, const char *base_url, ipfsrt_
     return IPFSRT_OK;
 }
 
+void ipfsrt_s3_options_init(ipfsrt_s3_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
 static ipfsrt_status s3_new(ipfsrt_s3 **out, const char *bucket, const char *base_url, const ipfsrt_s3_options *opts,
                             ipfsrt_error *err) {
-    static const ipfsrt_s3_options defaults = {0};
-    const ipfsrt_s3_options *o = opts ? opts : &defaults;
     *out = NULL;
+    ipfsrt_s3_options mine;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_s3_options_init, err);
+    if (taken != IPFSRT_OK) return taken;
+    const ipfsrt_s3_options *o = &mine;
     ipfsrt_s3 *s = calloc(1, sizeof *s);
     if (!s) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     s->forbidden_is_absent = o->forbidden_is_absent;

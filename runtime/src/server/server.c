@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_internal.h"
 #include "server/http_parse.h"
 #include "server/server_internal.h"
 
@@ -42,7 +43,7 @@ static ipfsrt_status open_cars(ipfsrt_server *gw, const char *const *paths, size
     gw->cars = calloc(n, sizeof *gw->cars);
     if (!gw->cars) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        ipfsrt_car_options verify_opts = {.verify_only = true};
+        ipfsrt_car_options verify_opts = {.size = sizeof verify_opts, .verify_only = true};
         indexing ix = {gw, i};
         ipfsrt_status st = ipfsrt_car_verify_file(paths[i], &verify_opts, 1 << 20, index_block, &ix,
                                                   NULL, NULL, err);
@@ -145,28 +146,37 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const char *const *paths, size_t n,
-                                const ipfsrt_server_options *opts, ipfsrt_error *err) {
+void ipfsrt_server_options_init(ipfsrt_server_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
+ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options *opts, ipfsrt_error *err) {
     *out = NULL;
+    ipfsrt_server_options mine;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_server_options_init, err);
+    if (taken != IPFSRT_OK) return taken;
+    opts = &mine;
+    const char *const *paths = opts->cars;
+    size_t n = paths ? opts->n_cars : 0;
     if (n == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "a gateway needs at least one CAR file");
     ipfsrt_server *gw = calloc(1, sizeof *gw);
     if (!gw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_mhmap_init(&gw->index);
     pthread_mutex_init(&gw->log_lock, NULL);
-    if (opts) gw->faults = opts->faults;
+    gw->faults = opts->faults;
     ipfsrt_status st = open_cars(gw, paths, n, err);
     if (st == IPFSRT_OK) pick_spares(gw);
     if (st == IPFSRT_OK && (gw->faults.delay_ms || gw->faults.delay_jitter_ms))
         st = ipfsrt_server_waker_new(&gw->waker, err);
-    if (st == IPFSRT_OK && opts && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
+    if (st == IPFSRT_OK && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
-    if (st == IPFSRT_OK && opts && (!opts->tls_cert != !opts->tls_key))
+    if (st == IPFSRT_OK && !opts->tls_cert != !opts->tls_key)
         st = ipfsrt_fail(err, IPFSRT_EARG, -1, "HTTPS needs both a certificate and its key");
-    if (st == IPFSRT_OK && opts && opts->tls_cert) st = read_pem(opts->tls_cert, &gw->tls_cert, err);
-    if (st == IPFSRT_OK && opts && opts->tls_key) st = read_pem(opts->tls_key, &gw->tls_key, err);
+    if (st == IPFSRT_OK && opts->tls_cert) st = read_pem(opts->tls_cert, &gw->tls_cert, err);
+    if (st == IPFSRT_OK && opts->tls_key) st = read_pem(opts->tls_key, &gw->tls_key, err);
     if (st == IPFSRT_OK)
-        st = start_daemon(gw, opts && opts->listen ? opts->listen : "127.0.0.1:0",
-                          opts && opts->threads ? opts->threads : 4, err);
+        st = start_daemon(gw, opts->listen ? opts->listen : "127.0.0.1:0", opts->threads ? opts->threads : 4, err);
     if (st != IPFSRT_OK) {
         ipfsrt_server_free(gw);
         return st;

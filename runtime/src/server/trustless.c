@@ -223,7 +223,7 @@ static ipfsrt_status gather_blocks(ipfsrt_server_request *rq, const car_request 
     if (!unixfs && !cr->decoy) /* the client asked for what this gateway cannot walk */
         return ipfsrt_fail_cid(err, IPFSRT_EARG, root, -1, "%s: paths inside %s blocks are not served",
                                cr->path, ipfsrt_codec_name(root->codec));
-    ipfsrt_unixfs_options walk = {.dups = cr->params.dups};
+    ipfsrt_unixfs_options walk = {.size = sizeof walk, .dups = cr->params.dups};
     return ipfsrt_unixfs_blocks_for_scope(&rq->gw->src, cr->full, &walk, cr->params.scope,
                                           cr->offset, cr->length, gather_block, l, err);
 }

@@ -42,16 +42,14 @@ ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *s, ipfsrt_pack_options *o,
 }
 
 ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *o, ipfsrt_error *err) {
-    memset(o, 0, sizeof *o);
-    o->hamt_fanout = 256;
     if (strcmp(name, "ipfs-car") == 0) { /* ipfs-car 3.x over @ipld/unixfs */
-        *o = (ipfsrt_pack_options){1, 1 << 20, 1024, true, IPFSRT_HAMT_ENTRIES, 1000, 256,
+        *o = (ipfsrt_pack_options){sizeof *o, 1, 1 << 20, 1024, true, IPFSRT_HAMT_ENTRIES, 1000, 256,
                                    true, false, true};
     } else if (strcmp(name, "kubo") == 0) { /* `ipfs add`, profile unixfs-v0-2015 */
-        *o = (ipfsrt_pack_options){0, 256 << 10, 174, false, IPFSRT_HAMT_LINK_BYTES, 256 << 10,
+        *o = (ipfsrt_pack_options){sizeof *o, 0, 256 << 10, 174, false, IPFSRT_HAMT_LINK_BYTES, 256 << 10,
                                    256, false, false, false};
     } else if (strcmp(name, "kubo-v1-2025") == 0) { /* profile unixfs-v1-2025 */
-        *o = (ipfsrt_pack_options){1, 1 << 20, 1024, true, IPFSRT_HAMT_BLOCK_BYTES, 256 << 10,
+        *o = (ipfsrt_pack_options){sizeof *o, 1, 1 << 20, 1024, true, IPFSRT_HAMT_BLOCK_BYTES, 256 << 10,
                                    256, false, false, false};
     } else {
         return ipfsrt_fail(err, IPFSRT_EARG, -1,
@@ -658,9 +656,14 @@ static ipfsrt_status pack_top(packer *p, const char *path, bool is_dir, made *to
     return st;
 }
 
-ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *o, ipfsrt_pack_sink_fn sink,
+void ipfsrt_pack_options_init(ipfsrt_pack_options *opts) { (void)ipfsrt_pack_preset("ipfs-car", opts, NULL); }
+
+ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts, ipfsrt_pack_sink_fn sink,
                           void *user, ipfsrt_cid *root, ipfsrt_error *err) {
-    ipfsrt_status st = check_options(o, err);
+    ipfsrt_pack_options mine;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_pack_options_init, err);
+    const ipfsrt_pack_options *o = &mine;
+    if (st == IPFSRT_OK) st = check_options(o, err);
     if (st != IPFSRT_OK) return st;
     packer p = {.o = o, .sink = sink, .user = user};
     if (!ipfsrt_hamt_shape_init(&p.hamt, o->hamt_fanout))
@@ -698,9 +701,13 @@ static ipfsrt_status car_sink(void *user, const ipfsrt_cid *cid, const uint8_t *
     return ipfsrt_car_writer_put_made(user, cid, data, len, err);
 }
 
-ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *o,
+ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *opts,
                                  const char *car_path, int car_version, ipfsrt_cid *root,
                                  ipfsrt_error *err) {
+    ipfsrt_pack_options mine;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_pack_options_init, err);
+    if (taken != IPFSRT_OK) return taken;
+    const ipfsrt_pack_options *o = &mine;
     /* The root is known only at the end: write a placeholder of the same length
      * (every root a pack makes is a sha2-256 CID of o->cid_version, or a raw
      * CIDv1, which is as long as a dag-pb CIDv1) and rewrite the header. */
@@ -710,7 +717,9 @@ ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *o,
                                          IPFSRT_MH_SHA2_256, zero, sizeof zero, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_car_writer *w;
-    st = ipfsrt_car_writer_new(&w, car_path, car_version, &placeholder, 1, err);
+    ipfsrt_car_writer_options wo = {.size = sizeof wo, .version = car_version ? car_version : 1,
+                                    .roots = &placeholder, .root_count = 1};
+    st = ipfsrt_car_writer_new(&w, car_path, &wo, err);
     if (st != IPFSRT_OK) return st;
     st = ipfsrt_pack(path, o, car_sink, w, root, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_writer_set_roots(w, root, 1, err);

@@ -426,12 +426,20 @@ static ipfsrt_status step_into(resolver *rv, const node *n, const char *seg, siz
     return st;
 }
 
+void ipfsrt_unixfs_options_init(ipfsrt_unixfs_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
 ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *path,
                                     const ipfsrt_unixfs_options *opts,
                                     ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
-    resolver rv = {.src = src, .path = path, .follow = opts && opts->follow_symlinks};
+    ipfsrt_unixfs_options o;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_unixfs_options_init, err);
+    if (st != IPFSRT_OK) return st;
+    resolver rv = {.src = src, .path = path, .follow = o.follow_symlinks};
     const char *rest;
-    ipfsrt_status st = ipfsrt_path_split(path, &rv.cur, &rest, err);
+    st = ipfsrt_path_split(path, &rv.cur, &rest, err);
     if (st != IPFSRT_OK) return st;
     rv.remaining = strdup(rest);
     if (!rv.remaining) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
@@ -682,7 +690,11 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
                                              ipfsrt_unixfs_scope scope, uint64_t offset,
                                              uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
                                              ipfsrt_error *err) {
-    recorder rec = {.inner = src, .fn = fn, .user = user, .dups = opts && opts->dups};
+    ipfsrt_unixfs_options o;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_unixfs_options_init, err);
+    if (taken != IPFSRT_OK) return taken;
+    opts = &o;
+    recorder rec = {.inner = src, .fn = fn, .user = user, .dups = o.dups};
     ipfsrt_mhmap_init(&rec.seen);
     ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
     ipfsrt_unixfs_node_info info;

@@ -198,7 +198,7 @@ ipfsrt_status ipfsrt_zarr_decode_chunk(const ipfsrt_zarr_meta *m, const size_t *
     ipfsrt_ndarray a;
     ipfsrt_ndarray_init(&a);
     ipfsrt_zarr_scratch s = {0};
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&a, m->dtype, m->itemsize, m->ndim, m->chunks, err);
+    ipfsrt_status st = ipfsrt_ndarray_zeros(&a, m->dtype, m->itemsize, m->ndim, m->chunks, err);
     if (st == IPFSRT_OK)
         st = m->inner ? ipfsrt_zarr_decode_shard(m, src, len, &a, &s, err)
                       : ipfsrt_zarr_decode_into(m, src, len, &a, zeros, ones, &s, err);

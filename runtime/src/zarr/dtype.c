@@ -238,7 +238,7 @@ static ipfsrt_status int_fill(ipfsrt_zarr_meta *m, bool negative, uint64_t magni
 }
 
 ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_error *err) {
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&m->fill, m->dtype, m->itemsize, 0, NULL, err);
+    ipfsrt_status st = ipfsrt_ndarray_zeros(&m->fill, m->dtype, m->itemsize, 0, NULL, err);
     if (st != IPFSRT_OK) return st;
     m->has_fill = fill && !cJSON_IsNull(fill);
     if (!m->has_fill) return IPFSRT_OK;

@@ -30,7 +30,7 @@ static ipfsrt_status kept(const reader *r, const ipfsrt_ndarray *x, ipfsrt_ndarr
     for (size_t i = 0; i < r->fold->n_skip && st == IPFSRT_OK; i++) {
         double v = r->fold->skip[i];
         if (isnan(v) || (!ipfsrt_dtype_is_float(x->dtype) && v != trunc(v))) continue; /* NaN are left out anyway */
-        if (ipfsrt_ndarray_new_full(&value, x->dtype, 0, NULL, v, NULL) != IPFSRT_OK) continue; /* no element is v */
+        if (ipfsrt_ndarray_full(&value, x->dtype, 0, 0, NULL, v, NULL) != IPFSRT_OK) continue; /* no element is v */
         st = ipfsrt_ndarray_binary(&ne, IPFSRT_NDOP_NE, x, &value, err);
         if (st == IPFSRT_OK && mask->data) st = ipfsrt_ndarray_binary(mask, IPFSRT_NDOP_AND, mask, &ne, err);
         else if (st == IPFSRT_OK) {
@@ -45,7 +45,7 @@ static ipfsrt_status kept(const reader *r, const ipfsrt_ndarray *x, ipfsrt_ndarr
 
 static ipfsrt_status reduce_to(ipfsrt_ndreduce how, const ipfsrt_ndarray *x, const ipfsrt_ndarray *mask,
                                ipfsrt_ndarray *out, ipfsrt_error *err) {
-    return ipfsrt_ndarray_reduce_where(out, how, x, true, 0, true, mask->data ? mask : NULL, err);
+    return ipfsrt_ndarray_reduce(out, how, x, NULL, 0, true, mask->data ? mask : NULL, err);
 }
 
 /* Least and greatest of the kept values, NaN when there are none. */
@@ -55,12 +55,12 @@ static ipfsrt_status extremes(const ipfsrt_ndarray *x, const ipfsrt_ndarray *mas
     ipfsrt_ndarray_init(&y);
     ipfsrt_ndarray_init(&nan);
     ipfsrt_ndarray_init(&r);
-    ipfsrt_status st = ipfsrt_ndarray_new_full(&nan, IPFSRT_DTYPE_FLOAT64, 0, NULL, NAN, err);
+    ipfsrt_status st = ipfsrt_ndarray_full(&nan, IPFSRT_DTYPE_FLOAT64, 0, 0, NULL, NAN, err);
     if (st == IPFSRT_OK && mask->data) st = ipfsrt_ndarray_where(&y, mask, x, &nan, err); /* left out: NaN */
     if (st == IPFSRT_OK && !mask->data) st = ipfsrt_ndarray_astype(&y, x, IPFSRT_DTYPE_FLOAT64, err);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reduce(&r, IPFSRT_NDREDUCE_MIN, &y, true, 0, true, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reduce(&r, IPFSRT_NDREDUCE_MIN, &y, NULL, 0, true, NULL, err);
     if (st == IPFSRT_OK) p->min = as_double(&r);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reduce(&r, IPFSRT_NDREDUCE_MAX, &y, true, 0, true, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_reduce(&r, IPFSRT_NDREDUCE_MAX, &y, NULL, 0, true, NULL, err);
     if (st == IPFSRT_OK) p->max = as_double(&r);
     if (st == IPFSRT_EARG) st = IPFSRT_OK; /* nothing at all: min and max stay NaN */
     ipfsrt_ndarray_free(&y);
@@ -121,7 +121,7 @@ ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_
     if (!r->partials) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu chunk summaries", r->total);
     if (st == IPFSRT_OK && r->total) st = ipfsrt_zarr_reader_run(r, ipfsrt_zarr_node_store(array), err);
     if (st == IPFSRT_OK) {
-        ipfsrt_dtype d = opts && opts->unscale ? opts->unscale_dtype : m->dtype;
+        ipfsrt_dtype d = r->opts->unscale ? r->opts->unscale_dtype : m->dtype;
         *out = (ipfsrt_zarr_summary){.integer = !ipfsrt_dtype_is_float(d), .min = NAN, .max = NAN};
         combine(r, out);
     }

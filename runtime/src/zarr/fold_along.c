@@ -237,13 +237,13 @@ typedef struct parked {
 } parked;
 
 static ipfsrt_status make_set(const fold_pool *p, ipfsrt_zarr_summaries *s, ipfsrt_error *err) {
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(&s->count, IPFSRT_DTYPE_INT64, 0, p->ndim, p->shape, err);
+    ipfsrt_status st = ipfsrt_ndarray_zeros(&s->count, IPFSRT_DTYPE_INT64, 0, p->ndim, p->shape, err);
     if (st == IPFSRT_OK && (p->what & IPFSRT_ZARR_FOLD_SUMS))
-        st = ipfsrt_ndarray_new_zeros(&s->sum, p->sum_dtype, 0, p->ndim, p->shape, err);
+        st = ipfsrt_ndarray_zeros(&s->sum, p->sum_dtype, 0, p->ndim, p->shape, err);
     if (st == IPFSRT_OK && (p->what & IPFSRT_ZARR_FOLD_EXTREMES))
-        st = ipfsrt_ndarray_new_zeros(&s->min, IPFSRT_DTYPE_FLOAT64, 0, p->ndim, p->shape, err);
+        st = ipfsrt_ndarray_zeros(&s->min, IPFSRT_DTYPE_FLOAT64, 0, p->ndim, p->shape, err);
     if (st == IPFSRT_OK && (p->what & IPFSRT_ZARR_FOLD_EXTREMES))
-        st = ipfsrt_ndarray_new_zeros(&s->max, IPFSRT_DTYPE_FLOAT64, 0, p->ndim, p->shape, err);
+        st = ipfsrt_ndarray_zeros(&s->max, IPFSRT_DTYPE_FLOAT64, 0, p->ndim, p->shape, err);
     return st;
 }
 
@@ -587,7 +587,7 @@ static ipfsrt_status summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
         ipfsrt_zarr_reader_free(r);
         return st;
     }
-    ipfsrt_dtype values = opts && opts->unscale ? opts->unscale_dtype : m->dtype;
+    ipfsrt_dtype values = r->opts->unscale ? r->opts->unscale_dtype : m->dtype;
     pool_init(&pool, r, along, what, values);
     ipfsrt_zarr_summaries acc;
     ipfsrt_zarr_summaries_init(&acc);

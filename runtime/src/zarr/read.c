@@ -77,8 +77,8 @@ ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int 
     ipfsrt_status st = IPFSRT_OK; /* a fold builds no output, a read in slabs one per slab */
     bool whole = !r->fold && !r->slabs;
     /* every unit writes its region, decoded or filled (missing): no zeros first */
-    if (whole && unscaled) st = ipfsrt_ndarray_new_empty(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err);
-    else if (whole) st = ipfsrt_ndarray_new_empty(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
+    if (whole && unscaled) st = ipfsrt_ndarray_empty(&r->full, r->opts->unscale_dtype, 0, m->ndim, shape, err);
+    else if (whole) st = ipfsrt_ndarray_empty(&r->full, m->dtype, m->itemsize, m->ndim, shape, err);
     for (int d = 0; d < m->ndim && st == IPFSRT_OK; d++) {
         if (r->dims[d].count) st = plan_chunks(&r->dims[d], r->unit->chunks[d], err);
         if (st == IPFSRT_OK && r->dims[d].n && r->total > SIZE_MAX / r->dims[d].n)
@@ -178,7 +178,7 @@ static ipfsrt_status fold_region(reader *r, size_t k, ipfsrt_ndarray *tmp, ipfsr
     const ipfsrt_zarr_meta *m = r->unit;
     ipfsrt_dtype dtype = r->opts->unscale ? r->opts->unscale_dtype : m->dtype;
     ipfsrt_status st = IPFSRT_OK;
-    if (!tmp->data) st = ipfsrt_ndarray_new_zeros(tmp, dtype, 0, m->ndim, m->chunks, err);
+    if (!tmp->data) st = ipfsrt_ndarray_zeros(tmp, dtype, 0, m->ndim, m->chunks, err);
     ipfsrt_ndslice first[IPFSRT_NDARRAY_MAX_DIMS];
     for (int d = 0; d < m->ndim; d++)
         first[d] = (ipfsrt_ndslice){.has_start = true, .start = 0, .has_stop = true, .stop = (int64_t)shape[d], .step = 1};
@@ -571,23 +571,33 @@ static bool unscalable(const ipfsrt_zarr_meta *m, ipfsrt_dtype to) {
     return number && (to == IPFSRT_DTYPE_FLOAT32 || to == IPFSRT_DTYPE_FLOAT64);
 }
 
+void ipfsrt_zarr_read_options_init(ipfsrt_zarr_read_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
 ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
                                      const ipfsrt_zarr_read_options *opts, const fold_spec *fold, slab_plan *slabs,
                                      ipfsrt_error *err) {
-    static const ipfsrt_zarr_read_options defaults = {0};
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
     reader *r = calloc(1, sizeof *r);
     if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(r->opts_held, opts, ipfsrt_zarr_read_options_init, err);
+    if (taken != IPFSRT_OK) {
+        free(r);
+        return taken;
+    }
     r->m = m;
     r->unit = m->inner ? m->inner : m;
-    r->opts = opts ? opts : &defaults;
+    r->opts = &r->opts_held;
     r->fold = fold;
     r->slabs = slabs;
     if (r->opts->unscale && !unscalable(m, r->opts->unscale_dtype)) {
+        ipfsrt_dtype to = r->opts->unscale_dtype;
         free(r);
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s values cannot be unscaled to %s", m->name,
-                           ipfsrt_dtype_name(m->dtype), ipfsrt_dtype_name(opts->unscale_dtype));
+                           ipfsrt_dtype_name(m->dtype), ipfsrt_dtype_name(to));
     }
     const char *path = ipfsrt_zarr_path(array);
     snprintf(r->prefix, sizeof r->prefix, "%s%s", path, *path ? "/" : "");

@@ -49,7 +49,7 @@ static ipfsrt_status make_slab(reader *r, size_t s, ipfsrt_error *err) {
     for (int d = 0; d < r->m->ndim; d++) shape[d] = r->dims[d].count;
     shape[p->dim] = slab_rows(r, s);
     ipfsrt_dtype dtype = r->opts->unscale ? r->opts->unscale_dtype : r->m->dtype;
-    return ipfsrt_ndarray_new_empty(&p->data[s], dtype, r->opts->unscale ? 0 : r->m->itemsize, r->m->ndim, shape,
+    return ipfsrt_ndarray_empty(&p->data[s], dtype, r->opts->unscale ? 0 : r->m->itemsize, r->m->ndim, shape,
                                     err);
 }
 

@@ -54,7 +54,8 @@ typedef struct reader {
     slab_plan *slabs;                /* build the output a slab at a time, handed over in order */
     ipfsrt_zarr_summary *partials;   /* each unit's summary, combined in unit order */
     const ipfsrt_zarr_meta *unit; /* m, or m->inner for a sharded array */
-    const ipfsrt_zarr_read_options *opts;
+    const ipfsrt_zarr_read_options *opts; /* &opts_held */
+    ipfsrt_zarr_read_options opts_held;   /* the caller's over the defaults */
     char prefix[IPFSRT_ZARR_KEY_MAX + 2];
     dim_plan dims[IPFSRT_NDARRAY_MAX_DIMS];
     size_t total;        /* units */

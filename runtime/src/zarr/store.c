@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/base_internal.h"
 #include "zarr/store_internal.h"
 
 struct ipfsrt_zarr_store {
@@ -206,11 +207,18 @@ static const char *car_file_end(const char *url) {
     return NULL;
 }
 
+void ipfsrt_zarr_store_options_init(ipfsrt_zarr_store_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
 ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, const ipfsrt_zarr_store_options *opts,
                                      ipfsrt_error *err) {
-    static const ipfsrt_zarr_store_options defaults = {0};
-    if (!opts) opts = &defaults;
     *out = NULL;
+    ipfsrt_zarr_store_options mine;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_zarr_store_options_init, err);
+    if (taken != IPFSRT_OK) return taken;
+    opts = &mine;
     const ipfsrt_zarr_store_ops *ops = NULL;
     void *ctx = NULL;
     ipfsrt_status st;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_internal.h"
 #include "ipfsrt/client.h"
 #include "ipfsrt/path.h"
 #include "zarr/store_internal.h"
@@ -176,9 +177,11 @@ static ipfsrt_status plain_client(gateway_store *s, const char *url, const ipfsr
     if (origin_len >= sizeof origin) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: host too long", url);
     memcpy(origin, url, origin_len);
     origin[origin_len] = '\0';
-    ipfsrt_gateway_list list = {0};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
     ipfsrt_status st = ipfsrt_gateway_list_add(&list, origin, err);
-    ipfsrt_client_options o = opts->client_options ? *opts->client_options : (ipfsrt_client_options){0};
+    ipfsrt_client_options o;
+    if (st == IPFSRT_OK) st = IPFSRT_TAKE_OPTIONS(o, opts->client_options, ipfsrt_client_options_init, err);
     o.gateways = &list;
     o.no_verify = true;
     o.cache_bytes = UINT64_MAX;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base_internal.h"
 #include "zarr/reader.h"
 
 #define PENDING_MAX 8 /* encoded chunks waiting to be stored, per thread */
@@ -123,7 +124,7 @@ static ipfsrt_status rebuild(writer *w, size_t k, ipfsrt_ndarray *chunk, ipfsrt_
     size_t index[IPFSRT_NDARRAY_MAX_DIMS], lstart[IPFSRT_NDARRAY_MAX_DIMS], lstep[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_ndarray region, target;
     ipfsrt_zarr_reader_region(&w->r, k, &region, index, lstart, lstep);
-    ipfsrt_status st = ipfsrt_ndarray_new_zeros(chunk, m->dtype, m->itemsize, m->ndim, m->chunks, err);
+    ipfsrt_status st = ipfsrt_ndarray_zeros(chunk, m->dtype, m->itemsize, m->ndim, m->chunks, err);
     bool old = st == IPFSRT_OK && w->partial[k] && !w->absent[k];
     if (old && m->inner) st = ipfsrt_zarr_decode_shard(m, w->old[k].data, w->old[k].len, chunk, s, err);
     else if (old) {
@@ -257,18 +258,25 @@ static void writer_free(writer *w) {
     free(w);
 }
 
+void ipfsrt_zarr_write_options_init(ipfsrt_zarr_write_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
 ipfsrt_status ipfsrt_zarr_write(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
                                 const ipfsrt_ndarray *values, const ipfsrt_zarr_write_options *opts,
                                 ipfsrt_error *err) {
-    static const ipfsrt_zarr_write_options defaults = {0};
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
+    ipfsrt_zarr_write_options mine;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_zarr_write_options_init, err);
+    if (taken != IPFSRT_OK) return taken;
     writer *w = calloc(1, sizeof *w);
     if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     w->r.m = m;
     w->r.unit = m; /* whole shards are rewritten */
     w->store = ipfsrt_zarr_node_store(array);
-    w->opts = opts ? opts : &defaults;
+    w->opts = &mine; /* the writer lives within this call */
     const char *path = ipfsrt_zarr_path(array);
     snprintf(w->r.prefix, sizeof w->r.prefix, "%s%s", path, *path ? "/" : "");
     ipfsrt_ndarray_init(&w->r.full);
