@@ -18,47 +18,11 @@
 #define IPFSRT_LUADIR "/usr/local/share/lua/5.4"
 #endif
 
-static bool is_dir(const char *path) {
-    struct stat sb;
-    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-/* The first of candidates (relative to the executable's directory) holding
- * probe; false when none does. */
-static bool beside_exe(const char *const *candidates, size_t n, const char *probe, char *out,
-                       size_t size) {
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) return false;
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) *slash = '\0';
-    for (size_t i = 0; i < n; i++) {
-        char path[PATH_MAX + 128];
-        snprintf(path, sizeof path, "%s%s%s", exe, candidates[i], probe);
-        if (is_dir(path)) {
-            snprintf(out, size, "%s%s", exe, candidates[i]);
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Finds lua/ next to the executable: ../lua in the source tree (build/ipfsrt),
  * ../share/lua/5.4 once installed, else the configured install location. */
 static void find_luadir(char *out, size_t size) {
     static const char *const candidates[] = {"/../lua", "/../share/lua/5.4"};
-    if (!beside_exe(candidates, 2, "/ipfsrt/cli", out, size)) snprintf(out, size, "%s", IPFSRT_LUADIR);
-}
-
-/* The named policies beside the executable (scripts/policies in the source
- * tree, share/ipfsrt/policies installed); else the module's compiled-in one. */
-static void set_policy_dir(lua_State *L) {
-    static const char *const candidates[] = {"/../scripts/policies", "/../share/ipfsrt/policies"};
-    char dir[PATH_MAX + 64];
-    if (!beside_exe(candidates, 2, "", dir, sizeof dir)) return;
-    lua_pushstring(L, dir);
-    lua_setfield(L, -2, "policy_dir");
+    if (!ipfsrt_lua_find_beside(candidates, 2, "/ipfsrt/cli", out, size)) snprintf(out, size, "%s", IPFSRT_LUADIR);
 }
 
 /* Optional C modules built apart (ipfsrt/mpi_core.so): beside the executable
@@ -66,7 +30,7 @@ static void set_policy_dir(lua_State *L) {
 static void setup_cpath(lua_State *L) {
     static const char *const candidates[] = {"/lua", "/../lib/lua/5.4"};
     char dir[PATH_MAX + 64];
-    if (!beside_exe(candidates, 2, "/ipfsrt", dir, sizeof dir)) return;
+    if (!ipfsrt_lua_find_beside(candidates, 2, "/ipfsrt", dir, sizeof dir)) return;
     lua_getglobal(L, "package");
     lua_getfield(L, -1, "cpath");
     lua_pushfstring(L, "%s/?.so;%s", dir, lua_tostring(L, -1));
@@ -254,7 +218,6 @@ static int pmain(lua_State *L) {
     lua_getglobal(L, "require");
     lua_pushstring(L, "ipfsrt");
     lua_call(L, 1, 1);
-    set_policy_dir(L);
     lua_setglobal(L, "ipfsrt");
 
     int rc;

@@ -8,8 +8,10 @@
 -- Usage: ipfsrt scripts/demo.lua [--days T=60] [--runs N=3] [--dir build/demo]
 -- (IPFSRT_EXE names the executable that generates the sample, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
-local svg = require "ipfsrt.svg"
+-- the benchmarks' helpers and charts (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/bench/lib/?.lua;" .. package.path
+local bench = require "bench"
+local svg = require "svg"
 
 local o = { days = "60", runs = "3", dir = "build/demo" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end

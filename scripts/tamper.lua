@@ -7,7 +7,9 @@
 -- Usage: ipfsrt scripts/tamper.lua [--corruptions N=10000] [--days T=30] [--dir build/tamper]
 -- (IPFSRT_EXE names the executable that makes the sample, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers and charts (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/bench/lib/?.lua;" .. package.path
+local bench = require "bench"
 
 local o = { corruptions = "10000", days = "30", dir = "build/tamper" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end

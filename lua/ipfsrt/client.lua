@@ -20,6 +20,7 @@
 --   cacert      = PEM file of CAs to trust for https gateways (else CURL_CA_BUNDLE,
 --                 SSL_CERT_FILE, the system's)
 local ipfsrt = require "ipfsrt"
+local core = require "ipfsrt.core" -- the C constructor and methods, not for users
 local policy = require "ipfsrt.policy"
 
 local M = {}
@@ -134,12 +135,12 @@ local function on_progress(client, fn, interval)
   end)
 end
 
-ipfsrt.client_methods.set_policy = set_policy
-ipfsrt.client_methods.on_progress = on_progress
+core.client_methods.set_policy = set_policy
+core.client_methods.on_progress = on_progress
 
 function M.new(opts)
   local gateways, options = M.options(opts)
-  local client = ipfsrt.client_new(gateways, options)
+  local client = core.client_new(gateways, options)
   local ok, err = pcall(set_policy, client, opts and opts.policy, opts and opts.log)
   if not ok then
     client:close()

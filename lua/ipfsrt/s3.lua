@@ -32,7 +32,7 @@ end
 function M.put_file(url, path, opts)
   if type(url) ~= "string" or not url:find("^s3://[^/]+/.") then bad("s3.put_file", "url must be s3://bucket/key") end
   if type(path) ~= "string" then bad("s3.put_file", "path must be a string") end
-  ipfsrt.s3_put_file(url, path, M.options(opts, "s3.put_file"))
+  require("ipfsrt.core").s3_put_file(url, path, M.options(opts, "s3.put_file"))
 end
 
 return M

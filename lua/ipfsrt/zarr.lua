@@ -14,7 +14,7 @@
 -- A store may also be a Lua table with get(self, key) -> bytes | nil and,
 -- optionally, list(self, prefix) -> {name, ...}.
 local ipfsrt = require "ipfsrt"
-local C = ipfsrt.zarr
+local C = require("ipfsrt.core").zarr
 local S3 = require "ipfsrt.s3"
 
 local M = {}

@@ -75,20 +75,27 @@ typedef struct ipfsrt_lua_list {
 /* An ipfsrt_unixfs_entry_fn: appends {name, cid, tsize, type?, size?} to the list. */
 ipfsrt_status ipfsrt_lua_list_entry(void *list, const ipfsrt_unixfs_entry *e, ipfsrt_error *err);
 
-/* Each pushes its submodule table. */
-int ipfsrt_lua_open_error(lua_State *L);
-int ipfsrt_lua_open_cid(lua_State *L);
-int ipfsrt_lua_open_multiformats(lua_State *L); /* pushes nothing; sets fields on the table at -1 */
-int ipfsrt_lua_open_dagcbor(lua_State *L);
-int ipfsrt_lua_open_car(lua_State *L);
-int ipfsrt_lua_open_json(lua_State *L);
-int ipfsrt_lua_open_unixfs(lua_State *L);
-int ipfsrt_lua_open_blockstore(lua_State *L); /* pushes the constructor */
-int ipfsrt_lua_open_pack(lua_State *L);       /* pushes the function */
-int ipfsrt_lua_open_ndarray(lua_State *L);    /* pushes the submodule */
-int ipfsrt_lua_open_codec(lua_State *L);      /* pushes the submodule */
-int ipfsrt_lua_open_zarr(lua_State *L);       /* pushes the submodule */
-int ipfsrt_lua_open_image(lua_State *L);      /* pushes the submodule */
+/* Every binding opens one way: it sets its names (a submodule's table, a
+ * function) on the table at -1, the module, and leaves the stack as it found
+ * it. What the Lua modules need but users should not call goes in the
+ * private table ipfsrt_lua_push_core pushes (require "ipfsrt.core"). */
+void ipfsrt_lua_push_core(lua_State *L);
+void ipfsrt_lua_open_error(lua_State *L);
+void ipfsrt_lua_open_cid(lua_State *L);
+void ipfsrt_lua_open_multiformats(lua_State *L); /* multibase, multihash, varint */
+void ipfsrt_lua_open_dagcbor(lua_State *L);
+void ipfsrt_lua_open_car(lua_State *L);
+void ipfsrt_lua_open_json(lua_State *L);
+void ipfsrt_lua_open_unixfs(lua_State *L);
+void ipfsrt_lua_open_blockstore(lua_State *L);
+void ipfsrt_lua_open_pack(lua_State *L);
+void ipfsrt_lua_open_ndarray(lua_State *L);
+void ipfsrt_lua_open_codec(lua_State *L);
+void ipfsrt_lua_open_zarr(lua_State *L);   /* core: zarr.store_open, open_node, create_*, ... */
+void ipfsrt_lua_open_image(lua_State *L);
+void ipfsrt_lua_open_serve(lua_State *L);
+void ipfsrt_lua_open_client(lua_State *L); /* client, gateways; core: client_new, client_methods */
+void ipfsrt_lua_open_s3(lua_State *L);     /* s3; core: s3_put_file */
 /* The ipfsrt.ndarray at idx (raises otherwise). */
 ipfsrt_ndarray *ipfsrt_lua_check_ndarray(lua_State *L, int idx);
 ipfsrt_ndarray *ipfsrt_lua_test_ndarray(lua_State *L, int idx); /* NULL when not one */
@@ -108,9 +115,6 @@ const char *ipfsrt_lua_push_json_text(lua_State *L, int idx);
 void ipfsrt_lua_push_json(lua_State *L, const char *text, size_t len);
 /* The same for what a C call appended to b, which it frees (raising or not). */
 void ipfsrt_lua_push_json_buf(lua_State *L, ipfsrt_buf *b);
-int ipfsrt_lua_open_serve(lua_State *L);  /* sets serve on the table at -1 */
-int ipfsrt_lua_open_client(lua_State *L); /* sets client and gateways on the table at -1 */
-int ipfsrt_lua_open_s3(lua_State *L);     /* sets s3 and s3_put_file on the table at -1 */
 /* S3 options from the (checked) table at idx; the strings stay the table's. */
 void ipfsrt_lua_s3_options(lua_State *L, int idx, ipfsrt_s3_options *o);
 

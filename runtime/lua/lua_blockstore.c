@@ -77,10 +77,10 @@ void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src) {
                          idx, luaL_typename(L, idx));
 }
 
-int ipfsrt_lua_open_blockstore(lua_State *L) {
+void ipfsrt_lua_open_blockstore(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"put", store_put}, {"get", store_get}, {"count", store_count}, {NULL, NULL}};
     ipfsrt_lua_class(L, IPFSRT_LUA_BLOCKSTORE, methods, store_gc, NULL);
     lua_pushcfunction(L, blockstore_new);
-    return 1;
+    lua_setfield(L, -2, "blockstore");
 }

@@ -340,7 +340,7 @@ static int writer_tbc(lua_State *L) {
     return writer_gc(L);
 }
 
-int ipfsrt_lua_open_car(lua_State *L) {
+void ipfsrt_lua_open_car(lua_State *L) {
     static const luaL_Reg file_methods[] = {
         {"roots", file_roots}, {"header", file_header}, {"get", file_get}, {"has", file_has},
         {"blocks", file_blocks}, {"close", file_close}, {NULL, NULL}};
@@ -357,5 +357,5 @@ int ipfsrt_lua_open_car(lua_State *L) {
     ipfsrt_lua_class(L, CAR_READER, reader_methods, reader_close, NULL);
     ipfsrt_lua_class(L, CAR_WRITER, writer_methods, writer_gc, writer_tbc);
     luaL_newlib(L, fns);
-    return 1;
+    lua_setfield(L, -2, "car");
 }

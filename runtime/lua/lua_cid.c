@@ -209,7 +209,7 @@ static int cid_index(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_cid(lua_State *L) {
+void ipfsrt_lua_open_cid(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"encode", cid_encode}, {"bytes", cid_bytes},   {"to_v1", cid_to_v1},
         {"to_v0", cid_to_v0},   {"verify", cid_verify}, {"tostring", cid_tostring},
@@ -222,5 +222,5 @@ int ipfsrt_lua_open_cid(lua_State *L) {
                                    {NULL, NULL}};
     ipfsrt_lua_class_indexed(L, IPFSRT_LUA_CID, meta, methods);
     luaL_newlib(L, fns);
-    return 1;
+    lua_setfield(L, -2, "cid");
 }

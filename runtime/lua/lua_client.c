@@ -497,7 +497,7 @@ static int l_gateways(lua_State *L) {
     return 2;
 }
 
-int ipfsrt_lua_open_client(lua_State *L) {
+void ipfsrt_lua_open_client(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"get", client_get},         {"save", client_save},
         {"save_car", client_save_car},
@@ -509,6 +509,7 @@ int ipfsrt_lua_open_client(lua_State *L) {
         {"set_progress_function", client_set_progress_function}, {"close", client_close},
         {NULL, NULL}};
     ipfsrt_lua_class(L, IPFSRT_LUA_CLIENT, methods, client_close, NULL);
+    ipfsrt_lua_push_core(L); /* for lua/ipfsrt/client.lua */
     /* methods written in Lua (set_policy, on_progress) join these */
     luaL_getmetatable(L, IPFSRT_LUA_CLIENT);
     lua_getfield(L, -1, "__index");
@@ -516,9 +517,9 @@ int ipfsrt_lua_open_client(lua_State *L) {
     lua_pop(L, 1);
     lua_pushcfunction(L, l_client_new);
     lua_setfield(L, -2, "client_new");
+    lua_pop(L, 1);
     ipfsrt_lua_push_lua_function(L, "ipfsrt.client", "new");
     lua_setfield(L, -2, "client");
     lua_pushcfunction(L, l_gateways);
     lua_setfield(L, -2, "gateways");
-    return 0;
 }

@@ -93,11 +93,11 @@ static int l_crc32c(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_codec(lua_State *L) {
+void ipfsrt_lua_open_codec(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"encode", codec_encode}, {"decode", codec_decode}, {"id", codec_id}, {NULL, NULL}};
     static const luaL_Reg fns[] = {{"new", codec_new}, {"crc32c", l_crc32c}, {NULL, NULL}};
     ipfsrt_lua_class(L, CODEC, methods, codec_gc, NULL);
     luaL_newlib(L, fns);
-    return 1;
+    lua_setfield(L, -2, "codec");
 }

@@ -65,10 +65,10 @@ static int dagcbor_decode(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_dagcbor(lua_State *L) {
+void ipfsrt_lua_open_dagcbor(lua_State *L) {
     static const luaL_Reg fns[] = {{"decode", dagcbor_decode}, {NULL, NULL}};
     luaL_newlib(L, fns);
     ipfsrt_lua_push_null(L);
     lua_setfield(L, -2, "null");
-    return 1;
+    lua_setfield(L, -2, "dagcbor");
 }

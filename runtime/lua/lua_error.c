@@ -99,10 +99,10 @@ static int error_new(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_error(lua_State *L) {
+void ipfsrt_lua_open_error(lua_State *L) {
     static const luaL_Reg fns[] = {{"is", error_is}, {"new", error_new}, {NULL, NULL}};
     luaL_newlib(L, fns);
     push_metatable(L);
     lua_setfield(L, -2, "metatable");
-    return 1;
+    lua_setfield(L, -2, "error");
 }

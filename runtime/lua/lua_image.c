@@ -87,8 +87,8 @@ static int image_write_figure(lua_State *L) {
     return 0;
 }
 
-int ipfsrt_lua_open_image(lua_State *L) {
+void ipfsrt_lua_open_image(lua_State *L) {
     static const luaL_Reg fns[] = {{"write_map", image_write_map}, {"write_figure", image_write_figure}, {NULL, NULL}};
     luaL_newlib(L, fns);
-    return 1;
+    lua_setfield(L, -2, "image");
 }

@@ -306,7 +306,7 @@ static int json_decode(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_json(lua_State *L) {
+void ipfsrt_lua_open_json(lua_State *L) {
     static const luaL_Reg fns[] = {{"encode", json_encode}, {"decode", json_decode}, {"object", json_object},
                                    {"is_number", json_is_number},
                                    {NULL, NULL}};
@@ -317,5 +317,5 @@ int ipfsrt_lua_open_json(lua_State *L) {
     lua_pushcfunction(L, big_integer_tostring);
     lua_setfield(L, -2, "__tostring");
     lua_pop(L, 1);
-    return 1;
+    lua_setfield(L, -2, "json");
 }

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,28 +24,51 @@
 #define IPFSRT_POLICYDIR "/usr/local/share/ipfsrt/policies"
 #endif
 
-/* Where the named policies are: beside the installed module or library that
- * holds this code (so that an install moved to another prefix still finds its
- * own), else where it was configured to be installed. */
-static void push_policy_dir(lua_State *L) {
-    static const char *const beside[] = {"/../../../share/ipfsrt/policies", /* lib/lua/5.4/ipfsrt.so */
-                                         "/../share/ipfsrt/policies"};      /* lib/libipfsrt.so */
+/* The folder of the file holding this code, absolute: dladdr names a shared
+ * object as it was loaded; the executable itself it names by argv[0], which
+ * may be a bare name found on PATH (then /proc/self/exe says where it is). */
+static bool code_folder(char *out, size_t size) {
     Dl_info info;
-    if (dladdr((void *)push_policy_dir, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", info.dli_fname);
-        *strrchr(dir, '/') = '\0';
-        for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
-            char probe[PATH_MAX + 64];
-            struct stat sb;
-            snprintf(probe, sizeof probe, "%s%s", dir, beside[i]);
-            if (stat(probe, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-                lua_pushstring(L, probe);
-                return;
-            }
+    if (dladdr((void *)code_folder, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+        snprintf(out, size, "%s", info.dli_fname);
+    } else {
+        ssize_t len = readlink("/proc/self/exe", out, size - 1);
+        if (len <= 0) return false;
+        out[len] = '\0';
+    }
+    char *slash = strrchr(out, '/');
+    if (!slash) return false;
+    *slash = '\0';
+    if (*out == '/') return true;
+    char absolute[PATH_MAX]; /* loaded by a relative name: stays right after a chdir */
+    if (!realpath(out, absolute)) return false;
+    snprintf(out, size, "%s", absolute);
+    return true;
+}
+
+bool ipfsrt_lua_find_beside(const char *const *candidates, size_t n, const char *probe, char *out, size_t size) {
+    char dir[PATH_MAX];
+    if (!code_folder(dir, sizeof dir)) return false;
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX + 256];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s%s%s", dir, candidates[i], probe);
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            snprintf(out, size, "%s%s", dir, candidates[i]);
+            return true;
         }
     }
-    lua_pushstring(L, IPFSRT_POLICYDIR);
+    return false;
+}
+
+/* Where the named policies are: beside the code (a build tree: build/ipfsrt,
+ * build/ipfsrt.so; an install: bin/ipfsrt, lib/libipfsrt-lua.so,
+ * lib/lua/5.4/ipfsrt.so), else where they were configured to be installed. */
+static void push_policy_dir(lua_State *L) {
+    static const char *const beside[] = {"/../scripts/policies", "/../share/ipfsrt/policies",
+                                         "/../../../share/ipfsrt/policies"};
+    char dir[PATH_MAX + 64];
+    lua_pushstring(L, ipfsrt_lua_find_beside(beside, 3, "", dir, sizeof dir) ? dir : IPFSRT_POLICYDIR);
 }
 
 /* The core's functions for C modules built apart (ipfsrt/lua.h). */
@@ -187,6 +211,18 @@ static void set_lua_functions(lua_State *L, const char *name, const char *module
     lua_setfield(L, -2, name);
 }
 
+#define CORE "ipfsrt.core"
+
+void ipfsrt_lua_push_core(lua_State *L) { luaL_getsubtable(L, LUA_REGISTRYINDEX, CORE); }
+
+/* The private table is also what require "ipfsrt.core" gives the Lua modules. */
+static void publish_core(lua_State *L) {
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    ipfsrt_lua_push_core(L);
+    lua_setfield(L, -2, CORE);
+    lua_pop(L, 1);
+}
+
 int ipfsrt_lua_open(lua_State *L) {
     static const luaL_Reg fns[] = {{"clock", l_clock}, {"threads", l_threads}, {"versions", versions},
                                    {"listdir", listdir}, {"isatty", l_isatty},
@@ -197,6 +233,7 @@ int ipfsrt_lua_open(lua_State *L) {
                                     {NULL, NULL}};
     ipfsrt_lua_add_searcher(L);
     publish_c_api(L);
+    publish_core(L);
     luaL_newlib(L, fns);
     push_policy_dir(L);
     lua_setfield(L, -2, "policy_dir");
@@ -204,24 +241,15 @@ int ipfsrt_lua_open(lua_State *L) {
     lua_setfield(L, -2, "version");
     ipfsrt_lua_push_null(L);
     lua_setfield(L, -2, "null");
-    static const luaL_Reg submodules[] = { /* each pushes what goes under its name */
-        {"error", ipfsrt_lua_open_error},   {"cid", ipfsrt_lua_open_cid},
-        {"dagcbor", ipfsrt_lua_open_dagcbor}, {"car", ipfsrt_lua_open_car},
-        {"json", ipfsrt_lua_open_json},     {"unixfs", ipfsrt_lua_open_unixfs},
-        {"blockstore", ipfsrt_lua_open_blockstore}, {"pack", ipfsrt_lua_open_pack},
-        {"ndarray", ipfsrt_lua_open_ndarray}, {"codec", ipfsrt_lua_open_codec},
-        {"zarr", ipfsrt_lua_open_zarr},     {"image", ipfsrt_lua_open_image}, {NULL, NULL}};
-    for (const luaL_Reg *m = submodules; m->name; m++) {
-        m->func(L);
-        lua_setfield(L, -2, m->name);
-    }
+    static void (*const bindings[])(lua_State *L) = {
+        ipfsrt_lua_open_error,  ipfsrt_lua_open_cid,        ipfsrt_lua_open_multiformats, ipfsrt_lua_open_dagcbor,
+        ipfsrt_lua_open_car,    ipfsrt_lua_open_json,       ipfsrt_lua_open_unixfs,       ipfsrt_lua_open_blockstore,
+        ipfsrt_lua_open_pack,   ipfsrt_lua_open_ndarray,    ipfsrt_lua_open_codec,        ipfsrt_lua_open_zarr,
+        ipfsrt_lua_open_image,  ipfsrt_lua_open_serve,      ipfsrt_lua_open_client,       ipfsrt_lua_open_s3};
+    for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) bindings[i](L);
     static const char *const dataset[] = {"open", "where", NULL}, *const plot[] = {"map", "line", NULL};
     set_lua_functions(L, "dataset", "ipfsrt.dataset", dataset); /* lua/ipfsrt/dataset.lua */
     set_lua_functions(L, "plot", "ipfsrt.plot", plot);          /* lua/ipfsrt/plot.lua */
-    ipfsrt_lua_open_multiformats(L);
-    ipfsrt_lua_open_serve(L);
-    ipfsrt_lua_open_client(L);
-    ipfsrt_lua_open_s3(L);
     luaL_newlib(L, hash);
     lua_setfield(L, -2, "hash");
     /* the library's Lua modules require "ipfsrt": a host that called this

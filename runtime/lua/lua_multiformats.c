@@ -118,7 +118,7 @@ static int multihash_decode(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_multiformats(lua_State *L) {
+void ipfsrt_lua_open_multiformats(lua_State *L) {
     static const luaL_Reg varint[] = {{"encode", varint_encode}, {"decode", varint_decode},
                                       {NULL, NULL}};
     static const luaL_Reg multibase[] = {{"encode", multibase_encode},
@@ -131,5 +131,4 @@ int ipfsrt_lua_open_multiformats(lua_State *L) {
     lua_setfield(L, -2, "multibase");
     luaL_newlib(L, multihash);
     lua_setfield(L, -2, "multihash");
-    return 0;
 }

@@ -57,7 +57,7 @@ static int l_pack(lua_State *L) {
     return 2;
 }
 
-int ipfsrt_lua_open_pack(lua_State *L) {
+void ipfsrt_lua_open_pack(lua_State *L) {
     lua_pushcfunction(L, l_pack);
-    return 1;
+    lua_setfield(L, -2, "pack");
 }

@@ -48,14 +48,15 @@ static int l_s3_put_file(lua_State *L) {
     return st == IPFSRT_OK ? 0 : ipfsrt_lua_raise(L, &err);
 }
 
-int ipfsrt_lua_open_s3(lua_State *L) {
+void ipfsrt_lua_open_s3(lua_State *L) {
+    ipfsrt_lua_push_core(L); /* for lua/ipfsrt/s3.lua */
     lua_pushcfunction(L, l_s3_put_file);
     lua_setfield(L, -2, "s3_put_file");
+    lua_pop(L, 1);
     lua_createtable(L, 0, 2); /* ipfsrt.s3: lua/ipfsrt/s3.lua */
     ipfsrt_lua_push_lua_function(L, "ipfsrt.s3", "put_file");
     lua_setfield(L, -2, "put_file");
     ipfsrt_lua_push_lua_function(L, "ipfsrt.s3", "options");
     lua_setfield(L, -2, "options");
     lua_setfield(L, -2, "s3");
-    return 0;
 }

@@ -129,12 +129,11 @@ static int gw_wait(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_serve(lua_State *L) {
+void ipfsrt_lua_open_serve(lua_State *L) {
     static const luaL_Reg methods[] = {{"url", gw_url},   {"stats", gw_stats},
                                        {"stop", gw_stop}, {"wait", gw_wait},
                                        {NULL, NULL}};
     ipfsrt_lua_class(L, GATEWAY, methods, gw_stop, NULL);
     lua_pushcfunction(L, l_serve);
     lua_setfield(L, -2, "serve");
-    return 0;
 }

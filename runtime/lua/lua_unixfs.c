@@ -206,12 +206,12 @@ static int unixfs_export(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_unixfs(lua_State *L) {
+void ipfsrt_lua_open_unixfs(lua_State *L) {
     static const luaL_Reg unixfs[] = {
         {"resolve", unixfs_resolve}, {"stat", unixfs_stat},
         {"ls", unixfs_ls},           {"read", unixfs_read},
         {"blocks_for", unixfs_blocks_for}, {"export", unixfs_export},
         {NULL, NULL}};
     luaL_newlib(L, unixfs);
-    return 1;
+    lua_setfield(L, -2, "unixfs");
 }

@@ -171,20 +171,24 @@ static int zarr_meta(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_open_zarr(lua_State *L) {
+void ipfsrt_lua_open_zarr(lua_State *L) {
     static const luaL_Reg meta[] = {{"__index", meta_index}, {"__gc", meta_gc}, {"__close", meta_gc}, {NULL, NULL}};
     static const luaL_Reg methods[] = {{"chunk_key", meta_chunk_key}, {"decode_chunk", meta_decode_chunk},
                                        {"set_attributes", meta_set_attributes}, {NULL, NULL}};
     static const luaL_Reg fns[] = {{"meta", zarr_meta}, {NULL, NULL}};
     ipfsrt_lua_class_indexed(L, ZARR_META, meta, methods);
-    luaL_newlib(L, fns);
+    ipfsrt_lua_push_core(L); /* the stores and nodes, for lua/ipfsrt/zarr.lua */
+    lua_newtable(L);
     ipfsrt_lua_zarr_store_functions(L);
     ipfsrt_lua_zarr_node_functions(L);
+    lua_setfield(L, -2, "zarr");
+    lua_pop(L, 1);
+    luaL_newlib(L, fns);
     static const char *const from_lua[] = {"open", "store", "create", "group", "consolidate", "copy", "read_many",
                                            NULL};
     for (int i = 0; from_lua[i]; i++) { /* lua/ipfsrt/zarr.lua */
         ipfsrt_lua_push_lua_function(L, "ipfsrt.zarr", from_lua[i]);
         lua_setfield(L, -2, from_lua[i]);
     }
-    return 1;
+    lua_setfield(L, -2, "zarr");
 }

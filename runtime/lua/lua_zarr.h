@@ -28,7 +28,7 @@ void ipfsrt_lua_zarr_meta_fields(lua_State *L, const ipfsrt_zarr_meta *m);
 /* A chunk's index from the integers at first, first + 1, ... (one per dimension). */
 void ipfsrt_lua_zarr_check_index(lua_State *L, const ipfsrt_zarr_meta *m, int first, size_t *index);
 
-int ipfsrt_lua_zarr_store_functions(lua_State *L); /* sets store_open, store_lua on the table at -1 */
-int ipfsrt_lua_zarr_node_functions(lua_State *L);  /* sets open on the table at -1 */
+void ipfsrt_lua_zarr_store_functions(lua_State *L); /* sets store_open, store_lua on the table at -1 */
+void ipfsrt_lua_zarr_node_functions(lua_State *L);  /* sets open_node, create_*, ... on the table at -1 */
 
 #endif

@@ -543,7 +543,7 @@ static int node_is_array(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_zarr_node_functions(lua_State *L) {
+void ipfsrt_lua_zarr_node_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members}, {"attrs", node_attrs},
                                        {"metadata", node_metadata},
                                        {"child", node_child}, {"read", node_read},
@@ -559,5 +559,4 @@ int ipfsrt_lua_zarr_node_functions(lua_State *L) {
                                    {NULL, NULL}};
     ipfsrt_lua_class(L, ZARR_NODE, methods, node_gc, NULL);
     luaL_setfuncs(L, fns, 0);
-    return 0;
 }

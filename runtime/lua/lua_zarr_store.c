@@ -305,7 +305,7 @@ static int store_info(lua_State *L) {
     return 1;
 }
 
-int ipfsrt_lua_zarr_store_functions(lua_State *L) {
+void ipfsrt_lua_zarr_store_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"get", store_get},     {"list_dir", store_list_dir}, {"put", store_put},
                                        {"erase", store_erase}, {"info", store_info},         {"know", store_know},
                                        {NULL, NULL}};
@@ -314,5 +314,4 @@ int ipfsrt_lua_zarr_store_functions(lua_State *L) {
     lua_setfield(L, -2, "store_open");
     lua_pushcfunction(L, zarr_store_lua);
     lua_setfield(L, -2, "store_lua");
-    return 0;
 }

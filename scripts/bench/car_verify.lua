@@ -2,7 +2,9 @@
 -- slices, beside the raw SHA-256 throughput of each hash backend, in one run.
 -- Usage: ipfsrt scripts/bench/car_verify.lua [SIZE_MIB=512] [RUNS=5] [DIR=build/bench]
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 local median = bench.median
 
 local size_mib = tonumber(arg[1]) or 512

@@ -4,7 +4,9 @@
 -- decode at least 90 % of the direct call's.
 -- Usage: ipfsrt scripts/bench/codecs.lua HELPER [ROUNDS=15] [DIR=build/bench]
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 
 local helper = assert(arg[1], "usage: codecs.lua HELPER [ROUNDS] [DIR]")
 local rounds = tonumber(arg[2]) or 15

@@ -10,8 +10,10 @@
 --        [--json FILE] [--svg FILE] [--dir build/bench] [--scenarios DIR] [--delays 0,10,50]
 -- (IPFSRT_EXE names the executable that serves and generates, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
-local svg = require "ipfsrt.svg"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
+local svg = require "svg"
 
 local o = { days = "366", format = "2", runs = "5", dir = "build/bench", scenarios = "scripts/bench/scenarios",
   delays = "0,10,50" }

@@ -7,7 +7,9 @@
 -- Usage: ipfsrt scripts/bench/fetch.lua [RUNS=3] [DIR=build/bench]
 -- (IPFSRT_EXE names the executable to run, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 local sh, median = bench.sh, bench.median
 
 -- The child: ipfsrt fetch.lua --worker MODE VERIFY GATEWAY ARG

@@ -10,7 +10,9 @@
 -- Usage: ipfsrt scripts/bench/mpi_scale.lua [--dir build/bench] [--runs 3]
 --        [--series-days 32] [--bulk-days 32] [--json FILE]
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 
 local o = { dir = "build/bench", runs = "3", ["series-days"] = "32", ["bulk-days"] = "32" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end

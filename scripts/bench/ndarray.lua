@@ -8,7 +8,9 @@
 -- Usage: ipfsrt scripts/bench/ndarray.lua [T=100] [RUNS=5] [PATTERN]
 --   PATTERN (a Lua pattern) keeps only the cases whose "dtype op" matches.
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 local nd = ipfsrt.ndarray
 
 local T = tonumber(arg[1]) or 100

@@ -14,7 +14,9 @@
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
 --        [--clients a,b,...] [--scenarios open,spatial,...] [--delays 0,10,50]
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 
 local o = { days = "366", runs = "5", dir = "build/bench",
   clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified,ipfsrt-s3,ipfsrt-s3car,xarray-s3," ..

@@ -8,7 +8,9 @@
 -- Usage: ipfsrt scripts/bench/s3.lua [--days T=366] [--runs N=5] [--dir build/bench]
 --        [--scenarios DIR] [--json FILE]
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 
 local o = { days = "366", runs = "5", dir = "build/bench", scenarios = "scripts/bench/scenarios" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end

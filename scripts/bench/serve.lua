@@ -4,7 +4,9 @@
 -- ipfsrt as a CAR and deserialized, from nginx as a static file.
 -- Usage: ipfsrt scripts/bench/serve.lua [SECONDS=5] [RUNS=3] [DIR=build/bench]
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 local sh, median = bench.sh, bench.median
 
 local seconds = tonumber(arg[1]) or 5

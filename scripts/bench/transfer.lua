@@ -10,7 +10,9 @@
 -- Usage: ipfsrt scripts/bench/transfer.lua [RUNS=3] [DIR=build/bench]
 -- (IPFSRT_EXE names the executable that serves, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 
 local runs = tonumber(arg[1]) or 3
 local dir = (arg[2] or "build/bench") .. "/gateway"

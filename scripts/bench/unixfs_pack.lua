@@ -3,7 +3,9 @@
 -- raw SHA-256 throughput of the hash backend in use, in one run.
 -- Usage: ipfsrt scripts/bench/unixfs_pack.lua [SIZE_MIB=1024] [RUNS=3] [DIR=build/bench]
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 local sh, median = bench.sh, bench.median
 
 local size_mib = tonumber(arg[1]) or 1024

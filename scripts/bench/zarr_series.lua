@@ -10,7 +10,9 @@
 -- Usage: ipfsrt scripts/bench/zarr_series.lua [RUNS=5] [DIR=build/bench]
 -- (IPFSRT_EXE names the executable that serves, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
-local bench = require "ipfsrt.bench"
+-- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
+local bench = require "bench"
 local sh, median = bench.sh, bench.median
 
 local runs = tonumber(arg[1]) or 5

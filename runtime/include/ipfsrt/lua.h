@@ -17,6 +17,16 @@ IPFSRT_API int ipfsrt_lua_open(struct lua_State *L);
 /* The same, under the name require "ipfsrt" looks for in a C module. */
 IPFSRT_API int luaopen_ipfsrt(struct lua_State *L);
 
+/* Finds ipfsrt's files beside its code: the first of candidates (paths
+ * relative to the folder of whatever holds libipfsrt-lua's code: the ipfsrt
+ * executable, libipfsrt-lua.so or the Lua module ipfsrt.so) under which probe
+ * (a relative path, "" for the folder itself) exists, as "FOLDER/CANDIDATE"
+ * into out; false when none does. The executable's Lua modules and the named
+ * policies are found this way, so that a build tree or an installed prefix,
+ * moved anywhere, finds its own. */
+IPFSRT_API bool ipfsrt_lua_find_beside(const char *const *candidates, size_t n, const char *probe, char *out,
+                                       size_t size);
+
 /* A C module loaded into a state where ipfsrt is open reaches the core through
  * this table (a light userdata in the registry under IPFSRT_LUA_API), never
  * through a second copy of the core linked into it: the host's ipfsrt may be

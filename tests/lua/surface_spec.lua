@@ -1,0 +1,46 @@
+-- The public Lua surface: the ipfsrt table holds the names the README
+-- documents and nothing else (internals live in require "ipfsrt.core"), and
+-- every name it holds is documented there.
+local ipfsrt = require "ipfsrt"
+
+local function readme()
+  local f = assert(io.open("README.md", "rb"))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local PUBLIC = {
+  "blockstore", "car", "catch_signals", "cid", "client", "clock", "codec", "dagcbor", "dataset", "error",
+  "gateways", "hash", "image", "isatty", "json", "listdir", "multibase", "multihash", "ndarray", "null", "pack",
+  "plot", "policy_dir", "s3", "serve", "stop_requested", "threads", "unixfs", "varint", "version", "versions",
+  "zarr",
+}
+
+describe("the ipfsrt table", function()
+  it("holds the documented names and no others", function()
+    local have = {}
+    for name in pairs(ipfsrt) do have[#have + 1] = name end
+    table.sort(have)
+    assert.same(PUBLIC, have)
+  end)
+
+  it("has every name in the README", function()
+    local text = readme()
+    for _, name in ipairs(PUBLIC) do
+      assert.truthy(text:find("ipfsrt." .. name, 1, true), "the README does not mention ipfsrt." .. name)
+    end
+  end)
+
+  it("keeps the C constructors and store internals private", function()
+    for _, name in ipairs { "client_new", "client_methods", "s3_put_file" } do
+      assert.is_nil(rawget(ipfsrt, name), name)
+      assert.truthy(require("ipfsrt.core")[name], name)
+    end
+    for _, name in ipairs { "store_open", "store_lua", "open_node", "create_array", "create_group", "create_like",
+      "consolidate_store", "read_nodes" } do
+      assert.is_nil(rawget(ipfsrt.zarr, name), name)
+      assert.truthy(require("ipfsrt.core").zarr[name], name)
+    end
+  end)
+end)
