@@ -11,6 +11,8 @@
 --                 gateway's answers, from 16 up to max_concurrency)
 --   max_concurrency = the most in flight per gateway when adapting (0 = default: 128;
 --                 a policy's max_in_flight(gateway) lowers it per gateway)
+--   hash        = the client's SHA-2 backend ("openssl", "mbedtls"; default: the
+--                 process's, ipfsrt.hash.backend())
 --   threads     = hashing threads (0 = default: IPFSRT_THREADS, else the CPUs the
 --                 process may use, at most 4; under ipfsrt.mpi the node's CPUs per rank)
 --   retries     = attempts per request after the first (0 = default)
@@ -97,6 +99,13 @@ function M.options(opts)
     if not f then bad("cacert %s cannot be read", opts.cacert) end
     f:close()
     out.ca_file = opts.cacert
+  end
+  if opts.hash ~= nil then
+    local known = ipfsrt.hash.backends()
+    local found = false
+    for _, name in ipairs(known) do found = found or name == opts.hash end
+    if not found then bad("hash must name a backend built in (%s)", table.concat(known, ", ")) end
+    out.hash = opts.hash
   end
   cache_options(opts.cache, out)
   return gateway_list(opts.gateways), out

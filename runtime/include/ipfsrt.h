@@ -11,8 +11,14 @@
  *  - Byte pointers handed to callbacks or returned by getters borrow memory owned
  *    by the object they came from; copy them if they must outlive it.
  *  - Nothing is returned as verified unless its hash matched its CID.
- * Thread safety: distinct objects may be used from distinct threads. Selecting the
- * hash backend is global and should happen before threads start.
+ * Thread safety: distinct objects may be used from distinct threads. The hash
+ * backend and thread counts have process defaults (ipfsrt_hash_backend_select,
+ * ipfsrt_threads_set: before threads start) that options override per object
+ * (a client's, a CAR reader's hash_backend; threads of reads, writes,
+ * clients and servers).
+ *  - Option structs start with their size, set by ipfsrt_X_options_init:
+ *    fields are only ever added at the end, and a host built against an older
+ *    header keeps working.
  */
 #ifndef IPFSRT_H
 #define IPFSRT_H

@@ -59,6 +59,17 @@ describe("ipfsrt.client options", function()
     c:close()
   end)
 
+  it("takes a hash backend of the client's own, by a name built in", function()
+    local c = ipfsrt.client { gateways = "http://127.0.0.1:1", cache = false, hash = "mbedtls" }
+    c:close()
+    local ok, err = pcall(ipfsrt.client, { gateways = "http://127.0.0.1:1", hash = "md5" })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("mbedtls", 1, true), err.message)
+    assert.has_error(function()
+      require("ipfsrt.core").client_new({ "http://127.0.0.1:1" }, { hash = "md5" })
+    end)
+  end)
+
   it("checks what the C constructor is given too", function()
     assert.has_error(function() require("ipfsrt.core").client_new({ "http://127.0.0.1:1" }, { concurrency = "x" }) end)
     local ok, err = pcall(require("ipfsrt.core").client_new, { {} }, {})

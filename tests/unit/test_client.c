@@ -2,6 +2,7 @@
  * a C callback struct, against ipfsrt gateways in this process on 127.0.0.1. */
 #include "testutil.h"
 
+#include <stdatomic.h>
 #include <sys/stat.h>
 
 #include "client/client_internal.h"
@@ -124,6 +125,69 @@ static void read_leaves(const ipfsrt_client_options *opts, const ipfsrt_cid *fil
     assert_int_equal(st.ok, n + 1);
     free(leaves);
     ipfsrt_client_free(c);
+}
+
+/* A hash backend of the test's own: mbedtls's, counting what it hashes. */
+static atomic_uint counted;
+static const ipfsrt_hash_backend *inner_backend;
+static ipfsrt_status counting_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
+                                     ipfsrt_error *err) {
+    atomic_fetch_add(&counted, 1);
+    return inner_backend->digest(alg, data, len, out, err);
+}
+static ipfsrt_status counting_start(void *stream, ipfsrt_hash_alg alg, ipfsrt_error *err) {
+    atomic_fetch_add(&counted, 1);
+    return inner_backend->stream_start(stream, alg, err);
+}
+static ipfsrt_status counting_update(void *stream, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    return inner_backend->stream_update(stream, data, len, err);
+}
+static ipfsrt_status counting_finish(void *stream, uint8_t *out, ipfsrt_error *err) {
+    return inner_backend->stream_finish(stream, out, err);
+}
+static void *counting_new(void) { return inner_backend->stream_new(); }
+static void counting_free(void *stream) { inner_backend->stream_free(stream); }
+
+/* Two clients of one process hash with different backends: the one given in
+ * its options, and the process's. */
+static void test_hash_backend_per_client(void **state) {
+    (void)state;
+    inner_backend = ipfsrt_hash_backend_find("mbedtls");
+    assert_non_null(inner_backend);
+    static const ipfsrt_hash_backend counting = {"counting", counting_digest, counting_new, counting_start,
+                                                 counting_update, counting_finish, counting_free};
+    ipfsrt_server *gw = start_gateway(NULL);
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
+    assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(gw), NULL), IPFSRT_OK);
+    char path[IPFSRT_CID_STR_MAX + 32];
+    snprintf(path, sizeof path, "ipfs://%s/data.bin", root);
+    ipfsrt_error err;
+    for (int own = 0; own < 2; own++) {
+        ipfsrt_client_options opts = {.size = sizeof opts, .gateways = &list, .cache_bytes = UINT64_MAX,
+                                      .hash_backend = own ? &counting : NULL};
+        ipfsrt_client *c;
+        assert_int_equal(ipfsrt_client_new(&c, &opts, &err), IPFSRT_OK);
+        unsigned before = atomic_load(&counted);
+        collected got = {0};
+        assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, collect_bytes, &got, &err), IPFSRT_OK);
+        assert_int_equal(got.len, FILE_SIZE);
+        assert_memory_equal(got.data, content, FILE_SIZE);
+        if (own) assert_true(atomic_load(&counted) - before >= FILE_SIZE / 65536); /* every block through it */
+        else assert_int_equal(atomic_load(&counted), before);                      /* none */
+        free(got.data);
+        ipfsrt_client_free(c);
+    }
+    /* a CAR read with it too */
+    ipfsrt_car_options copts;
+    ipfsrt_car_options_init(&copts);
+    copts.hash_backend = &counting;
+    unsigned before = atomic_load(&counted);
+    uint64_t blocks, bytes;
+    assert_int_equal(ipfsrt_car_verify_file(car_path, &copts, 1 << 16, NULL, NULL, &blocks, &bytes, &err), IPFSRT_OK);
+    assert_true(atomic_load(&counted) - before >= blocks);
+    ipfsrt_gateway_list_free(&list);
+    ipfsrt_server_free(gw);
 }
 
 static void test_read_through_c_policy(void **state) {
@@ -531,6 +595,7 @@ static void test_batch_prefetch(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_through_c_policy),
+        cmocka_unit_test(test_hash_backend_per_client),
         cmocka_unit_test(test_all_gateways_fail),
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_fetch_cancel_while_queued),

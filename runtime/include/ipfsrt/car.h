@@ -34,6 +34,7 @@ typedef struct ipfsrt_car_options {
      * hashed as they stream past are then neither buffered nor copied, and
      * reach on_block with data == NULL (len still says how long they were). */
     bool verify_only;
+    const ipfsrt_hash_backend *hash_backend; /* NULL: the process's (ipfsrt_hash_backend_select) */
 } ipfsrt_car_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_car_options_init(ipfsrt_car_options *opts);

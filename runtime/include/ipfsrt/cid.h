@@ -58,6 +58,9 @@ IPFSRT_API bool ipfsrt_cid_equal(const ipfsrt_cid *a, const ipfsrt_cid *b);
 IPFSRT_API const uint8_t *ipfsrt_cid_multihash(const ipfsrt_cid *cid, size_t *len);
 /* Checks that data is the block this CID names: hash and compare, or for an
  * identity CID compare the bytes. Digests shorter than 20 bytes are refused. */
+/* ipfsrt_cid_verify hashing with backend (NULL: the current one). */
+IPFSRT_API ipfsrt_status ipfsrt_cid_verify_with(const ipfsrt_cid *cid, const uint8_t *data, size_t len,
+                                                const ipfsrt_hash_backend *backend, ipfsrt_error *err);
 IPFSRT_API ipfsrt_status ipfsrt_cid_verify(const ipfsrt_cid *cid, const uint8_t *data, size_t len,
                                            ipfsrt_error *err);
 

@@ -125,6 +125,8 @@ typedef struct ipfsrt_client_options {
     const char *ca_file;     /* CAs to trust for https gateways (PEM); NULL = CURL_CA_BUNDLE,
                                 else SSL_CERT_FILE, else the system's */
     unsigned threads;        /* hashing threads; 0 = ipfsrt_threads(), at most 4 */
+    const ipfsrt_hash_backend *hash_backend; /* the client's own; NULL: the process's
+                                                (ipfsrt_hash_backend_select) */
 } ipfsrt_client_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_client_options_init(ipfsrt_client_options *opts);

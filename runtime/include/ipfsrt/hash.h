@@ -29,6 +29,10 @@ typedef struct ipfsrt_hash_backend {
 typedef struct ipfsrt_hash_ctx ipfsrt_hash_ctx;
 
 IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **ctx, ipfsrt_error *err);
+/* The same with a backend of the caller's choice (NULL: the current one): two
+ * users of one process may hash with different backends. */
+IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_new_with(ipfsrt_hash_ctx **ctx, const ipfsrt_hash_backend *backend,
+                                                  ipfsrt_error *err);
 /* (Re)starts a digest; a context can be reused for any number of digests. */
 IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err);
 IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,
@@ -45,6 +49,9 @@ IPFSRT_API ipfsrt_status ipfsrt_hash_backend_select(const char *name, ipfsrt_err
 IPFSRT_API size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg);
 IPFSRT_API ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
                                             ipfsrt_error *err);
+/* With a backend of the caller's choice (NULL: the current one). */
+IPFSRT_API ipfsrt_status ipfsrt_hash_digest_with(const ipfsrt_hash_backend *backend, ipfsrt_hash_alg alg,
+                                                 const uint8_t *data, size_t len, uint8_t *out, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -169,7 +169,12 @@ size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg) { return alg == IPFSRT_SHA2_512
 
 ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
                                  ipfsrt_error *err) {
-    return ipfsrt_hash_backend_current()->digest(alg, data, len, out, err);
+    return ipfsrt_hash_digest_with(NULL, alg, data, len, out, err);
+}
+
+ipfsrt_status ipfsrt_hash_digest_with(const ipfsrt_hash_backend *backend, ipfsrt_hash_alg alg, const uint8_t *data,
+                                      size_t len, uint8_t *out, ipfsrt_error *err) {
+    return (backend ? backend : ipfsrt_hash_backend_current())->digest(alg, data, len, out, err);
 }
 
 /* ------------------------------------------------------------- streaming */
@@ -180,10 +185,14 @@ struct ipfsrt_hash_ctx {
 };
 
 ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **out, ipfsrt_error *err) {
+    return ipfsrt_hash_ctx_new_with(out, NULL, err);
+}
+
+ipfsrt_status ipfsrt_hash_ctx_new_with(ipfsrt_hash_ctx **out, const ipfsrt_hash_backend *backend, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_hash_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    ctx->backend = ipfsrt_hash_backend_current();
+    ctx->backend = backend ? backend : ipfsrt_hash_backend_current();
     ctx->stream = ctx->backend->stream_new();
     if (!ctx->stream) {
         free(ctx);

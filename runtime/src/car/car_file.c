@@ -72,7 +72,7 @@ static ipfsrt_status read_section(const ipfsrt_car_file *f, uint64_t off, bool v
                            f->path, (unsigned long long)off, (unsigned long long)len,
                            (unsigned long long)(f->data_end - off - vlen));
     st = ipfsrt_car_section_decode(f->map + off + vlen, (size_t)len, off, f->opts.max_block_size,
-                                   verify, NULL, block, err);
+                                   verify, NULL, f->opts.hash_backend, block, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "%s: ", f->path);
         return st;

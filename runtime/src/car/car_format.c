@@ -129,7 +129,8 @@ static ipfsrt_status section_located(ipfsrt_status st, uint64_t offset, ipfsrt_e
 
 ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_t offset,
                                         size_t max_block, bool verify, const uint8_t *streamed_digest,
-                                        ipfsrt_car_block *block, ipfsrt_error *err) {
+                                        const ipfsrt_hash_backend *backend, ipfsrt_car_block *block,
+                                        ipfsrt_error *err) {
     size_t cid_len;
     ipfsrt_status st = ipfsrt_cid_from_bytes(&block->cid, body, len, &cid_len, err);
     if (st != IPFSRT_OK) {
@@ -151,7 +152,7 @@ ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_
     block->offset = offset;
     if (!verify) return IPFSRT_OK;
     st = streamed_digest ? ipfsrt_cid_check_digest(&block->cid, streamed_digest, block_len, err)
-                         : ipfsrt_cid_verify(&block->cid, block->data, block_len, err);
+                         : ipfsrt_cid_verify_with(&block->cid, block->data, block_len, backend, err);
     return section_located(st, offset, err);
 }
 

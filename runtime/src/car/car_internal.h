@@ -29,7 +29,8 @@ ipfsrt_status ipfsrt_carv2_header_decode(const uint8_t *buf, ipfsrt_car_header *
  * in errors. */
 ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_t offset,
                                         size_t max_block, bool verify, const uint8_t *streamed_digest,
-                                        ipfsrt_car_block *block, ipfsrt_error *err);
+                                        const ipfsrt_hash_backend *backend, ipfsrt_car_block *block,
+                                        ipfsrt_error *err);
 /* Finishes a section whose CID was read from its start and whose block bytes
  * were hashed as they streamed past without being kept (block->data = NULL). */
 ipfsrt_status ipfsrt_car_section_check_streamed(const ipfsrt_cid *cid, size_t block_len,

@@ -237,7 +237,8 @@ static ipfsrt_status take_section(const ipfsrt_car_ranged *c, const ipfsrt_cid *
     if (st == IPFSRT_OK && len > n - vlen)
         st = ipfsrt_fail(err, IPFSRT_ETRUNCATED, (int64_t)at, "the section is cut short");
     if (st == IPFSRT_OK)
-        st = ipfsrt_car_section_decode(p + vlen, (size_t)len, at, IPFSRT_CAR_DEFAULT_MAX_BLOCK, true, NULL, block, err);
+        st = ipfsrt_car_section_decode(p + vlen, (size_t)len, at, IPFSRT_CAR_DEFAULT_MAX_BLOCK, true, NULL, NULL,
+                                       block, err);
     size_t a, b;
     const uint8_t *want_mh = ipfsrt_cid_multihash(cid, &a);
     const uint8_t *got_mh = st == IPFSRT_OK ? ipfsrt_cid_multihash(&block->cid, &b) : NULL;

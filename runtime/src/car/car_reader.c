@@ -88,7 +88,7 @@ ipfsrt_status ipfsrt_car_reader_new(ipfsrt_car_reader **out, const ipfsrt_car_op
     r->user = user;
     r->st = S_HEADER_LEN;
     ipfsrt_error_clear(&r->failure);
-    ipfsrt_status st = ipfsrt_hash_ctx_new(&r->hash, err);
+    ipfsrt_status st = ipfsrt_hash_ctx_new_with(&r->hash, r->opts.hash_backend, err);
     if (st != IPFSRT_OK) {
         free(r);
         return st;
@@ -206,7 +206,7 @@ static ipfsrt_status handle_section(ipfsrt_car_reader *r, const uint8_t *body, s
                                                r->item_start, digest, &block, &r->failure);
     else
         st = ipfsrt_car_section_decode(body, len, r->item_start, r->opts.max_block_size,
-                                       !r->deferred, streamed, &block, &r->failure);
+                                       !r->deferred, streamed, r->opts.hash_backend, &block, &r->failure);
     if (st != IPFSRT_OK) return st;
     r->st = S_SECTION_LEN;
     if (!r->on_block) return IPFSRT_OK;

@@ -54,7 +54,7 @@ static ipfsrt_gateway_error block_complete(attempt *a) {
     }
     if (c->pool && ipfsrt_attempt_hash_elsewhere(a, rc, 0)) return IPFSRT_GWERR_NONE; /* judged when it returns */
     ipfsrt_error e;
-    ipfsrt_status st = ipfsrt_cid_verify(&j->cid, rc->data, rc->len, &e);
+    ipfsrt_status st = ipfsrt_cid_verify_with(&j->cid, rc->data, rc->len, c->hash_backend, &e);
     if (st != IPFSRT_OK) {
         ipfsrt_rcblock_unref(rc);
         block_fail_verify(a, st, e.message);

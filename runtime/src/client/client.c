@@ -461,6 +461,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     c->in_flight_max = !c->adaptive ? c->concurrency : opts->max_concurrency ? opts->max_concurrency : MAX_IN_FLIGHT;
     if (c->concurrency > c->in_flight_max) c->concurrency = c->in_flight_max; /* the cap bounds the start too */
     c->max_block = opts->max_block ? opts->max_block : IPFSRT_CAR_DEFAULT_MAX_BLOCK;
+    c->hash_backend = opts->hash_backend;
     uint64_t cache = opts->cache_bytes == 0 ? (uint64_t)64 << 20
                      : opts->cache_bytes == UINT64_MAX ? 0 : opts->cache_bytes;
     if (st == IPFSRT_OK && !(c->gw = calloc(c->gateways.count ? c->gateways.count : 1, sizeof *c->gw)))
@@ -474,7 +475,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
         unsigned threads = opts->threads ? opts->threads : ipfsrt_threads();
         if (!opts->threads && threads > 4) threads = 4; /* hashing keeps up with a gateway on a few cores */
         if (threads > 64) threads = 64;
-        st = ipfsrt_vpool_new(&c->pool, threads, wake_engine, c, err);
+        st = ipfsrt_vpool_new(&c->pool, threads, c->hash_backend, wake_engine, c, err);
     }
     if (st != IPFSRT_OK) {
         ipfsrt_client_free(c);

@@ -61,6 +61,7 @@ struct ipfsrt_client {
     unsigned in_flight_max; /* per gateway: the cap when adaptive, else concurrency */
     bool adaptive;        /* the limit follows the gateway's answers (no concurrency given) */
     size_t max_block;
+    const ipfsrt_hash_backend *hash_backend; /* NULL: the process's */
     ipfsrt_client_progress_fn progress;
     void *progress_user;
     uint64_t progress_done, progress_expected;

@@ -124,7 +124,7 @@ static void session_hashed(attempt *a, ipfsrt_vjob *job) {
 
 bool ipfsrt_attempt_car_start(attempt *a, ipfsrt_car_block_fn on_block) {
     ipfsrt_client *c = a->t->c;
-    ipfsrt_car_options opts = {.size = sizeof opts, .max_block_size = c->max_block};
+    ipfsrt_car_options opts = {.size = sizeof opts, .max_block_size = c->max_block, .hash_backend = c->hash_backend};
     ipfsrt_error e;
     if (ipfsrt_car_reader_new(&a->car, &opts, on_block, a, &e) != IPFSRT_OK) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "%s", e.message);
@@ -147,7 +147,7 @@ ipfsrt_rcblock *ipfsrt_attempt_car_block(attempt *a, const ipfsrt_car_block *blk
         return NULL;
     }
     ipfsrt_error e;
-    if (c->pool && ipfsrt_cid_verify(&b->cid, b->data, b->len, &e) != IPFSRT_OK) { /* the reader left it to us */
+    if (c->pool && ipfsrt_cid_verify_with(&b->cid, b->data, b->len, c->hash_backend, &e) != IPFSRT_OK) { /* the reader left it to us */
         ipfsrt_rcblock_unref(b);
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_HASH_MISMATCH, "CAR section at byte offset %llu: %s",
                             (unsigned long long)blk->offset, e.message);

@@ -22,6 +22,7 @@ struct ipfsrt_vpool {
     unsigned thread_count;
     void (*wake)(void *user);
     void *wake_user;
+    const ipfsrt_hash_backend *backend;
 };
 
 static void push(job_list *l, ipfsrt_vjob *j) {
@@ -59,7 +60,7 @@ static void *worker(void *arg) {
         }
         pthread_mutex_unlock(&p->lock);
         ipfsrt_error err;
-        j->status = ipfsrt_cid_verify(&j->block->cid, j->block->data, j->block->len, &err);
+        j->status = ipfsrt_cid_verify_with(&j->block->cid, j->block->data, j->block->len, p->backend, &err);
         if (j->status != IPFSRT_OK) snprintf(j->message, sizeof j->message, "%.390s", err.message);
         pthread_mutex_lock(&p->lock);
         if (j->canceled) {
@@ -76,8 +77,8 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **out, unsigned threads, void (*wake)(void *user),
-                                void *user, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **out, unsigned threads, const ipfsrt_hash_backend *backend,
+                                void (*wake)(void *user), void *user, ipfsrt_error *err) {
     ipfsrt_vpool *p = calloc(1, sizeof *p);
     if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     if (threads == 0) threads = 1;
@@ -90,6 +91,7 @@ ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **out, unsigned threads, void (*wake
     pthread_cond_init(&p->work, NULL);
     p->wake = wake;
     p->wake_user = user;
+    p->backend = backend;
     for (unsigned i = 0; i < threads; i++) {
         if (pthread_create(&p->threads[i], NULL, worker, p) != 0) break;
         p->thread_count++;

@@ -20,9 +20,10 @@ typedef struct ipfsrt_vjob {
 
 typedef struct ipfsrt_vpool ipfsrt_vpool;
 
-/* wake(user) is called from a worker thread after a job finished. */
-ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **pool, unsigned threads, void (*wake)(void *user),
-                                void *user, ipfsrt_error *err);
+/* wake(user) is called from a worker thread after a job finished. backend:
+ * what the workers hash with (NULL: the process's). */
+ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **pool, unsigned threads, const ipfsrt_hash_backend *backend,
+                                void (*wake)(void *user), void *user, ipfsrt_error *err);
 void ipfsrt_vpool_submit(ipfsrt_vpool *pool, ipfsrt_vjob *job);
 /* Abandons a submitted job: freed now, or by the worker hashing it. A job
  * already returned by take_done is only marked canceled; its taker frees it. */

@@ -275,6 +275,11 @@ ipfsrt_status ipfsrt_cid_check_digest(const ipfsrt_cid *cid, const uint8_t *comp
 
 ipfsrt_status ipfsrt_cid_verify(const ipfsrt_cid *cid, const uint8_t *data, size_t len,
                                 ipfsrt_error *err) {
+    return ipfsrt_cid_verify_with(cid, data, len, NULL, err);
+}
+
+ipfsrt_status ipfsrt_cid_verify_with(const ipfsrt_cid *cid, const uint8_t *data, size_t len,
+                                     const ipfsrt_hash_backend *backend, ipfsrt_error *err) {
     if (cid->hash_code == IPFSRT_MH_IDENTITY) {
         if (len != cid->digest_len || memcmp(data, cid->bytes + cid->digest_offset, len) != 0)
             return ipfsrt_fail_cid(err, IPFSRT_EHASH_MISMATCH, cid, -1,
@@ -293,7 +298,7 @@ ipfsrt_status ipfsrt_cid_verify(const ipfsrt_cid *cid, const uint8_t *data, size
                                "digest of %u bytes is too short to verify (minimum %d)",
                                (unsigned)cid->digest_len, IPFSRT_MH_MIN_SECURE_DIGEST);
     uint8_t got[64];
-    ipfsrt_status st = ipfsrt_hash_digest(alg, data, len, got, err);
+    ipfsrt_status st = ipfsrt_hash_digest_with(backend, alg, data, len, got, err);
     if (st != IPFSRT_OK) return st;
     return ipfsrt_cid_check_digest(cid, got, len, err);
 }
