@@ -104,7 +104,9 @@ $(BUILD)/obj/gen/lua_sources.o: $(BUILD)/gen/lua_sources.c
 # name never replaces one inside. The static archives hold one object each,
 # linked beforehand with the hidden symbols made local, so that a host's names
 # never clash with internal ones there either.
-SHARED_FLAGS = -shared $(LDFLAGS_ALL) -Wl,-Bsymbolic -Wl,--no-undefined
+# (Every symbol resolved at link time, but in sanitized builds: clang leaves the
+# sanitizer runtime to the executable.)
+SHARED_FLAGS = -shared $(LDFLAGS_ALL) -Wl,-Bsymbolic $(if $(SAN),,-Wl,--no-undefined)
 PRELINK = ld -r -o $@.o $(sort $(1)) && objcopy --localize-hidden $@.o && rm -f $@ && ar rcs $@ $@.o && rm $@.o
 
 $(BUILD)/libipfsrt.a: $(CORE_OBJ)
