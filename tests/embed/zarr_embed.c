@@ -48,9 +48,8 @@ static ipfsrt_status write_array(const char *dir, ipfsrt_error *err) {
     return st;
 }
 
-/* temp[1:5, ::3] from the store at url (client: for ipfs://), printed. */
+/* temp[1:5, ::3] from the store at url (client: over ipfs://, else a CAR file), printed. */
 static int read_selection(const char *label, const char *url, ipfsrt_client *client) {
-    ipfsrt_zarr_store_options sopts = {.size = sizeof sopts, .client = client};
     ipfsrt_zarr_store *store = NULL;
     ipfsrt_zarr_node *a = NULL;
     ipfsrt_ndarray out;
@@ -58,7 +57,9 @@ static int read_selection(const char *label, const char *url, ipfsrt_client *cli
     ipfsrt_ndslice sel[2] = {{.has_start = true, .start = 1, .has_stop = true, .stop = 5, .step = 1}, {.step = 3}};
     ipfsrt_error err;
     int rc = 0;
-    if (ipfsrt_zarr_store_open(&store, url, &sopts, &err) != IPFSRT_OK ||
+    ipfsrt_status opened = client ? ipfsrt_zarr_store_new_ipfs(&store, client, url, &err)
+                                  : ipfsrt_zarr_store_new_car(&store, url, "", &err);
+    if (opened != IPFSRT_OK ||
         ipfsrt_zarr_open(&a, store, "temp", &err) != IPFSRT_OK ||
         ipfsrt_zarr_read(a, sel, 2, &out, NULL, &err) != IPFSRT_OK) {
         rc = fail(label, &err);

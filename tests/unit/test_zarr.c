@@ -1144,8 +1144,45 @@ static void test_known_cids(void **state) {
     ipfsrt_zarr_known_free(&k);
 }
 
+/* Each kind of store by its own constructor: a folder (written), the same
+ * packed into a CAR (read, verified), and the forms the others refuse. */
+static void test_store_constructors(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_error err;
+    ipfsrt_zarr_store *s;
+    assert_int_equal(ipfsrt_zarr_store_new_folder(&s, dir, true, &err), IPFSRT_OK);
+    assert_string_equal(ipfsrt_zarr_store_kind(s), "folder");
+    assert_int_equal(ipfsrt_zarr_store_put(s, "g/.zgroup", "{\"zarr_format\": 2}", 18, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_put(s, "h/.zgroup", "{\"zarr_format\": 2}", 18, &err), IPFSRT_OK);
+    ipfsrt_zarr_store_free(s);
+    char car[96];
+    snprintf(car, sizeof car, "%s.car", dir);
+    ipfsrt_pack_options popts;
+    ipfsrt_pack_options_init(&popts);
+    popts.hidden = true;
+    ipfsrt_cid root;
+    assert_int_equal(ipfsrt_pack_to_car(dir, &popts, car, 1, &root, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_new_car(&s, car, "g", &err), IPFSRT_OK);
+    assert_true(ipfsrt_zarr_store_verified(s));
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    assert_int_equal(ipfsrt_zarr_store_get(s, ".zgroup", &b, &err), IPFSRT_OK);
+    assert_int_equal(b.len, 18);
+    ipfsrt_buf_free(&b);
+    ipfsrt_zarr_store_free(s);
+    assert_int_equal(ipfsrt_zarr_store_new_ipfs(&s, NULL, "ipfs://bafy", &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_zarr_store_new_s3(&s, "http://127.0.0.1:1/x", NULL, &err), IPFSRT_EARG);
+    assert_non_null(strstr(err.message, "s3://bucket"));
+    assert_int_equal(ipfsrt_zarr_store_new_http(&s, "s3://bucket", NULL, &err), IPFSRT_EARG);
+    assert_null(s);
+    remove(car);
+    remove_tree(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_store_constructors),
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
         cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_summarize_groups),

@@ -72,6 +72,28 @@ IPFSRT_API void ipfsrt_zarr_store_options_init(ipfsrt_zarr_store_options *opts);
  * folder (a path or "file://path"). */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **store, const char *url,
                                                 const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+/* Each kind of store by its own constructor (ipfsrt_zarr_store_open picks
+ * one by the URL's form). A local folder; writable: put and erase allowed,
+ * the folder made. */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_folder(ipfsrt_zarr_store **store, const char *path, bool writable,
+                                                      ipfsrt_error *err);
+/* A CAR file, every block verified; keys are under path from its root ("" or
+ * NULL: the root itself). */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **store, const char *car_path, const char *path,
+                                                   ipfsrt_error *err);
+/* "ipfs://CID[/path]" or "/ipfs/CID[/path]" through client (ipfsrt/client.h;
+ * borrowed: it must outlive the store), every block verified. */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_ipfs(ipfsrt_zarr_store **store, struct ipfsrt_client *client,
+                                                    const char *url, ipfsrt_error *err);
+/* "s3://bucket[/prefix]" (unverified, writable), or a CAR there,
+ * "s3://bucket/x.car[/path]" (read by ranges, verified); s3_options
+ * (ipfsrt/s3.h): NULL for the environment's. */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **store, const char *url,
+                                                  const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
+/* A web server's files, "http(s)://..." (plain GETs, unverified), or a CAR
+ * there, ".../x.car[/path]" (read by ranges, verified). */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **store, const char *url,
+                                                    const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
 /* A store over the caller's ops and ctx (ops must outlive it; ops->free, if
  * any, is called on ctx by ipfsrt_zarr_store_free). url is for messages. */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **store, const ipfsrt_zarr_store_ops *ops, void *ctx,

@@ -212,6 +212,58 @@ void ipfsrt_zarr_store_options_init(ipfsrt_zarr_store_options *opts) {
     opts->size = sizeof *opts;
 }
 
+ipfsrt_status ipfsrt_zarr_store_new_folder(ipfsrt_zarr_store **out, const char *path, bool writable, ipfsrt_error *err) {
+    *out = NULL;
+    const ipfsrt_zarr_store_ops *ops = NULL;
+    void *ctx = NULL;
+    ipfsrt_status st = ipfsrt_zarr_folder_store_open(&ops, &ctx, path, writable, err);
+    return st == IPFSRT_OK ? ipfsrt_zarr_store_new(out, ops, ctx, path, err) : st;
+}
+
+ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **out, const char *car_path, const char *path,
+                                        ipfsrt_error *err) {
+    *out = NULL;
+    size_t file_len = strlen(car_path), n = file_len + (path ? strlen(path) : 0) + 2;
+    char *url = malloc(n);
+    if (!url) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    snprintf(url, n, "%s%s%s", car_path, path && *path ? "/" : "", path ? path : "");
+    const ipfsrt_zarr_store_ops *ops = NULL;
+    void *ctx = NULL;
+    ipfsrt_status st = ipfsrt_zarr_car_store_open(&ops, &ctx, url, file_len, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_store_new(out, ops, ctx, url, err);
+    free(url);
+    return st;
+}
+
+/* The constructors of stores read through a client: the URL's form checked,
+ * then as ipfsrt_zarr_store_open makes them. */
+static ipfsrt_status open_as(ipfsrt_zarr_store **out, const char *url, bool form_ok, const char *form,
+                             const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+    *out = NULL;
+    if (!form_ok) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: not %s", url, form);
+    return ipfsrt_zarr_store_open(out, url, opts, err);
+}
+
+ipfsrt_status ipfsrt_zarr_store_new_ipfs(ipfsrt_zarr_store **out, struct ipfsrt_client *client, const char *url,
+                                         ipfsrt_error *err) {
+    ipfsrt_zarr_store_options opts = {.size = sizeof opts, .client = client};
+    if (!client) return ipfsrt_fail(err, IPFSRT_EARG, -1, "an IPFS store needs a client");
+    return open_as(out, url, has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"), "ipfs://CID[/path]", &opts,
+                   err);
+}
+
+ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **out, const char *url,
+                                       const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err) {
+    ipfsrt_zarr_store_options opts = {.size = sizeof opts, .s3_options = s3_options};
+    return open_as(out, url, has_prefix(url, "s3://"), "s3://bucket[/prefix]", &opts, err);
+}
+
+ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **out, const char *url,
+                                         const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err) {
+    ipfsrt_zarr_store_options opts = {.size = sizeof opts, .s3_options = s3_options};
+    return open_as(out, url, is_web(url), "http(s)://...", &opts, err);
+}
+
 ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, const ipfsrt_zarr_store_options *opts,
                                      ipfsrt_error *err) {
     *out = NULL;
