@@ -122,10 +122,10 @@ end
 -- IPFSRT_POLICY, or to the built-in order.
 local function set_policy(client, spec, log)
   local gateways = policy_gateways(client)
-  local p = policy.load(spec, gateways, log)
+  local p, what = policy.load(spec, gateways, log)
   local caps = {} -- asked first: a policy that fails here is not taken
   for i, g in ipairs(gateways) do caps[i] = p and policy.cap(p, g) or 0 end
-  client:set_policy_object(p, gateways)
+  client:set_policy_object(p, gateways, what)
   for i, cap in ipairs(caps) do client:set_gateway_cap(i, cap) end
 end
 

@@ -139,9 +139,9 @@ function M.load(spec, gateways, log)
   if type(spec) == "function" then
     local ok, made = pcall(spec, ctx)
     if not ok then fail("%s failed to start: %s", what, tostring(made)) end
-    return check(made, what)
+    return check(made, what), what
   end
-  return check(spec, what)
+  return check(spec, what), what
 end
 
 -- The cap policy p puts on gateway g (0: none), checked: a policy's mistake is

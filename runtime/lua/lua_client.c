@@ -1,6 +1,7 @@
 /* The client userdata: ipfsrt.client_new (lua/ipfsrt/client.lua checks the
  * options and loads the policy first) and its methods; ipfsrt.gateways(): the
  * default gateway list. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +35,32 @@ ipfsrt_status ipfsrt_lua_client_callback_failed(ipfsrt_lua_client *lc, const cha
     return IPFSRT_ECANCELED;
 }
 
+ipfsrt_status ipfsrt_lua_client_bad_policy(ipfsrt_lua_client *lc, ipfsrt_error *err, const char *fmt, ...) {
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (!lc->callback_error[0]) {
+        snprintf(lc->callback_error, sizeof lc->callback_error, "%.250s: %.340s",
+                 lc->policy_what[0] ? lc->policy_what : "the policy", what);
+        lc->callback_bad_policy = true;
+    }
+    ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", what);
+    return IPFSRT_ECANCELED;
+}
+
 /* Raises err, or the error of a Lua callback that caused it. */
 static int raise_call(lua_State *L, ipfsrt_lua_client *lc, const ipfsrt_error *err) {
     if (lc->callback_error[0]) {
         ipfsrt_error e = {.code = IPFSRT_ECANCELED, .offset = -1};
         snprintf(e.message, sizeof e.message, "%s", lc->callback_error);
-        return ipfsrt_lua_raise(L, &e);
+        ipfsrt_lua_push_error(L, &e);
+        if (lc->callback_bad_policy) {
+            lua_pushliteral(L, "bad_policy");
+            lua_setfield(L, -2, "code");
+        }
+        return lua_error(L);
     }
     return ipfsrt_lua_raise(L, err);
 }
@@ -56,6 +77,7 @@ void ipfsrt_lua_client_enter(lua_State *L, ipfsrt_lua_client *lc) {
     if (lc->busy) ipfsrt_lua_raise_arg(L, "the client is busy with a fetch (called from one of its callbacks)");
     lc->L = L;
     lc->callback_error[0] = '\0';
+    lc->callback_bad_policy = false;
     lc->busy = true;
 }
 

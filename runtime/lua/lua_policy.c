@@ -14,7 +14,7 @@ static void push_request(lua_State *L, const ipfsrt_policy_request *req) {
     lua_setfield(L, -2, "path");
     lua_pushstring(L, req->query);
     lua_setfield(L, -2, "query");
-    lua_pushinteger(L, req->attempt);
+    lua_pushinteger(L, (lua_Integer)req->attempt + 1); /* 1 for the first try, as the README says */
     lua_setfield(L, -2, "attempt");
 }
 
@@ -32,13 +32,20 @@ static bool policy_method(ipfsrt_lua_client *lc, const char *name) {
     return true;
 }
 
-/* The order a policy returned, read raw: no metamethod (__len, __index) runs
- * here, inside the client's loop, where a raise would unwind over C frames;
- * the walk is as long as the list really is. Entries are gateways ({index =})
- * or their 1-based indices; anything else is skipped. */
-static size_t read_order(lua_State *L, size_t n, size_t *order) {
-    size_t count = 0, len = (size_t)lua_rawlen(L, -1);
-    for (size_t i = 1; i <= len && count < n; i++) {
+/* The order a policy returned (at -1), read raw: no metamethod (__len,
+ * __index) runs here, inside the client's loop, where a raise would unwind
+ * over C frames; the walk is as long as the list really is. Entries are
+ * gateways ({index =}) or their 1-based indices; anything else breaks the
+ * contract, named with where it stands. */
+static ipfsrt_status read_order(ipfsrt_lua_client *lc, size_t n, size_t *order, size_t *count, ipfsrt_error *err) {
+    lua_State *L = lc->L;
+    char shown[120];
+    if (!lua_istable(L, -1))
+        return ipfsrt_lua_client_bad_policy(lc, err, "order returned %s, not a list of gateways or their indices (1 to %zu)",
+                                            ipfsrt_lua_describe(L, -1, shown, sizeof shown), n);
+    size_t len = (size_t)lua_rawlen(L, -1);
+    *count = 0;
+    for (size_t i = 1; i <= len && *count < n; i++) {
         lua_rawgeti(L, -1, (lua_Integer)i);
         if (lua_istable(L, -1)) {
             lua_pushliteral(L, "index");
@@ -47,10 +54,17 @@ static size_t read_order(lua_State *L, size_t n, size_t *order) {
         }
         int is_int = 0;
         lua_Integer idx = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &is_int) : 0;
+        if (!is_int || idx < 1 || (size_t)idx > n) {
+            lua_rawgeti(L, -2, (lua_Integer)i); /* the entry as returned, for the message */
+            ipfsrt_lua_describe(L, -1, shown, sizeof shown);
+            lua_pop(L, 2);
+            return ipfsrt_lua_client_bad_policy(lc, err, "order's entry %zu is %s, not a gateway or its index (1 to %zu)",
+                                                i, shown, n);
+        }
         lua_pop(L, 1);
-        if (is_int && idx >= 1 && (size_t)idx <= n) order[count++] = (size_t)idx - 1;
+        order[(*count)++] = (size_t)idx - 1;
     }
-    return count;
+    return IPFSRT_OK;
 }
 
 static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
@@ -63,11 +77,8 @@ static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_
     if (policy_method(lc, "order")) {
         push_request(L, req);
         lua_rawgeti(L, LUA_REGISTRYINDEX, lc->gateways_ref);
-        if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-            st = ipfsrt_lua_client_callback_failed(lc, "policy order", err);
-        } else if (lua_istable(L, -1)) {
-            count = read_order(L, n, order);
-        }
+        if (lua_pcall(L, 3, 1, 0) != LUA_OK) st = ipfsrt_lua_client_callback_failed(lc, "policy order", err);
+        else st = read_order(lc, n, order, &count, err);
     } else {
         for (; count < n; count++) order[count] = count;
     }
@@ -85,8 +96,12 @@ static ipfsrt_status lp_hedge(void *ctx, const ipfsrt_policy_request *req, doubl
     *seconds = -1;
     if (policy_method(lc, "hedge_after")) {
         push_request(L, req);
+        char shown[120];
         if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = ipfsrt_lua_client_callback_failed(lc, "policy hedge_after", err);
-        else if (lua_isnumber(L, -1)) *seconds = lua_tonumber(L, -1);
+        else if (lua_type(L, -1) == LUA_TNUMBER) *seconds = lua_tonumber(L, -1);
+        else if (!lua_isnil(L, -1))
+            st = ipfsrt_lua_client_bad_policy(lc, err, "hedge_after returned %s, not seconds or nil",
+                                              ipfsrt_lua_describe(L, -1, shown, sizeof shown));
     }
     lua_settop(L, top);
     return st;
@@ -122,6 +137,8 @@ static ipfsrt_status lp_observe(void *ctx, size_t gw, const ipfsrt_policy_reques
         lua_setfield(L, -2, "bytes");
         lua_pushstring(L, o->detail);
         lua_setfield(L, -2, "detail");
+        lua_pushboolean(L, o->guess);
+        lua_setfield(L, -2, "guess");
         if (lua_pcall(L, 4, 0, 0) != LUA_OK) st = ipfsrt_lua_client_callback_failed(lc, "policy observe", err);
     }
     lua_settop(L, top);
@@ -134,13 +151,15 @@ static void lp_free(void *ctx) {
     lc->policy_ref = LUA_NOREF;
 }
 
-/* client:set_policy_object(policy | nil, gateways): gateways is the list the
- * policy's methods receive ({url =, index =}, as ipfsrt.policy.load got it). */
+/* client:set_policy_object(policy | nil, gateways[, what]): gateways is the
+ * list the policy's methods receive ({url =, index =}, as ipfsrt.policy.load
+ * got it); what names the policy in messages ("policy FILE"). */
 int ipfsrt_lua_client_set_policy_object(lua_State *L) {
     ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L); /* the engine may be inside the
                                                                 policy it would replace */
     if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
     luaL_checktype(L, 3, LUA_TTABLE);
+    snprintf(lc->policy_what, sizeof lc->policy_what, "%s", luaL_optstring(L, 4, "the policy"));
     lua_settop(L, 3);
     ipfsrt_client_set_policy(lc->c, NULL); /* releases the previous object */
     if (lua_isnil(L, 2)) return 0;

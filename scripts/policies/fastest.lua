@@ -44,6 +44,7 @@ return function(ctx)
   end
 
   function policy:observe(_, gateway, outcome)
+    if outcome.guess and outcome.error == "not_found" then return end -- a prefetch's guess: says nothing
     local s = stats[gateway.url]
     local latency = outcome.latency + (outcome.ok and 0 or FAILURE_PENALTY)
     local transfer = outcome.duration - outcome.latency

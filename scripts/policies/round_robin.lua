@@ -6,7 +6,7 @@ return function()
 
   function policy:order(request, gateways)
     local n, out = #gateways, {}
-    if request.attempt == 0 then turn = turn + 1 end
+    if request.attempt == 1 then turn = turn + 1 end
     for i = 0, n - 1 do out[#out + 1] = gateways[(turn + i - 1) % n + 1] end
     return out
   end

@@ -92,4 +92,52 @@ describe("policies", function()
     assert.equal(0, code, err)
     assert.truthy(err:find("observed car in seconds", 1, true), err)
   end)
+
+  it("keeps the contract the README states: attempt from 1, observe for every outcome, answers checked", function()
+    -- in this process: the client and its policy objects directly
+    local other = gateway()
+    local missing = "ipfs://" .. root .. "/no-such-file"
+    local seen = {}
+    local p = {}
+    function p:order(request, gateways)
+      seen.attempts = seen.attempts or {}
+      seen.attempts[#seen.attempts + 1] = request.attempt
+      return gateways
+    end
+    function p:observe(request, gateway, outcome)
+      seen.errors = seen.errors or {}
+      seen.errors[#seen.errors + 1] = outcome.error
+      assert(type(outcome.guess) == "boolean")
+    end
+    local c = ipfsrt.client { gateways = { gw:url(), other:url() }, policy = p, cache = false }
+    assert.equal("policy test\n", c:get(url))
+    assert.equal(1, seen.attempts[1]) -- the first try of a request is attempt 1
+    local ok, err = pcall(c.get, c, missing)
+    assert.is_false(ok)
+    assert.equal("not_found", err.code)
+    local any_404 = false
+    for _, e in ipairs(seen.errors) do any_404 = any_404 or e == "not_found" end
+    assert.is_true(any_404, "observe saw the 404s: " .. table.concat(seen.errors, ","))
+    c:close()
+    -- answers the contract does not allow: a bad_policy error naming the value and the policy
+    local bad = {
+      { "return function() return {order = function() return 42 end} end", "order returned 42" },
+      { "return function() return {order = function() return {'nonsense', 99} end} end",
+        "order's entry 1 is nonsense" },
+      { "return function() return {order = function() return {7} end} end", "order's entry 1 is 7" },
+      { "return function() return {order = function(_, _, g) return g end, hedge_after = function() return 'soon' end} end",
+        "hedge_after returned soon" },
+    }
+    for i, case in ipairs(bad) do
+      local file = string.format("%s/mine/bad%d.lua", dir, i)
+      put(file, case[1])
+      local client = ipfsrt.client { gateways = { gw:url() }, policy = file, cache = false }
+      local ok2, e = pcall(client.get, client, url)
+      client:close()
+      assert.is_false(ok2, case[2])
+      assert.equal("bad_policy", e.code, tostring(e))
+      assert.truthy(e.message:find(case[2], 1, true), e.message)
+      assert.truthy(e.message:find(file, 1, true), e.message)
+    end
+  end)
 end)

@@ -82,6 +82,8 @@ typedef struct ipfsrt_policy_outcome {
     double duration_s;
     uint64_t bytes;      /* body bytes received */
     const char *detail;  /* what went wrong, "" when ok */
+    bool guess;          /* a read asked ahead of need (a prefetch): its not_found says
+                            nothing against the gateway (the path may not exist) */
 } ipfsrt_policy_outcome;
 
 /* Decides which gateway serves each request. Every function may be NULL: the

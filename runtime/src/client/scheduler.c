@@ -126,8 +126,7 @@ void ipfsrt_attempt_report(attempt *a) {
         unsigned limit = ipfsrt_pacing_observe(&g->pace, a->error, latency, a->backlog, now);
         if (limit != before) c->engine.set_limit(c->engine.ctx, (unsigned)a->gw, limit);
     }
-    bool unproven = t->ops->hint && a->error == IPFSRT_GWERR_NOT_FOUND;
-    if (c->policy.observe && !c->halted && !unproven) {
+    if (c->policy.observe && !c->halted) {
         ipfsrt_policy_request info;
         info_of(t, &info);
         ipfsrt_policy_outcome o = {
@@ -139,6 +138,7 @@ void ipfsrt_attempt_report(attempt *a) {
             .duration_s = now - a->started,
             .bytes = a->bytes,
             .detail = a->error == IPFSRT_GWERR_NONE ? "" : a->detail,
+            .guess = t->ops->hint,
         };
         ipfsrt_error e;
         ipfsrt_error_clear(&e);
