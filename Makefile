@@ -67,7 +67,33 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
+.PHONY: all help mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
+
+.DEFAULT_GOAL := all
+
+# `make help`: every target a person runs, one line each.
+define HELP_TEXT
+make               the libraries, the Lua module and build/ipfsrt
+make test          install missing Debian packages (as root), build, run every test
+make demo          the main job on built-in sample data (honest and lying gateways, pictures)
+make example       verify and list a CAR, read it through a local gateway
+make asan          the whole suite under AddressSanitizer + UBSan (build-asan/)
+make tsan          the threaded paths under ThreadSanitizer (build-tsan/)
+make bench         the benchmarks (figures on stdout; a few minutes each)
+make bench-peers   ipfsrt beside xarray, zarrita and verified-fetch on the dataset scenarios
+make fuzz          libFuzzer on every parser (FUZZ_TARGETS=car FUZZ_SECONDS=60)
+make tamper        10,000 corrupted answers from a lying gateway, every one caught
+make mpi           ipfsrt.mpi's C module (needs Open MPI)
+make install       PREFIX=/usr/local: executable, libraries, headers, Lua modules, policies
+make abi-baseline  record the exported ABI in tests/abi/ (after a deliberate change)
+make deps          the Debian packages the build and tests need (as root)
+make clean         remove build/, build-asan/, build-tsan/, build-fuzz/
+make test-X        one part of make test: layers symbols unit fuzz-replay lua cli numpy zarr
+                   dataset embed interop s3 mpi
+endef
+export HELP_TEXT
+help:
+	@echo "$$HELP_TEXT"
 
 LIBS := $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt.so $(BUILD)/libipfsrt-lua.a $(BUILD)/libipfsrt-lua.so
 all: $(LIBS) $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt

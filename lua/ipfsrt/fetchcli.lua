@@ -24,6 +24,7 @@ block is verified). Options may come before or after the URL:
   --max-concurrency N     the most in flight per gateway when adapted (default 64)
   --retries N             rounds over the gateways after all failed (default 2)
   -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)
+  -q, --quiet             no progress bar
 A gateway URL (https://GATEWAY/ipfs/CID/path) is read as ipfs://CID/path through
 that gateway, verified.]]
 
@@ -32,9 +33,9 @@ M.spec = {
   gateway = "list", policy = "string", ["no-verify"] = "boolean", ["cache-dir"] = "string",
   ["trust-cache"] = "boolean", timeout = "string", concurrency = "string", ["max-concurrency"] = "string",
   retries = "string", ["min-rate"] = "string", deadline = "string",
-  verbose = "boolean", cacert = "string",
+  verbose = "boolean", cacert = "string", quiet = "boolean",
 }
-M.aliases = { v = "verbose" }
+M.aliases = { v = "verbose", q = "quiet" }
 
 -- The client for these options; log lines of the policy go to stderr with -v.
 function M.client(opts)
@@ -180,6 +181,13 @@ function M.with_client(opts, fn)
   local ok, err = pcall(fn, client)
   M.report(client, opts)
   client:close()
+  if not ok and type(err) == "table" and err.code == "fetch_failed" and not opts.gateway then
+    local _, source = ipfsrt.gateways()
+    if source:find("built-in", 1, true) then -- the user named none: say how
+      err.message = err.message .. " (no gateway was given, so public ones were asked: name yours with " ..
+        "--gateway URL or IPFS_GATEWAY=URL)"
+    end
+  end
   if not ok then error(err, 0) end
 end
 

@@ -41,7 +41,7 @@ local function find(name)
     if f then f:close(); return path end
   end
   local known = M.available()
-  fail("no policy named '%s' (known: %s; looked in %s)", name,
+  fail("no policy named '%s' (known: %s; looked in %s; IPFSRT_POLICY_PATH=DIR:... names more directories)", name,
     #known > 0 and table.concat(known, ", ") or "none", #dirs > 0 and table.concat(dirs, ", ") or "no directory")
 end
 

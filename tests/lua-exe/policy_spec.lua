@@ -140,4 +140,17 @@ describe("policies", function()
       assert.truthy(e.message:find(file, 1, true), e.message)
     end
   end)
+
+  it("takes -q on every fetching subcommand, and names IPFSRT_POLICY_PATH when a policy is not found", function()
+    for _, sub in ipairs { "ls", "stat", "get", "cat" } do
+      local target = sub == "ls" and "ipfs://" .. root or url
+      local args = { sub, "-q", "--gateway", gw:url(), target }
+      if sub == "get" then args = { sub, "-q", "--gateway", gw:url(), "-o", dir .. "/got.txt", target } end
+      local code, _, err = run(args)
+      assert.equal(0, code, sub .. ": " .. err)
+    end
+    local code, _, err = get_with("nosuch")
+    assert.equal(2, code)
+    assert.truthy(err:find("IPFSRT_POLICY_PATH", 1, true), err)
+  end)
 end)
