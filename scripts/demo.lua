@@ -86,7 +86,12 @@ local field = ds.sst:sel { time = day }:values()
 local at = field:argmax()
 local lats, lons = ds.lat:values():tolist(), ds.lon:values():tolist()
 local i, j = at // #lons, at % #lons
-say("warmest point that day: %.2f %s at %.3f N, %.3f E", field:max(), ds.sst.attrs.units, lats[i + 1], lons[j + 1])
+-- A place as people write it: 0.375 S, 74.875 W (longitudes stored 0..360).
+local function place(lat, lon)
+  lon = (lon + 180) % 360 - 180
+  return string.format("%.3f %s, %.3f %s", math.abs(lat), lat < 0 and "S" or "N", math.abs(lon), lon < 0 and "W" or "E")
+end
+say("warmest point that day: %.2f %s at %s", field:max(), ds.sst.attrs.units, place(lats[i + 1], lons[j + 1]))
 local series = ds.sst:sel { lat = 35, lon = 285, method = "nearest" }:values()
 local list = series:tolist()
 local lo, hi = series:argmin(), series:argmax()

@@ -264,4 +264,15 @@ int ipfsrt_lua_open(lua_State *L) {
     return 1;
 }
 
-int luaopen_ipfsrt(lua_State *L) { return ipfsrt_lua_open(L); }
+/* require "ipfsrt" from a stock lua5.4 also sets the global ipfsrt (when unset),
+ * as the executable does: scripts and the README's examples read the same
+ * under both. A C host calling ipfsrt_lua_open decides for itself. */
+int luaopen_ipfsrt(lua_State *L) {
+    ipfsrt_lua_open(L);
+    if (lua_getglobal(L, "ipfsrt") == LUA_TNIL) {
+        lua_pushvalue(L, -2);
+        lua_setglobal(L, "ipfsrt");
+    }
+    lua_pop(L, 1);
+    return 1;
+}

@@ -91,6 +91,7 @@ prefix=$(pkg-config --variable=prefix ipfsrt)
 # LUA_PRELOAD names the sanitizer runtimes a sanitized module needs loaded first.
 LD_PRELOAD="${LUA_PRELOAD:-}" lua5.4 -e "package.cpath='$prefix/lib/lua/5.4/?.so'; local i = require 'ipfsrt';
     assert(#i.car.open('tests/fixtures/ipfs-car-small.car'):roots() == 1)
+    assert(ipfsrt == i, 'require sets the global ipfsrt, as the executable does')
     assert(i.policy_dir == '$prefix/lib/lua/5.4/../../../share/ipfsrt/policies', i.policy_dir)
     local gw = i.serve{cars = {'tests/fixtures/ipfs-car-small.car'}}
     local c = i.client{gateways = {gw:url()}, policy = 'trust', cache = false}

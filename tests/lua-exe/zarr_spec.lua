@@ -280,6 +280,18 @@ describe("ipfsrt.zarr", function()
   it("has a CLI: zarr info shows the tree, zarr get the values, over ipfs:// too", function()
     local code, out, err = exe.run { "zarr", "info", dir .. "/ds" }
     assert.equal(0, code, err)
+    local described = os.tmpname()
+    os.remove(described)
+    local g = ipfsrt.zarr.group(described, { attrs = { title = "attributes shown" } })
+    local a = ipfsrt.zarr.create(described, { path = "t", shape = { 2 }, chunks = { 2 }, dtype = "int16", zarr_format = 2 })
+    a:set_attrs { units = "K", scale_factor = 0.01 }
+    local code2, listed = exe.run { "zarr", "info", described }
+    assert.equal(0, code2)
+    for _, line in ipairs { "\n  title: attributes shown\n", "\n    scale_factor: 0.01\n", "\n    units: K\n" } do
+      assert.truthy(listed:find(line, 1, true), listed)
+    end
+    assert(g)
+    os.execute("rm -rf " .. described)
     assert.truthy(out:find("temp  int16 [5, 7]  chunks [2, 3]", 1, true), out)
     assert.truthy(out:find("fill -1", 1, true), out)
     code, out, err = exe.run { "zarr", "info", "ipfs://" .. root, "--gateway", honest:url(), "--json" }

@@ -163,16 +163,39 @@ local function dataset_dims(d)
   return #parts > 0 and table.concat(parts, ", ") or nil
 end
 
+-- A node's attributes, one per line under it (units, scale_factor, ...): what
+-- a reader needs to make sense of the numbers.
+local function print_attrs(attrs, indent)
+  local keys = {}
+  for k in pairs(attrs or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = attrs[k]
+    local text = type(v) == "string" and v or ipfsrt.json.encode(v)
+    if #text > 100 then text = text:sub(1, 97) .. "..." end
+    print(string.format("%s  %s: %s", indent, k, text))
+  end
+end
+
 local function print_tree(d, indent)
-  if d.kind == "array" then return print(array_line(d, indent)) end
+  if d.kind == "array" then
+    print(array_line(d, indent))
+    return print_attrs(d.attrs, indent)
+  end
   local name = d.path:match("[^/]*$")
   local dims = dataset_dims(d)
   print(string.format("%s%s/  group (v%d), %d members%s", indent, name, d.zarr_format, #d.members,
     dims and ("; a dataset of dimensions " .. dims) or ""))
+  print_attrs(d.attrs, indent)
   for _, m in ipairs(d.members) do
     local coordinate = dims and m.kind == "array" and #m.shape == 1 and m.dimension_names and
       m.dimension_names[1] == m.path:match("[^/]*$")
-    if coordinate then print(array_line(m, indent .. "  ") .. "  (coordinate)") else print_tree(m, indent .. "  ") end
+    if coordinate then
+      print(array_line(m, indent .. "  ") .. "  (coordinate)")
+      print_attrs(m.attrs, indent .. "  ")
+    else
+      print_tree(m, indent .. "  ")
+    end
   end
 end
 
