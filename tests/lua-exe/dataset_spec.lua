@@ -32,6 +32,20 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
         assert.same({ 1, 360, 360 }, v._array.chunks)
       end
       assert.same({ "2024-01-01", "2024-01-02", "2024-01-03" }, ds.time:dates())
+      -- the CLI decodes and selects by label as the dataset layer does
+      local c2, decoded = exe.run { "zarr", "get", out, "sst", "2,400,1000:1004", "--decode", "--json" }
+      assert.equal(0, c2, decoded)
+      assert.same(ipfsrt.json.decode(ds.sst:isel { time = 2, lat = 400, lon = { 1000, 1004 } }:values():tojson()),
+        ipfsrt.json.decode(decoded))
+      local c3, by_label = exe.run { "zarr", "get", out, "sst", "--sel", "time=2024-01-03,lat=-0.125,lon=180.125:181",
+        "--json" }
+      assert.equal(0, c3, by_label)
+      assert.same(
+        ipfsrt.json.decode(ds.sst:sel { time = "2024-01-03", lat = -0.125, lon = { 180.125, 181 } }:values():tojson()),
+        ipfsrt.json.decode(by_label))
+      local c4, _, bad_dim = exe.run { "zarr", "get", out, "sst", "--sel", "tme=1" }
+      assert.equal(2, c4)
+      assert.truthy(bad_dim:find("dimensions: time, lat, lon", 1, true), bad_dim)
       local land = ds.sst:isel { time = 0 }:values():isnan():astype("float64"):mean()
       assert.is_true(land > 0.24 and land < 0.28, "land " .. land)
       local poles = ds.ice:isel { time = 0, lat = { 200, 520 } }:max()

@@ -7,7 +7,7 @@ local fetchcli = require "ipfsrt.fetchcli"
 local M = {
   summary = "Zarr v2/v3 groups and arrays: their tree (info), values (get), copies (cp)",
   usage = [==[usage: ipfsrt zarr info URL [--json]
-       ipfsrt zarr get URL ARRAY [SELECTION] [--json | --csv] [-q]
+       ipfsrt zarr get URL ARRAY [SELECTION] [--decode] [--sel DIM=LABEL,...] [--json | --csv] [-q]
        ipfsrt zarr cp URL DIR [--path P] [--compressor NAME[:LEVEL]] [--zarr-format 2|3]
                       [--chunks A,B,..] [--shards A,B,..] [--no-consolidate] [-q]
 
@@ -27,7 +27,11 @@ get: the values of ARRAY (a path below URL; "." for URL itself) as numpy
   prints them, or --json (nested lists) or --csv (rows of a 2-d array; more
   dimensions as index columns and a value). SELECTION is numpy's, 0-based and
   half-open: "0,100:200,::2" is a[0, 100:200, ::2]; left out, the whole array.
-  A progress bar shows on a terminal (-q: none).
+  --decode: the values as xarray decodes them (CF: the fill value and
+  missing_value as NaN, scale_factor and add_offset applied). --sel
+  "time=2024-02-29,lat=20:60" selects by coordinate labels (a range FROM:TO
+  includes both ends; times as YYYY-MM-DD), as xarray's sel does, and
+  decodes. A progress bar shows on a terminal (-q: none).
 cp: the group (with everything under it) or array at URL (or --path P below
   it) into the folder DIR, chunks as they are, or re-encoded when a compressor
   (zstd, gzip, zlib, bz2, lz4, blosc; blosc:CNAME[:LEVEL]), format, chunk or
@@ -37,6 +41,7 @@ cp: the group (with everything under it) or array at URL (or --path P below
 }
 
 M.options = { json = "boolean", csv = "boolean", quiet = "boolean", path = "string", compressor = "string",
+  decode = "boolean", sel = "string",
   ["zarr-format"] = "string", chunks = "string", shards = "string", ["no-consolidate"] = "boolean" }
 M.aliases = { q = "quiet" }
 
@@ -286,10 +291,50 @@ local function chunk_progress(opts)
   return bar, function() if shown then io.stderr:write("\r\27[K") end end
 end
 
+-- --sel "time=2024-02-29,lat=20:60": a label, or a range FROM:TO, per dimension.
+function M.parse_labels(text)
+  local spec = {}
+  for part in (text .. ","):gmatch("([^,]*),") do
+    local k, v = part:match("^%s*([%a_][%w_]*)%s*=%s*(.-)%s*$")
+    if not k or v == "" then argparse.usage_error("--sel: %q is not DIM=LABEL or DIM=FROM:TO", part) end
+    local from, to = v:match("^([^:]+):([^:]+)$")
+    local function label(s) return tonumber(s) or s end
+    spec[k] = from and { label(from), label(to) } or label(v)
+  end
+  return spec
+end
+
+-- The variable through the dataset layer: positions (SELECTION) by dimension,
+-- then labels; CF-decoded.
+local function decoded_values(store, name, sel, labels)
+  local ds = ipfsrt.dataset.open(store)
+  local v = ds.vars[name] or ds.coords[name]
+  if not v then
+    argparse.usage_error("no variable %s in the dataset (variables: %s)", name, table.concat(ds:names(), ", "))
+  end
+  local by_dim = {}
+  for i, part in ipairs(sel) do
+    if v.dims[i] == nil then argparse.usage_error("%s has %d dimensions", name, #v.dims) end
+    by_dim[v.dims[i]] = part
+  end
+  if next(by_dim) then v = v:isel(by_dim) end
+  if labels then v = v:sel(labels) end
+  return v:values()
+end
+
 local function get(url, rest, opts)
   if #rest < 1 or #rest > 2 then argparse.usage_error("zarr get needs URL, ARRAY and maybe a SELECTION") end
   if opts.json and opts.csv then argparse.usage_error("--json and --csv go one at a time") end
   local sel = M.parse_selection(rest[2])
+  local labels = opts.sel and M.parse_labels(opts.sel)
+  if opts.decode or labels then
+    return with_store(url, opts, function(store)
+      local x = decoded_values(store, rest[1], sel, labels)
+      if opts.json then print(x:tojson())
+      elseif opts.csv then write_csv(x)
+      else print(tostring(x)) end
+    end)
+  end
   with_store(url, opts, function(store)
     local a = ipfsrt.zarr.open(store, { path = rest[1] == "." and "" or rest[1] })
     if not a.is_array then argparse.usage_error("%s is a group, not an array", rest[1]) end
