@@ -38,6 +38,17 @@ local function s3_options(url, spec)
   return S3.options(spec, "zarr")
 end
 
+-- "CID" or "CID/path" where no such file or folder exists: ipfs://CID[/path],
+-- as a user who pasted a CID means it.
+function M.ipfs_url_of(where)
+  if where:find("://", 1, true) or where:sub(1, 1) == "/" then return where end
+  local first = where:match("^[^/]+")
+  if not first or #first < 46 or not pcall(ipfsrt.cid.parse, first) then return where end
+  local f = io.open(first, "r")
+  if f then f:close(); return where end
+  return "ipfs://" .. where
+end
+
 -- store(url | table[, opts]) -> a store (what open takes)
 function M.store(where, opts)
   opts = opts or {}
@@ -49,6 +60,7 @@ function M.store(where, opts)
   end
   if type(where) == "userdata" then return where end
   if type(where) ~= "string" then bad("a store is a URL, a path or a table") end
+  where = M.ipfs_url_of(where)
   return C.store_open(where, opts.client ~= nil and client_for(where, opts.client) or nil, opts.writable == true,
     s3_options(where, opts.s3))
 end

@@ -303,6 +303,9 @@ describe("ipfsrt.zarr", function()
     code, out, err = exe.run { "zarr", "get", "ipfs://" .. root, "temp", "4,::3", "--gateway", honest:url(), "--json" }
     assert.equal(0, code, err)
     assert.same({ 400, 403, 406 }, ipfsrt.json.decode(out))
+    code, out, err = exe.run { "zarr", "get", root, "temp", "4,::3", "--gateway", honest:url(), "--json" } -- a bare CID
+    assert.equal(0, code, err)
+    assert.same({ 400, 403, 406 }, ipfsrt.json.decode(out))
     for sel, want in pairs { ["1:5:9223372036854775807,4"] = { 104 }, ["::-9223372036854775808,4"] = { 404 },
       ["1:0:9223372036854775807,4"] = {} } do -- steps past the dimension, as numpy takes them
       code, out, err = exe.run { "zarr", "get", dir .. "/ds", "temp", sel, "--json" }

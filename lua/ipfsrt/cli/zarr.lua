@@ -51,7 +51,7 @@ local function is_ipfs(url) return url:match("^ipfs://") or url:match("^/ipfs/")
 
 local function open_store(url, opts)
   fetchcli.check_gateways(opts)
-  url = fetchcli.gateway_url_target(url, opts, true)
+  url = require("ipfsrt.zarr").ipfs_url_of(fetchcli.gateway_url_target(url, opts, true))
   if is_ipfs(url) then
     local client = fetchcli.client(opts)
     return ipfsrt.zarr.store(url, { client = client }), client
