@@ -67,7 +67,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all help mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
+.PHONY: all help test-readme mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
 
 .DEFAULT_GOAL := all
 
@@ -88,7 +88,7 @@ make install       PREFIX=/usr/local: executable, libraries, headers, Lua module
 make abi-baseline  record the exported ABI in tests/abi/ (after a deliberate change)
 make deps          the Debian packages the build and tests need (as root)
 make clean         remove build/, build-asan/, build-tsan/, build-fuzz/
-make test-X        one part of make test: layers symbols unit fuzz-replay lua cli numpy zarr
+make test-X        one part of make test: layers symbols readme unit fuzz-replay lua cli numpy zarr
                    dataset embed interop s3 mpi
 endef
 export HELP_TEXT
@@ -213,12 +213,18 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-layers test-symbols test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
+	$(MAKE) test-layers test-symbols test-readme test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
 	    test-interop test-s3 test-mpi
 
 # Dependencies point down: no source includes a module of a higher layer.
 test-layers:
 	@sh tests/layers.sh $(LAYERS)
+
+# The README's first five minutes run as written (with build/ipfsrt, as the
+# README says: built first when this is a sanitized run), its links lead to files.
+test-readme: all
+	@[ -x build/ipfsrt ] || $(MAKE) --no-print-directory all BUILD=build
+	build/ipfsrt tests/readme/check.lua README.md
 
 # Each shared library exports what its public headers mark, and nothing else;
 # its ABI is the one recorded in tests/abi (optimized builds only: sanitizers
@@ -288,7 +294,7 @@ test-zarr: all
 
 # ipfsrt.dataset against Debian's xarray on the OISST-like sample (10 days),
 # on CF cases (calendars, _Unsigned, missing values, label slices, refusals),
-# the README's ten analyses (60 days), and groupby/resample/rolling cases in
+# the ten analyses of lua/README.md (60 days), and groupby/resample/rolling cases in
 # four calendars.
 test-dataset: all
 	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-10 --days 10 2>/dev/null
@@ -303,8 +309,8 @@ test-dataset: all
 	$(BUILD)/ipfsrt tests/dataset/cf_check.lua $(BUILD)/cf-cases $(BUILD)/cf-cases.json
 	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-60 --days 60 2>/dev/null
 	rm -rf $(BUILD)/analyses
-	/usr/bin/python3 tests/dataset/analyses.py README.md $(BUILD)/sample-60 $(BUILD)/analyses/python $(BUILD)/analyses.json
-	$(BUILD)/ipfsrt tests/dataset/analyses.lua README.md $(BUILD)/sample-60 $(BUILD)/analyses/lua $(BUILD)/analyses.json
+	/usr/bin/python3 tests/dataset/analyses.py lua/README.md $(BUILD)/sample-60 $(BUILD)/analyses/python $(BUILD)/analyses.json
+	$(BUILD)/ipfsrt tests/dataset/analyses.lua lua/README.md $(BUILD)/sample-60 $(BUILD)/analyses/lua $(BUILD)/analyses.json
 	rm -rf $(BUILD)/groups
 	/usr/bin/python3 tests/dataset/groups.py $(BUILD)/groups $(BUILD)/groups.json
 	$(BUILD)/ipfsrt tests/dataset/groups_check.lua $(BUILD)/groups $(BUILD)/groups.json
@@ -489,7 +495,9 @@ install: all
 	cp -r lua/ipfsrt $(DESTDIR)$(PREFIX)/share/lua/5.4/
 	rm -rf $(DESTDIR)$(PREFIX)/share/ipfsrt/policies $(DESTDIR)$(PREFIX)/share/ipfsrt/examples
 	cp -r scripts/policies scripts/examples $(DESTDIR)$(PREFIX)/share/ipfsrt/
-	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/ipfsrt/
+	install -m 644 LICENSE README.md CONTRIBUTING.md $(DESTDIR)$(PREFIX)/share/doc/ipfsrt/
+	for d in lua runtime scripts/policies scripts/bench tests; do \
+	    install -m 644 $$d/README.md $(DESTDIR)$(PREFIX)/share/doc/ipfsrt/$$(echo $$d | tr / -).md; done
 	for pc in ipfsrt ipfsrt-lua; do sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@REQUIRES@|$(CORE_PKGS)|' -e 's|@PRIVATE_LIBS@|$(CORE_PRIVATE_LIBS)|' -e 's|@LUA_PC@|$(LUA_PC)|' \
 	    runtime/$$pc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$pc.pc; done

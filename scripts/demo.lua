@@ -114,3 +114,11 @@ f:write(svg.bars { title = "scenarios, median ms (log scale), " .. o.days .. " d
   groups = groups, series = series_names, value = function(g, s) return results[g][s].median * 1000 end })
 f:close()
 say("\npictures: %s (SST colour map, land grey), %s, %s", png, ts_svg, bench_svg)
+
+-- 7. what to try next, with this sample's root (README.md, "The first five minutes")
+local gw = "http://127.0.0.1:8473"
+say("\nnext, explore the sample yourself:")
+say("  %s serve %s --listen 127.0.0.1:8473 &", exe, car)
+say("  %s zarr info ipfs://%s --gateway %s", exe, root, gw)
+say("  %s zarr get ipfs://%s sst --sel time=2024-02-29,lat=35.125,lon=285.125 --gateway %s", exe, root, gw)
+say("  and from Lua: ipfsrt.dataset.open(\"ipfs://%s\", { gateways = { \"%s\" } })", root, gw)

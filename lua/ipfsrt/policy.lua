@@ -6,7 +6,7 @@
 --   policy:observe(request, gateway, outcome)                           (optional)
 --   policy:max_in_flight(gateway)            -> the most requests in flight at that
 --                                               gateway, nil = the client's (optional)
--- See README "Writing a policy" for every field. Named policies are files NAME.lua
+-- See scripts/policies/README.md for every field. Named policies are files NAME.lua
 -- in the policy directories (IPFSRT_POLICY_PATH, then the installed ones; never
 -- the current directory) and return a constructor: function(ctx) -> policy.
 -- A policy loads another with require "ipfsrt.policies.NAME".

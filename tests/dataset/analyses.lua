@@ -1,8 +1,8 @@
--- The README's ten analyses, ipfsrt's side: each ```lua block under
+-- The ten analyses of lua/README.md, ipfsrt's side: each ```lua block under
 -- "### Analysis" run in turn (ds, dir, ipfsrt given), each block's `result`
 -- compared with the Python block's beside it (tests/dataset/analyses.py ran
 -- them with xarray), and each Lua block at most one line longer.
--- Usage: ipfsrt analyses.lua README.md SAMPLE_DIR OUT_DIR XARRAY.json
+-- Usage: ipfsrt analyses.lua lua/README.md SAMPLE_DIR OUT_DIR XARRAY.json
 local ipfsrt = require "ipfsrt"
 local readme, sample, out_dir, answers_path = arg[1], arg[2], arg[3], arg[4]
 local want_all = ipfsrt.json.decode(assert(io.open(answers_path)):read("a"))
@@ -64,7 +64,7 @@ assert(#list == #want_all, string.format("%d Lua analyses, %d Python ones", #lis
 for i, b in ipairs(list) do
   local want = want_all[i]
   env.result = nil
-  local chunk = assert(load(b.code, "=README " .. b.title, "t", env))
+  local chunk = assert(load(b.code, "=lua/README.md " .. b.title, "t", env))
   local ok, err = pcall(chunk)
   local problem = not ok and ("failed: " .. tostring(type(err) == "table" and err.message or err))
   problem = problem or compare.same(as_json(env.result), want.result, "result", tolerance(b.title))
@@ -78,5 +78,5 @@ for i, b in ipairs(list) do
     print(string.format("%s: as xarray's (%d lines, xarray %d)", b.title, lines(b.code), want.lines))
   end
 end
-print(string.format("the README's analyses agree with xarray's: %d of %d", #list - bad, #list))
+print(string.format("the analyses of lua/README.md agree with xarray's: %d of %d", #list - bad, #list))
 os.exit(bad == 0 and 0 or 1)

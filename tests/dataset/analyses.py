@@ -1,7 +1,7 @@
-"""The README's ten analyses, xarray's side: each ```python block under
+"""The ten analyses of lua/README.md, xarray's side: each ```python block under
 "### Analysis" run in turn (ds, dir, xr, np given; plots not drawn), each
 block's `result` written for tests/dataset/analyses.lua to compare with the Lua
-block beside it. `analyses.py README.md SAMPLE_DIR OUT_DIR OUT.json`"""
+block beside it. `analyses.py lua/README.md SAMPLE_DIR OUT_DIR OUT.json`"""
 import json
 import os
 import re
@@ -56,4 +56,4 @@ for title, code in blocks(readme, "python"):
     answers.append({"title": title, "lines": len([l for l in code.splitlines() if l.strip()]),
                     "result": as_json(env["result"])})
 json.dump(answers, open(out_json, "w"), indent=1)
-print(f"xarray {xr.__version__} ran the README's {len(answers)} analyses")
+print(f"xarray {xr.__version__} ran lua/README.md's {len(answers)} analyses")

@@ -1,10 +1,10 @@
--- The public Lua surface: the ipfsrt table holds the names the README
--- documents and nothing else (internals live in require "ipfsrt.core"), and
+-- The public Lua surface: the ipfsrt table holds the names the Lua reference
+-- (lua/README.md) documents and nothing else (internals live in require "ipfsrt.core"), and
 -- every name it holds is documented there.
 local ipfsrt = require "ipfsrt"
 
 local function readme()
-  local f = assert(io.open("README.md", "rb"))
+  local f = assert(io.open("lua/README.md", "rb"))
   local text = f:read("a")
   f:close()
   return text
@@ -25,10 +25,10 @@ describe("the ipfsrt table", function()
     assert.same(PUBLIC, have)
   end)
 
-  it("has every name in the README", function()
+  it("has every name in the Lua reference", function()
     local text = readme()
     for _, name in ipairs(PUBLIC) do
-      assert.truthy(text:find("ipfsrt." .. name, 1, true), "the README does not mention ipfsrt." .. name)
+      assert.truthy(text:find("ipfsrt." .. name, 1, true), "lua/README.md does not mention ipfsrt." .. name)
     end
   end)
 

@@ -1,0 +1,66 @@
+-- The README runs as written: its "first five minutes" (the shell block and
+-- the Lua block) against the demo's sample, made here as `make demo` makes it
+-- when it is not there yet, and every link to a file of the repository
+-- leads to one. Usage: ipfsrt tests/readme/check.lua README.md
+local ipfsrt = require "ipfsrt"
+
+local readme = assert(arg[1], "usage: check.lua README.md")
+local text = assert(io.open(readme, "rb")):read("a")
+
+local function sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1", "r"))
+  local out = p:read("a")
+  local ok = p:close()
+  return ok, out
+end
+
+-- the links
+local broken = {}
+for target in text:gmatch("%]%(([^)#]+)[^)]*%)") do
+  if not target:match("^%a+://") and not io.open(target, "r") then broken[#broken + 1] = target end
+end
+assert(#broken == 0, "README links to files that are not there: " .. table.concat(broken, ", "))
+
+-- the section's blocks, in order
+local section = assert(text:match("\n## The first five minutes\n(.-)\n## "), "README has no 'The first five minutes'")
+local shell = assert(section:match("```sh\n(.-)```"), "no shell block in 'The first five minutes'")
+local lua = assert(section:match("```lua\n(.-)```"), "no Lua block in 'The first five minutes'")
+
+-- the sample, as make demo leaves it
+if not io.open("build/demo/oisst-60.root") then
+  print("making the demo's sample (60 days) in build/demo ...")
+  local ok, out = sh("mkdir -p build/demo && build/ipfsrt scripts/sample/oisst.lua build/demo/oisst-60 --days 60 " ..
+    "--car build/demo/oisst-60.car 2>/dev/null")
+  assert(ok, out)
+  local f = assert(io.open("build/demo/oisst-60.root", "w"))
+  f:write(out:match("(%S+)%s*$"))
+  f:close()
+end
+
+-- the shell block, whole, as a user pastes it
+local script = os.tmpname()
+assert(io.open(script, "w")):write("set -e\n" .. shell)
+local ok, out = sh("bash " .. script)
+os.remove(script)
+assert(ok, "the README's shell block failed:\n" .. out)
+for _, want in ipairs { "sst  int16 [60, 720, 1440]", "units: Celsius", "dtype=float32" } do
+  assert(out:find(want, 1, true), "the shell block's output lacks " .. want .. ":\n" .. out)
+end
+
+-- the Lua block, with the gateway it expects
+local gw <close> = ipfsrt.serve { cars = { "build/demo/oisst-60.car" }, listen = "127.0.0.1:8473" }
+local chunk = assert(load(lua, "=README (Lua block)", "t", setmetatable({}, { __index = _G })))
+local printed = {}
+local real_print = print
+print = function(...) -- luacheck: ignore
+  local parts = {}
+  for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+  printed[#printed + 1] = table.concat(parts, "\t")
+end
+local ran, err = pcall(chunk)
+print = real_print -- luacheck: ignore
+assert(ran, "the README's Lua block failed: " .. tostring(err))
+local all = table.concat(printed, "\n")
+assert(all:find("Gulf Stream box on 2024%-02%-29: %d+%.%d%d Celsius"), all)
+assert(all:find("shape=(60,)", 1, true), all)
+print("README: links, the shell block and the Lua block of 'The first five minutes' run as written")
