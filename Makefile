@@ -8,7 +8,7 @@ SAN ?=
 CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
-               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools \
+               libcmocka-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools groff-base \
                libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev python3-zarr \
                python3-xarray python3-cftime openmpi-bin libopenmpi-dev
 LUA_PC := lua5.4
@@ -67,7 +67,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all help test-readme mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
+.PHONY: all help test-readme test-man mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
 
 .DEFAULT_GOAL := all
 
@@ -88,7 +88,7 @@ make install       PREFIX=/usr/local: executable, libraries, headers, Lua module
 make abi-baseline  record the exported ABI in tests/abi/ (after a deliberate change)
 make deps          the Debian packages the build and tests need (as root)
 make clean         remove build/, build-asan/, build-tsan/, build-fuzz/
-make test-X        one part of make test: layers symbols readme unit fuzz-replay lua cli numpy zarr
+make test-X        one part of make test: layers symbols readme man unit fuzz-replay lua cli numpy zarr
                    dataset embed interop s3 mpi
 endef
 export HELP_TEXT
@@ -213,7 +213,7 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-layers test-symbols test-readme test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
+	$(MAKE) test-layers test-symbols test-readme test-man test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
 	    test-interop test-s3 test-mpi
 
 # Dependencies point down: no source includes a module of a higher layer.
@@ -225,6 +225,10 @@ test-layers:
 test-readme: all
 	@[ -x build/ipfsrt ] || $(MAKE) --no-print-directory all BUILD=build
 	build/ipfsrt tests/readme/check.lua README.md
+
+# The man page names each subcommand's options as its --help does, and renders.
+test-man: all
+	$(BUILD)/ipfsrt tests/man/check.lua runtime/ipfsrt.1 $(BUILD)/ipfsrt
 
 # Each shared library exports what its public headers mark, and nothing else;
 # its ABI is the one recorded in tests/abi (optimized builds only: sanitizers
@@ -479,8 +483,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/ipfsrt $(DESTDIR)$(PREFIX)/lib/lua/5.4 \
 	    $(DESTDIR)$(PREFIX)/share/lua/5.4 $(DESTDIR)$(PREFIX)/share/ipfsrt \
-	    $(DESTDIR)$(PREFIX)/share/doc/ipfsrt
+	    $(DESTDIR)$(PREFIX)/share/doc/ipfsrt $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/ipfsrt $(DESTDIR)$(PREFIX)/bin/ipfsrt
+	install -m 644 runtime/ipfsrt.1 $(DESTDIR)$(PREFIX)/share/man/man1/ipfsrt.1
 	install -m 644 $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt-lua.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libipfsrt.so $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	install -m 755 $(BUILD)/libipfsrt-lua.so $(DESTDIR)$(PREFIX)/lib/$(LUA_SONAME)

@@ -5,7 +5,7 @@ local fetchcli = require "ipfsrt.fetchcli"
 
 local M = {
   summary = "download ipfs://CID[/path] through gateways, every block verified",
-  usage = [[usage: ipfsrt get ipfs://CID[/path] [-o OUT | --car OUT.car] [-q] [options]
+  usage = [[usage: ipfsrt get ipfs://CID[/path] [-o, --output OUT | --car OUT.car] [-q] [options]
 
 Without -o a file's bytes go to stdout (each byte only after its block was verified);
 with -o OUT the file, directory tree or symlink is written to OUT, which must not
