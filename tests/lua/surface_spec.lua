@@ -43,4 +43,27 @@ describe("the ipfsrt table", function()
       assert.truthy(require("ipfsrt.core").zarr[name], name)
     end
   end)
+
+  it("has every function of its submodules and every subcommand in the Lua reference", function()
+    local text = readme()
+    local missing = {}
+    for name, sub in pairs(ipfsrt) do
+      if type(sub) == "table" and name ~= "null" then
+        for fn, v in pairs(sub) do
+          if type(v) == "function" and not text:find(name .. "." .. fn, 1, true)
+            and not (name == "ndarray" and text:find("nd." .. fn, 1, true)) then
+            missing[#missing + 1] = "ipfsrt." .. name .. "." .. fn
+          end
+        end
+      end
+    end
+    for file in io.popen("ls lua/ipfsrt/cli"):lines() do
+      local sub = file:match("^(%w+)%.lua$")
+      if sub and sub ~= "init" and not text:find("ipfsrt " .. sub, 1, true) then
+        missing[#missing + 1] = "ipfsrt " .. sub .. " (subcommand)"
+      end
+    end
+    table.sort(missing)
+    assert.same({}, missing)
+  end)
 end)
