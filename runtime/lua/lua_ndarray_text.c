@@ -14,59 +14,6 @@
 #define PRINT_THRESHOLD 1000
 #define EDGE_ITEMS 3
 
-static void add_value(luaL_Buffer *b, const ipfsrt_ndvalue *v) {
-    char s[64];
-    switch (v->kind) {
-    case IPFSRT_NDVALUE_BOOL: luaL_addstring(b, v->b ? "True" : "False"); return;
-    case IPFSRT_NDVALUE_INT: snprintf(s, sizeof s, "%lld", (long long)v->i); break;
-    case IPFSRT_NDVALUE_UINT: snprintf(s, sizeof s, "%llu", (unsigned long long)v->u); break;
-    case IPFSRT_NDVALUE_COMPLEX: snprintf(s, sizeof s, "%.8g%+.8gj", v->f, v->imag); break;
-    case IPFSRT_NDVALUE_BYTES:
-        luaL_addstring(b, "b'");
-        luaL_addlstring(b, (const char *)v->bytes, v->len);
-        luaL_addchar(b, '\'');
-        return;
-    case IPFSRT_NDVALUE_FLOAT:
-        if (isnan(v->f)) snprintf(s, sizeof s, "nan");
-        else if (isinf(v->f)) snprintf(s, sizeof s, v->f > 0 ? "inf" : "-inf");
-        else if (v->f == floor(v->f) && fabs(v->f) < 1e16) snprintf(s, sizeof s, "%.0f.", v->f); /* 1. */
-        else snprintf(s, sizeof s, "%.8g", v->f);
-        break;
-    }
-    luaL_addstring(b, s);
-}
-
-static void add_level(luaL_Buffer *b, const ipfsrt_ndarray *a, int dim, int64_t *index, bool abbreviate) {
-    if (dim == a->ndim) {
-        ipfsrt_ndvalue v;
-        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL);
-        add_value(b, &v);
-        return;
-    }
-    luaL_addchar(b, '[');
-    size_t n = a->shape[dim];
-    for (size_t i = 0; i < n; i++) {
-        if (abbreviate && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS) {
-            luaL_addstring(b, dim == a->ndim - 1 ? "..., " : "...,\n");
-            i = n - EDGE_ITEMS;
-        }
-        index[dim] = (int64_t)i;
-        add_level(b, a, dim + 1, index, abbreviate);
-        if (i + 1 < n) {
-            luaL_addchar(b, ',');
-            if (dim == a->ndim - 1) {
-                luaL_addchar(b, ' ');
-            } else {
-                luaL_addchar(b, '\n');
-                for (int k = 0; k <= dim + 6; k++) luaL_addchar(b, ' '); /* under "array([" */
-            }
-        }
-    }
-    luaL_addchar(b, ']');
-}
-
-/* ------------------------------------------------- exact text (CLI output) */
-
 /* The shortest text that reads back as the same float (Lua's tostring keeps
  * only 14 digits); float32 elements as float32 reads them. */
 static void float_text(double f, bool single, char *s, size_t cap) {
@@ -76,6 +23,115 @@ static void float_text(double f, bool single, char *s, size_t cap) {
         if (single ? (float)back == (float)f : back == f) return;
     }
 }
+
+/* One array being printed as numpy prints it: elements right-aligned to the
+ * widest one shown (floats aligned on their points), rows of a 3-d array in
+ * blocks a blank line apart, and the middle of long dimensions left out
+ * ("...") at the edges' indentation. */
+typedef struct printing {
+    luaL_Buffer *b;
+    const ipfsrt_ndarray *a;
+    bool abbreviate;
+    size_t width;       /* of the widest element shown */
+    size_t before_point; /* floats: the most characters before a point */
+    size_t from_point;   /* ... and from it on */
+} printing;
+
+static size_t value_text(const ipfsrt_ndarray *a, const ipfsrt_ndvalue *v, char *s, size_t cap) {
+    switch (v->kind) {
+    case IPFSRT_NDVALUE_BOOL: snprintf(s, cap, "%s", v->b ? "True" : "False"); break;
+    case IPFSRT_NDVALUE_INT: snprintf(s, cap, "%lld", (long long)v->i); break;
+    case IPFSRT_NDVALUE_UINT: snprintf(s, cap, "%llu", (unsigned long long)v->u); break;
+    case IPFSRT_NDVALUE_COMPLEX: snprintf(s, cap, "%.8g%+.8gj", v->f, v->imag); break;
+    case IPFSRT_NDVALUE_BYTES: snprintf(s, cap, "b'%.*s'", (int)(v->len < 200 ? v->len : 200), (const char *)v->bytes); break;
+    case IPFSRT_NDVALUE_FLOAT:
+        if (isnan(v->f)) snprintf(s, cap, "nan");
+        else if (isinf(v->f)) snprintf(s, cap, v->f > 0 ? "inf" : "-inf");
+        else if (v->f == floor(v->f) && fabs(v->f) < 1e16) snprintf(s, cap, "%.0f.", v->f); /* 1. */
+        else float_text(v->f, a->dtype == IPFSRT_DTYPE_FLOAT32, s, cap);
+        break;
+    }
+    return strlen(s);
+}
+
+/* Each element shown, in order: fn(p, text, length). */
+static void each_shown(printing *p, int dim, int64_t *index, void (*fn)(printing *p, const char *s, size_t n)) {
+    const ipfsrt_ndarray *a = p->a;
+    if (dim == a->ndim) {
+        ipfsrt_ndvalue v;
+        char s[256];
+        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL);
+        fn(p, s, value_text(a, &v, s, sizeof s));
+        return;
+    }
+    size_t n = a->shape[dim];
+    for (size_t i = 0; i < n; i++) {
+        if (p->abbreviate && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS) i = n - EDGE_ITEMS;
+        index[dim] = (int64_t)i;
+        each_shown(p, dim + 1, index, fn);
+    }
+}
+
+static void widest(printing *p, const char *s, size_t n) {
+    if (n > p->width) p->width = n;
+    const char *point = memchr(s, '.', n);
+    if (!point) return;
+    size_t before = (size_t)(point - s), from = n - before;
+    if (before > p->before_point) p->before_point = before;
+    if (from > p->from_point) p->from_point = from;
+}
+
+/* s as it stands in its column: right-aligned, or (floats) on the point. */
+static void add_aligned(printing *p, const char *s, size_t n) {
+    const char *point = memchr(s, '.', n);
+    size_t column = p->before_point + p->from_point > p->width ? p->before_point + p->from_point : p->width;
+    size_t left = point ? p->before_point - (size_t)(point - s) : column > n ? column - n : 0;
+    size_t right = point ? p->from_point - (n - (size_t)(point - s)) : 0;
+    for (size_t k = 0; k < left; k++) luaL_addchar(p->b, ' ');
+    luaL_addlstring(p->b, s, n);
+    for (size_t k = 0; k < right; k++) luaL_addchar(p->b, ' ');
+}
+
+/* Between the items of dimension dim: ", " in a row; else a new line, a blank
+ * line per dimension below the next one, and the indentation under the "[". */
+static void separator(printing *p, int dim) {
+    luaL_Buffer *b = p->b;
+    luaL_addchar(b, ',');
+    if (dim == p->a->ndim - 1) {
+        luaL_addchar(b, ' ');
+        return;
+    }
+    luaL_addchar(b, '\n');
+    for (int k = dim; k < p->a->ndim - 2; k++) luaL_addchar(b, '\n');
+    for (int k = 0; k <= dim + 6; k++) luaL_addchar(b, ' '); /* under "array([" */
+}
+
+static void add_level(printing *p, int dim, int64_t *index) {
+    const ipfsrt_ndarray *a = p->a;
+    if (dim == a->ndim) {
+        ipfsrt_ndvalue v;
+        char s[256];
+        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL);
+        add_aligned(p, s, value_text(a, &v, s, sizeof s));
+        return;
+    }
+    luaL_addchar(p->b, '[');
+    size_t n = a->shape[dim];
+    for (size_t i = 0; i < n; i++) {
+        if (p->abbreviate && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS) {
+            luaL_addstring(p->b, "...");
+            separator(p, dim);
+            i = n - EDGE_ITEMS;
+        }
+        index[dim] = (int64_t)i;
+        add_level(p, dim + 1, index);
+        if (i + 1 < n) separator(p, dim);
+    }
+    luaL_addchar(p->b, ']');
+}
+
+/* ------------------------------------------------- exact text (CLI output) */
+
 
 /* One element's text, every digit kept; NULL for non-finite floats in JSON. */
 static const char *exact_text(const ipfsrt_ndarray *a, const ipfsrt_ndvalue *v, bool json, char *s, size_t cap) {
@@ -190,7 +246,9 @@ static int array_tostring(lua_State *L) {
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "array(");
     int64_t index[IPFSRT_NDARRAY_MAX_DIMS] = {0};
-    add_level(&b, a, 0, index, ipfsrt_ndarray_size(a) > PRINT_THRESHOLD);
+    printing p = {&b, a, ipfsrt_ndarray_size(a) > PRINT_THRESHOLD, 0, 0, 0};
+    each_shown(&p, 0, index, widest);
+    add_level(&p, 0, index);
     luaL_addstring(&b, ", dtype=");
     if (a->dtype == IPFSRT_DTYPE_BYTES) {
         char s[24];

@@ -91,9 +91,16 @@ describe("ipfsrt.ndarray", function()
   it("prints like numpy, abbreviated past 1000 elements", function()
     assert.equal("array([[0, 1, 2],\n       [3, 4, 5]], dtype=int64, shape=(2, 3))",
       tostring(nd.arange(6):reshape { 2, 3 }))
-    assert.equal("array([0., 0.5, nan], dtype=float64, shape=(3,))", tostring(nd.from({ 0, 0.5, 0 / 0 })))
+    assert.equal("array([0. , 0.5, nan], dtype=float64, shape=(3,))", tostring(nd.from({ 0, 0.5, 0 / 0 })))
+    assert.equal("array([  1.5 ,  -2.  ,    nan, 100.25], dtype=float64, shape=(4,))",
+      tostring(nd.from({ 1.5, -2, 0 / 0, 100.25 })))
+    assert.equal("array([25.8 , 25.79,  0.1 ], dtype=float32, shape=(3,))",
+      tostring(nd.from({ 25.8, 25.79, 0.1 }):astype("float32"))) -- float32's shortest digits
     local s = tostring(nd.arange(2000))
-    assert.truthy(s:find("[0, 1, 2, ..., 1997, 1998, 1999]", 1, true), s)
+    assert.truthy(s:find("[   0,    1,    2, ..., 1997, 1998, 1999]", 1, true), s)
+    -- 3-d: blocks a blank line apart, the middle left out on a line of its own, as numpy
+    s = tostring(nd.arange(200 * 3 * 4):reshape { 200, 3, 4 })
+    assert.truthy(s:find("[  32,   33,   34,   35]],\n\n       ...,\n\n       [[2364, 2365, 2366, 2367],", 1, true), s)
   end)
 
   it("computes elementwise with broadcasting and numpy's promotion", function()
