@@ -43,6 +43,10 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       assert.same(
         ipfsrt.json.decode(ds.sst:sel { time = "2024-01-03", lat = -0.125, lon = { 180.125, 181 } }:values():tojson()),
         ipfsrt.json.decode(by_label))
+      local c5, csv = exe.run { "zarr", "get", out, "sst", "--sel", "time=2024-01-03,lat=30:30.5,lon=280:280.5", "--csv" }
+      assert.equal(0, c5, csv)
+      assert.equal("lat,lon,sst", csv:match("^[^\n]+"), csv) -- a header and a column per coordinate, as pandas
+      assert.equal(5, select(2, csv:gsub("\n", "\n")), csv)
       local c4, _, bad_dim = exe.run { "zarr", "get", out, "sst", "--sel", "tme=1" }
       assert.equal(2, c4)
       assert.truthy(bad_dim:find("dimensions: time, lat, lon", 1, true), bad_dim)

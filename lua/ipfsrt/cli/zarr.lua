@@ -28,7 +28,8 @@ get: the values of ARRAY (a path below URL; "." for URL itself) as numpy
   dimensions as index columns and a value). SELECTION is numpy's, 0-based and
   half-open: "0,100:200,::2" is a[0, 100:200, ::2]; left out, the whole array.
   --decode: the values as xarray decodes them (CF: the fill value and
-  missing_value as NaN, scale_factor and add_offset applied). --sel
+  missing_value as NaN, scale_factor and add_offset applied; with --csv a
+  header and a column per coordinate, as pandas writes them). --sel
   "time=2024-02-29,lat=20:60" selects by coordinate labels (a range FROM:TO
   includes both ends; times as YYYY-MM-DD), as xarray's sel does, and
   decodes. A progress bar shows on a terminal (-q: none).
@@ -306,7 +307,7 @@ end
 
 -- The variable through the dataset layer: positions (SELECTION) by dimension,
 -- then labels; CF-decoded.
-local function decoded_values(store, name, sel, labels)
+local function decoded_variable(store, name, sel, labels)
   local ds = ipfsrt.dataset.open(store)
   local v = ds.vars[name] or ds.coords[name]
   if not v then
@@ -319,7 +320,7 @@ local function decoded_values(store, name, sel, labels)
   end
   if next(by_dim) then v = v:isel(by_dim) end
   if labels then v = v:sel(labels) end
-  return v:values()
+  return v
 end
 
 local function get(url, rest, opts)
@@ -329,10 +330,10 @@ local function get(url, rest, opts)
   local labels = opts.sel and M.parse_labels(opts.sel)
   if opts.decode or labels then
     return with_store(url, opts, function(store)
-      local x = decoded_values(store, rest[1], sel, labels)
-      if opts.json then print(x:tojson())
-      elseif opts.csv then write_csv(x)
-      else print(tostring(x)) end
+      local v = decoded_variable(store, rest[1], sel, labels)
+      if opts.csv then return v:to_csv("/dev/stdout") end -- a header, a column per coordinate, as pandas
+      local x = v:values()
+      if opts.json then print(x:tojson()) else print(tostring(x)) end
     end)
   end
   with_store(url, opts, function(store)
