@@ -82,6 +82,26 @@ ${CC:-cc} $cflags tests/embed/own_names.c -o "$out-names-static" $(pkg-config --
 "$out-names" tests/fixtures/ipfs-car-small.car
 "$out-names-static" tests/fixtures/ipfs-car-small.car
 
+# 4. The installed examples build and run against the installed prefix: the C
+#    one from a CAR and over ipfs:// through the installed gateway, a Lua one.
+examples=$(pkg-config --variable=prefix ipfsrt)/share/ipfsrt/examples
+# shellcheck disable=SC2046
+${CC:-cc} $cflags "$examples/read_zarr.c" -o "$out-example" $(pkg-config --cflags --libs ipfsrt) -Wl,-rpath,"$libdir"
+zcar="$BUILD/tests/zarr-embed.car"
+want_line="temp: int32, shape 6 x 10; mean of its first 10 values (verified): 2.6"
+"$out-example" "$zcar/temp" | grep -qxF "$want_line" || { echo "embed: read_zarr.c from the CAR" >&2; exit 1; }
+served="$BUILD/tests/example-serve.url"
+"$(pkg-config --variable=prefix ipfsrt)/bin/ipfsrt" serve "$zcar" > "$served" 2>/dev/null &
+serve_pid=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$served" ] && break; sleep 0.5; done
+zroot=$("$(pkg-config --variable=prefix ipfsrt)/bin/ipfsrt" car roots "$zcar")
+got=$("$out-example" "ipfs://$zroot/temp" "$(head -1 "$served")") || true
+kill "$serve_pid"
+[ "$got" = "$want_line" ] || { echo "embed: read_zarr.c over ipfs://: $got" >&2; exit 1; }
+"$(pkg-config --variable=prefix ipfsrt)/bin/ipfsrt" "$examples/fetch_verified.lua" tests/fixtures/ipfs-car-small.car |
+    grep -q "verified" || { echo "embed: the installed Lua example" >&2; exit 1; }
+echo "embed: the installed C and Lua examples build and run: ok"
+
 # The installed executable finds its installed Lua modules; a stock lua5.4 loads the module.
 prefix=$(pkg-config --variable=prefix ipfsrt)
 "$prefix/bin/ipfsrt" --help | grep -q '^  car ' || { echo "installed ipfsrt lacks its subcommands" >&2; exit 1; }
