@@ -78,17 +78,35 @@ local function duration(s)
   return string.format("%ds", math.ceil(s))
 end
 
+-- What a user waiting in silence is told, after WAIT_NOTICE seconds of it.
+local WAIT_NOTICE = 5
+
+-- "waiting for https://a, https://b: no answer yet, 7 s"
+local function waiting_line(client, done, silent)
+  local urls = client:gateways()
+  local who = #urls <= 2 and table.concat(urls, ", ") or string.format("%s and %d more", urls[1], #urls - 1)
+  if done == 0 then return string.format("waiting for %s: no answer yet, %d s", who, math.floor(silent)) end
+  return string.format("%s so far; waiting for %s: nothing new for %d s", human(done), who, math.floor(silent))
+end
+
 -- A progress bar on stderr, shown only on a terminal (never with --quiet) once the
 -- transfer has taken more than a second: bytes, rate and, when the size is known,
--- the time left. Returns a function that ends it with a one-line summary.
+-- the time left; after WAIT_NOTICE seconds without a byte, what it waits for.
+-- Returns a function that ends it with a one-line summary.
 function M.progress(client, opts)
   if (opts and opts.quiet) or not ipfsrt.isatty(io.stderr) then return function() end end
-  local start, shown, last = ipfsrt.clock(), false, 0
+  local start, shown, last, changed = ipfsrt.clock(), false, 0, ipfsrt.clock()
   client:on_progress(function(done, expected)
-    local elapsed = ipfsrt.clock() - start
+    local now = ipfsrt.clock()
+    local elapsed = now - start
+    if done ~= last then changed = now end
     last = done
     if elapsed < 1 then return end
     shown = true
+    if now - changed >= WAIT_NOTICE then
+      io.stderr:write("\r", waiting_line(client, done, now - changed), "\27[K")
+      return
+    end
     local rate = done / elapsed
     local line
     if expected and expected > 0 then

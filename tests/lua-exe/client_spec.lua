@@ -175,6 +175,16 @@ describe("ipfsrt.client", function()
     assert.truthy(err.message:find("timed out: no response within 300 ms", 1, true))
   end)
 
+  it("tells its progress function every second that nothing came, while it waits", function()
+    local slow = gateway({ delay_ms = 2500 })
+    local c = ipfsrt.client { gateways = { slow:url() }, cache = false }
+    local silent = 0
+    c:on_progress(function(done) if done == 0 then silent = silent + 1 end end)
+    assert.equal("hello\n", c:get("ipfs://" .. root .. "/hello.txt"))
+    assert.is_true(silent >= 2, "heartbeats before the first byte: " .. silent)
+    c:close()
+  end)
+
   it("asks the next gateway for the path, not the root's whole DAG, when the first fails early", function()
     local down = gateway({ fail = 1 })
     local fresh = gateway({})

@@ -150,9 +150,10 @@ IPFSRT_API const char *ipfsrt_client_gateway_url(const ipfsrt_client *client, si
 IPFSRT_API const char *ipfsrt_client_gateway_source(const ipfsrt_client *client);
 IPFSRT_API bool ipfsrt_client_verifies(const ipfsrt_client *client);
 
-/* Called as body bytes arrive: total so far and, when known, expected (else 0).
- * Anything but IPFSRT_OK stops the call under way with that error (a way to
- * cancel a long read). */
+/* Called as body bytes arrive: total so far and, when known, expected (else 0);
+ * and again after each second without any (done unchanged: a caller can say
+ * what it is waiting for). Anything but IPFSRT_OK stops the call under way
+ * with that error (a way to cancel a long read). */
 typedef ipfsrt_status (*ipfsrt_client_progress_fn)(void *user, uint64_t done, uint64_t expected,
                                                    ipfsrt_error *err);
 IPFSRT_API void ipfsrt_client_set_progress(ipfsrt_client *client, ipfsrt_client_progress_fn fn, void *user);

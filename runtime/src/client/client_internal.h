@@ -65,6 +65,7 @@ struct ipfsrt_client {
     ipfsrt_client_progress_fn progress;
     void *progress_user;
     uint64_t progress_done, progress_expected;
+    double progress_last; /* when progress was last called: it is called again after a second of silence */
     task *timed; /* tasks waiting on a timer (backoff or hedge) */
     /* A callback (the policy's, the progress one) failed: every call under way
      * stops and returns this error. Cleared when a call starts. */

@@ -244,6 +244,7 @@ static int on_body(void *user, const uint8_t *data, size_t len) {
     ipfsrt_client *c = a->t->c;
     if (c->progress && !c->halted) {
         c->progress_done += len;
+        c->progress_last = ipfsrt_clock();
         ipfsrt_error e;
         ipfsrt_error_clear(&e);
         if (c->progress(c->progress_user, c->progress_done, c->progress_expected, &e) != IPFSRT_OK) {
@@ -583,7 +584,20 @@ static void run_timers(ipfsrt_client *c) {
     }
 }
 
+/* A second without a byte: progress is told so (done unchanged), so that a
+ * caller can say what it is waiting for instead of looking dead. */
+static void heartbeat(ipfsrt_client *c) {
+    double now = ipfsrt_clock();
+    if (!c->progress || c->halted || now - c->progress_last < 1.0) return;
+    c->progress_last = now;
+    ipfsrt_error e;
+    ipfsrt_error_clear(&e);
+    if (c->progress(c->progress_user, c->progress_done, c->progress_expected, &e) != IPFSRT_OK)
+        ipfsrt_client_halt(c, &e);
+}
+
 ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err) {
+    if (c->progress && wait_ms > 1000) wait_ms = 1000; /* wakes for the heartbeat */
     if (c->timed) {
         double soonest = 1e9, now = ipfsrt_clock();
         for (task *t = c->timed; t; t = t->timed_next) {
@@ -601,6 +615,7 @@ ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err)
     }
     drain_pool(c);
     run_timers(c);
+    heartbeat(c);
     int sig = ipfsrt_stop_requested();
     if (sig && !c->halted) {
         ipfsrt_error e;
@@ -671,4 +686,5 @@ void ipfsrt_client_call_start(ipfsrt_client *c) {
     c->halted = false;
     ipfsrt_error_clear(&c->halt);
     c->progress_done = c->progress_expected = 0;
+    c->progress_last = ipfsrt_clock();
 }
