@@ -113,7 +113,10 @@ void ipfsrt_lua_check_scaling(lua_State *L, int idx, ipfsrt_dtype *dtype, ipfsrt
 const char *ipfsrt_lua_push_json_text(lua_State *L, int idx);
 /* Pushes JSON text as Lua values (null as ipfsrt.null); raises on bad JSON. */
 void ipfsrt_lua_push_json(lua_State *L, const char *text, size_t len);
-/* The same for what a C call appended to b, which it frees (raising or not). */
+/* A buffer for a C call to fill, in a userdata the collector frees, pushed:
+ * nothing leaks when a raise follows. */
+ipfsrt_buf *ipfsrt_lua_push_buf(lua_State *L);
+/* Replaces that buffer (at -1) with the JSON text it holds, as Lua values. */
 void ipfsrt_lua_push_json_buf(lua_State *L, ipfsrt_buf *b);
 /* S3 options from the (checked) table at idx; the strings stay the table's. */
 void ipfsrt_lua_s3_options(lua_State *L, int idx, ipfsrt_s3_options *o);

@@ -286,12 +286,26 @@ void ipfsrt_lua_push_json(lua_State *L, const char *s, size_t n) {
     lua_remove(L, -2);
 }
 
+static int buf_gc(lua_State *L) {
+    ipfsrt_buf_free(lua_touserdata(L, 1));
+    return 0;
+}
+
+ipfsrt_buf *ipfsrt_lua_push_buf(lua_State *L) {
+    ipfsrt_buf *b = lua_newuserdatauv(L, sizeof *b, 0);
+    ipfsrt_buf_init(b);
+    if (luaL_newmetatable(L, "ipfsrt.buf")) {
+        lua_pushcfunction(L, buf_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return b;
+}
+
 void ipfsrt_lua_push_json_buf(lua_State *L, ipfsrt_buf *b) {
-    bool failed = b->failed;
-    if (!failed) lua_pushlstring(L, (const char *)b->data, b->len); /* may raise: b is freed first below */
-    ipfsrt_buf_free(b);
-    if (failed) luaL_error(L, "out of memory");
-    ipfsrt_lua_push_json(L, lua_tostring(L, -1), lua_rawlen(L, -1));
+    if (b->failed) luaL_error(L, "out of memory");
+    ipfsrt_lua_push_json(L, (const char *)b->data, b->len);
+    ipfsrt_buf_free(b); /* now, not when the collector gets to it */
     lua_remove(L, -2);
 }
 

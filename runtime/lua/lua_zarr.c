@@ -88,14 +88,10 @@ static int meta_codecs(lua_State *L, const ipfsrt_zarr_meta *m) {
 }
 
 static void meta_attributes(lua_State *L, const ipfsrt_zarr_meta *m) {
-    ipfsrt_buf b;
-    ipfsrt_buf_init(&b);
+    ipfsrt_buf *b = ipfsrt_lua_push_buf(L);
     ipfsrt_error err;
-    if (ipfsrt_zarr_meta_attributes(m, &b, &err) != IPFSRT_OK) {
-        ipfsrt_buf_free(&b);
-        ipfsrt_lua_raise(L, &err);
-    }
-    ipfsrt_lua_push_json_buf(L, &b);
+    if (ipfsrt_zarr_meta_attributes(m, b, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
+    ipfsrt_lua_push_json_buf(L, b);
 }
 
 static int meta_dimension_names(lua_State *L, const ipfsrt_zarr_meta *m) {

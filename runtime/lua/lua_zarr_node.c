@@ -183,29 +183,18 @@ static int node_info(lua_State *L) {
 
 /* n:attrs() -> the user attributes; n:metadata() -> the document as stored.
  * Apart from info: they may be large, and most reads never look at them. */
-static int node_attrs(lua_State *L) {
-    ipfsrt_buf b;
-    ipfsrt_buf_init(&b);
+/* A node's JSON text, as the C call fill gives it, as Lua values. */
+static int push_node_json(lua_State *L, ipfsrt_status (*fill)(const ipfsrt_zarr_node *, ipfsrt_buf *, ipfsrt_error *)) {
+    const ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_buf *b = ipfsrt_lua_push_buf(L);
     ipfsrt_error err;
-    if (ipfsrt_zarr_attributes(check_node(L, 1), &b, &err) != IPFSRT_OK) {
-        ipfsrt_buf_free(&b);
-        return ipfsrt_lua_raise(L, &err);
-    }
-    ipfsrt_lua_push_json_buf(L, &b);
+    if (fill(n, b, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    ipfsrt_lua_push_json_buf(L, b);
     return 1;
 }
 
-static int node_metadata(lua_State *L) {
-    ipfsrt_buf b;
-    ipfsrt_buf_init(&b);
-    ipfsrt_error err;
-    if (ipfsrt_zarr_metadata(check_node(L, 1), &b, &err) != IPFSRT_OK) {
-        ipfsrt_buf_free(&b);
-        return ipfsrt_lua_raise(L, &err);
-    }
-    ipfsrt_lua_push_json_buf(L, &b);
-    return 1;
-}
+static int node_attrs(lua_State *L) { return push_node_json(L, ipfsrt_zarr_attributes); }
+static int node_metadata(lua_State *L) { return push_node_json(L, ipfsrt_zarr_metadata); }
 
 /* n:chunk_key(i, j, ...) -> the store key of a chunk (a shard, if sharded) of the array */
 static int node_chunk_key(lua_State *L) {
