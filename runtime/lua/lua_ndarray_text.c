@@ -54,14 +54,19 @@ static size_t value_text(const ipfsrt_ndarray *a, const ipfsrt_ndvalue *v, char 
     return strlen(s);
 }
 
+/* The text of the element at index, into s (256 bytes); its length. */
+static size_t element_text(const ipfsrt_ndarray *a, const int64_t *index, char *s) {
+    ipfsrt_ndvalue v;
+    ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL);
+    return value_text(a, &v, s, 256);
+}
+
 /* Each element shown, in order: fn(p, text, length). */
 static void each_shown(printing *p, int dim, int64_t *index, void (*fn)(printing *p, const char *s, size_t n)) {
     const ipfsrt_ndarray *a = p->a;
     if (dim == a->ndim) {
-        ipfsrt_ndvalue v;
         char s[256];
-        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL);
-        fn(p, s, value_text(a, &v, s, sizeof s));
+        fn(p, s, element_text(a, index, s));
         return;
     }
     size_t n = a->shape[dim];
@@ -109,10 +114,8 @@ static void separator(printing *p, int dim) {
 static void add_level(printing *p, int dim, int64_t *index) {
     const ipfsrt_ndarray *a = p->a;
     if (dim == a->ndim) {
-        ipfsrt_ndvalue v;
         char s[256];
-        ipfsrt_ndarray_get(a, index, a->ndim, &v, NULL);
-        add_aligned(p, s, value_text(a, &v, s, sizeof s));
+        add_aligned(p, s, element_text(a, index, s));
         return;
     }
     luaL_addchar(p->b, '[');

@@ -37,7 +37,7 @@ typedef struct walk_round {
     ipfsrt_cid *wanted;
     size_t wanted_count, wanted_cap;
     ipfsrt_mhmap wanted_set;
-    ipfsrt_mhmap lacking; /* multihash -> 0: the index does not list it; k + 1: failed[k] */
+    ipfsrt_mhmap lacking; /* multihash -> k + 1: refused, why in failed[k]; 0: refused, no room to say why */
     ipfsrt_error *failed;  /* why a fetched block was refused */
     size_t failed_count, failed_cap;
     bool missed;
