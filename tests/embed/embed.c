@@ -17,48 +17,36 @@ static ipfsrt_status count_block(void *user, const ipfsrt_car_block *block, ipfs
     return IPFSRT_OK;
 }
 
-int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s FILE.car ROOT-CID [SCRIPT.lua ARGS...]\n", argv[0]);
-        return 2;
-    }
+static int fail(const ipfsrt_error *err) {
+    fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err->code), err->message);
+    return 1;
+}
+
+/* The C side: the CAR verified whole, then its root block read. */
+static int verify_car(const char *path, const char *root_text) {
     ipfsrt_cid root;
     ipfsrt_error err;
-    if (ipfsrt_cid_parse(&root, argv[2], strlen(argv[2]), NULL, &err) != IPFSRT_OK) {
-        fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
-        return 1;
-    }
+    if (ipfsrt_cid_parse(&root, root_text, strlen(root_text), NULL, &err) != IPFSRT_OK) return fail(&err);
     unsigned seen = 0;
     uint64_t blocks, bytes;
-    if (ipfsrt_car_verify_file(argv[1], NULL, 4096, count_block, &seen, &blocks, &bytes, &err) !=
-        IPFSRT_OK) {
-        fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
-        return 1;
-    }
+    if (ipfsrt_car_verify_file(path, NULL, 4096, count_block, &seen, &blocks, &bytes, &err) != IPFSRT_OK)
+        return fail(&err);
     ipfsrt_car_file *car;
     const uint8_t *data;
     size_t len;
-    if (ipfsrt_car_file_new(&car, argv[1], NULL, &err) != IPFSRT_OK ||
-        ipfsrt_car_file_get(car, &root, &data, &len, &err) != IPFSRT_OK) {
-        fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
-        return 1;
-    }
+    if (ipfsrt_car_file_new(&car, path, NULL, &err) != IPFSRT_OK ||
+        ipfsrt_car_file_get(car, &root, &data, &len, &err) != IPFSRT_OK)
+        return fail(&err);
     char s[IPFSRT_CID_STR_MAX];
-    printf("root %s: %zu bytes; %u blocks (%llu bytes) verified\n", ipfsrt_cid_to_string(&root, s),
-           len, seen, (unsigned long long)bytes);
+    printf("root %s: %zu bytes; %u blocks (%llu bytes) verified\n", ipfsrt_cid_to_string(&root, s), len, seen,
+           (unsigned long long)bytes);
     ipfsrt_car_file_free(car);
+    return 0;
+}
 
-    /* a gateway of the host's own, for the Lua client below */
-    const char *cars[] = {argv[1]};
-    ipfsrt_server *gw;
-    ipfsrt_server_options sopts;
-    ipfsrt_server_options_init(&sopts);
-    sopts.cars = cars;
-    sopts.n_cars = 1;
-    if (ipfsrt_server_new(&gw, &sopts, &err) != IPFSRT_OK) {
-        fprintf(stderr, "embed: %s: %s\n", ipfsrt_status_name(err.code), err.message);
-        return 1;
-    }
+/* The Lua side, in the host's own state: a client with a named and an inline
+ * policy through the gateway at url, then the host's script, if any. */
+static int run_lua(const char *path, const char *url, const char *root, int argc, char **argv) {
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
     ipfsrt_lua_open(L);
@@ -78,17 +66,36 @@ int main(int argc, char **argv) {
         "print('lua client read ' .. n .. ' verified bytes with policies failover and inline')";
     int status = luaL_loadstring(L, code);
     if (status == LUA_OK) {
-        lua_pushstring(L, argv[1]);
-        lua_pushstring(L, ipfsrt_server_url(gw));
-        lua_pushstring(L, argv[2]);
+        lua_pushstring(L, path);
+        lua_pushstring(L, url);
+        lua_pushstring(L, root);
         status = lua_pcall(L, 3, 0, 0);
     }
-    if (status == LUA_OK && argc > 3 && (status = luaL_loadfile(L, argv[3])) == LUA_OK) {
-        for (int i = 4; i < argc; i++) lua_pushstring(L, argv[i]);
-        status = lua_pcall(L, argc - 4, 0, 0);
+    if (status == LUA_OK && argc > 0 && (status = luaL_loadfile(L, argv[0])) == LUA_OK) {
+        for (int i = 1; i < argc; i++) lua_pushstring(L, argv[i]);
+        status = lua_pcall(L, argc - 1, 0, 0);
     }
     if (status != LUA_OK) fprintf(stderr, "embed: lua: %s\n", luaL_tolstring(L, -1, NULL));
     lua_close(L);
-    ipfsrt_server_free(gw);
     return status == LUA_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s FILE.car ROOT-CID [SCRIPT.lua ARGS...]\n", argv[0]);
+        return 2;
+    }
+    if (verify_car(argv[1], argv[2]) != 0) return 1;
+    /* a gateway of the host's own, for the Lua client */
+    const char *cars[] = {argv[1]};
+    ipfsrt_server *gw;
+    ipfsrt_server_options sopts;
+    ipfsrt_server_options_init(&sopts);
+    sopts.cars = cars;
+    sopts.n_cars = 1;
+    ipfsrt_error err;
+    if (ipfsrt_server_new(&gw, &sopts, &err) != IPFSRT_OK) return fail(&err);
+    int rc = run_lua(argv[1], ipfsrt_server_url(gw), argv[2], argc - 3, argv + 3);
+    ipfsrt_server_free(gw);
+    return rc;
 }
