@@ -19,6 +19,8 @@
 --   timeout     = seconds per request before the first byte, or between bytes (0 = default)
 --   min_rate    = bytes/s a body must keep up over timeout (default 1024; false = none)
 --   deadline    = seconds one request may take in all (default: none)
+--   give_up     = seconds a call waits while no gateway answers anything, all its
+--                 attempts together, before it fails (default 60; false = never)
 --   cacert      = PEM file of CAs to trust for https gateways (else CURL_CA_BUNDLE,
 --                 SSL_CERT_FILE, the system's)
 local ipfsrt = require "ipfsrt"
@@ -85,6 +87,12 @@ function M.options(opts)
       if type(opts[key]) ~= "number" or opts[key] < 0 then bad("%s must be seconds, not negative", key) end
       out[key] = opts[key]
     end
+  end
+  if opts.give_up == false then
+    out.give_up = -1
+  elseif opts.give_up ~= nil then
+    if type(opts.give_up) ~= "number" or opts.give_up <= 0 then bad("give_up must be seconds, or false") end
+    out.give_up = opts.give_up
   end
   if opts.min_rate == false then
     out.min_rate = -1

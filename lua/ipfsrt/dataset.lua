@@ -860,7 +860,7 @@ local function load_coordinates(ds)
 end
 
 local CLIENT_OPTIONS = { "gateways", "policy", "verify", "cache", "concurrency", "max_concurrency", "retries",
-  "timeout", "min_rate", "deadline", "cacert", "log", "threads" }
+  "timeout", "min_rate", "deadline", "give_up", "cacert", "log", "threads" }
 
 -- open(url | store[, opts]) -> Dataset
 local OPEN_OPTIONS = { client = true, path = true, s3 = true, decode = true, load_coords = true }

@@ -20,8 +20,10 @@ block is verified). Options may come before or after the URL:
   --timeout S             first-byte and stall timeout (default 30)
   --min-rate B            a body slower than B bytes/s over the timeout fails (default 1024)
   --deadline S            one request may take S seconds in all (default: no limit)
+  --give-up S             fail once no gateway has answered for S seconds, over all
+                          attempts (default 60; never: wait for ever)
   --concurrency N         requests in flight per gateway, fixed (default: adapted, 8 to 64)
-  --max-concurrency N     the most in flight per gateway when adapted (default 64)
+  --max-concurrency N     the most in flight per gateway when adapted (default 128)
   --retries N             rounds over the gateways after all failed (default 2)
   -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)
   -q, --quiet             no progress bar
@@ -32,7 +34,7 @@ that gateway, verified.]]
 M.spec = {
   gateway = "list", policy = "string", ["no-verify"] = "boolean", ["cache-dir"] = "string",
   ["trust-cache"] = "boolean", timeout = "string", concurrency = "string", ["max-concurrency"] = "string",
-  retries = "string", ["min-rate"] = "string", deadline = "string",
+  retries = "string", ["min-rate"] = "string", deadline = "string", ["give-up"] = "string",
   verbose = "boolean", cacert = "string", quiet = "boolean",
 }
 M.aliases = { v = "verbose", q = "quiet" }
@@ -49,6 +51,7 @@ function M.client(opts)
     timeout = argparse.positive(opts, "timeout"),
     min_rate = argparse.positive(opts, "min-rate"),
     deadline = argparse.positive(opts, "deadline"),
+    give_up = opts["give-up"] ~= "never" and argparse.positive(opts, "give-up"),
     cacert = opts.cacert,
     concurrency = argparse.whole(opts, "concurrency", 1),
     max_concurrency = argparse.whole(opts, "max-concurrency", 1),
@@ -193,20 +196,30 @@ function M.parse(args, name, extra, extra_aliases)
   return M.gateway_url_target(pos[1], opts), opts
 end
 
--- Runs fn(client) and prints the -v report whether it worked or not.
-function M.with_client(opts, fn)
-  local client = M.client(opts)
-  local ok, err = pcall(fn, client)
-  M.report(client, opts)
-  client:close()
-  if not ok and type(err) == "table" and err.code == "fetch_failed" and not opts.gateway then
+-- err with what the user can do about it added: name a gateway when public ones
+-- failed and none was given; wait longer when the client gave up.
+function M.explain(err, opts)
+  if type(err) ~= "table" or type(err.message) ~= "string" then return err end
+  if err.code == "fetch_failed" and not opts.gateway then
     local _, source = ipfsrt.gateways()
     if source:find("built-in", 1, true) then -- the user named none: say how
       err.message = err.message .. " (no gateway was given, so public ones were asked: name yours with " ..
         "--gateway URL or IPFS_GATEWAY=URL)"
     end
   end
-  if not ok then error(err, 0) end
+  if err.message:find("no gateway answered for", 1, true) then
+    err.message = err.message .. " (--give-up S waits longer)"
+  end
+  return err
+end
+
+-- Runs fn(client) and prints the -v report whether it worked or not.
+function M.with_client(opts, fn)
+  local client = M.client(opts)
+  local ok, err = pcall(fn, client)
+  M.report(client, opts)
+  client:close()
+  if not ok then error(M.explain(err, opts), 0) end
 end
 
 return M

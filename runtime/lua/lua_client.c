@@ -129,6 +129,7 @@ static void read_options(lua_State *L, int t, ipfsrt_client_options *o) {
     o->timeout_s = ipfsrt_lua_opt_number(L, t, "timeout", 0);
     o->min_rate = ipfsrt_lua_opt_number(L, t, "min_rate", 0);
     o->deadline_s = ipfsrt_lua_opt_number(L, t, "deadline", 0);
+    o->give_up_s = ipfsrt_lua_opt_number(L, t, "give_up", 0);
     const char *hash = ipfsrt_lua_opt_string(L, t, "hash", NULL);
     if (hash && !(o->hash_backend = ipfsrt_hash_backend_find(hash)))
         ipfsrt_lua_raise_arg(L, "hash backend %s is not built in", hash);

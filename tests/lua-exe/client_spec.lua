@@ -185,6 +185,50 @@ describe("ipfsrt.client", function()
     c:close()
   end)
 
+  it("knows a tree's total while saving it, from the root's link sizes", function()
+    local paced = gateway({ slow = 4000000 }) -- on loopback the whole CAR would come in one read
+    for _, save in ipairs({ "save", "save_car" }) do
+      local c = ipfsrt.client { gateways = { paced:url() }, cache = false }
+      local last_done, expected = 0, nil
+      c:on_progress(function(done, total) last_done, expected = done, total end, 0)
+      local dest = dir .. "/total-" .. save
+      c[save](c, "ipfs://" .. root, dest)
+      assert.is_true(expected and expected > 0, save)
+      -- the total counts blocks, the bytes counted carry the CAR's framing as well
+      assert.is_true(expected <= last_done and last_done < expected * 1.05,
+        string.format("%s: %d of %s", save, last_done, tostring(expected)))
+      os.execute("rm -rf " .. dest)
+      c:close()
+    end
+  end)
+
+  it("gives up once no gateway has answered for give_up seconds, all attempts together", function()
+    local mute = gateway({ delay_ms = 6000 })
+    local c = ipfsrt.client { gateways = { mute:url() }, cache = false, timeout = 30, give_up = 1 }
+    local t0 = ipfsrt.clock()
+    local ok, err = pcall(c.get, c, "ipfs://" .. root .. "/hello.txt")
+    assert.is_false(ok)
+    assert.is_true(ipfsrt.clock() - t0 < 4, "took " .. (ipfsrt.clock() - t0))
+    assert.truthy(err.message:find("no gateway answered for 1 s", 1, true), err.message)
+    assert.truthy(err.message:find(mute:url(), 1, true), err.message)
+    c:close()
+    -- what the caller does between reads is not the gateways' silence
+    local slow = gateway({ delay_ms = 200 })
+    c = ipfsrt.client { gateways = { slow:url() }, cache = false, give_up = 0.5 }
+    local got = {}
+    c:get(big_url, function(piece)
+      local until_t = ipfsrt.clock() + 0.3
+      while ipfsrt.clock() < until_t do end
+      got[#got + 1] = piece
+    end)
+    assert.equal(big, table.concat(got))
+    c:close()
+    local code, _, cli_err = run({ "get", "-q", "--give-up", "1", "--gateway", mute:url(),
+      "ipfs://" .. root .. "/hello.txt" })
+    assert.is_not.equal(0, code)
+    assert.truthy(cli_err:find("--give-up S waits longer", 1, true), cli_err)
+  end)
+
   it("asks the next gateway for the path, not the root's whole DAG, when the first fails early", function()
     local down = gateway({ fail = 1 })
     local fresh = gateway({})

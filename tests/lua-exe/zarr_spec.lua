@@ -312,9 +312,12 @@ describe("ipfsrt.zarr", function()
       assert.equal(0, code, err)
       assert.same(want, ipfsrt.json.decode(out), sel)
     end
-    code, out, err = exe.run { "zarr", "get", car, "temp", "0:2,0:3", "--csv" }
+    code, out, err = exe.run { "zarr", "get", car, "temp", "3:1:-1,-3:", "--csv" }
+    assert.equal(0, code, err) -- positions are the array's own, as numpy's slices count them
+    assert.equal("dim_0,dim_1,temp\n3,4,304\n3,5,305\n3,6,306\n2,4,204\n2,5,205\n2,6,206\n", out)
+    code, out, err = exe.run { "zarr", "get", car, "temp", "4,::3", "--csv" }
     assert.equal(0, code, err)
-    assert.equal("-1,-1,-1\n-1,-1,-1\n", out)
+    assert.equal("dim_1,temp\n0,400\n3,403\n6,406\n", out)
     code, out = exe.run { "zarr", "get", dir .. "/ds", "temp", "9" }
     assert.equal(1, code)
     assert.truthy(out == "" and err ~= nil)
@@ -362,10 +365,10 @@ describe("ipfsrt.zarr", function()
       return out
     end
     assert.equal("[9007199254740993,9007199254740993]\n", get("i", "--json"))
-    assert.equal("9223372036854775807\n9223372036854775807\n", get("m", "--csv"))
-    assert.equal("18446744073709551615\n18446744073709551615\n", get("u", "--csv"))
+    assert.equal("dim_0,m\n0,9223372036854775807\n1,9223372036854775807\n", get("m", "--csv"))
+    assert.equal("dim_0,u\n0,18446744073709551615\n1,18446744073709551615\n", get("u", "--csv"))
     assert.equal("[18446744073709551615,18446744073709551615]\n", get("u", "--json"))
-    assert.equal("0.9504636963259353\n0.3333333333333333\n", get("f", "--csv"))
+    assert.equal("dim_0,f\n0,0.9504636963259353\n1,0.3333333333333333\n", get("f", "--csv"))
     assert.equal("[0.9504636963259353,0.3333333333333333]\n", get("f", "--json"))
     for _, to in ipairs { { copy }, { recoded, "--compressor", "zstd" } } do
       local code, _, err = exe.run { "zarr", "cp", src, to[1], to[2], to[3], "-q" }

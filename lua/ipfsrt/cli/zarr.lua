@@ -24,8 +24,9 @@ info: the tree of groups and arrays: shapes, data types, chunks (and inner
   chunks of shards), codecs, fill values, decoded sizes and, where the store
   lists its keys, stored sizes. --json for the same as JSON.
 get: the values of ARRAY (a path below URL; "." for URL itself) as numpy
-  prints them, or --json (nested lists) or --csv (rows of a 2-d array; more
-  dimensions as index columns and a value). SELECTION is numpy's, 0-based and
+  prints them, or --json (nested lists) or --csv (a header naming the
+  dimensions and the array, then a row per value: its position along each
+  dimension and the value). SELECTION is numpy's, 0-based and
   half-open: "0,100:200,::2" is a[0, 100:200, ::2]; left out, the whole array.
   --decode: the values as xarray decodes them (CF: the fill value and
   missing_value as NaN, scale_factor and add_offset applied; with --csv a
@@ -71,7 +72,7 @@ local function with_store(url, opts, fn)
     fetchcli.report(client, opts)
     client:close()
   end
-  if not ok then error(err, 0) end
+  if not ok then error(fetchcli.explain(err, opts), 0) end
 end
 
 -- ---------------------------------------------------------------- info
@@ -249,25 +250,45 @@ local function csv_value(v, is_text)
   return v
 end
 
-local function write_csv(x)
+-- Where a selection's positions start along each kept dimension, and their
+-- step, in the array's own indices (numpy's slice.indices).
+local function kept_positions(shape, sel)
+  local kept = {}
+  for d, n in ipairs(shape) do
+    local part = sel[d]
+    if part == nil then
+      kept[#kept + 1] = { dim = d, start = 0, step = 1 }
+    elseif type(part) == "table" then
+      local step, start = part[3], part[1]
+      if start == nil then start = step > 0 and 0 or n - 1
+      elseif start < 0 then start = math.max(start + n, step > 0 and 0 or -1)
+      else start = math.min(start, step > 0 and n or n - 1) end
+      kept[#kept + 1] = { dim = d, start = start, step = step }
+    end
+  end
+  return kept
+end
+
+-- A header (the dimensions' names, then the array's), then one row per value:
+-- its position in the array along each dimension, and the value; the shape of
+-- --decode's CSV, positions standing for coordinate labels.
+local function write_csv(a, name, sel, x)
   local out, text = io.stdout, x.dtype == "bytes"
   local values = x:strings()
-  if x.ndim == 0 then return out:write(csv_value(values[1], text), "\n") end
-  if x.ndim <= 2 then
-    local cols = x.ndim == 1 and 1 or x.shape[2]
-    for i = 0, x.shape[1] - 1 do
-      local line = {}
-      for j = 1, cols do line[j] = csv_value(values[i * cols + j], text) end
-      out:write(table.concat(line, ","), "\n")
-    end
-    return
+  local kept = kept_positions(a.shape, sel)
+  local header = {}
+  for i, k in ipairs(kept) do
+    local dim = a.dimension_names and a.dimension_names[k.dim]
+    header[i] = (dim ~= nil and dim ~= ipfsrt.null) and dim or ("dim_" .. (k.dim - 1))
   end
+  header[#header + 1] = name
+  out:write(table.concat(header, ","), "\n")
   local idx = {}
   for d = 1, x.ndim do idx[d] = 0 end
-  for k = 1, x.size do
+  for n = 1, x.size do
     local line = {}
-    for d = 1, x.ndim do line[d] = idx[d] end
-    line[#line + 1] = csv_value(values[k], text)
+    for d = 1, x.ndim do line[d] = kept[d].start + idx[d] * kept[d].step end
+    line[#line + 1] = csv_value(values[n], text)
     out:write(table.concat(line, ","), "\n")
     for d = x.ndim, 1, -1 do
       idx[d] = idx[d] + 1
@@ -344,7 +365,7 @@ local function get(url, rest, opts)
     clear()
     if not read_ok then error(x, 0) end
     if opts.json then print(x:tojson())
-    elseif opts.csv then write_csv(x)
+    elseif opts.csv then write_csv(a, rest[1] == "." and (url:match("([^/]+)/*$") or "value") or rest[1], sel, x)
     else print(tostring(x)) end
   end)
 end

@@ -129,6 +129,10 @@ typedef struct ipfsrt_client_options {
     unsigned threads;        /* hashing threads; 0 = ipfsrt_threads(), at most 4 */
     const ipfsrt_hash_backend *hash_backend; /* the client's own; NULL: the process's
                                                 (ipfsrt_hash_backend_select) */
+    double give_up_s;        /* a call fails once no gateway has answered anything (a header, a
+                                byte) for this long, all its attempts and retries together, so a
+                                gateway that takes connections and never answers is not waited
+                                for round after round; 0 = 60; negative = never */
 } ipfsrt_client_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_client_options_init(ipfsrt_client_options *opts);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "client/client_internal.h"
+#include "ipfsrt/dagpb.h"
 
 /* ipfsrt_path_split for client requests, which carry no query or fragment of
  * their own: the client writes the query it sends. */
@@ -307,6 +308,26 @@ static ipfsrt_status export_large_file(ipfsrt_client *c, const ipfsrt_unixfs_nod
     return st;
 }
 
+/* What a whole DAG's blocks add up to, from the cumulative sizes its root's
+ * links carry: the packer's word, not verified, so only a hint for progress
+ * (a total and the time left), never a limit; 0 when a link has none. */
+static uint64_t dag_bytes_hint(const ipfsrt_blocksource *src, const ipfsrt_cid *root) {
+    if (root->codec != IPFSRT_CODEC_DAG_PB) return 0;
+    ipfsrt_blocksource_ref ref;
+    ipfsrt_error e;
+    if (ipfsrt_blocksource_get(src, root, &ref, &e) != IPFSRT_OK) return 0;
+    ipfsrt_dagpb_node node;
+    uint64_t total = ref.len;
+    if (ipfsrt_dagpb_decode(ref.data, ref.len, &node, &e) != IPFSRT_OK) total = 0;
+    for (size_t i = 0; total && i < node.link_count; i++) {
+        const ipfsrt_dagpb_link *l = &node.links[i];
+        total = l->has_tsize && l->tsize <= UINT64_MAX - total ? total + l->tsize : 0;
+    }
+    ipfsrt_dagpb_node_free(&node);
+    ipfsrt_blocksource_release(src, &ref);
+    return total;
+}
+
 ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const char *dest,
                                    ipfsrt_error *err) {
     ipfsrt_client_call_start(c);
@@ -335,7 +356,8 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const cha
         ipfsrt_session_finish(&s, true);
         return export_large_file(c, &info, dest, err);
     }
-    if (st == IPFSRT_OK && info.type == IPFSRT_UNIXFS_FILE) c->progress_expected = info.size;
+    if (st == IPFSRT_OK)
+        c->progress_expected = info.type == IPFSRT_UNIXFS_FILE ? info.size : dag_bytes_hint(&src, &info.cid);
     if (st == IPFSRT_OK) st = ipfsrt_unixfs_export(&src, &info.cid, dest, err);
     ipfsrt_session_finish(&s, st == IPFSRT_OK);
     return explain_missing(c, path, st, err);
@@ -376,6 +398,7 @@ ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const
     ipfsrt_session_source(&s, &src);
     car_export ce = {NULL, &src};
     ipfsrt_car_writer_options wo = {.size = sizeof wo, .version = 1, .roots = &info.cid, .root_count = 1};
+    if (st == IPFSRT_OK) c->progress_expected = dag_bytes_hint(&src, &info.cid);
     if (st == IPFSRT_OK) st = ipfsrt_car_writer_new(&ce.w, dest, &wo, err);
     if (st == IPFSRT_OK)
         st = ipfsrt_unixfs_blocks_for_scope(&src, target, NULL, IPFSRT_SCOPE_ALL, 0, UINT64_MAX,
@@ -454,6 +477,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     }
     c->verify = !opts->no_verify;
     c->retries = opts->retries ? opts->retries : 2;
+    c->give_up_s = opts->give_up_s < 0 ? 0 : opts->give_up_s > 0 ? opts->give_up_s : 60;
     c->backoff_s = 0.2;
     c->pending_cap = PENDING_CAP;
     c->concurrency = opts->concurrency ? opts->concurrency : START_IN_FLIGHT;

@@ -67,6 +67,9 @@ struct ipfsrt_client {
     uint64_t progress_done, progress_expected;
     double progress_last; /* when progress was last called: it is called again after a second of silence */
     task *timed; /* tasks waiting on a timer (backoff or hedge) */
+    double give_up_s;  /* a call fails after this long with transfers out and no answer; 0 = never */
+    double silent_s;   /* how long transfers have been out with no answer, this call */
+    bool heard;        /* an answer (head or body) came since the last pump */
     /* A callback (the policy's, the progress one) failed: every call under way
      * stops and returns this error. Cleared when a call starts. */
     bool halted;

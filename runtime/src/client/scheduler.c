@@ -211,6 +211,7 @@ static bool media_type_is(const char *content_type, const char *type) {
 static int on_head(void *user, const ipfsrt_fetch_head *head) {
     attempt *a = user;
     task *t = a->t;
+    t->c->heard = true;
     a->status = head->status;
     a->first_byte = ipfsrt_clock() - a->started;
     if (head->status != 200 && head->status != 206) return 0; /* judged at the end */
@@ -239,9 +240,10 @@ static int on_head(void *user, const ipfsrt_fetch_head *head) {
 
 static int on_body(void *user, const uint8_t *data, size_t len) {
     attempt *a = user;
+    ipfsrt_client *c = a->t->c;
+    c->heard = true;
     a->bytes += len;
     if (!a->head_ok) return a->bytes > ERROR_BODY_CAP; /* an error page: read and drop */
-    ipfsrt_client *c = a->t->c;
     if (c->progress && !c->halted) {
         c->progress_done += len;
         c->progress_last = ipfsrt_clock();
@@ -596,6 +598,29 @@ static void heartbeat(ipfsrt_client *c) {
         ipfsrt_client_halt(c, &e);
 }
 
+/* Silence is counted only while transfers are out, so that time the caller
+ * spends between pumps (decoding, a Lua callback) is never held against the
+ * gateways; every attempt and retry of the call counts together. */
+static void count_silence(ipfsrt_client *c, double waited) {
+    if (c->heard) {
+        c->heard = false;
+        c->silent_s = 0;
+        return;
+    }
+    c->silent_s += waited;
+    if (c->give_up_s <= 0 || c->silent_s < c->give_up_s || c->halted) return;
+    char who[512];
+    size_t used = 0;
+    who[0] = '\0';
+    for (size_t i = 0; i < c->gateways.count && used + 1 < sizeof who; i++) {
+        int n = snprintf(who + used, sizeof who - used, "%s%s", i ? ", " : "", c->gateways.urls[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    ipfsrt_error e;
+    ipfsrt_fail(&e, IPFSRT_EFETCH, -1, "no gateway answered for %.0f s (%s): gave up", c->silent_s, who);
+    ipfsrt_client_halt(c, &e);
+}
+
 ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err) {
     if (c->progress && wait_ms > 1000) wait_ms = 1000; /* wakes for the heartbeat */
     if (c->timed) {
@@ -607,8 +632,11 @@ ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err)
         int ms = soonest <= 0 ? 0 : (int)(soonest * 1000) + 1;
         if (ms < wait_ms) wait_ms = ms;
     }
-    if (c->engine.pending(c->engine.ctx)) c->engine.pump(c->engine.ctx, wait_ms);
-    else if (c->pool_jobs) c->engine.wait(c->engine.ctx, wait_ms); /* a hashing thread wakes it */
+    if (c->engine.pending(c->engine.ctx)) {
+        double before = ipfsrt_clock();
+        c->engine.pump(c->engine.ctx, wait_ms);
+        count_silence(c, ipfsrt_clock() - before);
+    } else if (c->pool_jobs) c->engine.wait(c->engine.ctx, wait_ms); /* a hashing thread wakes it */
     else if (wait_ms > 0) {
         struct timespec ts = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
@@ -687,4 +715,6 @@ void ipfsrt_client_call_start(ipfsrt_client *c) {
     ipfsrt_error_clear(&c->halt);
     c->progress_done = c->progress_expected = 0;
     c->progress_last = ipfsrt_clock();
+    c->silent_s = 0;
+    c->heard = false;
 }
