@@ -26,6 +26,24 @@ describe("ipfsrt CLI", function()
     assert.truthy(out:find("\n  cid ", 1, true))
   end)
 
+  it("takes -q, --quiet in every subcommand, each saying what it leaves out", function()
+    local p = assert(io.popen("ls lua/ipfsrt/cli/*.lua"))
+    for file in p:lines() do
+      local name = file:match("([%w_]+)%.lua$")
+      if name ~= "init" then
+        local _, help = run({ name, "--help" })
+        assert.truthy(help:find("-q, --quiet", 1, true), name .. " --help names no -q, --quiet")
+      end
+    end
+    p:close()
+    local code, out = run({ "version", "-q" })
+    assert.equal(0, code)
+    assert.equal(ipfsrt.versions().ipfsrt .. "\n", out)
+    code, out = run({ "cid", "-q", "--base", "base36", "QmdfTbBqBPQ7VNxZEYEj14VmRuZBkqFbiwReogJgS1zR1n" })
+    assert.equal(0, code)
+    assert.equal("k2jmtxx1epa2wl096hsbpuhrz9xhppklonehzwkmskc9rmeb51kwn4ut\n", out)
+  end)
+
   it("runs scripts with arg, -e code and stdin", function()
     local script = os.tmpname()
     local f = assert(io.open(script, "w"))
@@ -210,6 +228,11 @@ describe("ipfsrt pack and UnixFS subcommands", function()
   it("gets files and trees, and states what a path is", function()
     local _, out = run({ "pack", dir .. "/tree", "-o", dir .. "/t.car" })
     local root = out:match("([^\n]+)\n$")
+    local qcode, quiet = run({ "car", "verify", "-q", dir .. "/t.car" })
+    assert.equal(0, qcode)
+    assert.equal("", quiet)
+    local _, said = run({ "car", "verify", dir .. "/t.car" })
+    assert.truthy(said:find("^ok: "), said)
     local code, bytes = run({ "car", "get", dir .. "/t.car", root .. "/hello.txt" })
     assert.equal(0, code)
     assert.equal("hello world\n", bytes)
@@ -265,5 +288,18 @@ describe("ipfsrt serve", function()
     code, _, err = exe.run({ "serve", car, "--listen", "8o8o" })
     assert.equal(2, code) -- a mistake in what was asked for
     assert.truthy(err:find("HOST:PORT, :PORT or PORT", 1, true), err)
+  end)
+
+  it("says how much it served when stopped, unless -q", function()
+    for _, quiet in ipairs({ false, true }) do
+      local errfile = os.tmpname()
+      local p = assert(io.popen("timeout -s TERM 1 " .. exe.EXE .. " serve " .. car .. (quiet and " -q" or "") ..
+        " 2>" .. errfile))
+      assert.truthy(p:read("l"):match("^http://"))
+      p:close()
+      local said = assert(io.open(errfile)):read("a")
+      os.remove(errfile)
+      if quiet then assert.equal("", said) else assert.truthy(said:find("stopping after 0 requests", 1, true), said) end
+    end
   end)
 end)

@@ -6,7 +6,8 @@ local M = {
   summary = "inspect, verify and read CAR files (roots, ls, verify, cat, ls-path, get, stat)",
   usage = [[usage: ipfsrt car roots FILE          root CIDs, one per line
        ipfsrt car ls FILE             one line per block: CID, codec, size (every block verified)
-       ipfsrt car verify FILE         check every block's hash; exit 1 naming the first bad one
+       ipfsrt car verify FILE [-q]    check every block's hash; exit 1 naming the first bad one
+                                      (-q, --quiet: nothing printed when all is right)
        ipfsrt car cat FILE CID        one verified block's bytes to stdout
        ipfsrt car ls-path FILE CID[/path]     directory listing: type, size, CID, name
        ipfsrt car get FILE CID[/path] [-o OUT] file bytes to stdout, or to OUT; a directory
@@ -32,10 +33,11 @@ function commands.ls(file, _, opts)
   end
 end
 
-function commands.verify(file, _, opts)
+function commands.verify(file, _, opts, flags)
   local t0 = ipfsrt.clock()
   local summary = ipfsrt.car.verify(file, opts)
   local secs = ipfsrt.clock() - t0
+  if flags.quiet then return end
   print(string.format("ok: %d blocks, %d bytes verified in %.3f s", summary.blocks, summary.bytes, secs))
 end
 
@@ -108,7 +110,7 @@ end
 
 function M.run(args)
   local pos, opts = argparse.parse(args, { ["max-block"] = "string", output = "string",
-    ["follow-symlinks"] = "boolean", json = "boolean" }, { o = "output" })
+    ["follow-symlinks"] = "boolean", json = "boolean", quiet = "boolean" }, { o = "output", q = "quiet" })
   local cmd = table.remove(pos, 1)
   if not cmd or not commands[cmd] then
     argparse.usage_error("expected roots, ls, verify, cat, ls-path, get or stat")
@@ -118,7 +120,7 @@ function M.run(args)
   local takes_path = { cat = true, ["ls-path"] = true, get = true, stat = true }
   if not takes_path[cmd] and #pos > 0 then argparse.usage_error("unexpected argument %s", pos[1]) end
   -- each option only where it means something
-  local allowed = { json = { ["ls-path"] = true, stat = true }, output = { get = true },
+  local allowed = { json = { ["ls-path"] = true, stat = true }, output = { get = true }, quiet = { verify = true },
     ["follow-symlinks"] = { ["ls-path"] = true, get = true, stat = true, cat = false } }
   for name, where in pairs(allowed) do
     if opts[name] and not where[cmd] then argparse.usage_error("car %s takes no --%s", cmd, name) end
@@ -130,7 +132,8 @@ function M.run(args)
       argparse.usage_error("--max-block needs a positive number of bytes")
     end
   end
-  local flags = { output = opts.output, json = opts.json, follow_symlinks = opts["follow-symlinks"] }
+  local flags = { output = opts.output, json = opts.json, follow_symlinks = opts["follow-symlinks"],
+    quiet = opts.quiet }
   commands[cmd](file, pos, car_opts, flags)
   return 0
 end

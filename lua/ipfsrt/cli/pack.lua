@@ -6,7 +6,7 @@ local M = {
   summary = "import a file or directory tree into a CAR (UnixFS), CIDs as ipfs-car or Kubo make them",
   usage = [[usage: ipfsrt pack PATH -o OUT.car|s3://BUCKET/KEY.car [--force] [options]
 
-Prints the root CID as its last line. OUT.car must not exist (--force replaces it).
+Prints the root CID and nothing else (-q, --quiet, for `ipfs add -q` habits, changes nothing). OUT.car must not exist (--force replaces it).
 An s3:// output is written to a temporary file ($TMPDIR) and uploaded with the
 credentials and endpoint of the environment (AWS_ACCESS_KEY_ID, AWS_ENDPOINT_URL, ...). Presets (--preset, default ipfs-car):
   ipfs-car       ipfs-car 3.x: CIDv1, raw leaves, 1 MiB chunks, 1024 links, HAMT above
@@ -42,8 +42,8 @@ function M.run(args)
     output = "string", preset = "string", ["cid-version"] = "string", ["chunk-size"] = "string",
     ["max-links"] = "string", ["raw-leaves"] = "boolean", ["no-raw-leaves"] = "boolean",
     hamt = "string", fanout = "string", wrap = "boolean", ["no-wrap"] = "boolean",
-    hidden = "boolean", ["car-version"] = "string", force = "boolean",
-  }, { o = "output", f = "force" })
+    hidden = "boolean", ["car-version"] = "string", force = "boolean", quiet = "boolean",
+  }, { o = "output", f = "force", q = "quiet" })
   if #pos ~= 1 then argparse.usage_error("expected exactly one PATH") end
   if not opts.output then argparse.usage_error("-o OUT.car is required") end
   local to_s3 = opts.output:find("^s3://") ~= nil

@@ -8,10 +8,10 @@ local M = {
                     [--tls-cert CERT.pem --tls-key KEY.pem]
                     [fault injection: --tamper P --fail P --truncate P --reset P
                      --wrong-block P --wrong-dag P --delay MS[:JITTER]
-                     --slow BYTES_PER_S --seed N]
+                     --slow BYTES_PER_S --seed N] [-q]
 
 Verifies every CAR, prints the base URL as its first line, then serves until SIGINT
-or SIGTERM. PORT 0 (the default, on 127.0.0.1) picks a free port.
+or SIGTERM, and says on stderr how many requests it served (-q, --quiet: not). PORT 0 (the default, on 127.0.0.1) picks a free port.
 HOST:PORT, :PORT and PORT listen on 127.0.0.1 unless HOST says otherwise ([::1]:PORT for
 IPv6). Answers GET/HEAD /ipfs/{cid}?format=raw (or Accept: application/vnd.ipld.raw) with the block,
 and /ipfs/{cid}[/path]?format=car (or Accept: application/vnd.ipld.car) with a CARv1
@@ -38,8 +38,8 @@ function M.run(args)
   local pos, opts = argparse.parse(args, {
     listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
     truncate = "string", reset = "string", ["wrong-block"] = "string", ["wrong-dag"] = "string", delay = "string",
-    slow = "string", seed = "string", ["tls-cert"] = "string", ["tls-key"] = "string",
-  })
+    slow = "string", seed = "string", ["tls-cert"] = "string", ["tls-key"] = "string", quiet = "boolean",
+  }, { q = "quiet" })
   if #pos == 0 then argparse.usage_error("expected at least one CAR file") end
   local threads = argparse.whole(opts, "threads", 1)
   local delay, jitter
@@ -64,6 +64,7 @@ function M.run(args)
   local sig = gw:wait()
   local st = gw:stats()
   gw:stop()
+  if opts.quiet then return 0 end
   io.stderr:write(string.format("ipfsrt serve: %s, stopping after %d requests (%d bytes)\n", sig,
     st.requests, st.bytes))
   return 0

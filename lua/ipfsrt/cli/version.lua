@@ -3,17 +3,21 @@ local ipfsrt = require "ipfsrt"
 
 local M = {
   summary = "versions of ipfsrt and the libraries it runs on",
-  usage = [[usage: ipfsrt version
+  usage = [[usage: ipfsrt version [-q]
 
 The ipfsrt version, then Lua, libcurl, mbedTLS, cJSON and libmicrohttpd, and the
-SHA-2 backend in use.]],
+SHA-2 backend in use. -q, --quiet: the version number alone.]],
 }
 
 function M.run(args)
-  if #args > 0 then
-    require("ipfsrt.argparse").usage_error("version takes no arguments")
-  end
+  local argparse = require "ipfsrt.argparse"
+  local pos, opts = argparse.parse(args, { quiet = "boolean" }, { q = "quiet" })
+  if #pos > 0 then argparse.usage_error("version takes no arguments") end
   local v = ipfsrt.versions()
+  if opts.quiet then
+    print(v.ipfsrt)
+    return 0
+  end
   print("ipfsrt " .. v.ipfsrt)
   print(v.lua)
   print("libcurl " .. v.curl)
