@@ -420,7 +420,7 @@ tsan: deps
 	@set -e; for t in $(patsubst $(BUILD)/%,build-tsan/%,$(UNIT_BIN)); do echo "== tsan $$t"; \
 	    $(TSAN_ENV) IPFSRT_FIXTURES=tests/fixtures $$t; done
 	$(TSAN_ENV) IPFSRT_BUILD=build-tsan build-tsan/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' \
-	    tests/lua-exe/client_spec.lua
+	    tests/lua-exe/client_spec.lua tests/lua-exe/proxy_spec.lua
 	$(TSAN_ENV) build-tsan/ipfsrt tests/tsan/load.lua build-tsan/tsan-load
 
 # The main job on built-in sample data (scripts/demo.lua): an OISST-like dataset

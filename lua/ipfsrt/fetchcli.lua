@@ -200,7 +200,7 @@ end
 -- failed and none was given; wait longer when the client gave up.
 function M.explain(err, opts)
   if type(err) ~= "table" or type(err.message) ~= "string" then return err end
-  if err.code == "fetch_failed" and not opts.gateway then
+  if (err.code == "fetch_failed" or err.code == "timed_out") and not opts.gateway then
     local _, source = ipfsrt.gateways()
     if source:find("built-in", 1, true) then -- the user named none: say how
       err.message = err.message .. " (no gateway was given, so public ones were asked: name yours with " ..

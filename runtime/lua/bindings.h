@@ -80,6 +80,9 @@ ipfsrt_status ipfsrt_lua_list_entry(void *list, const ipfsrt_unixfs_entry *e, ip
  * it. What the Lua modules need but users should not call goes in the
  * private table ipfsrt_lua_push_core pushes (require "ipfsrt.core"). */
 void ipfsrt_lua_push_core(lua_State *L);
+/* SIGINT, SIGTERM and SIGHUP set the stop request (ipfsrt_request_stop)
+ * instead of ending the process. */
+void ipfsrt_lua_catch_signals(void);
 void ipfsrt_lua_open_error(lua_State *L);
 void ipfsrt_lua_open_cid(lua_State *L);
 void ipfsrt_lua_open_multiformats(lua_State *L); /* multibase, multihash, varint */

@@ -106,10 +106,7 @@ static int l_isatty(lua_State *L) {
 
 static void on_stop_signal(int sig) { ipfsrt_request_stop(sig); }
 
-/* ipfsrt.catch_signals(): SIGINT, SIGTERM and SIGHUP stop the fetch under way
- * (which fails, leaving no partial file behind) instead of killing the process. */
-static int catch_signals(lua_State *L) {
-    (void)L;
+void ipfsrt_lua_catch_signals(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -117,6 +114,13 @@ static int catch_signals(lua_State *L) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+}
+
+/* ipfsrt.catch_signals(): SIGINT, SIGTERM and SIGHUP stop the fetch under way
+ * (which fails, leaving no partial file behind) instead of killing the process. */
+static int catch_signals(lua_State *L) {
+    (void)L;
+    ipfsrt_lua_catch_signals();
     return 0;
 }
 

@@ -3,30 +3,7 @@ local ipfsrt = require "ipfsrt"
 
 local FIX = "tests/fixtures/"
 
-local sh_quote = require("exe").sh_quote
-
--- GET (or another method) with curl; returns status, headers (lower-case keys), body.
-local function http(url, opts)
-  opts = opts or {}
-  local hdr, body = os.tmpname(), os.tmpname()
-  local cmd = "curl -s -g --max-time 10 -o " .. body .. " -D " .. hdr
-  if opts.method == "HEAD" then cmd = cmd .. " -I" elseif opts.method then cmd = cmd .. " -X " .. opts.method end
-  local hfile = os.tmpname() -- headers from a file: some are too big for a command line
-  local hf = io.open(hfile, "wb")
-  for k, v in pairs(opts.headers or {}) do hf:write(k, ": ", v, "\n") end
-  hf:close()
-  cmd = cmd .. " -H @" .. hfile
-  local _, _, curl_code = os.execute(cmd .. " " .. sh_quote(url))
-  os.remove(hfile)
-  local raw = io.open(hdr, "rb"):read("a")
-  local data = io.open(body, "rb"):read("a")
-  os.remove(hdr)
-  os.remove(body)
-  local status = tonumber(raw:match("^HTTP/%S+ (%d+)"))
-  local headers = {}
-  for k, v in raw:gmatch("([%w%-]+):%s*([^\r\n]*)") do headers[k:lower()] = v end
-  return status, headers, data, curl_code
-end
+local http = require("exe").http
 
 -- The blocks of a CAR body, verified.
 local function blocks_of(body)

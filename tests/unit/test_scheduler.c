@@ -329,6 +329,24 @@ static void test_failure_names_every_gateway(void **state) {
     ipfsrt_client_free(c);
 }
 
+static answer nobody_answers_in_time(int gw, int nth, const char *url) {
+    (void)gw, (void)nth, (void)url;
+    return (answer){IPFSRT_FETCH_TIMEOUT, 0, NULL, NULL, 0, 0, -1, false};
+}
+
+/* Timeouts everywhere are told apart from failures (a gateway in front of
+ * these answers 504 for them, 502 for the rest). */
+static void test_every_timeout_is_timed_out(void **state) {
+    (void)state;
+    ipfsrt_client *c = fake_client(nobody_answers_in_time, 5);
+    got g;
+    ipfsrt_error err;
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_ETIMEDOUT);
+    assert_non_null(strstr(err.message, GW0));
+    assert_non_null(strstr(err.message, GW1));
+    ipfsrt_client_free(c);
+}
+
 /* A policy that races the second gateway 20 ms after the first. */
 static ipfsrt_status race_order(void *ctx, const ipfsrt_policy_request *req, size_t n,
                                 size_t *order, size_t *count, ipfsrt_error *err) {
@@ -471,6 +489,7 @@ int main(void) {
         cmocka_unit_test(test_never_hands_out_what_fails_its_hash),
         cmocka_unit_test(test_broken_body_goes_elsewhere),
         cmocka_unit_test(test_failure_names_every_gateway),
+        cmocka_unit_test(test_every_timeout_is_timed_out),
         cmocka_unit_test(test_hedged_race_cancels_the_loser),
         cmocka_unit_test(test_block_read_in_any_content_type_is_still_hashed),
         cmocka_unit_test(test_car_media_type_matched_exactly),

@@ -1,11 +1,13 @@
--- ipfsrt serve FILE.car... [--listen 127.0.0.1:PORT]: a local trustless gateway.
+-- ipfsrt serve FILE.car... [--upstream URL...] [--listen 127.0.0.1:PORT]: a local
+-- trustless gateway, over CARs and, verifying every block, in front of others.
 local ipfsrt = require "ipfsrt"
 local argparse = require "ipfsrt.argparse"
+local fetchcli = require "ipfsrt.fetchcli"
 
 local M = {
-  summary = "serve CAR files as a trustless gateway (raw blocks and CAR responses)",
-  usage = [[usage: ipfsrt serve FILE.car... [--listen HOST:PORT] [--threads N] [--log FILE]
-                    [--tls-cert CERT.pem --tls-key KEY.pem]
+  summary = "a gateway over CAR files, or verifying in front of other gateways (--upstream)",
+  usage = [[usage: ipfsrt serve [FILE.car...] [--upstream URL...] [--listen HOST:PORT] [--threads N]
+                    [--log FILE] [--tls-cert CERT.pem --tls-key KEY.pem]
                     [fault injection: --tamper P --fail P --truncate P --reset P
                      --wrong-block P --wrong-dag P --delay MS[:JITTER]
                      --slow BYTES_PER_S --seed N] [-q]
@@ -24,7 +26,21 @@ block of another CID, wrong-dag answers a CAR request with the valid CAR of anot
 served root (of a block of its own when only one root is served), delay waits MS
 (plus up to JITTER) ms, slow paces the body.
 --log writes a line per request: time, method, path, query, status, bytes, faults.
---tls-cert and --tls-key (PEM) make it speak HTTPS only (the URL printed says https).]],
+
+In front of other gateways (--upstream URL, repeatable, or the client's gateway
+options below with --gateway): what the CARs lack is fetched from them through the
+verified client (policies, retries, the block cache with --cache-dir), every block
+checked against its CID before a byte of it is served, so any HTTP tool reading
+through this gateway gets verified bytes. Blocks several requests want at once are
+fetched once. Upstream failures are answered 502 (504 when nothing answered in
+time) with a line naming the CID and what each upstream did; content proven absent
+(a verified directory without the name) 404. File bytes stream as their blocks
+arrive; a failure mid-body ends the connection short. Each connection has a thread
+of its own (--max-connections N, default 256); faults cannot be injected.
+--tls-cert and --tls-key (PEM) make it speak HTTPS only (the URL printed says https).
+The client's options below apply in front of upstreams; serve goes upstream only
+when given --upstream or --gateway (IPFS_GATEWAY and the gateway files are not read).]] ..
+    fetchcli.options_help,
 }
 
 local function rate(opts, name)
@@ -34,13 +50,30 @@ local function rate(opts, name)
   return p
 end
 
+local SERVE_SPEC = {
+  listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
+  truncate = "string", reset = "string", ["wrong-block"] = "string", ["wrong-dag"] = "string", delay = "string",
+  slow = "string", seed = "string", ["tls-cert"] = "string", ["tls-key"] = "string", quiet = "boolean",
+  upstream = "list", ["max-connections"] = "string",
+}
+
+-- The verified client in front of which the gateway serves, or nil.
+local function upstream_client(opts)
+  if not opts.upstream and not opts.gateway then return nil end
+  opts.gateway = opts.gateway or {}
+  for _, url in ipairs(opts.upstream or {}) do opts.gateway[#opts.gateway + 1] = url end
+  fetchcli.check_gateways(opts)
+  if opts["no-verify"] then argparse.usage_error("serve verifies what it fetches: --no-verify has no place here") end
+  return fetchcli.client(opts)
+end
+
 function M.run(args)
-  local pos, opts = argparse.parse(args, {
-    listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
-    truncate = "string", reset = "string", ["wrong-block"] = "string", ["wrong-dag"] = "string", delay = "string",
-    slow = "string", seed = "string", ["tls-cert"] = "string", ["tls-key"] = "string", quiet = "boolean",
-  }, { q = "quiet" })
-  if #pos == 0 then argparse.usage_error("expected at least one CAR file") end
+  local spec = {}
+  for k, v in pairs(fetchcli.spec) do spec[k] = v end
+  for k, v in pairs(SERVE_SPEC) do spec[k] = v end
+  local pos, opts = argparse.parse(args, spec, { q = "quiet", v = "verbose" })
+  local client = upstream_client(opts)
+  if #pos == 0 and not client then argparse.usage_error("expected at least one CAR file, or --upstream URL") end
   local threads = argparse.whole(opts, "threads", 1)
   local delay, jitter
   if opts.delay then
@@ -50,7 +83,8 @@ function M.run(args)
     delay, jitter = tonumber(d), tonumber(j or 0)
   end
   local gw = ipfsrt.serve {
-    cars = pos, listen = opts.listen or "127.0.0.1:0", threads = threads, log = opts.log,
+    cars = #pos > 0 and pos or nil, upstream = client, max_connections = argparse.whole(opts, "max-connections", 1),
+    listen = opts.listen or "127.0.0.1:0", threads = threads, log = opts.log,
     tls_cert = opts["tls-cert"], tls_key = opts["tls-key"],
     faults = {
       tamper = rate(opts, "tamper"), fail = rate(opts, "fail"), truncate = rate(opts, "truncate"),
@@ -64,6 +98,10 @@ function M.run(args)
   local sig = gw:wait()
   local st = gw:stats()
   gw:stop()
+  if client then
+    fetchcli.report(client, opts)
+    client:close()
+  end
   if opts.quiet then return 0 end
   io.stderr:write(string.format("ipfsrt serve: %s, stopping after %d requests (%d bytes)\n", sig,
     st.requests, st.bytes))

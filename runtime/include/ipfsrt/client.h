@@ -256,6 +256,34 @@ typedef struct ipfsrt_client_gateway_stats {
 IPFSRT_API void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, size_t i,
                                             ipfsrt_client_gateway_stats *stats);
 
+/* A relay shares one client with many threads: its block source may be called
+ * from any thread (each call waits for its block), while one thread drives the
+ * client in ipfsrt_client_relay_run, where the client's policy and progress
+ * functions run. Several calls wanting one block at once share one fetch.
+ * Blocks are verified (the client must verify) and come from its cache when
+ * there. The client must outlive the relay and be used by nothing else while
+ * the relay runs. */
+typedef struct ipfsrt_client_relay ipfsrt_client_relay;
+
+typedef struct ipfsrt_client_relay_stats {
+    uint64_t jobs;      /* blocks looked for (in the cache, else at the gateways) */
+    uint64_t coalesced; /* calls that joined a look already under way */
+} ipfsrt_client_relay_stats;
+
+IPFSRT_API ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **relay, ipfsrt_client *client,
+                                                 ipfsrt_error *err);
+IPFSRT_API void ipfsrt_client_relay_blocksource(ipfsrt_client_relay *relay, ipfsrt_blocksource *src);
+/* Drives the client until ipfsrt_client_relay_stop or a stop request
+ * (ipfsrt_request_stop, a signal); calls made before it runs wait for it. A
+ * call whose gateways all fail, or that the client gives up on, fails alone;
+ * once stopped, waiting and later calls fail with IPFSRT_ECANCELED. */
+IPFSRT_API ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *relay, ipfsrt_error *err);
+/* Safe from any thread (a signal handler sets the stop request instead). */
+IPFSRT_API void ipfsrt_client_relay_stop(ipfsrt_client_relay *relay);
+IPFSRT_API void ipfsrt_client_relay_get_stats(ipfsrt_client_relay *relay, ipfsrt_client_relay_stats *stats);
+/* After ipfsrt_client_relay_run has returned, with no call waiting. */
+IPFSRT_API void ipfsrt_client_relay_free(ipfsrt_client_relay *relay);
+
 #ifdef __cplusplus
 }
 #endif

@@ -38,6 +38,7 @@ typedef enum ipfsrt_status {
     IPFSRT_ECODEC,           /* encoded chunk data corrupt, or decoding to another size than due */
     IPFSRT_EUNAVAILABLE,     /* every gateway said it has no such thing: no proof that it does not exist */
     IPFSRT_EDENIED,          /* the server refused the request: credentials, permissions, no such bucket */
+    IPFSRT_ETIMEDOUT,        /* no gateway answered in time: every attempt timed out, or the client gave up */
     IPFSRT_STATUS_COUNT
 } ipfsrt_status;
 

@@ -2,6 +2,7 @@
 #ifndef IPFSRT_SERVER_H
 #define IPFSRT_SERVER_H
 
+#include "blocksource.h"
 #include "error.h"
 
 #ifdef __cplusplus
@@ -42,6 +43,17 @@ typedef struct ipfsrt_server_options {
     const char *tls_cert; /* PEM files: with both, the gateway speaks HTTPS only
                              (libmicrohttpd's GnuTLS); NULL = plain HTTP */
     const char *tls_key;
+    /* Blocks the CARs lack are asked of upstream (NULL: the CARs alone, at least
+     * one), from the threads answering requests, so it must be safe to call from
+     * any thread: a client relay's (ipfsrt_client_relay_blocksource) makes the
+     * server a verifying gateway in front of others. Its failures are answered
+     * 502 (504 for timeouts), never with wrong bytes: file bytes stream as their
+     * blocks arrive, and a failure mid-body ends the connection short. Each
+     * connection then has a thread of its own (waiting on upstream blocks
+     * holds no one else up), at most max_connections; faults cannot be
+     * injected. */
+    const ipfsrt_blocksource *upstream;
+    unsigned max_connections; /* with upstream; 0 = 256 */
 } ipfsrt_server_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_server_options_init(ipfsrt_server_options *opts);

@@ -34,6 +34,7 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_ECODEC] = "bad_chunk_data",
     [IPFSRT_EUNAVAILABLE] = "unavailable",
     [IPFSRT_EDENIED] = "denied",
+    [IPFSRT_ETIMEDOUT] = "timed_out",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

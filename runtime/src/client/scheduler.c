@@ -617,7 +617,7 @@ static void count_silence(ipfsrt_client *c, double waited) {
         used += n > 0 ? (size_t)n : 0;
     }
     ipfsrt_error e;
-    ipfsrt_fail(&e, IPFSRT_EFETCH, -1, "no gateway answered for %.0f s (%s): gave up", c->silent_s, who);
+    ipfsrt_fail(&e, IPFSRT_ETIMEDOUT, -1, "no gateway answered for %.0f s (%s): gave up", c->silent_s, who);
     ipfsrt_client_halt(c, &e);
 }
 
@@ -679,10 +679,13 @@ ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
     describe_failures(t, what, sizeof what);
     /* every gateway said it has no such thing: unavailable, which proves nothing
      * (only a verified directory without the name proves a path absent) */
-    bool all_not_found = !t->failures_left_out;
-    for (size_t i = 0; i < t->failure_count; i++)
+    bool all_not_found = !t->failures_left_out, all_timeouts = !t->failures_left_out;
+    for (size_t i = 0; i < t->failure_count; i++) {
         all_not_found = all_not_found && t->failures[i].kind == IPFSRT_GWERR_NOT_FOUND;
-    return ipfsrt_fail(err, all_not_found ? IPFSRT_EUNAVAILABLE : IPFSRT_EFETCH, -1,
+        all_timeouts = all_timeouts && t->failures[i].kind == IPFSRT_GWERR_TIMEOUT;
+    }
+    ipfsrt_status code = all_not_found ? IPFSRT_EUNAVAILABLE : all_timeouts ? IPFSRT_ETIMEDOUT : IPFSRT_EFETCH;
+    return ipfsrt_fail(err, code, -1,
                        "%s%s%s: every gateway failed: %s", t->path, q, t->query, what);
 }
 

@@ -66,6 +66,11 @@ enum MHD_Result ipfsrt_server_send_error(ipfsrt_server_request *rq, struct MHD_C
     case IPFSRT_EARG:
     case IPFSRT_EUNSUPPORTED: status = MHD_HTTP_BAD_REQUEST; break;
     case IPFSRT_ETOO_LARGE: status = MHD_HTTP_CONTENT_TOO_LARGE; break;
+    /* upstream's failures: what it would not or could not give, and why, per gateway */
+    case IPFSRT_EFETCH:
+    case IPFSRT_EUNAVAILABLE: status = MHD_HTTP_BAD_GATEWAY; break;
+    case IPFSRT_ETIMEDOUT: status = MHD_HTTP_GATEWAY_TIMEOUT; break;
+    case IPFSRT_ECANCELED: status = MHD_HTTP_SERVICE_UNAVAILABLE; break;
     default: status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     }
     return ipfsrt_server_send_text(rq, c, status, "%s: %s", ipfsrt_status_name(err->code),
@@ -181,11 +186,12 @@ static void log_request(ipfsrt_server *gw, struct MHD_Connection *c, const ipfsr
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     pthread_mutex_lock(&gw->log_lock);
-    fprintf(gw->log, "%lld.%03ld %s %s %s %u %llu %s%s\n", (long long)ts.tv_sec,
+    fprintf(gw->log, "%lld.%03ld %s %s %s %u %llu %s%s%s\n", (long long)ts.tv_sec,
             ts.tv_nsec / 1000000, rq->method[0] ? rq->method : "-", rq->path ? rq->path : "-",
             query[0] ? query : "-", rq->status,
             (unsigned long long)atomic_load(&rq->bytes), rq->faults[0] ? rq->faults : "-",
-            why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection ended early)");
+            why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (connection ended early)",
+            rq->cut[0] ? rq->cut : "");
     fflush(gw->log);
     pthread_mutex_unlock(&gw->log_lock);
 }

@@ -81,6 +81,28 @@ static enum MHD_Result send_unsatisfiable(ipfsrt_server_request *rq, struct MHD_
     return ipfsrt_server_queue(rq, c, MHD_HTTP_RANGE_NOT_SATISFIABLE, r, 0);
 }
 
+/* The bytes of the mapped CARs, found with one walk before the answer starts
+ * (*r NULL: answered already, with the walk's error). */
+static enum MHD_Result mapped_file(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                   const ipfsrt_cid *file, uint64_t start, uint64_t len,
+                                   struct MHD_Response **r) {
+    file_body *f = calloc(1, sizeof *f);
+    if (!f) return MHD_NO;
+    *f = (file_body){.rq = rq, .length = len,
+                     .tamper_at = len ? ipfsrt_server_random(rq) % len : UINT64_MAX};
+    ipfsrt_error err;
+    if (len && ipfsrt_unixfs_read(&rq->gw->src, file, start, len, add_segment, f, &err) != IPFSRT_OK) {
+        file_body_free(f);
+        return ipfsrt_server_send_error(rq, c, &err);
+    }
+    *r = MHD_create_response_from_callback(len, 256 * 1024, file_read, f, file_body_free);
+    if (!*r) {
+        file_body_free(f);
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
 /* Answers a file (or its Range); *r is NULL when it was answered already. */
 static enum MHD_Result file_response(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                      const ipfsrt_unixfs_node_info *info, const char *path,
@@ -94,20 +116,9 @@ static enum MHD_Result file_response(ipfsrt_server_request *rq, struct MHD_Conne
     case IPFSRT_HTTP_RANGE_OK: *status = MHD_HTTP_PARTIAL_CONTENT; break;
     case IPFSRT_HTTP_RANGE_NONE: break;
     }
-    file_body *f = calloc(1, sizeof *f);
-    if (!f) return MHD_NO;
-    *f = (file_body){.rq = rq, .length = len,
-                     .tamper_at = len ? ipfsrt_server_random(rq) % len : UINT64_MAX};
-    ipfsrt_error err;
-    if (len && ipfsrt_unixfs_read(&rq->gw->src, &info->cid, start, len, add_segment, f, &err) != IPFSRT_OK) {
-        file_body_free(f);
-        return ipfsrt_server_send_error(rq, c, &err);
-    }
-    *r = MHD_create_response_from_callback(len, 256 * 1024, file_read, f, file_body_free);
-    if (!*r) {
-        file_body_free(f);
-        return MHD_NO;
-    }
+    enum MHD_Result res = rq->gw->has_upstream ? ipfsrt_server_stream_file(rq, c, &info->cid, start, len, r)
+                                               : mapped_file(rq, c, &info->cid, start, len, r);
+    if (!*r) return res;
     MHD_add_response_header(*r, "Content-Type", ipfsrt_http_content_type(path));
     MHD_add_response_header(*r, "Accept-Ranges", "bytes");
     if (*status == MHD_HTTP_PARTIAL_CONTENT) {

@@ -11,15 +11,23 @@
 #include "server/http_parse.h"
 #include "server/server_internal.h"
 
-/* The CARs were verified whole when opened, so lookups skip the hash. */
+/* The CARs were verified whole when opened, so lookups skip the hash; what
+ * they lack comes from upstream, which verifies it. */
 static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                ipfsrt_error *err) {
     ipfsrt_server *gw = ctx;
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&gw->index, mh, mh_len);
-    if (!e) return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
-    return ipfsrt_car_file_get_unverified(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
+    if (e) return ipfsrt_car_file_get_unverified(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
+    if (gw->has_upstream) return ipfsrt_blocksource_get(&gw->upstream, cid, ref, err);
+    return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
+}
+
+/* Only upstream's blocks carry a token: the CARs' stay mapped. */
+static void multi_release(void *ctx, ipfsrt_blocksource_ref *ref) {
+    ipfsrt_server *gw = ctx;
+    ipfsrt_blocksource_release(&gw->upstream, ref);
 }
 
 typedef struct indexing {
@@ -51,7 +59,6 @@ static ipfsrt_status open_cars(ipfsrt_server *gw, const char *const *paths, size
         if (st != IPFSRT_OK) return st;
         gw->ncars++;
     }
-    gw->src = (ipfsrt_blocksource){gw, multi_get, NULL};
     return IPFSRT_OK;
 }
 
@@ -114,8 +121,16 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+    /* waiting for upstream blocks inside a callback would hold up every other
+     * connection of a pooled thread: a thread each, then */
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD |
+                     (gw->has_upstream ? MHD_USE_THREAD_PER_CONNECTION : MHD_ALLOW_SUSPEND_RESUME) |
                      (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (gw->tls_cert ? MHD_USE_TLS : 0);
+    struct MHD_OptionItem threading[] = {
+        {gw->has_upstream ? MHD_OPTION_CONNECTION_LIMIT : MHD_OPTION_THREAD_POOL_SIZE,
+         gw->has_upstream ? gw->max_connections : threads, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     struct MHD_OptionItem tls[] = {
         {gw->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, gw->tls_cert},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, gw->tls_key},
@@ -123,7 +138,7 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     };
     gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, ipfsrt_server_handle, gw,
                                   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                                  MHD_OPTION_THREAD_POOL_SIZE, threads,
+                                  MHD_OPTION_ARRAY, threading,
                                   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
                                   MHD_OPTION_NOTIFY_COMPLETED, ipfsrt_server_completed, gw,
                                   MHD_OPTION_URI_LOG_CALLBACK, ipfsrt_server_uri_seen, gw,
@@ -159,14 +174,25 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     opts = &mine;
     const char *const *paths = opts->cars;
     size_t n = paths ? opts->n_cars : 0;
-    if (n == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "a gateway needs at least one CAR file");
+    if (n == 0 && !opts->upstream)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a gateway needs a CAR file or an upstream");
+    ipfsrt_server_faults none = {0};
+    if (opts->upstream && memcmp(&opts->faults, &none, sizeof none) != 0)
+        return ipfsrt_fail(err, IPFSRT_EARG, -1, "faults are injected into local CARs' answers only, "
+                                                 "not in front of an upstream");
     ipfsrt_server *gw = calloc(1, sizeof *gw);
     if (!gw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_mhmap_init(&gw->index);
     pthread_mutex_init(&gw->log_lock, NULL);
     gw->faults = opts->faults;
-    ipfsrt_status st = open_cars(gw, paths, n, err);
-    if (st == IPFSRT_OK) pick_spares(gw);
+    gw->src = (ipfsrt_blocksource){gw, multi_get, multi_release};
+    if (opts->upstream) {
+        gw->upstream = *opts->upstream;
+        gw->has_upstream = true;
+        gw->max_connections = opts->max_connections ? opts->max_connections : 256;
+    }
+    ipfsrt_status st = n ? open_cars(gw, paths, n, err) : IPFSRT_OK;
+    if (st == IPFSRT_OK && n) pick_spares(gw);
     if (st == IPFSRT_OK && (gw->faults.delay_ms || gw->faults.delay_jitter_ms))
         st = ipfsrt_server_waker_new(&gw->waker, err);
     if (st == IPFSRT_OK && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))

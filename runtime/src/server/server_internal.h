@@ -35,7 +35,10 @@ struct ipfsrt_server {
     ipfsrt_car_file **cars;
     size_t ncars;
     ipfsrt_mhmap index; /* every block of every CAR: multihash -> which CAR holds it */
-    ipfsrt_blocksource src;
+    ipfsrt_blocksource src;   /* the CARs' blocks, then upstream's */
+    ipfsrt_blocksource upstream;
+    bool has_upstream;
+    unsigned max_connections;
     struct MHD_Daemon *daemon;
     char url[80];
     ipfsrt_server_faults faults;
@@ -58,6 +61,7 @@ typedef struct ipfsrt_server_request {
     unsigned status;
     _Atomic uint64_t bytes;
     char faults[96];
+    char cut[256]; /* why a body streamed from upstream ended short */
     /* body faults, applied by the callbacks that produce bodies */
     bool tamper, truncate, wrong_block, wrong_dag;
     uint64_t slow;
@@ -111,5 +115,10 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
                                         const char *path, const char *accept);
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const char *cid_str, const char *path);
+/* upstream.c: a file's bytes read as the answer goes out, for blocks that are
+ * not all at hand when it starts (*r NULL: answered already). */
+enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                          const ipfsrt_cid *file, uint64_t start, uint64_t len,
+                                          struct MHD_Response **r);
 
 #endif

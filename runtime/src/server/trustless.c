@@ -30,6 +30,10 @@ static ssize_t raw_read(void *cls, uint64_t pos, char *buf, size_t max) {
 
 static struct MHD_Response *raw_response(ipfsrt_server_request *rq, const ipfsrt_blocksource_ref *ref,
                                          uint64_t *counted_body) {
+    if (ref->token) { /* upstream's: lent only for now */
+        *counted_body = ref->len;
+        return MHD_create_response_from_buffer(ref->len, (void *)ref->data, MHD_RESPMEM_MUST_COPY);
+    }
     if (!ipfsrt_server_body_faults_on(rq)) {
         *counted_body = ref->len;
         /* block bytes live in the mapped CARs for as long as the gateway does */
@@ -59,6 +63,7 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
     if (spare) ref = (ipfsrt_blocksource_ref){.data = spare->data, .len = spare->len};
     uint64_t body;
     struct MHD_Response *r = raw_response(rq, &ref, &body);
+    ipfsrt_blocksource_release(&gw->src, &ref);
     if (!r) return MHD_NO;
     char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 32];
     ipfsrt_cid_to_string(cid, s);
@@ -79,22 +84,35 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
 typedef struct car_blocks {
     const ipfsrt_blocksource *src;
     ipfsrt_server_spare *items;
-    size_t count, cap;
+    ipfsrt_blocksource_ref *refs; /* held until the answer is sent: items point into them */
+    size_t count, cap, ref_cap;
 } car_blocks;
+
+static void car_blocks_free(car_blocks *l) {
+    for (size_t i = 0; l->refs && i < l->count; i++) ipfsrt_blocksource_release(l->src, &l->refs[i]);
+    free(l->refs);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
 
 static ipfsrt_status gather_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
     car_blocks *l = user;
     ipfsrt_blocksource_ref ref;
     ipfsrt_status st = ipfsrt_blocksource_get(l->src, cid, &ref, err);
     if (st != IPFSRT_OK) return st;
-    if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items))
+    if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items) ||
+        ipfsrt_array_reserve(&l->refs, &l->ref_cap, l->count + 1, sizeof *l->refs)) {
+        ipfsrt_blocksource_release(l->src, &ref);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    l->refs[l->count] = ref;
     l->items[l->count++] = (ipfsrt_server_spare){*cid, ref.data, ref.len};
     return IPFSRT_OK;
 }
 
 typedef struct car_body {
     ipfsrt_server_request *rq;
+    car_blocks blocks; /* what the encoder's bytes point into */
     ipfsrt_car_encoder *car;
     uint64_t pos;
     uint64_t tamper_at; /* inside a block's bytes */
@@ -103,6 +121,7 @@ typedef struct car_body {
 static void car_body_free(void *cls) {
     car_body *s = cls;
     ipfsrt_car_encoder_free(s->car);
+    car_blocks_free(&s->blocks);
     free(s);
 }
 
@@ -249,15 +268,14 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
                                         const ipfsrt_cid *root, const char *cid_str,
                                         const char *path, const char *accept) {
     car_request cr = {.root = root, .cid_str = cid_str, .path = path};
-    car_blocks blocks = {.src = &rq->gw->src};
     car_body *body = calloc(1, sizeof *body);
     if (!body) return MHD_NO;
     body->rq = rq;
+    body->blocks.src = &rq->gw->src;
     ipfsrt_error err;
     ipfsrt_status st = read_car_request(rq, c, accept, &cr, &err);
-    if (st == IPFSRT_OK) st = gather_blocks(rq, &cr, &blocks, &err);
-    if (st == IPFSRT_OK) st = encode_car(body, root, &blocks, &err);
-    free(blocks.items);
+    if (st == IPFSRT_OK) st = gather_blocks(rq, &cr, &body->blocks, &err);
+    if (st == IPFSRT_OK) st = encode_car(body, root, &body->blocks, &err);
     free(cr.full);
     if (st != IPFSRT_OK) {
         car_body_free(body);

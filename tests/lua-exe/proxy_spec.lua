@@ -1,0 +1,208 @@
+-- ipfsrt serve --upstream: a verifying gateway, run as a process, in front of
+-- ipfsrt.serve origins in this process (honest, lying, slow, withholding),
+-- probed with curl on 127.0.0.1.
+local ipfsrt = require "ipfsrt"
+local exe = require "exe"
+local http, put, bytes, sh_quote = exe.http, exe.put, exe.bytes, exe.sh_quote
+
+local function slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- `ipfsrt serve ARGS...` as a process of its own: its URL, and a function that
+-- stops it (SIGTERM) and returns what it wrote on stderr.
+local function start_proxy(args)
+  local out, err, pid = os.tmpname(), os.tmpname(), os.tmpname()
+  local cmd = { exe.EXE:sub(1, 1) == "/" and exe.EXE or os.getenv("PWD") .. "/" .. exe.EXE, "serve", "-q" }
+  for _, a in ipairs(args) do cmd[#cmd + 1] = a end
+  for i, a in ipairs(cmd) do cmd[i] = sh_quote(a) end
+  assert(os.execute(string.format("sh -c 'echo $$ > %s; exec %s' > %s 2> %s < /dev/null &", pid,
+    table.concat(cmd, " "):gsub("'", "'\\''"), out, err)))
+  local url
+  for _ = 1, 100 do
+    url = (slurp(out) or ""):match("^(http://[^\n]+)\n")
+    if url then break end
+    os.execute("sleep 0.05")
+  end
+  assert(url, "the proxy did not start: " .. (slurp(err) or ""))
+  local stopped = false
+  return url, function()
+    if stopped then return end
+    stopped = true
+    local p = slurp(pid):match("%d+")
+    os.execute("kill " .. p .. "; while kill -0 " .. p .. " 2>/dev/null; do sleep 0.05; done")
+    local said = slurp(err)
+    os.remove(out)
+    os.remove(err)
+    os.remove(pid)
+    return said
+  end
+end
+
+describe("ipfsrt serve --upstream", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir .. "/tree/many " .. dir .. "/other")
+  local big = bytes(700000, 11) -- eleven 64 KiB leaves
+  put(dir .. "/tree/big.bin", big)
+  put(dir .. "/tree/hello.txt", "hello\n")
+  for i = 1, 20 do put(string.format("%s/tree/many/n%02d.txt", dir, i), "entry " .. i) end
+  put(dir .. "/other/decoy.bin", bytes(1000, 5))
+  local car, other_car = dir .. "/tree.car", dir .. "/other.car"
+  local root = tostring(ipfsrt.pack(dir .. "/tree", { preset = "kubo-v1-2025", output = car,
+    chunk_size = 65536, hamt = "entries:8", fanout = 16 }))
+  ipfsrt.pack(dir .. "/other", { preset = "kubo-v1-2025", output = other_car })
+  local origins = {}
+  local function origin(faults, cars)
+    local gw = ipfsrt.serve { cars = cars or { car }, faults = faults }
+    origins[#origins + 1] = gw
+    return gw
+  end
+  local honest = origin()
+  local stops = {}
+  local function proxy(args)
+    local url, stop = start_proxy(args)
+    stops[#stops + 1] = stop
+    return url, stop
+  end
+  local front = proxy({ "--upstream", honest:url() })
+
+  teardown(function()
+    for _, stop in ipairs(stops) do stop() end
+    for _, gw in ipairs(origins) do gw:stop() end
+    os.execute("rm -rf " .. dir)
+  end)
+
+
+  it("answers file bytes, ranges, HEAD, listings, raw blocks and CARs as the origin does", function()
+    local path = "/ipfs/" .. root .. "/big.bin"
+    local status, headers, body = http(front .. path)
+    assert.equal(200, status)
+    assert.equal(big, body)
+    local file_cid = headers["x-ipfs-roots"]
+    assert.equal('"' .. file_cid .. '"', headers.etag)
+    assert.truthy(headers["cache-control"]:find("immutable", 1, true))
+    for range, want in pairs { ["bytes=100-199"] = big:sub(101, 200), ["bytes=-10"] = big:sub(-10),
+      ["bytes=699990-"] = big:sub(699991) } do
+      status, _, body = http(front .. path, { headers = { Range = range } })
+      assert.equal(206, status, range)
+      assert.equal(want, body, range)
+    end
+    status = http(front .. path, { headers = { Range = "bytes=700000-" } })
+    assert.equal(416, status)
+    status, headers = http(front .. path, { method = "HEAD" })
+    assert.equal(200, status)
+    assert.equal("700000", headers["content-length"])
+    for _, q in ipairs { "/ipfs/" .. root .. "/many", "/ipfs/" .. file_cid .. "?format=raw",
+      "/ipfs/" .. root .. "/many?format=car", "/ipfs/" .. root .. "?format=car&dag-scope=all",
+      path .. "?format=car&entity-bytes=70000:140000", "/ipfs/" .. root .. "/hello.txt" } do
+      local s1, _, want = http(honest:url() .. q)
+      local s2, _, got = http(front .. q)
+      assert.equal(s1, s2, q)
+      assert.equal(want, got, q)
+    end
+  end)
+
+  it("answers 404 only for what a verified directory proves absent", function()
+    local status, _, body = http(front .. "/ipfs/" .. root .. "/no-such-name")
+    assert.equal(404, status)
+    assert.truthy(body:find("no-such-name", 1, true), body)
+    local withholding = origin({}, { other_car }) -- has none of the tree's blocks
+    local url = proxy({ "--upstream", withholding:url(), "--retries", "1" })
+    status, _, body = http(url .. "/ipfs/" .. root .. "/hello.txt")
+    assert.equal(502, status) -- saying it has not is no proof
+    assert.truthy(body:find(root, 1, true) and body:find(withholding:url(), 1, true), body)
+  end)
+
+  it("refuses a liar's bytes (502 naming what it did), and asks the next upstream", function()
+    local liar = origin({ tamper = 1, seed = 9 })
+    local url = proxy({ "--upstream", liar:url(), "--retries", "1" })
+    local status, _, body = http(url .. "/ipfs/" .. root .. "/big.bin")
+    assert.equal(502, status)
+    assert.truthy(body:find("hash mismatch", 1, true) and body:find(liar:url(), 1, true), body)
+    url = proxy({ "--upstream", liar:url(), "--upstream", honest:url(), "--policy", "failover" })
+    status, _, body = http(url .. "/ipfs/" .. root .. "/big.bin")
+    assert.equal(200, status)
+    assert.equal(big, body)
+  end)
+
+  it("answers 504 when no upstream answers in time", function()
+    local mute = origin({ delay_ms = 20000 })
+    local url = proxy({ "--upstream", mute:url(), "--timeout", "0.5", "--retries", "1" })
+    local t0 = ipfsrt.clock()
+    local status, _, body = http(url .. "/ipfs/" .. root .. "/hello.txt")
+    assert.equal(504, status)
+    assert.truthy(body:find("timed out", 1, true), body)
+    assert.is_true(ipfsrt.clock() - t0 < 8)
+  end)
+
+  it("ends a body short when upstream fails after the first byte", function()
+    local going = origin()
+    local url = proxy({ "--upstream", going:url(), "--retries", "1", "--timeout", "1" })
+    local path = url .. "/ipfs/" .. root .. "/big.bin"
+    assert.equal(206, (http(path, { headers = { Range = "bytes=0-99" } }))) -- the first leaf, now cached
+    going:stop()
+    local status, _, body, curl_code = http(path)
+    assert.equal(200, status) -- sent with the first leaf, before the second failed
+    assert.is_true(#body < #big)
+    assert.equal(big:sub(1, #body), body)
+    assert.equal(18, curl_code) -- "partial file": curl knows it is short
+  end)
+
+  it("fetches a block once for many clients at once", function()
+    local counted = origin()
+    local url = proxy({ "--upstream", counted:url() })
+    local outs = {}
+    local cmd = {}
+    for i = 1, 8 do
+      outs[i] = os.tmpname()
+      cmd[i] = string.format("curl -s -o %s %s &", outs[i], url .. "/ipfs/" .. root .. "/big.bin")
+    end
+    os.execute(table.concat(cmd, " ") .. " wait")
+    for i = 1, 8 do
+      assert.equal(big, slurp(outs[i]))
+      os.remove(outs[i])
+    end
+    -- the root, big.bin's node and its eleven leaves: each asked for once
+    assert.is_true(counted:stats().requests <= 13, "upstream requests: " .. counted:stats().requests)
+  end)
+
+  it("keeps verified blocks on disk for the next process, and refetches a corrupted one", function()
+    local cache = dir .. "/cache"
+    local url, stop = proxy({ "--upstream", honest:url(), "--cache-dir", cache })
+    assert.equal("hello\n", select(3, http(url .. "/ipfs/" .. root .. "/hello.txt")))
+    assert.equal("", stop())
+    local gone = origin()
+    local gone_url = gone:url()
+    gone:stop() -- nobody answers there now
+    url = proxy({ "--upstream", gone_url, "--cache-dir", cache, "--retries", "1", "--timeout", "1" })
+    local status, _, body = http(url .. "/ipfs/" .. root .. "/hello.txt")
+    assert.equal(200, status)
+    assert.equal("hello\n", body)
+    local p = io.popen("find " .. cache .. " -type f")
+    for file in p:lines() do
+      local data = slurp(file)
+      put(file, string.char((data:byte(1) or 0) ~ 1) .. data:sub(2))
+    end
+    p:close()
+    local counted = origin()
+    url = proxy({ "--upstream", counted:url(), "--cache-dir", cache })
+    status, _, body = http(url .. "/ipfs/" .. root .. "/hello.txt")
+    assert.equal(200, status)
+    assert.equal("hello\n", body)
+    assert.is_true(counted:stats().requests >= 1) -- the corrupted copies were misses
+  end)
+
+  -- last: every proxy above, stopped by SIGTERM, said nothing on stderr (-q), so
+  -- no failure and no sanitizer's report (leaks, races) under make asan / tsan
+  it("stops cleanly on SIGTERM, each proxy that ran", function()
+    for _, stop in ipairs(stops) do
+      local said = stop()
+      if said then assert.equal("", said) end
+    end
+  end)
+end)

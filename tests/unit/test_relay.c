@@ -1,0 +1,234 @@
+/* The client relay: many threads reading through one client, which the test's
+ * main thread drives, against ipfsrt gateways in this process on 127.0.0.1.
+ * Worker threads only record what they saw; the main thread asserts. */
+#include "testutil.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FILE_SIZE 400000
+#define READERS 8
+
+static uint8_t content[FILE_SIZE];
+static char file_path[IPFSRT_CID_STR_MAX + 16];
+static char car_path[600];
+
+static int setup(void **state) {
+    if (tmpdir_setup(state) != 0) return -1;
+    char dir[600], file[700];
+    snprintf(dir, sizeof dir, "%s", tmp_path("tree"));
+    mkdir(dir, 0755);
+    fill_random(content, sizeof content, 7);
+    snprintf(file, sizeof file, "%s/data.bin", dir);
+    write_file(file, content, sizeof content);
+    snprintf(car_path, sizeof car_path, "%s", tmp_path("tree.car"));
+    ipfsrt_pack_options o;
+    ipfsrt_pack_preset("kubo-v1-2025", &o, NULL);
+    o.chunk_size = 65536; /* seven leaves under one node */
+    ipfsrt_cid cid;
+    if (ipfsrt_pack_to_car(dir, &o, car_path, 1, &cid, NULL) != IPFSRT_OK) return -1;
+    char s[IPFSRT_CID_STR_MAX];
+    snprintf(file_path, sizeof file_path, "%s/data.bin", ipfsrt_cid_to_string(&cid, s));
+    return 0;
+}
+
+static ipfsrt_server *start_gateway(const ipfsrt_server_faults *faults) {
+    const char *paths[] = {car_path};
+    ipfsrt_server_options opts = {.size = sizeof opts, .cars = paths, .n_cars = 1, .threads = 2};
+    if (faults) opts.faults = *faults;
+    ipfsrt_server *gw;
+    assert_int_equal(ipfsrt_server_new(&gw, &opts, NULL), IPFSRT_OK);
+    return gw;
+}
+
+static ipfsrt_client *client_of(const ipfsrt_server *gw, double timeout_s) {
+    const char *urls[] = {ipfsrt_server_url(gw)};
+    ipfsrt_gateway_list list;
+    ipfsrt_gateway_list_init(&list);
+    assert_int_equal(ipfsrt_gateway_list_add(&list, urls[0], NULL), IPFSRT_OK);
+    ipfsrt_client_options o;
+    ipfsrt_client_options_init(&o);
+    o.gateways = &list;
+    o.retries = 1;
+    o.timeout_s = timeout_s;
+    ipfsrt_client *c;
+    assert_int_equal(ipfsrt_client_new(&c, &o, NULL), IPFSRT_OK);
+    ipfsrt_gateway_list_free(&list);
+    return c;
+}
+
+typedef struct reader {
+    ipfsrt_blocksource src; /* counts, then asks relayed */
+    ipfsrt_blocksource relayed;
+    size_t gets;
+    uint8_t *got;
+    size_t len;
+    ipfsrt_status status;
+    ipfsrt_error err;
+} reader;
+
+static ipfsrt_status keep_bytes(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    (void)err;
+    reader *r = user;
+    if (r->len + len > FILE_SIZE) return IPFSRT_ERANGE;
+    memcpy(r->got + r->len, data, len);
+    r->len += len;
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status counted_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
+                                 ipfsrt_error *err) {
+    reader *r = ctx;
+    r->gets++;
+    return ipfsrt_blocksource_get(&r->relayed, cid, ref, err);
+}
+
+static void counted_release(void *ctx, ipfsrt_blocksource_ref *ref) {
+    reader *r = ctx;
+    ipfsrt_blocksource_release(&r->relayed, ref);
+}
+
+static void reader_init(reader *r, ipfsrt_client_relay *relay) {
+    ipfsrt_client_relay_blocksource(relay, &r->relayed);
+    r->src = (ipfsrt_blocksource){r, counted_get, counted_release};
+    assert_non_null(r->got = malloc(FILE_SIZE));
+}
+
+static void *read_file_through(void *arg) {
+    reader *r = arg;
+    ipfsrt_unixfs_node_info info;
+    r->status = ipfsrt_unixfs_resolve(&r->src, file_path, NULL, &info, &r->err);
+    if (r->status == IPFSRT_OK)
+        r->status = ipfsrt_unixfs_read(&r->src, &info.cid, 0, UINT64_MAX, keep_bytes, r, &r->err);
+    return NULL;
+}
+
+/* The readers run on threads of their own while this thread drives the relay;
+ * the last to finish stops it. */
+typedef struct crowd {
+    ipfsrt_client_relay *relay;
+    reader readers[READERS];
+    size_t count;
+    double stop_after_s; /* > 0: stop the relay this soon, readers or not */
+} crowd;
+
+static void *run_crowd(void *arg) {
+    crowd *cr = arg;
+    pthread_t t[READERS];
+    if (cr->stop_after_s > 0) usleep((useconds_t)(cr->stop_after_s * 1e6));
+    for (size_t i = 0; i < cr->count && cr->stop_after_s <= 0; i++)
+        pthread_create(&t[i], NULL, read_file_through, &cr->readers[i]);
+    if (cr->stop_after_s <= 0)
+        for (size_t i = 0; i < cr->count; i++) pthread_join(t[i], NULL);
+    ipfsrt_client_relay_stop(cr->relay);
+    return NULL;
+}
+
+static void drive(crowd *cr, ipfsrt_client_relay *relay, size_t readers) {
+    cr->relay = relay;
+    cr->count = readers;
+    for (size_t i = 0; i < readers; i++) reader_init(&cr->readers[i], relay);
+    pthread_t boss;
+    pthread_create(&boss, NULL, run_crowd, cr);
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_relay_run(relay, &err), IPFSRT_OK);
+    pthread_join(boss, NULL);
+}
+
+static void free_crowd(crowd *cr) {
+    for (size_t i = 0; i < cr->count; i++) free(cr->readers[i].got);
+}
+
+static void test_many_threads_one_fetch_per_block(void **state) {
+    (void)state;
+    ipfsrt_server *gw = start_gateway(NULL);
+    ipfsrt_client *c = client_of(gw, 10);
+    ipfsrt_client_relay *relay;
+    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    crowd cr = {0};
+    drive(&cr, relay, READERS);
+    for (size_t i = 0; i < READERS; i++) {
+        assert_int_equal(cr.readers[i].status, IPFSRT_OK);
+        assert_int_equal(cr.readers[i].len, FILE_SIZE);
+        assert_memory_equal(cr.readers[i].got, content, FILE_SIZE);
+    }
+    /* the directory, the file's node and its seven leaves, each asked for once
+     * however many threads wanted it at once (later ones come from the cache) */
+    ipfsrt_server_stats st;
+    ipfsrt_server_get_stats(gw, &st);
+    assert_int_equal(st.requests, 9);
+    ipfsrt_client_relay_stats rs;
+    ipfsrt_client_relay_get_stats(relay, &rs);
+    size_t gets = 0;
+    for (size_t i = 0; i < READERS; i++) gets += cr.readers[i].gets;
+    assert_int_equal(rs.jobs + rs.coalesced, gets);
+    assert_true(rs.coalesced > 0 && rs.jobs < gets / 2);
+    /* stopped: a call fails at once, it does not wait */
+    ipfsrt_blocksource src;
+    ipfsrt_client_relay_blocksource(relay, &src);
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_unixfs_resolve(&src, file_path, NULL, &info, &err), IPFSRT_ECANCELED);
+    free_crowd(&cr);
+    ipfsrt_client_relay_free(relay);
+    ipfsrt_client_free(c);
+    ipfsrt_server_free(gw);
+}
+
+static void test_liar_fails_every_waiter(void **state) {
+    (void)state;
+    ipfsrt_server_faults faults = {.tamper = 1, .seed = 3};
+    ipfsrt_server *gw = start_gateway(&faults);
+    ipfsrt_client *c = client_of(gw, 10);
+    ipfsrt_client_relay *relay;
+    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    crowd cr = {0};
+    drive(&cr, relay, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(cr.readers[i].status, IPFSRT_EFETCH);
+        assert_non_null(strstr(cr.readers[i].err.message, ipfsrt_server_url(gw)));
+        assert_true(cr.readers[i].err.cid[0] != '\0');
+        assert_int_equal(cr.readers[i].len, 0); /* not a byte of what failed its hash */
+    }
+    free_crowd(&cr);
+    ipfsrt_client_relay_free(relay);
+    ipfsrt_client_free(c);
+    ipfsrt_server_free(gw);
+}
+
+/* A reader waiting on a gateway that takes its time is let go when the relay stops. */
+static void test_stop_releases_waiters(void **state) {
+    (void)state;
+    ipfsrt_server_faults faults = {.delay_ms = 5000};
+    ipfsrt_server *gw = start_gateway(&faults);
+    ipfsrt_client *c = client_of(gw, 30);
+    ipfsrt_client_relay *relay;
+    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    crowd stopper = {.stop_after_s = 0.5};
+    stopper.relay = relay;
+    reader waiting = {0};
+    reader_init(&waiting, relay);
+    pthread_t t, boss;
+    pthread_create(&t, NULL, read_file_through, &waiting);
+    pthread_create(&boss, NULL, run_crowd, &stopper);
+    double t0 = ipfsrt_clock();
+    assert_int_equal(ipfsrt_client_relay_run(relay, NULL), IPFSRT_OK);
+    pthread_join(t, NULL);
+    pthread_join(boss, NULL);
+    assert_true(ipfsrt_clock() - t0 < 3);
+    assert_int_equal(waiting.status, IPFSRT_ECANCELED);
+    free(waiting.got);
+    ipfsrt_client_relay_free(relay);
+    ipfsrt_client_free(c);
+    ipfsrt_server_free(gw);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_many_threads_one_fetch_per_block),
+        cmocka_unit_test(test_liar_fails_every_waiter),
+        cmocka_unit_test(test_stop_releases_waiters),
+    };
+    return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
+}
