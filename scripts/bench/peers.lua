@@ -8,7 +8,10 @@
 -- ipfsrt and xarray with dask's threaded scheduler. Every repetition is a cold process; open is timed on its own, the
 -- other scenarios after opening, inside the process (after one uncounted run
 -- that warms the gateway and the page cache). Medians, ratios, and
--- checksums of the values each client read. The gateway answers each request
+-- checksums of the values each client read. xarray-proxy is xarray through a
+-- fresh `ipfsrt serve --upstream` in front of the gateway (every block verified,
+-- nothing cached), xarray-proxy-cached through a fresh one over the disk cache
+-- its first, uncounted run filled. The gateway answers each request
 -- after a delay (`serve --delay MS`), for every delay listed: public gateways are
 -- 10 to 100 ms away, loopback none (the S3 clients run at delay 0 only).
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
@@ -19,7 +22,8 @@ package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
 local bench = require "bench"
 
 local o = { days = "366", runs = "5", dir = "build/bench",
-  clients = "ipfsrt-verified,ipfsrt-plain,xarray,zarrita,zarrita-verified,ipfsrt-s3,ipfsrt-s3car,xarray-s3," ..
+  clients = "ipfsrt-verified,ipfsrt-plain,xarray,xarray-proxy,xarray-proxy-cached,zarrita,zarrita-verified," ..
+    "ipfsrt-s3,ipfsrt-s3car,xarray-s3," ..
     "ipfsrt-folder,xarray-dask-folder",
   scenarios = "open,spatial,timeseries,fullfield,bulk,weighted,climatology,anomaly", delays = "0,10,50" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
@@ -36,6 +40,14 @@ local CLIENTS = {
   ["ipfsrt-verified"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s", exe, gateway, root, s) end,
   ["ipfsrt-plain"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --plain", exe, gateway, root, s) end,
   xarray = function(s) return string.format("/usr/bin/python3 scripts/bench/peers/xarray_peer.py %s %s %s", gateway, root, s) end,
+  ["xarray-proxy"] = function(s)
+    return string.format("%s scripts/bench/peers/proxied.lua %s -- /usr/bin/python3 scripts/bench/peers/xarray_peer.py " ..
+      "{PROXY} %s %s", exe, gateway, root, s)
+  end,
+  ["xarray-proxy-cached"] = function(s)
+    return string.format("%s scripts/bench/peers/proxied.lua %s --cache-dir %s/proxy-cache-%s -- " ..
+      "/usr/bin/python3 scripts/bench/peers/xarray_peer.py {PROXY} %s %s", exe, gateway, o.dir, s, root, s)
+  end,
   zarrita = function(s) return string.format("%s scripts/bench/peers/zarrita_peer.mjs %s %s %s", node, gateway, root, s) end,
   ["zarrita-verified"] = function(s)
     return string.format("%s scripts/bench/peers/zarrita_peer.mjs %s %s %s --verified", node, gateway, root, s)

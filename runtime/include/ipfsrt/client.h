@@ -267,7 +267,8 @@ typedef struct ipfsrt_client_relay ipfsrt_client_relay;
 
 typedef struct ipfsrt_client_relay_stats {
     uint64_t jobs;      /* blocks looked for (in the cache, else at the gateways) */
-    uint64_t coalesced; /* calls that joined a look already under way */
+    uint64_t coalesced; /* calls answered by a look under way, or by a block kept from one
+                           (as many bytes as the client's memory cache) */
 } ipfsrt_client_relay_stats;
 
 IPFSRT_API ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **relay, ipfsrt_client *client,

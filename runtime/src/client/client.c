@@ -488,6 +488,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     c->hash_backend = opts->hash_backend;
     uint64_t cache = opts->cache_bytes == 0 ? (uint64_t)64 << 20
                      : opts->cache_bytes == UINT64_MAX ? 0 : opts->cache_bytes;
+    c->memory_cache_bytes = cache;
     if (st == IPFSRT_OK && !(c->gw = calloc(c->gateways.count ? c->gateways.count : 1, sizeof *c->gw)))
         st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; st == IPFSRT_OK && i < c->gateways.count; i++)

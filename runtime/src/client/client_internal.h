@@ -61,6 +61,7 @@ struct ipfsrt_client {
     unsigned in_flight_max; /* per gateway: the cap when adaptive, else concurrency */
     bool adaptive;        /* the limit follows the gateway's answers (no concurrency given) */
     size_t max_block;
+    uint64_t memory_cache_bytes; /* the cache's budget in memory (a relay keeps as much) */
     const ipfsrt_hash_backend *hash_backend; /* NULL: the process's */
     ipfsrt_client_progress_fn progress;
     void *progress_user;

@@ -7,72 +7,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/client_internal.h"
-
-typedef enum want_state { WANT_QUEUED, WANT_FETCHING, WANT_DONE, WANT_FAILED } want_state;
-
-/* One CID wanted by one or more callers; freed by the last caller to see its end. */
-typedef struct want {
-    ipfsrt_cid cid;
-    want_state state;
-    unsigned waiters;
-    block_job *job;        /* the driver's, while fetching */
-    ipfsrt_rcblock *block; /* done: a reference the want holds */
-    ipfsrt_error error;    /* failed */
-    struct want *next;
-} want;
+#include "client/relay_wants.h"
 
 struct ipfsrt_client_relay {
     ipfsrt_client *c;
     pthread_mutex_t lock;
     pthread_cond_t settled; /* a want was settled, or the relay stopped */
-    want *wants;
+    want_table wants;
     bool stopping;
     bool running; /* in ipfsrt_client_relay_run: only then is the client touched */
     uint64_t jobs, coalesced;
 };
-
-static want *find_want(ipfsrt_client_relay *r, const ipfsrt_cid *cid) {
-    for (want *w = r->wants; w; w = w->next)
-        if (ipfsrt_cid_equal(&w->cid, cid)) return w;
-    return NULL;
-}
-
-static void unlink_want(ipfsrt_client_relay *r, want *w) {
-    for (want **p = &r->wants; *p; p = &(*p)->next)
-        if (*p == w) {
-            *p = w->next;
-            break;
-        }
-    ipfsrt_rcblock_unref(w->block);
-    free(w);
-}
 
 static void relay_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     (void)ctx;
     ipfsrt_rcblock_unref(ref->token);
 }
 
-/* Waits for the driver to settle cid; called from any thread. */
+/* Under the lock: the want for cid, a new one queued for the driver. */
+static want *want_for(ipfsrt_client_relay *r, const ipfsrt_cid *cid) {
+    want *w = ipfsrt_wants_find(&r->wants, cid);
+    if (w) {
+        r->coalesced++;
+        return w;
+    }
+    w = ipfsrt_wants_add(&r->wants, cid);
+    if (w && r->running) r->c->engine.wakeup(r->c->engine.ctx);
+    return w;
+}
+
+/* A done block at once (kept, or fetched for another caller), else waits for
+ * the driver to settle it; called from any thread. */
 static ipfsrt_status relay_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                ipfsrt_error *err) {
     ipfsrt_client_relay *r = ctx;
     pthread_mutex_lock(&r->lock);
-    if (r->stopping) {
+    want *w = r->stopping ? NULL : want_for(r, cid);
+    if (!w) {
+        bool stopping = r->stopping;
         pthread_mutex_unlock(&r->lock);
-        return ipfsrt_fail_cid(err, IPFSRT_ECANCELED, cid, -1, "the gateway client has stopped");
+        return stopping ? ipfsrt_fail_cid(err, IPFSRT_ECANCELED, cid, -1, "the gateway client has stopped")
+                        : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
-    want *w = find_want(r, cid);
-    if (w) {
-        r->coalesced++;
-    } else if ((w = calloc(1, sizeof *w))) {
-        w->cid = *cid;
-        w->next = r->wants;
-        r->wants = w;
-        if (r->running) r->c->engine.wakeup(r->c->engine.ctx);
-    } else {
+    if (w->state == WANT_DONE) {
+        ipfsrt_wants_touch(&r->wants, w);
+        ipfsrt_rcblock_ref(w->block);
         pthread_mutex_unlock(&r->lock);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_block_lend(ref, w->block);
     }
     w->waiters++;
     while (w->state != WANT_DONE && w->state != WANT_FAILED) pthread_cond_wait(&r->settled, &r->lock);
@@ -84,12 +65,13 @@ static ipfsrt_status relay_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
         st = w->error.code;
         if (err) *err = w->error;
     }
-    if (--w->waiters == 0) unlink_want(r, w);
+    if (--w->waiters == 0) ipfsrt_wants_left(&r->wants, w);
     pthread_mutex_unlock(&r->lock);
     return st;
 }
 
-/* Under the lock: the want's end, for its waiters. */
+/* Under the lock: the want's end, for its waiters (a want nobody waits for
+ * any more, its caller gone, is left at once). */
 static void fail_want(ipfsrt_client_relay *r, want *w, const ipfsrt_error *e) {
     w->error = *e;
     ipfsrt_cid_to_string(&w->cid, w->error.cid);
@@ -118,10 +100,9 @@ static void settle(ipfsrt_client_relay *r, want *w, const ipfsrt_error *failure)
     w->job = NULL;
 }
 
-/* Starts a job for each queued want; returns how many are fetching. */
-static size_t start_queued(ipfsrt_client_relay *r) {
-    size_t fetching = 0;
-    for (want *w = r->wants; w; w = w->next) {
+/* Starts a job for each queued want (one the cache holds is done at once). */
+static void start_queued(ipfsrt_client_relay *r) {
+    for (want *w = r->wants.active; w; w = w->active_next) {
         if (w->state == WANT_QUEUED) {
             block_job *j = calloc(1, sizeof *j);
             if (j) j->cid = w->cid;
@@ -136,26 +117,35 @@ static size_t start_queued(ipfsrt_client_relay *r) {
             w->state = WANT_FETCHING;
             r->jobs++;
         }
-        if (w->state == WANT_FETCHING) fetching++;
     }
-    return fetching;
 }
 
-/* Settles what finished; with failure, everything still fetching. */
-static void settle_finished(ipfsrt_client_relay *r, const ipfsrt_error *failure) {
-    for (want *w = r->wants; w; w = w->next) {
-        if (w->state != WANT_FETCHING) continue;
-        if (failure || w->job->t.state == TASK_DONE || w->job->t.state == TASK_FAILED) settle(r, w, failure);
+/* Settles what finished (with failure, everything still fetching), taking
+ * the settled off the active list; returns how many are still fetching. */
+static size_t settle_finished(ipfsrt_client_relay *r, const ipfsrt_error *failure) {
+    size_t fetching = 0;
+    for (want **p = &r->wants.active, *w; (w = *p);) {
+        if (w->state == WANT_FETCHING &&
+            (failure || w->job->t.state == TASK_DONE || w->job->t.state == TASK_FAILED))
+            settle(r, w, failure);
+        if (w->state == WANT_DONE || w->state == WANT_FAILED) {
+            *p = w->active_next; /* its waiters (there is one at least) take it from here */
+            w->active_next = NULL;
+            continue;
+        }
+        fetching += w->state == WANT_FETCHING;
+        p = &w->active_next;
     }
+    return fetching;
 }
 
 /* Under the lock, as the relay stops: every want not settled fails. */
 static void fail_unsettled(ipfsrt_client_relay *r) {
     ipfsrt_error e;
     ipfsrt_fail(&e, IPFSRT_ECANCELED, -1, "the gateway client has stopped");
-    settle_finished(r, &e);
-    for (want *w = r->wants; w; w = w->next)
+    for (want *w = r->wants.active; w; w = w->active_next)
         if (w->state == WANT_QUEUED) fail_want(r, w, &e);
+    settle_finished(r, &e);
 }
 
 ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err) {
@@ -164,16 +154,17 @@ ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err)
     r->running = true;
     ipfsrt_status st = IPFSRT_OK;
     while (!r->stopping) {
-        size_t fetching = start_queued(r);
-        settle_finished(r, NULL);
+        start_queued(r);
+        size_t fetching = settle_finished(r, NULL);
         pthread_mutex_unlock(&r->lock);
         ipfsrt_error e;
         ipfsrt_status pumped = IPFSRT_OK;
-        if (fetching) {
+        if (fetching && (c->engine.pending(c->engine.ctx) || c->pool_jobs)) {
             pumped = ipfsrt_task_pump(c, 100, &e);
-        } else {
-            c->engine.wait(c->engine.ctx, 100); /* a caller's wakeup ends it */
-            if (ipfsrt_stop_requested()) pumped = ipfsrt_fail(&e, IPFSRT_ECANCELED, -1, "interrupted");
+        } else { /* nothing on the wire: wait where a caller's wakeup ends it */
+            c->engine.wait(c->engine.ctx, fetching ? 10 : 100);
+            if (fetching) pumped = ipfsrt_task_pump(c, 0, &e); /* timers: backoffs, hedges */
+            else if (ipfsrt_stop_requested()) pumped = ipfsrt_fail(&e, IPFSRT_ECANCELED, -1, "interrupted");
         }
         pthread_mutex_lock(&r->lock);
         if (pumped == IPFSRT_OK) continue;
@@ -207,6 +198,7 @@ ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **out, ipfsrt_client *
     ipfsrt_client_relay *r = calloc(1, sizeof *r);
     if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     r->c = c;
+    ipfsrt_wants_init(&r->wants, c->memory_cache_bytes); /* the client's budget: callers' hits skip the driver */
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->settled, NULL);
     *out = r;
@@ -226,6 +218,7 @@ void ipfsrt_client_relay_get_stats(ipfsrt_client_relay *r, ipfsrt_client_relay_s
 
 void ipfsrt_client_relay_free(ipfsrt_client_relay *r) {
     if (!r) return;
+    ipfsrt_wants_free(&r->wants);
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->settled);
     free(r);
