@@ -78,7 +78,7 @@ static void read_faults(lua_State *L, ipfsrt_server_faults *f) {
 
 /* upstream = client: a relay over it, the client kept in the gateway's user
  * value (at -1) for as long as the gateway lives. */
-static void attach_upstream(lua_State *L, lua_gateway *gw, ipfsrt_blocksource *src) {
+static void attach_upstream(lua_State *L, lua_gateway *gw) {
     lua_getfield(L, 1, "upstream");
     ipfsrt_lua_client *lc = luaL_testudata(L, -1, IPFSRT_LUA_CLIENT);
     if (!lc || !lc->c) ipfsrt_lua_raise_arg(L, "upstream must be an open ipfsrt.client");
@@ -86,7 +86,6 @@ static void attach_upstream(lua_State *L, lua_gateway *gw, ipfsrt_blocksource *s
     ipfsrt_error err;
     if (ipfsrt_client_relay_new(&gw->relay, lc->c, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
     gw->client = lc;
-    ipfsrt_client_relay_blocksource(gw->relay, src);
 }
 
 /* ipfsrt.serve{cars = {path, ...}, upstream = client, listen = "127.0.0.1:0",
@@ -117,10 +116,9 @@ static int l_serve(lua_State *L) {
     lua_gateway *gw = lua_newuserdatauv(L, sizeof *gw, 1);
     memset(gw, 0, sizeof *gw);
     luaL_setmetatable(L, GATEWAY);
-    ipfsrt_blocksource src;
     if (upstream) {
-        attach_upstream(L, gw, &src);
-        opts.upstream = &src;
+        attach_upstream(L, gw);
+        opts.upstream = gw->relay;
     }
     ipfsrt_error err;
     if (ipfsrt_server_new(&gw->server, &opts, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);

@@ -269,11 +269,27 @@ typedef struct ipfsrt_client_relay_stats {
     uint64_t jobs;      /* blocks looked for (in the cache, else at the gateways) */
     uint64_t coalesced; /* calls answered by a look under way, or by a block kept from one
                            (as many bytes as the client's memory cache) */
+    uint64_t prefetched; /* blocks that came in prefetches' answers */
 } ipfsrt_client_relay_stats;
 
 IPFSRT_API ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **relay, ipfsrt_client *client,
                                                  ipfsrt_error *err);
 IPFSRT_API void ipfsrt_client_relay_blocksource(ipfsrt_client_relay *relay, ipfsrt_blocksource *src);
+/* The blocks the relay holds now (kept, or fetched for a caller), and
+ * IPFSRT_ENOT_FOUND for the rest: nothing is asked for. A walk over it tells
+ * whether a path needs a prefetch. */
+IPFSRT_API void ipfsrt_client_relay_blocksource_at_hand(ipfsrt_client_relay *relay, ipfsrt_blocksource *src);
+/* Asks the gateways for the blocks a walk of path needs (the trustless
+ * gateway's dag-scope; for ENTITY, bytes [offset, offset + length) of a file,
+ * length UINT64_MAX = to the end) in one CAR request, each block checked as it
+ * comes and kept like fetched ones, and waits for the answer: a walk of a path
+ * the relay has not seen then costs one round trip, not one per directory
+ * level. Calls for the same path and scope at once share one request. What the
+ * answer lacked, or a failed request, is left to the walk (it asks by CID and
+ * reports); IPFSRT_OK unless the relay has stopped. */
+IPFSRT_API ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *relay, const char *path,
+                                                      ipfsrt_unixfs_scope scope, uint64_t offset, uint64_t length,
+                                                      ipfsrt_error *err);
 /* Drives the client until ipfsrt_client_relay_stop or a stop request
  * (ipfsrt_request_stop, a signal); calls made before it runs wait for it. A
  * call whose gateways all fail, or that the client gives up on, fails alone;

@@ -3,6 +3,7 @@
 #define IPFSRT_SERVER_H
 
 #include "blocksource.h"
+#include "client.h"
 #include "error.h"
 
 #ifdef __cplusplus
@@ -43,16 +44,17 @@ typedef struct ipfsrt_server_options {
     const char *tls_cert; /* PEM files: with both, the gateway speaks HTTPS only
                              (libmicrohttpd's GnuTLS); NULL = plain HTTP */
     const char *tls_key;
-    /* Blocks the CARs lack are asked of upstream (NULL: the CARs alone, at least
-     * one), from the threads answering requests, so it must be safe to call from
-     * any thread: a client relay's (ipfsrt_client_relay_blocksource) makes the
-     * server a verifying gateway in front of others. Its failures are answered
-     * 502 (504 for timeouts), never with wrong bytes: file bytes stream as their
-     * blocks arrive, and a failure mid-body ends the connection short. Each
-     * connection then has a thread of its own (waiting on upstream blocks
-     * holds no one else up), at most max_connections; faults cannot be
-     * injected. */
-    const ipfsrt_blocksource *upstream;
+    /* Blocks the CARs lack are asked of the relay's client (NULL: the CARs
+     * alone, at least one), which makes the server a verifying gateway in front
+     * of others; a path's blocks are asked for in one CAR request where the
+     * relay has not seen them. The relay must run (ipfsrt_client_relay_run on
+     * a thread of the caller's) while the server does, and outlive it. Its
+     * failures are answered 502 (504 for timeouts), never with wrong bytes:
+     * file bytes stream as their blocks arrive, and a failure mid-body ends the
+     * connection short. Each connection then has a thread of its own (waiting
+     * on upstream blocks holds no one else up), at most max_connections;
+     * faults cannot be injected. */
+    ipfsrt_client_relay *upstream;
     unsigned max_connections; /* with upstream; 0 = 256 */
 } ipfsrt_server_options;
 /* The defaults, size set: what a caller then fills in. */

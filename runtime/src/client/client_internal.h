@@ -302,6 +302,8 @@ typedef struct prefetch {
  * client's pump moves it along. False when the path cannot be asked for. */
 bool ipfsrt_prefetch_start(ipfsrt_client *c, prefetch *p, const char *path, uint64_t offset,
                            uint64_t length, bool from_end);
+/* ... with the trustless gateway's query as given (format=car&dag-scope=...). */
+bool ipfsrt_prefetch_start_query(ipfsrt_client *c, prefetch *p, const char *path, const char *query);
 
 /* ----------------------------------------------------------------- plain.c */
 

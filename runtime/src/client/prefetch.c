@@ -66,21 +66,27 @@ static void prefetch_hashed(attempt *a, ipfsrt_vjob *job) {
 static const task_ops prefetch_ops = {prefetch_request, prefetch_body, ipfsrt_attempt_car_complete, NULL, NULL,
                                       prefetch_hashed, false, false, true};
 
-bool ipfsrt_prefetch_start(ipfsrt_client *c, prefetch *p, const char *path, uint64_t offset,
-                           uint64_t length, bool from_end) {
+bool ipfsrt_prefetch_start_query(ipfsrt_client *c, prefetch *p, const char *path, const char *query) {
     ipfsrt_cid root;
     const char *rest;
     if (ipfsrt_client_split_target(path, &root, &rest, NULL) != IPFSRT_OK ||
-        ipfsrt_path_to_url(&root, rest, p->path, sizeof p->path, NULL) != IPFSRT_OK)
+        ipfsrt_path_to_url(&root, rest, p->path, sizeof p->path, NULL) != IPFSRT_OK ||
+        (size_t)snprintf(p->query, sizeof p->query, "%s", query) >= sizeof p->query)
         return false;
-    if (from_end && length == 0)
-        snprintf(p->query, sizeof p->query, "format=car&dag-scope=block");
-    else if (from_end)
-        snprintf(p->query, sizeof p->query, "format=car&dag-scope=entity&entity-bytes=-%llu:*",
-                 (unsigned long long)length);
-    else
-        ipfsrt_session_range_query(p->query, sizeof p->query, offset,
-                                   length == UINT64_MAX ? UINT64_MAX : offset + length);
     ipfsrt_task_begin(&p->t, c, &prefetch_ops, IPFSRT_REQUEST_CAR, p);
     return true;
+}
+
+bool ipfsrt_prefetch_start(ipfsrt_client *c, prefetch *p, const char *path, uint64_t offset,
+                           uint64_t length, bool from_end) {
+    char query[256];
+    if (from_end && length == 0)
+        snprintf(query, sizeof query, "format=car&dag-scope=block");
+    else if (from_end)
+        snprintf(query, sizeof query, "format=car&dag-scope=entity&entity-bytes=-%llu:*",
+                 (unsigned long long)length);
+    else
+        ipfsrt_session_range_query(query, sizeof query, offset,
+                                   length == UINT64_MAX ? UINT64_MAX : offset + length);
+    return ipfsrt_prefetch_start_query(c, p, path, query);
 }

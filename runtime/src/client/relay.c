@@ -7,17 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/relay_wants.h"
-
-struct ipfsrt_client_relay {
-    ipfsrt_client *c;
-    pthread_mutex_t lock;
-    pthread_cond_t settled; /* a want was settled, or the relay stopped */
-    want_table wants;
-    bool stopping;
-    bool running; /* in ipfsrt_client_relay_run: only then is the client touched */
-    uint64_t jobs, coalesced;
-};
+#include "client/relay_internal.h"
 
 static void relay_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     (void)ctx;
@@ -68,6 +58,22 @@ static ipfsrt_status relay_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
     if (--w->waiters == 0) ipfsrt_wants_left(&r->wants, w);
     pthread_mutex_unlock(&r->lock);
     return st;
+}
+
+/* The blocks at hand only: nothing is asked for. */
+static ipfsrt_status relay_get_at_hand(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
+                                       ipfsrt_error *err) {
+    ipfsrt_client_relay *r = ctx;
+    pthread_mutex_lock(&r->lock);
+    want *w = ipfsrt_wants_find(&r->wants, cid);
+    ipfsrt_rcblock *block = w && w->state == WANT_DONE ? w->block : NULL;
+    if (block) {
+        ipfsrt_wants_touch(&r->wants, w);
+        ipfsrt_rcblock_ref(block);
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (!block) return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not at hand");
+    return ipfsrt_block_lend(ref, block);
 }
 
 /* Under the lock: the want's end, for its waiters (a want nobody waits for
@@ -146,6 +152,7 @@ static void fail_unsettled(ipfsrt_client_relay *r) {
     for (want *w = r->wants.active; w; w = w->active_next)
         if (w->state == WANT_QUEUED) fail_want(r, w, &e);
     settle_finished(r, &e);
+    ipfsrt_relay_settle_prefetches(r, true);
 }
 
 ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err) {
@@ -155,7 +162,8 @@ ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err)
     ipfsrt_status st = IPFSRT_OK;
     while (!r->stopping) {
         start_queued(r);
-        size_t fetching = settle_finished(r, NULL);
+        ipfsrt_relay_start_prefetches(r);
+        size_t fetching = settle_finished(r, NULL) + ipfsrt_relay_settle_prefetches(r, false);
         pthread_mutex_unlock(&r->lock);
         ipfsrt_error e;
         ipfsrt_status pumped = IPFSRT_OK;
@@ -171,6 +179,7 @@ ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err)
         /* a halt (no answer for too long, a policy's error) ends what is
          * fetching now, not the relay; a stop request ends the relay */
         settle_finished(r, &e);
+        ipfsrt_relay_settle_prefetches(r, true);
         ipfsrt_client_call_start(c);
         if (ipfsrt_stop_requested()) {
             st = ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "stopped by signal %d", ipfsrt_stop_requested());
@@ -209,10 +218,15 @@ void ipfsrt_client_relay_blocksource(ipfsrt_client_relay *r, ipfsrt_blocksource 
     *src = (ipfsrt_blocksource){r, relay_get, relay_release};
 }
 
+void ipfsrt_client_relay_blocksource_at_hand(ipfsrt_client_relay *r, ipfsrt_blocksource *src) {
+    *src = (ipfsrt_blocksource){r, relay_get_at_hand, relay_release};
+}
+
 void ipfsrt_client_relay_get_stats(ipfsrt_client_relay *r, ipfsrt_client_relay_stats *stats) {
     pthread_mutex_lock(&r->lock);
     stats->jobs = r->jobs;
     stats->coalesced = r->coalesced;
+    stats->prefetched = r->prefetched;
     pthread_mutex_unlock(&r->lock);
 }
 

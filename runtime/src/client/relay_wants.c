@@ -2,7 +2,7 @@
  * on, and the done ones kept in least-recently-used order. */
 #include <stdlib.h>
 
-#include "client/relay_wants.h"
+#include "client/relay_internal.h"
 
 /* FNV-1a over the CID's bytes: digests are random, codecs and lengths vary. */
 static uint64_t cid_hash(const ipfsrt_cid *cid) {
@@ -116,4 +116,16 @@ void ipfsrt_wants_touch(want_table *t, want *w) {
     if (!w->kept || t->lru_head == w) return;
     lru_unlink(t, w);
     lru_push_front(t, w);
+}
+
+void ipfsrt_wants_keep(want_table *t, ipfsrt_rcblock *block) {
+    if (ipfsrt_wants_find(t, &block->cid)) return;
+    want *w = ipfsrt_wants_add(t, &block->cid);
+    if (!w) return; /* kept is an optimisation: the walk asks again */
+    t->active = w->active_next; /* done already: not the driver's */
+    w->active_next = NULL;
+    ipfsrt_rcblock_ref(block);
+    w->block = block;
+    w->state = WANT_DONE;
+    ipfsrt_wants_left(t, w);
 }

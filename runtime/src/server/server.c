@@ -187,7 +187,8 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     gw->faults = opts->faults;
     gw->src = (ipfsrt_blocksource){gw, multi_get, multi_release};
     if (opts->upstream) {
-        gw->upstream = *opts->upstream;
+        gw->relay = opts->upstream;
+        ipfsrt_client_relay_blocksource(gw->relay, &gw->upstream);
         gw->has_upstream = true;
         gw->max_connections = opts->max_connections ? opts->max_connections : 256;
     }

@@ -36,7 +36,8 @@ struct ipfsrt_server {
     size_t ncars;
     ipfsrt_mhmap index; /* every block of every CAR: multihash -> which CAR holds it */
     ipfsrt_blocksource src;   /* the CARs' blocks, then upstream's */
-    ipfsrt_blocksource upstream;
+    ipfsrt_client_relay *relay; /* with an upstream */
+    ipfsrt_blocksource upstream; /* the relay's */
     bool has_upstream;
     unsigned max_connections;
     struct MHD_Daemon *daemon;
@@ -115,6 +116,11 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
                                         const char *path, const char *accept);
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const char *cid_str, const char *path);
+/* upstream.c: a path's blocks asked of the relay in one request (nothing
+ * without one); _range: for a plain answer, by its Range header. */
+void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
+                            uint64_t offset, uint64_t length);
+void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, const char *range);
 /* upstream.c: a file's bytes read as the answer goes out, for blocks that are
  * not all at hand when it starts (*r NULL: answered already). */
 enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_Connection *c,

@@ -202,6 +202,19 @@ static ipfsrt_status walk_target(ipfsrt_server_request *rq, car_request *cr, ipf
     return IPFSRT_OK;
 }
 
+/* In front of an upstream: the answer's blocks in one request of the same
+ * shape (a range counted from the end, whose place needs the file's size,
+ * asks for the path alone). */
+static void prefetch_answer(ipfsrt_server_request *rq, const car_request *cr, const char *range) {
+    uint64_t offset = 0, length = UINT64_MAX;
+    ipfsrt_unixfs_scope scope = cr->params.scope;
+    if (range && (strchr(range, '-') || !ipfsrt_http_entity_bytes_parse(range, UINT64_MAX, &offset, &length)))
+        scope = IPFSRT_SCOPE_BLOCK;
+    else if (range)
+        scope = IPFSRT_SCOPE_ENTITY;
+    ipfsrt_server_prefetch(rq, cr->full, scope, offset, length);
+}
+
 /* Reads the query into cr; an error is answered with its status (400, 404). */
 static ipfsrt_status read_car_request(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                       const char *accept, car_request *cr, ipfsrt_error *err) {
@@ -213,6 +226,7 @@ static ipfsrt_status read_car_request(ipfsrt_server_request *rq, struct MHD_Conn
     ipfsrt_status st = ipfsrt_http_car_params_parse(&q, accept, &cr->params, err);
     if (st == IPFSRT_OK) st = walk_target(rq, cr, err);
     const char *range = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "entity-bytes");
+    if (st == IPFSRT_OK) prefetch_answer(rq, cr, range);
     cr->offset = 0;
     cr->length = UINT64_MAX;
     if (st != IPFSRT_OK || !range || cr->decoy || cr->decoy_block) return st;

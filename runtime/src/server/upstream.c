@@ -7,15 +7,71 @@
 #include <string.h>
 
 #include "ipfsrt/unixfs.h"
+#include "server/http_parse.h"
 #include "server/server_internal.h"
 
 #define PIECE (256 * 1024)
+/* Bytes of a file asked for in one CAR request: the whole of a Zarr chunk, a
+ * window of a large file ahead of the answer going out. */
+#define SPAN ((uint64_t)4 << 20)
+
+static ipfsrt_status count_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    (void)user, (void)cid, (void)err;
+    return IPFSRT_OK;
+}
+
+/* Asked for only when a walk over what the relay holds comes short: a second
+ * read of a chunk costs no upstream request. */
+void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
+                            uint64_t offset, uint64_t length) {
+    ipfsrt_client_relay *relay = rq->gw->relay;
+    if (!relay) return;
+    ipfsrt_blocksource at_hand;
+    ipfsrt_client_relay_blocksource_at_hand(relay, &at_hand);
+    if (ipfsrt_unixfs_blocks_for_scope(&at_hand, path, NULL, scope, offset, length, count_block, NULL, NULL) ==
+        IPFSRT_OK)
+        return;
+    (void)ipfsrt_client_relay_prefetch(relay, path, scope, offset, length, NULL);
+}
+
+void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, const char *range) {
+    uint64_t start = 0, length = SPAN;
+    /* the file's size is not known yet: a suffix range cannot be placed */
+    if (range && strstr(range, "=-")) {
+        ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_BLOCK, 0, 0);
+        return;
+    }
+    if (range && ipfsrt_http_range_parse(range, UINT64_MAX, &start, &length) != IPFSRT_HTTP_RANGE_OK) {
+        start = 0;
+        length = SPAN;
+    }
+    ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_ENTITY, start, length < SPAN ? length : SPAN);
+}
 
 typedef struct stream_body {
     ipfsrt_server_request *rq;
     ipfsrt_cid file;
     uint64_t start, length;
+    uint64_t asked_to; /* the file's bytes before this were prefetched */
+    uint8_t *first;    /* the first piece, read before the status went out */
+    size_t first_len;
 } stream_body;
+
+static void stream_body_free(void *cls) {
+    stream_body *s = cls;
+    free(s->first);
+    free(s);
+}
+
+/* A window ahead of pos, asked for in one request when the answer reaches it. */
+static void prefetch_ahead(stream_body *s, uint64_t pos) {
+    if (s->start + pos < s->asked_to) return;
+    char path[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&s->file, path);
+    uint64_t left = s->length - pos;
+    ipfsrt_server_prefetch(s->rq, path, IPFSRT_SCOPE_ENTITY, s->start + pos, left < SPAN ? left : SPAN);
+    s->asked_to = s->start + pos + SPAN;
+}
 
 typedef struct piece {
     uint8_t *out;
@@ -30,33 +86,56 @@ static ipfsrt_status fill_piece(void *user, const uint8_t *data, size_t len, ipf
     return IPFSRT_OK;
 }
 
+/* Bytes [pos, pos + want) of the answer into out; each piece walks down from
+ * the file's root, whose nodes the relay keeps. */
+static ipfsrt_status read_piece(stream_body *s, uint64_t pos, uint8_t *out, size_t want, ipfsrt_error *err) {
+    piece p = {out, 0};
+    prefetch_ahead(s, pos);
+    ipfsrt_status st = ipfsrt_unixfs_read(&s->rq->gw->src, &s->file, s->start + pos, want, fill_piece, &p, err);
+    if (st == IPFSRT_OK && p.len != want)
+        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &s->file, -1, "the file is shorter than its root says");
+    return st;
+}
+
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     stream_body *s = cls;
     if (pos >= s->length) return MHD_CONTENT_READER_END_OF_STREAM;
-    uint64_t want = s->length - pos < max ? s->length - pos : max;
-    piece p = {(uint8_t *)buf, 0};
-    ipfsrt_error err;
-    /* each piece walks down from the file's root: its nodes stay cached upstream's side */
-    if (ipfsrt_unixfs_read(&s->rq->gw->src, &s->file, s->start + pos, want, fill_piece, &p, &err) != IPFSRT_OK ||
-        p.len != want) {
-        snprintf(s->rq->cut, sizeof s->rq->cut, "cut at byte %llu: %.200s", (unsigned long long)pos,
-                 p.len != want ? "the file is shorter than its root says" : err.message);
-        return MHD_CONTENT_READER_END_WITH_ERROR;
+    size_t want = s->length - pos < max ? (size_t)(s->length - pos) : max;
+    if (pos < s->first_len) {
+        if (want > s->first_len - pos) want = s->first_len - (size_t)pos;
+        memcpy(buf, s->first + pos, want);
+    } else {
+        ipfsrt_error err;
+        if (read_piece(s, pos, (uint8_t *)buf, want, &err) != IPFSRT_OK) {
+            snprintf(s->rq->cut, sizeof s->rq->cut, "cut at byte %llu: %.200s", (unsigned long long)pos,
+                     err.message);
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
     }
-    ipfsrt_server_count_sent(s->rq, p.len);
-    return (ssize_t)p.len;
+    ipfsrt_server_count_sent(s->rq, want);
+    return (ssize_t)want;
 }
 
+/* The first piece is read before the answer starts, so that an upstream that
+ * gives nothing of the file is a 502 (or 504), not a 200 cut at once. */
 enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const ipfsrt_cid *file, uint64_t start, uint64_t len,
                                           struct MHD_Response **r) {
-    (void)c;
-    stream_body *s = malloc(sizeof *s);
+    stream_body *s = calloc(1, sizeof *s);
     if (!s) return MHD_NO;
-    *s = (stream_body){rq, *file, start, len};
-    *r = MHD_create_response_from_callback(len, PIECE, stream_read, s, free);
+    *s = (stream_body){rq, *file, start, len, start + SPAN, NULL, 0}; /* the first window came with the path */
+    s->first_len = len < PIECE ? (size_t)len : PIECE;
+    ipfsrt_error err;
+    ipfsrt_status st = (s->first = malloc(s->first_len ? s->first_len : 1))
+                           ? read_piece(s, 0, s->first, s->first_len, &err)
+                           : ipfsrt_fail(&err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st != IPFSRT_OK) {
+        stream_body_free(s);
+        return ipfsrt_server_send_error(rq, c, &err);
+    }
+    *r = MHD_create_response_from_callback(len, PIECE, stream_read, s, stream_body_free);
     if (!*r) {
-        free(s);
+        stream_body_free(s);
         return MHD_NO;
     }
     return MHD_YES;

@@ -1,0 +1,110 @@
+/* Path prefetches for the relay's callers: a thread about to walk a path the
+ * relay has not seen asks for all of its blocks in one CAR request (the
+ * client's prefetch task: every block checked against its CID as it comes)
+ * and waits for that one round trip, instead of one per level of directories.
+ * The blocks are kept as fetched ones are; the walk that follows proves what
+ * is on the path and asks block by block for anything the answer lacked, so a
+ * failed or partial prefetch costs time, never correctness. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/relay_internal.h"
+#include "store/blockcache.h"
+
+/* A checked block of the answer, on the driving thread (in the pump, the
+ * relay's lock not held): into the client's cache (and its directory) and
+ * kept for the callers. */
+static bool keep_prefetched(void *user, ipfsrt_rcblock *block) {
+    path_prefetch *p = user;
+    ipfsrt_client_relay *r = p->relay;
+    ipfsrt_blockcache_put(r->c->cache, block);
+    pthread_mutex_lock(&r->lock);
+    ipfsrt_wants_keep(&r->wants, block);
+    r->prefetched++;
+    pthread_mutex_unlock(&r->lock);
+    return true;
+}
+
+static void settle_prefetch(ipfsrt_client_relay *r, path_prefetch *p) {
+    if (p->started && p->pf.t.c) ipfsrt_task_end(&p->pf.t);
+    p->settled = true;
+    pthread_cond_broadcast(&r->settled);
+}
+
+void ipfsrt_relay_start_prefetches(ipfsrt_client_relay *r) {
+    for (path_prefetch *p = r->prefetches; p; p = p->next) {
+        if (p->started || p->settled) continue;
+        char *query = p->key + strlen(p->key) + 1;
+        p->pf.on_block = keep_prefetched;
+        p->pf.user = p;
+        p->started = ipfsrt_prefetch_start_query(r->c, &p->pf, p->key, query);
+        if (!p->started) settle_prefetch(r, p);
+    }
+}
+
+size_t ipfsrt_relay_settle_prefetches(ipfsrt_client_relay *r, bool stopping) {
+    size_t in_flight = 0;
+    for (path_prefetch *p = r->prefetches; p; p = p->next) {
+        if (p->settled) continue;
+        bool over = p->started && (p->pf.t.state == TASK_DONE || p->pf.t.state == TASK_FAILED);
+        if (stopping || over) settle_prefetch(r, p);
+        else in_flight++;
+    }
+    return in_flight;
+}
+
+static path_prefetch *prefetch_for(ipfsrt_client_relay *r, const char *path, const char *query) {
+    for (path_prefetch *p = r->prefetches; p; p = p->next)
+        if (!p->settled && strcmp(p->key, path) == 0 && strcmp(p->key + strlen(p->key) + 1, query) == 0)
+            return p;
+    path_prefetch *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    size_t n = strlen(path);
+    if (n + 1 + strlen(query) + 1 > sizeof p->key) {
+        free(p);
+        return NULL;
+    }
+    memcpy(p->key, path, n + 1);
+    memcpy(p->key + n + 1, query, strlen(query) + 1);
+    p->relay = r;
+    p->next = r->prefetches;
+    r->prefetches = p;
+    if (r->running) r->c->engine.wakeup(r->c->engine.ctx);
+    return p;
+}
+
+static void unlink_prefetch(ipfsrt_client_relay *r, path_prefetch *p) {
+    for (path_prefetch **q = &r->prefetches; *q; q = &(*q)->next)
+        if (*q == p) {
+            *q = p->next;
+            break;
+        }
+    free(p);
+}
+
+ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *r, const char *path, ipfsrt_unixfs_scope scope,
+                                           uint64_t offset, uint64_t length, ipfsrt_error *err) {
+    static const char *const scopes[] = {"block", "entity", "all"};
+    char query[160];
+    int n = snprintf(query, sizeof query, "format=car&dag-scope=%s", scopes[scope <= IPFSRT_SCOPE_ALL ? scope : 1]);
+    if (scope == IPFSRT_SCOPE_ENTITY && (offset || length != UINT64_MAX)) {
+        if (length == UINT64_MAX || offset > UINT64_MAX - length)
+            snprintf(query + n, sizeof query - (size_t)n, "&entity-bytes=%llu:*", (unsigned long long)offset);
+        else if (length)
+            snprintf(query + n, sizeof query - (size_t)n, "&entity-bytes=%llu:%llu", (unsigned long long)offset,
+                     (unsigned long long)(offset + length - 1));
+    }
+    pthread_mutex_lock(&r->lock);
+    path_prefetch *p = r->stopping ? NULL : prefetch_for(r, path, query);
+    if (!p) {
+        bool stopping = r->stopping;
+        pthread_mutex_unlock(&r->lock);
+        return stopping ? ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "the gateway client has stopped") : IPFSRT_OK;
+    }
+    p->waiters++;
+    while (!p->settled) pthread_cond_wait(&r->settled, &r->lock);
+    if (--p->waiters == 0) unlink_prefetch(r, p);
+    pthread_mutex_unlock(&r->lock);
+    return IPFSRT_OK;
+}
