@@ -459,6 +459,7 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/fetch.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/transfer.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/proxy_load.lua --dir $(BUILD)/bench
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
 	@if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then \
 	    $(MAKE) --no-print-directory -s mpi && IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/mpi_scale.lua \

@@ -4,7 +4,8 @@
 -- the `trust` policy, beside plain HTTP and the local folder; the liar is
 -- caught and every value read equals the folder's; then a short analysis and
 -- pictures: the day's SST as a PNG colour map, the time series and the
--- benchmark as SVG.
+-- benchmark as SVG; then xarray reading it through `ipfsrt serve --upstream`
+-- in front of both gateways, the liar's blocks refused.
 -- Usage: ipfsrt scripts/demo.lua [--days T=60] [--runs N=3] [--dir build/demo]
 -- (IPFSRT_EXE names the executable that generates the sample, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
@@ -114,6 +115,20 @@ f:write(svg.bars { title = "scenarios, median ms (log scale), " .. o.days .. " d
   groups = groups, series = series_names, value = function(g, s) return results[g][s].median * 1000 end })
 f:close()
 say("\npictures: %s (SST colour map, land grey), %s, %s", png, ts_svg, bench_svg)
+
+-- 6. any tool, verified: xarray (unchanged) through `ipfsrt serve --upstream` in
+-- front of the liar and the honest gateway
+say("\nxarray + fsspec through ipfsrt serve --upstream (the liar first, then the honest one) ...")
+local proxy, stop_proxy = bench.start_serve(exe, { "--upstream", liar:url(), "--upstream", honest:url(),
+  "--policy", "failover", "-v" })
+local py = bench.sh(string.format("/usr/bin/python3 scripts/examples/xarray_through_proxy.py %s %s '%s' 2>&1",
+  proxy, root, sample))
+local report = stop_proxy()
+local r = ipfsrt.json.decode(py:match("{.*}") or "{}")
+local refused = tonumber(report:match(liar:url():gsub("%p", "%%%0") .. ": .-(%d+) verification failures")) or 0
+say("xarray read %d values through the proxy, each equal to the folder's: %s; the proxy refused %d of the liar's blocks",
+  r.values or 0, r.same and "yes" or "NO", refused)
+if not r.same or refused == 0 then error("the demo did not go as it must: through the proxy " .. py .. report, 0) end
 
 -- 7. what to try next, with this sample's root (README.md, "The first five minutes")
 local gw = "http://127.0.0.1:8473"

@@ -63,4 +63,18 @@ assert(ran, "the README's Lua block failed: " .. tostring(err))
 local all = table.concat(printed, "\n")
 assert(all:find("Gulf Stream box on 2024%-02%-29: %d+%.%d%d Celsius"), all)
 assert(all:find("shape=(60,)", 1, true), all)
-print("README: links, the shell block and the Lua block of 'The first five minutes' run as written")
+
+-- "Verified reads for any tool": the proxy in front of a local gateway, read by curl and xarray
+local proxy_section = assert(text:match("\n## Verified reads for any tool\n(.-)\n## "),
+  "README has no 'Verified reads for any tool'")
+local proxy_shell = assert(proxy_section:match("```sh\n(.-)```"), "no shell block in 'Verified reads for any tool'")
+script = os.tmpname()
+assert(io.open(script, "w")):write("set -e\n" .. proxy_shell)
+ok, out = sh("bash " .. script)
+os.remove(script)
+assert(ok, "the README's proxy block failed:\n" .. out)
+for _, want in ipairs { '"zarr_format"', '"<i2"' } do
+  assert(out:find(want, 1, true), "the proxy block's output lacks " .. want .. ":\n" .. out)
+end
+assert(out:match("\n%-?%d+%.%d+\n"), "xarray printed no value through the proxy:\n" .. out)
+print("README: links, and the blocks of 'The first five minutes' and 'Verified reads for any tool' run as written")

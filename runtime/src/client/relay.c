@@ -46,7 +46,7 @@ static ipfsrt_status relay_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
         return ipfsrt_block_lend(ref, w->block);
     }
     w->waiters++;
-    while (w->state != WANT_DONE && w->state != WANT_FAILED) pthread_cond_wait(&r->settled, &r->lock);
+    while (w->state != WANT_DONE && w->state != WANT_FAILED) pthread_cond_wait(&w->settled, &r->lock);
     ipfsrt_status st = IPFSRT_OK;
     if (w->state == WANT_DONE) {
         ipfsrt_rcblock_ref(w->block);
@@ -78,27 +78,27 @@ static ipfsrt_status relay_get_at_hand(void *ctx, const ipfsrt_cid *cid, ipfsrt_
 
 /* Under the lock: the want's end, for its waiters (a want nobody waits for
  * any more, its caller gone, is left at once). */
-static void fail_want(ipfsrt_client_relay *r, want *w, const ipfsrt_error *e) {
+static void fail_want(want *w, const ipfsrt_error *e) {
     w->error = *e;
     ipfsrt_cid_to_string(&w->cid, w->error.cid);
     w->state = WANT_FAILED;
-    pthread_cond_broadcast(&r->settled);
+    pthread_cond_broadcast(&w->settled);
 }
 
 /* Under the lock: the job's outcome becomes the want's; a job not done when
  * failure is given (the client halted) fails with it. */
-static void settle(ipfsrt_client_relay *r, want *w, const ipfsrt_error *failure) {
+static void settle(want *w, const ipfsrt_error *failure) {
     block_job *j = w->job;
     ipfsrt_error e;
     if (j->t.state == TASK_DONE) {
         w->block = j->result;
         j->result = NULL;
         w->state = WANT_DONE;
-        pthread_cond_broadcast(&r->settled);
+        pthread_cond_broadcast(&w->settled);
     } else {
         if (failure) e = *failure;
         else ipfsrt_task_error(&j->t, &e);
-        fail_want(r, w, &e);
+        fail_want(w, &e);
     }
     if (j->t.c) ipfsrt_task_end(&j->t);
     ipfsrt_rcblock_unref(j->result);
@@ -116,7 +116,7 @@ static void start_queued(ipfsrt_client_relay *r) {
                 free(j);
                 ipfsrt_error e;
                 ipfsrt_fail(&e, IPFSRT_ENOMEM, -1, "out of memory");
-                fail_want(r, w, &e);
+                fail_want(w, &e);
                 continue;
             }
             w->job = j;
@@ -133,7 +133,7 @@ static size_t settle_finished(ipfsrt_client_relay *r, const ipfsrt_error *failur
     for (want **p = &r->wants.active, *w; (w = *p);) {
         if (w->state == WANT_FETCHING &&
             (failure || w->job->t.state == TASK_DONE || w->job->t.state == TASK_FAILED))
-            settle(r, w, failure);
+            settle(w, failure);
         if (w->state == WANT_DONE || w->state == WANT_FAILED) {
             *p = w->active_next; /* its waiters (there is one at least) take it from here */
             w->active_next = NULL;
@@ -150,7 +150,7 @@ static void fail_unsettled(ipfsrt_client_relay *r) {
     ipfsrt_error e;
     ipfsrt_fail(&e, IPFSRT_ECANCELED, -1, "the gateway client has stopped");
     for (want *w = r->wants.active; w; w = w->active_next)
-        if (w->state == WANT_QUEUED) fail_want(r, w, &e);
+        if (w->state == WANT_QUEUED) fail_want(w, &e);
     settle_finished(r, &e);
     ipfsrt_relay_settle_prefetches(r, true);
 }
@@ -209,7 +209,6 @@ ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **out, ipfsrt_client *
     r->c = c;
     ipfsrt_wants_init(&r->wants, c->memory_cache_bytes); /* the client's budget: callers' hits skip the driver */
     pthread_mutex_init(&r->lock, NULL);
-    pthread_cond_init(&r->settled, NULL);
     *out = r;
     return IPFSRT_OK;
 }
@@ -234,6 +233,5 @@ void ipfsrt_client_relay_free(ipfsrt_client_relay *r) {
     if (!r) return;
     ipfsrt_wants_free(&r->wants);
     pthread_mutex_destroy(&r->lock);
-    pthread_cond_destroy(&r->settled);
     free(r);
 }

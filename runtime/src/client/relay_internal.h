@@ -19,6 +19,7 @@ typedef struct want {
     block_job *job;        /* the driver's, while fetching */
     ipfsrt_rcblock *block; /* done: a reference the want holds */
     ipfsrt_error error;    /* failed */
+    pthread_cond_t settled; /* its waiters', so that a settled block wakes no one else */
     uint64_t hash;
     struct want *hnext;    /* the bucket's chain */
     struct want *active_next; /* queued or fetching: the driver's list */
@@ -53,7 +54,10 @@ void ipfsrt_wants_keep(want_table *t, ipfsrt_rcblock *block);
 typedef struct path_prefetch {
     prefetch pf;
     char key[2048 + 256]; /* path and query: what makes two prefetches one */
+    ipfsrt_unixfs_scope scope;
+    uint64_t offset, length;
     bool started, settled;
+    pthread_cond_t over;
     unsigned waiters;
     struct ipfsrt_client_relay *relay;
     struct path_prefetch *next;
@@ -62,7 +66,6 @@ typedef struct path_prefetch {
 struct ipfsrt_client_relay {
     ipfsrt_client *c;
     pthread_mutex_t lock;
-    pthread_cond_t settled; /* a want or prefetch was settled, or the relay stopped */
     want_table wants;
     path_prefetch *prefetches;
     bool stopping;

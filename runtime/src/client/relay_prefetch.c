@@ -26,20 +26,39 @@ static bool keep_prefetched(void *user, ipfsrt_rcblock *block) {
     return true;
 }
 
-static void settle_prefetch(ipfsrt_client_relay *r, path_prefetch *p) {
+static void settle_prefetch(path_prefetch *p) {
     if (p->started && p->pf.t.c) ipfsrt_task_end(&p->pf.t);
     p->settled = true;
-    pthread_cond_broadcast(&r->settled);
+    pthread_cond_broadcast(&p->over);
+}
+
+static ipfsrt_status count_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    (void)user, (void)cid, (void)err;
+    return IPFSRT_OK;
+}
+
+/* True when the client's cache (memory and directory) holds every block the
+ * prefetch would bring: a process over a warm cache directory asks nothing. */
+static bool cached_already(ipfsrt_client_relay *r, const path_prefetch *p) {
+    probe pr = {r->c, false};
+    ipfsrt_blocksource src;
+    ipfsrt_probe_source(&pr, &src);
+    return ipfsrt_unixfs_blocks_for_scope(&src, p->key, NULL, p->scope, p->offset, p->length, count_block, NULL,
+                                          NULL) == IPFSRT_OK && !pr.missed;
 }
 
 void ipfsrt_relay_start_prefetches(ipfsrt_client_relay *r) {
     for (path_prefetch *p = r->prefetches; p; p = p->next) {
         if (p->started || p->settled) continue;
+        if (cached_already(r, p)) {
+            settle_prefetch(p);
+            continue;
+        }
         char *query = p->key + strlen(p->key) + 1;
         p->pf.on_block = keep_prefetched;
         p->pf.user = p;
         p->started = ipfsrt_prefetch_start_query(r->c, &p->pf, p->key, query);
-        if (!p->started) settle_prefetch(r, p);
+        if (!p->started) settle_prefetch(p);
     }
 }
 
@@ -48,13 +67,14 @@ size_t ipfsrt_relay_settle_prefetches(ipfsrt_client_relay *r, bool stopping) {
     for (path_prefetch *p = r->prefetches; p; p = p->next) {
         if (p->settled) continue;
         bool over = p->started && (p->pf.t.state == TASK_DONE || p->pf.t.state == TASK_FAILED);
-        if (stopping || over) settle_prefetch(r, p);
+        if (stopping || over) settle_prefetch(p);
         else in_flight++;
     }
     return in_flight;
 }
 
-static path_prefetch *prefetch_for(ipfsrt_client_relay *r, const char *path, const char *query) {
+static path_prefetch *prefetch_for(ipfsrt_client_relay *r, const char *path, const char *query,
+                                   ipfsrt_unixfs_scope scope, uint64_t offset, uint64_t length) {
     for (path_prefetch *p = r->prefetches; p; p = p->next)
         if (!p->settled && strcmp(p->key, path) == 0 && strcmp(p->key + strlen(p->key) + 1, query) == 0)
             return p;
@@ -68,6 +88,10 @@ static path_prefetch *prefetch_for(ipfsrt_client_relay *r, const char *path, con
     memcpy(p->key, path, n + 1);
     memcpy(p->key + n + 1, query, strlen(query) + 1);
     p->relay = r;
+    pthread_cond_init(&p->over, NULL);
+    p->scope = scope;
+    p->offset = offset;
+    p->length = length;
     p->next = r->prefetches;
     r->prefetches = p;
     if (r->running) r->c->engine.wakeup(r->c->engine.ctx);
@@ -80,6 +104,7 @@ static void unlink_prefetch(ipfsrt_client_relay *r, path_prefetch *p) {
             *q = p->next;
             break;
         }
+    pthread_cond_destroy(&p->over);
     free(p);
 }
 
@@ -96,14 +121,14 @@ ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *r, const char *p
                      (unsigned long long)(offset + length - 1));
     }
     pthread_mutex_lock(&r->lock);
-    path_prefetch *p = r->stopping ? NULL : prefetch_for(r, path, query);
+    path_prefetch *p = r->stopping ? NULL : prefetch_for(r, path, query, scope, offset, length);
     if (!p) {
         bool stopping = r->stopping;
         pthread_mutex_unlock(&r->lock);
         return stopping ? ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "the gateway client has stopped") : IPFSRT_OK;
     }
     p->waiters++;
-    while (!p->settled) pthread_cond_wait(&r->settled, &r->lock);
+    while (!p->settled) pthread_cond_wait(&p->over, &r->lock);
     if (--p->waiters == 0) unlink_prefetch(r, p);
     pthread_mutex_unlock(&r->lock);
     return IPFSRT_OK;

@@ -184,6 +184,8 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     if (!gw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     ipfsrt_mhmap_init(&gw->index);
     pthread_mutex_init(&gw->log_lock, NULL);
+    pthread_mutex_init(&gw->dirs_lock, NULL);
+    ipfsrt_mhmap_init(&gw->missed_dirs);
     gw->faults = opts->faults;
     gw->src = (ipfsrt_blocksource){gw, multi_get, multi_release};
     if (opts->upstream) {
@@ -229,6 +231,8 @@ void ipfsrt_server_free(ipfsrt_server *gw) {
     if (gw->daemon) MHD_stop_daemon(gw->daemon);
     if (gw->log) fclose(gw->log);
     pthread_mutex_destroy(&gw->log_lock);
+    pthread_mutex_destroy(&gw->dirs_lock);
+    ipfsrt_mhmap_free(&gw->missed_dirs);
     for (size_t i = 0; i < gw->ncars; i++) ipfsrt_car_file_free(gw->cars[i]);
     ipfsrt_mhmap_free(&gw->index);
     free(gw->cars);

@@ -37,6 +37,8 @@ struct ipfsrt_server {
     ipfsrt_mhmap index; /* every block of every CAR: multihash -> which CAR holds it */
     ipfsrt_blocksource src;   /* the CARs' blocks, then upstream's */
     ipfsrt_client_relay *relay; /* with an upstream */
+    ipfsrt_mhmap missed_dirs;   /* directories paths missed in, and how often (upstream.c) */
+    pthread_mutex_t dirs_lock;
     ipfsrt_blocksource upstream; /* the relay's */
     bool has_upstream;
     unsigned max_connections;

@@ -34,8 +34,77 @@ void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_
     (void)ipfsrt_client_relay_prefetch(relay, path, scope, offset, length, NULL);
 }
 
+/* The relay's blocks at hand, remembering the last one it lacked. */
+typedef struct noting {
+    ipfsrt_blocksource at_hand;
+    ipfsrt_cid lacked;
+    bool lacking;
+} noting;
+
+static ipfsrt_status noting_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref, ipfsrt_error *err) {
+    noting *n = ctx;
+    ipfsrt_status st = ipfsrt_blocksource_get(&n->at_hand, cid, ref, err);
+    if (st == IPFSRT_ENOT_FOUND) {
+        n->lacked = *cid;
+        n->lacking = true;
+    }
+    return st;
+}
+
+static void noting_release(void *ctx, ipfsrt_blocksource_ref *ref) {
+    noting *n = ctx;
+    ipfsrt_blocksource_release(&n->at_hand, ref);
+}
+
+/* A path whose directories the relay holds needs no CAR for them: a file
+ * of one raw block is then fetched by CID (the cheapest request a gateway
+ * answers: a walk meets a raw block only at the path's end), a larger one's
+ * range in one CAR request for the file alone. */
+static bool prefetch_known_file(ipfsrt_server_request *rq, const char *path, uint64_t start, uint64_t length) {
+    noting n = {.lacking = false};
+    ipfsrt_client_relay_blocksource_at_hand(rq->gw->relay, &n.at_hand);
+    ipfsrt_blocksource src = {&n, noting_get, noting_release};
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_status st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, NULL);
+    if (st != IPFSRT_OK) return st == IPFSRT_ENOT_FOUND && n.lacking && n.lacked.codec == IPFSRT_CODEC_RAW;
+    if (info.cid.codec == IPFSRT_CODEC_RAW || info.type != IPFSRT_UNIXFS_FILE) return true;
+    char file[IPFSRT_CID_STR_MAX];
+    ipfsrt_server_prefetch(rq, ipfsrt_cid_to_string(&info.cid, file), IPFSRT_SCOPE_ENTITY, start, length);
+    return true;
+}
+
+#define MISSED_DIRS_MAX 4096 /* forgotten all at once past this: a client cannot grow it */
+
+/* True from the second time a path missed in dir: a directory that several
+ * paths go through (a Zarr array's chunks under a HAMT) is then asked for
+ * whole, every shard, in one request that the misses meanwhile wait for
+ * (prefetches of one path are one), and the next paths in it resolve without
+ * a request. */
+static bool missed_again(ipfsrt_server *gw, const char *dir, size_t len) {
+    pthread_mutex_lock(&gw->dirs_lock);
+    if (gw->missed_dirs.count >= MISSED_DIRS_MAX) {
+        ipfsrt_mhmap_free(&gw->missed_dirs);
+        ipfsrt_mhmap_init(&gw->missed_dirs);
+    }
+    ipfsrt_mhmap_entry *e;
+    bool inserted, again = false;
+    if (ipfsrt_mhmap_slot(&gw->missed_dirs, (const uint8_t *)dir, len, &e, &inserted) == IPFSRT_OK)
+        again = ++e->offset >= 2;
+    pthread_mutex_unlock(&gw->dirs_lock);
+    return again;
+}
+
+static void prefetch_parent(ipfsrt_server_request *rq, const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path || !missed_again(rq->gw, path, (size_t)(slash - path))) return;
+    char *dir = strndup(path, (size_t)(slash - path));
+    if (dir) ipfsrt_server_prefetch(rq, dir, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX);
+    free(dir);
+}
+
 void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, const char *range) {
     uint64_t start = 0, length = SPAN;
+    if (!rq->gw->relay) return;
     /* the file's size is not known yet: a suffix range cannot be placed */
     if (range && strstr(range, "=-")) {
         ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_BLOCK, 0, 0);
@@ -45,7 +114,11 @@ void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, c
         start = 0;
         length = SPAN;
     }
-    ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_ENTITY, start, length < SPAN ? length : SPAN);
+    if (length > SPAN) length = SPAN;
+    if (prefetch_known_file(rq, path, start, length)) return;
+    prefetch_parent(rq, path);
+    if (!prefetch_known_file(rq, path, start, length))
+        ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_ENTITY, start, length);
 }
 
 typedef struct stream_body {

@@ -28,6 +28,42 @@ function M.serve(exe, cars, dir, extra)
   error("ipfsrt serve did not start", 0)
 end
 
+-- `exe serve ARGS...` as a process of its own (args are words, quoted here):
+-- its URL, and a function that stops it (SIGTERM, waiting for it to end) and
+-- returns what it wrote on stderr.
+function M.start_serve(exe, args)
+  local function quote(x) return "'" .. x:gsub("'", "'\\''") .. "'" end
+  local out, err, pid = os.tmpname(), os.tmpname(), os.tmpname()
+  local words = { quote(exe), "serve" }
+  for _, a in ipairs(args) do words[#words + 1] = quote(a) end
+  M.sh(string.format("sh -c %s > %s 2> %s < /dev/null &", quote("echo $$ > " .. pid .. "; exec " ..
+    table.concat(words, " ")), out, err))
+  local url
+  for _ = 1, 200 do
+    local f = io.open(out)
+    url = f and f:read("l")
+    if f then f:close() end
+    if url and url:match("^https?://") then break end
+    url = nil
+    M.sh("sleep 0.02")
+  end
+  local f = io.open(pid)
+  local p = f and f:read("l")
+  if f then f:close() end
+  local function stop()
+    if p then M.sh("kill " .. p .. " 2>/dev/null; while kill -0 " .. p .. " 2>/dev/null; do sleep 0.02; done") end
+    local e = io.open(err)
+    local said = e and e:read("a") or ""
+    if e then e:close() end
+    os.remove(out)
+    os.remove(err)
+    os.remove(pid)
+    return said
+  end
+  if not url then error("ipfsrt serve did not start: " .. stop(), 0) end
+  return url, stop
+end
+
 function M.median(t)
   local s = { table.unpack(t) }
   table.sort(s)
