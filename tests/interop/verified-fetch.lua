@@ -1,11 +1,13 @@
 -- An independent verifying client against `ipfsrt serve`: @helia/verified-fetch
 -- (Node 22), with the local gateway as its only source, fetches every file of a
--- tree packed by ipfs-car and must get the original bytes.
--- Usage: ipfsrt verified-fetch.lua WORKDIR IPFS_CAR NODE22
+-- tree packed by ipfs-car and must get the original bytes; then again through
+-- `ipfsrt serve --upstream` in front of that gateway (the proxy's raw and CAR
+-- answers, which verified-fetch checks itself).
+-- Usage: ipfsrt verified-fetch.lua WORKDIR IPFS_CAR NODE22 [IPFSRT_EXE]
 local ipfsrt = require "ipfsrt"
 
-local work, ipfs_car, node = arg[1], arg[2], arg[3]
-assert(work and ipfs_car and node, "usage: verified-fetch.lua WORKDIR IPFS_CAR NODE22")
+local work, ipfs_car, node, exe = arg[1], arg[2], arg[3], arg[4] or "build/ipfsrt"
+assert(work and ipfs_car and node, "usage: verified-fetch.lua WORKDIR IPFS_CAR NODE22 [IPFSRT_EXE]")
 
 local function sh(cmd)
   local p = assert(io.popen(cmd .. " 2>&1", "r"))
@@ -39,23 +41,42 @@ table.sort(paths)
 local quoted = {}
 for i, p in ipairs(paths) do quoted[i] = "'" .. p .. "'" end
 local script = arg[0]:gsub("[^/]*$", "") .. "verified-fetch/fetch.mjs"
-local out = sh(string.format("timeout 120 '%s' '%s' '%s' '%s' %s", node, script, gw:url(), root,
-  table.concat(quoted, " ")))
-local got = ipfsrt.json.decode(out:match("(%b{})%s*$"))
-
 local passed, failed = 0, 0
-for _, p in ipairs(paths) do
-  local want = hex(ipfsrt.multihash.decode(ipfsrt.multihash.sum("sha2-256", files[p])).digest)
-  local g = got[p]
-  if g and g.status == 200 and g.length == #files[p] and g.sha256 == want then
-    passed = passed + 1
-    print("ok   verified-fetch " .. p .. " (" .. #files[p] .. " bytes)")
-  else
-    failed = failed + 1
-    print("FAIL verified-fetch " .. p .. ": " .. ipfsrt.json.encode(g or {}))
+
+-- Every file through gateway url, checked against the original bytes.
+local function fetch_all(url, via)
+  local out = sh(string.format("timeout 120 '%s' '%s' '%s' '%s' %s", node, script, url, root,
+    table.concat(quoted, " ")))
+  local got = ipfsrt.json.decode(out:match("(%b{})%s*$"))
+  for _, p in ipairs(paths) do
+    local want = hex(ipfsrt.multihash.decode(ipfsrt.multihash.sum("sha2-256", files[p])).digest)
+    local g = got[p]
+    if g and g.status == 200 and g.length == #files[p] and g.sha256 == want then
+      passed = passed + 1
+      print("ok   verified-fetch " .. via .. " " .. p .. " (" .. #files[p] .. " bytes)")
+    else
+      failed = failed + 1
+      print("FAIL verified-fetch " .. via .. " " .. p .. ": " .. ipfsrt.json.encode(g or {}))
+    end
   end
 end
+
+fetch_all(gw:url(), "from ipfsrt serve:")
+local proxy_out, proxy_pid = work .. "/proxy.url", work .. "/proxy.pid"
+sh(string.format("sh -c 'echo $$ > %s; exec %s serve -q --upstream %s' > %s 2>%s/proxy.err < /dev/null &",
+  proxy_pid, exe, gw:url(), proxy_out, work))
+local proxy
+for _ = 1, 100 do
+  local f = io.open(proxy_out)
+  proxy = f and f:read("l")
+  if f then f:close() end
+  if proxy then break end
+  sh("sleep 0.05")
+end
+assert(proxy, "the proxy did not start")
+fetch_all(proxy, "through ipfsrt serve --upstream:")
+sh("kill $(cat " .. proxy_pid .. ")")
 local st = gw:stats()
 print(string.format("the gateway answered %d requests", st.requests))
 print(string.format("verified-fetch interop: %d passed, %d failed", passed, failed))
-os.exit(failed == 0 and passed == #paths and 0 or 1)
+os.exit(failed == 0 and passed == 2 * #paths and 0 or 1)

@@ -105,6 +105,12 @@ describe("ipfsrt serve --upstream", function()
       assert.equal(s1, s2, q)
       assert.equal(want, got, q)
     end
+    local html = { headers = { Accept = "text/html" } }
+    local s1, _, want = http(honest:url() .. "/ipfs/" .. root .. "/many", html)
+    local s2, _, got = http(front .. "/ipfs/" .. root .. "/many", html)
+    assert.equal(200, s1)
+    assert.equal(200, s2)
+    assert.equal(want, got)
   end)
 
   it("answers 404 only for what a verified directory proves absent", function()

@@ -217,6 +217,13 @@ describe("ipfsrt.serve", function()
     local list = ipfsrt.json.decode(body)
     assert.equal(40, #list)
     assert.equal("file", list[1].type)
+    status, h, body = http(base .. "/ipfs/" .. root .. "/many/", { headers = { Accept = "text/html,*/*;q=0.8" } })
+    assert.equal(200, status) -- a browser's index: every entry linked by its full path
+    assert.equal("text/html; charset=utf-8", h["content-type"])
+    assert.truthy(body:find('<a href="/ipfs/' .. root .. '/many/n07.txt">n07.txt</a>', 1, true), body)
+    local links = 0
+    for _ in body:gmatch("<a href=") do links = links + 1 end
+    assert.equal(40, links)
     status, _, body = http(base .. "/ipfs/" .. HELLO)
     assert.equal(200, status)
     assert.equal("hello world", body)

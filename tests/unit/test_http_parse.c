@@ -1,9 +1,12 @@
 /* The local gateway's request parsers: Range, entity-bytes, CAR parameters and
- * listen addresses, with the hostile forms a client may send. */
+ * listen addresses, with the hostile forms a client may send; and the HTML
+ * index, whose names come from DAGs anybody can make. */
 #include <arpa/inet.h>
+#include <cJSON.h>
 #include <netinet/in.h>
 
 #include "server/http_parse.h"
+#include "server/server_internal.h"
 #include "testutil.h"
 
 static void range_is(const char *h, uint64_t size, ipfsrt_http_range want, uint64_t start,
@@ -162,6 +165,28 @@ static void test_content_type(void **state) {
     assert_string_equal(ipfsrt_http_content_type(""), "application/octet-stream");
 }
 
+/* A name made to break out of the link and the text is escaped in both. */
+static void test_index_html(void **state) {
+    (void)state;
+    cJSON *list = cJSON_CreateArray();
+    cJSON *item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "name", "\"><script>x</script> & a/b?c#d");
+    cJSON_AddStringToObject(item, "cid", "bafkqaaa");
+    cJSON_AddStringToObject(item, "type", "file");
+    cJSON_AddNumberToObject(item, "size", 12);
+    cJSON_AddItemToArray(list, item);
+    size_t len;
+    char *html = ipfsrt_server_index_html("/ipfs/bafyroot/dir/", list, &len);
+    assert_non_null(html);
+    assert_int_equal(strlen(html), len);
+    assert_non_null(strstr(html, "<a href=\"/ipfs/bafyroot/dir/%22%3E%3Cscript%3Ex%3C%2Fscript%3E%20%26%20a%2Fb%3Fc%23d\">"));
+    assert_non_null(strstr(html, "&quot;&gt;&lt;script&gt;x&lt;/script&gt; &amp; a/b?c#d</a>"));
+    assert_null(strstr(html, "<script>"));
+    assert_non_null(strstr(html, "<title>Index of /ipfs/bafyroot/dir</title>"));
+    free(html);
+    cJSON_Delete(list);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_range),
@@ -169,6 +194,7 @@ int main(void) {
         cmocka_unit_test(test_car_params),
         cmocka_unit_test(test_listen),
         cmocka_unit_test(test_content_type),
+        cmocka_unit_test(test_index_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,10 +144,10 @@ static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt
     return IPFSRT_OK;
 }
 
-/* A directory as a JSON array of {name, cid, type, size}; *r is NULL when it
- * was answered already. */
+/* A directory as a JSON array of {name, cid, type, size}, or as an HTML page
+ * for a client that asks for one; *r is NULL when it was answered already. */
 static enum MHD_Result listing_response(ipfsrt_server_request *rq, struct MHD_Connection *c,
-                                        const ipfsrt_cid *dir, struct MHD_Response **r,
+                                        const ipfsrt_cid *dir, const char *base, struct MHD_Response **r,
                                         uint64_t *body) {
     *r = NULL;
     cJSON *list = cJSON_CreateArray();
@@ -157,16 +157,20 @@ static enum MHD_Result listing_response(ipfsrt_server_request *rq, struct MHD_Co
         cJSON_Delete(list);
         return ipfsrt_server_send_error(rq, c, &err);
     }
-    char *json = cJSON_PrintUnformatted(list);
+    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+    bool html = accept && strstr(accept, "text/html");
+    size_t len = 0;
+    char *text = html ? ipfsrt_server_index_html(base, list, &len) : cJSON_PrintUnformatted(list);
     cJSON_Delete(list);
-    if (!json) return MHD_NO;
-    *body = strlen(json);
-    *r = MHD_create_response_from_buffer(*body, json, MHD_RESPMEM_MUST_FREE);
+    if (!text) return MHD_NO;
+    *body = html ? len : strlen(text);
+    *r = MHD_create_response_from_buffer(*body, text, MHD_RESPMEM_MUST_FREE);
     if (!*r) {
-        free(json);
+        free(text);
         return MHD_NO;
     }
-    MHD_add_response_header(*r, "Content-Type", "application/json");
+    MHD_add_response_header(*r, "Content-Type", html ? "text/html; charset=utf-8" : "application/json");
+    MHD_add_response_header(*r, "Vary", "Accept");
     return MHD_YES;
 }
 
@@ -191,7 +195,7 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
     if (info.type == IPFSRT_UNIXFS_FILE)
         res = file_response(rq, c, &info, path, &r, &status);
     else if (info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD)
-        res = listing_response(rq, c, &info.cid, &r, &body);
+        res = listing_response(rq, c, &info.cid, rq->path, &r, &body);
     else
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
                                        "%s is a %s; only files and directories are served "

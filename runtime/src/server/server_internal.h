@@ -118,6 +118,15 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
                                         const char *path, const char *accept);
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const char *cid_str, const char *path);
+/* car_stream.c: a CAR answer of the blocks whose CIDs and sizes items holds
+ * (it takes them, and frees them even on failure), each asked for again as
+ * its section goes out; NULL when out of memory. */
+struct MHD_Response *ipfsrt_server_car_stream(ipfsrt_server_request *rq, const ipfsrt_cid *root,
+                                              ipfsrt_server_spare *items, size_t count);
+/* index_html.c: a listing (plain.c's JSON array) as an HTML page whose links
+ * start with base (the request's /ipfs/ path); NULL when out of memory. */
+struct cJSON;
+char *ipfsrt_server_index_html(const char *base, const struct cJSON *list, size_t *len);
 /* upstream.c: a path's blocks asked of the relay in one request (nothing
  * without one); _range: for a plain answer, by its Range header. */
 void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,

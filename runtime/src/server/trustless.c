@@ -83,6 +83,7 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
  * silently lacks it. */
 typedef struct car_blocks {
     const ipfsrt_blocksource *src;
+    bool sizes_only; /* in front of an upstream: CIDs and sizes, each block fetched again to be sent */
     ipfsrt_server_spare *items;
     ipfsrt_blocksource_ref *refs; /* held until the answer is sent: items point into them */
     size_t count, cap, ref_cap;
@@ -100,6 +101,14 @@ static ipfsrt_status gather_block(void *user, const ipfsrt_cid *cid, ipfsrt_erro
     ipfsrt_blocksource_ref ref;
     ipfsrt_status st = ipfsrt_blocksource_get(l->src, cid, &ref, err);
     if (st != IPFSRT_OK) return st;
+    if (l->sizes_only) {
+        size_t len = ref.len;
+        ipfsrt_blocksource_release(l->src, &ref);
+        if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items))
+            return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        l->items[l->count++] = (ipfsrt_server_spare){*cid, NULL, len};
+        return IPFSRT_OK;
+    }
     if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items) ||
         ipfsrt_array_reserve(&l->refs, &l->ref_cap, l->count + 1, sizeof *l->refs)) {
         ipfsrt_blocksource_release(l->src, &ref);
@@ -278,6 +287,24 @@ static void car_headers(struct MHD_Response *r, const car_request *cr) {
     ipfsrt_server_common_headers(r);
 }
 
+/* The body: laid out from the blocks gathered (the mapped CARs'), or, in
+ * front of an upstream, streamed, each block fetched again as it goes out, so
+ * that no answer is held whole. Takes body. */
+static struct MHD_Response *car_response(ipfsrt_server_request *rq, const ipfsrt_cid *root, car_body *body) {
+    struct MHD_Response *r;
+    if (body->blocks.sizes_only) {
+        r = ipfsrt_server_car_stream(rq, root, body->blocks.items, body->blocks.count);
+        body->blocks.items = NULL;
+        body->blocks.count = 0;
+        car_body_free(body);
+        return r;
+    }
+    r = MHD_create_response_from_callback(ipfsrt_car_encoder_size(body->car), 64 * 1024, car_read, body,
+                                          car_body_free);
+    if (!r) car_body_free(body);
+    return r;
+}
+
 enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                         const ipfsrt_cid *root, const char *cid_str,
                                         const char *path, const char *accept) {
@@ -286,21 +313,19 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
     if (!body) return MHD_NO;
     body->rq = rq;
     body->blocks.src = &rq->gw->src;
+    body->blocks.sizes_only = rq->gw->has_upstream;
     ipfsrt_error err;
     ipfsrt_status st = read_car_request(rq, c, accept, &cr, &err);
     if (st == IPFSRT_OK) st = gather_blocks(rq, &cr, &body->blocks, &err);
-    if (st == IPFSRT_OK) st = encode_car(body, root, &body->blocks, &err);
-    free(cr.full);
+    if (st == IPFSRT_OK && !body->blocks.sizes_only) st = encode_car(body, root, &body->blocks, &err);
     if (st != IPFSRT_OK) {
+        free(cr.full);
         car_body_free(body);
         return ipfsrt_server_send_error(rq, c, &err);
     }
-    struct MHD_Response *r = MHD_create_response_from_callback(ipfsrt_car_encoder_size(body->car),
-                                                               64 * 1024, car_read, body, car_body_free);
-    if (!r) {
-        car_body_free(body);
-        return MHD_NO;
-    }
-    car_headers(r, &cr);
+    struct MHD_Response *r = car_response(rq, root, body);
+    if (r) car_headers(r, &cr);
+    free(cr.full);
+    if (!r) return MHD_NO;
     return ipfsrt_server_queue(rq, c, MHD_HTTP_OK, r, 0); /* body bytes are counted as they are sent */
 }

@@ -1,0 +1,85 @@
+/* A directory listing as an HTML page, for a browser (Accept: text/html):
+ * each entry's name linked by its full /ipfs/ path, its type, size and CID.
+ * Names are a DAG's data, so they are escaped wherever they land: percent-
+ * encoded in links, entity-escaped in text. */
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/server_internal.h"
+
+static void put(ipfsrt_buf *b, const char *s) { ipfsrt_buf_append(b, s, strlen(s)); }
+
+static void put_text(ipfsrt_buf *b, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': put(b, "&amp;"); break;
+        case '<': put(b, "&lt;"); break;
+        case '>': put(b, "&gt;"); break;
+        case '"': put(b, "&quot;"); break;
+        case '\'': put(b, "&#39;"); break;
+        default: ipfsrt_buf_append(b, s, 1);
+        }
+    }
+}
+
+/* RFC 3986's unreserved characters as they are, '/' between segments when
+ * keep_slash, every other byte %XX. */
+static void put_url(ipfsrt_buf *b, const char *s, bool keep_slash) {
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~", *p) || (keep_slash && *p == '/')) {
+            ipfsrt_buf_append(b, p, 1);
+        } else {
+            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+            ipfsrt_buf_append(b, e, 3);
+        }
+    }
+}
+
+static const char *field(const cJSON *item, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+char *ipfsrt_server_index_html(const char *base, const cJSON *list, size_t *len) {
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    size_t trimmed = strlen(base);
+    while (trimmed > 1 && base[trimmed - 1] == '/') trimmed--;
+    char *dir = strndup(base, trimmed);
+    if (!dir) return NULL;
+    put(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Index of ");
+    put_text(&b, dir);
+    put(&b, "</title></head><body>\n<h1>Index of ");
+    put_text(&b, dir);
+    put(&b, "</h1>\n<table>\n<tr><th>name</th><th>type</th><th>size</th><th>CID</th></tr>\n");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list) {
+        const cJSON *size = cJSON_GetObjectItemCaseSensitive(item, "size");
+        char n[32];
+        snprintf(n, sizeof n, "%.0f", cJSON_IsNumber(size) ? size->valuedouble : 0.0);
+        put(&b, "<tr><td><a href=\"");
+        put_url(&b, dir, true);
+        put(&b, "/");
+        put_url(&b, field(item, "name"), false);
+        put(&b, "\">");
+        put_text(&b, field(item, "name"));
+        put(&b, "</a></td><td>");
+        put_text(&b, field(item, "type"));
+        put(&b, "</td><td>");
+        put(&b, n);
+        put(&b, "</td><td>");
+        put_text(&b, field(item, "cid"));
+        put(&b, "</td></tr>\n");
+    }
+    put(&b, "</table>\n</body></html>\n");
+    free(dir);
+    if (b.failed) {
+        ipfsrt_buf_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    return (char *)b.data;
+}
