@@ -62,6 +62,19 @@ function M.whole(opts, name, min)
 end
 
 -- The value of --name as a positive number of any kind (seconds and the like).
+-- "10G", "512M", "4096": bytes (K, M, G, T are powers of 1024).
+function M.bytes(opts, name)
+  local v = opts[name]
+  if v == nil then return nil end
+  local n, unit = tostring(v):match("^(%d+)([KMGTkmgt]?)$")
+  local scale = ({ [""] = 1, k = 1 << 10, m = 1 << 20, g = 1 << 30, t = 1 << 40 })[(unit or ""):lower()]
+  n = n and math.tointeger(tonumber(n))
+  if not n or n <= 0 or not scale or n > math.maxinteger // scale then
+    usage_error("--%s needs a size in bytes (a number, with K, M, G or T)", name)
+  end
+  return n * scale
+end
+
 function M.positive(opts, name)
   local v = opts[name]
   if v == nil then return nil end

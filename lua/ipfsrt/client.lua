@@ -5,7 +5,8 @@
 --   policy      = name | FILE.lua | constructor | object | {name =, ...options}
 --   log         = function(line), what the policy reports
 --   verify      = true; false reads unverified bytes (benchmarks only)
---   cache       = {memory = bytes (0 = none), dir = path, trust = false} | false
+--   cache       = {memory = bytes (0 = none), dir = path, trust = false,
+--                  size = bytes the dir is kept under (default 10 GiB; false = no limit)} | false
 --                 (dir default: $IPFSRT_CACHE_DIR/blocks when that is set)
 --   concurrency = requests in flight per gateway, fixed (default: adapted to each
 --                 gateway's answers, from 16 up to max_concurrency)
@@ -66,6 +67,12 @@ local function cache_options(cache, out)
     if cache.dir ~= nil and type(cache.dir) ~= "string" then bad("cache.dir must be a path") end
     out.cache_dir = cache.dir or out.cache_dir
     out.cache_trust = cache.trust == true
+    if cache.size == false then
+      out.cache_size = -1
+    elseif cache.size ~= nil then
+      if math.type(cache.size) ~= "integer" or cache.size <= 0 then bad("cache.size must be bytes, or false") end
+      out.cache_size = cache.size
+    end
   elseif cache ~= nil then
     bad("cache must be a table or false")
   end

@@ -15,6 +15,8 @@ block is verified). Options may come before or after the URL:
                           round_robin, fastest, hedged, failover, trust)
   --no-verify             plain GETs, nothing checked (also takes http(s) URLs)
   --cache-dir DIR         keep verified blocks in DIR; --trust-cache skips re-hashing them
+  --cache-size N          keep DIR under N bytes (K, M, G, T suffixes; default 10G),
+                          the blocks used longest ago deleted first
   --cacert FILE           CAs to trust for https gateways (PEM; else CURL_CA_BUNDLE,
                           SSL_CERT_FILE, the system's)
   --timeout S             first-byte and stall timeout (default 30)
@@ -33,7 +35,7 @@ that gateway, verified.]]
 -- Options every fetching subcommand takes; each adds its own (parse's extra).
 M.spec = {
   gateway = "list", policy = "string", ["no-verify"] = "boolean", ["cache-dir"] = "string",
-  ["trust-cache"] = "boolean", timeout = "string", concurrency = "string", ["max-concurrency"] = "string",
+  ["trust-cache"] = "boolean", ["cache-size"] = "string", timeout = "string", concurrency = "string", ["max-concurrency"] = "string",
   retries = "string", ["min-rate"] = "string", deadline = "string", ["give-up"] = "string",
   verbose = "boolean", cacert = "string", quiet = "boolean",
 }
@@ -47,7 +49,7 @@ function M.client(opts)
     gateways = opts.gateway,
     policy = opts.policy,
     verify = not opts["no-verify"],
-    cache = { dir = opts["cache-dir"], trust = opts["trust-cache"] },
+    cache = { dir = opts["cache-dir"], trust = opts["trust-cache"], size = argparse.bytes(opts, "cache-size") },
     timeout = argparse.positive(opts, "timeout"),
     min_rate = argparse.positive(opts, "min-rate"),
     deadline = argparse.positive(opts, "deadline"),

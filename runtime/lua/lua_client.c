@@ -122,6 +122,8 @@ static void read_options(lua_State *L, int t, ipfsrt_client_options *o) {
     o->cache_dir = ipfsrt_lua_opt_string(L, t, "cache_dir", NULL);
     o->ca_file = ipfsrt_lua_opt_string(L, t, "ca_file", NULL);
     o->trust_cache_dir = ipfsrt_lua_opt_bool(L, t, "cache_trust", false);
+    lua_Integer dir_bytes = ipfsrt_lua_opt_int(L, t, "cache_size", 0);
+    o->cache_dir_bytes = dir_bytes < 0 ? UINT64_MAX : (uint64_t)dir_bytes; /* -1: no limit */
     o->concurrency = (unsigned)ipfsrt_lua_opt_int(L, t, "concurrency", 0);
     o->max_concurrency = (unsigned)ipfsrt_lua_opt_int(L, t, "max_concurrency", 0);
     o->threads = (unsigned)ipfsrt_lua_opt_int(L, t, "threads", 0);

@@ -225,6 +225,20 @@ describe("ipfsrt serve --upstream", function()
     assert.is_true(counted:stats().requests >= 1) -- the corrupted copies were misses
   end)
 
+  it("keeps its cache directory under --cache-size", function()
+    local cache = dir .. "/small-cache"
+    local url = proxy({ "--upstream", honest:url(), "--cache-dir", cache, "--cache-size", "200K" })
+    assert.equal(big, select(3, http(url .. "/ipfs/" .. root .. "/big.bin")))
+    local p = io.popen("find " .. cache .. " -type f -printf '%s\\n'")
+    local total = 0
+    for line in p:lines() do total = total + tonumber(line) end
+    p:close()
+    assert.is_true(total > 0 and total <= 200 * 1024, "cache bytes: " .. total)
+    local code, _, err = exe.run({ "serve", "--upstream", honest:url(), "--cache-size", "lots" })
+    assert.equal(2, code)
+    assert.truthy(err:find("--cache-size needs a size", 1, true), err)
+  end)
+
   -- last: every proxy above, stopped by SIGTERM, said nothing on stderr (-q), so
   -- no failure and no sanitizer's report (leaks, races) under make asan / tsan
   it("stops cleanly on SIGTERM, each proxy that ran", function()

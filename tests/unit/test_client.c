@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "client/client_internal.h"
 #include "store/blockcache.h"
@@ -427,6 +428,38 @@ static void test_blockcache_lru(void **state) {
 }
 
 /* Blocks on disk are re-hashed when read back; a damaged one is deleted. */
+/* The directory kept under its size, blocks used longest ago deleted first:
+ * one read back (its file touched) outlives those written after it. */
+static void test_blockcache_dir_limit(void **state) {
+    (void)state;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", tmp_path("cache/limited"));
+    ipfsrt_blockcache *cache;
+    assert_int_equal(ipfsrt_blockcache_new(&cache, 0, dir, false, NULL), IPFSRT_OK);
+    ipfsrt_blockcache_set_dir_limit(cache, 50000);
+    ipfsrt_rcblock *blocks[20];
+    for (int i = 0; i < 20; i++) {
+        blocks[i] = raw_block(4000, 500 + (uint64_t)i);
+        ipfsrt_blockcache_put(cache, blocks[i]);
+        if (i == 0) {
+            struct timespec pause = {0, 20000000}; /* file times apart, on any file system */
+            nanosleep(&pause, NULL);
+        }
+        if (i >= 1) { /* block 0 read back after each write: the most recently used */
+            ipfsrt_rcblock *again = ipfsrt_blockcache_get(cache, &blocks[0]->cid);
+            assert_non_null(again);
+            ipfsrt_rcblock_unref(again);
+        }
+    }
+    assert_true(ipfsrt_blockcache_dir_trim(dir, UINT64_MAX) <= 50000);
+    ipfsrt_rcblock *kept = ipfsrt_blockcache_get(cache, &blocks[0]->cid);
+    assert_non_null(kept);
+    ipfsrt_rcblock_unref(kept);
+    assert_null(ipfsrt_blockcache_get(cache, &blocks[1]->cid)); /* the oldest unused went first */
+    for (int i = 0; i < 20; i++) ipfsrt_rcblock_unref(blocks[i]);
+    ipfsrt_blockcache_free(cache);
+}
+
 static void test_blockcache_disk(void **state) {
     (void)state;
     char dir[600];
@@ -607,6 +640,7 @@ int main(void) {
         cmocka_unit_test(test_gateway_list_sources),
         cmocka_unit_test(test_pacing), cmocka_unit_test(test_blockcache_lru),
         cmocka_unit_test(test_blockcache_disk),
+        cmocka_unit_test(test_blockcache_dir_limit),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

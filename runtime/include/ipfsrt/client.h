@@ -133,6 +133,9 @@ typedef struct ipfsrt_client_options {
                                 byte) for this long, all its attempts and retries together, so a
                                 gateway that takes connections and never answers is not waited
                                 for round after round; 0 = 60; negative = never */
+    uint64_t cache_dir_bytes; /* cache_dir kept under this, the blocks used longest ago deleted
+                                 first (processes sharing it each keep to it); 0 = 10 GiB;
+                                 UINT64_MAX = no limit */
 } ipfsrt_client_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_client_options_init(ipfsrt_client_options *opts);

@@ -139,6 +139,9 @@ struct ipfsrt_blockcache {
     lru data, meta;
     char *dir;
     bool trust_dir;
+    uint64_t dir_limit;  /* 0: none */
+    uint64_t dir_bytes;  /* an estimate: measured when trimmed, grown by our writes */
+    bool dir_measured;
     ipfsrt_blockcache_stats stats;
 };
 
@@ -238,6 +241,7 @@ static ipfsrt_rcblock *disk_read(ipfsrt_blockcache *c, const ipfsrt_cid *cid) {
         }
         got += (size_t)n;
     }
+    if (b && got == b->len) futimens(fd, NULL); /* used now: the last to go when the directory is trimmed */
     close(fd);
     if (!b) return NULL;
     if (got != b->len || (!c->trust_dir && ipfsrt_cid_verify(cid, b->data, b->len, NULL) != IPFSRT_OK)) {
@@ -268,7 +272,21 @@ static void disk_write(ipfsrt_blockcache *c, const ipfsrt_rcblock *b) {
         if (n <= 0) break;
         put += (size_t)n;
     }
-    if (close(fd) != 0 || put != b->len || rename(tmp, path) != 0) unlink(tmp);
+    if (close(fd) != 0 || put != b->len || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return;
+    }
+    if (!c->dir_limit) return;
+    if (!c->dir_measured) c->dir_bytes = ipfsrt_blockcache_dir_trim(c->dir, c->dir_limit);
+    c->dir_measured = true;
+    c->dir_bytes += b->len;
+    /* down to nine tenths, so that walking the directory is rare */
+    if (c->dir_bytes > c->dir_limit) c->dir_bytes = ipfsrt_blockcache_dir_trim(c->dir, c->dir_limit / 10 * 9);
+}
+
+void ipfsrt_blockcache_set_dir_limit(ipfsrt_blockcache *c, uint64_t max) {
+    c->dir_limit = max;
+    c->dir_measured = false;
 }
 
 static void lru_evict(ipfsrt_blockcache *c, lru *l) {

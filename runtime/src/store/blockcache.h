@@ -65,6 +65,12 @@ ipfsrt_rcblock *ipfsrt_blockcache_get(ipfsrt_blockcache *c, const ipfsrt_cid *ci
 void ipfsrt_blockcache_put(ipfsrt_blockcache *c, ipfsrt_rcblock *b);
 /* Moves every block of the map into the cache (what fits) and empties the map. */
 void ipfsrt_blockcache_put_all(ipfsrt_blockcache *c, ipfsrt_blockmap *m);
+/* Keeps the directory's blocks under max bytes (0: no limit), the ones used
+ * longest ago deleted first. */
+void ipfsrt_blockcache_set_dir_limit(ipfsrt_blockcache *c, uint64_t max);
+/* blockcache_trim.c: deletes the blocks of dir used longest ago until the
+ * rest fit in keep bytes; returns the bytes left. */
+uint64_t ipfsrt_blockcache_dir_trim(const char *dir, uint64_t keep);
 void ipfsrt_blockcache_get_stats(const ipfsrt_blockcache *c, ipfsrt_blockcache_stats *stats);
 void ipfsrt_blockcache_free(ipfsrt_blockcache *c);
 
