@@ -75,11 +75,12 @@ char *ipfsrt_server_index_html(const char *base, const cJSON *list, size_t *len)
         put(&b, "</td></tr>\n");
     }
     put(&b, "</table>\n</body></html>\n");
+    ipfsrt_buf_append(&b, "", 1); /* a C string too */
     free(dir);
     if (b.failed) {
         ipfsrt_buf_free(&b);
         return NULL;
     }
-    *len = b.len;
+    *len = b.len - 1;
     return (char *)b.data;
 }

@@ -124,7 +124,8 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
 struct MHD_Response *ipfsrt_server_car_stream(ipfsrt_server_request *rq, const ipfsrt_cid *root,
                                               ipfsrt_server_spare *items, size_t count);
 /* index_html.c: a listing (plain.c's JSON array) as an HTML page whose links
- * start with base (the request's /ipfs/ path); NULL when out of memory. */
+ * start with base (the request's /ipfs/ path), NUL-terminated, *len its
+ * length; NULL when out of memory. */
 struct cJSON;
 char *ipfsrt_server_index_html(const char *base, const struct cJSON *list, size_t *len);
 /* upstream.c: a path's blocks asked of the relay in one request (nothing
