@@ -15,8 +15,7 @@ local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local sample, car, root = bench.sample(exe, o.dir, o.days, "2")
 local honest <close> = ipfsrt.serve { cars = { car } }
 local liar <close> = ipfsrt.serve { cars = { car }, faults = { tamper = 0.3, wrong_block = 0.2, seed = 11 } }
-local proxy, stop = bench.start_serve(exe, { "--upstream", liar:url(), "--upstream", honest:url(), "-v" })
-local pid = bench.sh("pgrep -n -f 'serve --upstream " .. liar:url() .. "'"):match("%d+")
+local proxy, stop, pid = bench.start_serve(exe, { "--upstream", liar:url(), "--upstream", honest:url(), "-v" })
 local out = bench.sh(string.format("/usr/bin/python3 scripts/bench/proxy_load.py %s %s %s %s %s", proxy, root,
   sample, o.clients, o.seconds))
 local status = pid and io.open("/proc/" .. pid .. "/status")

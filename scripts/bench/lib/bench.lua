@@ -29,8 +29,8 @@ function M.serve(exe, cars, dir, extra)
 end
 
 -- `exe serve ARGS...` as a process of its own (args are words, quoted here):
--- its URL, and a function that stops it (SIGTERM, waiting for it to end) and
--- returns what it wrote on stderr.
+-- its URL, a function that stops it (SIGTERM, waiting for it to end) and
+-- returns what it wrote on stderr, and its process id.
 function M.start_serve(exe, args)
   local function quote(x) return "'" .. x:gsub("'", "'\\''") .. "'" end
   local out, err, pid = os.tmpname(), os.tmpname(), os.tmpname()
@@ -61,7 +61,7 @@ function M.start_serve(exe, args)
     return said
   end
   if not url then error("ipfsrt serve did not start: " .. stop(), 0) end
-  return url, stop
+  return url, stop, p
 end
 
 function M.median(t)
