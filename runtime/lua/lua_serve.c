@@ -89,7 +89,7 @@ static void attach_upstream(lua_State *L, lua_gateway *gw) {
 }
 
 /* ipfsrt.serve{cars = {path, ...}, upstream = client, listen = "127.0.0.1:0",
- *   threads = 4, max_connections = 256, log = path, tls_cert =, tls_key =,
+ *   threads = 4, max_connections = 1024, log = path, tls_cert =, tls_key =,
  *   faults = {tamper, fail, truncate, reset, wrong_block, wrong_dag (probabilities),
  *             delay_ms, delay_jitter_ms, slow (bytes/s), seed}} */
 static int l_serve(lua_State *L) {

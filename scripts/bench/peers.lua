@@ -11,7 +11,8 @@
 -- checksums of the values each client read. xarray-proxy is xarray through a
 -- fresh `ipfsrt serve --upstream` in front of the gateway (every block verified,
 -- nothing cached), xarray-proxy-cached through a fresh one over the disk cache
--- its first, uncounted run filled. The gateway answers each request
+-- its first, uncounted run filled; zarrita-proxy is zarrita through a fresh
+-- one. The gateway answers each request
 -- after a delay (`serve --delay MS`), for every delay listed: public gateways are
 -- 10 to 100 ms away, loopback none (the S3 clients run at delay 0 only).
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
@@ -49,6 +50,10 @@ local CLIENTS = {
       "/usr/bin/python3 scripts/bench/peers/xarray_peer.py {PROXY} %s %s", exe, gateway, o.dir, s, root, s)
   end,
   zarrita = function(s) return string.format("%s scripts/bench/peers/zarrita_peer.mjs %s %s %s", node, gateway, root, s) end,
+  ["zarrita-proxy"] = function(s)
+    return string.format("%s scripts/bench/peers/proxied.lua %s -- %s scripts/bench/peers/zarrita_peer.mjs {PROXY} %s %s",
+      exe, gateway, node, root, s)
+  end,
   ["zarrita-verified"] = function(s)
     return string.format("%s scripts/bench/peers/zarrita_peer.mjs %s %s %s --verified", node, gateway, root, s)
   end,

@@ -199,6 +199,19 @@ describe("ipfsrt serve --upstream", function()
     assert.is_true(counted:stats().requests <= 13, "upstream requests: " .. counted:stats().requests)
   end)
 
+  it("answers 400 clients at once, none closed unanswered", function()
+    local url = proxy({ "--upstream", honest:url() })
+    local args = { "curl -s --parallel --parallel-immediate --parallel-max 400 -w '%{http_code}\\n'" }
+    for i = 1, 400 do
+      args[#args + 1] = string.format("-o /dev/null %s/ipfs/%s/many/n%02d.txt", url, root, (i - 1) % 20 + 1)
+    end
+    local p = io.popen(table.concat(args, " "))
+    local codes = {}
+    for line in p:lines() do codes[line] = (codes[line] or 0) + 1 end
+    p:close()
+    assert.same({ ["200"] = 400 }, codes)
+  end)
+
   it("keeps verified blocks on disk for the next process, and refetches a corrupted one", function()
     local cache = dir .. "/cache"
     local url, stop = proxy({ "--upstream", honest:url(), "--cache-dir", cache })

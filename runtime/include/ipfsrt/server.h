@@ -55,7 +55,7 @@ typedef struct ipfsrt_server_options {
      * on upstream blocks holds no one else up), at most max_connections;
      * faults cannot be injected. */
     ipfsrt_client_relay *upstream;
-    unsigned max_connections; /* with upstream; 0 = 256 */
+    unsigned max_connections; /* with upstream; 0 = 1024 */
 } ipfsrt_server_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_server_options_init(ipfsrt_server_options *opts);

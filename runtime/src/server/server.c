@@ -126,9 +126,13 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD |
                      (gw->has_upstream ? MHD_USE_THREAD_PER_CONNECTION : MHD_ALLOW_SUSPEND_RESUME) |
                      (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (gw->tls_cert ? MHD_USE_TLS : 0);
+    /* a client past the limit would have its connection closed unanswered:
+     * the limit is high (a browser or zarrita asks for hundreds of chunks at
+     * once), the threads' stacks small (their work is on the heap) */
     struct MHD_OptionItem threading[] = {
         {gw->has_upstream ? MHD_OPTION_CONNECTION_LIMIT : MHD_OPTION_THREAD_POOL_SIZE,
          gw->has_upstream ? gw->max_connections : threads, NULL},
+        {gw->has_upstream ? MHD_OPTION_THREAD_STACK_SIZE : MHD_OPTION_END, (intptr_t)1 << 20, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     struct MHD_OptionItem tls[] = {
@@ -192,7 +196,7 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
         gw->relay = opts->upstream;
         ipfsrt_client_relay_blocksource(gw->relay, &gw->upstream);
         gw->has_upstream = true;
-        gw->max_connections = opts->max_connections ? opts->max_connections : 256;
+        gw->max_connections = opts->max_connections ? opts->max_connections : 1024;
     }
     ipfsrt_status st = n ? open_cars(gw, paths, n, err) : IPFSRT_OK;
     if (st == IPFSRT_OK && n) pick_spares(gw);
