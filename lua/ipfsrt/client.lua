@@ -78,6 +78,14 @@ local function cache_options(cache, out)
   end
 end
 
+-- A positive number, or false for none (-1, as the C options say it); nil stays nil.
+local function positive_or_off(opts, key, unit)
+  local v = opts[key]
+  if v == false then return -1 end
+  if v ~= nil and (type(v) ~= "number" or v <= 0) then bad("%s must be %s, or false", key, unit) end
+  return v
+end
+
 -- What the C constructor takes: every field present is of the right type.
 function M.options(opts)
   if opts == nil then opts = {} end
@@ -95,18 +103,8 @@ function M.options(opts)
       out[key] = opts[key]
     end
   end
-  if opts.give_up == false then
-    out.give_up = -1
-  elseif opts.give_up ~= nil then
-    if type(opts.give_up) ~= "number" or opts.give_up <= 0 then bad("give_up must be seconds, or false") end
-    out.give_up = opts.give_up
-  end
-  if opts.min_rate == false then
-    out.min_rate = -1
-  elseif opts.min_rate ~= nil then
-    if type(opts.min_rate) ~= "number" or opts.min_rate <= 0 then bad("min_rate must be bytes/s, or false") end
-    out.min_rate = opts.min_rate
-  end
+  out.give_up = positive_or_off(opts, "give_up", "seconds")
+  out.min_rate = positive_or_off(opts, "min_rate", "bytes/s")
   if opts.log ~= nil and type(opts.log) ~= "function" then bad("log must be a function") end
   if opts.cacert ~= nil then
     if type(opts.cacert) ~= "string" then bad("cacert must be a file name") end

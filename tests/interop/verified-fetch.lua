@@ -62,20 +62,11 @@ local function fetch_all(url, via)
 end
 
 fetch_all(gw:url(), "from ipfsrt serve:")
-local proxy_out, proxy_pid = work .. "/proxy.url", work .. "/proxy.pid"
-sh(string.format("sh -c 'echo $$ > %s; exec %s serve -q --upstream %s' > %s 2>%s/proxy.err < /dev/null &",
-  proxy_pid, exe, gw:url(), proxy_out, work))
-local proxy
-for _ = 1, 100 do
-  local f = io.open(proxy_out)
-  proxy = f and f:read("l")
-  if f then f:close() end
-  if proxy then break end
-  sh("sleep 0.05")
-end
-assert(proxy, "the proxy did not start")
+-- the lua-exe specs' helper: the proxy as a process of its own
+package.path = arg[0]:gsub("[^/]*$", "") .. "../lua-exe/?.lua;" .. package.path
+local proxy, stop_proxy = require("exe").start_serve({ "-q", "--upstream", gw:url() }, exe)
 fetch_all(proxy, "through ipfsrt serve --upstream:")
-sh("kill $(cat " .. proxy_pid .. ")")
+stop_proxy()
 local st = gw:stats()
 print(string.format("the gateway answered %d requests", st.requests))
 print(string.format("verified-fetch interop: %d passed, %d failed", passed, failed))

@@ -42,6 +42,47 @@ function M.http(url, opts)
   return status, headers, data, curl_code
 end
 
+function M.slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- `ipfsrt serve ARGS...` (of the executable at path, default M.EXE) as a
+-- process of its own: its URL, and a function that stops it (SIGTERM) and
+-- returns what it wrote on stderr.
+function M.start_serve(args, path)
+  path = path or M.EXE
+  local slurp = M.slurp
+  local out, err, pid = os.tmpname(), os.tmpname(), os.tmpname()
+  local cmd = { path:sub(1, 1) == "/" and path or os.getenv("PWD") .. "/" .. path, "serve" }
+  for _, a in ipairs(args) do cmd[#cmd + 1] = a end
+  for i, a in ipairs(cmd) do cmd[i] = M.sh_quote(a) end
+  assert(os.execute(string.format("sh -c 'echo $$ > %s; exec %s' > %s 2> %s < /dev/null &", pid,
+    table.concat(cmd, " "):gsub("'", "'\\''"), out, err)))
+  local url
+  for _ = 1, 100 do
+    url = (slurp(out) or ""):match("^(http://[^\n]+)\n")
+    if url then break end
+    os.execute("sleep 0.05")
+  end
+  assert(url, "ipfsrt serve did not start: " .. (slurp(err) or ""))
+  local stopped = false
+  return url, function()
+    if stopped then return end
+    stopped = true
+    local p = slurp(pid):match("%d+")
+    os.execute("kill " .. p .. "; while kill -0 " .. p .. " 2>/dev/null; do sleep 0.05; done")
+    local said = slurp(err)
+    os.remove(out)
+    os.remove(err)
+    os.remove(pid)
+    return said
+  end
+end
+
 -- Writes data to a new file at path.
 function M.put(path, data)
   local f = assert(io.open(path, "wb"))

@@ -3,44 +3,15 @@
 -- probed with curl on 127.0.0.1.
 local ipfsrt = require "ipfsrt"
 local exe = require "exe"
-local http, put, bytes, sh_quote = exe.http, exe.put, exe.bytes, exe.sh_quote
+local http, put, bytes = exe.http, exe.put, exe.bytes
 
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local slurp = exe.slurp
 
--- `ipfsrt serve ARGS...` as a process of its own: its URL, and a function that
--- stops it (SIGTERM) and returns what it wrote on stderr.
+-- `ipfsrt serve -q ARGS...` as a process of its own.
 local function start_proxy(args)
-  local out, err, pid = os.tmpname(), os.tmpname(), os.tmpname()
-  local cmd = { exe.EXE:sub(1, 1) == "/" and exe.EXE or os.getenv("PWD") .. "/" .. exe.EXE, "serve", "-q" }
-  for _, a in ipairs(args) do cmd[#cmd + 1] = a end
-  for i, a in ipairs(cmd) do cmd[i] = sh_quote(a) end
-  assert(os.execute(string.format("sh -c 'echo $$ > %s; exec %s' > %s 2> %s < /dev/null &", pid,
-    table.concat(cmd, " "):gsub("'", "'\\''"), out, err)))
-  local url
-  for _ = 1, 100 do
-    url = (slurp(out) or ""):match("^(http://[^\n]+)\n")
-    if url then break end
-    os.execute("sleep 0.05")
-  end
-  assert(url, "the proxy did not start: " .. (slurp(err) or ""))
-  local stopped = false
-  return url, function()
-    if stopped then return end
-    stopped = true
-    local p = slurp(pid):match("%d+")
-    os.execute("kill " .. p .. "; while kill -0 " .. p .. " 2>/dev/null; do sleep 0.05; done")
-    local said = slurp(err)
-    os.remove(out)
-    os.remove(err)
-    os.remove(pid)
-    return said
-  end
+  local all = { "-q" }
+  for _, a in ipairs(args) do all[#all + 1] = a end
+  return exe.start_serve(all)
 end
 
 describe("ipfsrt serve --upstream", function()

@@ -492,6 +492,24 @@ static void test_blockcache_disk(void **state) {
 
 /* Many reads in flight: ranges, a whole file, a block and a missing path, each
  * reported once with its own status; a batch freed mid-way leaves nothing behind. */
+/* test_batch's reads: a range, the whole file, a missing name, the root block. */
+static void check_batch_result(const ipfsrt_range_result *r, const ipfsrt_cid *root_cid) {
+    if (r->index == 0) {
+        assert_int_equal(r->status, IPFSRT_OK);
+        assert_int_equal(r->len, 100000);
+        assert_memory_equal(r->data, content + 70000, 100000);
+    } else if (r->index == 1) {
+        assert_int_equal(r->len, FILE_SIZE);
+        assert_memory_equal(r->data, content, FILE_SIZE);
+    } else if (r->index == 2) {
+        assert_int_equal(r->status, IPFSRT_ENOT_FOUND);
+        assert_non_null(strstr(r->error.message, "nothing.bin"));
+    } else {
+        assert_int_equal(r->status, IPFSRT_OK);
+        assert_int_equal(ipfsrt_cid_verify(root_cid, r->data, r->len, NULL), IPFSRT_OK);
+    }
+}
+
 static void test_batch(void **state) {
     (void)state;
     ipfsrt_server *honest = start_gateway(NULL);
@@ -525,20 +543,7 @@ static void test_batch(void **state) {
         assert_false(seen[r.index]);
         seen[r.index] = true;
         results++;
-        if (r.index == 0) {
-            assert_int_equal(r.status, IPFSRT_OK);
-            assert_int_equal(r.len, 100000);
-            assert_memory_equal(r.data, content + 70000, 100000);
-        } else if (r.index == 1) {
-            assert_int_equal(r.len, FILE_SIZE);
-            assert_memory_equal(r.data, content, FILE_SIZE);
-        } else if (r.index == 2) {
-            assert_int_equal(r.status, IPFSRT_ENOT_FOUND);
-            assert_non_null(strstr(r.error.message, "nothing.bin"));
-        } else {
-            assert_int_equal(r.status, IPFSRT_OK);
-            assert_int_equal(ipfsrt_cid_verify(&root_cid, r.data, r.len, NULL), IPFSRT_OK);
-        }
+        check_batch_result(&r, &root_cid);
     }
     assert_int_equal(results, 4);
     ipfsrt_client_batch_free(b);

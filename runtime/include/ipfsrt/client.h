@@ -282,7 +282,8 @@ IPFSRT_API void ipfsrt_client_relay_blocksource(ipfsrt_client_relay *relay, ipfs
  * IPFSRT_ENOT_FOUND for the rest: nothing is asked for. A walk over it tells
  * whether a path needs a prefetch. */
 IPFSRT_API void ipfsrt_client_relay_blocksource_at_hand(ipfsrt_client_relay *relay, ipfsrt_blocksource *src);
-/* Asks the gateways for the blocks a walk of path needs (the trustless
+/* Unless the relay holds them already (nothing is asked then), asks the
+ * gateways for the blocks a walk of path needs (the trustless
  * gateway's dag-scope; for ENTITY, bytes [offset, offset + length) of a file,
  * length UINT64_MAX = to the end) in one CAR request, each block checked as it
  * comes and kept like fetched ones, and waits for the answer: a walk of a path

@@ -108,9 +108,19 @@ static void unlink_prefetch(ipfsrt_client_relay *r, path_prefetch *p) {
     free(p);
 }
 
+/* True when the blocks the relay holds cover the walk: nothing to ask. */
+static bool at_hand_already(ipfsrt_client_relay *r, const char *path, ipfsrt_unixfs_scope scope, uint64_t offset,
+                            uint64_t length) {
+    ipfsrt_blocksource at_hand;
+    ipfsrt_client_relay_blocksource_at_hand(r, &at_hand);
+    return ipfsrt_unixfs_blocks_for_scope(&at_hand, path, NULL, scope, offset, length, count_block, NULL, NULL) ==
+           IPFSRT_OK;
+}
+
 ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *r, const char *path, ipfsrt_unixfs_scope scope,
                                            uint64_t offset, uint64_t length, ipfsrt_error *err) {
     static const char *const scopes[] = {"block", "entity", "all"};
+    if (at_hand_already(r, path, scope, offset, length)) return IPFSRT_OK;
     char query[160];
     int n = snprintf(query, sizeof query, "format=car&dag-scope=%s", scopes[scope <= IPFSRT_SCOPE_ALL ? scope : 1]);
     if (scope == IPFSRT_SCOPE_ENTITY && (offset || length != UINT64_MAX)) {

@@ -15,23 +15,11 @@
  * window of a large file ahead of the answer going out. */
 #define SPAN ((uint64_t)4 << 20)
 
-static ipfsrt_status count_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
-    (void)user, (void)cid, (void)err;
-    return IPFSRT_OK;
-}
-
-/* Asked for only when a walk over what the relay holds comes short: a second
- * read of a chunk costs no upstream request. */
+/* The relay asks upstream only when what it holds comes short: a second read
+ * of a chunk costs no request. */
 void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
                             uint64_t offset, uint64_t length) {
-    ipfsrt_client_relay *relay = rq->gw->relay;
-    if (!relay) return;
-    ipfsrt_blocksource at_hand;
-    ipfsrt_client_relay_blocksource_at_hand(relay, &at_hand);
-    if (ipfsrt_unixfs_blocks_for_scope(&at_hand, path, NULL, scope, offset, length, count_block, NULL, NULL) ==
-        IPFSRT_OK)
-        return;
-    (void)ipfsrt_client_relay_prefetch(relay, path, scope, offset, length, NULL);
+    if (rq->gw->relay) (void)ipfsrt_client_relay_prefetch(rq->gw->relay, path, scope, offset, length, NULL);
 }
 
 /* The relay's blocks at hand, remembering the last one it lacked. */
@@ -94,12 +82,14 @@ static bool missed_again(ipfsrt_server *gw, const char *dir, size_t len) {
     return again;
 }
 
-static void prefetch_parent(ipfsrt_server_request *rq, const char *path) {
+/* True when the parent was asked for (the path may now be at hand). */
+static bool prefetch_parent(ipfsrt_server_request *rq, const char *path) {
     const char *slash = strrchr(path, '/');
-    if (!slash || slash == path || !missed_again(rq->gw, path, (size_t)(slash - path))) return;
+    if (!slash || slash == path || !missed_again(rq->gw, path, (size_t)(slash - path))) return false;
     char *dir = strndup(path, (size_t)(slash - path));
     if (dir) ipfsrt_server_prefetch(rq, dir, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX);
     free(dir);
+    return dir != NULL;
 }
 
 void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, const char *range) {
@@ -116,9 +106,8 @@ void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, c
     }
     if (length > SPAN) length = SPAN;
     if (prefetch_known_file(rq, path, start, length)) return;
-    prefetch_parent(rq, path);
-    if (!prefetch_known_file(rq, path, start, length))
-        ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_ENTITY, start, length);
+    if (prefetch_parent(rq, path) && prefetch_known_file(rq, path, start, length)) return;
+    ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_ENTITY, start, length);
 }
 
 typedef struct stream_body {
