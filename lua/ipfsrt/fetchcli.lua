@@ -24,7 +24,7 @@ block is verified). Options may come before or after the URL:
   --deadline S            one request may take S seconds in all (default: no limit)
   --give-up S             fail once no gateway has answered for S seconds, over all
                           attempts (default 60; never: wait for ever)
-  --concurrency N         requests in flight per gateway, fixed (default: adapted, 8 to 64)
+  --concurrency N         requests in flight per gateway, fixed (default: adapted, from 16)
   --max-concurrency N     the most in flight per gateway when adapted (default 128)
   --retries N             rounds over the gateways after all failed (default 2)
   -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)

@@ -76,6 +76,17 @@ describe("ipfsrt serve --upstream", function()
       assert.equal(s1, s2, q)
       assert.equal(want, got, q)
     end
+    -- a file of one raw block is answered from the block itself: ranges and HEAD too
+    local hello = "/ipfs/" .. root .. "/hello.txt"
+    for range, want in pairs { ["bytes=1-3"] = "ell", ["bytes=-2"] = "o\n", ["bytes=4-"] = "o\n" } do
+      status, _, body = http(front .. hello, { headers = { Range = range } })
+      assert.equal(206, status, range)
+      assert.equal(want, body, range)
+    end
+    assert.equal(416, (http(front .. hello, { headers = { Range = "bytes=6-" } })))
+    status, headers = http(front .. hello, { method = "HEAD" })
+    assert.equal(200, status)
+    assert.equal("6", headers["content-length"])
     local html = { headers = { Accept = "text/html" } }
     local s1, _, want = http(honest:url() .. "/ipfs/" .. root .. "/many", html)
     local s2, _, got = http(front .. "/ipfs/" .. root .. "/many", html)
@@ -152,6 +163,18 @@ describe("ipfsrt serve --upstream", function()
     assert.equal(2, counted:stats().requests) -- the HAMT's shards on the way in one more
   end)
 
+  it("takes what its own CARs hold from them, asking upstream for none of it", function()
+    local counted = origin(nil, { car, other_car })
+    local url = proxy({ car, "--upstream", counted:url() })
+    assert.equal(big, select(3, http(url .. "/ipfs/" .. root .. "/big.bin")))
+    assert.equal("entry 7", select(3, http(url .. "/ipfs/" .. root .. "/many/n07.txt")))
+    assert.equal(404, (http(url .. "/ipfs/" .. root .. "/many/n99.txt")))
+    assert.equal(0, counted:stats().requests)
+    local decoy = "/ipfs/" .. tostring(ipfsrt.cid.sum("raw", bytes(1000, 5))) .. "?format=raw"
+    assert.equal(bytes(1000, 5), select(3, http(url .. decoy))) -- not in its CAR: from upstream
+    assert.equal(1, counted:stats().requests)
+  end)
+
   it("fetches a block once for many clients at once", function()
     local counted = origin()
     local url = proxy({ "--upstream", counted:url() })
@@ -201,6 +224,15 @@ describe("ipfsrt serve --upstream", function()
       put(file, string.char((data:byte(1) or 0) ~ 1) .. data:sub(2))
     end
     p:close()
+    local warm = dir .. "/warm-cache"
+    url = proxy({ "--upstream", honest:url(), "--cache-dir", warm })
+    for i = 1, 20 do http(string.format("%s/ipfs/%s/many/n%02d.txt", url, root, i)) end
+    local idle = origin()
+    url = proxy({ "--upstream", idle:url(), "--cache-dir", warm }) -- a second process: every block on disk
+    for i = 1, 20 do
+      assert.equal("entry " .. i, select(3, http(string.format("%s/ipfs/%s/many/n%02d.txt", url, root, i))))
+    end
+    assert.equal(0, idle:stats().requests)
     local counted = origin()
     url = proxy({ "--upstream", counted:url(), "--cache-dir", cache })
     status, _, body = http(url .. "/ipfs/" .. root .. "/hello.txt")

@@ -474,18 +474,24 @@ static void test_blockcache_disk(void **state) {
     assert_non_null(back);
     assert_memory_equal(back->data, b->data, b->len);
     ipfsrt_rcblock_unref(back);
+    back = ipfsrt_blockcache_dir_get(cache, &b->cid); /* the directory alone, as any thread reads it */
+    assert_non_null(back);
+    assert_memory_equal(back->data, b->data, b->len);
+    ipfsrt_rcblock_unref(back);
     /* damage it */
     ipfsrt_cid v1 = b->cid;
     char name[IPFSRT_CID_STR_MAX], path[1400];
     ipfsrt_cid_to_string(&v1, name);
     snprintf(path, sizeof path, "%s/%s/%s", dir, name + strlen(name) - 2, name);
     write_file(path, (const uint8_t *)"bad", 3);
+    assert_null(ipfsrt_blockcache_dir_get(cache, &b->cid));
+    write_file(path, (const uint8_t *)"bad", 3);
     assert_null(ipfsrt_blockcache_get(cache, &b->cid));
     struct stat sb;
     assert_int_not_equal(stat(path, &sb), 0);
     ipfsrt_blockcache_stats st;
     ipfsrt_blockcache_get_stats(cache, &st);
-    assert_int_equal(st.disk_rejected, 1);
+    assert_int_equal(st.disk_rejected, 2);
     ipfsrt_blockcache_free(cache);
     ipfsrt_rcblock_unref(b);
 }

@@ -42,7 +42,7 @@ static ipfsrt_server *start_gateway(const ipfsrt_server_faults *faults) {
     return gw;
 }
 
-static ipfsrt_client *client_of(const ipfsrt_server *gw, double timeout_s) {
+static ipfsrt_client *client_with_cache(const ipfsrt_server *gw, double timeout_s, const char *cache_dir) {
     const char *urls[] = {ipfsrt_server_url(gw)};
     ipfsrt_gateway_list list;
     ipfsrt_gateway_list_init(&list);
@@ -52,10 +52,15 @@ static ipfsrt_client *client_of(const ipfsrt_server *gw, double timeout_s) {
     o.gateways = &list;
     o.retries = 1;
     o.timeout_s = timeout_s;
+    o.cache_dir = cache_dir;
     ipfsrt_client *c;
     assert_int_equal(ipfsrt_client_new(&c, &o, NULL), IPFSRT_OK);
     ipfsrt_gateway_list_free(&list);
     return c;
+}
+
+static ipfsrt_client *client_of(const ipfsrt_server *gw, double timeout_s) {
+    return client_with_cache(gw, timeout_s, NULL);
 }
 
 typedef struct reader {
@@ -224,11 +229,64 @@ static void test_stop_releases_waiters(void **state) {
     ipfsrt_server_free(gw);
 }
 
+/* A second relay over the cache directory the first filled: its readers find
+ * every block there themselves, on their own threads, with no driver running
+ * and the gateway gone; a damaged file is no block. */
+static void test_cache_directory_without_driver(void **state) {
+    (void)state;
+    char cache_dir[600];
+    snprintf(cache_dir, sizeof cache_dir, "%s", tmp_path("relay-cache"));
+    ipfsrt_server *gw = start_gateway(NULL);
+    ipfsrt_client *c = client_with_cache(gw, 10, cache_dir);
+    ipfsrt_client_relay *relay;
+    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    crowd cr = {0};
+    drive(&cr, relay, 1);
+    assert_int_equal(cr.readers[0].status, IPFSRT_OK);
+    free_crowd(&cr);
+    ipfsrt_client_relay_free(relay);
+    ipfsrt_client_free(c);
+    c = client_with_cache(gw, 10, cache_dir);
+    ipfsrt_server_free(gw);
+    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    reader readers[4] = {0};
+    pthread_t t[4];
+    size_t gets = 0;
+    for (size_t i = 0; i < 4; i++) {
+        reader_init(&readers[i], relay);
+        pthread_create(&t[i], NULL, read_file_through, &readers[i]);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(readers[i].status, IPFSRT_OK);
+        assert_memory_equal(readers[i].got, content, FILE_SIZE);
+        free(readers[i].got);
+        gets += readers[i].gets;
+    }
+    ipfsrt_client_relay_stats rs;
+    ipfsrt_client_relay_get_stats(relay, &rs);
+    /* every call answered from the directory (readers racing read a block each) or kept */
+    assert_int_equal(rs.jobs + rs.coalesced, gets);
+    assert_true(rs.jobs >= 9);
+    reader later = {0}; /* then each block is kept: no file is read again */
+    reader_init(&later, relay);
+    read_file_through(&later);
+    assert_int_equal(later.status, IPFSRT_OK);
+    free(later.got);
+    ipfsrt_client_relay_stats after;
+    ipfsrt_client_relay_get_stats(relay, &after);
+    assert_int_equal(after.jobs, rs.jobs);
+    assert_int_equal(after.coalesced, rs.coalesced + later.gets);
+    ipfsrt_client_relay_free(relay);
+    ipfsrt_client_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_many_threads_one_fetch_per_block),
         cmocka_unit_test(test_liar_fails_every_waiter),
         cmocka_unit_test(test_stop_releases_waiters),
+        cmocka_unit_test(test_cache_directory_without_driver),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

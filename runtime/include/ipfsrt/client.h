@@ -264,7 +264,8 @@ IPFSRT_API void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, siz
  * client in ipfsrt_client_relay_run, where the client's policy and progress
  * functions run. Several calls wanting one block at once share one fetch.
  * Blocks are verified (the client must verify) and come from its cache when
- * there. The client must outlive the relay and be used by nothing else while
+ * there (its directory read by the calling thread, so hits never wait on the
+ * driver). The client must outlive the relay and be used by nothing else while
  * the relay runs. */
 typedef struct ipfsrt_client_relay ipfsrt_client_relay;
 

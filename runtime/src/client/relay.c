@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "client/relay_internal.h"
+#include "store/blockcache.h"
 
 static void relay_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     (void)ctx;
@@ -26,11 +27,43 @@ static want *want_for(ipfsrt_client_relay *r, const ipfsrt_cid *cid) {
     return w;
 }
 
-/* A done block at once (kept, or fetched for another caller), else waits for
- * the driver to settle it; called from any thread. */
+/* A done block (kept, or fetched for another caller) with a new reference, or
+ * NULL (always, once the relay has stopped: *stopped says so). */
+static ipfsrt_rcblock *take_kept(ipfsrt_client_relay *r, const ipfsrt_cid *cid, bool *stopped) {
+    pthread_mutex_lock(&r->lock);
+    *stopped = r->stopping;
+    want *w = r->stopping ? NULL : ipfsrt_wants_find(&r->wants, cid);
+    ipfsrt_rcblock *block = w && w->state == WANT_DONE ? w->block : NULL;
+    if (block) {
+        ipfsrt_wants_touch(&r->wants, w);
+        ipfsrt_rcblock_ref(block);
+        r->coalesced++;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return block;
+}
+
+/* A block held: kept, or read (and checked) from the cache directory by the
+ * calling thread, which many callers then do at once, none waiting on the
+ * driver; what was read is kept for the next callers. */
+static ipfsrt_rcblock *take_held(ipfsrt_client_relay *r, const ipfsrt_cid *cid) {
+    bool stopped;
+    ipfsrt_rcblock *block = take_kept(r, cid, &stopped);
+    if (block || stopped || !(block = ipfsrt_blockcache_dir_get(r->c->cache, cid))) return block;
+    pthread_mutex_lock(&r->lock);
+    ipfsrt_wants_keep(&r->wants, block);
+    r->jobs++;
+    pthread_mutex_unlock(&r->lock);
+    return block;
+}
+
+/* A block held at once, else waits for the driver to settle it; called from
+ * any thread. */
 static ipfsrt_status relay_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                ipfsrt_error *err) {
     ipfsrt_client_relay *r = ctx;
+    ipfsrt_rcblock *held = take_held(r, cid);
+    if (held) return ipfsrt_block_lend(ref, held);
     pthread_mutex_lock(&r->lock);
     want *w = r->stopping ? NULL : want_for(r, cid);
     if (!w) {
@@ -60,18 +93,11 @@ static ipfsrt_status relay_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
     return st;
 }
 
-/* The blocks at hand only: nothing is asked for. */
+/* The blocks held only: nothing is asked for. */
 static ipfsrt_status relay_get_at_hand(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                        ipfsrt_error *err) {
     ipfsrt_client_relay *r = ctx;
-    pthread_mutex_lock(&r->lock);
-    want *w = ipfsrt_wants_find(&r->wants, cid);
-    ipfsrt_rcblock *block = w && w->state == WANT_DONE ? w->block : NULL;
-    if (block) {
-        ipfsrt_wants_touch(&r->wants, w);
-        ipfsrt_rcblock_ref(block);
-    }
-    pthread_mutex_unlock(&r->lock);
+    ipfsrt_rcblock *block = take_held(r, cid);
     if (!block) return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not at hand");
     return ipfsrt_block_lend(ref, block);
 }

@@ -180,10 +180,10 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
     char *full = malloc(plen);
     if (!full) return MHD_NO;
     snprintf(full, plen, "%s%s", cid_str, path);
-    ipfsrt_server_prefetch_range(rq, full, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"));
     ipfsrt_unixfs_node_info info;
     ipfsrt_error err;
-    ipfsrt_status st = ipfsrt_unixfs_resolve(&rq->gw->src, full, NULL, &info, &err);
+    ipfsrt_status st = ipfsrt_server_resolve(rq, full, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
+                                             &info, &err);
     free(full);
     if (st != IPFSRT_OK) return ipfsrt_server_send_error(rq, c, &err);
     char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 8];

@@ -24,6 +24,17 @@ static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
     return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
 }
 
+/* What the CARs and the relay hold now: nothing is asked upstream. */
+static ipfsrt_status held_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
+                              ipfsrt_error *err) {
+    ipfsrt_server *gw = ctx;
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&gw->index, mh, mh_len);
+    if (e) return ipfsrt_car_file_get_unverified(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
+    return ipfsrt_blocksource_get(&gw->at_hand, cid, ref, err);
+}
+
 /* Only upstream's blocks carry a token: the CARs' stay mapped. */
 static void multi_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     ipfsrt_server *gw = ctx;
@@ -195,6 +206,8 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     if (opts->upstream) {
         gw->relay = opts->upstream;
         ipfsrt_client_relay_blocksource(gw->relay, &gw->upstream);
+        ipfsrt_client_relay_blocksource_at_hand(gw->relay, &gw->at_hand);
+        gw->held = (ipfsrt_blocksource){gw, held_get, multi_release};
         gw->has_upstream = true;
         gw->max_connections = opts->max_connections ? opts->max_connections : 1024;
     }

@@ -40,6 +40,8 @@ struct ipfsrt_server {
     ipfsrt_mhmap missed_dirs;   /* directories paths missed in, and how often (upstream.c) */
     pthread_mutex_t dirs_lock;
     ipfsrt_blocksource upstream; /* the relay's */
+    ipfsrt_blocksource at_hand;  /* the relay's blocks at hand (nothing asked for) */
+    ipfsrt_blocksource held;     /* the CARs' blocks, then the relay's at hand */
     bool has_upstream;
     unsigned max_connections;
     struct MHD_Daemon *daemon;
@@ -129,10 +131,14 @@ struct MHD_Response *ipfsrt_server_car_stream(ipfsrt_server_request *rq, const i
 struct cJSON;
 char *ipfsrt_server_index_html(const char *base, const struct cJSON *list, size_t *len);
 /* upstream.c: a path's blocks asked of the relay in one request (nothing
- * without one); _range: for a plain answer, by its Range header. */
+ * without one). */
 void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
                             uint64_t offset, uint64_t length);
-void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, const char *range);
+/* upstream.c: what path names, for a plain answer (range: its Range header);
+ * in front of an upstream, what is held is walked at once and the first block
+ * lacking decides how to ask for the rest. */
+ipfsrt_status ipfsrt_server_resolve(ipfsrt_server_request *rq, const char *path, const char *range,
+                                    ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
 /* upstream.c: a file's bytes read as the answer goes out, for blocks that are
  * not all at hand when it starts (*r NULL: answered already). */
 enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_Connection *c,

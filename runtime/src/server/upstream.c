@@ -15,14 +15,22 @@
  * window of a large file ahead of the answer going out. */
 #define SPAN ((uint64_t)4 << 20)
 
-/* The relay asks upstream only when what it holds comes short: a second read
- * of a chunk costs no request. */
-void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
-                            uint64_t offset, uint64_t length) {
-    if (rq->gw->relay) (void)ipfsrt_client_relay_prefetch(rq->gw->relay, path, scope, offset, length, NULL);
+static ipfsrt_status held_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    (void)user, (void)cid, (void)err;
+    return IPFSRT_OK;
 }
 
-/* The relay's blocks at hand, remembering the last one it lacked. */
+/* Upstream is asked only when what the CARs and the relay hold comes short: a
+ * second read of a chunk, or a file in the gateway's own CARs, costs no request. */
+void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
+                            uint64_t offset, uint64_t length) {
+    if (!rq->gw->relay || ipfsrt_unixfs_blocks_for_scope(&rq->gw->held, path, NULL, scope, offset, length,
+                                                         held_block, NULL, NULL) == IPFSRT_OK)
+        return;
+    (void)ipfsrt_client_relay_prefetch(rq->gw->relay, path, scope, offset, length, NULL);
+}
+
+/* The blocks held, remembering the last one lacking. */
 typedef struct noting {
     ipfsrt_blocksource at_hand;
     ipfsrt_cid lacked;
@@ -49,8 +57,7 @@ static void noting_release(void *ctx, ipfsrt_blocksource_ref *ref) {
  * answers: a walk meets a raw block only at the path's end), a larger one's
  * range in one CAR request for the file alone. */
 static bool prefetch_known_file(ipfsrt_server_request *rq, const char *path, uint64_t start, uint64_t length) {
-    noting n = {.lacking = false};
-    ipfsrt_client_relay_blocksource_at_hand(rq->gw->relay, &n.at_hand);
+    noting n = {.at_hand = rq->gw->held, .lacking = false};
     ipfsrt_blocksource src = {&n, noting_get, noting_release};
     ipfsrt_unixfs_node_info info;
     ipfsrt_status st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, NULL);
@@ -92,9 +99,9 @@ static bool prefetch_parent(ipfsrt_server_request *rq, const char *path) {
     return dir != NULL;
 }
 
-void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, const char *range) {
+/* How a path that lacks a block held is asked for: by its Range header. */
+static void prefetch_range(ipfsrt_server_request *rq, const char *path, const char *range) {
     uint64_t start = 0, length = SPAN;
-    if (!rq->gw->relay) return;
     /* the file's size is not known yet: a suffix range cannot be placed */
     if (range && strstr(range, "=-")) {
         ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_BLOCK, 0, 0);
@@ -108,6 +115,45 @@ void ipfsrt_server_prefetch_range(ipfsrt_server_request *rq, const char *path, c
     if (prefetch_known_file(rq, path, start, length)) return;
     if (prefetch_parent(rq, path) && prefetch_known_file(rq, path, start, length)) return;
     ipfsrt_server_prefetch(rq, path, IPFSRT_SCOPE_ENTITY, start, length);
+}
+
+/* The walk of a plain answer's path: the blocks held are taken at once; the
+ * first non-raw block lacking (a directory, a file's root) has the path asked
+ * for in one request by prefetch_range, and a raw one (a file of one block: a
+ * walk meets raw blocks only at the path's end) is fetched by CID, the
+ * cheapest request a gateway answers. So a path whose directories are held
+ * costs one walk and one upstream request. */
+typedef struct deciding {
+    ipfsrt_server_request *rq;
+    const char *path, *range;
+    bool decided;
+} deciding;
+
+static ipfsrt_status deciding_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
+                                  ipfsrt_error *err) {
+    deciding *d = ctx;
+    ipfsrt_server *gw = d->rq->gw;
+    if (!d->decided) {
+        if (ipfsrt_blocksource_get(&gw->held, cid, ref, NULL) == IPFSRT_OK) return IPFSRT_OK;
+        if (cid->codec != IPFSRT_CODEC_RAW) {
+            d->decided = true; /* one request's worth of asking: the rest of the walk takes what came */
+            prefetch_range(d->rq, d->path, d->range);
+        }
+    }
+    return ipfsrt_blocksource_get(&gw->src, cid, ref, err);
+}
+
+static void deciding_release(void *ctx, ipfsrt_blocksource_ref *ref) {
+    deciding *d = ctx;
+    ipfsrt_blocksource_release(&d->rq->gw->src, ref);
+}
+
+ipfsrt_status ipfsrt_server_resolve(ipfsrt_server_request *rq, const char *path, const char *range,
+                                    ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
+    if (!rq->gw->relay) return ipfsrt_unixfs_resolve(&rq->gw->src, path, NULL, info, err);
+    deciding d = {rq, path, range, false};
+    ipfsrt_blocksource src = {&d, deciding_get, deciding_release};
+    return ipfsrt_unixfs_resolve(&src, path, NULL, info, err);
 }
 
 typedef struct stream_body {
@@ -178,14 +224,52 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     return (ssize_t)want;
 }
 
+/* A block lent to an answer until it has gone out. */
+typedef struct lent_body {
+    ipfsrt_server *gw;
+    ipfsrt_blocksource_ref ref;
+} lent_body;
+
+static void lent_body_free(void *cls) {
+    lent_body *l = cls;
+    ipfsrt_blocksource_release(&l->gw->src, &l->ref);
+    free(l);
+}
+
+/* A file of one raw block (a Zarr chunk, mostly) is answered from the block
+ * itself, held until sent: no copy, no buffer of the answer's own. */
+static enum MHD_Result lent_file(ipfsrt_server_request *rq, struct MHD_Connection *c, const ipfsrt_cid *file,
+                                 uint64_t start, uint64_t len, struct MHD_Response **r) {
+    lent_body *l = malloc(sizeof *l);
+    if (!l) return MHD_NO;
+    l->gw = rq->gw;
+    ipfsrt_error err;
+    if (ipfsrt_blocksource_get(&rq->gw->src, file, &l->ref, &err) != IPFSRT_OK) {
+        free(l);
+        return ipfsrt_server_send_error(rq, c, &err);
+    }
+    if (start > l->ref.len || len > l->ref.len - start) { /* the walk measured this block: never */
+        lent_body_free(l);
+        return MHD_NO;
+    }
+    *r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)(l->ref.data + start), lent_body_free, l);
+    if (!*r) {
+        lent_body_free(l);
+        return MHD_NO;
+    }
+    if (strcmp(rq->method, "HEAD") != 0) ipfsrt_server_count_sent(rq, len);
+    return MHD_YES;
+}
+
 /* The first piece is read before the answer starts, so that an upstream that
  * gives nothing of the file is a 502 (or 504), not a 200 cut at once. */
 enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const ipfsrt_cid *file, uint64_t start, uint64_t len,
                                           struct MHD_Response **r) {
+    if (file->codec == IPFSRT_CODEC_RAW) return lent_file(rq, c, file, start, len, r);
     stream_body *s = calloc(1, sizeof *s);
     if (!s) return MHD_NO;
-    *s = (stream_body){rq, *file, start, len, start + SPAN, NULL, 0}; /* the first window came with the path */
+    *s = (stream_body){rq, *file, start, len, start, NULL, 0}; /* the first window: asked for unless held */
     s->first_len = len < PIECE ? (size_t)len : PIECE;
     ipfsrt_error err;
     ipfsrt_status st = (s->first = malloc(s->first_len ? s->first_len : 1))
@@ -195,10 +279,14 @@ enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_
         stream_body_free(s);
         return ipfsrt_server_send_error(rq, c, &err);
     }
-    *r = MHD_create_response_from_callback(len, PIECE, stream_read, s, stream_body_free);
-    if (!*r) {
-        stream_body_free(s);
-        return MHD_NO;
+    if (s->first_len == len) { /* all of it read (a Zarr chunk): handed over, no second buffer */
+        *r = MHD_create_response_from_buffer_with_free_callback(len, s->first, free);
+        if (*r && strcmp(rq->method, "HEAD") != 0) ipfsrt_server_count_sent(rq, len);
+        s->first = *r ? NULL : s->first;
+    } else {
+        *r = MHD_create_response_from_callback(len, PIECE, stream_read, s, stream_body_free);
+        s = *r ? NULL : s;
     }
-    return MHD_YES;
+    if (s) stream_body_free(s);
+    return *r ? MHD_YES : MHD_NO;
 }

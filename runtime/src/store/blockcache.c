@@ -143,6 +143,7 @@ struct ipfsrt_blockcache {
     uint64_t dir_bytes;  /* an estimate: measured when trimmed, grown by our writes */
     bool dir_measured;
     ipfsrt_blockcache_stats stats;
+    _Atomic uint64_t dir_rejected; /* counted by any thread reading the directory */
 };
 
 static void lru_unlink(lru *l, ipfsrt_rcblock *b) {
@@ -245,7 +246,7 @@ static ipfsrt_rcblock *disk_read(ipfsrt_blockcache *c, const ipfsrt_cid *cid) {
     close(fd);
     if (!b) return NULL;
     if (got != b->len || (!c->trust_dir && ipfsrt_cid_verify(cid, b->data, b->len, NULL) != IPFSRT_OK)) {
-        c->stats.disk_rejected++;
+        atomic_fetch_add(&c->dir_rejected, 1);
         unlink(path); /* damaged on disk: fetch it again */
         ipfsrt_rcblock_unref(b);
         return NULL;
@@ -282,6 +283,10 @@ static void disk_write(ipfsrt_blockcache *c, const ipfsrt_rcblock *b) {
     c->dir_bytes += b->len;
     /* down to nine tenths, so that walking the directory is rare */
     if (c->dir_bytes > c->dir_limit) c->dir_bytes = ipfsrt_blockcache_dir_trim(c->dir, c->dir_limit / 10 * 9);
+}
+
+ipfsrt_rcblock *ipfsrt_blockcache_dir_get(ipfsrt_blockcache *c, const ipfsrt_cid *cid) {
+    return c->dir && cid->hash_code != IPFSRT_MH_IDENTITY ? disk_read(c, cid) : NULL;
 }
 
 void ipfsrt_blockcache_set_dir_limit(ipfsrt_blockcache *c, uint64_t max) {
@@ -350,6 +355,7 @@ void ipfsrt_blockcache_put_all(ipfsrt_blockcache *c, ipfsrt_blockmap *m) {
 
 void ipfsrt_blockcache_get_stats(const ipfsrt_blockcache *c, ipfsrt_blockcache_stats *stats) {
     *stats = c->stats;
+    stats->disk_rejected = atomic_load(&c->dir_rejected);
     stats->bytes = c->data.map.bytes + c->meta.map.bytes;
     stats->blocks = c->data.map.count + c->meta.map.count;
 }

@@ -61,6 +61,10 @@ ipfsrt_status ipfsrt_blockcache_new(ipfsrt_blockcache **c, uint64_t memory_bytes
 /* A new reference to the cached block, or NULL. Blocks read back from disk are
  * verified unless the directory is trusted; one that fails is deleted. */
 ipfsrt_rcblock *ipfsrt_blockcache_get(ipfsrt_blockcache *c, const ipfsrt_cid *cid);
+/* The block from the directory alone, verified unless trusted (one that fails
+ * is deleted), or NULL; any thread may call it while another uses the cache:
+ * it reads only the files, whose writes are atomic renames. */
+ipfsrt_rcblock *ipfsrt_blockcache_dir_get(ipfsrt_blockcache *c, const ipfsrt_cid *cid);
 /* Keeps a verified block (takes its own reference). */
 void ipfsrt_blockcache_put(ipfsrt_blockcache *c, ipfsrt_rcblock *b);
 /* Moves every block of the map into the cache (what fits) and empties the map. */
