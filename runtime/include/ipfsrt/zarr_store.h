@@ -66,7 +66,9 @@ typedef struct ipfsrt_zarr_store_options {
 IPFSRT_API void ipfsrt_zarr_store_options_init(ipfsrt_zarr_store_options *opts);
 
 /* Opens url: "ipfs://CID[/path]" or "/ipfs/CID[/path]" (verified, through the
- * client), "http(s)://..." (plain GETs, unverified, many in flight),
+ * client), "http(s)://..." (plain GETs, unverified, many in flight), a
+ * kerchunk references file "....json" or "refs+URL" (see
+ * ipfsrt_zarr_store_new_refs; read from wherever URL is),
  * "s3://bucket[/prefix]" (S3, unverified, writable), a CAR file
  * "FILE.car[/path]" (verified; the path starts at the CAR's root), else a local
  * folder (a path or "file://path"). */
@@ -94,6 +96,19 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **store, con
  * there, ".../x.car[/path]" (read by ranges, verified). */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **store, const char *url,
                                                     const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
+/* Kerchunk references (version 0 or 1: inline values, "base64:" values,
+ * [url] and [url, offset, length], templates, gen): each key's bytes inline
+ * or a byte range of a file, read through the store of the file's folder
+ * (ipfs://CID/path ranges through the client, only the blocks they cover;
+ * http(s)://, s3://, local paths), ranges of one file close together read as
+ * one. Relative targets are in url's folder (url may be NULL when every
+ * target is absolute). A key whose file is absent or too short is an error
+ * naming both, never a missing key. Verified when every target is ipfs://
+ * (the references are the caller's; ipfsrt_zarr_store_open, reading them,
+ * counts them verified when their own store is). Read-only, listable. */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **store, const char *json, size_t len,
+                                                    const char *url, const ipfsrt_zarr_store_options *opts,
+                                                    ipfsrt_error *err);
 /* A store over the caller's ops and ctx (ops must outlive it; ops->free, if
  * any, is called on ctx by ipfsrt_zarr_store_free). url is for messages. */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **store, const ipfsrt_zarr_store_ops *ops, void *ctx,

@@ -102,7 +102,7 @@ static void walk_all(moments *ms, const ipfsrt_ndarray *a) {
 
 /* Both passes down w columns of rows rows, into c (w moments). */
 #define DEFINE_COLUMNS(SUF, T)                                                        \
-    IPFSRT_NDVECTOR static void columns_##SUF(const unsigned char *p, size_t rows, size_t row_bytes, \
+    IPFSRT_NDVECTOR static void moment_columns_##SUF(const unsigned char *p, size_t rows, size_t row_bytes, \
                                               size_t w, double *sum, double *numbers, double *squares) { \
         memset(sum, 0, w * sizeof *sum);                                              \
         memset(numbers, 0, w * sizeof *numbers);                                      \
@@ -141,7 +141,7 @@ typedef struct tile {
 } tile;
 
 static void columns(ipfsrt_dtype d, const unsigned char *p, size_t rows, size_t row_bytes, size_t w, tile *t) {
-    IPFSRT_NDTYPED_CALL(d, columns, p, rows, row_bytes, w, t->sum, t->numbers, t->squares)
+    IPFSRT_NDTYPED_CALL(d, moment_columns, p, rows, row_bytes, w, t->sum, t->numbers, t->squares)
 }
 
 static int moments_columns(const moments *ms, ipfsrt_ndreduce how, ipfsrt_ndarray *res, const ipfsrt_ndarray *a,

@@ -81,7 +81,7 @@ static void give(const tally *t, ipfsrt_dtype result, unsigned char *out) {
 
 /* w columns down rows rows into hits. */
 #define DEFINE_COLUMNS(SUF, T)                                                        \
-    IPFSRT_NDVECTOR static void columns_##SUF(const tally *t, const unsigned char *p, size_t rows, \
+    IPFSRT_NDVECTOR static void tally_columns_##SUF(const tally *t, const unsigned char *p, size_t rows, \
                                               size_t row_bytes, size_t w, uint32_t *hits) { \
         memset(hits, 0, w * sizeof *hits);                                            \
         for (size_t r = 0; r < rows; r++) {                                           \
@@ -102,12 +102,12 @@ DEFINE_COLUMNS(f64, double)
 
 static void columns(const tally *t, const unsigned char *p, size_t rows, size_t row_bytes, size_t w,
                     uint32_t *hits) {
-    if (t->d == IPFSRT_DTYPE_FLOAT32) columns_f32(t, p, rows, row_bytes, w, hits);
-    else if (t->d == IPFSRT_DTYPE_FLOAT64) columns_f64(t, p, rows, row_bytes, w, hits);
-    else if (ipfsrt_dtype_size(t->d) == 1) columns_u8(t, p, rows, row_bytes, w, hits);
-    else if (ipfsrt_dtype_size(t->d) == 2) columns_u16(t, p, rows, row_bytes, w, hits);
-    else if (ipfsrt_dtype_size(t->d) == 4) columns_u32(t, p, rows, row_bytes, w, hits);
-    else columns_u64(t, p, rows, row_bytes, w, hits);
+    if (t->d == IPFSRT_DTYPE_FLOAT32) tally_columns_f32(t, p, rows, row_bytes, w, hits);
+    else if (t->d == IPFSRT_DTYPE_FLOAT64) tally_columns_f64(t, p, rows, row_bytes, w, hits);
+    else if (ipfsrt_dtype_size(t->d) == 1) tally_columns_u8(t, p, rows, row_bytes, w, hits);
+    else if (ipfsrt_dtype_size(t->d) == 2) tally_columns_u16(t, p, rows, row_bytes, w, hits);
+    else if (ipfsrt_dtype_size(t->d) == 4) tally_columns_u32(t, p, rows, row_bytes, w, hits);
+    else tally_columns_u64(t, p, rows, row_bytes, w, hits);
 }
 
 static int tally_columns(tally *t, ipfsrt_ndarray *res, const ipfsrt_ndarray *a, ipfsrt_ndlines l) {

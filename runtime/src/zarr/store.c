@@ -235,6 +235,28 @@ ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **out, const char *car
     return st;
 }
 
+/* A kerchunk references file: "refs+URL", or a URL whose last part ends in
+ * ".json" (but zarr.json, a Zarr v3 node's metadata). */
+static bool refs_url(const char *url) {
+    if (has_prefix(url, "refs+")) return true;
+    size_t n = strcspn(url, "?#");
+    const char *name = url + n;
+    while (name > url && name[-1] != '/') name--;
+    size_t len = n - (size_t)(name - url);
+    return len > 5 && memcmp(name + len - 5, ".json", 5) == 0 && !(len == 9 && memcmp(name, "zarr.json", 9) == 0);
+}
+
+ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **out, const char *json, size_t len, const char *url,
+                                         const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+    *out = NULL;
+    ipfsrt_zarr_store_options mine;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_zarr_store_options_init, err);
+    const ipfsrt_zarr_store_ops *ops = NULL;
+    void *ctx = NULL;
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_refs_store_open(&ops, &ctx, json, len, url, true, &mine, false, err);
+    return st == IPFSRT_OK ? ipfsrt_zarr_store_new(out, ops, ctx, url ? url : "(references)", err) : st;
+}
+
 /* The constructors of stores read through a client: the URL's form checked,
  * then as ipfsrt_zarr_store_open makes them. */
 static ipfsrt_status open_as(ipfsrt_zarr_store **out, const char *url, bool form_ok, const char *form,
@@ -275,7 +297,9 @@ ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, c
     void *ctx = NULL;
     ipfsrt_status st;
     const char *car_end = car_file_end(url);
-    if (has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"))
+    if (refs_url(url))
+        st = ipfsrt_zarr_refs_store_open_url(&ops, &ctx, url, opts, err);
+    else if (has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"))
         st = ipfsrt_zarr_gateway_store_open(&ops, &ctx, url, opts, err);
     else if (has_prefix(url, "s3://") && car_end)
         st = ipfsrt_zarr_s3car_store_open(&ops, &ctx, url, (size_t)(car_end - url), opts, err);

@@ -45,6 +45,16 @@ ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, vo
                                            size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                         const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+/* store_refs.c: kerchunk references (json, read from url: relative targets
+ * are in its folder); json_verified: it came checked against a CID; own_client:
+ * opts->client is the store's to free (whatever the outcome). _url reads the
+ * references file at url ("refs+URL", or a URL ending in .json) first. */
+ipfsrt_status ipfsrt_zarr_refs_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *json,
+                                          size_t len, const char *url, bool json_verified,
+                                          const ipfsrt_zarr_store_options *opts, bool own_client,
+                                          ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_refs_store_open_url(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                              const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_http_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                           const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 

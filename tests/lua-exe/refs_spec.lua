@@ -1,0 +1,147 @@
+-- Kerchunk references read as Zarr: an array's compressed chunks laid end to
+-- end in one container file (as a NetCDF-4 file holds them), found through
+-- references (version 1 with templates and gen, and version 0) beside it in a
+-- folder, in a CAR and over ipfs:// (verified, through ipfsrt.serve gateways),
+-- with the values of the Zarr array they were copied from. A withholding or
+-- lying gateway, a reference past its file's end: errors naming the key,
+-- never fill values.
+local ipfsrt = require "ipfsrt"
+local exe = require "exe"
+local put, slurp = exe.put, exe.slurp
+
+local ROWS, COLS, CR, CC = 9, 10, 4, 3
+
+describe("kerchunk references", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir .. "/pub " .. dir .. "/zarr")
+  -- the source: a Zarr v2 array, zlib after shuffle, written by ipfsrt
+  local src = ipfsrt.zarr.create(dir .. "/zarr", { path = "t", shape = { ROWS, COLS }, chunks = { CR, CC },
+    dtype = "int32", zarr_format = 2, fill_value = -9, compressor = { id = "zlib", level = 5 },
+    filters = { { id = "shuffle", elementsize = 4 } }, attrs = { units = "K", _ARRAY_DIMENSIONS = { "y", "x" } } })
+  local values = ipfsrt.ndarray.arange(0, ROWS * COLS, 1, "int32"):reshape { ROWS, COLS }
+  src:write(nil, values)
+  -- its chunks copied into one container file, in another order, with gaps
+  local chunk_names, parts, at = {}, {}, 0
+  for i = 0, math.ceil(ROWS / CR) - 1 do
+    for j = 0, math.ceil(COLS / CC) - 1 do chunk_names[#chunk_names + 1] = i .. "." .. j end
+  end
+  table.sort(chunk_names, function(a, b) return a > b end)
+  local spans = {}
+  for _, name in ipairs(chunk_names) do
+    local bytes = slurp(dir .. "/zarr/t/" .. name)
+    local gap = string.rep("\0", #parts % 3 == 0 and 100 or 7)
+    parts[#parts + 1] = gap .. bytes
+    spans[name] = { at + #gap, #bytes }
+    at = at + #gap + #bytes
+  end
+  put(dir .. "/pub/data.bin", table.concat(parts))
+  local zarray = slurp(dir .. "/zarr/t/.zarray")
+  local zattrs = slurp(dir .. "/zarr/t/.zattrs")
+  -- version 1: templates, one row of chunks by gen, the rest by refs
+  local refs = { [".zgroup"] = '{"zarr_format": 2}', ["t/.zarray"] = zarray, ["t/.zattrs"] = zattrs }
+  local gen_offsets = {}
+  for name, span in pairs(spans) do
+    if name:sub(1, 2) == "0." then gen_offsets[tonumber(name:sub(3)) + 1] = span
+    else refs["t/" .. name] = { "{{f}}", span[1], span[2] } end
+  end
+  -- gen's offsets as arithmetic on j: the row's chunks were laid out from the last one down
+  local function affine(k) return gen_offsets[k] end
+  local v1 = {
+    version = 1, templates = { f = "data.bin" }, refs = refs,
+    gen = {},
+  }
+  for k = 1, #gen_offsets do
+    v1.gen[#v1.gen + 1] = { key = "t/0.{{j}}", url = "{{f}}", offset = tostring(affine(k)[1]),
+      length = "{{" .. affine(k)[2] .. " + j * 0}}", dimensions = { j = { start = k - 1, stop = k } } }
+  end
+  put(dir .. "/pub/refs.json", ipfsrt.json.encode(v1))
+  -- version 0: the same keys, each written out
+  local v0 = { [".zgroup"] = '{"zarr_format": 2}', ["t/.zarray"] = zarray, ["t/.zattrs"] = zattrs }
+  for name, span in pairs(spans) do v0["t/" .. name] = { "data.bin", span[1], span[2] } end
+  put(dir .. "/pub/v0.json", ipfsrt.json.encode(v0))
+  local car = dir .. "/pub.car"
+  local root = tostring(ipfsrt.pack(dir .. "/pub", { output = car }))
+  local gateway, stop_gateways = exe.gateways({ car })
+  local honest = gateway()
+
+  teardown(function()
+    stop_gateways()
+    os.execute("rm -rf " .. dir)
+  end)
+
+  local function check(g)
+    local a = g.t
+    assert.same({ ROWS, COLS }, a.shape)
+    assert.equal("K", a.attrs.units)
+    assert.same(values:tolist(), a:read():tolist())
+    assert.same(values:slice { { 2, 7 }, { 1, nil, 3 } }:tolist(), a:read { { 2, 7 }, { 1, nil, 3 } }:tolist())
+  end
+
+  it("reads the array through version 1 and version 0 references in a folder", function()
+    check(ipfsrt.zarr.open(dir .. "/pub/refs.json"))
+    check(ipfsrt.zarr.open(dir .. "/pub/v0.json"))
+    check(ipfsrt.zarr.open("refs+" .. dir .. "/pub/v0.json"))
+  end)
+
+  it("reads them as fsspec's ReferenceFileSystem and zarr-python do", function()
+    for _, refs in ipairs { "refs.json", "v0.json" } do
+      local p = io.popen(string.format("cd %s/pub && /usr/bin/python3 %s/tests/zarr/refs_fsspec.py %s t 2>&1", dir,
+        exe.sh_quote(os.getenv("PWD")), refs))
+      local out = p:read("a")
+      p:close()
+      local ok, theirs = pcall(ipfsrt.json.decode, out)
+      assert.is_true(ok, out)
+      assert.same(values:tolist(), theirs)
+    end
+  end)
+
+  it("reads them from a CAR and over ipfs://, verified", function()
+    check(ipfsrt.zarr.open(car .. "/refs.json"))
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local store = ipfsrt.zarr.store("ipfs://" .. root .. "/refs.json", { client = c })
+    assert.is_true(store:info().verified)
+    check(ipfsrt.zarr.open(store))
+    check(ipfsrt.zarr.open("ipfs://" .. root .. "/v0.json", { client = c }))
+    c:close()
+  end)
+
+  it("opens them as a dataset, its variable decoded", function()
+    local c = ipfsrt.client { gateways = { honest:url() } }
+    local ds = ipfsrt.dataset.open("ipfs://" .. root .. "/refs.json", { client = c })
+    assert.same({ "y", "x" }, ds.t.dims)
+    assert.same(values:tolist(), ds.t:values():tolist())
+    c:close()
+  end)
+
+  it("fails a key whose file a gateway withholds or lies about, naming the key and the file", function()
+    local other = dir .. "/other.car"
+    os.execute("mkdir -p " .. dir .. "/other")
+    put(dir .. "/other/refs.json", slurp(dir .. "/pub/refs.json"))
+    -- the references are served, their container file is not there
+    local refs_only = tostring(ipfsrt.pack(dir .. "/other", { output = other }))
+    local withholding = gateway(nil, { other })
+    local c = ipfsrt.client { gateways = { withholding:url() }, retries = 0 }
+    local ok, err = pcall(function()
+      return ipfsrt.zarr.open("ipfs://" .. refs_only .. "/refs.json", { client = c }).t:read()
+    end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("t/", 1, true) and tostring(err):find("data.bin", 1, true), tostring(err))
+    c:close()
+    local liar = gateway({ tamper = 1, seed = 5 })
+    c = ipfsrt.client { gateways = { liar:url() }, retries = 0 }
+    ok, err = pcall(function() return ipfsrt.zarr.open("ipfs://" .. root .. "/refs.json", { client = c }).t:read() end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("hash", 1, true), tostring(err))
+    c:close()
+  end)
+
+  it("fails a reference past its file's end, never reading fill values", function()
+    local bad = ipfsrt.json.decode(slurp(dir .. "/pub/v0.json"))
+    bad["t/1.1"] = { "data.bin", at - 5, 100 }
+    put(dir .. "/pub/bad.json", ipfsrt.json.encode(bad))
+    local ok, err = pcall(function() return ipfsrt.zarr.open(dir .. "/pub/bad.json").t:read() end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("t/1.1", 1, true) and tostring(err):find("ends before", 1, true), tostring(err))
+  end)
+end)
