@@ -23,9 +23,18 @@ local function bad(fmt, ...)
   error(ipfsrt.error.new("bad_argument", "zarr: " .. string.format(fmt, ...)), 3)
 end
 
+-- A kerchunk references file (its targets may be ipfs:// wherever it is).
+local function is_references(url)
+  local path = url:gsub("[?#].*", "")
+  return url:find("^refs%+") ~= nil or (path:find("%.json$") ~= nil and not path:find("^zarr%.json$")
+    and not path:find("/zarr%.json$"))
+end
+
 local function client_for(url, spec)
   if spec == nil then return nil end
-  if not (url:find("^ipfs://") or url:find("^/ipfs/")) then bad("client is for ipfs:// stores only") end
+  if not (url:find("^ipfs://") or url:find("^/ipfs/") or is_references(url)) then
+    bad("client is for ipfs:// stores (and references) only")
+  end
   if type(spec) == "table" and getmetatable(spec) == nil then return ipfsrt.client(spec) end
   if type(spec) ~= "userdata" then bad("client must be an ipfsrt.client or a table of its options") end
   return spec

@@ -2,7 +2,8 @@
 -- end in one container file (as a NetCDF-4 file holds them), found through
 -- references (version 1 with templates and gen, and version 0) beside it in a
 -- folder, in a CAR and over ipfs:// (verified, through ipfsrt.serve gateways),
--- with the values of the Zarr array they were copied from. A withholding or
+-- with the values of the Zarr array they were copied from; a NetCDF-4 file
+-- (netCDF4-python's) through references made with h5py, as xarray reads it. A withholding or
 -- lying gateway, a reference past its file's end: errors naming the key,
 -- never fill values.
 local ipfsrt = require "ipfsrt"
@@ -133,6 +134,39 @@ describe("kerchunk references", function()
     ok, err = pcall(function() return ipfsrt.zarr.open("ipfs://" .. root .. "/refs.json", { client = c }).t:read() end)
     assert.is_false(ok)
     assert.truthy(tostring(err):find("hash", 1, true), tostring(err))
+    c:close()
+  end)
+
+  -- every value of got against xarray's (JSON null: NaN)
+  local function same_values(got, want, what)
+    if type(want) == "table" then
+      for i = 1, #want do same_values(got[i], want[i], what) end
+      return
+    end
+    if want == nil or want == ipfsrt.null then
+      assert.is_true(got ~= got, what .. ": NaN expected")
+    else
+      assert.is_true(math.abs(got - want) <= 1e-6 * math.max(1, math.abs(want)), what)
+    end
+  end
+
+  it("reads a NetCDF-4 file's chunks as xarray (engine netcdf4) does, through references made with h5py", function()
+    os.execute("mkdir -p " .. dir .. "/nc")
+    local py = exe.sh_quote(os.getenv("PWD")) .. "/tests/refs/"
+    local p = io.popen(string.format("/usr/bin/python3 %smake_nc.py %s/nc/day.nc && /usr/bin/python3 %sh5refs.py "
+      .. "%s/nc/day.json %s/nc/day.nc", py, dir, py, dir, dir))
+    local xarray = ipfsrt.json.decode(p:read("a"))
+    assert.is_true(p:close())
+    local nc_car = dir .. "/nc.car"
+    local nc_root = tostring(ipfsrt.pack(dir .. "/nc", { output = nc_car }))
+    local served = gateway(nil, { nc_car })
+    local c = ipfsrt.client { gateways = { served:url() } }
+    for _, url in ipairs { dir .. "/nc/day.json", "ipfs://" .. nc_root .. "/day.json" } do
+      local ds = ipfsrt.dataset.open(url, { client = c })
+      for _, name in ipairs { "sst", "ice", "err", "lat" } do
+        same_values(ds[name]:values():tolist(), xarray[name], url .. " " .. name)
+      end
+    end
     c:close()
   end)
 

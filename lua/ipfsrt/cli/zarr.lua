@@ -15,7 +15,9 @@ URL is ipfs://CID[/path] (every byte verified, through gateways), a gateway URL
 https://GATEWAY/ipfs/CID[/path] (the same, through that gateway), http(s)://...
 with --no-verify (plain, unverified), FILE.car[/path] (verified), s3://BUCKET[/prefix]
 (unverified; writable: cp can copy there), s3://BUCKET/KEY.car[/path] (a CAR on S3,
-verified) or a folder. S3 takes AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+verified), a folder, or kerchunk references (a URL ending in .json, or refs+URL:
+chunks of NetCDF-4 or other files, read by byte range from where the references
+say, ipfs:// ones verified). S3 takes AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL(_S3) and AWS_NO_SIGN_REQUEST=YES from
 the environment; a CARv1 on S3 is indexed once, the index kept in IPFSRT_CACHE_DIR
 (default ~/.cache/ipfsrt).

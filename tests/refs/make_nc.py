@@ -1,0 +1,47 @@
+"""A small OISST-like NetCDF-4 file written by Debian's python3-netcdf4, for the
+references tests: time (unlimited), lat, lon; sst int16 scaled, zlib + shuffle,
+one chunk per day, some points missing; ice float32, zlib without shuffle,
+chunks across days; err contiguous. Prints xarray's decoded values (engine
+netcdf4) of each variable as JSON, NaN as null. Usage: make_nc.py OUT.nc"""
+import json
+import sys
+
+import netCDF4
+import numpy as np
+import xarray as xr
+
+out = sys.argv[1]
+T, Y, X = 4, 18, 36
+with netCDF4.Dataset(out, "w", format="NETCDF4") as d:
+    d.title = "ipfsrt references test"
+    d.createDimension("time", None)
+    d.createDimension("lat", Y)
+    d.createDimension("lon", X)
+    t = d.createVariable("time", "f8", ("time",))
+    t.units = "days since 1978-01-01 12:00:00"
+    t.calendar = "standard"
+    t[:] = np.arange(T) + 15706
+    lat = d.createVariable("lat", "f4", ("lat",))
+    lat.units = "degrees_north"
+    lat[:] = np.linspace(-85, 85, Y)
+    lon = d.createVariable("lon", "f4", ("lon",))
+    lon[:] = np.linspace(5, 355, X)
+    sst = d.createVariable("sst", "i2", ("time", "lat", "lon"), zlib=True, complevel=4, shuffle=True,
+                           chunksizes=(1, Y, X), fill_value=np.int16(-999))
+    sst.scale_factor = 0.01
+    sst.add_offset = 0.0
+    sst.units = "Celsius"
+    rng = np.random.default_rng(7)
+    vals = np.round(rng.uniform(-2, 30, (T, Y, X)), 2)
+    vals[:, :2, :] = np.nan  # missing: written as the fill value
+    sst[:] = np.ma.masked_invalid(vals)
+    ice = d.createVariable("ice", "f4", ("time", "lat", "lon"), zlib=True, complevel=1, shuffle=False,
+                           chunksizes=(2, 9, 12), fill_value=np.float32(-1))
+    ice[:] = rng.uniform(0, 1, (T, Y, X)).astype("f4")
+    err = d.createVariable("err", "f4", ("lat", "lon"), contiguous=True)
+    err[:] = rng.uniform(0, 1, (Y, X)).astype("f4")
+
+with xr.open_dataset(out, engine="netcdf4") as ds:
+    values = {name: np.where(np.isnan(ds[name].values), None, ds[name].values).tolist()
+              for name in ("sst", "ice", "err", "lat")}
+print(json.dumps(values))
