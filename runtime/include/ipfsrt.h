@@ -48,6 +48,7 @@
 #include "ipfsrt/s3.h"
 #include "ipfsrt/zarr_store.h"
 #include "ipfsrt/zarr.h"
+#include "ipfsrt/refs.h"
 #include "ipfsrt/server.h"
 
 #endif

@@ -3,7 +3,8 @@
 -- references (version 1 with templates and gen, and version 0) beside it in a
 -- folder, in a CAR and over ipfs:// (verified, through ipfsrt.serve gateways),
 -- with the values of the Zarr array they were copied from; a NetCDF-4 file
--- (netCDF4-python's) through references made with h5py, as xarray reads it. A withholding or
+-- (netCDF4-python's) through references made by `ipfsrt refs`, equal to those
+-- an independent maker (h5py) makes, read as xarray reads the file. A withholding or
 -- lying gateway, a reference past its file's end: errors naming the key,
 -- never fill values.
 local ipfsrt = require "ipfsrt"
@@ -150,24 +151,60 @@ describe("kerchunk references", function()
     end
   end
 
-  it("reads a NetCDF-4 file's chunks as xarray (engine netcdf4) does, through references made with h5py", function()
+  it("makes a NetCDF-4 file's references (ipfsrt refs) as h5py finds its chunks, read as xarray reads the file", function()
     os.execute("mkdir -p " .. dir .. "/nc")
     local py = exe.sh_quote(os.getenv("PWD")) .. "/tests/refs/"
-    local p = io.popen(string.format("/usr/bin/python3 %smake_nc.py %s/nc/day.nc && /usr/bin/python3 %sh5refs.py "
-      .. "%s/nc/day.json %s/nc/day.nc", py, dir, py, dir, dir))
+    local p = io.popen(string.format("/usr/bin/python3 %smake_nc.py %s/nc/day.nc 2>/dev/null && /usr/bin/python3 "
+      .. "%sh5refs.py %s/theirs.json %s/nc/day.nc", py, dir, py, dir, dir))
     local xarray = ipfsrt.json.decode(p:read("a"))
     assert.is_true(p:close())
+    local code, _, err = exe.run({ "refs", dir .. "/nc/day.nc", "-o", dir .. "/nc/day.json" })
+    assert.equal(0, code, err)
+    assert.truthy(err:find("left out chk: fletcher32", 1, true) and err:find("left out name: not a number", 1, true), err)
+    -- the same keys and ranges as the independent maker's (its file named from its own folder)
+    local mine = ipfsrt.json.decode(slurp(dir .. "/nc/day.json")).refs
+    local theirs = ipfsrt.json.decode(slurp(dir .. "/theirs.json"))
+    local n = 0
+    for k, v in pairs(theirs) do
+      if type(v) == "table" then v[1] = "day.nc" end
+      local ours = mine[k]
+      if type(v) == "string" then v, ours = ipfsrt.json.decode(v), ipfsrt.json.decode(ours) end
+      assert.same(v, ours, k)
+      n = n + 1
+    end
+    for k in pairs(mine) do assert.is_not_nil(theirs[k], k) end
+    assert.is_true(n > 40)
     local nc_car = dir .. "/nc.car"
     local nc_root = tostring(ipfsrt.pack(dir .. "/nc", { output = nc_car }))
     local served = gateway(nil, { nc_car })
     local c = ipfsrt.client { gateways = { served:url() } }
     for _, url in ipairs { dir .. "/nc/day.json", "ipfs://" .. nc_root .. "/day.json" } do
       local ds = ipfsrt.dataset.open(url, { client = c })
-      for _, name in ipairs { "sst", "ice", "err", "lat" } do
+      for _, name in ipairs { "sst", "ice", "err", "lat", "be", "u8", "i64" } do
         same_values(ds[name]:values():tolist(), xarray[name], url .. " " .. name)
       end
+      same_values(ipfsrt.dataset.open(url, { client = c, path = "grp" }).inner:values():tolist(), xarray["grp/inner"],
+        url .. " grp/inner")
     end
     c:close()
+    -- fsspec's reader takes them too
+    p = io.popen(string.format("cd %s/nc && /usr/bin/python3 %s/tests/zarr/refs_fsspec.py day.json be 2>&1", dir,
+      exe.sh_quote(os.getenv("PWD"))))
+    local out = p:read("a")
+    p:close()
+    assert.same(xarray.be, ipfsrt.json.decode(out))
+  end)
+
+  it("writes small chunks into the references themselves, and refuses what is no HDF5 file", function()
+    local code, _, err = exe.run({ "refs", dir .. "/nc/day.nc", "--inline-threshold", "1M", "-o", dir .. "/all.json" })
+    assert.equal(0, code, err)
+    os.rename(dir .. "/nc/day.nc", dir .. "/nc/away.nc") -- every chunk is in the references now
+    local a = ipfsrt.zarr.open(dir .. "/all.json").be
+    assert.equal(-300000, a:read():get(0, 0))
+    os.rename(dir .. "/nc/away.nc", dir .. "/nc/day.nc")
+    code, _, err = exe.run({ "refs", dir .. "/pub/v0.json" })
+    assert.is_true(code ~= 0)
+    assert.truthy(err:find("not an HDF5", 1, true), err)
   end)
 
   it("fails a reference past its file's end, never reading fill values", function()

@@ -13,7 +13,7 @@ end
 local PUBLIC = {
   "blockstore", "car", "catch_signals", "cid", "client", "clock", "codec", "dagcbor", "dataset", "error",
   "gateways", "hash", "image", "isatty", "json", "listdir", "multibase", "multihash", "ndarray", "null", "pack",
-  "plot", "policy_dir", "s3", "serve", "stop_requested", "threads", "unixfs", "varint", "version", "versions",
+  "plot", "policy_dir", "refs", "s3", "serve", "stop_requested", "threads", "unixfs", "varint", "version", "versions",
   "zarr",
 }
 

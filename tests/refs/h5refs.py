@@ -39,6 +39,8 @@ def fill_of(ds):
 
 
 def variable(refs, name, ds, target):
+    if ds.dtype.kind not in "iuf" or ds.fletcher32:
+        return  # strings, checksums: no Zarr form here
     chunks = list(ds.chunks or ds.shape)
     filters = [{"id": "shuffle", "elementsize": ds.dtype.itemsize}] if ds.shuffle else None
     compressor = {"id": "zlib", "level": ds.compression_opts} if ds.compression == "gzip" else None
@@ -63,10 +65,14 @@ def main():
     refs = {".zgroup": json.dumps({"zarr_format": 2})}
     with h5py.File(path, "r") as f:
         refs[".zattrs"] = json.dumps({k: plain(v) for k, v in f.attrs.items() if not k.startswith("_NC")})
-        for name, ds in f.items():
+        def visit(name, ds):
             phony = isinstance(ds, h5py.Dataset) and b"not a netCDF variable" in bytes(ds.attrs.get("NAME", b""))
             if isinstance(ds, h5py.Dataset) and not phony:
                 variable(refs, name, ds, target)
+            elif isinstance(ds, h5py.Group):
+                refs[f"{name}/.zgroup"] = json.dumps({"zarr_format": 2})
+                refs[f"{name}/.zattrs"] = json.dumps({k: plain(v) for k, v in ds.attrs.items()})
+        f.visititems(visit)
     with open(out, "w") as f:
         json.dump(refs, f)
 

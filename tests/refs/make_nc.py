@@ -1,7 +1,9 @@
 """A small OISST-like NetCDF-4 file written by Debian's python3-netcdf4, for the
 references tests: time (unlimited), lat, lon; sst int16 scaled, zlib + shuffle,
 one chunk per day, some points missing; ice float32, zlib without shuffle,
-chunks across days; err contiguous. Prints xarray's decoded values (engine
+chunks across days; err contiguous; big-endian, unsigned, 64-bit and
+grouped numbers; a string variable and a fletcher32 one (which references
+here cannot hold). Prints xarray's decoded values (engine
 netcdf4) of each variable as JSON, NaN as null. Usage: make_nc.py OUT.nc"""
 import json
 import sys
@@ -40,8 +42,30 @@ with netCDF4.Dataset(out, "w", format="NETCDF4") as d:
     ice[:] = rng.uniform(0, 1, (T, Y, X)).astype("f4")
     err = d.createVariable("err", "f4", ("lat", "lon"), contiguous=True)
     err[:] = rng.uniform(0, 1, (Y, X)).astype("f4")
+    # other numbers: big-endian, unsigned bytes, 64-bit integers, doubles in a group
+    be = d.createVariable("be", "i4", ("lat", "lon"), zlib=True, complevel=9, endian="big", chunksizes=(5, 7))
+    be[:] = np.arange(Y * X, dtype="i4").reshape(Y, X) * 1000 - 300000
+    u8 = d.createVariable("u8", "u1", ("lon",), zlib=True, shuffle=True)
+    u8[:] = np.arange(X, dtype="u1") * 7
+    i64 = d.createVariable("i64", "i8", ("time",), chunksizes=(3,))
+    i64[:] = np.array([-(2 ** 40), 0, 5, 2 ** 50])
+    grp = d.createGroup("grp")
+    grp.comment = "a group"
+    inner = grp.createVariable("inner", "f8", ("lat",), zlib=True)
+    inner[:] = np.linspace(0, 1, Y)
+    # what references cannot hold here: left out, each with a reason
+    name = d.createVariable("name", str, ("time",))
+    name[:] = np.array(["a", "bb", "ccc", "dddd"], dtype=object)
+    chk = d.createVariable("chk", "f4", ("lat",), fletcher32=True)
+    chk[:] = np.ones(Y, dtype="f4")
+
+
+def listed(v):
+    return np.where(np.isnan(v), None, v).tolist() if v.dtype.kind == "f" else v.tolist()
+
 
 with xr.open_dataset(out, engine="netcdf4") as ds:
-    values = {name: np.where(np.isnan(ds[name].values), None, ds[name].values).tolist()
-              for name in ("sst", "ice", "err", "lat")}
+    values = {name: listed(ds[name].values) for name in ("sst", "ice", "err", "lat", "be", "u8", "i64")}
+with xr.open_dataset(out, engine="netcdf4", group="grp") as ds:
+    values["grp/inner"] = listed(ds["inner"].values)
 print(json.dumps(values))

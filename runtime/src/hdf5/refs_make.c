@@ -1,0 +1,322 @@
+/* Kerchunk references of an HDF5 file: every group a Zarr v2 group, every
+ * dataset of numbers an array whose chunks are [target, address, size] where
+ * HDF5 says they are (H5Dget_chunk_info; a contiguous dataset one chunk at
+ * H5Dget_offset; a compact one inline). What Zarr cannot express here is left
+ * out with a reason, never written wrong. HDF5's own error printing is off
+ * while it works. */
+#include <mbedtls/base64.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base_internal.h"
+#include "hdf5/hdf5_internal.h"
+#include "ipfsrt/zarr_store.h"
+
+#define MAX_RANK 32
+
+typedef struct maker {
+    hid_t file;
+    FILE *raw; /* the file, for chunks written inline */
+    const char *target;
+    uint64_t inline_threshold;
+    cJSON *refs;
+    cJSON *chunks; /* the dataset's being written: kept only when all of it can be */
+    ipfsrt_refs_skip_fn skipped;
+    void *user;
+    ipfsrt_error *err;
+    ipfsrt_status st;
+} maker;
+
+static void skip(maker *m, const char *name, const char *why) {
+    if (m->skipped) m->skipped(m->user, name, why);
+}
+
+/* key's value: JSON text (metadata), as kerchunk writes it. */
+static void put_json(maker *m, const char *key, cJSON *doc) {
+    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    if (!text || !cJSON_AddItemToObject(m->refs, key, cJSON_CreateString(text)))
+        m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
+    free(text);
+    cJSON_Delete(doc);
+}
+
+/* Zarr v2's dtype of an HDF5 number type ("<f4", "|u1", ">i2"), or false. */
+static bool zarr_dtype(hid_t type, char out[8]) {
+    H5T_class_t cls = H5Tget_class(type);
+    size_t size = H5Tget_size(type);
+    if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || !(size == 1 || size == 2 || size == 4 || size == 8) ||
+        (cls == H5T_FLOAT && size < 4))
+        return false;
+    char kind = cls == H5T_FLOAT ? 'f' : H5Tget_sign(type) == H5T_SGN_NONE ? 'u' : 'i';
+    char order = size == 1 ? '|' : H5Tget_order(type) == H5T_ORDER_BE ? '>' : '<';
+    snprintf(out, 8, "%c%c%zu", order, kind, size);
+    return true;
+}
+
+/* The filter pipeline as Zarr codecs: nothing, deflate, shuffle, or shuffle
+ * then deflate (NetCDF-4's order); else why not. */
+static const char *codecs_of(hid_t dcpl, size_t itemsize, cJSON **filters, cJSON **compressor) {
+    int n = H5Pget_nfilters(dcpl);
+    bool shuffled = false;
+    *filters = cJSON_CreateNull();
+    *compressor = cJSON_CreateNull();
+    for (int i = 0; i < n; i++) {
+        unsigned flags, cd[8], config;
+        size_t ncd = 8;
+        char name[64];
+        H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, &config);
+        if (f == H5Z_FILTER_SHUFFLE && i == 0) {
+            shuffled = true;
+            cJSON_Delete(*filters);
+            *filters = cJSON_CreateArray();
+            cJSON *s = cJSON_CreateObject();
+            cJSON_AddStringToObject(s, "id", "shuffle");
+            cJSON_AddNumberToObject(s, "elementsize", (double)itemsize);
+            cJSON_AddItemToArray(*filters, s);
+        } else if (f == H5Z_FILTER_DEFLATE && i == n - 1 && i <= (shuffled ? 1 : 0)) {
+            cJSON_Delete(*compressor);
+            *compressor = cJSON_CreateObject();
+            cJSON_AddStringToObject(*compressor, "id", "zlib");
+            cJSON_AddNumberToObject(*compressor, "level", ncd ? cd[0] : 6);
+        } else {
+            return f == H5Z_FILTER_FLETCHER32 ? "fletcher32 checksums (no Zarr codec checks them here)"
+                   : f == H5Z_FILTER_SZIP     ? "szip compression (no Zarr codec here)"
+                                              : "a filter pipeline with no Zarr codecs here";
+        }
+    }
+    return NULL;
+}
+
+/* "path/i.j.k" of the chunk at element offsets. */
+static void chunk_key(char *key, size_t size, const char *path, int rank, const hsize_t *offset,
+                      const hsize_t *chunk) {
+    int n = snprintf(key, size, "%s/", path);
+    if (rank == 0) snprintf(key + n, size - (size_t)n, "0");
+    for (int d = 0; d < rank && n > 0 && (size_t)n < size; d++)
+        n += snprintf(key + n, size - (size_t)n, "%s%llu", d ? "." : "", (unsigned long long)(offset[d] / chunk[d]));
+}
+
+static void put_bytes(maker *m, const char *key, const uint8_t *data, size_t len) {
+    size_t olen = 0;
+    mbedtls_base64_encode(NULL, 0, &olen, data, len);
+    char *text = malloc(olen + 8);
+    if (text) {
+        memcpy(text, "base64:", 7);
+        mbedtls_base64_encode((unsigned char *)text + 7, olen + 1, &olen, data, len);
+        text[7 + olen] = '\0';
+    }
+    if (!text || !cJSON_AddItemToObject(m->chunks, key, cJSON_CreateString(text)))
+        m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
+    free(text);
+}
+
+/* A chunk: a range of the target, or its bytes inline when small. */
+static void put_chunk(maker *m, const char *key, haddr_t addr, hsize_t size) {
+    if (size <= m->inline_threshold) {
+        uint8_t *buf = malloc(size ? size : 1);
+        if (buf && fseeko(m->raw, (off_t)addr, SEEK_SET) == 0 && fread(buf, 1, size, m->raw) == size)
+            put_bytes(m, key, buf, size);
+        else m->st = ipfsrt_fail(m->err, IPFSRT_EIO, -1, "%s: cannot read %llu bytes at %llu", m->target,
+                                 (unsigned long long)size, (unsigned long long)addr);
+        free(buf);
+        return;
+    }
+    cJSON *ref = cJSON_CreateArray();
+    cJSON_AddItemToArray(ref, cJSON_CreateString(m->target));
+    cJSON_AddItemToArray(ref, cJSON_CreateNumber((double)addr));
+    cJSON_AddItemToArray(ref, cJSON_CreateNumber((double)size));
+    cJSON_AddItemToObject(m->chunks, key, ref);
+}
+
+/* Every stored chunk, or why not (one stored with a filter skipped). */
+static const char *chunked(maker *m, hid_t ds, const char *path, int rank, const hsize_t *chunk) {
+    hsize_t n = 0, offset[MAX_RANK], size;
+    unsigned mask;
+    haddr_t addr;
+    hid_t space = H5Dget_space(ds);
+    const char *why = H5Dget_num_chunks(ds, space, &n) < 0 ? "its chunks could not be listed" : NULL;
+    for (hsize_t i = 0; !why && i < n; i++)
+        if (H5Dget_chunk_info(ds, space, i, offset, &mask, &addr, &size) < 0 || mask)
+            why = "a chunk stored with a filter skipped";
+    for (hsize_t i = 0; !why && i < n && m->st == IPFSRT_OK; i++) {
+        H5Dget_chunk_info(ds, space, i, offset, &mask, &addr, &size);
+        char key[1024];
+        chunk_key(key, sizeof key, path, rank, offset, chunk);
+        put_chunk(m, key, addr, size);
+    }
+    H5Sclose(space);
+    return why;
+}
+
+/* A compact dataset's bytes, in the file's byte order, inline. */
+static const char *compact(maker *m, hid_t ds, hid_t type, const char *path, int rank) {
+    hid_t space = H5Dget_space(ds);
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    H5Sclose(space);
+    size_t size = H5Tget_size(type);
+    uint8_t *buf = n >= 0 && (size_t)n <= SIZE_MAX / (size ? size : 1) ? malloc((size_t)n * size + 1) : NULL;
+    const char *why = buf && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0 ? NULL
+                                                                                        : "its compact data unreadable";
+    char key[1024];
+    hsize_t zero[MAX_RANK] = {0}, one[MAX_RANK];
+    for (int d = 0; d < MAX_RANK; d++) one[d] = 1;
+    chunk_key(key, sizeof key, path, rank, zero, one);
+    if (!why) put_bytes(m, key, buf, (size_t)n * size);
+    free(buf);
+    return why;
+}
+
+/* The layout's chunks (or why none can be given); *chunk_shape filled. */
+static const char *stored(maker *m, hid_t ds, hid_t dcpl, hid_t type, const char *path, int rank,
+                          const hsize_t *shape, hsize_t *chunk) {
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    if (layout == H5D_CHUNKED) {
+        if (H5Pget_chunk(dcpl, rank, chunk) != rank) return "its chunk shape unreadable";
+        return chunked(m, ds, path, rank, chunk);
+    }
+    for (int d = 0; d < rank; d++) chunk[d] = shape[d] ? shape[d] : 1;
+    if (layout == H5D_COMPACT) return compact(m, ds, type, path, rank);
+    if (layout != H5D_CONTIGUOUS) return "a layout with no Zarr form (virtual)";
+    haddr_t addr = H5Dget_offset(ds);
+    if (addr == HADDR_UNDEF) return NULL; /* never written: all fill */
+    hsize_t zero[MAX_RANK] = {0}, one[MAX_RANK];
+    for (int d = 0; d < MAX_RANK; d++) one[d] = 1;
+    char key[1024];
+    chunk_key(key, sizeof key, path, rank, zero, one);
+    put_chunk(m, key, addr, H5Dget_storage_size(ds));
+    return NULL;
+}
+
+static cJSON *sizes(const hsize_t *v, int rank) {
+    cJSON *list = cJSON_CreateArray();
+    for (int d = 0; list && d < rank; d++) cJSON_AddItemToArray(list, cJSON_CreateNumber((double)v[d]));
+    return list;
+}
+
+/* One dataset: .zarray, .zattrs and its chunks, or left out with why. */
+static void dataset(maker *m, hid_t ds, const char *path) {
+    hid_t type = H5Dget_type(ds), space = H5Dget_space(ds), dcpl = H5Dget_create_plist(ds);
+    int rank = H5Sget_simple_extent_ndims(space);
+    hsize_t shape[MAX_RANK], chunk[MAX_RANK];
+    char dtype[8], key[1040];
+    cJSON *filters = NULL, *compressor = NULL;
+    const char *why = rank < 0 || rank > MAX_RANK ? "more dimensions than kept"
+                      : !zarr_dtype(type, dtype) ? "not a number type (strings, compounds: no Zarr form here)"
+                                                 : codecs_of(dcpl, H5Tget_size(type), &filters, &compressor);
+    m->chunks = cJSON_CreateObject();
+    if (!why) {
+        H5Sget_simple_extent_dims(space, shape, NULL);
+        why = stored(m, ds, dcpl, type, path, rank, shape, chunk);
+    }
+    for (cJSON *c = why ? NULL : m->chunks->child, *next; c; c = next) { /* a dataset left out leaves nothing */
+        next = c->next;
+        cJSON_AddItemToArray(m->refs, cJSON_DetachItemViaPointer(m->chunks, c)); /* keeps its key */
+    }
+    cJSON_Delete(m->chunks);
+    m->chunks = NULL;
+    if (why) {
+        skip(m, path, why);
+        cJSON_Delete(filters);
+        cJSON_Delete(compressor);
+    } else {
+        cJSON *meta = cJSON_CreateObject();
+        cJSON_AddNumberToObject(meta, "zarr_format", 2);
+        cJSON_AddItemToObject(meta, "shape", sizes(shape, rank));
+        cJSON_AddItemToObject(meta, "chunks", sizes(chunk, rank));
+        cJSON_AddStringToObject(meta, "dtype", dtype);
+        cJSON_AddItemToObject(meta, "compressor", compressor);
+        cJSON_AddItemToObject(meta, "filters", filters);
+        cJSON_AddItemToObject(meta, "fill_value", ipfsrt_hdf5_fill(ds));
+        cJSON_AddStringToObject(meta, "order", "C");
+        snprintf(key, sizeof key, "%s/.zarray", path);
+        put_json(m, key, meta);
+        cJSON *attrs = ipfsrt_hdf5_attrs(ds, path, m->skipped, m->user);
+        cJSON_AddItemToObject(attrs, "_ARRAY_DIMENSIONS", ipfsrt_hdf5_dims(ds, path, rank));
+        snprintf(key, sizeof key, "%s/.zattrs", path);
+        put_json(m, key, attrs);
+    }
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Tclose(type);
+}
+
+typedef struct walk {
+    maker *m;
+    const char *prefix; /* the group's path ("" at the root) */
+} walk;
+
+static void group(maker *m, hid_t g, const char *path);
+
+static herr_t member(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+    walk *w = data;
+    maker *m = w->m;
+    if (info->type != H5L_TYPE_HARD) return 0; /* soft and external links: the object is elsewhere */
+    char path[1024];
+    if ((size_t)snprintf(path, sizeof path, "%s%s%s", w->prefix, *w->prefix ? "/" : "", name) >= sizeof path) {
+        skip(m, name, "a path too long");
+        return 0;
+    }
+    ipfsrt_error e;
+    if (ipfsrt_zarr_key_check(name, &e) != IPFSRT_OK) {
+        skip(m, path, e.message);
+        return 0;
+    }
+    hid_t obj = H5Oopen(g, name, H5P_DEFAULT);
+    H5I_type_t kind = obj >= 0 ? H5Iget_type(obj) : H5I_BADID;
+    if (kind == H5I_DATASET && !ipfsrt_hdf5_phony(obj)) dataset(m, obj, path);
+    else if (kind == H5I_GROUP) group(m, obj, path);
+    if (obj >= 0) H5Oclose(obj);
+    return m->st == IPFSRT_OK ? 0 : -1;
+}
+
+static void group(maker *m, hid_t g, const char *path) {
+    char key[1040];
+    snprintf(key, sizeof key, "%s%s.zgroup", path, *path ? "/" : "");
+    cJSON *zgroup = cJSON_CreateObject();
+    cJSON_AddNumberToObject(zgroup, "zarr_format", 2);
+    put_json(m, key, zgroup);
+    snprintf(key, sizeof key, "%s%s.zattrs", path, *path ? "/" : "");
+    put_json(m, key, ipfsrt_hdf5_attrs(g, *path ? path : "/", m->skipped, m->user));
+    walk w = {m, path};
+    if (m->st == IPFSRT_OK) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, member, &w);
+}
+
+void ipfsrt_refs_options_init(ipfsrt_refs_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
+ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts, ipfsrt_refs_skip_fn skipped,
+                               void *user, char **json, ipfsrt_error *err) {
+    *json = NULL;
+    ipfsrt_refs_options o;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_refs_options_init, err);
+    if (st != IPFSRT_OK) return st;
+    H5E_auto2_t printer;
+    void *printer_data;
+    H5Eget_auto2(H5E_DEFAULT, &printer, &printer_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are ours to report */
+    maker m = {.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), .raw = fopen(path, "rb"),
+               .target = o.target ? o.target : path, .inline_threshold = o.inline_threshold,
+               .refs = cJSON_CreateObject(), .skipped = skipped, .user = user, .err = err};
+    if (m.file < 0 || !m.raw)
+        m.st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: not an HDF5 (NetCDF-4) file", path);
+    else if (!m.refs)
+        m.st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    else
+        group(&m, m.file, "");
+    cJSON *doc = m.st == IPFSRT_OK ? cJSON_CreateObject() : NULL;
+    if (doc) {
+        cJSON_AddNumberToObject(doc, "version", 1);
+        cJSON_AddItemToObject(doc, "refs", m.refs);
+        m.refs = NULL;
+        if (!(*json = cJSON_PrintUnformatted(doc))) m.st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    cJSON_Delete(doc);
+    cJSON_Delete(m.refs);
+    if (m.raw) fclose(m.raw);
+    if (m.file >= 0) H5Fclose(m.file);
+    H5Eset_auto2(H5E_DEFAULT, printer, printer_data);
+    return m.st;
+}
