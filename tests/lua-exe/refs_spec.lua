@@ -195,6 +195,19 @@ describe("kerchunk references", function()
     assert.same(xarray.be, ipfsrt.json.decode(out))
   end)
 
+  it("makes references of plain HDF5 too: compact, contiguous, scalar, unwritten (its fill value), grouped", function()
+    local p = io.popen(string.format("/usr/bin/python3 %s/tests/refs/make_h5.py %s/plain.h5",
+      exe.sh_quote(os.getenv("PWD")), dir))
+    local h5py = ipfsrt.json.decode(p:read("a"))
+    assert.is_true(p:close())
+    local code, _, err = exe.run({ "refs", dir .. "/plain.h5", "-o", dir .. "/plain.json" })
+    assert.equal(0, code, err)
+    local g = ipfsrt.zarr.open(dir .. "/plain.json")
+    for _, name in ipairs { "small", "cont", "scal", "empty", "g/u" } do
+      assert.same(h5py[name], g:get(name):read():tolist(), name)
+    end
+  end)
+
   it("writes small chunks into the references themselves, and refuses what is no HDF5 file", function()
     local code, _, err = exe.run({ "refs", dir .. "/nc/day.nc", "--inline-threshold", "1M", "-o", dir .. "/all.json" })
     assert.equal(0, code, err)

@@ -14,9 +14,10 @@
  * and NetCDF-4's own bookkeeping (DIMENSION_LIST, _Netcdf4Dimid, ...) and
  * _FillValue. NULL when out of memory. */
 cJSON *ipfsrt_hdf5_attrs(hid_t obj, const char *path, ipfsrt_refs_skip_fn skipped, void *user);
-/* The dataset's _FillValue as Zarr v2 writes a fill value (a number, "NaN",
- * "Infinity", "-Infinity"), or JSON null without one. */
-cJSON *ipfsrt_hdf5_fill(hid_t dataset);
+/* The dataset's _FillValue (else, outside NetCDF-4 files, the fill value it
+ * was made with: NetCDF's readers ignore that one) as Zarr v2 writes one (a
+ * number, "NaN", "Infinity", "-Infinity"), or JSON null. */
+cJSON *ipfsrt_hdf5_fill(hid_t dataset, bool netcdf);
 /* _ARRAY_DIMENSIONS: each dimension's scale name (a NetCDF-4 dimension),
  * the dataset's own name for a scale, else "dim_N"; NULL when out of memory. */
 cJSON *ipfsrt_hdf5_dims(hid_t dataset, const char *name, int ndims);

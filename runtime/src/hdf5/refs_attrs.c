@@ -107,8 +107,19 @@ cJSON *ipfsrt_hdf5_attrs(hid_t obj, const char *path, ipfsrt_refs_skip_fn skippe
     return w.obj;
 }
 
-cJSON *ipfsrt_hdf5_fill(hid_t dataset) {
-    if (H5Aexists(dataset, "_FillValue") <= 0) return cJSON_CreateNull();
+/* A fill value given when the dataset was made (HDF5's own, not NetCDF's). */
+static cJSON *made_with_fill(hid_t dataset) {
+    hid_t dcpl = H5Dget_create_plist(dataset);
+    H5D_fill_value_t how = H5D_FILL_VALUE_ERROR;
+    double v;
+    bool ok = dcpl >= 0 && H5Pfill_value_defined(dcpl, &how) >= 0 && how == H5D_FILL_VALUE_USER_DEFINED &&
+              H5Pget_fill_value(dcpl, H5T_NATIVE_DOUBLE, &v) >= 0;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return ok ? number(v) : cJSON_CreateNull();
+}
+
+cJSON *ipfsrt_hdf5_fill(hid_t dataset, bool netcdf) {
+    if (H5Aexists(dataset, "_FillValue") <= 0) return netcdf ? cJSON_CreateNull() : made_with_fill(dataset);
     hid_t attr = H5Aopen(dataset, "_FillValue", H5P_DEFAULT);
     hid_t space = attr >= 0 ? H5Aget_space(attr) : -1;
     double v;

@@ -20,6 +20,7 @@ typedef struct maker {
     FILE *raw; /* the file, for chunks written inline */
     const char *target;
     uint64_t inline_threshold;
+    bool netcdf; /* a NetCDF-4 file (_NCProperties): its conventions apply */
     cJSON *refs;
     cJSON *chunks; /* the dataset's being written: kept only when all of it can be */
     ipfsrt_refs_skip_fn skipped;
@@ -227,7 +228,7 @@ static void dataset(maker *m, hid_t ds, const char *path) {
         cJSON_AddStringToObject(meta, "dtype", dtype);
         cJSON_AddItemToObject(meta, "compressor", compressor);
         cJSON_AddItemToObject(meta, "filters", filters);
-        cJSON_AddItemToObject(meta, "fill_value", ipfsrt_hdf5_fill(ds));
+        cJSON_AddItemToObject(meta, "fill_value", ipfsrt_hdf5_fill(ds, m->netcdf));
         cJSON_AddStringToObject(meta, "order", "C");
         snprintf(key, sizeof key, "%s/.zarray", path);
         put_json(m, key, meta);
@@ -304,8 +305,10 @@ ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts
         m.st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: not an HDF5 (NetCDF-4) file", path);
     else if (!m.refs)
         m.st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    else
+    else {
+        m.netcdf = H5Aexists(m.file, "_NCProperties") > 0;
         group(&m, m.file, "");
+    }
     cJSON *doc = m.st == IPFSRT_OK ? cJSON_CreateObject() : NULL;
     if (doc) {
         cJSON_AddNumberToObject(doc, "version", 1);
