@@ -174,6 +174,8 @@ static const char *stored(maker *m, hid_t ds, hid_t dcpl, hid_t type, const char
     H5D_layout_t layout = H5Pget_layout(dcpl);
     if (layout == H5D_CHUNKED) {
         if (H5Pget_chunk(dcpl, rank, chunk) != rank) return "its chunk shape unreadable";
+        for (int d = 0; d < rank; d++)
+            if (!chunk[d]) return "a chunk shape with a zero in it";
         return chunked(m, ds, path, rank, chunk);
     }
     for (int d = 0; d < rank; d++) chunk[d] = shape[d] ? shape[d] : 1;
