@@ -98,6 +98,13 @@ static void chunk_key(char *key, size_t size, const char *path, int rank, const 
         n += snprintf(key + n, size - (size_t)n, "%s%llu", d ? "." : "", (unsigned long long)(offset[d] / chunk[d]));
 }
 
+/* The key of an array held in one chunk. */
+static void single_chunk_key(char *key, size_t size, const char *path, int rank) {
+    hsize_t zero[MAX_RANK] = {0}, one[MAX_RANK];
+    for (int d = 0; d < MAX_RANK; d++) one[d] = 1;
+    chunk_key(key, size, path, rank, zero, one);
+}
+
 static void put_bytes(maker *m, const char *key, const uint8_t *data, size_t len) {
     size_t olen = 0;
     mbedtls_base64_encode(NULL, 0, &olen, data, len);
@@ -160,9 +167,7 @@ static const char *compact(maker *m, hid_t ds, hid_t type, const char *path, int
     const char *why = buf && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0 ? NULL
                                                                                         : "its compact data unreadable";
     char key[1024];
-    hsize_t zero[MAX_RANK] = {0}, one[MAX_RANK];
-    for (int d = 0; d < MAX_RANK; d++) one[d] = 1;
-    chunk_key(key, sizeof key, path, rank, zero, one);
+    single_chunk_key(key, sizeof key, path, rank);
     if (!why) put_bytes(m, key, buf, (size_t)n * size);
     free(buf);
     return why;
@@ -183,10 +188,8 @@ static const char *stored(maker *m, hid_t ds, hid_t dcpl, hid_t type, const char
     if (layout != H5D_CONTIGUOUS) return "a layout with no Zarr form (virtual)";
     haddr_t addr = H5Dget_offset(ds);
     if (addr == HADDR_UNDEF) return NULL; /* never written: all fill */
-    hsize_t zero[MAX_RANK] = {0}, one[MAX_RANK];
-    for (int d = 0; d < MAX_RANK; d++) one[d] = 1;
     char key[1024];
-    chunk_key(key, sizeof key, path, rank, zero, one);
+    single_chunk_key(key, sizeof key, path, rank);
     put_chunk(m, key, addr, H5Dget_storage_size(ds));
     return NULL;
 }

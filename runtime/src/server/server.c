@@ -11,14 +11,19 @@
 #include "server/http_parse.h"
 #include "server/server_internal.h"
 
+/* Which of the CARs holds cid, or NULL. */
+static const ipfsrt_mhmap_entry *car_holding(const ipfsrt_server *gw, const ipfsrt_cid *cid) {
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    return ipfsrt_mhmap_get(&gw->index, mh, mh_len);
+}
+
 /* The CARs were verified whole when opened, so lookups skip the hash; what
  * they lack comes from upstream, which verifies it. */
 static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                ipfsrt_error *err) {
     ipfsrt_server *gw = ctx;
-    size_t mh_len;
-    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
-    const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&gw->index, mh, mh_len);
+    const ipfsrt_mhmap_entry *e = car_holding(gw, cid);
     if (e) return ipfsrt_car_file_get_unverified(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
     if (gw->has_upstream) return ipfsrt_blocksource_get(&gw->upstream, cid, ref, err);
     return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "not in any of the gateway's CARs");
@@ -28,9 +33,7 @@ static ipfsrt_status multi_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
 static ipfsrt_status held_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                               ipfsrt_error *err) {
     ipfsrt_server *gw = ctx;
-    size_t mh_len;
-    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
-    const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&gw->index, mh, mh_len);
+    const ipfsrt_mhmap_entry *e = car_holding(gw, cid);
     if (e) return ipfsrt_car_file_get_unverified(gw->cars[e->offset], cid, &ref->data, &ref->len, err);
     return ipfsrt_blocksource_get(&gw->at_hand, cid, ref, err);
 }

@@ -21,11 +21,13 @@ static ipfsrt_status held_block(void *user, const ipfsrt_cid *cid, ipfsrt_error 
 }
 
 /* Upstream is asked only when what the CARs and the relay hold comes short: a
- * second read of a chunk, or a file in the gateway's own CARs, costs no request. */
+ * second read of a chunk, or a file in the gateway's own CARs, costs no request
+ * (without CARs, the relay's own check of what it holds is the whole check). */
 void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
                             uint64_t offset, uint64_t length) {
-    if (!rq->gw->relay || ipfsrt_unixfs_blocks_for_scope(&rq->gw->held, path, NULL, scope, offset, length,
-                                                         held_block, NULL, NULL) == IPFSRT_OK)
+    ipfsrt_server *gw = rq->gw;
+    if (!gw->relay || (gw->ncars && ipfsrt_unixfs_blocks_for_scope(&gw->held, path, NULL, scope, offset, length,
+                                                                    held_block, NULL, NULL) == IPFSRT_OK))
         return;
     (void)ipfsrt_client_relay_prefetch(rq->gw->relay, path, scope, offset, length, NULL);
 }
