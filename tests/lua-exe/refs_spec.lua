@@ -208,6 +208,58 @@ describe("kerchunk references", function()
     end
   end)
 
+  it("joins daily files along time (--concat): ordered by time, read as xarray joins them, over ipfs:// too", function()
+    local pwd = exe.sh_quote(os.getenv("PWD"))
+    local p = io.popen(string.format("/usr/bin/python3 %s/tests/refs/make_daily.py %s/daily 5", pwd, dir))
+    local xarray = ipfsrt.json.decode(p:read("a"))
+    assert.is_true(p:close())
+    local files = {}
+    for i = 0, 4 do files[#files + 1] = string.format("%s/daily/oisst.%03d.nc", dir, i) end
+    local code, _, err = exe.run({ "refs", files[1], files[2], files[3], files[4], files[5], "--concat", "time",
+      "-o", dir .. "/daily/refs.json" })
+    assert.equal(0, code, err)
+    local refs = ipfsrt.json.decode(slurp(dir .. "/daily/refs.json")).refs
+    assert.same({ "oisst.004.nc", "oisst.000.nc" }, { refs["sst/0.0.0.0"][1], refs["sst/4.0.0.0"][1] }) -- by time
+    assert.truthy(refs["time/0"]:find("^base64:")) -- the joined coordinate inline
+    local car = dir .. "/daily.car"
+    local daily_root = tostring(ipfsrt.pack(dir .. "/daily", { output = car }))
+    local served = gateway(nil, { car })
+    local c = ipfsrt.client { gateways = { served:url() } }
+    for _, url in ipairs { dir .. "/daily/refs.json", "ipfs://" .. daily_root .. "/refs.json" } do
+      local ds = ipfsrt.dataset.open(url, { client = c })
+      for _, name in ipairs { "sst", "ice", "time", "time_bnds", "mask", "lat" } do
+        same_values(ds[name]:values():tolist(), xarray[name], url .. " " .. name)
+      end
+      -- a variable along time in chunks longer than a file's day: its values inline, in time order
+      assert.same({ 0, 10, 20, 30, 40 }, ipfsrt.zarr.open(url, { client = c }):get("extra/n"):read():tolist())
+    end
+    c:close()
+    -- fsspec's reader too, a key at a time (Debian's reads batches of keys in other files' order: see the script)
+    for _, name in ipairs { "time_bnds", "ice" } do
+      p = io.popen(string.format("cd %s/daily && /usr/bin/python3 %s/tests/zarr/refs_fsspec.py refs.json %s "
+        .. "--one-by-one 2>&1", dir, pwd, name))
+      local out = p:read("a")
+      p:close()
+      same_values(ipfsrt.json.decode(out), xarray[name], "fsspec " .. name)
+    end
+  end)
+
+  it("refuses to join files that disagree, naming the file and the variable", function()
+    local pwd = exe.sh_quote(os.getenv("PWD"))
+    local cases = { lat = "the values of lat differ", overlap = "overlap along time", lessvars = "has ice" }
+    for variant, says in pairs(cases) do
+      local d = dir .. "/" .. variant
+      assert.is_true(os.execute(string.format("/usr/bin/python3 %s/tests/refs/make_daily.py %s 3 %s", pwd, d, variant)))
+      local code, _, err = exe.run({ "refs", d .. "/oisst.000.nc", d .. "/oisst.001.nc", d .. "/oisst.002.nc",
+        "--concat", "time" })
+      assert.is_true(code ~= 0, variant)
+      assert.truthy(err:find(says, 1, true) and err:find("oisst.00", 1, true), err)
+    end
+    local code, _, err = exe.run({ "refs", dir .. "/lat/oisst.000.nc", dir .. "/lat/oisst.001.nc" })
+    assert.is_true(code ~= 0)
+    assert.truthy(err:find("--concat", 1, true), err)
+  end)
+
   it("writes small chunks into the references themselves, and refuses what is no HDF5 file", function()
     local code, _, err = exe.run({ "refs", dir .. "/nc/day.nc", "--inline-threshold", "1M", "-o", dir .. "/all.json" })
     assert.equal(0, code, err)

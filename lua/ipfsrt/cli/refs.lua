@@ -1,11 +1,13 @@
--- ipfsrt refs FILE.nc [-o OUT.json] [--inline-threshold N] [-q]: kerchunk
--- references of a NetCDF-4/HDF5 file, so that Zarr readers read its chunks.
+-- ipfsrt refs FILE.nc... [--concat DIM] [-o OUT.json] [--inline-threshold N] [-q]:
+-- kerchunk references of NetCDF-4/HDF5 files, so that Zarr readers read
+-- their chunks.
 local ipfsrt = require "ipfsrt"
 local argparse = require "ipfsrt.argparse"
 
 local M = {
-  summary = "kerchunk references of a NetCDF-4/HDF5 file (read then as Zarr, verified over ipfs://)",
+  summary = "kerchunk references of NetCDF-4/HDF5 files (read then as Zarr, verified over ipfs://)",
   usage = [[usage: ipfsrt refs FILE.nc [-o OUT.json] [--inline-threshold N] [-q]
+       ipfsrt refs FILE.nc... --concat DIM [-o OUT.json] [--inline-threshold N] [-q]
 
 Writes the kerchunk references (version 1 JSON) of FILE, a NetCDF-4 or other
 HDF5 file, to OUT.json (-o, --output; else to standard output): a Zarr v2 group per group,
@@ -19,7 +21,17 @@ reads over ipfs:// unchanged (ipfsrt zarr info ipfs://CID/OUT.json); else by
 its path. What Zarr cannot express here (strings, compound types, szip,
 fletcher32 checksums) is left out, each said on standard error (-q, --quiet: not).
 --inline-threshold N: chunks of at most N stored bytes written into the
-references themselves (base64).]],
+references themselves (base64).
+
+--concat DIM: the references of many files joined along the dimension DIM
+(daily files into one time axis), as kerchunk's MultiZarrToZarr does: the
+files in the order of DIM's values (which must increase, no two files
+overlapping), each variable along DIM given the chunks of every file, DIM's
+values written inline; the other variables, the groups and the attributes
+are the first file's, after checking that every file has the same
+variables with the same types, chunks and codecs, and the same values of
+the other coordinates (latitudes, longitudes, ...). A file that disagrees is
+an error naming it and the variable.]],
 }
 
 -- FILE as OUT's folder sees it: relative when below it, else absolute.
@@ -36,16 +48,31 @@ local function target_of(file, out)
   return f
 end
 
-function M.run(args)
-  local pos, opts = argparse.parse(args, { output = "string", ["inline-threshold"] = "string", quiet = "boolean" },
-    { o = "output", q = "quiet" })
-  if #pos ~= 1 then argparse.usage_error("expected one FILE") end
-  local threshold = argparse.bytes(opts, "inline-threshold") or 0
-  local json, skipped = ipfsrt.refs.make(pos[1], { target = target_of(pos[1], opts.output),
-    inline_threshold = threshold })
+-- Each thing left out once, however many files leave it out.
+local function tell_skipped(skipped)
+  local told = {}
   for _, s in ipairs(skipped) do
-    if not opts.quiet then io.stderr:write(string.format("ipfsrt refs: left out %s: %s\n", s[1], s[2])) end
+    local line = string.format("ipfsrt refs: left out %s: %s\n", s[1], s[2])
+    if not told[line] then io.stderr:write(line) end
+    told[line] = true
   end
+end
+
+function M.run(args)
+  local pos, opts = argparse.parse(args, { output = "string", ["inline-threshold"] = "string", quiet = "boolean",
+    concat = "string" }, { o = "output", q = "quiet" })
+  if #pos == 0 then argparse.usage_error("expected a FILE") end
+  if #pos > 1 and not opts.concat then argparse.usage_error("several FILEs are joined along a dimension: --concat DIM") end
+  local threshold = argparse.bytes(opts, "inline-threshold") or 0
+  local json, skipped
+  if opts.concat then
+    local targets = {}
+    for i, file in ipairs(pos) do targets[i] = target_of(file, opts.output) end
+    json, skipped = ipfsrt.refs.concat(pos, opts.concat, { targets = targets, inline_threshold = threshold })
+  else
+    json, skipped = ipfsrt.refs.make(pos[1], { target = target_of(pos[1], opts.output), inline_threshold = threshold })
+  end
+  if not opts.quiet then tell_skipped(skipped) end
   if not opts.output then
     print(json)
     return 0

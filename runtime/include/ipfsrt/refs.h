@@ -38,6 +38,22 @@ IPFSRT_API ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_op
                                           ipfsrt_refs_skip_fn skipped, void *user, char **json,
                                           ipfsrt_error *err);
 
+/* The references of n files joined along the dimension dim into one set, as
+ * kerchunk's MultiZarrToZarr does (daily files into one time axis): the files
+ * ordered by dim's coordinate variable (its values increasing, no two files
+ * overlapping), each array along dim given every file's chunks with their
+ * indices moved on; the rest (groups, attributes, arrays without dim) taken
+ * from the first file once every file agrees on it: the same variables, the
+ * same metadata but for the length along dim, the same values of the other
+ * coordinate variables; else an error naming the file and the variable.
+ * dim's coordinate, and an array whose chunks cannot follow one another
+ * (files holding part chunks along dim), are written inline (their values, up
+ * to 64 MiB an array). targets (may be NULL: paths) name the files as the
+ * references will; opts->target is not used. */
+IPFSRT_API ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *targets, size_t n,
+                                            const char *dim, const ipfsrt_refs_options *opts,
+                                            ipfsrt_refs_skip_fn skipped, void *user, char **json, ipfsrt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

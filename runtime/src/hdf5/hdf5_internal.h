@@ -24,4 +24,19 @@ cJSON *ipfsrt_hdf5_dims(hid_t dataset, const char *name, int ndims);
 /* A NetCDF-4 dimension without a variable: a scale HDF5 holds, no variable. */
 bool ipfsrt_hdf5_phony(hid_t dataset);
 
+/* refs_make.c: one file's references (the "refs" object, *refs owned by the
+ * caller), and the version 1 document of them (refs taken, freed). */
+ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t inline_threshold,
+                                 ipfsrt_refs_skip_fn skipped, void *user, cJSON **refs, ipfsrt_error *err);
+ipfsrt_status ipfsrt_hdf5_refs_json(cJSON *refs, char **json, ipfsrt_error *err);
+
+/* libhdf5's error printing off while we work (its failures are reported as
+ * ours), then back as the host had it. */
+typedef struct ipfsrt_hdf5_printer {
+    H5E_auto2_t fn;
+    void *data;
+} ipfsrt_hdf5_printer;
+void ipfsrt_hdf5_quiet(ipfsrt_hdf5_printer *saved);
+void ipfsrt_hdf5_loud(const ipfsrt_hdf5_printer *saved);
+
 #endif

@@ -293,18 +293,10 @@ void ipfsrt_refs_options_init(ipfsrt_refs_options *opts) {
     opts->size = sizeof *opts;
 }
 
-ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts, ipfsrt_refs_skip_fn skipped,
-                               void *user, char **json, ipfsrt_error *err) {
-    *json = NULL;
-    ipfsrt_refs_options o;
-    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_refs_options_init, err);
-    if (st != IPFSRT_OK) return st;
-    H5E_auto2_t printer;
-    void *printer_data;
-    H5Eget_auto2(H5E_DEFAULT, &printer, &printer_data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are ours to report */
+ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t inline_threshold,
+                                 ipfsrt_refs_skip_fn skipped, void *user, cJSON **refs, ipfsrt_error *err) {
     maker m = {.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), .raw = fopen(path, "rb"),
-               .target = o.target ? o.target : path, .inline_threshold = o.inline_threshold,
+               .target = target ? target : path, .inline_threshold = inline_threshold,
                .refs = cJSON_CreateObject(), .skipped = skipped, .user = user, .err = err};
     if (m.file < 0 || !m.raw)
         m.st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: not an HDF5 (NetCDF-4) file", path);
@@ -314,17 +306,45 @@ ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts
         m.netcdf = H5Aexists(m.file, "_NCProperties") > 0;
         group(&m, m.file, "");
     }
-    cJSON *doc = m.st == IPFSRT_OK ? cJSON_CreateObject() : NULL;
-    if (doc) {
-        cJSON_AddNumberToObject(doc, "version", 1);
-        cJSON_AddItemToObject(doc, "refs", m.refs);
-        m.refs = NULL;
-        if (!(*json = cJSON_PrintUnformatted(doc))) m.st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    }
-    cJSON_Delete(doc);
-    cJSON_Delete(m.refs);
     if (m.raw) fclose(m.raw);
     if (m.file >= 0) H5Fclose(m.file);
-    H5Eset_auto2(H5E_DEFAULT, printer, printer_data);
+    if (m.st != IPFSRT_OK) cJSON_Delete(m.refs);
+    *refs = m.st == IPFSRT_OK ? m.refs : NULL;
     return m.st;
+}
+
+ipfsrt_status ipfsrt_hdf5_refs_json(cJSON *refs, char **json, ipfsrt_error *err) {
+    cJSON *doc = cJSON_CreateObject();
+    if (doc) {
+        cJSON_AddNumberToObject(doc, "version", 1);
+        cJSON_AddItemToObject(doc, "refs", refs);
+        refs = NULL;
+    }
+    *json = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    cJSON_Delete(refs);
+    return *json ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+}
+
+void ipfsrt_hdf5_quiet(ipfsrt_hdf5_printer *saved) {
+    H5Eget_auto2(H5E_DEFAULT, &saved->fn, &saved->data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are ours to report */
+}
+
+void ipfsrt_hdf5_loud(const ipfsrt_hdf5_printer *saved) {
+    H5Eset_auto2(H5E_DEFAULT, saved->fn, saved->data);
+}
+
+ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts, ipfsrt_refs_skip_fn skipped,
+                               void *user, char **json, ipfsrt_error *err) {
+    *json = NULL;
+    ipfsrt_refs_options o;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_refs_options_init, err);
+    if (st != IPFSRT_OK) return st;
+    ipfsrt_hdf5_printer printer;
+    ipfsrt_hdf5_quiet(&printer);
+    cJSON *refs = NULL;
+    st = ipfsrt_hdf5_refs_of(path, o.target, o.inline_threshold, skipped, user, &refs, err);
+    ipfsrt_hdf5_loud(&printer);
+    return st == IPFSRT_OK ? ipfsrt_hdf5_refs_json(refs, json, err) : st;
 }
