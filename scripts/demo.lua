@@ -4,8 +4,10 @@
 -- the `trust` policy, beside plain HTTP and the local folder; the liar is
 -- caught and every value read equals the folder's; then a short analysis and
 -- pictures: the day's SST as a PNG colour map, the time series and the
--- benchmark as SVG; then xarray reading it through `ipfsrt serve --upstream`
--- in front of both gateways, the liar's blocks refused.
+-- benchmark as SVG; the same answers from the same data as NOAA publishes it
+-- (a NetCDF-4 file a day, read through kerchunk references); then xarray
+-- reading it through `ipfsrt serve --upstream` in front of both gateways, the
+-- liar's blocks refused.
 -- Usage: ipfsrt scripts/demo.lua [--days T=60] [--runs N=3] [--dir build/demo]
 -- (IPFSRT_EXE names the executable that generates the sample, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
@@ -34,13 +36,16 @@ if not io.open(sample .. ".root") then
 end
 local root = io.open(sample .. ".root"):read("l")
 say("dataset ipfs://%s (%s days of sst, anom, err, ice; %s)", root, o.days, car)
+local _, nc_car, nc_root = bench.netcdf_sample(exe, sample)
+say("the same as daily NetCDF-4 files with their references: ipfs://%s (%s)", nc_root, nc_car)
 
 -- 2. two gateways on 127.0.0.1: one honest, one lying
-local honest <close> = ipfsrt.serve { cars = { car } }
-local liar <close> = ipfsrt.serve { cars = { car }, faults = { tamper = 0.3, wrong_block = 0.2, seed = 7 } }
+local honest <close> = ipfsrt.serve { cars = { car, nc_car } }
+local liar <close> = ipfsrt.serve { cars = { car, nc_car }, faults = { tamper = 0.3, wrong_block = 0.2, seed = 7 } }
 say("gateways: %s (honest), %s (tampers with 30 %% of answers, sends wrong blocks in 20 %%)", honest:url(), liar:url())
 
--- 3. the scenarios: verified through both gateways under `trust`, plain HTTP, the folder
+-- 3. the scenarios: verified through both gateways under `trust` (the Zarr form,
+-- and the NetCDF form through its references), plain HTTP, the folder
 local caught, log = 0, {}
 local function trusted_client()
   return ipfsrt.client { gateways = { liar:url(), honest:url() }, policy = "trust", concurrency = 16,
@@ -50,6 +55,17 @@ local backends = {
   { name = "ipfs-verified", context = function()
       local c = trusted_client()
       return { open = function() return ipfsrt.dataset.open("ipfs://" .. root, { client = c }) end,
+        close = function()
+          caught = caught + c:stats()[1].verify_failures
+          c:close()
+        end }
+    end },
+  { name = "refs-verified", context = function() -- the NetCDF form through its references
+      local c = trusted_client()
+      return { open = function()
+          local nc = ipfsrt.dataset.open("ipfs://" .. nc_root .. "/refs.json", { client = c })
+          return setmetatable({ sst = nc.sst:isel { zlev = 0 } }, { __index = nc }) -- its one depth taken away
+        end,
         close = function()
           caught = caught + c:stats()[1].verify_failures
           c:close()
@@ -99,6 +115,19 @@ local lo, hi = series:argmin(), series:argmax()
 say("time series at 35 N, 285 E over %d days: %.2f on %s to %.2f on %s (annual cycle, weather on top)", #list,
   list[lo + 1], dates[lo + 1], list[hi + 1], dates[hi + 1])
 
+-- The same answers from the NetCDF form: the daily files' chunks read through
+-- the references made by `ipfsrt refs --concat time`, verified through the same
+-- two gateways (the product's one depth, zlev, taken away).
+local nc_sst = ipfsrt.dataset.open("ipfs://" .. nc_root .. "/refs.json", { client = c }).sst:isel { zlev = 0 }
+local nc_box = nc_sst:sel { time = day, lat = { 20, 60 }, lon = { 270, 310 } }
+local nc_list = nc_sst:sel { lat = 35, lon = 285, method = "nearest" }:values():tolist()
+local same_nc = nc_box:mean() == box:mean() and nc_sst:sel { time = day }:values():max() == field:max() and
+  #nc_list == #list
+for k = 1, #list do same_nc = same_nc and (nc_list[k] == list[k] or (nc_list[k] ~= nc_list[k] and list[k] ~= list[k])) end
+say("from the %d daily NetCDF-4 files through refs.json: box mean %.2f, warmest %.2f, the time series: the same "
+  .. "answers: %s", #nc_list, nc_box:mean(), nc_sst:sel { time = day }:values():max(), same_nc and "yes" or "NO")
+if not same_nc then error("the demo did not go as it must: the NetCDF form's answers differ from the Zarr form's", 0) end
+
 -- 5. pictures
 local png = o.dir .. "/sst-" .. day .. ".png"
 ipfsrt.plot.map(ds.sst:sel { time = day }, { path = png, vmin = -2, vmax = 32, cmap = "ocean",
@@ -133,7 +162,8 @@ if not r.same or refused == 0 then error("the demo did not go as it must: throug
 -- 7. what to try next, with this sample's root (README.md, "The first five minutes")
 local gw = "http://127.0.0.1:8473"
 say("\nnext, explore the sample yourself:")
-say("  %s serve %s --listen 127.0.0.1:8473 &", exe, car)
+say("  %s serve %s %s --listen 127.0.0.1:8473 &", exe, car, nc_car)
 say("  %s zarr info ipfs://%s --gateway %s", exe, root, gw)
 say("  %s zarr get ipfs://%s sst --sel time=2024-02-29,lat=35.125,lon=285.125 --gateway %s", exe, root, gw)
+say("  %s zarr info ipfs://%s/refs.json --gateway %s   (the daily NetCDF-4 files)", exe, nc_root, gw)
 say("  and from Lua: ipfsrt.dataset.open(\"ipfs://%s\", { gateways = { \"%s\" } })", root, gw)

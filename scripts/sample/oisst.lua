@@ -8,6 +8,10 @@
 -- of days at a time.
 -- Usage: ipfsrt scripts/sample/oisst.lua OUT_DIR [--days T=366] [--format 2|3]
 --        [--car OUT.car]   (the CAR with ipfs-car's layout; prints its root CID)
+--        [--netcdf NC_DIR] (the same data as NOAA publishes OISST: a NetCDF-4
+--                           file a day, by oisst_netcdf.py with Debian's
+--                           python3-netcdf4, and NC_DIR/refs.json joining them
+--                           along time, as `ipfsrt refs --concat time` does)
 local ipfsrt = require "ipfsrt"
 local nd = ipfsrt.ndarray
 
@@ -28,6 +32,7 @@ assert(out, "usage: ipfsrt scripts/sample/oisst.lua OUT_DIR [--days T] [--format
 local days = math.tointeger(tonumber(args.days or "366"))
 local format = math.tointeger(tonumber(args.format or "2"))
 assert(days and days > 0 and (format == 2 or format == 3), "--days is a count, --format 2 or 3")
+assert(not args.netcdf or format == 2, "--netcdf is made from the Zarr v2 form (--format 2)")
 local NLAT, NLON, BATCH = 720, 1440, 8
 local FIRST_DAY = 16801 -- 2024-01-01 in days since 1978-01-01
 
@@ -147,4 +152,33 @@ io.stderr:write(string.format("made %s (format %d, %d days) in %.1f s\n", out, f
 if args.car then
   os.remove(args.car)
   print(tostring(ipfsrt.pack(out, { preset = "ipfs-car", hidden = true, output = args.car })))
+end
+
+-- ---------------------------------------------------------------- NetCDF-4
+
+local function quoted(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- NOAA's file name of the day FIRST_DAY + i (1978-01-01 is 2922 days after 1970-01-01).
+local function file_name(i)
+  return os.date("!oisst-avhrr-v02r01.%Y%m%d.nc", (FIRST_DAY + i + 2922) * 86400)
+end
+
+if args.netcdf then
+  local t1 = ipfsrt.clock()
+  local here = arg[0]:match("^(.*)/[^/]*$") or "."
+  os.execute("rm -rf " .. quoted(args.netcdf))
+  local ok = os.execute(string.format("/usr/bin/python3 %s %s %s", quoted(here .. "/oisst_netcdf.py"), quoted(out),
+    quoted(args.netcdf)))
+  assert(ok, "oisst_netcdf.py failed (it needs Debian's python3-netcdf4 and python3-zarr)")
+  local names, paths = {}, {}
+  for i = 0, days - 1 do
+    names[#names + 1] = file_name(i)
+    paths[#paths + 1] = args.netcdf .. "/" .. names[#names]
+  end
+  local json = ipfsrt.refs.concat(paths, "time", { targets = names })
+  local f = assert(io.open(args.netcdf .. "/refs.json", "wb"))
+  f:write(json)
+  f:close()
+  io.stderr:write(string.format("made %s (%d NetCDF-4 files and refs.json) in %.1f s\n", args.netcdf, days,
+    ipfsrt.clock() - t1))
 end

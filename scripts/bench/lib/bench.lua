@@ -124,6 +124,25 @@ function M.sample(exe, dir, days, format)
   return name, car, io.open(root_file):read("l")
 end
 
+-- The sample (M.sample's folder, Zarr v2) as NOAA publishes OISST: a
+-- NetCDF-4 file a day with refs.json joining them along time
+-- (scripts/sample/oisst_netcdf.py, ipfsrt.refs.concat), packed as one CAR
+-- (once, beside the sample). Returns the folder, the CAR and its root CID.
+function M.netcdf_sample(exe, sample)
+  local name = sample .. "-nc"
+  local car, root_file = name .. ".car", name .. ".root"
+  if not io.open(root_file) then
+    io.stderr:write("generating ", name, " ...\n")
+    M.sh(string.format("/usr/bin/python3 scripts/sample/oisst_netcdf.py '%s' '%s' 2>/dev/null", sample, name))
+    local root = M.sh(string.format("%s refs -q '%s'/oisst-avhrr-*.nc --concat time -o '%s/refs.json' && " ..
+      "%s pack '%s' -o '%s' --force", exe, name, name, exe, name, car)):match("(%S+)%s*$")
+    local f = assert(io.open(root_file, "w"))
+    f:write(root)
+    f:close()
+  end
+  return name, car, io.open(root_file):read("l")
+end
+
 -- A local S3 (s3rver behind tests/s3/front.js, which checks every signature)
 -- in dir/s3, holding the sample folder's files as objects under
 -- s3://data/oisst and the sample packed as a CARv2 at s3://data/cars/oisst.car

@@ -5,8 +5,12 @@ from the local S3 at ENDPOINT (the sample's files as objects under
 s3://data/oisst; credentials from the AWS_* environment). Prints {open_ms,
 run_ms, count, sum} as ipfsrt_peer.lua does.
 With --dask, GATEWAY is the sample's folder, opened with dask arrays computed
-by dask's threaded scheduler.
-Usage: xarray_peer.py GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--s3|--dask]"""
+by dask's threaded scheduler. With --netcdf DAYS, ROOT is the NetCDF form's
+(a NetCDF-4 file a day from 2024-01-01): the files read as Python users read
+them from a gateway, xarray's open_mfdataset with engine h5netcdf on
+fsspec's HTTP files (dask, one chunk a file), its zlev dimension taken away.
+Usage: xarray_peer.py GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--s3|--dask|--netcdf DAYS]"""
+import datetime
 import json
 import sys
 import time
@@ -56,9 +60,21 @@ elif sys.argv[4:] == ["--dask"]:  # the local folder GATEWAY, with dask's thread
 
     dask.config.set(scheduler="threads")
     store, chunks = gateway, {}
+elif sys.argv[4:5] == ["--netcdf"]:
+    import dask
+
+    dask.config.set(scheduler="threads")
+    http = fsspec.filesystem("http")
+    first = datetime.date(2024, 1, 1)
+    names = [(first + datetime.timedelta(days=i)).strftime("oisst-avhrr-v02r01.%Y%m%d.nc") for i in range(int(sys.argv[5]))]
+    files = [http.open(f"{gateway}/ipfs/{root}/{n}") for n in names]
+    store = None
 else:
     store = fsspec.get_mapper(f"{gateway}/ipfs/{root}")
-ds = xr.open_zarr(store, consolidated=True, chunks=chunks)
+if store is None:
+    ds = xr.open_mfdataset(files, engine="h5netcdf", combine="nested", concat_dim="time").isel(zlev=0)
+else:
+    ds = xr.open_zarr(store, consolidated=True, chunks=chunks)
 t1 = time.perf_counter()
 sst = ds.sst
 if name == "open":
