@@ -441,10 +441,12 @@ example: deps
 	$(BUILD)/ipfsrt car ls tests/fixtures/ipfs-car-small.car
 	$(BUILD)/ipfsrt scripts/examples/fetch_verified.lua tests/fixtures/ipfs-car-small.car
 
-# wrk and nginx, for the gateway benchmark only
+# wrk and nginx for the gateway benchmark; xarray's h5netcdf, dask and fsspec's
+# HTTP (aiohttp) for the NetCDF one
+BENCH_DEPS := wrk nginx-light time python3-aiohttp python3-dask python3-h5netcdf
 bench-deps:
-	@for p in wrk nginx-light time; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
-	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk nginx-light time; break; }; done
+	@for p in $(BENCH_DEPS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
+	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BENCH_DEPS); break; }; done
 
 bench: all bench-deps $(BUILD)/bench/codec_bench
 	$(BUILD)/ipfsrt scripts/bench/codecs.lua $(BUILD)/bench/codec_bench
@@ -461,6 +463,8 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/proxy_load.lua --dir $(BUILD)/bench
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench --runs 3 --delays 0,10 \
+	    --clients ipfsrt-verified,ipfsrt-refs,xarray-h5netcdf --scenarios open,spatial,timeseries,fullfield,bulk --total yes
 	@if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then \
 	    $(MAKE) --no-print-directory -s mpi && IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/mpi_scale.lua \
 	    --dir $(BUILD)/bench --json $(BUILD)/bench/mpi.json; \

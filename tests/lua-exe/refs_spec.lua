@@ -4,7 +4,9 @@
 -- folder, in a CAR and over ipfs:// (verified, through ipfsrt.serve gateways),
 -- with the values of the Zarr array they were copied from; a NetCDF-4 file
 -- (netCDF4-python's) through references made by `ipfsrt refs`, equal to those
--- an independent maker (h5py) makes, read as xarray reads the file. A withholding or
+-- an independent maker (h5py) makes, read as xarray reads the file; daily
+-- files joined along time (--concat); NetCDF-3 files (records interleaved).
+-- A withholding or
 -- lying gateway, a reference past its file's end: errors naming the key,
 -- never fill values.
 local ipfsrt = require "ipfsrt"
@@ -260,6 +262,54 @@ describe("kerchunk references", function()
     assert.truthy(err:find("--concat", 1, true), err)
   end)
 
+  it("makes references of NetCDF-3 files (classic, 64-bit offset and data): records interleaved, read as xarray does",
+    function()
+    local pwd = exe.sh_quote(os.getenv("PWD"))
+    os.execute("mkdir -p " .. dir .. "/nc3")
+    local cases = { { "NETCDF3_CLASSIC" }, { "NETCDF3_64BIT_OFFSET" }, { "NETCDF3_64BIT_DATA" },
+      { "NETCDF3_CLASSIC", "one" } }
+    for _, case in ipairs(cases) do
+      local name = case[1] .. (case[2] or "")
+      local nc = dir .. "/nc3/" .. name .. ".nc"
+      local p = io.popen(string.format("/usr/bin/python3 %s/tests/refs/make_nc3.py %s %s %s", pwd, nc, case[1],
+        case[2] or ""))
+      local xarray = ipfsrt.json.decode(p:read("a"))
+      assert.is_true(p:close())
+      local code, _, err = exe.run({ "refs", nc, "-o", dir .. "/nc3/" .. name .. ".json" })
+      assert.equal(0, code, err)
+      assert.truthy(err:find("left out name: characters", 1, true), err)
+      local ds = ipfsrt.dataset.open(dir .. "/nc3/" .. name .. ".json")
+      local n = 0
+      for var, want in pairs(xarray) do
+        local got = ds[var]:values():tolist()
+        same_values(type(got) == "table" and got or { got }, type(want) == "table" and want or { want }, name .. " " .. var)
+        n = n + 1
+      end
+      assert.is_true(n >= (case[2] and 5 or 8), name)
+    end
+    -- over ipfs://, verified, and daily NetCDF-3 files joined along time
+    local p = io.popen(string.format("/usr/bin/python3 %s/tests/refs/make_daily.py %s/nc3/daily 4 ok NETCDF3_CLASSIC",
+      pwd, dir))
+    local joined = ipfsrt.json.decode(p:read("a"))
+    assert.is_true(p:close())
+    local files = {}
+    for i = 0, 3 do files[#files + 1] = string.format("%s/nc3/daily/oisst.%03d.nc", dir, i) end
+    local code, _, err = exe.run({ "refs", files[1], files[2], files[3], files[4], "--concat", "time", "-o",
+      dir .. "/nc3/daily.json" })
+    assert.equal(0, code, err)
+    local car = dir .. "/nc3.car"
+    local nc3_root = tostring(ipfsrt.pack(dir .. "/nc3", { output = car }))
+    local served = gateway(nil, { car })
+    local c = ipfsrt.client { gateways = { served:url() } }
+    local ds = ipfsrt.dataset.open("ipfs://" .. nc3_root .. "/daily.json", { client = c })
+    for _, name in ipairs { "sst", "ice", "time", "time_bnds", "mask", "lat" } do
+      same_values(ds[name]:values():tolist(), joined[name], "NetCDF-3 joined " .. name)
+    end
+    local classic = ipfsrt.dataset.open("ipfs://" .. nc3_root .. "/NETCDF3_CLASSIC.json", { client = c })
+    assert.equal(42, classic.scalar:values():tolist())
+    c:close()
+  end)
+
   it("writes small chunks into the references themselves, and refuses what is no HDF5 file", function()
     local code, _, err = exe.run({ "refs", dir .. "/nc/day.nc", "--inline-threshold", "1M", "-o", dir .. "/all.json" })
     assert.equal(0, code, err)
@@ -269,7 +319,7 @@ describe("kerchunk references", function()
     os.rename(dir .. "/nc/away.nc", dir .. "/nc/day.nc")
     code, _, err = exe.run({ "refs", dir .. "/pub/v0.json" })
     assert.is_true(code ~= 0)
-    assert.truthy(err:find("not an HDF5", 1, true), err)
+    assert.truthy(err:find("neither an HDF5 (NetCDF-4) nor a NetCDF-3 file", 1, true), err)
   end)
 
   it("fails a reference past its file's end, never reading fill values", function()

@@ -7,9 +7,10 @@ without time, time bounds (time, nv) in netCDF's default chunks (which do
 not follow one another from file to file) and a group. Prints xarray's
 values of the files joined along time (engine netcdf4, times undecoded) as
 JSON, NaN as null.
-Usage: make_daily.py OUT_DIR DAYS [ok|lat|overlap|lessvars]: lat makes the
-last file's latitudes differ, overlap gives two files the same day,
-lessvars leaves ice out of the last file."""
+Usage: make_daily.py OUT_DIR DAYS [ok|lat|overlap|lessvars [FORMAT]]: lat
+makes the last file's latitudes differ, overlap gives two files the same
+day, lessvars leaves ice out of the last file; FORMAT NETCDF3_CLASSIC (or
+another NetCDF-3 one) writes NetCDF-3 files: no compression, no group."""
 import json
 import os
 import sys
@@ -20,6 +21,9 @@ import xarray as xr
 
 out, days = sys.argv[1], int(sys.argv[2])
 variant = sys.argv[3] if len(sys.argv) > 3 else "ok"
+fmt = sys.argv[4] if len(sys.argv) > 4 else "NETCDF4"
+nc3 = fmt.startswith("NETCDF3")
+packed = {} if nc3 else {"zlib": True}
 Y, X = 12, 20
 os.makedirs(out, exist_ok=True)
 rng = np.random.default_rng(11)
@@ -29,7 +33,7 @@ for i in range(days):
     path = os.path.join(out, "oisst.%03d.nc" % (days - 1 - i))  # names in the reverse order of days
     files.append(path)
     last = i == days - 1
-    with netCDF4.Dataset(path, "w", format="NETCDF4") as d:
+    with netCDF4.Dataset(path, "w", format=fmt) as d:
         d.title = "ipfsrt daily test %d" % i
         d.createDimension("time", None)
         d.createDimension("zlev", 1)
@@ -47,21 +51,23 @@ for i in range(days):
         lat[:] = np.linspace(-80, 80, Y) + (1 if variant == "lat" and last else 0)
         lon = d.createVariable("lon", "f4", ("lon",))
         lon[:] = np.linspace(9, 351, X)
-        sst = d.createVariable("sst", "i2", ("time", "zlev", "lat", "lon"), zlib=True, complevel=4, shuffle=True,
-                               chunksizes=(1, 1, Y, X), fill_value=np.int16(-999))
+        sst = d.createVariable("sst", "i2", ("time", "zlev", "lat", "lon"), fill_value=np.int16(-999),
+                               **({} if nc3 else dict(zlib=True, complevel=4, shuffle=True, chunksizes=(1, 1, Y, X))))
         sst.scale_factor = 0.01
         sst.add_offset = 0.0
         vals = np.round(rng.uniform(-2, 30, (1, 1, Y, X)), 2)
         vals[:, :, :2, :3] = np.nan
         sst[:] = np.ma.masked_invalid(vals)
         if not (variant == "lessvars" and last):
-            ice = d.createVariable("ice", "f4", ("time", "zlev", "lat", "lon"), zlib=True, chunksizes=(1, 1, Y // 2, X))
+            ice = d.createVariable("ice", "f4", ("time", "zlev", "lat", "lon"),
+                                   **({} if nc3 else dict(zlib=True, chunksizes=(1, 1, Y // 2, X))))
             ice[:] = rng.uniform(0, 1, (1, 1, Y, X)).astype("f4")
-        mask = d.createVariable("mask", "u1", ("lat", "lon"), zlib=True)
+        mask = d.createVariable("mask", "i1" if nc3 else "u1", ("lat", "lon"), **packed)
         mask[:] = (np.arange(Y * X).reshape(Y, X) % 3 == 0).astype("u1")
-        g = d.createGroup("extra")
-        n = g.createVariable("n", "i4", ("time",), chunksizes=(4,))
-        n[:] = [i * 10]
+        if not nc3:
+            g = d.createGroup("extra")
+            n = g.createVariable("n", "i4", ("time",), chunksizes=(4,))
+            n[:] = [i * 10]
 
 
 def listed(v):

@@ -10,7 +10,7 @@ local M = {
        ipfsrt refs FILE.nc... --concat DIM [-o OUT.json] [--inline-threshold N] [-q]
 
 Writes the kerchunk references (version 1 JSON) of FILE, a NetCDF-4 or other
-HDF5 file, to OUT.json (-o, --output; else to standard output): a Zarr v2 group per group,
+HDF5 file or a NetCDF-3 one, to OUT.json (-o, --output; else to standard output): a Zarr v2 group per group,
 an array per variable of numbers whose chunks are byte ranges of FILE
 (chunked variables chunk by chunk, contiguous ones as one chunk, compact
 ones inline), deflate and shuffle as the zlib and shuffle codecs,
@@ -19,7 +19,10 @@ _FillValue as the fill value, the attributes and the dimensions
 it or below, so a folder of files and their references packed as one CID
 reads over ipfs:// unchanged (ipfsrt zarr info ipfs://CID/OUT.json); else by
 its path. What Zarr cannot express here (strings, compound types, szip,
-fletcher32 checksums) is left out, each said on standard error (-q, --quiet: not).
+fletcher32 checksums, NetCDF-3 text) is left out, each said on standard
+error (-q, --quiet: not). A NetCDF-3 file's variables are uncompressed and
+big-endian, a fixed-size one in one chunk, a record variable in a chunk per
+record.
 --inline-threshold N: chunks of at most N stored bytes written into the
 references themselves (base64).
 

@@ -1,7 +1,7 @@
 /* ipfsrt — kerchunk chunk references made from NetCDF-4/HDF5 files (with
- * libhdf5): each variable's chunks where the file holds them, so a Zarr reader
- * (ipfsrt_zarr_store_new_refs, fsspec's ReferenceFileSystem) reads the file's
- * compressed chunks as they are. */
+ * libhdf5) and NetCDF-3 files: each variable's chunks where the file holds
+ * them, so a Zarr reader (ipfsrt_zarr_store_new_refs, fsspec's
+ * ReferenceFileSystem) reads the file's chunks as they are. */
 #ifndef IPFSRT_REFS_H
 #define IPFSRT_REFS_H
 
@@ -34,6 +34,11 @@ typedef void (*ipfsrt_refs_skip_fn)(void *user, const char *name, const char *wh
  * serial build) is not thread-safe: one call at a time in a process. A
  * crafted file can give ranges past its end; readers of the references refuse
  * those (ipfsrt's fail naming the key), never reading other bytes. */
+/* A NetCDF-3 file (classic, 64-bit offset or 64-bit data; its header parsed
+ * here) gives an array per variable of numbers in big-endian order,
+ * uncompressed: a fixed-size variable one chunk, a record variable one chunk
+ * per record (where the format interleaves them); text (char) variables are
+ * left out. */
 IPFSRT_API ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts,
                                           ipfsrt_refs_skip_fn skipped, void *user, char **json,
                                           ipfsrt_error *err);

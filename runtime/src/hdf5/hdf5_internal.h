@@ -6,6 +6,7 @@
 
 #include <cJSON.h>
 #include <hdf5.h>
+#include <stdio.h>
 
 #include "ipfsrt/refs.h"
 
@@ -29,6 +30,22 @@ bool ipfsrt_hdf5_phony(hid_t dataset);
 ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t inline_threshold,
                                  ipfsrt_refs_skip_fn skipped, void *user, cJSON **refs, ipfsrt_error *err);
 ipfsrt_status ipfsrt_hdf5_refs_json(cJSON *refs, char **json, ipfsrt_error *err);
+
+/* refs_nc3.c: NetCDF-3 files (nc3.h parses their headers). Whether path is
+ * one; its references (as ipfsrt_hdf5_refs_of); the references of a parsed
+ * header (raw: the file, for chunks inline; NULL: none inline); a
+ * variable's values as stored (big-endian) or as doubles, at most max_bytes
+ * stored (malloc'd, NULL on failure with err set). */
+struct ipfsrt_nc3;
+bool ipfsrt_nc3_file(const char *path);
+ipfsrt_status ipfsrt_nc3_refs_of(const char *path, const char *target, uint64_t inline_threshold,
+                                 ipfsrt_refs_skip_fn skipped, void *user, cJSON **refs, ipfsrt_error *err);
+ipfsrt_status ipfsrt_nc3_refs(const struct ipfsrt_nc3 *nc, const char *target, FILE *raw, uint64_t inline_threshold,
+                              ipfsrt_refs_skip_fn skipped, void *user, cJSON *refs, ipfsrt_error *err);
+ipfsrt_status ipfsrt_nc3_open(const char *path, struct ipfsrt_nc3 *nc, uint8_t **header, FILE **raw,
+                              ipfsrt_error *err);
+void *ipfsrt_nc3_values(const char *path, const char *name, bool as_double, size_t max_bytes, size_t *bytes,
+                        ipfsrt_error *err);
 
 /* libhdf5's error printing off while we work (its failures are reported as
  * ours), then back as the host had it. */

@@ -26,6 +26,7 @@ typedef struct part {
     cJSON *refs;
     double first, last; /* the dimension's coordinate: the files' order */
     size_t given;       /* place on the command line: the order of ties */
+    bool nc3;           /* a NetCDF-3 file (else HDF5) */
 } part;
 
 typedef struct joined {
@@ -76,6 +77,12 @@ static const char *basename_of(const char *path) {
 /* A dataset's values as libhdf5 reads them into mem (-1: the file's own type,
  * the bytes as stored), at most MAX_INLINE_BYTES; NULL on failure (j->st set). */
 static void *read_values(joiner *j, const part *p, const char *array, hid_t mem, size_t *bytes) {
+    if (p->nc3) {
+        ipfsrt_error e;
+        void *values = ipfsrt_nc3_values(p->path, array, mem >= 0, MAX_INLINE_BYTES, bytes, &e);
+        if (!values) j->st = ipfsrt_fail(j->err, e.code, e.offset, "%s", e.message);
+        return values;
+    }
     hid_t file = H5Fopen(p->path, H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t ds = file >= 0 ? H5Dopen2(file, array, H5P_DEFAULT) : -1;
     hid_t type = ds >= 0 ? (mem >= 0 ? H5Tcopy(mem) : H5Dget_type(ds)) : -1;
@@ -416,7 +423,8 @@ ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *ta
     ipfsrt_hdf5_printer printer;
     ipfsrt_hdf5_quiet(&printer);
     for (size_t i = 0; i < n && !failed(&j); i++) {
-        j.parts[i] = (part){.path = paths[i], .target = targets ? targets[i] : NULL, .given = i};
+        j.parts[i] = (part){.path = paths[i], .target = targets ? targets[i] : NULL, .given = i,
+                            .nc3 = ipfsrt_nc3_file(paths[i])};
         j.st = ipfsrt_hdf5_refs_of(paths[i], j.parts[i].target, o.inline_threshold, skipped, user, &j.parts[i].refs,
                                    err);
     }

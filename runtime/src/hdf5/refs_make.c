@@ -295,11 +295,12 @@ void ipfsrt_refs_options_init(ipfsrt_refs_options *opts) {
 
 ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t inline_threshold,
                                  ipfsrt_refs_skip_fn skipped, void *user, cJSON **refs, ipfsrt_error *err) {
+    if (ipfsrt_nc3_file(path)) return ipfsrt_nc3_refs_of(path, target, inline_threshold, skipped, user, refs, err);
     maker m = {.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), .raw = fopen(path, "rb"),
                .target = target ? target : path, .inline_threshold = inline_threshold,
                .refs = cJSON_CreateObject(), .skipped = skipped, .user = user, .err = err};
     if (m.file < 0 || !m.raw)
-        m.st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: not an HDF5 (NetCDF-4) file", path);
+        m.st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: neither an HDF5 (NetCDF-4) nor a NetCDF-3 file", path);
     else if (!m.refs)
         m.st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     else {
