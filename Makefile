@@ -464,7 +464,8 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/proxy_load.lua --dir $(BUILD)/bench
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench --runs 3 --delays 0,10 \
-	    --clients ipfsrt-verified,ipfsrt-refs,xarray-h5netcdf --scenarios open,spatial,timeseries,fullfield,bulk --total yes
+	    --clients ipfsrt-verified,ipfsrt-refs,ipfsrt-ncz,xarray-h5netcdf --scenarios open,spatial,timeseries,fullfield,bulk \
+	    --total yes
 	@if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then \
 	    $(MAKE) --no-print-directory -s mpi && IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/mpi_scale.lua \
 	    --dir $(BUILD)/bench --json $(BUILD)/bench/mpi.json; \

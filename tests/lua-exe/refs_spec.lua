@@ -180,9 +180,9 @@ describe("kerchunk references", function()
     local nc_root = tostring(ipfsrt.pack(dir .. "/nc", { output = nc_car }))
     local served = gateway(nil, { nc_car })
     local c = ipfsrt.client { gateways = { served:url() } }
-    for _, url in ipairs { dir .. "/nc/day.json", "ipfs://" .. nc_root .. "/day.json" } do
+    for _, url in ipairs { dir .. "/nc/day.json", nc_car .. "/day.json", "ipfs://" .. nc_root .. "/day.json" } do
       local ds = ipfsrt.dataset.open(url, { client = c })
-      for _, name in ipairs { "sst", "ice", "err", "lat", "be", "u8", "i64" } do
+      for _, name in ipairs { "sst", "ice", "err", "lat", "be", "u8", "i64", "n_i1", "n_u2", "n_u4", "n_u8" } do
         same_values(ds[name]:values():tolist(), xarray[name], url .. " " .. name)
       end
       same_values(ipfsrt.dataset.open(url, { client = c, path = "grp" }).inner:values():tolist(), xarray["grp/inner"],

@@ -381,6 +381,22 @@ describe("ipfsrt.zarr", function()
     end
   end)
 
+  it("keeps v2 arrays' dimension names (xarray's _ARRAY_DIMENSIONS) in copies, as they are or re-encoded", function()
+    local src = dir .. "/named"
+    local a = ipfsrt.zarr.create(src, { path = "t", shape = { 2, 3 }, chunks = { 2, 3 }, dtype = "int16", zarr_format = 2,
+      attrs = { units = "K", _ARRAY_DIMENSIONS = { "y", "x" } } })
+    a:write(nil, ipfsrt.ndarray.arange(0, 6, 1, "int16"):reshape { 2, 3 })
+    for _, to in ipairs { { dir .. "/named-copy" }, { dir .. "/named-recoded", "--compressor", "zstd" },
+      { dir .. "/named-v3", "--zarr-format", "3" } } do
+      local code, _, err = exe.run { "zarr", "cp", src, to[1], to[2], to[3], "-q" }
+      assert.equal(0, code, err)
+      local copy = ipfsrt.zarr.open(to[1] .. "/t")
+      assert.same({ "y", "x" }, copy.dimension_names, to[1])
+      assert.equal("K", copy.attrs.units)
+      assert.same({ "y", "x" }, ipfsrt.dataset.open(to[1]).t.dims, to[1])
+    end
+  end)
+
   it("never writes through a symbolic link out of a folder store", function()
     local to, outside = dir .. "/linked-copy", dir .. "/outside"
     assert(os.execute("mkdir -p " .. to .. " " .. outside .. " && ln -s " .. outside .. " " .. to .. "/temp"))

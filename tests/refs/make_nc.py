@@ -2,7 +2,7 @@
 references tests: time (unlimited), lat, lon; sst int16 scaled, zlib + shuffle,
 one chunk per day, some points missing; ice float32, zlib without shuffle,
 chunks across days; err contiguous; big-endian, unsigned, 64-bit and
-grouped numbers; a string variable and a fletcher32 one (which references
+grouped numbers, every integer size of either sign; a string variable and a fletcher32 one (which references
 here cannot hold). Prints xarray's decoded values (engine
 netcdf4) of each variable as JSON, NaN as null. Usage: make_nc.py OUT.nc"""
 import json
@@ -49,6 +49,11 @@ with netCDF4.Dataset(out, "w", format="NETCDF4") as d:
     u8[:] = np.arange(X, dtype="u1") * 7
     i64 = d.createVariable("i64", "i8", ("time",), chunksizes=(3,))
     i64[:] = np.array([-(2 ** 40), 0, 5, 2 ** 50])
+    # the other integer sizes and signs, zlib without shuffle at levels 1 and 9
+    for code, level in (("i1", 1), ("u2", 9), ("u4", 1), ("u8", 9)):
+        v = d.createVariable("n_" + code, code, ("lat",), zlib=True, complevel=level, shuffle=False)
+        info = np.iinfo(code)
+        v[:] = np.linspace(info.min, min(info.max, 2 ** 52), Y).astype(code)
     grp = d.createGroup("grp")
     grp.comment = "a group"
     inner = grp.createVariable("inner", "f8", ("lat",), zlib=True)
@@ -65,7 +70,7 @@ def listed(v):
 
 
 with xr.open_dataset(out, engine="netcdf4") as ds:
-    values = {name: listed(ds[name].values) for name in ("sst", "ice", "err", "lat", "be", "u8", "i64")}
+    values = {name: listed(ds[name].values) for name in ("sst", "ice", "err", "lat", "be", "u8", "i64", "n_i1", "n_u2", "n_u4", "n_u8")}
 with xr.open_dataset(out, engine="netcdf4", group="grp") as ds:
     values["grp/inner"] = listed(ds["inner"].values)
 print(json.dumps(values))

@@ -206,10 +206,23 @@ ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store
 
 /* An array's document with its attributes under "attributes" (where v3
  * keeps them, and where create_array takes a v2 array's), as text. */
+/* A v2 array's dimension names as its .zattrs hold them (parsing took them
+ * out of its attributes), so that a copy keeps them. */
+static void put_back_dimensions(const ipfsrt_zarr_node *src, cJSON *attrs) {
+    const ipfsrt_zarr_meta *m = src->meta;
+    bool named = false;
+    for (int d = 0; m && src->format == 2 && d < m->ndim; d++) named = named || m->dimension_names[d];
+    if (!named || cJSON_GetObjectItemCaseSensitive(attrs, "_ARRAY_DIMENSIONS")) return;
+    cJSON *names = cJSON_AddArrayToObject(attrs, "_ARRAY_DIMENSIONS");
+    for (int d = 0; names && d < m->ndim; d++)
+        cJSON_AddItemToArray(names, m->dimension_names[d] ? cJSON_CreateString(m->dimension_names[d]) : cJSON_CreateNull());
+}
+
 static char *array_doc_text(const ipfsrt_zarr_node *src) {
     cJSON *doc = cJSON_Duplicate(src->doc, true);
     cJSON *attrs = cJSON_Duplicate(ipfsrt_zarr_node_attributes(src), true);
     char *text = NULL;
+    if (attrs) put_back_dimensions(src, attrs);
     if (doc && attrs) {
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "attributes");
         cJSON_AddItemToObject(doc, "attributes", attrs);

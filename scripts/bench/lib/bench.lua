@@ -143,6 +143,24 @@ function M.netcdf_sample(exe, sample)
   return name, car, io.open(root_file):read("l")
 end
 
+-- The NetCDF form's chunks as a plain Zarr (`ipfsrt zarr cp` of its refs.json:
+-- the same bytes, (1, 1, 720, 1440) zlib + shuffle), packed once: what reading
+-- through references costs beside reading the same chunks as Zarr. Returns
+-- the folder, the CAR and its root CID.
+function M.netcdf_zarr_copy(exe, nc_dir)
+  local name = nc_dir .. "z"
+  local car, root_file = name .. ".car", name .. ".root"
+  if not io.open(root_file) then
+    io.stderr:write("generating ", name, " ...\n")
+    local root = M.sh(string.format("rm -rf '%s' && %s zarr cp '%s/refs.json' '%s' -q && %s pack '%s' -o '%s' --hidden " ..
+      "--force", name, exe, nc_dir, name, exe, name, car)):match("(%S+)%s*$")
+    local f = assert(io.open(root_file, "w"))
+    f:write(root)
+    f:close()
+  end
+  return name, car, io.open(root_file):read("l")
+end
+
 -- A local S3 (s3rver behind tests/s3/front.js, which checks every signature)
 -- in dir/s3, holding the sample folder's files as objects under
 -- s3://data/oisst and the sample packed as a CARv2 at s3://data/cars/oisst.car

@@ -6,8 +6,9 @@
 -- summed, so that every client's reading can be compared.
 -- With --folder, GATEWAY is the sample's folder, read as it is; with --refs,
 -- ROOT is the NetCDF form's (daily files and refs.json, verified ipfs://):
--- its zlev dimension (one depth) taken away, as the Zarr form has none.
--- Usage: ipfsrt ipfsrt_peer.lua GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--plain|--s3|--s3car|--folder|--refs]
+-- its zlev dimension (one depth) taken away, as the Zarr form has none; with
+-- --ncz, ROOT is those files' chunks copied into a plain Zarr (zlev too).
+-- Usage: ipfsrt ipfsrt_peer.lua GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--plain|--s3|--s3car|--folder|--refs|--ncz]
 local ipfsrt = require "ipfsrt"
 local gateway, root, name, mode = arg[1], arg[2], arg[3], arg[4]
 local scenario = dofile("scripts/bench/scenarios/" .. name .. ".lua")
@@ -16,8 +17,9 @@ local function open()
   if mode == "--s3" then return ipfsrt.dataset.open("s3://data/oisst", { s3 = { endpoint = gateway } }) end
   if mode == "--s3car" then return ipfsrt.dataset.open("s3://data/cars/oisst.car", { s3 = { endpoint = gateway } }) end
   if mode == "--folder" then return ipfsrt.dataset.open(gateway) end -- GATEWAY: the sample's folder
-  if mode == "--refs" then
-    local ds = ipfsrt.dataset.open("ipfs://" .. root .. "/refs.json", { client = ipfsrt.client { gateways = { gateway } } })
+  if mode == "--refs" or mode == "--ncz" then
+    local url = "ipfs://" .. root .. (mode == "--refs" and "/refs.json" or "")
+    local ds = ipfsrt.dataset.open(url, { client = ipfsrt.client { gateways = { gateway } } })
     return setmetatable({ sst = ds.sst:isel { zlev = 0 } }, { __index = ds })
   end
   return ipfsrt.dataset.open("ipfs://" .. root, { client = ipfsrt.client { gateways = { gateway } } })
