@@ -272,7 +272,7 @@ end
 function M.print_results(scenarios, backends, results, out)
   out = out or io.stdout
   local head = { string.format("%-12s", "scenario") }
-  for _, b in ipairs(backends) do head[#head + 1] = string.format("%24s", b.name .. " ms (min-max)") end
+  for _, b in ipairs(backends) do head[#head + 1] = string.format(" %25s", b.name .. " ms (min-max)") end
   head[#head + 1] = "  same values"
   out:write(table.concat(head), "\n")
   for _, s in ipairs(scenarios) do
@@ -280,7 +280,7 @@ function M.print_results(scenarios, backends, results, out)
     for _, b in ipairs(backends) do
       local r = results[s.name][b.name]
       row[#row + 1] = string.format("%10.1f (%.0f-%.0f)", r.median * 1000, r.min * 1000, r.max * 1000)
-      row[#row] = string.format("%24s", row[#row])
+      row[#row] = string.format(" %25s", row[#row])
       first = first or r.digest
       same = same and r.digest == first
     end
