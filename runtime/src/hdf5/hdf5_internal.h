@@ -25,6 +25,15 @@ cJSON *ipfsrt_hdf5_dims(hid_t dataset, const char *name, int ndims);
 /* A NetCDF-4 dimension without a variable: a scale HDF5 holds, no variable. */
 bool ipfsrt_hdf5_phony(hid_t dataset);
 
+/* refs_items.c: a reference's value: bytes inline ("base64:..."), a range
+ * [target, offset, length], or a chunk as a range or, when raw is given and
+ * it is at most threshold bytes, read from raw and inline (NULL on failure,
+ * err set: out of memory, a read that failed). */
+cJSON *ipfsrt_refs_inline_item(const uint8_t *data, size_t len);
+cJSON *ipfsrt_refs_range_item(const char *target, uint64_t offset, uint64_t length);
+cJSON *ipfsrt_refs_chunk_item(FILE *raw, const char *target, uint64_t offset, uint64_t length, uint64_t threshold,
+                              ipfsrt_error *err);
+
 /* refs_make.c: one file's references (the "refs" object, *refs owned by the
  * caller), and the version 1 document of them (refs taken, freed). */
 ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t inline_threshold,

@@ -9,7 +9,6 @@
  * array along it whose chunks would not follow one another) are read with
  * libhdf5 and written inline, bounded in size. */
 #include <math.h>
-#include <mbedtls/base64.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,16 +344,11 @@ static void write_inline(joiner *j, joined *a) {
     char key[1200];
     int n = snprintf(key, sizeof key, "%s%s", a->path, *a->path ? "/" : "");
     for (int d = 0; d < rank && (size_t)n < sizeof key; d++) n += snprintf(key + n, sizeof key - (size_t)n, "%s0", d ? "." : "");
-    size_t olen = 0;
-    mbedtls_base64_encode(NULL, 0, &olen, all, total);
-    char *text = all ? malloc(olen + 8) : NULL;
-    if (text && !failed(j)) {
-        memcpy(text, "base64:", 7);
-        mbedtls_base64_encode((unsigned char *)text + 7, olen + 1, &olen, all, total);
-        text[7 + olen] = '\0';
-        if (!cJSON_AddItemToObject(j->out, key, cJSON_CreateString(text))) oom(j);
-    } else if (!text) oom(j);
-    free(text);
+    cJSON *item = all && !failed(j) ? ipfsrt_refs_inline_item(all, total) : NULL;
+    if (!failed(j) && (!item || !cJSON_AddItemToObject(j->out, key, item))) {
+        cJSON_Delete(item);
+        oom(j);
+    }
     free(all);
     cJSON *chunks = cJSON_CreateArray();
     for (int d = 0; chunks && d < rank; d++) {

@@ -4,7 +4,6 @@
  * H5Dget_offset; a compact one inline). What Zarr cannot express here is left
  * out with a reason, never written wrong. HDF5's own error printing is off
  * while it works. */
-#include <mbedtls/base64.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,36 +104,20 @@ static void single_chunk_key(char *key, size_t size, const char *path, int rank)
     chunk_key(key, size, path, rank, zero, one);
 }
 
-static void put_bytes(maker *m, const char *key, const uint8_t *data, size_t len) {
-    size_t olen = 0;
-    mbedtls_base64_encode(NULL, 0, &olen, data, len);
-    char *text = malloc(olen + 8);
-    if (text) {
-        memcpy(text, "base64:", 7);
-        mbedtls_base64_encode((unsigned char *)text + 7, olen + 1, &olen, data, len);
-        text[7 + olen] = '\0';
+/* key's value (an item made by refs_items.c) among the dataset's chunks. */
+static void put_item(maker *m, const char *key, cJSON *item) {
+    if (m->st != IPFSRT_OK || !item || !cJSON_AddItemToObject(m->chunks, key, item)) {
+        if (m->st == IPFSRT_OK) m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
+        cJSON_Delete(item);
     }
-    if (!text || !cJSON_AddItemToObject(m->chunks, key, cJSON_CreateString(text)))
-        m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
-    free(text);
 }
 
 /* A chunk: a range of the target, or its bytes inline when small. */
 static void put_chunk(maker *m, const char *key, haddr_t addr, hsize_t size) {
-    if (size <= m->inline_threshold) {
-        uint8_t *buf = malloc(size ? size : 1);
-        if (buf && fseeko(m->raw, (off_t)addr, SEEK_SET) == 0 && fread(buf, 1, size, m->raw) == size)
-            put_bytes(m, key, buf, size);
-        else m->st = ipfsrt_fail(m->err, IPFSRT_EIO, -1, "%s: cannot read %llu bytes at %llu", m->target,
-                                 (unsigned long long)size, (unsigned long long)addr);
-        free(buf);
-        return;
-    }
-    cJSON *ref = cJSON_CreateArray();
-    cJSON_AddItemToArray(ref, cJSON_CreateString(m->target));
-    cJSON_AddItemToArray(ref, cJSON_CreateNumber((double)addr));
-    cJSON_AddItemToArray(ref, cJSON_CreateNumber((double)size));
-    cJSON_AddItemToObject(m->chunks, key, ref);
+    ipfsrt_error e;
+    cJSON *item = ipfsrt_refs_chunk_item(m->raw, m->target, addr, size, m->inline_threshold, &e);
+    if (!item) m->st = ipfsrt_fail(m->err, e.code, e.offset, "%s", e.message);
+    put_item(m, key, item);
 }
 
 /* Every stored chunk, or why not (one stored with a filter skipped). */
@@ -168,7 +151,7 @@ static const char *compact(maker *m, hid_t ds, hid_t type, const char *path, int
                                                                                         : "its compact data unreadable";
     char key[1024];
     single_chunk_key(key, sizeof key, path, rank);
-    if (!why) put_bytes(m, key, buf, (size_t)n * size);
+    if (!why) put_item(m, key, ipfsrt_refs_inline_item(buf, (size_t)n * size));
     free(buf);
     return why;
 }

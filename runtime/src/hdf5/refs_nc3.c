@@ -5,7 +5,6 @@
  * (char) variables are left out with a reason. The header is read from the
  * file's start, more of it as the parser asks, up to MAX_HEADER. */
 #include <math.h>
-#include <mbedtls/base64.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,32 +92,12 @@ static void put_text(nc3_maker *m, const char *key, cJSON *doc) {
 
 /* A chunk: the range, or its bytes inline when small. */
 static void put_chunk(nc3_maker *m, const char *key, uint64_t offset, uint64_t bytes) {
-    cJSON *item = NULL;
-    if (m->raw && bytes <= m->inline_threshold) {
-        uint8_t *buf = malloc(bytes + 1);
-        size_t olen = 0;
-        mbedtls_base64_encode(NULL, 0, &olen, buf, bytes);
-        char *text = malloc(olen + 8);
-        if (buf && text && fseeko(m->raw, (off_t)offset, SEEK_SET) == 0 && fread(buf, 1, bytes, m->raw) == bytes) {
-            memcpy(text, "base64:", 7);
-            mbedtls_base64_encode((unsigned char *)text + 7, olen + 1, &olen, buf, bytes);
-            text[7 + olen] = '\0';
-            item = cJSON_CreateString(text);
-        } else if (buf && text) {
-            m->st = ipfsrt_fail(m->err, IPFSRT_EIO, -1, "%s: cannot read %llu bytes at %llu", m->target,
-                                (unsigned long long)bytes, (unsigned long long)offset);
-        }
-        free(buf);
-        free(text);
-    } else {
-        item = cJSON_CreateArray();
-        cJSON_AddItemToArray(item, cJSON_CreateString(m->target));
-        cJSON_AddItemToArray(item, cJSON_CreateNumber((double)offset));
-        cJSON_AddItemToArray(item, cJSON_CreateNumber((double)bytes));
-    }
-    if (m->st != IPFSRT_OK || !item || !cJSON_AddItemToObject(m->refs, key, item)) {
-        if (m->st == IPFSRT_OK) m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_error e;
+    cJSON *item = ipfsrt_refs_chunk_item(m->raw, m->target, offset, bytes, m->inline_threshold, &e);
+    if (!item) m->st = ipfsrt_fail(m->err, e.code, e.offset, "%s", e.message);
+    else if (!cJSON_AddItemToObject(m->refs, key, item)) {
         cJSON_Delete(item);
+        m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
     }
 }
 

@@ -1,0 +1,51 @@
+/* The values a reference takes, shared by the makers: bytes inline as
+ * "base64:..." (mbedTLS's encoder), a [target, offset, length] range, or a
+ * chunk as either (small ones read from the file and written inline). */
+#include <mbedtls/base64.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdf5/hdf5_internal.h"
+
+cJSON *ipfsrt_refs_inline_item(const uint8_t *data, size_t len) {
+    size_t olen = 0;
+    mbedtls_base64_encode(NULL, 0, &olen, data, len);
+    char *text = malloc(olen + 8);
+    if (!text) return NULL;
+    memcpy(text, "base64:", 7);
+    mbedtls_base64_encode((unsigned char *)text + 7, olen + 1, &olen, data, len);
+    text[7 + olen] = '\0';
+    cJSON *item = cJSON_CreateString(text);
+    free(text);
+    return item;
+}
+
+cJSON *ipfsrt_refs_range_item(const char *target, uint64_t offset, uint64_t length) {
+    cJSON *item = cJSON_CreateArray();
+    if (item && (!cJSON_AddItemToArray(item, cJSON_CreateString(target)) ||
+                 !cJSON_AddItemToArray(item, cJSON_CreateNumber((double)offset)) ||
+                 !cJSON_AddItemToArray(item, cJSON_CreateNumber((double)length)))) {
+        cJSON_Delete(item);
+        return NULL;
+    }
+    return item;
+}
+
+cJSON *ipfsrt_refs_chunk_item(FILE *raw, const char *target, uint64_t offset, uint64_t length, uint64_t threshold,
+                              ipfsrt_error *err) {
+    if (!raw || length > threshold) {
+        cJSON *item = ipfsrt_refs_range_item(target, offset, length);
+        if (!item) ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return item;
+    }
+    uint8_t *buf = malloc(length + 1);
+    cJSON *item = NULL;
+    if (!buf) ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    else if (fseeko(raw, (off_t)offset, SEEK_SET) != 0 || fread(buf, 1, length, raw) != length)
+        ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: cannot read %llu bytes at %llu", target, (unsigned long long)length,
+                    (unsigned long long)offset);
+    else if (!(item = ipfsrt_refs_inline_item(buf, length)))
+        ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    free(buf);
+    return item;
+}
