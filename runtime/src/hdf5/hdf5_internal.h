@@ -25,10 +25,17 @@ cJSON *ipfsrt_hdf5_dims(hid_t dataset, const char *name, int ndims);
 /* A NetCDF-4 dimension without a variable: a scale HDF5 holds, no variable. */
 bool ipfsrt_hdf5_phony(hid_t dataset);
 
-/* refs_items.c: a reference's value: bytes inline ("base64:..."), a range
+/* refs_items.c: "path/i.j.k" of the chunk at index (rank 0: "path/0"; path
+ * "": no slash), false when it does not fit; key's value in refs as doc's
+ * JSON text (metadata, as kerchunk writes it; doc taken), false when out of
+ * memory; a number as Zarr v2 writes one ("NaN", "Infinity", "-Infinity"
+ * as strings); a reference's value: bytes inline ("base64:..."), a range
  * [target, offset, length], or a chunk as a range or, when raw is given and
  * it is at most threshold bytes, read from raw and inline (NULL on failure,
  * err set: out of memory, a read that failed). */
+bool ipfsrt_refs_chunk_key(char *key, size_t size, const char *path, size_t rank, const uint64_t *index);
+bool ipfsrt_refs_put_meta(cJSON *refs, const char *key, cJSON *doc);
+cJSON *ipfsrt_refs_number(double v);
 cJSON *ipfsrt_refs_inline_item(const uint8_t *data, size_t len);
 cJSON *ipfsrt_refs_range_item(const char *target, uint64_t offset, uint64_t length);
 cJSON *ipfsrt_refs_chunk_item(FILE *raw, const char *target, uint64_t offset, uint64_t length, uint64_t threshold,

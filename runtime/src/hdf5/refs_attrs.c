@@ -2,7 +2,6 @@
  * Zarr v2 .zattrs and .zarray hold, read with libhdf5 (and its dimension
  * scales, hdf5_hl). Bounded: an attribute of more than MAX_ATTR_VALUES
  * values is left out with a reason. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,11 @@ static bool bookkeeping(const char *name) {
     return strncmp(name, "_NC", 3) == 0;
 }
 
-static cJSON *number(double v) {
-    if (isnan(v)) return cJSON_CreateString("NaN");
-    if (isinf(v)) return cJSON_CreateString(v > 0 ? "Infinity" : "-Infinity");
-    return cJSON_CreateNumber(v);
-}
-
 /* One value, or a list of them, from n doubles. */
 static cJSON *numbers(const double *v, hssize_t n) {
-    if (n == 1) return number(v[0]);
+    if (n == 1) return ipfsrt_refs_number(v[0]);
     cJSON *list = cJSON_CreateArray();
-    for (hssize_t i = 0; list && i < n; i++) cJSON_AddItemToArray(list, number(v[i]));
+    for (hssize_t i = 0; list && i < n; i++) cJSON_AddItemToArray(list, ipfsrt_refs_number(v[i]));
     return list;
 }
 
@@ -115,7 +108,7 @@ static cJSON *made_with_fill(hid_t dataset) {
     bool ok = dcpl >= 0 && H5Pfill_value_defined(dcpl, &how) >= 0 && how == H5D_FILL_VALUE_USER_DEFINED &&
               H5Pget_fill_value(dcpl, H5T_NATIVE_DOUBLE, &v) >= 0;
     if (dcpl >= 0) H5Pclose(dcpl);
-    return ok ? number(v) : cJSON_CreateNull();
+    return ok ? ipfsrt_refs_number(v) : cJSON_CreateNull();
 }
 
 cJSON *ipfsrt_hdf5_fill(hid_t dataset, bool netcdf) {
@@ -126,7 +119,7 @@ cJSON *ipfsrt_hdf5_fill(hid_t dataset, bool netcdf) {
     bool ok = space >= 0 && H5Sget_simple_extent_npoints(space) == 1 && H5Aread(attr, H5T_NATIVE_DOUBLE, &v) >= 0;
     if (space >= 0) H5Sclose(space);
     if (attr >= 0) H5Aclose(attr);
-    return ok ? number(v) : cJSON_CreateNull();
+    return ok ? ipfsrt_refs_number(v) : cJSON_CreateNull();
 }
 
 static herr_t scale_name(hid_t dataset, unsigned dim, hid_t scale, void *data) {

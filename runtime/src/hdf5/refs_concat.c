@@ -255,7 +255,7 @@ static void check_same(joiner *j, joined *a) {
 
 /* "dir/i.j.k" with index axis moved on by by; false if leaf is not such a key. */
 static bool moved_key(char *out, size_t size, const char *dir, const char *leaf, int axis, uint64_t by) {
-    unsigned long long index[MAX_RANK];
+    uint64_t index[MAX_RANK];
     int rank = 0;
     for (const char *p = leaf; rank < MAX_RANK;) {
         char *end;
@@ -267,9 +267,7 @@ static bool moved_key(char *out, size_t size, const char *dir, const char *leaf,
     }
     if (axis >= rank) return false;
     index[axis] += by;
-    int n = snprintf(out, size, "%s%s", dir, *dir ? "/" : "");
-    for (int d = 0; d < rank && n > 0 && (size_t)n < size; d++) n += snprintf(out + n, size - (size_t)n, "%s%llu", d ? "." : "", index[d]);
-    return n > 0 && (size_t)n < size;
+    return ipfsrt_refs_chunk_key(out, size, dir, (size_t)rank, index);
 }
 
 static joined *array_of(joiner *j, const char *dir) {
@@ -315,6 +313,10 @@ static void write_inline(joiner *j, joined *a) {
     cJSON *shape = cJSON_GetObjectItemCaseSensitive(a->meta, "shape");
     const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(a->meta, "dtype");
     int rank = cJSON_GetArraySize(shape);
+    if (rank > MAX_RANK) {
+        j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s: more than %d dimensions", a->path, MAX_RANK);
+        return;
+    }
     uint64_t outer = 1, inner = cJSON_IsString(dtype) ? strtoull(dtype->valuestring + 2, NULL, 10) : 0, total = inner;
     bool fits = true;
     for (int d = 0; d < rank; d++) {
@@ -342,8 +344,8 @@ static void write_inline(joiner *j, joined *a) {
         free(mine);
     }
     char key[1200];
-    int n = snprintf(key, sizeof key, "%s%s", a->path, *a->path ? "/" : "");
-    for (int d = 0; d < rank && (size_t)n < sizeof key; d++) n += snprintf(key + n, sizeof key - (size_t)n, "%s0", d ? "." : "");
+    static const uint64_t zero[MAX_RANK];
+    ipfsrt_refs_chunk_key(key, sizeof key, a->path, (size_t)rank, zero);
     cJSON *item = all && !failed(j) ? ipfsrt_refs_inline_item(all, total) : NULL;
     if (!failed(j) && (!item || !cJSON_AddItemToObject(j->out, key, item))) {
         cJSON_Delete(item);
@@ -361,10 +363,10 @@ static void write_inline(joiner *j, joined *a) {
 }
 
 static void put_meta(joiner *j, joined *a) {
-    char key[1100], *text = cJSON_PrintUnformatted(a->meta);
+    char key[1100];
     snprintf(key, sizeof key, "%s%s.zarray", a->path, *a->path ? "/" : "");
-    if (!text || !cJSON_AddItemToObject(j->out, key, cJSON_CreateString(text))) oom(j);
-    free(text);
+    if (!ipfsrt_refs_put_meta(j->out, key, a->meta)) oom(j);
+    a->meta = NULL; /* taken */
 }
 
 static void join(joiner *j) {

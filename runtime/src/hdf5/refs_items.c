@@ -1,7 +1,10 @@
-/* The values a reference takes, shared by the makers: bytes inline as
- * "base64:..." (mbedTLS's encoder), a [target, offset, length] range, or a
- * chunk as either (small ones read from the file and written inline). */
+/* What the makers and the joiner write alike: chunk keys, metadata as JSON
+ * text, numbers as Zarr v2 writes them, and a reference's values: bytes
+ * inline as "base64:..." (mbedTLS's encoder), a [target, offset, length]
+ * range, or a chunk as either (small ones read from the file and inline). */
+#include <math.h>
 #include <mbedtls/base64.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,4 +51,27 @@ cJSON *ipfsrt_refs_chunk_item(FILE *raw, const char *target, uint64_t offset, ui
         ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     free(buf);
     return item;
+}
+
+bool ipfsrt_refs_chunk_key(char *key, size_t size, const char *path, size_t rank, const uint64_t *index) {
+    int n = snprintf(key, size, "%s%s%s", path, *path ? "/" : "", rank ? "" : "0");
+    for (size_t d = 0; d < rank && n > 0 && (size_t)n < size; d++)
+        n += snprintf(key + n, size - (size_t)n, "%s%llu", d ? "." : "", (unsigned long long)index[d]);
+    return n > 0 && (size_t)n < size;
+}
+
+bool ipfsrt_refs_put_meta(cJSON *refs, const char *key, cJSON *doc) {
+    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON *item = text ? cJSON_CreateString(text) : NULL;
+    bool put = item && cJSON_AddItemToObject(refs, key, item);
+    if (!put) cJSON_Delete(item);
+    free(text);
+    cJSON_Delete(doc);
+    return put;
+}
+
+cJSON *ipfsrt_refs_number(double v) {
+    if (isnan(v)) return cJSON_CreateString("NaN");
+    if (isinf(v)) return cJSON_CreateString(v > 0 ? "Infinity" : "-Infinity");
+    return cJSON_CreateNumber(v);
 }

@@ -32,13 +32,8 @@ static void skip(maker *m, const char *name, const char *why) {
     if (m->skipped) m->skipped(m->user, name, why);
 }
 
-/* key's value: JSON text (metadata), as kerchunk writes it. */
 static void put_json(maker *m, const char *key, cJSON *doc) {
-    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
-    if (!text || !cJSON_AddItemToObject(m->refs, key, cJSON_CreateString(text)))
-        m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
-    free(text);
-    cJSON_Delete(doc);
+    if (!ipfsrt_refs_put_meta(m->refs, key, doc)) m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
 }
 
 /* Zarr v2's dtype of an HDF5 number type ("<f4", "|u1", ">i2"), or false. */
@@ -91,17 +86,15 @@ static const char *codecs_of(hid_t dcpl, size_t itemsize, cJSON **filters, cJSON
 /* "path/i.j.k" of the chunk at element offsets. */
 static void chunk_key(char *key, size_t size, const char *path, int rank, const hsize_t *offset,
                       const hsize_t *chunk) {
-    int n = snprintf(key, size, "%s/", path);
-    if (rank == 0) snprintf(key + n, size - (size_t)n, "0");
-    for (int d = 0; d < rank && n > 0 && (size_t)n < size; d++)
-        n += snprintf(key + n, size - (size_t)n, "%s%llu", d ? "." : "", (unsigned long long)(offset[d] / chunk[d]));
+    uint64_t index[MAX_RANK];
+    for (int d = 0; d < rank; d++) index[d] = offset[d] / chunk[d];
+    ipfsrt_refs_chunk_key(key, size, path, (size_t)rank, index);
 }
 
 /* The key of an array held in one chunk. */
 static void single_chunk_key(char *key, size_t size, const char *path, int rank) {
-    hsize_t zero[MAX_RANK] = {0}, one[MAX_RANK];
-    for (int d = 0; d < MAX_RANK; d++) one[d] = 1;
-    chunk_key(key, size, path, rank, zero, one);
+    static const uint64_t zero[MAX_RANK];
+    ipfsrt_refs_chunk_key(key, size, path, (size_t)rank, zero);
 }
 
 /* key's value (an item made by refs_items.c) among the dataset's chunks. */

@@ -4,7 +4,6 @@
  * variables interleaved, recsize apart), as the format lays them out. Text
  * (char) variables are left out with a reason. The header is read from the
  * file's start, more of it as the parser asks, up to MAX_HEADER. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +41,6 @@ static double value_at(const uint8_t *p, int type) {
     }
 }
 
-static cJSON *number(double v) {
-    if (isnan(v)) return cJSON_CreateString("NaN");
-    if (isinf(v)) return cJSON_CreateString(v > 0 ? "Infinity" : "-Infinity");
-    return cJSON_CreateNumber(v);
-}
-
 /* An attribute's value: text, a number, or a list of numbers. */
 static cJSON *attr_value(const ipfsrt_nc3_attr *a) {
     if (a->type == IPFSRT_NC3_CHAR) {
@@ -59,9 +52,9 @@ static cJSON *attr_value(const ipfsrt_nc3_attr *a) {
         return out;
     }
     size_t size = ipfsrt_nc3_type_size(a->type);
-    if (a->count == 1) return number(value_at(a->values, a->type));
+    if (a->count == 1) return ipfsrt_refs_number(value_at(a->values, a->type));
     cJSON *list = cJSON_CreateArray();
-    for (uint64_t i = 0; list && i < a->count; i++) cJSON_AddItemToArray(list, number(value_at(a->values + i * size, a->type)));
+    for (uint64_t i = 0; list && i < a->count; i++) cJSON_AddItemToArray(list, ipfsrt_refs_number(value_at(a->values + i * size, a->type)));
     return list;
 }
 
@@ -83,11 +76,7 @@ typedef struct nc3_maker {
 } nc3_maker;
 
 static void put_text(nc3_maker *m, const char *key, cJSON *doc) {
-    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
-    if (!text || !cJSON_AddItemToObject(m->refs, key, cJSON_CreateString(text)))
-        m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
-    free(text);
-    cJSON_Delete(doc);
+    if (!ipfsrt_refs_put_meta(m->refs, key, doc)) m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
 }
 
 /* A chunk: the range, or its bytes inline when small. */
@@ -114,7 +103,7 @@ static cJSON *zarray(const ipfsrt_nc3 *nc, const ipfsrt_nc3_var *v) {
     }
     for (size_t i = 0; i < v->nattrs && !fill; i++)
         if (strcmp(v->attrs[i].name, "_FillValue") == 0 && v->attrs[i].count == 1 && v->attrs[i].type == v->type)
-            fill = number(value_at(v->attrs[i].values, v->type));
+            fill = ipfsrt_refs_number(value_at(v->attrs[i].values, v->type));
     cJSON_AddNumberToObject(meta, "zarr_format", 2);
     cJSON_AddItemToObject(meta, "shape", shape);
     cJSON_AddItemToObject(meta, "chunks", chunks);
@@ -130,12 +119,6 @@ static cJSON *dim_names(const ipfsrt_nc3 *nc, const ipfsrt_nc3_var *v) {
     cJSON *list = cJSON_CreateArray();
     for (size_t d = 0; list && d < v->rank; d++) cJSON_AddItemToArray(list, cJSON_CreateString(nc->dims[v->dims[d]].name));
     return list;
-}
-
-/* "name/i.0.0" (record i), "name/0.0" (all of it), "name/0" (a scalar). */
-static void key_of(char *key, size_t size, const ipfsrt_nc3_var *v, uint64_t record) {
-    int n = snprintf(key, size, "%s/%llu", v->name, (unsigned long long)record);
-    for (size_t d = 1; d < v->rank && n > 0 && (size_t)n < size; d++) n += snprintf(key + n, size - (size_t)n, ".0");
 }
 
 static void variable(nc3_maker *m, const ipfsrt_nc3_var *v, ipfsrt_refs_skip_fn skipped, void *user) {
@@ -155,9 +138,10 @@ static void variable(nc3_maker *m, const ipfsrt_nc3_var *v, ipfsrt_refs_skip_fn 
     cJSON_AddItemToObject(attrs, "_ARRAY_DIMENSIONS", dim_names(m->nc, v));
     snprintf(key, sizeof key, "%s/.zattrs", v->name);
     put_text(m, key, attrs);
-    uint64_t records = v->record ? m->nc->numrecs : 1;
+    uint64_t records = v->record ? m->nc->numrecs : 1, index[IPFSRT_NC3_MAX_RANK] = {0};
     for (uint64_t i = 0; v->bytes && i < records && m->st == IPFSRT_OK; i++) {
-        key_of(key, sizeof key, v, i);
+        index[0] = i; /* "name/i.0.0": record i, "name/0.0": all of it, "name/0": a scalar */
+        ipfsrt_refs_chunk_key(key, sizeof key, v->name, v->rank, index);
         put_chunk(m, key, v->begin + i * m->nc->recsize, v->bytes); /* inside the file: checked by the parser */
     }
 }
