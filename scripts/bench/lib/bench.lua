@@ -107,21 +107,34 @@ function M.dataset(dir)
     big_root = io.open(dir .. "/big.root"):read("a"), www = dir .. "/www" }
 end
 
+-- The folder name and its CAR, made once by make(name, car) (which returns the
+-- CAR's root CID, kept beside it in name.root): the folder, the CAR, the root.
+local function made_once(name, make)
+  local car, root_file = name .. ".car", name .. ".root"
+  local f = io.open(root_file)
+  if not f then
+    io.stderr:write("generating ", name, " ...\n")
+    local root = make(name, car)
+    f = assert(io.open(root_file, "w"))
+    f:write(root)
+    f:close()
+    f = assert(io.open(root_file))
+  end
+  local root = f:read("l")
+  f:close()
+  return name, car, root
+end
+
+local function root_of(output) return output:match("(%S+)%s*$") end
+
 -- The OISST-like sample of the dataset benchmarks, made once in dir by exe:
 -- returns its folder, its CAR and the CAR's root.
 function M.sample(exe, dir, days, format)
-  local name = string.format("%s/oisst-%s-v%s", dir, days, format)
-  local car, root_file = name .. ".car", name .. ".root"
-  if not io.open(root_file) then
-    io.stderr:write("generating ", name, " ...\n")
+  return made_once(string.format("%s/oisst-%s-v%s", dir, days, format), function(name, car)
     M.sh(string.format("mkdir -p '%s'", dir))
-    local root = M.sh(string.format("%s scripts/sample/oisst.lua '%s' --days %s --format %s --car '%s' 2>/dev/null",
-      exe, name, days, format, car)):match("(%S+)%s*$")
-    local f = assert(io.open(root_file, "w"))
-    f:write(root)
-    f:close()
-  end
-  return name, car, io.open(root_file):read("l")
+    return root_of(M.sh(string.format("%s scripts/sample/oisst.lua '%s' --days %s --format %s --car '%s' 2>/dev/null",
+      exe, name, days, format, car)))
+  end)
 end
 
 -- The sample (M.sample's folder, Zarr v2) as NOAA publishes OISST: a
@@ -129,18 +142,11 @@ end
 -- (scripts/sample/oisst_netcdf.py, ipfsrt.refs.concat), packed as one CAR
 -- (once, beside the sample). Returns the folder, the CAR and its root CID.
 function M.netcdf_sample(exe, sample)
-  local name = sample .. "-nc"
-  local car, root_file = name .. ".car", name .. ".root"
-  if not io.open(root_file) then
-    io.stderr:write("generating ", name, " ...\n")
+  return made_once(sample .. "-nc", function(name, car)
     M.sh(string.format("/usr/bin/python3 scripts/sample/oisst_netcdf.py '%s' '%s' 2>/dev/null", sample, name))
-    local root = M.sh(string.format("%s refs -q '%s'/oisst-avhrr-*.nc --concat time -o '%s/refs.json' && " ..
-      "%s pack '%s' -o '%s' --force", exe, name, name, exe, name, car)):match("(%S+)%s*$")
-    local f = assert(io.open(root_file, "w"))
-    f:write(root)
-    f:close()
-  end
-  return name, car, io.open(root_file):read("l")
+    return root_of(M.sh(string.format("%s refs -q '%s'/oisst-avhrr-*.nc --concat time -o '%s/refs.json' && " ..
+      "%s pack '%s' -o '%s' --force", exe, name, name, exe, name, car)))
+  end)
 end
 
 -- The NetCDF form's chunks as a plain Zarr (`ipfsrt zarr cp` of its refs.json:
@@ -148,17 +154,10 @@ end
 -- through references costs beside reading the same chunks as Zarr. Returns
 -- the folder, the CAR and its root CID.
 function M.netcdf_zarr_copy(exe, nc_dir)
-  local name = nc_dir .. "z"
-  local car, root_file = name .. ".car", name .. ".root"
-  if not io.open(root_file) then
-    io.stderr:write("generating ", name, " ...\n")
-    local root = M.sh(string.format("rm -rf '%s' && %s zarr cp '%s/refs.json' '%s' -q && %s pack '%s' -o '%s' --hidden " ..
-      "--force", name, exe, nc_dir, name, exe, name, car)):match("(%S+)%s*$")
-    local f = assert(io.open(root_file, "w"))
-    f:write(root)
-    f:close()
-  end
-  return name, car, io.open(root_file):read("l")
+  return made_once(nc_dir .. "z", function(name, car)
+    return root_of(M.sh(string.format("rm -rf '%s' && %s zarr cp '%s/refs.json' '%s' -q && %s pack '%s' -o '%s' " ..
+      "--hidden --force", name, exe, nc_dir, name, exe, name, car)))
+  end)
 end
 
 -- A local S3 (s3rver behind tests/s3/front.js, which checks every signature)
