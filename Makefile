@@ -105,13 +105,14 @@ $(BUILD)/obj/%.o: runtime/%.c
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-# The n-d array loops (and the folds' sums) are written for the vectorizer, which -O2 runs only for
+# The n-d array loops (the folds' sums, shuffle's byte moves) are written for the vectorizer, which -O2 runs only for
 # the cheapest cases (sanitized builds keep their own level). Nothing there
 # reads floating-point exception flags, so a compare may become a select
 # (-fno-trapping-math): masks and NaN tests vectorize.
 ifeq ($(SAN),)
 $(BUILD)/obj/src/ndarray/%.o: CFLAGS_ALL += -O3 -fno-trapping-math -fno-math-errno
 $(BUILD)/obj/src/zarr/fold_along.o: CFLAGS_ALL += -O3 -fno-trapping-math -fno-math-errno
+$(BUILD)/obj/src/codec/filters.o: CFLAGS_ALL += -O3
 endif
 
 $(BUILD)/gen/lua_sources.c: runtime/lua/embed.lua $(LUA_LIB_SRC)
@@ -464,7 +465,7 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/proxy_load.lua --dir $(BUILD)/bench
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench --runs 3 --delays 0,10 \
-	    --clients ipfsrt-verified,ipfsrt-refs,ipfsrt-ncz,xarray-h5netcdf --scenarios open,spatial,timeseries,fullfield,bulk \
+	    --clients ipfsrt-verified,ipfsrt-refs,ipfsrt-refs-256k,ipfsrt-ncz,xarray-h5netcdf --scenarios open,spatial,timeseries,fullfield,bulk \
 	    --total yes
 	@if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then \
 	    $(MAKE) --no-print-directory -s mpi && IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/mpi_scale.lua \

@@ -61,6 +61,9 @@ static const struct {
     {"numcodecs.blosc", "{\"cname\": \"snappy\"}", 2},
     {"crc32c", NULL, 1},
     {"shuffle", "{\"elementsize\": 4}", 4},
+    {"shuffle", "{\"elementsize\": 2}", 2},
+    {"shuffle", "{\"elementsize\": 8}", 8},
+    {"shuffle", "{\"elementsize\": 3}", 3},
     {"delta", "{\"dtype\": \"<i4\"}", 4},
     {"delta", "{\"dtype\": \"<f8\", \"astype\": \"<f8\"}", 8},
     {"numcodecs.delta", "{\"dtype\": \"|u1\"}", 1},
@@ -157,6 +160,39 @@ static void test_prefix_decoding(void **state) {
     }
     free(in);
     free(out);
+}
+
+/* The filters that keep the byte count say which first bytes of their input
+ * a prefix of their output comes from: with every byte past those spoiled,
+ * the prefix still decodes right. Other codecs say nothing. */
+static void test_filter_prefix_needs(void **state) {
+    (void)state;
+    enum { N = 4000 };
+    static const size_t needs[] = {0, 1, 5, 999, 2001, N - 1, N};
+    uint8_t in[N], spoiled[N], out[N];
+    sample(in, N);
+    for (size_t k = 0; k < N_CODECS; k++) {
+        ipfsrt_codec *c = make(CODECS[k].name, CODECS[k].config, CODECS[k].itemsize);
+        bool filter = strstr(CODECS[k].name, "shuffle") || strstr(CODECS[k].name, "delta");
+        size_t src_need = 0;
+        assert_int_equal(ipfsrt_codec_prefix_needs(c, N, 10, &src_need), filter);
+        ipfsrt_buf enc;
+        ipfsrt_buf_init(&enc);
+        assert_int_equal(ipfsrt_codec_encode(c, in, N, &enc, NULL), IPFSRT_OK);
+        for (size_t i = 0; filter && i < sizeof needs / sizeof needs[0]; i++) {
+            assert_true(ipfsrt_codec_prefix_needs(c, N, needs[i], &src_need));
+            assert_true(src_need <= N && src_need >= needs[i] / 8);
+            memcpy(spoiled, enc.data, src_need);
+            memset(spoiled + src_need, 0x5A, N - src_need);
+            ipfsrt_error err;
+            if (ipfsrt_codec_decode_prefix(c, spoiled, N, out, N, needs[i], &err) != IPFSRT_OK)
+                fail_msg("%s %s, %zu bytes: %s", CODECS[k].name, CODECS[k].config, needs[i], err.message);
+            if (memcmp(out, in, needs[i]) != 0)
+                fail_msg("%s %s: %zu bytes differ", CODECS[k].name, CODECS[k].config, needs[i]);
+        }
+        ipfsrt_buf_free(&enc);
+        ipfsrt_codec_free(c);
+    }
 }
 
 /* A prefix keeps every check the whole decode makes: a flipped byte in an
@@ -286,6 +322,7 @@ int main(void) {
         cmocka_unit_test(test_crc32c_vectors),      cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_sized_decoding),      cmocka_unit_test(test_corrupt_data),
         cmocka_unit_test(test_prefix_decoding),     cmocka_unit_test(test_prefix_keeps_checks),
+        cmocka_unit_test(test_filter_prefix_needs),
         cmocka_unit_test(test_bz2_stream_ends),
         cmocka_unit_test(test_bad_configurations),
     };

@@ -1055,9 +1055,10 @@ static void test_write_many_chunks(void **state) {
     remove_tree(dir);
 }
 
-/* Selections that end early in a chunk decode it only so far (zstd, a block
- * at a time): points, rows and columns across 128 KiB blocks, C and F order,
- * equal to the elements written. */
+/* Selections that end early in a chunk decode it only so far (zstd a block at
+ * a time; zlib under shuffle and delta, which say how far their input is
+ * needed): points, rows and columns, C and F order, equal to the elements
+ * written. */
 static void test_partial_chunks(void **state) {
     (void)state;
     enum { ROWS = 200, COLS = 400 }; /* 320,000 bytes per chunk: three zstd blocks */
@@ -1069,6 +1070,17 @@ static void test_partial_chunks(void **state) {
         {{.step = 1}, {.is_index = true, .index = 5}},
         {{.step = 7, .has_stop = true, .stop = 120}, {.step = -9}},
     };
+    static const struct {
+        char order;
+        const char *compressor, *filters;
+    } forms[] = {
+        {'C', "{\"id\": \"zstd\"}", "null"},
+        {'F', "{\"id\": \"zstd\"}", "null"},
+        {'C', "{\"id\": \"zlib\", \"level\": 1}", "[{\"id\": \"shuffle\", \"elementsize\": 4}]"},
+        {'F', "{\"id\": \"zlib\", \"level\": 1}", "[{\"id\": \"shuffle\", \"elementsize\": 4}]"},
+        {'C', "{\"id\": \"zlib\", \"level\": 1}",
+         "[{\"id\": \"delta\", \"dtype\": \"<i4\"}, {\"id\": \"shuffle\", \"elementsize\": 4}]"},
+    };
     char *dir = temp_dir();
     ipfsrt_zarr_store *s = writable_folder(dir);
     ipfsrt_error err;
@@ -1078,12 +1090,13 @@ static void test_partial_chunks(void **state) {
     int64_t shape[2] = {ROWS, COLS};
     assert_int_equal(ipfsrt_ndarray_arange(&flat, IPFSRT_DTYPE_INT32, 0, ROWS * COLS, 1, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_ndarray_reshape(&v, &flat, 2, shape, &err), IPFSRT_OK);
-    for (int f = 0; f < 2; f++) {
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
         char meta[400], name[16];
         snprintf(meta, sizeof meta, "{\"zarr_format\": 2, \"shape\": [%d, %d], \"chunks\": [%d, %d], "
-                 "\"dtype\": \"<i4\", \"compressor\": {\"id\": \"zstd\"}, \"fill_value\": 0, "
-                 "\"order\": \"%c\", \"filters\": null}", ROWS, COLS, ROWS, COLS, f ? 'F' : 'C');
-        snprintf(name, sizeof name, "a%d", f);
+                 "\"dtype\": \"<i4\", \"compressor\": %s, \"fill_value\": 0, "
+                 "\"order\": \"%c\", \"filters\": %s}", ROWS, COLS, ROWS, COLS, forms[f].compressor,
+                 forms[f].order, forms[f].filters);
+        snprintf(name, sizeof name, "a%zu", f);
         ipfsrt_zarr_node *a;
         assert_int_equal(ipfsrt_zarr_create_array(&a, s, name, meta, strlen(meta), &err), IPFSRT_OK);
         assert_int_equal(ipfsrt_zarr_write(a, NULL, 0, &v, NULL, &err), IPFSRT_OK);
@@ -1093,13 +1106,52 @@ static void test_partial_chunks(void **state) {
             assert_int_equal(ipfsrt_ndarray_copy(&want, &view, &err), IPFSRT_OK);
             assert_int_equal(out.ndim, want.ndim);
             if (memcmp(out.data, want.data, ipfsrt_ndarray_size(&want) * 4) != 0)
-                fail_msg("order %c, selection %zu differs", f ? 'F' : 'C', k);
+                fail_msg("%s, selection %zu differs", meta, k);
             ipfsrt_ndarray_free(&out), ipfsrt_ndarray_free(&want);
             ipfsrt_ndarray_init(&out), ipfsrt_ndarray_init(&want);
         }
         ipfsrt_zarr_node_free(a);
     }
     ipfsrt_ndarray_free(&view), ipfsrt_ndarray_free(&v), ipfsrt_ndarray_free(&flat);
+    ipfsrt_zarr_store_free(s);
+    remove_tree(dir);
+}
+
+/* zlib data under shuffle must decode to exactly the chunk's bytes (shuffle
+ * keeps the count): a few bytes more or fewer are refused, naming the chunk,
+ * for whole reads and points alike. */
+static void test_filtered_chunk_sizes(void **state) {
+    (void)state;
+    static const char meta[] = "{\"zarr_format\": 2, \"shape\": [1000], \"chunks\": [1000], \"dtype\": \"<i2\", "
+                               "\"compressor\": {\"id\": \"zlib\"}, \"fill_value\": 0, \"order\": \"C\", "
+                               "\"filters\": [{\"id\": \"shuffle\", \"elementsize\": 2}]}";
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *s = writable_folder(dir);
+    ipfsrt_error err;
+    ipfsrt_zarr_node *a;
+    assert_int_equal(ipfsrt_zarr_create_array(&a, s, "a", meta, strlen(meta), &err), IPFSRT_OK);
+    ipfsrt_codec *zlib;
+    assert_int_equal(ipfsrt_codec_new(&zlib, "zlib", NULL, 2, &err), IPFSRT_OK);
+    static uint8_t raw[2004];
+    ipfsrt_ndslice point = {.is_index = true, .index = 3};
+    for (int extra = -4; extra <= 4; extra += 4) {
+        ipfsrt_buf enc;
+        ipfsrt_buf_init(&enc);
+        assert_int_equal(ipfsrt_codec_encode(zlib, raw, (size_t)(2000 + extra), &enc, &err), IPFSRT_OK);
+        assert_int_equal(ipfsrt_zarr_store_put(s, "a/0", enc.data, enc.len, &err), IPFSRT_OK);
+        ipfsrt_buf_free(&enc);
+        ipfsrt_ndarray out;
+        ipfsrt_ndarray_init(&out);
+        ipfsrt_status whole = ipfsrt_zarr_read(a, NULL, 0, &out, NULL, &err);
+        ipfsrt_ndarray_free(&out);
+        ipfsrt_status one = ipfsrt_zarr_read(a, &point, 1, &out, NULL, &err);
+        ipfsrt_ndarray_free(&out);
+        assert_int_equal(whole, extra ? IPFSRT_ECODEC : IPFSRT_OK);
+        assert_int_equal(one, whole);
+        if (extra && !strstr(err.message, "chunk 0")) fail_msg("message: %s", err.message);
+    }
+    ipfsrt_codec_free(zlib);
+    ipfsrt_zarr_node_free(a);
     ipfsrt_zarr_store_free(s);
     remove_tree(dir);
 }
@@ -1188,7 +1240,8 @@ int main(void) {
         cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_summarize_groups),
         cmocka_unit_test(test_read_slabs), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
-        cmocka_unit_test(test_partial_chunks),   cmocka_unit_test(test_known_cids),
+        cmocka_unit_test(test_partial_chunks), cmocka_unit_test(test_filtered_chunk_sizes),
+        cmocka_unit_test(test_known_cids),
         cmocka_unit_test(test_exact_integers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

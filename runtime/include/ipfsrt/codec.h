@@ -41,6 +41,11 @@ IPFSRT_API ipfsrt_status ipfsrt_codec_decode(const ipfsrt_codec *c, const void *
  * unwritten and the data past it unchecked; the others decode it all. */
 IPFSRT_API ipfsrt_status ipfsrt_codec_decode_prefix(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
                                                     size_t dst_len, size_t need, ipfsrt_error *err);
+/* For the filters whose decoded data are as long as their encoded form
+ * (shuffle, delta): true, and in *src_need how many first bytes of len encoded
+ * ones the first need decoded bytes come from, so that the codec before them
+ * in a chain knows its output size and may stop early too. False for others. */
+IPFSRT_API bool ipfsrt_codec_prefix_needs(const ipfsrt_codec *c, size_t len, size_t need, size_t *src_need);
 /* The decoded size when src states it (zstd frame sizes, blosc's header, lz4's
  * prefix, crc32c and the filters' own sizes); *known false when it does not
  * (gzip, zlib, bz2, a zstd frame without its size). */

@@ -82,4 +82,5 @@ static ipfsrt_status blosc_encode(const ipfsrt_codec *c, const uint8_t *src, siz
     return IPFSRT_OK;
 }
 
-const ipfsrt_codec_ops ipfsrt_codec_blosc = {"blosc", blosc_configure, blosc_decode, blosc_size, blosc_encode, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_blosc = {"blosc",      blosc_configure, blosc_decode, blosc_size,
+                                             blosc_encode, NULL,            NULL};

@@ -69,4 +69,4 @@ static ipfsrt_status bz2_encode(const ipfsrt_codec *c, const uint8_t *src, size_
     return IPFSRT_OK;
 }
 
-const ipfsrt_codec_ops ipfsrt_codec_bz2 = {"bz2", bz2_configure, bz2_decode, NULL, bz2_encode, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_bz2 = {"bz2", bz2_configure, bz2_decode, NULL, bz2_encode, NULL, NULL};

@@ -207,7 +207,9 @@ static ipfsrt_status cast_encode(const ipfsrt_codec *c, const uint8_t *src, size
     return st;
 }
 
-const ipfsrt_codec_ops ipfsrt_codec_astype = {"astype", astype_configure, cast_decode, cast_size, cast_encode, NULL};
-const ipfsrt_codec_ops ipfsrt_codec_quantize = {"quantize", quantize_configure, cast_decode, cast_size, cast_encode, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_astype = {"astype", astype_configure, cast_decode, cast_size,
+                                              cast_encode, NULL, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_quantize = {"quantize", quantize_configure, cast_decode, cast_size,
+                                                cast_encode, NULL, NULL};
 const ipfsrt_codec_ops ipfsrt_codec_fixedscaleoffset = {"fixedscaleoffset", scale_offset_configure, cast_decode,
-                                                        cast_size, cast_encode, NULL};
+                                                        cast_size, cast_encode, NULL, NULL};

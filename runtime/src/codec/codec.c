@@ -98,6 +98,12 @@ ipfsrt_status ipfsrt_codec_decode_prefix(const ipfsrt_codec *c, const void *src,
     return c->ops->decode_prefix(c, src, src_len, dst, dst_len, need, err);
 }
 
+bool ipfsrt_codec_prefix_needs(const ipfsrt_codec *c, size_t len, size_t need, size_t *src_need) {
+    if (!c->ops->needs) return false;
+    *src_need = need >= len ? len : c->ops->needs(c, len, need);
+    return true;
+}
+
 ipfsrt_status ipfsrt_codec_decoded_size(const ipfsrt_codec *c, const void *src, size_t src_len, size_t *size,
                                         bool *known, ipfsrt_error *err) {
     *size = 0;

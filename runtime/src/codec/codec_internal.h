@@ -35,6 +35,10 @@ typedef struct ipfsrt_codec_ops {
      * bytes, and may stop there (NULL: decode does it all). */
     ipfsrt_status (*decode_prefix)(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst,
                                    size_t cap, size_t need, ipfsrt_error *err);
+    /* Filters whose decoded data are as long as their encoded form (shuffle,
+     * delta): how many first bytes of len encoded ones the first need decoded
+     * bytes come from. NULL for every other codec. */
+    size_t (*needs)(const ipfsrt_codec *c, size_t len, size_t need);
 } ipfsrt_codec_ops;
 
 struct ipfsrt_codec {

@@ -86,4 +86,4 @@ static ipfsrt_status crc32c_encode(const ipfsrt_codec *c, const uint8_t *src, si
     return out->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
 }
 
-const ipfsrt_codec_ops ipfsrt_codec_crc32c = {"crc32c", NULL, crc32c_decode, crc32c_size, crc32c_encode, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_crc32c = {"crc32c", NULL, crc32c_decode, crc32c_size, crc32c_encode, NULL, NULL};

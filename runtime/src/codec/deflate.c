@@ -109,5 +109,5 @@ static ipfsrt_status zlib_encode(const ipfsrt_codec *c, const uint8_t *src, size
     return deflate_with(c, ZLIB_BITS, src, n, out, err);
 }
 
-const ipfsrt_codec_ops ipfsrt_codec_gzip = {"gzip", deflate_configure, gzip_decode, NULL, gzip_encode, NULL};
-const ipfsrt_codec_ops ipfsrt_codec_zlib = {"zlib", deflate_configure, zlib_decode, NULL, zlib_encode, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_gzip = {"gzip", deflate_configure, gzip_decode, NULL, gzip_encode, NULL, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_zlib = {"zlib", deflate_configure, zlib_decode, NULL, zlib_encode, NULL, NULL};

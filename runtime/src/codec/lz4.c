@@ -48,4 +48,4 @@ static ipfsrt_status lz4_encode(const ipfsrt_codec *c, const uint8_t *src, size_
     return IPFSRT_OK;
 }
 
-const ipfsrt_codec_ops ipfsrt_codec_lz4 = {"lz4", lz4_configure, lz4_decode, lz4_size, lz4_encode, NULL};
+const ipfsrt_codec_ops ipfsrt_codec_lz4 = {"lz4", lz4_configure, lz4_decode, lz4_size, lz4_encode, NULL, NULL};

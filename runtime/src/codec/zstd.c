@@ -124,4 +124,4 @@ static ipfsrt_status zstd_encode(const ipfsrt_codec *c, const uint8_t *src, size
 }
 
 const ipfsrt_codec_ops ipfsrt_codec_zstd = {"zstd", zstd_configure, zstd_decode, zstd_size, zstd_encode,
-                                             zstd_decode_prefix};
+                                             zstd_decode_prefix, NULL};

@@ -29,9 +29,11 @@ static size_t chunk_elements(const ipfsrt_zarr_meta *m) {
     return n;
 }
 
-/* The codecs undone, last first: each into a scratch buffer (their outputs'
- * sizes are not stated in between), the first straight into the bytes due,
- * as far as the first need of them. */
+/* Codecs undone from the last to the first: those past the filters that keep
+ * the byte count (shuffle, delta) into buffers as long as they need (nothing
+ * states their output's size), the one before those filters and the filters
+ * themselves to exactly due bytes, each as far as the bytes the first need of
+ * the chunk come from. */
 static ipfsrt_status undo_codecs(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len, uint8_t *dst,
                                  size_t due, size_t need, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
     if (m->n_codecs == 0) {
@@ -40,10 +42,24 @@ static ipfsrt_status undo_codecs(const ipfsrt_zarr_meta *m, const uint8_t *src, 
         memcpy(dst, src, len);
         return IPFSRT_OK;
     }
+    size_t needs[IPFSRT_ZARR_MAX_CODECS];
+    int sized = 0; /* codecs [0, sized] decode to exactly due bytes */
+    needs[0] = need;
+    while (sized + 1 < m->n_codecs &&
+           ipfsrt_codec_prefix_needs(m->codecs[sized], due, needs[sized], &needs[sized + 1]))
+        sized++;
     for (int i = m->n_codecs - 1; i > 0; i--) {
         ipfsrt_buf *out = &s->chain[i % 2];
         out->len = 0;
-        ipfsrt_status st = ipfsrt_codec_decode_any(m->codecs[i], src, len, due + due / 2 + 4096, out, err);
+        ipfsrt_status st;
+        if (i <= sized) {
+            uint8_t *at = ipfsrt_buf_reserve(out, due ? due : 1);
+            if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a chunk of %zu bytes", due);
+            st = ipfsrt_codec_decode_prefix(m->codecs[i], src, len, at, due, needs[i], err);
+            out->len = due;
+        } else {
+            st = ipfsrt_codec_decode_any(m->codecs[i], src, len, due + due / 2 + 4096, out, err);
+        }
         if (st != IPFSRT_OK) return st;
         src = out->data;
         len = out->len;
