@@ -20,6 +20,7 @@
                                    (fewer are prefetched each: as fast, and no shards to spare) */
 #define DIR_SHARDS_PER_PATH 4   /* ... as long as it holds no more blocks than this per path */
 #define DIR_SHARDS_BASE 64
+#define RESERVED_RANGE_MAX ((uint64_t)16 << 20) /* a range's buffer made whole up front up to this */
 
 typedef enum item_state { ITEM_RESOLVE, ITEM_READ, ITEM_DONE, ITEM_FAILED } item_state;
 
@@ -448,6 +449,8 @@ static void step(ipfsrt_client_batch *b, size_t i) {
     st = ipfsrt_unixfs_missing(&src, &it->cid, it->offset, it->length, want, b, &e);
     if (b->missed) return;
     b->consuming = true;
+    if (st == IPFSRT_OK && it->length <= RESERVED_RANGE_MAX) /* one buffer, not one regrown block by block */
+        (void)ipfsrt_buf_reserve(&it->data, (size_t)it->length); /* on failure the read's append says so */
     if (st == IPFSRT_OK) st = ipfsrt_unixfs_read(&src, &it->cid, it->offset, it->length, collect, &it->data, &e);
     b->consuming = false;
     if (b->missed) { /* evicted from the cache since: fetched again */
