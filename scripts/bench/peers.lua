@@ -21,8 +21,9 @@
 -- files from a gateway (open_mfdataset, engine h5netcdf, fsspec HTTP, dask).
 -- ipfsrt-ncz reads the same chunks copied into a plain Zarr (what the
 -- references themselves cost); ipfsrt-refs-256k the NetCDF form's folder
--- packed in 256 KiB leaves (Kubo's chunk size) instead of ipfs-car's 1 MiB. --total yes times open and scenario together (xarray-h5netcdf reads most
--- of the files' bytes as it opens them).
+-- packed in 256 KiB leaves (Kubo's chunk size) instead of ipfs-car's 1 MiB.
+-- --total yes times open and scenario together (xarray-h5netcdf reads most of
+-- the files' bytes as it opens them).
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
 --        [--clients a,b,...] [--scenarios open,spatial,...] [--delays 0,10,50] [--total yes]
 local ipfsrt = require "ipfsrt"

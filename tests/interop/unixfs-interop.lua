@@ -7,15 +7,10 @@ local ipfsrt = require "ipfsrt"
 local work, exe, ipfs_car = arg[1], arg[2], arg[3]
 assert(work and exe and ipfs_car, "usage: unixfs-interop.lua WORKDIR IPFSRT IPFS_CAR")
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1", "r"))
-  local out = p:read("a")
-  local ok, _, code = p:close()
-  if not ok then error(string.format("command failed (%s): %s\n%s", tostring(code), cmd, out), 0) end
-  return out
-end
-
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+-- the lua-exe specs' helpers: shell commands and quoting
+package.path = arg[0]:gsub("[^/]*$", "") .. "../lua-exe/?.lua;" .. package.path
+local exe_helpers = require "exe"
+local sh, q = exe_helpers.sh, exe_helpers.sh_quote
 
 local function write(path, data)
   local f = assert(io.open(path, "wb"))

@@ -9,13 +9,10 @@ local ipfsrt = require "ipfsrt"
 local work, ipfs_car, node, exe = arg[1], arg[2], arg[3], arg[4] or "build/ipfsrt"
 assert(work and ipfs_car and node, "usage: verified-fetch.lua WORKDIR IPFS_CAR NODE22 [IPFSRT_EXE]")
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1", "r"))
-  local out = p:read("a")
-  local ok = p:close()
-  if not ok then error("command failed: " .. cmd .. "\n" .. out, 0) end
-  return out
-end
+-- the lua-exe specs' helpers: shell commands, and the proxy as a process of its own
+package.path = arg[0]:gsub("[^/]*$", "") .. "../lua-exe/?.lua;" .. package.path
+local exe_helpers = require "exe"
+local sh = exe_helpers.sh
 
 local function hex(s) return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end)) end
 
@@ -62,9 +59,7 @@ local function fetch_all(url, via)
 end
 
 fetch_all(gw:url(), "from ipfsrt serve:")
--- the lua-exe specs' helper: the proxy as a process of its own
-package.path = arg[0]:gsub("[^/]*$", "") .. "../lua-exe/?.lua;" .. package.path
-local proxy, stop_proxy = require("exe").start_serve({ "-q", "--upstream", gw:url() }, exe)
+local proxy, stop_proxy = exe_helpers.start_serve({ "-q", "--upstream", gw:url() }, exe)
 fetch_all(proxy, "through ipfsrt serve --upstream:")
 stop_proxy()
 local st = gw:stats()

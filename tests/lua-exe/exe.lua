@@ -114,6 +114,16 @@ end
 
 function M.sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
+-- Runs a shell command, returning what it printed (stdout and stderr); a
+-- failing command is an error that shows that output.
+function M.sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1", "r"))
+  local out = p:read("a")
+  local ok, _, code = p:close()
+  if not ok then error(string.format("command failed (%s): %s\n%s", tostring(code), cmd, out), 0) end
+  return out
+end
+
 -- Runs the executable with args; opts.stdin is fed to it (else /dev/null), opts.env
 -- ("NAME=value ...", already quoted) is set for it, opts.cwd is where it runs.
 -- Returns exit code, stdout, stderr.

@@ -11,14 +11,8 @@ local work, node, exe = arg[1], arg[2], arg[3] or "build/ipfsrt"
 assert(work and node, "usage: through_proxy.lua WORKDIR NODE [IPFSRT_EXE]")
 local here = arg[0]:gsub("[^/]*$", "")
 package.path = here .. "../lua-exe/?.lua;" .. package.path
-local start_serve = require("exe").start_serve
-
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1", "r"))
-  local out = p:read("a")
-  if not p:close() then error("command failed: " .. cmd .. "\n" .. out, 0) end
-  return out
-end
+local exe_helpers = require "exe"
+local start_serve, sh = exe_helpers.start_serve, exe_helpers.sh
 
 local folder, car = work .. "/sample", work .. "/sample.car"
 sh(string.format("rm -rf '%s' && mkdir -p '%s'", work, work))

@@ -13,6 +13,9 @@ static ipfsrt_status shuffle_configure(ipfsrt_codec *c, const cJSON *config, ipf
     return st;
 }
 
+/* How many whole elements of es bytes the first need bytes reach into. */
+static size_t elements_reached(size_t need, size_t es) { return need / es + (need % es != 0); }
+
 /* Element i's bytes from the es runs (shuffled[b * count + i]) for the first
  * k elements, or the other way round. With the width a constant and the two
  * buffers apart (restrict), the usual widths vectorize: this file is built at
@@ -55,14 +58,14 @@ static ipfsrt_status shuffle_decode(const ipfsrt_codec *c, const uint8_t *src, s
 /* The first need bytes hold the first k elements, whose bytes lie at the
  * start of each of the elementsize runs: the last run's start is the furthest. */
 static size_t shuffle_needs(const ipfsrt_codec *c, size_t len, size_t need) {
-    size_t es = c->elementsize, count = len / es, k = need / es + (need % es != 0);
+    size_t es = c->elementsize, count = len / es, k = elements_reached(need, es);
     return k >= count ? len : (es - 1) * count + k;
 }
 
 static ipfsrt_status shuffle_decode_prefix(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst,
                                            size_t cap, size_t need, ipfsrt_error *err) {
     if (n != cap) return ipfsrt_codec_wrong_size(c, n, n > cap, cap, err);
-    size_t es = c->elementsize, count = n / es, k = need / es + (need % es != 0);
+    size_t es = c->elementsize, count = n / es, k = elements_reached(need, es);
     if (k >= count) unshuffle(src, dst, n, es);
     else gather(src, dst, count, es, k);
     return IPFSRT_OK;
@@ -110,16 +113,16 @@ static ipfsrt_status delta_configure(ipfsrt_codec *c, const cJSON *config, ipfsr
 
 /* Running sums (decode) or differences (encode) in type T; integers go through
  * the unsigned type of their width, so they wrap. */
-#define DELTA(T, OP) \
-    { \
-        T prev = 0; \
-        for (size_t i = 0; i < count; i++) { \
-            T v, r; \
-            memcpy(&v, src + i * sizeof(T), sizeof v); \
-            r = OP; \
-            memcpy(dst + i * sizeof(T), &r, sizeof r); \
-            prev = decoding ? r : v; \
-        } \
+#define DELTA(T, OP)                                                       \
+    {                                                                      \
+        T prev = 0;                                                        \
+        for (size_t i = 0; i < count; i++) {                               \
+            T v, r;                                                        \
+            memcpy(&v, src + i * sizeof(T), sizeof v);                     \
+            r = OP;                                                        \
+            memcpy(dst + i * sizeof(T), &r, sizeof r);                     \
+            prev = decoding ? r : v;                                       \
+        }                                                                  \
     }
 
 static void delta_run(const ipfsrt_codec *c, const uint8_t *src, uint8_t *dst, size_t n, bool decoding) {
@@ -139,11 +142,15 @@ static void delta_run(const ipfsrt_codec *c, const uint8_t *src, uint8_t *dst, s
     }
 }
 
+static ipfsrt_status whole_elements(const ipfsrt_codec *c, size_t n, ipfsrt_error *err) {
+    if (n % c->elementsize == 0) return IPFSRT_OK;
+    return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "delta data: %zu bytes are not whole elements of %zu", n,
+                       c->elementsize);
+}
+
 static ipfsrt_status delta_decode(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
                                   size_t *written, ipfsrt_error *err) {
-    if (n % c->elementsize)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "delta data: %zu bytes are not whole elements of %zu", n,
-                           c->elementsize);
+    if (whole_elements(c, n, err) != IPFSRT_OK) return IPFSRT_ECODEC;
     if (n > cap) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "delta data hold %zu bytes, more than %zu", n, cap);
     delta_run(c, src, dst, n, true);
     *written = n;
@@ -152,16 +159,14 @@ static ipfsrt_status delta_decode(const ipfsrt_codec *c, const uint8_t *src, siz
 
 /* A running sum: the first k elements come from the first k. */
 static size_t delta_needs(const ipfsrt_codec *c, size_t len, size_t need) {
-    size_t es = c->elementsize, k = need / es + (need % es != 0);
+    size_t es = c->elementsize, k = elements_reached(need, es);
     return k < len / es ? k * es : len;
 }
 
 static ipfsrt_status delta_decode_prefix(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst,
                                          size_t cap, size_t need, ipfsrt_error *err) {
     if (n != cap) return ipfsrt_codec_wrong_size(c, n, n > cap, cap, err);
-    if (n % c->elementsize)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "delta data: %zu bytes are not whole elements of %zu", n,
-                           c->elementsize);
+    if (whole_elements(c, n, err) != IPFSRT_OK) return IPFSRT_ECODEC;
     delta_run(c, src, dst, delta_needs(c, n, need), true);
     return IPFSRT_OK;
 }
