@@ -229,6 +229,90 @@ static void test_stop_releases_waiters(void **state) {
     ipfsrt_server_free(gw);
 }
 
+/* A caller that asks for a path's blocks without waiting (on a gateway 300 ms
+ * away), then for the same path waiting, then reads the file. */
+typedef struct early {
+    ipfsrt_client_relay *relay;
+    ipfsrt_status posted;
+    double posting_s, round_trip_before, round_trip_after;
+    reader r;
+} early;
+
+static void *prefetch_early(void *arg) {
+    early *e = arg;
+    e->round_trip_before = ipfsrt_client_relay_round_trip(e->relay);
+    double t0 = ipfsrt_clock();
+    e->posted = ipfsrt_client_relay_prefetch_nowait(e->relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, NULL);
+    e->posting_s = ipfsrt_clock() - t0;
+    (void)ipfsrt_client_relay_prefetch(e->relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, NULL);
+    e->round_trip_after = ipfsrt_client_relay_round_trip(e->relay);
+    read_file_through(&e->r);
+    ipfsrt_client_relay_stop(e->relay);
+    return NULL;
+}
+
+/* The call without waiting returns at once; the waiting one joins its request;
+ * the walk after finds every block kept: one CAR request in all. The gateway's
+ * round trip is known once it has answered. */
+static void test_prefetch_without_waiting(void **state) {
+    (void)state;
+    ipfsrt_server_faults faults = {.delay_ms = 300};
+    ipfsrt_server *gw = start_gateway(&faults);
+    ipfsrt_client *c = client_of(gw, 10);
+    ipfsrt_client_relay *relay;
+    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    early e = {.relay = relay};
+    reader_init(&e.r, relay);
+    pthread_t t;
+    pthread_create(&t, NULL, prefetch_early, &e);
+    assert_int_equal(ipfsrt_client_relay_run(relay, NULL), IPFSRT_OK);
+    pthread_join(t, NULL);
+    assert_int_equal(e.posted, IPFSRT_OK);
+    assert_true(e.posting_s < 0.25);
+    assert_true(e.round_trip_before == 0);
+    assert_true(e.round_trip_after >= 0.3 && e.round_trip_after < 5);
+    assert_int_equal(e.r.status, IPFSRT_OK);
+    assert_memory_equal(e.r.got, content, FILE_SIZE);
+    ipfsrt_server_stats st;
+    ipfsrt_server_get_stats(gw, &st);
+    assert_int_equal(st.requests, 1);
+    ipfsrt_client_relay_stats rs;
+    ipfsrt_client_relay_get_stats(relay, &rs);
+    assert_int_equal(rs.jobs, 0);
+    assert_int_equal(rs.prefetched, 9); /* the directory, the file's node, its seven leaves */
+    free(e.r.got);
+    ipfsrt_client_relay_free(relay);
+    ipfsrt_client_free(c);
+    ipfsrt_server_free(gw);
+}
+
+/* A prefetch nobody waits for, still out when the relay stops, ends with it
+ * (the sanitizers see it freed). */
+static void test_unwaited_prefetch_at_stop(void **state) {
+    (void)state;
+    ipfsrt_server_faults faults = {.delay_ms = 5000};
+    ipfsrt_server *gw = start_gateway(&faults);
+    ipfsrt_client *c = client_of(gw, 30);
+    ipfsrt_client_relay *relay;
+    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_relay_prefetch_nowait(relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, NULL),
+                     IPFSRT_OK);
+    crowd stopper = {.stop_after_s = 0.3};
+    stopper.relay = relay;
+    pthread_t boss;
+    pthread_create(&boss, NULL, run_crowd, &stopper);
+    double t0 = ipfsrt_clock();
+    assert_int_equal(ipfsrt_client_relay_run(relay, NULL), IPFSRT_OK);
+    pthread_join(boss, NULL);
+    assert_true(ipfsrt_clock() - t0 < 3);
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_relay_prefetch_nowait(relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, &err),
+                     IPFSRT_ECANCELED);
+    ipfsrt_client_relay_free(relay);
+    ipfsrt_client_free(c);
+    ipfsrt_server_free(gw);
+}
+
 /* A second relay over the cache directory the first filled: its readers find
  * every block there themselves, on their own threads, with no driver running
  * and the gateway gone; a damaged file is no block. */
@@ -286,6 +370,8 @@ int main(void) {
         cmocka_unit_test(test_many_threads_one_fetch_per_block),
         cmocka_unit_test(test_liar_fails_every_waiter),
         cmocka_unit_test(test_stop_releases_waiters),
+        cmocka_unit_test(test_prefetch_without_waiting),
+        cmocka_unit_test(test_unwaited_prefetch_at_stop),
         cmocka_unit_test(test_cache_directory_without_driver),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);

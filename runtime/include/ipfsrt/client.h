@@ -295,6 +295,16 @@ IPFSRT_API void ipfsrt_client_relay_blocksource_at_hand(ipfsrt_client_relay *rel
 IPFSRT_API ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *relay, const char *path,
                                                       ipfsrt_unixfs_scope scope, uint64_t offset, uint64_t length,
                                                       ipfsrt_error *err);
+/* The same request, not waited for: its blocks are kept as they come, for the
+ * walks that follow (a directory many paths go through, asked for whole while
+ * the first of them take their own paths' blocks). */
+IPFSRT_API ipfsrt_status ipfsrt_client_relay_prefetch_nowait(ipfsrt_client_relay *relay, const char *path,
+                                                             ipfsrt_unixfs_scope scope, uint64_t offset,
+                                                             uint64_t length, ipfsrt_error *err);
+/* The fastest gateway's time to a first byte lately, in seconds (0 before any
+ * has answered), for callers choosing between waiting and asking: safe from
+ * any thread. */
+IPFSRT_API double ipfsrt_client_relay_round_trip(ipfsrt_client_relay *relay);
 /* Drives the client until ipfsrt_client_relay_stop or a stop request
  * (ipfsrt_request_stop, a signal); calls made before it runs wait for it. A
  * call whose gateways all fail, or that the client gives up on, fails alone;

@@ -26,6 +26,9 @@ typedef struct ipfsrt_pacing {
 } ipfsrt_pacing;
 
 void ipfsrt_pacing_init(ipfsrt_pacing *p, unsigned start, unsigned cap);
+/* An answer's first-byte latency, into the fastest lately (base) and the
+ * smoothed one; kept with a fixed concurrency too (the relay reads base). */
+void ipfsrt_pacing_note(ipfsrt_pacing *p, double latency);
 /* An attempt's end (error IPFSRT_GWERR_NONE when it went well, its first-byte
  * latency, the requests still waiting for room): the limit from now on. */
 unsigned ipfsrt_pacing_observe(ipfsrt_pacing *p, ipfsrt_gateway_error error, double latency, size_t backlog,

@@ -31,14 +31,19 @@ static void shrink(ipfsrt_pacing *p, double factor, double now) {
     p->calm_until = now + (p->smooth > 0 ? p->smooth : SLACK_S) + SLACK_S;
 }
 
+void ipfsrt_pacing_note(ipfsrt_pacing *p, double latency) {
+    if (latency < 0) return;
+    if (p->base <= 0 || latency < p->base) p->base = latency;
+    else p->base += (latency - p->base) * BASE_DRIFT;
+    p->smooth = p->smooth > 0 ? p->smooth * 0.875 + latency * 0.125 : latency;
+}
+
 unsigned ipfsrt_pacing_observe(ipfsrt_pacing *p, ipfsrt_gateway_error error, double latency, size_t backlog,
                                double now) {
     if (overloaded(error)) {
         shrink(p, 0.5, now);
     } else if (error == IPFSRT_GWERR_NONE && latency >= 0) {
-        if (p->base <= 0 || latency < p->base) p->base = latency;
-        else p->base += (latency - p->base) * BASE_DRIFT;
-        p->smooth = p->smooth > 0 ? p->smooth * 0.875 + latency * 0.125 : latency;
+        ipfsrt_pacing_note(p, latency);
         if (p->smooth > 2 * p->base + SLACK_S) shrink(p, 0.8, now);
         else if (backlog && now >= p->calm_until) p->limit = p->limit + 2 > p->cap ? p->cap : p->limit + 2;
     }

@@ -15,6 +15,36 @@ static void relay_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     ipfsrt_rcblock_unref(ref->token);
 }
 
+void ipfsrt_relay_wake_later(ipfsrt_client_relay *r, relay_waiter **waiting) {
+    while (*waiting) {
+        relay_waiter *x = *waiting;
+        *waiting = x->next;
+        x->next = r->to_wake;
+        r->to_wake = x;
+    }
+}
+
+void ipfsrt_relay_unlock(ipfsrt_client_relay *r) {
+    relay_waiter *x = r->to_wake;
+    r->to_wake = NULL;
+    pthread_mutex_unlock(&r->lock);
+    while (x) {
+        relay_waiter *next = x->next; /* x is gone once posted */
+        sem_post(&x->woken);
+        x = next;
+    }
+}
+
+void ipfsrt_relay_wait(ipfsrt_client_relay *r, relay_waiter **waiting) {
+    relay_waiter me = {.next = *waiting};
+    sem_init(&me.woken, 0, 0);
+    *waiting = &me;
+    ipfsrt_relay_unlock(r);
+    while (sem_wait(&me.woken) != 0) continue; /* EINTR: a signal, not the wake-up */
+    sem_destroy(&me.woken);
+    pthread_mutex_lock(&r->lock);
+}
+
 /* Under the lock: the want for cid, a new one queued for the driver. */
 static want *want_for(ipfsrt_client_relay *r, const ipfsrt_cid *cid) {
     want *w = ipfsrt_wants_find(&r->wants, cid);
@@ -79,7 +109,7 @@ static ipfsrt_status relay_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
         return ipfsrt_block_lend(ref, w->block);
     }
     w->waiters++;
-    while (w->state != WANT_DONE && w->state != WANT_FAILED) pthread_cond_wait(&w->settled, &r->lock);
+    while (w->state != WANT_DONE && w->state != WANT_FAILED) ipfsrt_relay_wait(r, &w->waiting);
     ipfsrt_status st = IPFSRT_OK;
     if (w->state == WANT_DONE) {
         ipfsrt_rcblock_ref(w->block);
@@ -102,29 +132,28 @@ static ipfsrt_status relay_get_at_hand(void *ctx, const ipfsrt_cid *cid, ipfsrt_
     return ipfsrt_block_lend(ref, block);
 }
 
-/* Under the lock: the want's end, for its waiters (a want nobody waits for
- * any more, its caller gone, is left at once). */
-static void fail_want(want *w, const ipfsrt_error *e) {
+/* Under the lock: the want's end, for its waiters. */
+static void fail_want(ipfsrt_client_relay *r, want *w, const ipfsrt_error *e) {
     w->error = *e;
     ipfsrt_cid_to_string(&w->cid, w->error.cid);
     w->state = WANT_FAILED;
-    pthread_cond_broadcast(&w->settled);
+    ipfsrt_relay_wake_later(r, &w->waiting);
 }
 
 /* Under the lock: the job's outcome becomes the want's; a job not done when
  * failure is given (the client halted) fails with it. */
-static void settle(want *w, const ipfsrt_error *failure) {
+static void settle(ipfsrt_client_relay *r, want *w, const ipfsrt_error *failure) {
     block_job *j = w->job;
     ipfsrt_error e;
     if (j->t.state == TASK_DONE) {
         w->block = j->result;
         j->result = NULL;
         w->state = WANT_DONE;
-        pthread_cond_broadcast(&w->settled);
+        ipfsrt_relay_wake_later(r, &w->waiting);
     } else {
         if (failure) e = *failure;
         else ipfsrt_task_error(&j->t, &e);
-        fail_want(w, &e);
+        fail_want(r, w, &e);
     }
     if (j->t.c) ipfsrt_task_end(&j->t);
     ipfsrt_rcblock_unref(j->result);
@@ -142,7 +171,7 @@ static void start_queued(ipfsrt_client_relay *r) {
                 free(j);
                 ipfsrt_error e;
                 ipfsrt_fail(&e, IPFSRT_ENOMEM, -1, "out of memory");
-                fail_want(w, &e);
+                fail_want(r, w, &e);
                 continue;
             }
             w->job = j;
@@ -159,7 +188,7 @@ static size_t settle_finished(ipfsrt_client_relay *r, const ipfsrt_error *failur
     for (want **p = &r->wants.active, *w; (w = *p);) {
         if (w->state == WANT_FETCHING &&
             (failure || w->job->t.state == TASK_DONE || w->job->t.state == TASK_FAILED))
-            settle(w, failure);
+            settle(r, w, failure);
         if (w->state == WANT_DONE || w->state == WANT_FAILED) {
             *p = w->active_next; /* its waiters (there is one at least) take it from here */
             w->active_next = NULL;
@@ -176,9 +205,19 @@ static void fail_unsettled(ipfsrt_client_relay *r) {
     ipfsrt_error e;
     ipfsrt_fail(&e, IPFSRT_ECANCELED, -1, "the gateway client has stopped");
     for (want *w = r->wants.active; w; w = w->active_next)
-        if (w->state == WANT_QUEUED) fail_want(w, &e);
+        if (w->state == WANT_QUEUED) fail_want(r, w, &e);
     settle_finished(r, &e);
     ipfsrt_relay_settle_prefetches(r, true);
+}
+
+/* The lowest of the gateways' recent first-byte times (0: none answered yet). */
+static double fastest_round_trip(const ipfsrt_client *c) {
+    double best = 0;
+    for (size_t i = 0; i < c->gateways.count; i++) {
+        double base = c->gw[i].pace.base;
+        if (base > 0 && (best == 0 || base < best)) best = base;
+    }
+    return best;
 }
 
 ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err) {
@@ -190,7 +229,8 @@ ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err)
         start_queued(r);
         ipfsrt_relay_start_prefetches(r);
         size_t fetching = settle_finished(r, NULL) + ipfsrt_relay_settle_prefetches(r, false);
-        pthread_mutex_unlock(&r->lock);
+        r->round_trip = fastest_round_trip(c);
+        ipfsrt_relay_unlock(r);
         ipfsrt_error e;
         ipfsrt_status pumped = IPFSRT_OK;
         if (fetching && (c->engine.pending(c->engine.ctx) || c->pool_jobs)) {
@@ -214,7 +254,7 @@ ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err)
     }
     fail_unsettled(r);
     r->running = false;
-    pthread_mutex_unlock(&r->lock);
+    ipfsrt_relay_unlock(r);
     return st;
 }
 
@@ -223,7 +263,7 @@ void ipfsrt_client_relay_stop(ipfsrt_client_relay *r) {
     r->stopping = true;
     if (r->running) r->c->engine.wakeup(r->c->engine.ctx);
     else fail_unsettled(r); /* nobody will drive them: only queued ones wait */
-    pthread_mutex_unlock(&r->lock);
+    ipfsrt_relay_unlock(r);
 }
 
 ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **out, ipfsrt_client *c, ipfsrt_error *err) {
@@ -245,6 +285,13 @@ void ipfsrt_client_relay_blocksource(ipfsrt_client_relay *r, ipfsrt_blocksource 
 
 void ipfsrt_client_relay_blocksource_at_hand(ipfsrt_client_relay *r, ipfsrt_blocksource *src) {
     *src = (ipfsrt_blocksource){r, relay_get_at_hand, relay_release};
+}
+
+double ipfsrt_client_relay_round_trip(ipfsrt_client_relay *r) {
+    pthread_mutex_lock(&r->lock);
+    double round_trip = r->round_trip;
+    pthread_mutex_unlock(&r->lock);
+    return round_trip;
 }
 
 void ipfsrt_client_relay_get_stats(ipfsrt_client_relay *r, ipfsrt_client_relay_stats *stats) {

@@ -7,10 +7,19 @@
 #define IPFSRT_RELAY_INTERNAL_H
 
 #include <pthread.h>
+#include <semaphore.h>
 
 #include "client/client_internal.h"
 
 typedef enum want_state { WANT_QUEUED, WANT_FETCHING, WANT_DONE, WANT_FAILED } want_state;
+
+/* A caller waiting for a want or a prefetch to settle, on its own stack. It is
+ * woken after the relay's lock is let go (ipfsrt_relay_unlock): woken under the
+ * lock, it would at once wait again, for the lock. */
+typedef struct relay_waiter {
+    sem_t woken;
+    struct relay_waiter *next;
+} relay_waiter;
 
 typedef struct want {
     ipfsrt_cid cid;
@@ -19,7 +28,7 @@ typedef struct want {
     block_job *job;        /* the driver's, while fetching */
     ipfsrt_rcblock *block; /* done: a reference the want holds */
     ipfsrt_error error;    /* failed */
-    pthread_cond_t settled; /* its waiters', so that a settled block wakes no one else */
+    relay_waiter *waiting;  /* woken when it settles */
     uint64_t hash;
     struct want *hnext;    /* the bucket's chain */
     struct want *active_next; /* queued or fetching: the driver's list */
@@ -57,7 +66,7 @@ typedef struct path_prefetch {
     ipfsrt_unixfs_scope scope;
     uint64_t offset, length;
     bool started, settled;
-    pthread_cond_t over;
+    relay_waiter *waiting;
     unsigned waiters;
     struct ipfsrt_client_relay *relay;
     struct path_prefetch *next;
@@ -68,10 +77,19 @@ struct ipfsrt_client_relay {
     pthread_mutex_t lock;
     want_table wants;
     path_prefetch *prefetches;
+    relay_waiter *to_wake; /* of what settled under the lock held now */
     bool stopping;
     bool running; /* in ipfsrt_client_relay_run: only then is the client touched */
     uint64_t jobs, coalesced, prefetched;
+    double round_trip; /* the driver's copy of the fastest gateway's, for callers */
 };
+
+/* Under the lock: waiting becomes to be woken as the lock is let go. */
+void ipfsrt_relay_wake_later(struct ipfsrt_client_relay *r, relay_waiter **waiting);
+/* Lets the lock go, then wakes those settled meanwhile. */
+void ipfsrt_relay_unlock(struct ipfsrt_client_relay *r);
+/* Under the lock: waits on it (let go meanwhile) until woken. */
+void ipfsrt_relay_wait(struct ipfsrt_client_relay *r, relay_waiter **waiting);
 
 /* The driver's side, under the lock: starts the prefetches asked for; settles
  * those over (or, with stopping, all); returns how many are in flight. */

@@ -26,10 +26,16 @@ static bool keep_prefetched(void *user, ipfsrt_rcblock *block) {
     return true;
 }
 
-static void settle_prefetch(path_prefetch *p) {
+/* Settles *link's prefetch; one nobody waits for (asked for without waiting)
+ * is unlinked and freed here, else its last waiter does that. */
+static void settle_prefetch(ipfsrt_client_relay *r, path_prefetch **link) {
+    path_prefetch *p = *link;
     if (p->started && p->pf.t.c) ipfsrt_task_end(&p->pf.t);
     p->settled = true;
-    pthread_cond_broadcast(&p->over);
+    ipfsrt_relay_wake_later(r, &p->waiting);
+    if (p->waiters) return;
+    *link = p->next;
+    free(p);
 }
 
 static ipfsrt_status count_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
@@ -48,27 +54,32 @@ static bool cached_already(ipfsrt_client_relay *r, const path_prefetch *p) {
 }
 
 void ipfsrt_relay_start_prefetches(ipfsrt_client_relay *r) {
-    for (path_prefetch *p = r->prefetches; p; p = p->next) {
-        if (p->started || p->settled) continue;
-        if (cached_already(r, p)) {
-            settle_prefetch(p);
-            continue;
+    for (path_prefetch **link = &r->prefetches, *p; (p = *link);) {
+        if (!p->started && !p->settled) {
+            char *query = p->key + strlen(p->key) + 1;
+            p->pf.on_block = keep_prefetched;
+            p->pf.user = p;
+            p->started = !cached_already(r, p) && ipfsrt_prefetch_start_query(r->c, &p->pf, p->key, query);
+            if (!p->started) {
+                settle_prefetch(r, link);
+                continue; /* *link is the next one now, or still p (waited for) */
+            }
         }
-        char *query = p->key + strlen(p->key) + 1;
-        p->pf.on_block = keep_prefetched;
-        p->pf.user = p;
-        p->started = ipfsrt_prefetch_start_query(r->c, &p->pf, p->key, query);
-        if (!p->started) settle_prefetch(p);
+        link = &p->next;
     }
 }
 
 size_t ipfsrt_relay_settle_prefetches(ipfsrt_client_relay *r, bool stopping) {
     size_t in_flight = 0;
-    for (path_prefetch *p = r->prefetches; p; p = p->next) {
-        if (p->settled) continue;
+    for (path_prefetch **link = &r->prefetches, *p; (p = *link);) {
         bool over = p->started && (p->pf.t.state == TASK_DONE || p->pf.t.state == TASK_FAILED);
-        if (stopping || over) settle_prefetch(p);
-        else in_flight++;
+        if (!p->settled && (stopping || over)) {
+            settle_prefetch(r, link);
+            if (*link != p) continue;
+        } else if (!p->settled) {
+            in_flight++;
+        }
+        link = &p->next;
     }
     return in_flight;
 }
@@ -88,7 +99,6 @@ static path_prefetch *prefetch_for(ipfsrt_client_relay *r, const char *path, con
     memcpy(p->key, path, n + 1);
     memcpy(p->key + n + 1, query, strlen(query) + 1);
     p->relay = r;
-    pthread_cond_init(&p->over, NULL);
     p->scope = scope;
     p->offset = offset;
     p->length = length;
@@ -104,7 +114,6 @@ static void unlink_prefetch(ipfsrt_client_relay *r, path_prefetch *p) {
             *q = p->next;
             break;
         }
-    pthread_cond_destroy(&p->over);
     free(p);
 }
 
@@ -117,29 +126,46 @@ static bool at_hand_already(ipfsrt_client_relay *r, const char *path, ipfsrt_uni
            IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *r, const char *path, ipfsrt_unixfs_scope scope,
-                                           uint64_t offset, uint64_t length, ipfsrt_error *err) {
+/* The CAR query asking for the scope (and the range of an entity's bytes). */
+static void scope_query(char *query, size_t size, ipfsrt_unixfs_scope scope, uint64_t offset, uint64_t length) {
     static const char *const scopes[] = {"block", "entity", "all"};
+    int n = snprintf(query, size, "format=car&dag-scope=%s", scopes[scope <= IPFSRT_SCOPE_ALL ? scope : 1]);
+    if (scope != IPFSRT_SCOPE_ENTITY || (!offset && length == UINT64_MAX)) return;
+    if (length == UINT64_MAX || offset > UINT64_MAX - length)
+        snprintf(query + n, size - (size_t)n, "&entity-bytes=%llu:*", (unsigned long long)offset);
+    else if (length)
+        snprintf(query + n, size - (size_t)n, "&entity-bytes=%llu:%llu", (unsigned long long)offset,
+                 (unsigned long long)(offset + length - 1));
+}
+
+/* Posts the prefetch (one already asked for the same is joined), waiting for
+ * it to settle when wait says so. */
+static ipfsrt_status post_prefetch(ipfsrt_client_relay *r, const char *path, ipfsrt_unixfs_scope scope,
+                                   uint64_t offset, uint64_t length, bool wait, ipfsrt_error *err) {
     if (at_hand_already(r, path, scope, offset, length)) return IPFSRT_OK;
     char query[160];
-    int n = snprintf(query, sizeof query, "format=car&dag-scope=%s", scopes[scope <= IPFSRT_SCOPE_ALL ? scope : 1]);
-    if (scope == IPFSRT_SCOPE_ENTITY && (offset || length != UINT64_MAX)) {
-        if (length == UINT64_MAX || offset > UINT64_MAX - length)
-            snprintf(query + n, sizeof query - (size_t)n, "&entity-bytes=%llu:*", (unsigned long long)offset);
-        else if (length)
-            snprintf(query + n, sizeof query - (size_t)n, "&entity-bytes=%llu:%llu", (unsigned long long)offset,
-                     (unsigned long long)(offset + length - 1));
-    }
+    scope_query(query, sizeof query, scope, offset, length);
     pthread_mutex_lock(&r->lock);
     path_prefetch *p = r->stopping ? NULL : prefetch_for(r, path, query, scope, offset, length);
-    if (!p) {
+    if (!p || !wait) {
         bool stopping = r->stopping;
         pthread_mutex_unlock(&r->lock);
         return stopping ? ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "the gateway client has stopped") : IPFSRT_OK;
     }
     p->waiters++;
-    while (!p->settled) pthread_cond_wait(&p->over, &r->lock);
+    while (!p->settled) ipfsrt_relay_wait(r, &p->waiting);
     if (--p->waiters == 0) unlink_prefetch(r, p);
     pthread_mutex_unlock(&r->lock);
     return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *r, const char *path, ipfsrt_unixfs_scope scope,
+                                           uint64_t offset, uint64_t length, ipfsrt_error *err) {
+    return post_prefetch(r, path, scope, offset, length, true, err);
+}
+
+ipfsrt_status ipfsrt_client_relay_prefetch_nowait(ipfsrt_client_relay *r, const char *path,
+                                                  ipfsrt_unixfs_scope scope, uint64_t offset, uint64_t length,
+                                                  ipfsrt_error *err) {
+    return post_prefetch(r, path, scope, offset, length, false, err);
 }

@@ -27,7 +27,6 @@ static void unchain(want_table *t, want *w) {
 static void drop(want_table *t, want *w) {
     unchain(t, w);
     ipfsrt_rcblock_unref(w->block);
-    pthread_cond_destroy(&w->settled);
     free(w);
 }
 
@@ -36,7 +35,6 @@ void ipfsrt_wants_free(want_table *t) {
         for (want *w = t->buckets[b], *next; w; w = next) {
             next = w->hnext;
             ipfsrt_rcblock_unref(w->block);
-            pthread_cond_destroy(&w->settled);
             free(w);
         }
     free(t->buckets);
@@ -74,7 +72,6 @@ want *ipfsrt_wants_add(want_table *t, const ipfsrt_cid *cid) {
     if (!w) return NULL;
     w->cid = *cid;
     w->hash = cid_hash(cid);
-    pthread_cond_init(&w->settled, NULL);
     w->hnext = t->buckets[w->hash & (t->nbuckets - 1)];
     t->buckets[w->hash & (t->nbuckets - 1)] = w;
     t->count++;

@@ -125,6 +125,8 @@ void ipfsrt_attempt_report(attempt *a) {
         unsigned before = (unsigned)g->pace.limit;
         unsigned limit = ipfsrt_pacing_observe(&g->pace, a->error, latency, a->backlog, now);
         if (limit != before) c->engine.set_limit(c->engine.ctx, (unsigned)a->gw, limit);
+    } else if (a->error == IPFSRT_GWERR_NONE) {
+        ipfsrt_pacing_note(&g->pace, latency);
     }
     if (c->policy.observe && !c->halted) {
         ipfsrt_policy_request info;

@@ -108,8 +108,9 @@ void ipfsrt_vpool_submit(ipfsrt_vpool *p, ipfsrt_vjob *job) {
     pthread_mutex_lock(&p->lock);
     job->canceled = false;
     push(&p->todo, job);
-    pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->lock);
+    /* after unlocking: a worker woken under the lock would only wait for it */
+    pthread_cond_signal(&p->work);
 }
 
 /* Takes a job out of whichever list holds it; false when a worker has it. */

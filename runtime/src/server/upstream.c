@@ -20,16 +20,20 @@ static ipfsrt_status held_block(void *user, const ipfsrt_cid *cid, ipfsrt_error 
     return IPFSRT_OK;
 }
 
+static bool in_own_cars(ipfsrt_server *gw, const char *path, ipfsrt_unixfs_scope scope, uint64_t offset,
+                        uint64_t length) {
+    return gw->ncars && ipfsrt_unixfs_blocks_for_scope(&gw->held, path, NULL, scope, offset, length, held_block,
+                                                       NULL, NULL) == IPFSRT_OK;
+}
+
 /* Upstream is asked only when what the CARs and the relay hold comes short: a
  * second read of a chunk, or a file in the gateway's own CARs, costs no request
  * (without CARs, the relay's own check of what it holds is the whole check). */
 void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
                             uint64_t offset, uint64_t length) {
     ipfsrt_server *gw = rq->gw;
-    if (!gw->relay || (gw->ncars && ipfsrt_unixfs_blocks_for_scope(&gw->held, path, NULL, scope, offset, length,
-                                                                    held_block, NULL, NULL) == IPFSRT_OK))
-        return;
-    (void)ipfsrt_client_relay_prefetch(rq->gw->relay, path, scope, offset, length, NULL);
+    if (gw->relay && !in_own_cars(gw, path, scope, offset, length))
+        (void)ipfsrt_client_relay_prefetch(gw->relay, path, scope, offset, length, NULL);
 }
 
 /* The blocks held, remembering the last one lacking. */
@@ -73,10 +77,8 @@ static bool prefetch_known_file(ipfsrt_server_request *rq, const char *path, uin
 #define MISSED_DIRS_MAX 4096 /* forgotten all at once past this: a client cannot grow it */
 
 /* True from the second time a path missed in dir: a directory that several
- * paths go through (a Zarr array's chunks under a HAMT) is then asked for
- * whole, every shard, in one request that the misses meanwhile wait for
- * (prefetches of one path are one), and the next paths in it resolve without
- * a request. */
+ * paths go through (a Zarr array's chunks under a HAMT) is then worth asking
+ * for whole. */
 static bool missed_again(ipfsrt_server *gw, const char *dir, size_t len) {
     pthread_mutex_lock(&gw->dirs_lock);
     if (gw->missed_dirs.count >= MISSED_DIRS_MAX) {
@@ -91,14 +93,29 @@ static bool missed_again(ipfsrt_server *gw, const char *dir, size_t len) {
     return again;
 }
 
-/* True when the parent was asked for (the path may now be at hand). */
+/* Nearer than this, a walk missing its directory waits for the directory and
+ * then asks for the file alone: a CAR of its own path (the directory's shards
+ * on the way again, checked again) would cost the upstream and this gateway
+ * more than the wait. Farther, its own path's CAR saves a round trip. */
+#define NEAR_S 0.002
+
+/* From the second time a path missed in its directory, the directory is asked
+ * for whole, every shard, in one request, so that the paths after resolve
+ * with one request for the file alone. True when that was waited for (the
+ * upstream is near): the path may be at hand now. */
 static bool prefetch_parent(ipfsrt_server_request *rq, const char *path) {
+    ipfsrt_server *gw = rq->gw;
     const char *slash = strrchr(path, '/');
-    if (!slash || slash == path || !missed_again(rq->gw, path, (size_t)(slash - path))) return false;
+    if (!gw->relay || !slash || slash == path || !missed_again(gw, path, (size_t)(slash - path))) return false;
+    double round_trip = ipfsrt_client_relay_round_trip(gw->relay);
+    bool near = round_trip > 0 && round_trip < NEAR_S;
     char *dir = strndup(path, (size_t)(slash - path));
-    if (dir) ipfsrt_server_prefetch(rq, dir, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX);
+    if (!dir) return false;
+    if (near) ipfsrt_server_prefetch(rq, dir, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX);
+    else if (!in_own_cars(gw, dir, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX))
+        (void)ipfsrt_client_relay_prefetch_nowait(gw->relay, dir, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, NULL);
     free(dir);
-    return dir != NULL;
+    return near;
 }
 
 /* How a path that lacks a block held is asked for: by its Range header. */
