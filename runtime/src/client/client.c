@@ -539,6 +539,16 @@ void ipfsrt_client_set_gateway_cap(ipfsrt_client *c, size_t i, unsigned cap) {
     if (c->engine.set_limit) c->engine.set_limit(c->engine.ctx, (unsigned)i, (unsigned)p->limit);
 }
 
+void ipfsrt_client_pace_from(ipfsrt_client *c, unsigned start) {
+    if (!c->adaptive) return;
+    for (size_t i = 0; i < c->gateways.count; i++) {
+        ipfsrt_pacing *p = &c->gw[i].pace;
+        if (p->limit >= start) continue;
+        p->limit = start < p->cap ? start : p->cap;
+        if (c->engine.set_limit) c->engine.set_limit(c->engine.ctx, (unsigned)i, (unsigned)p->limit);
+    }
+}
+
 size_t ipfsrt_client_gateway_count(const ipfsrt_client *c) { return c->gateways.count; }
 
 const char *ipfsrt_client_gateway_url(const ipfsrt_client *c, size_t i) {

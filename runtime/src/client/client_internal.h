@@ -29,6 +29,9 @@ void ipfsrt_pacing_init(ipfsrt_pacing *p, unsigned start, unsigned cap);
 /* An answer's first-byte latency, into the fastest lately (base) and the
  * smoothed one; kept with a fixed concurrency too (the relay reads base). */
 void ipfsrt_pacing_note(ipfsrt_pacing *p, double latency);
+/* With adapted concurrency, each gateway's limit raised to start (within its
+ * cap) unless it is there already. */
+void ipfsrt_client_pace_from(ipfsrt_client *c, unsigned start);
 /* An attempt's end (error IPFSRT_GWERR_NONE when it went well, its first-byte
  * latency, the requests still waiting for room): the limit from now on. */
 unsigned ipfsrt_pacing_observe(ipfsrt_pacing *p, ipfsrt_gateway_error error, double latency, size_t backlog,

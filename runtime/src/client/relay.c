@@ -10,6 +10,8 @@
 #include "client/relay_internal.h"
 #include "store/blockcache.h"
 
+#define RELAY_START_IN_FLIGHT 64 /* per gateway, within its cap */
+
 static void relay_release(void *ctx, ipfsrt_blocksource_ref *ref) {
     (void)ctx;
     ipfsrt_rcblock_unref(ref->token);
@@ -273,6 +275,10 @@ ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **out, ipfsrt_client *
     ipfsrt_client_relay *r = calloc(1, sizeof *r);
     if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     r->c = c;
+    /* A relay's callers are many clients at once, each of which would have
+     * asked the gateways itself: a Zarr reader's first hundred chunks go out
+     * in one round trip, not the three a ramp from one caller's start takes. */
+    ipfsrt_client_pace_from(c, RELAY_START_IN_FLIGHT);
     ipfsrt_wants_init(&r->wants, c->memory_cache_bytes); /* the client's budget: callers' hits skip the driver */
     pthread_mutex_init(&r->lock, NULL);
     *out = r;
