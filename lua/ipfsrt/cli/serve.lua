@@ -32,7 +32,8 @@ options below with --gateway): what the CARs lack is fetched from them through t
 verified client (policies, retries, the block cache with --cache-dir), every block
 checked against its CID before a byte of it is served, so any HTTP tool reading
 through this gateway gets verified bytes. Blocks several requests want at once are
-fetched once. Upstream failures are answered 502 (504 when nothing answered in
+fetched once; adapted concurrency starts at 64 in flight per upstream, its clients
+being many at once. Upstream failures are answered 502 (504 when nothing answered in
 time) with a line naming the CID and what each upstream did; content proven absent
 (a verified directory without the name) 404. File bytes stream as their blocks
 arrive; a failure mid-body ends the connection short. Each connection has a thread
