@@ -91,6 +91,7 @@ zcar="$BUILD/tests/zarr-embed.car"
 want_line="temp: int32, shape 6 x 10; mean of its first 10 values (verified): 2.6"
 "$out-example" "$zcar/temp" | grep -qxF "$want_line" || { echo "embed: read_zarr.c from the CAR" >&2; exit 1; }
 served="$BUILD/tests/example-serve.url"
+rm -f "$served" # the background job truncates it later: an old URL would be read first
 "$(pkg-config --variable=prefix ipfsrt)/bin/ipfsrt" serve "$zcar" > "$served" 2>/dev/null &
 serve_pid=$!
 for _ in $(seq 40); do [ -s "$served" ] && break; sleep 0.5; done # a loaded machine starts it slowly
