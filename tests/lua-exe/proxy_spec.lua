@@ -42,6 +42,22 @@ describe("ipfsrt serve --upstream", function()
   end
   local front = proxy({ "--upstream", honest:url() })
 
+  -- The bodies of urls, fetched by as many curl processes at once.
+  local function curl_at_once(urls)
+    local outs, cmd = {}, {}
+    for i, u in ipairs(urls) do
+      outs[i] = os.tmpname()
+      cmd[i] = string.format("curl -s -o %s %s &", outs[i], u)
+    end
+    os.execute(table.concat(cmd, " ") .. " wait")
+    local bodies = {}
+    for i = 1, #outs do
+      bodies[i] = slurp(outs[i])
+      os.remove(outs[i])
+    end
+    return bodies
+  end
+
   teardown(function()
     for _, stop in ipairs(stops) do stop() end
     for _, gw in ipairs(origins) do gw:stop() end
@@ -167,18 +183,12 @@ describe("ipfsrt serve --upstream", function()
     local far = origin({ delay_ms = 400 })
     local url = proxy({ "--upstream", far:url() })
     assert.equal("hello\n", select(3, http(url .. "/ipfs/" .. root .. "/hello.txt"))) -- the distance, learnt
-    local outs, cmd = {}, {}
-    for i = 1, 20 do
-      outs[i] = os.tmpname()
-      cmd[i] = string.format("curl -s -o %s %s/ipfs/%s/many/n%02d.txt &", outs[i], url, root, i)
-    end
+    local urls = {}
+    for i = 1, 20 do urls[i] = string.format("%s/ipfs/%s/many/n%02d.txt", url, root, i) end
     local t0 = ipfsrt.clock()
-    os.execute(table.concat(cmd, " ") .. " wait")
+    local bodies = curl_at_once(urls)
     local took = ipfsrt.clock() - t0
-    for i = 1, 20 do
-      assert.equal("entry " .. i, slurp(outs[i]))
-      os.remove(outs[i])
-    end
+    for i = 1, 20 do assert.equal("entry " .. i, bodies[i]) end
     -- each its own path's CAR, all in flight at once, while the directory
     -- comes whole beside them; waiting for the directory first, or sixteen
     -- in flight at first, would take two round trips (0.8 s)
@@ -200,17 +210,10 @@ describe("ipfsrt serve --upstream", function()
   it("fetches a block once for many clients at once", function()
     local counted = origin()
     local url = proxy({ "--upstream", counted:url() })
-    local outs = {}
-    local cmd = {}
-    for i = 1, 8 do
-      outs[i] = os.tmpname()
-      cmd[i] = string.format("curl -s -o %s %s &", outs[i], url .. "/ipfs/" .. root .. "/big.bin")
-    end
-    os.execute(table.concat(cmd, " ") .. " wait")
-    for i = 1, 8 do
-      assert.equal(big, slurp(outs[i]))
-      os.remove(outs[i])
-    end
+    local urls = {}
+    for i = 1, 8 do urls[i] = url .. "/ipfs/" .. root .. "/big.bin" end
+    local bodies = curl_at_once(urls)
+    for i = 1, 8 do assert.equal(big, bodies[i]) end
     -- the root, big.bin's node and its eleven leaves: each asked for once
     assert.is_true(counted:stats().requests <= 13, "upstream requests: " .. counted:stats().requests)
   end)

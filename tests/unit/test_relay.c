@@ -145,6 +145,18 @@ static void free_crowd(crowd *cr) {
     for (size_t i = 0; i < cr->count; i++) free(cr->readers[i].got);
 }
 
+/* Drives the relay on this thread until another stops it after_s from now;
+ * returns how long the relay ran. */
+static double run_until_stopped(ipfsrt_client_relay *relay, double after_s) {
+    crowd stopper = {.relay = relay, .stop_after_s = after_s};
+    pthread_t boss;
+    pthread_create(&boss, NULL, run_crowd, &stopper);
+    double t0 = ipfsrt_clock();
+    assert_int_equal(ipfsrt_client_relay_run(relay, NULL), IPFSRT_OK);
+    pthread_join(boss, NULL);
+    return ipfsrt_clock() - t0;
+}
+
 static void test_many_threads_one_fetch_per_block(void **state) {
     (void)state;
     ipfsrt_server *gw = start_gateway(NULL);
@@ -210,18 +222,12 @@ static void test_stop_releases_waiters(void **state) {
     ipfsrt_client *c = client_of(gw, 30);
     ipfsrt_client_relay *relay;
     assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
-    crowd stopper = {.stop_after_s = 0.5};
-    stopper.relay = relay;
     reader waiting = {0};
     reader_init(&waiting, relay);
-    pthread_t t, boss;
+    pthread_t t;
     pthread_create(&t, NULL, read_file_through, &waiting);
-    pthread_create(&boss, NULL, run_crowd, &stopper);
-    double t0 = ipfsrt_clock();
-    assert_int_equal(ipfsrt_client_relay_run(relay, NULL), IPFSRT_OK);
+    assert_true(run_until_stopped(relay, 0.5) < 3);
     pthread_join(t, NULL);
-    pthread_join(boss, NULL);
-    assert_true(ipfsrt_clock() - t0 < 3);
     assert_int_equal(waiting.status, IPFSRT_ECANCELED);
     free(waiting.got);
     ipfsrt_client_relay_free(relay);
@@ -297,14 +303,7 @@ static void test_unwaited_prefetch_at_stop(void **state) {
     assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_client_relay_prefetch_nowait(relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, NULL),
                      IPFSRT_OK);
-    crowd stopper = {.stop_after_s = 0.3};
-    stopper.relay = relay;
-    pthread_t boss;
-    pthread_create(&boss, NULL, run_crowd, &stopper);
-    double t0 = ipfsrt_clock();
-    assert_int_equal(ipfsrt_client_relay_run(relay, NULL), IPFSRT_OK);
-    pthread_join(boss, NULL);
-    assert_true(ipfsrt_clock() - t0 < 3);
+    assert_true(run_until_stopped(relay, 0.3) < 3);
     ipfsrt_error err;
     assert_int_equal(ipfsrt_client_relay_prefetch_nowait(relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, &err),
                      IPFSRT_ECANCELED);
