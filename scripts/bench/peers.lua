@@ -5,16 +5,17 @@
 -- HTTP; and from one local S3 (s3rver behind tests/s3/front.js) holding the
 -- sample's files and its CARv2: ipfsrt over s3:// (plain) and the CAR on S3
 -- (verified), and xarray + zarr over boto3; and from the sample's folder,
--- ipfsrt and xarray with dask's threaded scheduler. Every repetition is a cold process; open is timed on its own, the
--- other scenarios after opening, inside the process (after one uncounted run
--- that warms the gateway and the page cache). Medians, ratios, and
--- checksums of the values each client read. xarray-proxy is xarray through a
--- fresh `ipfsrt serve --upstream` in front of the gateway (every block verified,
--- nothing cached), xarray-proxy-cached through a fresh one over the disk cache
--- its first, uncounted run filled; zarrita-proxy is zarrita through a fresh
--- one. The gateway answers each request
--- after a delay (`serve --delay MS`), for every delay listed: public gateways are
--- 10 to 100 ms away, loopback none (the S3 clients run at delay 0 only).
+-- ipfsrt and xarray with dask's threaded scheduler. Every repetition is a
+-- cold process; open is timed on its own, the other scenarios after opening,
+-- inside the process (after one uncounted run that warms the gateway and the
+-- page cache). Medians, ratios, and checksums of the values each client read.
+-- xarray-proxy is xarray through a fresh `ipfsrt serve --upstream` in front
+-- of the gateway (every block verified, nothing cached), xarray-proxy-cached
+-- through a fresh one over the disk cache its first, uncounted run filled;
+-- zarrita-proxy is zarrita through a fresh one. The gateway answers each
+-- request after a delay (`serve --delay MS`), for every delay listed: public
+-- gateways are 10 to 100 ms away, loopback none (the S3 clients run at delay
+-- 0 only).
 -- The NetCDF form of the sample (a NetCDF-4 file a day and refs.json joining
 -- them, one more CAR on the same gateway): ipfsrt-refs reads it through the
 -- references (verified ipfs://), xarray-h5netcdf as Python users read such
@@ -199,7 +200,25 @@ local function report_refs(results)
   end
 end
 
+-- The proxy's targets: xarray through it against xarray direct; the warm
+-- cache's gain over the cold proxy; and the most any cache could gain: the
+-- cold proxy against xarray direct at delay 0, a local gateway answering from
+-- its CARs, as fast as any HTTP server answers fsspec here.
+local function report_proxy(delay, results)
+  if not (results[scenarios[1]] or {})["xarray-proxy"] then return end
+  print(string.format("\nxarray-proxy at %d ms: its median / xarray's; xarray-proxy-cached's gain over it "
+    .. "(its / cached's); the most a cache could gain (its / xarray's at 0 ms)", delay))
+  local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
+  for _, s in ipairs(scenarios) do
+    local function median(c, d) return ((all[d or delay][s] or {})[c] or {}).median end
+    local p = median("xarray-proxy")
+    print(string.format("%-11s %18s %18s %18s", s, ratio(p, median("xarray")), ratio(p, median("xarray-proxy-cached")),
+      ratio(p, all[0] and median("xarray", 0))))
+  end
+end
+
 for _, delay in ipairs(delays) do
   report(delay, all[delay])
   report_refs(all[delay])
+  report_proxy(delay, all[delay])
 end
