@@ -60,13 +60,16 @@ static void test_dagpb_vectors(void **state) {
     ipfsrt_buf_free(&node);
 }
 
-static void expect_pb_reject(const char *hex, const char *why) {
+/* Rejected for the reason said: each case differs from a valid node in that
+ * alone, so a wrong length elsewhere cannot pass for it. */
+static void expect_pb_reject(const char *hex, const char *reason) {
     uint8_t buf[300];
     size_t len = hex2bin(hex, buf, sizeof buf);
     ipfsrt_dagpb_node n;
     ipfsrt_error err;
-    if (ipfsrt_dagpb_decode(buf, len, &n, &err) == IPFSRT_OK) fail_msg("accepted %s (%s)", hex, why);
+    if (ipfsrt_dagpb_decode(buf, len, &n, &err) == IPFSRT_OK) fail_msg("accepted %s (%s)", hex, reason);
     assert_int_equal(err.code, IPFSRT_EDAGPB);
+    if (!strstr(err.message, reason)) fail_msg("%s: '%s', not '%s'", hex, err.message, reason);
 }
 
 #define LINK_HASH "0a2401551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"
@@ -74,23 +77,30 @@ static void expect_pb_reject(const char *hex, const char *why) {
 static void test_dagpb_rejects(void **state) {
     (void)state;
     expect_pb_reject("0a01000a0100", "duplicate Data");
-    expect_pb_reject("1a0100", "unknown field 3");
-    expect_pb_reject("0801", "Data with varint wire type");
-    expect_pb_reject("0a05ff", "Data runs past the end");
+    expect_pb_reject("1a0100", "unknown PBNode field");
+    expect_pb_reject("0801", "unknown PBNode field or wire type"); /* Data as a varint */
+    expect_pb_reject("0a05ff", "field runs past the end");
     expect_pb_reject("1202" "1200", "link without Hash");
-    expect_pb_reject("122a" "1200" LINK_HASH, "Name before Hash");
-    expect_pb_reject("122c" LINK_HASH "180b180b", "duplicate Tsize");
-    expect_pb_reject("1228" LINK_HASH "2000", "unknown link field 4");
-    expect_pb_reject("1206" "0a0401551220", "Hash not a CID");
-    expect_pb_reject("1226" LINK_HASH "0a00" "1226" LINK_HASH, "Data between links");
-    expect_pb_reject("0a", "truncated key");
-    expect_pb_reject("12ffffffffffffffffffff01", "absurd length");
-    /* Data before the links (as old IPFS data has it) is accepted */
+    expect_pb_reject("1228" "1200" LINK_HASH, "out of order");                 /* Name before Hash */
+    expect_pb_reject("122a" LINK_HASH "180b180b", "out of order or repeated"); /* Tsize twice */
+    expect_pb_reject("1228" LINK_HASH "2000", "unknown PBLink field");         /* field 4 */
+    expect_pb_reject("1206" "0a0401551220", "multihash truncated");            /* Hash not a CID */
+    expect_pb_reject("1226" LINK_HASH "0a00" "1226" LINK_HASH, "Data between Links");
+    expect_pb_reject("8a", "truncated field key");
+    expect_pb_reject("12ffffffffffffffffffff01", "field runs past the end"); /* an absurd length */
+    /* Data before the links (as old IPFS data has it) is accepted; a link of a
+     * Hash alone has neither Name nor Tsize, after a link that had both */
     uint8_t buf[300];
-    size_t len = hex2bin("0a00" "1226" LINK_HASH, buf, sizeof buf);
+    size_t len = hex2bin("0a00" "122a" LINK_HASH "1200180b" "1226" LINK_HASH, buf, sizeof buf);
     ipfsrt_dagpb_node n;
     assert_int_equal(ipfsrt_dagpb_decode(buf, len, &n, NULL), IPFSRT_OK);
-    assert_int_equal(n.link_count, 1);
+    assert_int_equal(n.link_count, 2);
+    assert_true(n.links[0].has_tsize && n.links[0].name);
+    assert_null(n.links[1].name);
+    assert_int_equal(n.links[1].name_len, 0);
+    assert_false(n.links[1].has_tsize);
+    assert_int_equal(n.links[1].tsize, 0);
+    assert_true(ipfsrt_cid_equal(&n.links[0].cid, &n.links[1].cid));
     ipfsrt_dagpb_node_free(&n);
 }
 

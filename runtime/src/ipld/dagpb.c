@@ -14,7 +14,11 @@ static ipfsrt_status bad(ipfsrt_error *err, size_t at, const char *what) {
  * Fields strictly in that order, each at most once; Hash required. */
 static ipfsrt_status decode_link(const uint8_t *buf, size_t len, size_t base, ipfsrt_dagpb_link *link,
                                  ipfsrt_error *err) {
-    memset(link, 0, sizeof *link);
+    /* the CID is zeroed as it is parsed: the rest only, for hundreds of links a shard */
+    link->name = NULL;
+    link->name_len = 0;
+    link->has_tsize = false;
+    link->tsize = 0;
     size_t pos = 0;
     unsigned last = 0;
     bool has_hash = false;
@@ -86,8 +90,8 @@ ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_n
         }
     }
     size_t links = links_before_data + links_after_data;
-    if (links) {
-        node->links = calloc(links, sizeof *node->links);
+    if (links) { /* at most one a byte: the size cannot wrap */
+        node->links = malloc(links * sizeof *node->links); /* each filled whole by decode_link */
         if (!node->links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
     pos = 0;

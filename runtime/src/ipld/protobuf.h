@@ -9,6 +9,10 @@ enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2, PB_I32 = 5 };
 /* Protobuf varints: up to 10 bytes; unlike multiformats varints they need not
  * be minimal. Returns false on truncation or a value over 64 bits. */
 static inline bool pb_varint(const uint8_t *buf, size_t len, size_t *pos, uint64_t *value) {
+    if (*pos < len && buf[*pos] < 0x80) { /* keys and short lengths: most of a dag-pb node */
+        *value = buf[(*pos)++];
+        return true;
+    }
     uint64_t v = 0;
     for (unsigned i = 0; i < 10; i++) {
         if (*pos >= len) return false;

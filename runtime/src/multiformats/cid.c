@@ -101,10 +101,15 @@ ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t 
                            "%zu bytes after the CID's multihash", len - total);
     if (total > IPFSRT_CID_MAX_BYTES) /* unreachable with the digest bound; kept as a guard */
         return ipfsrt_fail(err, IPFSRT_ECID, 0, "CID of %zu bytes is too long", total);
-    *cid = (ipfsrt_cid){.version = 1, .codec = codec, .hash_code = mh.code,
-                        .mh_offset = (uint16_t)(n1 + n2),
-                        .digest_offset = (uint16_t)(mh.digest - buf),
-                        .digest_len = (uint16_t)mh.digest_len, .len = (uint16_t)total};
+    /* field by field: the struct was zeroed above, and a dag-pb shard parses
+     * hundreds of these per walk */
+    cid->version = 1;
+    cid->codec = codec;
+    cid->hash_code = mh.code;
+    cid->mh_offset = (uint16_t)(n1 + n2);
+    cid->digest_offset = (uint16_t)(mh.digest - buf);
+    cid->digest_len = (uint16_t)mh.digest_len;
+    cid->len = (uint16_t)total;
     memcpy(cid->bytes, buf, total);
     if (used) *used = total;
     return IPFSRT_OK;

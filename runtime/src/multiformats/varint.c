@@ -3,6 +3,11 @@
 
 ipfsrt_status ipfsrt_varint_decode(const uint8_t *buf, size_t len, uint64_t *value, size_t *used,
                                    ipfsrt_error *err) {
+    if (len > 0 && buf[0] < 0x80) { /* codes, lengths and versions mostly fit one byte */
+        *value = buf[0];
+        if (used) *used = 1;
+        return IPFSRT_OK;
+    }
     uint64_t v = 0;
     for (size_t i = 0; i < IPFSRT_VARINT_MAX_BYTES; i++) {
         if (i >= len) return ipfsrt_fail(err, IPFSRT_ETRUNCATED, (int64_t)len, "varint truncated");
