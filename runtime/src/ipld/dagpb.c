@@ -90,7 +90,8 @@ ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_n
         }
     }
     size_t links = links_before_data + links_after_data;
-    if (links) { /* at most one a byte: the size cannot wrap */
+    if (links) {
+        if (links > SIZE_MAX / sizeof *node->links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
         node->links = malloc(links * sizeof *node->links); /* each filled whole by decode_link */
         if (!node->links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
