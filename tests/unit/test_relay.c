@@ -63,6 +63,25 @@ static ipfsrt_client *client_of(const ipfsrt_server *gw, double timeout_s) {
     return client_with_cache(gw, timeout_s, NULL);
 }
 
+/* A gateway (with faults, or none), a client of it and a relay over the client. */
+typedef struct rig {
+    ipfsrt_server *gw;
+    ipfsrt_client *c;
+    ipfsrt_client_relay *relay;
+} rig;
+
+static void rig_open(rig *r, const ipfsrt_server_faults *faults, double timeout_s) {
+    r->gw = start_gateway(faults);
+    r->c = client_of(r->gw, timeout_s);
+    assert_int_equal(ipfsrt_client_relay_new(&r->relay, r->c, NULL), IPFSRT_OK);
+}
+
+static void rig_close(rig *r) {
+    ipfsrt_client_relay_free(r->relay);
+    ipfsrt_client_free(r->c);
+    ipfsrt_server_free(r->gw);
+}
+
 typedef struct reader {
     ipfsrt_blocksource src; /* counts, then asks relayed */
     ipfsrt_blocksource relayed;
@@ -159,12 +178,10 @@ static double run_until_stopped(ipfsrt_client_relay *relay, double after_s) {
 
 static void test_many_threads_one_fetch_per_block(void **state) {
     (void)state;
-    ipfsrt_server *gw = start_gateway(NULL);
-    ipfsrt_client *c = client_of(gw, 10);
-    ipfsrt_client_relay *relay;
-    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    rig g;
+    rig_open(&g, NULL, 10);
     crowd cr = {0};
-    drive(&cr, relay, READERS);
+    drive(&cr, g.relay, READERS);
     for (size_t i = 0; i < READERS; i++) {
         assert_int_equal(cr.readers[i].status, IPFSRT_OK);
         assert_int_equal(cr.readers[i].len, FILE_SIZE);
@@ -173,66 +190,56 @@ static void test_many_threads_one_fetch_per_block(void **state) {
     /* the directory, the file's node and its seven leaves, each asked for once
      * however many threads wanted it at once (later ones come from the cache) */
     ipfsrt_server_stats st;
-    ipfsrt_server_get_stats(gw, &st);
+    ipfsrt_server_get_stats(g.gw, &st);
     assert_int_equal(st.requests, 9);
     ipfsrt_client_relay_stats rs;
-    ipfsrt_client_relay_get_stats(relay, &rs);
+    ipfsrt_client_relay_get_stats(g.relay, &rs);
     size_t gets = 0;
     for (size_t i = 0; i < READERS; i++) gets += cr.readers[i].gets;
     assert_int_equal(rs.jobs + rs.coalesced, gets);
     assert_true(rs.coalesced > 0 && rs.jobs < gets / 2);
     /* stopped: a call fails at once, it does not wait */
     ipfsrt_blocksource src;
-    ipfsrt_client_relay_blocksource(relay, &src);
+    ipfsrt_client_relay_blocksource(g.relay, &src);
     ipfsrt_unixfs_node_info info;
     ipfsrt_error err;
     assert_int_equal(ipfsrt_unixfs_resolve(&src, file_path, NULL, &info, &err), IPFSRT_ECANCELED);
     free_crowd(&cr);
-    ipfsrt_client_relay_free(relay);
-    ipfsrt_client_free(c);
-    ipfsrt_server_free(gw);
+    rig_close(&g);
 }
 
 static void test_liar_fails_every_waiter(void **state) {
     (void)state;
     ipfsrt_server_faults faults = {.tamper = 1, .seed = 3};
-    ipfsrt_server *gw = start_gateway(&faults);
-    ipfsrt_client *c = client_of(gw, 10);
-    ipfsrt_client_relay *relay;
-    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    rig g;
+    rig_open(&g, &faults, 10);
     crowd cr = {0};
-    drive(&cr, relay, 4);
+    drive(&cr, g.relay, 4);
     for (size_t i = 0; i < 4; i++) {
         assert_int_equal(cr.readers[i].status, IPFSRT_EFETCH);
-        assert_non_null(strstr(cr.readers[i].err.message, ipfsrt_server_url(gw)));
+        assert_non_null(strstr(cr.readers[i].err.message, ipfsrt_server_url(g.gw)));
         assert_true(cr.readers[i].err.cid[0] != '\0');
         assert_int_equal(cr.readers[i].len, 0); /* not a byte of what failed its hash */
     }
     free_crowd(&cr);
-    ipfsrt_client_relay_free(relay);
-    ipfsrt_client_free(c);
-    ipfsrt_server_free(gw);
+    rig_close(&g);
 }
 
 /* A reader waiting on a gateway that takes its time is let go when the relay stops. */
 static void test_stop_releases_waiters(void **state) {
     (void)state;
     ipfsrt_server_faults faults = {.delay_ms = 5000};
-    ipfsrt_server *gw = start_gateway(&faults);
-    ipfsrt_client *c = client_of(gw, 30);
-    ipfsrt_client_relay *relay;
-    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
+    rig g;
+    rig_open(&g, &faults, 30);
     reader waiting = {0};
-    reader_init(&waiting, relay);
+    reader_init(&waiting, g.relay);
     pthread_t t;
     pthread_create(&t, NULL, read_file_through, &waiting);
-    assert_true(run_until_stopped(relay, 0.5) < 3);
+    assert_true(run_until_stopped(g.relay, 0.5) < 3);
     pthread_join(t, NULL);
     assert_int_equal(waiting.status, IPFSRT_ECANCELED);
     free(waiting.got);
-    ipfsrt_client_relay_free(relay);
-    ipfsrt_client_free(c);
-    ipfsrt_server_free(gw);
+    rig_close(&g);
 }
 
 /* A caller that asks for a path's blocks without waiting (on a gateway 300 ms
@@ -263,15 +270,13 @@ static void *prefetch_early(void *arg) {
 static void test_prefetch_without_waiting(void **state) {
     (void)state;
     ipfsrt_server_faults faults = {.delay_ms = 300};
-    ipfsrt_server *gw = start_gateway(&faults);
-    ipfsrt_client *c = client_of(gw, 10);
-    ipfsrt_client_relay *relay;
-    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
-    early e = {.relay = relay};
-    reader_init(&e.r, relay);
+    rig g;
+    rig_open(&g, &faults, 10);
+    early e = {.relay = g.relay};
+    reader_init(&e.r, g.relay);
     pthread_t t;
     pthread_create(&t, NULL, prefetch_early, &e);
-    assert_int_equal(ipfsrt_client_relay_run(relay, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_relay_run(g.relay, NULL), IPFSRT_OK);
     pthread_join(t, NULL);
     assert_int_equal(e.posted, IPFSRT_OK);
     assert_true(e.posting_s < 0.25);
@@ -280,16 +285,14 @@ static void test_prefetch_without_waiting(void **state) {
     assert_int_equal(e.r.status, IPFSRT_OK);
     assert_memory_equal(e.r.got, content, FILE_SIZE);
     ipfsrt_server_stats st;
-    ipfsrt_server_get_stats(gw, &st);
+    ipfsrt_server_get_stats(g.gw, &st);
     assert_int_equal(st.requests, 1);
     ipfsrt_client_relay_stats rs;
-    ipfsrt_client_relay_get_stats(relay, &rs);
+    ipfsrt_client_relay_get_stats(g.relay, &rs);
     assert_int_equal(rs.jobs, 0);
     assert_int_equal(rs.prefetched, 9); /* the directory, the file's node, its seven leaves */
     free(e.r.got);
-    ipfsrt_client_relay_free(relay);
-    ipfsrt_client_free(c);
-    ipfsrt_server_free(gw);
+    rig_close(&g);
 }
 
 /* A prefetch nobody waits for, still out when the relay stops, ends with it
@@ -297,19 +300,15 @@ static void test_prefetch_without_waiting(void **state) {
 static void test_unwaited_prefetch_at_stop(void **state) {
     (void)state;
     ipfsrt_server_faults faults = {.delay_ms = 5000};
-    ipfsrt_server *gw = start_gateway(&faults);
-    ipfsrt_client *c = client_of(gw, 30);
-    ipfsrt_client_relay *relay;
-    assert_int_equal(ipfsrt_client_relay_new(&relay, c, NULL), IPFSRT_OK);
-    assert_int_equal(ipfsrt_client_relay_prefetch_nowait(relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, NULL),
+    rig g;
+    rig_open(&g, &faults, 30);
+    assert_int_equal(ipfsrt_client_relay_prefetch_nowait(g.relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, NULL),
                      IPFSRT_OK);
-    assert_true(run_until_stopped(relay, 0.3) < 3);
+    assert_true(run_until_stopped(g.relay, 0.3) < 3);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_client_relay_prefetch_nowait(relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, &err),
+    assert_int_equal(ipfsrt_client_relay_prefetch_nowait(g.relay, file_path, IPFSRT_SCOPE_ENTITY, 0, UINT64_MAX, &err),
                      IPFSRT_ECANCELED);
-    ipfsrt_client_relay_free(relay);
-    ipfsrt_client_free(c);
-    ipfsrt_server_free(gw);
+    rig_close(&g);
 }
 
 /* A second relay over the cache directory the first filled: its readers find
