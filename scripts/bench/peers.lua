@@ -209,11 +209,11 @@ local function report_proxy(delay, results)
   print(string.format("\nxarray-proxy at %d ms: its median / xarray's; xarray-proxy-cached's gain over it "
     .. "(its / cached's); the most a cache could gain (its / xarray's at 0 ms)", delay))
   local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
+  local function median(at, s, c) return (((at or {})[s] or {})[c] or {}).median end
   for _, s in ipairs(scenarios) do
-    local function median(c, d) return ((all[d or delay][s] or {})[c] or {}).median end
-    local p = median("xarray-proxy")
-    print(string.format("%-11s %18s %18s %18s", s, ratio(p, median("xarray")), ratio(p, median("xarray-proxy-cached")),
-      ratio(p, all[0] and median("xarray", 0))))
+    local p = median(results, s, "xarray-proxy")
+    print(string.format("%-11s %18s %18s %18s", s, ratio(p, median(results, s, "xarray")),
+      ratio(p, median(results, s, "xarray-proxy-cached")), ratio(p, median(all[0], s, "xarray"))))
   end
 end
 

@@ -73,11 +73,13 @@ size_t ipfsrt_relay_settle_prefetches(ipfsrt_client_relay *r, bool stopping) {
     size_t in_flight = 0;
     for (path_prefetch **link = &r->prefetches, *p; (p = *link);) {
         bool over = p->started && (p->pf.t.state == TASK_DONE || p->pf.t.state == TASK_FAILED);
-        if (!p->settled && (stopping || over)) {
-            settle_prefetch(r, link);
-            if (*link != p) continue;
-        } else if (!p->settled) {
-            in_flight++;
+        if (!p->settled) {
+            if (!stopping && !over) {
+                in_flight++;
+            } else {
+                settle_prefetch(r, link);
+                if (*link != p) continue; /* freed: *link is the next one */
+            }
         }
         link = &p->next;
     }
