@@ -145,6 +145,31 @@ describe("ipfsrt serve --upstream", function()
     assert.equal(big, body)
   end)
 
+  it("lives on when clients hang up in the middle of a CAR", function()
+    -- libmicrohttpd ends the request before it frees the answer: the CAR's
+    -- stream must not reach back into the request as it is freed
+    -- far more than the sockets between them hold, so that the hang-up comes mid-answer
+    os.execute("mkdir -p " .. dir .. "/huge && head -c 16000000 /dev/urandom > " .. dir .. "/huge/noise.bin")
+    local huge_car = dir .. "/huge.car"
+    local huge = tostring(ipfsrt.pack(dir .. "/huge", { preset = "kubo-v1-2025", output = huge_car }))
+    local upstream = origin({}, { car, huge_car })
+    local url, stop = proxy({ "--upstream", upstream:url() })
+    local q = url .. "/ipfs/" .. huge .. "?format=car&dag-scope=all"
+    for _ = 1, 3 do
+      local got = exe.sh("curl -s '" .. q .. "' | head -c 300000 | wc -c")
+      assert.equal("300000", got:match("%d+"))
+    end
+    local status, _, body = http(url .. "/ipfs/" .. root .. "/hello.txt")
+    assert.equal(200, status)
+    assert.equal("hello\n", body)
+    local s1, _, want = http(upstream:url() .. "/ipfs/" .. huge .. "?format=car&dag-scope=all")
+    local s2, _, whole = http(q)
+    assert.equal(200, s1)
+    assert.equal(200, s2)
+    assert.equal(want, whole)
+    assert.equal("", (stop():gsub("%s", "")))
+  end)
+
   it("answers 504 when no upstream answers in time", function()
     local mute = origin({ delay_ms = 20000 })
     local url = proxy({ "--upstream", mute:url(), "--timeout", "0.5", "--retries", "1" })

@@ -11,7 +11,8 @@
 #include "server/server_internal.h"
 
 typedef struct car_stream {
-    ipfsrt_server_request *rq;
+    ipfsrt_server_request *rq; /* gone once the answer is over: car_stream_free must not touch it */
+    ipfsrt_blocksource *src;
     ipfsrt_buf header;
     ipfsrt_server_spare *items; /* cid and len; data unused */
     size_t count, next;
@@ -24,7 +25,7 @@ typedef struct car_stream {
 
 static void car_stream_free(void *cls) {
     car_stream *s = cls;
-    if (s->holding) ipfsrt_blocksource_release(&s->rq->gw->src, &s->block);
+    if (s->holding) ipfsrt_blocksource_release(s->src, &s->block);
     ipfsrt_buf_free(&s->header);
     free(s->items);
     free(s);
@@ -40,11 +41,11 @@ static uint64_t section_size(const ipfsrt_server_spare *b) {
 static bool start_section(car_stream *s) {
     const ipfsrt_server_spare *b = &s->items[s->next];
     ipfsrt_error err;
-    ipfsrt_status st = ipfsrt_blocksource_get(&s->rq->gw->src, &b->cid, &s->block, &err);
+    ipfsrt_status st = ipfsrt_blocksource_get(s->src, &b->cid, &s->block, &err);
     if (st != IPFSRT_OK || s->block.len != b->len) {
         snprintf(s->rq->cut, sizeof s->rq->cut, "cut at block %zu: %.200s", s->next,
                  st != IPFSRT_OK ? err.message : "another size than before");
-        if (st == IPFSRT_OK) ipfsrt_blocksource_release(&s->rq->gw->src, &s->block);
+        if (st == IPFSRT_OK) ipfsrt_blocksource_release(s->src, &s->block);
         return false;
     }
     s->holding = true;
@@ -81,7 +82,7 @@ static ssize_t car_stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     while (out < max && s->next < s->count) {
         if (!s->holding && !start_section(s)) return MHD_CONTENT_READER_END_WITH_ERROR;
         if (!copy_section(s, (uint8_t *)buf, max, &out)) break;
-        ipfsrt_blocksource_release(&s->rq->gw->src, &s->block);
+        ipfsrt_blocksource_release(s->src, &s->block);
         s->holding = false;
         s->next++;
     }
@@ -98,6 +99,7 @@ struct MHD_Response *ipfsrt_server_car_stream(ipfsrt_server_request *rq, const i
         return NULL;
     }
     s->rq = rq;
+    s->src = &rq->gw->src;
     s->items = items;
     s->count = count;
     ipfsrt_buf_init(&s->header);
