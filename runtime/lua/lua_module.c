@@ -2,6 +2,7 @@
  * for hosts that embed Lua. */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
+#include <link.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -24,13 +25,16 @@
 #define IPFSRT_POLICYDIR "/usr/local/share/ipfsrt/policies"
 #endif
 
-/* The folder of the file holding this code, absolute: dladdr names a shared
- * object as it was loaded; the executable itself it names by argv[0], which
- * may be a bare name found on PATH (then /proc/self/exe says where it is). */
+/* The folder of the file holding this code, absolute. A shared object is
+ * named by the dynamic linker as it was loaded; the executable it names by
+ * argv[0], which whoever starts us may set to anything (exec -a), so the
+ * executable's own file is read from /proc/self/exe. */
 static bool code_folder(char *out, size_t size) {
     Dl_info info;
-    if (dladdr((void *)code_folder, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
-        snprintf(out, size, "%s", info.dli_fname);
+    struct link_map *object = NULL;
+    if (dladdr1((void *)code_folder, &info, (void **)&object, RTLD_DL_LINKMAP) && object &&
+        object->l_name && object->l_name[0]) {
+        snprintf(out, size, "%s", object->l_name);
     } else {
         ssize_t len = readlink("/proc/self/exe", out, size - 1);
         if (len <= 0) return false;
