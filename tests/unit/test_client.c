@@ -2,9 +2,11 @@
  * a C callback struct, against ipfsrt gateways in this process on 127.0.0.1. */
 #include "testutil.h"
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/client_internal.h"
 #include "store/blockcache.h"
@@ -496,6 +498,97 @@ static void test_blockcache_disk(void **state) {
     ipfsrt_rcblock_unref(b);
 }
 
+/* Where the cache keeps a block: dir/<last two characters>/<CIDv1>. */
+static void block_path(const char *dir, const ipfsrt_cid *cid, char *path, size_t size) {
+    char name[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(cid, name);
+    snprintf(path, size, "%s/%s/%s", dir, name + strlen(name) - 2, name);
+}
+
+static bool exists(const char *path) {
+    struct stat sb;
+    return lstat(path, &sb) == 0;
+}
+
+/* Trimming deletes only blocks the cache wrote: not other files in its
+ * two-character folders, not a file named as a block in the wrong folder,
+ * never through a link to a folder outside it. */
+static void test_blockcache_trim_own_files(void **state) {
+    (void)state;
+    char dir[600], outside[600], path[1400], other[1400], misplaced[1400];
+    snprintf(dir, sizeof dir, "%s", tmp_path("cache/shared"));
+    snprintf(outside, sizeof outside, "%s", tmp_path("outside"));
+    ipfsrt_blockcache *cache;
+    assert_int_equal(ipfsrt_blockcache_new(&cache, 0, dir, false, NULL), IPFSRT_OK);
+    ipfsrt_rcblock *b = raw_block(4000, 901), *moved = raw_block(4000, 902);
+    ipfsrt_blockcache_put(cache, b);
+    block_path(dir, &b->cid, path, sizeof path);
+    assert_true(exists(path));
+    snprintf(other, sizeof other, "%s/js", dir);
+    assert_int_equal(mkdir(other, 0755), 0);
+    snprintf(other, sizeof other, "%s/js/app.js", dir);
+    write_file(other, (const uint8_t *)"app", 3);
+    char name[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&moved->cid, name);
+    snprintf(misplaced, sizeof misplaced, "%s/js/%s", dir, name);
+    write_file(misplaced, moved->data, moved->len);
+    assert_int_equal(mkdir(outside, 0755), 0);
+    snprintf(other, sizeof other, "%s/notes.txt", outside);
+    write_file(other, (const uint8_t *)"notes", 5);
+    char link[700];
+    snprintf(link, sizeof link, "%s/zz", dir);
+    assert_int_equal(symlink(outside, link), 0);
+    assert_int_equal(ipfsrt_blockcache_dir_trim(dir, 0), 0);
+    assert_false(exists(path));
+    assert_true(exists(other));
+    assert_true(exists(misplaced));
+    snprintf(other, sizeof other, "%s/js/app.js", dir);
+    assert_true(exists(other));
+    ipfsrt_blockcache_free(cache);
+    ipfsrt_rcblock_unref(b);
+    ipfsrt_rcblock_unref(moved);
+}
+
+static void on_alarm(int sig) {
+    (void)sig;
+    static const char said[] = "a FIFO in the cache made the read wait\n";
+    if (write(2, said, sizeof said - 1) < 0) _exit(1);
+    _exit(1);
+}
+
+/* A FIFO (or a link) under a block's name is a miss, at once: opening a FIFO
+ * for reading would wait for a writer for good. */
+static void test_blockcache_fifo(void **state) {
+    (void)state;
+    char dir[600], path[1400];
+    snprintf(dir, sizeof dir, "%s", tmp_path("cache/fifo"));
+    ipfsrt_blockcache *cache;
+    assert_int_equal(ipfsrt_blockcache_new(&cache, 0, dir, false, NULL), IPFSRT_OK);
+    ipfsrt_rcblock *b = raw_block(3000, 903), *linked = raw_block(3000, 904);
+    ipfsrt_blockcache_put(cache, b);
+    ipfsrt_blockcache_put(cache, linked);
+    block_path(dir, &b->cid, path, sizeof path);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    char target[1400];
+    block_path(dir, &linked->cid, target, sizeof target);
+    char moved[1500];
+    snprintf(moved, sizeof moved, "%s.elsewhere", target);
+    assert_int_equal(rename(target, moved), 0);
+    assert_int_equal(symlink(moved, target), 0);
+    signal(SIGALRM, on_alarm);
+    alarm(20);
+    assert_null(ipfsrt_blockcache_dir_get(cache, &b->cid));
+    assert_null(ipfsrt_blockcache_get(cache, &b->cid));
+    assert_null(ipfsrt_blockcache_dir_get(cache, &linked->cid));
+    alarm(0);
+    signal(SIGALRM, SIG_DFL);
+    assert_true(exists(path)); /* not the cache's to delete */
+    ipfsrt_blockcache_free(cache);
+    ipfsrt_rcblock_unref(b);
+    ipfsrt_rcblock_unref(linked);
+}
+
 /* Many reads in flight: ranges, a whole file, a block and a missing path, each
  * reported once with its own status; a batch freed mid-way leaves nothing behind. */
 /* test_batch's reads: a range, the whole file, a missing name, the root block. */
@@ -651,7 +744,8 @@ int main(void) {
         cmocka_unit_test(test_gateway_list_sources),
         cmocka_unit_test(test_pacing), cmocka_unit_test(test_blockcache_lru),
         cmocka_unit_test(test_blockcache_disk),
-        cmocka_unit_test(test_blockcache_dir_limit),
+        cmocka_unit_test(test_blockcache_dir_limit), cmocka_unit_test(test_blockcache_trim_own_files),
+        cmocka_unit_test(test_blockcache_fifo),
     };
     return cmocka_run_group_tests(tests, setup, tmpdir_teardown);
 }

@@ -227,11 +227,13 @@ static ipfsrt_rcblock *disk_read(ipfsrt_blockcache *c, const ipfsrt_cid *cid) {
     char path[4096 + IPFSRT_CID_STR_MAX];
     size_t dir_len;
     disk_path(c, cid, path, sizeof path, &dir_len);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking: opening a FIFO left under a block's name must not wait
+     * for a writer that never comes; anything but a regular file is a miss. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) return NULL;
     struct stat st;
     ipfsrt_rcblock *b = NULL;
-    if (fstat(fd, &st) == 0 && st.st_size >= 0 && st.st_size <= DISK_BLOCK_CAP)
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= DISK_BLOCK_CAP)
         b = ipfsrt_rcblock_new(cid, NULL, (size_t)st.st_size);
     size_t got = 0;
     while (b && got < b->len) {
