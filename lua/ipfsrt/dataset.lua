@@ -888,7 +888,7 @@ function M.open(where, opts)
     end
     if any then client = ipfsrt.client(copts) end
   end
-  local g = zarr.open(where, { path = opts.path, client = client, s3 = opts.s3 })
+  local g = zarr.open(where, { path = opts.path, client = client, s3 = opts.s3, verify = opts.verify })
   if g.is_array then bad("%s is an array; a dataset is a group", tostring(where)) end
   local ds = setmetatable({ _vars = {}, _coords = {}, attrs = g.attrs, dims = {}, decode = opts.decode ~= false,
     vars = {}, coords = {}, _client = client }, Dataset)

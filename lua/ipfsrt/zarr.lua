@@ -70,8 +70,9 @@ function M.store(where, opts)
   if type(where) == "userdata" then return where end
   if type(where) ~= "string" then bad("a store is a URL, a path or a table") end
   where = M.ipfs_url_of(where)
+  if opts.verify ~= nil and type(opts.verify) ~= "boolean" then bad("verify must be true or false") end
   return C.store_open(where, opts.client ~= nil and client_for(where, opts.client) or nil, opts.writable == true,
-    s3_options(where, opts.s3))
+    s3_options(where, opts.s3), opts.verify == false)
 end
 
 local Array, Group = {}, {}

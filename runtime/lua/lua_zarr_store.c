@@ -146,12 +146,13 @@ static ipfsrt_lua_zstore *push_store(lua_State *L) {
     return zs;
 }
 
-/* store_open(url, client | nil, writable[, s3 options]) */
+/* store_open(url, client | nil, writable[, s3 options[, allow_unverified]]) */
 static int zarr_store_open(lua_State *L) {
     const char *url = ipfsrt_lua_check_name(L, 1);
     ipfsrt_lua_client *lc = lua_isnoneornil(L, 2) ? NULL : luaL_checkudata(L, 2, IPFSRT_LUA_CLIENT);
     if (lc && !lc->c) return ipfsrt_lua_raise_arg(L, "the client is closed");
-    ipfsrt_zarr_store_options opts = {.size = sizeof opts, .client = lc ? lc->c : NULL, .writable = lua_toboolean(L, 3)};
+    ipfsrt_zarr_store_options opts = {.size = sizeof opts, .client = lc ? lc->c : NULL, .writable = lua_toboolean(L, 3),
+                                      .allow_unverified = lua_toboolean(L, 5)};
     ipfsrt_s3_options s3;
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);

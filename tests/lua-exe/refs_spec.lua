@@ -140,6 +140,53 @@ describe("kerchunk references", function()
     c:close()
   end)
 
+  it("refuses references from IPFS or a CAR that point outside them, unless read unverified", function()
+    -- a published references file naming the reader's own files and network
+    local secret = dir .. "/secret.bin"
+    put(secret, slurp(dir .. "/pub/data.bin"))
+    local web = ipfsrt.serve { cars = { car } }
+    local web_target = web:url() .. "/ipfs/" .. root .. "/data.bin"
+    os.execute("mkdir -p " .. dir .. "/hostile")
+    for name, target in pairs { ["abs.json"] = secret, ["file.json"] = "file://" .. secret,
+      ["http.json"] = web_target } do
+      local v = { [".zgroup"] = '{"zarr_format": 2}', ["t/.zarray"] = zarray, ["t/.zattrs"] = zattrs }
+      for chunk, span in pairs(spans) do v["t/" .. chunk] = { "data.bin", span[1], span[2] } end
+      v["t/1.2"] = { target, spans["1.2"][1], spans["1.2"][2] }
+      put(dir .. "/hostile/" .. name, ipfsrt.json.encode(v))
+    end
+    local hostile_car = dir .. "/hostile.car"
+    os.execute("cp " .. dir .. "/pub/data.bin " .. dir .. "/hostile/")
+    local hostile = tostring(ipfsrt.pack(dir .. "/hostile", { output = hostile_car }))
+    local served = gateway(nil, { hostile_car, car })
+    local c = ipfsrt.client { gateways = { served:url() } }
+    for _, name in ipairs { "abs.json", "file.json", "http.json" } do
+      for _, where in ipairs { "ipfs://" .. hostile .. "/" .. name, hostile_car .. "/" .. name } do
+        local ok, err = pcall(ipfsrt.zarr.open, where, { client = where:find("^ipfs") and c or nil })
+        assert.is_false(ok, where)
+        assert.is_true(ipfsrt.error.is(err, "unverified"), tostring(err))
+        assert.truthy(err.message:find("t/1.2", 1, true), err.message)
+        assert.falsy(err.message:find("bytes", 1, true), err.message) -- nothing about the file itself
+      end
+      -- the caller's word: read, and counted unverified
+      local store = ipfsrt.zarr.store(hostile_car .. "/" .. name, { verify = false })
+      assert.is_false(store:info().verified)
+      check(ipfsrt.zarr.open(store))
+    end
+    -- the command: refused (exit 1, naming the key), then read with --no-verify
+    local code, out, errs = exe.run { "zarr", "get", "ipfs://" .. hostile .. "/abs.json", "t", "--json",
+      "--gateway", served:url() }
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.truthy(errs:find("t/1.2", 1, true) and errs:find("outside IPFS", 1, true), errs)
+    code, out = exe.run { "zarr", "get", hostile_car .. "/abs.json", "t", "--json", "--no-verify" }
+    assert.equal(0, code)
+    assert.same(values:tolist(), ipfsrt.json.decode(out))
+    -- relative targets inside the same root, and other CIDs, stay verified
+    check(ipfsrt.zarr.open("ipfs://" .. root .. "/refs.json", { client = c }))
+    c:close()
+    web:stop()
+  end)
+
   -- every value of got against xarray's (JSON null: NaN)
   local function same_values(got, want, what)
     if type(want) == "table" then

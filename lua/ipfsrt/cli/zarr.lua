@@ -56,13 +56,18 @@ local function is_ipfs(url) return url:match("^ipfs://") or url:match("^/ipfs/")
 local function open_store(url, opts)
   fetchcli.check_gateways(opts)
   url = require("ipfsrt.zarr").ipfs_url_of(fetchcli.gateway_url_target(url, opts, true))
+  local verify = not opts["no-verify"]
   if is_ipfs(url) then
     local client = fetchcli.client(opts)
-    return ipfsrt.zarr.store(url, { client = client }), client
+    return ipfsrt.zarr.store(url, { client = client, verify = verify }), client
   end
-  local store = ipfsrt.zarr.store(url)
-  -- a CAR on a web server is read verified ("http-car"); a plain web folder is not
-  if store:info().kind == "http" and not opts["no-verify"] then fetchcli.not_a_gateway(url) end
+  local store = ipfsrt.zarr.store(url, { verify = verify })
+  -- a CAR on a web server is read verified ("http-car"); a plain web folder,
+  -- or references read from one, are not
+  local info = store:info()
+  if verify and not info.verified and (info.kind == "http" or url:match("^https?://") or url:match("^refs%+https?://")) then
+    fetchcli.not_a_gateway(url)
+  end
   return store
 end
 

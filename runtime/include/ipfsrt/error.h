@@ -39,6 +39,7 @@ typedef enum ipfsrt_status {
     IPFSRT_EUNAVAILABLE,     /* every gateway said it has no such thing: no proof that it does not exist */
     IPFSRT_EDENIED,          /* the server refused the request: credentials, permissions, no such bucket */
     IPFSRT_ETIMEDOUT,        /* no gateway answered in time: every attempt timed out, or the client gave up */
+    IPFSRT_EUNVERIFIED,      /* verified data names bytes that cannot be checked (refused unless asked for) */
     IPFSRT_STATUS_COUNT
 } ipfsrt_status;
 

@@ -61,6 +61,12 @@ typedef struct ipfsrt_zarr_store_options {
     const struct ipfsrt_client_options *client_options; /* for a client the store makes; NULL = defaults */
     bool writable;                /* folders: allow put and erase, creating the folder */
     const struct ipfsrt_s3_options *s3_options; /* s3:// stores; NULL = the environment's */
+    /* References read verified (from IPFS, a CAR) whose targets lie outside
+     * content-addressed places (local files, web servers, S3) are refused,
+     * naming the key: a published file must not make a reader read the
+     * reader's own files or network as if they were part of it. True: read
+     * them anyway, and the store counts as unverified. */
+    bool allow_unverified;
 } ipfsrt_zarr_store_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_zarr_store_options_init(ipfsrt_zarr_store_options *opts);

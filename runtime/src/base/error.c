@@ -35,6 +35,7 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_EUNAVAILABLE] = "unavailable",
     [IPFSRT_EDENIED] = "denied",
     [IPFSRT_ETIMEDOUT] = "timed_out",
+    [IPFSRT_EUNVERIFIED] = "unverified",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

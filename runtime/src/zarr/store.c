@@ -253,7 +253,8 @@ ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **out, const char *js
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_zarr_store_options_init, err);
     const ipfsrt_zarr_store_ops *ops = NULL;
     void *ctx = NULL;
-    if (st == IPFSRT_OK) st = ipfsrt_zarr_refs_store_open(&ops, &ctx, json, len, url, true, &mine, false, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_refs_store_open(&ops, &ctx, json, len, url, IPFSRT_REFS_CALLERS, &mine, false,
+                                                              err);
     return st == IPFSRT_OK ? ipfsrt_zarr_store_new(out, ops, ctx, url ? url : "(references)", err) : st;
 }
 

@@ -45,12 +45,20 @@ ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, vo
                                            size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                         const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
-/* store_refs.c: kerchunk references (json, read from url: relative targets
- * are in its folder); json_verified: it came checked against a CID; own_client:
- * opts->client is the store's to free (whatever the outcome). _url reads the
- * references file at url ("refs+URL", or a URL ending in .json) first. */
+/* store_refs.c: where a references file came from, which decides what its
+ * targets may be. */
+typedef enum ipfsrt_refs_origin {
+    IPFSRT_REFS_CALLERS,    /* the caller's own JSON: trusted as the caller's word, targets anywhere */
+    IPFSRT_REFS_UNVERIFIED, /* read unchecked: the store is unverified whatever its targets */
+    IPFSRT_REFS_VERIFIED    /* checked against a CID: targets only ipfs:// or beside the file, unless
+                               opts->allow_unverified (then the store is unverified if any is not) */
+} ipfsrt_refs_origin;
+/* Kerchunk references (json, read from url: relative targets are in its
+ * folder); own_client: opts->client is the store's to free (whatever the
+ * outcome). _url reads the references file at url ("refs+URL", or a URL
+ * ending in .json) first. */
 ipfsrt_status ipfsrt_zarr_refs_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *json,
-                                          size_t len, const char *url, bool json_verified,
+                                          size_t len, const char *url, ipfsrt_refs_origin origin,
                                           const ipfsrt_zarr_store_options *opts, bool own_client,
                                           ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_refs_store_open_url(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,

@@ -297,7 +297,7 @@ static ipfsrt_status take_client(refs_store *s, const ipfsrt_zarr_store_options 
         if (st != IPFSRT_OK) return st;
         s->own_client = true;
     }
-    if (!ipfsrt_client_verifies(s->client))
+    if (!ipfsrt_client_verifies(s->client) && !opts->allow_unverified)
         return ipfsrt_fail(err, IPFSRT_EARG, -1, "references: ipfs:// targets need a verifying client");
     return IPFSRT_OK;
 }
@@ -309,8 +309,40 @@ static ipfsrt_status folder_store_of(refs_store *s, size_t folder, ipfsrt_zarr_s
     return st;
 }
 
+/* Beside the references file: a relative target made absolute, inside the
+ * file's folder (a CAR's, an IPFS directory's) without climbing out of it. */
+static bool beside(const char *target, const char *url) {
+    const char *slash = url ? strrchr(url, '/') : NULL;
+    size_t folder = slash ? (size_t)(slash - url) + 1 : 0;
+    if (!folder || strncmp(target, url, folder) != 0) return false;
+    for (const char *p = target + folder; *p; p += strcspn(p, "/"), p += *p == '/')
+        if (strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == '\0')) return false;
+    return true;
+}
+
+/* References that came checked against a CID name only content-addressed
+ * bytes: a local path, file://, http(s):// or s3:// target would hand the
+ * reader's own files or network back as part of a verified dataset (and
+ * its errors would tell what exists there). Checked before anything is opened. */
+static ipfsrt_status confine_targets(const refs_store *s, const char *url, ipfsrt_error *err) {
+    for (size_t t = 0; t < s->refs.ntargets; t++) {
+        const char *target = s->refs.targets[t];
+        if (over_ipfs(target) || beside(target, url)) continue;
+        const char *key = "?";
+        for (size_t i = 0; i < s->refs.count; i++)
+            if (!s->refs.refs[i].data && s->refs.refs[i].target == t) {
+                key = s->refs.refs[i].key;
+                break;
+            }
+        return ipfsrt_fail(err, IPFSRT_EUNVERIFIED, -1, "references %.200s: key %.200s points outside IPFS, "
+                           "at %.200s: references read verified may only name ipfs:// targets or files beside "
+                           "them (read unverified to follow it: --no-verify, verify = false)", url, key, target);
+    }
+    return IPFSRT_OK;
+}
+
 ipfsrt_status ipfsrt_zarr_refs_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *json,
-                                          size_t len, const char *url, bool json_verified,
+                                          size_t len, const char *url, ipfsrt_refs_origin origin,
                                           const ipfsrt_zarr_store_options *opts, bool own_client,
                                           ipfsrt_error *err) {
     refs_store *s = calloc(1, sizeof *s);
@@ -323,10 +355,12 @@ ipfsrt_status ipfsrt_zarr_refs_store_open(const ipfsrt_zarr_store_ops **ops, voi
     s->client = opts->client;
     s->own_client = own_client && opts->client;
     ipfsrt_status st = ipfsrt_zarr_refs_parse(&s->refs, json, len, url, err);
+    if (st == IPFSRT_OK && origin == IPFSRT_REFS_VERIFIED && !opts->allow_unverified)
+        st = confine_targets(s, url, err);
     if (st == IPFSRT_OK) st = place_targets(s, err);
     if (st == IPFSRT_OK) st = take_client(s, opts, err);
     s->opts.client = s->client;
-    bool verified = json_verified; /* and every folder's store: ipfs:// targets are */
+    bool verified = origin != IPFSRT_REFS_UNVERIFIED; /* and every folder's store: ipfs:// targets are */
     for (size_t f = 0; f < s->nfolders && st == IPFSRT_OK; f++) {
         ipfsrt_zarr_store *store;
         if ((st = folder_store_of(s, f, &store, err)) != IPFSRT_OK)
@@ -380,7 +414,8 @@ ipfsrt_status ipfsrt_zarr_refs_store_open_url(const ipfsrt_zarr_store_ops **ops,
     if (st == IPFSRT_OK) st = read_refs_file(url, &o, &json, &verified, err);
     if (st == IPFSRT_OK) {
         own = false; /* the store's from here, whatever becomes of it */
-        st = ipfsrt_zarr_refs_store_open(ops, ctx, (const char *)json.data, json.len, url, verified, &o,
+        st = ipfsrt_zarr_refs_store_open(ops, ctx, (const char *)json.data, json.len, url,
+                                         verified ? IPFSRT_REFS_VERIFIED : IPFSRT_REFS_UNVERIFIED, &o,
                                          ipfs && !opts->client, err);
     }
     if (own) ipfsrt_client_free(o.client);
