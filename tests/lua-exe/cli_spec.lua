@@ -225,6 +225,38 @@ describe("ipfsrt pack and UnixFS subcommands", function()
     end
   end)
 
+  it("packs a Zarr v2 folder's dot-file metadata without --hidden, other dot-files left out", function()
+    local z = dir .. "/zarr-v2"
+    ipfsrt.zarr.group(z, { zarr_format = 2, attrs = { title = "packed" } })
+    ipfsrt.zarr.create(z, { path = "t", zarr_format = 2, shape = { 4 }, chunks = { 2 }, dtype = "int16" })
+      :write(nil, ipfsrt.ndarray.arange(0, 4, 1, "int16"))
+    ipfsrt.zarr.consolidate(z)
+    for _, name in ipairs { ".zgroup", ".zattrs", ".zmetadata", "t/.zarray" } do
+      assert.truthy(io.open(z .. "/" .. name), name)
+    end
+    local code, out = run({ "pack", z, "-o", dir .. "/zarr-v2.car" })
+    assert.equal(0, code)
+    local root = out:match("([^\n]+)\n$")
+    local info
+    code, info = run({ "zarr", "info", dir .. "/zarr-v2.car", "--json" })
+    assert.equal(0, code, info)
+    assert.truthy(info:find('"packed"', 1, true), info)
+    local _, values = run({ "zarr", "get", dir .. "/zarr-v2.car", "t", "--json" })
+    assert.same({ 0, 1, 2, 3 }, ipfsrt.json.decode(values))
+    -- the same set of files, every dot-file asked for: the same root
+    code, out = run({ "pack", z, "--hidden", "-o", dir .. "/zarr-v2-hidden.car" })
+    assert.equal(0, code)
+    assert.equal(root, out:match("([^\n]+)\n$"))
+    -- another dot-file stays out without --hidden
+    exe.put(z .. "/.DS_Store", "finder")
+    code, out = run({ "pack", z, "-o", dir .. "/zarr-v2-again.car" })
+    assert.equal(0, code)
+    assert.equal(root, out:match("([^\n]+)\n$"))
+    code, out = run({ "pack", z, "--hidden", "-o", dir .. "/zarr-v2-all.car" })
+    assert.equal(0, code)
+    assert.not_equal(root, out:match("([^\n]+)\n$"))
+  end)
+
   it("gets files and trees, and states what a path is", function()
     local _, out = run({ "pack", dir .. "/tree", "-o", dir .. "/t.car" })
     local root = out:match("([^\n]+)\n$")

@@ -20,7 +20,9 @@ credentials and endpoint of the environment (AWS_ACCESS_KEY_ID, AWS_ENDPOINT_URL
 Options override the preset:
   --cid-version 0|1   --chunk-size BYTES   --max-links N   --raw-leaves | --no-raw-leaves
   --hamt never|entries:N|link-bytes:N|block-bytes:N       --fanout N (power of two <= 1024)
-  --wrap | --no-wrap  --hidden (include dot-files)        --car-version 1|2]],
+  --wrap | --no-wrap  --car-version 1|2
+  --hidden            include dot-files (a Zarr v2 folder's .zgroup, .zarray, .zattrs and
+                      .zmetadata go in without it)]],
 }
 
 -- A fresh name in $TMPDIR (else /tmp) for a CAR on its way to S3.

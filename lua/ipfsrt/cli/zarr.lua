@@ -40,7 +40,7 @@ cp: the group (with everything under it) or array at URL (or --path P below
   it) into the folder DIR, chunks as they are, or re-encoded when a compressor
   (zstd, gzip, zlib, bz2, lz4, blosc; blosc:CNAME[:LEVEL]), format, chunk or
   shard shape is given; a copied group gets consolidated metadata. Then
-  `ipfsrt pack DIR --hidden` makes the CAR.
+  `ipfsrt pack DIR` makes the CAR.
 ]==] .. fetchcli.options_help,
 }
 

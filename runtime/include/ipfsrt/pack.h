@@ -25,7 +25,8 @@ typedef struct ipfsrt_pack_options {
     uint64_t hamt_threshold;
     unsigned hamt_fanout;   /* power of two, 2..1024 */
     bool wrap;              /* put the input in a directory under its own name */
-    bool hidden;            /* include names starting with '.' */
+    bool hidden;            /* include names starting with '.' (a Zarr v2 folder's .zgroup, .zarray,
+                               .zattrs and .zmetadata are included either way) */
     bool follow_layout_of_ipfs_car; /* root at the deepest directory holding every
                                        file; skip symlinks and file-less directories */
 } ipfsrt_pack_options;

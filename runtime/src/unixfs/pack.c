@@ -448,6 +448,18 @@ static void path_pop(packer *p, size_t saved) {
     p->path[saved] = '\0';
 }
 
+/* Dot-files are left out unless asked for (as ipfs-car and Kubo do), but a
+ * Zarr v2 folder's metadata are data, not hidden files: without them the
+ * packed root opens as no group or array at all. */
+static bool left_out(const ipfsrt_pack_options *o, const char *name) {
+    static const char *const zarr_metadata[] = {".zgroup", ".zarray", ".zattrs", ".zmetadata"};
+    if (!strcmp(name, ".") || !strcmp(name, "..")) return true;
+    if (name[0] != '.' || o->hidden) return false;
+    for (size_t i = 0; i < sizeof zarr_metadata / sizeof *zarr_metadata; i++)
+        if (!strcmp(name, zarr_metadata[i])) return false;
+    return true;
+}
+
 static ipfsrt_status pack_any(packer *p, bool *skipped, made *out, int depth, ipfsrt_error *err);
 
 static ipfsrt_status pack_dir(packer *p, bool *skipped, made *out, int depth, ipfsrt_error *err) {
@@ -461,8 +473,7 @@ static ipfsrt_status pack_dir(packer *p, bool *skipped, made *out, int depth, ip
     /* names first: the directory is read before anything under it is packed */
     while ((de = readdir(d))) {
         const char *name = de->d_name;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
-        if (name[0] == '.' && !p->o->hidden) continue;
+        if (left_out(p->o, name)) continue;
         if (ipfsrt_array_reserve(&es.items, &es.cap, es.count + 1, sizeof *es.items)) {
             st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
             break;
@@ -548,8 +559,7 @@ static bool has_files(const ipfsrt_pack_options *o, const char *dir, int depth) 
     bool found = false;
     struct dirent *de;
     while (!found && (de = readdir(d))) {
-        if (de->d_name[0] == '.' && (!o->hidden || !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")))
-            continue;
+        if (left_out(o, de->d_name)) continue;
         char *child = malloc(strlen(dir) + strlen(de->d_name) + 2);
         if (!child) break;
         sprintf(child, "%s/%s", dir, de->d_name);
@@ -573,9 +583,7 @@ static ipfsrt_status ipfs_car_root(packer *p, ipfsrt_error *err) {
         bool only_is_dir = false;
         struct dirent *de;
         while (bearing < 2 && (de = readdir(d))) {
-            if (de->d_name[0] == '.' &&
-                (!p->o->hidden || !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")))
-                continue;
+            if (left_out(p->o, de->d_name)) continue;
             size_t saved;
             ipfsrt_status st = path_push(p, de->d_name, &saved, err);
             if (st != IPFSRT_OK) {
