@@ -307,6 +307,7 @@ test-zarr: all
 test-dataset: all
 	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-10 --days 10 2>/dev/null
 	/usr/bin/python3 tests/dataset/with_xarray.py $(BUILD)/sample-10 $(BUILD)/sample-10.json
+	rm -rf $(BUILD)/sample-10-out
 	$(BUILD)/ipfsrt tests/dataset/check.lua $(BUILD)/sample-10 $(BUILD)/sample-10.json $(BUILD)/sample-10-out
 	/usr/bin/python3 tests/dataset/readback.py $(BUILD)/sample-10 $(BUILD)/sample-10-out
 	IPFSRT_THREADS=1 $(BUILD)/ipfsrt tests/dataset/digests.lua $(BUILD)/sample-10 > $(BUILD)/digests-1.txt

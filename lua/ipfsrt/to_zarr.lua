@@ -6,8 +6,15 @@
 --
 --   clim:to_zarr("clim.zarr")                      -- xr.open_zarr("clim.zarr").sst
 --   v:to_zarr("out.zarr", { name = "sst_clim", chunks = { 1, 720, 1440 }, compressor = "zstd" })
+--   v:to_zarr("out.zarr", { mode = "a" })          -- beside what the group holds
+--
+-- As xarray's, mode says what may already be at the path: "w-" (the
+-- default) nothing at all; "w" a Zarr store, replaced whole; "a" a Zarr v2
+-- group, the arrays written replacing those of the same names. A link at the
+-- path is never followed, and a folder that is no Zarr store never written into.
 local ipfsrt = require "ipfsrt"
 local zarr = require "ipfsrt.zarr"
+local C = require("ipfsrt.core").zarr
 local nd = ipfsrt.ndarray
 
 local M = {}
@@ -17,7 +24,9 @@ local function bad(fmt, ...)
   error(ipfsrt.error.new("bad_argument", "dataset: to_zarr: " .. string.format(fmt, ...)), 4)
 end
 
-local OPTIONS = { name = true, chunks = true, compressor = true }
+local OPTIONS = { name = true, chunks = true, compressor = true, mode = true }
+local MODES = { ["w-"] = true, w = true, a = true }
+local MAX_DEPTH = 64 -- of folders erased in a store replaced
 -- Attributes that describe stored packing, not the decoded values written.
 local PACKING = { scale_factor = true, add_offset = true, _FillValue = true, missing_value = true, _Unsigned = true,
   valid_min = true, valid_max = true, valid_range = true }
@@ -64,16 +73,58 @@ local function coordinate_values(c)
   return nd.from(labels, "float64"), attrs
 end
 
+-- Every key under prefix erased (the store's folders are walked without
+-- following links: see the folder store).
+local function erase_under(store, prefix, depth)
+  if depth > MAX_DEPTH then bad("%s: folders nested over %d deep", prefix, MAX_DEPTH) end
+  for _, e in ipairs(store:list_dir(prefix)) do
+    if e.folder then erase_under(store, prefix .. e.name .. "/", depth + 1)
+    else store:erase(prefix .. e.name) end
+  end
+end
+
+local function has_key(store, key)
+  local ok, got = pcall(store.get, store, key)
+  return ok and got ~= nil
+end
+
+-- What stands at path checked against mode before anything is written: the
+-- writable store, and whether a group must be made.
+local function prepare(path, mode, names)
+  local kind = C.path_kind(path)
+  if kind == "none" then return zarr.store(path, { writable = true }), true end
+  if mode == "w-" then bad("%s exists (mode \"w\" replaces a Zarr store there, \"a\" adds to it)", path) end
+  if kind ~= "folder" then bad("%s is a %s, not a Zarr store: not writing there", path, kind) end
+  local store = zarr.store(path, { writable = true })
+  local v2, v3 = has_key(store, ".zgroup"), has_key(store, "zarr.json")
+  local empty = #store:list_dir("") == 0
+  if mode == "w" then
+    if not (v2 or v3 or has_key(store, ".zarray") or empty) then
+      bad("%s is a folder but no Zarr store: not replacing it", path)
+    end
+    erase_under(store, "", 0)
+    return store, true
+  end
+  if not v2 then bad("%s is no Zarr v2 group to add to (to_zarr writes Zarr v2)", path) end
+  for _, n in ipairs(names) do erase_under(store, n .. "/", 0) end
+  return store, false
+end
+
 function M.to_zarr(v, path, opts)
   opts = opts or {}
   if type(path) ~= "string" then bad("a folder to write") end
-  if type(opts) ~= "table" then bad("options are a table ({name =, chunks =, compressor =})") end
+  if type(opts) ~= "table" then bad("options are a table ({name =, chunks =, compressor =, mode =})") end
   for k in pairs(opts) do
-    if not OPTIONS[k] then bad("no option %s (options: chunks, compressor, name)", tostring(k)) end
+    if not OPTIONS[k] then bad("no option %s (options: chunks, compressor, mode, name)", tostring(k)) end
   end
+  local mode = opts.mode or "w-"
+  if not MODES[mode] then bad("mode is \"w-\", \"w\" or \"a\", not %s", tostring(mode)) end
   local name = opts.name or v.name
   local values = v:values()
-  zarr.group(path, { zarr_format = 2 })
+  local names = { name }
+  for _, d in ipairs(v.dims) do names[#names + 1] = d end
+  local _, new_group = prepare(path, mode, names)
+  if new_group then zarr.group(path, { zarr_format = 2 }) end
   write_array(path, name, values, v.dims, v.attrs, opts)
   local coords = v:_coords()
   for _, d in ipairs(v.dims) do

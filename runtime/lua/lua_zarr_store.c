@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lua_zarr.h"
 
@@ -306,6 +307,20 @@ static int store_info(lua_State *L) {
     return 1;
 }
 
+/* path_kind(path) -> "none" | "folder" | "file" | "link" | "other": what
+ * stands at a path, links not followed (where a write would land). */
+static int zarr_path_kind(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    struct stat sb;
+    const char *kind = lstat(path, &sb) != 0 ? "none"
+                       : S_ISLNK(sb.st_mode) ? "link"
+                       : S_ISDIR(sb.st_mode) ? "folder"
+                       : S_ISREG(sb.st_mode) ? "file"
+                                             : "other";
+    lua_pushstring(L, kind);
+    return 1;
+}
+
 void ipfsrt_lua_zarr_store_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"get", store_get},     {"list_dir", store_list_dir}, {"put", store_put},
                                        {"erase", store_erase}, {"info", store_info},         {"know", store_know},
@@ -315,4 +330,6 @@ void ipfsrt_lua_zarr_store_functions(lua_State *L) {
     lua_setfield(L, -2, "store_open");
     lua_pushcfunction(L, zarr_store_lua);
     lua_setfield(L, -2, "store_lua");
+    lua_pushcfunction(L, zarr_path_kind);
+    lua_setfield(L, -2, "path_kind");
 }

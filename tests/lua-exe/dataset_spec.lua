@@ -197,9 +197,51 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       function() ipfsrt.plot.map(ds.sst, { path = dir .. "/x.png" }) end)
     says("line: no option xlabel (options: labels, path, title, ylabel)",
       function() ipfsrt.plot.line(ds.time, { path = dir .. "/x.svg", xlabel = "t" }) end)
-    says("to_zarr: no option chunk (options: chunks, compressor, name)",
+    says("to_zarr: no option chunk (options: chunks, compressor, mode, name)",
       function() ds.sst:isel { time = 0 }:to_zarr(dir .. "/x.zarr", { chunk = { 1, 1 } }) end)
     says("where: the condition is a variable", function() return ipfsrt.dataset.where(true, ds.sst, 0) end)
+  end)
+
+  it("writes to_zarr only where mode allows, as xarray does: never over a file, a link or a non-Zarr folder", function()
+    local ds = ipfsrt.dataset.open(dir .. "/v2")
+    local day = ds.sst:isel { time = 0, lat = { 400, 404 }, lon = { 1000, 1003 } }
+    local out = dir .. "/modes.zarr"
+    day:to_zarr(out)
+    local function refused(what, fn)
+      local ok, err = pcall(fn)
+      assert.is_false(ok, what)
+      assert.truthy(tostring(err):find(what, 1, true), tostring(err))
+    end
+    refused("modes.zarr exists", function() day:to_zarr(out) end)
+    -- "a": another variable beside it, the same name replaced (its old chunks gone)
+    ds.ice:isel { time = 0, lat = { 400, 404 }, lon = { 1000, 1003 } }:to_zarr(out, { mode = "a" })
+    local wide = ds.sst:isel { time = 1, lat = { 400, 404 }, lon = { 1000, 1003 } }
+    wide:to_zarr(out, { mode = "a", chunks = { 1, 1 } })
+    local back = ipfsrt.dataset.open(out)
+    assert.same(wide:values():tolist(), back.sst:values():tolist())
+    assert.same({ 1, 1 }, back.sst._array.chunks)
+    assert.is_nil(io.open(out .. "/sst/0.0.0")) -- the first write's chunk, left would be read as data
+    assert.truthy(back.vars.ice)
+    local said = exe.sh(string.format("/usr/bin/python3 -c \"import xarray; ds = xarray.open_zarr('%s'); " ..
+      "print(sorted(ds.data_vars))\"", out))
+    assert.truthy(said:find("['ice', 'sst']", 1, true), said)
+    -- "w": the store replaced whole
+    day:to_zarr(out, { mode = "w" })
+    assert.is_nil(ipfsrt.dataset.open(out).vars.ice)
+    -- what to_zarr never writes into
+    local folder, file, link, target = dir .. "/plain", dir .. "/file.txt", dir .. "/link.zarr", dir .. "/elsewhere"
+    os.execute(string.format("mkdir -p %s %s && echo notes > %s/notes.txt && echo x > %s && ln -s %s %s",
+      folder, target, folder, file, target, link))
+    refused("plain is a folder but no Zarr store", function() day:to_zarr(folder, { mode = "w" }) end)
+    refused("plain is no Zarr v2 group", function() day:to_zarr(folder, { mode = "a" }) end)
+    refused("file.txt is a file", function() day:to_zarr(file, { mode = "w" }) end)
+    refused("link.zarr exists", function() day:to_zarr(link) end)
+    refused("link.zarr is a link", function() day:to_zarr(link, { mode = "w" }) end)
+    refused("mode is", function() day:to_zarr(out, { mode = "r+" }) end)
+    assert.equal("notes\n", exe.slurp(folder .. "/notes.txt"))
+    local p = io.popen("ls -A " .. target)
+    assert.equal("", p:read("a"))
+    p:close()
   end)
 
   it("reports an uncaught ipfsrt error at the line of the script that called", function()
