@@ -6,6 +6,7 @@
 --   local u = cftime.units("days since 2000-01-01", cal)  -- {scale =, epoch =}; nil, why
 --   cftime.format(59 * u.scale + u.epoch, cal)     -- "2000-03-01"
 --   cftime.parse("2000-03-01", cal)                -- seconds, or nil
+--   cftime.period("2000-03", cal)                  -- its first second, the next period's, "month"
 --   cftime.fields(seconds, cal)                    -- year, month, day, day of year, days
 --   cftime.seconds(2000, 3, 1, cal)                -- seconds at midnight, or nil
 local M = {}
@@ -139,6 +140,53 @@ function M.parse(s, cal)
   local day = day_of(cal, math.tointeger(tonumber(y)), math.tointeger(tonumber(m)), math.tointeger(tonumber(d)))
   if not day then return nil end
   return day * 86400 + H * 3600 + Mi * 60 + S
+end
+
+-- How fine a date string is, coarsest last, as pandas ranks a string's and an
+-- index's resolution.
+M.RESOLUTIONS = { "subsecond", "second", "minute", "hour", "day", "month", "year" }
+local RANK = {}
+for i, name in ipairs(M.RESOLUTIONS) do RANK[name] = i end
+M.RANK = RANK
+
+-- A partial date ("2024", "2024-02", "2024-02-29", "2024-02-29T12",
+-- "...T12:30", "...T12:30:15[.5]") as the period it names in cal: its first
+-- second, the first of the next period (the end, not included), and its
+-- resolution; nil when it is no date of cal.
+function M.period(s, cal)
+  if type(s) ~= "string" then return nil end
+  s = s:match("^%s*(.-)%s*$"):gsub("%s*UTC$", ""):gsub("Z$", ""):gsub("%s*[+-]00:?00$", "")
+  -- each part in turn: the year, then -MM, -DD, THH, :MM, :SS[.f], all there is
+  local parts = { { "year", "^(%-?%d%d%d%d+)(.*)$" }, { "month", "^%-(%d%d?)(.*)$" }, { "day", "^%-(%d%d?)(.*)$" },
+    { "hour", "^[T ](%d%d?)(.*)$" }, { "minute", "^:(%d%d)(.*)$" }, { "second", "^:(%d%d%.?%d*)(.*)$" } }
+  local got, rest, reso = {}, s, nil
+  for _, p in ipairs(parts) do
+    if rest == "" then break end
+    local value
+    value, rest = rest:match(p[2])
+    if not value then return nil end
+    got[p[1]], reso = value, p[1]
+  end
+  if rest ~= "" or not reso then return nil end
+  if reso == "second" and got.second:find(".", 1, true) then reso = "subsecond" end
+  local y, m, d = math.tointeger(tonumber(got.year)), math.tointeger(tonumber(got.month or 1)),
+    math.tointeger(tonumber(got.day or 1))
+  local H, Mi, S = got.hour, got.minute, got.second
+  local h, mi, sec = tonumber(H or 0), tonumber(Mi or 0), tonumber(S or 0)
+  if h > 23 or mi > 59 or sec >= 61 then return nil end
+  local day = day_of(cal, y, m, d)
+  if not day then return nil end
+  local first = day * 86400 + h * 3600 + mi * 60 + sec
+  local stop
+  if reso == "year" or reso == "month" then
+    local ny, nm = y, m + 1
+    if reso == "year" then ny, nm = y + 1, 1 elseif nm > 12 then ny, nm = y + 1, 1 end
+    if cal.no_year_zero and ny == 0 then ny = 1 end
+    stop = day_of(cal, ny, nm, 1) * 86400
+  else
+    stop = first + ({ day = 86400, hour = 3600, minute = 60, second = 1, subsecond = 1e-6 })[reso]
+  end
+  return first, stop, reso
 end
 
 -- Times cftime can hold: microseconds in 64-bit integers (about 292,000 years).

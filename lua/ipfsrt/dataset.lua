@@ -318,14 +318,19 @@ local function coordinate(v, dim, values)
   return c._cache, c._time
 end
 
+local function period_of(value, t, dim)
+  local first, stop, reso = cftime.period(value, t.calendar)
+  if not first then
+    bad("%s: %q is not a date of the %s calendar (YYYY[-MM[-DD[THH[:MM[:SS]]]]])", dim, value, t.calendar.name)
+  end
+  return first, stop, reso
+end
+
+-- A single label as a number (a date as its first second).
 local function label(value, t, dim)
   if type(value) == "string" then
-    local s = t and cftime.parse(value, t.calendar)
-    if not s then
-      bad("%s: %q is not a date%s (YYYY-MM-DD[THH:MM:SS])", dim, value, t and " of the " .. t.calendar.name ..
-        " calendar" or "")
-    end
-    return s
+    if not t then bad("%s: %q is not a label of %s (its labels are numbers)", dim, value, dim) end
+    return (period_of(value, t, dim))
   end
   if type(value) ~= "number" then bad("%s: a label is a number%s", dim, t and " or a date" or "") end
   return value
@@ -344,23 +349,92 @@ local function direction(values, start, step, count)
   return up and 1 or down and -1 or nil
 end
 
+-- A range's bound: the least and the greatest value it admits, and whether
+-- the greatest is admitted itself (a date is the whole period it names: the
+-- first second of the next one is not).
+local function bound(value, t, dim)
+  if type(value) == "string" and t then
+    local first, stop = period_of(value, t, dim)
+    return first, stop, false
+  end
+  local x = label(value, t, dim)
+  return x, x, true
+end
+
 -- The positions of the labels from..to, inclusive, as xarray slices labels: on a
 -- rising coordinate from <= c <= to, on a falling one from >= c >= to (none
--- when the bounds go the other way); an unsorted coordinate cannot be sliced.
+-- when the bounds go the other way); dates cover their whole period (to =
+-- "2024-02-29" takes that day's noon, "2024-02" all of February). An
+-- unsorted coordinate cannot be sliced.
 local function label_range(values, start, step, count, want, t, dim)
   local dir = direction(values, start, step, count)
   if not dir then bad("%s is not sorted (or has missing values): label ranges need a monotonic coordinate", dim) end
-  local from, to = label(want[1], t, dim), label(want[2], t, dim)
+  local low, high = want[1], want[2]
+  if dir < 0 then low, high = high, low end
+  local least = bound(low, t, dim)
+  local _, most, inclusive = bound(high, t, dim)
   local first, last
   for j = 0, count - 1 do
     local c = values[start + j * step]
-    if (c - from) * dir >= 0 and (to - c) * dir >= 0 then
+    if c >= least and (c < most or (inclusive and c == most)) then
       first = first or j
       last = j
     end
   end
   if not first then return { 0, 0 } end
   return { first, last + 1 }
+end
+
+-- xarray holds standard and proleptic Gregorian times that datetime64[ns]
+-- can (years 1678 to 2261) in a pandas DatetimeIndex, other calendars in a
+-- CFTimeIndex; the two take a date string differently (below).
+local NS_SECONDS = 9.2e9
+local function pandas_times(values, start, step, count, t)
+  local name = t.calendar.name
+  if name ~= "standard" and name ~= "proleptic_gregorian" then return false end
+  for j = 0, count - 1 do
+    local c = values[start + j * step]
+    if c == c and math.abs(c) > NS_SECONDS then return false end
+  end
+  return true
+end
+
+-- The finest resolution the times are stamped at, as pandas ranks an index:
+-- days at midnight "day", noon-stamped days "hour".
+local function stamped_at(values, start, step, count)
+  local R = cftime.RANK
+  local finest = R.day
+  for j = 0, count - 1 do
+    local r = values[start + j * step] % 86400
+    if r == r and r ~= 0 then
+      finest = math.min(finest, r % 3600 == 0 and R.hour or r % 60 == 0 and R.minute or r % 1 == 0 and R.second
+        or R.subsecond)
+    end
+  end
+  return finest
+end
+
+-- A date string as xarray selects it: the whole period it names (the
+-- dimension kept, with the times inside it: "2024-02-29" of noon-stamped
+-- days is that day's noon, "2024-02" all of February), except on a
+-- DatetimeIndex whose times are stamped no finer than the string, where it
+-- is the one time it names (the dimension dropped) or no label at all.
+local function date_label(values, start, step, count, want, t, dim)
+  local first, stop, reso = period_of(want, t, dim)
+  if pandas_times(values, start, step, count, t) and cftime.RANK[reso] <= stamped_at(values, start, step, count) then
+    for j = 0, count - 1 do if values[start + j * step] == first then return j end end
+    error(ipfsrt.error.new("not_found", string.format("%s has no label %s (method = \"nearest\" takes the closest)",
+      dim, want)), 4)
+  end
+  local dir = direction(values, start, step, count)
+  if not dir then bad("%s is not sorted (or has missing values): a date selects a period of sorted times", dim) end
+  local lo, hi = values[start], values[start + (count - 1) * step]
+  if dir < 0 then lo, hi = hi, lo end
+  if count == 0 or stop <= lo or first > hi then
+    error(ipfsrt.error.new("not_found", string.format("%s has no time in %s (%s)", dim, want, count == 0 and "none left"
+      or "they run from " .. cftime.format(lo, t.calendar) .. " to " .. cftime.format(hi, t.calendar))), 4)
+  end
+  return label_range(values, start, step, count, { want, want }, t, dim)
 end
 
 -- Position along the variable's selection of dim: label ranges inclusive (as
@@ -377,6 +451,9 @@ local function locate(v, dim, want, method)
       table.concat(values, ", "))), 3)
   end
   if type(want) == "table" then return label_range(values, start, step, count, want, t, dim) end
+  if type(want) == "string" and t and method ~= "nearest" then
+    return date_label(values, start, step, count, want, t, dim)
+  end
   -- a tie goes to the later label on an ascending axis, the earlier on a
   -- descending one (as pandas' nearest does)
   local target, best, dist = label(want, t, dim), nil, math.huge
@@ -393,8 +470,26 @@ local function locate(v, dim, want, method)
   return best
 end
 
+-- A table is a range and nothing else: exactly {from, to}. One read another
+-- way ({35, 0, -60} as a range with a step, a method beside a range) would
+-- select something else than was meant, in silence.
+local function check_range(dim, want, method)
+  if type(want) ~= "table" then return end
+  local n = 0
+  for _ in pairs(want) do n = n + 1 end
+  if n ~= 2 or want[1] == nil or want[2] == nil then
+    bad("sel: %s = a table of %d: a table is a range, {from, to} (both included); a list of labels is no " ..
+      "selection (select each label on its own)", dim, n)
+  end
+  if method ~= nil then
+    bad("sel: method = %q picks single labels, and %s is given a range {from, to} (xarray refuses it too)",
+      method, dim)
+  end
+end
+
 -- v:sel{dim = label | {from, to}, ..., method = "nearest"}: by coordinate
--- value (times as "YYYY-MM-DD"), lazy.
+-- value (times as dates, "YYYY[-MM[-DD[THH[:MM[:SS]]]]]", each the whole
+-- period it names, as xarray's), lazy.
 function Variable.sel(v, spec)
   if type(spec) ~= "table" then bad("sel takes {dim = label or {from, to}}") end
   local method = spec.method
@@ -404,6 +499,7 @@ function Variable.sel(v, spec)
   local by_index = {}
   for k, want in pairs(spec) do
     if k ~= "method" then
+      check_range(k, want, method)
       axis_of(v, k)
       local on = v._sel and v or v:_coords()[k] -- computed ones: by their coordinates' labels
       if not on then bad("no coordinate variable for %s: use isel", k) end

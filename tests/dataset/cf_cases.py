@@ -38,6 +38,17 @@ def numbers(a):
     return [None if np.isnan(x) else float(x) for x in np.asarray(a, dtype="float64").reshape(-1)]
 
 
+def as_time(ds, dim, label):
+    """A date string as a time of the coordinate's own type: a CFTimeIndex takes
+    no string with method = "nearest" (a TypeError), its date type it does."""
+    index = ds.indexes.get(dim)
+    if not isinstance(label, str) or not isinstance(index, xr.CFTimeIndex):
+        return label
+    date, _, clock = label.partition("T")
+    parts = [int(x) for x in date.split("-")] + [int(x) for x in clock.split(":") if x]
+    return index.date_type(*parts)
+
+
 def case(name, arrays, asks):
     path = "%s/%s" % (root, name)
     g = zarr.open_group(path, mode="w")
@@ -53,8 +64,13 @@ def case(name, arrays, asks):
             try:
                 da = ds[ask["var"]]
                 if "sel" in ask:
-                    da = da.sel({k: slice(*v) if isinstance(v, list) else v for k, v in ask["sel"].items()})
-                if ask.get("dates"):
+                    sel = {k: slice(*v) if isinstance(v, list) else v for k, v in ask["sel"].items()}
+                    if ask.get("method"):
+                        sel = {k: as_time(ds, k, v) for k, v in sel.items()}
+                    da = da.sel(sel, method=ask.get("method"))
+                if ask.get("shape"):  # kept or dropped dimensions matter as much as values
+                    answers.append({"shape": list(da.shape), "values": numbers(da.values)})
+                elif ask.get("dates"):
                     answers.append([time_text(t) for t in da.values])
                 else:
                     answers.append(numbers(da.values))
@@ -63,6 +79,26 @@ def case(name, arrays, asks):
         return {"name": name, "asks": asks, "answers": answers}
     except Exception:  # noqa: BLE001
         return {"name": name, "asks": asks, "error": True}
+
+
+def date_case(stamps, calendar):
+    """70 days from 2024-01-01 stamped at noon (NOAA's OISST: "days since
+    1978-01-01 12:00:00"), at midnight, or every 6 hours, selected by partial
+    dates, as scalars and range ends."""
+    units = {"noon": "days since 2024-01-01 12:00:00", "midnight": "days since 2024-01-01",
+             "6-hourly": "hours since 2024-01-01", "noaa": "days since 1978-01-01 12:00:00"}[stamps]
+    times = {"noon": np.arange(70.0), "midnight": np.arange(70.0), "6-hourly": np.arange(0.0, 70 * 24, 6),
+             "noaa": np.arange(16801.0, 16871)}[stamps]
+    asks = [{"var": "v", "sel": {"time": key}, "shape": True} for key in
+            ("2024-02-29", "2024-02-28", "2024-02", "2024", "2024-01-05T12", "2024-01-05T12:00", "2024-01-05T12:00:00",
+             "2024-01-05T06", "2023-12", "2024-06-01", "2023")]
+    asks += [{"var": "v", "sel": {"time": [a, b]}, "shape": True} for a, b in
+             (("2024-02-01", "2024-02-29"), ("2024-02", "2024-02"), ("2024-01-30", "2024-02-01T11"),
+              ("2024-01-30T13", "2024-02-01"), ("2024", "2024-01-03"), ("2024-03-09T12:00:01", "2024-04"))]
+    asks += [{"var": "v", "sel": {"time": "2024-02-10T07"}, "method": "nearest", "shape": True}]
+    return case("dates_%s_%s" % (stamps, calendar),
+                {"time": (times, ["time"], {"units": units, "calendar": calendar}, None),
+                 "v": (np.arange(len(times), dtype="f8"), ["time"], {}, None)}, asks)
 
 
 T = "days since 2000-01-01"
@@ -120,6 +156,8 @@ cases = [
           {"var": "v", "sel": {"lat": [60, 0]}}]),
     case("rising", {"lat": ([0, 20, 40, 60], ["lat"], {}, None), "v": ([1, 2, 3, 4], ["lat"], {}, None)},
          [{"var": "v", "sel": {"lat": [60, 20]}}, {"var": "v", "sel": {"lat": [20, 60]}}]),
+    *[date_case(stamps, calendar) for stamps in ("noon", "midnight", "6-hourly", "noaa")
+      for calendar in ("standard", "noleap", "360_day") if not (stamps == "noaa" and calendar != "standard")],
     case("conflicting", {"x": ([1, 2, 3], ["x"], {}, None), "v": ([1, 2, 3, 4], ["x"], {}, None)}, []),
 ]
 json.dump(cases, open(sys.argv[2], "w"), indent=1)

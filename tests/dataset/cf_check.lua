@@ -15,7 +15,12 @@ local function answer(ds, ask)
   if ask.sel then
     local spec = {}
     for k, want in pairs(ask.sel) do spec[k] = want end
+    spec.method = ask.method
     v = v:sel(spec)
+  end
+  if ask.shape then
+    local x = v:values():astype("float64")
+    return { shape = v.shape, values = v.ndim == 0 and { x:get() } or x:tolist() }
   end
   if ask.dates then return v:dates() end
   local x = v:values():astype("float64")
@@ -26,6 +31,9 @@ local function answer(ds, ask)
 end
 
 local function same(a, b)
+  if type(a) == "table" and type(b) == "table" and a.shape then
+    return same(a.shape, b.shape) and same(a.values, b.values)
+  end
   if type(a) ~= "table" or type(b) ~= "table" or #a ~= #b then return a == b end
   for i = 1, #a do
     local x, y = a[i], b[i]

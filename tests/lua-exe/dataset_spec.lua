@@ -197,6 +197,13 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       function() ipfsrt.plot.map(ds.sst, { path = dir .. "/x.png" }) end)
     says("line: no option xlabel (options: labels, path, title, ylabel)",
       function() ipfsrt.plot.line(ds.time, { path = dir .. "/x.svg", xlabel = "t" }) end)
+    -- a table read one way when another was meant is refused, never guessed at
+    says(" = a table of 3: a table is a range, {from, to} (both included); a list of labels is no selection",
+      function() return ds.sst:sel { lat = { 35, 0, -60 }, lon = { 285, 200, 30 }, method = "nearest" } end)
+    says("lat = a table of 2: a table is a range", function() return ds.sst:sel { lat = { from = 0, to = 10 } } end)
+    says("method = \"nearest\" picks single labels, and lat is given a range {from, to}",
+      function() return ds.sst:sel { lat = { 20, 60 }, method = "nearest" } end)
+    says("time: \"2024-13\" is not a date of the standard calendar", function() return ds.sst:sel { time = "2024-13" } end)
     says("to_zarr: no option chunk (options: chunks, compressor, mode, name)",
       function() ds.sst:isel { time = 0 }:to_zarr(dir .. "/x.zarr", { chunk = { 1, 1 } }) end)
     says("where: the condition is a variable", function() return ipfsrt.dataset.where(true, ds.sst, 0) end)

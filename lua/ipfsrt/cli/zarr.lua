@@ -3,6 +3,7 @@
 local ipfsrt = require "ipfsrt"
 local argparse = require "ipfsrt.argparse"
 local fetchcli = require "ipfsrt.fetchcli"
+local cftime = require "ipfsrt.cftime"
 
 local M = {
   summary = "Zarr v2/v3 groups and arrays: their tree (info), values (get), copies (cp)",
@@ -320,13 +321,30 @@ local function chunk_progress(opts)
   return bar, function() if shown then io.stderr:write("\r\27[K") end end
 end
 
+local function date_like(s) return cftime.period(s, cftime.calendar("proleptic_gregorian")) ~= nil end
+
+-- The two ends of a range FROM:TO, or nil for a single label. Times hold
+-- colons of their own ("2024-01-05T12:00"): a colon splits a range only where
+-- both sides are dates, or both numbers, or both names.
+local function range_ends(v)
+  if date_like(v) or tonumber(v) then return nil end
+  for at in v:gmatch("():") do
+    local from, to = v:sub(1, at - 1), v:sub(at + 1)
+    if from ~= "" and to ~= "" and ((date_like(from) and date_like(to)) or (tonumber(from) and tonumber(to))
+        or not (date_like(from) or date_like(to) or tonumber(from) or tonumber(to) or from:find(":") or to:find(":"))) then
+      return from, to
+    end
+  end
+  return nil
+end
+
 -- --sel "time=2024-02-29,lat=20:60": a label, or a range FROM:TO, per dimension.
 function M.parse_labels(text)
   local spec = {}
   for part in (text .. ","):gmatch("([^,]*),") do
     local k, v = part:match("^%s*([%a_][%w_]*)%s*=%s*(.-)%s*$")
     if not k or v == "" then argparse.usage_error("--sel: %q is not DIM=LABEL or DIM=FROM:TO", part) end
-    local from, to = v:match("^([^:]+):([^:]+)$")
+    local from, to = range_ends(v)
     local function label(s) return tonumber(s) or s end
     spec[k] = from and { label(from), label(to) } or label(v)
   end
