@@ -209,6 +209,19 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     says("where: the condition is a variable", function() return ipfsrt.dataset.where(true, ds.sst, 0) end)
   end)
 
+  it("takes dates with times of day and partial dates on the command line (--sel)", function()
+    local function days(sel)
+      local code, out, err = exe.run { "zarr", "get", dir .. "/v2", "time", "--sel", sel, "--decode", "--json" }
+      assert.equal(0, code, err)
+      local got = ipfsrt.json.decode(out)
+      return type(got) == "table" and #got or 0
+    end
+    assert.equal(2, days("time=2024-01-02T00:00:2024-01-03"))
+    assert.equal(1, days("time=2024-01-01T00:00:00:2024-01-01T23:59"))
+    assert.equal(3, days("time=2024-01"))
+    assert.equal(2, days("time=2024-01-02:2024-01"))
+  end)
+
   it("writes to_zarr only where mode allows, as xarray does: never over a file, a link or a non-Zarr folder", function()
     local ds = ipfsrt.dataset.open(dir .. "/v2")
     local day = ds.sst:isel { time = 0, lat = { 400, 404 }, lon = { 1000, 1003 } }
