@@ -70,6 +70,7 @@ function M.start_serve(args, path)
   end
   assert(url, "ipfsrt serve did not start: " .. (slurp(err) or ""))
   local stopped = false
+  local process = tonumber((slurp(pid) or ""):match("%d+"))
   return url, function()
     if stopped then return end
     stopped = true
@@ -80,7 +81,14 @@ function M.start_serve(args, path)
     os.remove(err)
     os.remove(pid)
     return said
-  end
+  end, process
+end
+
+-- The most memory process has held so far (its peak resident set), in bytes.
+function M.peak_memory(process)
+  local status = M.slurp("/proc/" .. process .. "/status") or ""
+  local kb = status:match("VmHWM:%s*(%d+) kB")
+  return kb and tonumber(kb) * 1024
 end
 
 -- Writes data to a new file at path.

@@ -1,117 +1,299 @@
-/* A CAR answer in front of an upstream, never held whole: the walk that
- * chose its blocks kept only their CIDs and sizes, so the body's length is
- * known, and each block is asked for again (the relay keeps what it fetched,
- * as much as its budget holds) as its section goes out. A block that comes
- * back another size than the walk saw cannot be: it was checked against its
- * CID both times; were it so, the connection ends short, never a wrong CAR. */
+/* A CAR answer streamed as its DAG is walked: the walk runs on a thread of
+ * its own and hands each block over as it meets it; the answer copies blocks
+ * out as the client takes them. A few blocks wait between the two at most, so
+ * an answer costs the same memory whatever the DAG (car-dups=y over a diamond
+ * repeats its blocks a million times, never holding a list of them), and the
+ * first bytes go out before the walk is over. The answer's length is unknown
+ * when it starts (chunked): a walk that fails once the queue has filled ends
+ * the body short, which a client sees as an error, never a CAR that silently
+ * lacks a block. One that fails before is answered with its status. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ipfsrt/varint.h"
 #include "server/server_internal.h"
 
-typedef struct car_stream {
-    ipfsrt_server_request *rq; /* gone once the answer is over: car_stream_free must not touch it */
+#define QUEUE 64                            /* blocks waiting for the client, at most */
+#define QUEUE_BYTES ((size_t)8 << 20)       /* and their bytes (one larger block still passes) */
+#define TAMPER_ONE_IN 4                     /* a fault hits each block with this chance, else the last */
+
+typedef struct queued {
+    ipfsrt_cid cid;
+    ipfsrt_blocksource_ref ref;
+    bool held;  /* ref is the source's (else data is the server's own, for as long as it runs) */
+} queued;
+
+struct ipfsrt_server_car_stream {
+    ipfsrt_server_request *rq; /* gone once the answer is over: the free must not touch it */
     ipfsrt_blocksource *src;
-    ipfsrt_buf header;
-    ipfsrt_server_spare *items; /* cid and len; data unused */
-    size_t count, next;
+    ipfsrt_server_walk_fn walk;
+    void *walk_user;
+    void (*walk_free)(void *);
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    queued queue[QUEUE];
+    size_t head, count, bytes;
+    bool done, cancel; /* the walk is over; the answer is (the walk stops at its next block) */
+    bool full;         /* the walk waits for room */
+    bool starving;     /* the reader waits for blocks */
+    ipfsrt_status status;
+    ipfsrt_error err;
+    /* the reader's side */
+    uint8_t header[IPFSRT_VARINT_MAX_BYTES + 128 + IPFSRT_CID_MAX_BYTES];
+    size_t header_len, header_pos;
+    queued current;
+    bool has_current, faulted;
     uint8_t prefix[IPFSRT_VARINT_MAX_BYTES + IPFSRT_CID_MAX_BYTES]; /* the section's length and CID */
     size_t prefix_len;
-    ipfsrt_blocksource_ref block; /* the section's block, held while it goes out */
-    bool holding;
-    uint64_t section_pos, header_pos;
-} car_stream;
+    uint64_t section_pos, tamper_at, cut_at; /* within the current section */
+};
+
+static void release_item(ipfsrt_server_car_stream *s, queued *q) {
+    if (q->held) ipfsrt_blocksource_release(s->src, &q->ref);
+    q->held = false;
+}
+
+/* The walk's side: waits for room, then queues the block (data given: the
+ * server's own bytes, else the block is got from the source). */
+static ipfsrt_status enqueue(ipfsrt_server_car_stream *s, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
+                             ipfsrt_error *err) {
+    queued q = {.cid = *cid, .ref = {.data = data, .len = len}};
+    if (!data) {
+        ipfsrt_status st = ipfsrt_blocksource_get(s->src, cid, &q.ref, err);
+        if (st != IPFSRT_OK) return st;
+        q.held = true;
+    }
+    pthread_mutex_lock(&s->lock);
+    while (!s->cancel && (s->count == QUEUE || (s->count && s->bytes + q.ref.len > QUEUE_BYTES))) {
+        s->full = true;
+        pthread_cond_broadcast(&s->changed);
+        pthread_cond_wait(&s->changed, &s->lock);
+    }
+    s->full = false;
+    bool cancelled = s->cancel;
+    if (!cancelled) {
+        s->queue[(s->head + s->count) % QUEUE] = q;
+        s->count++;
+        s->bytes += q.ref.len;
+        if (s->starving) pthread_cond_broadcast(&s->changed); /* else no wake-up a block: they cost */
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!cancelled) return IPFSRT_OK;
+    release_item(s, &q);
+    return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "the client went away");
+}
+
+ipfsrt_status ipfsrt_server_car_stream_emit(void *stream, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    return enqueue(stream, cid, NULL, 0, err);
+}
+
+ipfsrt_status ipfsrt_server_car_stream_emit_own(ipfsrt_server_car_stream *s, const ipfsrt_server_spare *block,
+                                                ipfsrt_error *err) {
+    return enqueue(s, &block->cid, block->data, block->len, err);
+}
+
+static void *run_walk(void *arg) {
+    ipfsrt_server_car_stream *s = arg;
+    ipfsrt_error err;
+    ipfsrt_error_clear(&err);
+    ipfsrt_status st = s->walk(s->walk_user, s, &err);
+    pthread_mutex_lock(&s->lock);
+    s->done = true;
+    s->status = st;
+    s->err = err;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
 
 static void car_stream_free(void *cls) {
-    car_stream *s = cls;
-    if (s->holding) ipfsrt_blocksource_release(s->src, &s->block);
-    ipfsrt_buf_free(&s->header);
-    free(s->items);
+    ipfsrt_server_car_stream *s = cls;
+    pthread_mutex_lock(&s->lock);
+    s->cancel = true;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    for (size_t i = 0; i < s->count; i++) release_item(s, &s->queue[(s->head + i) % QUEUE]);
+    if (s->has_current) release_item(s, &s->current);
+    if (s->walk_free) s->walk_free(s->walk_user);
+    pthread_cond_destroy(&s->changed);
+    pthread_mutex_destroy(&s->lock);
     free(s);
 }
 
-static uint64_t section_size(const ipfsrt_server_spare *b) {
-    uint64_t n = (uint64_t)b->cid.len + b->len;
-    return ipfsrt_varint_size(n) + n;
-}
-
-/* The next section's block and prefix; false (with why in the log) when the
- * block cannot be had again. */
-static bool start_section(car_stream *s) {
-    const ipfsrt_server_spare *b = &s->items[s->next];
-    ipfsrt_error err;
-    ipfsrt_status st = ipfsrt_blocksource_get(s->src, &b->cid, &s->block, &err);
-    if (st != IPFSRT_OK || s->block.len != b->len) {
-        snprintf(s->rq->cut, sizeof s->rq->cut, "cut at block %zu: %.200s", s->next,
-                 st != IPFSRT_OK ? err.message : "another size than before");
-        if (st == IPFSRT_OK) ipfsrt_blocksource_release(s->src, &s->block);
-        return false;
+/* Waits until a block can start going out: the next one, and one more (or
+ * the walk's end) so that the reader knows whether it is the last. False
+ * when there is none: the walk is over (s->status says how). */
+static bool next_block(ipfsrt_server_car_stream *s, bool *last) {
+    pthread_mutex_lock(&s->lock);
+    while (!s->done && s->count < 2) {
+        s->starving = true;
+        pthread_cond_wait(&s->changed, &s->lock);
     }
-    s->holding = true;
-    s->prefix_len = ipfsrt_varint_encode((uint64_t)b->cid.len + b->len, s->prefix);
-    memcpy(s->prefix + s->prefix_len, b->cid.bytes, b->cid.len);
-    s->prefix_len += b->cid.len;
-    s->section_pos = 0;
-    return true;
+    s->starving = false;
+    bool any = s->count > 0;
+    if (any) {
+        s->current = s->queue[s->head];
+        s->head = (s->head + 1) % QUEUE;
+        s->count--;
+        s->bytes -= s->current.ref.len;
+        s->has_current = true;
+        if (s->full) pthread_cond_broadcast(&s->changed);
+    }
+    *last = s->done && s->count == 0 && s->status == IPFSRT_OK;
+    pthread_mutex_unlock(&s->lock);
+    return any;
 }
 
-/* Copies what is left of the current section into buf; true when it is over. */
-static bool copy_section(car_stream *s, uint8_t *buf, size_t max, size_t *out) {
-    while (*out < max && s->section_pos < s->prefix_len + s->block.len) {
+/* The fault plan's block faults, placed as blocks go out: each block is hit
+ * with a chance, and the last one surely when none was before it. */
+static bool fault_here(ipfsrt_server_car_stream *s, bool last) {
+    ipfsrt_server_request *rq = s->rq;
+    if (!(rq->tamper || rq->truncate || rq->wrong_block) || s->faulted) return false;
+    s->faulted = last || ipfsrt_server_random(rq) % TAMPER_ONE_IN == 0;
+    return s->faulted;
+}
+
+static void start_section(ipfsrt_server_car_stream *s, bool last) {
+    ipfsrt_server_request *rq = s->rq;
+    bool fault = fault_here(s, last);
+    const ipfsrt_server_spare *spare = fault && rq->wrong_block ? ipfsrt_server_spare_for(rq->gw, &s->current.cid) : NULL;
+    if (spare) { /* a valid block, of another CID */
+        release_item(s, &s->current);
+        s->current.cid = spare->cid;
+        s->current.ref = (ipfsrt_blocksource_ref){.data = spare->data, .len = spare->len};
+    }
+    const queued *q = &s->current;
+    s->prefix_len = ipfsrt_varint_encode((uint64_t)q->cid.len + q->ref.len, s->prefix);
+    memcpy(s->prefix + s->prefix_len, q->cid.bytes, q->cid.len);
+    s->prefix_len += q->cid.len;
+    s->section_pos = 0;
+    s->tamper_at = s->cut_at = UINT64_MAX;
+    if (fault && rq->tamper && q->ref.len) s->tamper_at = s->prefix_len + ipfsrt_server_random(rq) % q->ref.len;
+    if (fault && rq->truncate) s->cut_at = (s->prefix_len + q->ref.len) / 2;
+}
+
+/* Copies what is left of the current section into buf (faults applied);
+ * true when it is over. */
+static bool copy_section(ipfsrt_server_car_stream *s, uint8_t *buf, size_t max, size_t *out) {
+    uint64_t end = s->prefix_len + s->current.ref.len;
+    if (s->cut_at < end) end = s->cut_at;
+    while (*out < max && s->section_pos < end) {
         bool in_prefix = s->section_pos < s->prefix_len;
-        const uint8_t *from = in_prefix ? s->prefix + s->section_pos : s->block.data + (s->section_pos - s->prefix_len);
-        size_t left = in_prefix ? s->prefix_len - s->section_pos : s->prefix_len + s->block.len - s->section_pos;
-        size_t n = left < max - *out ? left : max - *out;
+        const uint8_t *from = in_prefix ? s->prefix + s->section_pos
+                                        : s->current.ref.data + (s->section_pos - s->prefix_len);
+        uint64_t left = (in_prefix ? s->prefix_len : end) - s->section_pos;
+        size_t n = left < max - *out ? (size_t)left : max - *out;
         memcpy(buf + *out, from, n);
+        if (s->tamper_at >= s->section_pos && s->tamper_at < s->section_pos + n)
+            buf[*out + (s->tamper_at - s->section_pos)] ^= 0x20;
         *out += n;
         s->section_pos += n;
     }
-    return s->section_pos == s->prefix_len + s->block.len;
+    return s->section_pos == end;
+}
+
+/* Why the body ended short, for the log line. */
+static void note_cut(ipfsrt_server_car_stream *s, const char *why) {
+    snprintf(s->rq->cut, sizeof s->rq->cut, "cut: %.240s", why);
 }
 
 static ssize_t car_stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     (void)pos;
-    car_stream *s = cls;
+    ipfsrt_server_car_stream *s = cls;
     size_t out = 0;
-    if (s->header_pos < s->header.len) {
-        out = s->header.len - s->header_pos < max ? s->header.len - s->header_pos : max;
-        memcpy(buf, s->header.data + s->header_pos, out);
+    max = ipfsrt_server_piece(s->rq, max);
+    if (s->header_pos < s->header_len) {
+        out = s->header_len - s->header_pos < max ? s->header_len - s->header_pos : max;
+        memcpy(buf, s->header + s->header_pos, out);
         s->header_pos += out;
     }
-    while (out < max && s->next < s->count) {
-        if (!s->holding && !start_section(s)) return MHD_CONTENT_READER_END_WITH_ERROR;
+    while (out < max) {
+        bool last;
+        if (!s->has_current) {
+            if (!next_block(s, &last)) break;
+            start_section(s, last);
+        }
         if (!copy_section(s, (uint8_t *)buf, max, &out)) break;
-        ipfsrt_blocksource_release(s->src, &s->block);
-        s->holding = false;
-        s->next++;
+        if (s->section_pos < s->prefix_len + s->current.ref.len) { /* truncated here */
+            note_cut(s, "truncate fault");
+            return out ? (ssize_t)out : MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        release_item(s, &s->current);
+        s->has_current = false;
     }
-    if (out == 0) return MHD_CONTENT_READER_END_OF_STREAM;
-    ipfsrt_server_count_sent(s->rq, out);
-    return (ssize_t)out;
+    if (out) {
+        /* a slow answer's pause: its other faults were placed among the blocks */
+        ipfsrt_server_body_faults(s->rq, 0, (uint8_t *)buf, out, UINT64_MAX, UINT64_MAX);
+        ipfsrt_server_count_sent(s->rq, out);
+        return (ssize_t)out;
+    }
+    if (s->status == IPFSRT_OK) return MHD_CONTENT_READER_END_OF_STREAM;
+    note_cut(s, s->err.message);
+    return MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
-struct MHD_Response *ipfsrt_server_car_stream(ipfsrt_server_request *rq, const ipfsrt_cid *root,
-                                              ipfsrt_server_spare *items, size_t count) {
-    car_stream *s = calloc(1, sizeof *s);
+/* Waits until the walk is over or the queue is full, so that an answer that
+ * fits in it (most do) and fails is answered with its error's status, never
+ * a body cut short: false (and why) when it failed so. */
+static bool started(ipfsrt_server_car_stream *s, ipfsrt_status *st, ipfsrt_error *err) {
+    pthread_mutex_lock(&s->lock);
+    while (!s->done && !s->full) pthread_cond_wait(&s->changed, &s->lock);
+    bool failed = s->done && s->status != IPFSRT_OK;
+    *st = s->status;
+    if (failed && err) *err = s->err;
+    pthread_mutex_unlock(&s->lock);
+    return !failed;
+}
+
+static ipfsrt_status start(ipfsrt_server_car_stream *s, const ipfsrt_cid *root, ipfsrt_error *err) {
+    ipfsrt_buf header;
+    ipfsrt_buf_init(&header);
+    ipfsrt_status st = ipfsrt_car_header_encode(root, 1, &header, err);
+    if (st == IPFSRT_OK && (header.failed || header.len > sizeof s->header))
+        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK) {
+        memcpy(s->header, header.data, header.len);
+        s->header_len = header.len;
+    }
+    ipfsrt_buf_free(&header);
+    if (st != IPFSRT_OK) return st;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->changed, NULL);
+    if (pthread_create(&s->thread, NULL, run_walk, s) != 0) {
+        pthread_cond_destroy(&s->changed);
+        pthread_mutex_destroy(&s->lock);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a thread for the walk");
+    }
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, const ipfsrt_cid *root, ipfsrt_server_walk_fn walk,
+                                       void *walk_user, void (*walk_free)(void *), struct MHD_Response **r,
+                                       ipfsrt_error *err) {
+    *r = NULL;
+    ipfsrt_server_car_stream *s = calloc(1, sizeof *s);
     if (!s) {
-        free(items);
-        return NULL;
+        if (walk_free) walk_free(walk_user);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
-    s->rq = rq;
-    s->src = &rq->gw->src;
-    s->items = items;
-    s->count = count;
-    ipfsrt_buf_init(&s->header);
-    uint64_t size = 0;
-    if (ipfsrt_car_header_encode(root, 1, &s->header, NULL) != IPFSRT_OK || s->header.failed) {
+    *s = (ipfsrt_server_car_stream){.rq = rq, .src = &rq->gw->src, .walk = walk, .walk_user = walk_user,
+                                   .walk_free = walk_free};
+    ipfsrt_status st = start(s, root, err);
+    if (st != IPFSRT_OK) {
+        if (walk_free) walk_free(walk_user);
+        free(s);
+        return st;
+    }
+    if (!started(s, &st, err)) {
         car_stream_free(s);
-        return NULL;
+        return st;
     }
-    size = s->header.len;
-    for (size_t i = 0; i < count; i++) size += section_size(&items[i]);
-    struct MHD_Response *r = MHD_create_response_from_callback(size, 256 * 1024, car_stream_read, s,
-                                                               car_stream_free);
-    if (!r) car_stream_free(s);
-    return r;
+    *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, car_stream_read, s, car_stream_free);
+    if (*r) return IPFSRT_OK;
+    car_stream_free(s);
+    return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
 }

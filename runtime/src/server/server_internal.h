@@ -120,11 +120,23 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
                                         const char *path, const char *accept);
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const char *cid_str, const char *path);
-/* car_stream.c: a CAR answer of the blocks whose CIDs and sizes items holds
- * (it takes them, and frees them even on failure), each asked for again as
- * its section goes out; NULL when out of memory. */
-struct MHD_Response *ipfsrt_server_car_stream(ipfsrt_server_request *rq, const ipfsrt_cid *root,
-                                              ipfsrt_server_spare *items, size_t count);
+/* car_stream.c: a CAR answer streamed as walk finds its blocks. walk runs on
+ * a thread of its own, and hands each block to the stream
+ * (ipfsrt_server_car_stream_emit: got from the gateway's block source;
+ * _emit_own: bytes of the server's own), waiting while the client is behind;
+ * it must not touch the request, which may end first. A walk that fails
+ * before the stream's few blocks of room have filled is this function's
+ * error (answered with its status); after, the body ends short. Takes walk_user (walk_free frees
+ * it, on failure too). */
+typedef struct ipfsrt_server_car_stream ipfsrt_server_car_stream;
+typedef ipfsrt_status (*ipfsrt_server_walk_fn)(void *user, ipfsrt_server_car_stream *stream, ipfsrt_error *err);
+ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, const ipfsrt_cid *root, ipfsrt_server_walk_fn walk,
+                                       void *walk_user, void (*walk_free)(void *), struct MHD_Response **r,
+                                       ipfsrt_error *err);
+/* An ipfsrt_unixfs_cid_fn: stream is the ipfsrt_server_car_stream. */
+ipfsrt_status ipfsrt_server_car_stream_emit(void *stream, const ipfsrt_cid *cid, ipfsrt_error *err);
+ipfsrt_status ipfsrt_server_car_stream_emit_own(ipfsrt_server_car_stream *stream, const ipfsrt_server_spare *block,
+                                                ipfsrt_error *err);
 /* index_html.c: a listing (plain.c's JSON array) as an HTML page whose links
  * start with base (the request's /ipfs/ path), NUL-terminated, *len its
  * length; NULL when out of memory. */

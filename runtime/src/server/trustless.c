@@ -78,97 +78,6 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
 
 /* -------------------------------------------------------------------- CAR */
 
-/* The blocks a CAR answer carries, gathered before the first byte goes out so
- * that a missing one is answered with an error status, never with a CAR that
- * silently lacks it. */
-typedef struct car_blocks {
-    const ipfsrt_blocksource *src;
-    bool sizes_only; /* in front of an upstream: CIDs and sizes, each block fetched again to be sent */
-    ipfsrt_server_spare *items;
-    ipfsrt_blocksource_ref *refs; /* held until the answer is sent: items point into them */
-    size_t count, cap, ref_cap;
-} car_blocks;
-
-static void car_blocks_free(car_blocks *l) {
-    for (size_t i = 0; l->refs && i < l->count; i++) ipfsrt_blocksource_release(l->src, &l->refs[i]);
-    free(l->refs);
-    free(l->items);
-    memset(l, 0, sizeof *l);
-}
-
-static ipfsrt_status gather_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
-    car_blocks *l = user;
-    ipfsrt_blocksource_ref ref;
-    ipfsrt_status st = ipfsrt_blocksource_get(l->src, cid, &ref, err);
-    if (st != IPFSRT_OK) return st;
-    if (l->sizes_only) {
-        size_t len = ref.len;
-        ipfsrt_blocksource_release(l->src, &ref);
-        if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items))
-            return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        l->items[l->count++] = (ipfsrt_server_spare){*cid, NULL, len};
-        return IPFSRT_OK;
-    }
-    if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items) ||
-        ipfsrt_array_reserve(&l->refs, &l->ref_cap, l->count + 1, sizeof *l->refs)) {
-        ipfsrt_blocksource_release(l->src, &ref);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    }
-    l->refs[l->count] = ref;
-    l->items[l->count++] = (ipfsrt_server_spare){*cid, ref.data, ref.len};
-    return IPFSRT_OK;
-}
-
-typedef struct car_body {
-    ipfsrt_server_request *rq;
-    car_blocks blocks; /* what the encoder's bytes point into */
-    ipfsrt_car_encoder *car;
-    uint64_t pos;
-    uint64_t tamper_at; /* inside a block's bytes */
-} car_body;
-
-static void car_body_free(void *cls) {
-    car_body *s = cls;
-    ipfsrt_car_encoder_free(s->car);
-    car_blocks_free(&s->blocks);
-    free(s);
-}
-
-static ssize_t car_read(void *cls, uint64_t pos, char *buf, size_t max) {
-    (void)pos;
-    car_body *s = cls;
-    size_t out = ipfsrt_car_encoder_read(s->car, (uint8_t *)buf, ipfsrt_server_piece(s->rq, max));
-    size_t sent = ipfsrt_server_body_faults(s->rq, s->pos, (uint8_t *)buf, out,
-                                            ipfsrt_car_encoder_size(s->car), s->tamper_at);
-    if (sent == 0) return out ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
-    s->pos += sent;
-    ipfsrt_server_count_sent(s->rq, sent);
-    return (ssize_t)sent;
-}
-
-/* Lays the CAR out, with the wrong-block and tamper faults placed among its blocks. */
-static ipfsrt_status encode_car(car_body *s, const ipfsrt_cid *root, car_blocks *l,
-                                ipfsrt_error *err) {
-    ipfsrt_server_request *rq = s->rq;
-    s->tamper_at = UINT64_MAX;
-    if (rq->wrong_block && l->count) {
-        size_t k = (size_t)(ipfsrt_server_random(rq) % l->count);
-        const ipfsrt_server_spare *spare = ipfsrt_server_spare_for(rq->gw, &l->items[k].cid);
-        if (spare) l->items[k] = *spare;
-    }
-    size_t tamper_from = rq->tamper && l->count ? (size_t)(ipfsrt_server_random(rq) % l->count)
-                                                : SIZE_MAX;
-    ipfsrt_status st = ipfsrt_car_encoder_new(&s->car, root, 1, err);
-    for (size_t i = 0; st == IPFSRT_OK && i < l->count; i++) {
-        const ipfsrt_server_spare *b = &l->items[i];
-        uint64_t at;
-        st = ipfsrt_car_encoder_add(s->car, &b->cid, b->data, b->len, &at, err);
-        if (i >= tamper_from && b->len && s->tamper_at == UINT64_MAX)
-            s->tamper_at = at + ipfsrt_server_random(rq) % b->len;
-    }
-    return st;
-}
-
 /* The wrong-dag fault's material: a root of a served CAR other than root. */
 static const ipfsrt_cid *decoy_root(const ipfsrt_server *gw, const ipfsrt_cid *root) {
     for (size_t i = 0; i < gw->ncars; i++) {
@@ -248,26 +157,58 @@ static ipfsrt_status read_car_request(ipfsrt_server_request *rq, struct MHD_Conn
     return IPFSRT_OK;
 }
 
-/* The blocks of the answer: a UnixFS walk, or the root block alone for any
- * other codec (there is no path to walk in it). */
-static ipfsrt_status gather_blocks(ipfsrt_server_request *rq, const car_request *cr, car_blocks *l,
-                                   ipfsrt_error *err) {
+/* What a CAR answer walks, on its stream's thread: nothing of the request
+ * (which may be gone before the walk has seen its end), all of its own. */
+typedef struct car_walk {
+    ipfsrt_server *gw;
+    char *full; /* CID + path */
+    ipfsrt_cid root;
+    ipfsrt_unixfs_scope scope;
+    uint64_t offset, length;
+    bool dups;
+    bool root_only;   /* a block of another codec than UnixFS's: there is no path to walk in it */
+    bool decoy_block; /* the wrong-dag fault with no other root: the server's own decoy block */
+} car_walk;
+
+static void car_walk_free(void *user) {
+    car_walk *w = user;
+    free(w->full);
+    free(w);
+}
+
+static ipfsrt_status walk_blocks(void *user, ipfsrt_server_car_stream *stream, ipfsrt_error *err) {
+    car_walk *w = user;
+    if (w->decoy_block) return ipfsrt_server_car_stream_emit_own(stream, &w->gw->decoy, err);
+    if (w->root_only) return ipfsrt_server_car_stream_emit(stream, &w->root, err);
+    ipfsrt_unixfs_options walk = {.size = sizeof walk, .dups = w->dups};
+    return ipfsrt_unixfs_blocks_for_scope(&w->gw->src, w->full, &walk, w->scope, w->offset, w->length,
+                                          ipfsrt_server_car_stream_emit, stream, err);
+}
+
+/* The walk of the answer: a UnixFS walk, or the root block alone for any
+ * other codec, whose paths this gateway cannot walk. */
+static ipfsrt_status plan_walk(ipfsrt_server_request *rq, const car_request *cr, car_walk **out, ipfsrt_error *err) {
     const ipfsrt_cid *root = cr->root;
-    if (cr->decoy_block) {
-        if (ipfsrt_array_reserve(&l->items, &l->cap, 1, sizeof *l->items))
-            return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-        l->items[l->count++] = rq->gw->decoy;
-        return IPFSRT_OK;
-    }
     bool unixfs = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW;
     bool bare = !cr->path[0] || strcmp(cr->path, "/") == 0;
-    if (!unixfs && !cr->decoy && bare) return gather_block(l, root, err);
-    if (!unixfs && !cr->decoy) /* the client asked for what this gateway cannot walk */
+    if (!unixfs && !cr->decoy && !cr->decoy_block && !bare)
         return ipfsrt_fail_cid(err, IPFSRT_EARG, root, -1, "%s: paths inside %s blocks are not served",
                                cr->path, ipfsrt_codec_name(root->codec));
-    ipfsrt_unixfs_options walk = {.size = sizeof walk, .dups = cr->params.dups};
-    return ipfsrt_unixfs_blocks_for_scope(&rq->gw->src, cr->full, &walk, cr->params.scope,
-                                          cr->offset, cr->length, gather_block, l, err);
+    car_walk *w = calloc(1, sizeof *w);
+    if (!w || !(w->full = strdup(cr->full))) {
+        free(w);
+        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    }
+    w->gw = rq->gw;
+    w->root = *root;
+    w->scope = cr->params.scope;
+    w->offset = cr->offset;
+    w->length = cr->length;
+    w->dups = cr->params.dups;
+    w->root_only = !unixfs && !cr->decoy;
+    w->decoy_block = cr->decoy_block;
+    *out = w;
+    return IPFSRT_OK;
 }
 
 static void car_headers(struct MHD_Response *r, const car_request *cr) {
@@ -287,45 +228,21 @@ static void car_headers(struct MHD_Response *r, const car_request *cr) {
     ipfsrt_server_common_headers(r);
 }
 
-/* The body: laid out from the blocks gathered (the mapped CARs'), or, in
- * front of an upstream, streamed, each block fetched again as it goes out, so
- * that no answer is held whole. Takes body. */
-static struct MHD_Response *car_response(ipfsrt_server_request *rq, const ipfsrt_cid *root, car_body *body) {
-    struct MHD_Response *r;
-    if (body->blocks.sizes_only) {
-        r = ipfsrt_server_car_stream(rq, root, body->blocks.items, body->blocks.count);
-        body->blocks.items = NULL;
-        body->blocks.count = 0;
-        car_body_free(body);
-        return r;
-    }
-    r = MHD_create_response_from_callback(ipfsrt_car_encoder_size(body->car), 64 * 1024, car_read, body,
-                                          car_body_free);
-    if (!r) car_body_free(body);
-    return r;
-}
-
 enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                         const ipfsrt_cid *root, const char *cid_str,
                                         const char *path, const char *accept) {
     car_request cr = {.root = root, .cid_str = cid_str, .path = path};
-    car_body *body = calloc(1, sizeof *body);
-    if (!body) return MHD_NO;
-    body->rq = rq;
-    body->blocks.src = &rq->gw->src;
-    body->blocks.sizes_only = rq->gw->has_upstream;
+    car_walk *w = NULL;
+    struct MHD_Response *r = NULL;
     ipfsrt_error err;
     ipfsrt_status st = read_car_request(rq, c, accept, &cr, &err);
-    if (st == IPFSRT_OK) st = gather_blocks(rq, &cr, &body->blocks, &err);
-    if (st == IPFSRT_OK && !body->blocks.sizes_only) st = encode_car(body, root, &body->blocks, &err);
+    if (st == IPFSRT_OK) st = plan_walk(rq, &cr, &w, &err);
+    if (st == IPFSRT_OK) st = ipfsrt_server_car_stream_start(rq, root, walk_blocks, w, car_walk_free, &r, &err);
     if (st != IPFSRT_OK) {
         free(cr.full);
-        car_body_free(body);
         return ipfsrt_server_send_error(rq, c, &err);
     }
-    struct MHD_Response *r = car_response(rq, root, body);
-    if (r) car_headers(r, &cr);
+    car_headers(r, &cr);
     free(cr.full);
-    if (!r) return MHD_NO;
     return ipfsrt_server_queue(rq, c, MHD_HTTP_OK, r, 0); /* body bytes are counted as they are sent */
 }

@@ -685,6 +685,50 @@ static ipfsrt_status walk_all(const ipfsrt_blocksource *src, recorder *rec, ipfs
     return st;
 }
 
+/* How many blocks a walk with duplicates meets under cid, up to the limit and
+ * one more: each node counted once (memo), so a DAG that shares much (a
+ * diamond of 30 nodes meets 2^31 blocks) costs as many reads as it has nodes
+ * and is refused before any of it is sent, never after a million blocks. */
+static ipfsrt_status count_with_dups(const ipfsrt_blocksource *src, ipfsrt_mhmap *memo, const ipfsrt_cid *cid,
+                                     int depth, uint64_t *out, ipfsrt_error *err) {
+    *out = cid->hash_code == IPFSRT_MH_IDENTITY ? 0 : 1;
+    if (cid->hash_code == IPFSRT_MH_IDENTITY || cid->codec == IPFSRT_CODEC_RAW) return IPFSRT_OK;
+    if (depth > IPFSRT_UNIXFS_MAX_DEPTH)
+        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "DAG deeper than %d levels", IPFSRT_UNIXFS_MAX_DEPTH);
+    size_t mh_len;
+    const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
+    const ipfsrt_mhmap_entry *known = ipfsrt_mhmap_get(memo, mh, mh_len);
+    if (known) {
+        *out = known->offset;
+        return IPFSRT_OK;
+    }
+    node n;
+    ipfsrt_status st = node_load(src, cid, &n, err);
+    if (st != IPFSRT_OK) return st;
+    for (size_t i = 0; st == IPFSRT_OK && i < n.pb.link_count; i++) {
+        uint64_t below;
+        st = count_with_dups(src, memo, &n.pb.links[i].cid, depth + 1, &below, err);
+        *out = *out + below > IPFSRT_UNIXFS_MAX_DUP_BLOCKS ? IPFSRT_UNIXFS_MAX_DUP_BLOCKS + 1 : *out + below;
+    }
+    node_release(src, &n);
+    bool inserted;
+    if (st == IPFSRT_OK && ipfsrt_mhmap_put(memo, mh, mh_len, *out, 0, &inserted) != IPFSRT_OK)
+        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return st;
+}
+
+static ipfsrt_status check_dups_bound(const ipfsrt_blocksource *src, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    ipfsrt_mhmap memo;
+    ipfsrt_mhmap_init(&memo);
+    uint64_t blocks;
+    ipfsrt_status st = count_with_dups(src, &memo, cid, 0, &blocks, err);
+    ipfsrt_mhmap_free(&memo);
+    if (st == IPFSRT_OK && blocks > IPFSRT_UNIXFS_MAX_DUP_BLOCKS)
+        st = ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, cid, -1, "more than %d blocks with duplicates under it",
+                             IPFSRT_UNIXFS_MAX_DUP_BLOCKS);
+    return st;
+}
+
 ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
                                              const ipfsrt_unixfs_options *opts,
                                              ipfsrt_unixfs_scope scope, uint64_t offset,
@@ -701,6 +745,7 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
     ipfsrt_status st = ipfsrt_unixfs_resolve(&recording, path, opts, &info, err);
     rec.skip_terminal = rec.dups;
     rec.terminal = info.cid;
+    if (st == IPFSRT_OK && rec.dups && scope != IPFSRT_SCOPE_BLOCK) st = check_dups_bound(src, &info.cid, err);
     if (st != IPFSRT_OK || scope == IPFSRT_SCOPE_BLOCK) {
         /* the path and its terminal block are all there is */
     } else if (scope == IPFSRT_SCOPE_ALL) {
