@@ -1,4 +1,4 @@
-/* ipfsrt.refs: make(path[, {target =, inline_threshold =}]) -> the kerchunk
+/* ipfsrt.refs: make(path[, {target =, inline_threshold =, hdf5_seconds =, hdf5_memory =}]) -> the kerchunk
  * references of a NetCDF-4/HDF5 file (JSON text), and the list of what was
  * left out ({name, why}, ...); concat({path, ...}, dim[, {targets = {...},
  * inline_threshold =}]) -> the same for files joined along dim. */
@@ -23,6 +23,11 @@ static void check_options(lua_State *L, int idx, ipfsrt_refs_options *o) {
     lua_Integer n = ipfsrt_lua_opt_int(L, idx, "inline_threshold", 0);
     if (n < 0) ipfsrt_lua_raise_arg(L, "inline_threshold is a number of bytes");
     o->inline_threshold = (uint64_t)n;
+    o->hdf5_seconds = ipfsrt_lua_opt_number(L, idx, "hdf5_seconds", 0);
+    if (!(o->hdf5_seconds >= 0)) ipfsrt_lua_raise_arg(L, "hdf5_seconds is a number of seconds");
+    lua_Integer memory = ipfsrt_lua_opt_int(L, idx, "hdf5_memory", 0);
+    if (memory < 0) ipfsrt_lua_raise_arg(L, "hdf5_memory is a number of bytes");
+    o->hdf5_memory = (uint64_t)memory;
 }
 
 /* json and what was left out (the table at skipped), or raised. */

@@ -140,6 +140,27 @@ describe("kerchunk references", function()
     c:close()
   end)
 
+  it("survives files that crash libhdf5 or make it loop: an error naming the file, the process goes on", function()
+    local fixtures = "tests/fixtures/hdf5/"
+    local refs = ipfsrt.json.decode(ipfsrt.refs.make(fixtures .. "day.nc")).refs
+    assert.truthy(refs["sst/.zarray"])
+    for name, says in pairs { ["segfault.nc"] = "crashed reading it (signal 11)",
+      ["abort.nc"] = "crashed reading it (signal 6)", ["loop.nc"] = "took longer than 2 s" } do
+      local ok, err = pcall(ipfsrt.refs.make, fixtures .. name, { hdf5_seconds = 2 })
+      assert.is_false(ok, name)
+      assert.truthy(err.message:find(fixtures .. name, 1, true) and err.message:find(says, 1, true), err.message)
+      ok, err = pcall(ipfsrt.refs.concat, { fixtures .. "day.nc", fixtures .. name }, "time", { hdf5_seconds = 2 })
+      assert.is_false(ok, name)
+      assert.truthy(err.message:find(fixtures .. name, 1, true), err.message)
+    end
+    local code, out, err = exe.run { "refs", fixtures .. "segfault.nc" }
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.equal("ipfsrt refs: unsupported: " .. fixtures .. "segfault.nc: libhdf5 crashed reading it (signal 11): " ..
+      "the file is damaged or hostile\n", err)
+    assert.same(refs, ipfsrt.json.decode(ipfsrt.refs.make(fixtures .. "day.nc")).refs) -- and goes on
+  end)
+
   it("refuses references from IPFS or a CAR that point outside them, unless read unverified", function()
     -- a published references file naming the reader's own files and network
     local secret = dir .. "/secret.bin"

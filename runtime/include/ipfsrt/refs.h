@@ -16,6 +16,12 @@ typedef struct ipfsrt_refs_options {
     const char *target;      /* the file as the references name it (a URL, or a path relative to
                                 where the references will be); NULL: its path */
     uint64_t inline_threshold; /* chunks of at most this many stored bytes are written inline (base64) */
+    /* libhdf5 reads each HDF5 file in a child process (it is not hardened
+     * against damaged or hostile files): the seconds it may take (0: 300) and
+     * the memory it may add (0: 4 GiB); past them, or if it crashes, the file
+     * is an error naming it. */
+    double hdf5_seconds;
+    uint64_t hdf5_memory;
 } ipfsrt_refs_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_refs_options_init(ipfsrt_refs_options *opts);

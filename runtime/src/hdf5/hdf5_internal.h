@@ -8,6 +8,7 @@
 #include <hdf5.h>
 #include <stdio.h>
 
+#include "ipfsrt/buf.h"
 #include "ipfsrt/refs.h"
 
 /* An HDF5 object's attributes as a JSON object (numbers, strings and lists of
@@ -41,10 +42,32 @@ cJSON *ipfsrt_refs_range_item(const char *target, uint64_t offset, uint64_t leng
 cJSON *ipfsrt_refs_chunk_item(FILE *raw, const char *target, uint64_t offset, uint64_t length, uint64_t threshold,
                               ipfsrt_error *err);
 
+/* refs_child.c: libhdf5 runs on files in a child process only (it is not
+ * hardened against hostile ones): work runs there under limits on time and on
+ * the memory it adds, says what it skipped and its result through the child
+ * handle, and the parent gets them back (the result's bytes in result, to be
+ * checked as untrusted input). A child that crashes, or overruns a limit, is
+ * an error naming path. */
+typedef struct ipfsrt_hdf5_limits {
+    double seconds;
+    uint64_t memory;
+} ipfsrt_hdf5_limits;
+/* The limits the options give (their defaults for 0). */
+void ipfsrt_hdf5_limits_of(const ipfsrt_refs_options *opts, ipfsrt_hdf5_limits *limits);
+typedef struct ipfsrt_hdf5_child ipfsrt_hdf5_child;
+typedef ipfsrt_status (*ipfsrt_hdf5_work_fn)(void *ctx, ipfsrt_hdf5_child *child, ipfsrt_error *err);
+void ipfsrt_hdf5_child_skip(ipfsrt_hdf5_child *child, const char *name, const char *why);
+void ipfsrt_hdf5_child_result(ipfsrt_hdf5_child *child, const void *data, size_t len);
+ipfsrt_status ipfsrt_hdf5_isolated(const char *path, const ipfsrt_hdf5_limits *limits, ipfsrt_hdf5_work_fn work,
+                                   void *ctx, ipfsrt_refs_skip_fn skipped, void *user, ipfsrt_buf *result,
+                                   ipfsrt_error *err);
+
 /* refs_make.c: one file's references (the "refs" object, *refs owned by the
- * caller), and the version 1 document of them (refs taken, freed). */
+ * caller; an HDF5 file's walked in a child), and the version 1 document of
+ * them (refs taken, freed). */
 ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t inline_threshold,
-                                 ipfsrt_refs_skip_fn skipped, void *user, cJSON **refs, ipfsrt_error *err);
+                                 const ipfsrt_hdf5_limits *limits, ipfsrt_refs_skip_fn skipped, void *user,
+                                 cJSON **refs, ipfsrt_error *err);
 ipfsrt_status ipfsrt_hdf5_refs_json(cJSON *refs, char **json, ipfsrt_error *err);
 
 /* refs_nc3.c: NetCDF-3 files (nc3.h parses their headers). Whether path is

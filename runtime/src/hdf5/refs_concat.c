@@ -45,6 +45,7 @@ typedef struct joiner {
     joined *arrays;
     size_t narrays;
     cJSON *out;
+    ipfsrt_hdf5_limits limits;
     ipfsrt_error *err;
     ipfsrt_status st;
 } joiner;
@@ -73,40 +74,66 @@ static const char *basename_of(const char *path) {
     return slash ? slash + 1 : path;
 }
 
+typedef struct values_job {
+    const char *path, *array;
+    hid_t mem;
+} values_job;
+
+/* In libhdf5's child: the dataset's values read into job->mem (-1: the
+ * file's own type, the bytes as stored), at most MAX_INLINE_BYTES. */
+static ipfsrt_status read_in_child(void *ctx, ipfsrt_hdf5_child *child, ipfsrt_error *err) {
+    const values_job *job = ctx;
+    hid_t file = H5Fopen(job->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t ds = file >= 0 ? H5Dopen2(file, job->array, H5P_DEFAULT) : -1;
+    hid_t type = ds >= 0 ? (job->mem >= 0 ? H5Tcopy(job->mem) : H5Dget_type(ds)) : -1;
+    hid_t space = ds >= 0 ? H5Dget_space(ds) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    size_t size = type >= 0 ? H5Tget_size(type) : 0;
+    void *values = NULL;
+    ipfsrt_status st = IPFSRT_OK;
+    if (n < 0 || !size)
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: cannot read %s", job->path, job->array);
+    else if ((size_t)n > MAX_INLINE_BYTES / size)
+        st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: %s has more values than are written inline (%zu MiB)",
+                         job->path, job->array, MAX_INLINE_BYTES >> 20);
+    else if (!(values = malloc((size_t)n * size + 1)))
+        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    else if (H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: cannot read the values of %s", job->path, job->array);
+    if (st == IPFSRT_OK) ipfsrt_hdf5_child_result(child, values, (size_t)n * size);
+    free(values);
+    if (space >= 0) H5Sclose(space);
+    if (type >= 0) H5Tclose(type);
+    if (ds >= 0) H5Dclose(ds);
+    if (file >= 0) H5Fclose(file);
+    return st;
+}
+
 /* A dataset's values as libhdf5 reads them into mem (-1: the file's own type,
- * the bytes as stored), at most MAX_INLINE_BYTES; NULL on failure (j->st set). */
+ * the bytes as stored), at most MAX_INLINE_BYTES; NULL on failure (j->st
+ * set). A whole number of mem's values, or the child is not believed. */
 static void *read_values(joiner *j, const part *p, const char *array, hid_t mem, size_t *bytes) {
+    *bytes = 0;
     if (p->nc3) {
         ipfsrt_error e;
         void *values = ipfsrt_nc3_values(p->path, array, mem >= 0, MAX_INLINE_BYTES, bytes, &e);
         if (!values) j->st = ipfsrt_fail(j->err, e.code, e.offset, "%s", e.message);
         return values;
     }
-    hid_t file = H5Fopen(p->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    hid_t ds = file >= 0 ? H5Dopen2(file, array, H5P_DEFAULT) : -1;
-    hid_t type = ds >= 0 ? (mem >= 0 ? H5Tcopy(mem) : H5Dget_type(ds)) : -1;
-    hid_t space = ds >= 0 ? H5Dget_space(ds) : -1;
-    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    size_t size = type >= 0 ? H5Tget_size(type) : 0;
-    void *values = NULL;
-    if (n < 0 || !size)
-        j->st = ipfsrt_fail(j->err, IPFSRT_EIO, -1, "%s: cannot read %s", p->path, array);
-    else if ((size_t)n > MAX_INLINE_BYTES / size)
-        j->st = ipfsrt_fail(j->err, IPFSRT_ETOO_LARGE, -1, "%s: %s has more values than are written inline (%zu MiB)",
-                            p->path, array, MAX_INLINE_BYTES >> 20);
-    else if (!(values = malloc((size_t)n * size + 1)))
-        oom(j);
-    else if (H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0) {
-        j->st = ipfsrt_fail(j->err, IPFSRT_EIO, -1, "%s: cannot read the values of %s", p->path, array);
-        free(values);
-        values = NULL;
+    values_job job = {p->path, array, mem};
+    ipfsrt_buf got;
+    ipfsrt_buf_init(&got);
+    j->st = ipfsrt_hdf5_isolated(p->path, &j->limits, read_in_child, &job, NULL, NULL, &got, j->err);
+    size_t unit = mem >= 0 ? H5Tget_size(mem) : 1;
+    if (!failed(j) && (got.len > MAX_INLINE_BYTES || !unit || got.len % unit))
+        j->st = ipfsrt_fail(j->err, IPFSRT_EIO, -1, "%s: libhdf5's child read %s wrong", p->path, array);
+    if (failed(j)) {
+        ipfsrt_buf_free(&got);
+        return NULL;
     }
-    *bytes = values ? (size_t)n * size : 0;
-    if (space >= 0) H5Sclose(space);
-    if (type >= 0) H5Tclose(type);
-    if (ds >= 0) H5Dclose(ds);
-    if (file >= 0) H5Fclose(file);
-    return values;
+    *bytes = got.len;
+    if (!got.data) return calloc(1, 1); /* no values: something to free all the same */
+    return got.data; /* the buffer's bytes are the caller's now */
 }
 
 static int by_coordinate(const void *a, const void *b) {
@@ -416,16 +443,14 @@ ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *ta
                            MAX_FILES);
     joiner j = {.parts = calloc(n, sizeof(part)), .n = n, .dim = dim, .err = err};
     if (!j.parts) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    ipfsrt_hdf5_printer printer;
-    ipfsrt_hdf5_quiet(&printer);
+    ipfsrt_hdf5_limits_of(&o, &j.limits);
     for (size_t i = 0; i < n && !failed(&j); i++) {
         j.parts[i] = (part){.path = paths[i], .target = targets ? targets[i] : NULL, .given = i,
                             .nc3 = ipfsrt_nc3_file(paths[i])};
-        j.st = ipfsrt_hdf5_refs_of(paths[i], j.parts[i].target, o.inline_threshold, skipped, user, &j.parts[i].refs,
-                                   err);
+        j.st = ipfsrt_hdf5_refs_of(paths[i], j.parts[i].target, o.inline_threshold, &j.limits, skipped, user,
+                                   &j.parts[i].refs, err);
     }
     if (!failed(&j)) join(&j);
-    ipfsrt_hdf5_loud(&printer);
     cJSON *out = j.out;
     j.out = NULL;
     st = j.st;

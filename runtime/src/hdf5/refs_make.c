@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/base_internal.h"
+#include "base/json_internal.h"
 #include "hdf5/hdf5_internal.h"
 #include "ipfsrt/zarr_store.h"
 
@@ -269,9 +270,9 @@ void ipfsrt_refs_options_init(ipfsrt_refs_options *opts) {
     opts->size = sizeof *opts;
 }
 
-ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t inline_threshold,
-                                 ipfsrt_refs_skip_fn skipped, void *user, cJSON **refs, ipfsrt_error *err) {
-    if (ipfsrt_nc3_file(path)) return ipfsrt_nc3_refs_of(path, target, inline_threshold, skipped, user, refs, err);
+/* The walk itself, in the child: libhdf5 opens the file. */
+static ipfsrt_status walk_hdf5(const char *path, const char *target, uint64_t inline_threshold,
+                               ipfsrt_refs_skip_fn skipped, void *user, cJSON **refs, ipfsrt_error *err) {
     maker m = {.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), .raw = fopen(path, "rb"),
                .target = target ? target : path, .inline_threshold = inline_threshold,
                .refs = cJSON_CreateObject(), .skipped = skipped, .user = user, .err = err};
@@ -288,6 +289,61 @@ ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t
     if (m.st != IPFSRT_OK) cJSON_Delete(m.refs);
     *refs = m.st == IPFSRT_OK ? m.refs : NULL;
     return m.st;
+}
+
+typedef struct walk_job {
+    const char *path, *target;
+    uint64_t inline_threshold;
+} walk_job;
+
+static void skip_in_child(void *child, const char *name, const char *why) { ipfsrt_hdf5_child_skip(child, name, why); }
+
+static ipfsrt_status walk_in_child(void *ctx, ipfsrt_hdf5_child *child, ipfsrt_error *err) {
+    const walk_job *job = ctx;
+    cJSON *refs = NULL;
+    ipfsrt_status st = walk_hdf5(job->path, job->target, job->inline_threshold, skip_in_child, child, &refs, err);
+    char *json = st == IPFSRT_OK ? cJSON_PrintUnformatted(refs) : NULL;
+    cJSON_Delete(refs);
+    if (st == IPFSRT_OK && !json) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (json) ipfsrt_hdf5_child_result(child, json, strlen(json));
+    free(json);
+    return st;
+}
+
+/* What came back from the child, checked as any untrusted references: an
+ * object of store keys, each a text (metadata, inline bytes) or a
+ * [target, offset, length] range of whole numbers. */
+static bool refs_shaped(const cJSON *refs) {
+    if (!cJSON_IsObject(refs)) return false;
+    for (const cJSON *k = refs->child; k; k = k->next) {
+        if (ipfsrt_zarr_key_check(k->string, NULL) != IPFSRT_OK) return false;
+        if (cJSON_IsString(k)) continue;
+        const cJSON *url = cJSON_GetArrayItem(k, 0), *offset = cJSON_GetArrayItem(k, 1),
+                    *length = cJSON_GetArrayItem(k, 2);
+        if (!cJSON_IsArray(k) || cJSON_GetArraySize(k) != 3 || !cJSON_IsString(url) || !cJSON_IsNumber(offset) ||
+            !cJSON_IsNumber(length) || offset->valuedouble < 0 || length->valuedouble < 0)
+            return false;
+    }
+    return true;
+}
+
+ipfsrt_status ipfsrt_hdf5_refs_of(const char *path, const char *target, uint64_t inline_threshold,
+                                 const ipfsrt_hdf5_limits *limits, ipfsrt_refs_skip_fn skipped, void *user,
+                                 cJSON **refs, ipfsrt_error *err) {
+    *refs = NULL;
+    if (ipfsrt_nc3_file(path)) return ipfsrt_nc3_refs_of(path, target, inline_threshold, skipped, user, refs, err);
+    walk_job job = {path, target, inline_threshold};
+    ipfsrt_buf json;
+    ipfsrt_buf_init(&json);
+    ipfsrt_status st = ipfsrt_hdf5_isolated(path, limits, walk_in_child, &job, skipped, user, &json, err);
+    const char *end = NULL;
+    cJSON *got = st == IPFSRT_OK ? ipfsrt_json_parse((const char *)json.data, json.len, &end) : NULL;
+    if (st == IPFSRT_OK && (!got || end != (const char *)json.data + json.len || !refs_shaped(got)))
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: the references libhdf5's child made are not well formed", path);
+    ipfsrt_buf_free(&json);
+    if (st != IPFSRT_OK) cJSON_Delete(got);
+    else *refs = got;
+    return st;
 }
 
 ipfsrt_status ipfsrt_hdf5_refs_json(cJSON *refs, char **json, ipfsrt_error *err) {
@@ -318,10 +374,9 @@ ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts
     ipfsrt_refs_options o;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_refs_options_init, err);
     if (st != IPFSRT_OK) return st;
-    ipfsrt_hdf5_printer printer;
-    ipfsrt_hdf5_quiet(&printer);
     cJSON *refs = NULL;
-    st = ipfsrt_hdf5_refs_of(path, o.target, o.inline_threshold, skipped, user, &refs, err);
-    ipfsrt_hdf5_loud(&printer);
+    ipfsrt_hdf5_limits limits;
+    ipfsrt_hdf5_limits_of(&o, &limits);
+    st = ipfsrt_hdf5_refs_of(path, o.target, o.inline_threshold, &limits, skipped, user, &refs, err);
     return st == IPFSRT_OK ? ipfsrt_hdf5_refs_json(refs, json, err) : st;
 }
