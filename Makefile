@@ -9,11 +9,11 @@ CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
                libcmocka-dev libhdf5-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools groff-base \
-               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev python3-zarr \
+               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev libyajl-dev python3-zarr \
                python3-xarray python3-cftime python3-fsspec python3-aiohttp python3-jinja2 python3-netcdf4 python3-h5py openmpi-bin libopenmpi-dev
 LUA_PC := lua5.4
 # libipfsrt (the C library) needs these; libipfsrt-lua adds Lua.
-CORE_PKGS := libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat hdf5
+CORE_PKGS := libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat hdf5 yajl
 ifeq ($(HASH),openssl)
 CORE_PKGS += libcrypto
 HASH_DEFS := -DIPFSRT_HAVE_OPENSSL

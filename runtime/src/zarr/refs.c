@@ -2,9 +2,11 @@
  * keys) and version 1 ("refs", "templates", "gen"). A value is inline text,
  * "base64:" bytes, [url] (a whole file) or [url, offset, length]; urls are
  * made absolute against the references file's own URL. Every key is checked
- * as a store key, every range for overflow, and gen's expansion is bounded. */
+ * as a store key, every range for overflow, and what the table keeps is
+ * bounded: the JSON is read as a stream of events (refs_json.c), never as a
+ * tree (a tree of 64 MB of references took 2.7 GB), and gen's expansion is
+ * bounded before it starts (refs_gen.c). */
 #include <cJSON.h>
-#include <math.h>
 #include <mbedtls/base64.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +15,7 @@
 #include "base/base_internal.h"
 #include "zarr/refs.h"
 
-#define MAX_EXACT ((double)((uint64_t)1 << 53)) /* JSON numbers beyond this are not exact */
-
-typedef struct builder {
-    ipfsrt_zarr_refs *refs;
-    size_t cap, targets_cap;
-    const char *base; /* the references file's URL, for relative targets */
-    const cJSON *templates;
-    uint64_t bytes; /* of keys, targets and the table: gen's output is bounded by it */
-    ipfsrt_error *err;
-} builder;
+typedef ipfsrt_refs_builder builder;
 
 static ipfsrt_status oom(ipfsrt_error *err) { return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory"); }
 
@@ -67,7 +60,7 @@ static ipfsrt_status absolute_url(builder *b, const char *key, const char *url, 
 }
 
 /* Counts bytes the table keeps against its budget. */
-static ipfsrt_status spend(builder *b, size_t n) {
+ipfsrt_status ipfsrt_refs_spend(builder *b, size_t n) {
     b->bytes += n;
     if (b->bytes > IPFSRT_REFS_MAX_TABLE)
         return ipfsrt_fail(b->err, IPFSRT_ETOO_LARGE, -1, "references: keys and targets over %llu bytes",
@@ -76,7 +69,7 @@ static ipfsrt_status spend(builder *b, size_t n) {
 }
 
 /* The target's index: the same URL is one target however many keys name it. */
-static ipfsrt_status target_of(builder *b, const char *key, const char *url, size_t *index) {
+ipfsrt_status ipfsrt_refs_target(builder *b, const char *key, const char *url, size_t *index) {
     char *abs;
     ipfsrt_status st = absolute_url(b, key, url, &abs);
     if (st != IPFSRT_OK) return st;
@@ -88,7 +81,7 @@ static ipfsrt_status target_of(builder *b, const char *key, const char *url, siz
             *index = i;
             return IPFSRT_OK;
         }
-    if ((st = spend(b, strlen(abs) + 1 + sizeof *r->targets)) != IPFSRT_OK) {
+    if ((st = ipfsrt_refs_spend(b, strlen(abs) + 1 + sizeof *r->targets)) != IPFSRT_OK) {
         free(abs);
         return st;
     }
@@ -101,212 +94,80 @@ static ipfsrt_status target_of(builder *b, const char *key, const char *url, siz
     return IPFSRT_OK;
 }
 
-static ipfsrt_status add_ref(builder *b, const ipfsrt_zarr_ref *ref) {
+/* url's place among the targets as written: the keys of one file come
+ * together, so the last few are looked at (url taken). */
+static ipfsrt_status raw_target(builder *b, char *url, size_t *index) {
+    for (size_t i = b->nraw; i-- > 0 && i + 8 >= b->nraw;)
+        if (strcmp(b->raw[i], url) == 0) {
+            free(url);
+            *index = i;
+            return IPFSRT_OK;
+        }
+    ipfsrt_status st = ipfsrt_refs_spend(b, strlen(url) + 1 + sizeof *b->raw);
+    if (st == IPFSRT_OK && ipfsrt_array_reserve(&b->raw, &b->raw_cap, b->nraw + 1, sizeof *b->raw) != IPFSRT_OK)
+        st = oom(b->err);
+    if (st != IPFSRT_OK) {
+        free(url);
+        return st;
+    }
+    b->raw[b->nraw] = url;
+    *index = b->nraw++;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_refs_add(builder *b, ipfsrt_zarr_ref *ref, char *url, bool top) {
     ipfsrt_zarr_refs *r = b->refs;
+    ipfsrt_status st = IPFSRT_OK;
     if (r->count >= IPFSRT_REFS_MAX_KEYS)
-        return ipfsrt_fail(b->err, IPFSRT_ETOO_LARGE, -1, "references: more than %zu keys", IPFSRT_REFS_MAX_KEYS);
-    ipfsrt_status st = spend(b, sizeof *ref + strlen(ref->key) + 1);
-    if (st != IPFSRT_OK) return st;
-    if (ipfsrt_array_reserve(&r->refs, &b->cap, r->count + 1, sizeof *r->refs) != IPFSRT_OK) return oom(b->err);
+        st = ipfsrt_fail(b->err, IPFSRT_ETOO_LARGE, -1, "references: more than %zu keys", IPFSRT_REFS_MAX_KEYS);
+    if (st == IPFSRT_OK) st = ipfsrt_refs_spend(b, sizeof *ref + 1 + strlen(ref->key) + 1);
+    if (st == IPFSRT_OK && url) {
+        st = raw_target(b, url, &ref->target);
+        url = NULL;
+    }
+    size_t cap = b->cap;
+    if (st == IPFSRT_OK && ipfsrt_array_reserve(&r->refs, &b->cap, r->count + 1, sizeof *r->refs) != IPFSRT_OK)
+        st = oom(b->err);
+    if (st == IPFSRT_OK && b->cap != cap) { /* top grows with the table */
+        bool *top_list = realloc(b->top, b->cap * sizeof *b->top);
+        if (!top_list) st = oom(b->err);
+        else b->top = top_list;
+    }
+    if (st != IPFSRT_OK) {
+        free(ref->key);
+        free(ref->data);
+        free(url);
+        return st;
+    }
+    b->top[r->count] = top;
     r->refs[r->count++] = *ref;
     return IPFSRT_OK;
 }
 
-static ipfsrt_status number_of(builder *b, const char *key, const cJSON *v, const char *what, uint64_t *out) {
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= MAX_EXACT ||
-        v->valuedouble != (double)(uint64_t)v->valuedouble)
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: %s is not a whole number of bytes "
-                           "below 2^53", key, what);
-    *out = (uint64_t)v->valuedouble;
-    return IPFSRT_OK;
-}
-
-/* Inline text, or "base64:" bytes. */
-static ipfsrt_status inline_value(builder *b, const char *key, const char *text, ipfsrt_zarr_ref *ref) {
-    size_t n = strlen(text);
-    if (strncmp(text, "base64:", 7) != 0) {
-        ref->data = malloc(n ? n : 1);
-        if (!ref->data) return oom(b->err);
-        memcpy(ref->data, text, n);
-        ref->len = n;
-        return IPFSRT_OK;
-    }
-    size_t out_len = 0;
-    ref->data = malloc(n / 4 * 3 + 3);
-    if (!ref->data) return oom(b->err);
-    if (mbedtls_base64_decode(ref->data, n / 4 * 3 + 3, &out_len, (const unsigned char *)text + 7, n - 7) != 0)
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: bad base64", key);
-    ref->len = out_len;
-    return IPFSRT_OK;
-}
-
-/* [url] or [url, offset, length], the url rendered from the templates. */
-static ipfsrt_status range_value(builder *b, const char *key, const cJSON *list, ipfsrt_zarr_ref *ref) {
-    int n = cJSON_GetArraySize(list);
-    const cJSON *url = cJSON_GetArrayItem(list, 0);
-    if ((n != 1 && n != 3) || !cJSON_IsString(url))
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: a reference is [url] or "
-                           "[url, offset, length]", key);
-    ref->length = IPFSRT_REFS_WHOLE;
-    ipfsrt_status st = n == 3 ? number_of(b, key, cJSON_GetArrayItem(list, 1), "the offset", &ref->offset) : IPFSRT_OK;
-    if (st == IPFSRT_OK && n == 3) st = number_of(b, key, cJSON_GetArrayItem(list, 2), "the length", &ref->length);
-    char *rendered = NULL;
-    if (st == IPFSRT_OK) st = ipfsrt_refs_render(url->valuestring, b->templates, NULL, 0, &rendered, b->err);
-    if (st == IPFSRT_OK) st = target_of(b, key, rendered, &ref->target);
-    free(rendered);
-    return st;
-}
-
-static ipfsrt_status key_checked(builder *b, const char *key, char **out) {
+ipfsrt_status ipfsrt_refs_key(builder *b, const char *key, char **out) {
     ipfsrt_error e;
+    *out = NULL;
     if (ipfsrt_zarr_key_check(key, &e) != IPFSRT_OK)
         return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key '%.200s': %s", key, e.message);
     return (*out = strdup(key)) ? IPFSRT_OK : oom(b->err);
 }
 
-/* One key of refs (or of a version 0 object). */
-static ipfsrt_status add_value(builder *b, const char *key, const cJSON *v) {
-    ipfsrt_zarr_ref ref = {0};
-    ipfsrt_status st = key_checked(b, key, &ref.key);
-    if (st != IPFSRT_OK) return st;
-    if (cJSON_IsString(v)) {
-        st = inline_value(b, key, v->valuestring, &ref);
-    } else if (cJSON_IsArray(v)) {
-        st = range_value(b, key, v, &ref);
-    } else if (cJSON_IsObject(v)) { /* metadata written as JSON rather than as its text */
-        char *text = cJSON_PrintUnformatted(v);
-        st = text ? inline_value(b, key, text, &ref) : oom(b->err);
-        free(text);
-    } else {
-        st = ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: a value is text, an object or a list", key);
+ipfsrt_status ipfsrt_refs_add_inline(builder *b, char *key, const char *text, size_t n, bool top) {
+    ipfsrt_zarr_ref ref = {.key = key};
+    bool b64 = n >= 7 && memcmp(text, "base64:", 7) == 0;
+    size_t room = b64 ? (n - 7) / 4 * 3 + 3 : n;
+    ipfsrt_status st = ipfsrt_refs_spend(b, room);
+    if (st == IPFSRT_OK && !(ref.data = malloc(room ? room : 1))) st = oom(b->err);
+    if (st == IPFSRT_OK && !b64) {
+        memcpy(ref.data, text, n);
+        ref.len = n;
+    } else if (st == IPFSRT_OK &&
+               mbedtls_base64_decode(ref.data, room, &ref.len, (const unsigned char *)text + 7, n - 7) != 0) {
+        st = ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: bad base64", key);
     }
-    if (st == IPFSRT_OK) st = add_ref(b, &ref);
-    if (st != IPFSRT_OK) {
-        free(ref.key);
-        free(ref.data);
-    }
-    return st;
-}
-
-/* ---------------------------------------------------------------- gen */
-
-#define MAX_DIMS 8
-
-typedef struct dimension {
-    const char *name;
-    int64_t *values; /* a list's (malloc'd), or NULL for a range */
-    int64_t start, stop, step;
-    uint64_t count;
-} dimension;
-
-/* A JSON number that is a whole number of magnitude below 2^53 (absent: fallback). */
-static bool exact_int(const cJSON *v, int64_t fallback, int64_t *out) {
-    if (!v) {
-        *out = fallback;
-        return true;
-    }
-    if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) < MAX_EXACT) || v->valuedouble != floor(v->valuedouble))
-        return false;
-    *out = (int64_t)v->valuedouble;
-    return true;
-}
-
-static ipfsrt_status dimension_of(builder *b, const cJSON *spec, dimension *d) {
-    d->name = spec->string;
-    if (cJSON_IsArray(spec)) {
-        size_t n = (size_t)cJSON_GetArraySize(spec);
-        if (!(d->values = malloc((n ? n : 1) * sizeof *d->values))) return oom(b->err);
-        for (const cJSON *v = spec->child; v; v = v->next)
-            if (!exact_int(v, 0, &d->values[d->count++]))
-                return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen dimension %s: values are integers",
-                                   d->name);
-        return IPFSRT_OK;
-    }
-    bool ok = cJSON_IsObject(spec) && cJSON_GetObjectItemCaseSensitive(spec, "stop") &&
-              exact_int(cJSON_GetObjectItemCaseSensitive(spec, "start"), 0, &d->start) &&
-              exact_int(cJSON_GetObjectItemCaseSensitive(spec, "stop"), 0, &d->stop) &&
-              exact_int(cJSON_GetObjectItemCaseSensitive(spec, "step"), 1, &d->step) && d->step > 0;
-    if (!ok)
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen dimension %s: {start, stop, step} are "
-                           "integers, stop given, step positive", d->name ? d->name : "?");
-    d->count = d->stop > d->start ? (uint64_t)((d->stop - d->start + d->step - 1) / d->step) : 0;
-    return IPFSRT_OK;
-}
-
-static int64_t dimension_value(const dimension *d, uint64_t i) {
-    return d->values ? d->values[i] : d->start + (int64_t)i * d->step;
-}
-
-static ipfsrt_status rendered_number(builder *b, const char *key, const cJSON *field, const ipfsrt_refs_var *vars,
-                                     size_t n, const char *what, uint64_t *out) {
-    if (cJSON_IsNumber(field)) return number_of(b, key, field, what, out);
-    char *text = NULL;
-    ipfsrt_status st = cJSON_IsString(field) ? ipfsrt_refs_render(field->valuestring, b->templates, vars, n, &text,
-                                                                  b->err)
-                                             : ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen key %s: "
-                                                           "no %s", key, what);
-    char *stop = NULL;
-    unsigned long long v = st == IPFSRT_OK ? strtoull(text, &stop, 10) : 0;
-    if (st == IPFSRT_OK && (!*text || *stop || text[0] == '-' || v >= (1ULL << 53)))
-        st = ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen key %s: %s '%.40s' is not a byte count", key,
-                         what, text);
-    free(text);
-    *out = v;
-    return st;
-}
-
-/* One key of a generator, for one combination of its dimensions. */
-static ipfsrt_status gen_one(builder *b, const cJSON *g, const ipfsrt_refs_var *vars, size_t n) {
-    const cJSON *key_t = cJSON_GetObjectItemCaseSensitive(g, "key");
-    const cJSON *url_t = cJSON_GetObjectItemCaseSensitive(g, "url");
-    if (!cJSON_IsString(key_t) || !cJSON_IsString(url_t))
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: a gen entry needs key and url templates");
-    ipfsrt_zarr_ref ref = {0};
-    char *key = NULL, *url = NULL;
-    ipfsrt_status st = ipfsrt_refs_render(key_t->valuestring, b->templates, vars, n, &key, b->err);
-    if (st == IPFSRT_OK) st = key_checked(b, key, &ref.key);
-    if (st == IPFSRT_OK) st = ipfsrt_refs_render(url_t->valuestring, b->templates, vars, n, &url, b->err);
-    if (st == IPFSRT_OK)
-        st = rendered_number(b, key, cJSON_GetObjectItemCaseSensitive(g, "offset"), vars, n, "offset", &ref.offset);
-    if (st == IPFSRT_OK)
-        st = rendered_number(b, key, cJSON_GetObjectItemCaseSensitive(g, "length"), vars, n, "length", &ref.length);
-    if (st == IPFSRT_OK) st = target_of(b, key, url, &ref.target);
-    if (st == IPFSRT_OK) st = add_ref(b, &ref);
-    if (st != IPFSRT_OK) free(ref.key);
+    if (st == IPFSRT_OK) return ipfsrt_refs_add(b, &ref, NULL, top);
+    free(ref.data);
     free(key);
-    free(url);
-    return st;
-}
-
-/* Every combination of the dimensions (the last varying fastest). */
-static ipfsrt_status gen_entry(builder *b, const cJSON *g) {
-    const cJSON *dims = cJSON_GetObjectItemCaseSensitive(g, "dimensions");
-    dimension d[MAX_DIMS];
-    size_t nd = 0;
-    uint64_t total = 1;
-    ipfsrt_status st = IPFSRT_OK;
-    for (const cJSON *s = cJSON_IsObject(dims) ? dims->child : NULL; s && st == IPFSRT_OK; s = s->next) {
-        if (nd == MAX_DIMS) {
-            st = ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: a gen entry has over %d dimensions", MAX_DIMS);
-            break;
-        }
-        memset(&d[nd], 0, sizeof d[nd]);
-        st = dimension_of(b, s, &d[nd++]);
-        if (st == IPFSRT_OK && d[nd - 1].count && total > IPFSRT_REFS_MAX_KEYS / d[nd - 1].count)
-            st = ipfsrt_fail(b->err, IPFSRT_ETOO_LARGE, -1, "references: gen makes more than %zu keys",
-                             IPFSRT_REFS_MAX_KEYS);
-        total *= d[nd - 1].count;
-    }
-    ipfsrt_refs_var vars[MAX_DIMS];
-    for (uint64_t i = 0; st == IPFSRT_OK && i < total; i++) {
-        uint64_t rest = i;
-        for (size_t k = nd; k-- > 0;) {
-            vars[k] = (ipfsrt_refs_var){d[k].name, NULL, dimension_value(&d[k], rest % d[k].count)};
-            rest /= d[k].count;
-        }
-        st = gen_one(b, g, vars, nd);
-    }
-    for (size_t k = 0; k < nd; k++) free(d[k].values);
     return st;
 }
 
@@ -326,29 +187,56 @@ static ipfsrt_status finish(builder *b) {
     return IPFSRT_OK;
 }
 
-static ipfsrt_status parse_doc(builder *b, const cJSON *doc) {
-    const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
-    if (!version) { /* version 0: the object is the keys */
-        for (const cJSON *v = doc->child; v; v = v->next) {
-            ipfsrt_status st = add_value(b, v->string, v);
-            if (st != IPFSRT_OK) return st;
+/* A version 1 document keeps "refs" only: its other top-level names are not
+ * keys (kerchunk ignores them); version 0's are all keys. */
+static void keep_version(builder *b, int version) {
+    ipfsrt_zarr_refs *r = b->refs;
+    size_t kept = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        if (version == 1 && b->top[i]) {
+            free(r->refs[i].key);
+            free(r->refs[i].data);
+            continue;
         }
-        return IPFSRT_OK;
+        r->refs[kept++] = r->refs[i];
     }
-    if (!cJSON_IsNumber(version) || version->valuedouble != 1)
-        return ipfsrt_fail(b->err, IPFSRT_EUNSUPPORTED, -1, "references: version %s is not 0 or 1",
-                           cJSON_IsNumber(version) ? "other" : "not a number");
-    const cJSON *templates = cJSON_GetObjectItemCaseSensitive(doc, "templates");
-    const cJSON *gen = cJSON_GetObjectItemCaseSensitive(doc, "gen");
-    const cJSON *refs = cJSON_GetObjectItemCaseSensitive(doc, "refs");
-    if ((templates && !cJSON_IsObject(templates)) || (gen && !cJSON_IsArray(gen)) || (refs && !cJSON_IsObject(refs)))
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: templates and refs are objects, gen a list");
-    b->templates = templates;
+    r->count = kept;
+}
+
+/* The targets as written, each filled from the templates and made absolute
+ * once, and the references pointed at what they became. */
+static ipfsrt_status render_targets(builder *b) {
+    ipfsrt_zarr_refs *r = b->refs;
+    size_t *final = malloc((b->nraw ? b->nraw : 1) * sizeof *final);
+    size_t *named_by = malloc((b->nraw ? b->nraw : 1) * sizeof *named_by); /* a key naming it, for messages */
+    if (!final || !named_by) {
+        free(final);
+        free(named_by);
+        return oom(b->err);
+    }
+    for (size_t i = 0; i < b->nraw; i++) named_by[i] = SIZE_MAX;
+    for (size_t k = r->count; k-- > 0;)
+        if (!r->refs[k].data) named_by[r->refs[k].target] = k;
     ipfsrt_status st = IPFSRT_OK;
-    for (const cJSON *g = gen ? gen->child : NULL; g && st == IPFSRT_OK; g = g->next) st = gen_entry(b, g);
-    for (const cJSON *v = refs ? refs->child : NULL; v && st == IPFSRT_OK; v = v->next)
-        st = add_value(b, v->string, v);
+    for (size_t i = 0; i < b->nraw && st == IPFSRT_OK; i++) {
+        if (named_by[i] == SIZE_MAX) continue; /* named only by keys version 1 does not keep */
+        const char *key = r->refs[named_by[i]].key;
+        char *rendered = NULL;
+        st = ipfsrt_refs_render(b->raw[i], b->templates, NULL, 0, &rendered, b->err);
+        if (st == IPFSRT_OK) st = ipfsrt_refs_target(b, key, rendered, &final[i]);
+        free(rendered);
+    }
+    for (size_t k = 0; k < r->count && st == IPFSRT_OK; k++)
+        if (!r->refs[k].data) r->refs[k].target = final[r->refs[k].target];
+    free(final);
+    free(named_by);
     return st;
+}
+
+static void builder_free(builder *b) {
+    for (size_t i = 0; i < b->nraw; i++) free(b->raw[i]);
+    free(b->raw);
+    free(b->top);
 }
 
 ipfsrt_status ipfsrt_zarr_refs_parse(ipfsrt_zarr_refs *refs, const char *json, size_t len, const char *base,
@@ -356,15 +244,23 @@ ipfsrt_status ipfsrt_zarr_refs_parse(ipfsrt_zarr_refs *refs, const char *json, s
     memset(refs, 0, sizeof *refs);
     if (len > IPFSRT_REFS_MAX_JSON)
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "references: over %zu bytes", IPFSRT_REFS_MAX_JSON);
-    cJSON *doc = cJSON_ParseWithLength(json, len);
-    if (!doc || !cJSON_IsObject(doc)) {
-        cJSON_Delete(doc);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "references: not a JSON object");
+    builder b = {.refs = refs, .base = base, .err = err};
+    cJSON *templates = NULL, *gen = NULL;
+    int version = 0;
+    bool v1_parts = false;
+    ipfsrt_status st = ipfsrt_refs_read_json(&b, json, len, &version, &templates, &gen, &v1_parts);
+    if (st == IPFSRT_OK && version == 0 && v1_parts)
+        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "references: templates, gen and refs need \"version\": 1");
+    if (st == IPFSRT_OK) {
+        keep_version(&b, version);
+        b.templates = templates;
+        st = render_targets(&b);
     }
-    builder b = {refs, 0, 0, base, NULL, 0, err};
-    ipfsrt_status st = parse_doc(&b, doc);
+    if (st == IPFSRT_OK && gen) st = ipfsrt_refs_gen(&b, gen);
     if (st == IPFSRT_OK) st = finish(&b);
-    cJSON_Delete(doc);
+    builder_free(&b);
+    cJSON_Delete(templates);
+    cJSON_Delete(gen);
     if (st != IPFSRT_OK) ipfsrt_zarr_refs_free(refs);
     return st;
 }

@@ -29,6 +29,40 @@ typedef struct ipfsrt_zarr_refs {
     size_t ntargets;
 } ipfsrt_zarr_refs;
 
+/* Building the table (refs.c), for the JSON events (refs_json.c) and gen
+ * (refs_gen.c): keys checked and copied, bytes counted against
+ * IPFSRT_REFS_MAX_TABLE, targets rendered from the templates once the whole
+ * document is read (they may come after the keys that use them). */
+struct cJSON;
+typedef struct ipfsrt_refs_builder {
+    ipfsrt_zarr_refs *refs;
+    size_t cap, targets_cap, raw_cap, nraw;
+    char **raw;      /* targets as written, until rendered (each once): a reference's target indexes it */
+    bool *top;       /* per reference: a top-level key (version 0), not one of "refs" */
+    const char *base; /* the references file's URL, for relative targets */
+    const struct cJSON *templates;
+    uint64_t bytes;  /* of keys, targets and the table: gen's output is bounded by it */
+    ipfsrt_error *err;
+} ipfsrt_refs_builder;
+ipfsrt_status ipfsrt_refs_spend(ipfsrt_refs_builder *b, size_t n);
+/* key checked as a store key and copied (*out malloc'd). */
+ipfsrt_status ipfsrt_refs_key(ipfsrt_refs_builder *b, const char *key, char **out);
+/* ref added (its key and data taken, freed on failure too); url (may be
+ * NULL: inline, or ref->target final already; taken) is its target as
+ * written, rendered once the document is read. */
+ipfsrt_status ipfsrt_refs_add(ipfsrt_refs_builder *b, ipfsrt_zarr_ref *ref, char *url, bool top);
+/* Inline bytes: text, or "base64:" bytes decoded. key taken. */
+ipfsrt_status ipfsrt_refs_add_inline(ipfsrt_refs_builder *b, char *key, const char *text, size_t len, bool top);
+/* The target's index, url made absolute against base (the same URL is one target). */
+ipfsrt_status ipfsrt_refs_target(ipfsrt_refs_builder *b, const char *key, const char *url, size_t *index);
+/* refs_gen.c: a version 1 gen list's keys (bounded before expanding). */
+ipfsrt_status ipfsrt_refs_gen(ipfsrt_refs_builder *b, const struct cJSON *gen);
+/* refs_json.c: json's events into b (streamed: no tree of the document is
+ * built); *version 0 or 1; *templates and *gen the small parts kept whole
+ * (cJSON, the caller's), *v1_parts whether templates, gen or refs were seen. */
+ipfsrt_status ipfsrt_refs_read_json(ipfsrt_refs_builder *b, const char *json, size_t len, int *version,
+                                    struct cJSON **templates, struct cJSON **gen, bool *v1_parts);
+
 /* Parses json; relative target URLs are taken from base, the references
  * file's own URL (its folder: "ipfs://CID/refs.json" makes "x.nc"
  * "ipfs://CID/x.nc"); base may be NULL when every target is absolute. */
