@@ -424,8 +424,8 @@ tsan: deps
 	$(MAKE) all $(patsubst $(BUILD)/%,build-tsan/%,$(UNIT_BIN)) BUILD=build-tsan SAN=thread CC=clang
 	@set -e; for t in $(patsubst $(BUILD)/%,build-tsan/%,$(UNIT_BIN)); do echo "== tsan $$t"; \
 	    $(TSAN_ENV) IPFSRT_FIXTURES=tests/fixtures $$t; done
-	$(TSAN_ENV) IPFSRT_BUILD=build-tsan build-tsan/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' \
-	    tests/lua-exe/client_spec.lua tests/lua-exe/proxy_spec.lua
+	$(TSAN_ENV) IPFSRT_BUILD=build-tsan IPFSRT_SAN=thread build-tsan/ipfsrt /usr/bin/busted -o utfTerminal \
+	    --lpath='tests/lua-exe/?.lua' tests/lua-exe/client_spec.lua tests/lua-exe/proxy_spec.lua
 	$(TSAN_ENV) build-tsan/ipfsrt tests/tsan/load.lua build-tsan/tsan-load
 
 # The main job on built-in sample data (scripts/demo.lua): an OISST-like dataset

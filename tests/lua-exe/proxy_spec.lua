@@ -224,10 +224,12 @@ describe("ipfsrt serve --upstream", function()
       assert.equal(413, status)
       assert.truthy(body:find("more than 1000000 blocks with duplicates", 1, true), body)
     end
-    -- a list of every block per answer took ~110 MB a million blocks (225 MB without an upstream)
+    -- a list of every block per answer took ~110 MB a million blocks (225 MB without an upstream):
+    -- 2.9 GB here (a sanitizer's allocator keeps up to 256 MB freed, and shadows what it holds)
+    local most = (os.getenv("IPFSRT_SAN") or "") ~= "" and 800e6 or 150e6
     for _, process in ipairs { plain_pid, front_pid } do
       local peak = exe.peak_memory(process)
-      assert.is_true(peak < 150e6, string.format("peak memory %.0f MB", (peak or 0) / 1e6))
+      assert.is_true(peak < most, string.format("peak memory %.0f MB", (peak or 0) / 1e6))
     end
   end)
 

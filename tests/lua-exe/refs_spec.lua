@@ -144,8 +144,11 @@ describe("kerchunk references", function()
     local fixtures = "tests/fixtures/hdf5/"
     local refs = ipfsrt.json.decode(ipfsrt.refs.make(fixtures .. "day.nc")).refs
     assert.truthy(refs["sst/.zarray"])
-    for name, says in pairs { ["segfault.nc"] = "crashed reading it (signal 11)",
-      ["abort.nc"] = "crashed reading it (signal 6)", ["loop.nc"] = "took longer than 2 s" } do
+    -- (under a sanitizer, its handler turns the signal into an exit status)
+    local sanitized = (os.getenv("IPFSRT_SAN") or "") ~= ""
+    for name, says in pairs { ["segfault.nc"] = sanitized and "crashed reading it" or "crashed reading it (signal 11)",
+      ["abort.nc"] = sanitized and "crashed reading it" or "crashed reading it (signal 6)",
+      ["loop.nc"] = "took longer than 2 s" } do
       local ok, err = pcall(ipfsrt.refs.make, fixtures .. name, { hdf5_seconds = 2 })
       assert.is_false(ok, name)
       assert.truthy(err.message:find(fixtures .. name, 1, true) and err.message:find(says, 1, true), err.message)
@@ -156,8 +159,8 @@ describe("kerchunk references", function()
     local code, out, err = exe.run { "refs", fixtures .. "segfault.nc" }
     assert.equal(1, code)
     assert.equal("", out)
-    assert.equal("ipfsrt refs: unsupported: " .. fixtures .. "segfault.nc: libhdf5 crashed reading it (signal 11): " ..
-      "the file is damaged or hostile\n", err)
+    assert.truthy(err:find("^ipfsrt refs: unsupported: " .. fixtures:gsub("%p", "%%%0") .. "segfault.nc: libhdf5 crashed "
+      .. "reading it %(.*%): the file is damaged or hostile\n$"), err)
     assert.same(refs, ipfsrt.json.decode(ipfsrt.refs.make(fixtures .. "day.nc")).refs) -- and goes on
   end)
 

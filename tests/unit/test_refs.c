@@ -125,6 +125,10 @@ static void test_memory_of_large_refs(void **state) {
     (void)state;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     skip();
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    skip();
+#endif
 #endif
     enum { FILES = 2000, KEYS_PER_FILE = 300 };
     ipfsrt_buf json;

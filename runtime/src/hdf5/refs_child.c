@@ -170,6 +170,9 @@ static ipfsrt_status child_failed(const char *path, int status, bool timed_out, 
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: libhdf5 crashed reading it (signal %d%s): the file "
                            "is damaged or hostile", path, WTERMSIG(status),
                            WTERMSIG(status) == SIGXCPU ? ", its time ran out" : "");
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0) /* a sanitizer's handler turns a crash into an exit */
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: libhdf5 crashed reading it (its process exited "
+                           "with status %d): the file is damaged or hostile", path, WEXITSTATUS(status));
     return IPFSRT_OK;
 }
 
