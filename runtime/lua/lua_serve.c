@@ -89,7 +89,7 @@ static void attach_upstream(lua_State *L, lua_gateway *gw) {
 }
 
 /* ipfsrt.serve{cars = {path, ...}, upstream = client, listen = "127.0.0.1:0",
- *   threads = 4, max_connections = 1024, log = path, tls_cert =, tls_key =,
+ *   threads = 4, max_connections = 1024, head_seconds = 10, per_address = 512, log = path, tls_cert =, tls_key =,
  *   faults = {tamper, fail, truncate, reset, wrong_block, wrong_dag (probabilities),
  *             delay_ms, delay_jitter_ms, slow (bytes/s), seed}} */
 static int l_serve(lua_State *L) {
@@ -106,6 +106,10 @@ static int l_serve(lua_State *L) {
     opts.threads = (unsigned)luaL_optinteger(L, -1, 0);
     lua_getfield(L, 1, "max_connections");
     opts.max_connections = (unsigned)luaL_optinteger(L, -1, 0);
+    lua_getfield(L, 1, "head_seconds");
+    opts.head_seconds = (unsigned)luaL_optinteger(L, -1, 0);
+    lua_getfield(L, 1, "per_address");
+    opts.per_address = (unsigned)luaL_optinteger(L, -1, 0);
     lua_getfield(L, 1, "log");
     opts.log_path = luaL_optstring(L, -1, NULL);
     lua_getfield(L, 1, "tls_cert");

@@ -233,6 +233,42 @@ describe("ipfsrt serve --upstream", function()
     end
   end)
 
+  it("keeps answering while slow clients trickle their heads: each head timed in all, each address bounded", function()
+    local script = os.getenv("PWD") .. "/tests/lua-exe/slow_clients.py"
+    local function slow(url, n, seconds, early)
+      local out = os.tmpname()
+      os.execute(string.format("/usr/bin/python3 %s 127.0.0.1 %s %d 0.2 %g %g > %s &", script,
+        url:match(":(%d+)$"), n, seconds, early, out))
+      return function()
+        for _ = 1, 200 do
+          local said = slurp(out)
+          if said and said:find("}", 1, true) then
+            os.remove(out)
+            return ipfsrt.json.decode(said)
+          end
+          os.execute("sleep 0.1")
+        end
+        error("the slow clients did not finish")
+      end
+    end
+    -- forty slots, sixty clients sending a byte every 0.2 s (each byte used to reset the timeout)
+    local url = proxy({ "--upstream", honest:url(), "--max-connections", "40", "--head-timeout", "2" })
+    local done = slow(url, 60, 12, 1)
+    os.execute("sleep 0.5")
+    -- a client that finds every slot taken is turned away: the slots come free as heads run out
+    -- of time (2 s), not when the slow clients stop (12 s)
+    local got = exe.sh(string.format("curl -s --retry 6 --retry-delay 1 --retry-all-errors %s/ipfs/%s/hello.txt",
+      url, root))
+    assert.equal("hello\n", got)
+    local said = done()
+    assert.equal(60, said.closed) -- those past the forty at once, the rest at their heads' time
+    -- one address holds five connections at most
+    url = proxy({ "--upstream", honest:url(), "--per-address", "5", "--head-timeout", "3" })
+    said = slow(url, 12, 10, 1.5)()
+    assert.equal(7, said.early)
+    assert.equal(12, said.closed)
+  end)
+
   it("answers 504 when no upstream answers in time", function()
     local mute = origin({ delay_ms = 20000 })
     local url = proxy({ "--upstream", mute:url(), "--timeout", "0.5", "--retries", "1" })

@@ -8,6 +8,7 @@ local M = {
   summary = "a gateway over CAR files, or verifying in front of other gateways (--upstream)",
   usage = [[usage: ipfsrt serve [FILE.car...] [--upstream URL...] [--listen HOST:PORT] [--threads N]
                     [--log FILE] [--tls-cert CERT.pem --tls-key KEY.pem]
+                    [--head-timeout S] [--per-address N]
                     [fault injection: --tamper P --fail P --truncate P --reset P
                      --wrong-block P --wrong-dag P --delay MS[:JITTER]
                      --slow BYTES_PER_S --seed N] [-q]
@@ -26,6 +27,10 @@ block of another CID, wrong-dag answers a CAR request with the valid CAR of anot
 served root (of a block of its own when only one root is served), delay waits MS
 (plus up to JITTER) ms, slow paces the body.
 --log writes a line per request: time, method, path, query, status, bytes, faults.
+A request's head must be in within --head-timeout seconds (default 10) of its
+connection's start or of the end of the request before it, else the connection is
+closed: clients sending a byte at a time hold nothing for long. One address holds at
+most --per-address connections at once (default 512; local clients share 127.0.0.1).
 
 In front of other gateways (--upstream URL, repeatable, or the client's gateway
 options below with --gateway): what the CARs lack is fetched from them through the
@@ -55,7 +60,7 @@ local SERVE_SPEC = {
   listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
   truncate = "string", reset = "string", ["wrong-block"] = "string", ["wrong-dag"] = "string", delay = "string",
   slow = "string", seed = "string", ["tls-cert"] = "string", ["tls-key"] = "string", quiet = "boolean",
-  upstream = "list", ["max-connections"] = "string",
+  upstream = "list", ["max-connections"] = "string", ["head-timeout"] = "string", ["per-address"] = "string",
 }
 
 -- The verified client in front of which the gateway serves, or nil.
@@ -85,6 +90,7 @@ function M.run(args)
   end
   local gw = ipfsrt.serve {
     cars = #pos > 0 and pos or nil, upstream = client, max_connections = argparse.whole(opts, "max-connections", 1),
+    head_seconds = argparse.whole(opts, "head-timeout", 1), per_address = argparse.whole(opts, "per-address", 1),
     listen = opts.listen or "127.0.0.1:0", threads = threads, log = opts.log,
     tls_cert = opts["tls-cert"], tls_key = opts["tls-key"],
     faults = {

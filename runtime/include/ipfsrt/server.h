@@ -56,6 +56,15 @@ typedef struct ipfsrt_server_options {
      * faults cannot be injected. */
     ipfsrt_client_relay *upstream;
     unsigned max_connections; /* with upstream; 0 = 1024 */
+    /* A request's head (its line, headers and any body) must be in within
+     * head_seconds of the connection's start, or of the end of the request
+     * before it on the same connection; else the connection is shut down, so
+     * that clients sending a byte at a time hold no slot for long.
+     * 0 = 10 s. */
+    unsigned head_seconds;
+    /* Connections one address may hold at once (0 = 512): one client cannot
+     * take them all. Every local client shares 127.0.0.1. */
+    unsigned per_address;
 } ipfsrt_server_options;
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_API void ipfsrt_server_options_init(ipfsrt_server_options *opts);

@@ -165,6 +165,7 @@ enum MHD_Result ipfsrt_server_handle(void *cls, struct MHD_Connection *c, const 
         return MHD_YES;
     }
     if (rq->status) return MHD_YES; /* already answered */
+    ipfsrt_server_watch_mark(rq->gw->watch, c, true); /* the whole request is in: its head's clock stops */
     return route(rq, c, url, method);
 }
 
@@ -202,6 +203,7 @@ void ipfsrt_server_completed(void *cls, struct MHD_Connection *c, void **req_cls
     ipfsrt_server_request *rq = *req_cls;
     if (!rq) return;
     if (gw->log) log_request(gw, c, rq, why);
+    ipfsrt_server_watch_mark(gw->watch, c, false);
     free(rq->path);
     free(rq);
     *req_cls = NULL;

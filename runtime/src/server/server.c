@@ -149,6 +149,11 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
         {gw->has_upstream ? MHD_OPTION_THREAD_STACK_SIZE : MHD_OPTION_END, (intptr_t)1 << 20, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
+    struct MHD_OptionItem limits[] = {
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, gw->per_address, NULL},
+        {gw->watch ? MHD_OPTION_NOTIFY_CONNECTION : MHD_OPTION_END, (intptr_t)ipfsrt_server_watch_notify, gw->watch},
+        {MHD_OPTION_END, 0, NULL},
+    };
     struct MHD_OptionItem tls[] = {
         {gw->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, gw->tls_cert},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, gw->tls_key},
@@ -157,6 +162,7 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, ipfsrt_server_handle, gw,
                                   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                   MHD_OPTION_ARRAY, threading,
+                                  MHD_OPTION_ARRAY, limits,
                                   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
                                   MHD_OPTION_NOTIFY_COMPLETED, ipfsrt_server_completed, gw,
                                   MHD_OPTION_URI_LOG_CALLBACK, ipfsrt_server_uri_seen, gw,
@@ -218,6 +224,8 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     if (st == IPFSRT_OK && n) pick_spares(gw);
     if (st == IPFSRT_OK && (gw->faults.delay_ms || gw->faults.delay_jitter_ms))
         st = ipfsrt_server_waker_new(&gw->waker, err);
+    gw->per_address = opts->per_address ? opts->per_address : 512;
+    if (st == IPFSRT_OK) st = ipfsrt_server_watch_new(&gw->watch, opts->head_seconds ? opts->head_seconds : 10, err);
     if (st == IPFSRT_OK && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
     if (st == IPFSRT_OK && !opts->tls_cert != !opts->tls_key)
@@ -249,6 +257,7 @@ void ipfsrt_server_free(ipfsrt_server *gw) {
     if (!gw) return;
     ipfsrt_server_waker_free(gw->waker); /* suspended connections go on, then the daemon stops */
     if (gw->daemon) MHD_stop_daemon(gw->daemon);
+    ipfsrt_server_watch_free(gw->watch); /* after the daemon: its connections have left the list */
     if (gw->log) fclose(gw->log);
     pthread_mutex_destroy(&gw->log_lock);
     pthread_mutex_destroy(&gw->dirs_lock);

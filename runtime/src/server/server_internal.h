@@ -31,6 +31,19 @@ bool ipfsrt_server_waker_add(ipfsrt_server_waker *waker, struct MHD_Connection *
 /* Resumes whatever still waits, and stops. */
 void ipfsrt_server_waker_free(ipfsrt_server_waker *waker);
 
+/* watch.c: each request's head timed from the connection's start (or the
+ * end of its last request), the connection shut down past its time. */
+typedef struct ipfsrt_server_watch ipfsrt_server_watch;
+ipfsrt_status ipfsrt_server_watch_new(ipfsrt_server_watch **w, double seconds, ipfsrt_error *err);
+void ipfsrt_server_watch_free(ipfsrt_server_watch *w);
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback (cls: the watch). */
+void ipfsrt_server_watch_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                                enum MHD_ConnectionNotificationCode toe);
+/* head: the request has come whole; else it is over, the next head timed from now. */
+void ipfsrt_server_watch_mark(ipfsrt_server_watch *w, struct MHD_Connection *c, bool head);
+/* How many connections were shut down for a head that took too long. */
+uint64_t ipfsrt_server_watch_cut(const ipfsrt_server_watch *w);
+
 struct ipfsrt_server {
     ipfsrt_car_file **cars;
     size_t ncars;
@@ -43,13 +56,14 @@ struct ipfsrt_server {
     ipfsrt_blocksource at_hand;  /* the relay's blocks at hand (nothing asked for) */
     ipfsrt_blocksource held;     /* the CARs' blocks, then the relay's at hand */
     bool has_upstream;
-    unsigned max_connections;
+    unsigned max_connections, per_address;
     struct MHD_Daemon *daemon;
     char url[80];
     ipfsrt_server_faults faults;
     ipfsrt_server_spare spares[2];
     ipfsrt_server_spare decoy; /* a valid DAG of its own, for wrong-dag when no other root is served */
     ipfsrt_server_waker *waker;
+    ipfsrt_server_watch *watch;
     FILE *log;
     pthread_mutex_t log_lock;
     char *tls_cert, *tls_key; /* PEM text, kept for the daemon's lifetime; NULL: plain HTTP */
