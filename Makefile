@@ -427,6 +427,7 @@ tsan: deps
 	$(TSAN_ENV) IPFSRT_BUILD=build-tsan IPFSRT_SAN=thread build-tsan/ipfsrt /usr/bin/busted -o utfTerminal \
 	    --lpath='tests/lua-exe/?.lua' tests/lua-exe/client_spec.lua tests/lua-exe/proxy_spec.lua
 	$(TSAN_ENV) build-tsan/ipfsrt tests/tsan/load.lua build-tsan/tsan-load
+	$(TSAN_ENV) build-tsan/ipfsrt tests/tsan/soak.lua build-tsan/tsan-soak build-tsan/ipfsrt
 
 # The main job on built-in sample data (scripts/demo.lua): an OISST-like dataset
 # (60 days, made once in build/demo) read verified through an honest and a lying
