@@ -262,6 +262,15 @@ describe("ipfsrt serve --upstream", function()
     assert.equal("hello\n", got)
     local said = done()
     assert.equal(60, said.closed) -- those past the forty at once, the rest at their heads' time
+    -- a connection waiting for its head holds no thread: three hundred of them, a few threads
+    local pid
+    url, _, pid = proxy({ "--upstream", honest:url() })
+    local before = tonumber(slurp("/proc/" .. pid .. "/status"):match("Threads:%s*(%d+)"))
+    done = slow(url, 300, 3, 3)
+    os.execute("sleep 1.5")
+    local during = tonumber(slurp("/proc/" .. pid .. "/status"):match("Threads:%s*(%d+)"))
+    assert.equal(0, done().early) -- all held open meanwhile
+    assert.is_true(during < before + 20, string.format("%d threads before, %d with 300 slow clients", before, during))
     -- one address holds five connections at most
     url = proxy({ "--upstream", honest:url(), "--per-address", "5", "--head-timeout", "3" })
     said = slow(url, 12, 10, 1.5)()

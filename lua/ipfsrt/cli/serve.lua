@@ -41,8 +41,9 @@ fetched once; adapted concurrency starts at 64 in flight per upstream, its clien
 being many at once. Upstream failures are answered 502 (504 when nothing answered in
 time) with a line naming the CID and what each upstream did; content proven absent
 (a verified directory without the name) 404. File bytes stream as their blocks
-arrive; a failure mid-body ends the connection short. Each connection has a thread
-of its own (--max-connections N, default 1024); faults cannot be injected.
+arrive; a failure mid-body ends the connection short. What waits for blocks waits
+on a worker thread, its connection set aside, so a waiting or slow client holds no
+thread (--max-connections N, default 1024); faults cannot be injected.
 --tls-cert and --tls-key (PEM) make it speak HTTPS only (the URL printed says https).
 The client's options below apply in front of upstreams; serve goes upstream only
 when given --upstream or --gateway (IPFS_GATEWAY and the gateway files are not read).]] ..

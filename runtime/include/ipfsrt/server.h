@@ -51,8 +51,9 @@ typedef struct ipfsrt_server_options {
      * a thread of the caller's) while the server does, and outlive it. Its
      * failures are answered 502 (504 for timeouts), never with wrong bytes:
      * file bytes stream as their blocks arrive, and a failure mid-body ends the
-     * connection short. Each connection then has a thread of its own (waiting
-     * on upstream blocks holds no one else up), at most max_connections;
+     * connection short. Work that waits for upstream blocks runs on worker
+     * threads, its connection suspended (a waiting or slow client holds no
+     * thread), at most max_connections at once;
      * faults cannot be injected. */
     ipfsrt_client_relay *upstream;
     unsigned max_connections; /* with upstream; 0 = 1024 */

@@ -27,6 +27,7 @@ typedef struct queued {
 
 struct ipfsrt_server_car_stream {
     ipfsrt_server_request *rq; /* gone once the answer is over: the free must not touch it */
+    ipfsrt_server *gw;
     ipfsrt_blocksource *src;
     ipfsrt_server_walk_fn walk;
     void *walk_user;
@@ -39,6 +40,10 @@ struct ipfsrt_server_car_stream {
     bool done, cancel; /* the walk is over; the answer is (the walk stops at its next block) */
     bool full;         /* the walk waits for room */
     bool starving;     /* the reader waits for blocks */
+    /* in front of an upstream the reader never waits: its connection is
+     * parked until the walk brings more (suspend.c) */
+    bool parks, parked, waiting, stopped; /* waiting: in the gateway's list; stopped: the gateway stops */
+    ipfsrt_server_waiter waiter;
     ipfsrt_status status;
     ipfsrt_error err;
     /* the reader's side */
@@ -74,13 +79,17 @@ static ipfsrt_status enqueue(ipfsrt_server_car_stream *s, const ipfsrt_cid *cid,
     }
     s->full = false;
     bool cancelled = s->cancel;
+    bool wake = false;
     if (!cancelled) {
         s->queue[(s->head + s->count) % QUEUE] = q;
         s->count++;
         s->bytes += q.ref.len;
         if (s->starving) pthread_cond_broadcast(&s->changed); /* else no wake-up a block: they cost */
+        wake = s->parked && s->count >= 2;
+        if (wake) s->parked = false;
     }
     pthread_mutex_unlock(&s->lock);
+    if (wake) ipfsrt_server_waiter_wake(s->gw, &s->waiter);
     if (!cancelled) return IPFSRT_OK;
     release_item(s, &q);
     return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "the client went away");
@@ -105,7 +114,10 @@ static void *run_walk(void *arg) {
     s->status = st;
     s->err = err;
     pthread_cond_broadcast(&s->changed);
+    bool wake = s->parked;
+    s->parked = false;
     pthread_mutex_unlock(&s->lock);
+    if (wake) ipfsrt_server_waiter_wake(s->gw, &s->waiter);
     return NULL;
 }
 
@@ -116,6 +128,7 @@ static void car_stream_free(void *cls) {
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->thread, NULL);
+    if (s->waiting) ipfsrt_server_waiter_remove(s->gw, &s->waiter);
     for (size_t i = 0; i < s->count; i++) release_item(s, &s->queue[(s->head + i) % QUEUE]);
     if (s->has_current) release_item(s, &s->current);
     if (s->walk_free) s->walk_free(s->walk_user);
@@ -124,12 +137,27 @@ static void car_stream_free(void *cls) {
     free(s);
 }
 
+typedef enum next { NEXT_BLOCK, NEXT_NONE, NEXT_PARKED, NEXT_LATER } next;
+
 /* Waits until a block can start going out: the next one, and one more (or
- * the walk's end) so that the reader knows whether it is the last. False
- * when there is none: the walk is over (s->status says how). */
-static bool next_block(ipfsrt_server_car_stream *s, bool *last) {
+ * the walk's end) so that the reader knows whether it is the last. NONE when
+ * the walk is over (s->status says how) or the gateway stops; PARKED when the
+ * reader must not wait and its connection waits instead (LATER: the reader
+ * has bytes to send first, and is called again). */
+static next next_block(ipfsrt_server_car_stream *s, bool *last, bool may_park) {
     pthread_mutex_lock(&s->lock);
     while (!s->done && s->count < 2) {
+        if (s->parks && !may_park) {
+            pthread_mutex_unlock(&s->lock);
+            return NEXT_LATER;
+        }
+        if (s->parks) {
+            bool parked = ipfsrt_server_waiter_park(s->gw, &s->waiter);
+            s->parked = parked;
+            s->stopped = !parked; /* the body ends short, never as if whole */
+            pthread_mutex_unlock(&s->lock);
+            return parked ? NEXT_PARKED : NEXT_NONE;
+        }
         s->starving = true;
         pthread_cond_wait(&s->changed, &s->lock);
     }
@@ -145,7 +173,7 @@ static bool next_block(ipfsrt_server_car_stream *s, bool *last) {
     }
     *last = s->done && s->count == 0 && s->status == IPFSRT_OK;
     pthread_mutex_unlock(&s->lock);
-    return any;
+    return any ? NEXT_BLOCK : NEXT_NONE;
 }
 
 /* The fault plan's block faults, placed as blocks go out: each block is hit
@@ -214,7 +242,9 @@ static ssize_t car_stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     while (out < max) {
         bool last;
         if (!s->has_current) {
-            if (!next_block(s, &last)) break;
+            next got = next_block(s, &last, out == 0);
+            if (got == NEXT_PARKED) return 0; /* called again once the connection is resumed */
+            if (got != NEXT_BLOCK) break; /* LATER: these bytes first */
             start_section(s, last);
         }
         if (!copy_section(s, (uint8_t *)buf, max, &out)) break;
@@ -231,9 +261,11 @@ static ssize_t car_stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         ipfsrt_server_count_sent(s->rq, out);
         return (ssize_t)out;
     }
-    if (s->status == IPFSRT_OK) return MHD_CONTENT_READER_END_OF_STREAM;
-    note_cut(s, s->err.message);
-    return MHD_CONTENT_READER_END_WITH_ERROR;
+    pthread_mutex_lock(&s->lock); /* the walk may still run (the gateway stopping) */
+    bool whole = s->done && s->status == IPFSRT_OK && !s->stopped;
+    if (!whole) note_cut(s, s->done && s->status != IPFSRT_OK ? s->err.message : "the gateway is stopping");
+    pthread_mutex_unlock(&s->lock);
+    return whole ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
 /* Waits until the walk is over or the queue is full, so that an answer that
@@ -271,17 +303,17 @@ static ipfsrt_status start(ipfsrt_server_car_stream *s, const ipfsrt_cid *root, 
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, const ipfsrt_cid *root, ipfsrt_server_walk_fn walk,
-                                       void *walk_user, void (*walk_free)(void *), struct MHD_Response **r,
-                                       ipfsrt_error *err) {
+ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, struct MHD_Connection *c, const ipfsrt_cid *root,
+                                             ipfsrt_server_walk_fn walk, void *walk_user, void (*walk_free)(void *),
+                                             struct MHD_Response **r, ipfsrt_error *err) {
     *r = NULL;
     ipfsrt_server_car_stream *s = calloc(1, sizeof *s);
     if (!s) {
         if (walk_free) walk_free(walk_user);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
-    *s = (ipfsrt_server_car_stream){.rq = rq, .src = &rq->gw->src, .walk = walk, .walk_user = walk_user,
-                                   .walk_free = walk_free};
+    *s = (ipfsrt_server_car_stream){.rq = rq, .gw = rq->gw, .src = &rq->gw->src, .walk = walk,
+                                   .walk_user = walk_user, .walk_free = walk_free, .parks = rq->gw->has_upstream};
     ipfsrt_status st = start(s, root, err);
     if (st != IPFSRT_OK) {
         if (walk_free) walk_free(walk_user);
@@ -291,6 +323,10 @@ ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, const ip
     if (!started(s, &st, err)) {
         car_stream_free(s);
         return st;
+    }
+    if (s->parks) {
+        ipfsrt_server_waiter_add(s->gw, &s->waiter, c);
+        s->waiting = true;
     }
     *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, car_stream_read, s, car_stream_free);
     if (*r) return IPFSRT_OK;

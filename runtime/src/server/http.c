@@ -20,6 +20,13 @@ void ipfsrt_server_count_sent(ipfsrt_server_request *rq, size_t n) {
 
 enum MHD_Result ipfsrt_server_queue(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                     unsigned status, struct MHD_Response *r, uint64_t body) {
+    if (rq->in_job && !rq->job_done) { /* on a worker: queued by the handler once the connection resumes */
+        if (rq->answer) MHD_destroy_response(rq->answer);
+        rq->answer = r;
+        rq->answer_status = status;
+        rq->answer_body = body;
+        return MHD_YES;
+    }
     enum MHD_Result ok = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     ipfsrt_server *gw = rq->gw;
@@ -130,6 +137,21 @@ static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c
     return route_format(rq, c, &cid, cid_str, cid_start + cid_len);
 }
 
+static enum MHD_Result route_job(ipfsrt_server_request *rq, struct MHD_Connection *c) {
+    return route(rq, c, rq->path, rq->method);
+}
+
+/* The handler, called again once a worker's answer is ready: sends it. */
+static enum MHD_Result send_deferred(ipfsrt_server_request *rq, struct MHD_Connection *c) {
+    if (!rq->job_done) return MHD_YES; /* not resumed by the job: nothing to do yet */
+    rq->in_job = false;
+    struct MHD_Response *r = rq->answer;
+    rq->answer = NULL;
+    if (!r) return rq->job_result;
+    enum MHD_Result ok = ipfsrt_server_queue(rq, c, rq->answer_status, r, rq->answer_body);
+    return rq->job_result == MHD_NO ? MHD_NO : ok;
+}
+
 static ipfsrt_server_request *request_new(ipfsrt_server *gw) {
     ipfsrt_server_request *rq = calloc(1, sizeof *rq);
     if (!rq) return NULL;
@@ -164,8 +186,11 @@ enum MHD_Result ipfsrt_server_handle(void *cls, struct MHD_Connection *c, const 
         *upload_size = 0;
         return MHD_YES;
     }
+    if (rq->in_job) return send_deferred(rq, c);
     if (rq->status) return MHD_YES; /* already answered */
     ipfsrt_server_watch_mark(rq->gw->watch, c, true); /* the whole request is in: its head's clock stops */
+    /* in front of an upstream, answering waits for blocks: on a worker, the connection suspended */
+    if (rq->gw->has_upstream && ipfsrt_server_defer(rq, c, route_job)) return MHD_YES;
     return route(rq, c, url, method);
 }
 
@@ -204,6 +229,7 @@ void ipfsrt_server_completed(void *cls, struct MHD_Connection *c, void **req_cls
     if (!rq) return;
     if (gw->log) log_request(gw, c, rq, why);
     ipfsrt_server_watch_mark(gw->watch, c, false);
+    if (rq->answer) MHD_destroy_response(rq->answer);
     free(rq->path);
     free(rq);
     *req_cls = NULL;

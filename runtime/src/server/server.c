@@ -135,18 +135,17 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    /* waiting for upstream blocks inside a callback would hold up every other
-     * connection of a pooled thread: a thread each, then */
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD |
-                     (gw->has_upstream ? MHD_USE_THREAD_PER_CONNECTION : MHD_ALLOW_SUSPEND_RESUME) |
+    /* A pool of event threads: work that waits on upstream blocks runs on
+     * workers with its connection suspended (suspend.c), so that a waiting
+     * or slow client holds no thread. */
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
                      (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (gw->tls_cert ? MHD_USE_TLS : 0);
     /* a client past the limit would have its connection closed unanswered:
      * the limit is high (a browser or zarrita asks for hundreds of chunks at
-     * once), the threads' stacks small (their work is on the heap) */
+     * once) */
     struct MHD_OptionItem threading[] = {
-        {gw->has_upstream ? MHD_OPTION_CONNECTION_LIMIT : MHD_OPTION_THREAD_POOL_SIZE,
-         gw->has_upstream ? gw->max_connections : threads, NULL},
-        {gw->has_upstream ? MHD_OPTION_THREAD_STACK_SIZE : MHD_OPTION_END, (intptr_t)1 << 20, NULL},
+        {MHD_OPTION_THREAD_POOL_SIZE, threads, NULL},
+        {gw->has_upstream ? MHD_OPTION_CONNECTION_LIMIT : MHD_OPTION_END, gw->max_connections, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     struct MHD_OptionItem limits[] = {
@@ -209,6 +208,8 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     ipfsrt_mhmap_init(&gw->index);
     pthread_mutex_init(&gw->log_lock, NULL);
     pthread_mutex_init(&gw->dirs_lock, NULL);
+    pthread_mutex_init(&gw->wait_lock, NULL);
+    pthread_cond_init(&gw->jobs_over, NULL);
     ipfsrt_mhmap_init(&gw->missed_dirs);
     gw->faults = opts->faults;
     gw->src = (ipfsrt_blocksource){gw, multi_get, multi_release};
@@ -256,11 +257,14 @@ void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
 void ipfsrt_server_free(ipfsrt_server *gw) {
     if (!gw) return;
     ipfsrt_server_waker_free(gw->waker); /* suspended connections go on, then the daemon stops */
+    ipfsrt_server_resume_all(gw); /* libmicrohttpd stops no daemon with connections suspended */
     if (gw->daemon) MHD_stop_daemon(gw->daemon);
     ipfsrt_server_watch_free(gw->watch); /* after the daemon: its connections have left the list */
     if (gw->log) fclose(gw->log);
     pthread_mutex_destroy(&gw->log_lock);
     pthread_mutex_destroy(&gw->dirs_lock);
+    pthread_cond_destroy(&gw->jobs_over);
+    pthread_mutex_destroy(&gw->wait_lock);
     ipfsrt_mhmap_free(&gw->missed_dirs);
     for (size_t i = 0; i < gw->ncars; i++) ipfsrt_car_file_free(gw->cars[i]);
     ipfsrt_mhmap_free(&gw->index);

@@ -44,6 +44,35 @@ void ipfsrt_server_watch_mark(ipfsrt_server_watch *w, struct MHD_Connection *c, 
 /* How many connections were shut down for a head that took too long. */
 uint64_t ipfsrt_server_watch_cut(const ipfsrt_server_watch *w);
 
+/* suspend.c: a body waiting for blocks parks its connection (suspended) and
+ * is woken when they come; work that waits is deferred to a worker thread. */
+typedef struct ipfsrt_server_waiter {
+    struct MHD_Connection *c;
+    bool suspended;
+    struct ipfsrt_server_waiter *prev, *next, *resume_next;
+} ipfsrt_server_waiter;
+void ipfsrt_server_waiter_add(ipfsrt_server *gw, ipfsrt_server_waiter *w, struct MHD_Connection *c);
+void ipfsrt_server_waiter_remove(ipfsrt_server *gw, ipfsrt_server_waiter *w);
+/* Suspends w's connection (from its content reader, holding the lock that
+ * guards what it waits for, so that the wake cannot come first); false when
+ * the gateway is stopping: the body ends. */
+bool ipfsrt_server_waiter_park(ipfsrt_server *gw, ipfsrt_server_waiter *w);
+/* Resumes w's connection if it is parked (called holding the same lock). */
+void ipfsrt_server_waiter_wake(ipfsrt_server *gw, ipfsrt_server_waiter *w);
+bool ipfsrt_server_stopping(ipfsrt_server *gw);
+struct ipfsrt_server_request;
+typedef enum MHD_Result (*ipfsrt_server_job_fn)(struct ipfsrt_server_request *rq, struct MHD_Connection *c);
+/* Runs fn on a worker thread, the connection suspended meanwhile (resumed
+ * after: the handler then sends what fn answered); false when it could not:
+ * the caller runs fn itself. */
+bool ipfsrt_server_defer(struct ipfsrt_server_request *rq, struct MHD_Connection *c, ipfsrt_server_job_fn fn);
+/* fn(arg) on a worker thread, counted so that the gateway stops only once it
+ * is done; false when it could not start (or the gateway stops). */
+bool ipfsrt_server_spawn(ipfsrt_server *gw, void (*fn)(void *arg), void *arg);
+/* Waits for the deferred work and resumes every parked connection, before
+ * the daemon stops. */
+void ipfsrt_server_resume_all(ipfsrt_server *gw);
+
 struct ipfsrt_server {
     ipfsrt_car_file **cars;
     size_t ncars;
@@ -64,6 +93,11 @@ struct ipfsrt_server {
     ipfsrt_server_spare decoy; /* a valid DAG of its own, for wrong-dag when no other root is served */
     ipfsrt_server_waker *waker;
     ipfsrt_server_watch *watch;
+    pthread_mutex_t wait_lock; /* the waiters, the jobs' count, stopping */
+    pthread_cond_t jobs_over;
+    ipfsrt_server_waiter *waiters;
+    unsigned jobs;
+    bool stopping;
     FILE *log;
     pthread_mutex_t log_lock;
     char *tls_cert, *tls_key; /* PEM text, kept for the daemon's lifetime; NULL: plain HTTP */
@@ -88,6 +122,13 @@ typedef struct ipfsrt_server_request {
     bool delayed;    /* its delay is over: resumed, it goes on */
     bool counted;    /* counted among the faulted requests */
     bool nul_in_uri; /* %00 in the raw URI: the decoded path would end early */
+    /* answered on a worker (in front of an upstream): what it answered, sent
+     * by the handler once the connection is resumed */
+    bool in_job, job_done;
+    enum MHD_Result job_result;
+    struct MHD_Response *answer;
+    unsigned answer_status;
+    uint64_t answer_body;
 } ipfsrt_server_request;
 
 /* http.c: libmicrohttpd's callbacks, and answers every part sends */
@@ -144,9 +185,9 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
  * it, on failure too). */
 typedef struct ipfsrt_server_car_stream ipfsrt_server_car_stream;
 typedef ipfsrt_status (*ipfsrt_server_walk_fn)(void *user, ipfsrt_server_car_stream *stream, ipfsrt_error *err);
-ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, const ipfsrt_cid *root, ipfsrt_server_walk_fn walk,
-                                       void *walk_user, void (*walk_free)(void *), struct MHD_Response **r,
-                                       ipfsrt_error *err);
+ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, struct MHD_Connection *c, const ipfsrt_cid *root,
+                                             ipfsrt_server_walk_fn walk, void *walk_user, void (*walk_free)(void *),
+                                             struct MHD_Response **r, ipfsrt_error *err);
 /* An ipfsrt_unixfs_cid_fn: stream is the ipfsrt_server_car_stream. */
 ipfsrt_status ipfsrt_server_car_stream_emit(void *stream, const ipfsrt_cid *cid, ipfsrt_error *err);
 ipfsrt_status ipfsrt_server_car_stream_emit_own(ipfsrt_server_car_stream *stream, const ipfsrt_server_spare *block,

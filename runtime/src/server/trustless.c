@@ -237,7 +237,7 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
     ipfsrt_error err;
     ipfsrt_status st = read_car_request(rq, c, accept, &cr, &err);
     if (st == IPFSRT_OK) st = plan_walk(rq, &cr, &w, &err);
-    if (st == IPFSRT_OK) st = ipfsrt_server_car_stream_start(rq, root, walk_blocks, w, car_walk_free, &r, &err);
+    if (st == IPFSRT_OK) st = ipfsrt_server_car_stream_start(rq, c, root, walk_blocks, w, car_walk_free, &r, &err);
     if (st != IPFSRT_OK) {
         free(cr.full);
         return ipfsrt_server_send_error(rq, c, &err);

@@ -175,17 +175,31 @@ ipfsrt_status ipfsrt_server_resolve(ipfsrt_server_request *rq, const char *path,
     return ipfsrt_unixfs_resolve(&src, path, NULL, info, err);
 }
 
+/* Pieces after the first are read on a worker while the connection is
+ * parked (libmicrohttpd's event threads never wait for upstream); the
+ * worker wakes it with the piece. */
 typedef struct stream_body {
-    ipfsrt_server_request *rq;
+    ipfsrt_server_request *rq; /* gone before the body is freed: the free must not touch it */
+    ipfsrt_server *gw;
     ipfsrt_cid file;
     uint64_t start, length;
     uint64_t asked_to; /* the file's bytes before this were prefetched */
     uint8_t *first;    /* the first piece, read before the status went out */
     size_t first_len;
+    pthread_mutex_t lock;
+    uint8_t *piece;    /* the last piece read, PIECE bytes of room */
+    uint64_t piece_pos, reading_pos;
+    size_t piece_len;
+    bool reading, parked, waiting, failed;
+    char why[200];
+    ipfsrt_server_waiter waiter;
 } stream_body;
 
 static void stream_body_free(void *cls) {
     stream_body *s = cls;
+    if (s->waiting) ipfsrt_server_waiter_remove(s->gw, &s->waiter);
+    pthread_mutex_destroy(&s->lock);
+    free(s->piece);
     free(s->first);
     free(s);
 }
@@ -224,6 +238,58 @@ static ipfsrt_status read_piece(stream_body *s, uint64_t pos, uint8_t *out, size
     return st;
 }
 
+/* On a worker: the piece at reading_pos, then the parked connection woken. */
+static void read_ahead(void *arg) {
+    stream_body *s = arg;
+    size_t want = s->length - s->reading_pos < PIECE ? (size_t)(s->length - s->reading_pos) : PIECE;
+    ipfsrt_error err;
+    ipfsrt_status st = read_piece(s, s->reading_pos, s->piece, want, &err);
+    pthread_mutex_lock(&s->lock);
+    if (st == IPFSRT_OK) {
+        s->piece_pos = s->reading_pos;
+        s->piece_len = want;
+    } else {
+        s->failed = true;
+        snprintf(s->why, sizeof s->why, "%.190s", err.message);
+    }
+    s->reading = false;
+    bool wake = s->parked;
+    s->parked = false;
+    pthread_mutex_unlock(&s->lock);
+    if (wake) ipfsrt_server_waiter_wake(s->gw, &s->waiter);
+}
+
+/* Bytes at pos from the piece read ahead: how many (0: none yet; the piece
+ * is asked for, and the connection parked until it comes; -1: failed). */
+static ssize_t from_piece(stream_body *s, uint64_t pos, uint8_t *buf, size_t want) {
+    ssize_t got = 0;
+    pthread_mutex_lock(&s->lock);
+    if (s->piece_len && pos >= s->piece_pos && pos < s->piece_pos + s->piece_len) {
+        size_t n = s->piece_pos + s->piece_len - pos < want ? (size_t)(s->piece_pos + s->piece_len - pos) : want;
+        memcpy(buf, s->piece + (pos - s->piece_pos), n);
+        got = (ssize_t)n;
+    } else if (s->failed) {
+        got = -1;
+    } else {
+        if (!s->reading) {
+            s->reading = true;
+            s->reading_pos = pos;
+            if (!ipfsrt_server_spawn(s->gw, read_ahead, s)) {
+                s->reading = false;
+                s->failed = true;
+                snprintf(s->why, sizeof s->why, "no worker thread to read with, or the gateway is stopping");
+            }
+        }
+        if (s->failed) got = -1;
+        else if (!(s->parked = ipfsrt_server_waiter_park(s->gw, &s->waiter))) {
+            got = -1; /* stopping: the worker, if any, finishes before the daemon stops */
+            snprintf(s->why, sizeof s->why, "the gateway is stopping");
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return got;
+}
+
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     stream_body *s = cls;
     if (pos >= s->length) return MHD_CONTENT_READER_END_OF_STREAM;
@@ -232,12 +298,13 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
         if (want > s->first_len - pos) want = s->first_len - (size_t)pos;
         memcpy(buf, s->first + pos, want);
     } else {
-        ipfsrt_error err;
-        if (read_piece(s, pos, (uint8_t *)buf, want, &err) != IPFSRT_OK) {
-            snprintf(s->rq->cut, sizeof s->rq->cut, "cut at byte %llu: %.200s", (unsigned long long)pos,
-                     err.message);
+        ssize_t got = from_piece(s, pos, (uint8_t *)buf, want);
+        if (got == 0) return 0; /* called again once the piece has come */
+        if (got < 0) {
+            snprintf(s->rq->cut, sizeof s->rq->cut, "cut at byte %llu: %.200s", (unsigned long long)pos, s->why);
             return MHD_CONTENT_READER_END_WITH_ERROR;
         }
+        want = (size_t)got;
     }
     ipfsrt_server_count_sent(s->rq, want);
     return (ssize_t)want;
@@ -288,7 +355,9 @@ enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_
     if (file->codec == IPFSRT_CODEC_RAW) return lent_file(rq, c, file, start, len, r);
     stream_body *s = calloc(1, sizeof *s);
     if (!s) return MHD_NO;
-    *s = (stream_body){rq, *file, start, len, start, NULL, 0}; /* the first window: asked for unless held */
+    /* the first window: asked for unless held */
+    *s = (stream_body){.rq = rq, .gw = rq->gw, .file = *file, .start = start, .length = len, .asked_to = start};
+    pthread_mutex_init(&s->lock, NULL);
     s->first_len = len < PIECE ? (size_t)len : PIECE;
     ipfsrt_error err;
     ipfsrt_status st = (s->first = malloc(s->first_len ? s->first_len : 1))
@@ -302,9 +371,11 @@ enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_
         *r = MHD_create_response_from_buffer_with_free_callback(len, s->first, free);
         if (*r && strcmp(rq->method, "HEAD") != 0) ipfsrt_server_count_sent(rq, len);
         s->first = *r ? NULL : s->first;
-    } else {
-        *r = MHD_create_response_from_callback(len, PIECE, stream_read, s, stream_body_free);
-        s = *r ? NULL : s;
+    } else if ((s->piece = malloc(PIECE)) &&
+               (*r = MHD_create_response_from_callback(len, PIECE, stream_read, s, stream_body_free))) {
+        ipfsrt_server_waiter_add(rq->gw, &s->waiter, c);
+        s->waiting = true;
+        s = NULL;
     }
     if (s) stream_body_free(s);
     return *r ? MHD_YES : MHD_NO;
