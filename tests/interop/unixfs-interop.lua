@@ -151,5 +151,21 @@ write(nested .. "/inner/x.txt", "x\n")
 write(nested .. "/inner/y.txt", "y\n")
 pack_both("directory holding one directory", nested)
 
+-- 4. a Zarr v2 folder: its dot-file metadata go in without --hidden, as ipfs-car packs the
+-- same files when told --hidden (the folder holds no other dot-file)
+local zarr = work .. "/zarr-v2"
+sh("mkdir -p " .. q(zarr .. "/t"))
+write(zarr .. "/.zgroup", '{"zarr_format": 2}')
+write(zarr .. "/.zattrs", '{"title": "interop"}')
+write(zarr .. "/t/.zarray", '{"chunks": [2], "compressor": null, "dtype": "<i2", "fill_value": 0, "filters": null, ' ..
+  '"order": "C", "shape": [4], "zarr_format": 2}')
+write(zarr .. "/t/0", string.pack("<i2<i2", 0, 1))
+write(zarr .. "/t/1", string.pack("<i2<i2", 2, 3))
+local ref_car = work .. "/zarr-v2.ipfs-car.car"
+local ref = last_line(sh(q(ipfs_car) .. " pack " .. q(zarr) .. " --hidden --output " .. q(ref_car)))
+local ours = last_line(sh(q(exe) .. " pack " .. q(zarr) .. " -o " .. q(work .. "/zarr-v2.ipfsrt.car")))
+check("Zarr v2 folder: its metadata packed without --hidden, the root ipfs-car's with --hidden", ref == ours,
+  "ipfs-car " .. tostring(ref) .. ", ipfsrt " .. tostring(ours))
+
 print(string.format("ipfs-car interop: %d passed, %d failed", passed, failed))
 os.exit(failed == 0 and 0 or 1)
