@@ -86,7 +86,7 @@ ipfsrt_status ipfsrt_async_writer_new(ipfsrt_async_writer **out, int fd, const c
     if (ok) {
         pthread_mutex_init(&w->lock, NULL);
         pthread_cond_init(&w->changed, NULL);
-        ok = pthread_create(&w->thread, NULL, run, w) == 0;
+        ok = ipfsrt_thread_start(&w->thread, run, w) == 0;
         w->running = ok;
         if (!ok) {
             pthread_mutex_destroy(&w->lock);

@@ -48,6 +48,13 @@ ipfsrt_status ipfsrt_async_writer_flush(ipfsrt_async_writer *w, ipfsrt_error *er
 void ipfsrt_async_writer_free(ipfsrt_async_writer *w);
 
 
+/* pthread_create with every signal blocked in the new thread (threads.c):
+ * the library's threads take no signals, which stay with the host's threads
+ * (a host that sigwaits for SIGTERM would otherwise be killed by it landing
+ * on one of ours). */
+#include <pthread.h>
+int ipfsrt_thread_start(pthread_t *thread, void *(*fn)(void *arg), void *arg);
+
 /* The process's worker threads (workers.c). Runs fn(arg) on a thread of its
  * own at once (an idle one, else a new one): tasks never wait for each other.
  * false: no thread could be started. */

@@ -2,12 +2,15 @@
  * use: what a process may run on, not what the machine has, so that ranks
  * pinned to cores by a launcher do not each start a thread per core. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "ipfsrt/base.h"
+#include "base/base_internal.h"
 
 static atomic_uint host_choice; /* ipfsrt_threads_set; 0: none */
 
@@ -32,4 +35,13 @@ unsigned ipfsrt_threads(void) {
     }
     unsigned chosen = atomic_load(&host_choice);
     return chosen ? chosen : ipfsrt_cpus_usable();
+}
+
+int ipfsrt_thread_start(pthread_t *thread, void *(*fn)(void *arg), void *arg) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(thread, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }

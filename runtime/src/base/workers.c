@@ -76,7 +76,7 @@ static bool start_locked(void (*fn)(void *), void *arg) {
     pthread_cond_init(&w->wake, NULL);
     w->fn = fn;
     w->arg = arg;
-    if (pthread_create(&w->thread, NULL, work, w) != 0) {
+    if (ipfsrt_thread_start(&w->thread, work, w) != 0) {
         pthread_cond_destroy(&w->wake);
         free(w);
         return false;

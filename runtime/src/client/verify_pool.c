@@ -93,7 +93,7 @@ ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **out, unsigned threads, const ipfsr
     p->wake_user = user;
     p->backend = backend;
     for (unsigned i = 0; i < threads; i++) {
-        if (pthread_create(&p->threads[i], NULL, worker, p) != 0) break;
+        if (ipfsrt_thread_start(&p->threads[i], worker, p) != 0) break;
         p->thread_count++;
     }
     if (!p->thread_count) {

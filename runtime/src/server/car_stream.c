@@ -295,7 +295,7 @@ static ipfsrt_status start(ipfsrt_server_car_stream *s, const ipfsrt_cid *root, 
     if (st != IPFSRT_OK) return st;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->changed, NULL);
-    if (pthread_create(&s->thread, NULL, run_walk, s) != 0) {
+    if (ipfsrt_thread_start(&s->thread, run_walk, s) != 0) {
         pthread_cond_destroy(&s->changed);
         pthread_mutex_destroy(&s->lock);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a thread for the walk");

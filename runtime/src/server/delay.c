@@ -64,7 +64,7 @@ ipfsrt_status ipfsrt_server_waker_new(ipfsrt_server_waker **out, ipfsrt_error *e
     if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
-    if (pthread_create(&w->thread, NULL, run, w) != 0) {
+    if (ipfsrt_thread_start(&w->thread, run, w) != 0) {
         pthread_cond_destroy(&w->cond);
         pthread_mutex_destroy(&w->lock);
         free(w);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "base/base_internal.h"
 #include "server/server_internal.h"
 
 typedef struct watched {
@@ -65,7 +66,7 @@ ipfsrt_status ipfsrt_server_watch_new(ipfsrt_server_watch **out, double seconds,
     w->seconds = seconds;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->wake, NULL);
-    if (pthread_create(&w->thread, NULL, sweep, w) != 0) {
+    if (ipfsrt_thread_start(&w->thread, sweep, w) != 0) {
         pthread_cond_destroy(&w->wake);
         pthread_mutex_destroy(&w->lock);
         free(w);

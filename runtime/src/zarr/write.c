@@ -229,7 +229,7 @@ static ipfsrt_status encode_and_store(writer *w, ipfsrt_error *err) {
     pthread_cond_init(&w->room, NULL);
     w->nthreads = n;
     unsigned started = 0;
-    while (started < n && pthread_create(&w->threads[started], NULL, encoder, w) == 0) started++;
+    while (started < n && ipfsrt_thread_start(&w->threads[started], encoder, w) == 0) started++;
     ipfsrt_status st = started ? store_all(w, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "no encoding thread");
     pthread_mutex_lock(&w->mu);
     w->failed = w->failed || st != IPFSRT_OK; /* the encoders stop */
