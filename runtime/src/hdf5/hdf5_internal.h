@@ -86,13 +86,4 @@ ipfsrt_status ipfsrt_nc3_open(const char *path, struct ipfsrt_nc3 *nc, uint8_t *
 void *ipfsrt_nc3_values(const char *path, const char *name, bool as_double, size_t max_bytes, size_t *bytes,
                         ipfsrt_error *err);
 
-/* libhdf5's error printing off while we work (its failures are reported as
- * ours), then back as the host had it. */
-typedef struct ipfsrt_hdf5_printer {
-    H5E_auto2_t fn;
-    void *data;
-} ipfsrt_hdf5_printer;
-void ipfsrt_hdf5_quiet(ipfsrt_hdf5_printer *saved);
-void ipfsrt_hdf5_loud(const ipfsrt_hdf5_printer *saved);
-
 #endif

@@ -88,8 +88,7 @@ static void run_child(int fd, const ipfsrt_hdf5_limits *limits, ipfsrt_hdf5_work
     ipfsrt_hdf5_child c = {fd, false};
     ipfsrt_error err;
     ipfsrt_error_clear(&err);
-    ipfsrt_hdf5_printer printer;
-    ipfsrt_hdf5_quiet(&printer);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* its failures are reported as ours */
     if (work(ctx, &c, &err) != IPFSRT_OK) {
         uint32_t code = (uint32_t)err.code;
         record(&c, 'E', &code, sizeof code, err.message, strlen(err.message) + 1);

@@ -359,15 +359,6 @@ ipfsrt_status ipfsrt_hdf5_refs_json(cJSON *refs, char **json, ipfsrt_error *err)
     return *json ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
 }
 
-void ipfsrt_hdf5_quiet(ipfsrt_hdf5_printer *saved) {
-    H5Eget_auto2(H5E_DEFAULT, &saved->fn, &saved->data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are ours to report */
-}
-
-void ipfsrt_hdf5_loud(const ipfsrt_hdf5_printer *saved) {
-    H5Eset_auto2(H5E_DEFAULT, saved->fn, saved->data);
-}
-
 ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts, ipfsrt_refs_skip_fn skipped,
                                void *user, char **json, ipfsrt_error *err) {
     *json = NULL;

@@ -7,10 +7,8 @@
  * when it starts (chunked): a walk that fails once the queue has filled ends
  * the body short, which a client sees as an error, never a CAR that silently
  * lacks a block. One that fails before is answered with its status. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ipfsrt/varint.h"
 #include "server/server_internal.h"

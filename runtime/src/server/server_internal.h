@@ -41,8 +41,6 @@ void ipfsrt_server_watch_notify(void *cls, struct MHD_Connection *c, void **sock
                                 enum MHD_ConnectionNotificationCode toe);
 /* head: the request has come whole; else it is over, the next head timed from now. */
 void ipfsrt_server_watch_mark(ipfsrt_server_watch *w, struct MHD_Connection *c, bool head);
-/* How many connections were shut down for a head that took too long. */
-uint64_t ipfsrt_server_watch_cut(const ipfsrt_server_watch *w);
 
 /* suspend.c: a body waiting for blocks parks its connection (suspended) and
  * is woken when they come; work that waits is deferred to a worker thread. */
@@ -59,7 +57,6 @@ void ipfsrt_server_waiter_remove(ipfsrt_server *gw, ipfsrt_server_waiter *w);
 bool ipfsrt_server_waiter_park(ipfsrt_server *gw, ipfsrt_server_waiter *w);
 /* Resumes w's connection if it is parked (called holding the same lock). */
 void ipfsrt_server_waiter_wake(ipfsrt_server *gw, ipfsrt_server_waiter *w);
-bool ipfsrt_server_stopping(ipfsrt_server *gw);
 struct ipfsrt_server_request;
 typedef enum MHD_Result (*ipfsrt_server_job_fn)(struct ipfsrt_server_request *rq, struct MHD_Connection *c);
 /* Runs fn on a worker thread, the connection suspended meanwhile (resumed

@@ -48,13 +48,6 @@ void ipfsrt_server_waiter_wake(ipfsrt_server *gw, ipfsrt_server_waiter *w) {
     if (was) MHD_resume_connection(w->c);
 }
 
-bool ipfsrt_server_stopping(ipfsrt_server *gw) {
-    pthread_mutex_lock(&gw->wait_lock);
-    bool stopping = gw->stopping;
-    pthread_mutex_unlock(&gw->wait_lock);
-    return stopping;
-}
-
 typedef struct task {
     ipfsrt_server *gw;
     void (*fn)(void *arg);

@@ -5,7 +5,6 @@
  * timed from its start, and from the end of each request it carries, to the
  * end of the next head; one past its time is shut down (its socket, which
  * libmicrohttpd then sees end and closes). */
-#include <errno.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -26,7 +25,6 @@ struct ipfsrt_server_watch {
     pthread_t thread;
     bool stopping;
     watched *list;
-    _Atomic uint64_t cut;
 };
 
 static double now_s(void) {
@@ -45,7 +43,6 @@ static void *sweep(void *arg) {
             if (e->since > 0 && now - e->since > w->seconds) {
                 shutdown(e->fd, SHUT_RDWR);
                 e->since = 0;
-                atomic_fetch_add(&w->cut, 1);
             }
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
@@ -91,8 +88,6 @@ void ipfsrt_server_watch_free(ipfsrt_server_watch *w) {
     pthread_mutex_destroy(&w->lock);
     free(w);
 }
-
-uint64_t ipfsrt_server_watch_cut(const ipfsrt_server_watch *w) { return w ? atomic_load(&w->cut) : 0; }
 
 /* libmicrohttpd's connection notices: the connection joins the list when it
  * starts and leaves it before its socket is closed (so that the sweep never
