@@ -26,7 +26,6 @@ typedef struct queued {
 struct ipfsrt_server_car_stream {
     ipfsrt_server_request *rq; /* gone once the answer is over: the free must not touch it */
     ipfsrt_server *gw;
-    ipfsrt_blocksource *src;
     ipfsrt_server_walk_fn walk;
     void *walk_user;
     void (*walk_free)(void *);
@@ -40,7 +39,7 @@ struct ipfsrt_server_car_stream {
     bool starving;     /* the reader waits for blocks */
     /* in front of an upstream the reader never waits: its connection is
      * parked until the walk brings more (suspend.c) */
-    bool parks, parked, waiting, stopped; /* waiting: in the gateway's list; stopped: the gateway stops */
+    bool parks, parked, stopped; /* parks: in the gateway's list of waiters; stopped: the gateway stops */
     ipfsrt_server_waiter waiter;
     ipfsrt_status status;
     ipfsrt_error err;
@@ -55,7 +54,7 @@ struct ipfsrt_server_car_stream {
 };
 
 static void release_item(ipfsrt_server_car_stream *s, queued *q) {
-    if (q->held) ipfsrt_blocksource_release(s->src, &q->ref);
+    if (q->held) ipfsrt_blocksource_release(&s->gw->src, &q->ref);
     q->held = false;
 }
 
@@ -65,7 +64,7 @@ static ipfsrt_status enqueue(ipfsrt_server_car_stream *s, const ipfsrt_cid *cid,
                              ipfsrt_error *err) {
     queued q = {.cid = *cid, .ref = {.data = data, .len = len}};
     if (!data) {
-        ipfsrt_status st = ipfsrt_blocksource_get(s->src, cid, &q.ref, err);
+        ipfsrt_status st = ipfsrt_blocksource_get(&s->gw->src, cid, &q.ref, err);
         if (st != IPFSRT_OK) return st;
         q.held = true;
     }
@@ -126,7 +125,7 @@ static void car_stream_free(void *cls) {
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->thread, NULL);
-    if (s->waiting) ipfsrt_server_waiter_remove(s->gw, &s->waiter);
+    if (s->parks) ipfsrt_server_waiter_remove(s->gw, &s->waiter);
     for (size_t i = 0; i < s->count; i++) release_item(s, &s->queue[(s->head + i) % QUEUE]);
     if (s->has_current) release_item(s, &s->current);
     if (s->walk_free) s->walk_free(s->walk_user);
@@ -310,21 +309,18 @@ ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, struct M
         if (walk_free) walk_free(walk_user);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
-    *s = (ipfsrt_server_car_stream){.rq = rq, .gw = rq->gw, .src = &rq->gw->src, .walk = walk,
-                                   .walk_user = walk_user, .walk_free = walk_free, .parks = rq->gw->has_upstream};
+    *s = (ipfsrt_server_car_stream){.rq = rq, .gw = rq->gw, .walk = walk, .walk_user = walk_user,
+                                   .walk_free = walk_free, .parks = rq->gw->has_upstream};
     ipfsrt_status st = start(s, root, err);
     if (st != IPFSRT_OK) {
         if (walk_free) walk_free(walk_user);
         free(s);
         return st;
     }
+    if (s->parks) ipfsrt_server_waiter_add(s->gw, &s->waiter, c); /* not parked yet: listed, so freed alike */
     if (!started(s, &st, err)) {
         car_stream_free(s);
         return st;
-    }
-    if (s->parks) {
-        ipfsrt_server_waiter_add(s->gw, &s->waiter, c);
-        s->waiting = true;
     }
     *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, car_stream_read, s, car_stream_free);
     if (*r) return IPFSRT_OK;

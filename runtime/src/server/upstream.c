@@ -190,14 +190,14 @@ typedef struct stream_body {
     uint8_t *piece;    /* the last piece read, PIECE bytes of room */
     uint64_t piece_pos, reading_pos;
     size_t piece_len;
-    bool reading, parked, waiting, failed;
+    bool reading, parked, failed;
     char why[200];
     ipfsrt_server_waiter waiter;
 } stream_body;
 
 static void stream_body_free(void *cls) {
     stream_body *s = cls;
-    if (s->waiting) ipfsrt_server_waiter_remove(s->gw, &s->waiter);
+    ipfsrt_server_waiter_remove(s->gw, &s->waiter);
     pthread_mutex_destroy(&s->lock);
     free(s->piece);
     free(s->first);
@@ -358,6 +358,7 @@ enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_
     /* the first window: asked for unless held */
     *s = (stream_body){.rq = rq, .gw = rq->gw, .file = *file, .start = start, .length = len, .asked_to = start};
     pthread_mutex_init(&s->lock, NULL);
+    ipfsrt_server_waiter_add(rq->gw, &s->waiter, c); /* not parked yet: listed, so freed alike */
     s->first_len = len < PIECE ? (size_t)len : PIECE;
     ipfsrt_error err;
     ipfsrt_status st = (s->first = malloc(s->first_len ? s->first_len : 1))
@@ -373,8 +374,6 @@ enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_
         s->first = *r ? NULL : s->first;
     } else if ((s->piece = malloc(PIECE)) &&
                (*r = MHD_create_response_from_callback(len, PIECE, stream_read, s, stream_body_free))) {
-        ipfsrt_server_waiter_add(rq->gw, &s->waiter, c);
-        s->waiting = true;
         s = NULL;
     }
     if (s) stream_body_free(s);
