@@ -88,11 +88,11 @@ local function has_key(store, key)
   return ok and got ~= nil
 end
 
--- What stands at path checked against mode before anything is written: the
--- writable store, and whether a group must be made.
+-- What stands at path checked against mode before anything is written;
+-- true when a group must be made there.
 local function prepare(path, mode, names)
   local kind = C.path_kind(path)
-  if kind == "none" then return zarr.store(path, { writable = true }), true end
+  if kind == "none" then return true end
   if mode == "w-" then bad("%s exists (mode \"w\" replaces a Zarr store there, \"a\" adds to it)", path) end
   if kind ~= "folder" then bad("%s is a %s, not a Zarr store: not writing there", path, kind) end
   local store = zarr.store(path, { writable = true })
@@ -103,11 +103,11 @@ local function prepare(path, mode, names)
       bad("%s is a folder but no Zarr store: not replacing it", path)
     end
     erase_under(store, "", 0)
-    return store, true
+    return true
   end
   if not v2 then bad("%s is no Zarr v2 group to add to (to_zarr writes Zarr v2)", path) end
   for _, n in ipairs(names) do erase_under(store, n .. "/", 0) end
-  return store, false
+  return false
 end
 
 function M.to_zarr(v, path, opts)
@@ -123,8 +123,7 @@ function M.to_zarr(v, path, opts)
   local values = v:values()
   local names = { name }
   for _, d in ipairs(v.dims) do names[#names + 1] = d end
-  local _, new_group = prepare(path, mode, names)
-  if new_group then zarr.group(path, { zarr_format = 2 }) end
+  if prepare(path, mode, names) then zarr.group(path, { zarr_format = 2 }) end
   write_array(path, name, values, v.dims, v.attrs, opts)
   local coords = v:_coords()
   for _, d in ipairs(v.dims) do

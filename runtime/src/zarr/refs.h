@@ -13,6 +13,7 @@
 #define IPFSRT_REFS_MAX_TABLE ((uint64_t)1 << 30)  /* bytes of keys and targets kept */
 #define IPFSRT_REFS_MAX_TEMPLATE_DEPTH 8           /* templates within templates */
 #define IPFSRT_REFS_WHOLE UINT64_MAX               /* length of a [url] reference */
+#define IPFSRT_REFS_MAX_EXACT ((double)((uint64_t)1 << 53)) /* JSON numbers from here on are not exact */
 
 typedef struct ipfsrt_zarr_ref {
     char *key;

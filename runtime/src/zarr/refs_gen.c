@@ -10,14 +10,12 @@
 #include "base/base_internal.h"
 #include "zarr/refs.h"
 
-#define MAX_EXACT ((double)((uint64_t)1 << 53)) /* JSON numbers beyond this are not exact */
-
 typedef ipfsrt_refs_builder builder;
 
 static ipfsrt_status oom(ipfsrt_error *err) { return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory"); }
 
 static ipfsrt_status number_of(builder *b, const char *key, const cJSON *v, const char *what, uint64_t *out) {
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= MAX_EXACT ||
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= IPFSRT_REFS_MAX_EXACT ||
         v->valuedouble != (double)(uint64_t)v->valuedouble)
         return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: %s is not a whole number of bytes "
                            "below 2^53", key, what);
@@ -40,7 +38,7 @@ static bool exact_int(const cJSON *v, int64_t fallback, int64_t *out) {
         *out = fallback;
         return true;
     }
-    if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) < MAX_EXACT) || v->valuedouble != floor(v->valuedouble))
+    if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) < IPFSRT_REFS_MAX_EXACT) || v->valuedouble != floor(v->valuedouble))
         return false;
     *out = (int64_t)v->valuedouble;
     return true;

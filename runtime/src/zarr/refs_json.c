@@ -13,7 +13,6 @@
 #include "zarr/refs.h"
 
 #define TREE_DEPTH 64 /* nesting of the parts kept whole */
-#define MAX_EXACT ((double)((uint64_t)1 << 53))
 
 typedef enum tree_kind { TREE_NONE, TREE_TEMPLATES, TREE_GEN, TREE_METADATA } tree_kind;
 
@@ -180,7 +179,7 @@ static bool exact_count(const char *text, size_t len, uint64_t *out) {
     memcpy(buf, text, len);
     buf[len] = '\0';
     double v = strtod(buf, &end);
-    if (*end || !(v >= 0) || v >= MAX_EXACT || v != floor(v)) return false;
+    if (*end || !(v >= 0) || v >= IPFSRT_REFS_MAX_EXACT || v != floor(v)) return false;
     *out = (uint64_t)v;
     return true;
 }
