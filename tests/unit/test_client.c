@@ -462,6 +462,18 @@ static void test_blockcache_dir_limit(void **state) {
     ipfsrt_blockcache_free(cache);
 }
 
+/* Where the cache keeps a block: dir/<last two characters>/<CIDv1>. */
+static void block_path(const char *dir, const ipfsrt_cid *cid, char *path, size_t size) {
+    char name[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(cid, name);
+    snprintf(path, size, "%s/%s/%s", dir, name + strlen(name) - 2, name);
+}
+
+static bool exists(const char *path) {
+    struct stat sb;
+    return lstat(path, &sb) == 0;
+}
+
 static void test_blockcache_disk(void **state) {
     (void)state;
     char dir[600];
@@ -481,33 +493,18 @@ static void test_blockcache_disk(void **state) {
     assert_memory_equal(back->data, b->data, b->len);
     ipfsrt_rcblock_unref(back);
     /* damage it */
-    ipfsrt_cid v1 = b->cid;
-    char name[IPFSRT_CID_STR_MAX], path[1400];
-    ipfsrt_cid_to_string(&v1, name);
-    snprintf(path, sizeof path, "%s/%s/%s", dir, name + strlen(name) - 2, name);
+    char path[1400];
+    block_path(dir, &b->cid, path, sizeof path);
     write_file(path, (const uint8_t *)"bad", 3);
     assert_null(ipfsrt_blockcache_dir_get(cache, &b->cid));
     write_file(path, (const uint8_t *)"bad", 3);
     assert_null(ipfsrt_blockcache_get(cache, &b->cid));
-    struct stat sb;
-    assert_int_not_equal(stat(path, &sb), 0);
+    assert_false(exists(path));
     ipfsrt_blockcache_stats st;
     ipfsrt_blockcache_get_stats(cache, &st);
     assert_int_equal(st.disk_rejected, 2);
     ipfsrt_blockcache_free(cache);
     ipfsrt_rcblock_unref(b);
-}
-
-/* Where the cache keeps a block: dir/<last two characters>/<CIDv1>. */
-static void block_path(const char *dir, const ipfsrt_cid *cid, char *path, size_t size) {
-    char name[IPFSRT_CID_STR_MAX];
-    ipfsrt_cid_to_string(cid, name);
-    snprintf(path, size, "%s/%s/%s", dir, name + strlen(name) - 2, name);
-}
-
-static bool exists(const char *path) {
-    struct stat sb;
-    return lstat(path, &sb) == 0;
 }
 
 /* Trimming deletes only blocks the cache wrote: not other files in its
