@@ -144,9 +144,8 @@ end
 
 -- How fine a date string is, coarsest last, as pandas ranks a string's and an
 -- index's resolution.
-M.RESOLUTIONS = { "subsecond", "second", "minute", "hour", "day", "month", "year" }
 local RANK = {}
-for i, name in ipairs(M.RESOLUTIONS) do RANK[name] = i end
+for i, name in ipairs { "subsecond", "second", "minute", "hour", "day", "month", "year" } do RANK[name] = i end
 M.RANK = RANK
 
 -- A partial date ("2024", "2024-02", "2024-02-29", "2024-02-29T12",

@@ -366,13 +366,9 @@ end
 -- when the bounds go the other way); dates cover their whole period (to =
 -- "2024-02-29" takes that day's noon, "2024-02" all of February). An
 -- unsorted coordinate cannot be sliced.
-local function label_range(values, start, step, count, want, t, dim)
-  local dir = direction(values, start, step, count)
-  if not dir then bad("%s is not sorted (or has missing values): label ranges need a monotonic coordinate", dim) end
-  local low, high = want[1], want[2]
-  if dir < 0 then low, high = high, low end
-  local least = bound(low, t, dim)
-  local _, most, inclusive = bound(high, t, dim)
+-- The positions whose values lie from least to most (most itself when
+-- inclusive), as a range {first, last + 1}.
+local function between(values, start, step, count, least, most, inclusive)
   local first, last
   for j = 0, count - 1 do
     local c = values[start + j * step]
@@ -383,6 +379,16 @@ local function label_range(values, start, step, count, want, t, dim)
   end
   if not first then return { 0, 0 } end
   return { first, last + 1 }
+end
+
+local function label_range(values, start, step, count, want, t, dim)
+  local dir = direction(values, start, step, count)
+  if not dir then bad("%s is not sorted (or has missing values): label ranges need a monotonic coordinate", dim) end
+  local low, high = want[1], want[2]
+  if dir < 0 then low, high = high, low end
+  local least = bound(low, t, dim)
+  local _, most, inclusive = bound(high, t, dim)
+  return between(values, start, step, count, least, most, inclusive)
 end
 
 -- xarray holds standard and proleptic Gregorian times that datetime64[ns]
@@ -434,7 +440,7 @@ local function date_label(values, start, step, count, want, t, dim)
     error(ipfsrt.error.new("not_found", string.format("%s has no time in %s (%s)", dim, want, count == 0 and "none left"
       or "they run from " .. cftime.format(lo, t.calendar) .. " to " .. cftime.format(hi, t.calendar))), 4)
   end
-  return label_range(values, start, step, count, { want, want }, t, dim)
+  return between(values, start, step, count, first, stop, false)
 end
 
 -- Position along the variable's selection of dim: label ranges inclusive (as
