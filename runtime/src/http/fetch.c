@@ -85,7 +85,11 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
     if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     f->cfg = *cfg;
     f->cfg.ca_file = NULL;
-    if (cfg->ca_file && !(f->ca_file = strdup(cfg->ca_file))) {
+    const char *ca_file = cfg->ca_file;
+    /* what curl's own tool honours, for servers behind an institution's CA */
+    if (!ca_file || !*ca_file) ca_file = getenv("CURL_CA_BUNDLE");
+    if (!ca_file || !*ca_file) ca_file = getenv("SSL_CERT_FILE");
+    if (ca_file && *ca_file && !(f->ca_file = strdup(ca_file))) {
         free(f);
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }

@@ -85,7 +85,8 @@ typedef struct ipfsrt_fetch_config {
     unsigned deadline_ms;           /* the whole transfer; 0 = none */
     unsigned min_bytes_per_s;       /* a body slower than this ... */
     unsigned rate_window_ms;        /* ... over this long fails; 0 = no minimum */
-    const char *ca_file;            /* PEM bundle of trusted CAs; NULL = the system's (copied) */
+    const char *ca_file;            /* PEM bundle of trusted CAs (copied); NULL = CURL_CA_BUNDLE,
+                                       else SSL_CERT_FILE, else the system's */
 } ipfsrt_fetch_config;
 
 ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **f, const ipfsrt_fetch_config *cfg,

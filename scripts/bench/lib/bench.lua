@@ -51,7 +51,7 @@ function M.start_serve(exe, args)
   local p = f and f:read("l")
   if f then f:close() end
   local function stop()
-    if p then M.sh("kill " .. p .. " 2>/dev/null; while kill -0 " .. p .. " 2>/dev/null; do sleep 0.02; done") end
+    if p then M.stop_process(p) end
     local e = io.open(err)
     local said = e and e:read("a") or ""
     if e then e:close() end
@@ -62,6 +62,13 @@ function M.start_serve(exe, args)
   end
   if not url then error("ipfsrt serve did not start: " .. stop(), 0) end
   return url, stop, p
+end
+
+-- Stops a process and waits until it has ended: gone, or a zombie that
+-- whoever adopted it has yet to reap (some reapers take seconds).
+function M.stop_process(pid)
+  M.sh(string.format("kill %s 2>/dev/null; while kill -0 %s 2>/dev/null && " ..
+    "[ \"$(cut -d' ' -f3 /proc/%s/stat 2>/dev/null)\" != Z ]; do sleep 0.02; done", pid, pid, pid))
 end
 
 function M.median(t)

@@ -4,11 +4,14 @@
 -- its CARv2, verified; credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY).
 -- Prints {open_ms, run_ms, count, sum}: the scenario's values as hundredths,
 -- summed, so that every client's reading can be compared.
--- With --folder, GATEWAY is the sample's folder, read as it is; with --refs,
+-- With --folder, GATEWAY is the sample's folder, read as it is; with --car, it
+-- is the sample's CAR file, read verified (the floor of what reading costs
+-- without a network: decoding and hashing); with --refs,
 -- ROOT is the NetCDF form's (daily files and refs.json, verified ipfs://):
 -- its zlev dimension (one depth) taken away, as the Zarr form has none; with
 -- --ncz, ROOT is those files' chunks copied into a plain Zarr (zlev too).
--- Usage: ipfsrt ipfsrt_peer.lua GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--plain|--s3|--s3car|--folder|--refs|--ncz]
+-- Usage: ipfsrt ipfsrt_peer.lua GATEWAY|ENDPOINT|FOLDER|CAR ROOT SCENARIO
+--        [--plain|--s3|--s3car|--folder|--car|--refs|--ncz]
 local ipfsrt = require "ipfsrt"
 local gateway, root, name, mode = arg[1], arg[2], arg[3], arg[4]
 local scenario = dofile("scripts/bench/scenarios/" .. name .. ".lua")
@@ -16,7 +19,7 @@ local function open()
   if mode == "--plain" then return ipfsrt.dataset.open(gateway .. "/ipfs/" .. root) end
   if mode == "--s3" then return ipfsrt.dataset.open("s3://data/oisst", { s3 = { endpoint = gateway } }) end
   if mode == "--s3car" then return ipfsrt.dataset.open("s3://data/cars/oisst.car", { s3 = { endpoint = gateway } }) end
-  if mode == "--folder" then return ipfsrt.dataset.open(gateway) end -- GATEWAY: the sample's folder
+  if mode == "--folder" or mode == "--car" then return ipfsrt.dataset.open(gateway) end -- the folder or the CAR
   if mode == "--refs" or mode == "--ncz" then
     local url = "ipfs://" .. root .. (mode == "--refs" and "/refs.json" or "")
     local ds = ipfsrt.dataset.open(url, { client = ipfsrt.client { gateways = { gateway } } })
