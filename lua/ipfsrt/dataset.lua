@@ -800,6 +800,23 @@ local function number_text(x, single)
   return s
 end
 
+-- Times as pandas writes a DatetimeIndex: dates alone when every time is a
+-- midnight, else each with its time of day ("2024-01-01 12:00:00", and
+-- microseconds in six digits where a time has them).
+local function pandas_times(dates)
+  local clock = false
+  for _, t in ipairs(dates) do clock = clock or t:find("T", 1, true) ~= nil end
+  if not clock then return dates end
+  local out = {}
+  for i, t in ipairs(dates) do
+    local day, time = t:match("^(.-)T(.*)$")
+    if not day then day, time = t, "00:00:00" end
+    local whole, frac = time:match("^([^.]*)%.(%d+)$")
+    out[i] = t == "NaT" and t or day .. " " .. (whole and whole .. "." .. (frac .. "000000"):sub(1, 6) or time)
+  end
+  return out
+end
+
 -- The labels along each dimension of v, as text: dates for CF times, numbers
 -- of the coordinate, else positions (from 0).
 local function csv_labels(v)
@@ -807,7 +824,7 @@ local function csv_labels(v)
   for d, dim in ipairs(v.dims) do
     local c, out = coords[dim], {}
     if c and time_of(c.name, c.attrs) then
-      out = c:dates()
+      out = pandas_times(c:dates())
     elseif c then
       local x = c:values()
       for i, n in ipairs(x:astype("float64"):tolist()) do out[i] = number_text(n, x.dtype == "float32") end

@@ -138,13 +138,27 @@ local function limits(x, opts)
   return lo, hi
 end
 
+-- A map has two dimensions: those of length one beside them (the day a date
+-- selected, NOAA's one depth) are taken away, and named in the title.
+local function two_dims(v)
+  if is_variable(v) and #v.dims > 2 then
+    local ones = {}
+    for i, d in ipairs(v.dims) do if v.shape[i] == 1 then ones[d] = 0 end end
+    return next(ones) and v:isel(ones) or v
+  end
+  return nd.isarray(v) and v.ndim > 2 and v:squeeze() or v
+end
+
 function M.map(v, opts)
   check_options(opts, MAP_OPTIONS, "map")
   if opts.cmap ~= nil and not CMAPS[opts.cmap] then
     bad("map: cmap %s is not known (cmaps: RdBu, RdBu_r, ocean, viridis)", tostring(opts.cmap))
   end
+  v = two_dims(v)
   local x = is_variable(v) and v:values() or v
-  if not nd.isarray(x) or x.ndim ~= 2 then bad("map takes a variable (or n-d array) of 2 dimensions") end
+  if not nd.isarray(x) or x.ndim ~= 2 then
+    bad("map takes a variable (or n-d array) of 2 dimensions, besides any of length one")
+  end
   local fig = { cmap = opts.cmap or (opts.center ~= nil and "RdBu_r" or "viridis"), units = opts.units,
     title = opts.title, scale = opts.scale or math.max(1, math.min(8, 720 // x.shape[2])) }
   fig.vmin, fig.vmax = limits(x, opts)

@@ -1,17 +1,21 @@
--- A deterministic sample shaped like NOAA OISST v2.1 as published on IPFS: a
--- Zarr group with sst, anom, err and ice, each int16 (time, lat, lon) =
--- (T, 720, 1440) in chunks of (1, 360, 360) with zstd, CF attributes
--- (scale_factor 0.01, add_offset 0, _FillValue -999, units, long_name), the
--- coordinates time (days since 1978-01-01, from 2024-01-01), lat and lon, land
--- (about 26 % of the cells) filled, ice only poleward of 55 degrees, fields
--- smooth enough to compress about 7x. Made with n-d array operations, a batch
--- of days at a time.
+-- A deterministic sample in NOAA's OISST v2.1 layout, made as NOAA and a
+-- publisher make theirs: first NOAA's daily NetCDF-4 files
+-- (oisst-avhrr-v02r01.YYYYMMDD.nc from 2024-01-01; sst, anom, err and ice, each
+-- int16 (time, zlev, lat, lon) = (1, 1, 720, 1440) packed with scale_factor
+-- 0.01 and _FillValue -999; time a float32 at noon in "days since 1978-01-01
+-- 12:00:00"; NOAA's attributes), then the Zarr form made from them by
+-- xarray's open_mfdataset and to_zarr (chunks of (1, 1, 360, 360), zstd), as a
+-- publisher makes it (scripts/sample/oisst_noaa.py, Debian's python3-netcdf4
+-- and python3-xarray). The values are made up: land (about 26 % of the cells)
+-- filled, ice (a fraction, as NOAA's) only poleward of 55 degrees, fields smooth
+-- enough to compress about 7x, computed here with n-d array operations.
 -- Usage: ipfsrt scripts/sample/oisst.lua OUT_DIR [--days T=366] [--format 2|3]
 --        [--car OUT.car]   (the CAR with ipfs-car's layout; prints its root CID)
---        [--netcdf NC_DIR] (the same data as NOAA publishes OISST: a NetCDF-4
---                           file a day, by oisst_netcdf.py with Debian's
---                           python3-netcdf4, and NC_DIR/refs.json joining them
---                           along time, as `ipfsrt refs --concat time` does)
+--        [--netcdf NC_DIR] (keep the daily files in NC_DIR, with NC_DIR/refs.json
+--                           joining them along time, as `ipfsrt refs --concat
+--                           time` does; else they are made aside and removed)
+-- Format 3 is the Zarr v2 form copied into Zarr v3 by ipfsrt (Debian's
+-- zarr-python writes v2 only): the same arrays, chunks and attributes.
 local ipfsrt = require "ipfsrt"
 local nd = ipfsrt.ndarray
 
@@ -32,9 +36,8 @@ assert(out, "usage: ipfsrt scripts/sample/oisst.lua OUT_DIR [--days T] [--format
 local days = math.tointeger(tonumber(args.days or "366"))
 local format = math.tointeger(tonumber(args.format or "2"))
 assert(days and days > 0 and (format == 2 or format == 3), "--days is a count, --format 2 or 3")
-assert(not args.netcdf or format == 2, "--netcdf is made from the Zarr v2 form (--format 2)")
-local NLAT, NLON, BATCH = 720, 1440, 8
-local FIRST_DAY = 16801 -- 2024-01-01 in days since 1978-01-01
+local NLAT, NLON = 720, 1440
+local FIRST_DAY = 16801 -- 2024-01-01 in days since 1978-01-01 (at noon, as NOAA's)
 
 local t0 = ipfsrt.clock()
 os.execute("rm -rf '" .. out .. "'")
@@ -80,7 +83,7 @@ local function rolled(day)
 end
 
 local FILL = -999
-local function packed(x) -- degrees (or percent) to int16 hundredths, land filled
+local function packed(x) -- degrees (or a fraction) to int16 hundredths, land filled
   return nd.where(land, FILL, (x * 100):round()):astype("int16")
 end
 
@@ -90,95 +93,56 @@ local function day_fields(d)
   local clim = base + seasonal * cycle
   local weather = rolled(d) * 0.3 + math.sin(d / 9) * 0.2
   local sst = (clim + weather):clip(-1.8, nil)
-  local ice = nd.where((LAT:abs():gt(55) + LON * 0):gt(0) & sst:lt(0.5), ((sst - 0.5) * -40):clip(0, 100), 0)
+  local ice = nd.where((LAT:abs():gt(55) + LON * 0):gt(0) & sst:lt(0.5), ((sst - 0.5) * -0.4):clip(0, 1), 0)
   return {
     sst = packed(sst), anom = packed(sst - clim), err = packed(weather:abs() * 0.2 + 0.1), ice = packed(ice),
   }
 end
 
--- --------------------------------------------------------------- storing
+-- --------------------------------------------------------------- writing
 
-local function create(name, o)
-  o.path, o.zarr_format, o.compressor = name, format, o.compressor or { id = "zstd", level = 3 }
-  if format == 3 then o.dimension_names, o.attrs._ARRAY_DIMENSIONS = o.attrs._ARRAY_DIMENSIONS, nil end
-  return ipfsrt.zarr.create(out, o)
-end
+local function quoted(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
+local nc_dir = args.netcdf or out .. ".nc-tmp"
+os.execute("rm -rf " .. quoted(nc_dir))
+local v2 = format == 2 and out or out .. ".v2-tmp"
+os.execute("rm -rf " .. quoted(v2))
+local function parent(path) return path:match("^(.*)/[^/]*$") or "." end
+os.execute("mkdir -p " .. quoted(parent(nc_dir)) .. " " .. quoted(parent(out)))
 
-ipfsrt.zarr.group(out, { zarr_format = format, attrs = {
-  title = "OISST-like sample (ipfsrt, deterministic)", Conventions = "CF-1.6",
-  source = "scripts/sample/oisst.lua: shaped like NOAA OISST v2.1, values made up" } })
-
-local coords = {
-  time = { nd.arange(days):astype("int32") + FIRST_DAY, "int32", { units = "days since 1978-01-01",
-    long_name = "Center time of the day", calendar = "standard" } },
-  lat = { LAT:reshape { NLAT }:astype("float32"), "float32", { units = "degrees_north", long_name = "Latitude" } },
-  lon = { LON:reshape { NLON }:astype("float32"), "float32", { units = "degrees_east", long_name = "Longitude" } },
-}
-for _, name in ipairs { "time", "lat", "lon" } do
-  local c = coords[name]
-  c[3]._ARRAY_DIMENSIONS = { name }
-  local a = create(name, { shape = c[1].shape, chunks = c[1].shape, dtype = c[2], attrs = c[3] })
-  a:write(nil, c[1])
-end
-
-local VARS = {
-  { "sst", "Daily sea surface temperature", "Celsius" },
-  { "anom", "Daily sea surface temperature anomalies", "Celsius" },
-  { "err", "Estimated error standard deviation of analysed_sst", "Celsius" },
-  { "ice", "Sea ice concentration", "%" },
-}
-local arrays = {}
-for _, v in ipairs(VARS) do
-  arrays[v[1]] = create(v[1], { shape = { days, NLAT, NLON }, chunks = { 1, 360, 360 }, dtype = "int16",
-    fill_value = FILL, attrs = { scale_factor = 0.01, add_offset = 0, _FillValue = FILL, units = v[3],
-      long_name = v[2], _ARRAY_DIMENSIONS = { "time", "lat", "lon" } } })
-end
-
-for d0 = 0, days - 1, BATCH do
-  local d1 = math.min(d0 + BATCH, days)
-  local batch = {}
-  for d = d0, d1 - 1 do
-    for name, f in pairs(day_fields(d)) do
-      batch[name] = batch[name] or {}
-      table.insert(batch[name], f)
-    end
+-- The days' stored fields go to oisst_noaa.py as they are made: it writes
+-- each day's file while the next day is computed here.
+local noaa = assert(io.popen(string.format("/usr/bin/python3 %s %s %d %d --zarr %s > %s", quoted(here ..
+  "/oisst_noaa.py"), quoted(nc_dir), FIRST_DAY, days, quoted(v2), quoted(nc_dir .. ".names")), "w"))
+for d = 0, days - 1 do
+  local f = day_fields(d)
+  for _, name in ipairs { "sst", "anom", "err", "ice" } do
+    assert(noaa:write(f[name]:tobytes("<")), "oisst_noaa.py stopped reading (it needs Debian's python3-netcdf4)")
   end
-  for name, list in pairs(batch) do arrays[name]:write({ { d0, d1 } }, nd.stack(list, 0)) end
-  io.stderr:write(string.format("\r%d of %d days", d1, days))
+  io.stderr:write(string.format("\r%d of %d days", d + 1, days))
 end
 io.stderr:write("\n")
-ipfsrt.zarr.consolidate(out)
+assert(noaa:close(), "oisst_noaa.py failed (it needs Debian's python3-netcdf4, python3-xarray and python3-zarr)")
+local names = {}
+for line in io.lines(nc_dir .. ".names") do names[#names + 1] = line end
+os.remove(nc_dir .. ".names")
+
+if format == 3 then -- every array as it is, in v3's metadata
+  ipfsrt.zarr.copy(v2, out, { zarr_format = 3, compressor = { id = "zstd", level = 3 } })
+  os.execute("rm -rf " .. quoted(v2))
+end
 io.stderr:write(string.format("made %s (format %d, %d days) in %.1f s\n", out, format, days, ipfsrt.clock() - t0))
+
+if args.netcdf then
+  local paths = {}
+  for i, n in ipairs(names) do paths[i] = nc_dir .. "/" .. n end
+  local f = assert(io.open(nc_dir .. "/refs.json", "wb"))
+  f:write((ipfsrt.refs.concat(paths, "time", { targets = names })))
+  f:close()
+else
+  os.execute("rm -rf " .. quoted(nc_dir))
+end
 if args.car then
   os.remove(args.car)
   print(tostring(ipfsrt.pack(out, { preset = "ipfs-car", hidden = true, output = args.car })))
-end
-
--- ---------------------------------------------------------------- NetCDF-4
-
-local function quoted(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
--- NOAA's file name of the day FIRST_DAY + i (1978-01-01 is 2922 days after 1970-01-01).
-local function file_name(i)
-  return os.date("!oisst-avhrr-v02r01.%Y%m%d.nc", (FIRST_DAY + i + 2922) * 86400)
-end
-
-if args.netcdf then
-  local t1 = ipfsrt.clock()
-  local here = arg[0]:match("^(.*)/[^/]*$") or "."
-  os.execute("rm -rf " .. quoted(args.netcdf))
-  local ok = os.execute(string.format("/usr/bin/python3 %s %s %s", quoted(here .. "/oisst_netcdf.py"), quoted(out),
-    quoted(args.netcdf)))
-  assert(ok, "oisst_netcdf.py failed (it needs Debian's python3-netcdf4 and python3-zarr)")
-  local names, paths = {}, {}
-  for i = 0, days - 1 do
-    names[#names + 1] = file_name(i)
-    paths[#paths + 1] = args.netcdf .. "/" .. names[#names]
-  end
-  local json = ipfsrt.refs.concat(paths, "time", { targets = names })
-  local f = assert(io.open(args.netcdf .. "/refs.json", "wb"))
-  f:write(json)
-  f:close()
-  io.stderr:write(string.format("made %s (%d NetCDF-4 files and refs.json) in %.1f s\n", args.netcdf, days,
-    ipfsrt.clock() - t1))
 end

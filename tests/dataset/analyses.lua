@@ -58,7 +58,7 @@ local function tolerance(title)
 end
 
 os.execute("mkdir -p '" .. out_dir .. "'")
-local env = setmetatable({ ipfsrt = ipfsrt, ds = ipfsrt.dataset.open(sample), dir = out_dir }, { __index = _G })
+local env = setmetatable({ ipfsrt = ipfsrt, ds = ipfsrt.dataset.open(sample):isel { zlev = 0 }, dir = out_dir }, { __index = _G })
 local bad, list = 0, blocks(readme)
 assert(#list == #want_all, string.format("%d Lua analyses, %d Python ones", #list, #want_all))
 for i, b in ipairs(list) do

@@ -2,7 +2,8 @@
 -- same sample: the same labels, selections, CF-decoded values and reductions.
 -- Usage: ipfsrt check.lua DIR XARRAY.json
 local ipfsrt = require "ipfsrt"
-local ds = ipfsrt.dataset.open(arg[1])
+local full = ipfsrt.dataset.open(arg[1])
+local ds = full:isel { zlev = 0 } -- NOAA's layout: one depth, the surface
 local want = ipfsrt.json.decode(assert(io.open(arg[2])):read("a"))
 local sst = ds.sst
 local nd = ipfsrt.ndarray
@@ -15,7 +16,8 @@ local names = {}
 for name in pairs(ds.vars) do names[#names + 1] = name end
 table.sort(names)
 local got = {
-  dims = ds.dims, vars = names, dtype = sst:isel { time = 0, lat = 0, lon = 0 }:values().dtype,
+  dims = full.dims, vars = names,
+  full_box_shape = full.sst:sel { time = "2024-01-05", lat = { 20, 60 }, lon = { 270, 310 } }.shape, dtype = sst:isel { time = 0, lat = 0, lon = 0 }:values().dtype,
   first_time = ds.time:dates()[1], last_time = ds.time:dates()[ds.dims.time],
   box_shape = box.shape, box_mean = box:mean(), box_sum = box:sum(),
   series = numbers(sst:sel { lat = 35, lon = 285, method = "nearest" }),

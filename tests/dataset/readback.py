@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import xarray as xr
 
-ds = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None)
+ds = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None).isel(zlev=0)
 out = sys.argv[2]
 sst, coslat = ds.sst, np.cos(np.deg2rad(ds.lat))
 cases = {

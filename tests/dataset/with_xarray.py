@@ -8,8 +8,17 @@ import sys
 import numpy as np
 import xarray as xr
 
-ds = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None)
+full = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None)
+ds = full.isel(zlev=0)  # NOAA's layout: one depth, the surface
 sst = ds.sst
+
+
+def label(t):
+    """A time as ipfsrt's dates() writes it: the date, and the time of day when it has one."""
+    if np.isnat(t):
+        return "NaT"
+    s = str(np.datetime64(t, "s"))
+    return s[:10] if s.endswith("T00:00:00") else s
 
 
 def values(da):
@@ -19,11 +28,12 @@ def values(da):
 box = sst.sel(time="2024-01-05", lat=slice(20, 60), lon=slice(270, 310))
 series = sst.sel(lat=35, lon=285, method="nearest")
 out = {
-    "dims": {k: int(v) for k, v in ds.sizes.items()},
+    "dims": {k: int(v) for k, v in full.sizes.items()},
+    "full_box_shape": list(full.sst.sel(time="2024-01-05", lat=slice(20, 60), lon=slice(270, 310)).shape),
     "vars": sorted(ds.data_vars),
     "dtype": str(sst.dtype),
-    "first_time": str(ds.time.values[0])[:10],
-    "last_time": str(ds.time.values[-1])[:10],
+    "first_time": label(ds.time.values[0]),
+    "last_time": label(ds.time.values[-1]),
     "box_shape": list(box.shape),
     "box_mean": float(box.mean()),
     "box_sum": float(box.sum()),
@@ -41,10 +51,10 @@ out = {
 globe = sst.isel(lat=slice(0, 720, 90), lon=slice(0, 1440, 180))
 out["argmax_series"] = int(series.argmax())
 out["argmin_series"] = int(series.argmin())
-out["idxmax_series"] = str(series.idxmax().values)[:10]
-out["idxmin_series"] = str(series.idxmin("time").values)[:10]
+out["idxmax_series"] = label(series.idxmax().values)
+out["idxmin_series"] = label(series.idxmin("time").values)
 out["argmax_box"] = [int(x) for x in sst.isel(lat=slice(100, 104), lon=slice(0, 3)).argmax("time").values.reshape(-1)]
-out["idxmax_globe"] = [str(x)[:10] for x in globe.idxmax("time").values.reshape(-1)]
+out["idxmax_globe"] = [label(x) for x in globe.idxmax("time").values.reshape(-1)]
 out["idxmin_lat"] = values(sst.isel(time=0, lon=slice(0, 1440, 240)).idxmin("lat"))
 assert "NaT" in out["idxmax_globe"]
 

@@ -134,25 +134,23 @@ end
 
 local function root_of(output) return output:match("(%S+)%s*$") end
 
--- The OISST-like sample of the dataset benchmarks, made once in dir by exe:
--- returns its folder, its CAR and the CAR's root.
+-- The OISST-like sample of the dataset benchmarks, made once in dir by exe
+-- (its daily NetCDF-4 files kept beside it, folder-nc): returns its folder,
+-- its CAR and the CAR's root.
 function M.sample(exe, dir, days, format)
   return made_once(string.format("%s/oisst-%s-v%s", dir, days, format), function(name, car)
     M.sh(string.format("mkdir -p '%s'", dir))
-    return root_of(M.sh(string.format("%s scripts/sample/oisst.lua '%s' --days %s --format %s --car '%s' 2>/dev/null",
-      exe, name, days, format, car)))
+    return root_of(M.sh(string.format("%s scripts/sample/oisst.lua '%s' --days %s --format %s --car '%s' " ..
+      "--netcdf '%s-nc' 2>/dev/null", exe, name, days, format, car, name)))
   end)
 end
 
--- The sample (M.sample's folder, Zarr v2) as NOAA publishes OISST: a
--- NetCDF-4 file a day with refs.json joining them along time
--- (scripts/sample/oisst_netcdf.py, ipfsrt.refs.concat), packed as one CAR
--- (once, beside the sample). Returns the folder, the CAR and its root CID.
+-- The sample's daily NetCDF-4 files (M.sample's folder-nc, as NOAA publishes
+-- OISST) with refs.json joining them along time, packed as one CAR (once,
+-- beside the sample). Returns the folder, the CAR and its root CID.
 function M.netcdf_sample(exe, sample)
   return made_once(sample .. "-nc", function(name, car)
-    M.sh(string.format("/usr/bin/python3 scripts/sample/oisst_netcdf.py '%s' '%s' 2>/dev/null", sample, name))
-    return root_of(M.sh(string.format("%s refs -q '%s'/oisst-avhrr-*.nc --concat time -o '%s/refs.json' && " ..
-      "%s pack '%s' -o '%s' --force", exe, name, name, exe, name, car)))
+    return root_of(M.sh(string.format("%s pack '%s' -o '%s' --force", exe, name, car)))
   end)
 end
 

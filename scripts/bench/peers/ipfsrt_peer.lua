@@ -7,9 +7,8 @@
 -- With --folder, GATEWAY is the sample's folder, read as it is; with --car, it
 -- is the sample's CAR file, read verified (the floor of what reading costs
 -- without a network: decoding and hashing); with --refs,
--- ROOT is the NetCDF form's (daily files and refs.json, verified ipfs://):
--- its zlev dimension (one depth) taken away, as the Zarr form has none; with
--- --ncz, ROOT is those files' chunks copied into a plain Zarr (zlev too).
+-- ROOT is the NetCDF form's (daily files and refs.json, verified ipfs://);
+-- with --ncz, ROOT is those files' chunks copied into a plain Zarr.
 -- Usage: ipfsrt ipfsrt_peer.lua GATEWAY|ENDPOINT|FOLDER|CAR ROOT SCENARIO
 --        [--plain|--s3|--s3car|--folder|--car|--refs|--ncz]
 local ipfsrt = require "ipfsrt"
@@ -22,8 +21,7 @@ local function open()
   if mode == "--folder" or mode == "--car" then return ipfsrt.dataset.open(gateway) end -- the folder or the CAR
   if mode == "--refs" or mode == "--ncz" then
     local url = "ipfs://" .. root .. (mode == "--refs" and "/refs.json" or "")
-    local ds = ipfsrt.dataset.open(url, { client = ipfsrt.client { gateways = { gateway } } })
-    return setmetatable({ sst = ds.sst:isel { zlev = 0 } }, { __index = ds })
+    return ipfsrt.dataset.open(url, { client = ipfsrt.client { gateways = { gateway } } })
   end
   return ipfsrt.dataset.open("ipfs://" .. root, { client = ipfsrt.client { gateways = { gateway } } })
 end

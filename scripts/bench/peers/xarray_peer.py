@@ -8,7 +8,7 @@ With --dask, GATEWAY is the sample's folder, opened with dask arrays computed
 by dask's threaded scheduler. With --netcdf DAYS, ROOT is the NetCDF form's
 (a NetCDF-4 file a day from 2024-01-01): the files read as Python users read
 them from a gateway, xarray's open_mfdataset with engine h5netcdf on
-fsspec's HTTP files (dask, one chunk a file), its zlev dimension taken away.
+fsspec's HTTP files (dask, one chunk a file).
 Usage: xarray_peer.py GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--s3|--dask|--netcdf DAYS]"""
 import datetime
 import json
@@ -72,7 +72,7 @@ elif sys.argv[4:5] == ["--netcdf"]:
 else:
     store = fsspec.get_mapper(f"{gateway}/ipfs/{root}")
 if store is None:
-    ds = xr.open_mfdataset(files, engine="h5netcdf", combine="nested", concat_dim="time").isel(zlev=0)
+    ds = xr.open_mfdataset(files, engine="h5netcdf", combine="nested", concat_dim="time")
 else:
     ds = xr.open_zarr(store, consolidated=True, chunks=chunks)
 t1 = time.perf_counter()
