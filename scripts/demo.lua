@@ -95,8 +95,9 @@ local ds = ipfsrt.dataset.open("ipfs://" .. root, { client = c })
 local sst = ds.sst:isel { zlev = 0 } -- NOAA's layout has a depth dimension of one (the surface): taken away
 local dates = ds.time:dates()
 local day = dates[math.min(60, #dates)]
+local date = day:sub(1, 10) -- the day, its time of day (noon, as NOAA's) left out of the text
 local box = sst:sel { time = day, lat = { 20, 60 }, lon = { 270, 310 } }
-say("\nmean SST of the Gulf Stream box (20-60 N, 270-310 E) on %s: %.2f %s", day, box:mean(), sst.attrs.units)
+say("\nmean SST of the Gulf Stream box (20-60 N, 270-310 E) on %s: %.2f %s", date, box:mean(), sst.attrs.units)
 local field = sst:sel { time = day }:values()
 local at = field:argmax()
 local lats, lons = ds.lat:values():tolist(), ds.lon:values():tolist()
@@ -111,7 +112,7 @@ local series = sst:sel { lat = 35, lon = 285, method = "nearest" }:values()
 local list = series:tolist()
 local lo, hi = series:argmin(), series:argmax()
 say("time series at 35 N, 285 E over %d days: %.2f on %s to %.2f on %s (annual cycle, weather on top)", #list,
-  list[lo + 1], dates[lo + 1], list[hi + 1], dates[hi + 1])
+  list[lo + 1], dates[lo + 1]:sub(1, 10), list[hi + 1], dates[hi + 1]:sub(1, 10))
 
 -- The same answers from the NetCDF form: the daily files' chunks read through
 -- the references made by `ipfsrt refs --concat time`, verified through the same
@@ -127,9 +128,9 @@ say("from the %d daily NetCDF-4 files through refs.json: box mean %.2f, warmest 
 if not same_nc then error("the demo did not go as it must: the NetCDF form's answers differ from the Zarr form's", 0) end
 
 -- 5. pictures
-local png = o.dir .. "/sst-" .. day .. ".png"
+local png = o.dir .. "/sst-" .. date .. ".png"
 ipfsrt.plot.map(sst:sel { time = day }, { path = png, vmin = -2, vmax = 32, cmap = "ocean",
-  title = "Sea surface temperature, " .. day .. " (read verified from IPFS)" })
+  title = "Sea surface temperature, " .. date .. " (read verified from IPFS)" })
 local ts_svg, bench_svg = o.dir .. "/timeseries.svg", o.dir .. "/benchmark.svg"
 local point = sst:sel { lat = 35, lon = 285, method = "nearest" }
 ipfsrt.plot.line({ point, point:rolling({ time = 7, center = true }):mean() }, { path = ts_svg,

@@ -30,7 +30,7 @@ local lua = assert(section:match("```lua\n(.-)```"), "no Lua block in 'The first
 if not io.open("build/demo/oisst-60.root") then
   print("making the demo's sample (60 days) in build/demo ...")
   local ok, out = sh("mkdir -p build/demo && build/ipfsrt scripts/sample/oisst.lua build/demo/oisst-60 --days 60 " ..
-    "--car build/demo/oisst-60.car 2>/dev/null")
+    "--car build/demo/oisst-60.car --netcdf build/demo/oisst-60-nc 2>/dev/null")
   assert(ok, out)
   local f = assert(io.open("build/demo/oisst-60.root", "w"))
   f:write(out:match("(%S+)%s*$"))
@@ -43,7 +43,7 @@ assert(io.open(script, "w")):write("set -e\n" .. shell)
 local ok, out = sh("bash " .. script)
 os.remove(script)
 assert(ok, "the README's shell block failed:\n" .. out)
-for _, want in ipairs { "sst  int16 [60, 720, 1440]", "units: Celsius", "dtype=float32" } do
+for _, want in ipairs { "sst  int16 [60, 1, 720, 1440]", "units: Celsius", "dtype=float32" } do
   assert(out:find(want, 1, true), "the shell block's output lacks " .. want .. ":\n" .. out)
 end
 
