@@ -206,6 +206,28 @@ static int run_cli(lua_State *L, char **argv, int argc) {
     return (int)luaL_optinteger(L, -1, 0);
 }
 
+/* The library modules compiled into the executable come before the files
+ * beside it: they are the same, built together, and load ten times faster
+ * than parsing (3 ms of a dataset's opening). IPFSRT_LUA_DIR, when set, puts
+ * its files first, for working on them. ipfsrt_lua_open appends its searcher
+ * to package.searchers: it moves up to second, after the preloaded ones. */
+static void prefer_built_in(lua_State *L) {
+    const char *env = getenv("IPFSRT_LUA_DIR");
+    if (env && *env) return;
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "searchers");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n > 2) {
+        lua_rawgeti(L, -1, n);
+        for (lua_Integer i = n; i > 2; i--) {
+            lua_rawgeti(L, -2, i - 1);
+            lua_rawseti(L, -3, i);
+        }
+        lua_rawseti(L, -2, 2);
+    }
+    lua_pop(L, 2);
+}
+
 static int pmain(lua_State *L) {
     int argc = (int)lua_tointeger(L, 1);
     char **argv = lua_touserdata(L, 2);
@@ -219,6 +241,7 @@ static int pmain(lua_State *L) {
     lua_pushstring(L, "ipfsrt");
     lua_call(L, 1, 1);
     lua_setglobal(L, "ipfsrt");
+    prefer_built_in(L);
 
     int rc;
     if (argc >= 2 && strcmp(argv[1], "-v") == 0) { /* ipfsrt -v script.lua ...: as without, and tracebacks */
