@@ -138,15 +138,16 @@ local function limits(x, opts)
   return lo, hi
 end
 
--- A map has two dimensions: those of length one beside them (the day a date
--- selected, NOAA's one depth) are taken away, and named in the title.
-local function two_dims(v)
-  if is_variable(v) and #v.dims > 2 then
+-- A map has two dimensions, a line one: those of length one beside them (the
+-- day a date selected, NOAA's one depth) are taken away (a map names them in
+-- its title).
+local function only_dims(v, n)
+  if is_variable(v) and #v.dims > n then
     local ones = {}
     for i, d in ipairs(v.dims) do if v.shape[i] == 1 then ones[d] = 0 end end
     return next(ones) and v:isel(ones) or v
   end
-  return nd.isarray(v) and v.ndim > 2 and v:squeeze() or v
+  return nd.isarray(v) and v.ndim > n and v:squeeze() or v
 end
 
 function M.map(v, opts)
@@ -154,7 +155,7 @@ function M.map(v, opts)
   if opts.cmap ~= nil and not CMAPS[opts.cmap] then
     bad("map: cmap %s is not known (cmaps: RdBu, RdBu_r, ocean, viridis)", tostring(opts.cmap))
   end
-  v = two_dims(v)
+  v = only_dims(v, 2)
   local x = is_variable(v) and v:values() or v
   if not nd.isarray(x) or x.ndim ~= 2 then
     bad("map takes a variable (or n-d array) of 2 dimensions, besides any of length one")
@@ -229,7 +230,10 @@ local function series_of(vs, opts)
   local series = {}
   local r = { xlo = math.huge, xhi = -math.huge, ylo = math.huge, yhi = -math.huge }
   for i, v in ipairs(vs) do
-    if not is_variable(v) or #v.dims ~= 1 then bad("line: item %d is not a 1-D variable", i) end
+    v = only_dims(v, 1)
+    if not is_variable(v) or #v.dims ~= 1 then
+      bad("line: item %d is not a 1-D variable (besides dimensions of length one)", i)
+    end
     local xs, c, name = x_of(v)
     r.cal, r.xname = r.cal or c, r.xname or name
     local ys = v:values():astype("float64"):tolist()

@@ -48,11 +48,11 @@ local function cpu_floor(what, days)
   for d = 0, days - 1 do
     for i = 0, (what == "series" and 0 or 1) do
       for j = 0, (what == "series" and 0 or 3) do
-        chunks[#chunks + 1] = store:get(a:chunk_key(d, what == "series" and 1 or i, what == "series" and 2 or j))
+        chunks[#chunks + 1] = store:get(a:chunk_key(d, 0, what == "series" and 1 or i, what == "series" and 2 or j))
       end
     end
   end
-  local sel = what == "series" and { { 0, days }, { 360, 720 }, { 720, 1080 } } or { { 0, days } }
+  local sel = what == "series" and { { 0, days }, 0, { 360, 720 }, { 720, 1080 } } or { { 0, days } }
   a:read(sel, { threads = 1 })
   local t0 = ipfsrt.clock()
   for _, bytes in ipairs(chunks) do ipfsrt.cid.sum("raw", bytes) end

@@ -35,6 +35,7 @@
 -- Usage: ipfsrt scripts/bench/peers.lua [--days 366] [--runs 5] [--dir build/bench]
 --        [--clients a,b,...] [--scenarios open,spatial,...] [--total yes]
 --        [--network https|http|delay] [--rtts 0,20,80] [--rate 400] [--delays 0,10,50]
+--        [--json OUT.json] (every median, checksum, byte and connection count)
 local ipfsrt = require "ipfsrt"
 -- the benchmarks' helpers beside this script (scripts/bench/lib), not part of the library
 package.path = (arg[0]:match("^(.*)/") or ".") .. "/lib/?.lua;" .. package.path
@@ -281,37 +282,59 @@ local function floors(rtt, results)
   local open_bytes = open.bytes or 0
   local bandwidth = tonumber(o.rate) * 1e6 / 8 -- bytes/s
   local bdp = bandwidth * rtt / 1000
+  -- the floor and the round trips it counts after opening
   local function floor_of(s)
     local mine, cpu = results[s]["ipfsrt-verified"] or {}, ((all[0] or {})[s] or {})["ipfsrt-car"] or {}
     if not (mine.bytes and cpu.median) then return nil end
     local handshakes = 1 + (o.network == "https" and 1 or 0)
     if s == "open" then
       local rounds = handshakes + 2 + math.max(0, window_rounds(mine.bytes, IW * MSS, bdp) - 1)
-      return rounds * rtt + mine.bytes / bandwidth * 1000 + cpu.median
+      return rounds * rtt + mine.bytes / bandwidth * 1000 + cpu.median, 0
     end
     local bytes = mine.bytes - open_bytes
-    local f = (1 + window_rounds(bytes, IW * MSS + open_bytes, bdp)) * rtt + bytes / bandwidth * 1000 + cpu.median
-    return o.total and f + (handshakes + 2) * rtt + open_bytes / bandwidth * 1000 or f
+    local rounds = 1 + window_rounds(bytes, IW * MSS + open_bytes, bdp)
+    local f = rounds * rtt + bytes / bandwidth * 1000 + cpu.median
+    return o.total and f + (handshakes + 2) * rtt + open_bytes / bandwidth * 1000 or f, rounds
   end
   return floor_of
+end
+
+-- The issue's targets for a pattern away from loopback: verified at least as
+-- fast as plain, within 1.2x its floor, and at least 2x xarray + fsspec where
+-- it takes more than one round trip after opening.
+local function targets(mine, floor, rounds, plain, xarray)
+  local missed = {}
+  if mine and plain and plain < mine then missed[#missed + 1] = "plain" end
+  if mine and floor and mine > 1.2 * floor then missed[#missed + 1] = "floor" end
+  if mine and xarray and (rounds or 0) > 1 and xarray < 2 * mine then missed[#missed + 1] = "xarray" end
+  return #missed == 0 and "met" or "missed: " .. table.concat(missed, ", ")
 end
 
 local function report_floor(rtt, results)
   if not (emulated and (results[scenarios[1]] or {})["ipfsrt-verified"]) then return end
   local floor_of = floors(rtt, results)
   print(string.format("\nAt %d ms: ipfsrt-verified, its floor, its median / the floor, ipfsrt-plain's and xarray's "
-    .. "medians / its, and what it moved (connections, MB through the emulator)", rtt))
+    .. "medians / its, what it moved (connections, MB through the emulator), round trips after opening (the "
+    .. "floor's), and the targets (at 20 ms and more)", rtt))
   local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
   for _, s in ipairs(scenarios) do
     local function r(c) return results[s][c] or {} end
-    local mine, floor = r("ipfsrt-verified"), floor_of(s)
-    print(string.format("%-11s %10s %10s %8s %8s %8s %6s %9s", s, mine.median and string.format("%.1f", mine.median) or "-",
-      floor and string.format("%.1f", floor) or "-", ratio(mine.median, floor), ratio(r("ipfsrt-plain").median, mine.median),
-      ratio(r("xarray").median, mine.median), mine.connections or "-",
-      mine.bytes and string.format("%.2f", mine.bytes / 1e6) or "-"))
+    local mine, floor, rounds = r("ipfsrt-verified"), floor_of(s)
+    print(string.format("%-11s %10s %10s %8s %8s %8s %6s %9s %6s  %s", s,
+      mine.median and string.format("%.1f", mine.median) or "-", floor and string.format("%.1f", floor) or "-",
+      ratio(mine.median, floor), ratio(r("ipfsrt-plain").median, mine.median), ratio(r("xarray").median, mine.median),
+      mine.connections or "-", mine.bytes and string.format("%.2f", mine.bytes / 1e6) or "-", rounds or "-",
+      rtt >= 20 and targets(mine.median, floor, rounds, r("ipfsrt-plain").median, r("xarray").median) or ""))
   end
 end
 
+if o.json then
+  local f = assert(io.open(o.json, "w"))
+  local by_ms = {}
+  for ms, r in pairs(all) do by_ms[tostring(ms)] = r end
+  f:write(ipfsrt.json.encode { options = o, results = by_ms })
+  f:close()
+end
 for _, delay in ipairs(delays) do
   report(delay, all[delay])
   report_floor(delay, all[delay])

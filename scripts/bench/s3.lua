@@ -45,7 +45,7 @@ local function curl_floor(runs)
   local list = o.dir .. "/s3/curl.cfg"
   local f = assert(io.open(list, "w"))
   for t = 0, tonumber(o.days) - 1 do
-    f:write(string.format('url = "%s/data/oisst/sst/%d.1.3"\noutput = "/dev/null"\n', endpoint, t))
+    f:write(string.format('url = "%s/data/oisst/sst/%d.0.1.3"\noutput = "/dev/null"\n', endpoint, t))
   end
   f:close()
   local times = {}
