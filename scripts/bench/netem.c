@@ -105,13 +105,17 @@ static int64_t transmit_ns(size_t len, double bps)
 /* How many of len bytes may be sent at *t, moving *t on to when the window
  * lets at least one segment go: the model waits for acks of earlier sends
  * (each acked one round trip after it was sent), growing the window as they
- * come (slow start, then one segment a round trip), and restarts from the
- * initial window after an idle spell. */
+ * come (slow start, then one segment a round trip), and after an idle spell
+ * halves it for every retransmission timeout idle, down to the initial
+ * window, as Linux does (tcp_slow_start_after_idle). */
 static size_t window_take(direction *d, int64_t *t, size_t len)
 {
     if (d->cwnd <= 0) return len;
     int64_t rto = M.rtt_ns + M.rtt_ns / 2 > RTO_MIN_NS ? M.rtt_ns + M.rtt_ns / 2 : RTO_MIN_NS;
-    if (d->ack_count == 0 && *t - d->link_free_ns > rto) d->cwnd = (double)M.iw * MSS;
+    double initial = (double)M.iw * MSS;
+    if (d->ack_count == 0)
+        for (int64_t idle = *t - d->link_free_ns - rto; idle > 0 && d->cwnd > initial; idle -= rto)
+            d->cwnd = fmax(d->cwnd / 2, initial);
     for (;;) {
         while (d->ack_count > 0 && d->acks_ns[d->ack_head] <= *t) {
             size_t acked = d->acks_len[d->ack_head];

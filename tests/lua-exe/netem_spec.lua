@@ -19,6 +19,8 @@ describe("the benchmarks' network emulator", function()
     files[i] = exe.bytes(100000 + i, i)
     exe.put(string.format("%s/tree/f%02d.bin", dir, i), files[i])
   end
+  os.execute("mkdir -p " .. dir .. "/tree/many")
+  for i = 1, 150 do exe.put(string.format("%s/tree/many/s%03d.bin", dir, i), exe.bytes(2000, 1000 + i)) end
   local car = dir .. "/tree.car"
   local root = tostring(ipfsrt.pack(dir .. "/tree", { preset = "ipfs-car", output = car }))
   local nets = {}
@@ -60,6 +62,16 @@ describe("the benchmarks' network emulator", function()
     local got = read_all(h2, cert)
     for i = 1, #files do assert.equal(files[i], got[i]) end
     assert.equal(1, h2.stats().connections)
+    -- more requests at once than curl's own cap on a connection's streams (100):
+    -- still one connection, as the server allows 256
+    local c = ipfsrt.client { gateways = { h2.url }, cacert = cert, concurrency = 150 }
+    local urls = {}
+    for i = 1, 150 do urls[i] = string.format("ipfs://%s/many/s%03d.bin", root, i) end
+    local many, errors = c:get_many(urls)
+    c:close()
+    assert.same({}, errors)
+    assert.equal(150, #many)
+    assert.equal(2, h2.stats().connections)
     local h1 = start { rtt = 2 }
     got = read_all(h1)
     for i = 1, #files do assert.equal(files[i], got[i]) end

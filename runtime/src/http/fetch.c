@@ -110,6 +110,11 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
         return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     }
     curl_multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+    /* HTTP/2: as many streams on one connection as the server allows. curl's own
+     * cap (100) opened a connection more for each request past it, each through
+     * TCP's and TLS's handshakes and slow start: 28 of them for a 366-day time
+     * series 80 ms away, 4.7x slower than on one (bench README). */
+    curl_multi_setopt(f->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
     *out = f;
     return IPFSRT_OK;
 }

@@ -52,7 +52,8 @@ end
 
 -- Starts the gateway over cars, the TLS front when o.https, and the emulator
 -- (o.rtt ms, o.rate and o.shared Mbit/s, o.loss, o.jitter ms, o.iw segments;
--- o.delay ms: the gateway's own wait before each answer, as `serve --delay`).
+-- o.delay ms: the gateway's own wait before each answer, as `serve --delay`;
+-- o.log: the gateway's log of requests, as `serve --log`).
 -- Returns {url, env (what a client's command needs to trust the front),
 -- stats() (the emulator's counts so far), stop()}.
 function M.start(exe, dir, cars, o)
@@ -61,6 +62,7 @@ function M.start(exe, dir, cars, o)
   for _, car in ipairs(cars) do args[#args + 1] = car end
   for _, a in ipairs { "-q", "--threads", "2" } do args[#args + 1] = a end
   if (o.delay or 0) > 0 then args[#args + 1], args[#args + 2] = "--delay", tostring(o.delay) end
+  if o.log then args[#args + 1], args[#args + 2] = "--log", o.log end
   local gateway, stop_gateway = bench.start_serve(exe, args)
   local pids, net = {}, { env = "" }
   local port = assert(tonumber(gateway:match(":(%d+)$")))
