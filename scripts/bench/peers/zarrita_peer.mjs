@@ -52,9 +52,10 @@ const nearest = (values, x) => {
 }
 let raw
 if (name === 'open') raw = null
-else if (name === 'spatial') raw = await zarr.get(sst, [Math.min(59, times.length - 1), within(lats, 20, 60), within(lons, 270, 310)])
-else if (name === 'timeseries') raw = await zarr.get(sst, [null, nearest(lats, 35), nearest(lons, 285)])
-else if (name === 'fullfield') raw = await zarr.get(sst, [0, null, null])
+// (time, zlev, lat, lon), as NOAA's: zlev is one depth, the surface
+else if (name === 'spatial') raw = await zarr.get(sst, [Math.min(59, times.length - 1), 0, within(lats, 20, 60), within(lons, 270, 310)])
+else if (name === 'timeseries') raw = await zarr.get(sst, [null, 0, nearest(lats, 35), nearest(lons, 285)])
+else if (name === 'fullfield') raw = await zarr.get(sst, [0, 0, null, null])
 else if (name === 'bulk') raw = await zarr.get(sst, null)
 else throw new Error(`no scenario ${name}`)
 const t2 = performance.now()
