@@ -195,7 +195,8 @@ describe("ipfsrt serve --upstream", function()
     local small, small_car = diamond(12, "diamond12")
     local mid, mid_car = diamond(18, "diamond18")
     local deep, deep_car = diamond(30, "diamond30")
-    local plain, _, plain_pid = exe.start_serve({ "-q", small_car, mid_car, deep_car })
+    local plain, stop_plain, plain_pid = exe.start_serve({ "-q", small_car, mid_car, deep_car })
+    stops[#stops + 1] = stop_plain -- stopped with the proxies, checked as they are
     local front_url, _, front_pid = proxy({ "--upstream", plain })
     local dups = "?format=car&dag-scope=all&car-dups=y"
     for _, base in ipairs { plain, front_url } do
