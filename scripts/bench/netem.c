@@ -102,6 +102,18 @@ static int64_t transmit_ns(size_t len, double bps)
     return bps > 0 ? (int64_t)((double)len * 8e9 / bps) : 0;
 }
 
+/* Takes in the acks that are back by t, each growing the window. */
+static void acks_until(direction *d, int64_t t)
+{
+    while (d->ack_count > 0 && d->acks_ns[d->ack_head] <= t) {
+        size_t acked = d->acks_len[d->ack_head];
+        d->ack_head = (d->ack_head + 1) % d->ack_cap;
+        d->ack_count--;
+        d->inflight -= (double)acked;
+        d->cwnd += d->cwnd < d->ssthresh ? (double)acked : (double)MSS * (double)acked / d->cwnd;
+    }
+}
+
 /* How many of len bytes may be sent at *t, moving *t on to when the window
  * lets at least one segment go: the model waits for acks of earlier sends
  * (each acked one round trip after it was sent), growing the window as they
@@ -113,17 +125,14 @@ static size_t window_take(direction *d, int64_t *t, size_t len)
     if (d->cwnd <= 0) return len;
     int64_t rto = M.rtt_ns + M.rtt_ns / 2 > RTO_MIN_NS ? M.rtt_ns + M.rtt_ns / 2 : RTO_MIN_NS;
     double initial = (double)M.iw * MSS;
+    /* acks are taken in only when the next bytes go: those already back come
+     * first, so that a connection whose every send was acked counts as idle */
+    acks_until(d, *t);
     if (d->ack_count == 0)
         for (int64_t idle = *t - d->link_free_ns - rto; idle > 0 && d->cwnd > initial; idle -= rto)
             d->cwnd = fmax(d->cwnd / 2, initial);
     for (;;) {
-        while (d->ack_count > 0 && d->acks_ns[d->ack_head] <= *t) {
-            size_t acked = d->acks_len[d->ack_head];
-            d->ack_head = (d->ack_head + 1) % d->ack_cap;
-            d->ack_count--;
-            d->inflight -= (double)acked;
-            d->cwnd += d->cwnd < d->ssthresh ? (double)acked : (double)MSS * (double)acked / d->cwnd;
-        }
+        acks_until(d, *t);
         double room = d->cwnd - d->inflight;
         if (room >= (double)len) return len;
         if (room >= MSS || d->ack_count == 0) return room >= MSS ? (size_t)(room / MSS) * MSS : MSS;
@@ -230,7 +239,6 @@ static int pull(direction *d, int way)
                 free(s);
                 return -1;
             }
-            s->len = taken;
             enqueue(d, s);
             off += taken;
         }
