@@ -54,7 +54,8 @@ static void setup_paths(lua_State *L) {
 }
 
 /* A chunk of ipfsrt's own Lua (its modules and subcommands under lua/ipfsrt/,
- * built in ("=... (built in)"), installed policies), not the user's. */
+ * built in or not, installed policies), not the user's; "=" chunks (standard
+ * input, -e) count as ipfsrt's too. */
 static bool ours(const char *source) {
     return *source == '=' || strstr(source, "lua/ipfsrt/") || strstr(source, "share/ipfsrt/") ||
            strstr(source, "scripts/policies/");

@@ -86,13 +86,13 @@ void ipfsrt_lua_push_lua_function(lua_State *L, const char *module, const char *
 }
 
 /* package.searchers entry: the compiled-in copy of a library module (Lua
- * compiled by the build's lua5.4: a Lua of another format refuses it, saying so). */
+ * compiled by the build's lua5.4: a Lua of another format refuses it, saying so).
+ * Compiled chunks carry their own name, "@lua/ipfsrt/NAME.lua". */
 static int search_embedded(lua_State *L) {
     const char *name = luaL_checkstring(L, 1);
     for (const ipfsrt_lua_source *s = ipfsrt_lua_sources; s->module; s++) {
         if (strcmp(s->module, name) != 0) continue;
-        lua_pushfstring(L, "=%s (built in)", s->path);
-        if (luaL_loadbufferx(L, s->code, s->len, lua_tostring(L, -1), "b") != LUA_OK)
+        if (luaL_loadbufferx(L, s->code, s->len, s->path, "b") != LUA_OK)
             return luaL_error(L, "ipfsrt's built-in %s: %s (built for Lua %s)", s->path, lua_tostring(L, -1),
                               LUA_VERSION_MAJOR "." LUA_VERSION_MINOR);
         lua_pushfstring(L, "%s (built in)", s->path);

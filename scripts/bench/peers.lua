@@ -182,6 +182,9 @@ for _, delay in ipairs(delays) do all[delay] = measure(delay) end
 if ipfsrt.isatty(io.stderr) then io.stderr:write("\r\27[K") end
 stop_s3()
 
+-- a / b as the tables print it; "-" when either is missing
+local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
+
 -- The table of one delay, and each client's ratio to ipfsrt-verified.
 local function report(delay, results)
   local where = emulated and string.format("one ipfsrt serve behind %s, %d ms of round trip and %s Mbit/s away",
@@ -213,7 +216,7 @@ local function report(delay, results)
       local row = { string.format("%-11s", s) }
       for _, c in ipairs(clients) do
         local a, b = results[s][mine].median, (results[s][c] or {}).median
-        row[#row + 1] = string.format("%18s", (a and b) and string.format("%.2fx", b / a) or "-")
+        row[#row + 1] = string.format("%18s", ratio(b, a))
       end
       print(table.concat(row))
     end
@@ -226,7 +229,6 @@ local function report_refs(results)
   if not (results[scenarios[1]] or {})["ipfsrt-refs"] then return end
   print("\nipfsrt-refs: xarray-h5netcdf's median / its; its / ipfsrt-verified's (the Zarr form); its / ipfsrt-ncz's "
     .. "(the same chunks as Zarr); ipfsrt-refs-256k's / ipfsrt-ncz's")
-  local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
   for _, s in ipairs(scenarios) do
     local function median(c) return (results[s][c] or {}).median end
     local r = median("ipfsrt-refs")
@@ -244,7 +246,6 @@ local function report_proxy(delay, results)
   if not (results[scenarios[1]] or {})["xarray-proxy"] then return end
   print(string.format("\nxarray-proxy at %d ms: its median / xarray's; xarray-proxy-cached's gain over it "
     .. "(its / cached's); the most a cache could gain (its / xarray's at 0 ms)", delay))
-  local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
   local function median(at, s, c) return (((at or {})[s] or {})[c] or {}).median end
   for _, s in ipairs(scenarios) do
     local p = median(results, s, "xarray-proxy")
@@ -316,7 +317,6 @@ local function report_floor(rtt, results)
   print(string.format("\nAt %d ms: ipfsrt-verified, its floor, its median / the floor, ipfsrt-plain's and xarray's "
     .. "medians / its, what it moved (connections, MB through the emulator), round trips after opening (the "
     .. "floor's), and the targets (at 20 ms and more)", rtt))
-  local function ratio(a, b) return (a and b) and string.format("%.2fx", a / b) or "-" end
   for _, s in ipairs(scenarios) do
     local function r(c) return results[s][c] or {} end
     local mine, floor, rounds = r("ipfsrt-verified"), floor_of(s)

@@ -28,16 +28,36 @@ function M.serve(exe, cars, dir, extra)
   error("ipfsrt serve did not start", 0)
 end
 
+function M.quote(x) return "'" .. tostring(x):gsub("'", "'\\''") .. "'" end
+
+-- A shell command as a process of its own, in the background (sh's exec: its
+-- pid is the program's), stdout to the file out and stderr to err (default:
+-- out too); returns the pid once it is known.
+function M.spawn(command, out, err)
+  local pid_file = os.tmpname()
+  M.sh(string.format("sh -c %s > %s 2>%s < /dev/null &", M.quote("echo $$ > " .. pid_file .. "; exec " .. command),
+    out, err and " " .. err or "&1"))
+  for _ = 1, 100 do
+    local f = io.open(pid_file)
+    local pid = f and f:read("l")
+    if f then f:close() end
+    if pid then
+      os.remove(pid_file)
+      return pid
+    end
+    M.sh("sleep 0.01")
+  end
+  error("could not start " .. command, 0)
+end
+
 -- `exe serve ARGS...` as a process of its own (args are words, quoted here):
 -- its URL, a function that stops it (SIGTERM, waiting for it to end) and
 -- returns what it wrote on stderr, and its process id.
 function M.start_serve(exe, args)
-  local function quote(x) return "'" .. x:gsub("'", "'\\''") .. "'" end
-  local out, err, pid = os.tmpname(), os.tmpname(), os.tmpname()
-  local words = { quote(exe), "serve" }
-  for _, a in ipairs(args) do words[#words + 1] = quote(a) end
-  M.sh(string.format("sh -c %s > %s 2> %s < /dev/null &", quote("echo $$ > " .. pid .. "; exec " ..
-    table.concat(words, " ")), out, err))
+  local out, err = os.tmpname(), os.tmpname()
+  local words = { M.quote(exe), "serve" }
+  for _, a in ipairs(args) do words[#words + 1] = M.quote(a) end
+  local p = M.spawn(table.concat(words, " "), out, err)
   local url
   for _ = 1, 200 do
     local f = io.open(out)
@@ -47,17 +67,13 @@ function M.start_serve(exe, args)
     url = nil
     M.sh("sleep 0.02")
   end
-  local f = io.open(pid)
-  local p = f and f:read("l")
-  if f then f:close() end
   local function stop()
-    if p then M.stop_process(p) end
+    M.stop_process(p)
     local e = io.open(err)
     local said = e and e:read("a") or ""
     if e then e:close() end
     os.remove(out)
     os.remove(err)
-    os.remove(pid)
     return said
   end
   if not url then error("ipfsrt serve did not start: " .. stop(), 0) end

@@ -6,29 +6,9 @@
 local bench = require "bench"
 local M = {}
 
-local function quote(x) return "'" .. tostring(x):gsub("'", "'\\''") .. "'" end
-
 local function free_port()
   return tonumber(bench.sh("/usr/bin/python3 -c \"import socket; s = socket.socket(); " ..
     "s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])\""))
-end
-
--- A process of its own (sh's exec: its pid is the program's); returns the pid.
-local function spawn(command, out)
-  local pid_file = os.tmpname()
-  bench.sh(string.format("sh -c %s > %s 2>&1 < /dev/null &", quote("echo $$ > " .. pid_file .. "; exec " .. command),
-    out))
-  for _ = 1, 100 do
-    local f = io.open(pid_file)
-    local pid = f and f:read("l")
-    if f then f:close() end
-    if pid then
-      os.remove(pid_file)
-      return pid
-    end
-    bench.sh("sleep 0.01")
-  end
-  error("could not start " .. command, 0)
 end
 
 local function wait_for(what, ready)
@@ -57,7 +37,7 @@ end
 -- Returns {url, env (what a client's command needs to trust the front),
 -- stats() (the emulator's counts so far), stop()}.
 function M.start(exe, dir, cars, o)
-  bench.sh(string.format("mkdir -p %s", quote(dir)))
+  bench.sh(string.format("mkdir -p %s", bench.quote(dir)))
   local args = {}
   for _, car in ipairs(cars) do args[#args + 1] = car end
   for _, a in ipairs { "-q", "--threads", "2" } do args[#args + 1] = a end
@@ -69,18 +49,18 @@ function M.start(exe, dir, cars, o)
   if o.https then
     local cert, key = M.certificate(dir)
     local front = free_port()
-    pids[#pids + 1] = spawn(string.format("nghttpx --frontend=127.0.0.1,%d --backend=127.0.0.1,%d --workers=1 " ..
+    pids[#pids + 1] = bench.spawn(string.format("nghttpx --frontend=127.0.0.1,%d --backend=127.0.0.1,%d --workers=1 " ..
       "--backend-connections-per-host=128 --frontend-http2-max-concurrent-streams=256 --no-ocsp " ..
       "--log-level=WARN --errorlog-file=%s/nghttpx.log --accesslog-file=/dev/null %s %s", front, port, dir,
-      quote(key), quote(cert)), "/dev/null")
-    wait_for("nghttpx", function() return os.execute("curl -s -o /dev/null --cacert " .. quote(cert) ..
+      bench.quote(key), bench.quote(cert)), "/dev/null")
+    wait_for("nghttpx", function() return os.execute("curl -s -o /dev/null --cacert " .. bench.quote(cert) ..
       " https://127.0.0.1:" .. front .. "/") end)
     port = front
-    net.env = string.format("CURL_CA_BUNDLE=%s SSL_CERT_FILE=%s NODE_EXTRA_CA_CERTS=%s", quote(cert), quote(cert),
-      quote(cert))
+    local pem = bench.quote(cert)
+    net.env = string.format("CURL_CA_BUNDLE=%s SSL_CERT_FILE=%s NODE_EXTRA_CA_CERTS=%s", pem, pem, pem)
   end
   local netem_out, stats_file = os.tmpname(), os.tmpname()
-  pids[#pids + 1] = spawn(string.format("%s --to %d --rtt %s --rate %s --shared-rate %s --loss %s --jitter %s " ..
+  pids[#pids + 1] = bench.spawn(string.format("%s --to %d --rtt %s --rate %s --shared-rate %s --loss %s --jitter %s " ..
     "--iw %s --stats %s", o.netem or "build/bench/netem", port, o.rtt or 0, o.rate or 0, o.shared or 0, o.loss or 0,
     o.jitter or 0, o.iw or 10, stats_file), netem_out)
   local listen = wait_for("netem", function()
