@@ -317,6 +317,8 @@ test-dataset: all
 	rm -rf $(BUILD)/sample-10-out
 	$(BUILD)/ipfsrt tests/dataset/check.lua $(BUILD)/sample-10 $(BUILD)/sample-10.json $(BUILD)/sample-10-out
 	/usr/bin/python3 tests/dataset/readback.py $(BUILD)/sample-10 $(BUILD)/sample-10-out
+	/usr/bin/python3 tests/dataset/toolkit.py $(BUILD)/sample-10 $(BUILD)/toolkit.json
+	$(BUILD)/ipfsrt tests/dataset/toolkit_check.lua $(BUILD)/sample-10 $(BUILD)/toolkit.json
 	IPFSRT_THREADS=1 $(BUILD)/ipfsrt tests/dataset/digests.lua $(BUILD)/sample-10 > $(BUILD)/digests-1.txt
 	IPFSRT_THREADS=3 $(BUILD)/ipfsrt tests/dataset/digests.lua $(BUILD)/sample-10 > $(BUILD)/digests-3.txt
 	cmp $(BUILD)/digests-1.txt $(BUILD)/digests-3.txt && echo "the same bits on 1 and 3 decoding threads"
@@ -337,7 +339,9 @@ test-numpy: all
 	    $(BUILD)/ipfsrt tests/numpy/views.lua $(BUILD)/numpy-views.json $$seed >/dev/null; \
 	    /usr/bin/python3 tests/numpy/views.py $(BUILD)/numpy-views.json; \
 	    $(BUILD)/ipfsrt tests/numpy/math.lua $(BUILD)/numpy-math.json $$seed >/dev/null; \
-	    /usr/bin/python3 tests/numpy/math.py $(BUILD)/numpy-math.json; done
+	    /usr/bin/python3 tests/numpy/math.py $(BUILD)/numpy-math.json; \
+	    $(BUILD)/ipfsrt tests/numpy/order.lua $(BUILD)/numpy-order.json $$seed >/dev/null; \
+	    /usr/bin/python3 tests/numpy/order.py $(BUILD)/numpy-order.json; done
 	$(BUILD)/ipfsrt tests/numpy/sums.lua $(BUILD)/numpy-sums.json
 	/usr/bin/python3 tests/numpy/sums.py $(BUILD)/numpy-sums.json
 	$(BUILD)/ipfsrt tests/numpy/ops.lua $(BUILD)/numpy-ops.json >/dev/null

@@ -115,8 +115,8 @@ local function node_of(x, like)
     local n = rawget(x, "_node")
     if not n then
       n = lazy.leaf(x.dims, sizes_of(x), function(region)
-        if not region then return x:values() end
-        return x:isel({ [region.dim] = { region.start, region.start + region.count } }):values()
+        if not region then return x:_values_array() end
+        return x:isel({ [region.dim] = { region.start, region.start + region.count } }):_values_array()
       end, x.name, function(sliced) return sliced or x._array ~= nil end) -- reads, or views
       n.var = x
       n.streams = function(regions) return streams(x, regions) end

@@ -23,6 +23,7 @@ local ipfsrt = require "ipfsrt"
 local zarr = require "ipfsrt.zarr"
 local cftime = require "ipfsrt.cftime"
 local lazy = require "ipfsrt.lazy"
+local gather = require "ipfsrt.gather"
 local nd = ipfsrt.ndarray
 
 local M = {}
@@ -100,14 +101,29 @@ local function new_variable(ds, name, array, dims, sel, data)
   return v
 end
 
--- v.coords (dim -> coordinate variable), v.NAME: the coordinate along
--- dimension NAME (v.month of a monthly climatology), as xarray's.
+local gathered_values, value_type
+
+-- v.coords (name -> coordinate variable: those along its dimensions, and the
+-- scalar ones its indices left), v.NAME: one of them (v.month of a monthly
+-- climatology, v.lat of a point), v.dtype: the type values() gives, as
+-- xarray's.
 function Variable.__index(v, k)
   local method = rawget(Variable, k)
   if method ~= nil then return method end
-  if k == "coords" then return v:_coords() end
+  if k == "_data" and rawget(v, "_gather") then -- a selection by lists: read when first needed
+    local x = gathered_values(v)
+    rawset(v, "_data", x)
+    return x
+  end
+  if k == "coords" then
+    local all = v:_coords()
+    for name, c in pairs(v:_aux()) do all[name] = all[name] or c end
+    return all
+  end
+  if k == "dtype" then return value_type(v) end
   if type(k) == "string" and k:sub(1, 1) ~= "_" then
     for _, d in ipairs(rawget(v, "dims") or {}) do if d == k then return v:_coords()[k] end end
+    return v:_aux()[k]
   end
   return nil
 end
@@ -232,9 +248,8 @@ local function decoded(v, raw)
   return raw:unscale(cf.type, cf.fills, cf.scale, cf.offset)
 end
 
--- v:values([opts]) -> n-d array: the selection read (only the chunks it needs)
--- and CF-decoded. opts.progress as for zarr reads.
-function Variable.values(v, opts)
+-- The values of v, read (only the chunks its selection needs) and CF-decoded.
+local function read_values(v, opts)
   if v._data then return v._data end
   if v._expr then return lazy.values(v._expr, M.slabs(v._expr)) end
   local cf = cf_of(v)
@@ -245,42 +260,132 @@ function Variable.values(v, opts)
   return v._array:read(zarr_selection(v._sel), o) -- decoded chunk by chunk, on the decoding threads
 end
 
--- The isel of a computed variable: a view of its values, its coordinates
--- selected alike.
-local function computed_isel(v, spec)
-  local parts, kept, coords = {}, {}, {}
-  for i, d in ipairs(v.dims) do
-    local part = spec[d]
-    local r = part ~= nil and resolve(part, v.shape[i], d) or nil
-    parts[i] = r and slice_part(r) or {}
-    if not (r and r.index) then kept[#kept + 1] = d end
-  end
-  local itself
-  for d, c in pairs(v:_coords()) do
-    if c == v then itself = d -- a computed coordinate is its own
-    elseif spec[d] == nil then coords[d] = c
-    elseif math.type(spec[d]) ~= "integer" then coords[d] = c:isel { [d] = spec[d] } end
-  end
-  local out = new_variable(v._ds, v.name, nil, kept, nil, v._data:slice(parts))
-  out.attrs, out._coordmap = v.attrs, coords
-  if itself and math.type(spec[itself]) ~= "integer" then coords[itself] = out end
-  local labels = rawget(v, "_labels")
-  if labels then -- a computed coordinate: its labels selected alike
-    local r = resolve(spec[v.dims[1]] or { 0, #labels }, #labels, v.dims[1])
-    local picked = {}
-    if r.index then picked[1] = labels[r.index + 1]
-    else for j = 0, r.count - 1 do picked[j + 1] = labels[r.start + j * r.step + 1] end end
-    out._labels, out._time = picked, rawget(v, "_time")
+-- v:values([opts]) -> an n-d array of v's values, CF-decoded; a number when v
+-- has no dimensions (a scalar selection, as item() gives). opts.progress as
+-- for zarr reads.
+function Variable.values(v, opts)
+  local x = read_values(v, opts)
+  if v.ndim == 0 and nd.isarray(x) then return x:item() end
+  return x
+end
+
+-- v:_values_array(): values() as an n-d array always (0-d ones too), for
+-- the library's own code.
+Variable._values_array = function(v, opts) return read_values(v, opts) end
+
+-- v:item() -> the one value of a variable of one element, a number.
+function Variable.item(v)
+  local n = 1
+  for _, len in ipairs(v.shape) do n = n * len end
+  if n ~= 1 then bad("item: %s has %d values (dimensions: %s); item takes one", v.name, n, table.concat(v.dims, ", ")) end
+  local x = read_values(v)
+  return nd.isarray(x) and x:item() or x
+end
+
+-- The type values() gives: as stored, or as CF decoding makes it.
+function value_type(v)
+  local data = rawget(v, "_data")
+  if data then return data.dtype end
+  if rawget(v, "_expr") then return read_values(v).dtype end
+  local a = v._array or rawget(v, "_gather").array
+  local cf = cf_of(v._array and v or { _array = a, _ds = v._ds, attrs = v.attrs, name = v.name })
+  return cf and cf.type or a.dtype
+end
+
+-- The values of a selection by lists or points: read as boxes, CF-decoded.
+function gathered_values(v)
+  local g = rawget(v, "_gather")
+  local stored = { _array = g.array, _ds = v._ds, attrs = v.attrs, name = v.name }
+  local cf = cf_of(stored)
+  local o = {}
+  if cf and not cf.view then o.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } end
+  local x = gather.read(g.array, g.sel, v._all_dims, o)
+  if cf and cf.view then x = decoded(stored, x) end
+  return x
+end
+
+-- A variable whose selection has lists or points: dimensions known now,
+-- values read when first needed.
+local function new_gathered(ds, name, array, all_dims, sel)
+  local v = setmetatable({ _ds = ds, _gather = { array = array, sel = sel }, name = name, _all_dims = all_dims },
+    Variable)
+  v.attrs = array.attrs
+  v.dims, v.shape = gather.visible(sel, all_dims)
+  v.ndim = #v.dims
+  return v
+end
+
+-- Whether spec selects by a list or points anywhere.
+local function has_gather(spec)
+  for _, part in pairs(spec) do if gather.is_gather(part) then return true end end
+  return false
+end
+
+-- The scalar and pointwise coordinates of v that outlive a selection or a
+-- reduction keeping dims: those whose dimensions are all kept.
+local function kept_aux(v, dims)
+  local out, keep = {}, {}
+  for _, d in ipairs(dims) do keep[d] = true end
+  for name, c in pairs(v:_aux()) do
+    local all = true
+    for _, d in ipairs(c.dims) do all = all and keep[d] == true end
+    if all then out[name] = c end
   end
   return out
 end
 
--- v:isel{dim = index | {start, stop[, step]}, ...}: by position (0-based,
--- half-open), lazy.
+-- The labels of a computed coordinate at the positions its entry selects.
+local function picked_labels(labels, entry)
+  if entry.index then return { labels[entry.index + 1] } end
+  local out = {}
+  if entry.list or entry.points then
+    for j, p in ipairs(entry.list or entry.points) do out[j] = labels[p + 1] end
+  else
+    for j = 0, entry.count - 1 do out[j + 1] = labels[entry.start + j * entry.step + 1] end
+  end
+  return out
+end
+
+-- The isel of a computed variable: its values selected (lists and points
+-- picked, copies; indices and ranges, views), its coordinates alike.
+local function computed_isel(v, spec)
+  local sel = {}
+  for i, n in ipairs(v.shape) do sel[i] = { start = 0, count = n, step = 1 } end
+  sel = gather.compose(sel, v.dims, spec, resolve)
+  local data = gather.is_plain(sel) and v._data:slice(zarr_selection(sel)) or gather.take(v._data, sel, v.dims)
+  local out = new_variable(v._ds, v.name, nil, (gather.visible(sel, v.dims)), nil, data)
+  local coords, aux, itself = {}, {}, nil
+  for d, c in pairs(v:_coords()) do
+    local part = spec[d]
+    if c == v then itself = d -- a computed coordinate is its own
+    elseif part == nil then coords[d] = c
+    elseif math.type(part) == "integer" or gather.is_points(part) then aux[d] = c:isel { [d] = part }
+    else coords[d] = c:isel { [d] = part } end
+  end
+  for name, c in pairs(kept_aux(v, out.dims)) do aux[name] = aux[name] or c end
+  out.attrs, out._coordmap, out._auxmap = v.attrs, coords, aux
+  if itself and math.type(spec[itself]) ~= "integer" and not gather.is_points(spec[itself]) then coords[itself] = out end
+  local labels = rawget(v, "_labels")
+  if labels then -- a computed coordinate: its labels selected alike
+    out._labels, out._time = picked_labels(labels, sel[1]), rawget(v, "_time")
+    if #out.dims == 1 and out.dims[1] ~= v.dims[1] then out._coordmap = {} end -- along points: no longer its own
+  end
+  return out
+end
+
+-- v:isel{dim = index | {start, stop[, step]} | ipfsrt.list{...} |
+-- ipfsrt.points{...}, ...}: by position (0-based, half-open), lazy.
 function Variable.isel(v, spec)
-  if type(spec) ~= "table" then bad("isel takes {dim = index or range}") end
+  if type(spec) ~= "table" then bad("isel takes {dim = index, range, ipfsrt.list or ipfsrt.points}") end
   for k in pairs(spec) do axis_of(v, k) end
   if v._expr then return v:_rebuilt(spec) end
+  local g = rawget(v, "_gather")
+  if g or (v._sel and has_gather(spec)) then
+    local sel = gather.compose(g and g.sel or v._sel, v._all_dims, spec, resolve)
+    local array = g and g.array or v._array
+    if gather.is_plain(sel) then return new_variable(v._ds, v.name, array, v._all_dims, sel) end
+    return new_gathered(v._ds, v.name, array, v._all_dims, sel)
+  end
   if v._data then return computed_isel(v, spec) end
   local sel, kept = {}, 0
   for i, s in ipairs(v._sel) do
@@ -443,21 +548,55 @@ local function date_label(values, start, step, count, want, t, dim)
   return between(values, start, step, count, first, stop, false)
 end
 
--- Position along the variable's selection of dim: label ranges inclusive (as
--- xarray's label slicing), scalars exact or nearest.
-local function locate(v, dim, want, method)
+-- Seconds in a pandas timedelta string's units ("2D", "12h", "30min", "90s").
+local TIMEDELTA_UNITS = { D = 86400, d = 86400, days = 86400, day = 86400, h = 3600, H = 3600, hours = 3600,
+  min = 60, T = 60, minutes = 60, s = 1, S = 1, seconds = 1 }
+
+-- A tolerance for dim: a distance in the coordinate's units; for times a
+-- timedelta string ("1D", "6h") in seconds, as pandas reads it.
+local function tolerance_of(tol, t, dim)
+  if tol == nil then return math.huge end
+  if t then
+    local n, unit
+    if type(tol) == "string" then n, unit = tol:match("^%s*(%d+%.?%d*)%s*(%a+)%s*$") end
+    if not n or not TIMEDELTA_UNITS[unit] then
+      bad("sel: tolerance for %s (times) is a timedelta such as \"1D\", \"6h\", \"30min\", \"90s\", not %s", dim,
+        tostring(tol))
+    end
+    return tonumber(n) * TIMEDELTA_UNITS[unit]
+  end
+  if type(tol) ~= "number" or tol < 0 then bad("sel: tolerance for %s is a distance, a number >= 0", dim) end
+  return tol
+end
+
+-- The labels of v along dim, as numbers (times in seconds) or names, the
+-- first of its selection, the step between them and their count, and the
+-- time decoding (nil: not times).
+local function labels_along(v, dim)
   local values, t = coordinate(v, dim)
   local i = 0
   for k, d in ipairs(v._all_dims) do if d == dim then i = k end end
-  local s = v._sel and v._sel[i] or { start = 0, step = 1, count = #values }
-  local start, step, count = s.start + 1, s.step, s.count
+  local g = rawget(v, "_gather")
+  local s = (v._sel or g and not rawget(v, "_labels") and g.sel or {})[i] or { start = 0, step = 1, count = #values }
+  if s.list then -- a list's labels: those of its positions
+    local picked = {}
+    for j, p in ipairs(s.list) do picked[j] = values[p + 1] end
+    return picked, 1, 1, #picked, t
+  end
+  return values, s.start + 1, s.step, s.count, t
+end
+
+-- Position along the variable's selection of dim: label ranges inclusive (as
+-- xarray's label slicing), scalars exact or nearest (within tolerance).
+local function locate(v, dim, want, method, tolerance, instants)
+  local values, start, step, count, t = labels_along(v, dim)
   if type(values[1]) == "string" then -- names (seasons): exact only
     for j = 0, count - 1 do if values[start + j * step] == want then return j end end
     error(ipfsrt.error.new("not_found", string.format("%s has no label %s (labels: %s)", dim, tostring(want),
       table.concat(values, ", "))), 3)
   end
   if type(want) == "table" then return label_range(values, start, step, count, want, t, dim) end
-  if type(want) == "string" and t and method ~= "nearest" then
+  if type(want) == "string" and t and method ~= "nearest" and not instants then
     return date_label(values, start, step, count, want, t, dim)
   end
   -- a tie goes to the later label on an ascending axis, the earlier on a
@@ -473,19 +612,26 @@ local function locate(v, dim, want, method)
     error(ipfsrt.error.new("not_found", string.format("%s has no label %s (method = \"nearest\" takes the closest)",
       dim, tostring(want))), 3)
   end
+  local within = tolerance_of(tolerance, t, dim)
+  if dist > within then
+    local nearest = values[start + best * step]
+    error(ipfsrt.error.new("not_found", string.format("%s has no label within %s of %s (the nearest is %s)", dim,
+      tostring(tolerance), tostring(want), t and cftime.format(nearest, t.calendar) or tostring(nearest))), 3)
+  end
   return best
 end
 
--- A table is a range and nothing else: exactly {from, to}. One read another
--- way ({35, 0, -60} as a range with a step, a method beside a range) would
--- select something else than was meant, in silence.
+-- The one rule for tables in sel: a plain table is a range, exactly {from,
+-- to}; lists of labels are ipfsrt.list{...}, points ipfsrt.points{...}. A
+-- table read another way ({35, 0, -60} as a range with a step, a method
+-- beside a range) would select something else than was meant, in silence.
 local function check_range(dim, want, method)
-  if type(want) ~= "table" then return end
+  if type(want) ~= "table" or gather.is_gather(want) then return end
   local n = 0
   for _ in pairs(want) do n = n + 1 end
   if n ~= 2 or want[1] == nil or want[2] == nil then
-    bad("sel: %s = a table of %d: a table is a range, {from, to} (both included); a list of labels is no " ..
-      "selection (select each label on its own)", dim, n)
+    bad("sel: %s = a table of %d: a plain table is a range, {from, to} (both included); a list of labels is " ..
+      "ipfsrt.list{...}, points ipfsrt.points{...}", dim, n)
   end
   if method ~= nil then
     bad("sel: method = %q picks single labels, and %s is given a range {from, to} (xarray refuses it too)",
@@ -493,23 +639,40 @@ local function check_range(dim, want, method)
   end
 end
 
--- v:sel{dim = label | {from, to}, ..., method = "nearest"}: by coordinate
--- value (times as dates, "YYYY[-MM[-DD[THH[:MM[:SS]]]]]", each the whole
--- period it names, as xarray's), lazy.
+-- The positions of a list's (or points') labels: each one label, exact or
+-- nearest; a date in a list is the instant it names (its first second), as
+-- pandas reads a list of labels: "2024-01-03" is not that day's noon.
+local function locate_each(on, dim, want, method, tolerance)
+  local positions = {}
+  for j, item in ipairs(want.items) do
+    if type(item) == "table" then bad("sel: %s: item %d of a list is a table; items are labels", dim, j) end
+  end
+  for j, item in ipairs(want.items) do positions[j] = locate(on, dim, item, method, tolerance, true) end
+  return gather.like(want, positions)
+end
+
+local SEL_OPTIONS = { method = true, tolerance = true }
+
+-- v:sel{dim = label | {from, to} | ipfsrt.list{...} | ipfsrt.points{...},
+-- ..., method = "nearest", tolerance = d}: by coordinate value (times as
+-- dates, "YYYY[-MM[-DD[THH[:MM[:SS]]]]]", each the whole period it names, as
+-- xarray's), lazy. tolerance (with nearest) refuses labels farther than d.
 function Variable.sel(v, spec)
-  if type(spec) ~= "table" then bad("sel takes {dim = label or {from, to}}") end
-  local method = spec.method
+  if type(spec) ~= "table" then bad("sel takes {dim = label, {from, to}, ipfsrt.list or ipfsrt.points}") end
+  local method, tolerance = spec.method, spec.tolerance
   if method ~= nil and method ~= "nearest" then
     bad("sel: method %s is not known (methods: \"nearest\"; none: exact labels)", tostring(method))
   end
+  if tolerance ~= nil and method == nil then bad("sel: tolerance goes with method = \"nearest\"") end
   local by_index = {}
   for k, want in pairs(spec) do
-    if k ~= "method" then
+    if not SEL_OPTIONS[k] then
       check_range(k, want, method)
       axis_of(v, k)
-      local on = v._sel and v or v:_coords()[k] -- computed ones: by their coordinates' labels
+      local on = (v._sel or rawget(v, "_gather")) and v or v:_coords()[k] -- computed ones: by their coordinates' labels
       if not on then bad("no coordinate variable for %s: use isel", k) end
-      by_index[k] = locate(on, k, want, method)
+      if gather.is_gather(want) then by_index[k] = locate_each(on, k, want, method, tolerance)
+      else by_index[k] = locate(on, k, want, method, tolerance) end
     end
   end
   return v:isel(by_index)
@@ -652,7 +815,7 @@ local function reduced_variable(v, axes, r, attrs)
     if not gone then left[#left + 1] = d end
   end
   local out = new_variable(v._ds, v.name, nil, left, nil, r)
-  out.attrs, out._coordmap = attrs or v.attrs, {}
+  out.attrs, out._coordmap, out._auxmap = attrs or v.attrs, {}, kept_aux(v, left)
   local coords = v:_coords()
   for _, d in ipairs(left) do out._coordmap[d] = coords[d] end
   return out
@@ -686,7 +849,7 @@ for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "count", "media
     end
     local r = skipna and op ~= "median" and axes and #axes < #v.dims and streamed_along(v, op, axes)
     if not r then
-      local x = v:values()
+      local x = v:_values_array()
       local o = { skipna = skipna }
       if not axes or #axes == #v.dims then return x[op](x, o) end
       r = x[op](x, #axes == 1 and axes[1] or axes, o)
@@ -708,7 +871,7 @@ end
 for _, what in ipairs { "argmax", "argmin" } do
   Variable[what] = function(v, dim)
     local axis = one_axis(v, dim, what)
-    local x = v:values()
+    local x = v:_values_array()
     if #v.dims == 1 then return x[what](x) end
     return reduced_variable(v, { axis }, x[what](x, axis), {})
   end
@@ -725,7 +888,7 @@ for _, what in ipairs { "idxmax", "idxmin" } do
     local name = v.dims[axis + 1]
     local c = v:_coords()[name]
     if not c then bad("%s: %s has no coordinate variable (argmax gives positions)", what, name) end
-    local x = v:values():astype("float64")
+    local x = v:_values_array():astype("float64")
     local filled = nd.where(x:isnan(), what == "idxmax" and -math.huge or math.huge, x) -- NaN never wins
     local arg = what == "idxmax" and "argmax" or "argmin"
     local timed = time_of(c.name, c.attrs)
@@ -749,13 +912,34 @@ function Variable._coords(v)
     for d, c in pairs(carried) do out[d] = c end
     return out
   end
-  if not v._sel then return out end
+  local g = rawget(v, "_gather")
+  local sel = v._sel or (g and g.sel)
+  if not sel then return out end
   for i, d in ipairs(v._all_dims) do
-    local c = v._ds._coords[d]
-    if c and not v._sel[i].index then
-      local s = v._sel[i]
+    local c, s = v._ds._coords[d], sel[i]
+    if c == v or (c and d == v.name and #v._all_dims == 1) then out[d] = v
+    elseif c and s.list then out[d] = c:isel { [d] = gather.list(s.list) }
+    elseif c and not (s.index or s.points) then
       out[d] = c:isel { [d] = { s.start, s.start + s.count * s.step, s.step } }
     end
+  end
+  return out
+end
+
+-- The coordinates not along a dimension of v: scalar ones (a dimension an
+-- index took, as xarray keeps them: where method = "nearest" landed) and
+-- those along a dimension of points (each point's labels).
+function Variable._aux(v)
+  local carried = rawget(v, "_auxmap")
+  if carried then return carried end
+  local out = {}
+  local g = rawget(v, "_gather")
+  local sel = v._sel or (g and g.sel)
+  if not sel or #v._all_dims == 1 and v._ds._coords[v._all_dims[1]] and v.name == v._all_dims[1] then return out end
+  for i, d in ipairs(v._all_dims) do
+    local c, s = v._ds._coords[d], sel[i]
+    if c and s.index then out[d] = c:isel { [d] = s.index }
+    elseif c and s.points then out[d] = c:isel { [d] = gather.points(s.points, s.dim) } end
   end
   return out
 end
@@ -771,7 +955,7 @@ function Variable.dates(v)
     local seconds = rawget(v, "_cache") -- a coordinate's, decoded when the dataset opened
     if not seconds then
       seconds = {}
-      for i, x in ipairs(v:values():astype("float64"):reshape { -1 }:tolist()) do seconds[i] = x * t.scale + t.epoch end
+      for i, x in ipairs(v:_values_array():astype("float64"):reshape { -1 }:tolist()) do seconds[i] = x * t.scale + t.epoch end
     end
     for i, x in ipairs(seconds) do
       local date, why = cftime.format(x, t.calendar)
@@ -841,7 +1025,7 @@ end
 -- names: what pandas writes for xarray's da.to_series().to_csv(path).
 function Variable.to_csv(v, path)
   if type(path) ~= "string" then bad("to_csv takes a file name") end
-  local x = v:values()
+  local x = v:_values_array()
   local f, why = io.open(path, "w")
   if not f then error(ipfsrt.error.new("io", "dataset: to_csv: " .. tostring(why)), 2) end
   local head = table.move(v.dims, 1, #v.dims, 1, {})
@@ -917,7 +1101,7 @@ for _, how in ipairs { "isel", "sel" } do
     for name, v in pairs(ds._vars) do
       local mine = {}
       for k, want in pairs(spec) do
-        for _, d in ipairs(v.dims) do if d == k or k == "method" then mine[k] = want end end
+        for _, d in ipairs(v.dims) do if d == k or k == "method" or k == "tolerance" then mine[k] = want end end
       end
       out._vars[name] = v[how](v, mine)
       out.vars[name] = out._vars[name]
@@ -1036,6 +1220,8 @@ function M.open(where, opts)
   if opts.load_coords ~= false then load_coordinates(ds) end
   return ds
 end
+
+M.list, M.points = gather.list, gather.points
 
 local internals = { streamed_groups = streamed_groups, labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
   new_variable = new_variable, node_of = node_of, slabs = M.slabs, lazy_variable = arithmetic.lazy_variable,

@@ -349,7 +349,7 @@ local function spread(index, dim, other, gname)
   end
   local values
   local leaf = lazy.leaf(dims, sizes, function(region)
-    values = values or other:values()
+    values = values or other:_values_array()
     local a, n = region and region.start or 0, region and region.count or #index
     local slices = {}
     for p = a, a + n - 1 do

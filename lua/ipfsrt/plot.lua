@@ -156,7 +156,7 @@ function M.map(v, opts)
     bad("map: cmap %s is not known (cmaps: RdBu, RdBu_r, ocean, viridis)", tostring(opts.cmap))
   end
   v = only_dims(v, 2)
-  local x = is_variable(v) and v:values() or v
+  local x = is_variable(v) and v:_values_array() or v
   if not nd.isarray(x) or x.ndim ~= 2 then
     bad("map takes a variable (or n-d array) of 2 dimensions, besides any of length one")
   end

@@ -63,7 +63,7 @@ end
 local function window_op(r, op)
   local v = r.var
   local axis = I.axis_of(v, r.dim)
-  local x = v:values()
+  local x = v:_values_array()
   local len = x.shape[axis + 1]
   local ftype = x.dtype == "float32" and "float32" or "float64"
   local wide = x:astype("float64")

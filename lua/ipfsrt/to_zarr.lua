@@ -120,7 +120,7 @@ function M.to_zarr(v, path, opts)
   local mode = opts.mode or "w-"
   if not MODES[mode] then bad("mode is \"w-\", \"w\" or \"a\", not %s", tostring(mode)) end
   local name = opts.name or v.name
-  local values = v:values()
+  local values = v:_values_array()
   local names = { name }
   for _, d in ipairs(v.dims) do names[#names + 1] = d end
   if prepare(path, mode, names) then zarr.group(path, { zarr_format = 2 }) end

@@ -163,6 +163,16 @@ function Array.read(a, selection, opts)
   return rawget(a, "_node"):read(selection, threads, o.progress, u.dtype, u.fills, u.scale, u.offset)
 end
 
+-- a:read_boxes({selection, ...}[, opts]) -> {n-d array, ...}: several
+-- selections, every chunk of all of them asked for together (one round trip
+-- over a gateway); threads and unscale as read.
+function Array.read_boxes(a, selections, opts)
+  if type(selections) ~= "table" then bad("read_boxes takes a list of selections") end
+  local _, threads, u = read_options(nil, opts)
+  if u == nil then return rawget(a, "_node"):read_boxes(selections, threads) end
+  return rawget(a, "_node"):read_boxes(selections, threads, u.dtype, u.fills, u.scale, u.offset)
+end
+
 -- a:read_slabs(selection, ends, fn[, opts]): the selection read once (every
 -- chunk asked for at once) and handed to fn(start, count, slab) a slab at a
 -- time along its first dimension not indexed, in order, as soon as each is

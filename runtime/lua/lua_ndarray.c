@@ -211,6 +211,20 @@ static int array_get(lua_State *L) {
     return 1;
 }
 
+/* a:item(): the one element of an array of size 1 (any shape), as numpy's item() */
+static int array_item(lua_State *L) {
+    ipfsrt_ndarray *a = ipfsrt_lua_check_ndarray(L, 1);
+    if (ipfsrt_ndarray_size(a) != 1)
+        return ipfsrt_lua_raise_arg(L, "item: the array has %zu elements; item takes one (index it with get)",
+                                    ipfsrt_ndarray_size(a));
+    int64_t index[IPFSRT_NDARRAY_MAX_DIMS] = {0};
+    ipfsrt_ndvalue v;
+    ipfsrt_error err;
+    if (ipfsrt_ndarray_get(a, index, a->ndim, &v, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    ipfsrt_lua_nd_push_value(L, &v);
+    return 1;
+}
+
 /* a:set(i, j, ..., v) */
 static int array_set(lua_State *L) {
     ipfsrt_ndarray *a = ipfsrt_lua_check_ndarray(L, 1);
@@ -362,7 +376,7 @@ static int array_index(lua_State *L) {
 
 void ipfsrt_lua_open_ndarray(lua_State *L) {
     static const luaL_Reg methods[] = {
-        {"get", array_get},         {"set", array_set},           {"slice", array_slice},
+        {"get", array_get},         {"item", array_item},         {"set", array_set},           {"slice", array_slice},
         {"transpose", array_transpose}, {"reshape", array_reshape}, {"squeeze", array_squeeze},
         {"copy", array_copy},       {"tobytes", array_tobytes},   {NULL, NULL}};
     static const luaL_Reg meta[] = {{"__index", array_index}, {"__gc", array_gc}, {"__close", array_gc},
@@ -371,7 +385,7 @@ void ipfsrt_lua_open_ndarray(lua_State *L) {
                                    {"full", nd_full},   {"arange", nd_arange}, {"frombytes", nd_frombytes},
                                    {"isarray", nd_isarray}, {NULL, NULL}};
     static const luaL_Reg *const part_methods[] = {methods, ipfsrt_lua_nd_tables_methods, ipfsrt_lua_nd_text_methods,
-                                                   ipfsrt_lua_nd_math_methods};
+                                                   ipfsrt_lua_nd_math_methods, ipfsrt_lua_nd_order_methods};
     static const luaL_Reg *const part_meta[] = {meta, ipfsrt_lua_nd_text_meta, ipfsrt_lua_nd_math_meta};
     static const luaL_Reg *const part_fns[] = {fns, ipfsrt_lua_nd_tables_functions, ipfsrt_lua_nd_math_functions};
     if (luaL_newmetatable(L, IPFSRT_LUA_NDARRAY)) { /* as ipfsrt_lua_class_indexed, from every part */

@@ -18,6 +18,7 @@ void ipfsrt_lua_nd_push_value(lua_State *L, const ipfsrt_ndvalue *v);
 
 extern const luaL_Reg ipfsrt_lua_nd_tables_methods[], ipfsrt_lua_nd_tables_functions[];
 extern const luaL_Reg ipfsrt_lua_nd_text_methods[], ipfsrt_lua_nd_text_meta[];
+extern const luaL_Reg ipfsrt_lua_nd_order_methods[];
 extern const luaL_Reg ipfsrt_lua_nd_math_methods[], ipfsrt_lua_nd_math_meta[], ipfsrt_lua_nd_math_functions[];
 
 #endif

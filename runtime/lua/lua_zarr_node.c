@@ -290,6 +290,46 @@ static int node_read(lua_State *L) {
     return 1;
 }
 
+/* n:read_boxes({selection, ...}, threads[, dtype, {missing...}, scale, offset])
+ * -> {n-d array, ...}: the selections' chunks asked for together */
+#define READ_BOXES_MAX 4096
+
+static int node_read_boxes(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer count = luaL_len(L, 2);
+    if (count < 0 || count > READ_BOXES_MAX) return ipfsrt_lua_raise_arg(L, "read_boxes takes 0 to %d selections", READ_BOXES_MAX);
+    ipfsrt_zarr_read_options opts;
+    ipfsrt_ndarray_scaling sc;
+    check_read_options(L, 3, 4, &opts, &sc);
+    lua_settop(L, 7); /* the scratch below lies past the arguments */
+    size_t k = (size_t)count ? (size_t)count : 1;
+    ipfsrt_ndslice *parts = lua_newuserdatauv(L, k * IPFSRT_NDARRAY_MAX_DIMS * sizeof *parts, 0);
+    const ipfsrt_ndslice **sels = lua_newuserdatauv(L, k * sizeof *sels, 0);
+    int *ns = lua_newuserdatauv(L, k * sizeof *ns, 0);
+    ipfsrt_ndarray *outs = lua_newuserdatauv(L, k * sizeof *outs, 0);
+    for (lua_Integer i = 0; i < count; i++) {
+        lua_rawgeti(L, 2, i + 1);
+        sels[i] = parts + i * IPFSRT_NDARRAY_MAX_DIMS;
+        ns[i] = check_selection(L, lua_gettop(L), parts + i * IPFSRT_NDARRAY_MAX_DIMS);
+        lua_pop(L, 1);
+        ipfsrt_ndarray_init(&outs[i]);
+    }
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_read_boxes(n, sels, ns, (size_t)count, outs, &opts, &err);
+    if (st != IPFSRT_OK)
+        for (lua_Integer i = 0; i < count; i++) ipfsrt_ndarray_free(&outs[i]);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    lua_createtable(L, (int)count, 0);
+    for (lua_Integer i = 0; i < count; i++) {
+        ipfsrt_lua_push_ndarray(L, &outs[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 typedef struct slab_call {
     lua_State *L;
     int fn_idx;
@@ -535,7 +575,7 @@ static int node_is_array(lua_State *L) {
 void ipfsrt_lua_zarr_node_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members}, {"attrs", node_attrs},
                                        {"metadata", node_metadata},
-                                       {"child", node_child}, {"read", node_read},
+                                       {"child", node_child}, {"read", node_read}, {"read_boxes", node_read_boxes},
                                        {"read_slabs", node_read_slabs},
                                        {"summarize", node_summarize}, {"summarize_along", node_summarize_along},
                                        {"summarize_groups", node_summarize_groups},

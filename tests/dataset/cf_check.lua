@@ -18,13 +18,12 @@ local function answer(ds, ask)
     spec.method = ask.method
     v = v:sel(spec)
   end
-  if ask.shape then
-    local x = v:values():astype("float64")
-    return { shape = v.shape, values = v.ndim == 0 and { x:get() } or x:tolist() }
+  if ask.shape then -- values() of a scalar selection is a number
+    return { shape = v.shape, values = v.ndim == 0 and { v:values() } or v:values():astype("float64"):tolist() }
   end
   if ask.dates then return v:dates() end
+  if v.ndim == 0 then return { v:values() } end
   local x = v:values():astype("float64")
-  if v.ndim == 0 then return { x:get() } end
   local out = {}
   for i, e in ipairs(x:tolist()) do out[i] = e == e and e or ipfsrt.null end
   return out

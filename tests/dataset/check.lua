@@ -17,7 +17,7 @@ for name in pairs(ds.vars) do names[#names + 1] = name end
 table.sort(names)
 local got = {
   dims = full.dims, vars = names,
-  full_box_shape = full.sst:sel { time = "2024-01-05", lat = { 20, 60 }, lon = { 270, 310 } }.shape, dtype = sst:isel { time = 0, lat = 0, lon = 0 }:values().dtype,
+  full_box_shape = full.sst:sel { time = "2024-01-05", lat = { 20, 60 }, lon = { 270, 310 } }.shape, dtype = sst:isel { time = 0, lat = 0, lon = 0 }.dtype,
   first_time = ds.time:dates()[1], last_time = ds.time:dates()[ds.dims.time],
   box_shape = box.shape, box_mean = box:mean(), box_sum = box:sum(),
   series = numbers(sst:sel { lat = 35, lon = 285, method = "nearest" }),
@@ -76,7 +76,7 @@ local day_cell = sst:isel(with_cell { time = 0 })
 got.where_other = numbers(day_cell:where(day_cell:gt(16), -1))
 got.fillna_mean = sst:isel { time = 0 }:fillna(0):mean()
 got.expr_std_time_sum = (sst - anom):std("time"):values():sum()
-got.expr_sel = (sst - anom):sel { time = "2024-01-03", lat = 35, lon = 285, method = "nearest" }:values():get()
+got.expr_sel = (sst - anom):sel { time = "2024-01-03", lat = 35, lon = 285, method = "nearest" }:values()
 got.expr_mean_time = numbers((sst * 2 - anom):mean("time"):isel { lat = { 0, 720, 45 }, lon = { 0, 1440, 90 } })
 got.no_skipna = numbers(sst:isel { time = 0, lat = { 0, 720, 90 }, lon = { 0, 1440, 180 } }:mean("lon", { skipna = false }))
 

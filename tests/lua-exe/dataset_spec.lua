@@ -204,9 +204,18 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     says("line: no option xlabel (options: labels, path, title, ylabel)",
       function() ipfsrt.plot.line(ds.time, { path = dir .. "/x.svg", xlabel = "t" }) end)
     -- a table read one way when another was meant is refused, never guessed at
-    says(" = a table of 3: a table is a range, {from, to} (both included); a list of labels is no selection",
+    says(" = a table of 3: a plain table is a range, {from, to} (both included); a list of labels is " ..
+      "ipfsrt.list{...}, points ipfsrt.points{...}",
       function() return ds.sst:sel { lat = { 35, 0, -60 }, lon = { 285, 200, 30 }, method = "nearest" } end)
-    says("lat = a table of 2: a table is a range", function() return ds.sst:sel { lat = { from = 0, to = 10 } } end)
+    says("lat = a table of 2: a plain table is a range", function() return ds.sst:sel { lat = { from = 0, to = 10 } } end)
+    says("ipfsrt.list takes a list (1, 2, ... keys only) of one or more items", function() return ipfsrt.list {} end)
+    says("lat: item 2 of a list is a table; items are labels",
+      function() return ds.sst:sel { lat = ipfsrt.list { 1, { 2, 3 } } } end)
+    says("sel: tolerance goes with method = \"nearest\"", function() return ds.sst:sel { lat = 35, tolerance = 1 } end)
+    says("tolerance for time (times) is a timedelta such as \"1D\"",
+      function() return ds.sst:sel { time = "2024-01-02", method = "nearest", tolerance = 86400 } end)
+    says("item: sst has 3 values (dimensions: lat); item takes one",
+      function() return ds.sst:isel { time = 0, lon = 0, lat = { 0, 3 } }:item() end)
     says("method = \"nearest\" picks single labels, and lat is given a range {from, to}",
       function() return ds.sst:sel { lat = { 20, 60 }, method = "nearest" } end)
     says("time: \"2024-13\" is not a date of the proleptic_gregorian calendar",

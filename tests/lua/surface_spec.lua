@@ -12,8 +12,8 @@ end
 
 local PUBLIC = {
   "blockstore", "car", "catch_signals", "cid", "client", "clock", "codec", "dagcbor", "dataset", "error",
-  "gateways", "hash", "image", "isatty", "json", "listdir", "multibase", "multihash", "ndarray", "null", "pack",
-  "plot", "policy_dir", "refs", "s3", "serve", "stop_requested", "threads", "unixfs", "varint", "version", "versions",
+  "gateways", "hash", "image", "isatty", "json", "list", "listdir", "multibase", "multihash", "ndarray", "null",
+  "pack", "plot", "points", "policy_dir", "refs", "s3", "serve", "stop_requested", "threads", "unixfs", "varint", "version", "versions",
   "zarr",
 }
 

@@ -369,6 +369,38 @@ static void test_accumulate_in_parts(void **state) {
     for (size_t i = 0; i < 8; i++) ipfsrt_ndarray_free(all[i]);
 }
 
+/* Quantiles select rather than sort, so crafted orders must stay fast and
+ * right; refusals name what is wrong and leave out alone. */
+static void test_quantile_and_order(void **state) {
+    (void)state;
+    enum { N = 100001 };
+    size_t n = N;
+    ipfsrt_ndarray a, r;
+    ipfsrt_ndarray_init(&a);
+    ipfsrt_ndarray_init(&r);
+    assert_int_equal(ipfsrt_ndarray_zeros(&a, IPFSRT_DTYPE_FLOAT64, 0, 1, &n, NULL), IPFSRT_OK);
+    double *v = (double *)(void *)a.data;
+    for (size_t i = 0; i < N; i++) v[i] = (double)(N - 1 - i); /* descending: 0..N-1 in reverse */
+    double q[3] = {0.0, 0.25, 1.0};
+    assert_int_equal(ipfsrt_ndarray_quantile(&r, &a, q, 3, NULL, 0, IPFSRT_QUANTILE_LINEAR, true, NULL), IPFSRT_OK);
+    const double *got = (const double *)(const void *)r.data;
+    assert_true(got[0] == 0.0 && got[1] == 25000.0 && got[2] == (double)(N - 1));
+    double bad_q = 1.5;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_ndarray_quantile(&r, &a, &bad_q, 1, NULL, 0, IPFSRT_QUANTILE_LINEAR, true, &err), IPFSRT_EARG);
+    assert_non_null(strstr(err.message, "1.5"));
+    assert_int_equal(ipfsrt_ndarray_quantile(&r, &a, q, 1, NULL, 0, (ipfsrt_quantile_method)99, true, &err), IPFSRT_EARG);
+    int64_t picks[2] = {-1, (int64_t)N};
+    assert_int_equal(ipfsrt_ndarray_take(&r, &a, picks, 2, 0, &err), IPFSRT_EARG);
+    assert_non_null(strstr(err.message, "out of bounds"));
+    assert_int_equal(ipfsrt_ndarray_take(&r, &a, picks, 1, 0, NULL), IPFSRT_OK);
+    assert_true(*(double *)(void *)r.data == 0.0);
+    assert_int_equal(ipfsrt_ndarray_sort(&r, &a, 0, true, NULL), IPFSRT_OK);
+    assert_true(((int64_t *)(void *)r.data)[0] == N - 1);
+    ipfsrt_ndarray_free(&a);
+    ipfsrt_ndarray_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slices), cmocka_unit_test(test_slices_at_limits),
@@ -378,6 +410,7 @@ int main(void) {
         cmocka_unit_test(test_promotion),
         cmocka_unit_test(test_bytes_in_both_orders),
         cmocka_unit_test(test_median_of_crafted_lanes),
+        cmocka_unit_test(test_quantile_and_order),
         cmocka_unit_test(test_accumulate_in_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -248,6 +248,40 @@ IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndred
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
                                                bool skipna, ipfsrt_error *err);
 
+/* numpy's quantile methods (Hyndman and Fan's nine, and numpy's four others). */
+typedef enum ipfsrt_quantile_method {
+    IPFSRT_QUANTILE_LINEAR, IPFSRT_QUANTILE_LOWER, IPFSRT_QUANTILE_HIGHER, IPFSRT_QUANTILE_MIDPOINT,
+    IPFSRT_QUANTILE_NEAREST, IPFSRT_QUANTILE_INVERTED_CDF, IPFSRT_QUANTILE_AVERAGED_INVERTED_CDF,
+    IPFSRT_QUANTILE_CLOSEST_OBSERVATION, IPFSRT_QUANTILE_INTERPOLATED_INVERTED_CDF, IPFSRT_QUANTILE_HAZEN,
+    IPFSRT_QUANTILE_WEIBULL, IPFSRT_QUANTILE_MEDIAN_UNBIASED, IPFSRT_QUANTILE_NORMAL_UNBIASED
+} ipfsrt_quantile_method;
+
+/* numpy's name of a method ("linear", ...), NULL past the last. */
+IPFSRT_API const char *ipfsrt_quantile_method_name(ipfsrt_quantile_method m);
+/* Whether a method picks one of the values (lower, higher, nearest,
+ * inverted_cdf, closest_observation) rather than interpolating. */
+IPFSRT_API bool ipfsrt_quantile_method_discrete(ipfsrt_quantile_method m);
+
+/* The nq quantiles q (each in [0, 1]) over axes (NULL: everything), as
+ * numpy's nanquantile with skipna (NaN left out; NaN where nothing is left),
+ * else its quantile (NaN where a NaN is met). out has a first axis of nq,
+ * then a's axes not reduced. Methods that pick a value keep a's dtype; the
+ * others give float64. Each lane is selected, not sorted: O(n) on average. */
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const double *q,
+                                                 size_t nq, const int *axes, int n, ipfsrt_quantile_method method,
+                                                 bool skipna, ipfsrt_error *err);
+
+/* a sorted along axis (positions false), or the positions that sort it (int64,
+ * positions true): stable (equal values keep their order), NaN last, as
+ * numpy's sort and argsort with kind="stable". */
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_sort(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool positions,
+                                             ipfsrt_error *err);
+
+/* The n positions of a along axis (negative ones from the end), in the order
+ * given, as numpy's take: a copy, of a's dtype. */
+IPFSRT_API ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int64_t *indices,
+                                             size_t n, int axis, ipfsrt_error *err);
+
 /* Weighted sums over the last n axes of x (floats): num = sum of x * w and
  * den = sum of w, over the values of x other than NaN, in the bits the
  * arrays where(isnan(x), 0, x * w) and where(isnan(x), 0, w) summed over those

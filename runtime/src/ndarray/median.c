@@ -23,7 +23,7 @@ static void swap(double *v, size_t i, size_t j) {
 /* Places the k-th smallest of v[0..n) at v[k], the smaller ones before it.
  * Quickselect on medians of three; after 2 log2(n) + 8 rounds (only crafted
  * orders get there) the rest is sorted, so time stays O(n log n). */
-static void select_kth(double *v, size_t n, size_t k) {
+void ipfsrt_ndselect_kth(double *v, size_t n, size_t k) {
     size_t lo = 0, hi = n - 1;
     int rounds = 8;
     for (size_t m = n; m > 1; m >>= 1) rounds += 2;
@@ -58,7 +58,7 @@ static void select_kth(double *v, size_t n, size_t k) {
 static double middle_of(double *v, size_t m, ipfsrt_dtype result) {
     if (m == 0) return NAN;
     size_t k = m / 2;
-    select_kth(v, m, k);
+    ipfsrt_ndselect_kth(v, m, k);
     if (m % 2) return v[k];
     double lower = v[0];
     for (size_t i = 1; i < k; i++)

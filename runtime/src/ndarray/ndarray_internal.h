@@ -90,6 +90,10 @@ typedef enum ipfsrt_ndkind { IPFSRT_NDKIND_BOOL, IPFSRT_NDKIND_INT, IPFSRT_NDKIN
                              IPFSRT_NDKIND_OTHER } ipfsrt_ndkind;
 ipfsrt_ndkind ipfsrt_ndkind_of(ipfsrt_dtype d);
 
+/* Places the k-th smallest of v[0..n) (no NaN) at v[k], the smaller before
+ * it, the greater after it, in O(n log n) at worst. */
+void ipfsrt_ndselect_kth(double *v, size_t n, size_t k);
+
 /* One element as a double, or as the low 64 bits of its integer value
  * (sign-extended); stores of a double into a float dtype, of low bits into an
  * integer dtype (wrapping) or a bool (nonzero is true). */

@@ -1,6 +1,7 @@
-/* Several arrays read together: every chunk of every read asked for in one
- * batch of the store, so that a dataset's coordinates (a chunk or two each)
- * cost one round trip between them, not one each. */
+/* Several reads together: every chunk of every read asked for in one batch
+ * of the store, so that a dataset's coordinates (a chunk or two each), or the
+ * boxes a list of labels selects, cost one round trip between them, not one
+ * each. */
 #include <stdlib.h>
 
 #include "zarr/reader.h"
@@ -47,20 +48,41 @@ static ipfsrt_status read_batched(const ipfsrt_zarr_node *const *arrays, many *m
     return st;
 }
 
-ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_t n, ipfsrt_ndarray *outs,
-                                    ipfsrt_error *err) {
+/* Reads of arrays[i] (selections sels[i] of ns[i] parts, or whole when sels
+ * is NULL) into outs, together when they can be. */
+static ipfsrt_status read_together(const ipfsrt_zarr_node *const *arrays, const ipfsrt_ndslice *const *sels,
+                                   const int *ns, size_t n, ipfsrt_ndarray *outs, const ipfsrt_zarr_read_options *opts,
+                                   ipfsrt_error *err) {
     if (n == 0) return IPFSRT_OK;
     many m = {calloc(n, sizeof *m.readers), calloc(n, sizeof *m.first), n};
     ipfsrt_status st = m.readers && m.first ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
-    for (size_t i = 0; i < n && st == IPFSRT_OK; i++) st = ipfsrt_zarr_reader_new(&m.readers[i], arrays[i], NULL, 0, NULL, NULL, NULL, err);
+    for (size_t i = 0; i < n && st == IPFSRT_OK; i++)
+        st = ipfsrt_zarr_reader_new(&m.readers[i], arrays[i], sels ? sels[i] : NULL, sels ? ns[i] : 0, opts, NULL,
+                                    NULL, err);
     size_t units = 0;
     bool together = st == IPFSRT_OK && batchable(arrays, m.readers, n, &units);
     if (together) st = read_batched(arrays, &m, units, err);
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++)
         st = together ? ipfsrt_zarr_reader_finish(m.readers[i], &outs[i], err)
-                      : ipfsrt_zarr_read(arrays[i], NULL, 0, &outs[i], NULL, err);
+                      : ipfsrt_zarr_read(arrays[i], sels ? sels[i] : NULL, sels ? ns[i] : 0, &outs[i], opts, err);
     for (size_t i = 0; m.readers && i < n; i++) ipfsrt_zarr_reader_free(m.readers[i]);
     free(m.readers);
     free(m.first);
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_t n, ipfsrt_ndarray *outs,
+                                    ipfsrt_error *err) {
+    return read_together(arrays, NULL, NULL, n, outs, NULL, err);
+}
+
+ipfsrt_status ipfsrt_zarr_read_boxes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *const *sels, const int *ns,
+                                     size_t n, ipfsrt_ndarray *outs, const ipfsrt_zarr_read_options *opts,
+                                     ipfsrt_error *err) {
+    const ipfsrt_zarr_node **arrays = malloc((n ? n : 1) * sizeof *arrays);
+    if (!arrays) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    for (size_t i = 0; i < n; i++) arrays[i] = array;
+    ipfsrt_status st = read_together(arrays, sels, ns, n, outs, opts, err);
+    free(arrays);
     return st;
 }

@@ -1,0 +1,79 @@
+"""The analysis toolkit's second pass against Debian's xarray: selections by
+lists and points, nearest with a tolerance, scalar coordinates, quantiles,
+sorts, extremes over several dimensions, and the refusals, each case a
+DataArray described as tests/dataset/toolkit_check.lua describes ipfsrt's
+answer (dims, shape, dtype, values, coordinates), or the refusal's kind.
+`toolkit.py DIR OUT.json` writes xarray's answers."""
+import json
+import sys
+import warnings
+
+import numpy as np
+import xarray as xr
+
+warnings.simplefilter("ignore")
+full = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None)
+ds = full.isel(zlev=0)
+sst = ds.sst
+
+
+def label(t):
+    """A time as ipfsrt's dates() writes it."""
+    if np.isnat(t):
+        return "NaT"
+    s = str(np.datetime64(t, "s"))
+    return s[:10] if s.endswith("T00:00:00") else s
+
+
+def numbers(a):
+    a = np.asarray(a)
+    if a.dtype.kind == "M":
+        return [label(t) for t in a.reshape(-1)]
+    return [None if np.isnan(x) else float(x) for x in a.astype("float64").reshape(-1)]
+
+
+def describe(x):
+    if not isinstance(x, xr.DataArray):
+        return {"values": numbers(x)}
+    coords = {name: {"dims": list(c.dims), "values": numbers(c.values)} for name, c in x.coords.items()}
+    return {"dims": list(x.dims), "shape": list(x.shape), "dtype": str(x.dtype), "values": numbers(x.values),
+            "coords": coords}
+
+
+def points(values, dim="points"):
+    return xr.DataArray(values, dims=dim)
+
+
+box = sst.isel(time=slice(0, 6), lat=slice(100, 106), lon=slice(0, 5))
+computed = box.mean("time")
+CASES = {
+    # selections
+    "list_nearest": lambda: sst.sel(lat=[35, 0, -60], lon=[285, 200, 30], method="nearest"),
+    "points_nearest": lambda: sst.sel(lat=points([35, 0, -60]), lon=points([285, 200, 30]), method="nearest"),
+    "isel_lists": lambda: sst.isel(time=[3, 1, 3], lat=[500, 100], lon=7),
+    "isel_points_named": lambda: sst.isel(lat=points([500, 100, 20], "station"), lon=points([7, 900, 1400], "station"),
+                                          time=slice(2, 5)),
+    "scalar_nearest": lambda: sst.sel(lat=35, lon=285, method="nearest"),
+    "tolerance_met": lambda: sst.sel(lat=35.3, method="nearest", tolerance=0.2).isel(lon=slice(0, 3)),
+    "tolerance_missed": lambda: sst.sel(lat=35.3, method="nearest", tolerance=0.01),
+    "time_list_nearest": lambda: sst.sel(time=["2024-01-03", "2024-01-01"], method="nearest", tolerance="1D").isel(
+        lat=300, lon=slice(0, 2)),
+    "time_list_exact_missing": lambda: sst.sel(time=["2024-01-03", "2024-01-01"]),
+    "list_then_label": lambda: sst.sel(lat=[35, 0], method="nearest").sel(lat=0.125).isel(lon=slice(0, 3)),
+    "list_then_range": lambda: sst.sel(lat=[-60, 0, 35], method="nearest").sel(lat=slice(-10, 40)).isel(lon=0),
+    "computed_list": lambda: computed.isel(lat=[5, 0, 5]),
+    "computed_points": lambda: computed.isel(lat=points([1, 2]), lon=points([4, 0])),
+    "points_mismatched": lambda: sst.sel(lat=points([0.125, 0.375]), lon=points([0.125, 0.375, 0.625])),
+    "points_on_a_dimension": lambda: sst.isel(lat=points([1, 2], "time")),
+    "method_with_range": lambda: sst.sel(lat=slice(0, 10), method="nearest"),
+    "dataset_points": lambda: ds.sel(lat=points([35, 0]), lon=points([285, 200]), method="nearest").anom,
+}
+
+out = {}
+for name, case in CASES.items():
+    try:
+        out[name] = describe(case())
+    except (KeyError, IndexError, ValueError, NotImplementedError, TypeError) as e:
+        out[name] = {"error": type(e).__name__, "message": str(e)[:200]}
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+print(f"toolkit.py: {len(out)} cases, {sum('error' in v for v in out.values())} refusals")

@@ -1,0 +1,85 @@
+-- The analysis toolkit's second pass against Debian's xarray
+-- (tests/dataset/toolkit.py): every case described alike (dims, shape,
+-- dtype, values, coordinates) or refused where xarray refuses.
+-- Usage: ipfsrt toolkit_check.lua DIR XARRAY.json
+local ipfsrt = require "ipfsrt"
+local full = ipfsrt.dataset.open(arg[1])
+local ds = full:isel { zlev = 0 }
+local want = ipfsrt.json.decode(assert(io.open(arg[2])):read("a"))
+local sst = ds.sst
+local compare = dofile((arg[0]:match("^(.*)/") or ".") .. "/compare.lua")
+local list, points = ipfsrt.list, ipfsrt.points
+
+-- Values as xarray's describe gives them: dates for times, else numbers.
+local function values_of(v)
+  if v.attrs.units and tostring(v.attrs.units):find(" since ") and v.ndim <= 1 then return v:dates() end
+  return compare.numbers(v:_values_array())
+end
+
+local function describe(v)
+  if type(v) == "number" then return { values = { v == v and v or ipfsrt.null } } end
+  local coords = {}
+  for name, c in pairs(v.coords) do coords[name] = { dims = c.dims, values = values_of(c) } end
+  return { dims = v.dims, shape = v.shape, dtype = v.dtype, values = values_of(v), coords = coords }
+end
+
+local box = sst:isel { time = { 0, 6 }, lat = { 100, 106 }, lon = { 0, 5 } }
+local computed = box:mean("time")
+local CASES = {
+  list_nearest = function() return sst:sel { lat = list { 35, 0, -60 }, lon = list { 285, 200, 30 }, method = "nearest" } end,
+  points_nearest = function()
+    return sst:sel { lat = points { 35, 0, -60 }, lon = points { 285, 200, 30 }, method = "nearest" }
+  end,
+  isel_lists = function() return sst:isel { time = list { 3, 1, 3 }, lat = list { 500, 100 }, lon = 7 } end,
+  isel_points_named = function()
+    return sst:isel { lat = points({ 500, 100, 20 }, "station"), lon = points({ 7, 900, 1400 }, "station"),
+      time = { 2, 5 } }
+  end,
+  scalar_nearest = function() return sst:sel { lat = 35, lon = 285, method = "nearest" } end,
+  tolerance_met = function() return sst:sel { lat = 35.3, method = "nearest", tolerance = 0.2 }:isel { lon = { 0, 3 } } end,
+  tolerance_missed = function() return sst:sel { lat = 35.3, method = "nearest", tolerance = 0.01 } end,
+  time_list_nearest = function()
+    return sst:sel { time = list { "2024-01-03", "2024-01-01" }, method = "nearest", tolerance = "1D" }
+      :isel { lat = 300, lon = { 0, 2 } }
+  end,
+  time_list_exact_missing = function() return sst:sel { time = list { "2024-01-03", "2024-01-01" } } end,
+  list_then_label = function()
+    return sst:sel { lat = list { 35, 0 }, method = "nearest" }:sel { lat = 0.125 }:isel { lon = { 0, 3 } }
+  end,
+  list_then_range = function()
+    return sst:sel { lat = list { -60, 0, 35 }, method = "nearest" }:sel { lat = { -10, 40 } }:isel { lon = 0 }
+  end,
+  computed_list = function() return computed:isel { lat = list { 5, 0, 5 } } end,
+  computed_points = function() return computed:isel { lat = points { 1, 2 }, lon = points { 4, 0 } } end,
+  points_mismatched = function() return sst:sel { lat = points { 0.125, 0.375 }, lon = points { 0.125, 0.375, 0.625 } } end,
+  points_on_a_dimension = function() return sst:isel { lat = points({ 1, 2 }, "time") } end,
+  method_with_range = function() return sst:sel { lat = { 0, 10 }, method = "nearest" } end,
+  dataset_points = function()
+    return ds:sel { lat = points { 35, 0 }, lon = points { 285, 200 }, method = "nearest" }.anom
+  end,
+}
+
+local failures, names = 0, {}
+for name in pairs(want) do names[#names + 1] = name end
+table.sort(names)
+for name, _ in pairs(CASES) do
+  if want[name] == nil then failures = failures + 1; print("not in xarray's answers: " .. name) end
+end
+for _, name in ipairs(names) do
+  local case, w = CASES[name], want[name]
+  local problem
+  if not case then problem = "no such case here"
+  else
+    local ok, got = pcall(function() return describe(case()) end)
+    if w.error then
+      if ok then problem = "xarray refuses (" .. w.error .. ": " .. w.message .. "), ipfsrt did not"
+      elseif not (ipfsrt.error.is(got) and (got.code == "bad_argument" or got.code == "not_found")) then
+        problem = "refused with no error value (a bug, not a refusal): " .. tostring(got)
+      elseif os.getenv("TOOLKIT_VERBOSE") then print(name .. ": " .. tostring(got)) end
+    elseif not ok then problem = "ipfsrt refused: " .. tostring(got)
+    else problem = compare.same(got, w, name, 1e-6) end
+  end
+  if problem then failures = failures + 1; print("DIFFERS " .. name .. ": " .. problem) end
+end
+print(string.format("toolkit: %d of %d cases as xarray's", #names - failures, #names))
+os.exit(failures == 0 and 0 or 1)
