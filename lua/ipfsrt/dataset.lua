@@ -807,8 +807,8 @@ end
 -- Reductions by dimension name (NaN skipped, as xarray): over everything a
 -- number, else a variable of the dimensions left.
 -- The variable of r, the values of v reduced along axes: v's other dimensions.
-local function reduced_variable(v, axes, r, attrs)
-  local left = {}
+local function reduced_variable(v, axes, r, attrs, lead)
+  local left = lead and table.move(lead, 1, #lead, 1, {}) or {}
   for _, d in ipairs(v.dims) do
     local gone = false
     for _, a in ipairs(axes) do gone = gone or v.dims[a + 1] == d end
@@ -855,52 +855,6 @@ for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "count", "media
       r = x[op](x, #axes == 1 and axes[1] or axes, o)
     end
     return reduced_variable(v, axes, r)
-  end
-end
-
--- The one axis of dim (a 1-D variable's own when nil).
-local function one_axis(v, dim, what)
-  if dim == nil and #v.dims == 1 then dim = v.dims[1] end
-  if type(dim) ~= "string" then bad("%s takes one dimension (dimensions: %s)", what, table.concat(v.dims, ", ")) end
-  return axes_of(v, dim)[1]
-end
-
--- v:argmax([dim]), v:argmin([dim]): positions (from 0) of the greatest and
--- least values along dim, NaN skipped (a slice of NaN only is an error, as in
--- xarray): a number for a 1-D variable, else a variable of the others.
-for _, what in ipairs { "argmax", "argmin" } do
-  Variable[what] = function(v, dim)
-    local axis = one_axis(v, dim, what)
-    local x = v:_values_array()
-    if #v.dims == 1 then return x[what](x) end
-    return reduced_variable(v, { axis }, x[what](x, axis), {})
-  end
-end
-
--- v:idxmax([dim]), v:idxmin([dim]): the labels of the greatest and least
--- values along dim, NaN skipped. A 1-D variable gives the label itself (a
--- date for CF times); others a variable of the coordinate's values, with its
--- attributes (so :dates() gives dates), NaN where a slice is NaN only (as
--- xarray's fill).
-for _, what in ipairs { "idxmax", "idxmin" } do
-  Variable[what] = function(v, dim)
-    local axis = one_axis(v, dim, what)
-    local name = v.dims[axis + 1]
-    local c = v:_coords()[name]
-    if not c then bad("%s: %s has no coordinate variable (argmax gives positions)", what, name) end
-    local x = v:_values_array():astype("float64")
-    local filled = nd.where(x:isnan(), what == "idxmax" and -math.huge or math.huge, x) -- NaN never wins
-    local arg = what == "idxmax" and "argmax" or "argmin"
-    local timed = time_of(c.name, c.attrs)
-    if #v.dims == 1 then
-      if x:count() == 0 then return timed and "NaT" or 0 / 0 end
-      local p = filled[arg](filled)
-      return timed and c:dates()[p + 1] or c:values():astype("float64"):get(p)
-    end
-    local labels, pos = c:values():astype("float64"):tolist(), filled[arg](filled, axis)
-    local counts, out = x:count(axis):reshape { -1 }:tolist(), {}
-    for i, p in ipairs(pos:reshape { -1 }:tolist()) do out[i] = counts[i] > 0 and labels[p + 1] or 0 / 0 end
-    return reduced_variable(v, { axis }, nd.from(out, "float64"):reshape(pos.shape), c.attrs)
   end
 end
 
@@ -1225,10 +1179,13 @@ M.list, M.points = gather.list, gather.points
 
 local internals = { streamed_groups = streamed_groups, labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
   new_variable = new_variable, node_of = node_of, slabs = M.slabs, lazy_variable = arithmetic.lazy_variable,
-  is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names }
+  is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names,
+  reduced_variable = reduced_variable, cf_of = cf_of, slice_part = slice_part }
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)
 require("ipfsrt.to_zarr").install(internals, Variable)
+require("ipfsrt.ordered").install(internals, Variable)
+require("ipfsrt.extrema").install(internals, Variable)
 
 M.Dataset, M.Variable = Dataset, Variable
 return M

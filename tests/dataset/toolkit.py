@@ -33,6 +33,10 @@ def numbers(a):
 
 
 def describe(x):
+    if isinstance(x, dict):
+        return {"dict": {k: describe(v) for k, v in x.items()}}
+    if isinstance(x, str):
+        return {"label": x}
     if not isinstance(x, xr.DataArray):
         return {"values": numbers(x)}
     coords = {name: {"dims": list(c.dims), "values": numbers(c.values)} for name, c in x.coords.items()}
@@ -68,6 +72,57 @@ CASES = {
     "method_with_range": lambda: sst.sel(lat=slice(0, 10), method="nearest"),
     "dataset_points": lambda: ds.sel(lat=points([35, 0]), lon=points([285, 200]), method="nearest").anom,
 }
+
+# orders: quantiles (every method), medians, sorts
+METHODS = ["linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", "averaged_inverted_cdf",
+           "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+           "normal_unbiased"]
+grid = sst.isel(lat=slice(0, 720, 7), lon=slice(0, 1440, 9))
+series = sst.sel(lat=35, lon=285, method="nearest")
+# numpy 1.24's nanquantile along an axis is apply_along_axis, which types the
+# result by its first lane: here an all-NaN (land) cell, float32, so the other
+# lanes' float64 answers are rounded to float32. Every other shape gives
+# float64 (as ipfsrt always does): compared as float64, within float32's
+# rounding.
+CASES.update({
+    "quantile_time": lambda: grid.quantile(0.9, "time").astype("float64"),
+    "quantile_time_columns": lambda: grid.quantile(0.9, "time").astype("float64"),
+    "quantile_all": lambda: float(box.quantile(0.3)),
+    "quantile_lat_lon": lambda: box.quantile([0.25, 0.75], ["lat", "lon"]),
+    "quantile_no_skipna": lambda: box.quantile(0.5, "time", skipna=False),
+    "quantile_bad_q": lambda: box.quantile(1.5, "time"),
+    "quantile_bad_method": lambda: box.quantile(0.5, "time", method="average"),
+    "median_time": lambda: grid.median("time"),
+    "median_time_columns": lambda: grid.median("time"),
+    "sort_series": lambda: series.copy(data=np.sort(series.values, kind="stable")).drop_vars("time"),
+    "argsort_box": lambda: box.copy(data=np.argsort(box.values, axis=2, kind="stable")).drop_vars("lon"),
+})
+
+
+def labels_of(positions):
+    """idxmax over several dimensions, which xarray has not: the labels at argmax's positions."""
+    out = {}
+    for d, p in positions.items():
+        c = sst[d]
+        if p.ndim == 0:
+            out[d] = label(c.values[int(p)]) if c.dtype.kind == "M" else float(c.values[int(p)])
+        else:
+            out[d] = p.copy(data=c.values[p.values].astype("float64"))
+    return out
+
+
+CASES.update({
+    "argmax_all": lambda: {k: float(v) for k, v in sst.argmax(dim=["time", "lat", "lon"]).items()},
+    "argmax_all_folded": lambda: {k: float(v) for k, v in sst.argmax(dim=["time", "lat", "lon"]).items()},
+    "argmin_all": lambda: {k: float(v) for k, v in sst.argmin(dim=["time", "lat", "lon"]).items()},
+    "argmax_lat_lon": lambda: sst.argmax(dim=["lat", "lon"]),
+    "argmin_time_lon": lambda: box.argmin(dim=["time", "lon"]),
+    "idxmax_all": lambda: labels_of(sst.argmax(dim=["time", "lat", "lon"])),
+    "idxmin_lat_lon": lambda: labels_of(sst.argmin(dim=["lat", "lon"])),
+    "argmax_land": lambda: sst.isel(lat=0, lon=0).argmax(),
+})
+for m in METHODS:
+    CASES["quantile_" + m] = (lambda m: lambda: box.quantile([0.1, 0.5, 0.95], "time", method=m))(m)
 
 out = {}
 for name, case in CASES.items():

@@ -18,6 +18,12 @@ end
 
 local function describe(v)
   if type(v) == "number" then return { values = { v == v and v or ipfsrt.null } } end
+  if type(v) == "string" then return { label = v } end
+  if getmetatable(v) ~= require("ipfsrt.dataset").Variable then
+    local out = {}
+    for k, x in pairs(v) do out[k] = describe(x) end
+    return { dict = out }
+  end
   local coords = {}
   for name, c in pairs(v.coords) do coords[name] = { dims = c.dims, values = values_of(c) } end
   return { dims = v.dims, shape = v.shape, dtype = v.dtype, values = values_of(v), coords = coords }
@@ -58,6 +64,54 @@ local CASES = {
     return ds:sel { lat = points { 35, 0 }, lon = points { 285, 200 }, method = "nearest" }.anom
   end,
 }
+
+local METHODS = { "linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", "averaged_inverted_cdf",
+  "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased", "normal_unbiased" }
+local ordered = require "ipfsrt.ordered"
+local grid = sst:isel { lat = { 0, 720, 7 }, lon = { 0, 1440, 9 } }
+local series = sst:sel { lat = 35, lon = 285, method = "nearest" }
+-- a column of a few MB: the time reductions read column after column
+local function in_columns(f)
+  return function()
+    local was = ordered.ORDER_BYTES
+    ordered.ORDER_BYTES = 1 << 20
+    local ok, r = pcall(f)
+    ordered.ORDER_BYTES = was
+    if not ok then error(r, 0) end
+    return r
+  end
+end
+CASES.quantile_time = function() return grid:quantile(0.9, "time") end
+CASES.quantile_time_columns = in_columns(function() return grid:quantile(0.9, "time"):isel {} end)
+CASES.quantile_all = function() return box:quantile(0.3) end
+CASES.quantile_lat_lon = function() return box:quantile({ 0.25, 0.75 }, { "lat", "lon" }) end
+CASES.quantile_no_skipna = function() return box:quantile(0.5, "time", { skipna = false }) end
+CASES.quantile_bad_q = function() return box:quantile(1.5, "time") end
+CASES.quantile_bad_method = function() return box:quantile(0.5, "time", { method = "average" }) end
+CASES.median_time = function() return grid:median("time") end
+CASES.median_time_columns = in_columns(function() return grid:median("time") end)
+CASES.sort_series = function() return series:sort() end
+CASES.argsort_box = function() return box:argsort("lon") end
+for _, m in ipairs(METHODS) do
+  CASES["quantile_" .. m] = function() return box:quantile({ 0.1, 0.5, 0.95 }, "time", { method = m }) end
+end
+
+local extrema = require "ipfsrt.extrema"
+CASES.argmax_all = function() return sst:argmax { "time", "lat", "lon" } end
+CASES.argmax_all_folded = function()
+  local was = extrema.FOLD_BYTES
+  extrema.FOLD_BYTES = 1 << 20 -- folded a slab at a time as read
+  local ok, r = pcall(sst.argmax, sst, { "lon", "time", "lat" })
+  extrema.FOLD_BYTES = was
+  if not ok then error(r, 0) end
+  return r
+end
+CASES.argmin_all = function() return sst:argmin { "time", "lat", "lon" } end
+CASES.argmax_lat_lon = function() return sst:argmax { "lat", "lon" } end
+CASES.argmin_time_lon = function() return box:argmin { "time", "lon" } end
+CASES.idxmax_all = function() return sst:idxmax { "time", "lat", "lon" } end
+CASES.idxmin_lat_lon = function() return sst:idxmin { "lat", "lon" } end
+CASES.argmax_land = function() return sst:isel { lat = 0, lon = 0 }:argmax() end
 
 local failures, names = 0, {}
 for name in pairs(want) do names[#names + 1] = name end

@@ -1,0 +1,216 @@
+-- ipfsrt.extrema: where the greatest and least values are, as xarray's
+-- argmax, argmin, idxmax and idxmin, along one dimension or several.
+--
+--   series:argmax(); box:argmax("time")               -- a position; a variable of positions
+--   ds.sst:argmax { "time", "lat", "lon" }            -- {time = 201, lat = 610, lon = 37}
+--   ds.sst:idxmax { "time", "lat", "lon" }            -- {time = "2024-07-20T12:00:00", lat = 62.625, ...}
+--   ds.sst:argmax { "lat", "lon" }                    -- {lat = <variable (time)>, lon = <variable (time)>}
+--
+-- NaN is skipped; argmax of a slice of NaN only is an error (as xarray's),
+-- idxmax gives NaN there (NaT on times). Over every dimension of a large
+-- stored variable the values are folded as they are read, a slab at a time
+-- (as a fused max is), never held whole.
+local ipfsrt = require "ipfsrt"
+local nd = ipfsrt.ndarray
+
+local M = {}
+local I -- the dataset's internals (install)
+
+-- Decoded bytes over which extremes over everything are folded as read.
+M.FOLD_BYTES = 256 << 20
+-- About how many decoded bytes a slab of such a fold holds.
+M.SLAB_BYTES = 32 << 20
+
+local function arg_of(what) return (what == "idxmax" or what == "argmax") and "argmax" or "argmin" end
+
+-- The one axis of dim (a 1-D variable's own when nil).
+local function one_axis(v, dim, what)
+  if dim == nil and #v.dims == 1 then dim = v.dims[1] end
+  if type(dim) ~= "string" then
+    I.bad("%s takes a dimension or a list of them (dimensions: %s)", what, table.concat(v.dims, ", "))
+  end
+  return I.axis_of(v, dim)
+end
+
+-- The positions along dim (one axis), as before: a number for a 1-D
+-- variable, else a variable of the others.
+local function arg_along(v, dim, what)
+  local axis = one_axis(v, dim, what)
+  local x = v:_values_array()
+  if #v.dims == 1 then return x[what](x) end
+  return I.reduced_variable(v, { axis }, x[what](x, axis), {})
+end
+
+-- The read in slabs of a large stored variable (nil when it is none): its
+-- selection, the slabs' ends along its first dimension (at chunk
+-- boundaries) and the CF decoding.
+local function slab_plan(v)
+  local total = 8
+  for _, n in ipairs(v.shape) do total = total * n end
+  if not (v._array and v._sel) or #v.dims == 0 or total <= M.FOLD_BYTES then return nil end
+  local cf = I.cf_of(v)
+  if cf and cf.view then return nil end -- _Unsigned: viewed before decoding
+  local parts, k0 = {}, nil
+  for k, s in ipairs(v._sel) do
+    parts[k] = I.slice_part(s)
+    if not s.index and not k0 then k0 = k end
+  end
+  local s = v._sel[k0]
+  if s.step ~= 1 then return nil end
+  local chunk, row = v._array.chunks[k0], total // s.count
+  local rows = math.max(1, M.SLAB_BYTES // row)
+  local ends, last = {}, 0
+  local e = (s.start // chunk + 1) * chunk - s.start
+  while e < s.count do
+    if e - last >= rows then ends[#ends + 1], last = e, e end
+    e = e + chunk
+  end
+  ends[#ends + 1] = s.count
+  local opts = cf and { unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } } or nil
+  return { parts = parts, ends = ends, opts = opts, row = total // 8 // s.count }
+end
+
+-- The flat position (C order over v's shape) of the extreme of all v's
+-- values, folded a slab at a time as the slabs are read; nil when v is no
+-- large stored variable. Ties go to the first, as numpy's.
+local function folded_position(v, arg)
+  local plan = slab_plan(v)
+  if not plan then return nil end
+  local best, at = nil, nil
+  v._array:read_slabs(plan.parts, plan.ends, function(start, _, slab)
+    if slab:count() == 0 then return end
+    local p = slab[arg](slab)
+    local value = slab:reshape { -1 }:get(p)
+    if best == nil or (arg == "argmax" and value > best) or (arg == "argmin" and value < best) then
+      best, at = value, start * plan.row + p
+    end
+  end, plan.opts)
+  if at == nil then I.bad("%s of %s: every value is NaN", arg, v.name) end
+  return at
+end
+
+-- The flat positions of the extremes over axes (merged, in v's order) of
+-- values x, per element of the others; and the merged dimensions' lengths.
+local function merged_positions(x, axes, arg, fill)
+  local reduced, order, kept_shape, lengths = {}, {}, {}, {}
+  for _, a in ipairs(axes) do reduced[a + 1] = true end
+  for i, n in ipairs(x.shape) do
+    if not reduced[i] then order[#order + 1], kept_shape[#kept_shape + 1] = i - 1, n end
+  end
+  for i, n in ipairs(x.shape) do
+    if reduced[i] then order[#order + 1], lengths[#lengths + 1] = i - 1, n end
+  end
+  local shape = table.move(kept_shape, 1, #kept_shape, 1, {})
+  shape[#shape + 1] = -1
+  local merged = x:transpose(order):copy():reshape(shape)
+  if fill then merged = nd.where(merged:isnan(), fill, merged) end
+  return merged[arg](merged, #kept_shape), lengths
+end
+
+-- Position along each merged dimension of flat positions p (numbers or
+-- int64 arrays), C order.
+local function unravel(p, lengths)
+  local out, stride = {}, 1
+  for k = #lengths, 1, -1 do
+    out[k] = (p // stride) % lengths[k]
+    stride = stride * lengths[k]
+  end
+  return out
+end
+
+-- {dim = position}: of the extreme over several dimensions (every one:
+-- numbers; else variables of the others).
+local function arg_over(v, dims, what)
+  local axes, seen = {}, {}
+  for _, d in ipairs(dims) do
+    local a = I.axis_of(v, d)
+    if seen[a] then I.bad("%s: %s is given twice", what, d) end
+    seen[a], axes[#axes + 1] = true, a
+  end
+  table.sort(axes)
+  local arg, out = arg_of(what), {}
+  if #axes == #v.dims then
+    local flat = folded_position(v, arg)
+    if not flat then
+      local x = v:_values_array()
+      if x:count() == 0 then I.bad("%s of %s: every value is NaN", what, v.name) end
+      flat = x[arg](x)
+    end
+    for k, p in ipairs(unravel(flat, v.shape)) do out[v.dims[axes[k] + 1]] = p end
+    return out
+  end
+  local pos, lengths = merged_positions(v:_values_array(), axes, arg)
+  for k, p in ipairs(unravel(pos, lengths)) do out[v.dims[axes[k] + 1]] = I.reduced_variable(v, axes, p, {}) end
+  return out
+end
+
+-- The label of coordinate c at position p (a date on times, NaN/NaT for nil).
+local function label_at(c, p)
+  local timed = I.time_of(c.name, c.attrs)
+  if p == nil then return timed and "NaT" or 0 / 0 end
+  return timed and c:dates()[p + 1] or c:_values_array():astype("float64"):get(p)
+end
+
+local function coordinate_of(v, dim, what)
+  local c = v:_coords()[dim]
+  if not c then I.bad("%s: %s has no coordinate variable (argmax gives positions)", what, dim) end
+  return c
+end
+
+-- The labels along dim (one axis): a label for a 1-D variable, else a
+-- variable of the coordinate's values with its attributes (dates() gives
+-- dates), NaN where a slice is NaN only (as xarray's fill).
+local function idx_along(v, dim, what)
+  local axis = one_axis(v, dim, what)
+  local c = coordinate_of(v, v.dims[axis + 1], what)
+  local x = v:_values_array():astype("float64")
+  local arg = arg_of(what)
+  if #v.dims == 1 then
+    if x:count() == 0 then return label_at(c, nil) end
+    return label_at(c, x[arg](nd.where(x:isnan(), arg == "argmax" and -math.huge or math.huge, x)))
+  end
+  local pos = merged_positions(x, { axis }, arg, arg == "argmax" and -math.huge or math.huge)
+  local labels, counts, out = c:_values_array():astype("float64"):tolist(), x:count(axis):reshape { -1 }:tolist(), {}
+  for i, p in ipairs(pos:reshape { -1 }:tolist()) do out[i] = counts[i] > 0 and labels[p + 1] or 0 / 0 end
+  return I.reduced_variable(v, { axis }, nd.from(out, "float64"):reshape(pos.shape), c.attrs)
+end
+
+-- {dim = label}: the labels of the extreme over several dimensions.
+local function idx_over(v, dims, what)
+  for _, d in ipairs(dims) do coordinate_of(v, d, what) end
+  local all = #dims == #v.dims
+  if all then
+    local out = {}
+    for d, p in pairs(arg_over(v, dims, what)) do out[d] = label_at(coordinate_of(v, d, what), p) end
+    return out
+  end
+  local axes = {}
+  for _, d in ipairs(dims) do axes[#axes + 1] = I.axis_of(v, d) end
+  table.sort(axes)
+  local arg = arg_of(what)
+  local x = v:_values_array():astype("float64")
+  local pos, lengths = merged_positions(x, axes, arg, arg == "argmax" and -math.huge or math.huge)
+  local counts = x:count(axes):reshape { -1 }:tolist()
+  local out = {}
+  for k, p in ipairs(unravel(pos, lengths)) do
+    local d = v.dims[axes[k] + 1]
+    local c = coordinate_of(v, d, what)
+    local labels, values = c:_values_array():astype("float64"):tolist(), {}
+    for i, q in ipairs(p:reshape { -1 }:tolist()) do values[i] = counts[i] > 0 and labels[q + 1] or 0 / 0 end
+    out[d] = I.reduced_variable(v, axes, nd.from(values, "float64"):reshape(pos.shape), c.attrs)
+  end
+  return out
+end
+
+function M.install(internals, Variable)
+  I = internals
+  for _, what in ipairs { "argmax", "argmin", "idxmax", "idxmin" } do
+    local along, over = what:match("^arg") and arg_along or idx_along, what:match("^arg") and arg_over or idx_over
+    Variable[what] = function(v, dims)
+      if type(dims) == "table" then return over(v, dims, what) end
+      return along(v, dims, what)
+    end
+  end
+end
+
+return M
