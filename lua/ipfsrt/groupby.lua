@@ -79,7 +79,7 @@ local function runs_of(labels, groups)
 end
 
 local function new_grouping(v, dim, name, labels, groups, coord)
-  return setmetatable({ var = v, dim = dim, name = name, labels = labels, groups = groups,
+  return setmetatable({ _var = v, dim = dim, name = name, labels = labels, groups = groups,
     runs = runs_of(labels, groups), coord = coord }, GroupBy)
 end
 
@@ -182,7 +182,7 @@ local function regions_for(g, ks, n)
   end
   local out = {}
   for _, slab in ipairs(I.slabs(n)) do
-    local a, b = slab and slab.start or 0, slab and slab.start + slab.count or g.var.shape[1]
+    local a, b = slab and slab.start or 0, slab and slab.start + slab.count or g._var.shape[1]
     local lo, hi
     for p = a, b - 1 do
       if wanted[p] then lo, hi = lo or p, p end
@@ -197,7 +197,7 @@ end
 -- group's running totals (lazy.running: the bits a reduction of the group's
 -- rows gives). Per position in ks, its result (nil: no positions).
 local function streamed(g, op, skipna, ks)
-  local n = I.node_of(g.var)
+  local n = I.node_of(g._var)
   local memo, totals, chosen = lazy.new_memo(), {}, {}
   for i, k in ipairs(ks) do chosen[g.groups[k]] = i end
   lazy.each_slab({ n }, regions_for(g, ks, n), memo, function(region, values)
@@ -228,11 +228,11 @@ end
 
 -- Per group of ks, its values gathered (runs concatenated) and reduced along dim.
 local function gathered(g, op, skipna, ks)
-  local out, axis = {}, I.axis_of(g.var, g.dim)
+  local out, axis = {}, I.axis_of(g._var, g.dim)
   for i, k in ipairs(ks) do
     local parts = {}
     for _, run in ipairs(g.runs[k]) do
-      parts[#parts + 1] = g.var:isel({ [g.dim] = { run[1], run[1] + run[2] } }):values()
+      parts[#parts + 1] = g._var:isel({ [g.dim] = { run[1], run[1] + run[2] } }):values()
     end
     if #parts > 0 then
       local x = #parts == 1 and parts[1] or nd.concat(parts, axis)
@@ -260,7 +260,7 @@ end
 -- large selections, one read, on the decoding threads), from the first to the
 -- last position they hold: stacked along a new first axis, or nil.
 local function folded(g, op, skipna, ks)
-  if skipna == false or g.var.dims[1] ~= g.dim or not g.var._array or g.var._expr or #ks == 0 then return nil end
+  if skipna == false or g._var.dims[1] ~= g.dim or not g._var._array or g._var._expr or #ks == 0 then return nil end
   local chosen, lo, hi = {}, nil, nil
   for i, k in ipairs(ks) do
     chosen[g.groups[k]] = i - 1
@@ -271,7 +271,7 @@ local function folded(g, op, skipna, ks)
   end
   local group_of = {}
   for p = lo, hi do group_of[p - lo + 1] = chosen[g.labels[p + 1]] or -1 end
-  return I.streamed_groups(g.var:isel { [g.dim] = { lo, hi + 1 } }, op, group_of, #ks)
+  return I.streamed_groups(g._var:isel { [g.dim] = { lo, hi + 1 } }, op, group_of, #ks)
 end
 
 -- The results of groups ks, stacked along a new first axis (or, one group
@@ -279,10 +279,10 @@ end
 local function reduced(g, op, skipna, ks, single)
   local all = folded(g, op, skipna, ks)
   if all then return single and all:slice({ 0 }) or all end
-  local per = (STREAMED[op] and g.var.dims[1] == g.dim) and streamed(g, op, skipna, ks) or gathered(g, op, skipna, ks)
+  local per = (STREAMED[op] and g._var.dims[1] == g.dim) and streamed(g, op, skipna, ks) or gathered(g, op, skipna, ks)
   local like, shape = nil, {}
   for i = 1, #ks do like = like or per[i] end
-  for i, d in ipairs(g.var.dims) do if d ~= g.dim then shape[#shape + 1] = g.var.shape[i] end end
+  for i, d in ipairs(g._var.dims) do if d ~= g.dim then shape[#shape + 1] = g._var.shape[i] end end
   for i = 1, #ks do per[i] = per[i] or empty_result(like, shape) end
   if single then return per[1] end
   return #ks > 0 and stacked(per) or nd.zeros({ 0, table.unpack(shape) }, like and like.dtype or "float64")
@@ -292,18 +292,18 @@ end
 -- others), computed only when read, and only for the groups a selection kept.
 local function group_leaf(g, op, skipna, ks, single)
   local dims, sizes = single and {} or { g.name }, single and {} or { [g.name] = #ks }
-  for i, d in ipairs(g.var.dims) do
-    if d ~= g.dim then dims[#dims + 1], sizes[d] = d, g.var.shape[i] end
+  for i, d in ipairs(g._var.dims) do
+    if d ~= g.dim then dims[#dims + 1], sizes[d] = d, g._var.shape[i] end
   end
   local leaf = lazy.leaf(dims, sizes, function(region)
     if region and region.dim == g.name then
       return reduced(g, op, skipna, table.move(ks, region.start + 1, region.start + region.count, 1, {}), single)
     elseif region then -- a slab along another dimension: the grouped variable's
-      local part = g.var:isel { [region.dim] = { region.start, region.start + region.count } }
+      local part = g._var:isel { [region.dim] = { region.start, region.start + region.count } }
       return reduced(new_grouping(part, g.dim, g.name, g.labels, g.groups, g.coord), op, skipna, ks, single)
     end
     return reduced(g, op, skipna, ks, single)
-  end, g.var.name, function() return true end)
+  end, g._var.name, function() return true end)
   leaf.isel = function(spec)
     local mine, picked = {}, ks
     for k, want in pairs(spec) do if k ~= g.name then mine[k] = want end end
@@ -314,7 +314,7 @@ local function group_leaf(g, op, skipna, ks, single)
       picked = {}
       for j = 0, r.count - 1 do picked[j + 1] = ks[r.start + j * r.step + 1] end
     end
-    local var = next(mine) and g.var:isel(mine) or g.var
+    local var = next(mine) and g._var:isel(mine) or g._var
     local g2 = new_grouping(var, g.dim, g.name, g.labels, g.groups, g.coord)
     return group_leaf(g2, op, skipna, picked, single or (r and r.index ~= nil))
   end
@@ -330,9 +330,9 @@ for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "media
     end
     local ks = {}
     for k in ipairs(g.groups) do ks[k] = k end
-    local coords, mine = { [g.name] = g.coord }, g.var:_coords()
-    for _, d in ipairs(g.var.dims) do if d ~= g.dim then coords[d] = mine[d] end end
-    return I.lazy_variable(g.var._ds, group_leaf(g, op, opts.skipna ~= false, ks, false), coords, g.var.name)
+    local coords, mine = { [g.name] = g.coord }, g._var:_coords()
+    for _, d in ipairs(g._var.dims) do if d ~= g.dim then coords[d] = mine[d] end end
+    return I.lazy_variable(g._var._ds, group_leaf(g, op, opts.skipna ~= false, ks, false), coords, g._var.name)
   end
 end
 
@@ -395,11 +395,11 @@ local function group_arith(op)
     local g, other, swapped = a, b, false
     if getmetatable(a) ~= GroupBy then g, other, swapped = b, a, true end
     if not I.is_variable(other) then I.bad("group arithmetic takes a variable with the %s dimension", g.name) end
-    local vn, on = I.node_of(g.var), spread(group_index(g, other), g.dim, other, g.name)
+    local vn, on = I.node_of(g._var), spread(group_index(g, other), g.dim, other, g.name)
     local n = swapped and lazy.binary(op, on, vn) or lazy.binary(op, vn, on)
-    local coords = g.var:_coords()
+    local coords = g._var:_coords()
     for d, c in pairs(other:_coords()) do if d ~= g.name then coords[d] = coords[d] or c end end
-    return I.lazy_variable(g.var._ds, n, coords, g.var.name)
+    return I.lazy_variable(g._var._ds, n, coords, g._var.name)
   end
 end
 
@@ -408,7 +408,7 @@ for op, mm in pairs { add = "__add", sub = "__sub", mul = "__mul", div = "__div"
 function GroupBy.__tostring(g)
   local labels = {}
   for i, label in ipairs(g.groups) do labels[i] = tostring(label) end
-  return string.format("<ipfsrt.dataset.GroupBy %s by %s: %d groups (%s)>", g.var.name, g.name, #g.groups,
+  return string.format("<ipfsrt.dataset.GroupBy %s by %s: %d groups (%s)>", g._var.name, g.name, #g.groups,
     table.concat(labels, ", "))
 end
 

@@ -6,9 +6,9 @@
 -- A window of n positions ends at each position (center = true: is centred
 -- on it; for an even n it reaches n/2 back and n/2 - 1 ahead, as xarray's);
 -- positions with fewer than min_periods values other than NaN in their window
--- (default n) are NaN. mean, sum, min, max, count; sums and means added in
--- float64, the result in the variable's float type. The variable's values are
--- read whole.
+-- (default n) are NaN. mean, sum, min, max, count, std, var (ddof 0),
+-- median; sums and means added in float64, the result in the variable's
+-- float type. The variable's values are read whole.
 local ipfsrt = require "ipfsrt"
 local nd = ipfsrt.ndarray
 
@@ -38,7 +38,7 @@ function M.rolling(v, spec)
     I.bad("rolling: min_periods is a whole number from 1 to the window (%d)", n)
   end
   if spec.center ~= nil and type(spec.center) ~= "boolean" then I.bad("rolling: center is true or false") end
-  return setmetatable({ var = v, dim = dim, window = n, center = spec.center == true, min_periods = minp }, Rolling)
+  return setmetatable({ _var = v, dim = dim, window = n, center = spec.center == true, min_periods = minp }, Rolling)
 end
 
 -- x's positions [a, b) along axis (from 0), a view.
@@ -61,7 +61,7 @@ local function each_offset(r, len, fn)
 end
 
 local function window_op(r, op)
-  local v = r.var
+  local v = r._var
   local axis = I.axis_of(v, r.dim)
   local x = v:_values_array()
   local len = x.shape[axis + 1]
@@ -88,16 +88,50 @@ local function window_op(r, op)
   return nd.where(enough, out, 0 / 0):astype(ftype)
 end
 
-for _, op in ipairs { "mean", "sum", "min", "max", "count" } do
+-- Every window's values side by side along a new last axis (NaN where a
+-- window reaches past the ends), in float64: for the reductions no running
+-- sum gives (std, var, median).
+local function windows(r)
+  local v = r._var
+  local axis = I.axis_of(v, r.dim)
+  local x = v:_values_array():astype("float64")
+  local len = x.shape[axis + 1]
+  local shape = table.move(x.shape, 1, #x.shape, 1, {})
+  shape[#shape + 1] = r.window
+  local out = nd.full(shape, 0 / 0, "float64")
+  local k = 0
+  each_offset(r, len, function(d0, d1, s0, s1)
+    local parts = {}
+    for j = 1, #x.shape do parts[j] = {} end
+    parts[axis + 1], parts[#x.shape + 1] = { d0, d1 }, k
+    out:slice(parts):assign(along(x, axis, s0, s1))
+    k = k + 1
+  end)
+  return out, x.dtype
+end
+
+local function window_reduce(r, op)
+  local w = windows(r)
+  local last = #w.shape - 1
+  local enough = w:count(last):ge(r.min_periods)
+  local out = op == "median" and w:median(last) or w[op](w, last)
+  local ftype = r._var.dtype == "float32" and "float32" or "float64"
+  return nd.where(enough, out, 0 / 0):astype(ftype)
+end
+
+local RUNNING = { mean = true, sum = true, min = true, max = true, count = true }
+
+for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "median" } do
   Rolling[op] = function(r)
-    local out = I.new_variable(r.var._ds, r.var.name, nil, r.var.dims, nil, window_op(r, op))
-    out.attrs, out._coordmap = {}, r.var:_coords()
+    local values = RUNNING[op] and window_op(r, op) or window_reduce(r, op)
+    local out = I.new_variable(r._var._ds, r._var.name, nil, r._var.dims, nil, values)
+    out.attrs, out._coordmap = {}, r._var:_coords()
     return out
   end
 end
 
 function Rolling.__tostring(r)
-  return string.format("<ipfsrt.dataset.Rolling %s along %s: window %d%s, min_periods %d>", r.var.name, r.dim,
+  return string.format("<ipfsrt.dataset.Rolling %s along %s: window %d%s, min_periods %d>", r._var.name, r.dim,
     r.window, r.center and " centred" or "", r.min_periods)
 end
 

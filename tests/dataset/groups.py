@@ -56,7 +56,7 @@ def answers(ds, real):
     out = {}
     month = v.groupby("time.month")
     clim = month.mean()
-    for op in ("mean", "sum", "max", "min", "count", "median", "std"):
+    for op in ("mean", "sum", "max", "min", "count", "median", "std", "var"):
         out["month_" + op] = numbers(getattr(month, op)())
     out["month_labels"] = [int(m) for m in clim.month.values]
     out["month_dims"] = list(clim.dims)
@@ -87,6 +87,16 @@ def answers(ds, real):
         out[key + "_mean"] = numbers(r.mean())
         out[key + "_max"] = numbers(r.max())
     out["rolling_sum"] = numbers(v.rolling(time=3).sum())
+    for op in ("median", "min", "count"):
+        out["rolling_" + op] = numbers(getattr(v.rolling(time=5, center=True, min_periods=2), op)())
+    # bottleneck's move_std and move_var keep running float32 sums (1e-4 off
+    # here): the reference is numpy's, in float64, on the windows xarray builds
+    r = v.rolling(time=5, center=True, min_periods=2)
+    windows = r.construct("window").values.astype("float64")
+    enough = np.isfinite(windows).sum(axis=-1) >= 2
+    for op in ("std", "var"):
+        ref = np.where(enough, getattr(np, "nan" + op)(windows, axis=-1), np.nan)
+        out["rolling_" + op] = numbers(ref.astype("float32"))
     # bottleneck's running sums drift (1e-6 here); the windows in float64:
     x = v.values.astype("float64")
     ref = np.array([[np.nanmean(x[max(0, t - 4):t + 1, j]) if np.isfinite(x[max(0, t - 4):t + 1, j]).any()

@@ -20,7 +20,7 @@ local function answers(v, real)
   local got = {}
   local month = v:groupby("time.month")
   local clim = month:mean()
-  for _, op in ipairs { "mean", "sum", "max", "min", "count", "median", "std" } do
+  for _, op in ipairs { "mean", "sum", "max", "min", "count", "median", "std", "var" } do
     got["month_" .. op] = numbers(month[op](month))
   end
   got.month_labels = numbers(clim.month)
@@ -49,6 +49,10 @@ local function answers(v, real)
     got[key .. "_mean"], got[key .. "_max"] = numbers(r:mean()), numbers(r:max())
   end
   got.rolling_sum = numbers(v:rolling({ time = 3 }):sum())
+  for _, op in ipairs { "std", "var", "median", "min", "count" } do
+    local r = v:rolling { time = 5, center = true, min_periods = 2 }
+    got["rolling_" .. op] = numbers(r[op](r))
+  end
   got.rolling_5_float64 = numbers(v:rolling({ time = 5, min_periods = 1 }):mean())
   return got
 end
