@@ -586,6 +586,15 @@ local function labels_along(v, dim)
   return values, s.start + 1, s.step, s.count, t
 end
 
+-- The labels of v's selection along dim, in order, as numbers (times in
+-- seconds) or names, and the time decoding (nil: not times).
+local function selected_labels(v, dim)
+  local values, start, step, count, t = labels_along(v, dim)
+  local out = {}
+  for j = 0, count - 1 do out[j + 1] = values[start + j * step] end
+  return out, t
+end
+
 -- Position along the variable's selection of dim: label ranges inclusive (as
 -- xarray's label slicing), scalars exact or nearest (within tolerance).
 local function locate(v, dim, want, method, tolerance, instants)
@@ -1175,17 +1184,32 @@ function M.open(where, opts)
   return ds
 end
 
+-- A coordinate variable of computed labels (numbers, or names), times with
+-- the CF units that make :dates() give dates.
+local function label_coordinate(ds, name, labels, t)
+  local numbers = {}
+  for i, x in ipairs(labels) do numbers[i] = type(x) == "number" and x or i - 1 end
+  local c = new_variable(ds, name, nil, { name }, nil, nd.from(numbers, t and "float64" or nil))
+  c.attrs = t and { units = "seconds since 1970-01-01", calendar = t.calendar.name } or {}
+  c._labels, c._time, c._coordmap = labels, t and { scale = 1, epoch = 0, calendar = t.calendar } or nil, {}
+  c._coordmap[name] = c
+  return c
+end
+
 M.list, M.points = gather.list, gather.points
 
 local internals = { streamed_groups = streamed_groups, labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
   new_variable = new_variable, node_of = node_of, slabs = M.slabs, lazy_variable = arithmetic.lazy_variable,
   is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names,
-  reduced_variable = reduced_variable, cf_of = cf_of, slice_part = slice_part }
+  reduced_variable = reduced_variable, cf_of = cf_of, slice_part = slice_part, label_coordinate = label_coordinate,
+  label = label, selected_labels = selected_labels }
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)
 require("ipfsrt.to_zarr").install(internals, Variable)
 require("ipfsrt.ordered").install(internals, Variable)
 require("ipfsrt.extrema").install(internals, Variable)
+require("ipfsrt.along").install(internals, Variable)
+require("ipfsrt.coarsen").install(internals, Variable)
 
 M.Dataset, M.Variable = Dataset, Variable
 return M

@@ -83,18 +83,6 @@ local function new_grouping(v, dim, name, labels, groups, coord)
     runs = runs_of(labels, groups), coord = coord }, GroupBy)
 end
 
--- A coordinate variable of computed labels (numbers, or names), times with
--- the CF units that make :dates() give dates.
-local function label_coordinate(ds, name, labels, t)
-  local numbers = {}
-  for i, x in ipairs(labels) do numbers[i] = type(x) == "number" and x or i - 1 end
-  local c = I.new_variable(ds, name, nil, { name }, nil, nd.from(numbers, t and "float64" or nil))
-  c.attrs = t and { units = "seconds since 1970-01-01", calendar = t.calendar.name } or {}
-  c._labels, c._time, c._coordmap = labels, t and { scale = 1, epoch = 0, calendar = t.calendar } or nil, {}
-  c._coordmap[name] = c
-  return c
-end
-
 -- v:groupby(key) -> a grouping by "dim.year" | "dim.month" | "dim.season" |
 -- "dim.day" | "dim.dayofyear" (of a CF time coordinate) or a coordinate's
 -- name; groups sorted by label, as xarray's.
@@ -105,7 +93,7 @@ function M.groupby(v, key)
   for _, label in ipairs(labels) do seen[label] = true end
   local groups = I.sorted_names(seen)
   local t = name == dim and select(2, I.coordinate(v:_coords()[dim], dim)) or nil
-  return new_grouping(v, dim, name, labels, groups, label_coordinate(v._ds, name, groups, t))
+  return new_grouping(v, dim, name, labels, groups, I.label_coordinate(v._ds, name, groups, t))
 end
 
 -- Bin starts for resample frequencies: the label of the bin of each time.
@@ -160,7 +148,7 @@ function M.resample(v, spec)
       b = cftime.seconds(y, m, 1, t.calendar)
     end
   end
-  return new_grouping(v, dim, dim, labels, groups, label_coordinate(v._ds, dim, groups,
+  return new_grouping(v, dim, dim, labels, groups, I.label_coordinate(v._ds, dim, groups,
     { calendar = t.calendar }))
 end
 

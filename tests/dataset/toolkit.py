@@ -13,6 +13,7 @@ import xarray as xr
 
 warnings.simplefilter("ignore")
 full = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None)
+stored = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None, mask_and_scale=False)  # int16 as stored
 ds = full.isel(zlev=0)
 sst = ds.sst
 
@@ -120,6 +121,35 @@ CASES.update({
     "idxmax_all": lambda: labels_of(sst.argmax(dim=["time", "lat", "lon"])),
     "idxmin_lat_lon": lambda: labels_of(sst.argmin(dim=["lat", "lon"])),
     "argmax_land": lambda: sst.isel(lat=0, lon=0).argmax(),
+})
+# along a dimension: squeeze, diff, cumsum, shift, interp, coarsen
+ocean = sst.isel(lat=slice(500, 512), lon=slice(40, 52))
+CASES.update({
+    "squeeze_all": lambda: sst.sel(time="2024-01-05").isel(lat=slice(0, 2), lon=slice(0, 3)).squeeze(),
+    "squeeze_named": lambda: sst.isel(time=slice(0, 1), lat=slice(0, 2), lon=slice(5, 6)).squeeze("lon"),
+    "squeeze_refused": lambda: sst.squeeze("lat"),
+    "diff_time": lambda: series.diff("time"),
+    # Debian's xarray forgets label after the first difference (diff(dim, n - 1) without
+    # it; later xarray passes it on): n = 2 is two differences labelled "lower"
+    "diff_twice_lower": lambda: box.diff("lon", label="lower").diff("lon", label="lower"),
+    "cumsum_time": lambda: box.cumsum("time"),
+    "cumsum_no_skipna": lambda: box.cumsum("lat", skipna=False),
+    "cumsum_int": lambda: stored.sst.isel(zlev=0, time=0, lat=slice(500, 503), lon=slice(0, 4)).cumsum("lon"),
+    "shift_time": lambda: box.shift(time=2),
+    "shift_back": lambda: box.shift(lat=-1, lon=3),
+    "interp_linear": lambda: ocean.isel(time=0).interp(lat=ocean.lat.values[3] + 0.1, lon=[ocean.lon.values[2] + 0.05,
+                                                                                             ocean.lon.values[7] - 0.2]),
+    "interp_outside": lambda: ocean.isel(time=0).interp(lat=[-95.0, ocean.lat.values[1]]),
+    "interp_nearest_time": lambda: ocean.isel(lat=3, lon=4).interp(time=["2024-01-02T06:00", "2024-01-05"],
+                                                                   method="nearest"),
+    "interp_time_linear": lambda: ocean.isel(lat=3, lon=slice(0, 3)).interp(time=["2024-01-02T06:00",
+                                                                                 "2024-01-09T18:00"]),
+    "coarsen_mean": lambda: ocean.coarsen(lat=4, lon=3).mean(),
+    "coarsen_trim_max": lambda: series.coarsen(time=3, boundary="trim").max(),
+    "coarsen_pad_sum": lambda: ocean.isel(time=0).coarsen(lat=5, boundary="pad").sum(),
+    "coarsen_std": lambda: ocean.coarsen(time=2, lat=2).std(),
+    "coarsen_median": lambda: ocean.coarsen(lon=4).median(),
+    "coarsen_not_whole": lambda: series.coarsen(time=3).mean(),
 })
 for m in METHODS:
     CASES["quantile_" + m] = (lambda m: lambda: box.quantile([0.1, 0.5, 0.95], "time", method=m))(m)

@@ -113,6 +113,38 @@ CASES.idxmax_all = function() return sst:idxmax { "time", "lat", "lon" } end
 CASES.idxmin_lat_lon = function() return sst:idxmin { "lat", "lon" } end
 CASES.argmax_land = function() return sst:isel { lat = 0, lon = 0 }:argmax() end
 
+local ocean = sst:isel { lat = { 500, 512 }, lon = { 40, 52 } }
+local olat, olon = ocean.lat:values(), ocean.lon:values()
+CASES.squeeze_all = function() return sst:sel { time = "2024-01-05" }:isel { lat = { 0, 2 }, lon = { 0, 3 } }:squeeze() end
+CASES.squeeze_named = function() return sst:isel { time = { 0, 1 }, lat = { 0, 2 }, lon = { 5, 6 } }:squeeze("lon") end
+CASES.squeeze_refused = function() return sst:squeeze("lat") end
+CASES.diff_time = function() return series:diff("time") end
+CASES.diff_twice_lower = function() return box:diff("lon", 2, { label = "lower" }) end
+CASES.cumsum_time = function() return box:cumsum("time") end
+CASES.cumsum_no_skipna = function() return box:cumsum("lat", { skipna = false }) end
+CASES.cumsum_int = function() -- int16 as stored: int64 sums
+  local stored = ipfsrt.dataset.open(arg[1], { decode = false })
+  return stored.sst:isel { zlev = 0, time = 0, lat = { 500, 503 }, lon = { 0, 4 } }:cumsum("lon")
+end
+CASES.shift_time = function() return box:shift { time = 2 } end
+CASES.shift_back = function() return box:shift { lat = -1, lon = 3 } end
+CASES.interp_linear = function()
+  return ocean:isel { time = 0 }:interp { lat = olat:get(3) + 0.1, lon = { olon:get(2) + 0.05, olon:get(7) - 0.2 } }
+end
+CASES.interp_outside = function() return ocean:isel { time = 0 }:interp { lat = list { -95.0, olat:get(1) } } end
+CASES.interp_nearest_time = function()
+  return ocean:isel { lat = 3, lon = 4 }:interp { time = list { "2024-01-02T06:00", "2024-01-05" }, method = "nearest" }
+end
+CASES.interp_time_linear = function()
+  return ocean:isel { lat = 3, lon = { 0, 3 } }:interp { time = list { "2024-01-02T06:00", "2024-01-09T18:00" } }
+end
+CASES.coarsen_mean = function() return ocean:coarsen { lat = 4, lon = 3 }:mean() end
+CASES.coarsen_trim_max = function() return series:coarsen { time = 3, boundary = "trim" }:max() end
+CASES.coarsen_pad_sum = function() return ocean:isel { time = 0 }:coarsen { lat = 5, boundary = "pad" }:sum() end
+CASES.coarsen_std = function() return ocean:coarsen { time = 2, lat = 2 }:std() end
+CASES.coarsen_median = function() return ocean:coarsen { lon = 4 }:median() end
+CASES.coarsen_not_whole = function() return series:coarsen { time = 3 }:mean() end
+
 local failures, names = 0, {}
 for name in pairs(want) do names[#names + 1] = name end
 table.sort(names)
