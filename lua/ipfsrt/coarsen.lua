@@ -15,7 +15,7 @@ local M = {}
 local I -- the dataset's internals (install)
 
 local Coarsen = {}
-Coarsen.__index = Coarsen
+Coarsen.__index = require("ipfsrt.methods").index(Coarsen, "a coarsen")
 M.Coarsen = Coarsen
 
 local BOUNDARIES = { exact = true, trim = true, pad = true }

@@ -24,6 +24,7 @@ local zarr = require "ipfsrt.zarr"
 local cftime = require "ipfsrt.cftime"
 local lazy = require "ipfsrt.lazy"
 local gather = require "ipfsrt.gather"
+local methods = require "ipfsrt.methods"
 local nd = ipfsrt.ndarray
 
 local M = {}
@@ -123,7 +124,11 @@ function Variable.__index(v, k)
   if k == "dtype" then return value_type(v) end
   if type(k) == "string" and k:sub(1, 1) ~= "_" then
     for _, d in ipairs(rawget(v, "dims") or {}) do if d == k then return v:_coords()[k] end end
-    return v:_aux()[k]
+    local c = v:_aux()[k]
+    if c ~= nil then return c end
+    methods.missing("variable " .. tostring(rawget(v, "name")), Variable, k, string.format(
+      "; fields: name, dims, shape, ndim, attrs, coords, dtype; dimensions: %s",
+      table.concat(rawget(v, "dims") or {}, ", ")))
   end
   return nil
 end
@@ -1048,9 +1053,9 @@ function Dataset.__index(ds, k)
   if method ~= nil then return method end
   local v = rawget(ds, "_vars")[k] or rawget(ds, "_coords")[k]
   if v == nil and type(k) == "string" and not k:match("^_") then
-    error(ipfsrt.error.new("not_found", string.format("dataset: no variable %s (variables: %s; coordinates: %s)", k,
-      table.concat(sorted_names(rawget(ds, "_vars")), ", "), table.concat(sorted_names(rawget(ds, "_coords")), ", "))),
-      2)
+    error(ipfsrt.error.new("not_found", string.format("dataset: no variable %s (variables: %s; coordinates: %s; " ..
+      "methods: %s)", k, table.concat(sorted_names(rawget(ds, "_vars")), ", "),
+      table.concat(sorted_names(rawget(ds, "_coords")), ", "), table.concat(methods.names(Dataset), ", "))), 2)
   end
   return v
 end

@@ -22,7 +22,9 @@ local M = {}
 local I -- the dataset's internals (install)
 
 local GroupBy = {}
-GroupBy.__index = GroupBy
+GroupBy.__index = require("ipfsrt.methods").index(GroupBy, function(g)
+  return rawget(g, "_resampled") and "a resample" or "a groupby"
+end)
 
 -- -------------------------------------------------------------- labels
 
@@ -96,7 +98,27 @@ function M.groupby(v, key)
   return new_grouping(v, dim, name, labels, groups, I.label_coordinate(v._ds, name, groups, t))
 end
 
--- Bin starts for resample frequencies: the label of the bin of each time.
+-- pandas' spellings of the frequencies, as ours: month and year starts
+-- ("MS", "YS"/"AS"), their ends ("M"/"ME", "Y"/"A"/"YE": bins labelled by
+-- their last day), weeks ending on Sunday ("W", "W-SUN") and N days ("7D").
+local PANDAS = { MS = "month", M = "month_end", ME = "month_end", YS = "year", AS = "year", Y = "year_end",
+  A = "year_end", YE = "year_end", W = "week", ["W-SUN"] = "week", D = "1d" }
+
+local function frequency(freq)
+  if type(freq) ~= "string" then return freq end
+  local days = freq:match("^(%d+)D$")
+  return PANDAS[freq] or (days and days .. "d") or freq
+end
+
+-- The first second of the period (month or year) after the one s is in.
+local function next_period(s, year, cal)
+  local y, m = cftime.fields(s, cal)
+  if year then return cftime.seconds(y + 1, 1, 1, cal) end
+  return cftime.seconds(m == 12 and y + 1 or y, m % 12 + 1, 1, cal)
+end
+
+-- The label of the bin of each time, for resample frequencies (the
+-- frequency as ours, a bin's width when it is fixed).
 local function bin_of(freq, t)
   local cal = t.calendar
   if freq == "month" or freq == "year" then
@@ -104,6 +126,8 @@ local function bin_of(freq, t)
       local y, m = cftime.fields(s, cal)
       return cftime.seconds(y, freq == "month" and m or 1, 1, cal)
     end
+  elseif freq == "month_end" or freq == "year_end" then -- the period's last day
+    return function(s) return next_period(s, freq == "year_end", cal) - 86400 end
   elseif freq == "week" then -- pandas' W: weeks end on Sunday, labelled by it
     return function(s)
       local days = math.ceil(s / 86400)
@@ -113,8 +137,8 @@ local function bin_of(freq, t)
   end
   local n = type(freq) == "string" and math.tointeger(tonumber(freq:match("^(%d+)d$")))
   if not n or n < 1 then
-    I.bad("resample: frequency %s is not known (frequencies: \"month\", \"week\", \"year\", \"Nd\" for N days)",
-      tostring(freq))
+    I.bad("resample: frequency %s is not known (frequencies: \"month\" or \"MS\", \"M\", \"week\" or \"W\", " ..
+      "\"year\" or \"YS\", \"Y\", \"Nd\" or \"ND\" for N days)", tostring(freq))
   end
   return function(s, origin) return origin + (s - origin) // (n * 86400) * (n * 86400) end, n * 86400
 end
@@ -128,6 +152,7 @@ function M.resample(v, spec)
   if next(spec, dim) ~= nil then I.bad("resample takes one dimension") end
   I.axis_of(v, dim)
   local times, t = times_of(v, dim)
+  freq = frequency(freq)
   local bin, width = bin_of(freq, t)
   local origin = times[1] and (times[1] // 86400) * 86400 -- pandas' start_day
   local labels, groups, last = {}, {}, nil
@@ -142,14 +167,15 @@ function M.resample(v, spec)
     groups[#groups + 1] = b
     if width then b = b + width
     elseif freq == "week" then b = b + 7 * 86400
+    elseif freq == "month_end" or freq == "year_end" then
+      b = next_period(b + 86400, freq == "year_end", t.calendar) - 86400
     else
-      local y, m = cftime.fields(b, t.calendar)
-      if freq == "month" then y, m = m == 12 and y + 1 or y, m % 12 + 1 else y = y + 1 end
-      b = cftime.seconds(y, m, 1, t.calendar)
+      b = next_period(b, freq == "year", t.calendar)
     end
   end
-  return new_grouping(v, dim, dim, labels, groups, I.label_coordinate(v._ds, dim, groups,
-    { calendar = t.calendar }))
+  local g = new_grouping(v, dim, dim, labels, groups, I.label_coordinate(v._ds, dim, groups, { calendar = t.calendar }))
+  g._resampled = true
+  return g
 end
 
 -- ------------------------------------------------------------ reductions

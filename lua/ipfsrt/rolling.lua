@@ -16,7 +16,7 @@ local M = {}
 local I -- the dataset's internals (install)
 
 local Rolling = {}
-Rolling.__index = Rolling
+Rolling.__index = require("ipfsrt.methods").index(Rolling, "a rolling window")
 
 local OPTIONS = { center = true, min_periods = true }
 

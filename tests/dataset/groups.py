@@ -72,7 +72,8 @@ def answers(ds, real):
     anom = v.groupby("time.month") - clim
     out["anomaly"] = numbers(anom.isel(time=slice(100, 140)))
     out["anomaly_mean_time"] = numbers(anom.mean("time"))
-    for freq, name in (("MS", "month"), ("AS", "year"), ("5D", "5d")):
+    for freq, name in (("MS", "month"), ("AS", "year"), ("5D", "5d"), ("M", "month_end"), ("A", "year_end"),
+                       ("7D", "7d")):
         r = v.resample(time=freq).mean()
         out["resample_" + name] = numbers(r)
         out["resample_" + name + "_labels"] = [time_text(t) for t in r.time.values]

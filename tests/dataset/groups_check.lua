@@ -34,13 +34,15 @@ local function answers(v, real)
   local anom = v:groupby("time.month") - clim
   got.anomaly = numbers(anom:isel { time = { 100, 140 } })
   got.anomaly_mean_time = numbers(anom:mean("time"))
-  for _, f in ipairs { { "month", "month" }, { "year", "year" }, { "5d", "5d" } } do
+  -- ours and pandas' spellings of the frequencies
+  for _, f in ipairs { { "month", "month" }, { "year", "year" }, { "5d", "5d" }, { "M", "month_end" },
+    { "A", "year_end" }, { "7D", "7d" } } do
     local r = v:resample({ time = f[1] }):mean()
     got["resample_" .. f[2]], got["resample_" .. f[2] .. "_labels"] = numbers(r), r.time:dates()
   end
-  got.resample_month_sum = numbers(v:resample({ time = "month" }):sum())
+  got.resample_month_sum = numbers(v:resample({ time = "MS" }):sum())
   if real then
-    local w = v:resample({ time = "week" }):mean()
+    local w = v:resample({ time = "W" }):mean()
     got.resample_week, got.resample_week_labels = numbers(w), w.time:dates()
   end
   for _, c in ipairs { { 7, true, 3 }, { 4, true, nil }, { 5, false, 1 } } do

@@ -144,8 +144,19 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       assert.equal(code, err.code)
       assert.truthy(err.message:find(needle, 1, true), err.message)
     end
-    says("not_found", "no variable sstt (variables: anom, err, ice, sst; coordinates: lat, lon, time, zlev)",
+    says("not_found", "no variable sstt (variables: anom, err, ice, sst; coordinates: lat, lon, time, zlev; methods: ",
       function() return ds.sstt end)
+    -- every object names its methods when asked for one it has not
+    says("not_found", "variable sst has no method or field stdd (methods: abs, argmax,",
+      function() return ds.sst:stdd() end)
+    says("not_found", "a rolling window has no method or field skew (methods: count, max, mean, median, min, std, sum, var)",
+      function() return ds.sst:rolling { time = 3 }:skew() end)
+    says("not_found", "a groupby has no method or field first (methods: count, max, mean, median, min, std, sum, var)",
+      function() return ds.sst:groupby("time.month"):first() end)
+    says("not_found", "a resample has no method or field first (methods: ",
+      function() return ds.sst:resample { time = "MS" }:first() end)
+    says("not_found", "a coarsen has no method or field first (methods: count, max, mean, median, min, std, sum, var)",
+      function() return ds.sst:coarsen { lat = 4 }:first() end)
     says("bad_argument", "sst has no dimension lattitude (dimensions: time, zlev, lat, lon)",
       function() return ds.sst:sel { lattitude = 35 } end)
     says("bad_argument", "sst has no dimension lattitude (dimensions: time, zlev, lat, lon)",
@@ -183,7 +194,7 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     says("groupby: moon is not a part of a time (parts: day, dayofyear, month, season, year)",
       function() return ds.sst:groupby("time.moon") end)
     says("sst has no dimension depth (dimensions: time, lat, lon)", function() return ds.sst:groupby("depth.month") end)
-    says("resample: frequency fortnight is not known (frequencies: \"month\", \"week\", \"year\", \"Nd\"",
+    says("resample: frequency fortnight is not known (frequencies: \"month\" or \"MS\", \"M\", \"week\" or \"W\"",
       function() return ds.sst:resample { time = "fortnight" } end)
     says("rolling takes one dimension (options: center, min_periods)",
       function() return ds.sst:rolling { time = 3, centre = true } end)
