@@ -50,6 +50,15 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       assert.equal(0, c5, csv)
       assert.equal("lat,lon,sst", csv:match("^[^\n]+"), csv) -- a header and a column per coordinate, as pandas
       assert.equal(5, select(2, csv:gsub("\n", "\n")), csv)
+      local c6, near = exe.run { "zarr", "get", out, "sst", "--sel", "zlev=0,lat=-0.2,lon=180.2", "--method",
+        "nearest", "--tolerance", "0.1", "--json" }
+      assert.equal(0, c6, near)
+      assert.same(ipfsrt.json.decode(ds.sst:sel { zlev = 0, lat = -0.125, lon = 180.125 }:values():tojson()),
+        ipfsrt.json.decode(near))
+      local c7, _, too_far = exe.run { "zarr", "get", out, "sst", "--sel", "lat=-0.5", "--method", "nearest",
+        "--tolerance", "0.1" }
+      assert.equal(1, c7, too_far)
+      assert.truthy(too_far:find("lat has no label within 0.1 of -0.5 (the nearest is -0.375)", 1, true), too_far)
       local c4, _, bad_dim = exe.run { "zarr", "get", out, "sst", "--sel", "tme=1" }
       assert.equal(2, c4)
       assert.truthy(bad_dim:find("dimensions: time, zlev, lat, lon", 1, true), bad_dim)

@@ -8,7 +8,8 @@ local cftime = require "ipfsrt.cftime"
 local M = {
   summary = "Zarr v2/v3 groups and arrays: their tree (info), values (get), copies (cp)",
   usage = [==[usage: ipfsrt zarr info URL [--json]
-       ipfsrt zarr get URL ARRAY [SELECTION] [--decode] [--sel DIM=LABEL,...] [--json | --csv] [-q]
+       ipfsrt zarr get URL ARRAY [SELECTION] [--decode] [--sel DIM=LABEL,...] [--method nearest]
+                       [--tolerance T] [--json | --csv] [-q]
        ipfsrt zarr cp URL DIR [--path P] [--compressor NAME[:LEVEL]] [--zarr-format 2|3]
                       [--chunks A,B,..] [--shards A,B,..] [--no-consolidate] [-q]
 
@@ -36,7 +37,10 @@ get: the values of ARRAY (a path below URL; "." for URL itself) as numpy
   header and a column per coordinate, as pandas writes them). --sel
   "time=2024-02-29,lat=20:60" selects by coordinate labels (a range FROM:TO
   includes both ends; times as YYYY-MM-DD), as xarray's sel does, and
-  decodes. A progress bar shows on a terminal (-q: none).
+  decodes; --method nearest takes the closest label to each single one
+  ("lat=35.3"), --tolerance T no farther than T (coordinate units; on times
+  a timedelta: 1D, 6h, 30min, 90s). A progress bar shows on a terminal (-q:
+  none).
 cp: the group (with everything under it) or array at URL (or --path P below
   it) into the folder DIR, chunks as they are, or re-encoded when a compressor
   (zstd, gzip, zlib, bz2, lz4, blosc; blosc:CNAME[:LEVEL]), format, chunk or
@@ -46,7 +50,7 @@ cp: the group (with everything under it) or array at URL (or --path P below
 }
 
 M.options = { json = "boolean", csv = "boolean", quiet = "boolean", path = "string", compressor = "string",
-  decode = "boolean", sel = "string",
+  decode = "boolean", sel = "string", method = "string", tolerance = "string",
   ["zarr-format"] = "string", chunks = "string", shards = "string", ["no-consolidate"] = "boolean" }
 M.aliases = { q = "quiet" }
 
@@ -353,7 +357,7 @@ end
 
 -- The variable through the dataset layer: positions (SELECTION) by dimension,
 -- then labels; CF-decoded.
-local function decoded_variable(store, name, sel, labels)
+local function decoded_variable(store, name, sel, labels, opts)
   local ds = ipfsrt.dataset.open(store)
   local v = ds.vars[name] or ds.coords[name]
   if not v then
@@ -365,7 +369,11 @@ local function decoded_variable(store, name, sel, labels)
     by_dim[v.dims[i]] = part
   end
   if next(by_dim) then v = v:isel(by_dim) end
-  if labels then v = v:sel(labels) end
+  if labels then
+    labels.method = opts.method
+    labels.tolerance = opts.tolerance and (tonumber(opts.tolerance) or opts.tolerance)
+    v = v:sel(labels)
+  end
   return v
 end
 
@@ -374,11 +382,14 @@ local function get(url, rest, opts)
   if opts.json and opts.csv then argparse.usage_error("--json and --csv go one at a time") end
   local sel = M.parse_selection(rest[2])
   local labels = opts.sel and M.parse_labels(opts.sel)
+  if (opts.method or opts.tolerance) and not labels then argparse.usage_error("--method and --tolerance go with --sel") end
+  if opts.method and opts.method ~= "nearest" then argparse.usage_error("--method: %q is not nearest", opts.method) end
+  if opts.tolerance and not opts.method then argparse.usage_error("--tolerance goes with --method nearest") end
   if opts.decode or labels then
     return with_store(url, opts, function(store)
-      local v = decoded_variable(store, rest[1], sel, labels)
+      local v = decoded_variable(store, rest[1], sel, labels, opts)
       if opts.csv then return v:to_csv("/dev/stdout") end -- a header, a column per coordinate, as pandas
-      local x = v:values()
+      local x = v:_values_array()
       if opts.json then print(x:tojson()) else print(tostring(x)) end
     end)
   end
