@@ -112,6 +112,7 @@ $(BUILD)/obj/%.o: runtime/%.c
 # (-fno-trapping-math): masks and NaN tests vectorize.
 ifeq ($(SAN),)
 $(BUILD)/obj/src/ndarray/%.o: CFLAGS_ALL += -O3 -fno-trapping-math -fno-math-errno
+$(BUILD)/obj/src/zarr/extremes.o: CFLAGS_ALL += -O3 -fno-trapping-math -fno-math-errno
 $(BUILD)/obj/src/zarr/fold_along.o: CFLAGS_ALL += -O3 -fno-trapping-math -fno-math-errno
 $(BUILD)/obj/src/codec/filters.o: CFLAGS_ALL += -O3
 endif

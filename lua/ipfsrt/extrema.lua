@@ -16,10 +16,8 @@ local nd = ipfsrt.ndarray
 local M = {}
 local I -- the dataset's internals (install)
 
--- Decoded bytes over which extremes over everything are folded as read.
+-- Decoded bytes over which extremes over everything are located as read.
 M.FOLD_BYTES = 256 << 20
--- About how many decoded bytes a slab of such a fold holds.
-M.SLAB_BYTES = 32 << 20
 
 local function arg_of(what) return (what == "idxmax" or what == "argmax") and "argmax" or "argmin" end
 
@@ -41,52 +39,30 @@ local function arg_along(v, dim, what)
   return I.reduced_variable(v, { axis }, x[what](x, axis), {})
 end
 
--- The read in slabs of a large stored variable (nil when it is none): its
--- selection, the slabs' ends along its first dimension (at chunk
--- boundaries) and the CF decoding.
-local function slab_plan(v)
+-- The flat position (C order over v's shape) of the extreme of all v's
+-- values, located as they are read (each chunk scanned on the thread that
+-- decoded it: ipfsrt_zarr_locate_extremes); nil when v is no large stored
+-- variable. Integers packed with a positive scale_factor are scanned as
+-- stored (the fill values left out): their order is the decoded values'.
+local function folded_position(v, arg)
   local total = 8
   for _, n in ipairs(v.shape) do total = total * n end
   if not (v._array and v._sel) or #v.dims == 0 or total <= M.FOLD_BYTES then return nil end
   local cf = I.cf_of(v)
   if cf and cf.view then return nil end -- _Unsigned: viewed before decoding
-  local parts, k0 = {}, nil
-  for k, s in ipairs(v._sel) do
-    parts[k] = I.slice_part(s)
-    if not s.index and not k0 then k0 = k end
+  for _, s in ipairs(v._sel) do if s.step and s.step < 0 then return nil end end
+  local parts = {}
+  for k, s in ipairs(v._sel) do parts[k] = I.slice_part(s) end
+  local opts, want = {}, arg
+  if cf and v._array.dtype:match("int") and (cf.scale or 1) ~= 0 then
+    opts.skip = cf.fills
+    if (cf.scale or 1) < 0 then want = arg == "argmax" and "argmin" or "argmax" end -- order reversed
+  elseif cf then
+    opts.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset }
   end
-  local s = v._sel[k0]
-  if s.step ~= 1 then return nil end
-  local chunk, row = v._array.chunks[k0], total // s.count
-  local rows = math.max(1, M.SLAB_BYTES // row)
-  local ends, last = {}, 0
-  local e = (s.start // chunk + 1) * chunk - s.start
-  while e < s.count do
-    if e - last >= rows then ends[#ends + 1], last = e, e end
-    e = e + chunk
-  end
-  ends[#ends + 1] = s.count
-  local opts = cf and { unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } } or nil
-  return { parts = parts, ends = ends, opts = opts, row = total // 8 // s.count }
-end
-
--- The flat position (C order over v's shape) of the extreme of all v's
--- values, folded a slab at a time as the slabs are read; nil when v is no
--- large stored variable. Ties go to the first, as numpy's.
-local function folded_position(v, arg)
-  local plan = slab_plan(v)
-  if not plan then return nil end
-  local best, at = nil, nil
-  v._array:read_slabs(plan.parts, plan.ends, function(start, _, slab)
-    if slab:count() == 0 then return end
-    local p = slab[arg](slab)
-    local value = slab:reshape { -1 }:get(p)
-    if best == nil or (arg == "argmax" and value > best) or (arg == "argmin" and value < best) then
-      best, at = value, start * plan.row + p
-    end
-  end, plan.opts)
-  if at == nil then I.bad("%s of %s: every value is NaN", arg, v.name) end
-  return at
+  local e = v._array:locate_extremes(parts, opts)
+  if e.count == 0 then I.bad("%s of %s: every value is NaN", arg, v.name) end
+  return want == "argmax" and e.max_at or e.min_at
 end
 
 -- The flat positions of the extremes over axes (merged, in v's order) of
@@ -202,8 +178,28 @@ local function idx_over(v, dims, what)
   return out
 end
 
+-- max() and min() over everything of a large stored variable: the place
+-- located as read, then that one value read decoded (the bits a decoded
+-- read gives, at the cost of one chunk).
+local function located_extreme(v, op, dims, opts)
+  if dims ~= nil or (opts ~= nil and (type(opts) ~= "table" or next(opts) ~= nil)) then return nil end
+  local flat = folded_position(v, op == "max" and "argmax" or "argmin")
+  if not flat then return nil end
+  local spec = {}
+  for k, p in ipairs(unravel(flat, v.shape)) do spec[v.dims[k]] = p end
+  return v:isel(spec):item()
+end
+
 function M.install(internals, Variable)
   I = internals
+  for _, op in ipairs { "max", "min" } do
+    local folded = Variable[op]
+    Variable[op] = function(v, dims, opts)
+      local x = located_extreme(v, op, dims, opts)
+      if x ~= nil then return x end
+      return folded(v, dims, opts)
+    end
+  end
   for _, what in ipairs { "argmax", "argmin", "idxmax", "idxmin" } do
     local along, over = what:match("^arg") and arg_along or idx_along, what:match("^arg") and arg_over or idx_over
     Variable[what] = function(v, dims)

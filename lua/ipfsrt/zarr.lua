@@ -203,6 +203,19 @@ function Array.summarize(a, selection, opts)
   return node:summarize(selection, threads, o.skip, o.extremes == true, u.dtype, u.fills, u.scale, u.offset)
 end
 
+-- a:locate_extremes([selection][, opts]) -> {count =, min =, max =, min_at =,
+-- max_at =}: the least and greatest values other than NaN and opts.skip and
+-- their places (from 0, flat in C order over the selection as read gives it;
+-- ties to the first), each chunk scanned on the decoding thread that decoded
+-- it; threads and unscale as read.
+function Array.locate_extremes(a, selection, opts)
+  local o, threads, u = read_options(selection, opts)
+  if o.skip ~= nil and type(o.skip) ~= "table" then bad("skip is a list of values") end
+  local node = rawget(a, "_node")
+  if u == nil then return node:locate_extremes(selection, threads, o.skip) end
+  return node:locate_extremes(selection, threads, o.skip, u.dtype, u.fills, u.scale, u.offset)
+end
+
 -- a:summarize_along(selection, dims[, opts]) -> {count =, sum =, min =, max =}:
 -- n-d arrays over the selection's dimensions other than dims (the array's,
 -- counted from 0; indexed ones dropped as a read drops them), of the values

@@ -466,6 +466,37 @@ static int node_summarize(lua_State *L) {
     return 1;
 }
 
+/* n:locate_extremes(selection | nil, threads, {skip...} | nil[, dtype, {missing...}, scale, offset])
+ * -> {count, min, max, min_at, max_at}: places from 0, flat in C order */
+static int node_locate_extremes(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
+    int parts = check_selection(L, 2, sel);
+    double skip[SKIP_MAX];
+    size_t n_skip = check_skip(L, 4, skip);
+    ipfsrt_zarr_read_options opts;
+    ipfsrt_ndarray_scaling sc;
+    check_read_options(L, 3, 5, &opts, &sc);
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_zarr_extremes ex;
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_locate_extremes(n, sel, parts, &opts, skip, n_skip, &ex, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, (lua_Integer)ex.count);
+    lua_setfield(L, -2, "count");
+    lua_pushnumber(L, ex.min);
+    lua_setfield(L, -2, "min");
+    lua_pushnumber(L, ex.max);
+    lua_setfield(L, -2, "max");
+    lua_pushinteger(L, (lua_Integer)ex.min_at);
+    lua_setfield(L, -2, "min_at");
+    lua_pushinteger(L, (lua_Integer)ex.max_at);
+    lua_setfield(L, -2, "max_at");
+    return 1;
+}
+
 /* A fold's values left out (the list at idx, into skip) and what it gathers
  * besides counts (sums at idx + 1, extremes at idx + 2). */
 static unsigned check_fold(lua_State *L, int idx, double *skip, size_t *n_skip) {
@@ -575,7 +606,7 @@ static int node_is_array(lua_State *L) {
 void ipfsrt_lua_zarr_node_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"info", node_info},   {"members", node_members}, {"attrs", node_attrs},
                                        {"metadata", node_metadata},
-                                       {"child", node_child}, {"read", node_read}, {"read_boxes", node_read_boxes},
+                                       {"child", node_child}, {"read", node_read}, {"read_boxes", node_read_boxes}, {"locate_extremes", node_locate_extremes},
                                        {"read_slabs", node_read_slabs},
                                        {"summarize", node_summarize}, {"summarize_along", node_summarize_along},
                                        {"summarize_groups", node_summarize_groups},

@@ -193,6 +193,26 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, co
                                                const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
                                                bool extremes, ipfsrt_zarr_summary *out, ipfsrt_error *err);
 
+/* Where a selection's least and greatest values are: the count of its values
+ * other than NaN and the values left out, the least and greatest (NaN when
+ * none) and their places, flat in C order over the selection as a read gives
+ * it (indexed dimensions dropped); ties go to the first place, as numpy's
+ * argmin and argmax. */
+typedef struct ipfsrt_zarr_extremes {
+    uint64_t count;
+    double min, max;
+    uint64_t min_at, max_at;
+} ipfsrt_zarr_extremes;
+
+/* Locates the extremes of a selection without building it: each chunk scanned
+ * once, in its own type, on the decoding thread that decoded it (after
+ * opts->unscale), the chunks' answers combined in chunk order (the same
+ * answer on any thread count). skip: n_skip values left out. Selections with
+ * negative steps, and 64-bit integers, are refused (EUNSUPPORTED). */
+IPFSRT_API ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection,
+                                                     int n, const ipfsrt_zarr_read_options *opts, const double *skip,
+                                                     size_t n_skip, ipfsrt_zarr_extremes *out, ipfsrt_error *err);
+
 /* Summaries along some dimensions of a selection: for each position of the
  * others, the count of its values other than NaN and the values left out,
  * their sum and least and greatest (float64, NaN where nothing counts). The

@@ -38,6 +38,8 @@ typedef struct fold_spec {
     const size_t *group_of;       /* per selected position of group_dim, its group (SIZE_MAX: none) */
     size_t n_groups;
     struct fold_pool *pool;       /* along: summaries a unit is added into, one per decoder at work */
+    bool locate;                  /* where the extremes are (extremes.c), not sums */
+    void *extremes;               /* locate: each unit's answer, combined in unit order */
 } fold_spec;
 
 /* A read in slabs (read_slabs.c). */
@@ -91,6 +93,8 @@ void ipfsrt_zarr_reader_free(reader *r);
 
 /* Unit k's summary of its decoded values (region), into r->partials[k]. */
 ipfsrt_status ipfsrt_zarr_fold_unit(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
+/* Unit k's least and greatest values and their places (extremes.c). */
+ipfsrt_status ipfsrt_zarr_extremes_unit(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
 /* Adds unit k's decoded values (region) into the summaries along dimensions. */
 ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
 /* The fold's shape for unit k: the region's dimensions (a view of nothing). */
