@@ -504,6 +504,100 @@ static void test_summarize(void **state) {
     remove_tree(dir);
 }
 
+/* Boxes read together are the reads of each box, in the order given. */
+static void test_read_boxes(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(dir);
+    ipfsrt_error err;
+    write_array(folder);
+    ipfsrt_zarr_node *a;
+    assert_int_equal(ipfsrt_zarr_open(&a, folder, "g/arr", &err), IPFSRT_OK);
+    ipfsrt_ndslice boxes[3][2] = {
+        {{.has_start = true, .start = 1, .has_stop = true, .stop = 3, .step = 1}, {.is_index = true, .index = 9}},
+        {{.is_index = true, .index = 0}, {.step = 1}},
+        {{.has_start = true, .start = 5, .has_stop = true, .stop = 6, .step = 1},
+         {.has_start = true, .start = 2, .has_stop = true, .stop = 9, .step = 3}}};
+    const ipfsrt_ndslice *sels[3] = {boxes[0], boxes[1], boxes[2]};
+    int ns[3] = {2, 2, 2};
+    ipfsrt_ndarray outs[3], one;
+    for (int i = 0; i < 3; i++) ipfsrt_ndarray_init(&outs[i]);
+    ipfsrt_ndarray_init(&one);
+    assert_int_equal(ipfsrt_zarr_read_boxes(a, sels, ns, 3, outs, NULL, &err), IPFSRT_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ipfsrt_zarr_read(a, boxes[i], 2, &one, NULL, &err), IPFSRT_OK);
+        assert_int_equal(outs[i].ndim, one.ndim);
+        assert_int_equal(ipfsrt_ndarray_size(&outs[i]), ipfsrt_ndarray_size(&one));
+        assert_memory_equal(outs[i].data, one.data, ipfsrt_ndarray_size(&one) * one.itemsize);
+        ipfsrt_ndarray_free(&outs[i]);
+    }
+    ipfsrt_ndslice past[2] = {{.is_index = true, .index = 6}, {.step = 1}}; /* out of bounds: refused, named */
+    const ipfsrt_ndslice *bad[2] = {boxes[0], past};
+    assert_int_not_equal(ipfsrt_zarr_read_boxes(a, bad, ns, 2, outs, NULL, &err), IPFSRT_OK);
+    ipfsrt_ndarray_free(&one);
+    ipfsrt_zarr_node_free(a);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
+
+/* The first least and greatest of the read selection x, skip and NaN left out. */
+static void first_extremes(const ipfsrt_ndarray *x, double skip, ipfsrt_zarr_extremes *want) {
+    *want = (ipfsrt_zarr_extremes){.min = NAN, .max = NAN};
+    for (size_t i = 0, n = ipfsrt_ndarray_size(x); i < n; i++) {
+        double v = x->dtype == IPFSRT_DTYPE_INT32 ? ((const int32_t *)(const void *)x->data)[i]
+                                                   : ((const float *)(const void *)x->data)[i];
+        if (isnan(v) || v == skip) continue;
+        if (!want->count || v < want->min) want->min = v, want->min_at = i;
+        if (!want->count || v > want->max) want->max = v, want->max_at = i;
+        want->count++;
+    }
+}
+
+/* Extremes located as read are the read's first least and greatest, on any
+ * thread count and chunk order: ties (the fill value, unwritten chunks) go
+ * to the first place in C order, whichever chunk comes first. */
+static void test_locate_extremes(void **state) {
+    (void)state;
+    char *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    ipfsrt_error err;
+    write_array(folder);
+    write_tenths(folder);
+    shuffling sh = {folder, 1};
+    assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
+    const char *paths[2] = {"g/arr", "g/f"};
+    ipfsrt_ndslice parts[3][2] = {
+        {{.step = 1}, {.step = 1}},
+        {{.has_start = true, .start = 1, .has_stop = true, .stop = 33, .step = 1}, {.step = 2}},
+        {{.is_index = true, .index = 2}, {.has_start = true, .start = 3, .step = 3}}};
+    for (int p = 0; p < 2; p++) {
+        ipfsrt_zarr_node *a;
+        assert_int_equal(ipfsrt_zarr_open(&a, s, paths[p], &err), IPFSRT_OK);
+        for (int k = 0; k < 3; k++)
+            for (double skip = 27; skip >= -7; skip -= 34) { /* 27 left out, or -7: the fill */
+                ipfsrt_ndarray x;
+                ipfsrt_ndarray_init(&x);
+                assert_int_equal(ipfsrt_zarr_read(a, parts[k], 2, &x, NULL, &err), IPFSRT_OK);
+                ipfsrt_zarr_extremes want, got;
+                first_extremes(&x, skip, &want);
+                ipfsrt_ndarray_free(&x);
+                for (unsigned threads = 1; threads <= 8; threads *= 2) {
+                    sh.seed = threads;
+                    ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
+                    assert_int_equal(ipfsrt_zarr_locate_extremes(a, parts[k], 2, &o, &skip, 1, &got, &err), IPFSRT_OK);
+                    assert_int_equal(got.count, want.count);
+                    assert_true(got.min == want.min && got.max == want.max);
+                    assert_int_equal(got.min_at, want.min_at);
+                    assert_int_equal(got.max_at, want.max_at);
+                }
+            }
+        ipfsrt_zarr_node_free(a);
+    }
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
+
 /* What a fold along axis (0, 1; -1: both) of the 2-D float64 x must give at
  * kept position p, the values skip and NaN left out. */
 static void expected_at(const ipfsrt_ndarray *x, int axis, size_t p, double skip, int64_t *count, double *sum,
@@ -1237,7 +1331,7 @@ int main(void) {
         cmocka_unit_test(test_store_constructors),
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
-        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_summarize_groups),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_locate_extremes), cmocka_unit_test(test_read_boxes), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_summarize_groups),
         cmocka_unit_test(test_read_slabs), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks), cmocka_unit_test(test_filtered_chunk_sizes),

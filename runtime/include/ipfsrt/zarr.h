@@ -261,7 +261,8 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *ar
  * ipfsrt_zarr_read takes them) into outs[0..n-1] (initialized), every chunk
  * of all of them asked for in one batch when they are few and the array is
  * not sharded (else one read after another): the pieces a list of labels or
- * a set of points selects, in one round trip. opts as ipfsrt_zarr_read's. */
+ * a set of points selects, in one round trip. opts as ipfsrt_zarr_read's. On
+ * failure every out is left empty. */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_read_boxes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *const *sels,
                                                 const int *ns, size_t n, ipfsrt_ndarray *outs,
                                                 const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);

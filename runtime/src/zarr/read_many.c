@@ -83,6 +83,7 @@ ipfsrt_status ipfsrt_zarr_read_boxes(const ipfsrt_zarr_node *array, const ipfsrt
     if (!arrays) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < n; i++) arrays[i] = array;
     ipfsrt_status st = read_together(arrays, sels, ns, n, outs, opts, err);
+    for (size_t i = 0; st != IPFSRT_OK && i < n; i++) ipfsrt_ndarray_free(&outs[i]); /* none half given */
     free(arrays);
     return st;
 }
