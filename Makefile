@@ -8,13 +8,13 @@ SAN ?=
 CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
-               libcmocka-dev libhdf5-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools groff-base \
+               libcmocka-dev libhdf5-dev libnetcdf-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools groff-base \
                libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev libyajl-dev python3-zarr \
                python3-xarray python3-scipy python3-cftime python3-fsspec python3-aiohttp python3-jinja2 python3-netcdf4 python3-h5py openmpi-bin libopenmpi-dev \
                nghttp2-proxy
 LUA_PC := lua5.4
 # libipfsrt (the C library) needs these; libipfsrt-lua adds Lua.
-CORE_PKGS := libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat hdf5 yajl
+CORE_PKGS := libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat hdf5 yajl netcdf
 ifeq ($(HASH),openssl)
 CORE_PKGS += libcrypto
 HASH_DEFS := -DIPFSRT_HAVE_OPENSSL
@@ -49,7 +49,7 @@ CFLAGS_ALL = -pthread -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(OPT
 LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 
 # Layers, lowest first: a module may include headers of its own layer and those below.
-LAYERS := base ndarray codec image multiformats ipld store http s3 car unixfs client zarr hdf5 server
+LAYERS := base ndarray codec image netcdf multiformats ipld store http s3 car unixfs client zarr hdf5 server
 CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
 BIND_SRC := $(wildcard runtime/lua/*.c)
 # The pure-Lua library modules are compiled into libipfsrt-lua as well

@@ -11,6 +11,7 @@ layer_of_header() {
     ndarray) echo ndarray ;;
     codec) echo codec ;;
     image) echo image ;;
+    netcdf) echo netcdf ;;
     varint|multibase|multihash|cid|path) echo multiformats ;;
     dagcbor|dagpb) echo ipld ;;
     blocksource|ranges) echo store ;;

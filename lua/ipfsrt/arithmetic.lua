@@ -198,9 +198,29 @@ end
 
 local function dataset_of(a, b) return (is_variable(a) and a._ds) or (is_variable(b) and b._ds) or nil end
 
-local function lazy_variable(ds, n, coords, name)
+-- The coordinates off the dimensions (scalar ones a selection left, those
+-- along points) of the operands whose dimensions the result has: the
+-- first's where both have one of a name.
+local function joined_aux(dims, ...)
+  local have, out = {}, {}
+  for _, d in ipairs(dims) do have[d] = true end
+  for i = select("#", ...), 1, -1 do
+    local x = select(i, ...)
+    for name, c in pairs(is_variable(x) and x:_aux() or {}) do
+      local all = true
+      for _, d in ipairs(c.dims) do all = all and have[d] == true end
+      if all then out[name] = c end
+    end
+  end
+  return out
+end
+
+-- A variable of the expression n: its coordinates along dimensions, and
+-- those off them the operands (variables among ...) carry.
+local function lazy_variable(ds, n, coords, name, ...)
   local v = setmetatable({ _ds = ds, _expr = n, name = name or n.label, attrs = {}, _coordmap = coords }, Variable)
   v.dims, v.shape, v._all_dims, v.ndim = n.dims, lazy.shape_of(n), n.dims, #n.dims
+  v._auxmap = joined_aux(n.dims, ...)
   return v
 end
 
@@ -209,15 +229,15 @@ local function combined(op, a, b)
   local an = node_of(a, is_variable(b) and node_of(b) or nil)
   local bn = node_of(b, an)
   local n = lazy.binary(op, an, bn)
-  return lazy_variable(dataset_of(a, b), n, joined_coords(a, b))
+  return lazy_variable(dataset_of(a, b), n, joined_coords(a, b), nil, a, b)
 end
 
 for op, mm in pairs { add = "__add", sub = "__sub", mul = "__mul", div = "__div", pow = "__pow", mod = "__mod",
   idiv = "__idiv", ["and"] = "__band", ["or"] = "__bor", xor = "__bxor" } do
   methods[mm] = function(a, b) return combined(op, a, b) end
 end
-methods.__unm = function(v) return lazy_variable(v._ds, lazy.unary("neg", node_of(v)), v:_coords()) end
-methods.__bnot = function(v) return lazy_variable(v._ds, lazy.unary("not", node_of(v)), v:_coords()) end
+methods.__unm = function(v) return lazy_variable(v._ds, lazy.unary("neg", node_of(v)), v:_coords(), nil, v) end
+methods.__bnot = function(v) return lazy_variable(v._ds, lazy.unary("not", node_of(v)), v:_coords(), nil, v) end
 
 -- v:lt(x), le, gt, ge, eq, ne: comparisons as bool variables (Lua's < cannot
 -- give a variable), x a variable, a number or an n-d array.
@@ -230,7 +250,7 @@ end
 for fn in pairs(lazy.FUNCTIONS) do
   if fn ~= "neg" and fn ~= "not" then
     methods[fn] = function(v)
-      return lazy_variable(v._ds, lazy.unary(fn, node_of(v)), v:_coords(), v.name)
+      return lazy_variable(v._ds, lazy.unary(fn, node_of(v)), v:_coords(), v.name, v)
     end
   end
 end
@@ -258,7 +278,7 @@ function X.where(cond, x, y)
   local coords = joined_coords(x, cond)
   for d, cv in pairs(joined_coords(y, cond)) do coords[d] = coords[d] or cv end
   local first = is_variable(x) and x or cond
-  return lazy_variable(first._ds, lazy.where(c, xn, yn), coords, first.name)
+  return lazy_variable(first._ds, lazy.where(c, xn, yn), coords, first.name, x, cond, y)
 end
 
 -- The stored variables an expression reads.
@@ -337,13 +357,16 @@ function methods._rebuilt(v, spec)
     end
     return node_of(leaf.var:isel(mine))
   end)
-  local coords = {}
+  local coords, aux = {}, {}
   for d, c in pairs(v:_coords()) do
     local part = spec[d]
     if part == nil then coords[d] = c
-    elseif math.type(part) ~= "integer" then coords[d] = c:isel { [d] = part } end
+    elseif math.type(part) == "integer" then aux[d] = c:isel { [d] = part } -- kept as a scalar coordinate
+    else coords[d] = c:isel { [d] = part } end
   end
-  return lazy_variable(v._ds, n, coords, v.name)
+  local out = lazy_variable(v._ds, n, coords, v.name, v)
+  for name, c in pairs(aux) do out._auxmap[name] = c end
+  return out
 end
 
 -- ------------------------------------------------------------- reductions
@@ -383,7 +406,7 @@ local function node_result(v, n, axes, r, coords)
     if not gone then left[#left + 1] = d; kept[d] = coords[d] end
   end
   local out = I.new_variable(v._ds, v.name, nil, left, nil, r)
-  out.attrs, out._coordmap = {}, kept
+  out.attrs, out._coordmap, out._auxmap = {}, kept, joined_aux(left, v)
   return out
 end
 

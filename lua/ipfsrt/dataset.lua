@@ -1211,6 +1211,7 @@ local internals = { streamed_groups = streamed_groups, labels_of = labels_of, ti
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)
 require("ipfsrt.to_zarr").install(internals, Variable)
+require("ipfsrt.to_netcdf").install(internals, Variable)
 require("ipfsrt.ordered").install(internals, Variable)
 require("ipfsrt.extrema").install(internals, Variable)
 require("ipfsrt.along").install(internals, Variable)

@@ -346,7 +346,8 @@ for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "media
     for k in ipairs(g.groups) do ks[k] = k end
     local coords, mine = { [g.name] = g.coord }, g._var:_coords()
     for _, d in ipairs(g._var.dims) do if d ~= g.dim then coords[d] = mine[d] end end
-    return I.lazy_variable(g._var._ds, group_leaf(g, op, opts.skipna ~= false, ks, false), coords, g._var.name)
+    return I.lazy_variable(g._var._ds, group_leaf(g, op, opts.skipna ~= false, ks, false), coords, g._var.name,
+      g._var)
   end
 end
 
@@ -413,7 +414,7 @@ local function group_arith(op)
     local n = swapped and lazy.binary(op, on, vn) or lazy.binary(op, vn, on)
     local coords = g._var:_coords()
     for d, c in pairs(other:_coords()) do if d ~= g.name then coords[d] = coords[d] or c end end
-    return I.lazy_variable(g._var._ds, n, coords, g._var.name)
+    return I.lazy_variable(g._var._ds, n, coords, g._var.name, g._var, other)
   end
 end
 

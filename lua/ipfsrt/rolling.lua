@@ -125,7 +125,7 @@ for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "media
   Rolling[op] = function(r)
     local values = RUNNING[op] and window_op(r, op) or window_reduce(r, op)
     local out = I.new_variable(r._var._ds, r._var.name, nil, r._var.dims, nil, values)
-    out.attrs, out._coordmap = {}, r._var:_coords()
+    out.attrs, out._coordmap, out._auxmap = {}, r._var:_coords(), r._var:_aux()
     return out
   end
 end

@@ -31,19 +31,20 @@ local MAX_DEPTH = 64 -- of folders erased in a store replaced
 local PACKING = { scale_factor = true, add_offset = true, _FillValue = true, missing_value = true, _Unsigned = true,
   valid_min = true, valid_max = true, valid_range = true }
 
-local function copy_attrs(attrs, dims)
+local function copy_attrs(attrs, dims, coordinates)
   local out = {}
-  for k, v in pairs(attrs or {}) do if not PACKING[k] then out[k] = v end end
+  for k, v in pairs(attrs or {}) do if not PACKING[k] and k ~= "coordinates" then out[k] = v end end
   out._ARRAY_DIMENSIONS = dims
+  out.coordinates = coordinates -- those off its dimensions, as xarray names them
   return out
 end
 
-local function write_array(root, name, values, dims, attrs, opts, dtype)
+local function write_array(root, name, values, dims, attrs, opts, dtype, coordinates)
   local float = values.dtype:match("^float") ~= nil
   local a = zarr.create(root, { path = name, zarr_format = 2, shape = values.shape, dtype = dtype or values.dtype,
     chunks = opts.chunks or values.shape, compressor = opts.compressor == nil and "zstd" or opts.compressor,
-    fill_value = float and 0 / 0 or nil, attrs = copy_attrs(attrs, dims) })
-  if #values.shape > 0 then a:write(nil, values) end
+    fill_value = float and 0 / 0 or nil, attrs = copy_attrs(attrs, dims, coordinates) })
+  a:write(nil, values)
 end
 
 -- Names as Zarr v2 strings ("<U" of the longest name's characters, held as
@@ -61,12 +62,20 @@ end
 -- calendar, names (seasons) as strings, others as the variable's values are.
 local function coordinate_values(c)
   local t = I.time_of(c.name, c.attrs)
+  if #c.dims == 0 then -- a scalar coordinate
+    local x = c:_values_array()
+    if not t then return x, c.attrs end
+    local attrs = {}
+    for k, v in pairs(c.attrs) do attrs[k] = v end
+    attrs.units, attrs.calendar = "seconds since 1970-01-01", t.calendar.name
+    return x:astype("float64") * t.scale + t.epoch, attrs
+  end
   local labels = I.labels_of(c)
   if type(labels[1]) == "string" then
     local values, dtype = names_array(labels)
     return values, c.attrs, dtype
   end
-  if not t then return c:values(), c.attrs end
+  if not t then return c:_values_array(), c.attrs end
   local attrs = {}
   for k, x in pairs(c.attrs) do attrs[k] = x end
   attrs.units, attrs.calendar = "seconds since 1970-01-01", t.calendar.name
@@ -121,10 +130,18 @@ function M.to_zarr(v, path, opts)
   if not MODES[mode] then bad("mode is \"w-\", \"w\" or \"a\", not %s", tostring(mode)) end
   local name = opts.name or v.name
   local values = v:_values_array()
-  local names = { name }
+  local names, aux, off = { name }, v:_aux(), {}
   for _, d in ipairs(v.dims) do names[#names + 1] = d end
+  for n in pairs(aux) do
+    if n ~= name then off[#off + 1], names[#names + 1] = n, n end
+  end
+  table.sort(off)
   if prepare(path, mode, names) then zarr.group(path, { zarr_format = 2 }) end
-  write_array(path, name, values, v.dims, v.attrs, opts)
+  write_array(path, name, values, v.dims, v.attrs, opts, nil, #off > 0 and table.concat(off, " ") or nil)
+  for _, n in ipairs(off) do
+    local x, attrs, dtype = coordinate_values(aux[n])
+    write_array(path, n, x, aux[n].dims, attrs, {}, dtype)
+  end
   local coords = v:_coords()
   for _, d in ipairs(v.dims) do
     local c = coords[d]

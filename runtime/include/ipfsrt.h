@@ -31,6 +31,7 @@
 #include "ipfsrt/buf.h"
 #include "ipfsrt/codec.h"
 #include "ipfsrt/image.h"
+#include "ipfsrt/netcdf.h"
 #include "ipfsrt/varint.h"
 #include "ipfsrt/multibase.h"
 #include "ipfsrt/hash.h"

@@ -96,6 +96,7 @@ void ipfsrt_lua_open_ndarray(lua_State *L);
 void ipfsrt_lua_open_codec(lua_State *L);
 void ipfsrt_lua_open_zarr(lua_State *L);   /* core: zarr.store_open, open_node, create_*, ... */
 void ipfsrt_lua_open_image(lua_State *L);
+void ipfsrt_lua_open_netcdf(lua_State *L); /* core: netcdf_writer */
 void ipfsrt_lua_open_serve(lua_State *L);
 void ipfsrt_lua_open_client(lua_State *L); /* client, gateways; core: client_new, client_methods */
 void ipfsrt_lua_open_s3(lua_State *L);     /* s3; core: s3_put_file */

@@ -148,14 +148,25 @@ dataset.SLAB_BYTES = 32 << 20
 for name in pairs(slab_cases) do want["slabs_" .. name] = true end
 
 -- results written as Zarr for tests/dataset/readback.py to open with xarray
-if arg[3] then
+if arg[3] then -- each result as Zarr and as NetCDF-4, read back by xarray (readback.py)
   os.execute("rm -rf '" .. arg[3] .. "' && mkdir -p '" .. arg[3] .. "'")
-  sst:groupby("time.month"):mean():to_zarr(arg[3] .. "/clim.zarr")
-  sst:mean({ "lat", "lon" }, { weights = coslat }):to_zarr(arg[3] .. "/daily.zarr", { name = "global_mean" })
-  sst:isel { lat = { 300, 310 }, lon = { 0, 6 } }:resample({ time = "5d" }):max():to_zarr(arg[3] .. "/pentads.zarr")
   local difference = sst - anom
-  difference:isel { time = { 0, 3 } }:to_zarr(arg[3] .. "/difference.zarr", { chunks = { 1, 360, 720 } })
-  sst:isel { lat = { 300, 310 }, lon = { 0, 6 } }:groupby("time.season"):mean():to_zarr(arg[3] .. "/seasons.zarr")
+  local results = {
+    { "clim", sst:groupby("time.month"):mean() },
+    { "daily", sst:mean({ "lat", "lon" }, { weights = coslat }), { name = "global_mean" } },
+    { "pentads", sst:isel { lat = { 300, 310 }, lon = { 0, 6 } }:resample({ time = "5d" }):max() },
+    { "difference", difference:isel { time = { 0, 3 } }, { chunks = { 1, 360, 720 } } },
+    { "seasons", sst:isel { lat = { 300, 310 }, lon = { 0, 6 } }:groupby("time.season"):mean() },
+  }
+  for _, r in ipairs(results) do
+    local o = r[3] or {}
+    r[2]:to_zarr(arg[3] .. "/" .. r[1] .. ".zarr", o)
+    r[2]:to_netcdf(arg[3] .. "/" .. r[1] .. ".nc", { name = o.name })
+  end
+  -- the coordinates a selection leaves: scalar ones, and those along points
+  sst:sel { lat = 35, lon = 285, method = "nearest" }:to_netcdf(arg[3] .. "/point.nc")
+  sst:sel { lat = ipfsrt.points { 35, 0, -60 }, lon = ipfsrt.points { 285, 200, 30 }, method = "nearest" }
+    :to_netcdf(arg[3] .. "/points.nc")
 end
 
 local bad, total = 0, 0

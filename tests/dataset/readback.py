@@ -1,6 +1,7 @@
-"""Results ipfsrt.dataset wrote with to_zarr (tests/dataset/check.lua), opened
-by Debian's xarray and compared with what xarray computes from the sample:
-dimensions, coordinates (dates decoded), values.
+"""Results ipfsrt.dataset wrote with to_zarr and to_netcdf
+(tests/dataset/check.lua), opened by Debian's xarray and compared with what
+xarray computes from the sample: dimensions, coordinates (dates decoded;
+the scalar ones and those along points too), values.
 `readback.py SAMPLE_DIR OUT_DIR`"""
 import sys
 
@@ -17,10 +18,30 @@ cases = {
     "difference": ((sst - ds.anom).isel(time=slice(0, 3)), "sst", 0),
     "seasons": (sst.isel(lat=slice(300, 310), lon=slice(0, 6)).groupby("time.season").mean(), "sst", 1e-6),
 }
+points = dict(lat=xr.DataArray([35, 0, -60], dims="points"), lon=xr.DataArray([285, 200, 30], dims="points"))
+nc_cases = {
+    "point": (sst.sel(lat=35, lon=285, method="nearest"), "sst", 0),
+    "points": (sst.sel(method="nearest", **points), "sst", 0),
+}
+
+
+def opened(name, kind):
+    if kind == "zarr":
+        return xr.open_zarr(f"{out}/{name}.zarr", consolidated=True, chunks=None)
+    return xr.open_dataset(f"{out}/{name}.nc")
+
+
 bad = 0
-for name, (want, var, tol) in cases.items():
-    got = xr.open_zarr(f"{out}/{name}.zarr", consolidated=True, chunks=None)[var]
+runs = [(n, c, kind) for n, c in cases.items() for kind in ("zarr", "nc")] + \
+    [(n, c, "nc") for n, c in nc_cases.items()]
+for name, (want, var, tol), kind in runs:
+    got = opened(name, kind)[var]
     problems = []
+    for c in want.coords:
+        if c not in got.coords:
+            problems.append(f"coordinate {c} missing")
+        elif not np.array_equal(got[c].values, want[c].values):
+            problems.append(f"coordinate {c} differs")
     if got.dims != want.dims:
         problems.append(f"dims {got.dims} vs {want.dims}")
     for d in want.dims:
@@ -31,5 +52,5 @@ for name, (want, var, tol) in cases.items():
     if not np.allclose(got.values, want.values, rtol=tol, atol=0, equal_nan=True):
         problems.append("values differ")
     bad += bool(problems)
-    print(f"{name}: {'; '.join(problems) or 'xarray reads it back as it computes it'}")
+    print(f"{name}.{kind}: {'; '.join(problems) or 'xarray reads it back as it computes it'}")
 sys.exit(1 if bad else 0)

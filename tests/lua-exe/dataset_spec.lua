@@ -240,6 +240,13 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       function() return ds.sst:sel { lat = { 20, 60 }, method = "nearest" } end)
     says("time: \"2024-13\" is not a date of the proleptic_gregorian calendar",
       function() return ds.sst:sel { time = "2024-13" } end)
+    says("to_netcdf: no option format (options: mode, name)",
+      function() ds.sst:isel { time = 0 }:to_netcdf(dir .. "/x.nc", { format = "NETCDF3" }) end)
+    says("to_netcdf: mode is \"w\" or \"w-\", not a", function() ds.sst:isel { time = 0 }:to_netcdf(dir .. "/x.nc", { mode = "a" }) end)
+    says("x.nc exists (replace it: mode \"w\")", function()
+      ds.sst:isel { time = 0, lat = { 0, 2 } }:to_netcdf(dir .. "/x.nc")
+      ds.sst:isel { time = 0, lat = { 0, 2 } }:to_netcdf(dir .. "/x.nc", { mode = "w-" })
+    end)
     says("to_zarr: no option chunk (options: chunks, compressor, mode, name)",
       function() ds.sst:isel { time = 0 }:to_zarr(dir .. "/x.zarr", { chunk = { 1, 1 } }) end)
     says("where: the condition is a variable", function() return ipfsrt.dataset.where(true, ds.sst, 0) end)
