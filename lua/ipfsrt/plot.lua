@@ -4,18 +4,25 @@
 --   plot.map(anomaly, { path = "anom.png", center = 0, title = "SST anomaly" })
 --   plot.line(series, { path = "series.svg" })            -- or {series, other, ...}
 --
--- map(v, opts): a 2-D variable (or n-d array) as a PNG colour map with a
+-- Every plot is written as PNG or SVG: as its path ends (.png, .svg), or
+-- as opts.format says ("png", "svg"); another ending without a format is
+-- refused. A map's SVG holds the field as an embedded PNG image (as
+-- matplotlib's SVG does) with its text, ticks and colour bar in SVG.
+--
+-- map(v, opts): a 2-D variable (or n-d array) as a colour map with a
 -- title, ticks along its coordinates (degrees N/S/E/W for latitudes and
 -- longitudes), north up, a colour bar labelled with the units, missing values
 -- (land) grey. opts: path (required), title, units, cmap ("viridis", the
 -- default; "RdBu_r", the default with center; "RdBu"; "ocean"), vmin, vmax,
 -- center (limits symmetric about it), scale (pixels per cell).
--- line(v | {v, ...}, opts): 1-D variables as an SVG line plot against their
+-- line(v | {v, ...}, opts): 1-D variables as a line plot against their
 -- coordinate (dates along a CF time axis), NaN as gaps. opts: path
 -- (required), title, ylabel (default: the units), labels (legend names).
 local ipfsrt = require "ipfsrt"
 local cftime = require "ipfsrt.cftime"
 local nd = ipfsrt.ndarray
+
+local svg = require "ipfsrt.plot_svg"
 
 local M = {}
 
@@ -34,6 +41,23 @@ local function check_options(opts, known, what)
     if not known[k] then bad("%s: no option %s (options: %s)", what, tostring(k), table.concat(names, ", ")) end
   end
   if type(opts.path) ~= "string" then bad("%s: path = the file to write", what) end
+end
+
+local FORMATS = { png = true, svg = true }
+
+-- "png" or "svg": opts.format, else the path's ending.
+local function format_of(opts, what)
+  local f = opts.format
+  if f ~= nil then
+    if not FORMATS[f] then bad("%s: format %s is not known (formats: png, svg)", what, tostring(f)) end
+    return f
+  end
+  local ext = opts.path:match("%.(%w+)$")
+  ext = ext and ext:lower()
+  if not FORMATS[ext] then
+    bad("%s: %s does not end in .png or .svg: name the format (format = \"png\" or \"svg\")", what, opts.path)
+  end
+  return ext
 end
 
 -- ------------------------------------------------------------------ ticks
@@ -103,7 +127,7 @@ end
 
 local CMAPS = { viridis = true, RdBu_r = true, RdBu = true, ocean = true }
 local MAP_OPTIONS = { path = true, title = true, units = true, cmap = true, vmin = true, vmax = true, center = true,
-  scale = true }
+  scale = true, format = true }
 
 -- The values of a selection's dropped dimensions, as "time = 2024-02-29".
 local function where_selected(v)
@@ -152,6 +176,7 @@ end
 
 function M.map(v, opts)
   check_options(opts, MAP_OPTIONS, "map")
+  local format = format_of(opts, "map")
   if opts.cmap ~= nil and not CMAPS[opts.cmap] then
     bad("map: cmap %s is not known (cmaps: RdBu, RdBu_r, ocean, viridis)", tostring(opts.cmap))
   end
@@ -176,15 +201,15 @@ function M.map(v, opts)
     end
     if cx then fig.xticks = ticks_along(cx:values():astype("float64"):tolist(), kind_of(cx), 8) end
   end
-  ipfsrt.image.write_figure(opts.path, x, fig)
+  if format == "png" then return ipfsrt.image.write_figure(opts.path, x, fig) end
+  fig.bar_ticks = {}
+  for _, b in ipairs(nice_values(fig.vmin, fig.vmax, 5)) do fig.bar_ticks[#fig.bar_ticks + 1] = { b, number_text(b) } end
+  svg.map(opts.path, x, fig)
 end
 
 -- ------------------------------------------------------------------- line
 
-local function esc(s) return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
-
-local COLORS = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b" }
-local LINE_OPTIONS = { path = true, title = true, ylabel = true, labels = true }
+local LINE_OPTIONS = { path = true, title = true, ylabel = true, labels = true, format = true }
 
 -- The x positions (numbers) of a 1-D variable and, for CF times, the calendar.
 local function x_of(v)
@@ -249,68 +274,29 @@ local function series_of(vs, opts)
   return series, r
 end
 
-local W, H, LEFT, RIGHT, TOP, BOTTOM = 800, 380, 70, 20, 40, 60
-
--- Grid lines and labels of both axes.
-local function axes(out, r, px, py, yt)
-  for _, y in ipairs(yt) do
-    out[#out + 1] = string.format('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' ..
-      '<text x="%d" y="%.1f" text-anchor="end">%s</text>', LEFT, py(y), W - RIGHT, py(y), LEFT - 6, py(y) + 4,
-      number_text(y))
-  end
-  local xt = r.cal and date_ticks(r.xlo, r.xhi, r.cal) or {}
-  if not r.cal then for _, x in ipairs(nice_values(r.xlo, r.xhi, 8)) do xt[#xt + 1] = { x, number_text(x) } end end
-  for _, t in ipairs(xt) do
-    out[#out + 1] = string.format('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="black"/>' ..
-      '<text x="%.1f" y="%d" text-anchor="middle">%s</text>', px(t[1]), H - BOTTOM, px(t[1]), H - BOTTOM + 5,
-      px(t[1]), H - BOTTOM + 19, esc(t[2]))
-  end
-end
-
--- Each series' path (NaN: a gap), and a legend when there are several.
-local function lines(out, series, px, py)
-  for i, s in ipairs(series) do
-    local d, pen = {}, "M"
-    for k, y in ipairs(s.ys) do
-      if y == y then d[#d + 1] = string.format("%s%.1f %.1f", pen, px(s.xs[k]), py(y)); pen = "L" else pen = "M" end
-    end
-    local color = COLORS[(i - 1) % #COLORS + 1]
-    out[#out + 1] = string.format('<path d="%s" fill="none" stroke="%s" stroke-width="1.5"><title>%s</title></path>',
-      table.concat(d, " "), color, esc(s.label))
-    if #series > 1 then
-      out[#out + 1] = string.format('<rect x="%d" y="%d" width="12" height="3" fill="%s"/><text x="%d" y="%d">%s</text>',
-        LEFT + 10 + (i - 1) * 160, TOP + 6, color, LEFT + 26 + (i - 1) * 160, TOP + 11, esc(s.label))
-    end
-  end
+-- The x axis's ticks {at, label}: dates along CF times, else round numbers.
+local function x_ticks(r)
+  if r.cal then return date_ticks(r.xlo, r.xhi, r.cal) end
+  local xt = {}
+  for _, x in ipairs(nice_values(r.xlo, r.xhi, 8)) do xt[#xt + 1] = { x, number_text(x) } end
+  return xt
 end
 
 function M.line(vs, opts)
   check_options(opts, LINE_OPTIONS, "line")
+  local format = format_of(opts, "line")
   if is_variable(vs) then vs = { vs } end
   if type(vs) ~= "table" or #vs == 0 then bad("line takes a 1-D variable or a list of them") end
   local series, r = series_of(vs, opts)
-  local yt = nice_values(r.ylo, r.yhi, 6)
-  r.ylo, r.yhi = math.min(r.ylo, yt[1]), math.max(r.yhi, yt[#yt])
-  local function px(x) return LEFT + (W - LEFT - RIGHT) * (x - r.xlo) / (r.xhi - r.xlo) end
-  local function py(y) return TOP + (H - TOP - BOTTOM) * (1 - (y - r.ylo) / (r.yhi - r.ylo)) end
-  local out = { string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" ' ..
-    'font-family="sans-serif" font-size="12">', W, H), string.format('<rect width="%d" height="%d" fill="white"/>', W, H),
-    string.format('<text x="%d" y="24" font-size="16">%s</text>', LEFT, esc(opts.title or series[1].label)) }
-  axes(out, r, px, py, yt)
-  lines(out, series, px, py)
-  local ylabel = opts.ylabel or (vs[1].attrs.units and tostring(vs[1].attrs.units)) or ""
-  local mid = (TOP + H - BOTTOM) // 2
-  out[#out + 1] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>', LEFT, TOP,
-    W - LEFT - RIGHT, H - TOP - BOTTOM)
-  out[#out + 1] = string.format('<text x="16" y="%d" transform="rotate(-90 16 %d)" text-anchor="middle">%s</text>',
-    mid, mid, esc(ylabel))
-  out[#out + 1] = string.format('<text x="%d" y="%d" text-anchor="middle">%s</text>', (LEFT + W - RIGHT) // 2, H - 14,
-    esc(r.xname or ""))
-  out[#out + 1] = "</svg>\n"
-  local f, why = io.open(opts.path, "w")
-  if not f then error(ipfsrt.error.new("io", "plot: line: " .. tostring(why)), 2) end
-  f:write(table.concat(out, "\n"))
-  f:close()
+  local yt = {}
+  for _, y in ipairs(nice_values(r.ylo, r.yhi, 6)) do yt[#yt + 1] = { y, number_text(y) } end
+  r.ylo, r.yhi = math.min(r.ylo, yt[1][1]), math.max(r.yhi, yt[#yt][1])
+  local plot = { series = series, xlo = r.xlo, xhi = r.xhi, ylo = r.ylo, yhi = r.yhi, yticks = yt, xticks = x_ticks(r),
+    title = opts.title or series[1].label, xlabel = r.xname or "",
+    ylabel = opts.ylabel or (vs[1].attrs.units and tostring(vs[1].attrs.units)) or "" }
+  if format == "svg" then return svg.line(opts.path, plot) end
+  for _, s in ipairs(plot.series) do s.x, s.y = s.xs, s.ys end
+  ipfsrt.image.write_lines(opts.path, plot)
 end
 
 return M

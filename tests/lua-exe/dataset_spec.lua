@@ -217,12 +217,16 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     end)
     says("map: cmap jet is not known (cmaps: RdBu, RdBu_r, ocean, viridis)",
       function() ipfsrt.plot.map(ds.sst:isel { time = 0 }, { path = dir .. "/x.png", cmap = "jet" }) end)
-    says("map: no option colormap (options: center, cmap, path, scale, title, units, vmax, vmin)",
+    says("map: no option colormap (options: center, cmap, format, path, scale, title, units, vmax, vmin)",
       function() ipfsrt.plot.map(ds.sst:isel { time = 0 }, { path = dir .. "/x.png", colormap = "jet" }) end)
     says("map takes a variable (or n-d array) of 2 dimensions, besides any of length one",
       function() ipfsrt.plot.map(ds.sst, { path = dir .. "/x.png" }) end)
-    says("line: no option xlabel (options: labels, path, title, ylabel)",
+    says("line: no option xlabel (options: format, labels, path, title, ylabel)",
       function() ipfsrt.plot.line(ds.time, { path = dir .. "/x.svg", xlabel = "t" }) end)
+    says("line: " .. dir .. "/x.jpg does not end in .png or .svg: name the format",
+      function() ipfsrt.plot.line(ds.sst:isel { lat = 0, lon = 0 }, { path = dir .. "/x.jpg" }) end)
+    says("map: format gif is not known (formats: png, svg)",
+      function() ipfsrt.plot.map(ds.sst:isel { time = 0 }, { path = dir .. "/x.gif", format = "gif" }) end)
     -- a table read one way when another was meant is refused, never guessed at
     says(" = a table of 3: a plain table is a range, {from, to} (both included); a list of labels is " ..
       "ipfsrt.list{...}, points ipfsrt.points{...}",
@@ -250,6 +254,30 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     says("to_zarr: no option chunk (options: chunks, compressor, mode, name)",
       function() ds.sst:isel { time = 0 }:to_zarr(dir .. "/x.zarr", { chunk = { 1, 1 } }) end)
     says("where: the condition is a variable", function() return ipfsrt.dataset.where(true, ds.sst, 0) end)
+  end)
+
+  it("draws every kind of plot as PNG and SVG, as the path ends or the format says", function()
+    local ds = surface()
+    local PNG = "\x89PNG\r\n\x1a\n"
+    local function file(path) local f = assert(io.open(path, "rb")); local t = f:read("a"); f:close(); return t end
+    local day, series = ds.sst:isel { time = 0, lat = { 400, 480 }, lon = { 1000, 1100 } }, ds.sst:isel { lat = 500, lon = 7 }
+    ipfsrt.plot.map(day, { path = dir .. "/map.png" })
+    ipfsrt.plot.map(day, { path = dir .. "/map.svg", center = 20 })
+    ipfsrt.plot.line({ series, series * 0.5 }, { path = dir .. "/line.png", labels = { "sst", "half" } })
+    ipfsrt.plot.line(series, { path = dir .. "/line.svg" })
+    ipfsrt.plot.line(series, { path = dir .. "/line.out", format = "png" })
+    for _, name in ipairs { "map.png", "line.png", "line.out" } do
+      assert.equal(PNG, file(dir .. "/" .. name):sub(1, 8), name)
+    end
+    local map = file(dir .. "/map.svg")
+    assert.truthy(map:match("^<svg "), "an SVG")
+    local images = 0
+    for b64 in map:gmatch('href="data:image/png;base64,([^"]+)"') do -- the field and the colour bar's scale
+      images = images + 1
+      assert.equal(PNG, ipfsrt.multibase.decode("m" .. b64:gsub("=", "")):sub(1, 8))
+    end
+    assert.equal(2, images)
+    assert.truthy(file(dir .. "/line.svg"):find("<path d=\"M", 1, true))
   end)
 
   it("takes dates with times of day and partial dates on the command line (--sel)", function()

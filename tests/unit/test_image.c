@@ -109,11 +109,48 @@ static void test_refusals(void **state) {
     ipfsrt_ndarray_free(&b);
 }
 
+/* A line plot: its size, each series' colour where its points are, a gap
+ * at NaN; ranges that cannot be drawn refused, nothing left behind. */
+static void test_line_plot(void **state) {
+    (void)state;
+    char path[] = "/tmp/ipfsrt-image-XXXXXX";
+    temp_path(path);
+    double x[5] = {0, 1, 2, 3, 4}, up[5] = {0, 1, NAN, 3, 4}, flat[5] = {2, 2, 2, 2, 2};
+    ipfsrt_image_series s[2] = {{x, up, 5, "up"}, {x, flat, 5, "flat"}};
+    ipfsrt_image_tick yt[] = {{0, "0"}, {2, "2"}, {4, "4"}};
+    ipfsrt_image_lines f;
+    ipfsrt_image_lines_init(&f);
+    f.xlo = 0, f.xhi = 4, f.ylo = 0, f.yhi = 4, f.series = s, f.n_series = 2, f.yticks = yt, f.n_yticks = 3;
+    f.title = "Two series", f.ylabel = "K";
+    assert_int_equal(ipfsrt_image_write_lines(path, &f, NULL), IPFSRT_OK);
+    picture p;
+    read_png(path, &p);
+    assert_int_equal(p.width, 800);
+    assert_int_equal(p.height, 380);
+    size_t blue = 0, orange = 0;
+    for (size_t y = 0; y < p.height; y++)
+        for (size_t i = 0; i < p.width; i++) {
+            const unsigned char *c = pixel(&p, i, y);
+            blue += c[0] == 31 && c[1] == 119 && c[2] == 180;
+            orange += c[0] == 255 && c[1] == 127 && c[2] == 14;
+        }
+    assert_true(blue > 300 && orange > 300); /* both lines, and the legend's marks */
+    free(p.rgb);
+    ipfsrt_error err;
+    f.yhi = f.ylo; /* an empty range */
+    unlink(path);
+    assert_int_equal(ipfsrt_image_write_lines(path, &f, &err), IPFSRT_EARG);
+    assert_int_equal(access(path, F_OK), -1);
+    f.yhi = 4, f.width = 10;
+    assert_int_equal(ipfsrt_image_write_lines(path, &f, &err), IPFSRT_EARG);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bare_field),
         cmocka_unit_test(test_decorated_figure),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_line_plot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* ipfsrt — pictures of 2-D fields: colour maps and figures written as PNG (libpng). */
+/* ipfsrt — pictures written as PNG (libpng): colour maps and figures of 2-D
+ * fields, and line plots. */
 #ifndef IPFSRT_IMAGE_H
 #define IPFSRT_IMAGE_H
 
@@ -54,6 +55,31 @@ typedef struct ipfsrt_image_figure {
 
 IPFSRT_API ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field,
                                                    const ipfsrt_image_figure *fig, ipfsrt_error *err);
+
+/* A series of a line plot: n points (x[i], y[i]); NaN breaks the line. */
+typedef struct ipfsrt_image_series {
+    const double *x, *y;
+    size_t n;
+    const char *label; /* in the legend (shown when there are several series) */
+} ipfsrt_image_series;
+
+/* A line plot: series in a frame over the ranges x and y, ticks at data
+ * values (at) with grid lines across for y, a title, the y axis's label above
+ * it and the x axis's beneath. */
+typedef struct ipfsrt_image_lines {
+    size_t size;              /* sizeof the struct: set by ipfsrt_image_lines_init (or .size = sizeof) */
+    unsigned width, height;   /* pixels (800 x 380) */
+    double xlo, xhi, ylo, yhi;
+    const ipfsrt_image_series *series;
+    size_t n_series;
+    const ipfsrt_image_tick *xticks, *yticks;
+    size_t n_xticks, n_yticks;
+    const char *title, *xlabel, *ylabel;
+} ipfsrt_image_lines;
+/* The defaults, size set. */
+IPFSRT_API void ipfsrt_image_lines_init(ipfsrt_image_lines *fig);
+/* Writes a line plot as a PNG that appears complete or not at all. */
+IPFSRT_API ipfsrt_status ipfsrt_image_write_lines(const char *path, const ipfsrt_image_lines *fig, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

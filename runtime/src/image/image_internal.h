@@ -2,6 +2,7 @@
 #ifndef IPFSRT_IMAGE_INTERNAL_H
 #define IPFSRT_IMAGE_INTERNAL_H
 
+#include "base/base_internal.h"
 #include "ipfsrt/image.h"
 
 /* An RGB picture, row by row, 3 bytes a pixel. */
