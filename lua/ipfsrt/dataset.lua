@@ -783,10 +783,12 @@ end
 -- in_order: folded along the first dimension alone, where float sums are
 -- added in order (the bits of read-then-reduce, CF-decoded values summed).
 local function fold_options(v, op, in_order)
-  in_order = in_order and forwards(v)
   local total = 1
   for _, n in ipairs(v.shape) do total = total * n end
-  if not v._array or total * 8 <= M.FOLD_BYTES or op == "std" or op == "var" or op == "median" then return nil end
+  if not (v._array and v._sel) or total * 8 <= M.FOLD_BYTES or op == "std" or op == "var" or op == "median" then
+    return nil
+  end
+  in_order = in_order and forwards(v)
   local cf = cf_of(v)
   local integer = v._array.dtype:match("int") ~= nil
   local sums = op == "mean" or op == "sum"
@@ -912,6 +914,19 @@ function Variable._aux(v)
   return out
 end
 
+-- A list of dates is Lua's, from 1, where array positions count from 0: a
+-- position asked for before its start (0, the first array position) or past
+-- its end is an error saying so, not a silent nil (the one past the last is
+-- nil: ipairs and # stop there).
+local DATES = {
+  __index = function(list, k)
+    if math.type(k) == "integer" and k ~= #list + 1 then
+      error(ipfsrt.error.new("bad_argument", string.format("dates: no date %d in a list of %d: the list is Lua's, " ..
+        "from 1 (array position p is dates()[p + 1])", k, #list)), 2)
+    end
+  end,
+}
+
 -- A time coordinate's values as ISO dates (worked out once per variable:
 -- scripts ask for them again and again).
 function Variable.dates(v)
@@ -932,7 +947,7 @@ function Variable.dates(v)
     end
     rawset(v, "_dates", dates)
   end
-  return table.move(dates, 1, #dates, 1, {})
+  return setmetatable(table.move(dates, 1, #dates, 1, {}), DATES)
 end
 
 -- Text that reads back as the same number, as numpy prints it (pandas' CSV):
