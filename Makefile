@@ -481,6 +481,7 @@ bench: all bench-deps $(BUILD)/bench/codec_bench $(BUILD)/bench/netem
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/proxy_load.lua --dir $(BUILD)/bench
 	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
+	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/toolkit.lua --dir $(BUILD)/bench --json $(BUILD)/bench/toolkit.json
 	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench --runs 3 --rtts 0,20 \
 	    --clients ipfsrt-verified,ipfsrt-refs,ipfsrt-refs-256k,ipfsrt-ncz,xarray-h5netcdf --scenarios open,spatial,timeseries,fullfield,bulk \
 	    --total yes

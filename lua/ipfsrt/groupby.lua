@@ -433,4 +433,6 @@ function M.install(internals, Variable)
   Variable.resample = M.resample
 end
 
+M.GroupBy = GroupBy
+
 return M

@@ -140,4 +140,6 @@ function M.install(internals, Variable)
   Variable.rolling = M.rolling
 end
 
+M.Rolling = Rolling
+
 return M
