@@ -369,6 +369,35 @@ static void test_accumulate_in_parts(void **state) {
     for (size_t i = 0; i < 8; i++) ipfsrt_ndarray_free(all[i]);
 }
 
+/* Lanes shared among threads give the bits one thread gives. */
+static void test_lanes_on_threads(void **state) {
+    (void)state;
+    size_t shape[2] = {300, 1000};
+    ipfsrt_ndarray a, one, many;
+    ipfsrt_ndarray_init(&a), ipfsrt_ndarray_init(&one), ipfsrt_ndarray_init(&many);
+    assert_int_equal(ipfsrt_ndarray_zeros(&a, IPFSRT_DTYPE_FLOAT32, 0, 2, shape, NULL), IPFSRT_OK);
+    float *v = (float *)(void *)a.data;
+    uint32_t r = 7;
+    for (size_t i = 0; i < 300000; i++) {
+        r = r * 1103515245u + 12345u;
+        v[i] = (r >> 16) % 97 == 0 ? NAN : (float)(r >> 8) / 65536.0f;
+    }
+    double q[2] = {0.1, 0.9};
+    int axis = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        ipfsrt_threads_set(1);
+        if (kind == 0) assert_int_equal(ipfsrt_ndarray_quantile(&one, &a, q, 2, &axis, 1, IPFSRT_QUANTILE_LINEAR, true, NULL), IPFSRT_OK);
+        else assert_int_equal(ipfsrt_ndarray_median(&one, &a, &axis, 1, true, NULL), IPFSRT_OK);
+        ipfsrt_threads_set(4);
+        if (kind == 0) assert_int_equal(ipfsrt_ndarray_quantile(&many, &a, q, 2, &axis, 1, IPFSRT_QUANTILE_LINEAR, true, NULL), IPFSRT_OK);
+        else assert_int_equal(ipfsrt_ndarray_median(&many, &a, &axis, 1, true, NULL), IPFSRT_OK);
+        assert_int_equal(ipfsrt_ndarray_size(&one), ipfsrt_ndarray_size(&many));
+        assert_memory_equal(one.data, many.data, ipfsrt_ndarray_size(&one) * one.itemsize);
+    }
+    ipfsrt_threads_set(0);
+    ipfsrt_ndarray_free(&a), ipfsrt_ndarray_free(&one), ipfsrt_ndarray_free(&many);
+}
+
 /* Quantiles select rather than sort, so crafted orders must stay fast and
  * right; refusals name what is wrong and leave out alone. */
 static void test_quantile_and_order(void **state) {
@@ -411,6 +440,7 @@ int main(void) {
         cmocka_unit_test(test_bytes_in_both_orders),
         cmocka_unit_test(test_median_of_crafted_lanes),
         cmocka_unit_test(test_quantile_and_order),
+        cmocka_unit_test(test_lanes_on_threads),
         cmocka_unit_test(test_accumulate_in_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,11 +67,22 @@ static double middle_of(double *v, size_t m, ipfsrt_dtype result) {
     return (lower + v[k]) / 2.0;
 }
 
-/* The lanes of x (C order, contiguous, the last axis of length len) into out. */
-static void median_lanes(const ipfsrt_ndarray *x, size_t len, bool skipna, double *scratch,
-                         ipfsrt_ndarray *out) {
-    size_t lanes = len ? ipfsrt_ndarray_size(x) / len : ipfsrt_ndarray_size(out);
-    for (size_t l = 0; l < lanes; l++) {
+typedef struct median_job {
+    const ipfsrt_ndarray *x;
+    size_t len;
+    bool skipna;
+    ipfsrt_ndarray *out;
+} median_job;
+
+/* Lanes [first, last) of x (C order, contiguous, the last axis of length
+ * len) into out, with scratch of their own. */
+static ipfsrt_status median_lanes(void *user, size_t first, size_t last, ipfsrt_error *err) {
+    const median_job *j = user;
+    const ipfsrt_ndarray *x = j->x;
+    size_t len = j->len;
+    double *scratch = malloc((len ? len : 1) * sizeof *scratch);
+    if (!scratch) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", len);
+    for (size_t l = first; l < last; l++) {
         const unsigned char *p = x->data + l * len * x->itemsize;
         size_t m = 0;
         bool nan = false;
@@ -80,9 +91,11 @@ static void median_lanes(const ipfsrt_ndarray *x, size_t len, bool skipna, doubl
             if (isnan(v)) nan = true;
             else scratch[m++] = v;
         }
-        double r = nan && !skipna ? NAN : middle_of(scratch, m, out->dtype);
-        ipfsrt_ndstore_double(out->dtype, out->data + l * out->itemsize, r);
+        double r = nan && !j->skipna ? NAN : middle_of(scratch, m, j->out->dtype);
+        ipfsrt_ndstore_double(j->out->dtype, j->out->data + l * j->out->itemsize, r);
     }
+    free(scratch);
+    return IPFSRT_OK;
 }
 
 /* x with the reduced axes last, merged, in a contiguous copy; *len the lane. */
@@ -123,16 +136,14 @@ ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
     ipfsrt_ndarray_init(&res);
     size_t len;
     ipfsrt_status st = lanes_of(&lanes, a, reduced, &len, &res, result, err);
-    double *scratch = NULL;
-    if (st == IPFSRT_OK && !(scratch = malloc((len ? len : 1) * sizeof *scratch)))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", len);
+    median_job job = {&lanes, len, skipna, &res};
+    size_t count = st == IPFSRT_OK ? ipfsrt_ndarray_size(&res) : 0;
+    if (st == IPFSRT_OK && count) st = ipfsrt_ndlanes_run(count, len, median_lanes, &job, err);
     if (st == IPFSRT_OK) {
-        median_lanes(&lanes, len, skipna, scratch, &res);
         ipfsrt_ndarray_free(out);
         *out = res;
         ipfsrt_ndarray_init(&res);
     }
-    free(scratch);
     ipfsrt_ndarray_free(&lanes);
     ipfsrt_ndarray_free(&res);
     return st;

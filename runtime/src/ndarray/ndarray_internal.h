@@ -90,6 +90,13 @@ typedef enum ipfsrt_ndkind { IPFSRT_NDKIND_BOOL, IPFSRT_NDKIND_INT, IPFSRT_NDKIN
                              IPFSRT_NDKIND_OTHER } ipfsrt_ndkind;
 ipfsrt_ndkind ipfsrt_ndkind_of(ipfsrt_dtype d);
 
+/* Lanes [first, last) of a job of independent lanes. */
+typedef ipfsrt_status (*ipfsrt_ndlanes_fn)(void *user, size_t first, size_t last, ipfsrt_error *err);
+/* fn over lanes 0..lanes-1 (each of lane_len values), cut into parts run on
+ * the worker threads and the calling one (ipfsrt_threads() in all; small
+ * jobs on the calling thread alone); the first failure is returned. */
+ipfsrt_status ipfsrt_ndlanes_run(size_t lanes, size_t lane_len, ipfsrt_ndlanes_fn fn, void *user, ipfsrt_error *err);
+
 /* Places the k-th smallest of v[0..n) (no NaN) at v[k], the smaller before
  * it, the greater after it, in O(n log n) at worst. */
 void ipfsrt_ndselect_kth(double *v, size_t n, size_t k);

@@ -253,13 +253,20 @@ typedef struct quantile_job {
     const double *q;
     size_t nq;
     ipfsrt_quantile_method method;
-    bool skipna;
+    bool skipna, keep_type;
+    const ipfsrt_ndarray *lanes;
+    ipfsrt_ndarray *out;
+    size_t len, lane_count;
 } quantile_job;
 
-/* One lane's quantiles into out at stride (one result per q). */
-static void quantile_lane(const quantile_job *j, const ipfsrt_ndarray *lanes, size_t l, size_t len, double *scratch,
-                          ipfsrt_ndarray *out, size_t lane_count) {
+/* One lane's quantiles into out at stride (one result per q); scratch holds
+ * the lane as doubles, then (integers kept) as keyed values sorted exactly. */
+static void quantile_lane(const quantile_job *j, size_t l, double *scratch) {
+    const ipfsrt_ndarray *lanes = j->lanes;
+    size_t len = j->len;
     const unsigned char *p = lanes->data + l * len * lanes->itemsize;
+    if (j->keep_type && !ipfsrt_dtype_is_float(lanes->dtype))
+        sort_lane(lanes->dtype, p, lanes->itemsize, len, (keyed *)(void *)(scratch + len));
     size_t m = 0;
     bool nan = false;
     for (size_t i = 0; i < len; i++) {
@@ -268,18 +275,28 @@ static void quantile_lane(const quantile_job *j, const ipfsrt_ndarray *lanes, si
         else scratch[m++] = v;
     }
     for (size_t i = 0; i < j->nq; i++) {
-        unsigned char *o = out->data + (i * lane_count + l) * out->itemsize;
-        if (ipfsrt_quantile_method_discrete(j->method) && !ipfsrt_dtype_is_float(out->dtype)) {
+        unsigned char *o = j->out->data + (i * j->lane_count + l) * j->out->itemsize;
+        if (j->keep_type && !ipfsrt_dtype_is_float(j->out->dtype)) {
             /* integers stay exact: the value at the position, copied */
             double at = m ? position_of(j->method, m, j->q[i]) : 0;
             size_t k = at >= (double)(m - 1) ? m - 1 : (size_t)at;
-            keyed *sorted = (keyed *)(void *)(scratch + len); /* the lane's values sorted as integers */
-            memcpy(o, p + sorted[k].at * lanes->itemsize, out->itemsize);
+            const keyed *sorted = (const keyed *)(const void *)(scratch + len);
+            memcpy(o, p + sorted[k].at * lanes->itemsize, j->out->itemsize);
             continue;
         }
         double r = nan && !j->skipna ? NAN : quantile_of(scratch, m, j->q[i], j->method);
-        ipfsrt_ndstore_double(out->dtype, o, r);
+        ipfsrt_ndstore_double(j->out->dtype, o, r);
     }
+}
+
+/* Lanes [first, last) of a quantile job, with scratch of their own. */
+static ipfsrt_status quantile_lanes(void *user, size_t first, size_t last, ipfsrt_error *err) {
+    const quantile_job *j = user;
+    double *scratch = malloc((j->len ? j->len : 1) * (sizeof(double) + sizeof(keyed)));
+    if (!scratch) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", j->len);
+    for (size_t l = first; l < last; l++) quantile_lane(j, l, scratch);
+    free(scratch);
+    return IPFSRT_OK;
 }
 
 ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const double *q, size_t nq,
@@ -304,20 +321,9 @@ ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray 
     bool keep_type = ipfsrt_quantile_method_discrete(method);
     ipfsrt_dtype to = keep_type ? a->dtype : IPFSRT_DTYPE_FLOAT64;
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_zeros(&res, to, 0, kept + 1, shape, err);
-    /* a lane as doubles, then (integers) as keyed values sorted exactly */
-    size_t scratch_bytes = (len ? len : 1) * (sizeof(double) + sizeof(keyed));
-    double *scratch = NULL;
-    if (st == IPFSRT_OK && !(scratch = malloc(scratch_bytes)))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", len);
-    size_t lane_count = st == IPFSRT_OK ? ipfsrt_ndarray_size(&res) / (nq ? nq : 1) : 0;
-    quantile_job job = {q, nq, method, skipna};
-    for (size_t l = 0; l < lane_count && nq; l++) {
-        if (keep_type && kind != IPFSRT_NDKIND_FLOAT)
-            sort_lane(a->dtype, lanes.data + l * len * lanes.itemsize, lanes.itemsize, len,
-                      (keyed *)(void *)(scratch + len));
-        quantile_lane(&job, &lanes, l, len, scratch, &res, lane_count);
-    }
-    free(scratch);
+    size_t lane_count = st == IPFSRT_OK && nq ? ipfsrt_ndarray_size(&res) / nq : 0;
+    quantile_job job = {q, nq, method, skipna, keep_type && kind != IPFSRT_NDKIND_FLOAT, &lanes, &res, len, lane_count};
+    if (st == IPFSRT_OK && lane_count) st = ipfsrt_ndlanes_run(lane_count, len, quantile_lanes, &job, err);
     if (st == IPFSRT_OK) {
         ipfsrt_ndarray_free(out);
         *out = res;
