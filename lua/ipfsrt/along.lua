@@ -21,6 +21,7 @@ local function along(x, axis, a, b)
   parts[axis + 1] = { a, b }
   return x:slice(parts)
 end
+M.slice_along = along
 
 -- A variable of values shaped as v, with v's coordinates (those along dims
 -- replaced by coords[dim] when given).

@@ -41,13 +41,7 @@ function M.rolling(v, spec)
   return setmetatable({ _var = v, dim = dim, window = n, center = spec.center == true, min_periods = minp }, Rolling)
 end
 
--- x's positions [a, b) along axis (from 0), a view.
-local function along(x, axis, a, b)
-  local parts = {}
-  for k = 1, axis do parts[k] = {} end
-  parts[axis + 1] = { a, b }
-  return x:slice(parts)
-end
+local along = require("ipfsrt.along").slice_along -- x's positions [a, b) along an axis, a view
 
 -- Per window offset, fn(acc, values) over the positions it reaches:
 -- positions t take x[t + offset] for each offset of the window.

@@ -290,6 +290,16 @@ static int node_read(lua_State *L) {
     return 1;
 }
 
+/* {array, ...} of outs[0..n-1], each moved into Lua. */
+static int push_arrays(lua_State *L, ipfsrt_ndarray *outs, lua_Integer n) {
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 0; i < n; i++) {
+        ipfsrt_lua_push_ndarray(L, &outs[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 /* n:read_boxes({selection, ...}, threads[, dtype, {missing...}, scale, offset])
  * -> {n-d array, ...}: the selections' chunks asked for together */
 #define READ_BOXES_MAX 4096
@@ -318,16 +328,9 @@ static int node_read_boxes(lua_State *L) {
     ipfsrt_lua_zstore *zs = store_of(L, 1);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_read_boxes(n, sels, ns, (size_t)count, outs, &opts, &err);
-    if (st != IPFSRT_OK)
-        for (lua_Integer i = 0; i < count; i++) ipfsrt_ndarray_free(&outs[i]);
+    ipfsrt_status st = ipfsrt_zarr_read_boxes(n, sels, ns, (size_t)count, outs, &opts, &err); /* failed: outs empty */
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
-    lua_createtable(L, (int)count, 0);
-    for (lua_Integer i = 0; i < count; i++) {
-        ipfsrt_lua_push_ndarray(L, &outs[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
+    return push_arrays(L, outs, count);
 }
 
 typedef struct slab_call {
@@ -411,12 +414,7 @@ static int zarr_read_many(lua_State *L) {
     if (st != IPFSRT_OK)
         for (lua_Integer i = 0; i < n; i++) ipfsrt_ndarray_free(&outs[i]);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
-    lua_createtable(L, (int)n, 0);
-    for (lua_Integer i = 0; i < n; i++) {
-        ipfsrt_lua_push_ndarray(L, &outs[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
+    return push_arrays(L, outs, n);
 }
 
 /* n:summarize(selection | nil, threads, {skip...}, extremes[, dtype, {missing...}, scale, offset])

@@ -11,26 +11,13 @@ import warnings
 import numpy as np
 import xarray as xr
 
+from xr_answers import label, numbers
+
 warnings.simplefilter("ignore")
 full = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None)
 stored = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None, mask_and_scale=False)  # int16 as stored
 ds = full.isel(zlev=0)
 sst = ds.sst
-
-
-def label(t):
-    """A time as ipfsrt's dates() writes it."""
-    if np.isnat(t):
-        return "NaT"
-    s = str(np.datetime64(t, "s"))
-    return s[:10] if s.endswith("T00:00:00") else s
-
-
-def numbers(a):
-    a = np.asarray(a)
-    if a.dtype.kind == "M":
-        return [label(t) for t in a.reshape(-1)]
-    return [None if np.isnan(x) else float(x) for x in a.astype("float64").reshape(-1)]
 
 
 def describe(x):

@@ -8,21 +8,15 @@ import sys
 import numpy as np
 import xarray as xr
 
+from xr_answers import label, numbers
+
 full = xr.open_zarr(sys.argv[1], consolidated=True, chunks=None)
 ds = full.isel(zlev=0)  # NOAA's layout: one depth, the surface
 sst = ds.sst
 
 
-def label(t):
-    """A time as ipfsrt's dates() writes it: the date, and the time of day when it has one."""
-    if np.isnat(t):
-        return "NaT"
-    s = str(np.datetime64(t, "s"))
-    return s[:10] if s.endswith("T00:00:00") else s
-
-
 def values(da):
-    return [None if np.isnan(x) else float(x) for x in np.asarray(da.values, dtype="float64").reshape(-1)]
+    return numbers(da.values)
 
 
 box = sst.sel(time="2024-01-05", lat=slice(20, 60), lon=slice(270, 310))

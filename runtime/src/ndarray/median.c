@@ -98,44 +98,21 @@ static ipfsrt_status median_lanes(void *user, size_t first, size_t last, ipfsrt_
     return IPFSRT_OK;
 }
 
-/* x with the reduced axes last, merged, in a contiguous copy; *len the lane. */
-static ipfsrt_status lanes_of(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a, const bool *reduced, size_t *len,
-                              ipfsrt_ndarray *out, ipfsrt_dtype result, ipfsrt_error *err) {
-    int order[IPFSRT_NDARRAY_MAX_DIMS], k = 0;
-    size_t kept_shape[IPFSRT_NDARRAY_MAX_DIMS];
-    *len = 1;
-    for (int d = 0; d < a->ndim; d++)
-        if (!reduced[d]) kept_shape[k] = a->shape[d], order[k++] = d;
-    int kept = k;
-    for (int d = 0; d < a->ndim; d++)
-        if (reduced[d]) order[k++] = d, *len *= a->shape[d];
-    ipfsrt_ndarray t;
-    ipfsrt_ndarray_init(&t);
-    ipfsrt_status st = ipfsrt_ndarray_transpose(&t, a, order, err);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_copy(lanes, &t, err);
-    ipfsrt_ndarray_free(&t);
-    if (st == IPFSRT_OK) st = ipfsrt_ndarray_zeros(out, result, 0, kept, kept_shape, err);
-    return st;
-}
-
 ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
                                     bool skipna, ipfsrt_error *err) {
     ipfsrt_ndkind kind = ipfsrt_ndkind_of(a->dtype);
     if (kind == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no median of %s", ipfsrt_dtype_name(a->dtype));
-    bool reduced[IPFSRT_NDARRAY_MAX_DIMS] = {false};
-    for (int i = 0; i < (axes ? n : a->ndim); i++) {
-        int ax = !axes ? i : axes[i] < 0 ? axes[i] + a->ndim : axes[i];
-        if (ax < 0 || ax >= a->ndim || reduced[ax])
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds or given twice", axes[i]);
-        reduced[ax] = true;
-    }
+    bool reduced[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_status st = ipfsrt_ndaxes_mark(a, axes, n, reduced, err);
     ipfsrt_dtype result = a->dtype == IPFSRT_DTYPE_FLOAT32 ? IPFSRT_DTYPE_FLOAT32 : IPFSRT_DTYPE_FLOAT64;
     ipfsrt_ndarray lanes, res;
     ipfsrt_ndarray_init(&lanes);
     ipfsrt_ndarray_init(&res);
-    size_t len;
-    ipfsrt_status st = lanes_of(&lanes, a, reduced, &len, &res, result, err);
+    size_t len = 0, shape[IPFSRT_NDARRAY_MAX_DIMS];
+    int kept = 0;
+    if (st == IPFSRT_OK) st = ipfsrt_ndlanes_copy(&lanes, a, reduced, &len, shape, &kept, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndarray_zeros(&res, result, 0, kept, shape, err);
     median_job job = {&lanes, len, skipna, &res};
     size_t count = st == IPFSRT_OK ? ipfsrt_ndarray_size(&res) : 0;
     if (st == IPFSRT_OK && count) st = ipfsrt_ndlanes_run(count, len, median_lanes, &job, err);

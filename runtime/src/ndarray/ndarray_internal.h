@@ -90,6 +90,13 @@ typedef enum ipfsrt_ndkind { IPFSRT_NDKIND_BOOL, IPFSRT_NDKIND_INT, IPFSRT_NDKIN
                              IPFSRT_NDKIND_OTHER } ipfsrt_ndkind;
 ipfsrt_ndkind ipfsrt_ndkind_of(ipfsrt_dtype d);
 
+/* Marks in reduced the n axes given (NULL: all), each once, or an error. */
+ipfsrt_status ipfsrt_ndaxes_mark(const ipfsrt_ndarray *a, const int *axes, int n, bool *reduced, ipfsrt_error *err);
+/* The axes of a marked in reduced moved last and merged, in a contiguous copy
+ * (*len the merged lane); shape gets the others' lengths, *kept their count. */
+ipfsrt_status ipfsrt_ndlanes_copy(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a, const bool *reduced, size_t *len,
+                                  size_t *shape, int *kept, ipfsrt_error *err);
+
 /* Lanes [first, last) of a job of independent lanes. */
 typedef ipfsrt_status (*ipfsrt_ndlanes_fn)(void *user, size_t first, size_t last, ipfsrt_error *err);
 /* fn over lanes 0..lanes-1 (each of lane_len values), cut into parts run on

@@ -46,9 +46,7 @@ ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, 
     return st;
 }
 
-/* The axes of a marked in reduced moved last and merged, in a contiguous copy
- * (*len the merged lane); shape gets the others' lengths, *kept their count. */
-static ipfsrt_status lanes_last(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a, const bool *reduced, size_t *len,
+ipfsrt_status ipfsrt_ndlanes_copy(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a, const bool *reduced, size_t *len,
                                 size_t *shape, int *kept, ipfsrt_error *err) {
     int order[IPFSRT_NDARRAY_MAX_DIMS], k = 0;
     *len = 1;
@@ -65,8 +63,7 @@ static ipfsrt_status lanes_last(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a, 
     return st;
 }
 
-/* Marks the n axes given (NULL: all), each once. */
-static ipfsrt_status mark_axes(const ipfsrt_ndarray *a, const int *axes, int n, bool *reduced, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_ndaxes_mark(const ipfsrt_ndarray *a, const int *axes, int n, bool *reduced, ipfsrt_error *err) {
     memset(reduced, 0, IPFSRT_NDARRAY_MAX_DIMS * sizeof *reduced);
     for (int i = 0; i < (axes ? n : a->ndim); i++) {
         int ax = !axes ? i : axes[i] < 0 ? axes[i] + a->ndim : axes[i];
@@ -142,12 +139,12 @@ ipfsrt_status ipfsrt_ndarray_sort(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, 
     if (axis < 0) axis += a->ndim;
     bool reduced[IPFSRT_NDARRAY_MAX_DIMS];
     int one[1] = {axis}, kept = 0;
-    ipfsrt_status st = mark_axes(a, one, 1, reduced, err);
+    ipfsrt_status st = ipfsrt_ndaxes_mark(a, one, 1, reduced, err);
     ipfsrt_ndarray lanes, res;
     ipfsrt_ndarray_init(&lanes);
     ipfsrt_ndarray_init(&res);
     size_t len = 0, shape[IPFSRT_NDARRAY_MAX_DIMS];
-    if (st == IPFSRT_OK) st = lanes_last(&lanes, a, reduced, &len, shape, &kept, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndlanes_copy(&lanes, a, reduced, &len, shape, &kept, err);
     shape[kept] = len;
     ipfsrt_dtype to = positions ? IPFSRT_DTYPE_INT64 : a->dtype;
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_empty(&res, to, positions ? 8 : a->itemsize, a->ndim, shape, err);
@@ -309,13 +306,13 @@ ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray 
     for (size_t i = 0; i < nq; i++)
         if (!(q[i] >= 0 && q[i] <= 1)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "quantiles must be in [0, 1], not %g", q[i]);
     bool reduced[IPFSRT_NDARRAY_MAX_DIMS];
-    ipfsrt_status st = mark_axes(a, axes, n, reduced, err);
+    ipfsrt_status st = ipfsrt_ndaxes_mark(a, axes, n, reduced, err);
     ipfsrt_ndarray lanes, res;
     ipfsrt_ndarray_init(&lanes);
     ipfsrt_ndarray_init(&res);
     size_t len = 0, shape[IPFSRT_NDARRAY_MAX_DIMS + 1];
     int kept = 0;
-    if (st == IPFSRT_OK) st = lanes_last(&lanes, a, reduced, &len, shape + 1, &kept, err);
+    if (st == IPFSRT_OK) st = ipfsrt_ndlanes_copy(&lanes, a, reduced, &len, shape + 1, &kept, err);
     if (st == IPFSRT_OK && len == 0) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "no quantile of an empty axis");
     shape[0] = nq;
     bool keep_type = ipfsrt_quantile_method_discrete(method);
