@@ -351,8 +351,9 @@ describe("kerchunk references", function()
       local ds = ipfsrt.dataset.open(dir .. "/nc3/" .. name .. ".json")
       local n = 0
       for var, want in pairs(xarray) do
-        local got = ds[var]:values():tolist()
-        same_values(type(got) == "table" and got or { got }, type(want) == "table" and want or { want }, name .. " " .. var)
+        local got = ds[var]:values() -- a number for a scalar variable
+        got = type(got) == "number" and { got } or got:tolist()
+        same_values(got, type(want) == "table" and want or { want }, name .. " " .. var)
         n = n + 1
       end
       assert.is_true(n >= (case[2] and 5 or 8), name)
@@ -376,7 +377,7 @@ describe("kerchunk references", function()
       same_values(ds[name]:values():tolist(), joined[name], "NetCDF-3 joined " .. name)
     end
     local classic = ipfsrt.dataset.open("ipfs://" .. nc3_root .. "/NETCDF3_CLASSIC.json", { client = c })
-    assert.equal(42, classic.scalar:values():tolist())
+    assert.equal(42, classic.scalar:values())
     c:close()
   end)
 
