@@ -297,21 +297,43 @@ local function assemble(values, sel, grid, all_dims)
   return x
 end
 
--- Boxes read in one call at most: each is a batch of chunk requests.
+-- Boxes read in one call at most (each is a batch of chunk requests), and
+-- the decoded bytes (as float64) one call's boxes may hold: points spread
+-- over every chunk of a year are read a few chunk columns at a time.
 M.BOXES_PER_READ = 4096
+M.BYTES_PER_READ = 256 << 20
+
+-- The values a box's selection holds.
+local function box_size(parts, shape)
+  local n = 1
+  for i, p in ipairs(parts) do
+    if type(p) == "table" then
+      local step = p[3] or 1
+      local stop = p[2] or (step < 0 and -1 or shape[i])
+      n = n * math.max(0, (stop - p[1] + step + (step > 0 and -1 or 1)) // step)
+    end
+  end
+  return n
+end
 
 -- read(array, sel, all_dims[, opts]) -> the values of a selection with lists
 -- or points, in its visible order (opts: read's threads and unscale).
 function M.read(array, sel, all_dims, opts)
   local grid = grid_of(sel, array.chunks)
   local boxes = boxes_of(sel, grid)
-  local values = {}
-  for first = 1, #boxes, M.BOXES_PER_READ do
-    local parts = {}
-    for k = first, math.min(first + M.BOXES_PER_READ - 1, #boxes) do parts[#parts + 1] = boxes[k].parts end
+  local values, first = {}, 1
+  while first <= #boxes do
+    local parts, bytes, last = {}, 0, first
+    repeat
+      parts[#parts + 1] = boxes[last].parts
+      bytes = bytes + 8 * box_size(boxes[last].parts, array.shape)
+      last = last + 1
+    until last > #boxes or #parts == M.BOXES_PER_READ or bytes + 8 * box_size(boxes[last].parts, array.shape) >
+      M.BYTES_PER_READ
     for k, x in ipairs(array:read_boxes(parts, opts)) do
       values[first + k - 1] = pick(x, sel, grid, boxes[first + k - 1].groups)
     end
+    first = last
   end
   return assemble(values, sel, grid, all_dims)
 end

@@ -37,6 +37,8 @@ def points(values, dim="points"):
 
 
 box = sst.isel(time=slice(0, 6), lat=slice(100, 106), lon=slice(0, 5))
+SPREAD_LATS = [-80 + 4 * i for i in range(1, 41)]  # 40 points over every chunk of the globe
+SPREAD_LONS = [(37 * i) % 360 for i in range(1, 41)]
 computed = box.mean("time")
 CASES = {
     # selections
@@ -58,6 +60,8 @@ CASES = {
     "points_mismatched": lambda: sst.sel(lat=points([0.125, 0.375]), lon=points([0.125, 0.375, 0.625])),
     "points_on_a_dimension": lambda: sst.isel(lat=points([1, 2], "time")),
     "method_with_range": lambda: sst.sel(lat=slice(0, 10), method="nearest"),
+    "points_spread": lambda: sst.sel(lat=points(SPREAD_LATS), lon=points(SPREAD_LONS), method="nearest"),
+    "points_spread_batched": lambda: sst.sel(lat=points(SPREAD_LATS), lon=points(SPREAD_LONS), method="nearest"),
     "dataset_points": lambda: ds.sel(lat=points([35, 0]), lon=points([285, 200]), method="nearest").anom,
 }
 

@@ -145,6 +145,24 @@ CASES.coarsen_std = function() return ocean:coarsen { time = 2, lat = 2 }:std() 
 CASES.coarsen_median = function() return ocean:coarsen { lon = 4 }:median() end
 CASES.coarsen_not_whole = function() return series:coarsen { time = 3 }:mean() end
 
+local spread_lats, spread_lons = {}, {}
+for i = 1, 40 do spread_lats[i], spread_lons[i] = -80 + 4 * i, (37 * i) % 360 end
+local function spread() return sst:sel { lat = points(spread_lats), lon = points(spread_lons), method = "nearest" } end
+CASES.points_spread = spread
+CASES.points_spread_batched = function() -- read a few boxes at a time
+  local gather = require "ipfsrt.gather"
+  local was = gather.BYTES_PER_READ
+  gather.BYTES_PER_READ = 1 << 16
+  local ok, r = pcall(function()
+    local v = spread()
+    v:_values_array() -- read now, in boxes of at most 64 KiB a call
+    return v
+  end)
+  gather.BYTES_PER_READ = was
+  if not ok then error(r, 0) end
+  return r
+end
+
 local failures, names = 0, {}
 for name in pairs(want) do names[#names + 1] = name end
 table.sort(names)
