@@ -7,7 +7,7 @@ local function section()
   local f = assert(io.open("lua/README.md", "rb"))
   local text = f:read("a")
   f:close()
-  return assert(text:match("#### Every method(.-)\n#"), "lua/README.md has no section \"Every method\"")
+  return assert(text:match("### Every method(.-)\n#"), "lua/README.md has no section \"Every method\"")
 end
 
 describe("the reference's list of methods", function()
