@@ -79,7 +79,7 @@ ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_
 ipfsrt_status ipfsrt_zarr_read_boxes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *const *sels, const int *ns,
                                      size_t n, ipfsrt_ndarray *outs, const ipfsrt_zarr_read_options *opts,
                                      ipfsrt_error *err) {
-    const ipfsrt_zarr_node **arrays = malloc((n ? n : 1) * sizeof *arrays);
+    const ipfsrt_zarr_node **arrays = calloc(n ? n : 1, sizeof *arrays);
     if (!arrays) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
     for (size_t i = 0; i < n; i++) arrays[i] = array;
     ipfsrt_status st = read_together(arrays, sels, ns, n, outs, opts, err);
