@@ -90,6 +90,14 @@ static void test_rejects(void **state) {
     expect_fail("bb", IPFSRT_EMULTIBASE);       /* 5 bits: less than a byte */
     expect_fail("bmz", IPFSRT_EMULTIBASE); /* non-zero leftover bits ("bmy" is "f") */
     expect_fail("MeWVzIG1hbmkgIQ=", IPFSRT_EMULTIBASE);  /* wrong padded length */
+    /* the two ends of a string that does not decode, each named for what it is */
+    uint8_t out[16];
+    size_t n;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_multibase_decode("bb", 2, out, sizeof out, &n, NULL, &err), IPFSRT_EMULTIBASE);
+    assert_non_null(strstr(err.message, "cut short"));
+    assert_int_equal(ipfsrt_multibase_decode("bmz", 3, out, sizeof out, &n, NULL, &err), IPFSRT_EMULTIBASE);
+    assert_non_null(strstr(err.message, "the last character, 'z' at position 1, sets bits past the data"));
 }
 
 static void test_roundtrip_random(void **state) {

@@ -155,11 +155,16 @@ static ipfsrt_status rfc4648_decode(const struct base_info *b, const char *s, si
             out[o++] = (uint8_t)(acc >> bits);
         }
     }
-    /* Leftover bits must be fewer than one character and zero, or the string
-     * has more than one spelling. */
-    if (bits >= b->bits || (acc & ((1u << bits) - 1)))
-        return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)end, "%s: unexpected end of data",
-                           b->name);
+    /* Leftover bits must be fewer than one character (else the string was
+     * cut short) and zero (else the string has more than one spelling: the
+     * last character is mistyped, or not the canonical one). */
+    if (bits >= b->bits)
+        return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)end,
+                           "%s: %zu characters end inside a byte: the string is cut short", b->name, end);
+    if (acc & ((1u << bits) - 1))
+        return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)end - 1,
+                           "%s: the last character, '%c' at position %zu, sets bits past the data (mistyped, "
+                           "or not the canonical spelling)", b->name, s[end - 1], end - 1);
     *out_len = o;
     return IPFSRT_OK;
 }
