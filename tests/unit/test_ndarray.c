@@ -369,6 +369,33 @@ static void test_accumulate_in_parts(void **state) {
     for (size_t i = 0; i < 8; i++) ipfsrt_ndarray_free(all[i]);
 }
 
+/* The slice constructors make whole parts: numpy's a[1, :, 2:4], a[-1, ::-1]. */
+static void test_slice_constructors(void **state) {
+    (void)state;
+    ipfsrt_ndarray a, v;
+    ipfsrt_ndarray_init(&a), ipfsrt_ndarray_init(&v);
+    assert_int_equal(ipfsrt_ndarray_arange(&a, IPFSRT_DTYPE_INT32, 0, 60, 1, NULL), IPFSRT_OK);
+    int64_t s64[3] = {3, 4, 5};
+    assert_int_equal(ipfsrt_ndarray_reshape(&a, &a, 3, s64, NULL), IPFSRT_OK);
+    ipfsrt_ndslice parts[3] = {ipfsrt_ndslice_index(1), ipfsrt_ndslice_all(), ipfsrt_ndslice_range(2, 4)};
+    assert_int_equal(ipfsrt_ndarray_slice(&v, &a, parts, 3, NULL), IPFSRT_OK);
+    assert_int_equal(v.ndim, 2);
+    assert_true(v.shape[0] == 4 && v.shape[1] == 2);
+    ipfsrt_ndvalue x;
+    int64_t at[2] = {3, 1};
+    assert_int_equal(ipfsrt_ndarray_get(&v, at, 2, &x, NULL), IPFSRT_OK);
+    assert_int_equal(x.i, 20 + 15 + 3); /* a[1, 3, 3] */
+    ipfsrt_ndslice back[2] = {ipfsrt_ndslice_index(-1), ipfsrt_ndslice_from(-1, -1)};
+    assert_int_equal(ipfsrt_ndarray_slice(&v, &a, back, 2, NULL), IPFSRT_OK);
+    int64_t first[2] = {0, 0};
+    assert_int_equal(ipfsrt_ndarray_get(&v, first, 2, &x, NULL), IPFSRT_OK);
+    assert_int_equal(x.i, 40 + 15); /* a[-1, ::-1][0, 0] is a[2, 3, 0] */
+    ipfsrt_ndslice stepped[1] = {ipfsrt_ndslice_steps(0, 3, 2)};
+    assert_int_equal(ipfsrt_ndarray_slice(&v, &a, stepped, 1, NULL), IPFSRT_OK);
+    assert_int_equal(v.shape[0], 2);
+    ipfsrt_ndarray_free(&a), ipfsrt_ndarray_free(&v);
+}
+
 /* Lanes shared among threads give the bits one thread gives. */
 static void test_lanes_on_threads(void **state) {
     (void)state;
@@ -441,6 +468,7 @@ int main(void) {
         cmocka_unit_test(test_median_of_crafted_lanes),
         cmocka_unit_test(test_quantile_and_order),
         cmocka_unit_test(test_lanes_on_threads),
+        cmocka_unit_test(test_slice_constructors),
         cmocka_unit_test(test_accumulate_in_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

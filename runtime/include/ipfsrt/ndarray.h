@@ -142,6 +142,33 @@ typedef struct ipfsrt_ndslice {
     int64_t start, stop, step;
 } ipfsrt_ndslice;
 
+/* The parts of a slice, made whole (a part written with designated
+ * initializers alone gets step 0, which is refused): an index (the
+ * dimension goes; negative from the end), the whole dimension, [start, stop)
+ * (negative from the end), and [start, stop) by step (negative: backwards;
+ * use ipfsrt_ndslice_from for an open end). */
+static inline ipfsrt_ndslice ipfsrt_ndslice_index(int64_t i) {
+    ipfsrt_ndslice s = {true, i, false, false, 0, 0, 1};
+    return s;
+}
+static inline ipfsrt_ndslice ipfsrt_ndslice_all(void) {
+    ipfsrt_ndslice s = {false, 0, false, false, 0, 0, 1};
+    return s;
+}
+static inline ipfsrt_ndslice ipfsrt_ndslice_range(int64_t start, int64_t stop) {
+    ipfsrt_ndslice s = {false, 0, true, true, start, stop, 1};
+    return s;
+}
+static inline ipfsrt_ndslice ipfsrt_ndslice_steps(int64_t start, int64_t stop, int64_t step) {
+    ipfsrt_ndslice s = {false, 0, true, true, start, stop, step};
+    return s;
+}
+/* From start to the end (step > 0) or to the beginning (step < 0). */
+static inline ipfsrt_ndslice ipfsrt_ndslice_from(int64_t start, int64_t step) {
+    ipfsrt_ndslice s = {false, 0, true, false, start, 0, step};
+    return s;
+}
+
 /* One dimension of length n: the first index the slice takes and how many
  * (an index: itself, 1). */
 IPFSRT_API ipfsrt_status ipfsrt_ndslice_resolve(const ipfsrt_ndslice *s, size_t n, int dim, int64_t *start, int64_t *count,
