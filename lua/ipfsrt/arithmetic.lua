@@ -202,14 +202,11 @@ local function dataset_of(a, b) return (is_variable(a) and a._ds) or (is_variabl
 -- along points) of the operands whose dimensions the result has: the
 -- first's where both have one of a name.
 local function joined_aux(dims, ...)
-  local have, out = {}, {}
-  for _, d in ipairs(dims) do have[d] = true end
+  local out = {}
   for i = select("#", ...), 1, -1 do
     local x = select(i, ...)
-    for name, c in pairs(is_variable(x) and x:_aux() or {}) do
-      local all = true
-      for _, d in ipairs(c.dims) do all = all and have[d] == true end
-      if all then out[name] = c end
+    if is_variable(x) then
+      for name, c in pairs(I.kept_aux(x, dims)) do out[name] = c end
     end
   end
   return out

@@ -214,13 +214,7 @@ local function cf_of(v)
     plain = not masks and scale == nil and offset == nil }
 end
 
--- A selection part ({index =} or {start =, count =, step =}) as a read or a
--- slice takes it: an index, or {start, stop, step}.
-local function slice_part(s)
-  if s.index then return s.index end
-  local stop = s.start + s.count * s.step
-  return { s.start, (s.step < 0 and stop < 0) and nil or stop, s.step }
-end
+local slice_part = gather.slice_part
 
 -- The Zarr selection of the variable's (lazy) selection.
 local function zarr_selection(sel)
@@ -845,7 +839,7 @@ end
 M.SLAB_BYTES = 32 << 20
 
 local arithmetic = require("ipfsrt.arithmetic").install({ bad = bad, resolve = resolve, slice_part = slice_part,
-  coordinate = coordinate, new_variable = new_variable, cf_of = cf_of }, Variable, M)
+  coordinate = coordinate, new_variable = new_variable, cf_of = cf_of, kept_aux = kept_aux }, Variable, M)
 local is_variable, node_of, labels_of = arithmetic.is_variable, arithmetic.node_of, arithmetic.labels_of
 
 -- v:mean([dims][, {skipna =, weights =}]) and sum, min, max, std, var, count,

@@ -59,6 +59,15 @@ Points.__tostring = function(x) return "ipfsrt.points{" .. #x.items .. " items, 
 -- =, step =}, {list = positions}, or {points = positions, dim = name}: the
 -- positions all stored ones (from 0).
 
+-- A plain entry ({index =} or {start =, count =, step =}) as a read or a
+-- slice takes it: an index, or {start, stop, step} (Python's: a backward
+-- range reaching the first position has no stop).
+function M.slice_part(s)
+  if s.index then return s.index end
+  local stop = s.start + s.count * s.step
+  return { s.start, (s.step < 0 and stop < 0) and nil or stop, s.step }
+end
+
 -- The dimensions a selection shows, and their lengths: an index drops its
 -- dimension; points of one dim show once, where the first of them is.
 function M.visible(sel, all_dims)
@@ -198,31 +207,32 @@ local function grid_of(sel, chunks)
 end
 
 -- The boxes: every combination of one group per grid dimension, each a
--- selection the reader takes and the groups it combines.
+-- selection the reader takes, the groups it combines and how many values
+-- it holds.
 local function boxes_of(sel, grid)
-  local base = {}
+  local base, size = {}, 1
   for i, s in ipairs(sel) do
-    if s.index then base[i] = s.index
-    elseif not (s.list or s.points) then base[i] = { s.start, s.start + s.count * s.step, s.step } end
+    if not (s.list or s.points) then
+      base[i] = M.slice_part(s)
+      size = size * (s.count or 1)
+    end
   end
-  local boxes = { { parts = base, groups = {} } }
+  local boxes = { { parts = base, groups = {}, size = size } }
   for gi, g in ipairs(grid) do
     local more = {}
     for _, box in ipairs(boxes) do
       for _, group in ipairs(g.groups) do
-        local parts = table.move(box.parts, 1, #sel, 1, {})
-        for k, axis in ipairs(g.axes) do parts[axis] = { group.low[k], group.high[k] + 1 } end
+        local parts, n = table.move(box.parts, 1, #sel, 1, {}), box.size
+        for k, axis in ipairs(g.axes) do
+          parts[axis] = { group.low[k], group.high[k] + 1 }
+          n = n * (group.high[k] + 1 - group.low[k])
+        end
         local groups = table.move(box.groups, 1, #box.groups, 1, {})
         groups[gi] = group
-        more[#more + 1] = { parts = parts, groups = groups }
+        more[#more + 1] = { parts = parts, groups = groups, size = n }
       end
     end
     boxes = more
-  end
-  for _, box in ipairs(boxes) do -- a step of -1 and the like read as Python's
-    for i, p in ipairs(box.parts) do
-      if type(p) == "table" and p[3] and p[3] < 0 and p[2] < 0 then box.parts[i] = { p[1], nil, p[3] } end
-    end
   end
   return boxes
 end
@@ -303,19 +313,6 @@ end
 M.BOXES_PER_READ = 4096
 M.BYTES_PER_READ = 256 << 20
 
--- The values a box's selection holds.
-local function box_size(parts, shape)
-  local n = 1
-  for i, p in ipairs(parts) do
-    if type(p) == "table" then
-      local step = p[3] or 1
-      local stop = p[2] or (step < 0 and -1 or shape[i])
-      n = n * math.max(0, (stop - p[1] + step + (step > 0 and -1 or 1)) // step)
-    end
-  end
-  return n
-end
-
 -- read(array, sel, all_dims[, opts]) -> the values of a selection with lists
 -- or points, in its visible order (opts: read's threads and unscale).
 function M.read(array, sel, all_dims, opts)
@@ -326,10 +323,9 @@ function M.read(array, sel, all_dims, opts)
     local parts, bytes, last = {}, 0, first
     repeat
       parts[#parts + 1] = boxes[last].parts
-      bytes = bytes + 8 * box_size(boxes[last].parts, array.shape)
+      bytes = bytes + 8 * boxes[last].size
       last = last + 1
-    until last > #boxes or #parts == M.BOXES_PER_READ or bytes + 8 * box_size(boxes[last].parts, array.shape) >
-      M.BYTES_PER_READ
+    until last > #boxes or #parts == M.BOXES_PER_READ or bytes + 8 * boxes[last].size > M.BYTES_PER_READ
     for k, x in ipairs(array:read_boxes(parts, opts)) do
       values[first + k - 1] = pick(x, sel, grid, boxes[first + k - 1].groups)
     end
@@ -344,12 +340,7 @@ function M.take(x, sel, all_dims)
   local parts, chunks = {}, {}
   for i, s in ipairs(sel) do
     chunks[i] = math.huge -- one group per list: x is one box
-    if s.index then parts[i] = s.index
-    elseif s.list or s.points then parts[i] = {}
-    else
-      local stop = s.start + s.count * s.step
-      parts[i] = { s.start, (s.step < 0 and stop < 0) and nil or stop, s.step }
-    end
+    parts[i] = (s.list or s.points) and {} or M.slice_part(s)
   end
   x = x:slice(parts)
   local grid = grid_of(sel, chunks)
