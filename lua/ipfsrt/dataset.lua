@@ -1210,13 +1210,30 @@ local function label_coordinate(ds, name, labels, t)
   return c
 end
 
+-- A coordinate as to_zarr and to_netcdf write it: its values (an n-d array)
+-- or, for names (seasons), the names (a list of strings); and its
+-- attributes. Times go as seconds since 1970-01-01 of their calendar, which
+-- xarray decodes back to the same times.
+local function written_coordinate(c)
+  local t = time_of(c.name, c.attrs)
+  local labels -- none of a scalar coordinate: its one value is read
+  if #c.dims > 0 then labels = arithmetic.labels_of(c) end
+  if labels and type(labels[1]) == "string" then return labels, c.attrs end
+  if not t then return c:_values_array(), c.attrs end
+  local attrs = {}
+  for k, x in pairs(c.attrs) do attrs[k] = x end
+  attrs.units, attrs.calendar = "seconds since 1970-01-01", t.calendar.name
+  if not labels then return c:_values_array():astype("float64") * t.scale + t.epoch, attrs end -- a scalar one
+  return nd.from(labels, "float64"), attrs
+end
+
 M.list, M.points = gather.list, gather.points
 
 local internals = { streamed_groups = streamed_groups, labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
   new_variable = new_variable, node_of = node_of, slabs = M.slabs, lazy_variable = arithmetic.lazy_variable,
   is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names,
   reduced_variable = reduced_variable, cf_of = cf_of, slice_part = slice_part, label_coordinate = label_coordinate,
-  label = label, selected_labels = selected_labels }
+  label = label, selected_labels = selected_labels, written_coordinate = written_coordinate }
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)
 require("ipfsrt.to_zarr").install(internals, Variable)

@@ -38,26 +38,8 @@ end
 -- A coordinate written: times in seconds since 1970-01-01 of their calendar
 -- (as xarray reads them back), names as strings, other labels as they are.
 local function write_coordinate(w, name, c)
-  local t = I.time_of(c.name, c.attrs)
-  if #c.dims == 0 then -- a scalar coordinate
-    local x, attrs = c:_values_array(), c.attrs
-    if t then
-      attrs = {}
-      for k, v in pairs(c.attrs) do attrs[k] = v end
-      attrs.units, attrs.calendar = "seconds since 1970-01-01", t.calendar.name
-      x = x:astype("float64") * t.scale + t.epoch
-    end
-    return w:var(name, {}, x, attributes(attrs, x))
-  end
-  local labels = I.labels_of(c)
-  if type(labels[1]) == "string" then return w:strings(name, c.dims[1], labels, attributes(c.attrs)) end
-  local values, attrs = c:_values_array(), c.attrs
-  if t then
-    attrs = {}
-    for k, x in pairs(c.attrs) do attrs[k] = x end
-    attrs.units, attrs.calendar = "seconds since 1970-01-01", t.calendar.name
-    values = #c.dims == 0 and nd.full({}, labels[1], "float64") or nd.from(labels, "float64")
-  end
+  local values, attrs = I.written_coordinate(c)
+  if not nd.isarray(values) then return w:strings(name, c.dims[1], values, attributes(attrs)) end
   w:var(name, c.dims, values, attributes(attrs, values))
 end
 

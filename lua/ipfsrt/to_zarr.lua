@@ -61,25 +61,10 @@ end
 -- them in when not theirs: times in seconds since 1970-01-01 of their
 -- calendar, names (seasons) as strings, others as the variable's values are.
 local function coordinate_values(c)
-  local t = I.time_of(c.name, c.attrs)
-  if #c.dims == 0 then -- a scalar coordinate
-    local x = c:_values_array()
-    if not t then return x, c.attrs end
-    local attrs = {}
-    for k, v in pairs(c.attrs) do attrs[k] = v end
-    attrs.units, attrs.calendar = "seconds since 1970-01-01", t.calendar.name
-    return x:astype("float64") * t.scale + t.epoch, attrs
-  end
-  local labels = I.labels_of(c)
-  if type(labels[1]) == "string" then
-    local values, dtype = names_array(labels)
-    return values, c.attrs, dtype
-  end
-  if not t then return c:_values_array(), c.attrs end
-  local attrs = {}
-  for k, x in pairs(c.attrs) do attrs[k] = x end
-  attrs.units, attrs.calendar = "seconds since 1970-01-01", t.calendar.name
-  return nd.from(labels, "float64"), attrs
+  local values, attrs = I.written_coordinate(c)
+  if nd.isarray(values) then return values, attrs end
+  local names, dtype = names_array(values)
+  return names, attrs, dtype
 end
 
 -- Every key under prefix erased (the store's folders are walked without
