@@ -15,6 +15,9 @@ ipfsrt_ndarray *ipfsrt_lua_nd_push_new(lua_State *L);
 ipfsrt_dtype ipfsrt_lua_nd_check_dtype(lua_State *L, int idx, ipfsrt_dtype dflt, size_t *itemsize);
 /* One element as a Lua value (numbers, booleans, strings). */
 void ipfsrt_lua_nd_push_value(lua_State *L, const ipfsrt_ndvalue *v);
+/* The axes at idx: an axis, or a list of them, into axes; how many, or -1
+ * for none given (nil or an empty list: every axis). */
+int ipfsrt_lua_nd_check_axes(lua_State *L, int idx, int *axes);
 
 extern const luaL_Reg ipfsrt_lua_nd_tables_methods[], ipfsrt_lua_nd_tables_functions[];
 extern const luaL_Reg ipfsrt_lua_nd_text_methods[], ipfsrt_lua_nd_text_meta[];

@@ -158,19 +158,30 @@ static reduce_opts opts_of(lua_State *L, int idx) {
 static bool skipna_of(lua_State *L, int idx) { return opts_of(L, idx).skipna; }
 
 /* a:sum(axes, opts) with a list of axes */
-static int reduce_axes(lua_State *L, ipfsrt_ndreduce how, ipfsrt_ndarray *a) {
-    int axes[IPFSRT_NDARRAY_MAX_DIMS];
-    lua_Integer n = luaL_len(L, 2);
+int ipfsrt_lua_nd_check_axes(lua_State *L, int idx, int *axes) {
+    if (lua_isnoneornil(L, idx)) return -1;
+    if (lua_isinteger(L, idx)) {
+        axes[0] = (int)lua_tointeger(L, idx);
+        return 1;
+    }
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, idx);
     if (n > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many axes");
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, 2, i);
+        lua_rawgeti(L, idx, i);
         axes[i - 1] = (int)luaL_checkinteger(L, -1);
         lua_pop(L, 1);
     }
+    return n == 0 ? -1 : (int)n;
+}
+
+static int reduce_axes(lua_State *L, ipfsrt_ndreduce how, ipfsrt_ndarray *a) {
+    int axes[IPFSRT_NDARRAY_MAX_DIMS];
+    int n = ipfsrt_lua_nd_check_axes(L, 2, axes); /* a list with items: reduce's caller checked */
     reduce_opts o = opts_of(L, 3);
     ipfsrt_ndarray *out = ipfsrt_lua_nd_push_new(L);
     ipfsrt_error err;
-    if (ipfsrt_ndarray_reduce(out, how, a, axes, (int)n, o.skipna, o.where, &err) != IPFSRT_OK)
+    if (ipfsrt_ndarray_reduce(out, how, a, axes, n, o.skipna, o.where, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }
@@ -238,20 +249,9 @@ static int nd_weighted_sums(lua_State *L) {
 /* a:median([axis | {axis, ...}][, {skipna = false}]): as sum's arguments */
 static int red_median(lua_State *L) {
     ipfsrt_ndarray *a = ipfsrt_lua_check_ndarray(L, 1);
-    int axes[IPFSRT_NDARRAY_MAX_DIMS], n = 0;
-    bool all = lua_isnoneornil(L, 2) || (lua_istable(L, 2) && luaL_len(L, 2) == 0);
-    if (lua_isinteger(L, 2)) {
-        axes[n++] = (int)lua_tointeger(L, 2);
-    } else if (!all) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lua_Integer len = luaL_len(L, 2);
-        if (len > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many axes");
-        for (n = 0; n < (int)len; n++) {
-            lua_rawgeti(L, 2, n + 1);
-            axes[n] = (int)luaL_checkinteger(L, -1);
-            lua_pop(L, 1);
-        }
-    }
+    int axes[IPFSRT_NDARRAY_MAX_DIMS];
+    int n = ipfsrt_lua_nd_check_axes(L, 2, axes);
+    bool all = n < 0;
     bool skipna = skipna_of(L, lua_istable(L, 2) && all ? 2 : 3);
     ipfsrt_ndarray *out = ipfsrt_lua_nd_push_new(L);
     ipfsrt_error err;

@@ -70,21 +70,9 @@ static int array_quantile(lua_State *L) {
         q[i] = lua_tonumber(L, -1);
         lua_pop(L, 1);
     }
-    int axes[IPFSRT_NDARRAY_MAX_DIMS], n = 0;
-    bool all = lua_isnoneornil(L, 3);
-    if (lua_isinteger(L, 3)) {
-        axes[n++] = (int)lua_tointeger(L, 3);
-    } else if (!all) {
-        luaL_checktype(L, 3, LUA_TTABLE);
-        lua_Integer len = luaL_len(L, 3);
-        if (len > IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "too many axes");
-        for (n = 0; n < (int)len; n++) {
-            lua_rawgeti(L, 3, n + 1);
-            axes[n] = (int)luaL_checkinteger(L, -1);
-            lua_pop(L, 1);
-        }
-        all = len == 0;
-    }
+    int axes[IPFSRT_NDARRAY_MAX_DIMS];
+    int n = ipfsrt_lua_nd_check_axes(L, 3, axes);
+    bool all = n < 0;
     bool skipna = true;
     ipfsrt_quantile_method method = IPFSRT_QUANTILE_LINEAR;
     if (!lua_isnoneornil(L, 4)) {

@@ -83,14 +83,8 @@ static ipfsrt_status median_lanes(void *user, size_t first, size_t last, ipfsrt_
     double *scratch = malloc((len ? len : 1) * sizeof *scratch);
     if (!scratch) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", len);
     for (size_t l = first; l < last; l++) {
-        const unsigned char *p = x->data + l * len * x->itemsize;
-        size_t m = 0;
-        bool nan = false;
-        for (size_t i = 0; i < len; i++) {
-            double v = ipfsrt_ndload_double(x->dtype, p + i * x->itemsize);
-            if (isnan(v)) nan = true;
-            else scratch[m++] = v;
-        }
+        bool nan;
+        size_t m = ipfsrt_ndlane_values(x, l, len, scratch, &nan);
         double r = nan && !j->skipna ? NAN : middle_of(scratch, m, j->out->dtype);
         ipfsrt_ndstore_double(j->out->dtype, j->out->data + l * j->out->itemsize, r);
     }

@@ -97,6 +97,10 @@ ipfsrt_status ipfsrt_ndaxes_mark(const ipfsrt_ndarray *a, const int *axes, int n
 ipfsrt_status ipfsrt_ndlanes_copy(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a, const bool *reduced, size_t *len,
                                   size_t *shape, int *kept, ipfsrt_error *err);
 
+/* The values of lane l (of len, in a contiguous copy of lanes) as doubles
+ * into out, NaN left out (*nan: one was met); how many there are. */
+size_t ipfsrt_ndlane_values(const ipfsrt_ndarray *lanes, size_t l, size_t len, double *out, bool *nan);
+
 /* Lanes [first, last) of a job of independent lanes. */
 typedef ipfsrt_status (*ipfsrt_ndlanes_fn)(void *user, size_t first, size_t last, ipfsrt_error *err);
 /* fn over lanes 0..lanes-1 (each of lane_len values), cut into parts run on

@@ -63,6 +63,18 @@ ipfsrt_status ipfsrt_ndlanes_copy(ipfsrt_ndarray *lanes, const ipfsrt_ndarray *a
     return st;
 }
 
+size_t ipfsrt_ndlane_values(const ipfsrt_ndarray *lanes, size_t l, size_t len, double *out, bool *nan) {
+    const unsigned char *p = lanes->data + l * len * lanes->itemsize;
+    size_t m = 0;
+    *nan = false;
+    for (size_t i = 0; i < len; i++) {
+        double v = ipfsrt_ndload_double(lanes->dtype, p + i * lanes->itemsize);
+        if (isnan(v)) *nan = true;
+        else out[m++] = v;
+    }
+    return m;
+}
+
 ipfsrt_status ipfsrt_ndaxes_mark(const ipfsrt_ndarray *a, const int *axes, int n, bool *reduced, ipfsrt_error *err) {
     memset(reduced, 0, IPFSRT_NDARRAY_MAX_DIMS * sizeof *reduced);
     for (int i = 0; i < (axes ? n : a->ndim); i++) {
@@ -264,13 +276,8 @@ static void quantile_lane(const quantile_job *j, size_t l, double *scratch) {
     const unsigned char *p = lanes->data + l * len * lanes->itemsize;
     if (j->keep_type && !ipfsrt_dtype_is_float(lanes->dtype))
         sort_lane(lanes->dtype, p, lanes->itemsize, len, (keyed *)(void *)(scratch + len));
-    size_t m = 0;
-    bool nan = false;
-    for (size_t i = 0; i < len; i++) {
-        double v = ipfsrt_ndload_double(lanes->dtype, p + i * lanes->itemsize);
-        if (isnan(v)) nan = true;
-        else scratch[m++] = v;
-    }
+    bool nan;
+    size_t m = ipfsrt_ndlane_values(lanes, l, len, scratch, &nan);
     for (size_t i = 0; i < j->nq; i++) {
         unsigned char *o = j->out->data + (i * j->lane_count + l) * j->out->itemsize;
         if (j->keep_type && !ipfsrt_dtype_is_float(j->out->dtype)) {
