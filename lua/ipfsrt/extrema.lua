@@ -16,9 +16,6 @@ local nd = ipfsrt.ndarray
 local M = {}
 local I -- the dataset's internals (install)
 
--- Decoded bytes over which extremes over everything are located as read.
-M.FOLD_BYTES = 256 << 20
-
 local function arg_of(what) return (what == "idxmax" or what == "argmax") and "argmax" or "argmin" end
 
 -- The one axis of dim (a 1-D variable's own when nil).
@@ -42,12 +39,13 @@ end
 -- The flat position (C order over v's shape) of the extreme of all v's
 -- values, located as they are read (each chunk scanned on the thread that
 -- decoded it: ipfsrt_zarr_locate_extremes); nil when v is no large stored
--- variable. Integers packed with a positive scale_factor are scanned as
+-- variable (over the dataset's FOLD_BYTES, as other folds). Integers packed
+-- with a positive scale_factor are scanned as
 -- stored (the fill values left out): their order is the decoded values'.
 local function folded_position(v, arg)
   local total = 8
   for _, n in ipairs(v.shape) do total = total * n end
-  if not (v._array and v._sel) or #v.dims == 0 or total <= M.FOLD_BYTES then return nil end
+  if not (v._array and v._sel) or #v.dims == 0 or total <= I.fold_bytes() then return nil end
   local cf = I.cf_of(v)
   if cf and cf.view then return nil end -- _Unsigned: viewed before decoding
   for _, s in ipairs(v._sel) do if s.step and s.step < 0 then return nil end end

@@ -96,13 +96,13 @@ for _, m in ipairs(METHODS) do
   CASES["quantile_" .. m] = function() return box:quantile({ 0.1, 0.5, 0.95 }, "time", { method = m }) end
 end
 
-local extrema = require "ipfsrt.extrema"
+local dataset = require "ipfsrt.dataset"
 CASES.argmax_all = function() return sst:argmax { "time", "lat", "lon" } end
 CASES.argmax_all_folded = function()
-  local was = extrema.FOLD_BYTES
-  extrema.FOLD_BYTES = 1 << 20 -- folded a slab at a time as read
+  local was = dataset.FOLD_BYTES
+  dataset.FOLD_BYTES = 1 << 20 -- located chunk by chunk as read
   local ok, r = pcall(sst.argmax, sst, { "lon", "time", "lat" })
-  extrema.FOLD_BYTES = was
+  dataset.FOLD_BYTES = was
   if not ok then error(r, 0) end
   return r
 end
