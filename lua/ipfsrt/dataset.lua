@@ -1234,7 +1234,7 @@ local internals = { streamed_groups = streamed_groups, labels_of = labels_of, ti
   is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names,
   reduced_variable = reduced_variable, cf_of = cf_of, slice_part = slice_part, label_coordinate = label_coordinate,
   label = label, selected_labels = selected_labels, written_coordinate = written_coordinate,
-  fold_bytes = function() return M.FOLD_BYTES end }
+  fold_bytes = function() return M.FOLD_BYTES end, axes_of = axes_of }
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)
 require("ipfsrt.to_zarr").install(internals, Variable)

@@ -92,9 +92,8 @@ local function unravel(p, lengths)
   return out
 end
 
--- {dim = position}: of the extreme over several dimensions (every one:
--- numbers; else variables of the others).
-local function arg_over(v, dims, what)
+-- The axes of dims (each once), in v's order.
+local function sorted_axes(v, dims, what)
   local axes, seen = {}, {}
   for _, d in ipairs(dims) do
     local a = I.axis_of(v, d)
@@ -102,6 +101,13 @@ local function arg_over(v, dims, what)
     seen[a], axes[#axes + 1] = true, a
   end
   table.sort(axes)
+  return axes
+end
+
+-- {dim = position}: of the extreme over several dimensions (every one:
+-- numbers; else variables of the others).
+local function arg_over(v, dims, what)
+  local axes = sorted_axes(v, dims, what)
   local arg, out = arg_of(what), {}
   if #axes == #v.dims then
     local flat = folded_position(v, arg)
@@ -152,15 +158,12 @@ end
 -- {dim = label}: the labels of the extreme over several dimensions.
 local function idx_over(v, dims, what)
   for _, d in ipairs(dims) do coordinate_of(v, d, what) end
-  local all = #dims == #v.dims
-  if all then
+  local axes = sorted_axes(v, dims, what)
+  if #axes == #v.dims then
     local out = {}
     for d, p in pairs(arg_over(v, dims, what)) do out[d] = label_at(coordinate_of(v, d, what), p) end
     return out
   end
-  local axes = {}
-  for _, d in ipairs(dims) do axes[#axes + 1] = I.axis_of(v, d) end
-  table.sort(axes)
   local arg = arg_of(what)
   local x = v:_values_array():astype("float64")
   local pos, lengths = merged_positions(x, axes, arg, arg == "argmax" and -math.huge or math.huge)

@@ -115,14 +115,6 @@ local function ordered_reduce(v, axes, lead_shape, dtype, fn)
   return by_columns(v, axes, #lead_shape, fn, nd.zeros(shape, dtype))
 end
 
-local function axes_of(v, dims)
-  if dims == nil then return nil end
-  if type(dims) == "string" then dims = { dims } end
-  local axes = {}
-  for _, name in ipairs(dims) do axes[#axes + 1] = I.axis_of(v, name) end
-  return axes
-end
-
 -- The quantile coordinate: a dimension of the qs listed, or a scalar.
 local function quantile_coordinate(v, q)
   local listed = type(q) == "table"
@@ -154,7 +146,7 @@ function M.quantile(v, q, dims, opts)
   check_q(q)
   opts = check_options("quantile", opts, QUANTILE_OPTIONS)
   local o = { method = opts.method, skipna = opts.skipna ~= false }
-  local axes = axes_of(v, dims)
+  local axes = I.axes_of(v, dims)
   local listed = type(q) == "table"
   nd.from({ 1.0 }):quantile(0.5, nil, o) -- an unknown method is refused now, before anything is read
   local dtype = PICKING[o.method] and v.dtype or "float64"
@@ -180,7 +172,7 @@ function M.median(v, dims, opts)
   opts = check_options("median", opts, { skipna = true })
   local o = { skipna = opts.skipna ~= false }
   if v._expr and not v._data then return nil end -- lazy expressions: the arithmetic module's
-  local axes = axes_of(v, dims)
+  local axes = I.axes_of(v, dims)
   local dtype = v.dtype == "float32" and "float32" or "float64"
   local r = ordered_reduce(v, axes, {}, dtype, function(x, ax)
     if ax then return x:median(ax, o) end

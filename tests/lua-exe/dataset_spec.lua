@@ -223,6 +223,8 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       function() ipfsrt.plot.map(ds.sst, { path = dir .. "/x.png" }) end)
     says("line: no option xlabel (options: format, labels, path, title, ylabel)",
       function() ipfsrt.plot.line(ds.time, { path = dir .. "/x.svg", xlabel = "t" }) end)
+    says("idxmax: lat is given twice", function() return ds.sst:idxmax { "lat", "lat" } end)
+    says("argmax: lat is given twice", function() return ds.sst:argmax { "lat", "time", "lat" } end)
     says("dates: no date 0 in a list of 3: the list is Lua's, from 1 (array position p is dates()[p + 1])",
       function() return ds.time:dates()[0] end)
     says("line: " .. dir .. "/x.jpg does not end in .png or .svg: name the format",
