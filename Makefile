@@ -62,8 +62,8 @@ LUA_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(BIND_SRC)) $(BUILD)/obj/gen
            $(BUILD)/obj/src/base/json.o
 LIB_OBJ := $(CORE_OBJ) $(LUA_OBJ)
 VERSION := $(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt/base.h)
-SONAME := libipfsrt.so.0
-LUA_SONAME := libipfsrt-lua.so.0
+SONAME := libipfsrt.so.1
+LUA_SONAME := libipfsrt-lua.so.1
 MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -142,9 +142,14 @@ $(BUILD)/libipfsrt.a: $(CORE_OBJ)
 	@echo "  AR      $@"
 	@$(call PRELINK,$(CORE_OBJ))
 
-$(BUILD)/libipfsrt.so: $(CORE_OBJ) runtime/ipfsrt.map
+# The stable core and the experimental rest, as the headers mark them.
+$(BUILD)/ipfsrt.map: runtime/version_script.sh $(filter-out runtime/include/ipfsrt/lua.h,$(wildcard runtime/include/ipfsrt/*.h))
+	@mkdir -p $(dir $@)
+	@sh $^ > $@
+
+$(BUILD)/libipfsrt.so: $(CORE_OBJ) $(BUILD)/ipfsrt.map
 	@echo "  LD      $@"
-	@$(CC) $(SHARED_FLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script=runtime/ipfsrt.map \
+	@$(CC) $(SHARED_FLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/ipfsrt.map \
 	    -o $@ $(CORE_OBJ) $(CORE_LIBS)
 
 $(BUILD)/libipfsrt-lua.a: $(LUA_OBJ)

@@ -136,10 +136,7 @@ end
 local function set_policy(client, spec, log)
   local gateways = policy_gateways(client)
   local p, what = policy.load(spec, gateways, log)
-  local caps = {} -- asked first: a policy that fails here is not taken
-  for i, g in ipairs(gateways) do caps[i] = p and policy.cap(p, g) or 0 end
-  client:set_policy_object(p, gateways, what)
-  for i, cap in ipairs(caps) do client:set_gateway_cap(i, cap) end
+  client:set_policy_object(p, gateways, what) -- asks max_in_flight: a policy failing there is not taken
 end
 
 -- client:on_progress(fn(done, expected)): at most ten times a second, and once

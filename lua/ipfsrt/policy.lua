@@ -144,17 +144,4 @@ function M.load(spec, gateways, log)
   return check(spec, what), what
 end
 
--- The cap policy p puts on gateway g (0: none), checked: a policy's mistake is
--- a bad_policy error here, when the client takes the policy, not mid-fetch.
-function M.cap(p, g)
-  if p.max_in_flight == nil then return 0 end
-  local ok, n = pcall(p.max_in_flight, p, g)
-  if not ok then fail("max_in_flight(%s) failed: %s", g.url, tostring(n)) end
-  if n == nil then return 0 end
-  if math.type(n) ~= "integer" or n < 1 then
-    fail("max_in_flight(%s) must be a whole number of requests (1 or more) or nil, not %s", g.url, tostring(n))
-  end
-  return n
-end
-
 return M

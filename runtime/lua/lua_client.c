@@ -35,31 +35,12 @@ ipfsrt_status ipfsrt_lua_client_callback_failed(ipfsrt_lua_client *lc, const cha
     return IPFSRT_ECANCELED;
 }
 
-ipfsrt_status ipfsrt_lua_client_bad_policy(ipfsrt_lua_client *lc, ipfsrt_error *err, const char *fmt, ...) {
-    char what[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    if (!lc->callback_error[0]) {
-        snprintf(lc->callback_error, sizeof lc->callback_error, "%.250s: %.340s",
-                 lc->policy_what[0] ? lc->policy_what : "the policy", what);
-        lc->callback_bad_policy = true;
-    }
-    ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", what);
-    return IPFSRT_ECANCELED;
-}
-
 /* Raises err, or the error of a Lua callback that caused it. */
 static int raise_call(lua_State *L, ipfsrt_lua_client *lc, const ipfsrt_error *err) {
     if (lc->callback_error[0]) {
         ipfsrt_error e = {.code = IPFSRT_ECANCELED, .offset = -1};
         snprintf(e.message, sizeof e.message, "%s", lc->callback_error);
         ipfsrt_lua_push_error(L, &e);
-        if (lc->callback_bad_policy) {
-            lua_pushliteral(L, "bad_policy");
-            lua_setfield(L, -2, "code");
-        }
         return lua_error(L);
     }
     return ipfsrt_lua_raise(L, err);
@@ -77,7 +58,6 @@ void ipfsrt_lua_client_enter(lua_State *L, ipfsrt_lua_client *lc) {
     if (lc->busy) ipfsrt_lua_raise_arg(L, "the client is busy with a fetch (called from one of its callbacks)");
     lc->L = L;
     lc->callback_error[0] = '\0';
-    lc->callback_bad_policy = false;
     lc->busy = true;
 }
 
@@ -108,7 +88,7 @@ static ipfsrt_status check_gateways(lua_State *L, int idx, ipfsrt_gateway_list *
         lua_rawgeti(L, idx, i);
         const char *url = lua_tostring(L, -1);
         st = url ? ipfsrt_gateway_list_add(list, url, err)
-                 : ipfsrt_fail(err, IPFSRT_EARG, -1, "gateways[%d] is not a URL", (int)i);
+                 : ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "gateways[%d] is not a URL", (int)i);
         lua_pop(L, 1);
     }
     return st;
@@ -144,7 +124,7 @@ static int l_client_new(lua_State *L) {
     ipfsrt_lua_client *lc = lua_newuserdatauv(L, sizeof *lc, 0);
     memset(lc, 0, sizeof *lc);
     lc->L = L;
-    lc->policy_ref = lc->gateways_ref = lc->progress_ref = LUA_NOREF;
+    lc->progress_ref = LUA_NOREF;
     luaL_setmetatable(L, IPFSRT_LUA_CLIENT);
     ipfsrt_client_options opts;
     ipfsrt_client_options_init(&opts);
@@ -167,9 +147,8 @@ static int client_close(lua_State *L) {
     lc->L = L;
     ipfsrt_client_free(lc->c); /* frees the policy too */
     lc->c = NULL;
-    luaL_unref(L, LUA_REGISTRYINDEX, lc->gateways_ref);
     luaL_unref(L, LUA_REGISTRYINDEX, lc->progress_ref);
-    lc->gateways_ref = lc->progress_ref = LUA_NOREF;
+    lc->progress_ref = LUA_NOREF;
     return 0;
 }
 
@@ -201,7 +180,7 @@ static ipfsrt_status sink_write(void *user, const uint8_t *data, size_t len, ipf
         if (lua_pcall(L, 1, 0, 0) != LUA_OK) return ipfsrt_lua_client_callback_failed(s->lc, "output function", err);
     } else {
         ipfsrt_buf_append(&s->buf, data, len);
-        if (s->buf.failed) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (s->buf.failed) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     return IPFSRT_OK;
 }
@@ -428,18 +407,6 @@ static void set_count(lua_State *L, const char *key, uint64_t v) {
     lua_setfield(L, -2, key);
 }
 
-/* client:set_gateway_cap(i, n): at most n requests in flight at gateway i (from 1);
- * 0 = the client's cap */
-static int client_set_gateway_cap(lua_State *L) {
-    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
-    lua_Integer i = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
-    size_t count = ipfsrt_client_gateway_count(lc->c);
-    if (i < 1 || (size_t)i > count) return ipfsrt_lua_raise_arg(L, "gateway %d of %d", (int)i, (int)count);
-    if (n < 0 || n > 1 << 20) return ipfsrt_lua_raise_arg(L, "a cap is 0 (none) or a number of requests");
-    ipfsrt_client_set_gateway_cap(lc->c, (size_t)i - 1, (unsigned)n);
-    return 0;
-}
-
 /* client:stats() -> {{url, requests, ok, bytes, errors = {kind = n}, verify_failures,
  *   latency = {p50, p90, p99}}, ...} (seconds) */
 static int client_stats(lua_State *L) {
@@ -532,7 +499,7 @@ void ipfsrt_lua_open_client(lua_State *L) {
         {"block", client_block},     {"blocks", client_blocks},
         {"get_many", client_get_many},
         {"ls", client_ls},           {"stat", client_stat},
-        {"stats", client_stats},     {"set_gateway_cap", client_set_gateway_cap},     {"set_policy_object", ipfsrt_lua_client_set_policy_object},
+        {"stats", client_stats},     {"set_policy_object", ipfsrt_lua_client_set_policy_object},
         {"gateways", client_gateways}, {"verifies", client_verifies},
         {"set_progress_function", client_set_progress_function}, {"close", client_close},
         {NULL, NULL}};

@@ -10,12 +10,8 @@
 typedef struct ipfsrt_lua_client {
     ipfsrt_client *c;
     lua_State *L;     /* the state of the call under way: policies run on it */
-    int policy_ref;   /* the Lua policy object, or LUA_NOREF */
-    int gateways_ref; /* {{url=, index=}, ...} handed to the policy */
     int progress_ref;
     char callback_error[600]; /* the first error a Lua callback raised during a call */
-    bool callback_bad_policy;  /* ... was a policy's answer that breaks the contract */
-    char policy_what[256];     /* "policy FILE" or "the policy", for messages */
     bool busy; /* a fetch is under way: Lua callbacks may not start another or close */
 } ipfsrt_lua_client;
 
@@ -26,16 +22,12 @@ ipfsrt_lua_client *ipfsrt_lua_check_idle_client(lua_State *L);
  * the callback's status for the C side (which stops the call). */
 ipfsrt_status ipfsrt_lua_client_callback_failed(ipfsrt_lua_client *lc, const char *what,
                                                 ipfsrt_error *err);
-/* Notes that a policy method answered what the contract does not allow
- * (raised as a bad_policy error naming the policy and the value). */
-ipfsrt_status ipfsrt_lua_client_bad_policy(ipfsrt_lua_client *lc, ipfsrt_error *err, const char *fmt, ...)
-    IPFSRT_PRINTF(3, 4);
 /* A call on the client from another binding (a Zarr store's reads): enter
  * checks it is idle and marks it busy; leave (after the caller has released
  * what it holds) raises the call's error, or the first a Lua callback raised. */
 void ipfsrt_lua_client_enter(lua_State *L, ipfsrt_lua_client *lc);
 void ipfsrt_lua_client_leave(lua_State *L, ipfsrt_lua_client *lc, ipfsrt_status st, const ipfsrt_error *err);
-/* client:set_policy_object(policy | nil, gateways) */
+/* client:set_policy_object(policy | nil, gateways[, what]) (lua_policy.c) */
 int ipfsrt_lua_client_set_policy_object(lua_State *L);
 
 #endif

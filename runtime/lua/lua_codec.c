@@ -40,7 +40,7 @@ static int codec_new(lua_State *L) {
 
 /* Results are built in a C buffer and then copied once into a Lua string. */
 static int push_buf(lua_State *L, ipfsrt_buf *b, ipfsrt_status st, ipfsrt_error *err) {
-    if (st == IPFSRT_OK && b->failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && b->failed) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st != IPFSRT_OK) {
         ipfsrt_buf_free(b);
         return ipfsrt_lua_raise(L, err);
@@ -75,7 +75,7 @@ static int codec_decode(lua_State *L) {
     if (size < 0 || (uint64_t)size > DECODE_LIMIT) return ipfsrt_lua_raise_arg(L, "size %lld", (long long)size);
     uint8_t *at = ipfsrt_buf_reserve(&out, (size_t)size);
     ipfsrt_status st = at ? ipfsrt_codec_decode(*c, s, n, at, (size_t)size, &err)
-                          : ipfsrt_fail(&err, IPFSRT_ENOMEM, -1, "out of memory for %lld bytes", (long long)size);
+                          : ipfsrt_fail(&err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %lld bytes", (long long)size);
     if (st == IPFSRT_OK) out.len = (size_t)size;
     return push_buf(L, &out, st, &err);
 }

@@ -50,7 +50,7 @@ int ipfsrt_lua_raise(lua_State *L, const ipfsrt_error *err) {
 int ipfsrt_lua_raise_arg(lua_State *L, const char *fmt, ...) {
     ipfsrt_error err;
     ipfsrt_error_clear(&err);
-    err.code = IPFSRT_EARG;
+    err.code = IPFSRT_EBAD_ARGUMENT;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err.message, sizeof err.message, fmt, ap);

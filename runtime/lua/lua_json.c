@@ -274,7 +274,7 @@ void ipfsrt_lua_push_json(lua_State *L, const char *s, size_t n) {
     if (!*box) {
         ipfsrt_error err;
         ipfsrt_error_clear(&err);
-        err.code = IPFSRT_EARG;
+        err.code = IPFSRT_EBAD_ARGUMENT;
         err.offset = end ? (int64_t)(end - s) : -1;
         snprintf(err.message, sizeof err.message,
                  "invalid JSON near byte offset %lld (or an object naming a key twice)", (long long)err.offset);

@@ -98,7 +98,7 @@ static int multihash_decode(lua_State *L) {
         return ipfsrt_lua_raise(L, &err);
     if (used != n) {
         ipfsrt_error_clear(&err);
-        err.code = IPFSRT_ETRAILING;
+        err.code = IPFSRT_ETRAILING_DATA;
         err.offset = (int64_t)used;
         snprintf(err.message, sizeof err.message, "%zu bytes after the multihash", n - used);
         return ipfsrt_lua_raise(L, &err);

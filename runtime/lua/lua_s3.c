@@ -40,7 +40,7 @@ static int l_s3_put_file(lua_State *L) {
     ipfsrt_s3 *s3 = NULL;
     ipfsrt_error err;
     ipfsrt_status st = ipfsrt_s3_url_split(url, len, bucket, sizeof bucket, &k, &key_len, &err);
-    if (st == IPFSRT_OK && !(key = strndup(k, key_len))) st = ipfsrt_fail(&err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && !(key = strndup(k, key_len))) st = ipfsrt_fail(&err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) st = ipfsrt_s3_new(&s3, bucket, opts, &err);
     if (st == IPFSRT_OK) st = ipfsrt_s3_put_file(s3, key, path, &err);
     ipfsrt_s3_free(s3);

@@ -76,10 +76,10 @@ static ipfsrt_status lua_get_one(ipfsrt_lua_store_ctx *c, const ipfsrt_range_req
     if (lua_isnil(L, -1)) return ipfsrt_fail(&r->error, IPFSRT_ENOT_FOUND, -1, "%s: not in the store", req->key);
     const char *bytes = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL; /* a number is no bytes */
     if (!bytes)
-        return ipfsrt_fail(&r->error, IPFSRT_EARG, -1, "store get(\"%s\") returned neither bytes nor nil", req->key);
+        return ipfsrt_fail(&r->error, IPFSRT_EBAD_ARGUMENT, -1, "store get(\"%s\") returned neither bytes nor nil", req->key);
     uint64_t offset = req->from_end ? (len > req->length ? len - req->length : 0) : req->offset;
     if (offset > len)
-        return ipfsrt_fail(&r->error, IPFSRT_ERANGE, -1, "%s: offset %llu is past its %zu bytes", req->key,
+        return ipfsrt_fail(&r->error, IPFSRT_EBAD_RANGE, -1, "%s: offset %llu is past its %zu bytes", req->key,
                            (unsigned long long)offset, len);
     r->data = (const uint8_t *)bytes + offset;
     r->len = len - (size_t)offset;
@@ -108,13 +108,13 @@ static ipfsrt_status lua_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_sto
     lua_State *L = c->L;
     if (!call_table(c, "list", prefix, 1)) return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", c->error);
     ipfsrt_status st = IPFSRT_OK;
-    if (!lua_istable(L, -1)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "store list(\"%s\") returned no list", prefix);
+    if (!lua_istable(L, -1)) st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "store list(\"%s\") returned no list", prefix);
     for (lua_Integer i = 1; st == IPFSRT_OK && lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
         size_t len = 0;
         const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
         ipfsrt_zarr_store_entry entry = {name && strlen(name) == len ? name : NULL, UINT64_MAX, false, NULL};
         st = entry.name ? fn(user, &entry, err)
-                        : ipfsrt_fail(err, IPFSRT_EARG, -1, "store list: entry %lld is not a name", (long long)i);
+                        : ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "store list: entry %lld is not a name", (long long)i);
         lua_pop(L, 1);
     }
     lua_settop(L, lua_gettop(L) - (st == IPFSRT_OK ? 2 : 1));
@@ -126,8 +126,8 @@ static void lua_store_free(void *ctx) {
     free(c);
 }
 
-static const ipfsrt_zarr_store_ops lua_reader = {"lua", false, lua_get_many, NULL, NULL, NULL, lua_store_free, NULL};
-static const ipfsrt_zarr_store_ops lua_lister = {"lua", false, lua_get_many, lua_list_dir, NULL, NULL, lua_store_free, NULL};
+static const ipfsrt_zarr_store_ops lua_reader = {sizeof(ipfsrt_zarr_store_ops), "lua", false, lua_get_many, NULL, NULL, NULL, lua_store_free, NULL};
+static const ipfsrt_zarr_store_ops lua_lister = {sizeof(ipfsrt_zarr_store_ops), "lua", false, lua_get_many, lua_list_dir, NULL, NULL, lua_store_free, NULL};
 
 /* ------------------------------------------------------------- binding */
 

@@ -99,7 +99,7 @@ static int l_abort(lua_State *L) {
 /* bcast_bytes(s | nil, root) -> s: root's string on every rank */
 static int l_bcast_bytes(lua_State *L) {
     int root = (int)luaL_checkinteger(L, 2);
-    if (root < 0 || root >= world_size) return ipfsrt_mpi_fail(L, IPFSRT_EARG, "bcast: no rank %d", root);
+    if (root < 0 || root >= world_size) return ipfsrt_mpi_fail(L, IPFSRT_EBAD_ARGUMENT, "bcast: no rank %d", root);
     size_t len = 0;
     const char *s = world_rank == root ? luaL_checklstring(L, 1, &len) : NULL;
     int64_t n = (int64_t)len;
@@ -135,7 +135,7 @@ static int l_gather_bytes(lua_State *L) {
     const char *s = luaL_checklstring(L, 1, &len);
     int root = (int)luaL_checkinteger(L, 2);
     bool all = root < 0;
-    if (root >= world_size) return ipfsrt_mpi_fail(L, IPFSRT_EARG, "gather: no rank %d", root);
+    if (root >= world_size) return ipfsrt_mpi_fail(L, IPFSRT_EBAD_ARGUMENT, "gather: no rank %d", root);
     bool mine = all || world_rank == root;
     int64_t n = (int64_t)len, *lens = lua_newuserdatauv(L, sizeof *lens * (size_t)world_size, 0);
     int *counts = lua_newuserdatauv(L, sizeof *counts * (size_t)world_size, 0);

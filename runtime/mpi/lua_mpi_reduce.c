@@ -110,10 +110,10 @@ static bool same_everywhere(lua_State *L, const ipfsrt_ndarray *a) {
 static int reduce_array(lua_State *L, ipfsrt_ndarray *x, int op, int root, bool mine) {
     const ipfsrt_lua_api *api = ipfsrt_mpi_api;
     if (!same_everywhere(L, x))
-        return ipfsrt_mpi_fail(L, IPFSRT_EARG, "reduce: the ranks' arrays differ in dtype or size");
+        return ipfsrt_mpi_fail(L, IPFSRT_EBAD_ARGUMENT, "reduce: the ranks' arrays differ in dtype or size");
     MPI_Datatype type = mpi_type(x->dtype);
     if (type == MPI_DATATYPE_NULL)
-        return ipfsrt_mpi_fail(L, IPFSRT_EARG, "reduce: %s arrays are not reduced (numbers only)",
+        return ipfsrt_mpi_fail(L, IPFSRT_EBAD_ARGUMENT, "reduce: %s arrays are not reduced (numbers only)",
                                api->dtype_name(x->dtype));
     ipfsrt_error err;
     ipfsrt_ndarray in, out;
@@ -143,7 +143,7 @@ static int reduce_array(lua_State *L, ipfsrt_ndarray *x, int op, int root, bool 
 static int reduce_any(lua_State *L, int root) {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (root >= ipfsrt_mpi_size()) return ipfsrt_mpi_fail(L, IPFSRT_EARG, "reduce: no rank %d", root);
+    if (root >= ipfsrt_mpi_size()) return ipfsrt_mpi_fail(L, IPFSRT_EBAD_ARGUMENT, "reduce: no rank %d", root);
     int op = luaL_checkoption(L, 2, "sum", op_names);
     bool mine = root < 0 || rank == root;
     ipfsrt_ndarray *x = ipfsrt_mpi_api->test_ndarray(L, 1);
@@ -158,7 +158,7 @@ static int l_allreduce(lua_State *L) { return reduce_any(L, -1); }
 /* reduce(x, op, root): the result at root, nothing elsewhere */
 static int l_reduce(lua_State *L) {
     int root = (int)luaL_checkinteger(L, 3);
-    return root < 0 ? ipfsrt_mpi_fail(L, IPFSRT_EARG, "reduce: no rank %d", root) : reduce_any(L, root);
+    return root < 0 ? ipfsrt_mpi_fail(L, IPFSRT_EBAD_ARGUMENT, "reduce: no rank %d", root) : reduce_any(L, root);
 }
 
 /* bcast_array(x | nil, root) -> root's n-d array on every rank */
@@ -166,9 +166,9 @@ static int l_bcast_array(lua_State *L) {
     const ipfsrt_lua_api *api = ipfsrt_mpi_api;
     int root = (int)luaL_checkinteger(L, 2), rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (root < 0 || root >= ipfsrt_mpi_size()) return ipfsrt_mpi_fail(L, IPFSRT_EARG, "bcast: no rank %d", root);
+    if (root < 0 || root >= ipfsrt_mpi_size()) return ipfsrt_mpi_fail(L, IPFSRT_EBAD_ARGUMENT, "bcast: no rank %d", root);
     ipfsrt_ndarray *x = rank == root ? api->test_ndarray(L, 1) : NULL;
-    if (rank == root && !x) return ipfsrt_mpi_fail(L, IPFSRT_EARG, "bcast_array: the root's value is not an n-d array");
+    if (rank == root && !x) return ipfsrt_mpi_fail(L, IPFSRT_EBAD_ARGUMENT, "bcast_array: the root's value is not an n-d array");
     int64_t head[3 + IPFSRT_NDARRAY_MAX_DIMS] = {0};
     if (x) {
         head[0] = x->dtype, head[1] = (int64_t)x->itemsize, head[2] = x->ndim;

@@ -63,6 +63,23 @@ case "$result" in
 *"5 blocks (1977 bytes) verified"*"lua sees 1 root(s), first $root"*"lua client read 12 verified bytes with policies failover and inline"*"row means 2.6 82.6 162.6 242.6 404.5 504.5, mean without fill 269.2692") echo "embed: ok" ;;
 *) echo "embed: unexpected output" >&2; exit 1 ;;
 esac
+# A C host with no Lua code of its own loads a gateway policy file written in
+# Lua (ipfsrt_lua_policy_new), on a state of the policy's own and then on the
+# host's: the policy catches the lying gateway on its first answer, and the
+# liar is asked once per client.
+# shellcheck disable=SC2046
+${CC:-cc} $cflags tests/embed/policy_host.c -o "$out-policy" $(pkg-config --cflags --libs ipfsrt-lua) \
+    -Wl,-rpath,"$libdir"
+result=$("$out-policy" tests/fixtures/ipfs-car-small.car "$root" tests/embed/catch_liar.lua)
+echo "$result"
+for state in "own state" "host's state"; do
+    echo "$result" | grep -q "^policy ($state): caught http://127.0.0.1:[0-9]* on attempt 1 (hash_mismatch)$" ||
+        { echo "embed: the Lua policy on its $state did not catch the liar" >&2; exit 1; }
+done
+[ "$(echo "$result" | grep -c '^read 12 verified bytes: hello world$')" = 2 ] &&
+    echo "$result" | grep -qx "the liar was asked 2 times, for four reads" ||
+    { echo "embed: unexpected output from the policy host" >&2; exit 1; }
+echo "embed: a C host with a Lua policy file catches the liar: ok"
 # A tampered CAR must make the host see an error, not data.
 bad="$BUILD/tests/embed-bad.car"
 sed 's/hello world/hello_world/' tests/fixtures/ipfs-car-small.car > "$bad"

@@ -45,7 +45,7 @@ static void check_inside(const ipfsrt_ndarray *a) {
 static void step(reader *r, ipfsrt_ndarray *a) {
     ipfsrt_ndarray v;
     ipfsrt_ndarray_init(&v);
-    ipfsrt_status st = IPFSRT_EARG;
+    ipfsrt_status st = IPFSRT_EBAD_ARGUMENT;
     int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
     int n = (int)(take(r, 1) % (IPFSRT_NDARRAY_MAX_DIMS + 2));
     switch (take(r, 1) % 5) {

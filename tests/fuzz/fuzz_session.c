@@ -27,7 +27,7 @@ static size_t req_count;
 
 static ipfsrt_status fake_start(void *ctx, const ipfsrt_fetch_spec *spec, void **req, ipfsrt_error *err) {
     (void)ctx;
-    if (req_count == 16) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "fake: too many requests");
+    if (req_count == 16) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "fake: too many requests");
     reqs[req_count] = (fake_req){*spec, true};
     *req = &reqs[req_count++];
     return IPFSRT_OK;

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     blocks b;
     split(data, size, &b);
-    ipfsrt_blocksource src = {&b, get, NULL};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &b, get, NULL};
     ipfsrt_cid root;
     uint8_t digest[32] = {0};
     if (ipfsrt_cid_create(&root, 1, IPFSRT_CODEC_DAG_PB, IPFSRT_MH_SHA2_256, digest, 32, NULL) != IPFSRT_OK)

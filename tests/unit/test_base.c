@@ -1,8 +1,11 @@
 /* The base layer's shared helpers: the asynchronous file writer (errors name
- * the file whose bytes failed, whatever file the caller has moved on to), and
- * the process's worker threads. */
+ * the file whose bytes failed, whatever file the caller has moved on to), the
+ * process's worker threads, and the statuses' names. */
+#include <ctype.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,10 +97,33 @@ static void test_workers(void **state) {
     assert_true(gather_all(&again, GATHER));
 }
 
+/* A status's name (what Lua's errors and the CLI print) is its constant's
+ * suffix in lower case: IPFSRT_EFETCH_FAILED is "fetch_failed". Read off the
+ * public header, in order, so that a status added to one and not the other,
+ * or named two ways, fails here. */
+static void test_status_names_match_their_constants(void **state) {
+    (void)state;
+    FILE *f = fopen("runtime/include/ipfsrt/error.h", "r");
+    assert_non_null(f);
+    char line[256];
+    int code = IPFSRT_EOUT_OF_MEMORY;
+    while (fgets(line, sizeof line, f)) {
+        char constant[64];
+        if (sscanf(line, " IPFSRT_E%63[A-Z_],", constant) != 1) continue;
+        for (char *c = constant; *c; c++) *c = (char)tolower((unsigned char)*c);
+        assert_true(code < IPFSRT_STATUS_COUNT);
+        assert_string_equal(constant, ipfsrt_status_name((ipfsrt_status)code));
+        code++;
+    }
+    fclose(f);
+    assert_int_equal(code, IPFSRT_STATUS_COUNT);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_names_the_failed_file),
         cmocka_unit_test(test_workers),
+        cmocka_unit_test(test_status_names_match_their_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -290,12 +290,12 @@ static void test_errors(void **state) {
     assert_int_equal(push_hex(HEADER_HELLO SECTION_HELLO, NULL, &err, &blocks), IPFSRT_OK);
     assert_int_equal(blocks, 1);
     /* header that is not DAG-CBOR / not the right shape */
-    assert_int_equal(push_hex("03ffffff", NULL, &err, NULL), IPFSRT_ECAR_HEADER);
-    assert_int_equal(push_hex("0aa16776657273696f6e01", NULL, &err, NULL), IPFSRT_ECAR_HEADER);
-    assert_int_equal(push_hex("00", NULL, &err, NULL), IPFSRT_ECAR_HEADER);
+    assert_int_equal(push_hex("03ffffff", NULL, &err, NULL), IPFSRT_EBAD_CAR_HEADER);
+    assert_int_equal(push_hex("0aa16776657273696f6e01", NULL, &err, NULL), IPFSRT_EBAD_CAR_HEADER);
+    assert_int_equal(push_hex("00", NULL, &err, NULL), IPFSRT_EBAD_CAR_HEADER);
     /* {roots: [], version: 3} */
     assert_int_equal(push_hex("11a265726f6f7473806776657273696f6e03", NULL, &err, NULL),
-                     IPFSRT_ECAR_VERSION);
+                     IPFSRT_EBAD_CAR_VERSION);
     /* zero roots are accepted (ipfs-car writes them to stdout) */
     assert_int_equal(push_hex("11a265726f6f7473806776657273696f6e01", NULL, &err, &blocks),
                      IPFSRT_OK);
@@ -313,7 +313,7 @@ static void test_errors(void **state) {
     assert_int_equal(push_hex(HEADER_HELLO "2f02551220b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380"
                                            "ee9088f7ace2efcde968656c6c6f20776f726c64",
                               NULL, &err, NULL),
-                     IPFSRT_ECID);
+                     IPFSRT_EBAD_CID);
     assert_int_equal(err.offset, 59);
     /* truncated inside a section, inside a length, inside the header */
     assert_int_equal(push_hex(HEADER_HELLO "2f0155", NULL, &err, NULL), IPFSRT_ETRUNCATED);
@@ -322,10 +322,10 @@ static void test_errors(void **state) {
     assert_int_equal(push_hex("", NULL, &err, NULL), IPFSRT_ETRUNCATED);
     /* trailing garbage: zero padding after the last block */
     assert_int_equal(push_hex(HEADER_HELLO SECTION_HELLO "0000", NULL, &err, &blocks),
-                     IPFSRT_ETRAILING);
+                     IPFSRT_ETRAILING_DATA);
     assert_int_equal(blocks, 1);
     /* non-minimal section length */
-    assert_int_equal(push_hex(HEADER_HELLO "af00", NULL, &err, NULL), IPFSRT_EVARINT);
+    assert_int_equal(push_hex(HEADER_HELLO "af00", NULL, &err, NULL), IPFSRT_EBAD_VARINT);
     /* limits */
     ipfsrt_car_options small = {.size = sizeof small, .max_block_size = 10};
     assert_int_equal(push_hex(HEADER_HELLO SECTION_HELLO, &small, &err, NULL), IPFSRT_ETOO_LARGE);
@@ -471,7 +471,7 @@ static void check_header_errors(const uint8_t *buf, size_t len, uint64_t data_si
     lying[12] = 1; /* unknown characteristic */
     write_file(tmp_path("badchar.car"), lying, len);
     assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("badchar.car"), NULL, &err),
-                     IPFSRT_ECAR_HEADER);
+                     IPFSRT_EBAD_CAR_HEADER);
     memcpy(lying, buf, len);
     ipfsrt_put_le64(lying + 35, len); /* data runs past the end */
     write_file(tmp_path("baddata.car"), lying, len);
@@ -564,7 +564,7 @@ static void test_writer(void **state) {
     ipfsrt_car_writer_free(w); /* unfinished: removed */
     assert_int_not_equal(access(tmp_path("w.car"), F_OK), 0);
     assert_int_equal(ipfsrt_car_writer_new(&w, tmp_path("w.car"), &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .version = 3, .roots = &cid, .root_count = 1}, &err),
-                     IPFSRT_ECAR_VERSION);
+                     IPFSRT_EBAD_CAR_VERSION);
     assert_int_equal(ipfsrt_car_writer_new(&w, "/nonexistent/dir/x.car", &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .version = 1, .roots = &cid, .root_count = 1}, &err),
                      IPFSRT_EIO);
 }
@@ -609,7 +609,7 @@ static void check_encoder_matches(const uint8_t *car, size_t car_len) {
         ipfsrt_error err;
         assert_int_equal(ipfsrt_car_encoder_add(enc, &c.blocks[0].cid, c.blocks[0].data,
                                                 c.blocks[0].len, NULL, &err),
-                         IPFSRT_EARG); /* too late: reading has begun */
+                         IPFSRT_EBAD_ARGUMENT); /* too late: reading has begun */
         free(out);
         ipfsrt_car_encoder_free(enc);
     }
@@ -646,7 +646,7 @@ static void test_file_errors(void **state) {
                      IPFSRT_ETRUNCATED);
     buf[n] = 0;
     write_file(tmp_path("pad.car"), buf, n + 1);
-    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("pad.car"), NULL, &err), IPFSRT_ETRAILING);
+    assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("pad.car"), NULL, &err), IPFSRT_ETRAILING_DATA);
     buf[n - 1] ^= 1; /* tampered block: opens, but get and iteration fail */
     write_file(tmp_path("bad.car"), buf, n);
     assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("bad.car"), NULL, &err), IPFSRT_OK);
@@ -673,7 +673,7 @@ static void test_options_sizes(void **state) {
     unsigned char raw[sizeof(ipfsrt_car_options) + 16];
     ipfsrt_car_options *o = (ipfsrt_car_options *)(void *)raw;
     memset(raw, 0, sizeof raw);
-    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "ipfsrt_car_options_init"));
     /* an older header's: max_block_size only; past it, bytes that would refuse every block */
     memset(raw, 0xff, sizeof raw);

@@ -45,7 +45,7 @@ static ipfsrt_status memory_stream(void *ctx, const char *key, ipfsrt_range_sink
 }
 
 static ipfsrt_range_reader reader_of(memory_object *o) {
-    return (ipfsrt_range_reader){o, memory_get_many, o->can_stream ? memory_stream : NULL, "memory://test"};
+    return (ipfsrt_range_reader){sizeof(ipfsrt_range_reader), o, memory_get_many, o->can_stream ? memory_stream : NULL, "memory://test"};
 }
 
 static ipfsrt_status append_bytes(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {

@@ -179,7 +179,7 @@ static void test_weak_and_unsupported(void **state) {
     assert_non_null(strstr(err.message, "blake2b-256"));
     assert_non_null(strstr(err.message, "not verified"));
     assert_int_equal(ipfsrt_cid_create(&c, 0, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, d32, 32, NULL),
-                     IPFSRT_EARG);
+                     IPFSRT_EBAD_ARGUMENT);
 }
 
 static void test_codecs(void **state) {

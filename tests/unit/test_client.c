@@ -67,6 +67,8 @@ typedef struct last_first {
     size_t observed, verify_failures, freed;
     size_t guesses_not_found; /* prefetches' 404s, marked as saying nothing */
     size_t last_gateway;
+    unsigned first_attempt, last_attempt; /* request.attempt of the first and last observed */
+    unsigned cap_asked;                   /* max_in_flight calls */
 } last_first;
 
 static ipfsrt_status lf_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
@@ -79,11 +81,14 @@ static ipfsrt_status lf_order(void *ctx, const ipfsrt_policy_request *req, size_
 
 static ipfsrt_status lf_observe(void *ctx, size_t gw, const ipfsrt_policy_request *req,
                                 const ipfsrt_policy_outcome *o, ipfsrt_error *err) {
-    (void)req, (void)err;
+    (void)err;
     last_first *p = ctx;
     p->observed++;
     p->last_gateway = gw;
-    if (ipfsrt_gateway_error_is_verification(o->error)) p->verify_failures++;
+    if (p->observed == 1) p->first_attempt = req->attempt;
+    p->last_attempt = req->attempt;
+    if (o->verification_failed) p->verify_failures++;
+    assert_int_equal(o->verification_failed, ipfsrt_gateway_error_is_verification(o->error));
     if (o->guess && o->error == IPFSRT_GWERR_NOT_FOUND) p->guesses_not_found++;
     return IPFSRT_OK;
 }
@@ -92,7 +97,7 @@ static ipfsrt_status lf_observe(void *ctx, size_t gw, const ipfsrt_policy_reques
 static ipfsrt_status broken_order(void *ctx, const ipfsrt_policy_request *req, size_t n, size_t *order,
                                   size_t *count, ipfsrt_error *err) {
     (void)ctx, (void)req, (void)n, (void)order, (void)count;
-    return ipfsrt_fail(err, IPFSRT_EARG, -1, "no table of gateways for %s", req->path);
+    return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no table of gateways for %s", req->path);
 }
 
 static void lf_free(void *ctx) { ((last_first *)ctx)->freed++; }
@@ -102,7 +107,7 @@ static ipfsrt_client *client_under(const ipfsrt_client_options *opts, ipfsrt_pol
     ipfsrt_client *c;
     assert_int_equal(ipfsrt_client_new(&c, opts, NULL), IPFSRT_OK);
     *p = (last_first){0};
-    ipfsrt_client_set_policy(c, policy);
+    assert_int_equal(ipfsrt_client_set_policy(c, policy, NULL), IPFSRT_OK);
     return c;
 }
 
@@ -205,7 +210,7 @@ static void test_read_through_c_policy(void **state) {
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(liar), NULL), IPFSRT_OK);
     ipfsrt_client_options opts = {.size = sizeof opts, .gateways = &list};
     last_first p;
-    ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, lf_free};
+    ipfsrt_policy policy = {.size = sizeof policy, .ctx = &p, .order = lf_order, .observe = lf_observe, .free = lf_free};
     ipfsrt_client *c = client_under(&opts, &policy, &p);
 
     char path[IPFSRT_CID_STR_MAX + 32];
@@ -215,9 +220,12 @@ static void test_read_through_c_policy(void **state) {
     assert_int_equal(ipfsrt_client_read(c, path, 1000, 200000, collect_bytes, &got, &err), IPFSRT_OK);
     assert_int_equal(got.len, 200000);
     assert_memory_equal(got.data, content + 1000, 200000);
-    /* the liar was asked first, caught, and the honest gateway served the read */
+    /* the liar was asked first, caught, and the honest gateway served the read:
+     * the first try of the request is attempt 1, the honest one's attempt 2 */
     assert_int_equal(p.verify_failures, 1);
     assert_int_equal(p.last_gateway, 0);
+    assert_int_equal(p.first_attempt, 1);
+    assert_int_equal(p.last_attempt, 2);
     ipfsrt_client_gateway_stats st;
     ipfsrt_client_get_gateway_stats(c, 1, &st);
     assert_int_equal(st.errors[IPFSRT_GWERR_HASH_MISMATCH], 1);
@@ -235,10 +243,10 @@ static void test_read_through_c_policy(void **state) {
     read_leaves(&opts, &info.cid);
 
     /* a policy that fails stops the call with its own error */
-    ipfsrt_policy broken = {NULL, broken_order, NULL, NULL, NULL};
+    ipfsrt_policy broken = {.size = sizeof broken, .order = broken_order};
     assert_int_equal(ipfsrt_client_new(&c, &opts, NULL), IPFSRT_OK);
-    ipfsrt_client_set_policy(c, &broken);
-    assert_int_equal(ipfsrt_client_read(c, path, 0, 10, collect_bytes, &got, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_client_set_policy(c, &broken, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_client_read(c, path, 0, 10, collect_bytes, &got, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "policy order: no table of gateways for /ipfs/"));
     ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.requests, 0);
@@ -267,7 +275,7 @@ static void test_all_gateways_fail(void **state) {
     snprintf(path, sizeof path, "/ipfs/%s/data.bin", root);
     collected got = {0};
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, collect_bytes, &got, &err), IPFSRT_EFETCH);
+    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, collect_bytes, &got, &err), IPFSRT_EFETCH_FAILED);
     /* bytes come out as their blocks are proven, so a prefix may have; never others */
     assert_true(got.len < FILE_SIZE);
     if (got.len) assert_memory_equal(got.data, content, got.len);
@@ -292,7 +300,7 @@ static void test_gateway_list_sources(void **state) {
     ipfsrt_gateway_list_free(&list);
     setenv("IPFS_GATEWAY", "ftp://nope", 1);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_gateway_list_default(&list, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_gateway_list_default(&list, &err), IPFSRT_EBAD_ARGUMENT);
     ipfsrt_gateway_list_free(&list);
     unsetenv("IPFS_GATEWAY");
     char dir[600];
@@ -628,7 +636,7 @@ static void test_batch(void **state) {
     assert_int_equal(ipfsrt_client_batch_add_path(b, path, 0, UINT64_MAX, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_client_batch_add_path(b, missing, 0, UINT64_MAX, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_client_batch_add_block(b, &root_cid, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_client_batch_add_path(b, "http://example.org/x", 0, 1, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_client_batch_add_path(b, "http://example.org/x", 0, 1, &err), IPFSRT_EBAD_ARGUMENT);
     bool seen[4] = {false}, done = false;
     size_t results = 0;
     while (!done) {
@@ -706,7 +714,7 @@ static void test_batch_prefetch(void **state) {
     assert_int_equal(ipfsrt_gateway_list_add(&list, ipfsrt_server_url(honest), NULL), IPFSRT_OK);
     ipfsrt_client_options opts = {.size = sizeof opts, .gateways = &list};
     last_first p;
-    ipfsrt_policy policy = {&p, lf_order, NULL, lf_observe, NULL};
+    ipfsrt_policy policy = {.size = sizeof policy, .ctx = &p, .order = lf_order, .observe = lf_observe};
     ipfsrt_client *c = client_under(&opts, &policy, &p);
     run_three_reads(c);
     ipfsrt_client_gateway_stats st;

@@ -37,7 +37,7 @@ static void test_crc32c_vectors(void **state) {
     assert_int_equal(ipfsrt_codec_decode(c, out.data, out.len, back, 32, NULL), IPFSRT_OK);
     out.data[5] ^= 1;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_codec_decode(c, out.data, out.len, back, 32, &err), IPFSRT_ECODEC);
+    assert_int_equal(ipfsrt_codec_decode(c, out.data, out.len, back, 32, &err), IPFSRT_EBAD_CHUNK_DATA);
     assert_non_null(strstr(err.message, "crc32c mismatch"));
     ipfsrt_buf_free(&out);
     ipfsrt_codec_free(c);
@@ -119,10 +119,10 @@ static void test_sized_decoding(void **state) {
         assert_int_equal(ipfsrt_codec_encode(c, in, N, &enc, NULL), IPFSRT_OK);
         memset(out, 0xAB, sizeof out);
         ipfsrt_error err;
-        assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N - 4, &err), IPFSRT_ECODEC);
+        assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N - 4, &err), IPFSRT_EBAD_CHUNK_DATA);
         assert_non_null(strstr(err.message, "more than"));
         for (size_t i = N - 4; i < sizeof out; i++) assert_int_equal(out[i], 0xAB);
-        assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N + 4, &err), IPFSRT_ECODEC);
+        assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N + 4, &err), IPFSRT_EBAD_CHUNK_DATA);
         assert_non_null(strstr(err.message, "not the"));
         ipfsrt_buf_free(&enc);
         ipfsrt_codec_free(c);
@@ -151,9 +151,9 @@ static void test_prefix_decoding(void **state) {
         }
         if (strcmp(CODECS[k].name, "zstd") == 0) {
             ipfsrt_error err;
-            assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N + 8, 1000, &err), IPFSRT_ECODEC);
+            assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N + 8, 1000, &err), IPFSRT_EBAD_CHUNK_DATA);
             assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len / 2, out, N, N - 10, &err),
-                             IPFSRT_ECODEC);
+                             IPFSRT_EBAD_CHUNK_DATA);
         }
         ipfsrt_buf_free(&enc);
         ipfsrt_codec_free(c);
@@ -211,8 +211,8 @@ static void test_prefix_keeps_checks(void **state) {
     assert_int_equal(ipfsrt_codec_encode(c, in, N, &enc, NULL), IPFSRT_OK);
     enc.data[enc.len / 8] ^= 0x10; /* inside the first raw block */
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N, &err), IPFSRT_ECODEC);
-    assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N, 40, &err), IPFSRT_ECODEC);
+    assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N, &err), IPFSRT_EBAD_CHUNK_DATA);
+    assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N, 40, &err), IPFSRT_EBAD_CHUNK_DATA);
     assert_non_null(strstr(err.message, "checksum"));
     enc.data[enc.len / 8] ^= 0x10;
     assert_int_equal(ipfsrt_codec_decode_prefix(c, enc.data, enc.len, out, N, 40, &err), IPFSRT_OK);
@@ -223,7 +223,7 @@ static void test_prefix_keeps_checks(void **state) {
     assert_int_equal(ipfsrt_codec_decode_prefix(plain, enc.data, one, out, N, 40, &err), IPFSRT_OK);
     assert_memory_equal(out, in, 40);
     assert_int_equal(ipfsrt_codec_encode(plain, in, 10, &enc, NULL), IPFSRT_OK); /* a second frame */
-    assert_int_equal(ipfsrt_codec_decode_prefix(plain, enc.data, enc.len, out, N, 40, &err), IPFSRT_ECODEC);
+    assert_int_equal(ipfsrt_codec_decode_prefix(plain, enc.data, enc.len, out, N, 40, &err), IPFSRT_EBAD_CHUNK_DATA);
     enc.len = one;
     memcpy(ipfsrt_buf_reserve(&enc, 3), "abc", 3); /* trailing garbage */
     enc.len += 3;
@@ -251,14 +251,14 @@ static void test_bz2_stream_ends(void **state) {
     size_t one = enc.len;
     ipfsrt_error err;
     assert_int_equal(ipfsrt_codec_decode(c, enc.data, one, out, N, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_codec_decode(c, enc.data, one - 1, out, N, &err), IPFSRT_ECODEC);
+    assert_int_equal(ipfsrt_codec_decode(c, enc.data, one - 1, out, N, &err), IPFSRT_EBAD_CHUNK_DATA);
     assert_int_equal(ipfsrt_codec_encode(c, in, N, &enc, NULL), IPFSRT_OK);
     assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, 2 * N, &err), IPFSRT_OK);
     assert_memory_equal(out + N, in, N);
     enc.len = one;
     memcpy(ipfsrt_buf_reserve(&enc, 4), "junk", 4);
     enc.len += 4;
-    assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N, &err), IPFSRT_ECODEC);
+    assert_int_equal(ipfsrt_codec_decode(c, enc.data, enc.len, out, N, &err), IPFSRT_EBAD_CHUNK_DATA);
     assert_int_equal(err.offset, (int64_t)one);
     ipfsrt_buf_free(&enc);
     ipfsrt_codec_free(c);

@@ -113,15 +113,15 @@ static void test_car_params(void **state) {
     assert_int_equal(car_params(NULL, NULL, "n", NULL, accept, &p, &err), IPFSRT_OK);
     assert_false(p.dups);
     assert_int_equal(car_params(NULL, NULL, NULL, NULL, "application/vnd.ipld.car; version=2",
-                                &p, &err), IPFSRT_EARG);
+                                &p, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "version 1"));
     /* values not served */
-    assert_int_equal(car_params("2", NULL, NULL, NULL, NULL, &p, &err), IPFSRT_EARG);
-    assert_int_equal(car_params(NULL, "bfs", NULL, NULL, NULL, &p, &err), IPFSRT_EARG);
+    assert_int_equal(car_params("2", NULL, NULL, NULL, NULL, &p, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(car_params(NULL, "bfs", NULL, NULL, NULL, &p, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "car-order"));
-    assert_int_equal(car_params(NULL, NULL, "yes", NULL, NULL, &p, &err), IPFSRT_EARG);
+    assert_int_equal(car_params(NULL, NULL, "yes", NULL, NULL, &p, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "car-dups"));
-    assert_int_equal(car_params(NULL, NULL, NULL, "path", NULL, &p, &err), IPFSRT_EARG);
+    assert_int_equal(car_params(NULL, NULL, NULL, "path", NULL, &p, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "dag-scope"));
 }
 
@@ -148,13 +148,13 @@ static void test_listen(void **state) {
                                 "127.0.0.1:+80", "127.0.0.1:80x", "example.org:80", "::1:80",
                                 "[::1:80", "[zz]:80", ":", "", "80x", "99999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        if (ipfsrt_http_listen_parse(bad[i], &ss, &err) != IPFSRT_EARG)
+        if (ipfsrt_http_listen_parse(bad[i], &ss, &err) != IPFSRT_EBAD_ARGUMENT)
             fail_msg("listen address '%s' was taken", bad[i]);
     }
     char longhost[200];
     memset(longhost, '1', sizeof longhost);
     strcpy(longhost + 150, ":80");
-    assert_int_equal(ipfsrt_http_listen_parse(longhost, &ss, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_http_listen_parse(longhost, &ss, &err), IPFSRT_EBAD_ARGUMENT);
 }
 
 static void test_content_type(void **state) {

@@ -87,7 +87,7 @@ static void test_decorated_figure(void **state) {
     free(p.rgb);
     ipfsrt_error err;
     f.vmin = 3, f.vmax = 3; /* an empty scale */
-    assert_int_equal(ipfsrt_image_write_figure(path, &a, &f, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_image_write_figure(path, &a, &f, &err), IPFSRT_EBAD_ARGUMENT);
     unlink(path);
     ipfsrt_ndarray_free(&a);
 }
@@ -100,7 +100,7 @@ static void test_refusals(void **state) {
     assert_int_equal(ipfsrt_ndarray_zeros(&a, IPFSRT_DTYPE_FLOAT32, 0, 3, shape, NULL), IPFSRT_OK);
     ipfsrt_image_figure f = {.scale = 1};
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_image_write_figure("/tmp/ipfsrt-never.png", &a, &f, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_image_write_figure("/tmp/ipfsrt-never.png", &a, &f, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "2-d field"));
     assert_int_equal(access("/tmp/ipfsrt-never.png", F_OK), -1);
     ipfsrt_ndarray_free(&a);
@@ -139,10 +139,10 @@ static void test_line_plot(void **state) {
     ipfsrt_error err;
     f.yhi = f.ylo; /* an empty range */
     unlink(path);
-    assert_int_equal(ipfsrt_image_write_lines(path, &f, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_image_write_lines(path, &f, &err), IPFSRT_EBAD_ARGUMENT);
     assert_int_equal(access(path, F_OK), -1);
     f.yhi = 4, f.width = 10;
-    assert_int_equal(ipfsrt_image_write_lines(path, &f, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_image_write_lines(path, &f, &err), IPFSRT_EBAD_ARGUMENT);
 }
 
 int main(void) {

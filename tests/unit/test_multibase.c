@@ -73,30 +73,30 @@ static void expect_fail(const char *s, ipfsrt_status want) {
 
 static void test_rejects(void **state) {
     (void)state;
-    expect_fail("", IPFSRT_EMULTIBASE);
-    expect_fail("Qmfoo", IPFSRT_EMULTIBASE);    /* reserved: bare CIDv0 */
-    expect_fail("1abc", IPFSRT_EMULTIBASE);     /* reserved */
-    expect_fail("/ipfs", IPFSRT_EMULTIBASE);    /* reserved */
-    expect_fail("xabc", IPFSRT_EMULTIBASE);     /* unknown */
+    expect_fail("", IPFSRT_EBAD_MULTIBASE);
+    expect_fail("Qmfoo", IPFSRT_EBAD_MULTIBASE);    /* reserved: bare CIDv0 */
+    expect_fail("1abc", IPFSRT_EBAD_MULTIBASE);     /* reserved */
+    expect_fail("/ipfs", IPFSRT_EBAD_MULTIBASE);    /* reserved */
+    expect_fail("xabc", IPFSRT_EBAD_MULTIBASE);     /* unknown */
     expect_fail("9123", IPFSRT_EUNSUPPORTED);   /* base10: registered, not supported */
     expect_fail("\xf0\x9f\x9a\x80", IPFSRT_EUNSUPPORTED);
-    expect_fail("bpfsxgidnmfxgsibb=", IPFSRT_EMULTIBASE); /* padding where none belongs */
-    expect_fail("meWVzIG1hbmkgIQ==", IPFSRT_EMULTIBASE);
-    expect_fail("b1", IPFSRT_EMULTIBASE);       /* '1' is not base32 */
-    expect_fail("z0", IPFSRT_EMULTIBASE);       /* '0' is not base58 */
-    expect_fail("zI", IPFSRT_EMULTIBASE);
-    expect_fail("fabc", IPFSRT_EMULTIBASE);     /* odd hex */
-    expect_fail("fzz", IPFSRT_EMULTIBASE);
-    expect_fail("bb", IPFSRT_EMULTIBASE);       /* 5 bits: less than a byte */
-    expect_fail("bmz", IPFSRT_EMULTIBASE); /* non-zero leftover bits ("bmy" is "f") */
-    expect_fail("MeWVzIG1hbmkgIQ=", IPFSRT_EMULTIBASE);  /* wrong padded length */
+    expect_fail("bpfsxgidnmfxgsibb=", IPFSRT_EBAD_MULTIBASE); /* padding where none belongs */
+    expect_fail("meWVzIG1hbmkgIQ==", IPFSRT_EBAD_MULTIBASE);
+    expect_fail("b1", IPFSRT_EBAD_MULTIBASE);       /* '1' is not base32 */
+    expect_fail("z0", IPFSRT_EBAD_MULTIBASE);       /* '0' is not base58 */
+    expect_fail("zI", IPFSRT_EBAD_MULTIBASE);
+    expect_fail("fabc", IPFSRT_EBAD_MULTIBASE);     /* odd hex */
+    expect_fail("fzz", IPFSRT_EBAD_MULTIBASE);
+    expect_fail("bb", IPFSRT_EBAD_MULTIBASE);       /* 5 bits: less than a byte */
+    expect_fail("bmz", IPFSRT_EBAD_MULTIBASE); /* non-zero leftover bits ("bmy" is "f") */
+    expect_fail("MeWVzIG1hbmkgIQ=", IPFSRT_EBAD_MULTIBASE);  /* wrong padded length */
     /* the two ends of a string that does not decode, each named for what it is */
     uint8_t out[16];
     size_t n;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_multibase_decode("bb", 2, out, sizeof out, &n, NULL, &err), IPFSRT_EMULTIBASE);
+    assert_int_equal(ipfsrt_multibase_decode("bb", 2, out, sizeof out, &n, NULL, &err), IPFSRT_EBAD_MULTIBASE);
     assert_non_null(strstr(err.message, "cut short"));
-    assert_int_equal(ipfsrt_multibase_decode("bmz", 3, out, sizeof out, &n, NULL, &err), IPFSRT_EMULTIBASE);
+    assert_int_equal(ipfsrt_multibase_decode("bmz", 3, out, sizeof out, &n, NULL, &err), IPFSRT_EBAD_MULTIBASE);
     assert_non_null(strstr(err.message, "the last character, 'z' at position 1, sets bits past the data"));
 }
 

@@ -49,14 +49,14 @@ static void test_parse(void **state) {
     assert_int_equal(used, n);
     n = hex2bin("1221", buf, sizeof buf); /* 33 > sha2-256's 32 */
     memset(buf + 2, 0, 33);
-    assert_int_equal(ipfsrt_multihash_parse(buf, 35, &mh, &used, &err), IPFSRT_EMULTIHASH);
+    assert_int_equal(ipfsrt_multihash_parse(buf, 35, &mh, &used, &err), IPFSRT_EBAD_MULTIHASH);
     assert_non_null(strstr(err.message, "sha2-256"));
     n = hex2bin("1220aabb", buf, sizeof buf); /* truncated digest */
-    assert_int_equal(ipfsrt_multihash_parse(buf, n, &mh, &used, &err), IPFSRT_EMULTIHASH);
+    assert_int_equal(ipfsrt_multihash_parse(buf, n, &mh, &used, &err), IPFSRT_EBAD_MULTIHASH);
     n = hex2bin("008101", buf, sizeof buf); /* identity over 128 bytes */
-    assert_int_equal(ipfsrt_multihash_parse(buf, n, &mh, &used, &err), IPFSRT_EMULTIHASH);
+    assert_int_equal(ipfsrt_multihash_parse(buf, n, &mh, &used, &err), IPFSRT_EBAD_MULTIHASH);
     n = hex2bin("8100", buf, sizeof buf); /* non-minimal code */
-    assert_int_equal(ipfsrt_multihash_parse(buf, n, &mh, &used, &err), IPFSRT_EVARINT);
+    assert_int_equal(ipfsrt_multihash_parse(buf, n, &mh, &used, &err), IPFSRT_EBAD_VARINT);
 }
 
 static void test_unsupported(void **state) {

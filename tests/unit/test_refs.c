@@ -82,23 +82,23 @@ static void expect_refused(const char *json, const char *base, ipfsrt_status cod
 
 static void test_refused(void **state) {
     (void)state;
-    expect_refused("[1]", NULL, IPFSRT_EARG, "not a JSON object");
+    expect_refused("[1]", NULL, IPFSRT_EBAD_ARGUMENT, "not a JSON object");
     expect_refused("{\"version\": 1, \"templates\": {\"a\": \"{{b}}\", \"b\": \"x{{a}}\"}, \"refs\": {\"k\": [\"{{a}}\"]}}",
-                   NULL, IPFSRT_EARG, "template loop");
-    expect_refused("{\"k\": [\"/f\", 1e300, 5]}", NULL, IPFSRT_EARG, "key k: the offset");
-    expect_refused("{\"k\": [\"/f\", 0, -5]}", NULL, IPFSRT_EARG, "key k: the length");
-    expect_refused("{\"k\": [\"/f\", 0.5, 5]}", NULL, IPFSRT_EARG, "key k: the offset");
-    expect_refused("{\"k\": [\"/f\", 1]}", NULL, IPFSRT_EARG, "[url, offset, length]");
-    expect_refused("{\"k\": 5}", NULL, IPFSRT_EARG, "key k: a value");
-    expect_refused("{\"../k\": \"x\"}", NULL, IPFSRT_EARG, "key '../k'");
-    expect_refused("{\"k\": \"x\", \"k\": \"y\"}", NULL, IPFSRT_EARG, "given twice");
-    expect_refused("{\"k\": [\"../f.nc\"]}", "ipfs://bafkqaaa/refs.json", IPFSRT_EARG, "climbs out");
-    expect_refused("{\"k\": [\"f.nc\"]}", NULL, IPFSRT_EARG, "relative target");
-    expect_refused("{\"k\": \"base64:!!!\"}", NULL, IPFSRT_EARG, "bad base64");
+                   NULL, IPFSRT_EBAD_ARGUMENT, "template loop");
+    expect_refused("{\"k\": [\"/f\", 1e300, 5]}", NULL, IPFSRT_EBAD_ARGUMENT, "key k: the offset");
+    expect_refused("{\"k\": [\"/f\", 0, -5]}", NULL, IPFSRT_EBAD_ARGUMENT, "key k: the length");
+    expect_refused("{\"k\": [\"/f\", 0.5, 5]}", NULL, IPFSRT_EBAD_ARGUMENT, "key k: the offset");
+    expect_refused("{\"k\": [\"/f\", 1]}", NULL, IPFSRT_EBAD_ARGUMENT, "[url, offset, length]");
+    expect_refused("{\"k\": 5}", NULL, IPFSRT_EBAD_ARGUMENT, "key k: a value");
+    expect_refused("{\"../k\": \"x\"}", NULL, IPFSRT_EBAD_ARGUMENT, "key '../k'");
+    expect_refused("{\"k\": \"x\", \"k\": \"y\"}", NULL, IPFSRT_EBAD_ARGUMENT, "given twice");
+    expect_refused("{\"k\": [\"../f.nc\"]}", "ipfs://bafkqaaa/refs.json", IPFSRT_EBAD_ARGUMENT, "climbs out");
+    expect_refused("{\"k\": [\"f.nc\"]}", NULL, IPFSRT_EBAD_ARGUMENT, "relative target");
+    expect_refused("{\"k\": \"base64:!!!\"}", NULL, IPFSRT_EBAD_ARGUMENT, "bad base64");
     expect_refused("{\"version\": 2}", NULL, IPFSRT_EUNSUPPORTED, "version");
     expect_refused("{\"version\": 1, \"gen\": [{\"key\": \"k{{i}}\", \"url\": \"/f\", \"offset\": \"{{i / 0}}\","
                    " \"length\": 1, \"dimensions\": {\"i\": {\"stop\": 2}}}]}",
-                   NULL, IPFSRT_EARG, "division by zero");
+                   NULL, IPFSRT_EBAD_ARGUMENT, "division by zero");
     expect_refused("{\"version\": 1, \"gen\": [{\"key\": \"k{{i}}.{{j}}.{{l}}\", \"url\": \"/f\", \"offset\": 0,"
                    " \"length\": 1, \"dimensions\": {\"i\": {\"stop\": 100000}, \"j\": {\"stop\": 100000},"
                    " \"l\": {\"stop\": 100000}}}]}",
@@ -109,12 +109,12 @@ static void test_refused(void **state) {
                    " \"length\": 1, \"dimensions\": {\"i\": {\"stop\": 4000}, \"j\": {\"stop\": 4000}}}]}",
                    NULL, IPFSRT_ETOO_LARGE, "gen makes 16000000 keys, over the 1073741824 bytes");
     expect_refused("{\"version\": 1, \"templates\": {\"a\": \"x\"}, \"templates\": {\"a\": \"y\"}}", NULL,
-                   IPFSRT_EARG, "given once");
-    expect_refused("{\"refs\": {\"k\": \"x\"}}", NULL, IPFSRT_EARG, "need \"version\": 1");
-    expect_refused("{\"k\": [\"/f\", 1, 2", NULL, IPFSRT_EARG, "not valid JSON at byte");
+                   IPFSRT_EBAD_ARGUMENT, "given once");
+    expect_refused("{\"refs\": {\"k\": \"x\"}}", NULL, IPFSRT_EBAD_ARGUMENT, "need \"version\": 1");
+    expect_refused("{\"k\": [\"/f\", 1, 2", NULL, IPFSRT_EBAD_ARGUMENT, "not valid JSON at byte");
     expect_refused("{\"version\": 1, \"gen\": [{\"key\": \"k{{i}}\", \"url\": \"/f\", \"offset\": \"{{9223372036854775807 + i}}\","
                    " \"length\": 1, \"dimensions\": {\"i\": {\"start\": 1, \"stop\": 2}}}]}",
-                   NULL, IPFSRT_EARG, "overflow");
+                   NULL, IPFSRT_EBAD_ARGUMENT, "overflow");
 }
 
 /* References are read as a stream: parsing 40 MB of them takes memory of
@@ -204,7 +204,7 @@ static void test_store_over_a_file(void **state) {
     assert_memory_equal(got.data[0], blob + 10, 20);
     assert_int_equal(got.status[1], IPFSRT_OK);
     assert_memory_equal(got.data[1], blob + 42, 3);
-    assert_int_equal(got.status[2], IPFSRT_ERANGE); /* past the file's end: never a short chunk */
+    assert_int_equal(got.status[2], IPFSRT_EBAD_RANGE); /* past the file's end: never a short chunk */
     assert_non_null(strstr(got.message[2], "v/2"));
     assert_int_equal(got.status[3], IPFSRT_EIO); /* an absent file is no absent key */
     assert_non_null(strstr(got.message[3], "gone.bin"));

@@ -95,7 +95,7 @@ typedef struct reader {
 static ipfsrt_status keep_bytes(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
     (void)err;
     reader *r = user;
-    if (r->len + len > FILE_SIZE) return IPFSRT_ERANGE;
+    if (r->len + len > FILE_SIZE) return IPFSRT_EBAD_RANGE;
     memcpy(r->got + r->len, data, len);
     r->len += len;
     return IPFSRT_OK;
@@ -115,7 +115,7 @@ static void counted_release(void *ctx, ipfsrt_blocksource_ref *ref) {
 
 static void reader_init(reader *r, ipfsrt_client_relay *relay) {
     ipfsrt_client_relay_blocksource(relay, &r->relayed);
-    r->src = (ipfsrt_blocksource){r, counted_get, counted_release};
+    r->src = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), r, counted_get, counted_release};
     assert_non_null(r->got = malloc(FILE_SIZE));
 }
 
@@ -216,7 +216,7 @@ static void test_liar_fails_every_waiter(void **state) {
     crowd cr = {0};
     drive(&cr, g.relay, 4);
     for (size_t i = 0; i < 4; i++) {
-        assert_int_equal(cr.readers[i].status, IPFSRT_EFETCH);
+        assert_int_equal(cr.readers[i].status, IPFSRT_EFETCH_FAILED);
         assert_non_null(strstr(cr.readers[i].err.message, ipfsrt_server_url(g.gw)));
         assert_true(cr.readers[i].err.cid[0] != '\0');
         assert_int_equal(cr.readers[i].len, 0); /* not a byte of what failed its hash */

@@ -25,10 +25,10 @@ static void test_url_split(void **state) {
     const char *k;
     size_t klen;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_s3_url_split("s3://", 5, b, sizeof b, &k, &klen, &err), IPFSRT_EARG);
-    assert_int_equal(ipfsrt_s3_url_split("s3:///key", 9, b, sizeof b, &k, &klen, &err), IPFSRT_EARG);
-    assert_int_equal(ipfsrt_s3_url_split("s3://muchtoolong/k", 18, b, sizeof b, &k, &klen, &err), IPFSRT_EARG);
-    assert_int_equal(ipfsrt_s3_url_split("http://b/k", 10, b, sizeof b, &k, &klen, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_s3_url_split("s3://", 5, b, sizeof b, &k, &klen, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(ipfsrt_s3_url_split("s3:///key", 9, b, sizeof b, &k, &klen, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(ipfsrt_s3_url_split("s3://muchtoolong/k", 18, b, sizeof b, &k, &klen, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(ipfsrt_s3_url_split("http://b/k", 10, b, sizeof b, &k, &klen, &err), IPFSRT_EBAD_ARGUMENT);
     /* only the first len bytes count: "s3://bucket/x.car/inner/path" split at the CAR */
     const char *url = "s3://bkt/x.car/inner/path";
     assert_int_equal(ipfsrt_s3_url_split(url, 14, b, sizeof b, &k, &klen, NULL), IPFSRT_OK);
@@ -64,8 +64,8 @@ static void test_web_server_client(void **state) {
     (void)state;
     ipfsrt_s3 *s3;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_s3_new_http(&s3, "ftp://host/x.car", NULL, &err), IPFSRT_EARG);
-    assert_int_equal(ipfsrt_s3_new_http(&s3, "http://host/a b.car", NULL, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_s3_new_http(&s3, "ftp://host/x.car", NULL, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(ipfsrt_s3_new_http(&s3, "http://host/a b.car", NULL, &err), IPFSRT_EBAD_ARGUMENT);
     assert_int_equal(ipfsrt_s3_new_http(&s3, "https://host/dir/", NULL, &err), IPFSRT_OK);
     assert_string_equal(ipfsrt_s3_describe(s3), "https://host/dir");
     /* no listing on a web server; a file that cannot be opened is named before any request */

@@ -49,7 +49,7 @@ static fake the_fake;
 static ipfsrt_status fake_start(void *ctx, const ipfsrt_fetch_spec *spec, void **req,
                                 ipfsrt_error *err) {
     fake *f = ctx;
-    if (f->count == MAX_REQS) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "fake: too many requests");
+    if (f->count == MAX_REQS) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "fake: too many requests");
     fake_req *r = &f->reqs[f->count++];
     r->spec = *spec;
     snprintf(r->url, sizeof r->url, "%s", spec->url);
@@ -318,7 +318,7 @@ static void test_failure_names_every_gateway(void **state) {
     ipfsrt_client *c = fake_client(nobody_has_it, 5);
     got g;
     ipfsrt_error err;
-    assert_int_equal(fetch(c, &g, &err), IPFSRT_EFETCH);
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_EFETCH_FAILED);
     assert_int_equal(g.calls, 0);
     assert_non_null(strstr(err.message, GW0));
     assert_non_null(strstr(err.message, "404"));
@@ -341,7 +341,7 @@ static void test_every_timeout_is_timed_out(void **state) {
     ipfsrt_client *c = fake_client(nobody_answers_in_time, 5);
     got g;
     ipfsrt_error err;
-    assert_int_equal(fetch(c, &g, &err), IPFSRT_ETIMEDOUT);
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_ETIMED_OUT);
     assert_non_null(strstr(err.message, GW0));
     assert_non_null(strstr(err.message, GW1));
     ipfsrt_client_free(c);
@@ -373,8 +373,8 @@ static answer first_never_answers(int gw, int nth, const char *url) {
 static void test_hedged_race_cancels_the_loser(void **state) {
     (void)state;
     ipfsrt_client *c = fake_client(first_never_answers, 30);
-    ipfsrt_policy p = {NULL, race_order, race_after, NULL, NULL};
-    ipfsrt_client_set_policy(c, &p);
+    ipfsrt_policy p = {.size = sizeof p, .order = race_order, .hedge_after = race_after};
+    assert_int_equal(ipfsrt_client_set_policy(c, &p, NULL), IPFSRT_OK);
     got g;
     ipfsrt_error err;
     double t0 = ipfsrt_clock();
@@ -422,7 +422,7 @@ static void test_car_media_type_matched_exactly(void **state) {
     char path[IPFSRT_CID_STR_MAX];
     ipfsrt_cid_to_string(&block_cid, path);
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, ignore, NULL, &err), IPFSRT_EFETCH);
+    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, ignore, NULL, &err), IPFSRT_EFETCH_FAILED);
     assert_non_null(strstr(err.message, "asked for a CAR, got Content-Type 'text/plain"));
     ipfsrt_client_free(c);
 }
@@ -465,8 +465,8 @@ static void test_flood_budget_per_answer(void **state) {
     honest_len = encode(honest_car, sizeof honest_car, NULL, 0);
     ipfsrt_client *c = fake_client(flood_then_honest, 5);
     c->pending_cap = 8000;
-    ipfsrt_policy p = {NULL, race_order, NULL, NULL, NULL}; /* the liar first, then the honest one */
-    ipfsrt_client_set_policy(c, &p);
+    ipfsrt_policy p = {.size = sizeof p, .order = race_order}; /* the liar first, then the honest one */
+    assert_int_equal(ipfsrt_client_set_policy(c, &p, NULL), IPFSRT_OK);
     char path[IPFSRT_CID_STR_MAX];
     ipfsrt_cid_to_string(&block_cid, path);
     got g = {.len = 0};

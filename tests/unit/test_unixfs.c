@@ -68,7 +68,7 @@ static void expect_pb_reject(const char *hex, const char *reason) {
     ipfsrt_dagpb_node n;
     ipfsrt_error err;
     if (ipfsrt_dagpb_decode(buf, len, &n, &err) == IPFSRT_OK) fail_msg("accepted %s (%s)", hex, reason);
-    assert_int_equal(err.code, IPFSRT_EDAGPB);
+    assert_int_equal(err.code, IPFSRT_EBAD_DAGPB);
     if (!strstr(err.message, reason)) fail_msg("%s: '%s', not '%s'", hex, err.message, reason);
 }
 
@@ -134,7 +134,7 @@ static void test_unixfs_data(void **state) {
         len = hex2bin(clean, buf, sizeof buf);
         if (ipfsrt_unixfs_data_decode(buf, len, &d, &err) == IPFSRT_OK)
             fail_msg("accepted UnixFS data %s", bad[i]);
-        assert_int_equal(err.code, IPFSRT_EUNIXFS);
+        assert_int_equal(err.code, IPFSRT_EBAD_UNIXFS);
     }
 }
 
@@ -277,7 +277,7 @@ static void test_ranges_and_blocks(void **state) {
                 assert_memory_equal(b.data, data + off, want);
             }
         }
-        assert_int_equal(ipfsrt_unixfs_read(&src, &root, len + 1, 1, to_buf, &b, &err), IPFSRT_ERANGE);
+        assert_int_equal(ipfsrt_unixfs_read(&src, &root, len + 1, 1, to_buf, &b, &err), IPFSRT_EBAD_RANGE);
         char path[IPFSRT_CID_STR_MAX];
         ipfsrt_cid_to_string(&root, path);
         /* 100 bytes in the middle: one leaf and its ancestors (depth ~ log3(1001) = 7) */
@@ -373,13 +373,13 @@ static void test_irregular_dags(void **state) {
     uint8_t out[32];
     sink_buf b = {out, 0};
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_unixfs_read(&src, &liar, 0, UINT64_MAX, to_buf, &b, &err), IPFSRT_EUNIXFS);
+    assert_int_equal(ipfsrt_unixfs_read(&src, &liar, 0, UINT64_MAX, to_buf, &b, &err), IPFSRT_EBAD_UNIXFS);
     char s[IPFSRT_CID_STR_MAX];
     assert_non_null(strstr(err.message, ipfsrt_cid_to_string(&efgh, s)));
     /* a filesize that disagrees with data + blocksizes */
     ipfsrt_cid bad = put_file_node(m, "ab", kids, sizes, 3, true);
     b.len = 0;
-    assert_int_equal(ipfsrt_unixfs_read(&src, &bad, 0, UINT64_MAX, to_buf, &b, &err), IPFSRT_EUNIXFS);
+    assert_int_equal(ipfsrt_unixfs_read(&src, &bad, 0, UINT64_MAX, to_buf, &b, &err), IPFSRT_EBAD_UNIXFS);
     ipfsrt_memstore_free(m);
 }
 
@@ -591,7 +591,7 @@ static void test_diamond_hamt(void **state) {
     ipfsrt_blocksource_memstore(&src, m);
     size_t listed = 0;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_unixfs_ls(&src, &cur, false, count_any, &listed, &err), IPFSRT_EUNIXFS);
+    assert_int_equal(ipfsrt_unixfs_ls(&src, &cur, false, count_any, &listed, &err), IPFSRT_EBAD_UNIXFS);
     assert_non_null(strstr(err.message, "does not hash to"));
     assert_true(listed < 2);
     ipfsrt_memstore_free(m);
@@ -608,7 +608,7 @@ static void test_absurd_sizes(void **state) {
     assert_int_equal(ipfsrt_unixfs_data_encode(&fs, &b, NULL), IPFSRT_OK);
     ipfsrt_unixfs_data got;
     ipfsrt_error err;
-    assert_int_equal(ipfsrt_unixfs_data_decode(b.data, b.len, &got, &err), IPFSRT_EUNIXFS);
+    assert_int_equal(ipfsrt_unixfs_data_decode(b.data, b.len, &got, &err), IPFSRT_EBAD_UNIXFS);
     assert_non_null(strstr(err.message, "2^63"));
     ipfsrt_buf_free(&b);
     fs.filesize = (uint64_t)INT64_MAX;

@@ -34,15 +34,15 @@ static void expect(const char *hex, ipfsrt_status want) {
 
 static void test_rejects(void **state) {
     (void)state;
-    expect("8100", IPFSRT_EVARINT);             /* 1, non-minimal */
-    expect("8080808000", IPFSRT_EVARINT);       /* 0, non-minimal */
-    expect("ffffffffffffffffff01", IPFSRT_EVARINT); /* 10 bytes */
-    expect("ffffffffffffffff80", IPFSRT_EVARINT); /* 9th byte may not continue */
+    expect("8100", IPFSRT_EBAD_VARINT);             /* 1, non-minimal */
+    expect("8080808000", IPFSRT_EBAD_VARINT);       /* 0, non-minimal */
+    expect("ffffffffffffffffff01", IPFSRT_EBAD_VARINT); /* 10 bytes */
+    expect("ffffffffffffffff80", IPFSRT_EBAD_VARINT); /* 9th byte may not continue */
     expect("80", IPFSRT_ETRUNCATED);
     expect("", IPFSRT_ETRUNCATED);
     uint8_t nine[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x80, 0x01};
     uint64_t v;
-    assert_int_equal(ipfsrt_varint_decode(nine, sizeof nine, &v, NULL, NULL), IPFSRT_EVARINT);
+    assert_int_equal(ipfsrt_varint_decode(nine, sizeof nine, &v, NULL, NULL), IPFSRT_EBAD_VARINT);
 }
 
 static void test_encode_range(void **state) {

@@ -27,26 +27,26 @@ static void expect_meta_error(const char *json, int format, ipfsrt_status code, 
 
 static void test_bad_metadata(void **state) {
     (void)state;
-    expect_meta_error("[1, 2]", 2, IPFSRT_EARG, "not a JSON object");
+    expect_meta_error("[1, 2]", 2, IPFSRT_EBAD_ARGUMENT, "not a JSON object");
     /* which of two fill values counts? zarr-python takes the last, cJSON the first: neither */
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null, "
-                         "\"fill_value\": 7"), 2, IPFSRT_EARG, "naming no key twice");
-    expect_meta_error(V2OK(), 3, IPFSRT_EARG, "zarr_format is not 3");
+                         "\"fill_value\": 7"), 2, IPFSRT_EBAD_ARGUMENT, "naming no key twice");
+    expect_meta_error(V2OK(), 3, IPFSRT_EBAD_ARGUMENT, "zarr_format is not 3");
     expect_meta_error(V2("\"shape\": [-1], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
-                      IPFSRT_EARG, "shape[0]");
+                      IPFSRT_EBAD_ARGUMENT, "shape[0]");
     expect_meta_error(V2("\"shape\": \"10\", \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
-                      IPFSRT_EARG, "shape must be a list");
+                      IPFSRT_EBAD_ARGUMENT, "shape must be a list");
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [0], \"dtype\": \"<i4\", \"compressor\": null"), 2,
-                      IPFSRT_EARG, "chunks[0]");
+                      IPFSRT_EBAD_ARGUMENT, "chunks[0]");
     expect_meta_error(V2("\"shape\": [10, 10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
-                      IPFSRT_EARG, "entries for 2 dimensions");
+                      IPFSRT_EBAD_ARGUMENT, "entries for 2 dimensions");
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [5.5], \"dtype\": \"<i4\", \"compressor\": null"), 2,
-                      IPFSRT_EARG, "chunks[0]");
+                      IPFSRT_EBAD_ARGUMENT, "chunks[0]");
     /* a chunk of 2^40 x 2^40 elements: refused before anything is sized from it */
     expect_meta_error(V2("\"shape\": [10, 10], \"chunks\": [1099511627776, 1099511627776], \"dtype\": \"<i4\", "
                          "\"compressor\": null"), 2, IPFSRT_ETOO_LARGE, "chunk");
     expect_meta_error(V2("\"shape\": [18014398509481984], \"chunks\": [1], \"dtype\": \"<i4\", \"compressor\": null"),
-                      2, IPFSRT_EARG, "shape[0]");
+                      2, IPFSRT_EBAD_ARGUMENT, "shape[0]");
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<x9\", \"compressor\": null"), 2,
                       IPFSRT_EUNSUPPORTED, "<x9");
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i 8\", \"compressor\": null"), 2,
@@ -58,12 +58,12 @@ static void test_bad_metadata(void **state) {
     expect_meta_error(V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": {\"id\": \"snappy9\"}"),
                       2, IPFSRT_EUNSUPPORTED, "snappy9");
     expect_meta_error("{\"zarr_format\": 2, \"order\": \"K\", \"filters\": null, \"fill_value\": 0, \"shape\": [10], "
-                      "\"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null}", 2, IPFSRT_EARG, "order");
+                      "\"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null}", 2, IPFSRT_EBAD_ARGUMENT, "order");
     expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": \"many\", "
-                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null}", 2, IPFSRT_EARG,
+                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null}", 2, IPFSRT_EBAD_ARGUMENT,
                       "fill_value");
     expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 300, "
-                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"|u1\", \"compressor\": null}", 2, IPFSRT_ERANGE,
+                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"|u1\", \"compressor\": null}", 2, IPFSRT_EBAD_RANGE,
                       "fill_value");
 }
 
@@ -92,10 +92,10 @@ static void test_exact_integers(void **state) {
     expect_int_fill("<u8", "18446744073709551615", 0, UINT64_MAX, true);
     expect_int_fill("<i4", "1e3", 1000, 0, false);
     expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 9223372036854775808, "
-                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i8\", \"compressor\": null}", 2, IPFSRT_EARG,
+                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i8\", \"compressor\": null}", 2, IPFSRT_EBAD_ARGUMENT,
                       "does not fit");
     expect_meta_error("{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 18446744073709551616, "
-                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<u8\", \"compressor\": null}", 2, IPFSRT_EARG,
+                      "\"shape\": [10], \"chunks\": [5], \"dtype\": \"<u8\", \"compressor\": null}", 2, IPFSRT_EBAD_ARGUMENT,
                       "fill_value");
     /* a <U2 fill keeps two characters, as numpy does, never half of one */
     static const struct {
@@ -120,7 +120,7 @@ static void test_exact_integers(void **state) {
                  "\"codecs\": [{\"name\": \"bytes\"}]}", raw_fills[i]);
         ipfsrt_zarr_meta *m = NULL;
         ipfsrt_status st = ipfsrt_zarr_meta_parse(&m, json, strlen(json), 3, "grp/arr", NULL);
-        assert_int_equal(st, i == 0 ? IPFSRT_OK : IPFSRT_EARG);
+        assert_int_equal(st, i == 0 ? IPFSRT_OK : IPFSRT_EBAD_ARGUMENT);
         ipfsrt_zarr_meta_free(m);
     }
     /* a document parsed and printed again keeps every digit, wherever the number sits */
@@ -147,12 +147,12 @@ static void test_bad_v3_metadata(void **state) {
     (void)state;
     expect_meta_error(V3(", \"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}], "
                          "\"frobnicate\": {\"must_understand\": true}"), 3, IPFSRT_EUNSUPPORTED, "frobnicate");
-    expect_meta_error(V3(", \"codecs\": [{\"name\": \"gzip\"}]"), 3, IPFSRT_EARG, "before the array-to-bytes");
-    expect_meta_error(V3(", \"codecs\": []"), 3, IPFSRT_EARG, "no array-to-bytes codec");
+    expect_meta_error(V3(", \"codecs\": [{\"name\": \"gzip\"}]"), 3, IPFSRT_EBAD_ARGUMENT, "before the array-to-bytes");
+    expect_meta_error(V3(", \"codecs\": []"), 3, IPFSRT_EBAD_ARGUMENT, "no array-to-bytes codec");
     expect_meta_error(V3(", \"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}, "
                          "{\"name\": \"lzma9\"}]"), 3, IPFSRT_EUNSUPPORTED, "lzma9");
     expect_meta_error(V3(", \"codecs\": [{\"name\": \"transpose\", \"configuration\": {\"order\": [1]}}, "
-                         "{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}]"), 3, IPFSRT_EARG,
+                         "{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}]"), 3, IPFSRT_EBAD_ARGUMENT,
                       "transpose");
     /* an unknown field that need not be understood is fine */
     const char *ok = V3(", \"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}], "
@@ -207,7 +207,7 @@ static void test_folder_store(void **state) {
     assert_string_equal(ipfsrt_zarr_store_kind(s), "folder");
     assert_int_equal(ipfsrt_zarr_store_put(s, "a/b/c", "hello", 5, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_store_put(s, "a/b/c", "world!", 6, &err), IPFSRT_OK); /* replaced whole */
-    assert_int_equal(ipfsrt_zarr_store_put(s, "../escape", "x", 1, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_zarr_store_put(s, "../escape", "x", 1, &err), IPFSRT_EBAD_ARGUMENT);
     ipfsrt_buf b;
     ipfsrt_buf_init(&b);
     assert_int_equal(ipfsrt_zarr_store_get(s, "a/b/c", &b, &err), IPFSRT_OK);
@@ -311,7 +311,7 @@ static void test_read_selections(void **state) {
     assert_int_not_equal(ipfsrt_zarr_read(a, in_it, 2, &x, NULL, &err), IPFSRT_OK); /* one chunk: decoded in place */
     if (!strstr(err.message, "g/arr") || !strstr(err.message, "1.1")) fail_msg("message: %s", err.message);
     ipfsrt_zarr_node *escaping;
-    assert_int_equal(ipfsrt_zarr_open(&escaping, s, "../g", &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_zarr_open(&escaping, s, "../g", &err), IPFSRT_EBAD_ARGUMENT);
     ipfsrt_zarr_node_free(a);
     ipfsrt_zarr_node_free(g);
     ipfsrt_zarr_store_free(s);
@@ -333,7 +333,7 @@ static ipfsrt_status counting_get_many(void *ctx, const ipfsrt_range_request *re
     return ipfsrt_zarr_store_get_many(c->inner, requests, n, fn, user, err);
 }
 
-static const ipfsrt_zarr_store_ops counting_ops = {.kind = "counting", .get_many = counting_get_many};
+static const ipfsrt_zarr_store_ops counting_ops = {.size = sizeof(ipfsrt_zarr_store_ops), .kind = "counting", .get_many = counting_get_many};
 
 /* Several arrays read together ask the store once for all their chunks, and
  * read what each read alone reads; a failing chunk fails the whole, naming it. */
@@ -420,7 +420,7 @@ static ipfsrt_status shuffled_get_many(void *ctx, const ipfsrt_range_request *re
     return st;
 }
 
-static const ipfsrt_zarr_store_ops shuffling_ops = {.kind = "shuffling", .get_many = shuffled_get_many};
+static const ipfsrt_zarr_store_ops shuffling_ops = {.size = sizeof(ipfsrt_zarr_store_ops), .kind = "shuffling", .get_many = shuffled_get_many};
 
 /* A float32 array (37 x 29 in chunks of 5 x 4) of tenths, its rows from 30 on
  * never written (NaN). */
@@ -802,10 +802,10 @@ static void test_summarize_groups(void **state) {
     ipfsrt_zarr_summaries_init(&got);
     size_t too_far[6] = {0, 0, 0, 3, 0, 0};
     assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, NULL, NULL, 0, 0, too_far, 3, 0, &got, &err),
-                     IPFSRT_EARG);
+                     IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "position 3 is in group 3 of 3"));
     assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, NULL, NULL, 0, 1, group_of, 3, 0, &got, &err),
-                     IPFSRT_EARG); /* the last dimension */
+                     IPFSRT_EBAD_ARGUMENT); /* the last dimension */
     ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&x64);
     ipfsrt_zarr_node_free(ints);
     ipfsrt_zarr_store_free(s);
@@ -875,7 +875,7 @@ static ipfsrt_status lending_get_many(void *ctx, const ipfsrt_range_request *req
     return ipfsrt_zarr_store_get_many(((lending *)ctx)->inner, requests, n, lend_one, &c, err);
 }
 
-static const ipfsrt_zarr_store_ops lending_ops = {.kind = "lending", .get_many = lending_get_many};
+static const ipfsrt_zarr_store_ops lending_ops = {.size = sizeof(ipfsrt_zarr_store_ops), .kind = "lending", .get_many = lending_get_many};
 
 /* Decoding threads hold lent bytes instead of copying them, and release each
  * once: the values equal a read from the store that lends nothing, on any
@@ -1240,7 +1240,7 @@ static void test_filtered_chunk_sizes(void **state) {
         ipfsrt_ndarray_free(&out);
         ipfsrt_status one = ipfsrt_zarr_read(a, &point, 1, &out, NULL, &err);
         ipfsrt_ndarray_free(&out);
-        assert_int_equal(whole, extra ? IPFSRT_ECODEC : IPFSRT_OK);
+        assert_int_equal(whole, extra ? IPFSRT_EBAD_CHUNK_DATA : IPFSRT_OK);
         assert_int_equal(one, whole);
         if (extra && !strstr(err.message, "chunk 0")) fail_msg("message: %s", err.message);
     }
@@ -1317,10 +1317,10 @@ static void test_store_constructors(void **state) {
     assert_int_equal(b.len, 18);
     ipfsrt_buf_free(&b);
     ipfsrt_zarr_store_free(s);
-    assert_int_equal(ipfsrt_zarr_store_new_ipfs(&s, NULL, "ipfs://bafy", &err), IPFSRT_EARG);
-    assert_int_equal(ipfsrt_zarr_store_new_s3(&s, "http://127.0.0.1:1/x", NULL, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_zarr_store_new_ipfs(&s, NULL, "ipfs://bafy", &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(ipfsrt_zarr_store_new_s3(&s, "http://127.0.0.1:1/x", NULL, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "s3://bucket"));
-    assert_int_equal(ipfsrt_zarr_store_new_http(&s, "s3://bucket", NULL, &err), IPFSRT_EARG);
+    assert_int_equal(ipfsrt_zarr_store_new_http(&s, "s3://bucket", NULL, &err), IPFSRT_EBAD_ARGUMENT);
     assert_null(s);
     remove(car);
     remove_tree(dir);

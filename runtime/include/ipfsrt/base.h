@@ -24,8 +24,18 @@ extern "C" {
 #else
 #define IPFSRT_API
 #endif
+/* What a declaration promises. IPFSRT_API: the stable core, kept compatible
+ * for as long as the soname stays (version node IPFSRT_1): functions are only
+ * added, and structs a caller fills grow at their end behind their size.
+ * IPFSRT_EXPERIMENTAL: may change or go in any release (version node
+ * IPFSRT_EXPERIMENTAL_1): a host that uses it builds against the exact
+ * version it runs with. The n-d array's arithmetic, the Zarr analysis folds,
+ * S3, the gateway server, the packer, NetCDF, kerchunk references and
+ * plotting are experimental; reading verified data (CIDs, CARs, UnixFS, the
+ * client, Zarr stores and arrays) is the core. */
+#define IPFSRT_EXPERIMENTAL IPFSRT_API
 
-#define IPFSRT_VERSION_STRING "0.1.0"
+#define IPFSRT_VERSION_STRING "0.2.0"
 
 /* Monotonic wall-clock seconds. */
 IPFSRT_API double ipfsrt_clock(void);

@@ -17,8 +17,12 @@ typedef struct ipfsrt_blocksource_ref {
 
 /* "Give me the verified block for this CID." Every implementation must hash-check
  * what it lends (or have checked it when it was stored); IPFSRT_ENOT_FOUND when it
- * does not have the block. */
+ * does not have the block. Filled by the library's _blocksource functions, or
+ * by a caller with its size first (.size = sizeof (ipfsrt_blocksource)), so
+ * that one built against an older, shorter struct still works. Used through
+ * ipfsrt_blocksource_get and _release, never by calling get directly. */
 typedef struct ipfsrt_blocksource {
+    size_t size;
     void *ctx;
     ipfsrt_status (*get)(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                          ipfsrt_error *err);

@@ -66,11 +66,13 @@ typedef enum ipfsrt_policy_request_kind {
     IPFSRT_REQUEST_PLAIN, /* unverified GET */
 } ipfsrt_policy_request_kind;
 
+/* The request and outcome a policy is handed are the library's (valid during
+ * the call only); fields are only ever added at their end. */
 typedef struct ipfsrt_policy_request {
     ipfsrt_policy_request_kind kind;
     const char *path;   /* "/ipfs/CID[/path]" (or the URL of a plain request) */
     const char *query;  /* "format=car&dag-scope=entity..." or "" */
-    unsigned attempt;   /* how many gateways were tried for it before */
+    unsigned attempt;   /* 1 for the first try of this request, 2 for the next gateway or round... */
 } ipfsrt_policy_request;
 
 typedef struct ipfsrt_policy_outcome {
@@ -84,13 +86,20 @@ typedef struct ipfsrt_policy_outcome {
     const char *detail;  /* what went wrong, "" when ok */
     bool guess;          /* a read asked ahead of need (a prefetch): its not_found says
                             nothing against the gateway (the path may not exist) */
+    bool verification_failed; /* the gateway sent bad data: hash_mismatch or wrong_dag
+                                 (ipfsrt_gateway_error_is_verification) */
 } ipfsrt_policy_outcome;
 
-/* Decides which gateway serves each request. Every function may be NULL: the
- * defaults try gateways in the configured order, never hedge, observe nothing.
- * A function that fails (returns anything but IPFSRT_OK, with err filled) stops
- * the call under way, which returns that error. */
+/* Decides which gateway serves each request: the contract a policy written in
+ * Lua keeps too (scripts/policies/README.md; ipfsrt_lua_policy_new in
+ * ipfsrt/lua.h turns such a file into this struct). Every function may be
+ * NULL: the defaults try gateways in the configured order, never hedge,
+ * observe nothing and cap nothing. A function that fails (returns anything but
+ * IPFSRT_OK, with err filled) stops the call under way, which returns that
+ * error. Caller-filled: size first (ipfsrt_policy_init, or .size = sizeof),
+ * so that a host built against an older, shorter struct still works. */
 typedef struct ipfsrt_policy {
+    size_t size;
     void *ctx;
     /* Writes the indices of the gateways to try, best first, into order (room for
      * n_gateways) and their number into *count; gateways left out are not tried. */
@@ -103,8 +112,14 @@ typedef struct ipfsrt_policy {
     /* Each finished attempt: which gateway and how it went. */
     ipfsrt_status (*observe)(void *ctx, size_t gateway, const ipfsrt_policy_request *req,
                              const ipfsrt_policy_outcome *outcome, ipfsrt_error *err);
+    /* Releases ctx: called once, by the client that took the policy over. */
     void (*free)(void *ctx);
+    /* The most requests at once at a gateway (*cap, 1 or more; 0 = the client's
+     * cap): asked once per gateway when a client takes the policy. */
+    ipfsrt_status (*max_in_flight)(void *ctx, size_t gateway, unsigned *cap, ipfsrt_error *err);
 } ipfsrt_policy;
+/* Every function NULL, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_policy_init(ipfsrt_policy *policy);
 
 typedef struct ipfsrt_client_options {
     size_t size; /* sizeof the struct: set by ipfsrt_client_options_init (or .size = sizeof) */
@@ -145,11 +160,16 @@ typedef struct ipfsrt_client ipfsrt_client;
 IPFSRT_API ipfsrt_status ipfsrt_client_new(ipfsrt_client **client, const ipfsrt_client_options *opts,
                                             ipfsrt_error *err);
 IPFSRT_API void ipfsrt_client_free(ipfsrt_client *client);
-/* The client takes over the policy (and calls its free); NULL restores the default. */
-IPFSRT_API void ipfsrt_client_set_policy(ipfsrt_client *client, const ipfsrt_policy *policy);
+/* The client takes over the policy (and calls its free once done with it, on
+ * failure too); NULL restores the default. Every gateway's cap is then set to
+ * what the policy's max_in_flight answers (0 without one): a failure there
+ * (or a policy without its size) restores the default policy and is returned. */
+IPFSRT_API ipfsrt_status ipfsrt_client_set_policy(ipfsrt_client *client, const ipfsrt_policy *policy,
+                                                  ipfsrt_error *err);
 /* The most requests in flight at one gateway (0 to len-1) from now on: a
  * gateway's own limit (rate limits, a small server), within the client's cap
- * (max_concurrency, or the fixed concurrency); 0 = the client's cap again. */
+ * (max_concurrency, or the fixed concurrency); 0 = the client's cap again.
+ * A policy's max_in_flight sets the same. */
 IPFSRT_API void ipfsrt_client_set_gateway_cap(ipfsrt_client *client, size_t gateway, unsigned cap);
 IPFSRT_API size_t ipfsrt_client_gateway_count(const ipfsrt_client *client);
 IPFSRT_API const char *ipfsrt_client_gateway_url(const ipfsrt_client *client, size_t i);

@@ -10,36 +10,37 @@ extern "C" {
 
 typedef enum ipfsrt_status {
     IPFSRT_OK = 0,
-    IPFSRT_ENOMEM,           /* allocation failed */
-    IPFSRT_EARG,             /* the caller passed something unusable */
-    IPFSRT_EIO,              /* file system error */
-    IPFSRT_EVARINT,          /* malformed, non-minimal or over-long varint */
-    IPFSRT_EMULTIBASE,       /* bad multibase string */
-    IPFSRT_EMULTIHASH,       /* malformed multihash */
-    IPFSRT_EUNSUPPORTED,     /* recognised but not supported (hash, base, version) */
-    IPFSRT_ECID,             /* malformed CID */
-    IPFSRT_ECBOR,            /* invalid or non-canonical DAG-CBOR */
-    IPFSRT_ECAR_HEADER,      /* CAR header unreadable or not of the required shape */
-    IPFSRT_ECAR_VERSION,     /* CAR version other than 1 or 2 */
-    IPFSRT_ETOO_LARGE,       /* a length over the configured maximum */
-    IPFSRT_EHASH_MISMATCH,   /* block bytes do not hash to their CID */
-    IPFSRT_ETRUNCATED,       /* input ended inside an item */
-    IPFSRT_ETRAILING,        /* bytes after the end of a well-formed item */
-    IPFSRT_ECAR_INDEX,       /* CARv2 index malformed */
-    IPFSRT_ENOT_FOUND,       /* no such block */
-    IPFSRT_ECANCELED,        /* a callback asked to stop */
-    IPFSRT_EDAGPB,           /* invalid dag-pb node */
-    IPFSRT_EUNIXFS,          /* invalid UnixFS data, or a DAG that contradicts itself */
-    IPFSRT_ENOT_DIRECTORY,   /* a path goes through something that is not a directory */
-    IPFSRT_ENOT_FILE,        /* file bytes asked of something that is not a file */
-    IPFSRT_ESYMLINK,         /* a path meets a symlink that may not be followed */
-    IPFSRT_ERANGE,           /* a byte range outside the file */
-    IPFSRT_EFETCH,           /* no gateway delivered (the message says why, per gateway) */
-    IPFSRT_ECODEC,           /* encoded chunk data corrupt, or decoding to another size than due */
-    IPFSRT_EUNAVAILABLE,     /* every gateway said it has no such thing: no proof that it does not exist */
-    IPFSRT_EDENIED,          /* the server refused the request: credentials, permissions, no such bucket */
-    IPFSRT_ETIMEDOUT,        /* no gateway answered in time: every attempt timed out, or the client gave up */
-    IPFSRT_EUNVERIFIED,      /* verified data names bytes that cannot be checked (refused unless asked for) */
+    IPFSRT_EOUT_OF_MEMORY,    /* allocation failed */
+    IPFSRT_EBAD_ARGUMENT,     /* the caller passed something unusable */
+    IPFSRT_EIO,               /* file system error */
+    IPFSRT_EBAD_VARINT,       /* malformed, non-minimal or over-long varint */
+    IPFSRT_EBAD_MULTIBASE,    /* bad multibase string */
+    IPFSRT_EBAD_MULTIHASH,    /* malformed multihash */
+    IPFSRT_EUNSUPPORTED,      /* recognised but not supported (hash, base, version) */
+    IPFSRT_EBAD_CID,          /* malformed CID */
+    IPFSRT_EBAD_DAGCBOR,      /* invalid or non-canonical DAG-CBOR */
+    IPFSRT_EBAD_CAR_HEADER,   /* CAR header unreadable or not of the required shape */
+    IPFSRT_EBAD_CAR_VERSION,  /* CAR version other than 1 or 2 */
+    IPFSRT_ETOO_LARGE,        /* a length over the configured maximum */
+    IPFSRT_EHASH_MISMATCH,    /* block bytes do not hash to their CID */
+    IPFSRT_ETRUNCATED,        /* input ended inside an item */
+    IPFSRT_ETRAILING_DATA,    /* bytes after the end of a well-formed item */
+    IPFSRT_EBAD_CAR_INDEX,    /* CARv2 index malformed */
+    IPFSRT_ENOT_FOUND,        /* no such block */
+    IPFSRT_ECANCELED,         /* a callback asked to stop */
+    IPFSRT_EBAD_DAGPB,        /* invalid dag-pb node */
+    IPFSRT_EBAD_UNIXFS,       /* invalid UnixFS data, or a DAG that contradicts itself */
+    IPFSRT_ENOT_DIRECTORY,    /* a path goes through something that is not a directory */
+    IPFSRT_ENOT_FILE,         /* file bytes asked of something that is not a file */
+    IPFSRT_ESYMLINK,          /* a path meets a symlink that may not be followed */
+    IPFSRT_EBAD_RANGE,        /* a byte range outside the file */
+    IPFSRT_EFETCH_FAILED,     /* no gateway delivered (the message says why, per gateway) */
+    IPFSRT_EBAD_CHUNK_DATA,   /* encoded chunk data corrupt, or decoding to another size than due */
+    IPFSRT_EUNAVAILABLE,      /* every gateway said it has no such thing: no proof that it does not exist */
+    IPFSRT_EDENIED,           /* the server refused the request: credentials, permissions, no such bucket */
+    IPFSRT_ETIMED_OUT,        /* no gateway answered in time: every attempt timed out, or the client gave up */
+    IPFSRT_EUNVERIFIED,       /* verified data names bytes that cannot be checked (refused unless asked for) */
+    IPFSRT_EBAD_POLICY,       /* a gateway policy failed, or answered what its contract does not allow */
     IPFSRT_STATUS_COUNT
 } ipfsrt_status;
 
@@ -52,7 +53,8 @@ typedef struct ipfsrt_error {
     char message[768];             /* human-readable, names the CID/offset too */
 } ipfsrt_error;
 
-/* Stable lower-case name of a status, e.g. "hash_mismatch". */
+/* Stable lower-case name of a status: its constant's suffix, e.g. "hash_mismatch"
+ * for IPFSRT_EHASH_MISMATCH (what Lua's errors and the CLI print). */
 IPFSRT_API const char *ipfsrt_status_name(ipfsrt_status code);
 IPFSRT_API void ipfsrt_error_clear(ipfsrt_error *err);
 

@@ -17,13 +17,13 @@ typedef struct ipfsrt_image_map_options {
     bool colorbar;       /* a colour bar beneath, its ends labelled */
 } ipfsrt_image_map_options;
 /* The defaults, size set: what a caller then fills in. */
-IPFSRT_API void ipfsrt_image_map_options_init(ipfsrt_image_map_options *opts);
+IPFSRT_EXPERIMENTAL void ipfsrt_image_map_options_init(ipfsrt_image_map_options *opts);
 
 /* Writes a 2-D field (any real dtype) as a PNG colour map: values from vmin
  * (deep blue) to vmax (dark red) on a perceptual scale, NaN (land, no data)
  * in grey. The file appears complete or not at all. */
-IPFSRT_API ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *field,
-                                                const ipfsrt_image_map_options *opts, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *field,
+                                                         const ipfsrt_image_map_options *opts, ipfsrt_error *err);
 
 /* Colour maps: the ocean one of write_map (blue through yellow to red),
  * matplotlib's viridis, and ColorBrewer's red-blue both ways (RdBu_r: blue
@@ -53,8 +53,8 @@ typedef struct ipfsrt_image_figure {
     size_t n_xticks, n_yticks;
 } ipfsrt_image_figure;
 
-IPFSRT_API ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field,
-                                                   const ipfsrt_image_figure *fig, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field,
+                                                            const ipfsrt_image_figure *fig, ipfsrt_error *err);
 
 /* A series of a line plot: n points (x[i], y[i]); NaN breaks the line. */
 typedef struct ipfsrt_image_series {
@@ -77,9 +77,9 @@ typedef struct ipfsrt_image_lines {
     const char *title, *xlabel, *ylabel;
 } ipfsrt_image_lines;
 /* The defaults, size set. */
-IPFSRT_API void ipfsrt_image_lines_init(ipfsrt_image_lines *fig);
+IPFSRT_EXPERIMENTAL void ipfsrt_image_lines_init(ipfsrt_image_lines *fig);
 /* Writes a line plot as a PNG that appears complete or not at all. */
-IPFSRT_API ipfsrt_status ipfsrt_image_write_lines(const char *path, const ipfsrt_image_lines *fig, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_image_write_lines(const char *path, const ipfsrt_image_lines *fig, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

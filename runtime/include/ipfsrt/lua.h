@@ -3,6 +3,7 @@
 #ifndef IPFSRT_LUA_H
 #define IPFSRT_LUA_H
 
+#include "client.h"
 #include "error.h"
 #include "ndarray.h"
 
@@ -12,10 +13,41 @@ extern "C" {
 
 struct lua_State;
 /* Pushes the ipfsrt module table onto a host's own Lua 5.4 state (and returns 1),
- * like require "ipfsrt" would. */
+ * like require "ipfsrt" would, and makes require "ipfsrt" and the library's
+ * Lua modules (ipfsrt.client, ipfsrt.policy, ...) loadable there. It does not
+ * set the global ipfsrt: the host decides (lua_setglobal(L, "ipfsrt")), where
+ * luaopen_ipfsrt, for a stock interpreter's require, sets it when unset. */
 IPFSRT_API int ipfsrt_lua_open(struct lua_State *L);
 /* The same, under the name require "ipfsrt" looks for in a C module. */
 IPFSRT_API int luaopen_ipfsrt(struct lua_State *L);
+
+/* Loading a gateway policy written in Lua (scripts/policies/README.md) into a
+ * C client. Caller-filled: size first (ipfsrt_lua_policy_options_init). */
+typedef struct ipfsrt_lua_policy_options {
+    size_t size;
+    /* NULL: the policy runs on a Lua state of its own, closed with it. Else a
+     * state the host lends (ipfsrt opened there if it is not yet): it must
+     * outlive the policy, and no other thread may use it while the client
+     * fetches, since the policy's methods run on it then. */
+    struct lua_State *L;
+    /* What the policy reports (ctx.log: quarantines and the like), one line
+     * at a time; NULL = dropped. Called from the fetching thread. */
+    void (*log)(void *user, const char *line);
+    void *log_user;
+} ipfsrt_lua_policy_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_API void ipfsrt_lua_policy_options_init(ipfsrt_lua_policy_options *opts);
+
+/* Fills *policy with the Lua policy spec names, for client's gateways: a
+ * named policy (found in IPFSRT_POLICY_PATH, then the installed ones), a
+ * FILE.lua, or NULL for IPFSRT_POLICY's. The same contract and the same
+ * counting as a C policy: ipfsrt_client_set_policy(client, policy, err)
+ * takes it over (its max_in_flight answered then), and the policy's free
+ * releases what it holds, for a host that does not hand it over. opts may be
+ * NULL. Errors: IPFSRT_EBAD_POLICY (unknown name, unreadable file, a
+ * constructor that fails, no order method), IPFSRT_EOUT_OF_MEMORY. */
+IPFSRT_API ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char *spec, const ipfsrt_client *client,
+                                               const ipfsrt_lua_policy_options *opts, ipfsrt_error *err);
 
 /* Finds ipfsrt's files beside its code: the first of candidates (paths
  * relative to the folder of whatever holds libipfsrt-lua's code: the ipfsrt

@@ -53,10 +53,10 @@ IPFSRT_API void ipfsrt_ndarray_init(ipfsrt_ndarray *a);
 IPFSRT_API void ipfsrt_ndarray_free(ipfsrt_ndarray *a);
 /* Gives back to the system the big buffers kept for reuse after their arrays
  * were freed (at most a quarter of physical memory is kept). */
-IPFSRT_API void ipfsrt_ndarray_trim_cache(void);
+IPFSRT_EXPERIMENTAL void ipfsrt_ndarray_trim_cache(void);
 /* Bytes of array buffers allocated so far (never decreases): a garbage-collected
  * host compares it between collections, as the arrays' memory is not its own. */
-IPFSRT_API uint64_t ipfsrt_ndarray_allocated_bytes(void);
+IPFSRT_EXPERIMENTAL uint64_t ipfsrt_ndarray_allocated_bytes(void);
 /* Elements (the product of the shape; 1 for 0-d). */
 IPFSRT_API size_t ipfsrt_ndarray_size(const ipfsrt_ndarray *a);
 /* C order with no gaps: the elements are data[0 .. size * itemsize). */
@@ -78,11 +78,11 @@ IPFSRT_API ipfsrt_status ipfsrt_ndarray_empty(ipfsrt_ndarray *a, ipfsrt_dtype dt
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
                                              const size_t *shape, double value, ipfsrt_error *err);
 /* start, start + step, ... below stop (above, for a negative step). */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start, double stop,
-                                               double step, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start, double stop,
+                                                        double step, ipfsrt_error *err);
 /* num values from start to stop, both included (numpy's linspace), float64. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
-                                                 ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
+                                                          ipfsrt_error *err);
 /* Fills dst (an array or any view of one) from len bytes holding its elements
  * in C order and the given byte order; len must be dst's size times its
  * itemsize. Bool bytes other than 0 become true. How decoded chunks land in
@@ -104,12 +104,12 @@ typedef struct ipfsrt_ndarray_scaling {
     bool has_scale, has_offset;
     double scale, offset;
 } ipfsrt_ndarray_scaling;
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
-                                                const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
+                                                         const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
 /* The same into dst, an existing float32 or float64 array (any strides, a view
  * into a larger one as well) that raw's values fill (raw broadcast to its shape). */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndarray *raw,
-                                                     const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndarray *raw,
+                                                              const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err);
 /* A C-order copy of src. */
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 
@@ -187,18 +187,18 @@ IPFSRT_API ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsr
 /* Drops the dimensions of size 1. */
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_squeeze(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 /* src read as if of shape (numpy broadcasting: a dimension of 1 repeats with stride 0). */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
-                                                     const size_t *shape, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
+                                                              const size_t *shape, ipfsrt_error *err);
 /* The shape two shapes broadcast to, or an error naming both. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, const size_t *b,
-                                                        int *ndim, size_t *shape, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, const size_t *b,
+                                                                 int *ndim, size_t *shape, ipfsrt_error *err);
 
 /* ----------------------------------------------------------------- math */
 
 /* numpy's promotion of two array dtypes (see README: the table implemented);
  * complex and bytes take no arithmetic here (an error). */
-IPFSRT_API ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype *out,
-                                              ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype *out,
+                                                       ipfsrt_error *err);
 
 typedef enum ipfsrt_ndop {
     IPFSRT_NDOP_ADD, IPFSRT_NDOP_SUB, IPFSRT_NDOP_MUL, IPFSRT_NDOP_DIV, IPFSRT_NDOP_FLOORDIV,
@@ -211,8 +211,8 @@ typedef enum ipfsrt_ndop {
 /* out = a op b elementwise, a and b broadcast together (out is initialized; it
  * may be a or b). Integers wrap as numpy's do; x // 0 and x % 0 give 0 for
  * integers; negative integer powers are errors. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const ipfsrt_ndarray *a,
-                                               const ipfsrt_ndarray *b, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const ipfsrt_ndarray *a,
+                                                        const ipfsrt_ndarray *b, ipfsrt_error *err);
 
 typedef enum ipfsrt_ndfn {
     IPFSRT_NDFN_NEG, IPFSRT_NDFN_ABS, IPFSRT_NDFN_SQRT, IPFSRT_NDFN_EXP, IPFSRT_NDFN_LOG,
@@ -224,23 +224,23 @@ typedef enum ipfsrt_ndfn {
  * the angle conversions of integers give floats (float32 for 8 and 16 bits, as
  * numpy), isnan/isfinite/not give bool. deg2rad and rad2deg multiply by pi/180
  * (180/pi) rounded to the array's type, as numpy's do. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
-                                              ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
+                                                       ipfsrt_error *err);
 
 /* out = a converted to dtype (floats truncate into integers; NaN, infinities
  * and values out of range are errors rather than numpy's undefined results). */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, ipfsrt_dtype dtype,
-                                               ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, ipfsrt_dtype dtype,
+                                                        ipfsrt_error *err);
 
 /* out = x where cond is true (nonzero; NaN counts as true), else y; all three
  * broadcast together, the result in the promotion of x and y. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
-                                              const ipfsrt_ndarray *y, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
+                                                       const ipfsrt_ndarray *y, ipfsrt_error *err);
 /* out = a with values below lo raised to it and above hi lowered to it (either
  * bound NULL: none), as maximum then minimum: bounds broadcast, dtypes promote,
  * NaN stays NaN. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_clip(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const ipfsrt_ndarray *lo,
-                                             const ipfsrt_ndarray *hi, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_clip(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const ipfsrt_ndarray *lo,
+                                                      const ipfsrt_ndarray *hi, ipfsrt_error *err);
 /* Sets every element of a (through views too) to value's one element, converted
  * to a's dtype as astype does. */
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err);
@@ -263,17 +263,17 @@ typedef enum ipfsrt_ndreduce {
  * min/max: the input's dtype; count: int64, the non-NaN elements. Sums and
  * means of masked elements accumulate in double (float32 included) or 64-bit
  * integers. min, max, argmin and argmax of nothing are errors. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
-                                               const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
-                                               ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
+                                                        const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
+                                                        ipfsrt_error *err);
 
 /* Medians over axes (axes NULL: over everything, a 0-d result), as numpy's
  * nanmedian with skipna (NaN left out; NaN where nothing is left), else its
  * median (NaN where a NaN is met): float32 stays float32, the rest gives
  * float64. The input is copied once; each lane is selected in O(n log n) at
  * worst. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
-                                               bool skipna, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
+                                                        bool skipna, ipfsrt_error *err);
 
 /* numpy's quantile methods (Hyndman and Fan's nine, and numpy's four others). */
 typedef enum ipfsrt_quantile_method {
@@ -284,30 +284,30 @@ typedef enum ipfsrt_quantile_method {
 } ipfsrt_quantile_method;
 
 /* numpy's name of a method ("linear", ...), NULL past the last. */
-IPFSRT_API const char *ipfsrt_quantile_method_name(ipfsrt_quantile_method m);
+IPFSRT_EXPERIMENTAL const char *ipfsrt_quantile_method_name(ipfsrt_quantile_method m);
 /* Whether a method picks one of the values (lower, higher, nearest,
  * inverted_cdf, closest_observation) rather than interpolating. */
-IPFSRT_API bool ipfsrt_quantile_method_discrete(ipfsrt_quantile_method m);
+IPFSRT_EXPERIMENTAL bool ipfsrt_quantile_method_discrete(ipfsrt_quantile_method m);
 
 /* The nq quantiles q (each in [0, 1]) over axes (NULL: everything), as
  * numpy's nanquantile with skipna (NaN left out; NaN where nothing is left),
  * else its quantile (NaN where a NaN is met). out has a first axis of nq,
  * then a's axes not reduced. Methods that pick a value keep a's dtype; the
  * others give float64. Each lane is selected, not sorted: O(n) on average. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const double *q,
-                                                 size_t nq, const int *axes, int n, ipfsrt_quantile_method method,
-                                                 bool skipna, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const double *q,
+                                                          size_t nq, const int *axes, int n, ipfsrt_quantile_method method,
+                                                          bool skipna, ipfsrt_error *err);
 
 /* a sorted along axis (positions false), or the positions that sort it (int64,
  * positions true): stable (equal values keep their order), NaN last, as
  * numpy's sort and argsort with kind="stable". */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_sort(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool positions,
-                                             ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_sort(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool positions,
+                                                      ipfsrt_error *err);
 
 /* The n positions of a along axis (negative ones from the end), in the order
  * given, as numpy's take: a copy, of a's dtype. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int64_t *indices,
-                                             size_t n, int axis, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int64_t *indices,
+                                                      size_t n, int axis, ipfsrt_error *err);
 
 /* Weighted sums over the last n axes of x (floats): num = sum of x * w and
  * den = sum of w, over the values of x other than NaN, in the bits the
@@ -315,8 +315,8 @@ IPFSRT_API ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const ipfsrt_n
  * axes give, without making them. w broadcasts to x and may vary along the
  * last n axes only (else EUNSUPPORTED). num is in the promotion of x and w,
  * den in w's dtype; both of x's shape without its last n axes. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *den, const ipfsrt_ndarray *x,
-                                                      const ipfsrt_ndarray *w, int n, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *den, const ipfsrt_ndarray *x,
+                                                               const ipfsrt_ndarray *w, int n, ipfsrt_error *err);
 
 typedef enum ipfsrt_ndaccumulate {
     IPFSRT_NDACCUMULATE_SUM, IPFSRT_NDACCUMULATE_MIN, IPFSRT_NDACCUMULATE_MAX
@@ -331,29 +331,29 @@ typedef enum ipfsrt_ndaccumulate {
  * or NULL) gains 1 per value other than NaN. total and count are contiguous
  * arrays of x's shape without its first axis: parts of the rows folded in
  * turn give the reduction of all of them, bit for bit. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_accumulate(ipfsrt_ndarray *total, ipfsrt_ndarray *count, const ipfsrt_ndarray *x,
-                                                   ipfsrt_ndaccumulate how, bool skipna, bool first, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_accumulate(ipfsrt_ndarray *total, ipfsrt_ndarray *count, const ipfsrt_ndarray *x,
+                                                            ipfsrt_ndaccumulate how, bool skipna, bool first, ipfsrt_error *err);
 
 /* Rounds half to even at `decimals` digits (negative: tens, hundreds...);
  * integers with decimals >= 0 are unchanged; the dtype is kept. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int decimals,
-                                              ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int decimals,
+                                                       ipfsrt_error *err);
 
 /* Running sums along an axis, in sum's dtype; with skipna NaN counts as 0
  * (nancumsum, xarray's default), else it propagates (numpy's cumsum). */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool skipna,
-                                               ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool skipna,
+                                                        ipfsrt_error *err);
 
 /* Writes src into dst (a view, often), src broadcast to dst's shape and
  * converted to its dtype as astype does. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 
 /* Joins arrays along an existing axis (concat: the other dimensions equal), or
  * along a new one (stack: all shapes equal), in their promoted dtype. */
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
-                                               ipfsrt_error *err);
-IPFSRT_API ipfsrt_status ipfsrt_ndarray_stack(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
-                                              ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
+                                                        ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_stack(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
+                                                       ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -31,14 +31,14 @@ typedef struct ipfsrt_pack_options {
                                        file; skip symlinks and file-less directories */
 } ipfsrt_pack_options;
 /* The defaults, size set: what a caller then fills in. */
-IPFSRT_API void ipfsrt_pack_options_init(ipfsrt_pack_options *opts);
+IPFSRT_EXPERIMENTAL void ipfsrt_pack_options_init(ipfsrt_pack_options *opts);
 
 /* "ipfs-car" (3.x), "kubo" (ipfs add defaults) or "kubo-v1-2025". */
-IPFSRT_API ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *opts, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *opts, ipfsrt_error *err);
 /* Sets the sharding rule from "never", "entries:N", "link-bytes:N" or
  * "block-bytes:N" (what a command line takes). */
-IPFSRT_API ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *rule, ipfsrt_pack_options *opts,
-                                                     ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *rule, ipfsrt_pack_options *opts,
+                                                              ipfsrt_error *err);
 
 /* Receives each block as it is made (children before parents). */
 typedef ipfsrt_status (*ipfsrt_pack_sink_fn)(void *user, const ipfsrt_cid *cid, const uint8_t *data,
@@ -46,15 +46,15 @@ typedef ipfsrt_status (*ipfsrt_pack_sink_fn)(void *user, const ipfsrt_cid *cid, 
 
 /* Imports a file, directory tree or symlink. Memory stays bounded by the widest
  * directory and the DAG's depth, not by the size of the input. */
-IPFSRT_API ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts,
-                                     ipfsrt_pack_sink_fn sink, void *user, ipfsrt_cid *root,
-                                     ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts,
+                                              ipfsrt_pack_sink_fn sink, void *user, ipfsrt_cid *root,
+                                              ipfsrt_error *err);
 
 /* ipfsrt_pack into a new CAR file (version 1 or 2) whose root is the DAG's root.
  * On failure the file is removed. */
-IPFSRT_API ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *opts,
-                                            const char *car_path, int car_version, ipfsrt_cid *root,
-                                            ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *opts,
+                                                     const char *car_path, int car_version, ipfsrt_cid *root,
+                                                     ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -44,8 +44,11 @@ typedef ipfsrt_status (*ipfsrt_range_sink_fn)(void *user, const uint8_t *data, s
 /* A source of many ranged reads at once: get_many reports every request
  * exactly once (a key's failure is its result's; the call fails only for what
  * stops everything). get_stream (may be NULL: reads of large ranges in turn
- * instead) hands a whole object over as it arrives, in one transfer. */
+ * instead) hands a whole object over as it arrives, in one transfer. Size
+ * first (.size = sizeof (ipfsrt_range_reader)): members an older, shorter
+ * struct lacks count as NULL. */
 typedef struct ipfsrt_range_reader {
+    size_t size;
     void *ctx;
     ipfsrt_status (*get_many)(void *ctx, const ipfsrt_range_request *requests, size_t n, ipfsrt_range_fn fn,
                               void *user, ipfsrt_error *err);

@@ -24,7 +24,7 @@ typedef struct ipfsrt_refs_options {
     uint64_t hdf5_memory;
 } ipfsrt_refs_options;
 /* The defaults, size set: what a caller then fills in. */
-IPFSRT_API void ipfsrt_refs_options_init(ipfsrt_refs_options *opts);
+IPFSRT_EXPERIMENTAL void ipfsrt_refs_options_init(ipfsrt_refs_options *opts);
 
 /* A variable (or attribute) left out, and why: variable-length strings,
  * compound types, szip and other filters with no codec here, fletcher32
@@ -45,9 +45,9 @@ typedef void (*ipfsrt_refs_skip_fn)(void *user, const char *name, const char *wh
  * uncompressed: a fixed-size variable one chunk, a record variable one chunk
  * per record (where the format interleaves them); text (char) variables are
  * left out. */
-IPFSRT_API ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts,
-                                          ipfsrt_refs_skip_fn skipped, void *user, char **json,
-                                          ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts,
+                                                   ipfsrt_refs_skip_fn skipped, void *user, char **json,
+                                                   ipfsrt_error *err);
 
 /* The references of n files joined along the dimension dim into one set, as
  * kerchunk's MultiZarrToZarr does (daily files into one time axis): the files
@@ -61,9 +61,9 @@ IPFSRT_API ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_op
  * (files holding part chunks along dim), are written inline (their values, up
  * to 64 MiB an array). targets (may be NULL: paths) name the files as the
  * references will; opts->target is not used. */
-IPFSRT_API ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *targets, size_t n,
-                                            const char *dim, const ipfsrt_refs_options *opts,
-                                            ipfsrt_refs_skip_fn skipped, void *user, char **json, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *targets, size_t n,
+                                                     const char *dim, const ipfsrt_refs_options *opts,
+                                                     ipfsrt_refs_skip_fn skipped, void *user, char **json, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

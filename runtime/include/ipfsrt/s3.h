@@ -39,25 +39,25 @@ typedef struct ipfsrt_s3_options {
                                at least 5 MiB (S3's smallest part) */
 } ipfsrt_s3_options;
 /* The defaults, size set: what a caller then fills in. */
-IPFSRT_API void ipfsrt_s3_options_init(ipfsrt_s3_options *opts);
+IPFSRT_EXPERIMENTAL void ipfsrt_s3_options_init(ipfsrt_s3_options *opts);
 
 /* A client for bucket (its keys are relative to it). */
-IPFSRT_API ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **s3, const char *bucket, const ipfsrt_s3_options *opts,
-                                       ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **s3, const char *bucket, const ipfsrt_s3_options *opts,
+                                                ipfsrt_error *err);
 /* The files of a plain web server read with the same machinery (ranges
  * checked, many in flight, retries): a key is a path under base_url ("" is
  * base_url itself), nothing is signed, 404 is absent, there is no listing.
  * Of opts only forbidden_is_absent, concurrency, retries, backoff_s,
  * timeout_ms and ca_file count. */
-IPFSRT_API ipfsrt_status ipfsrt_s3_new_http(ipfsrt_s3 **s3, const char *base_url, const ipfsrt_s3_options *opts,
-                                            ipfsrt_error *err);
-IPFSRT_API void ipfsrt_s3_free(ipfsrt_s3 *s3);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_new_http(ipfsrt_s3 **s3, const char *base_url, const ipfsrt_s3_options *opts,
+                                                     ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL void ipfsrt_s3_free(ipfsrt_s3 *s3);
 /* "s3://bucket/key" (url's first len bytes): the bucket (into cap bytes) and
  * the key, slashes trimmed at both ends (*key points into url). */
-IPFSRT_API ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, size_t cap, const char **key,
-                                             size_t *key_len, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, size_t cap, const char **key,
+                                                      size_t *key_len, ipfsrt_error *err);
 /* "s3://bucket" and where it is ("at http://127.0.0.1:9000", "in us-west-2"), for messages. */
-IPFSRT_API const char *ipfsrt_s3_describe(const ipfsrt_s3 *s3);
+IPFSRT_EXPERIMENTAL const char *ipfsrt_s3_describe(const ipfsrt_s3 *s3);
 
 
 /* Many reads at once; each is reported exactly once, a key's failure is its
@@ -65,43 +65,43 @@ IPFSRT_API const char *ipfsrt_s3_describe(const ipfsrt_s3 *s3);
  * taken from a 206 whose Content-Range is the one asked (or from a 200 of the
  * whole object); a server that answers a suffix from the start is asked again
  * for the bytes it now knows to ask for. */
-IPFSRT_API ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s3, const ipfsrt_range_request *requests, size_t n,
-                                            ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s3, const ipfsrt_range_request *requests, size_t n,
+                                                     ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
 
 /* Bytes of a whole object as they arrive (never held whole); a failure of the
  * sink stops the transfer. A transfer that breaks after bytes went to the sink
  * is not tried again. *size (may be NULL): the object's size; etag (may be
  * NULL, 128 bytes): its ETag. */
-IPFSRT_API ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s3, const char *key, ipfsrt_range_sink_fn sink, void *user,
-                                              uint64_t *size, char *etag, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s3, const char *key, ipfsrt_range_sink_fn sink, void *user,
+                                                       uint64_t *size, char *etag, ipfsrt_error *err);
 
 /* One name under a prefix: a key (with its size) or, with a delimiter, a
  * common prefix (ending in the delimiter). */
 typedef ipfsrt_status (*ipfsrt_s3_entry_fn)(void *user, const char *name, uint64_t size, bool is_prefix,
                                             ipfsrt_error *err);
 /* ListObjectsV2 page by page; delimiter NULL lists every key under prefix. */
-IPFSRT_API ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s3, const char *prefix, const char *delimiter, ipfsrt_s3_entry_fn fn,
-                                        void *user, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s3, const char *prefix, const char *delimiter, ipfsrt_s3_entry_fn fn,
+                                                 void *user, ipfsrt_error *err);
 /* PUT with the body's SHA-256 in x-amz-content-sha256. */
-IPFSRT_API ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s3, const char *key, const void *data, size_t len, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s3, const char *key, const void *data, size_t len, ipfsrt_error *err);
 /* A file's bytes to key, read from it as they are sent (hashed first, read
  * again by each try, never held whole): one PUT up to the part size, else a
  * multipart upload (parts of the part size, doubled as needed to stay within
  * S3's 10,000 parts, several in flight; aborted if anything fails), up to
  * S3's 5 TiB. */
-IPFSRT_API ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s3, const char *key, const char *path, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s3, const char *key, const char *path, ipfsrt_error *err);
 /* Removing an absent key is not an error. */
-IPFSRT_API ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *key, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *key, ipfsrt_error *err);
 
 /* The client as a source of ranged reads (ipfsrt_s3_get_many), for what
  * reads through any (a CAR on S3 or a web server: ipfsrt_car_ranged_new). It
  * stays the client's: valid while the client is. */
-IPFSRT_API void ipfsrt_s3_range_reader(ipfsrt_s3 *s3, ipfsrt_range_reader *reader);
+IPFSRT_EXPERIMENTAL void ipfsrt_s3_range_reader(ipfsrt_s3 *s3, ipfsrt_range_reader *reader);
 
 typedef struct ipfsrt_s3_stats {
     uint64_t requests, retries, bytes;
 } ipfsrt_s3_stats;
-IPFSRT_API void ipfsrt_s3_get_stats(const ipfsrt_s3 *s3, ipfsrt_s3_stats *stats);
+IPFSRT_EXPERIMENTAL void ipfsrt_s3_get_stats(const ipfsrt_s3 *s3, ipfsrt_s3_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -68,7 +68,7 @@ typedef struct ipfsrt_server_options {
     unsigned per_address;
 } ipfsrt_server_options;
 /* The defaults, size set: what a caller then fills in. */
-IPFSRT_API void ipfsrt_server_options_init(ipfsrt_server_options *opts);
+IPFSRT_EXPERIMENTAL void ipfsrt_server_options_init(ipfsrt_server_options *opts);
 
 typedef struct ipfsrt_server_stats {
     uint64_t requests;
@@ -77,12 +77,12 @@ typedef struct ipfsrt_server_stats {
     uint64_t faults; /* requests that had a fault injected */
 } ipfsrt_server_stats;
 
-IPFSRT_API ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const ipfsrt_server_options *opts, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const ipfsrt_server_options *opts, ipfsrt_error *err);
 /* "http://HOST:PORT" */
-IPFSRT_API const char *ipfsrt_server_url(const ipfsrt_server *gw);
-IPFSRT_API void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *stats);
+IPFSRT_EXPERIMENTAL const char *ipfsrt_server_url(const ipfsrt_server *gw);
+IPFSRT_EXPERIMENTAL void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *stats);
 /* Stops serving (waits for requests under way) and releases everything. */
-IPFSRT_API void ipfsrt_server_free(ipfsrt_server *gw);
+IPFSRT_EXPERIMENTAL void ipfsrt_server_free(ipfsrt_server *gw);
 
 #ifdef __cplusplus
 }

@@ -168,9 +168,9 @@ typedef ipfsrt_status (*ipfsrt_zarr_slab_fn)(void *user, size_t start, size_t co
  * array's store (the read is in the middle of it); a failure it returns ends
  * the read. IPFSRT_EUNSUPPORTED: a boundary inside a chunk, or a reversed
  * dimension (read slabs one by one instead). */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_read_slabs(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                                const size_t *ends, size_t n_slabs, const ipfsrt_zarr_read_options *opts,
-                                                ipfsrt_zarr_slab_fn fn, void *user, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_read_slabs(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                                         const size_t *ends, size_t n_slabs, const ipfsrt_zarr_read_options *opts,
+                                                         ipfsrt_zarr_slab_fn fn, void *user, ipfsrt_error *err);
 
 /* What a fold of an array's values gathers, over its elements other than NaN
  * and the values left out: their count, sum (integers exactly, in 64 bits,
@@ -189,9 +189,9 @@ typedef struct ipfsrt_zarr_summary {
  * same on any number of threads, whatever order the chunks arrive in. skip:
  * n_skip values left out (CF missing values); extremes: min and max wanted too
  * (else NaN). */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                               const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                               bool extremes, ipfsrt_zarr_summary *out, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                                        const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                                        bool extremes, ipfsrt_zarr_summary *out, ipfsrt_error *err);
 
 /* Where a selection's least and greatest values are: the count of its values
  * other than NaN and the values left out, the least and greatest (NaN when
@@ -209,9 +209,9 @@ typedef struct ipfsrt_zarr_extremes {
  * opts->unscale), the chunks' answers combined in chunk order (the same
  * answer on any thread count). skip: n_skip values left out. Selections with
  * negative steps, and 64-bit integers, are refused (EUNSUPPORTED). */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection,
-                                                     int n, const ipfsrt_zarr_read_options *opts, const double *skip,
-                                                     size_t n_skip, ipfsrt_zarr_extremes *out, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection,
+                                                              int n, const ipfsrt_zarr_read_options *opts, const double *skip,
+                                                              size_t n_skip, ipfsrt_zarr_extremes *out, ipfsrt_error *err);
 
 /* Summaries along some dimensions of a selection: for each position of the
  * others, the count of its values other than NaN and the values left out,
@@ -232,24 +232,24 @@ typedef struct ipfsrt_zarr_summaries {
 #define IPFSRT_ZARR_FOLD_SUMS 1u
 #define IPFSRT_ZARR_FOLD_EXTREMES 2u
 
-IPFSRT_API void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s);
-IPFSRT_API void ipfsrt_zarr_summaries_free(ipfsrt_zarr_summaries *s);
+IPFSRT_EXPERIMENTAL void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s);
+IPFSRT_EXPERIMENTAL void ipfsrt_zarr_summaries_free(ipfsrt_zarr_summaries *s);
 /* along[d] for each of the array's dimensions: folded along it. what: the
  * IPFSRT_ZARR_FOLD_* wanted besides the counts. */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                                     const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                                     const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
-                                                     ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                                              const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                                              const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
+                                                              ipfsrt_error *err);
 
 /* Summaries per group along dimension dim (the array's; kept, not the last):
  * as folding along it, but selected position j of dim goes into group
  * group_of[j] (< n_groups, or SIZE_MAX: left out; one entry per selected
  * position), so the summaries have n_groups positions along dim: monthly
  * means of daily data from one read. Float sums as summarize_along takes them. */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                                      const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                                      int dim, const size_t *group_of, size_t n_groups, unsigned what,
-                                                      ipfsrt_zarr_summaries *out, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                                               const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
+                                                               int dim, const size_t *group_of, size_t n_groups, unsigned what,
+                                                               ipfsrt_zarr_summaries *out, ipfsrt_error *err);
 
 /* Reads n arrays whole into outs[0..n-1] (initialized), their chunks asked for
  * in one batch when they share a store and are few (one round trip between
@@ -263,9 +263,9 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *ar
  * not sharded (else one read after another): the pieces a list of labels or
  * a set of points selects, in one round trip. opts as ipfsrt_zarr_read's. On
  * failure every out is left empty. */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_read_boxes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *const *sels,
-                                                const int *ns, size_t n, ipfsrt_ndarray *outs,
-                                                const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_read_boxes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *const *sels,
+                                                         const int *ns, size_t n, ipfsrt_ndarray *outs,
+                                                         const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
 
 /* ------------------------------------------------------------- writing */
 

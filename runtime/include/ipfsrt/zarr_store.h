@@ -33,8 +33,11 @@ typedef ipfsrt_status (*ipfsrt_zarr_store_name_fn)(void *user, const ipfsrt_zarr
 /* What a store implements. Keys reach it checked. get_many reports every
  * request exactly once; a key's failure is its result's, the call itself fails
  * only for what stops everything. list_dir, put and erase may be NULL (not
- * listable, read-only). */
+ * listable, read-only). Size first (.size = sizeof (ipfsrt_zarr_store_ops)):
+ * a table built against an older, shorter struct lacks the later members,
+ * which then count as NULL. */
 typedef struct ipfsrt_zarr_store_ops {
+    size_t size;
     const char *kind; /* "folder", "car", "ipfs", "http", or the caller's own */
     bool verified;    /* every byte it hands out was checked against a CID */
     ipfsrt_status (*get_many)(void *ctx, const ipfsrt_range_request *requests, size_t n,
@@ -96,8 +99,8 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_ipfs(ipfsrt_zarr_store **store, s
 /* "s3://bucket[/prefix]" (unverified, writable), or a CAR there,
  * "s3://bucket/x.car[/path]" (read by ranges, verified); s3_options
  * (ipfsrt/s3.h): NULL for the environment's. */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **store, const char *url,
-                                                  const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **store, const char *url,
+                                                           const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
 /* A web server's files, "http(s)://..." (plain GETs, unverified), or a CAR
  * there, ".../x.car[/path]" (read by ranges, verified). */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **store, const char *url,
@@ -112,11 +115,12 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **store, c
  * naming both, never a missing key. Verified when every target is ipfs://
  * (the references are the caller's; ipfsrt_zarr_store_open, reading them,
  * counts them verified when their own store is). Read-only, listable. */
-IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **store, const char *json, size_t len,
-                                                    const char *url, const ipfsrt_zarr_store_options *opts,
-                                                    ipfsrt_error *err);
-/* A store over the caller's ops and ctx (ops must outlive it; ops->free, if
- * any, is called on ctx by ipfsrt_zarr_store_free). url is for messages. */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **store, const char *json, size_t len,
+                                                             const char *url, const ipfsrt_zarr_store_options *opts,
+                                                             ipfsrt_error *err);
+/* A store over the caller's ops (copied, at their size) and ctx; ops->free,
+ * if any, is called on ctx by ipfsrt_zarr_store_free, or here when this
+ * fails. url is for messages. */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **store, const ipfsrt_zarr_store_ops *ops, void *ctx,
                                                const char *url, ipfsrt_error *err);
 IPFSRT_API void ipfsrt_zarr_store_free(ipfsrt_zarr_store *store);

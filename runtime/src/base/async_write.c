@@ -78,7 +78,7 @@ static void *run(void *arg) {
 ipfsrt_status ipfsrt_async_writer_new(ipfsrt_async_writer **out, int fd, const char *path, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_async_writer *w = calloc(1, sizeof *w);
-    if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!w) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     w->fd = fd;
     w->path = strdup(path);
     bool ok = w->path != NULL;
@@ -97,7 +97,7 @@ ipfsrt_status ipfsrt_async_writer_new(ipfsrt_async_writer **out, int fd, const c
         for (int i = 0; i < BUFFERS; i++) free(w->slots[i].buf);
         free(w->path);
         free(w);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a writer thread for %s", path);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "cannot start a writer thread for %s", path);
     }
     *out = w;
     return IPFSRT_OK;
@@ -119,7 +119,7 @@ static ipfsrt_status submit(ipfsrt_async_writer *w, bool closes, ipfsrt_error *e
     s->fd = w->fd;
     s->closes = closes;
     s->path = strdup(w->path);
-    if (!s->path) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!s->path) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     pthread_mutex_lock(&w->lock);
     while (w->queued == BUFFERS - 1) pthread_cond_wait(&w->changed, &w->lock);
     w->queued++;
@@ -153,7 +153,7 @@ ipfsrt_status ipfsrt_async_writer_write(ipfsrt_async_writer *w, const void *data
 ipfsrt_status ipfsrt_async_writer_next_file(ipfsrt_async_writer *w, int fd, const char *path,
                                   ipfsrt_error *err) {
     char *next = strdup(path);
-    if (!next) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!next) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = submit(w, true, err); /* the thread closes the file */
     free(w->path);
     w->fd = fd;

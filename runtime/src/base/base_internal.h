@@ -65,7 +65,7 @@ void ipfsrt_workers_warm(unsigned n);
 
 /* Makes room for need items of elem_size bytes in the array that items_ptr (a
  * T **) points to, doubling its capacity *cap (counted in items). On failure
- * (IPFSRT_ENOMEM) the array is left as it was. Bytes go in an ipfsrt_buf. */
+ * (IPFSRT_EOUT_OF_MEMORY) the array is left as it was. Bytes go in an ipfsrt_buf. */
 ipfsrt_status ipfsrt_array_reserve(void *items_ptr, size_t *cap, size_t need, size_t elem_size);
 
 /* Little-endian integers (CARv2 headers, the HAMT hash). */
@@ -91,6 +91,11 @@ static inline void ipfsrt_put_le32(uint8_t *p, uint32_t v) {
  * caller's _init for the message when theirs has no size. */
 ipfsrt_status ipfsrt_options_take(void *mine, size_t my_size, const void *theirs, const char *init_name,
                                   ipfsrt_error *err);
+/* The same for a table of callbacks (theirs not NULL): mine is zeroed first,
+ * so that a function an older, shorter struct lacks is NULL. */
+ipfsrt_status ipfsrt_callbacks_take(void *mine, size_t my_size, const void *theirs, const char *type_name,
+                                    ipfsrt_error *err);
+#define IPFSRT_TAKE_CALLBACKS(mine, theirs, type_name, err) ipfsrt_callbacks_take(&(mine), sizeof(mine), (theirs), type_name, (err))
 /* mine = init's defaults, then theirs (NULL: defaults alone) over them. */
 #define IPFSRT_TAKE_OPTIONS(mine, theirs, init, err)                                                               \
     (init(&(mine)), (theirs) ? ipfsrt_options_take(&(mine), sizeof(mine), (theirs), #init, (err)) : IPFSRT_OK)

@@ -191,12 +191,12 @@ ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **out, ipfsrt_error *err) {
 ipfsrt_status ipfsrt_hash_ctx_new_with(ipfsrt_hash_ctx **out, const ipfsrt_hash_backend *backend, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_hash_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!ctx) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ctx->backend = backend ? backend : ipfsrt_hash_backend_current();
     ctx->stream = ctx->backend->stream_new();
     if (!ctx->stream) {
         free(ctx);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     *out = ctx;
     return IPFSRT_OK;

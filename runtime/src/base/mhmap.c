@@ -34,7 +34,7 @@ static ipfsrt_mhmap_entry *find_slot(ipfsrt_mhmap_entry *slots, size_t cap, cons
 static ipfsrt_status grow(ipfsrt_mhmap *m) {
     size_t cap = m->cap ? m->cap * 2 : 64;
     ipfsrt_mhmap_entry *slots = calloc(cap, sizeof *slots);
-    if (!slots) return IPFSRT_ENOMEM;
+    if (!slots) return IPFSRT_EOUT_OF_MEMORY;
     for (size_t i = 0; i < m->cap; i++) {
         ipfsrt_mhmap_entry *e = &m->slots[i];
         if (e->key) *find_slot(slots, cap, e->key, e->key_len, e->hash) = *e;
@@ -57,7 +57,7 @@ ipfsrt_status ipfsrt_mhmap_slot(ipfsrt_mhmap *m, const uint8_t *key, size_t key_
     if (inserted) *inserted = !e->key;
     if (e->key) return IPFSRT_OK;
     e->key = malloc(key_len ? key_len : 1);
-    if (!e->key) return IPFSRT_ENOMEM;
+    if (!e->key) return IPFSRT_EOUT_OF_MEMORY;
     memcpy(e->key, key, key_len);
     e->key_len = (uint32_t)key_len;
     e->hash = h;

@@ -7,6 +7,7 @@ static ipfsrt_status car_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksourc
 }
 
 void ipfsrt_blocksource_car(ipfsrt_blocksource *src, ipfsrt_car_file *car) {
+    src->size = sizeof *src;
     src->ctx = car;
     src->get = car_get;
     src->release = NULL; /* the mapping lives as long as the file */

@@ -37,7 +37,7 @@ ipfsrt_status ipfsrt_car_encoder_new(ipfsrt_car_encoder **out, const ipfsrt_cid 
                                      size_t root_count, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_car_encoder *e = calloc(1, sizeof *e);
-    if (!e) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!e) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_buf_init(&e->header);
     ipfsrt_status st = ipfsrt_car_header_encode(roots, root_count, &e->header, err);
     if (st != IPFSRT_OK) {
@@ -53,13 +53,13 @@ ipfsrt_status ipfsrt_car_encoder_add(ipfsrt_car_encoder *e, const ipfsrt_cid *ci
                                      const uint8_t *data, size_t len, uint64_t *data_offset,
                                      ipfsrt_error *err) {
     if (e->header_sent)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "blocks added to a CAR already being read");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "blocks added to a CAR already being read");
     uint64_t section = (uint64_t)cid->len + len;
     uint64_t prefix = ipfsrt_varint_size(section) + cid->len;
     if (len > UINT64_MAX / 2 || e->size > UINT64_MAX - section - IPFSRT_VARINT_MAX_BYTES)
         return ipfsrt_fail_cid(err, IPFSRT_ETOO_LARGE, cid, -1, "CAR would pass 2^64 bytes");
     if (ipfsrt_array_reserve(&e->blocks, &e->cap, e->count + 1, sizeof *e->blocks))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     e->blocks[e->count++] = (encoded_block){*cid, data, len};
     if (data_offset) *data_offset = e->size + prefix;
     e->size += ipfsrt_varint_size(section) + section;

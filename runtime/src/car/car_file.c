@@ -56,7 +56,7 @@ static ipfsrt_status read_section(const ipfsrt_car_file *f, uint64_t off, bool v
         return st;
     }
     if (len == 0)
-        return ipfsrt_fail(err, IPFSRT_ETRAILING, (int64_t)off,
+        return ipfsrt_fail(err, IPFSRT_ETRAILING_DATA, (int64_t)off,
                            "%s: zero-length section at byte offset %llu: padding or garbage after "
                            "the last block",
                            f->path, (unsigned long long)off);
@@ -131,7 +131,7 @@ static ipfsrt_status parse_layout(ipfsrt_car_file *f, ipfsrt_error *err) {
         return st;
     }
     if (hlen == 0)
-        return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, (int64_t)f->data_start, "%s: empty CAR header",
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, (int64_t)f->data_start, "%s: empty CAR header",
                            f->path);
     if (hlen > f->opts.max_header_size)
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, (int64_t)f->data_start,
@@ -149,7 +149,7 @@ static ipfsrt_status parse_layout(ipfsrt_car_file *f, ipfsrt_error *err) {
         return st;
     }
     if (inner.version != 1) /* a pragma here: CARv2 layout broken, or nested */
-        return ipfsrt_fail(err, IPFSRT_ECAR_VERSION, (int64_t)f->data_start,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_VERSION, (int64_t)f->data_start,
                            "%s: %s", f->path,
                            f->header.version == 2 ? "CARv2 payload is not a CARv1"
                                                   : "CARv2 pragma without a valid CARv2 header");
@@ -167,7 +167,7 @@ ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
     ipfsrt_status taken = ipfsrt_car_options_take(&o, opts, err);
     if (taken != IPFSRT_OK) return taken;
     ipfsrt_car_file *f = calloc(1, sizeof *f);
-    if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!f) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     f->opts = o;
     ipfsrt_mhmap_init(&f->scanned);
     ipfsrt_car_index_init(&f->index);
@@ -177,7 +177,7 @@ ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (!f->path) {
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     } else if (fd < 0 || fstat(fd, &sb) != 0) {
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open %s", path);
     } else if (!S_ISREG(sb.st_mode)) {
@@ -286,7 +286,7 @@ static ipfsrt_status lookup_once(ipfsrt_car_file *f, const ipfsrt_cid *cid, bool
     const uint8_t *want = ipfsrt_cid_multihash(cid, &want_len);
     const uint8_t *got = ipfsrt_cid_multihash(&block.cid, &got_len);
     if (want_len != got_len || memcmp(want, got, want_len) != 0)
-        return ipfsrt_fail_cid(err, IPFSRT_ECAR_INDEX, cid, (int64_t)off,
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_CAR_INDEX, cid, (int64_t)off,
                                "the index of %s points at byte offset %llu, which holds another "
                                "block",
                                f->path, (unsigned long long)off);
@@ -311,7 +311,7 @@ ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *f, uint64_t *cursor, ipfsrt_
     uint64_t off = *cursor ? *cursor : f->first_section;
     *done = false;
     if (off < f->first_section || off > f->data_end)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "invalid cursor %llu", (unsigned long long)off);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "invalid cursor %llu", (unsigned long long)off);
     if (off == f->data_end) {
         *done = true;
         *cursor = off;

@@ -21,8 +21,8 @@ ipfsrt_status ipfsrt_car_header_decode(const uint8_t *buf, size_t len, ipfsrt_ca
     ipfsrt_status st = ipfsrt_dagcbor_decode(buf, len, &doc, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "CAR header: ");
-        if (err) err->code = IPFSRT_ECAR_HEADER;
-        return IPFSRT_ECAR_HEADER;
+        if (err) err->code = IPFSRT_EBAD_CAR_HEADER;
+        return IPFSRT_EBAD_CAR_HEADER;
     }
     const ipfsrt_dagcbor_item *root = doc.root;
     const ipfsrt_dagcbor_item *version = ipfsrt_dagcbor_map_get(root, "version");
@@ -30,36 +30,36 @@ ipfsrt_status ipfsrt_car_header_decode(const uint8_t *buf, size_t len, ipfsrt_ca
     size_t expected_keys = roots ? 2 : 1;
     if (root->type != IPFSRT_DAGCBOR_MAP || !version || root->v.list.count != expected_keys) {
         ipfsrt_dagcbor_doc_free(&doc);
-        return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, 0,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, 0,
                            "CAR header must be a map of exactly 'roots' and 'version'");
     }
     if (version->type != IPFSRT_DAGCBOR_UINT || (version->v.u != 1 && version->v.u != 2)) {
         ipfsrt_dagcbor_doc_free(&doc);
-        return ipfsrt_fail(err, IPFSRT_ECAR_VERSION, 0,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_VERSION, 0,
                            "unsupported CAR version (only 1 and 2 exist)");
     }
     hdr->version = (int)version->v.u;
     if (hdr->version == 2) {
         ipfsrt_dagcbor_doc_free(&doc);
-        if (roots) return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, 0, "CARv2 pragma with roots");
+        if (roots) return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, 0, "CARv2 pragma with roots");
         return IPFSRT_OK;
     }
     if (!roots || roots->type != IPFSRT_DAGCBOR_ARRAY) {
         ipfsrt_dagcbor_doc_free(&doc);
-        return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, 0, "CARv1 header 'roots' must be an array");
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, 0, "CARv1 header 'roots' must be an array");
     }
     size_t n = roots->v.list.count;
     hdr->roots = n ? calloc(n, sizeof *hdr->roots) : NULL;
     if (n && !hdr->roots) {
         ipfsrt_dagcbor_doc_free(&doc);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
         const ipfsrt_dagcbor_item *it = &roots->v.list.items[i];
         if (it->type != IPFSRT_DAGCBOR_CID) {
             ipfsrt_car_header_release(hdr);
             ipfsrt_dagcbor_doc_free(&doc);
-            return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, 0, "CAR header root %zu is not a CID", i);
+            return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, 0, "CAR header root %zu is not a CID", i);
         }
         hdr->roots[i] = *it->v.cid;
     }
@@ -84,7 +84,7 @@ ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_t root_coun
     ipfsrt_buf_append(out, body.data, body.len);
     bool failed = body.failed || out->failed;
     ipfsrt_buf_free(&body);
-    return failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 
 ipfsrt_status ipfsrt_carv2_header_decode(const uint8_t *buf, ipfsrt_car_header *hdr,
@@ -98,10 +98,10 @@ ipfsrt_status ipfsrt_carv2_header_decode(const uint8_t *buf, ipfsrt_car_header *
     /* Only "fully indexed" (bit 7 of the first byte) is defined. */
     if ((hdr->characteristics[0] & 0x7f) != 0 ||
         memcmp(hdr->characteristics + 1, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 15) != 0)
-        return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, base,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, base,
                            "CARv2 header sets unknown characteristics bits");
     if (hdr->data_offset < IPFSRT_CARV2_HEADER_SIZE)
-        return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, base + 16,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, base + 16,
                            "CARv2 data offset %llu lies inside the header",
                            (unsigned long long)hdr->data_offset);
     if (hdr->data_size > UINT64_MAX - hdr->data_offset ||
@@ -112,7 +112,7 @@ ipfsrt_status ipfsrt_carv2_header_decode(const uint8_t *buf, ipfsrt_car_header *
                            (unsigned long long)hdr->data_size);
     if (hdr->index_offset != 0 &&
         (hdr->index_offset < hdr->data_offset + hdr->data_size || hdr->index_offset >= file_size))
-        return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, base + 32,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, base + 32,
                            "CARv2 index offset %llu is outside the file after the data",
                            (unsigned long long)hdr->index_offset);
     return IPFSRT_OK;
@@ -135,12 +135,12 @@ ipfsrt_status ipfsrt_car_section_decode(const uint8_t *body, size_t len, uint64_
     ipfsrt_status st = ipfsrt_cid_from_bytes(&block->cid, body, len, &cid_len, err);
     if (st != IPFSRT_OK) {
         if (err) {
-            err->code = IPFSRT_ECID;
+            err->code = IPFSRT_EBAD_CID;
             err->offset = (int64_t)offset;
         }
         ipfsrt_error_prefix(err, "CAR section at byte offset %llu: malformed CID: ",
                             (unsigned long long)offset);
-        return IPFSRT_ECID;
+        return IPFSRT_EBAD_CID;
     }
     size_t block_len = len - cid_len;
     if (block_len > max_block)

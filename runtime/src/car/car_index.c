@@ -134,7 +134,7 @@ ipfsrt_status ipfsrt_car_index_offsets(const ipfsrt_car_index *ix, uint64_t **ou
     for (size_t g = 0; g < ix->group_count; g++)
         for (size_t b = 0; b < ix->groups[g].bucket_count; b++) total += (size_t)ix->groups[g].buckets[b].count;
     uint64_t *v = malloc((total ? total : 1) * sizeof *v);
-    if (!v) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu index entries", total);
+    if (!v) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu index entries", total);
     for (size_t g = 0; g < ix->group_count; g++)
         for (size_t b = 0; b < ix->groups[g].bucket_count; b++) {
             const bucket *bk = &ix->groups[g].buckets[b];
@@ -167,7 +167,7 @@ static int entry_cmp(const void *a, const void *b) {
 ipfsrt_status ipfsrt_car_index_build(const ipfsrt_mhmap *offsets, ipfsrt_buf *out, ipfsrt_error *err) {
     size_t n = offsets->count;
     index_entry *entries = n ? calloc(n, sizeof *entries) : NULL;
-    if (n && !entries) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (n && !entries) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < offsets->cap; i++) {
         const ipfsrt_mhmap_entry *e = &offsets->slots[i];
@@ -212,6 +212,6 @@ ipfsrt_status ipfsrt_car_index_build(const ipfsrt_mhmap *offsets, ipfsrt_buf *ou
         g = g_end;
     }
     free(entries);
-    return out->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return out->failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 

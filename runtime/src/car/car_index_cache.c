@@ -82,7 +82,7 @@ static ipfsrt_status note_block(void *user, const ipfsrt_car_block *blk, ipfsrt_
     size_t n;
     const uint8_t *mh = ipfsrt_cid_multihash(&blk->cid, &n);
     if (ipfsrt_mhmap_put(&x->offsets, mh, n, blk->offset, 0, NULL) != IPFSRT_OK)
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory indexing the CAR");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory indexing the CAR");
     return IPFSRT_OK;
 }
 

@@ -56,7 +56,7 @@ static ipfsrt_status read_range(ipfsrt_car_ranged *c, uint64_t from, uint64_t le
         st = o->status;
         if (err) *err = o->error;
     }
-    if (st == IPFSRT_OK && o->data.failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && o->data.failed) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st != IPFSRT_OK) ipfsrt_buf_free(&o->data);
     return st;
 }
@@ -71,7 +71,7 @@ static ipfsrt_status read_roots(ipfsrt_car_ranged *c, const one_read *head, ipfs
     size_t vlen;
     ipfsrt_status st = ipfsrt_varint_decode(p, avail, &hlen, &vlen, err);
     if (st == IPFSRT_OK && (hlen == 0 || hlen > IPFSRT_CAR_DEFAULT_MAX_HEADER))
-        st = ipfsrt_fail(err, IPFSRT_ECAR_HEADER, (int64_t)c->data_start, "a CAR header of %llu bytes",
+        st = ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, (int64_t)c->data_start, "a CAR header of %llu bytes",
                          (unsigned long long)hlen);
     if (st == IPFSRT_OK && hlen > avail - vlen) { /* a long header: read it on its own */
         st = read_range(c, c->data_start + vlen, hlen, &more, err);
@@ -79,7 +79,7 @@ static ipfsrt_status read_roots(ipfsrt_car_ranged *c, const one_read *head, ipfs
         if (st == IPFSRT_OK && more.data.len < hlen) st = ipfsrt_fail(err, IPFSRT_ETRUNCATED, -1, "the CAR ends in its header");
     }
     if (st == IPFSRT_OK) st = ipfsrt_car_header_decode(p + vlen, (size_t)hlen, hdr, err);
-    if (st == IPFSRT_OK && hdr->root_count < 1) st = ipfsrt_fail(err, IPFSRT_ECAR_HEADER, -1, "the CAR has no root");
+    if (st == IPFSRT_OK && hdr->root_count < 1) st = ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, -1, "the CAR has no root");
     ipfsrt_buf_free(&more.data);
     return st;
 }
@@ -90,7 +90,7 @@ static ipfsrt_status read_index(ipfsrt_car_ranged *c, const ipfsrt_car_header *v
     if (st != IPFSRT_OK) return st;
     c->index_bytes = ix.data.data; /* the index reads in place */
     if (!ipfsrt_car_index_parse(&c->index, c->index_bytes, ix.data.len, v2->data_size))
-        return ipfsrt_fail(err, IPFSRT_ECAR_INDEX, (int64_t)v2->index_offset, "its CARv2 index is malformed");
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_INDEX, (int64_t)v2->index_offset, "its CARv2 index is malformed");
     return ipfsrt_car_index_offsets(&c->index, &c->offsets, &c->offset_count, err);
 }
 
@@ -141,7 +141,7 @@ static ipfsrt_status index_v1(ipfsrt_car_ranged *c, const one_read *head, ipfsrt
              c->key, (unsigned long long)head->size, head->etag);
     ipfsrt_buf_append(&id, line, strlen(line));
     ipfsrt_buf_append(&id, head->data.data, head->data.len < 4096 ? head->data.len : 4096);
-    ipfsrt_status st = id.failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory")
+    ipfsrt_status st = id.failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory")
                                  : ipfsrt_car_index_cached(id.data, id.len, head->size, stream_car, c, &ix, err);
     ipfsrt_buf_free(&id);
     if (st != IPFSRT_OK) {
@@ -150,7 +150,7 @@ static ipfsrt_status index_v1(ipfsrt_car_ranged *c, const one_read *head, ipfsrt
     }
     c->index_bytes = ix.data;
     if (!ipfsrt_car_index_parse(&c->index, c->index_bytes, ix.len, head->size))
-        return ipfsrt_fail(err, IPFSRT_ECAR_INDEX, -1, "the index made of it is malformed");
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_INDEX, -1, "the index made of it is malformed");
     return ipfsrt_car_index_offsets(&c->index, &c->offsets, &c->offset_count, err);
 }
 
@@ -179,13 +179,16 @@ static ipfsrt_status load(ipfsrt_car_ranged *c, ipfsrt_error *err) {
 ipfsrt_status ipfsrt_car_ranged_new(ipfsrt_car_ranged **out, const ipfsrt_range_reader *reader, const char *key,
                                     ipfsrt_error *err) {
     *out = NULL;
+    ipfsrt_range_reader taken;
+    ipfsrt_status taking = IPFSRT_TAKE_CALLBACKS(taken, reader, "ipfsrt_range_reader", err);
+    if (taking != IPFSRT_OK) return taking;
     ipfsrt_car_ranged *c = calloc(1, sizeof *c);
     if (!c || !(c->key = strdup(key ? key : ""))) {
         free(c);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
-    c->reader = *reader;
-    snprintf(c->what, sizeof c->what, "%s%s%s", reader->what ? reader->what : "a CAR", *c->key ? "/" : "", c->key);
+    c->reader = taken;
+    snprintf(c->what, sizeof c->what, "%s%s%s", taken.what ? taken.what : "a CAR", *c->key ? "/" : "", c->key);
     ipfsrt_car_index_init(&c->index);
     ipfsrt_status st = load(c, err);
     if (st != IPFSRT_OK) {
@@ -243,7 +246,7 @@ static ipfsrt_status take_section(const ipfsrt_car_ranged *c, const ipfsrt_cid *
     const uint8_t *want_mh = ipfsrt_cid_multihash(cid, &a);
     const uint8_t *got_mh = st == IPFSRT_OK ? ipfsrt_cid_multihash(&block->cid, &b) : NULL;
     if (st == IPFSRT_OK && (a != b || memcmp(want_mh, got_mh, a) != 0))
-        st = ipfsrt_fail_cid(err, IPFSRT_ECAR_INDEX, cid, (int64_t)at, "the index points at another block");
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_CAR_INDEX, cid, (int64_t)at, "the index points at another block");
     if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s, byte offset %llu: ", c->what, (unsigned long long)at);
     return st;
 }
@@ -285,7 +288,7 @@ ipfsrt_status ipfsrt_car_ranged_get_many(ipfsrt_car_ranged *c, const ipfsrt_cid 
     ipfsrt_range_request *reqs = calloc(n ? n : 1, sizeof *reqs);
     uint64_t *at = calloc(n ? n : 1, sizeof *at);
     size_t *asked = calloc(n ? n : 1, sizeof *asked);
-    ipfsrt_status st = reqs && at && asked ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = reqs && at && asked ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         uint64_t from, len;
@@ -319,7 +322,7 @@ static ipfsrt_status keep_block(void *user, const ipfsrt_range_result *r, ipfsrt
     o->error = r->error;
     if (r->status != IPFSRT_OK) return IPFSRT_OK;
     o->block = ipfsrt_rcblock_new(r->cid, r->data, r->len);
-    return o->block ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return o->block ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }
 
 static ipfsrt_status ranged_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref, ipfsrt_error *err) {
@@ -345,6 +348,7 @@ static void ranged_release(void *ctx, ipfsrt_blocksource_ref *ref) {
 }
 
 void ipfsrt_car_ranged_blocksource(ipfsrt_blocksource *src, ipfsrt_car_ranged *c) {
+    src->size = sizeof *src;
     src->ctx = c;
     src->get = ranged_get;
     src->release = ranged_release;

@@ -82,7 +82,7 @@ ipfsrt_status ipfsrt_car_reader_new(ipfsrt_car_reader **out, const ipfsrt_car_op
     ipfsrt_status taken = ipfsrt_car_options_take(&o, opts, err);
     if (taken != IPFSRT_OK) return taken;
     ipfsrt_car_reader *r = calloc(1, sizeof *r);
-    if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!r) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     r->opts = o;
     r->on_block = on_block;
     r->user = user;
@@ -115,7 +115,7 @@ uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *r) { return r->offset
 
 static ipfsrt_status reserve(ipfsrt_car_reader *r, size_t n) {
     if (ipfsrt_array_reserve(&r->buf, &r->buf_cap, n, 1))
-        return ipfsrt_fail(&r->failure, IPFSRT_ENOMEM, -1, "out of memory buffering %zu bytes", n);
+        return ipfsrt_fail(&r->failure, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory buffering %zu bytes", n);
     return IPFSRT_OK;
 }
 
@@ -141,7 +141,7 @@ static ipfsrt_status take_varint(ipfsrt_car_reader *r, const uint8_t **p, const 
             return IPFSRT_OK;
         }
         if (r->varint_len == IPFSRT_VARINT_MAX_BYTES)
-            return ipfsrt_fail(&r->failure, IPFSRT_EVARINT, (int64_t)r->item_start,
+            return ipfsrt_fail(&r->failure, IPFSRT_EBAD_VARINT, (int64_t)r->item_start,
                                "CAR length at byte offset %llu: varint longer than %d bytes",
                                (unsigned long long)r->item_start, IPFSRT_VARINT_MAX_BYTES);
     }
@@ -159,13 +159,13 @@ static ipfsrt_status handle_header(ipfsrt_car_reader *r, const uint8_t *body, si
     }
     if (hdr.version == 2) {
         if (r->inner_header)
-            return ipfsrt_fail(&r->failure, IPFSRT_ECAR_VERSION, (int64_t)r->item_start,
+            return ipfsrt_fail(&r->failure, IPFSRT_EBAD_CAR_VERSION, (int64_t)r->item_start,
                                "CARv2 payload at byte offset %llu declares version 2, not 1",
                                (unsigned long long)r->item_start);
         /* The pragma must match byte for byte: it starts the file at offset 0. */
         if (r->item_start != 0 || len != sizeof ipfsrt_carv2_pragma - 1 ||
             memcmp(body, ipfsrt_carv2_pragma + 1, len) != 0)
-            return ipfsrt_fail(&r->failure, IPFSRT_ECAR_HEADER, 0, "malformed CARv2 pragma");
+            return ipfsrt_fail(&r->failure, IPFSRT_EBAD_CAR_HEADER, 0, "malformed CARv2 pragma");
         r->v2 = true;
         r->st = S_V2_HEADER;
         r->need = IPFSRT_CARV2_HEADER_SIZE - sizeof ipfsrt_carv2_pragma;
@@ -221,7 +221,7 @@ static ipfsrt_status handle_section(ipfsrt_car_reader *r, const uint8_t *body, s
 /* Called when a section length is known: checks it before anything is buffered. */
 static ipfsrt_status start_section(ipfsrt_car_reader *r, uint64_t len) {
     if (len == 0)
-        return ipfsrt_fail(&r->failure, IPFSRT_ETRAILING, (int64_t)r->item_start,
+        return ipfsrt_fail(&r->failure, IPFSRT_ETRAILING_DATA, (int64_t)r->item_start,
                            "zero-length section at byte offset %llu: padding or garbage after "
                            "the last block",
                            (unsigned long long)r->item_start);
@@ -280,7 +280,7 @@ static ipfsrt_status step_header_len(ipfsrt_car_reader *r, const uint8_t **p, co
     ipfsrt_status st = take_varint(r, p, end, &hlen, &done);
     if (st != IPFSRT_OK || !done) return st;
     if (hlen == 0)
-        return ipfsrt_fail(&r->failure, IPFSRT_ECAR_HEADER, (int64_t)r->item_start,
+        return ipfsrt_fail(&r->failure, IPFSRT_EBAD_CAR_HEADER, (int64_t)r->item_start,
                            "empty CAR header at byte offset %llu", (unsigned long long)r->item_start);
     if (hlen > r->opts.max_header_size)
         return ipfsrt_fail(&r->failure, IPFSRT_ETOO_LARGE, (int64_t)r->item_start,
@@ -435,7 +435,7 @@ static ipfsrt_status feed_fd(ipfsrt_car_reader *r, int fd, const char *path, siz
         }
     }
     uint8_t *slice = malloc(slice_size);
-    if (!slice) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!slice) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = IPFSRT_OK;
     for (;;) {
         ssize_t n = read(fd, slice, slice_size);
@@ -480,7 +480,7 @@ ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options 
     ipfsrt_status st = ipfsrt_car_reader_new(&r, opts, count_block, &c, err);
     if (st == IPFSRT_OK) st = feed_fd(r, fd, path, slice_size, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(r, err);
-    if (st != IPFSRT_OK && st != IPFSRT_EIO && st != IPFSRT_ENOMEM)
+    if (st != IPFSRT_OK && st != IPFSRT_EIO && st != IPFSRT_EOUT_OF_MEMORY)
         ipfsrt_error_prefix(err, "%s: ", path);
     ipfsrt_car_reader_free(r);
     close(fd);

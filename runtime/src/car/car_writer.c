@@ -53,15 +53,15 @@ ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **out, const char *path, c
     const ipfsrt_cid *roots = o.roots;
     size_t root_count = o.roots ? o.root_count : 0;
     if (version != 1 && version != 2)
-        return ipfsrt_fail(err, IPFSRT_ECAR_VERSION, -1, "cannot write CAR version %d", version);
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_VERSION, -1, "cannot write CAR version %d", version);
     ipfsrt_car_writer *w = calloc(1, sizeof *w);
-    if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!w) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     w->version = version;
     ipfsrt_mhmap_init(&w->written);
     w->path = strdup(path);
     if (!w->path) {
         free(w);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
@@ -109,7 +109,7 @@ ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
 
 ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
                                          const uint8_t *data, size_t len, ipfsrt_error *err) {
-    if (w->finished) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is already finished", w->path);
+    if (w->finished) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is already finished", w->path);
     ipfsrt_status st;
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
@@ -128,12 +128,12 @@ ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *w, const ipfsrt_cid 
 
 ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *w, const ipfsrt_cid *roots,
                                           size_t root_count, ipfsrt_error *err) {
-    if (w->finished) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is already finished", w->path);
+    if (w->finished) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is already finished", w->path);
     ipfsrt_buf hdr;
     ipfsrt_buf_init(&hdr);
     ipfsrt_status st = ipfsrt_car_header_encode(roots, root_count, &hdr, err);
     if (st == IPFSRT_OK && w->data_start + hdr.len != w->header_end)
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1,
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                          "new roots of %s do not encode to the placeholder's length", w->path);
     if (st == IPFSRT_OK) st = rewrite_at(w, w->data_start, hdr.data, hdr.len, err);
     ipfsrt_buf_free(&hdr);

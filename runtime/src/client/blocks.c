@@ -113,13 +113,13 @@ bool ipfsrt_blockjob_start(ipfsrt_client *c, block_job *j) {
 ipfsrt_status ipfsrt_blockjob_run(ipfsrt_client *c, block_job *jobs, size_t n,
                                     ipfsrt_client_block_fn fn, void *user, ipfsrt_error *err) {
     block_batch batch = {calloc(n ? n : 1, sizeof(size_t)), 0};
-    if (!batch.ready) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!batch.ready) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = IPFSRT_OK;
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         block_job *j = &jobs[i];
         j->index = i;
         j->batch = &batch;
-        if (!ipfsrt_blockjob_start(c, j)) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!ipfsrt_blockjob_start(c, j)) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         else if (j->result) batch.ready[batch.ready_count++] = i;
     }
     size_t handed = 0;
@@ -173,6 +173,7 @@ static ipfsrt_status client_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blockso
 }
 
 void ipfsrt_client_blocksource(ipfsrt_client *c, ipfsrt_blocksource *src) {
+    src->size = sizeof *src;
     src->ctx = c;
     src->get = client_get;
     src->release = ipfsrt_block_release;
@@ -197,6 +198,7 @@ static void probe_release(void *ctx, ipfsrt_blocksource_ref *ref) {
 }
 
 void ipfsrt_probe_source(probe *p, ipfsrt_blocksource *src) {
+    src->size = sizeof *src;
     src->ctx = p;
     src->get = probe_get;
     src->release = probe_release;
@@ -205,7 +207,7 @@ void ipfsrt_probe_source(probe *p, ipfsrt_blocksource *src) {
 static ipfsrt_status run_one_block(ipfsrt_client *c, const ipfsrt_cid *cid, ipfsrt_rcblock **out,
                                    ipfsrt_error *err) {
     block_job *j = calloc(1, sizeof *j);
-    if (!j) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!j) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     j->cid = *cid;
     j->keep = true;
     ipfsrt_status st = ipfsrt_blockjob_run(c, j, 1, NULL, NULL, err);
@@ -225,9 +227,9 @@ ipfsrt_status ipfsrt_client_block(ipfsrt_client *c, const ipfsrt_cid *cid, ipfsr
 ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *c, const ipfsrt_cid *cids, size_t n,
                                    ipfsrt_client_block_fn fn, void *user, ipfsrt_error *err) {
     ipfsrt_client_call_start(c);
-    if (n > SIZE_MAX / sizeof(block_job)) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "too many blocks");
+    if (n > SIZE_MAX / sizeof(block_job)) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "too many blocks");
     block_job *jobs = calloc(n ? n : 1, sizeof *jobs);
-    if (!jobs) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!jobs) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n; i++) jobs[i].cid = cids[i];
     ipfsrt_status st = ipfsrt_blockjob_run(c, jobs, n, fn, user, err);
     free(jobs);
@@ -307,7 +309,7 @@ static ipfsrt_status readahead_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_bloc
     while (i < r->job_count && !ipfsrt_cid_equal(&r->jobs[i]->cid, cid)) i++;
     if (i == r->job_count) { /* not foreseen */
         if (r->job_count > r->window) readahead_drop(r, 0); /* a guess that went stale */
-        if (!readahead_start(r, cid)) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!readahead_start(r, cid)) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         i = r->job_count - 1;
     }
     block_job *j = r->jobs[i];
@@ -339,7 +341,7 @@ ipfsrt_status ipfsrt_readahead_read(ipfsrt_client *c, const ipfsrt_cid *file, ip
     ipfsrt_mhmap_init(&r.expanded);
     size_t window = 2 * (size_t)c->in_flight_max * c->gateways.count;
     r.window = window < 4 ? 4 : window > READAHEAD_MAX_WINDOW ? READAHEAD_MAX_WINDOW : window;
-    ipfsrt_blocksource src = {&r, readahead_get, readahead_release};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &r, readahead_get, readahead_release};
     ipfsrt_status st = ipfsrt_unixfs_read(&src, file, 0, UINT64_MAX, write, user, err);
     while (r.job_count) readahead_drop(&r, r.job_count - 1);
     free(r.queue);

@@ -2,6 +2,7 @@
  * export (cache, one CAR stream, blocks by CID), and the client object. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 ipfsrt_status ipfsrt_client_split_target(const char *path, ipfsrt_cid *root, const char **rest,
                                   ipfsrt_error *err) {
     if (strpbrk(path, "?#"))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "'%.200s': queries and fragments are not paths", path);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "'%.200s': queries and fragments are not paths", path);
     ipfsrt_status st = ipfsrt_path_split(path, root, rest, err);
     if (st != IPFSRT_OK && err) ipfsrt_error_prefix(err, "'%.200s': ", path);
     return st;
@@ -121,10 +122,10 @@ typedef struct entry_list {
 static ipfsrt_status collect_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
     entry_list *l = user;
     if (ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_unixfs_entry copy = *e;
     copy.name = strndup(e->name, e->name_len);
-    if (!copy.name) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!copy.name) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     l->items[l->count++] = copy;
     return IPFSRT_OK;
 }
@@ -164,7 +165,7 @@ ipfsrt_status ipfsrt_client_ls(ipfsrt_client *c, const char *path, bool fetch_ty
         /* Each entry's first block tells its type and size: fetch them all at once. */
         ipfsrt_cid *need = calloc(entries.count ? entries.count : 1, sizeof *need);
         size_t n = 0;
-        if (!need) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!need) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         for (size_t i = 0; st == IPFSRT_OK && i < entries.count; i++)
             if (!entries.items[i].has_type) need[n++] = entries.items[i].cid;
         if (st == IPFSRT_OK && n) st = ipfsrt_client_blocks(c, need, n, NULL, NULL, err);
@@ -249,10 +250,10 @@ ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t of
     ipfsrt_client_call_start(c);
     if (!c->verify) return ipfsrt_plain_get(c, path, offset, length, write, user, err);
     if (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                            "%.200s: a plain URL cannot be verified (use the unverified mode)", path);
     if (length != UINT64_MAX && offset > UINT64_MAX - length)
-        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "byte range overflows");
+        return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "byte range overflows");
     ipfsrt_unixfs_node_info info = {0};
     bool known;
     ipfsrt_status st = ipfsrt_client_resolve_cached(c, path, &info, &known, err);
@@ -288,7 +289,7 @@ static ipfsrt_status write_fd(void *user, const uint8_t *data, size_t len, ipfsr
 static ipfsrt_status export_large_file(ipfsrt_client *c, const ipfsrt_unixfs_node_info *info,
                                        const char *dest, ipfsrt_error *err) {
     char *partial = malloc(strlen(dest) + 40);
-    if (!partial) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!partial) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     sprintf(partial, "%s.ipfsrt-partial-%ld", dest, (long)getpid());
     int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     ipfsrt_status st = fd >= 0 ? IPFSRT_OK
@@ -382,7 +383,7 @@ ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const
                                        ipfsrt_error *err) {
     ipfsrt_client_call_start(c);
     if (!c->verify)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a CAR holds verified blocks: not with an unverified client");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a CAR holds verified blocks: not with an unverified client");
     ipfsrt_unixfs_node_info info;
     ipfsrt_status st = ipfsrt_unixfs_export_check(dest, err);
     if (st == IPFSRT_OK) st = ipfsrt_client_stat(c, path, &info, err);
@@ -459,7 +460,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     ipfsrt_client *c = calloc(1, sizeof *c);
     if (!c) {
         if (transport) transport->free(transport->ctx);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     if (transport) c->engine = *transport;
     ipfsrt_status st = IPFSRT_OK;
@@ -486,7 +487,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
                      : opts->cache_bytes == UINT64_MAX ? 0 : opts->cache_bytes;
     c->memory_cache_bytes = cache;
     if (st == IPFSRT_OK && !(c->gw = calloc(c->gateways.count ? c->gateways.count : 1, sizeof *c->gw)))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; st == IPFSRT_OK && i < c->gateways.count; i++)
         ipfsrt_pacing_init(&c->gw[i].pace, c->concurrency, c->in_flight_max);
     if (st == IPFSRT_OK)
@@ -512,17 +513,55 @@ void ipfsrt_client_free(ipfsrt_client *c) {
     if (!c) return;
     ipfsrt_vpool_free(c->pool); /* its threads wake the engine: stopped first */
     if (c->engine.free) c->engine.free(c->engine.ctx);
-    ipfsrt_client_set_policy(c, NULL);
+    if (c->policy.free) c->policy.free(c->policy.ctx);
     ipfsrt_blockcache_free(c->cache);
     ipfsrt_gateway_list_free(&c->gateways);
     free(c->gw);
     free(c);
 }
 
-void ipfsrt_client_set_policy(ipfsrt_client *c, const ipfsrt_policy *policy) {
+void ipfsrt_policy_init(ipfsrt_policy *policy) {
+    memset(policy, 0, sizeof *policy);
+    policy->size = sizeof *policy;
+}
+
+static void drop_policy(ipfsrt_client *c) {
     if (c->policy.free) c->policy.free(c->policy.ctx);
-    memset(&c->policy, 0, sizeof c->policy);
-    if (policy) c->policy = *policy;
+    ipfsrt_policy_init(&c->policy);
+    for (size_t i = 0; i < c->gateways.count; i++) ipfsrt_client_set_gateway_cap(c, i, 0);
+}
+
+/* The caps a policy asks for, each checked when it is taken, not mid-fetch. */
+static ipfsrt_status take_caps(ipfsrt_client *c, ipfsrt_error *err) {
+    for (size_t i = 0; i < c->gateways.count; i++) {
+        unsigned cap = 0;
+        if (c->policy.max_in_flight) {
+            ipfsrt_status st = c->policy.max_in_flight(c->policy.ctx, i, &cap, err);
+            if (st != IPFSRT_OK) {
+                ipfsrt_error_prefix(err, "policy max_in_flight (%s): ", c->gateways.urls[i]);
+                return st;
+            }
+        }
+        ipfsrt_client_set_gateway_cap(c, i, cap);
+    }
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_client_set_policy(ipfsrt_client *c, const ipfsrt_policy *policy, ipfsrt_error *err) {
+    drop_policy(c);
+    if (!policy) return IPFSRT_OK;
+    ipfsrt_policy taken;
+    ipfsrt_status st = IPFSRT_TAKE_CALLBACKS(taken, policy, "ipfsrt_policy", err);
+    if (st != IPFSRT_OK) {
+        /* ownership passed all the same: its free is where the policy says how */
+        if (policy->size >= offsetof(ipfsrt_policy, free) + sizeof policy->free && policy->free)
+            policy->free(policy->ctx);
+        return st;
+    }
+    c->policy = taken;
+    st = take_caps(c, err);
+    if (st != IPFSRT_OK) drop_policy(c);
+    return st;
 }
 
 void ipfsrt_client_set_gateway_cap(ipfsrt_client *c, size_t i, unsigned cap) {

@@ -111,6 +111,7 @@ typedef struct task_ops {
 struct attempt {
     task *t;
     size_t gw;
+    unsigned number; /* the task's 1st, 2nd... attempt: request.attempt as the policy saw it */
     void *req; /* the transfer on the engine */
     bool head_ok;   /* 200 with the right content type */
     bool finished;  /* the transfer is over */

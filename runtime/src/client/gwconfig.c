@@ -19,12 +19,12 @@ static ipfsrt_status add_url(ipfsrt_gateway_list *list, const char *s, size_t n,
     while (n && s[n - 1] == '/') n--; /* the client appends /ipfs/... itself */
     if (!n) return IPFSRT_OK;
     if (!(n > 7 && strncmp(s, "http://", 7) == 0) && !(n > 8 && strncmp(s, "https://", 8) == 0))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "gateway '%.*s' (from %s) is not an http(s) URL",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "gateway '%.*s' (from %s) is not an http(s) URL",
                            (int)(n > 200 ? 200 : n), s, list->source);
     if (list->count == IPFSRT_MAX_GATEWAYS)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "more than %d gateways", IPFSRT_MAX_GATEWAYS);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "more than %d gateways", IPFSRT_MAX_GATEWAYS);
     char *copy = strndup(s, n);
-    if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     list->urls[list->count++] = copy;
     return IPFSRT_OK;
 }

@@ -116,7 +116,7 @@ static const failed_block *failure_of(const ipfsrt_client_batch *b, const ipfsrt
 static ipfsrt_status add_waiter(pending *p, size_t i, item *it) {
     if (p->waiter_count && p->waiters[p->waiter_count - 1] == i) return IPFSRT_OK; /* asked twice */
     if (ipfsrt_array_reserve(&p->waiters, &p->waiter_cap, p->waiter_count + 1, sizeof *p->waiters))
-        return IPFSRT_ENOMEM;
+        return IPFSRT_EOUT_OF_MEMORY;
     p->waiters[p->waiter_count++] = i;
     it->waiting++;
     return IPFSRT_OK;
@@ -126,15 +126,15 @@ static ipfsrt_status add_waiter(pending *p, size_t i, item *it) {
 static ipfsrt_status start_pending(ipfsrt_client_batch *b, const ipfsrt_cid *cid, pending **out) {
     if (ipfsrt_array_reserve(&b->inflight, &b->inflight_cap, b->inflight_count + 1,
                              sizeof *b->inflight))
-        return IPFSRT_ENOMEM;
+        return IPFSRT_EOUT_OF_MEMORY;
     pending *p = calloc(1, sizeof *p);
-    if (!p) return IPFSRT_ENOMEM;
+    if (!p) return IPFSRT_EOUT_OF_MEMORY;
     p->job.cid = *cid;
     p->job.keep = true;
     p->job.cache_later = true; /* the batch keeps it in its own map (no copy), then hands it to the cache */
     if (!ipfsrt_blockjob_start(b->c, &p->job)) {
         free(p);
-        return IPFSRT_ENOMEM;
+        return IPFSRT_EOUT_OF_MEMORY;
     }
     p->slot = b->inflight_count;
     b->inflight[b->inflight_count++] = p;
@@ -215,7 +215,7 @@ static void keep(ipfsrt_client_batch *b, ipfsrt_rcblock *rc) {
 static ipfsrt_status push_runnable(ipfsrt_client_batch *b, size_t i, ipfsrt_error *err) {
     if (ipfsrt_array_reserve(&b->runnable, &b->runnable_cap, b->runnable_count + 1,
                              sizeof *b->runnable))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     b->runnable[b->runnable_count++] = i;
     return IPFSRT_OK;
 }
@@ -225,7 +225,7 @@ static ipfsrt_status record_failure(ipfsrt_client_batch *b, pending *p, ipfsrt_e
     const uint8_t *mh = ipfsrt_cid_multihash(&p->job.cid, &mh_len);
     if (ipfsrt_array_reserve(&b->failed, &b->failed_cap, b->failed_count + 1, sizeof *b->failed) ||
         ipfsrt_mhmap_put(&b->failed_set, mh, mh_len, b->failed_count, 0, NULL) != IPFSRT_OK)
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     failed_block *f = &b->failed[b->failed_count++];
     f->cid = p->job.cid;
     ipfsrt_task_error(&p->job.t, &f->error);
@@ -360,7 +360,7 @@ static void finish(ipfsrt_client_batch *b, size_t i, item_state state, const ipf
 static ipfsrt_status collect(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
     ipfsrt_buf *buf = user;
     ipfsrt_buf_append(buf, data, len);
-    return buf->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return buf->failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 
 /* A whole raw block (a small file, or a block read): handed out from the block
@@ -416,7 +416,7 @@ static bool settle_suffix(ipfsrt_client_batch *b, item *it, const ipfsrt_blockso
 /* Takes a read as far as the blocks at hand allow. */
 static void step(ipfsrt_client_batch *b, size_t i) {
     item *it = &b->items[i];
-    ipfsrt_blocksource src = {b, batch_get, batch_release};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), b, batch_get, batch_release};
     ipfsrt_error e;
     ipfsrt_status st;
     if (it->state == ITEM_RESOLVE && !resolve_listed(b, it)) {
@@ -467,7 +467,7 @@ static void step_plain(ipfsrt_client_batch *b, size_t i) {
     ipfsrt_error e;
     ipfsrt_status st = IPFSRT_OK;
     if (ipfsrt_array_reserve(&b->plains, &b->plain_cap, b->plain_count + 1, sizeof *b->plains))
-        st = ipfsrt_fail(&e, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(&e, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK)
         st = ipfsrt_plain_begin(b->c, it->path, it->offset, it->length, it->from_end, collect, &it->data, &it->plain, &e);
     if (st != IPFSRT_OK) finish(b, i, ITEM_FAILED, &e);
@@ -481,7 +481,7 @@ static void walk(ipfsrt_client_batch *b, size_t i) {
     b->missed = false;
     b->want_failed = IPFSRT_OK;
     if (!it->path) {
-        ipfsrt_blocksource src = {b, batch_get, batch_release};
+        ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), b, batch_get, batch_release};
         step_raw(b, i, &src);
     } else if (!b->c->verify) {
         step_plain(b, i);
@@ -526,7 +526,7 @@ static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt
     bool added;
     if (ipfsrt_mhmap_put(&l->names, (const uint8_t *)e->name, e->name_len, l->count, 0, &added) ||
         ipfsrt_array_reserve(&l->cids, &l->cap, l->count + 1, sizeof *l->cids))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (added) l->cids[l->count++] = e->cid; /* a name twice: the walk finds the first too */
     return IPFSRT_OK;
 }
@@ -537,7 +537,7 @@ static void list_dir(ipfsrt_client_batch *b, const char *dir, const ipfsrt_block
     listing l = {.dir = strdup(dir)};
     ipfsrt_unixfs_node_info info;
     ipfsrt_mhmap_init(&l.names);
-    ipfsrt_status st = l.dir ? ipfsrt_unixfs_resolve(src, dir, NULL, &info, NULL) : IPFSRT_ENOMEM;
+    ipfsrt_status st = l.dir ? ipfsrt_unixfs_resolve(src, dir, NULL, &info, NULL) : IPFSRT_EOUT_OF_MEMORY;
     if (st == IPFSRT_OK) st = ipfsrt_unixfs_ls(src, &info.cid, false, list_entry, &l, NULL);
     if (st == IPFSRT_OK &&
         ipfsrt_array_reserve(&b->listings, &b->listing_cap, b->listing_count + 1, sizeof *b->listings) == IPFSRT_OK) {
@@ -550,7 +550,7 @@ static void list_dir(ipfsrt_client_batch *b, const char *dir, const ipfsrt_block
 /* True when the directory and all its shards are at hand already (it is then
  * listed); nothing is asked for. */
 static bool list_if_at_hand(ipfsrt_client_batch *b, const char *dir) {
-    ipfsrt_blocksource src = {b, batch_get, batch_release};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), b, batch_get, batch_release};
     b->probing = true; /* what it lacks is not asked for */
     b->missed = false;
     list_dir(b, dir, &src);
@@ -570,7 +570,7 @@ static void fetch_dir(ipfsrt_client_batch *b, const char *dir, size_t paths) {
     ipfsrt_status st = ipfsrt_session_start_at(&s, &root, rest, "format=car&dag-scope=entity", NULL);
     pinning p = {b, {0}, 0, DIR_SHARDS_BASE + DIR_SHARDS_PER_PATH * paths};
     ipfsrt_session_source(&s, &p.stream);
-    ipfsrt_blocksource src = {&p, pin_get, pin_release};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &p, pin_get, pin_release};
     size_t listed = b->listing_count;
     if (st == IPFSRT_OK) list_dir(b, dir, &src);
     ipfsrt_session_finish(&s, st == IPFSRT_OK && b->listing_count > listed);
@@ -651,7 +651,7 @@ static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
 
 ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **out, ipfsrt_client *c, ipfsrt_error *err) {
     ipfsrt_client_batch *b = calloc(1, sizeof *b);
-    if (!b) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!b) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     b->c = c;
     ipfsrt_blockmap_init(&b->have);
     ipfsrt_mhmap_init(&b->inflight_set);
@@ -662,10 +662,10 @@ ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **out, ipfsrt_client *
 
 static ipfsrt_status add(ipfsrt_client_batch *b, item **out, ipfsrt_error *err) {
     if (b->admitted) /* reads under way hold pointers into items */
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "reads are added to a batch before its first result is asked for");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "reads are added to a batch before its first result is asked for");
     if (ipfsrt_array_reserve(&b->ready, &b->ready_cap, b->count + 1, sizeof *b->ready) ||
         ipfsrt_array_reserve(&b->items, &b->cap, b->count + 1, sizeof *b->items))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     item *it = &b->items[b->count++];
     memset(it, 0, sizeof *it);
     it->length = UINT64_MAX; /* a block: the whole of it */
@@ -682,12 +682,12 @@ ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *b, const char *p
     ipfsrt_status st = IPFSRT_OK;
     bool url = strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0;
     if (b->c->verify && url)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: a plain URL cannot be verified", path);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: a plain URL cannot be verified", path);
     if (!url) st = ipfsrt_client_split_target(path, &root, &rest, err);
     if (st == IPFSRT_OK && length != UINT64_MAX && offset > UINT64_MAX - length)
-        st = ipfsrt_fail(err, IPFSRT_ERANGE, -1, "byte range overflows");
+        st = ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "byte range overflows");
     char *copy = st == IPFSRT_OK ? strdup(path) : NULL;
-    if (st == IPFSRT_OK && !copy) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && !copy) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     item *it;
     if (st == IPFSRT_OK) st = add(b, &it, err);
     if (st != IPFSRT_OK) {

@@ -105,7 +105,7 @@ ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t of
                                  ipfsrt_error *err) {
     *out = NULL;
     plain_read *r = calloc(1, sizeof *r);
-    if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!r) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = IPFSRT_OK;
     if (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0) {
         r->url = path;
@@ -178,7 +178,7 @@ ipfsrt_status ipfsrt_plain_export(ipfsrt_client *c, const char *path, const char
     if (access(dest, F_OK) == 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s already exists", dest);
     size_t n = strlen(dest) + 32;
     char *tmp = malloc(n);
-    if (!tmp) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!tmp) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     snprintf(tmp, n, "%s.part-XXXXXX", dest);
     int fd = mkstemp(tmp);
     if (fd < 0) {

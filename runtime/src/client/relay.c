@@ -102,7 +102,7 @@ static ipfsrt_status relay_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
         bool stopping = r->stopping;
         pthread_mutex_unlock(&r->lock);
         return stopping ? ipfsrt_fail_cid(err, IPFSRT_ECANCELED, cid, -1, "the gateway client has stopped")
-                        : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                        : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     if (w->state == WANT_DONE) {
         ipfsrt_wants_touch(&r->wants, w);
@@ -172,7 +172,7 @@ static void start_queued(ipfsrt_client_relay *r) {
             if (!j || !ipfsrt_blockjob_start(r->c, j)) {
                 free(j);
                 ipfsrt_error e;
-                ipfsrt_fail(&e, IPFSRT_ENOMEM, -1, "out of memory");
+                ipfsrt_fail(&e, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
                 fail_want(r, w, &e);
                 continue;
             }
@@ -271,9 +271,9 @@ void ipfsrt_client_relay_stop(ipfsrt_client_relay *r) {
 ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **out, ipfsrt_client *c, ipfsrt_error *err) {
     *out = NULL;
     if (!c->verify)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a relay hands out verified blocks: the client must verify");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a relay hands out verified blocks: the client must verify");
     ipfsrt_client_relay *r = calloc(1, sizeof *r);
-    if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!r) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     r->c = c;
     /* A relay's callers are many clients at once, each of which would have
      * asked the gateways itself: a Zarr reader's first hundred chunks go out
@@ -286,11 +286,11 @@ ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **out, ipfsrt_client *
 }
 
 void ipfsrt_client_relay_blocksource(ipfsrt_client_relay *r, ipfsrt_blocksource *src) {
-    *src = (ipfsrt_blocksource){r, relay_get, relay_release};
+    *src = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), r, relay_get, relay_release};
 }
 
 void ipfsrt_client_relay_blocksource_at_hand(ipfsrt_client_relay *r, ipfsrt_blocksource *src) {
-    *src = (ipfsrt_blocksource){r, relay_get_at_hand, relay_release};
+    *src = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), r, relay_get_at_hand, relay_release};
 }
 
 double ipfsrt_client_relay_round_trip(ipfsrt_client_relay *r) {

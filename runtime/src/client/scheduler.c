@@ -73,11 +73,12 @@ void ipfsrt_client_get_gateway_stats(const ipfsrt_client *c, size_t i,
     out->latency_p99_s = sorted[(n - 1) * 99 / 100];
 }
 
+/* The request as the policy sees it, its attempt the one to come. */
 static void info_of(const task *t, ipfsrt_policy_request *info) {
     info->kind = t->kind;
     info->path = t->path;
     info->query = t->query;
-    info->attempt = t->attempts;
+    info->attempt = t->attempts + 1;
 }
 
 /* Once per gateway and kind of failure: the first detail says what happened
@@ -131,6 +132,7 @@ void ipfsrt_attempt_report(attempt *a) {
     if (c->policy.observe && !c->halted) {
         ipfsrt_policy_request info;
         info_of(t, &info);
+        info.attempt = a->number;
         ipfsrt_policy_outcome o = {
             .ok = a->error == IPFSRT_GWERR_NONE,
             .verified = a->error == IPFSRT_GWERR_NONE && t->kind != IPFSRT_REQUEST_PLAIN,
@@ -141,6 +143,7 @@ void ipfsrt_attempt_report(attempt *a) {
             .bytes = a->bytes,
             .detail = a->error == IPFSRT_GWERR_NONE ? "" : a->detail,
             .guess = t->ops->hint,
+            .verification_failed = ipfsrt_gateway_error_is_verification(a->error),
         };
         ipfsrt_error e;
         ipfsrt_error_clear(&e);
@@ -406,6 +409,7 @@ static bool attempt_start(task *t, size_t gw) {
     if (!a) return false;
     a->t = t;
     a->gw = gw;
+    a->number = t->attempts + 1;
     a->started = ipfsrt_clock();
     a->first_byte = -1;
     ipfsrt_mhmap_init(&a->promised);
@@ -619,7 +623,7 @@ static void count_silence(ipfsrt_client *c, double waited) {
         used += n > 0 ? (size_t)n : 0;
     }
     ipfsrt_error e;
-    ipfsrt_fail(&e, IPFSRT_ETIMEDOUT, -1, "no gateway answered for %.0f s (%s): gave up", c->silent_s, who);
+    ipfsrt_fail(&e, IPFSRT_ETIMED_OUT, -1, "no gateway answered for %.0f s (%s): gave up", c->silent_s, who);
     ipfsrt_client_halt(c, &e);
 }
 
@@ -673,9 +677,9 @@ static void describe_failures(const task *t, char *out, size_t size) {
 ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
     if (t->c->halted) return ipfsrt_client_halt_status(t->c, err);
     const char *q = t->query[0] ? "?" : "";
-    if (t->out_of_memory) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (t->out_of_memory) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (!t->failure_count)
-        return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "%s%s%s: no gateway to ask (the policy named none)",
+        return ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "%s%s%s: no gateway to ask (the policy named none)",
                            t->path, q, t->query);
     char what[700];
     describe_failures(t, what, sizeof what);
@@ -686,7 +690,7 @@ ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
         all_not_found = all_not_found && t->failures[i].kind == IPFSRT_GWERR_NOT_FOUND;
         all_timeouts = all_timeouts && t->failures[i].kind == IPFSRT_GWERR_TIMEOUT;
     }
-    ipfsrt_status code = all_not_found ? IPFSRT_EUNAVAILABLE : all_timeouts ? IPFSRT_ETIMEDOUT : IPFSRT_EFETCH;
+    ipfsrt_status code = all_not_found ? IPFSRT_EUNAVAILABLE : all_timeouts ? IPFSRT_ETIMED_OUT : IPFSRT_EFETCH_FAILED;
     return ipfsrt_fail(err, code, -1,
                        "%s%s%s: every gateway failed: %s", t->path, q, t->query, what);
 }

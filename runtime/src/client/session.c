@@ -320,6 +320,7 @@ static void session_release(void *ctx, ipfsrt_blocksource_ref *ref) {
 }
 
 void ipfsrt_session_source(session *s, ipfsrt_blocksource *src) {
+    src->size = sizeof *src;
     src->ctx = s;
     src->get = session_get;
     src->release = session_release;

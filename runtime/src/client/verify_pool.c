@@ -80,12 +80,12 @@ static void *worker(void *arg) {
 ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **out, unsigned threads, const ipfsrt_hash_backend *backend,
                                 void (*wake)(void *user), void *user, ipfsrt_error *err) {
     ipfsrt_vpool *p = calloc(1, sizeof *p);
-    if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!p) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (threads == 0) threads = 1;
     p->threads = calloc(threads, sizeof *p->threads);
     if (!p->threads) {
         free(p);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
@@ -98,7 +98,7 @@ ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **out, unsigned threads, const ipfsr
     }
     if (!p->thread_count) {
         ipfsrt_vpool_free(p);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a hashing thread");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "cannot start a hashing thread");
     }
     *out = p;
     return IPFSRT_OK;

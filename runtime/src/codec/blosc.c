@@ -19,11 +19,11 @@ static ipfsrt_status shuffle_of(ipfsrt_codec *c, const cJSON *v, ipfsrt_error *e
     if (cJSON_IsString(v)) { /* Zarr v3 */
         for (int i = 0; i < 3; i++)
             if (strcmp(v->valuestring, names[i]) == 0) return c->shuffle = i, IPFSRT_OK;
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec blosc: unknown shuffle \"%s\"", v->valuestring);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec blosc: unknown shuffle \"%s\"", v->valuestring);
     }
     if (!cJSON_IsNumber(v) || (v->valuedouble != AUTOSHUFFLE && (v->valuedouble < 0 || v->valuedouble > 2)) ||
         v->valuedouble != (double)(int)v->valuedouble)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec blosc: shuffle must be -1, 0, 1 or 2");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec blosc: shuffle must be -1, 0, 1 or 2");
     int s = (int)v->valuedouble;
     c->shuffle = s == AUTOSHUFFLE ? (c->typesize == 1 ? BLOSC_BITSHUFFLE : BLOSC_SHUFFLE) : s;
     return IPFSRT_OK;
@@ -33,7 +33,7 @@ static ipfsrt_status blosc_configure(ipfsrt_codec *c, const cJSON *config, ipfsr
     const cJSON *cname = config ? cJSON_GetObjectItemCaseSensitive(config, "cname") : NULL;
     const char *name = cJSON_IsString(cname) ? cname->valuestring : "lz4";
     if (cname && !cJSON_IsString(cname) && !cJSON_IsNull(cname))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec blosc: cname must be a string");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec blosc: cname must be a string");
     if (strlen(name) >= sizeof c->cname || blosc_compname_to_compcode(name) < 0)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "codec blosc: unknown cname \"%s\"", name);
     strcpy(c->cname, name);
@@ -51,7 +51,7 @@ static ipfsrt_status blosc_size(const ipfsrt_codec *c, const uint8_t *src, size_
                                 ipfsrt_error *err) {
     (void)c;
     if (blosc_cbuffer_validate(src, n, size) < 0)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "blosc data: the header does not describe these %zu bytes", n);
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "blosc data: the header does not describe these %zu bytes", n);
     *known = true;
     return IPFSRT_OK;
 }
@@ -65,7 +65,7 @@ static ipfsrt_status blosc_decode(const ipfsrt_codec *c, const uint8_t *src, siz
     if (stated > cap)
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "blosc data state %zu bytes, more than %zu", stated, cap);
     int r = blosc_decompress_ctx(src, dst, cap, 1);
-    if (r < 0 || (size_t)r != stated) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "blosc data are corrupt");
+    if (r < 0 || (size_t)r != stated) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "blosc data are corrupt");
     *written = stated;
     return IPFSRT_OK;
 }
@@ -75,9 +75,9 @@ static ipfsrt_status blosc_encode(const ipfsrt_codec *c, const uint8_t *src, siz
     if (n > BLOSC_MAX_BUFFERSIZE) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "blosc: %zu bytes is too much", n);
     size_t bound = n + BLOSC_MAX_OVERHEAD;
     uint8_t *at = ipfsrt_buf_reserve(out, bound);
-    if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory compressing %zu bytes", n);
+    if (!at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory compressing %zu bytes", n);
     int r = blosc_compress_ctx(c->level, c->shuffle, c->typesize, n, src, at, bound, c->cname, c->blocksize, 1);
-    if (r <= 0) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "blosc: compression failed");
+    if (r <= 0) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "blosc: compression failed");
     out->len += (size_t)r;
     return IPFSRT_OK;
 }

@@ -12,7 +12,7 @@ static ipfsrt_status bz2_configure(ipfsrt_codec *c, const cJSON *config, ipfsrt_
 static ipfsrt_status bz2_stream(const uint8_t *src, size_t n, size_t *at, uint8_t *dst, size_t cap, size_t *out,
                                 ipfsrt_error *err) {
     bz_stream z = {0};
-    if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for bz2");
+    if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for bz2");
     z.next_in = (char *)(uintptr_t)(src + *at);
     z.avail_in = (unsigned int)(n - *at);
     z.next_out = (char *)(dst + *out);
@@ -30,12 +30,12 @@ static ipfsrt_status bz2_stream(const uint8_t *src, size_t n, size_t *at, uint8_
     size_t used = (n - *at) - z.avail_in, made = full ? cap - *out : (size_t)(z.next_out - (char *)(dst + *out));
     BZ2_bzDecompressEnd(&z);
     if (spilled) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "bz2 data decode to more than %zu bytes", cap);
-    if (r == BZ_OK) return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)n, "bz2 data end before their stream does");
+    if (r == BZ_OK) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)n, "bz2 data end before their stream does");
     if (r == BZ_DATA_ERROR_MAGIC && *at > 0)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)*at, "bz2 data: %zu bytes after the end that are no stream",
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)*at, "bz2 data: %zu bytes after the end that are no stream",
                            n - *at);
     if (r != BZ_STREAM_END)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)*at, "bz2 data are corrupt (libbz2 error %d)", r);
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)*at, "bz2 data are corrupt (libbz2 error %d)", r);
     *at += used;
     *out += made;
     return IPFSRT_OK;
@@ -61,10 +61,10 @@ static ipfsrt_status bz2_encode(const ipfsrt_codec *c, const uint8_t *src, size_
                                 ipfsrt_error *err) {
     size_t bound = n + n / 100 + 600; /* libbz2's documented worst case */
     uint8_t *at = n <= UINT_MAX - 1024 - n / 100 ? ipfsrt_buf_reserve(out, bound) : NULL;
-    if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "bz2: cannot compress %zu bytes", n);
+    if (!at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "bz2: cannot compress %zu bytes", n);
     unsigned int len = (unsigned int)bound;
     int r = BZ2_bzBuffToBuffCompress((char *)at, &len, (char *)(uintptr_t)src, (unsigned int)n, c->level, 0, 0);
-    if (r != BZ_OK) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "bz2: compression failed (libbz2 error %d)", r);
+    if (r != BZ_OK) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "bz2: compression failed (libbz2 error %d)", r);
     out->len += len;
     return IPFSRT_OK;
 }

@@ -40,7 +40,7 @@ static ipfsrt_status number_field(const ipfsrt_codec *c, const cJSON *config, co
                                   ipfsrt_error *err) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(config, key);
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: %s must be a number", c->ops->name, key);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec %s: %s must be a number", c->ops->name, key);
     *out = v->valuedouble;
     return IPFSRT_OK;
 }
@@ -59,7 +59,7 @@ static ipfsrt_status quantize_configure(ipfsrt_codec *c, const cJSON *config, ip
     if (st == IPFSRT_OK) st = number_field(c, config, "digits", &digits, err);
     if (st == IPFSRT_OK && (c->cast_dec.kind != 'f' || c->cast_enc.kind != 'f' || digits != floor(digits) ||
                             fabs(digits) > 300))
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "codec quantize: float types and whole digits only");
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec quantize: float types and whole digits only");
     if (st == IPFSRT_OK) { /* numcodecs' scale: the power of two just above 10^digits */
         int exp = (int)-digits;
         c->scale = ldexp(1.0, (int)ceil(log2(pow(10.0, -exp))));
@@ -73,7 +73,7 @@ static ipfsrt_status scale_offset_configure(ipfsrt_codec *c, const cJSON *config
     if (st == IPFSRT_OK) st = type_field(c, config, "astype", "dtype", &c->cast_enc, err);
     if (st == IPFSRT_OK) st = number_field(c, config, "scale", &c->scale, err);
     if (st == IPFSRT_OK) st = number_field(c, config, "offset", &c->offset, err);
-    if (st == IPFSRT_OK && c->scale == 0) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "codec fixedscaleoffset: scale 0");
+    if (st == IPFSRT_OK && c->scale == 0) st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec fixedscaleoffset: scale 0");
     return st;
 }
 
@@ -167,7 +167,7 @@ static ipfsrt_status convert(const ipfsrt_codec *c, bool decoding, const uint8_t
         if (c->cast_mode == CAST_SCALE_OFFSET) v = scale_offset(c, v, from, decoding);
         else if (c->cast_mode == CAST_QUANTIZE && !decoding) v = quantized(c, v, from);
         if (!store(to, v, dst + i * to->size))
-            return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)(i * from->size),
+            return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)(i * from->size),
                                "codec %s: element %zu (%g) does not fit the type it converts to", c->ops->name, i,
                                as_double(v));
     }
@@ -177,7 +177,7 @@ static ipfsrt_status convert(const ipfsrt_codec *c, bool decoding, const uint8_t
 static ipfsrt_status cast_decode(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
                                  size_t *written, ipfsrt_error *err) {
     if (n % c->cast_enc.size)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "codec %s: %zu bytes are not whole elements of %zu", c->ops->name, n,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "codec %s: %zu bytes are not whole elements of %zu", c->ops->name, n,
                            c->cast_enc.size);
     size_t count = n / c->cast_enc.size, out = count * c->cast_dec.size; /* at most 8x n: no overflow in practice */
     if (out / c->cast_dec.size != count || out > cap)
@@ -198,10 +198,10 @@ static ipfsrt_status cast_size(const ipfsrt_codec *c, const uint8_t *src, size_t
 static ipfsrt_status cast_encode(const ipfsrt_codec *c, const uint8_t *src, size_t n, ipfsrt_buf *out,
                                  ipfsrt_error *err) {
     if (n % c->cast_dec.size)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: %zu bytes are not whole elements", c->ops->name, n);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec %s: %zu bytes are not whole elements", c->ops->name, n);
     size_t count = n / c->cast_dec.size;
     uint8_t *at = ipfsrt_buf_reserve(out, count * c->cast_enc.size + 1);
-    if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = convert(c, false, src, count, at, err);
     if (st == IPFSRT_OK) out->len += count * c->cast_enc.size;
     return st;

@@ -21,7 +21,7 @@ ipfsrt_status ipfsrt_codec_int(const ipfsrt_codec *c, const cJSON *config, const
     }
     if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi || /* the range before the cast */
         v->valuedouble != (double)(int)v->valuedouble)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: %s must be an integer from %d to %d", c->ops->name,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec %s: %s must be an integer from %d to %d", c->ops->name,
                            key, lo, hi);
     *out = (int)v->valuedouble;
     return IPFSRT_OK;
@@ -30,9 +30,9 @@ ipfsrt_status ipfsrt_codec_int(const ipfsrt_codec *c, const cJSON *config, const
 ipfsrt_status ipfsrt_codec_wrong_size(const ipfsrt_codec *c, size_t got, bool more, size_t want,
                                       ipfsrt_error *err) {
     if (more)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s data decode to more than the %zu bytes due", c->ops->name,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "%s data decode to more than the %zu bytes due", c->ops->name,
                            want);
-    return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s data decode to %zu bytes, not the %zu due", c->ops->name, got,
+    return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "%s data decode to %zu bytes, not the %zu due", c->ops->name, got,
                        want);
 }
 
@@ -42,7 +42,7 @@ ipfsrt_status ipfsrt_codec_new(ipfsrt_codec **out, const char *name, const char 
     cJSON *doc = NULL;
     if (config) {
         doc = ipfsrt_json_parse(config, strlen(config), NULL);
-        if (!doc) return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: the configuration is not JSON", name);
+        if (!doc) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec %s: the configuration is not JSON", name);
     }
     ipfsrt_status st = ipfsrt_codec_new_config(out, name, doc, itemsize, err);
     cJSON_Delete(doc);
@@ -58,9 +58,9 @@ ipfsrt_status ipfsrt_codec_new_config(ipfsrt_codec **out, const char *name, cons
         if (strcmp(all_codecs[i]->name, name) == 0) ops = all_codecs[i];
     if (!ops) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "unknown codec %s", name);
     if (config && !cJSON_IsObject(config))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec %s: the configuration is not an object", name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec %s: the configuration is not an object", name);
     ipfsrt_codec *c = calloc(1, sizeof *c);
-    if (!c) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!c) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     c->ops = ops;
     c->itemsize = itemsize ? itemsize : 1;
     ipfsrt_status st = ops->configure ? ops->configure(c, config, err) : IPFSRT_OK;
@@ -125,7 +125,7 @@ ipfsrt_status ipfsrt_codec_decode_any(const ipfsrt_codec *c, const void *src, si
     if (cap > limit) cap = limit;
     for (;;) {
         uint8_t *at = ipfsrt_buf_reserve(out, cap);
-        if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu decoded bytes", cap);
+        if (!at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu decoded bytes", cap);
         size_t written = 0;
         st = c->ops->decode(c, src, src_len, at, cap, &written, err);
         if (st == IPFSRT_OK) {
@@ -134,7 +134,7 @@ ipfsrt_status ipfsrt_codec_decode_any(const ipfsrt_codec *c, const void *src, si
         }
         if (st != IPFSRT_ETOO_LARGE) return st;
         if (known) /* more than the data state */
-            return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s data decode to more than the %zu bytes they state",
+            return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "%s data decode to more than the %zu bytes they state",
                                c->ops->name, size);
         if (cap >= limit)
             return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s data decode to over the limit of %zu bytes",

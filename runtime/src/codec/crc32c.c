@@ -54,7 +54,7 @@ static uint32_t stored_crc(const uint8_t *p) {
 static ipfsrt_status crc32c_size(const ipfsrt_codec *c, const uint8_t *src, size_t n, size_t *size, bool *known,
                                  ipfsrt_error *err) {
     (void)c, (void)src;
-    if (n < 4) return ipfsrt_fail(err, IPFSRT_ECODEC, 0, "crc32c data: %zu bytes, shorter than the checksum", n);
+    if (n < 4) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, 0, "crc32c data: %zu bytes, shorter than the checksum", n);
     *size = n - 4;
     *known = true;
     return IPFSRT_OK;
@@ -69,7 +69,7 @@ static ipfsrt_status crc32c_decode(const ipfsrt_codec *c, const uint8_t *src, si
     if (len > cap) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "crc32c data hold %zu bytes, more than %zu", len, cap);
     uint32_t want = stored_crc(src + len), got = ipfsrt_crc32c(0, src, len);
     if (got != want)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)len, "crc32c mismatch: the data sum to %08x, the stored sum is %08x",
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)len, "crc32c mismatch: the data sum to %08x, the stored sum is %08x",
                            got, want);
     memcpy(dst, src, len);
     *written = len;
@@ -83,7 +83,7 @@ static ipfsrt_status crc32c_encode(const ipfsrt_codec *c, const uint8_t *src, si
     uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
     ipfsrt_buf_append(out, src, n);
     ipfsrt_buf_append(out, tail, 4);
-    return out->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return out->failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 
 const ipfsrt_codec_ops ipfsrt_codec_crc32c = {"crc32c", NULL, crc32c_decode, crc32c_size, crc32c_encode, NULL, NULL};

@@ -44,7 +44,7 @@ static ipfsrt_status inflate_with(const ipfsrt_codec *c, int bits, const uint8_t
     if (n > UINT_MAX || cap > UINT_MAX)
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: chunks over 4 GiB are not supported", c->ops->name);
     z_stream *zs = thread_stream(bits);
-    if (!zs) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a %s stream", c->ops->name);
+    if (!zs) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a %s stream", c->ops->name);
     zs->next_in = (Bytef *)(uintptr_t)src; /* zlib's interface is not const; it only reads */
     zs->avail_in = (uInt)n;
     zs->next_out = dst;
@@ -52,15 +52,15 @@ static ipfsrt_status inflate_with(const ipfsrt_codec *c, int bits, const uint8_t
     int r = inflate(zs, Z_FINISH);
     if (r == Z_STREAM_END) {
         if (zs->avail_in)
-            return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)(n - zs->avail_in), "%s data: %u bytes after the end",
+            return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)(n - zs->avail_in), "%s data: %u bytes after the end",
                                c->ops->name, zs->avail_in);
         *written = cap - zs->avail_out;
         return IPFSRT_OK;
     }
     if (r == Z_BUF_ERROR && zs->avail_out == 0)
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s data decode to more than %zu bytes", c->ops->name, cap);
-    if (r == Z_BUF_ERROR) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s data end too soon", c->ops->name);
-    return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s data: %s", c->ops->name, zs->msg ? zs->msg : "corrupt");
+    if (r == Z_BUF_ERROR) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "%s data end too soon", c->ops->name);
+    return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "%s data: %s", c->ops->name, zs->msg ? zs->msg : "corrupt");
 }
 
 static ipfsrt_status gzip_decode(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
@@ -80,12 +80,12 @@ static ipfsrt_status deflate_with(const ipfsrt_codec *c, int bits, const uint8_t
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     if (deflateInit2(&zs, c->level, Z_DEFLATED, bits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a %s stream", c->ops->name);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a %s stream", c->ops->name);
     uLong bound = deflateBound(&zs, (uLong)n);
     uint8_t *at = bound <= UINT_MAX ? ipfsrt_buf_reserve(out, bound) : NULL;
     if (!at) {
         deflateEnd(&zs);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory compressing %zu bytes", n);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory compressing %zu bytes", n);
     }
     zs.next_in = (Bytef *)(uintptr_t)src;
     zs.avail_in = (uInt)n;
@@ -94,7 +94,7 @@ static ipfsrt_status deflate_with(const ipfsrt_codec *c, int bits, const uint8_t
     int r = deflate(&zs, Z_FINISH);
     size_t len = bound - zs.avail_out;
     deflateEnd(&zs);
-    if (r != Z_STREAM_END) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s: compression failed", c->ops->name);
+    if (r != Z_STREAM_END) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "%s: compression failed", c->ops->name);
     out->len += len;
     return IPFSRT_OK;
 }

@@ -82,7 +82,7 @@ static ipfsrt_status same_size(const ipfsrt_codec *c, const uint8_t *src, size_t
 static ipfsrt_status shuffle_encode(const ipfsrt_codec *c, const uint8_t *src, size_t n, ipfsrt_buf *out,
                                     ipfsrt_error *err) {
     uint8_t *at = ipfsrt_buf_reserve(out, n);
-    if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t es = c->elementsize, count = n / es;
     scatter(src, at, count, es);
     memcpy(at + count * es, src + count * es, n - count * es);
@@ -95,7 +95,7 @@ static ipfsrt_status shuffle_encode(const ipfsrt_codec *c, const uint8_t *src, s
 static ipfsrt_status delta_configure(ipfsrt_codec *c, const cJSON *config, ipfsrt_error *err) {
     const cJSON *dt = config ? cJSON_GetObjectItemCaseSensitive(config, "dtype") : NULL;
     const cJSON *as = config ? cJSON_GetObjectItemCaseSensitive(config, "astype") : NULL;
-    if (!cJSON_IsString(dt)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec delta: dtype is missing");
+    if (!cJSON_IsString(dt)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec delta: dtype is missing");
     const char *s = dt->valuestring;
     if (as && !cJSON_IsNull(as) && (!cJSON_IsString(as) || strcmp(as->valuestring, s) != 0))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "codec delta: astype other than dtype (%s)", s);
@@ -144,13 +144,13 @@ static void delta_run(const ipfsrt_codec *c, const uint8_t *src, uint8_t *dst, s
 
 static ipfsrt_status whole_elements(const ipfsrt_codec *c, size_t n, ipfsrt_error *err) {
     if (n % c->elementsize == 0) return IPFSRT_OK;
-    return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "delta data: %zu bytes are not whole elements of %zu", n,
+    return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "delta data: %zu bytes are not whole elements of %zu", n,
                        c->elementsize);
 }
 
 static ipfsrt_status delta_decode(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
                                   size_t *written, ipfsrt_error *err) {
-    if (whole_elements(c, n, err) != IPFSRT_OK) return IPFSRT_ECODEC;
+    if (whole_elements(c, n, err) != IPFSRT_OK) return IPFSRT_EBAD_CHUNK_DATA;
     if (n > cap) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "delta data hold %zu bytes, more than %zu", n, cap);
     delta_run(c, src, dst, n, true);
     *written = n;
@@ -166,7 +166,7 @@ static size_t delta_needs(const ipfsrt_codec *c, size_t len, size_t need) {
 static ipfsrt_status delta_decode_prefix(const ipfsrt_codec *c, const uint8_t *src, size_t n, uint8_t *dst,
                                          size_t cap, size_t need, ipfsrt_error *err) {
     if (n != cap) return ipfsrt_codec_wrong_size(c, n, n > cap, cap, err);
-    if (whole_elements(c, n, err) != IPFSRT_OK) return IPFSRT_ECODEC;
+    if (whole_elements(c, n, err) != IPFSRT_OK) return IPFSRT_EBAD_CHUNK_DATA;
     delta_run(c, src, dst, delta_needs(c, n, need), true);
     return IPFSRT_OK;
 }
@@ -174,9 +174,9 @@ static ipfsrt_status delta_decode_prefix(const ipfsrt_codec *c, const uint8_t *s
 static ipfsrt_status delta_encode(const ipfsrt_codec *c, const uint8_t *src, size_t n, ipfsrt_buf *out,
                                   ipfsrt_error *err) {
     if (n % c->elementsize)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "delta: %zu bytes are not whole elements of %zu", n, c->elementsize);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "delta: %zu bytes are not whole elements of %zu", n, c->elementsize);
     uint8_t *at = ipfsrt_buf_reserve(out, n);
-    if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     delta_run(c, src, at, n, false);
     out->len += n;
     return IPFSRT_OK;

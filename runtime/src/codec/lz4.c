@@ -12,7 +12,7 @@ static ipfsrt_status lz4_configure(ipfsrt_codec *c, const cJSON *config, ipfsrt_
 static ipfsrt_status lz4_size(const ipfsrt_codec *c, const uint8_t *src, size_t n, size_t *size, bool *known,
                               ipfsrt_error *err) {
     (void)c;
-    if (n < 4) return ipfsrt_fail(err, IPFSRT_ECODEC, 0, "lz4 data: %zu bytes, shorter than the size prefix", n);
+    if (n < 4) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, 0, "lz4 data: %zu bytes, shorter than the size prefix", n);
     *size = (size_t)src[0] | (size_t)src[1] << 8 | (size_t)src[2] << 16 | (size_t)src[3] << 24;
     *known = true;
     return IPFSRT_OK;
@@ -30,7 +30,7 @@ static ipfsrt_status lz4_decode(const ipfsrt_codec *c, const uint8_t *src, size_
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "lz4: blocks over 2 GiB are not supported");
     int r = LZ4_decompress_safe((const char *)src + 4, (char *)dst, (int)(n - 4), (int)stated);
     if (r < 0 || (size_t)r != stated)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "lz4 data are corrupt or not the %zu bytes stated", stated);
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "lz4 data are corrupt or not the %zu bytes stated", stated);
     *written = stated;
     return IPFSRT_OK;
 }
@@ -40,10 +40,10 @@ static ipfsrt_status lz4_encode(const ipfsrt_codec *c, const uint8_t *src, size_
     if (n > LZ4_MAX_INPUT_SIZE) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "lz4: %zu bytes is too much", n);
     int bound = LZ4_compressBound((int)n);
     uint8_t *at = ipfsrt_buf_reserve(out, (size_t)bound + 4);
-    if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory compressing %zu bytes", n);
+    if (!at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory compressing %zu bytes", n);
     at[0] = (uint8_t)n, at[1] = (uint8_t)(n >> 8), at[2] = (uint8_t)(n >> 16), at[3] = (uint8_t)(n >> 24);
     int r = LZ4_compress_fast((const char *)src, (char *)at + 4, (int)n, bound, c->acceleration);
-    if (r <= 0 && n) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "lz4: compression failed");
+    if (r <= 0 && n) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "lz4: compression failed");
     out->len += (size_t)r + 4;
     return IPFSRT_OK;
 }

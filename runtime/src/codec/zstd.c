@@ -35,7 +35,7 @@ static ipfsrt_status zstd_configure(ipfsrt_codec *c, const cJSON *config, ipfsrt
     ipfsrt_status st = ipfsrt_codec_int(c, config, "level", 0, ZSTD_minCLevel(), ZSTD_maxCLevel(), &c->level, err);
     const cJSON *sum = config ? cJSON_GetObjectItemCaseSensitive(config, "checksum") : NULL;
     if (st == IPFSRT_OK && sum && !cJSON_IsBool(sum) && !cJSON_IsNull(sum))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec zstd: checksum must be true or false");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec zstd: checksum must be true or false");
     c->checksum = cJSON_IsTrue(sum);
     return st;
 }
@@ -45,12 +45,12 @@ static ipfsrt_status zstd_decode(const ipfsrt_codec *c, const uint8_t *src, size
                                  size_t *written, ipfsrt_error *err) {
     (void)c;
     ZSTD_DCtx *d = thread_dctx();
-    if (!d) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a zstd context");
+    if (!d) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a zstd context");
     size_t r = ZSTD_decompressDCtx(d, dst, cap, src, n);
     if (ZSTD_isError(r)) {
         if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall)
             return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "zstd data decode to more than %zu bytes", cap);
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "zstd data: %s", ZSTD_getErrorName(r));
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "zstd data: %s", ZSTD_getErrorName(r));
     }
     *written = r;
     return IPFSRT_OK;
@@ -74,14 +74,14 @@ static ipfsrt_status zstd_decode_prefix(const ipfsrt_codec *c, const uint8_t *sr
                                         size_t cap, size_t need, ipfsrt_error *err) {
     if (!prefix_may_stop(src, n, cap)) return ipfsrt_codec_decode(c, src, n, dst, cap, err);
     ZSTD_DCtx *d = thread_dctx();
-    if (!d) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a zstd context");
+    if (!d) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a zstd context");
     ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
     ZSTD_inBuffer in = {src, n, 0};
     ZSTD_outBuffer out = {dst, need, 0}; /* room for the whole frame would decode it in one go */
     while (out.pos < need) {
         size_t in_before = in.pos, out_before = out.pos;
         size_t r = ZSTD_decompressStream(d, &out, &in);
-        if (ZSTD_isError(r)) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "zstd data: %s", ZSTD_getErrorName(r));
+        if (ZSTD_isError(r)) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "zstd data: %s", ZSTD_getErrorName(r));
         if (out.pos < need && (r == 0 || (in.pos == in_before && out.pos == out_before))) /* short of cap */
             return ipfsrt_codec_wrong_size(c, out.pos, false, cap, err);
     }
@@ -97,7 +97,7 @@ static ipfsrt_status zstd_size(const ipfsrt_codec *c, const uint8_t *src, size_t
         unsigned long long s = ZSTD_getFrameContentSize(src + at, n - at);
         size_t frame = ZSTD_findFrameCompressedSize(src + at, n - at);
         if (s == ZSTD_CONTENTSIZE_ERROR || ZSTD_isError(frame) || frame == 0)
-            return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)at, "zstd data: no zstd frame at byte %zu", at);
+            return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)at, "zstd data: no zstd frame at byte %zu", at);
         if (s == ZSTD_CONTENTSIZE_UNKNOWN) return IPFSRT_OK;
         if (s > SIZE_MAX - total) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "zstd data state too many bytes");
         total += (size_t)s;
@@ -113,12 +113,12 @@ static ipfsrt_status zstd_encode(const ipfsrt_codec *c, const uint8_t *src, size
     ZSTD_CCtx *z = thread_cctx();
     size_t bound = ZSTD_compressBound(n);
     uint8_t *at = ZSTD_isError(bound) ? NULL : ipfsrt_buf_reserve(out, bound);
-    if (!z || !at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory compressing %zu bytes", n);
+    if (!z || !at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory compressing %zu bytes", n);
     ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, c->level);
     ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, c->checksum);
     size_t r = ZSTD_compress2(z, at, bound, src, n);
-    if (ZSTD_isError(r)) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "zstd: %s", ZSTD_getErrorName(r));
+    if (ZSTD_isError(r)) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "zstd: %s", ZSTD_getErrorName(r));
     out->len += r;
     return IPFSRT_OK;
 }

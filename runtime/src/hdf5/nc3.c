@@ -24,7 +24,7 @@ typedef struct cursor {
 static bool ok(const cursor *c) { return c->st == IPFSRT_OK; }
 
 static void bad(cursor *c, const char *what) {
-    if (ok(c)) c->st = ipfsrt_fail(c->err, IPFSRT_EARG, (int64_t)c->at, "NetCDF-3 header: %s at byte offset %zu", what, c->at);
+    if (ok(c)) c->st = ipfsrt_fail(c->err, IPFSRT_EBAD_ARGUMENT, (int64_t)c->at, "NetCDF-3 header: %s at byte offset %zu", what, c->at);
 }
 
 static bool need(cursor *c, uint64_t n) {
@@ -61,7 +61,7 @@ static char *name(cursor *c) {
     const char *s = (const char *)c->base + c->at;
     if (memchr(s, '\0', n)) bad(c, "a name with a NUL byte");
     char *out = ok(c) ? strndup(s, n) : NULL;
-    if (ok(c) && !out) c->st = ipfsrt_fail(c->err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (ok(c) && !out) c->st = ipfsrt_fail(c->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     c->at += padded(n);
     return out;
 }
@@ -91,7 +91,7 @@ static void attribute(cursor *c, ipfsrt_nc3_attr *a) {
 static ipfsrt_nc3_attr *attributes(cursor *c, size_t *n) {
     *n = list(c, TAG_ATTRIBUTE, 12);
     ipfsrt_nc3_attr *attrs = *n ? calloc(*n, sizeof *attrs) : NULL;
-    if (*n && !attrs) c->st = ipfsrt_fail(c->err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (*n && !attrs) c->st = ipfsrt_fail(c->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; attrs && i < *n && ok(c); i++) attribute(c, &attrs[i]);
     return attrs;
 }
@@ -152,7 +152,7 @@ static void sizes(cursor *c, ipfsrt_nc3 *nc, bool streaming, uint64_t file_size)
     if (streaming) nc->numrecs = nc->recsize && file_size > first ? (file_size - first) / nc->recsize : 0;
     for (size_t i = 0; ok(c) && i < nc->nvars; i++)
         if (!inside(nc, &nc->vars[i], file_size))
-            c->st = ipfsrt_fail(c->err, IPFSRT_ERANGE, -1,
+            c->st = ipfsrt_fail(c->err, IPFSRT_EBAD_RANGE, -1,
                                 "NetCDF-3: the data of %s (%llu bytes at byte offset %llu) runs past the file's end "
                                 "(%llu bytes)", nc->vars[i].name, (unsigned long long)nc->vars[i].bytes,
                                 (unsigned long long)nc->vars[i].begin, (unsigned long long)file_size);
@@ -165,14 +165,14 @@ int ipfsrt_nc3_is(const uint8_t *data, size_t len) {
 ipfsrt_status ipfsrt_nc3_parse(ipfsrt_nc3 *nc, const uint8_t *data, size_t len, uint64_t file_size,
                                ipfsrt_error *err) {
     memset(nc, 0, sizeof *nc);
-    if (!ipfsrt_nc3_is(data, len)) return ipfsrt_fail(err, IPFSRT_EARG, 0, "not a NetCDF-3 file");
+    if (!ipfsrt_nc3_is(data, len)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, 0, "not a NetCDF-3 file");
     cursor c = {.base = data, .at = 4, .len = len, .version = data[3], .err = err};
     nc->version = c.version;
     nc->numrecs = count(&c);
     bool streaming = nc->numrecs == (c.version == 5 ? UINT64_MAX : 0xFFFFFFFFu);
     nc->ndims = list(&c, TAG_DIMENSION, 12);
     if (nc->ndims && !(nc->dims = calloc(nc->ndims, sizeof *nc->dims)))
-        c.st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        c.st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; nc->dims && i < nc->ndims && ok(&c); i++) {
         nc->dims[i].name = name(&c);
         nc->dims[i].length = count(&c);
@@ -180,7 +180,7 @@ ipfsrt_status ipfsrt_nc3_parse(ipfsrt_nc3 *nc, const uint8_t *data, size_t len, 
     nc->attrs = attributes(&c, &nc->nattrs);
     nc->nvars = list(&c, TAG_VARIABLE, 28);
     if (nc->nvars && !(nc->vars = calloc(nc->nvars, sizeof *nc->vars)))
-        c.st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        c.st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; nc->vars && i < nc->nvars && ok(&c); i++) variable(&c, nc, &nc->vars[i]);
     if (ok(&c)) sizes(&c, nc, streaming, file_size);
     if (!ok(&c)) ipfsrt_nc3_free(nc);

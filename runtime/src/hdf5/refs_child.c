@@ -154,7 +154,7 @@ static ipfsrt_status take_records(const char *path, const ipfsrt_buf *said, ipfs
     }
     if (at != said->len || !answered)
         return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: the HDF5 reader's child process said nothing it should", path);
-    return result->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return result->failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 
 static ipfsrt_status child_failed(const char *path, int status, bool timed_out, bool too_much,
@@ -163,7 +163,7 @@ static ipfsrt_status child_failed(const char *path, int status, bool timed_out, 
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: libhdf5 made more than %zu MiB of it: the file is "
                            "damaged or hostile", path, RECORDS_MAX >> 20);
     if (timed_out)
-        return ipfsrt_fail(err, IPFSRT_ETIMEDOUT, -1, "%s: libhdf5 took longer than %.0f s over it: the file is "
+        return ipfsrt_fail(err, IPFSRT_ETIMED_OUT, -1, "%s: libhdf5 took longer than %.0f s over it: the file is "
                            "damaged or hostile", path, limits->seconds);
     if (WIFSIGNALED(status))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: libhdf5 crashed reading it (signal %d%s): the file "
@@ -205,7 +205,7 @@ ipfsrt_status ipfsrt_hdf5_isolated(const char *path, const ipfsrt_hdf5_limits *l
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     ipfsrt_status st = child_failed(path, status, timed_out, too_much, limits, err);
-    if (st == IPFSRT_OK && said.failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && said.failed) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) st = take_records(path, &said, skipped, user, result, err);
     ipfsrt_buf_free(&said);
     return st;

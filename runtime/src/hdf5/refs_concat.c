@@ -53,7 +53,7 @@ typedef struct joiner {
 static bool failed(joiner *j) { return j->st != IPFSRT_OK; }
 
 static void oom(joiner *j) {
-    if (!failed(j)) j->st = ipfsrt_fail(j->err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!failed(j)) j->st = ipfsrt_fail(j->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }
 
 /* The JSON held as text at "path/leaf" in refs (metadata), parsed; or NULL. */
@@ -97,7 +97,7 @@ static ipfsrt_status read_in_child(void *ctx, ipfsrt_hdf5_child *child, ipfsrt_e
         st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: %s has more values than are written inline (%zu MiB)",
                          job->path, job->array, MAX_INLINE_BYTES >> 20);
     else if (!(values = malloc((size_t)n * size + 1)))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     else if (H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: cannot read the values of %s", job->path, job->array);
     if (st == IPFSRT_OK) ipfsrt_hdf5_child_result(child, values, (size_t)n * size);
@@ -151,7 +151,7 @@ static void coordinate_span(joiner *j, part *p, const char *array) {
     p->last = count ? v[count - 1] : -INFINITY;
     for (size_t k = 1; k < count && !failed(j); k++)
         if (!(v[k] > v[k - 1]))
-            j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s: its %s values do not increase (%g after %g)", p->path,
+            j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "%s: its %s values do not increase (%g after %g)", p->path,
                                 j->dim, v[k], v[k - 1]);
     free(v);
 }
@@ -163,7 +163,7 @@ static void order_parts(joiner *j, const joined *coord) {
     qsort(j->parts, j->n, sizeof *j->parts, by_coordinate);
     for (size_t i = 1; i < j->n && !failed(j); i++)
         if (isfinite(j->parts[i].first) && !(j->parts[i].first > j->parts[i - 1].last))
-            j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s and %s overlap along %s (%g, %g)", j->parts[i - 1].path,
+            j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "%s and %s overlap along %s (%g, %g)", j->parts[i - 1].path,
                                 j->parts[i].path, j->dim, j->parts[i - 1].last, j->parts[i].first);
 }
 
@@ -208,7 +208,7 @@ static void find_arrays(joiner *j) {
     for (size_t i = 1; i < j->n && !failed(j); i++) /* the other way round: agreeing_length */
         for (const cJSON *k = j->parts[i].refs->child; k && !failed(j); k = k->next)
             if (strcmp(basename_of(k->string), ".zarray") == 0 && !cJSON_GetObjectItemCaseSensitive(refs, k->string))
-                j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s has %.*s, %s has not", j->parts[i].path,
+                j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "%s has %.*s, %s has not", j->parts[i].path,
                                     (int)(strlen(k->string) - 8), k->string, j->parts[0].path);
 }
 
@@ -222,10 +222,10 @@ static uint64_t agreeing_length(joiner *j, joined *a, size_t i) {
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(theirs, "shape"), a->axis, cJSON_CreateNumber(0));
     }
     if (!mine)
-        j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s has no %s (%s has)", j->parts[i].path, a->path,
+        j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "%s has no %s (%s has)", j->parts[i].path, a->path,
                             j->parts[0].path);
     else if (!cJSON_Compare(mine, theirs, true))
-        j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1,
+        j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1,
                             "%s: %s differs from %s's (its type, chunks, codecs, fill value or other dimensions)",
                             j->parts[i].path, a->path, j->parts[0].path);
     cJSON_Delete(mine);
@@ -238,7 +238,7 @@ static uint64_t agreeing_length(joiner *j, joined *a, size_t i) {
 static void same_attrs(joiner *j, const joined *a, size_t i) {
     cJSON *mine = meta_at(j->parts[i].refs, a->path, ".zattrs"), *theirs = meta_at(j->parts[0].refs, a->path, ".zattrs");
     if (!cJSON_Compare(mine, theirs, true))
-        j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s: the attributes of %s (units, calendar) differ from %s's",
+        j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the attributes of %s (units, calendar) differ from %s's",
                             j->parts[i].path, a->path, j->parts[0].path);
     cJSON_Delete(mine);
     cJSON_Delete(theirs);
@@ -273,7 +273,7 @@ static void check_same(joiner *j, joined *a) {
         size_t bytes;
         void *mine = read_values(j, &j->parts[i], a->path, -1, &bytes);
         if (mine && (bytes != first_bytes || memcmp(mine, first, bytes) != 0))
-            j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s: the values of %s differ from %s's", j->parts[i].path,
+            j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the values of %s differ from %s's", j->parts[i].path,
                                 a->path, j->parts[0].path);
         free(mine);
     }
@@ -319,7 +319,7 @@ static void move_key(joiner *j, size_t i, cJSON *item) {
     } else if (moved_key(key, sizeof key, dir, leaf, a->axis, a->before[i])) {
         cJSON_AddItemToObject(j->out, key, item);
     } else {
-        j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s: %s is not a chunk key", j->parts[i].path, item->string);
+        j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s is not a chunk key", j->parts[i].path, item->string);
         cJSON_Delete(item);
     }
 }
@@ -341,7 +341,7 @@ static void write_inline(joiner *j, joined *a) {
     const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(a->meta, "dtype");
     int rank = cJSON_GetArraySize(shape);
     if (rank > MAX_RANK) {
-        j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "%s: more than %d dimensions", a->path, MAX_RANK);
+        j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "%s: more than %d dimensions", a->path, MAX_RANK);
         return;
     }
     uint64_t outer = 1, inner = cJSON_IsString(dtype) ? strtoull(dtype->valuestring + 2, NULL, 10) : 0, total = inner;
@@ -406,7 +406,7 @@ static void join(joiner *j) {
         if (a->coordinate && a->axis == 0 && strcmp(basename_of(a->path), j->dim) == 0 && !coord) coord = a;
     }
     if (!failed(j) && !along)
-        j->st = ipfsrt_fail(j->err, IPFSRT_EARG, -1, "no variable of %s has the dimension %s", j->parts[0].path, j->dim);
+        j->st = ipfsrt_fail(j->err, IPFSRT_EBAD_ARGUMENT, -1, "no variable of %s has the dimension %s", j->parts[0].path, j->dim);
     if (coord && !failed(j)) order_parts(j, coord);
     for (size_t k = 0; k < j->narrays && !failed(j); k++)
         j->arrays[k].axis >= 0 ? place_chunks(j, &j->arrays[k]) : check_same(j, &j->arrays[k]);
@@ -439,10 +439,10 @@ ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *ta
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_refs_options_init, err);
     if (st != IPFSRT_OK) return st;
     if (!n || n > MAX_FILES || !dim || !*dim)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "references are joined from 1 to %zu files along a dimension named",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "references are joined from 1 to %zu files along a dimension named",
                            MAX_FILES);
     joiner j = {.parts = calloc(n, sizeof(part)), .n = n, .dim = dim, .err = err};
-    if (!j.parts) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!j.parts) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_hdf5_limits_of(&o, &j.limits);
     for (size_t i = 0; i < n && !failed(&j); i++) {
         j.parts[i] = (part){.path = paths[i], .target = targets ? targets[i] : NULL, .given = i,

@@ -38,17 +38,17 @@ cJSON *ipfsrt_refs_chunk_item(FILE *raw, const char *target, uint64_t offset, ui
                               ipfsrt_error *err) {
     if (!raw || length > threshold) {
         cJSON *item = ipfsrt_refs_range_item(target, offset, length);
-        if (!item) ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!item) ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         return item;
     }
     uint8_t *buf = malloc(length + 1);
     cJSON *item = NULL;
-    if (!buf) ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!buf) ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     else if (fseeko(raw, (off_t)offset, SEEK_SET) != 0 || fread(buf, 1, length, raw) != length)
         ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: cannot read %llu bytes at %llu", target, (unsigned long long)length,
                     (unsigned long long)offset);
     else if (!(item = ipfsrt_refs_inline_item(buf, length)))
-        ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     free(buf);
     return item;
 }

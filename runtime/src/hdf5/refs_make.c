@@ -34,7 +34,7 @@ static void skip(maker *m, const char *name, const char *why) {
 }
 
 static void put_json(maker *m, const char *key, cJSON *doc) {
-    if (!ipfsrt_refs_put_meta(m->refs, key, doc)) m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!ipfsrt_refs_put_meta(m->refs, key, doc)) m->st = ipfsrt_fail(m->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }
 
 /* Zarr v2's dtype of an HDF5 number type ("<f4", "|u1", ">i2"), or false. */
@@ -101,7 +101,7 @@ static void single_chunk_key(char *key, size_t size, const char *path, int rank)
 /* key's value (an item made by refs_items.c) among the dataset's chunks. */
 static void put_item(maker *m, const char *key, cJSON *item) {
     if (m->st != IPFSRT_OK || !item || !cJSON_AddItemToObject(m->chunks, key, item)) {
-        if (m->st == IPFSRT_OK) m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (m->st == IPFSRT_OK) m->st = ipfsrt_fail(m->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         cJSON_Delete(item);
     }
 }
@@ -277,9 +277,9 @@ static ipfsrt_status walk_hdf5(const char *path, const char *target, uint64_t in
                .target = target ? target : path, .inline_threshold = inline_threshold,
                .refs = cJSON_CreateObject(), .skipped = skipped, .user = user, .err = err};
     if (m.file < 0 || !m.raw)
-        m.st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: neither an HDF5 (NetCDF-4) nor a NetCDF-3 file", path);
+        m.st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: neither an HDF5 (NetCDF-4) nor a NetCDF-3 file", path);
     else if (!m.refs)
-        m.st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        m.st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     else {
         m.netcdf = H5Aexists(m.file, "_NCProperties") > 0;
         group(&m, m.file, "");
@@ -304,7 +304,7 @@ static ipfsrt_status walk_in_child(void *ctx, ipfsrt_hdf5_child *child, ipfsrt_e
     ipfsrt_status st = walk_hdf5(job->path, job->target, job->inline_threshold, skip_in_child, child, &refs, err);
     char *json = st == IPFSRT_OK ? cJSON_PrintUnformatted(refs) : NULL;
     cJSON_Delete(refs);
-    if (st == IPFSRT_OK && !json) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && !json) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (json) ipfsrt_hdf5_child_result(child, json, strlen(json));
     free(json);
     return st;
@@ -356,7 +356,7 @@ ipfsrt_status ipfsrt_hdf5_refs_json(cJSON *refs, char **json, ipfsrt_error *err)
     *json = doc ? cJSON_PrintUnformatted(doc) : NULL;
     cJSON_Delete(doc);
     cJSON_Delete(refs);
-    return *json ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return *json ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }
 
 ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts, ipfsrt_refs_skip_fn skipped,

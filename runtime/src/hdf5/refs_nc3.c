@@ -76,7 +76,7 @@ typedef struct nc3_maker {
 } nc3_maker;
 
 static void put_text(nc3_maker *m, const char *key, cJSON *doc) {
-    if (!ipfsrt_refs_put_meta(m->refs, key, doc)) m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!ipfsrt_refs_put_meta(m->refs, key, doc)) m->st = ipfsrt_fail(m->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }
 
 /* A chunk: the range, or its bytes inline when small. */
@@ -86,7 +86,7 @@ static void put_chunk(nc3_maker *m, const char *key, uint64_t offset, uint64_t b
     if (!item) m->st = ipfsrt_fail(m->err, e.code, e.offset, "%s", e.message);
     else if (!cJSON_AddItemToObject(m->refs, key, item)) {
         cJSON_Delete(item);
-        m->st = ipfsrt_fail(m->err, IPFSRT_ENOMEM, -1, "out of memory");
+        m->st = ipfsrt_fail(m->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
 }
 
@@ -172,7 +172,7 @@ static ipfsrt_status read_header(FILE *f, uint64_t size, ipfsrt_nc3 *nc, uint8_t
     for (;;) {
         size_t len = size < want ? (size_t)size : want;
         uint8_t *buf = realloc(*header, len ? len : 1);
-        if (!buf) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!buf) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         *header = buf;
         if (fseeko(f, 0, SEEK_SET) != 0 || fread(buf, 1, len, f) != len)
             return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: cannot read its header", path);
@@ -213,7 +213,7 @@ ipfsrt_status ipfsrt_nc3_refs_of(const char *path, const char *target, uint64_t 
     *refs = NULL;
     ipfsrt_status st = ipfsrt_nc3_open(path, &nc, &header, &raw, err);
     cJSON *out = st == IPFSRT_OK ? cJSON_CreateObject() : NULL;
-    if (st == IPFSRT_OK && !out) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && !out) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) st = ipfsrt_nc3_refs(&nc, target ? target : path, raw, inline_threshold, skipped, user, out, err);
     if (st == IPFSRT_OK) *refs = out;
     else cJSON_Delete(out);
@@ -236,13 +236,13 @@ void *ipfsrt_nc3_values(const char *path, const char *name, bool as_double, size
             if (strcmp(nc.vars[i].name, name) == 0) v = &nc.vars[i];
         uint64_t records = v && v->record ? nc.numrecs : 1, size = v ? ipfsrt_nc3_type_size(v->type) : 1, total = 0;
         if (!v || v->type == IPFSRT_NC3_CHAR)
-            ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no variable of numbers %s", path, name);
+            ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no variable of numbers %s", path, name);
         else if (__builtin_mul_overflow(records, v->bytes, &total) || total > max_bytes ||
                  total / size > max_bytes / sizeof(double))
             ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: %s has more values than are written inline (%zu MiB)", path,
                         name, max_bytes >> 20);
         else if (!(stored = malloc(total + 1)))
-            ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         else {
             bool read = true;
             for (uint64_t i = 0; read && i < records; i++)
@@ -256,7 +256,7 @@ void *ipfsrt_nc3_values(const char *path, const char *name, bool as_double, size
             } else if ((out = malloc(total / size * sizeof(double) + 1))) {
                 for (uint64_t k = 0; k < total / size; k++) ((double *)out)[k] = value_at(stored + k * size, v->type);
                 *bytes = total / size * sizeof(double);
-            } else ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            } else ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         }
     }
     free(stored);

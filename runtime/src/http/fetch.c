@@ -78,11 +78,11 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
     static bool global_done;
     if (!global_done) { /* the first use happens before any thread of ours exists */
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-            return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "libcurl failed to initialise");
+            return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "libcurl failed to initialise");
         global_done = true;
     }
     ipfsrt_fetch *f = calloc(1, sizeof *f);
-    if (!f) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!f) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     f->cfg = *cfg;
     f->cfg.ca_file = NULL;
     const char *ca_file = cfg->ca_file;
@@ -91,7 +91,7 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
     if (!ca_file || !*ca_file) ca_file = getenv("SSL_CERT_FILE");
     if (ca_file && *ca_file && !(f->ca_file = strdup(ca_file))) {
         free(f);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     if (!f->cfg.slots) f->cfg.slots = 1;
     if (!f->cfg.per_slot) f->cfg.per_slot = 8;
@@ -107,7 +107,7 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
     f->multi = curl_multi_init();
     if (!f->running_in_slot || !f->limit_in_slot || !f->queued_in_slot || !f->multi) {
         ipfsrt_fetch_free(f);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     curl_multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     /* HTTP/2: as many streams on one connection as the server allows. curl's own
@@ -244,14 +244,14 @@ static bool copy_spec(ipfsrt_fetch_req *r, const ipfsrt_fetch_spec *spec) {
 
 ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
                                  ipfsrt_fetch_req **out, ipfsrt_error *err) {
-    if (spec->slot >= f->cfg.slots) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no such gateway slot");
+    if (spec->slot >= f->cfg.slots) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no such gateway slot");
     ipfsrt_fetch_req *r = calloc(1, sizeof *r);
-    if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!r) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     r->engine = f;
     r->spec = *spec;
     if (!copy_spec(r, spec)) {
         req_free(f, r);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     r->spec.url = r->url;
     r->spec.accept = r->spec.range = r->spec.method = r->spec.aws_sigv4 = r->spec.userpwd = NULL;

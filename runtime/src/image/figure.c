@@ -174,10 +174,10 @@ ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *
     unsigned s = fig->scale ? fig->scale : 1;
     if (field->ndim != 2 || !field->shape[0] || !field->shape[1] || s > 64 || field->shape[0] > SIDE_MAX / s ||
         field->shape[1] > SIDE_MAX / s)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a colour map is of a 2-d field of at most %d pixels a side", SIDE_MAX);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a colour map is of a 2-d field of at most %d pixels a side", SIDE_MAX);
     bool automatic = fig->vmin == 0 && fig->vmax == 0;
     if (!automatic && !(isfinite(fig->vmin) && isfinite(fig->vmax) && fig->vmin < fig->vmax))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "the colour scale runs from vmin to a greater vmax");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "the colour scale runs from vmin to a greater vmax");
     ipfsrt_ndarray v;
     ipfsrt_ndarray_init(&v);
     ipfsrt_status st = ipfsrt_ndarray_astype(&v, field, IPFSRT_DTYPE_FLOAT64, err);
@@ -191,9 +191,9 @@ ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *
     ipfsrt_image_canvas cv = {NULL, 0, 0};
     lay_out(fig, rows, cols, &bt, &l, &cv);
     if (st == IPFSRT_OK && (cv.width > SIDE_MAX || cv.height > SIDE_MAX + 400))
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "a figure of %zu x %zu pixels is too large", cv.width, cv.height);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a figure of %zu x %zu pixels is too large", cv.width, cv.height);
     if (st == IPFSRT_OK && !(cv.rgb = malloc(cv.width * cv.height * 3)))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a %zu x %zu picture", cv.width, cv.height);
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a %zu x %zu picture", cv.width, cv.height);
     if (st == IPFSRT_OK) {
         draw(&cv, &l, d, rows, cols, fig, lo, hi, &bt);
         st = ipfsrt_image_write_png(path, &cv, err);

@@ -117,12 +117,12 @@ ipfsrt_status ipfsrt_image_write_lines(const char *path, const ipfsrt_image_line
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(f, fig, ipfsrt_image_lines_init, err);
     if (st != IPFSRT_OK) return st;
     if (f.width < LEFT + RIGHT + 40 || f.height < TOP + BOTTOM + 40 || f.width > SIDE_MAX || f.height > SIDE_MAX)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a line plot is %d to %d pixels a side, and taller than %d",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a line plot is %d to %d pixels a side, and taller than %d",
                            LEFT + RIGHT + 40, SIDE_MAX, TOP + BOTTOM + 40);
     if (!(isfinite(f.xlo) && isfinite(f.xhi) && f.xlo < f.xhi && isfinite(f.ylo) && isfinite(f.yhi) && f.ylo < f.yhi))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a line plot's ranges run from a finite low to a greater high");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a line plot's ranges run from a finite low to a greater high");
     ipfsrt_image_canvas cv = {malloc((size_t)f.width * f.height * 3), f.width, f.height};
-    if (!cv.rgb) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a %u x %u picture", f.width, f.height);
+    if (!cv.rgb) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a %u x %u picture", f.width, f.height);
     draw(&cv, &f);
     st = ipfsrt_image_write_png(path, &cv, err);
     free(cv.rgb);

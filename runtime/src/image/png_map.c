@@ -45,7 +45,7 @@ void ipfsrt_image_color(ipfsrt_image_cmap cmap, double t, unsigned char *rgb) {
 ipfsrt_status ipfsrt_image_write_png(const char *path, const ipfsrt_image_canvas *cv, ipfsrt_error *err) {
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
-    if (!tmp) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!tmp) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     snprintf(tmp, n, "%s.part-XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd >= 0) fchmod(fd, 0644); /* as a file made by fopen would be, not mkstemp's 0600 */

@@ -28,13 +28,13 @@ typedef struct parser {
 } parser;
 
 static ipfsrt_status bad(parser *p, size_t at, const char *what) {
-    return ipfsrt_fail(p->err, IPFSRT_ECBOR, (int64_t)at, "DAG-CBOR: %s at byte offset %zu", what,
+    return ipfsrt_fail(p->err, IPFSRT_EBAD_DAGCBOR, (int64_t)at, "DAG-CBOR: %s at byte offset %zu", what,
                        at);
 }
 
 static ipfsrt_status read_be(parser *p, size_t n, uint64_t *v) {
     if (p->len - p->pos < n)
-        return ipfsrt_fail(p->err, IPFSRT_ECBOR, (int64_t)p->len,
+        return ipfsrt_fail(p->err, IPFSRT_EBAD_DAGCBOR, (int64_t)p->len,
                            "DAG-CBOR: input ends inside an item at byte offset %zu", p->len);
     uint64_t x = 0;
     for (size_t i = 0; i < n; i++) x = (x << 8) | p->buf[p->pos + i];
@@ -47,7 +47,7 @@ static ipfsrt_status read_be(parser *p, size_t n, uint64_t *v) {
 static ipfsrt_status read_head(parser *p, int *major, unsigned *info, uint64_t *arg) {
     size_t at = p->pos;
     if (p->pos >= p->len)
-        return ipfsrt_fail(p->err, IPFSRT_ECBOR, (int64_t)at,
+        return ipfsrt_fail(p->err, IPFSRT_EBAD_DAGCBOR, (int64_t)at,
                            "DAG-CBOR: input ends where an item was expected (offset %zu)", at);
     uint8_t ib = p->buf[p->pos++];
     *major = ib >> 5;
@@ -222,7 +222,7 @@ static ipfsrt_status run(parser *p, ipfsrt_dagcbor_item *root) {
     ipfsrt_status st = walk(p, root, 0);
     if (st != IPFSRT_OK) return st;
     if (p->pos != p->len)
-        return ipfsrt_fail(p->err, IPFSRT_ETRAILING, (int64_t)p->pos,
+        return ipfsrt_fail(p->err, IPFSRT_ETRAILING_DATA, (int64_t)p->pos,
                            "DAG-CBOR: %zu bytes after the item, from byte offset %zu",
                            p->len - p->pos, p->pos);
     return IPFSRT_OK;
@@ -239,7 +239,7 @@ ipfsrt_status ipfsrt_dagcbor_decode(const uint8_t *buf, size_t len, ipfsrt_dagcb
     doc->cids_ = p.cids_needed ? calloc(p.cids_needed, sizeof *doc->cids_) : NULL;
     if (!doc->items_ || (p.cids_needed && !doc->cids_)) {
         ipfsrt_dagcbor_doc_free(doc);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory decoding DAG-CBOR");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory decoding DAG-CBOR");
     }
     p.build = true;
     p.items = doc->items_ + 1;

@@ -7,7 +7,7 @@
 #include "ipld/protobuf.h"
 
 static ipfsrt_status bad(ipfsrt_error *err, size_t at, const char *what) {
-    return ipfsrt_fail(err, IPFSRT_EDAGPB, (int64_t)at, "dag-pb: %s at byte offset %zu", what, at);
+    return ipfsrt_fail(err, IPFSRT_EBAD_DAGPB, (int64_t)at, "dag-pb: %s at byte offset %zu", what, at);
 }
 
 /* PBLink { optional bytes Hash = 1; optional string Name = 2; optional uint64 Tsize = 3; }
@@ -44,8 +44,8 @@ static ipfsrt_status decode_link(const uint8_t *buf, size_t len, size_t base, ip
             ipfsrt_status st = ipfsrt_cid_from_bytes(&link->cid, p, n, NULL, err);
             if (st != IPFSRT_OK) {
                 ipfsrt_error_prefix(err, "dag-pb link Hash at byte offset %zu: ", base + at);
-                if (err) err->code = IPFSRT_EDAGPB;
-                return IPFSRT_EDAGPB;
+                if (err) err->code = IPFSRT_EBAD_DAGPB;
+                return IPFSRT_EBAD_DAGPB;
             }
             has_hash = true;
         } else {
@@ -91,9 +91,9 @@ ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_n
     }
     size_t links = links_before_data + links_after_data;
     if (links) {
-        if (links > SIZE_MAX / sizeof *node->links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (links > SIZE_MAX / sizeof *node->links) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         node->links = malloc(links * sizeof *node->links); /* each filled whole by decode_link */
-        if (!node->links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!node->links) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     pos = 0;
     while (pos < len) { /* second pass: the structure is known to be sound */
@@ -136,6 +136,6 @@ ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_dagpb_node *node, ipfsrt_buf *out
     bool failed = link.failed;
     ipfsrt_buf_free(&link);
     if (node->data) pb_put_bytes(out, 1, node->data, node->data_len);
-    if (failed || out->failed) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (failed || out->failed) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     return IPFSRT_OK;
 }

@@ -39,7 +39,7 @@ static bool is_v0_multihash(const uint8_t *buf, size_t len) {
 static ipfsrt_status cid_v0_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t len, size_t *used,
                                        ipfsrt_error *err) {
     if (!used && len != 34)
-        return ipfsrt_fail(err, IPFSRT_ETRAILING, 34, "%zu bytes after a CIDv0", len - 34);
+        return ipfsrt_fail(err, IPFSRT_ETRAILING_DATA, 34, "%zu bytes after a CIDv0", len - 34);
     cid->version = 0;
     cid->codec = IPFSRT_CODEC_DAG_PB;
     cid->hash_code = IPFSRT_MH_SHA2_256;
@@ -58,16 +58,16 @@ static ipfsrt_status cid_version(const uint8_t *buf, size_t len, size_t *n, ipfs
     ipfsrt_status st = ipfsrt_varint_decode(buf, len, &version, n, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "CID version: ");
-        return st == IPFSRT_ETRUNCATED ? ipfsrt_fail(err, IPFSRT_ECID, 0, "CID truncated") : st;
+        return st == IPFSRT_ETRUNCATED ? ipfsrt_fail(err, IPFSRT_EBAD_CID, 0, "CID truncated") : st;
     }
     if (version == 0x12)
-        return ipfsrt_fail(err, IPFSRT_ECID, 0,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CID, 0,
                            "CIDv0 multihash must be sha2-256 with a 32-byte digest");
     if (version == 2 || version == 3)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, 0, "CID version %llu is reserved",
                            (unsigned long long)version);
     if (version != 1)
-        return ipfsrt_fail(err, IPFSRT_ECID, 0, "invalid CID version %llu",
+        return ipfsrt_fail(err, IPFSRT_EBAD_CID, 0, "invalid CID version %llu",
                            (unsigned long long)version);
     return IPFSRT_OK;
 }
@@ -75,7 +75,7 @@ static ipfsrt_status cid_version(const uint8_t *buf, size_t len, size_t *n, ipfs
 ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t len, size_t *used,
                                     ipfsrt_error *err) {
     memset(cid, 0, sizeof *cid);
-    if (len == 0) return ipfsrt_fail(err, IPFSRT_ECID, 0, "empty CID");
+    if (len == 0) return ipfsrt_fail(err, IPFSRT_EBAD_CID, 0, "empty CID");
     if (is_v0_multihash(buf, len)) return cid_v0_from_bytes(cid, buf, len, used, err);
     uint64_t codec;
     size_t n1, n2, n3;
@@ -85,7 +85,7 @@ ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t 
     if (st != IPFSRT_OK) {
         ipfsrt_error_shift(err, (int64_t)n1);
         ipfsrt_error_prefix(err, "CID codec: ");
-        return st == IPFSRT_ETRUNCATED ? ipfsrt_fail(err, IPFSRT_ECID, (int64_t)len,
+        return st == IPFSRT_ETRUNCATED ? ipfsrt_fail(err, IPFSRT_EBAD_CID, (int64_t)len,
                                                      "CID truncated in its codec")
                                        : st;
     }
@@ -97,10 +97,10 @@ ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t 
     }
     size_t total = n1 + n2 + n3;
     if (!used && total != len)
-        return ipfsrt_fail(err, IPFSRT_ETRAILING, (int64_t)total,
+        return ipfsrt_fail(err, IPFSRT_ETRAILING_DATA, (int64_t)total,
                            "%zu bytes after the CID's multihash", len - total);
     if (total > IPFSRT_CID_MAX_BYTES) /* unreachable with the digest bound; kept as a guard */
-        return ipfsrt_fail(err, IPFSRT_ECID, 0, "CID of %zu bytes is too long", total);
+        return ipfsrt_fail(err, IPFSRT_EBAD_CID, 0, "CID of %zu bytes is too long", total);
     /* field by field: the struct was zeroed above, and a dag-pb shard parses
      * hundreds of these per walk */
     cid->version = 1;
@@ -121,12 +121,12 @@ ipfsrt_status ipfsrt_cid_parse(ipfsrt_cid *cid, const char *s, size_t slen, ipfs
     size_t n = 0;
     ipfsrt_status st;
     memset(cid, 0, sizeof *cid);
-    if (slen == 0) return ipfsrt_fail(err, IPFSRT_ECID, 0, "empty CID string");
+    if (slen == 0) return ipfsrt_fail(err, IPFSRT_EBAD_CID, 0, "empty CID string");
     if (slen > IPFSRT_CID_STR_MAX)
-        return ipfsrt_fail(err, IPFSRT_ECID, -1, "CID string of %zu characters is too long",
+        return ipfsrt_fail(err, IPFSRT_EBAD_CID, -1, "CID string of %zu characters is too long",
                            slen);
     if (memchr(s, '\0', slen))
-        return ipfsrt_fail(err, IPFSRT_ECID, -1, "CID string contains a NUL byte");
+        return ipfsrt_fail(err, IPFSRT_EBAD_CID, -1, "CID string contains a NUL byte");
     if (slen == 46 && s[0] == 'Q' && s[1] == 'm') {
         st = ipfsrt_base_decode(IPFSRT_BASE58BTC, s, slen, buf, sizeof buf, &n, err);
         if (st != IPFSRT_OK) {
@@ -134,7 +134,7 @@ ipfsrt_status ipfsrt_cid_parse(ipfsrt_cid *cid, const char *s, size_t slen, ipfs
             return st;
         }
         if (n != 34 || !is_v0_multihash(buf, n))
-            return ipfsrt_fail(err, IPFSRT_ECID, -1,
+            return ipfsrt_fail(err, IPFSRT_EBAD_CID, -1,
                                "CIDv0 '%.*s' is not a 34-byte sha2-256 multihash", (int)slen, s);
         if (base) *base = IPFSRT_BASE58BTC;
         return ipfsrt_cid_from_bytes(cid, buf, n, NULL, err);
@@ -146,7 +146,7 @@ ipfsrt_status ipfsrt_cid_parse(ipfsrt_cid *cid, const char *s, size_t slen, ipfs
         return st;
     }
     if (n > 0 && buf[0] == 0x12)
-        return ipfsrt_fail(err, IPFSRT_ECID, 0,
+        return ipfsrt_fail(err, IPFSRT_EBAD_CID, 0,
                            "CID '%.*s': a CIDv0 cannot carry a multibase prefix",
                            (int)(slen > 80 ? 80 : slen), s);
     st = ipfsrt_cid_from_bytes(cid, buf, n, NULL, err);
@@ -167,11 +167,11 @@ ipfsrt_status ipfsrt_cid_create(ipfsrt_cid *cid, int version, uint64_t codec, ui
                            digest_len, IPFSRT_MH_MAX_DIGEST);
     if (version == 0) {
         if (codec != IPFSRT_CODEC_DAG_PB || hash_code != IPFSRT_MH_SHA2_256 || digest_len != 32)
-            return ipfsrt_fail(err, IPFSRT_EARG, -1,
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                                "a CIDv0 is always dag-pb with a 32-byte sha2-256 digest");
     } else if (version == 1) {
         if (codec > IPFSRT_VARINT_MAX_VALUE || hash_code > IPFSRT_VARINT_MAX_VALUE)
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "codec or hash code out of range");
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "codec or hash code out of range");
         n += ipfsrt_varint_encode(1, buf + n);
         n += ipfsrt_varint_encode(codec, buf + n);
     } else {

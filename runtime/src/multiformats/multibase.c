@@ -132,11 +132,11 @@ static ipfsrt_status rfc4648_decode(const struct base_info *b, const char *s, si
     if (b->pad) {
         size_t group = b->bits == 5 ? 8 : 4;
         if (slen % group)
-            return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)slen,
+            return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, (int64_t)slen,
                                "%s: length %zu is not a multiple of %zu", b->name, slen, group);
         while (end > 0 && s[end - 1] == '=') end--;
         if (slen - end >= group)
-            return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)end, "%s: too much padding",
+            return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, (int64_t)end, "%s: too much padding",
                                b->name);
     }
     size_t o = 0;
@@ -145,7 +145,7 @@ static ipfsrt_status rfc4648_decode(const struct base_info *b, const char *s, si
     for (size_t i = 0; i < end; i++) {
         int v = char_value(b, (unsigned char)s[i]);
         if (v < 0)
-            return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)i,
+            return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, (int64_t)i,
                                "%s: invalid character 0x%02x at position %zu", b->name,
                                (unsigned char)s[i], i);
         acc = (acc << b->bits) | (uint32_t)v;
@@ -159,10 +159,10 @@ static ipfsrt_status rfc4648_decode(const struct base_info *b, const char *s, si
      * cut short) and zero (else the string has more than one spelling: the
      * last character is mistyped, or not the canonical one). */
     if (bits >= b->bits)
-        return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)end,
+        return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, (int64_t)end,
                            "%s: %zu characters end inside a byte: the string is cut short", b->name, end);
     if (acc & ((1u << bits) - 1))
-        return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)end - 1,
+        return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, (int64_t)end - 1,
                            "%s: the last character, '%c' at position %zu, sets bits past the data (mistyped, "
                            "or not the canonical spelling)", b->name, s[end - 1], end - 1);
     *out_len = o;
@@ -179,7 +179,7 @@ static ipfsrt_status bignum_encode(const struct base_info *b, const uint8_t *dat
     while (zeros < n && data[zeros] == 0) zeros++;
     size_t cap = raw_encoded_len(b, n);
     uint8_t *digits = calloc(cap ? cap : 1, 1);
-    if (!digits) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!digits) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t used = 0; /* digits, least significant first */
     for (size_t i = zeros; i < n; i++) {
         uint32_t carry = data[i];
@@ -210,13 +210,13 @@ static ipfsrt_status bignum_decode(const struct base_info *b, const char *s, siz
     size_t zeros = 0;
     while (zeros < slen && char_value(b, (unsigned char)s[zeros]) == 0) zeros++;
     uint8_t *acc = calloc(slen ? slen : 1, 1); /* little-endian bytes */
-    if (!acc) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!acc) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t used = 0;
     for (size_t i = zeros; i < slen; i++) {
         int v = char_value(b, (unsigned char)s[i]);
         if (v < 0) {
             free(acc);
-            return ipfsrt_fail(err, IPFSRT_EMULTIBASE, (int64_t)i,
+            return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, (int64_t)i,
                                "%s: invalid character 0x%02x at position %zu", b->name,
                                (unsigned char)s[i], i);
         }
@@ -243,10 +243,10 @@ static ipfsrt_status bignum_decode(const struct base_info *b, const char *s, siz
 ipfsrt_status ipfsrt_base_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
                                  size_t out_size, size_t *out_len, ipfsrt_error *err) {
     if ((unsigned)base >= IPFSRT_BASE_COUNT)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "unknown base %d", (int)base);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unknown base %d", (int)base);
     const struct base_info *b = &bases[base];
     if (n > SIZE_MAX / 8 - 16 || raw_encoded_len(b, n) + 1 > out_size)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: output buffer too small", b->name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: output buffer too small", b->name);
     size_t len = 0;
     ipfsrt_status st = b->fam == FAMILY_BIGNUM ? bignum_encode(b, data, n, out, &len, err)
                                                : rfc4648_encode(b, data, n, out, &len);
@@ -259,9 +259,9 @@ ipfsrt_status ipfsrt_base_encode(ipfsrt_base base, const uint8_t *data, size_t n
 ipfsrt_status ipfsrt_base_decode(ipfsrt_base base, const char *s, size_t slen, uint8_t *out,
                                  size_t out_size, size_t *out_len, ipfsrt_error *err) {
     if ((unsigned)base >= IPFSRT_BASE_COUNT)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "unknown base %d", (int)base);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unknown base %d", (int)base);
     if (out_size < slen)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: output buffer too small", bases[base].name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: output buffer too small", bases[base].name);
     const struct base_info *b = &bases[base];
     size_t len = 0;
     ipfsrt_status st = b->fam == FAMILY_BIGNUM ? bignum_decode(b, s, slen, out, &len, err)
@@ -273,8 +273,8 @@ ipfsrt_status ipfsrt_base_decode(ipfsrt_base base, const char *s, size_t slen, u
 ipfsrt_status ipfsrt_multibase_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
                                       size_t out_size, size_t *out_len, ipfsrt_error *err) {
     if ((unsigned)base >= IPFSRT_BASE_COUNT)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "unknown base %d", (int)base);
-    if (out_size < 2) return ipfsrt_fail(err, IPFSRT_EARG, -1, "output buffer too small");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unknown base %d", (int)base);
+    if (out_size < 2) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "output buffer too small");
     out[0] = bases[base].prefix;
     size_t len = 0;
     ipfsrt_status st = ipfsrt_base_encode(base, data, n, out + 1, out_size - 1, &len, err);
@@ -284,7 +284,7 @@ ipfsrt_status ipfsrt_multibase_encode(ipfsrt_base base, const uint8_t *data, siz
 
 ipfsrt_status ipfsrt_multibase_decode(const char *s, size_t slen, uint8_t *out, size_t out_size,
                                       size_t *out_len, ipfsrt_base *base, ipfsrt_error *err) {
-    if (slen == 0) return ipfsrt_fail(err, IPFSRT_EMULTIBASE, 0, "empty multibase string");
+    if (slen == 0) return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, 0, "empty multibase string");
     char prefix = s[0];
     for (int i = 0; i < IPFSRT_BASE_COUNT; i++) {
         if (bases[i].prefix == prefix) {
@@ -300,6 +300,6 @@ ipfsrt_status ipfsrt_multibase_decode(const char *s, size_t slen, uint8_t *out, 
                            prefix);
     if ((unsigned char)prefix == 0xF0) /* base256emoji, 🚀 */
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, 0, "multibase base256emoji is not supported");
-    return ipfsrt_fail(err, IPFSRT_EMULTIBASE, 0, "unknown multibase prefix 0x%02x",
+    return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, 0, "unknown multibase prefix 0x%02x",
                        (unsigned char)prefix);
 }

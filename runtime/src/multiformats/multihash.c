@@ -61,33 +61,33 @@ ipfsrt_status ipfsrt_multihash_parse(const uint8_t *buf, size_t len, ipfsrt_mult
     ipfsrt_status st = ipfsrt_varint_decode(buf, len, &code, &n1, err);
     if (st != IPFSRT_OK) {
         if (err) ipfsrt_error_prefix(err, "multihash code: ");
-        return st == IPFSRT_ETRUNCATED ? ipfsrt_fail(err, IPFSRT_EMULTIHASH, (int64_t)len,
+        return st == IPFSRT_ETRUNCATED ? ipfsrt_fail(err, IPFSRT_EBAD_MULTIHASH, (int64_t)len,
                                                      "multihash truncated in its code")
                                        : st;
     }
     st = ipfsrt_varint_decode(buf + n1, len - n1, &dlen, &n2, err);
     if (st != IPFSRT_OK) {
         if (st == IPFSRT_ETRUNCATED)
-            return ipfsrt_fail(err, IPFSRT_EMULTIHASH, (int64_t)len,
+            return ipfsrt_fail(err, IPFSRT_EBAD_MULTIHASH, (int64_t)len,
                                "multihash truncated in its length");
         ipfsrt_error_shift(err, (int64_t)n1);
         ipfsrt_error_prefix(err, "multihash length: ");
         return st;
     }
     if (dlen > IPFSRT_MH_MAX_DIGEST)
-        return ipfsrt_fail(err, IPFSRT_EMULTIHASH, (int64_t)n1,
+        return ipfsrt_fail(err, IPFSRT_EBAD_MULTIHASH, (int64_t)n1,
                            "multihash digest length %llu exceeds %d bytes",
                            (unsigned long long)dlen, IPFSRT_MH_MAX_DIGEST);
     size_t native = ipfsrt_multihash_native_size(code);
     if (native && dlen > native) {
         char name[64];
         describe(code, name, sizeof name);
-        return ipfsrt_fail(err, IPFSRT_EMULTIHASH, (int64_t)n1,
+        return ipfsrt_fail(err, IPFSRT_EBAD_MULTIHASH, (int64_t)n1,
                            "multihash digest length %llu exceeds the %zu bytes of %s",
                            (unsigned long long)dlen, native, name);
     }
     if (len - n1 - n2 < dlen)
-        return ipfsrt_fail(err, IPFSRT_EMULTIHASH, (int64_t)len,
+        return ipfsrt_fail(err, IPFSRT_EBAD_MULTIHASH, (int64_t)len,
                            "multihash truncated: digest of %llu bytes, %zu present",
                            (unsigned long long)dlen, len - n1 - n2);
     mh->code = code;
@@ -129,13 +129,13 @@ ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t le
     }
     if (digest_len == 0) digest_len = native;
     if (digest_len > native)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "digest length %zu exceeds the native %zu",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "digest length %zu exceeds the native %zu",
                            digest_len, native);
     uint8_t hdr[2 * IPFSRT_VARINT_MAX_BYTES];
     size_t h = ipfsrt_varint_encode(code, hdr);
     h += ipfsrt_varint_encode(digest_len, hdr + h);
     if (h + digest_len > out_size)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "multihash output buffer too small");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "multihash output buffer too small");
     memcpy(out, hdr, h);
     memcpy(out + h, digest, digest_len);
     if (out_len) *out_len = h + digest_len;

@@ -37,7 +37,7 @@ ipfsrt_status ipfsrt_path_to_url(const ipfsrt_cid *root, const char *rest, char 
             out[n++] = hex[*p & 15];
         }
     }
-    if (n + 4 >= size) return ipfsrt_fail(err, IPFSRT_EARG, -1, "path too long");
+    if (n + 4 >= size) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "path too long");
     while (n > 1 && out[n - 1] == '/') n--;
     out[n] = '\0';
     return IPFSRT_OK;

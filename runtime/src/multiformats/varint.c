@@ -16,13 +16,13 @@ ipfsrt_status ipfsrt_varint_decode(const uint8_t *buf, size_t len, uint64_t *val
         if (!(b & 0x80)) {
             /* A zero final byte after others means the same value fitted in fewer bytes. */
             if (b == 0 && i > 0)
-                return ipfsrt_fail(err, IPFSRT_EVARINT, (int64_t)i, "non-minimal varint");
+                return ipfsrt_fail(err, IPFSRT_EBAD_VARINT, (int64_t)i, "non-minimal varint");
             *value = v;
             if (used) *used = i + 1;
             return IPFSRT_OK;
         }
     }
-    return ipfsrt_fail(err, IPFSRT_EVARINT, IPFSRT_VARINT_MAX_BYTES - 1,
+    return ipfsrt_fail(err, IPFSRT_EBAD_VARINT, IPFSRT_VARINT_MAX_BYTES - 1,
                        "varint longer than %d bytes", IPFSRT_VARINT_MAX_BYTES);
 }
 

@@ -83,7 +83,7 @@ static ipfsrt_status check_shapes(const ipfsrt_ndarray *total, const ipfsrt_ndar
                ipfsrt_ndarray_size(count) == ipfsrt_ndarray_size(total);
     }
     if (fits) return IPFSRT_OK;
-    return ipfsrt_fail(err, IPFSRT_EARG, -1, "accumulate: the totals are contiguous %s arrays of the rows' shape "
+    return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "accumulate: the totals are contiguous %s arrays of the rows' shape "
                        "(counts int64)", ipfsrt_dtype_name(want));
 }
 

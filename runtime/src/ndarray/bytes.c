@@ -57,7 +57,7 @@ static ipfsrt_status walk_bytes(ipfsrt_ndarray *a, unsigned char *flat, size_t l
                                 ipfsrt_error *err) {
     size_t want = ipfsrt_ndarray_size(a) * a->itemsize; /* the array exists: this fits */
     if (len != want)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%zu bytes for %zu elements of %zu bytes (%zu wanted)", len,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%zu bytes for %zu elements of %zu bytes (%zu wanted)", len,
                            ipfsrt_ndarray_size(a), a->itemsize, want);
     bytes_walk w = {flat, a->itemsize, 0, to_array, a->dtype == IPFSRT_DTYPE_BOOL};
     bool complex = a->dtype == IPFSRT_DTYPE_COMPLEX64 || a->dtype == IPFSRT_DTYPE_COMPLEX128;

@@ -47,7 +47,7 @@ ipfsrt_status ipfsrt_dtype_parse(const char *name, ipfsrt_dtype *dtype, size_t *
             return IPFSRT_OK;
         }
     }
-    return ipfsrt_fail(err, IPFSRT_EARG, -1,
+    return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                        "unknown dtype '%.40s' (bool, int8..int64, uint8..uint64, float32, "
                        "float64, complex64, complex128, S<n>)", name);
 }
@@ -63,7 +63,7 @@ static void int_range(ipfsrt_dtype d, double *lo, double *hi) {
 
 ipfsrt_status ipfsrt_ndcheck_double(ipfsrt_dtype d, double v, ipfsrt_error *err) {
     if (d == IPFSRT_DTYPE_BYTES)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a number does not go into a bytes array");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a number does not go into a bytes array");
     if (!ipfsrt_dtype_is_int(d)) return IPFSRT_OK;
     double lo, hi;
     int_range(d, &lo, &hi);
@@ -71,7 +71,7 @@ ipfsrt_status ipfsrt_ndcheck_double(ipfsrt_dtype d, double v, ipfsrt_error *err)
     /* hi for 64-bit types rounds up to 2^63 / 2^64 as a double: exclusive there */
     bool big = d == IPFSRT_DTYPE_INT64 || d == IPFSRT_DTYPE_UINT64;
     if (isnan(v) || t < lo || (big ? t >= hi : t > hi))
-        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%g does not fit %s", v, ipfsrt_dtype_name(d));
+        return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%g does not fit %s", v, ipfsrt_dtype_name(d));
     return IPFSRT_OK;
 }
 

@@ -7,12 +7,12 @@
 static ipfsrt_status locate(const ipfsrt_ndarray *a, const int64_t *index, int n, unsigned char **p,
                             ipfsrt_error *err) {
     if (n != a->ndim)
-        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%d indices for an array of %d dimensions", n, a->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%d indices for an array of %d dimensions", n, a->ndim);
     unsigned char *q = a->data;
     for (int d = 0; d < n; d++) {
         int64_t k = index[d] < 0 ? index[d] + (int64_t)a->shape[d] : index[d];
         if (k < 0 || k >= (int64_t)a->shape[d])
-            return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "index %lld is out of bounds for axis %d with size %zu",
+            return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "index %lld is out of bounds for axis %d with size %zu",
                                (long long)index[d], d, a->shape[d]);
         q += k * a->strides[d];
     }
@@ -63,7 +63,7 @@ static ipfsrt_status store_int(ipfsrt_dtype d, unsigned char *p, int64_t v, ipfs
                                  UINT32_MAX, INT64_MAX};
     int k = (int)d - IPFSRT_DTYPE_INT8;
     if (v < lo[k] || v > hi[k])
-        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%lld does not fit %s", (long long)v, ipfsrt_dtype_name(d));
+        return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%lld does not fit %s", (long long)v, ipfsrt_dtype_name(d));
     unsigned char bytes[8];
     size_t size = ipfsrt_dtype_size(d);
     uint64_t u = (uint64_t)v;

@@ -30,13 +30,13 @@ ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, co
                                     const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
                                     ipfsrt_error *err) {
     if (!axes) return ipfsrt_ndreduce_one(out, how, a, true, 0, skipna, where, err);
-    if (n < 1) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no axis to reduce over");
+    if (n < 1) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no axis to reduce over");
     if (n == 1) return ipfsrt_ndreduce_one(out, how, a, false, axes[0], skipna, where, err);
     bool reduced[IPFSRT_NDARRAY_MAX_DIMS] = {false};
     for (int i = 0; i < n; i++) {
         int ax = axes[i] < 0 ? axes[i] + a->ndim : axes[i];
         if (ax < 0 || ax >= a->ndim || reduced[ax])
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds or given twice", axes[i]);
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis %d is out of bounds or given twice", axes[i]);
         reduced[ax] = true;
     }
     /* one reduction along the merged axis; the mask, broadcast to a, merged alike */
@@ -134,7 +134,7 @@ ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
                                     ipfsrt_error *err) {
     if (axis < 0) axis += a->ndim;
     if (axis < 0 || axis >= a->ndim)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis out of bounds for an array of %d dimensions", a->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis out of bounds for an array of %d dimensions", a->ndim);
     if (ipfsrt_ndkind_of(a->dtype) == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no running sums of %s", ipfsrt_dtype_name(a->dtype));
     ipfsrt_dtype acc = ipfsrt_dtype_is_float(a->dtype) ? a->dtype
@@ -158,11 +158,11 @@ ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
 
 ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
                                     ipfsrt_error *err) {
-    if (n < 1) return ipfsrt_fail(err, IPFSRT_EARG, -1, "nothing to join");
+    if (n < 1) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "nothing to join");
     const ipfsrt_ndarray *first = arrays[0];
     if (axis < 0) axis += first->ndim;
     if (axis < 0 || axis >= first->ndim)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis out of bounds for arrays of %d dimensions", first->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis out of bounds for arrays of %d dimensions", first->ndim);
     size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
     memcpy(shape, first->shape, sizeof shape);
     ipfsrt_dtype dtype = first->dtype;
@@ -171,7 +171,7 @@ ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *c
         const ipfsrt_ndarray *a = arrays[i];
         bool same = a->ndim == first->ndim;
         for (int d = 0; same && d < a->ndim; d++) same = d == axis || a->shape[d] == first->shape[d];
-        if (!same) return ipfsrt_fail(err, IPFSRT_EARG, -1, "array %d's shape does not match the first's but along the axis", i);
+        if (!same) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "array %d's shape does not match the first's but along the axis", i);
         if (shape[axis] > SIZE_MAX - a->shape[axis]) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "too long");
         shape[axis] += a->shape[axis];
         ipfsrt_status st = i ? ipfsrt_dtype_promote(dtype, a->dtype, &dtype, err) : IPFSRT_OK;
@@ -203,21 +203,21 @@ ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *c
 
 ipfsrt_status ipfsrt_ndarray_stack(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
                                    ipfsrt_error *err) {
-    if (n < 1) return ipfsrt_fail(err, IPFSRT_EARG, -1, "nothing to stack");
+    if (n < 1) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "nothing to stack");
     int ndim = arrays[0]->ndim + 1;
     if (axis < 0) axis += ndim;
     if (axis < 0 || axis >= ndim || ndim > IPFSRT_NDARRAY_MAX_DIMS)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis out of bounds for the stacked %d dimensions", ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis out of bounds for the stacked %d dimensions", ndim);
     /* each array with a new dimension of 1 at axis, then joined along it */
     ipfsrt_ndarray views[64];
     const ipfsrt_ndarray *parts[64];
-    if (n > 64) return ipfsrt_fail(err, IPFSRT_EARG, -1, "at most 64 arrays at once");
+    if (n > 64) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "at most 64 arrays at once");
     ipfsrt_status st = IPFSRT_OK;
     int made = 0;
     for (int i = 0; st == IPFSRT_OK && i < n; i++, made++) {
         const ipfsrt_ndarray *a = arrays[i];
         if (a->ndim != arrays[0]->ndim || memcmp(a->shape, arrays[0]->shape, (size_t)a->ndim * sizeof *a->shape))
-            st = ipfsrt_fail(err, IPFSRT_EARG, -1, "stack needs arrays of one shape (array %d differs)", i);
+            st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "stack needs arrays of one shape (array %d differs)", i);
         int64_t shape[IPFSRT_NDARRAY_MAX_DIMS];
         for (int d = 0, k = 0; d < ndim; d++) shape[d] = d == axis ? 1 : (int64_t)a->shape[k++];
         ipfsrt_ndarray_init(&views[i]);

@@ -107,16 +107,16 @@ static void unscale_row(void *ctx, unsigned char **p, const ptrdiff_t *strides, 
 ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndarray *raw,
                                           const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err) {
     if (dst->dtype != IPFSRT_DTYPE_FLOAT32 && dst->dtype != IPFSRT_DTYPE_FLOAT64)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "unscaled values are float32 or float64");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unscaled values are float32 or float64");
     if (scaling->nfills < 0 || scaling->nfills > IPFSRT_NDARRAY_MAX_FILLS)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "at most %d missing values", IPFSRT_NDARRAY_MAX_FILLS);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "at most %d missing values", IPFSRT_NDARRAY_MAX_FILLS);
     unscale_walk u = {pick(raw->dtype, dst->dtype == IPFSRT_DTYPE_FLOAT64), raw->itemsize, dst->itemsize, scaling};
     if (!u.fn) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no unscaling of %s", ipfsrt_dtype_name(raw->dtype));
-    if (raw->ndim > dst->ndim) return ipfsrt_fail(err, IPFSRT_EARG, -1, "values of more dimensions than their place");
+    if (raw->ndim > dst->ndim) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "values of more dimensions than their place");
     for (int d = 0; d < raw->ndim; d++) {
         size_t want = dst->shape[dst->ndim - raw->ndim + d];
         if (raw->shape[d] != want && raw->shape[d] != 1)
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "values of shape that does not fit their place (dimension %d: %zu, "
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "values of shape that does not fit their place (dimension %d: %zu, "
                                "not %zu)", d, raw->shape[d], want);
     }
     ipfsrt_ndwalk w;
@@ -132,7 +132,7 @@ ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndar
 ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
                                      const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err) {
     if (dtype != IPFSRT_DTYPE_FLOAT32 && dtype != IPFSRT_DTYPE_FLOAT64)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "unscaled values are float32 or float64");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unscaled values are float32 or float64");
     ipfsrt_ndarray res;
     ipfsrt_ndarray_init(&res);
     ipfsrt_status st = ipfsrt_ndarray_zeros(&res, dtype, 0, raw->ndim, raw->shape, err);

@@ -330,7 +330,7 @@ ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const i
     if (k.typed) ipfsrt_ndfast_hit();
     if (k.negative_power) {
         ipfsrt_ndarray_free(&res);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "integers to negative integer powers are not allowed");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "integers to negative integer powers are not allowed");
     }
     ipfsrt_ndarray_free(out);
     *out = res;
@@ -516,8 +516,8 @@ ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
     if (c.bad) {
         ipfsrt_ndarray_free(&res);
         if (isnan(c.bad_value))
-            return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "NaN does not fit %s", ipfsrt_dtype_name(dtype));
-        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%g does not fit %s", c.bad_value, ipfsrt_dtype_name(dtype));
+            return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "NaN does not fit %s", ipfsrt_dtype_name(dtype));
+        return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%g does not fit %s", c.bad_value, ipfsrt_dtype_name(dtype));
     }
     ipfsrt_ndarray_free(out);
     *out = res;
@@ -681,7 +681,7 @@ static void fill_value_one(void *ctx, unsigned char **p) {
 
 ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err) {
     if (ipfsrt_ndarray_size(value) != 1)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "fill takes one value, not %zu", ipfsrt_ndarray_size(value));
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "fill takes one value, not %zu", ipfsrt_ndarray_size(value));
     ipfsrt_ndarray v;
     ipfsrt_ndarray_init(&v);
     ipfsrt_status st = ipfsrt_ndarray_astype(&v, value, a->dtype, err); /* checked like a set */
@@ -720,7 +720,7 @@ ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *s
                                                       shape, err);
     if (st != IPFSRT_OK) return st;
     if (ndim != dst->ndim || (ndim && memcmp(shape, dst->shape, (size_t)ndim * sizeof *shape) != 0))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a value of %d dimensions does not broadcast to the target",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a value of %d dimensions does not broadcast to the target",
                            src->ndim);
     casting c = {src->dtype, dst->dtype, false, false, 0};
     copy_bytes cb = {dst->itemsize};
@@ -728,6 +728,6 @@ ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *s
         walk_pair(dst, src, NULL, copy_bytes_one, &cb);
     else
         walk_pair(dst, src, cast_row, NULL, &c);
-    if (c.bad) return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%g does not fit %s", c.bad_value, ipfsrt_dtype_name(dst->dtype));
+    if (c.bad) return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%g does not fit %s", c.bad_value, ipfsrt_dtype_name(dst->dtype));
     return IPFSRT_OK;
 }

@@ -81,7 +81,7 @@ static ipfsrt_status median_lanes(void *user, size_t first, size_t last, ipfsrt_
     const ipfsrt_ndarray *x = j->x;
     size_t len = j->len;
     double *scratch = malloc((len ? len : 1) * sizeof *scratch);
-    if (!scratch) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", len);
+    if (!scratch) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a lane of %zu values", len);
     for (size_t l = first; l < last; l++) {
         bool nan;
         size_t m = ipfsrt_ndlane_values(x, l, len, scratch, &nan);

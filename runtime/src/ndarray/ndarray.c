@@ -33,7 +33,7 @@ bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a) {
 ipfsrt_status ipfsrt_ndarray_shape_bytes(int ndim, const size_t *shape, size_t itemsize, size_t *bytes,
                                          ipfsrt_error *err) {
     if (ndim < 0 || ndim > IPFSRT_NDARRAY_MAX_DIMS)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%d dimensions (at most %d)", ndim,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%d dimensions (at most %d)", ndim,
                            IPFSRT_NDARRAY_MAX_DIMS);
     size_t n = itemsize;
     bool empty = false;
@@ -70,14 +70,14 @@ ipfsrt_status ipfsrt_ndarray_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t
 
 ipfsrt_status ipfsrt_ndarray_new_buffer(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
                                         const size_t *shape, bool zeroed, ipfsrt_error *err) {
-    if (dtype >= IPFSRT_DTYPE_COUNT) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no such dtype");
+    if (dtype >= IPFSRT_DTYPE_COUNT) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no such dtype");
     if (dtype != IPFSRT_DTYPE_BYTES) itemsize = ipfsrt_dtype_size(dtype);
-    if (itemsize == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "bytes of length 0");
+    if (itemsize == 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "bytes of length 0");
     size_t bytes = 0;
     ipfsrt_status st = ipfsrt_ndarray_shape_bytes(ndim, shape, itemsize, &bytes, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_ndbuffer *b = ipfsrt_ndbuffer_new(bytes, zeroed);
-    if (!b) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu bytes", bytes);
+    if (!b) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu bytes", bytes);
     ipfsrt_ndarray_free(a);
     a->buffer = b;
     a->data = b->data;
@@ -112,7 +112,7 @@ ipfsrt_status ipfsrt_ndarray_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t 
 ipfsrt_status ipfsrt_ndarray_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
                                         double stop, double step, ipfsrt_error *err) {
     if (step == 0 || !isfinite(start) || !isfinite(stop) || !isfinite(step))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "arange needs finite bounds and a step other than 0");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "arange needs finite bounds and a step other than 0");
     double count = ceil((stop - start) / step);
     if (count < 0) count = 0;
     if (count > (double)((size_t)1 << 48))
@@ -131,7 +131,7 @@ ipfsrt_status ipfsrt_ndarray_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, doubl
 ipfsrt_status ipfsrt_ndarray_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
                                           ipfsrt_error *err) {
     if (!isfinite(start) || !isfinite(stop))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "linspace needs finite bounds");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "linspace needs finite bounds");
     ipfsrt_status st = ipfsrt_ndarray_zeros(a, IPFSRT_DTYPE_FLOAT64, 0, 1, &num, err);
     if (st != IPFSRT_OK) return st;
     double step = num > 1 ? (stop - start) / (double)(num - 1) : 0;

@@ -11,7 +11,7 @@
 ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int64_t *indices, size_t n,
                                   int axis, ipfsrt_error *err) {
     if (axis < 0) axis += a->ndim;
-    if (axis < 0 || axis >= a->ndim) return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds", axis);
+    if (axis < 0 || axis >= a->ndim) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis %d is out of bounds", axis);
     size_t len = a->shape[axis], shape[IPFSRT_NDARRAY_MAX_DIMS];
     memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
     shape[axis] = n;
@@ -23,7 +23,7 @@ ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, 
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         int64_t k = indices[i] < 0 ? indices[i] + (int64_t)len : indices[i];
         if (k < 0 || k >= (int64_t)len) {
-            st = ipfsrt_fail(err, IPFSRT_EARG, -1, "index %lld is out of bounds for an axis of %zu",
+            st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "index %lld is out of bounds for an axis of %zu",
                              (long long)indices[i], len);
             break;
         }
@@ -80,7 +80,7 @@ ipfsrt_status ipfsrt_ndaxes_mark(const ipfsrt_ndarray *a, const int *axes, int n
     for (int i = 0; i < (axes ? n : a->ndim); i++) {
         int ax = !axes ? i : axes[i] < 0 ? axes[i] + a->ndim : axes[i];
         if (ax < 0 || ax >= a->ndim || reduced[ax])
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds or given twice", axes ? axes[i] : i);
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis %d is out of bounds or given twice", axes ? axes[i] : i);
         reduced[ax] = true;
     }
     return IPFSRT_OK;
@@ -147,7 +147,7 @@ ipfsrt_status ipfsrt_ndarray_sort(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, 
     ipfsrt_ndkind kind = ipfsrt_ndkind_of(a->dtype);
     if (kind == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no sort of %s", ipfsrt_dtype_name(a->dtype));
-    if (a->ndim == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "a 0-d array has no axis to sort along");
+    if (a->ndim == 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a 0-d array has no axis to sort along");
     if (axis < 0) axis += a->ndim;
     bool reduced[IPFSRT_NDARRAY_MAX_DIMS];
     int one[1] = {axis}, kept = 0;
@@ -162,7 +162,7 @@ ipfsrt_status ipfsrt_ndarray_sort(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, 
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_empty(&res, to, positions ? 8 : a->itemsize, a->ndim, shape, err);
     keyed *k = NULL;
     if (st == IPFSRT_OK && !(k = malloc((len ? len : 1) * sizeof *k)))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", len);
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a lane of %zu values", len);
     size_t n_lanes = st == IPFSRT_OK && len ? ipfsrt_ndarray_size(&lanes) / len : 0;
     for (size_t l = 0; l < n_lanes; l++) {
         const unsigned char *p = lanes.data + l * len * lanes.itemsize;
@@ -297,7 +297,7 @@ static void quantile_lane(const quantile_job *j, size_t l, double *scratch) {
 static ipfsrt_status quantile_lanes(void *user, size_t first, size_t last, ipfsrt_error *err) {
     const quantile_job *j = user;
     double *scratch = malloc((j->len ? j->len : 1) * (sizeof(double) + sizeof(keyed)));
-    if (!scratch) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a lane of %zu values", j->len);
+    if (!scratch) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a lane of %zu values", j->len);
     for (size_t l = first; l < last; l++) quantile_lane(j, l, scratch);
     free(scratch);
     return IPFSRT_OK;
@@ -309,9 +309,9 @@ ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray 
     ipfsrt_ndkind kind = ipfsrt_ndkind_of(a->dtype);
     if (kind == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no quantile of %s", ipfsrt_dtype_name(a->dtype));
-    if (!ipfsrt_quantile_method_name(method)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no such quantile method");
+    if (!ipfsrt_quantile_method_name(method)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no such quantile method");
     for (size_t i = 0; i < nq; i++)
-        if (!(q[i] >= 0 && q[i] <= 1)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "quantiles must be in [0, 1], not %g", q[i]);
+        if (!(q[i] >= 0 && q[i] <= 1)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "quantiles must be in [0, 1], not %g", q[i]);
     bool reduced[IPFSRT_NDARRAY_MAX_DIMS];
     ipfsrt_status st = ipfsrt_ndaxes_mark(a, axes, n, reduced, err);
     ipfsrt_ndarray lanes, res;
@@ -320,7 +320,7 @@ ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray 
     size_t len = 0, shape[IPFSRT_NDARRAY_MAX_DIMS + 1];
     int kept = 0;
     if (st == IPFSRT_OK) st = ipfsrt_ndlanes_copy(&lanes, a, reduced, &len, shape + 1, &kept, err);
-    if (st == IPFSRT_OK && len == 0) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "no quantile of an empty axis");
+    if (st == IPFSRT_OK && len == 0) st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no quantile of an empty axis");
     shape[0] = nq;
     bool keep_type = ipfsrt_quantile_method_discrete(method);
     ipfsrt_dtype to = keep_type ? a->dtype : IPFSRT_DTYPE_FLOAT64;

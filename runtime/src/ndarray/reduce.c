@@ -205,7 +205,7 @@ static ipfsrt_dtype reduce_result(ipfsrt_ndreduce how, ipfsrt_dtype in) {
 static ipfsrt_status mask_for(ipfsrt_ndarray *mask, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                               const ipfsrt_ndarray *where, ipfsrt_error *err) {
     if (where->dtype != IPFSRT_DTYPE_BOOL)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a where= mask must be a bool array, not %s",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a where= mask must be a bool array, not %s",
                            ipfsrt_dtype_name(where->dtype));
     if (how == IPFSRT_NDREDUCE_ARGMIN || how == IPFSRT_NDREDUCE_ARGMAX)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "argmin and argmax take no where= mask (as numpy)");
@@ -218,7 +218,7 @@ static ipfsrt_status check_axis(const ipfsrt_ndarray *a, bool all_axes, int *axi
     int given = *axis;
     if (!all_axes && *axis < 0) *axis += a->ndim;
     if (!all_axes && (*axis < 0 || *axis >= a->ndim))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "axis %d is out of bounds for an array of %d dimensions", given,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis %d is out of bounds for an array of %d dimensions", given,
                            a->ndim);
     return IPFSRT_OK;
 }
@@ -263,7 +263,7 @@ ipfsrt_status ipfsrt_ndreduce_one(ipfsrt_ndarray *out, ipfsrt_ndreduce how, cons
         int typed = typed_reduce(&res, how, a, m, all_axes, axis, skipna);
         if (typed == IPFSRT_NDFAST_NO) reduce_walk(&r, &res, a, m, all_axes, axis);
         if (r.empty_minmax || typed == IPFSRT_NDFAST_EMPTY)
-            st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s of an empty (or all-NaN) array or slice: it has no value",
+            st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s of an empty (or all-NaN) array or slice: it has no value",
                              how == IPFSRT_NDREDUCE_MIN ? "min" : how == IPFSRT_NDREDUCE_MAX ? "max"
                              : how == IPFSRT_NDREDUCE_ARGMIN ? "argmin" : "argmax");
     }

@@ -21,7 +21,7 @@ static void install(ipfsrt_ndarray *dst, ipfsrt_ndarray *view) {
 /* Normalizes a slice of a dimension of length n as Python's slice.indices. */
 static ipfsrt_status slice_range(const ipfsrt_ndslice *s, int64_t n, int64_t *start, int64_t *len,
                                  int dim, ipfsrt_error *err) {
-    if (s->step == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "slice step of 0 (axis %d)", dim);
+    if (s->step == 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "slice step of 0 (axis %d)", dim);
     int64_t lo = s->step > 0 ? 0 : -1, hi = s->step > 0 ? n : n - 1;
     int64_t a = s->has_start ? s->start : (s->step > 0 ? 0 : n - 1);
     int64_t b = s->has_stop ? s->stop : (s->step > 0 ? n : -1);
@@ -39,7 +39,7 @@ static ipfsrt_status slice_range(const ipfsrt_ndslice *s, int64_t n, int64_t *st
 static ipfsrt_status index_of(int64_t i, size_t n, int dim, int64_t *out, ipfsrt_error *err) {
     int64_t k = i < 0 ? i + (int64_t)n : i;
     if (k < 0 || k >= (int64_t)n)
-        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "index %lld is out of bounds for axis %d with size %zu",
+        return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "index %lld is out of bounds for axis %d with size %zu",
                            (long long)i, dim, n);
     *out = k;
     return IPFSRT_OK;
@@ -54,7 +54,7 @@ ipfsrt_status ipfsrt_ndslice_resolve(const ipfsrt_ndslice *s, size_t n, int dim,
 ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
                                    const ipfsrt_ndslice *per_dim, int n, ipfsrt_error *err) {
     if (n > src->ndim)
-        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%d indices for an array of %d dimensions", n, src->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%d indices for an array of %d dimensions", n, src->ndim);
     ipfsrt_ndarray v = *src;
     v.ndim = 0;
     unsigned char *p = src->data;
@@ -85,7 +85,7 @@ ipfsrt_status ipfsrt_ndarray_transpose(ipfsrt_ndarray *dst, const ipfsrt_ndarray
         int from = axes ? axes[d] : src->ndim - 1 - d;
         if (from < 0) from += src->ndim;
         if (from < 0 || from >= src->ndim || seen[from])
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "axes are not a permutation of the %d axes",
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axes are not a permutation of the %d axes",
                                src->ndim);
         seen[from] = true;
     }
@@ -102,7 +102,7 @@ ipfsrt_status ipfsrt_ndarray_transpose(ipfsrt_ndarray *dst, const ipfsrt_ndarray
 ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
                                      const int64_t *shape, ipfsrt_error *err) {
     if (ndim < 0 || ndim > IPFSRT_NDARRAY_MAX_DIMS)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%d dimensions (at most %d)", ndim, IPFSRT_NDARRAY_MAX_DIMS);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%d dimensions (at most %d)", ndim, IPFSRT_NDARRAY_MAX_DIMS);
     size_t total = ipfsrt_ndarray_size(src), known = 1, bytes;
     int infer = -1;
     size_t dims[IPFSRT_NDARRAY_MAX_DIMS];
@@ -112,7 +112,7 @@ ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *
             dims[d] = 1;
             continue;
         }
-        if (shape[d] < 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "bad size %lld in a shape", (long long)shape[d]);
+        if (shape[d] < 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "bad size %lld in a shape", (long long)shape[d]);
         dims[d] = (size_t)shape[d];
     }
     if (ipfsrt_ndarray_shape_bytes(ndim, dims, src->itemsize, &bytes, err) != IPFSRT_OK) return IPFSRT_ETOO_LARGE;
@@ -121,7 +121,7 @@ ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *
     size_t n = 1;
     for (int d = 0; d < ndim; d++) n *= dims[d];
     if (n != total || (infer >= 0 && known == 0))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "cannot reshape an array of %zu elements to that shape", total);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "cannot reshape an array of %zu elements to that shape", total);
     ipfsrt_ndarray v;
     ipfsrt_ndarray_init(&v);
     ipfsrt_status st = IPFSRT_OK;
@@ -170,7 +170,7 @@ ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, co
             char sa[256], sb[256];
             shape_string(na, a, sa, sizeof sa);
             shape_string(nb, b, sb, sizeof sb);
-            return ipfsrt_fail(err, IPFSRT_EARG, -1,
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                                "operands could not be broadcast together with shapes %s %s", sa, sb);
         }
         shape[i] = x == 1 ? y : x;
@@ -184,11 +184,11 @@ ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndar
     int n;
     size_t out[IPFSRT_NDARRAY_MAX_DIMS];
     if (ndim < src->ndim || ndim > IPFSRT_NDARRAY_MAX_DIMS)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "cannot broadcast %d dimensions to %d", src->ndim, ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "cannot broadcast %d dimensions to %d", src->ndim, ndim);
     ipfsrt_status st = ipfsrt_ndarray_broadcast_shape(src->ndim, src->shape, ndim, shape, &n, out, err);
     if (st != IPFSRT_OK) return st;
     if (ndim && memcmp(out, shape, (size_t)ndim * sizeof *shape) != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "cannot broadcast to a smaller shape");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "cannot broadcast to a smaller shape");
     size_t bytes; /* a view no allocation could hold is refused, as numpy refuses it ("array is too big") */
     st = ipfsrt_ndarray_shape_bytes(ndim, shape, src->itemsize, &bytes, err);
     if (st != IPFSRT_OK) return st;

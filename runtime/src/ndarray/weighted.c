@@ -64,7 +64,7 @@ static ipfsrt_status check_args(const ipfsrt_ndarray *x, const ipfsrt_ndarray *w
     if (ipfsrt_ndkind_of(x->dtype) != IPFSRT_NDKIND_FLOAT || ipfsrt_ndkind_of(w->dtype) != IPFSRT_NDKIND_FLOAT)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "weighted sums take float values and weights");
     if (n < 1 || n > x->ndim)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "weighted sums over %d of %d axes", n, x->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "weighted sums over %d of %d axes", n, x->ndim);
     return IPFSRT_OK;
 }
 
@@ -88,7 +88,7 @@ ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_empty(&sn, pt, 0, kept, x->shape, err);
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_empty(&sd, w->dtype, 0, kept, x->shape, err);
     double *buf = st == IPFSRT_OK ? malloc(2 * BLOCK * sizeof *buf) : NULL;
-    if (st == IPFSRT_OK && !buf) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && !buf) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) {
         size_t len = ipfsrt_ndarray_size(&wl), lanes = len ? ipfsrt_ndarray_size(&xs) / len : ipfsrt_ndarray_size(&sn);
         for (size_t l = 0; l < lanes; l++) {

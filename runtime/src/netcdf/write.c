@@ -24,13 +24,13 @@ static ipfsrt_status nc_fail(ipfsrt_error *err, int status, const char *path, co
 
 ipfsrt_status ipfsrt_netcdf_writer_new(ipfsrt_netcdf_writer **out, const char *path, bool replace, ipfsrt_error *err) {
     if (!replace && access(path, F_OK) == 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s exists (replace it: mode \"w\")", path);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s exists (replace it: mode \"w\")", path);
     ipfsrt_netcdf_writer *w = calloc(1, sizeof *w);
     size_t n = strlen(path) + 32;
     if (w) w->path = strdup(path), w->part = malloc(n);
     if (!w || !w->path || !w->part) {
         ipfsrt_netcdf_writer_free(w);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     snprintf(w->part, n, "%s.part-%ld", path, (long)getpid());
     int st = nc_create(w->part, NC_NETCDF4 | NC_CLOBBER, &w->ncid);
@@ -104,7 +104,7 @@ static ipfsrt_status put_attributes(ipfsrt_netcdf_writer *w, int varid, nc_type 
     cJSON *attrs = cJSON_Parse(json);
     if (!attrs || !cJSON_IsObject(attrs)) {
         cJSON_Delete(attrs);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the attributes of %s are no JSON object", w->path, name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the attributes of %s are no JSON object", w->path, name);
     }
     ipfsrt_status r = IPFSRT_OK;
     const cJSON *a;
@@ -123,7 +123,7 @@ static ipfsrt_status put_attributes(ipfsrt_netcdf_writer *w, int varid, nc_type 
 static ipfsrt_status dim_ids(ipfsrt_netcdf_writer *w, const char *name, const char *const *dims, int ndim,
                              const ipfsrt_ndarray *values, int *ids, ipfsrt_error *err) {
     if (ndim != values->ndim)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s has %d dimensions and values of %d", w->path, name, ndim,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s has %d dimensions and values of %d", w->path, name, ndim,
                            values->ndim);
     for (int d = 0; d < ndim; d++) {
         size_t len;
@@ -131,7 +131,7 @@ static ipfsrt_status dim_ids(ipfsrt_netcdf_writer *w, const char *name, const ch
         if (st == NC_NOERR) st = nc_inq_dimlen(w->ncid, ids[d], &len);
         if (st != NC_NOERR) return nc_fail(err, st, w->path, "dimension", dims[d]);
         if (len != values->shape[d])
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s along %s: %zu values, the dimension has %zu", w->path,
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s along %s: %zu values, the dimension has %zu", w->path,
                                name, dims[d], values->shape[d], len);
     }
     return IPFSRT_OK;
@@ -172,7 +172,7 @@ ipfsrt_status ipfsrt_netcdf_writer_strings(ipfsrt_netcdf_writer *w, const char *
     int st = nc_inq_dimid(w->ncid, dim, &dimid);
     if (st == NC_NOERR) st = nc_inq_dimlen(w->ncid, dimid, &len);
     if (st != NC_NOERR) return nc_fail(err, st, w->path, "dimension", dim);
-    if (len != n) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s: %zu strings along %s of %zu", w->path, name, n, dim, len);
+    if (len != n) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s: %zu strings along %s of %zu", w->path, name, n, dim, len);
     st = nc_def_var(w->ncid, name, NC_STRING, 1, &dimid, &varid);
     if (st != NC_NOERR) return nc_fail(err, st, w->path, "variable", name);
     ipfsrt_status r = put_attributes(w, varid, NC_STRING, name, attributes, err);
@@ -186,7 +186,7 @@ ipfsrt_status ipfsrt_netcdf_writer_attributes(ipfsrt_netcdf_writer *w, const cha
 }
 
 ipfsrt_status ipfsrt_netcdf_writer_finish(ipfsrt_netcdf_writer *w, ipfsrt_error *err) {
-    if (!w->open) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: finished already", w->path);
+    if (!w->open) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: finished already", w->path);
     w->open = false;
     int st = nc_close(w->ncid);
     if (st != NC_NOERR) {
@@ -195,7 +195,7 @@ ipfsrt_status ipfsrt_netcdf_writer_finish(ipfsrt_netcdf_writer *w, ipfsrt_error 
     }
     if (!w->replace && access(w->path, F_OK) == 0) { /* made meanwhile: left alone */
         unlink(w->part);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s exists (replace it: mode \"w\")", w->path);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s exists (replace it: mode \"w\")", w->path);
     }
     if (rename(w->part, w->path) != 0) {
         unlink(w->part);

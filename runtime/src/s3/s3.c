@@ -63,14 +63,14 @@ static ipfsrt_status take_credentials(ipfsrt_s3 *s, const ipfsrt_s3_options *o, 
     const char *key = pick(o->access_key, "AWS_ACCESS_KEY_ID", NULL);
     const char *secret = pick(o->secret_key, "AWS_SECRET_ACCESS_KEY", NULL);
     if (!key || !secret)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no credentials (set AWS_ACCESS_KEY_ID and "
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no credentials (set AWS_ACCESS_KEY_ID and "
                            "AWS_SECRET_ACCESS_KEY, or ask for anonymous requests: AWS_NO_SIGN_REQUEST=YES)",
                            s->describe);
-    if (strchr(key, ':')) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: an access key id has no ':'", s->describe);
+    if (strchr(key, ':')) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: an access key id has no ':'", s->describe);
     size_t n = strlen(key) + strlen(secret) + 2;
     if (!dup_opt(&s->access_key, key) || !dup_opt(&s->secret_key, secret) ||
         !dup_opt(&s->session_token, pick(o->session_token, "AWS_SESSION_TOKEN", NULL)) || !(s->userpwd = malloc(n)))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     snprintf(s->userpwd, n, "%s:%s", key, secret);
     return IPFSRT_OK;
 }
@@ -93,12 +93,12 @@ static void describe(ipfsrt_s3 *s) {
 
 static ipfsrt_status configure(ipfsrt_s3 *s, const char *bucket, const ipfsrt_s3_options *o, ipfsrt_error *err) {
     if (!bucket_name_ok(bucket))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "'%.80s' is not an S3 bucket name", bucket);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "'%.80s' is not an S3 bucket name", bucket);
     const char *endpoint = pick(o->endpoint, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
     if (endpoint && strncmp(endpoint, "http://", 7) != 0 && strncmp(endpoint, "https://", 8) != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "S3 endpoint %.200s is not an http(s):// URL", endpoint);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "S3 endpoint %.200s is not an http(s):// URL", endpoint);
     if (!dup_opt(&s->bucket, bucket) || !dup_opt(&s->endpoint, endpoint))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (s->endpoint) {
         size_t n = strlen(s->endpoint);
         while (n && s->endpoint[n - 1] == '/') s->endpoint[--n] = 0;
@@ -112,11 +112,11 @@ static ipfsrt_status configure(ipfsrt_s3 *s, const char *bucket, const ipfsrt_s3
 /* A plain web server: only the base URL. */
 static ipfsrt_status configure_plain(ipfsrt_s3 *s, const char *base_url, ipfsrt_error *err) {
     if (strncmp(base_url, "http://", 7) != 0 && strncmp(base_url, "https://", 8) != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s is not an http(s):// URL", base_url);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s is not an http(s):// URL", base_url);
     for (const char *p = base_url; *p; p++)
         if ((unsigned char)*p <= ' ' || *p == 0x7f)
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: a URL has no spaces or control characters", base_url);
-    if (!dup_opt(&s->endpoint, base_url)) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: a URL has no spaces or control characters", base_url);
+    if (!dup_opt(&s->endpoint, base_url)) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t n = strlen(s->endpoint);
     while (n > 8 && s->endpoint[n - 1] == '/') s->endpoint[--n] = 0;
     s->plain = s->anonymous = true;
@@ -137,14 +137,14 @@ static ipfsrt_status s3_new(ipfsrt_s3 **out, const char *bucket, const char *bas
     if (taken != IPFSRT_OK) return taken;
     const ipfsrt_s3_options *o = &mine;
     ipfsrt_s3 *s = calloc(1, sizeof *s);
-    if (!s) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!s) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     s->forbidden_is_absent = o->forbidden_is_absent;
     s->retries = o->retries ? o->retries : 3;
     s->backoff_s = o->backoff_s > 0 ? o->backoff_s : 0.2;
     s->part_size = o->part_size ? o->part_size : (uint64_t)64 << 20;
     ipfsrt_status st = bucket ? configure(s, bucket, o, err) : configure_plain(s, base_url, err);
     if (st == IPFSRT_OK && s->part_size < ((uint64_t)5 << 20))
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: parts are at least 5 MiB (S3's smallest)", s->describe);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: parts are at least 5 MiB (S3's smallest)", s->describe);
     ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = o->concurrency ? o->concurrency : 16,
                                .stall_timeout_ms = o->timeout_ms, .first_byte_timeout_ms = o->timeout_ms,
                                .ca_file = o->ca_file};
@@ -181,10 +181,10 @@ void ipfsrt_s3_free(ipfsrt_s3 *s) {
 ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, size_t cap, const char **rest,
                                   size_t *rest_len, ipfsrt_error *err) {
     if (len < 5 || strncmp(url, "s3://", 5) != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: not s3://bucket/key", url);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: not s3://bucket/key", url);
     const char *b = url + 5, *end = url + len, *slash = memchr(b, '/', (size_t)(end - b));
     size_t n = slash ? (size_t)(slash - b) : (size_t)(end - b);
-    if (!n || n >= cap) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: no bucket name", url);
+    if (!n || n >= cap) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: no bucket name", url);
     memcpy(bucket, b, n);
     bucket[n] = 0;
     const char *p = slash ? slash + 1 : end;
@@ -345,7 +345,7 @@ static ipfsrt_status op_send(s3_op *o, ipfsrt_error *err) {
     o->put_sent = 0;
     char url[8192], range[64], sha[100], token[4200], sigv4[128];
     if (!object_url(s, o->key, o->query, url, sizeof url))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: key %.200s makes too long a URL", s->describe, o->key);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: key %.200s makes too long a URL", s->describe, o->key);
     range_header(o, range, sizeof range);
     bool has_body = o->kind == OP_PUT || o->kind == OP_POST;
     snprintf(sha, sizeof sha, "x-amz-content-sha256: %s", has_body ? o->put_sha : "UNSIGNED-PAYLOAD");
@@ -442,7 +442,7 @@ static void judge_refusal(s3_op *o) {
     } else if (st == 401 || st == 403) {
         op_fail(o, IPFSRT_EDENIED, ": refused", words);
     } else {
-        op_fail(o, IPFSRT_EFETCH, ": failed", words);
+        op_fail(o, IPFSRT_EFETCH_FAILED, ": failed", words);
     }
 }
 
@@ -470,13 +470,13 @@ static void take_part(s3_op *o) {
     char got[160];
     snprintf(got, sizeof got, " (Content-Range '%s')", o->content_range);
     if (!ipfsrt_fetch_content_range_parse(o->content_range, &a, &b, &total) || total == UINT64_MAX) {
-        op_fail(o, IPFSRT_EFETCH, ": a partial answer without a usable Content-Range", got);
+        op_fail(o, IPFSRT_EFETCH_FAILED, ": a partial answer without a usable Content-Range", got);
         return;
     }
     uint64_t want_a = o->suffix_asked ? (total > o->length ? total - o->length : 0) : o->from;
     uint64_t want_b = o->suffix_asked || o->to == UINT64_MAX || o->to >= total ? total - 1 : o->to;
     if (a != want_a || b != want_b || o->body.len != b - a + 1) {
-        op_fail(o, IPFSRT_EFETCH, ": the answer holds other bytes than asked", got);
+        op_fail(o, IPFSRT_EFETCH_FAILED, ": the answer holds other bytes than asked", got);
         return;
     }
     o->object_size = total;
@@ -509,14 +509,14 @@ static void judge(s3_op *o, const ipfsrt_fetch_result *res) {
         char why[400];
         snprintf(why, sizeof why, " after %u tries: %s", o->round + 1,
                  res->end == IPFSRT_FETCH_DONE ? "HTTP error" : res->detail);
-        op_fail(o, IPFSRT_EFETCH, ": failed", why);
+        op_fail(o, IPFSRT_EFETCH_FAILED, ": failed", why);
     } else if (res->end == IPFSRT_FETCH_ABORTED && o->reask) {
         o->reask = false;
         o->state = OP_READY; /* a suffix answered from the start: asked again as a range (op_head) */
     } else if (res->end == IPFSRT_FETCH_TOO_LARGE || res->end == IPFSRT_FETCH_ABORTED) {
         op_fail(o, IPFSRT_ETOO_LARGE, ": the answer is larger than asked or allowed", NULL);
     } else if (res->end != IPFSRT_FETCH_DONE) {
-        op_fail(o, IPFSRT_EFETCH, ": ", res->detail);
+        op_fail(o, IPFSRT_EFETCH_FAILED, ": ", res->detail);
     } else if (o->kind == OP_GET && st == 200) {
         take_whole(o);
     } else if (o->kind == OP_GET && st == 206) {
@@ -634,7 +634,7 @@ ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s, const ipfsrt_range_request *reque
                                  void *user, ipfsrt_error *err) {
     if (!n) return IPFSRT_OK;
     s3_op *ops = calloc(n, sizeof *ops);
-    if (!ops) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!ops) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n; i++) {
         ipfsrt_s3_op_init(&ops[i], s, OP_GET, requests[i].key);
         ops[i].index = i;
@@ -660,7 +660,7 @@ static ipfsrt_status reader_get_stream(void *ctx, const char *key, ipfsrt_range_
 
 void ipfsrt_s3_range_reader(ipfsrt_s3 *s, ipfsrt_range_reader *reader) {
     *reader = (ipfsrt_range_reader){
-        .ctx = s, .get_many = reader_get_many, .get_stream = reader_get_stream, .what = s->describe};
+        .size = sizeof *reader, .ctx = s, .get_many = reader_get_many, .get_stream = reader_get_stream, .what = s->describe};
 }
 
 ipfsrt_status ipfsrt_s3_report_one(void *user, s3_op *o, ipfsrt_error *err) {
@@ -716,18 +716,18 @@ typedef struct list_call {
  * before would go round for ever. */
 static ipfsrt_status page_checked(const ipfsrt_s3_xml *x, list_call *c, ipfsrt_error *err) {
     if (strcmp(x->root, "Error") == 0)
-        return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "S3 answered with an error document: %s%s%s",
+        return ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "S3 answered with an error document: %s%s%s",
                            x->code[0] ? x->code : "no code", x->message[0] ? ": " : "", x->message);
     if (strcmp(x->root, "ListBucketResult") != 0)
-        return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "the answer is not a listing (its document is <%s>)",
+        return ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "the answer is not a listing (its document is <%s>)",
                            x->root[0] ? x->root : "empty");
     if (!x->truncated) return IPFSRT_OK;
-    if (!x->token[0]) return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "a truncated listing without a continuation token");
+    if (!x->token[0]) return ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "a truncated listing without a continuation token");
     bool inserted;
     if (ipfsrt_mhmap_put(&c->seen, (const uint8_t *)x->token, strlen(x->token), 0, 0, &inserted) != IPFSRT_OK)
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (!inserted)
-        return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "continuation token '%.64s' came back: the listing goes round",
+        return ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "continuation token '%.64s' came back: the listing goes round",
                            x->token);
     return IPFSRT_OK;
 }
@@ -759,7 +759,7 @@ static ipfsrt_status list_query(const char *prefix, const char *delimiter, const
     if (!ipfsrt_s3_uri_encode(prefix, false, p, sizeof p) ||
         !ipfsrt_s3_uri_encode(delimiter ? delimiter : "", false, d, sizeof d) ||
         !ipfsrt_s3_uri_encode(token, false, t, sizeof t))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a listing's prefix or token is too long");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a listing's prefix or token is too long");
     size_t at = 0;
     if (*token) at += (size_t)snprintf(out + at, cap - at, "continuation-token=%s&", t);
     if (delimiter && at < cap) at += (size_t)snprintf(out + at, cap - at, "delimiter=%s&", d);

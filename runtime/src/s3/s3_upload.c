@@ -56,7 +56,7 @@ static ipfsrt_status range_sha256(upload *u, uint64_t from, uint64_t len, char h
 static ipfsrt_status hash_parts(upload *u, ipfsrt_error *err) {
     ipfsrt_hash_ctx *h = NULL;
     uint8_t *buf = malloc(HASH_BUF);
-    ipfsrt_status st = buf ? ipfsrt_hash_ctx_new(&h, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = buf ? ipfsrt_hash_ctx_new(&h, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; st == IPFSRT_OK && i < u->parts; i++) {
         uint64_t from = i * u->part, len = u->size - from < u->part ? u->size - from : u->part;
         st = range_sha256(u, from, len, u->sha[i], h, buf, err);
@@ -91,7 +91,7 @@ static ipfsrt_status report_initiated(void *user, s3_op *o, ipfsrt_error *err) {
     if (st == IPFSRT_OK) snprintf(u->upload_id, sizeof u->upload_id, "%s", x.upload_id);
     ipfsrt_s3_xml_free(&x);
     if (st == IPFSRT_OK && !u->upload_id[0])
-        st = ipfsrt_fail(err, IPFSRT_EFETCH, -1, "S3 started the upload without an UploadId");
+        st = ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "S3 started the upload without an UploadId");
     return st;
 }
 
@@ -103,7 +103,7 @@ static ipfsrt_status initiate(upload *u, ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_s3_run_ops(u->s3, &o, 1, report_initiated, u, err);
     char enc[sizeof u->id_query - 16];
     if (st == IPFSRT_OK && !ipfsrt_s3_uri_encode(u->upload_id, false, enc, sizeof enc))
-        st = ipfsrt_fail(err, IPFSRT_EFETCH, -1, "S3's UploadId is too long");
+        st = ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "S3's UploadId is too long");
     if (st == IPFSRT_OK) snprintf(u->id_query, sizeof u->id_query, "uploadId=%s", enc);
     return st;
 }
@@ -111,7 +111,7 @@ static ipfsrt_status initiate(upload *u, ipfsrt_error *err) {
 static ipfsrt_status report_part(void *user, s3_op *o, ipfsrt_error *err) {
     upload *u = user;
     if (o->status != IPFSRT_OK) return ipfsrt_s3_report_one(NULL, o, err);
-    if (!o->etag[0]) return ipfsrt_fail(err, IPFSRT_EFETCH, -1, "S3 kept part %zu without an ETag", o->index + 1);
+    if (!o->etag[0]) return ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "S3 kept part %zu without an ETag", o->index + 1);
     snprintf(u->etag[o->index], sizeof u->etag[0], "%s", o->etag);
     return IPFSRT_OK;
 }
@@ -141,7 +141,7 @@ static ipfsrt_status report_completed(void *user, s3_op *o, ipfsrt_error *err) {
     ipfsrt_s3_xml x;
     ipfsrt_status st = read_answer(o, &x, err);
     if (st == IPFSRT_OK && x.code[0])
-        st = ipfsrt_fail(err, IPFSRT_EFETCH, -1, "completing the upload failed (%s: %s)", x.code, x.message);
+        st = ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "completing the upload failed (%s: %s)", x.code, x.message);
     ipfsrt_s3_xml_free(&x);
     return st;
 }
@@ -159,7 +159,7 @@ static ipfsrt_status complete(upload *u, ipfsrt_error *err) {
     }
     ipfsrt_buf_append(&body, tail, sizeof tail - 1);
     uint8_t digest[32];
-    ipfsrt_status st = body.failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory")
+    ipfsrt_status st = body.failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory")
                                    : ipfsrt_hash_digest(IPFSRT_SHA2_256, body.data, body.len, digest, err);
     s3_op o;
     ipfsrt_s3_op_init(&o, u->s3, OP_POST, u->key);
@@ -199,7 +199,7 @@ static ipfsrt_status plan_parts(upload *u, ipfsrt_error *err) {
                            (unsigned long long)u->size);
     u->sha = calloc(u->parts, sizeof *u->sha);
     u->etag = calloc(u->parts, sizeof *u->etag);
-    return u->sha && u->etag ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return u->sha && u->etag ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }
 
 ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s, const char *key, const char *path, ipfsrt_error *err) {

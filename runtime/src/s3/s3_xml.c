@@ -47,7 +47,7 @@ static void XMLCALL on_start(void *user, const XML_Char *name, const XML_Char **
     ipfsrt_s3_xml *x = user;
     (void)attrs;
     if (x->depth >= IPFSRT_S3_XML_DEPTH) {
-        stop(x, IPFSRT_EARG, "elements nested too deep");
+        stop(x, IPFSRT_EBAD_ARGUMENT, "elements nested too deep");
         return;
     }
     if (x->depth == 0) snprintf(x->root, sizeof x->root, "%s", name);
@@ -87,13 +87,13 @@ static void XMLCALL on_text(void *user, const XML_Char *s, int len) {
         return;
     }
     ipfsrt_buf_append(&x->text, s, (size_t)len);
-    if (x->text.failed) stop(x, IPFSRT_ENOMEM, "out of memory");
+    if (x->text.failed) stop(x, IPFSRT_EOUT_OF_MEMORY, "out of memory");
 }
 
 static void XMLCALL on_doctype(void *user, const XML_Char *name, const XML_Char *sysid, const XML_Char *pubid,
                                int has_internal) {
     (void)name, (void)sysid, (void)pubid, (void)has_internal;
-    stop(user, IPFSRT_EARG, "a document type declaration (S3 sends none)");
+    stop(user, IPFSRT_EBAD_ARGUMENT, "a document type declaration (S3 sends none)");
 }
 
 ipfsrt_status ipfsrt_s3_xml_init(ipfsrt_s3_xml *x, ipfsrt_s3_entry_fn on_entry, void *user, ipfsrt_error *err) {
@@ -102,7 +102,7 @@ ipfsrt_status ipfsrt_s3_xml_init(ipfsrt_s3_xml *x, ipfsrt_s3_entry_fn on_entry, 
     x->on_entry = on_entry;
     x->user = user;
     x->parser = XML_ParserCreate("UTF-8");
-    if (!x->parser) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for an XML parser");
+    if (!x->parser) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for an XML parser");
     XML_SetUserData(x->parser, x);
     XML_SetElementHandler(x->parser, on_start, on_end);
     XML_SetCharacterDataHandler(x->parser, on_text);
@@ -123,7 +123,7 @@ static ipfsrt_status parse(ipfsrt_s3_xml *x, const void *data, size_t len, bool 
     }
     if (s != XML_STATUS_OK) {
         x->failed = true;
-        ipfsrt_fail(&x->error, IPFSRT_EARG, (int64_t)XML_GetCurrentByteIndex(x->parser), "S3 XML: %s",
+        ipfsrt_fail(&x->error, IPFSRT_EBAD_ARGUMENT, (int64_t)XML_GetCurrentByteIndex(x->parser), "S3 XML: %s",
                     XML_ErrorString(XML_GetErrorCode(x->parser)));
         if (err) *err = x->error;
         return x->error.code;

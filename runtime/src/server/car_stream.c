@@ -283,7 +283,7 @@ static ipfsrt_status start(ipfsrt_server_car_stream *s, const ipfsrt_cid *root, 
     ipfsrt_buf_init(&header);
     ipfsrt_status st = ipfsrt_car_header_encode(root, 1, &header, err);
     if (st == IPFSRT_OK && (header.failed || header.len > sizeof s->header))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) {
         memcpy(s->header, header.data, header.len);
         s->header_len = header.len;
@@ -295,7 +295,7 @@ static ipfsrt_status start(ipfsrt_server_car_stream *s, const ipfsrt_cid *root, 
     if (ipfsrt_thread_start(&s->thread, run_walk, s) != 0) {
         pthread_cond_destroy(&s->changed);
         pthread_mutex_destroy(&s->lock);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a thread for the walk");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "cannot start a thread for the walk");
     }
     return IPFSRT_OK;
 }
@@ -307,7 +307,7 @@ ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, struct M
     ipfsrt_server_car_stream *s = calloc(1, sizeof *s);
     if (!s) {
         if (walk_free) walk_free(walk_user);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     *s = (ipfsrt_server_car_stream){.rq = rq, .gw = rq->gw, .walk = walk, .walk_user = walk_user,
                                    .walk_free = walk_free, .parks = rq->gw->has_upstream};
@@ -325,5 +325,5 @@ ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, struct M
     *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, car_stream_read, s, car_stream_free);
     if (*r) return IPFSRT_OK;
     car_stream_free(s);
-    return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }

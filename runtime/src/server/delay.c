@@ -61,7 +61,7 @@ static void *run(void *arg) {
 ipfsrt_status ipfsrt_server_waker_new(ipfsrt_server_waker **out, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_server_waker *w = calloc(1, sizeof *w);
-    if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!w) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
     if (ipfsrt_thread_start(&w->thread, run, w) != 0) {

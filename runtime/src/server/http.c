@@ -65,18 +65,18 @@ enum MHD_Result ipfsrt_server_send_error(ipfsrt_server_request *rq, struct MHD_C
     case IPFSRT_ENOT_FOUND:
     case IPFSRT_ENOT_DIRECTORY:
     case IPFSRT_ESYMLINK: status = MHD_HTTP_NOT_FOUND; break;
-    case IPFSRT_ECID:
-    case IPFSRT_EMULTIBASE:
-    case IPFSRT_EMULTIHASH:
-    case IPFSRT_EVARINT:
-    case IPFSRT_ETRAILING:
-    case IPFSRT_EARG:
+    case IPFSRT_EBAD_CID:
+    case IPFSRT_EBAD_MULTIBASE:
+    case IPFSRT_EBAD_MULTIHASH:
+    case IPFSRT_EBAD_VARINT:
+    case IPFSRT_ETRAILING_DATA:
+    case IPFSRT_EBAD_ARGUMENT:
     case IPFSRT_EUNSUPPORTED: status = MHD_HTTP_BAD_REQUEST; break;
     case IPFSRT_ETOO_LARGE: status = MHD_HTTP_CONTENT_TOO_LARGE; break;
     /* upstream's failures: what it would not or could not give, and why, per gateway */
-    case IPFSRT_EFETCH:
+    case IPFSRT_EFETCH_FAILED:
     case IPFSRT_EUNAVAILABLE: status = MHD_HTTP_BAD_GATEWAY; break;
-    case IPFSRT_ETIMEDOUT: status = MHD_HTTP_GATEWAY_TIMEOUT; break;
+    case IPFSRT_ETIMED_OUT: status = MHD_HTTP_GATEWAY_TIMEOUT; break;
     case IPFSRT_ECANCELED: status = MHD_HTTP_SERVICE_UNAVAILABLE; break;
     default: status = MHD_HTTP_INTERNAL_SERVER_ERROR;
     }

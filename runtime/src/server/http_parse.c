@@ -34,17 +34,17 @@ ipfsrt_status ipfsrt_http_car_params_parse(const ipfsrt_http_car_query *q, const
     bool accept_car = has_param(accept, "application/vnd.ipld.car");
     if ((q->version && strcmp(q->version, "1") != 0) ||
         (!q->version && accept_car && has_param(accept, "version=") && !has_param(accept, "version=1")))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "only CAR version 1 is served");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "only CAR version 1 is served");
     if (q->order && strcmp(q->order, "dfs") != 0 && strcmp(q->order, "unk") != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "car-order must be dfs or unk");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "car-order must be dfs or unk");
     if (q->dups && strcmp(q->dups, "y") != 0 && strcmp(q->dups, "n") != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "car-dups must be y or n");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "car-dups must be y or n");
     params->dups = q->dups ? strcmp(q->dups, "y") == 0 : accept_car && has_param(accept, "dups=y");
     params->scope = IPFSRT_SCOPE_ALL;
     if (!q->scope || strcmp(q->scope, "all") == 0) return IPFSRT_OK;
     if (strcmp(q->scope, "block") == 0) params->scope = IPFSRT_SCOPE_BLOCK;
     else if (strcmp(q->scope, "entity") == 0) params->scope = IPFSRT_SCOPE_ENTITY;
-    else return ipfsrt_fail(err, IPFSRT_EARG, -1, "dag-scope must be block, entity or all");
+    else return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "dag-scope must be block, entity or all");
     return IPFSRT_OK;
 }
 
@@ -125,11 +125,11 @@ ipfsrt_status ipfsrt_http_listen_parse(const char *listen, struct sockaddr_stora
     const char *colon = strrchr(listen, ':');
     uint16_t port;
     if (!port_parse(colon ? colon + 1 : listen, &port))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                            "bad listen address '%s' (HOST:PORT, :PORT or PORT)", listen);
     char host[64];
     size_t hl = colon ? (size_t)(colon - listen) : 0;
-    if (hl >= sizeof host) return ipfsrt_fail(err, IPFSRT_EARG, -1, "listen host too long");
+    if (hl >= sizeof host) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "listen host too long");
     memcpy(host, listen, hl);
     host[hl] = '\0';
     if (hl == 0 || strcmp(host, "localhost") == 0) strcpy(host, "127.0.0.1"); /* loopback unless told */
@@ -148,7 +148,7 @@ ipfsrt_status ipfsrt_http_listen_parse(const char *listen, struct sockaddr_stora
             return IPFSRT_OK;
         }
     }
-    return ipfsrt_fail(err, IPFSRT_EARG, -1, "listen host '%s' is not an IP address", host);
+    return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "listen host '%s' is not an IP address", host);
 }
 
 const char *ipfsrt_http_content_type(const char *path) {

@@ -22,7 +22,7 @@ typedef struct ipfsrt_http_car_params {
     ipfsrt_unixfs_scope scope;
 } ipfsrt_http_car_params;
 
-/* Fails (IPFSRT_EARG, the message to answer 400 with) on values the gateway
+/* Fails (IPFSRT_EBAD_ARGUMENT, the message to answer 400 with) on values the gateway
  * does not serve. */
 ipfsrt_status ipfsrt_http_car_params_parse(const ipfsrt_http_car_query *query, const char *accept,
                                            ipfsrt_http_car_params *params, ipfsrt_error *err);

@@ -38,11 +38,11 @@ static ipfsrt_status add_segment(void *user, const uint8_t *data, size_t len, ip
     file_body *f = user;
     if (len == 0) return IPFSRT_OK;
     if (ipfsrt_array_reserve(&f->segs, &f->cap, f->count + 1, sizeof *f->segs))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     segment sg = {data, len, false};
     if (len <= IPFSRT_MH_MAX_DIGEST) { /* may be an identity block's bytes */
         uint8_t *copy = malloc(len);
-        if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         memcpy(copy, data, len);
         sg = (segment){copy, len, true};
     }
@@ -138,7 +138,7 @@ static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt
         !cJSON_AddStringToObject(item, "type", e->has_type ? ipfsrt_unixfs_type_name(e->type) : "unknown") ||
         !cJSON_AddNumberToObject(item, "size", (double)(e->has_type ? e->size : e->tsize))) {
         cJSON_Delete(item);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     cJSON_AddItemToArray(user, item);
     return IPFSRT_OK;

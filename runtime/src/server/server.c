@@ -55,7 +55,7 @@ static ipfsrt_status index_block(void *user, const ipfsrt_car_block *b, ipfsrt_e
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(&b->cid, &mh_len);
     if (ipfsrt_mhmap_put(&ix->gw->index, mh, mh_len, ix->car, 0, NULL) != IPFSRT_OK) /* first CAR wins */
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory indexing blocks");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory indexing blocks");
     return IPFSRT_OK;
 }
 
@@ -63,7 +63,7 @@ static ipfsrt_status index_block(void *user, const ipfsrt_car_block *b, ipfsrt_e
 static ipfsrt_status open_cars(ipfsrt_server *gw, const char *const *paths, size_t n,
                                ipfsrt_error *err) {
     gw->cars = calloc(n, sizeof *gw->cars);
-    if (!gw->cars) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!gw->cars) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n; i++) {
         ipfsrt_car_options verify_opts = {.size = sizeof verify_opts, .verify_only = true};
         indexing ix = {gw, i};
@@ -198,13 +198,13 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     const char *const *paths = opts->cars;
     size_t n = paths ? opts->n_cars : 0;
     if (n == 0 && !opts->upstream)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "a gateway needs a CAR file or an upstream");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a gateway needs a CAR file or an upstream");
     ipfsrt_server_faults none = {0};
     if (opts->upstream && memcmp(&opts->faults, &none, sizeof none) != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "faults are injected into local CARs' answers only, "
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "faults are injected into local CARs' answers only, "
                                                  "not in front of an upstream");
     ipfsrt_server *gw = calloc(1, sizeof *gw);
-    if (!gw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!gw) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_mhmap_init(&gw->index);
     pthread_mutex_init(&gw->log_lock, NULL);
     pthread_mutex_init(&gw->dirs_lock, NULL);
@@ -212,12 +212,12 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     pthread_cond_init(&gw->jobs_over, NULL);
     ipfsrt_mhmap_init(&gw->missed_dirs);
     gw->faults = opts->faults;
-    gw->src = (ipfsrt_blocksource){gw, multi_get, multi_release};
+    gw->src = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), gw, multi_get, multi_release};
     if (opts->upstream) {
         gw->relay = opts->upstream;
         ipfsrt_client_relay_blocksource(gw->relay, &gw->upstream);
         ipfsrt_client_relay_blocksource_at_hand(gw->relay, &gw->at_hand);
-        gw->held = (ipfsrt_blocksource){gw, held_get, multi_release};
+        gw->held = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), gw, held_get, multi_release};
         gw->has_upstream = true;
         gw->max_connections = opts->max_connections ? opts->max_connections : 1024;
     }
@@ -230,7 +230,7 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     if (st == IPFSRT_OK && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
     if (st == IPFSRT_OK && !opts->tls_cert != !opts->tls_key)
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "HTTPS needs both a certificate and its key");
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "HTTPS needs both a certificate and its key");
     if (st == IPFSRT_OK && opts->tls_cert) st = read_pem(opts->tls_cert, &gw->tls_cert, err);
     if (st == IPFSRT_OK && opts->tls_key) st = read_pem(opts->tls_key, &gw->tls_key, err);
     if (st == IPFSRT_OK)

@@ -115,7 +115,7 @@ static ipfsrt_status walk_target(ipfsrt_server_request *rq, car_request *cr, ipf
     }
     size_t n = strlen(cid_str) + strlen(path) + 1;
     cr->full = malloc(n);
-    if (!cr->full) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!cr->full) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     snprintf(cr->full, n, "%s%s", cid_str, path);
     return IPFSRT_OK;
 }
@@ -152,7 +152,7 @@ static ipfsrt_status read_car_request(ipfsrt_server_request *rq, struct MHD_Conn
     st = ipfsrt_unixfs_resolve(&rq->gw->src, cr->full, NULL, &info, err);
     if (st != IPFSRT_OK) return st;
     if (!ipfsrt_http_entity_bytes_parse(range, info.size, &cr->offset, &cr->length))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "entity-bytes must be FROM:TO (got %s)", range);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "entity-bytes must be FROM:TO (got %s)", range);
     if (info.type == IPFSRT_UNIXFS_FILE) cr->params.scope = IPFSRT_SCOPE_ENTITY;
     return IPFSRT_OK;
 }
@@ -192,12 +192,12 @@ static ipfsrt_status plan_walk(ipfsrt_server_request *rq, const car_request *cr,
     bool unixfs = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW;
     bool bare = !cr->path[0] || strcmp(cr->path, "/") == 0;
     if (!unixfs && !cr->decoy && !cr->decoy_block && !bare)
-        return ipfsrt_fail_cid(err, IPFSRT_EARG, root, -1, "%s: paths inside %s blocks are not served",
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_ARGUMENT, root, -1, "%s: paths inside %s blocks are not served",
                                cr->path, ipfsrt_codec_name(root->codec));
     car_walk *w = calloc(1, sizeof *w);
     if (!w || !(w->full = strdup(cr->full))) {
         free(w);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     w->gw = rq->gw;
     w->root = *root;

@@ -64,7 +64,7 @@ static void noting_release(void *ctx, ipfsrt_blocksource_ref *ref) {
  * range in one CAR request for the file alone. */
 static bool prefetch_known_file(ipfsrt_server_request *rq, const char *path, uint64_t start, uint64_t length) {
     noting n = {.at_hand = rq->gw->held, .lacking = false};
-    ipfsrt_blocksource src = {&n, noting_get, noting_release};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &n, noting_get, noting_release};
     ipfsrt_unixfs_node_info info;
     ipfsrt_status st = ipfsrt_unixfs_resolve(&src, path, NULL, &info, NULL);
     if (st != IPFSRT_OK) return st == IPFSRT_ENOT_FOUND && n.lacking && n.lacked.codec == IPFSRT_CODEC_RAW;
@@ -171,7 +171,7 @@ ipfsrt_status ipfsrt_server_resolve(ipfsrt_server_request *rq, const char *path,
                                     ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
     if (!rq->gw->relay) return ipfsrt_unixfs_resolve(&rq->gw->src, path, NULL, info, err);
     deciding d = {rq, path, range, false};
-    ipfsrt_blocksource src = {&d, deciding_get, deciding_release};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &d, deciding_get, deciding_release};
     return ipfsrt_unixfs_resolve(&src, path, NULL, info, err);
 }
 
@@ -234,7 +234,7 @@ static ipfsrt_status read_piece(stream_body *s, uint64_t pos, uint8_t *out, size
     prefetch_ahead(s, pos);
     ipfsrt_status st = ipfsrt_unixfs_read(&s->rq->gw->src, &s->file, s->start + pos, want, fill_piece, &p, err);
     if (st == IPFSRT_OK && p.len != want)
-        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &s->file, -1, "the file is shorter than its root says");
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &s->file, -1, "the file is shorter than its root says");
     return st;
 }
 
@@ -363,7 +363,7 @@ enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_
     ipfsrt_error err;
     ipfsrt_status st = (s->first = malloc(s->first_len ? s->first_len : 1))
                            ? read_piece(s, 0, s->first, s->first_len, &err)
-                           : ipfsrt_fail(&err, IPFSRT_ENOMEM, -1, "out of memory");
+                           : ipfsrt_fail(&err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st != IPFSRT_OK) {
         stream_body_free(s);
         return ipfsrt_server_send_error(rq, c, &err);

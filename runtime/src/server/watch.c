@@ -59,7 +59,7 @@ static void *sweep(void *arg) {
 
 ipfsrt_status ipfsrt_server_watch_new(ipfsrt_server_watch **out, double seconds, ipfsrt_error *err) {
     ipfsrt_server_watch *w = calloc(1, sizeof *w);
-    if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!w) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     w->seconds = seconds;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->wake, NULL);
@@ -67,7 +67,7 @@ ipfsrt_status ipfsrt_server_watch_new(ipfsrt_server_watch **out, double seconds,
         pthread_cond_destroy(&w->wake);
         pthread_mutex_destroy(&w->lock);
         free(w);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a thread to time requests' heads");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "cannot start a thread to time requests' heads");
     }
     *out = w;
     return IPFSRT_OK;

@@ -75,7 +75,7 @@ ipfsrt_status ipfsrt_blockmap_put(ipfsrt_blockmap *m, ipfsrt_rcblock *b, ipfsrt_
     if (m->count + 1 > m->cap / 2) {
         size_t cap = m->cap ? m->cap * 2 : 64;
         ipfsrt_rcblock **buckets = calloc(cap, sizeof *buckets);
-        if (!buckets) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!buckets) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         for (size_t i = 0; i < m->cap; i++) {
             for (ipfsrt_rcblock *e = m->buckets[i], *next; e; e = next) {
                 next = e->hnext;
@@ -186,7 +186,7 @@ static int make_dirs(char *path) {
 ipfsrt_status ipfsrt_blockcache_new(ipfsrt_blockcache **out, uint64_t memory_bytes,
                                      const char *dir, bool trust_dir, ipfsrt_error *err) {
     ipfsrt_blockcache *c = calloc(1, sizeof *c);
-    if (!c) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!c) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     c->meta.budget = memory_bytes / 4;
     c->data.budget = memory_bytes - c->meta.budget;
     c->trust_dir = trust_dir;
@@ -194,7 +194,7 @@ ipfsrt_status ipfsrt_blockcache_new(ipfsrt_blockcache **out, uint64_t memory_byt
         c->dir = strdup(dir);
         if (!c->dir) {
             free(c);
-            return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         }
         if (make_dirs(c->dir) != 0) {
             ipfsrt_status st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot create cache directory %s: %s",

@@ -1,4 +1,5 @@
 /* Block sources: the one way UnixFS code gets verified blocks. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +14,16 @@ ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt
         ref->len = cid->digest_len;
         return IPFSRT_OK;
     }
+    if (src->size < offsetof(ipfsrt_blocksource, get) + sizeof src->get)
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
+                           "a block source without its size: set .size = sizeof (ipfsrt_blocksource)");
     return src->get(src->ctx, cid, ref, err);
 }
 
 void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_blocksource_ref *ref) {
-    if (ref->token && src->release) src->release(src->ctx, ref);
+    /* a source made against an older, shorter struct has no release */
+    bool has_release = src->size >= offsetof(ipfsrt_blocksource, release) + sizeof src->release;
+    if (ref->token && has_release && src->release) src->release(src->ctx, ref);
     memset(ref, 0, sizeof *ref);
 }
 
@@ -34,7 +40,7 @@ struct ipfsrt_memstore {
 
 ipfsrt_status ipfsrt_memstore_new(ipfsrt_memstore **out, ipfsrt_error *err) {
     *out = calloc(1, sizeof **out);
-    if (!*out) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!*out) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_mhmap_init(&(*out)->index);
     return IPFSRT_OK;
 }
@@ -47,9 +53,9 @@ ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *m, const ipfsrt_cid *cid, con
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     if (ipfsrt_mhmap_get(&m->index, mh, mh_len)) return IPFSRT_OK;
     if (ipfsrt_array_reserve(&m->blocks, &m->cap, m->count + 1, sizeof *m->blocks))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     uint8_t *copy = malloc(len ? len : 1);
-    if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     memcpy(copy, data, len);
     st = ipfsrt_mhmap_put(&m->index, mh, mh_len, m->count, 0, NULL);
     if (st != IPFSRT_OK) {
@@ -75,6 +81,7 @@ static ipfsrt_status mem_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksourc
 }
 
 void ipfsrt_blocksource_memstore(ipfsrt_blocksource *src, ipfsrt_memstore *m) {
+    src->size = sizeof *src;
     src->ctx = m;
     src->get = mem_get;
     src->release = NULL; /* blocks live as long as the store */

@@ -37,7 +37,7 @@ ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *s, ipfsrt_pack_options *o,
         o->hamt_threshold = v;
         return IPFSRT_OK;
     }
-    return ipfsrt_fail(err, IPFSRT_EARG, -1,
+    return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                        "HAMT rule '%s': expected never, entries:N, link-bytes:N or block-bytes:N", s);
 }
 
@@ -52,7 +52,7 @@ ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *o, ipfsr
         *o = (ipfsrt_pack_options){sizeof *o, 1, 1 << 20, 1024, true, IPFSRT_HAMT_BLOCK_BYTES, 256 << 10,
                                    256, false, false, false};
     } else {
-        return ipfsrt_fail(err, IPFSRT_EARG, -1,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                            "unknown preset '%s' (ipfs-car, kubo, kubo-v1-2025)", name);
     }
     return IPFSRT_OK;
@@ -115,7 +115,7 @@ static ipfsrt_status make_parent(packer *p, const made *items, size_t n, made *o
     ipfsrt_dagpb_link *links = calloc(n, sizeof *links);
     uint64_t *sizes = calloc(n, sizeof *sizes);
     ipfsrt_status st = IPFSRT_OK;
-    if (!links || !sizes) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!links || !sizes) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     uint64_t total = 0;
     for (size_t i = 0; st == IPFSRT_OK && i < n; i++) {
         links[i].cid = items[i].cid;
@@ -142,7 +142,7 @@ static ipfsrt_status row_push(packer *p, row *rows, size_t *nrows, size_t r, con
     if (r >= IPFSRT_UNIXFS_MAX_DEPTH) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "file too large");
     if (r == *nrows) {
         rows[r].items = malloc(p->o->max_links * sizeof *rows[r].items);
-        if (!rows[r].items) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!rows[r].items) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         rows[r].count = 0;
         (*nrows)++;
     }
@@ -271,7 +271,7 @@ static int name_cmp(const void *a, const void *b) {
 
 static ipfsrt_status emit_plain_dir(packer *p, const entries *es, made *out, ipfsrt_error *err) {
     ipfsrt_dagpb_link *links = es->count ? calloc(es->count, sizeof *links) : NULL;
-    if (es->count && !links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (es->count && !links) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < es->count; i++) {
         links[i].cid = es->items[i].m.cid;
         links[i].name = (const uint8_t *)es->items[i].name;
@@ -333,7 +333,7 @@ static ipfsrt_status bucket_link(packer *p, entry **es, size_t n, const ipfsrt_h
     }
     size_t len = (size_t)h->width + es[0]->name_len;
     char *full = malloc(len + 1);
-    if (!full) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!full) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     memcpy(full, prefix, h->width);
     memcpy(full + h->width, es[0]->name, es[0]->name_len);
     sl->full_names[sl->count] = full;
@@ -358,7 +358,7 @@ static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const ipfsrt_ha
     uint8_t *bitfield = calloc(bitfield_len, 1);
     ipfsrt_status st = sl.links && sl.prefixes && sl.full_names && bitfield
                            ? IPFSRT_OK
-                           : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                           : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0, j; st == IPFSRT_OK && i < n; i = j) {
         uint64_t b = bucket_of(es[i], h, depth);
         for (j = i; j < n && bucket_of(es[j], h, depth) == b;) j++;
@@ -393,7 +393,7 @@ static ipfsrt_status should_shard(packer *p, const entries *es, bool *shard, ipf
     case IPFSRT_HAMT_BLOCK_BYTES: {
         /* encode the plain node to measure it; nothing is emitted */
         ipfsrt_dagpb_link *links = es->count ? calloc(es->count, sizeof *links) : NULL;
-        if (es->count && !links) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (es->count && !links) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         for (size_t i = 0; i < es->count; i++)
             links[i] = (ipfsrt_dagpb_link){es->items[i].m.cid, (const uint8_t *)es->items[i].name,
                                         es->items[i].name_len, true, es->items[i].m.tsize};
@@ -418,7 +418,7 @@ static ipfsrt_status emit_dir(packer *p, entries *es, made *out, ipfsrt_error *e
     ipfsrt_status st = should_shard(p, es, &shard, err);
     if (st != IPFSRT_OK || !shard) return st != IPFSRT_OK ? st : emit_plain_dir(p, es, out, err);
     entry **order = malloc(es->count * sizeof *order);
-    if (!order) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!order) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < es->count; i++) {
         es->items[i].hash = ipfsrt_murmur3_x64_64((const uint8_t *)es->items[i].name,
                                                   es->items[i].name_len);
@@ -435,7 +435,7 @@ static ipfsrt_status emit_dir(packer *p, entries *es, made *out, ipfsrt_error *e
 static ipfsrt_status path_push(packer *p, const char *name, size_t *saved, ipfsrt_error *err) {
     size_t n = strlen(name);
     if (ipfsrt_array_reserve(&p->path, &p->path_cap, p->path_len + n + 2, 1))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     *saved = p->path_len;
     p->path[p->path_len++] = '/';
     memcpy(p->path + p->path_len, name, n + 1);
@@ -475,7 +475,7 @@ static ipfsrt_status pack_dir(packer *p, bool *skipped, made *out, int depth, ip
         const char *name = de->d_name;
         if (left_out(p->o, name)) continue;
         if (ipfsrt_array_reserve(&es.items, &es.cap, es.count + 1, sizeof *es.items)) {
-            st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
             break;
         }
         entry *e = &es.items[es.count];
@@ -483,7 +483,7 @@ static ipfsrt_status pack_dir(packer *p, bool *skipped, made *out, int depth, ip
         e->name_len = strlen(name);
         e->name = strdup(name);
         if (!e->name) {
-            st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
             break;
         }
         es.count++;
@@ -610,7 +610,7 @@ static ipfsrt_status ipfs_car_root(packer *p, ipfsrt_error *err) {
         }
         size_t saved;
         ipfsrt_status st = only ? path_push(p, only, &saved, err)
-                                : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                                : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         free(only);
         if (st != IPFSRT_OK) return st;
     }
@@ -628,13 +628,13 @@ static const char *base_name(const char *path, size_t *len) {
 
 static ipfsrt_status check_options(const ipfsrt_pack_options *o, ipfsrt_error *err) {
     if (o->cid_version != 0 && o->cid_version != 1)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "CID version must be 0 or 1");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "CID version must be 0 or 1");
     if (o->cid_version == 0 && o->raw_leaves)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "raw leaves need CIDv1 (a CIDv0 is always dag-pb)");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "raw leaves need CIDv1 (a CIDv0 is always dag-pb)");
     if (o->chunk_size == 0 || o->chunk_size > IPFSRT_CAR_DEFAULT_MAX_BLOCK)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "chunk size must be 1 byte to 2 MiB");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "chunk size must be 1 byte to 2 MiB");
     if (o->max_links < 2 || o->max_links > 65536)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "max links must be 2 to 65536");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "max links must be 2 to 65536");
     return IPFSRT_OK;
 }
 
@@ -658,7 +658,7 @@ static ipfsrt_status pack_top(packer *p, const char *path, bool is_dir, made *to
         entry e = {.name = strndup(name, name_len), .name_len = name_len, .m = *top};
         entries one = {.items = &e, .count = 1};
         st = e.name ? emit_plain_dir(p, &one, top, err)
-                    : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                    : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         free(e.name);
     }
     return st;
@@ -675,7 +675,7 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts, ipf
     if (st != IPFSRT_OK) return st;
     packer p = {.o = o, .sink = sink, .user = user};
     if (!ipfsrt_hamt_shape_init(&p.hamt, o->hamt_fanout))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "HAMT fanout must be a power of two up to %u",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "HAMT fanout must be a power of two up to %u",
                            IPFSRT_HAMT_MAX_FANOUT);
     ipfsrt_buf_init(&p.node);
     ipfsrt_buf_init(&p.data);
@@ -684,7 +684,7 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts, ipf
     p.path_cap = p.path_len + 256;
     p.path = malloc(p.path_cap);
     p.chunk = malloc(o->chunk_size);
-    if (!p.path || !p.chunk) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!p.path || !p.chunk) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_new(&p.hash, err);
     struct stat sb;
     if (st == IPFSRT_OK) {

@@ -37,12 +37,12 @@ static ipfsrt_status node_load(const ipfsrt_blocksource *src, const ipfsrt_cid *
     }
     if (cid->codec != IPFSRT_CODEC_DAG_PB) {
         const char *name = ipfsrt_codec_name(cid->codec);
-        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "codec %s is not UnixFS",
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "codec %s is not UnixFS",
                              name ? name : "unknown");
     } else if ((st = ipfsrt_dagpb_decode(n->ref.data, n->ref.len, &n->pb, err)) != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "block %s: ", ipfsrt_cid_to_string(cid, (char[IPFSRT_CID_STR_MAX]){0}));
     } else if (!n->pb.data) {
-        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "dag-pb node without UnixFS data");
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "dag-pb node without UnixFS data");
     } else if ((st = ipfsrt_unixfs_data_decode(n->pb.data, n->pb.data_len, &n->fs, err)) !=
                IPFSRT_OK) {
         ipfsrt_error_prefix(err, "block %s: ", ipfsrt_cid_to_string(cid, (char[IPFSRT_CID_STR_MAX]){0}));
@@ -67,19 +67,19 @@ static ipfsrt_status file_size(const node *n, uint64_t *size, ipfsrt_error *err)
         return IPFSRT_OK;
     }
     if (n->fs.blocksize_count != n->pb.link_count)
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &n->cid, -1,
                                "file node has %zu links but %zu blocksizes", n->pb.link_count,
                                n->fs.blocksize_count);
     uint64_t total = n->fs.data_len;
     for (size_t i = 0; i < n->fs.blocksize_count; i++) {
         if (n->fs.blocksizes[i] > UINT64_MAX - total)
-            return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "blocksizes overflow");
+            return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &n->cid, -1, "blocksizes overflow");
         total += n->fs.blocksizes[i];
     }
     if (total > (uint64_t)INT64_MAX) /* no file is that big; sizes past it break signed arithmetic */
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "file size past 2^63 bytes");
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &n->cid, -1, "file size past 2^63 bytes");
     if (n->fs.has_filesize && n->fs.filesize != total)
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &n->cid, -1,
                                "filesize %llu does not match its data and blocksizes (%llu)",
                                (unsigned long long)n->fs.filesize, (unsigned long long)total);
     *size = total;
@@ -116,7 +116,7 @@ static ipfsrt_status hamt_check(const node *n, ipfsrt_hamt_shape *h, ipfsrt_erro
                                (unsigned long long)n->fs.hash_type);
     uint64_t f = n->fs.has_fanout ? n->fs.fanout : 0;
     if (!ipfsrt_hamt_shape_init(h, f))
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &n->cid, -1,
                                "HAMT fanout %llu is not a power of two up to %u",
                                (unsigned long long)f, IPFSRT_HAMT_MAX_FANOUT);
     return IPFSRT_OK;
@@ -131,10 +131,10 @@ static ipfsrt_status load_subshard(const ipfsrt_blocksource *src, const ipfsrt_d
     if (st != IPFSRT_OK) return st;
     ipfsrt_hamt_shape h;
     if (out->raw || out->fs.type != IPFSRT_UNIXFS_HAMT_SHARD)
-        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &link->cid, -1, "HAMT bucket %.*s is not a shard",
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &link->cid, -1, "HAMT bucket %.*s is not a shard",
                              (int)link->name_len, (const char *)link->name);
     else if ((st = hamt_check(out, &h, err)) == IPFSRT_OK && !hamt_same(&h, parent))
-        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &link->cid, -1,
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &link->cid, -1,
                              "HAMT shard fanout differs from its parent's");
     if (st != IPFSRT_OK) node_release(src, out);
     return st;
@@ -162,7 +162,7 @@ static ipfsrt_status hamt_lookup(const ipfsrt_blocksource *src, const node *root
     bool own_child = false;
     for (unsigned depth = 0;; depth++) {
         if (!ipfsrt_hamt_depth_ok(&h, depth)) {
-            st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &cur->cid, -1,
+            st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &cur->cid, -1,
                                  "HAMT deeper than its hash allows, looking up '%.*s'",
                                  (int)name_len, name);
             break;
@@ -207,7 +207,7 @@ static ipfsrt_status emit_entry(lister *ls, const ipfsrt_dagpb_link *l, const ui
     ipfsrt_unixfs_entry e;
     memset(&e, 0, sizeof e);
     char *copy = malloc(name_len + 1);
-    if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     memcpy(copy, name, name_len);
     copy[name_len] = '\0';
     e.name = copy;
@@ -228,7 +228,7 @@ static ipfsrt_status emit_entry(lister *ls, const ipfsrt_dagpb_link *l, const ui
             e.problem = node_info(&child, &info, &child_err);
             node_release(ls->src, &child);
         }
-        if (e.problem == IPFSRT_ENOMEM) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (e.problem == IPFSRT_EOUT_OF_MEMORY) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         if (e.problem == IPFSRT_OK) {
             e.has_type = true;
             e.type = info.type;
@@ -265,11 +265,11 @@ static bool in_its_bucket(const lister *ls, const ipfsrt_hamt_shape *h, unsigned
 static ipfsrt_status ls_shard(lister *ls, const node *n, const ipfsrt_hamt_shape *h, unsigned depth,
                               ipfsrt_error *err) {
     if (!ipfsrt_hamt_depth_ok(h, depth))
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1, "HAMT deeper than its hash allows");
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &n->cid, -1, "HAMT deeper than its hash allows");
     for (size_t i = 0; i < n->pb.link_count; i++) {
         const ipfsrt_dagpb_link *l = &n->pb.links[i];
         if (!l->name || l->name_len < h->width || !bucket_of_link(l, h, &ls->buckets[depth]))
-            return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+            return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &n->cid, -1,
                                    "HAMT link %zu has no valid bucket prefix", i);
         ipfsrt_status st;
         const uint8_t *name = l->name + h->width;
@@ -281,7 +281,7 @@ static ipfsrt_status ls_shard(lister *ls, const node *n, const ipfsrt_hamt_shape
             st = ls_shard(ls, &child, h, depth + 1, err);
             node_release(ls->src, &child);
         } else if (!in_its_bucket(ls, h, depth, name, name_len)) {
-            st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &n->cid, -1,
+            st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &n->cid, -1,
                                  "HAMT entry '%.*s' sits in a bucket its name does not hash to",
                                  (int)(name_len > 200 ? 200 : name_len), (const char *)name);
         } else {
@@ -345,7 +345,7 @@ typedef struct dir_stack {
 
 static ipfsrt_status stack_push(dir_stack *s, const ipfsrt_cid *cid, ipfsrt_error *err) {
     if (ipfsrt_array_reserve(&s->cids, &s->cap, s->count + 1, sizeof *s->cids))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     s->cids[s->count++] = *cid;
     return IPFSRT_OK;
 }
@@ -354,9 +354,9 @@ static ipfsrt_status stack_push(dir_stack *s, const ipfsrt_cid *cid, ipfsrt_erro
 static ipfsrt_status splice(char **remaining, const uint8_t *target, size_t target_len,
                             const char *rest, ipfsrt_error *err) {
     size_t rest_len = strlen(rest);
-    if (target_len > SIZE_MAX - rest_len - 2) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "path too long");
+    if (target_len > SIZE_MAX - rest_len - 2) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "path too long");
     char *p = malloc(target_len + rest_len + 2);
-    if (!p) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!p) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     memcpy(p, target, target_len);
     p[target_len] = '/';
     memcpy(p + target_len + 1, rest, rest_len + 1);
@@ -442,7 +442,7 @@ ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *p
     st = ipfsrt_path_split(path, &rv.cur, &rest, err);
     if (st != IPFSRT_OK) return st;
     rv.remaining = strdup(rest);
-    if (!rv.remaining) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!rv.remaining) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (bool done = false; !done && st == IPFSRT_OK;) {
         node n;
         st = node_load(src, &rv.cur, &n, err);
@@ -495,7 +495,7 @@ static ipfsrt_status file_node_load(file_reader *r, const ipfsrt_cid *cid, node 
 static ipfsrt_status read_node(file_reader *r, const ipfsrt_cid *cid, uint64_t expected,
                                uint64_t from, uint64_t to, int depth, ipfsrt_error *err) {
     if (depth > IPFSRT_UNIXFS_MAX_DEPTH)
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "file DAG deeper than %d levels",
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "file DAG deeper than %d levels",
                                IPFSRT_UNIXFS_MAX_DEPTH);
     if (r->leaf_fn && cid->codec == IPFSRT_CODEC_RAW && cid->hash_code != IPFSRT_MH_IDENTITY &&
         depth > 0)
@@ -506,12 +506,12 @@ static ipfsrt_status read_node(file_reader *r, const ipfsrt_cid *cid, uint64_t e
     if (st != IPFSRT_OK || skip) return st;
     uint64_t size = 0;
     if (!is_file(&n))
-        st = ipfsrt_fail_cid(err, depth ? IPFSRT_EUNIXFS : IPFSRT_ENOT_FILE, cid, -1,
+        st = ipfsrt_fail_cid(err, depth ? IPFSRT_EBAD_UNIXFS : IPFSRT_ENOT_FILE, cid, -1,
                              "is a %s, not file data", ipfsrt_unixfs_type_name(n.fs.type));
     else
         st = file_size(&n, &size, err);
     if (st == IPFSRT_OK && expected != UINT64_MAX && size != expected)
-        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1,
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1,
                              "holds %llu bytes but its parent says %llu",
                              (unsigned long long)size, (unsigned long long)expected);
     if (st != IPFSRT_OK || from >= to) {
@@ -530,7 +530,7 @@ static ipfsrt_status read_node(file_reader *r, const ipfsrt_cid *cid, uint64_t e
         const ipfsrt_dagpb_link *l = &n.pb.links[i];
         uint64_t bs = n.fs.blocksizes[i];
         if (l->name && l->name_len)
-            st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "file link %zu has a name", i);
+            st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "file link %zu has a name", i);
         else if (off + bs > from)
             st = read_node(r, &l->cid, bs, from > off ? from - off : 0,
                            (to < off + bs ? to : off + bs) - off, depth + 1, err);
@@ -555,7 +555,7 @@ static ipfsrt_status read_range(file_reader *r, const ipfsrt_cid *file, uint64_t
     node_release(r->src, &n);
     if (st != IPFSRT_OK) return st;
     if (offset > size)
-        return ipfsrt_fail_cid(err, IPFSRT_ERANGE, file, -1, "offset %llu is past the end (%llu bytes)",
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_RANGE, file, -1, "offset %llu is past the end (%llu bytes)",
                                (unsigned long long)offset, (unsigned long long)size);
     uint64_t end = length > size - offset ? size : offset + length;
     return read_node(r, file, UINT64_MAX, offset, end, 0, err);
@@ -584,11 +584,11 @@ ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt
     ipfsrt_status st = node_load(src, cid, &n, err);
     if (st != IPFSRT_OK) return st;
     if (n.raw || n.fs.type != IPFSRT_UNIXFS_SYMLINK)
-        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "is not a symlink");
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "is not a symlink");
     else if (n.fs.data_len == 0 || memchr(n.fs.data, '\0', n.fs.data_len))
-        st = ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "symlink target is empty or has a NUL");
+        st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "symlink target is empty or has a NUL");
     else if (!(*target = malloc(n.fs.data_len + 1)))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) {
         memcpy(*target, n.fs.data, n.fs.data_len);
         (*target)[n.fs.data_len] = '\0';
@@ -668,7 +668,7 @@ static ipfsrt_status walk_all(const ipfsrt_blocksource *src, recorder *rec, ipfs
     if (cid->hash_code == IPFSRT_MH_IDENTITY) return IPFSRT_OK;
     if (cid->codec == IPFSRT_CODEC_RAW) return record(rec, cid, err);
     if (depth > IPFSRT_UNIXFS_MAX_DEPTH)
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "DAG deeper than %d levels",
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "DAG deeper than %d levels",
                                IPFSRT_UNIXFS_MAX_DEPTH);
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
@@ -694,7 +694,7 @@ static ipfsrt_status count_with_dups(const ipfsrt_blocksource *src, ipfsrt_mhmap
     *out = cid->hash_code == IPFSRT_MH_IDENTITY ? 0 : 1;
     if (cid->hash_code == IPFSRT_MH_IDENTITY || cid->codec == IPFSRT_CODEC_RAW) return IPFSRT_OK;
     if (depth > IPFSRT_UNIXFS_MAX_DEPTH)
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "DAG deeper than %d levels", IPFSRT_UNIXFS_MAX_DEPTH);
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "DAG deeper than %d levels", IPFSRT_UNIXFS_MAX_DEPTH);
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
     const ipfsrt_mhmap_entry *known = ipfsrt_mhmap_get(memo, mh, mh_len);
@@ -713,7 +713,7 @@ static ipfsrt_status count_with_dups(const ipfsrt_blocksource *src, ipfsrt_mhmap
     node_release(src, &n);
     bool inserted;
     if (st == IPFSRT_OK && ipfsrt_mhmap_put(memo, mh, mh_len, *out, 0, &inserted) != IPFSRT_OK)
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     return st;
 }
 
@@ -740,7 +740,7 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
     opts = &o;
     recorder rec = {.inner = src, .fn = fn, .user = user, .dups = o.dups};
     ipfsrt_mhmap_init(&rec.seen);
-    ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
+    ipfsrt_blocksource recording = {sizeof(ipfsrt_blocksource), &rec, recording_get, recording_release};
     ipfsrt_unixfs_node_info info;
     ipfsrt_status st = ipfsrt_unixfs_resolve(&recording, path, opts, &info, err);
     rec.skip_terminal = rec.dups;
@@ -785,7 +785,7 @@ ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ip
     *blocks = 0;
     recorder rec = {.inner = src, .fn = count_one, .user = blocks};
     ipfsrt_mhmap_init(&rec.seen);
-    ipfsrt_blocksource recording = {&rec, recording_get, recording_release};
+    ipfsrt_blocksource recording = {sizeof(ipfsrt_blocksource), &rec, recording_get, recording_release};
     ipfsrt_mhmap expanded;
     ipfsrt_mhmap_init(&expanded);
     ipfsrt_status st = walk_all(&recording, &rec, &expanded, cid, 0, err);

@@ -15,7 +15,7 @@ const char *ipfsrt_unixfs_type_name(ipfsrt_unixfs_type type) {
 }
 
 static ipfsrt_status bad(ipfsrt_error *err, size_t at, const char *what) {
-    return ipfsrt_fail(err, IPFSRT_EUNIXFS, (int64_t)at, "UnixFS data: %s at byte offset %zu",
+    return ipfsrt_fail(err, IPFSRT_EBAD_UNIXFS, (int64_t)at, "UnixFS data: %s at byte offset %zu",
                        what, at);
 }
 
@@ -55,7 +55,7 @@ static ipfsrt_status decode_mtime(const uint8_t *p, size_t n, size_t base, ipfsr
 static ipfsrt_status add_blocksize(ipfsrt_unixfs_data *d, uint64_t v, size_t *cap,
                                    ipfsrt_error *err) {
     if (ipfsrt_array_reserve(&d->blocksizes, cap, d->blocksize_count + 1, sizeof *d->blocksizes))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     d->blocksizes[d->blocksize_count++] = v;
     return IPFSRT_OK;
 }
@@ -206,5 +206,5 @@ ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *d, ipfsrt_buf 
         ipfsrt_buf_free(&t);
         if (failed) out->failed = true;
     }
-    return out->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return out->failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }

@@ -53,11 +53,11 @@ static bool safe_name(const char *name, size_t len) {
 static ipfsrt_status export_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
     exporter *ex = user;
     if (!safe_name(e->name, e->name_len))
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, &e->cid, -1,
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, &e->cid, -1,
                                "directory entry name '%s' is not a safe file name", e->name);
     size_t need = ex->len + 1 + e->name_len + 1;
     if (ipfsrt_array_reserve(&ex->path, &ex->cap, need, 1))
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t saved = ex->len;
     ex->path[ex->len++] = '/';
     memcpy(ex->path + ex->len, e->name, e->name_len + 1);
@@ -91,7 +91,7 @@ static ipfsrt_status export_node(exporter *ex, const ipfsrt_cid *cid, ipfsrt_err
     case IPFSRT_UNIXFS_DIRECTORY:
     case IPFSRT_UNIXFS_HAMT_SHARD:
         if (ex->depth >= IPFSRT_UNIXFS_MAX_DEPTH)
-            return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "directories nested too deep");
+            return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "directories nested too deep");
         if (mkdir(ex->path, 0755) != 0) return io_fail(err, "create directory", ex->path);
         ex->depth++;
         st = ipfsrt_unixfs_ls(ex->src, cid, false, export_entry, ex, err);
@@ -106,7 +106,7 @@ static ipfsrt_status export_node(exporter *ex, const ipfsrt_cid *cid, ipfsrt_err
         break;
     }
     default:
-        return ipfsrt_fail_cid(err, IPFSRT_EUNIXFS, cid, -1, "cannot export a %s node",
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "cannot export a %s node",
                                ipfsrt_unixfs_type_name(info.type));
     }
     if (st == IPFSRT_OK) ipfsrt_unixfs_apply_metadata(&info, ex->path);
@@ -120,13 +120,13 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
 
 ipfsrt_status ipfsrt_unixfs_export_check(const char *dest, ipfsrt_error *err) {
     struct stat sb;
-    if (!*dest) return ipfsrt_fail(err, IPFSRT_EARG, -1, "no destination given");
+    if (!*dest) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no destination given");
     if (lstat(dest, &sb) == 0)
         return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s already exists; not overwriting it", dest);
     const char *slash = strrchr(dest, '/');
     if (!slash) return IPFSRT_OK; /* the current directory */
     char *dir = strndup(dest, slash == dest ? 1 : (size_t)(slash - dest));
-    if (!dir) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!dir) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = IPFSRT_OK;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot write %s: the folder %s does not exist", dest, dir);
@@ -143,11 +143,11 @@ ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_c
     exporter ex = {.src = src, .last_fd = -1};
     ex.cap = strlen(dest) + 64;
     ex.path = malloc(ex.cap);
-    if (!ex.path) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!ex.path) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ex.len = (size_t)snprintf(ex.path, ex.cap, "%s.ipfsrt-partial-%ld", dest, (long)getpid());
     char *partial = strdup(ex.path);
     ipfsrt_status st = partial ? export_node(&ex, cid, err)
-                               : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                               : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (ex.out) {
         if (st == IPFSRT_OK) st = ipfsrt_async_writer_flush(ex.out, err);
         ipfsrt_async_writer_free(ex.out);

@@ -12,14 +12,14 @@ ipfsrt_status ipfsrt_zarr_chunk_key(const ipfsrt_zarr_meta *m, const size_t *ind
     size_t at = (size_t)n;
     for (int d = 0; d < m->ndim && at < cap; d++) {
         if (index[d] >= m->grid[d])
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: chunk index %zu is past the grid's %zu in dimension %d",
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: chunk index %zu is past the grid's %zu in dimension %d",
                                m->name, index[d], m->grid[d], d);
         bool separated = d > 0 || m->v3_default_keys;
         n = separated ? snprintf(buf + at, cap - at, "%c%zu", m->separator, index[d])
                       : snprintf(buf + at, cap - at, "%zu", index[d]);
         at += (size_t)n;
     }
-    if (at >= cap) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: a chunk key longer than %zu bytes", m->name, cap);
+    if (at >= cap) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: a chunk key longer than %zu bytes", m->name, cap);
     return IPFSRT_OK;
 }
 
@@ -38,7 +38,7 @@ static ipfsrt_status undo_codecs(const ipfsrt_zarr_meta *m, const uint8_t *src, 
                                  size_t due, size_t need, ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
     if (m->n_codecs == 0) {
         if (len != due)
-            return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%zu bytes where the chunk holds %zu", len, due);
+            return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "%zu bytes where the chunk holds %zu", len, due);
         memcpy(dst, src, len);
         return IPFSRT_OK;
     }
@@ -54,7 +54,7 @@ static ipfsrt_status undo_codecs(const ipfsrt_zarr_meta *m, const uint8_t *src, 
         ipfsrt_status st;
         if (i <= sized) {
             uint8_t *at = ipfsrt_buf_reserve(out, due ? due : 1);
-            if (!at) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a chunk of %zu bytes", due);
+            if (!at) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a chunk of %zu bytes", due);
             st = ipfsrt_codec_decode_prefix(m->codecs[i], src, len, at, due, needs[i], err);
             out->len = due;
         } else {
@@ -89,7 +89,7 @@ static uint8_t *to_native(const ipfsrt_zarr_meta *m, uint8_t *raw, size_t n, ipf
         s->wide.len = 0;
         float *f = (float *)(void *)ipfsrt_buf_reserve(&s->wide, n * sizeof(float) + 1);
         if (!f) {
-            ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
             return NULL;
         }
         for (size_t i = 0; i < n; i++)
@@ -177,10 +177,10 @@ ipfsrt_status ipfsrt_zarr_decode_into(const ipfsrt_zarr_meta *m, const uint8_t *
     size_t reached = elements_reached(m, dst, lstart, lstep);
     s->raw.len = 0;
     uint8_t *raw = ipfsrt_buf_reserve(&s->raw, due ? due : 1);
-    if (!raw) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a chunk of %zu bytes", due);
+    if (!raw) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a chunk of %zu bytes", due);
     ipfsrt_status st = undo_codecs(m, src, len, raw, due, reached * m->stored_itemsize, s, err);
     uint8_t *native = st == IPFSRT_OK ? to_native(m, raw, reached, s, err) : NULL;
-    if (!native) return st != IPFSRT_OK ? st : IPFSRT_ENOMEM;
+    if (!native) return st != IPFSRT_OK ? st : IPFSRT_EOUT_OF_MEMORY;
     ipfsrt_ndarray v, target = *dst;
     chunk_view(m, native, dst, lstart, lstep, &v);
     return s->unscale ? ipfsrt_ndarray_unscale_into(&target, &v, s->unscale, err)

@@ -39,7 +39,7 @@ static ipfsrt_status keep(void *user, const ipfsrt_range_result *res, ipfsrt_err
                            doc_names[res->index], (unsigned long long)IPFSRT_ZARR_DOC_MAX);
     f->doc[res->index] = ipfsrt_json_parse((const char *)res->data, res->len, NULL);
     if (!cJSON_IsObject(f->doc[res->index]))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s%s is not a JSON object (one naming no key twice)", f->prefix, doc_names[res->index]);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s%s is not a JSON object (one naming no key twice)", f->prefix, doc_names[res->index]);
     return IPFSRT_OK;
 }
 
@@ -69,7 +69,7 @@ static ipfsrt_status add_docs(walk *w, const char *prefix, found *f, ipfsrt_erro
         if (w->format == 3) snprintf(key, sizeof key, "%.*s", (int)strlen(rel) - 1, rel); /* "a/b", no slash */
         else snprintf(key, sizeof key, "%s%s", rel, doc_names[i]);
         cJSON_DeleteItemFromObjectCaseSensitive(f->doc[i], "consolidated_metadata");
-        if (!cJSON_AddItemToObject(w->map, key, f->doc[i])) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!cJSON_AddItemToObject(w->map, key, f->doc[i])) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         f->doc[i] = NULL; /* the map's now */
     }
     return IPFSRT_OK;
@@ -87,10 +87,10 @@ static ipfsrt_status keep_name(void *user, const ipfsrt_zarr_store_entry *e, ipf
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 16;
         char **v = realloc(l->v, cap * sizeof *v);
-        if (!v) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!v) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         l->v = v, l->cap = cap;
     }
-    if (!(l->v[l->n] = strdup(e->name))) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!(l->v[l->n] = strdup(e->name))) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     l->n++;
     return IPFSRT_OK;
 }
@@ -135,7 +135,7 @@ static ipfsrt_status write_inline(walk *w, const char *base, ipfsrt_error *err) 
     cJSON *doc = st == IPFSRT_OK ? ipfsrt_json_parse((const char *)b.data, b.len, NULL) : NULL;
     ipfsrt_buf_free(&b);
     cJSON *cm = cJSON_CreateObject();
-    if (st == IPFSRT_OK && (!doc || !cm)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object (one naming no key twice)", key);
+    if (st == IPFSRT_OK && (!doc || !cm)) st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is not a JSON object (one naming no key twice)", key);
     if (st == IPFSRT_OK) {
         cJSON_AddStringToObject(cm, "kind", "inline");
         cJSON_AddBoolToObject(cm, "must_understand", false);
@@ -146,7 +146,7 @@ static ipfsrt_status write_inline(walk *w, const char *base, ipfsrt_error *err) 
         cm = NULL;
         char *text = ipfsrt_zarr_print_json(doc);
         st = text ? ipfsrt_zarr_store_put(w->store, key, text, strlen(text), err)
-                  : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                  : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         free(text);
     }
     cJSON_Delete(cm);
@@ -158,13 +158,13 @@ static ipfsrt_status write_zmetadata(walk *w, const char *base, ipfsrt_error *er
     char key[IPFSRT_ZARR_KEY_MAX + 16];
     snprintf(key, sizeof key, "%s.zmetadata", base);
     cJSON *doc = cJSON_CreateObject();
-    if (!doc) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!doc) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     cJSON_AddItemToObject(doc, "metadata", w->map);
     w->map = NULL;
     cJSON_AddNumberToObject(doc, "zarr_consolidated_format", 1);
     char *text = ipfsrt_zarr_print_json(doc);
     ipfsrt_status st = text ? ipfsrt_zarr_store_put(w->store, key, text, strlen(text), err)
-                            : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                            : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     free(text);
     cJSON_Delete(doc);
     return st;
@@ -177,9 +177,9 @@ ipfsrt_status ipfsrt_zarr_consolidate(ipfsrt_zarr_store *store, const char *path
     snprintf(base, sizeof base, "%s%s", norm, *norm ? "/" : "");
     walk w = {store, strlen(base), 2, cJSON_CreateObject(), 0};
     found top = {{NULL}, NULL};
-    st = w.map ? read_docs(&w, base, &top, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    st = w.map ? read_docs(&w, base, &top, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK && !is_group(&top))
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no group to consolidate", *norm ? norm : "/");
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no group to consolidate", *norm ? norm : "/");
     w.format = top.doc[ZARRJSON] ? 3 : 2;
     for (int i = 0; i < DOCS; i++) cJSON_Delete(top.doc[i]);
     if (st == IPFSRT_OK) st = visit(&w, base, 0, err);

@@ -51,7 +51,7 @@ static ipfsrt_status put_json(ipfsrt_zarr_store *s, const char *path, const char
     char key[IPFSRT_ZARR_KEY_MAX + 32];
     snprintf(key, sizeof key, "%s%s%s", path, *path ? "/" : "", name);
     char *text = ipfsrt_zarr_print_json(doc);
-    if (!text) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!text) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = ipfsrt_zarr_store_put(s, key, text, strlen(text), err);
     free(text);
     return st;
@@ -120,18 +120,18 @@ static ipfsrt_status probe_parents(ipfsrt_zarr_store *s, const char *path, paren
 /* Groups for every parent of path that has none (an array there is an error). */
 static ipfsrt_status make_parents(ipfsrt_zarr_store *s, const char *path, int format, ipfsrt_error *err) {
     parents *ps = calloc(1, sizeof *ps);
-    if (!ps) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!ps) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = probe_parents(s, path, ps, err);
     for (size_t i = 0; i < ps->n && st == IPFSRT_OK; i++) {
         if (ps->has_array[i]) {
-            st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: its parent %s is an array", path,
+            st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: its parent %s is an array", path,
                              *ps->path[i] ? ps->path[i] : "/");
             break;
         }
         if (ps->has_group[i]) continue;
         cJSON *doc = group_doc(format, NULL);
         st = doc ? put_json(s, ps->path[i], format == 2 ? ".zgroup" : "zarr.json", doc, err)
-                 : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                 : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         cJSON_Delete(doc);
     }
     free(ps);
@@ -149,13 +149,13 @@ ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **out, ipfsrt_zarr_store
     int format = cJSON_IsNumber(version) ? version->valueint : 0;
     if (format != 2 && format != 3) {
         cJSON_Delete(doc);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the metadata needs a zarr_format of 2 or 3", *norm ? norm : "/");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the metadata needs a zarr_format of 2 or 3", *norm ? norm : "/");
     }
     cJSON *attrs = format == 2 ? cJSON_DetachItemFromObjectCaseSensitive(doc, "attributes") : NULL;
     ipfsrt_zarr_meta *m = NULL;
     st = ipfsrt_zarr_meta_from_json(&m, doc, format, *norm ? norm : "/", err);
     if (st == IPFSRT_OK && attrs && !cJSON_IsObject(attrs))
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: attributes must be an object", norm);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: attributes must be an object", norm);
     ipfsrt_zarr_meta_free(m);
     if (st == IPFSRT_OK) st = make_parents(s, norm, format, err);
     if (st == IPFSRT_OK) st = put_json(s, norm, format == 2 ? ".zarray" : "zarr.json", doc, err);
@@ -173,7 +173,7 @@ static ipfsrt_status parse_attributes(const char *text, const char *path, cJSON 
     if (cJSON_IsObject(*doc)) return IPFSRT_OK;
     cJSON_Delete(*doc);
     *doc = NULL;
-    return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: attributes must be a JSON object (one naming no key twice)",
+    return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: attributes must be a JSON object (one naming no key twice)",
                        path && *path ? path : "/");
 }
 
@@ -182,12 +182,12 @@ static ipfsrt_status create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, 
     char norm[IPFSRT_ZARR_KEY_MAX + 1];
     ipfsrt_status st = ipfsrt_zarr_normalize_path(path ? path : "", norm, sizeof norm, err);
     if (st == IPFSRT_OK && format != 2 && format != 3)
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "zarr_format %d (2 or 3)", format);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "zarr_format %d (2 or 3)", format);
     if (st == IPFSRT_OK && attributes && !cJSON_IsObject(attributes))
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: attributes must be an object", *norm ? norm : "/");
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: attributes must be an object", *norm ? norm : "/");
     if (st != IPFSRT_OK) return st;
     cJSON *doc = group_doc(format, attributes);
-    st = doc ? make_parents(s, norm, format, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    st = doc ? make_parents(s, norm, format, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) st = put_json(s, norm, format == 2 ? ".zgroup" : "zarr.json", doc, err);
     if (st == IPFSRT_OK && format == 2 && attributes) st = put_json(s, norm, ".zattrs", attributes, err);
     cJSON_Delete(doc);
@@ -241,10 +241,10 @@ ipfsrt_status ipfsrt_zarr_create_like(ipfsrt_zarr_node **out, ipfsrt_zarr_store 
         return create_group(out, s, path, zarr_format ? zarr_format : src->format, ipfsrt_zarr_node_attributes(src),
                             err);
     if (zarr_format && zarr_format != src->format)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: a copy of its metadata stays zarr_format %d", src->path,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: a copy of its metadata stays zarr_format %d", src->path,
                            src->format);
     char *text = array_doc_text(src);
-    if (!text) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!text) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = ipfsrt_zarr_create_array(out, s, path, text, strlen(text), err);
     free(text);
     return st;
@@ -259,7 +259,7 @@ static ipfsrt_status rewrite_v3(ipfsrt_zarr_node *n, const cJSON *attributes, ip
     ipfsrt_status st = ipfsrt_zarr_store_get(n->h->store, key, &b, err);
     cJSON *doc = st == IPFSRT_OK ? ipfsrt_json_parse((const char *)b.data, b.len, NULL) : NULL;
     ipfsrt_buf_free(&b);
-    if (st == IPFSRT_OK && !cJSON_IsObject(doc)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object (one naming no key twice)", key);
+    if (st == IPFSRT_OK && !cJSON_IsObject(doc)) st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is not a JSON object (one naming no key twice)", key);
     cJSON *copy = st == IPFSRT_OK ? cJSON_Duplicate(attributes, true) : NULL;
     if (copy && !cJSON_ReplaceItemInObjectCaseSensitive(doc, "attributes", copy) &&
         !cJSON_AddItemToObject(doc, "attributes", copy))
@@ -276,7 +276,7 @@ static ipfsrt_status set_attributes(ipfsrt_zarr_node *n, const cJSON *attributes
     if (n->meta && n->format == 2) /* its _ARRAY_DIMENSIONS become dimension names again */
         return ipfsrt_zarr_meta_set_attributes_json(n->meta, attributes, err);
     cJSON *copy = cJSON_Duplicate(attributes, true);
-    if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     cJSON **slot = n->meta ? ipfsrt_zarr_meta_attrs(n->meta) : &n->attributes;
     cJSON_Delete(*slot);
     *slot = copy;
@@ -286,7 +286,7 @@ static ipfsrt_status set_attributes(ipfsrt_zarr_node *n, const cJSON *attributes
 ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *n, const char *attributes, ipfsrt_error *err) {
     cJSON *attrs = NULL;
     ipfsrt_status st = attributes ? parse_attributes(attributes, n->path, &attrs, err)
-                                  : ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no attributes given", *n->path ? n->path : "/");
+                                  : ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no attributes given", *n->path ? n->path : "/");
     if (st == IPFSRT_OK) st = set_attributes(n, attrs, err);
     cJSON_Delete(attrs);
     return st;

@@ -181,7 +181,7 @@ static ipfsrt_status base64_fill(ipfsrt_zarr_meta *m, const char *s, ipfsrt_erro
     uint32_t acc = 0;
     for (const char *p = s; *p && *p != '='; p++) {
         int v = base64_value(*p);
-        if (v < 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value is not base64", m->name);
+        if (v < 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: fill_value is not base64", m->name);
         acc = acc << 6 | (uint32_t)v;
         bits += 6;
         if (bits >= 8) {
@@ -190,7 +190,7 @@ static ipfsrt_status base64_fill(ipfsrt_zarr_meta *m, const char *s, ipfsrt_erro
             at++;
         }
     }
-    if (at > m->itemsize) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value is longer than the type", m->name);
+    if (at > m->itemsize) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: fill_value is longer than the type", m->name);
     return IPFSRT_OK;
 }
 
@@ -213,12 +213,12 @@ static ipfsrt_status raw_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_err
     for (const cJSON *b = fill->child; b; b = b->next, i++) {
         int64_t v;
         if (i >= m->itemsize || !ipfsrt_json_int64(b, &v) || v < 0 || v > 255)
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value is not %zu bytes (0 to 255 each)", m->name,
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: fill_value is not %zu bytes (0 to 255 each)", m->name,
                                m->itemsize);
         m->fill.data[i] = (unsigned char)v;
     }
     if (i != m->itemsize)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value has %zu bytes, not %zu", m->name, i, m->itemsize);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: fill_value has %zu bytes, not %zu", m->name, i, m->itemsize);
     return IPFSRT_OK;
 }
 
@@ -229,7 +229,7 @@ static ipfsrt_status int_fill(ipfsrt_zarr_meta *m, bool negative, uint64_t magni
         return IPFSRT_OK;
     }
     if (negative ? magnitude > (uint64_t)INT64_MAX + 1 : magnitude > (uint64_t)INT64_MAX)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value %s%llu does not fit %s", m->name,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: fill_value %s%llu does not fit %s", m->name,
                            negative ? "-" : "", (unsigned long long)magnitude, ipfsrt_dtype_name(m->dtype));
     int64_t v = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
     ipfsrt_status st = ipfsrt_ndarray_set(&m->fill, NULL, 0, (double)v, v, true, err);
@@ -263,12 +263,12 @@ ipfsrt_status ipfsrt_zarr_fill(ipfsrt_zarr_meta *m, const cJSON *fill, ipfsrt_er
     if (ipfsrt_dtype_is_int(m->dtype) && ipfsrt_json_integer(fill, &negative, &magnitude))
         return int_fill(m, negative, magnitude, err);
     if (ipfsrt_dtype_is_int(m->dtype) && cJSON_IsNumber(fill) && fill->valuestring)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value %s does not fit %s", m->name, fill->valuestring,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: fill_value %s does not fit %s", m->name, fill->valuestring,
                            ipfsrt_dtype_name(m->dtype));
     if (cJSON_IsBool(fill)) v = cJSON_IsTrue(fill);
     else if (cJSON_IsNumber(fill)) v = fill->valuedouble;
     else if (!(cJSON_IsString(fill) && ipfsrt_dtype_is_float(m->dtype) && special_float(m, fill->valuestring, &v)))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: fill_value does not fit the data type %s", m->name,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: fill_value does not fit the data type %s", m->name,
                            ipfsrt_dtype_name(m->dtype));
     bool as_int = !ipfsrt_dtype_is_float(m->dtype) && fabs(v) < 9.2e18 && v == trunc(v); /* else checked as a double */
     st = ipfsrt_ndarray_set(&m->fill, NULL, 0, v, as_int ? (int64_t)v : 0, as_int, err);

@@ -49,11 +49,11 @@ static ipfsrt_status serialize(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *
     size_t n = ipfsrt_ndarray_size(chunk), due = n * m->stored_itemsize;
     s->raw.len = 0;
     uint8_t *raw = st == IPFSRT_OK ? ipfsrt_buf_reserve(&s->raw, due + 1) : NULL;
-    if (st == IPFSRT_OK && !raw) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && !raw) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK && m->float16) { /* float32 elements in C order first, then narrowed */
         s->wide.len = 0;
         float *f = (float *)(void *)ipfsrt_buf_reserve(&s->wide, n * 4 + 1);
-        st = f ? ipfsrt_ndarray_store_bytes(&view, f, n * 4, false, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "oom");
+        st = f ? ipfsrt_ndarray_store_bytes(&view, f, n * 4, false, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "oom");
         for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
             float v;
             memcpy(&v, (uint8_t *)f + 4 * i, 4);
@@ -71,7 +71,7 @@ static ipfsrt_status serialize(const ipfsrt_zarr_meta *m, const ipfsrt_ndarray *
             ipfsrt_zarr_utf8_to_utf32(raw + i * m->itemsize, m->itemsize, tmp, m->big_endian);
             memcpy(raw + i * m->itemsize, tmp, m->itemsize);
         }
-        if (!tmp) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!tmp) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     if (st == IPFSRT_OK) s->raw.len = due;
     ipfsrt_ndarray_free(&view);
@@ -92,7 +92,7 @@ ipfsrt_status ipfsrt_zarr_encode_chunk(const ipfsrt_zarr_meta *m, const ipfsrt_n
     }
     if (st == IPFSRT_OK && m->n_codecs == 0) {
         ipfsrt_buf_append(out, src, len);
-        if (out->failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (out->failed) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     return st;
 }
@@ -149,7 +149,7 @@ ipfsrt_status ipfsrt_zarr_encode_shard(const ipfsrt_zarr_meta *m, const ipfsrt_n
     ipfsrt_buf_init(&body);
     ipfsrt_ndarray chunk;
     ipfsrt_ndarray_init(&chunk);
-    ipfsrt_status st = index ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = index ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     uint64_t base = m->index_at_start ? isz : 0;
     for (size_t e = 0; e < n && st == IPFSRT_OK; e++) {
         st = inner_chunk(in, shard, e, &chunk, err);
@@ -170,7 +170,7 @@ ipfsrt_status ipfsrt_zarr_encode_shard(const ipfsrt_zarr_meta *m, const ipfsrt_n
     if (st == IPFSRT_OK && m->index_at_start) ipfsrt_buf_append(out, index, isz);
     if (st == IPFSRT_OK) ipfsrt_buf_append(out, body.data, body.len);
     if (st == IPFSRT_OK && !m->index_at_start) ipfsrt_buf_append(out, index, isz);
-    if (st == IPFSRT_OK && (out->failed || body.failed)) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && (out->failed || body.failed)) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_ndarray_free(&chunk);
     ipfsrt_buf_free(&body);
     free(index);

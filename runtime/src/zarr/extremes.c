@@ -194,14 +194,14 @@ ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_node *array, const i
                                           const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
                                           ipfsrt_zarr_extremes *out, ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
-    if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
+    if (!m) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
     fold_spec fold = {.skip = skip, .n_skip = n_skip, .what = IPFSRT_ZARR_FOLD_EXTREMES, .locate = true};
     reader *r;
     ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
     if (st != IPFSRT_OK) return st;
     st = check_extremes(m, r, opts, err);
     if (st == IPFSRT_OK && !(fold.extremes = calloc(r->total ? r->total : 1, sizeof(unit_extremes))))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu chunk answers", r->total);
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu chunk answers", r->total);
     if (st == IPFSRT_OK && r->total) st = ipfsrt_zarr_reader_run(r, ipfsrt_zarr_node_store(array), err);
     if (st == IPFSRT_OK) {
         *out = (ipfsrt_zarr_extremes){.min = NAN, .max = NAN};

@@ -62,7 +62,7 @@ static ipfsrt_status extremes(const ipfsrt_ndarray *x, const ipfsrt_ndarray *mas
     if (st == IPFSRT_OK) p->min = as_double(&r);
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_reduce(&r, IPFSRT_NDREDUCE_MAX, &y, NULL, 0, true, NULL, err);
     if (st == IPFSRT_OK) p->max = as_double(&r);
-    if (st == IPFSRT_EARG) st = IPFSRT_OK; /* nothing at all: min and max stay NaN */
+    if (st == IPFSRT_EBAD_ARGUMENT) st = IPFSRT_OK; /* nothing at all: min and max stay NaN */
     ipfsrt_ndarray_free(&y);
     ipfsrt_ndarray_free(&nan);
     ipfsrt_ndarray_free(&r);
@@ -119,7 +119,7 @@ ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_
     ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
     if (st != IPFSRT_OK) return st;
     r->partials = calloc(r->total ? r->total : 1, sizeof *r->partials);
-    if (!r->partials) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu chunk summaries", r->total);
+    if (!r->partials) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu chunk summaries", r->total);
     if (st == IPFSRT_OK && r->total) st = ipfsrt_zarr_reader_run(r, ipfsrt_zarr_node_store(array), err);
     if (st == IPFSRT_OK) {
         ipfsrt_dtype d = r->opts->unscale ? r->opts->unscale_dtype : m->dtype;

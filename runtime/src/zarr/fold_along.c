@@ -317,7 +317,7 @@ static ipfsrt_status park_copy(fold_pool *p, parked **out, size_t column, size_t
     if (u) p->spare = u->next;
     pthread_mutex_unlock(&p->lock);
     if (!u) u = malloc(sizeof *u + p->unit_bytes);
-    if (!u) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for a chunk of %zu bytes", p->unit_bytes);
+    if (!u) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for a chunk of %zu bytes", p->unit_bytes);
     u->column = column, u->pos = pos;
     memcpy(u->j0, j0, (size_t)region->ndim * sizeof *j0);
     u->values = *region;
@@ -451,7 +451,7 @@ static ipfsrt_status pool_order(fold_pool *p, const reader *r, int order_dim, ip
     p->unit_bytes = ipfsrt_dtype_size(values);
     for (int d = 0; d < r->m->ndim; d++) p->unit_bytes *= r->unit->chunks[d]; /* a unit holds no more */
     p->turn = calloc(columns ? columns : 1, sizeof *p->turn);
-    if (!p->turn) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!p->turn) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     p->n_sets = 1;
     return make_set(p, &p->sets[0], err);
 }
@@ -534,7 +534,7 @@ static ipfsrt_status counts_from_missing(const reader *r, ipfsrt_zarr_summaries 
         return IPFSRT_OK;
     }
     int64_t *size = calloc(fold->n_groups ? fold->n_groups : 1, sizeof *size);
-    if (!size) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!size) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t j = 0; j < r->dims[fold->group_dim].count; j++)
         if (fold->group_of[j] != SIZE_MAX) size[fold->group_of[j]]++;
     size_t every = (size_t)acc->count.strides[fold->group_dim] / sizeof *count;
@@ -560,11 +560,11 @@ static ipfsrt_status check_groups(const reader *r, const fold_spec *fold, ipfsrt
     int d = fold->group_dim;
     if (!fold->group_of) return IPFSRT_OK;
     if (d < 0 || d >= r->m->ndim - 1 || r->dims[d].dropped || fold->along[d])
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: dimension %d cannot be grouped (indexed, folded along, or the "
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: dimension %d cannot be grouped (indexed, folded along, or the "
                            "last)", r->m->name, d);
     for (size_t j = 0; j < r->dims[d].count; j++)
         if (fold->group_of[j] != SIZE_MAX && fold->group_of[j] >= fold->n_groups)
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: position %zu is in group %zu of %zu", r->m->name, j,
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: position %zu is in group %zu of %zu", r->m->name, j,
                                fold->group_of[j], fold->n_groups);
     return IPFSRT_OK;
 }
@@ -575,7 +575,7 @@ static ipfsrt_status summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (m && !ipfsrt_dtype_is_int(m->dtype) && !ipfsrt_dtype_is_float(m->dtype))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: no sums of %s values", m->name, ipfsrt_dtype_name(m->dtype));
-    if (m && m->ndim == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no dimension to fold along", m->name);
+    if (m && m->ndim == 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no dimension to fold along", m->name);
     fold_pool pool;
     const bool *along = fold->along;
     unsigned what = fold->what;

@@ -13,7 +13,7 @@ ipfsrt_status ipfsrt_zarr_known_add(ipfsrt_zarr_known *k, const char *key, const
     ipfsrt_status st = ipfsrt_array_reserve(&k->items, &k->cap, k->count + 1, sizeof *k->items);
     if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
     char *copy = strdup(key);
-    if (!copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     k->items[k->count] = (ipfsrt_zarr_known_cid){copy, k->told++, *cid};
     k->count++;
     k->sorted = false;

@@ -29,7 +29,7 @@ static ipfsrt_status add(member_list *l, const char *name, size_t len, bool is_a
     char *copy = strndup(name, len);
     if (!copy || ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items)) {
         free(copy);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     l->items[l->count++] = (member){copy, is_array};
     return IPFSRT_OK;
@@ -73,7 +73,7 @@ static ipfsrt_status keep_name(void *user, const ipfsrt_zarr_store_entry *entry,
     char *copy = strdup(name);
     if (!copy || ipfsrt_array_reserve(&l->names, &l->cap, l->count + 1, sizeof *l->names)) {
         free(copy);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     l->names[l->count++] = copy;
     return IPFSRT_OK;
@@ -113,7 +113,7 @@ static ipfsrt_status from_listing(const ipfsrt_zarr_node *g, member_list *l, ipf
     ipfsrt_buf_init(&keys);
     ipfsrt_range_request *req = NULL;
     if (st == IPFSRT_OK && names.count && !(req = calloc(names.count * PROBES, sizeof *req)))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     static const char *const probes[PROBES] = {".zarray", ".zgroup", "zarr.json"};
     for (size_t i = 0; st == IPFSRT_OK && i < names.count * PROBES; i++) {
         req[i].offset = keys.len; /* where the key starts, until the buffer stops moving */
@@ -122,7 +122,7 @@ static ipfsrt_status from_listing(const ipfsrt_zarr_node *g, member_list *l, ipf
         int n = snprintf(key, sizeof key, "%s%s/%s", prefix, names.names[i / PROBES], probes[i % PROBES]);
         ipfsrt_buf_append(&keys, key, (size_t)n + 1);
     }
-    if (keys.failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (keys.failed) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; st == IPFSRT_OK && i < names.count * PROBES; i++) {
         req[i].key = (const char *)keys.data + req[i].offset;
         req[i].offset = 0;

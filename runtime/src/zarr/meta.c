@@ -16,18 +16,18 @@ static const cJSON *field(const cJSON *obj, const char *key) { return cJSON_GetO
  * setting m->ndim when it is -1). */
 ipfsrt_status ipfsrt_zarr_sizes(ipfsrt_zarr_meta *m, const cJSON *list, const char *what, bool chunks, size_t *out,
                            ipfsrt_error *err) {
-    if (!cJSON_IsArray(list)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s must be a list", m->name, what);
+    if (!cJSON_IsArray(list)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s must be a list", m->name, what);
     int n = cJSON_GetArraySize(list);
     if (n > IPFSRT_NDARRAY_MAX_DIMS)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %d dimensions (at most %d)", m->name, n, IPFSRT_NDARRAY_MAX_DIMS);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %d dimensions (at most %d)", m->name, n, IPFSRT_NDARRAY_MAX_DIMS);
     if (m->ndim >= 0 && n != m->ndim)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s has %d entries for %d dimensions", m->name, what, n, m->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s has %d entries for %d dimensions", m->name, what, n, m->ndim);
     m->ndim = n;
     int i = 0;
     for (const cJSON *v = list->child; v; v = v->next, i++) {
         double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
         if (d < (chunks ? 1 : 0) || d > (double)MAX_DIM_SIZE || d != (double)(size_t)d) /* range first: then cast */
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s[%d] is not a %s integer", m->name, what, i,
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s[%d] is not a %s integer", m->name, what, i,
                                chunks ? "positive" : "non-negative");
         out[i] = (size_t)d;
     }
@@ -60,7 +60,7 @@ static ipfsrt_status add_codec(ipfsrt_zarr_meta *m, const char *name, const cJSO
 static ipfsrt_status v2_codec(ipfsrt_zarr_meta *m, const cJSON *c, const char *what, ipfsrt_error *err) {
     const cJSON *id = field(c, "id");
     if (!cJSON_IsObject(c) || !cJSON_IsString(id))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s must be an object with an \"id\"", m->name, what);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s must be an object with an \"id\"", m->name, what);
     return add_codec(m, id->valuestring, c, err);
 }
 
@@ -75,16 +75,16 @@ static ipfsrt_status parse_v2(ipfsrt_zarr_meta *m, const cJSON *j, ipfsrt_error 
                            "supported)", m->name);
     if ((st = ipfsrt_zarr_dtype_v2(m, dtype->valuestring, err)) != IPFSRT_OK) return st;
     if (!cJSON_IsString(order) || (strcmp(order->valuestring, "C") && strcmp(order->valuestring, "F")))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: order must be \"C\" or \"F\"", m->name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: order must be \"C\" or \"F\"", m->name);
     m->fortran_order = order->valuestring[0] == 'F';
     m->separator = '.';
     if (sep && !cJSON_IsNull(sep)) {
         if (!cJSON_IsString(sep) || (strcmp(sep->valuestring, ".") && strcmp(sep->valuestring, "/")))
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: dimension_separator must be \".\" or \"/\"", m->name);
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: dimension_separator must be \".\" or \"/\"", m->name);
         m->separator = sep->valuestring[0];
     }
     if (filters && !cJSON_IsNull(filters) && !cJSON_IsArray(filters))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: filters must be a list or null", m->name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: filters must be a list or null", m->name);
     for (const cJSON *f = cJSON_IsArray(filters) ? filters->child : NULL; f && st == IPFSRT_OK; f = f->next)
         st = v2_codec(m, f, "a filter", err);
     if (st == IPFSRT_OK && compressor && !cJSON_IsNull(compressor)) st = v2_codec(m, compressor, "compressor", err);
@@ -118,7 +118,7 @@ static ipfsrt_status v3_grid(ipfsrt_zarr_meta *m, const cJSON *grid, const cJSON
     m->separator = m->v3_default_keys ? '/' : '.';
     const cJSON *sep = field(kconfig, "separator");
     if (sep && (!cJSON_IsString(sep) || (strcmp(sep->valuestring, ".") && strcmp(sep->valuestring, "/"))))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the key separator must be \".\" or \"/\"", m->name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the key separator must be \".\" or \"/\"", m->name);
     if (sep) m->separator = sep->valuestring[0];
     return IPFSRT_OK;
 }
@@ -127,12 +127,12 @@ static ipfsrt_status v3_transpose(ipfsrt_zarr_meta *m, const cJSON *config, ipfs
     const cJSON *order = field(config, "order");
     bool seen[IPFSRT_NDARRAY_MAX_DIMS] = {false};
     if (!cJSON_IsArray(order) || cJSON_GetArraySize(order) != m->ndim)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: transpose order must list the %d axes", m->name, m->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: transpose order must list the %d axes", m->name, m->ndim);
     int i = 0;
     for (const cJSON *v = order->child; v; v = v->next, i++) {
         int a = cJSON_IsNumber(v) ? v->valueint : -1;
         if (a < 0 || a >= m->ndim || seen[a] || v->valuedouble != (double)a)
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: transpose order is not a permutation", m->name);
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: transpose order is not a permutation", m->name);
         seen[a] = true;
         m->order[i] = a;
     }
@@ -143,10 +143,10 @@ static ipfsrt_status v3_transpose(ipfsrt_zarr_meta *m, const cJSON *config, ipfs
 static ipfsrt_status v3_bytes(ipfsrt_zarr_meta *m, const cJSON *config, ipfsrt_error *err) {
     const cJSON *endian = field(config, "endian");
     if (!endian && m->stored_itemsize > 1 && m->dtype != IPFSRT_DTYPE_BYTES)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the bytes codec needs an endian", m->name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the bytes codec needs an endian", m->name);
     if (endian && (!cJSON_IsString(endian) || (strcmp(endian->valuestring, "little") &&
                                                strcmp(endian->valuestring, "big"))))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: endian must be \"little\" or \"big\"", m->name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: endian must be \"little\" or \"big\"", m->name);
     m->big_endian = endian && strcmp(endian->valuestring, "big") == 0;
     return IPFSRT_OK;
 }
@@ -157,7 +157,7 @@ static ipfsrt_status v3_codec(ipfsrt_zarr_meta *m, const char *name, const cJSON
     bool transpose = strcmp(name, "transpose") == 0, bytes = strcmp(name, "bytes") == 0;
     bool sharding = strcmp(name, "sharding_indexed") == 0;
     if (*serialized && (transpose || bytes || sharding))
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: codec %s after the array-to-bytes codec", m->name, name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: codec %s after the array-to-bytes codec", m->name, name);
     if (*serialized && m->inner) /* whole shards compressed again: no inner chunk could be read alone */
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: codec %s after sharding_indexed is not supported", m->name,
                            name);
@@ -168,22 +168,22 @@ static ipfsrt_status v3_codec(ipfsrt_zarr_meta *m, const char *name, const cJSON
         return ipfsrt_zarr_shard_parse(m, config, err);
     }
     if (!bytes)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: codec %s before the array-to-bytes codec (bytes)", m->name, name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: codec %s before the array-to-bytes codec (bytes)", m->name, name);
     *serialized = true;
     return v3_bytes(m, config, err);
 }
 
 ipfsrt_status ipfsrt_zarr_v3_codecs(ipfsrt_zarr_meta *m, const cJSON *codecs, ipfsrt_error *err) {
-    if (!cJSON_IsArray(codecs)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: codecs must be a list", m->name);
+    if (!cJSON_IsArray(codecs)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: codecs must be a list", m->name);
     bool serialized = false;
     for (const cJSON *c = codecs->child; c; c = c->next) {
         const cJSON *config;
         const char *name = ipfsrt_zarr_ext_name(c, &config);
-        if (!name) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: a codec without a name", m->name);
+        if (!name) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: a codec without a name", m->name);
         ipfsrt_status st = v3_codec(m, name, config, &serialized, err);
         if (st != IPFSRT_OK) return st;
     }
-    if (!serialized) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no array-to-bytes codec (bytes)", m->name);
+    if (!serialized) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no array-to-bytes codec (bytes)", m->name);
     return IPFSRT_OK;
 }
 
@@ -209,7 +209,7 @@ static ipfsrt_status v3_unknown_fields(ipfsrt_zarr_meta *m, const cJSON *j, ipfs
 static ipfsrt_status dimension_names(ipfsrt_zarr_meta *m, const cJSON *names, ipfsrt_error *err) {
     if (!names || cJSON_IsNull(names)) return IPFSRT_OK;
     if (!cJSON_IsArray(names) || cJSON_GetArraySize(names) != m->ndim)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: dimension names must list %d names", m->name, m->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: dimension names must list %d names", m->name, m->ndim);
     int i = 0;
     for (const cJSON *v = names->child; v; v = v->next, i++) {
         free(m->dimension_names[i]);
@@ -221,7 +221,7 @@ static ipfsrt_status dimension_names(ipfsrt_zarr_meta *m, const cJSON *names, ip
 static ipfsrt_status parse_v3(ipfsrt_zarr_meta *m, const cJSON *j, ipfsrt_error *err) {
     const cJSON *type = field(j, "node_type");
     if (!cJSON_IsString(type) || strcmp(type->valuestring, "array") != 0)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: not an array (node_type)", m->name);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: not an array (node_type)", m->name);
     ipfsrt_status st = v3_unknown_fields(m, j, err);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_sizes(m, field(j, "shape"), "shape", false, m->shape, err);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_dtype_v3(m, field(j, "data_type"), err);
@@ -240,15 +240,15 @@ ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *j,
                                          ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_zarr_meta *m = ipfsrt_zarr_meta_alloc();
-    if (!m) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!m) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     snprintf(m->name, sizeof m->name, "%s", name && *name ? name : "the array");
     m->ndim = -1;
     m->zarr_format = format;
     const cJSON *version = field(j, "zarr_format");
     ipfsrt_status st = IPFSRT_OK;
-    if (!cJSON_IsObject(j)) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the metadata is not a JSON object (one naming no key twice)", m->name);
+    if (!cJSON_IsObject(j)) st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the metadata is not a JSON object (one naming no key twice)", m->name);
     else if (!cJSON_IsNumber(version) || version->valuedouble != format)
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: zarr_format is not %d", m->name, format);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: zarr_format is not %d", m->name, format);
     else st = format == 2 ? parse_v2(m, j, err) : parse_v3(m, j, err);
     if (st != IPFSRT_OK) {
         ipfsrt_zarr_meta_free(m);
@@ -269,7 +269,7 @@ ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, s
 ipfsrt_status ipfsrt_zarr_meta_take_attributes(ipfsrt_zarr_meta *m, cJSON *attrs, ipfsrt_error *err) {
     if (!cJSON_IsObject(attrs)) {
         cJSON_Delete(attrs);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the attributes are not a JSON object (one naming no key twice)",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the attributes are not a JSON object (one naming no key twice)",
                            m->name);
     }
     ipfsrt_status st = IPFSRT_OK;
@@ -285,7 +285,7 @@ ipfsrt_status ipfsrt_zarr_meta_take_attributes(ipfsrt_zarr_meta *m, cJSON *attrs
 
 ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJSON *attrs, ipfsrt_error *err) {
     cJSON *copy = cJSON_IsObject(attrs) ? cJSON_Duplicate(attrs, true) : NULL;
-    if (cJSON_IsObject(attrs) && !copy) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (cJSON_IsObject(attrs) && !copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     return ipfsrt_zarr_meta_take_attributes(m, copy, err);
 }
 
@@ -314,10 +314,10 @@ ipfsrt_zarr_meta *ipfsrt_zarr_meta_alloc(void) {
 
 ipfsrt_status ipfsrt_zarr_json_append(const cJSON *doc, ipfsrt_buf *json, ipfsrt_error *err) {
     char *text = doc ? ipfsrt_json_print(doc, false) : NULL;
-    if (doc && !text) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (doc && !text) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_buf_append(json, text ? text : "{}", text ? strlen(text) : 2);
     cJSON_free(text);
-    return json->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return json->failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 
 ipfsrt_status ipfsrt_zarr_meta_attributes(const ipfsrt_zarr_meta *m, ipfsrt_buf *json, ipfsrt_error *err) {

@@ -59,7 +59,7 @@ static ipfsrt_status keep_doc(void *user, const ipfsrt_range_result *r, ipfsrt_e
     cJSON *j = ipfsrt_json_parse((const char *)r->data, r->len, NULL);
     if (!cJSON_IsObject(j)) {
         cJSON_Delete(j);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is not a JSON object (one naming no key twice)", f->keys[r->index]);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is not a JSON object (one naming no key twice)", f->keys[r->index]);
     }
     f->d->doc[r->index] = j;
     f->d->owned[r->index] = true;
@@ -83,7 +83,7 @@ static ipfsrt_status fetch_docs(ipfsrt_zarr_hierarchy *h, const char *path, docs
 static ipfsrt_status empty_attributes(cJSON **attrs, ipfsrt_error *err) {
     if (*attrs) return IPFSRT_OK;
     *attrs = cJSON_CreateObject();
-    return *attrs ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return *attrs ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }
 
 static int by_key_then_place(const void *a, const void *b) {
@@ -131,7 +131,7 @@ static ipfsrt_status take_consolidated(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_nod
     cJSON *from = cJSON_DetachItemFromObjectCaseSensitive(container, "metadata");
     if (!cJSON_IsObject(from)) {
         cJSON_Delete(from);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the consolidated metadata has no \"metadata\" object",
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the consolidated metadata has no \"metadata\" object",
                            *n->path ? n->path : "/");
     }
     cJSON *map = v2 ? from : cJSON_CreateObject();
@@ -148,7 +148,7 @@ static ipfsrt_status take_consolidated(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_nod
     if (!v2) cJSON_Delete(from);
     if (!map || !sort_consolidated(h, map)) {
         cJSON_Delete(map);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     h->consolidated = map;
     snprintf(h->base, sizeof h->base, "%s%s", n->path, *n->path ? "/" : "");
@@ -161,7 +161,7 @@ static ipfsrt_status keep_attributes(ipfsrt_zarr_node *n, cJSON *attrs, const ch
     if (!attrs) return IPFSRT_OK;
     if (!cJSON_IsObject(attrs)) {
         cJSON_Delete(attrs);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/%s is not an object", n->path, from);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s/%s is not an object", n->path, from);
     }
     if (n->meta) return ipfsrt_zarr_meta_take_attributes(n->meta, attrs, err);
     n->attributes = attrs;
@@ -178,7 +178,7 @@ static ipfsrt_status build_v3(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, ipf
     ipfsrt_status st = IPFSRT_OK;
     if (array) st = ipfsrt_zarr_meta_from_json(&n->meta, n->doc, 3, *n->path ? n->path : "/", err);
     else if (!cJSON_IsString(type) || strcmp(type->valuestring, "group") != 0)
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/zarr.json: node_type is neither array nor group", n->path);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s/zarr.json: node_type is neither array nor group", n->path);
     if (st == IPFSRT_OK) st = keep_attributes(n, attrs, "zarr.json attributes", err);
     else cJSON_Delete(attrs);
     if (st == IPFSRT_OK && !array && cJSON_IsObject(cm) && !h->consolidated) st = take_consolidated(h, n, cm, false, err);
@@ -194,7 +194,7 @@ static ipfsrt_status build_v2(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, doc
     if (st == IPFSRT_OK) st = keep_attributes(n, take_doc(d, DOC_ZATTRS), ".zattrs", err);
     if (st == IPFSRT_OK && !n->meta && d->doc[DOC_ZMETADATA] && !h->consolidated) {
         cJSON *zmetadata = take_doc(d, DOC_ZMETADATA);
-        st = zmetadata ? take_consolidated(h, n, zmetadata, true, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "oom");
+        st = zmetadata ? take_consolidated(h, n, zmetadata, true, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "oom");
         cJSON_Delete(zmetadata);
     }
     return st;
@@ -205,7 +205,7 @@ static ipfsrt_status build(ipfsrt_zarr_hierarchy *h, ipfsrt_zarr_node *n, docs *
     if (!d->doc[which])
         return ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "%s: no Zarr group or array at \"%s\"",
                            ipfsrt_zarr_store_url(h->store), *n->path ? n->path : "/");
-    if (!(n->doc = take_doc(d, which))) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!(n->doc = take_doc(d, which))) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = which == DOC_ZARRJSON ? build_v3(h, n, err) : build_v2(h, n, d, err);
     if (st == IPFSRT_OK) st = empty_attributes(n->meta ? ipfsrt_zarr_meta_attrs(n->meta) : &n->attributes, err);
     return st;
@@ -215,7 +215,7 @@ ipfsrt_status ipfsrt_zarr_normalize_path(const char *path, char *out, size_t cap
     size_t at = 0;
     for (const char *p = path; *p; p++) {
         if (*p == '/' && (at == 0 || out[at - 1] == '/')) continue;
-        if (at + 1 >= cap) return ipfsrt_fail(err, IPFSRT_EARG, -1, "path \"%.100s...\" is too long", path);
+        if (at + 1 >= cap) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "path \"%.100s...\" is too long", path);
         out[at++] = *p;
     }
     while (at && out[at - 1] == '/') at--;
@@ -233,7 +233,7 @@ static void hierarchy_release(ipfsrt_zarr_hierarchy *h) {
 static ipfsrt_status open_at(ipfsrt_zarr_node **out, ipfsrt_zarr_hierarchy *h, const char *path, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_zarr_node *n = calloc(1, sizeof *n);
-    if (!n) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!n) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     n->h = h;
     h->refs++;
     ipfsrt_status st = ipfsrt_zarr_normalize_path(path, n->path, sizeof n->path, err);
@@ -254,7 +254,7 @@ static ipfsrt_status open_at(ipfsrt_zarr_node **out, ipfsrt_zarr_hierarchy *h, c
 ipfsrt_status ipfsrt_zarr_open(ipfsrt_zarr_node **out, ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err) {
     *out = NULL;
     ipfsrt_zarr_hierarchy *h = calloc(1, sizeof *h);
-    if (!h) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!h) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     h->store = store;
     h->refs = 1; /* ours until the node holds its own */
     /* the decoding threads of the reads to come, started while the metadata is fetched */

@@ -25,7 +25,7 @@ static ipfsrt_status plan_alloc(dim_plan *p, size_t n, ipfsrt_error *err) {
     p->chunk = malloc(n * sizeof *p->chunk);
     p->j0 = malloc(n * sizeof *p->j0);
     p->j1 = malloc(n * sizeof *p->j1);
-    return p->chunk && p->j0 && p->j1 ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    return p->chunk && p->j0 && p->j1 ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
 }
 
 /* Chunks holding at least one selected position: walked by position when
@@ -52,7 +52,7 @@ static ipfsrt_status plan_chunks(dim_plan *p, size_t chunk_len, ipfsrt_error *er
 ipfsrt_status ipfsrt_zarr_reader_plan(reader *r, const ipfsrt_ndslice *sel, int n, ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = r->m;
     if (n > m->ndim)
-        return ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%s: %d indices for an array of %d dimensions", m->name, n, m->ndim);
+        return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%s: %d indices for an array of %d dimensions", m->name, n, m->ndim);
     size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
     r->total = 1;
     for (int d = 0; d < m->ndim; d++) {
@@ -372,11 +372,11 @@ static ipfsrt_status enqueue(reader *r, size_t k, const uint8_t *data, size_t le
         r->tail = j;
         pthread_cond_signal(&r->work);
     }
-    ipfsrt_status st = r->failed ? r->error.code : j ? IPFSRT_OK : IPFSRT_ENOMEM;
+    ipfsrt_status st = r->failed ? r->error.code : j ? IPFSRT_OK : IPFSRT_EOUT_OF_MEMORY;
     if (r->failed && err) *err = r->error;
     size_t done = r->done;
     pthread_mutex_unlock(&r->mu);
-    if (st == IPFSRT_ENOMEM && !r->failed) return ipfsrt_fail(err, st, -1, "out of memory for a chunk of %zu bytes", len);
+    if (st == IPFSRT_EOUT_OF_MEMORY && !r->failed) return ipfsrt_fail(err, st, -1, "out of memory for a chunk of %zu bytes", len);
     if (st == IPFSRT_OK && r->opts->progress) st = r->opts->progress(r->opts->progress_user, done, r->total, err);
     if (st == IPFSRT_OK && r->slabs) st = ipfsrt_zarr_slabs_hand_over(r, false, err);
     return st;
@@ -428,7 +428,7 @@ static ipfsrt_status start_decoders(reader *r, ipfsrt_error *err) {
         pthread_mutex_lock(&r->mu);
         r->running--;
         pthread_mutex_unlock(&r->mu);
-        return r->nthreads ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "cannot start a decoding thread");
+        return r->nthreads ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "cannot start a decoding thread");
     }
     return IPFSRT_OK;
 }
@@ -512,7 +512,7 @@ static ipfsrt_status fetch_chunks(reader *r, ipfsrt_zarr_store *store, ipfsrt_er
     r->key_size = ipfsrt_zarr_reader_key_size(r);
     r->keys = malloc(batch * r->key_size);
     ipfsrt_range_request *req = malloc(batch * sizeof *req);
-    ipfsrt_status st = r->keys && req ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for chunk keys");
+    ipfsrt_status st = r->keys && req ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for chunk keys");
     for (size_t first = 0; st == IPFSRT_OK && first < r->total; first += batch) {
         size_t n = r->total - first < batch ? r->total - first : batch;
         r->batch_first = first;
@@ -580,9 +580,9 @@ ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array
                                      const ipfsrt_zarr_read_options *opts, const fold_spec *fold, slab_plan *slabs,
                                      ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
-    if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
+    if (!m) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
     reader *r = calloc(1, sizeof *r);
-    if (!r) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!r) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(r->opts_held, opts, ipfsrt_zarr_read_options_init, err);
     if (taken != IPFSRT_OK) {
         free(r);
@@ -596,7 +596,7 @@ ipfsrt_status ipfsrt_zarr_reader_new(reader **out, const ipfsrt_zarr_node *array
     if (r->opts->unscale && !unscalable(m, r->opts->unscale_dtype)) {
         ipfsrt_dtype to = r->opts->unscale_dtype;
         free(r);
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: %s values cannot be unscaled to %s", m->name,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: %s values cannot be unscaled to %s", m->name,
                            ipfsrt_dtype_name(m->dtype), ipfsrt_dtype_name(to));
     }
     const char *path = ipfsrt_zarr_path(array);
@@ -616,7 +616,7 @@ ipfsrt_status ipfsrt_zarr_reader_keys(reader *r, ipfsrt_range_request *req, ipfs
     r->key_size = ipfsrt_zarr_reader_key_size(r);
     r->keys = malloc((r->total ? r->total : 1) * r->key_size);
     r->batch_first = 0;
-    if (!r->keys) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for chunk keys");
+    if (!r->keys) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for chunk keys");
     return make_keys(r, 0, r->total, req, err);
 }
 

@@ -37,7 +37,7 @@ static bool batchable(const ipfsrt_zarr_node *const *arrays, reader *const *read
 
 static ipfsrt_status read_batched(const ipfsrt_zarr_node *const *arrays, many *m, size_t units, ipfsrt_error *err) {
     ipfsrt_range_request *req = malloc((units ? units : 1) * sizeof *req);
-    if (!req) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!req) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = IPFSRT_OK;
     for (size_t i = 0, at = 0; i < m->count && st == IPFSRT_OK; at += m->readers[i]->total, i++) {
         m->first[i] = at;
@@ -55,7 +55,7 @@ static ipfsrt_status read_together(const ipfsrt_zarr_node *const *arrays, const 
                                    ipfsrt_error *err) {
     if (n == 0) return IPFSRT_OK;
     many m = {calloc(n, sizeof *m.readers), calloc(n, sizeof *m.first), n};
-    ipfsrt_status st = m.readers && m.first ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = m.readers && m.first ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++)
         st = ipfsrt_zarr_reader_new(&m.readers[i], arrays[i], sels ? sels[i] : NULL, sels ? ns[i] : 0, opts, NULL,
                                     NULL, err);
@@ -80,7 +80,7 @@ ipfsrt_status ipfsrt_zarr_read_boxes(const ipfsrt_zarr_node *array, const ipfsrt
                                      size_t n, ipfsrt_ndarray *outs, const ipfsrt_zarr_read_options *opts,
                                      ipfsrt_error *err) {
     const ipfsrt_zarr_node **arrays = calloc(n ? n : 1, sizeof *arrays);
-    if (!arrays) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!arrays) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n; i++) arrays[i] = array;
     ipfsrt_status st = read_together(arrays, sels, ns, n, outs, opts, err);
     for (size_t i = 0; st != IPFSRT_OK && i < n; i++) ipfsrt_ndarray_free(&outs[i]); /* none half given */

@@ -36,7 +36,7 @@ static ipfsrt_status group_dim(shards *s, int d, ipfsrt_error *err) {
     sd->shard = malloc(p->n * sizeof *sd->shard);
     sd->u0 = malloc(p->n * sizeof *sd->u0);
     sd->u1 = malloc(p->n * sizeof *sd->u1);
-    if (!sd->shard || !sd->u0 || !sd->u1) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!sd->shard || !sd->u0 || !sd->u1) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < p->n; i++) {
         size_t shard = p->chunk[i] / per;
         if (sd->n && sd->shard[sd->n - 1] == shard) {
@@ -108,7 +108,7 @@ static ipfsrt_status from_whole(shards *s, size_t q, size_t unit, size_t entry, 
     uint64_t off = s->pairs[2 * entry], n = s->pairs[2 * entry + 1];
     if (off == UINT64_MAX) return ipfsrt_zarr_reader_push(s->r, unit, NULL, 0, true, err);
     if (off > res->len || n > res->len - off)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "%s, chunk %s: inner chunk %zu lies past the shard's %zu bytes",
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "%s, chunk %s: inner chunk %zu lies past the shard's %zu bytes",
                            s->r->m->name, key_of(s, q) + strlen(s->r->prefix), entry, res->len);
     return ipfsrt_zarr_reader_push_lent(s->r, unit, res->data + off, (size_t)n, &res->lent, err);
 }
@@ -131,7 +131,7 @@ static ipfsrt_status index_arrived(void *user, const ipfsrt_range_result *res, i
     if (st != IPFSRT_OK && err) *err = res->error;
     bool whole = s->whole[res->index];
     if (st == IPFSRT_OK && whole && res->len < s->index_size)
-        st = ipfsrt_fail(err, IPFSRT_ECODEC, -1, "a shard of %zu bytes, shorter than its index", res->len);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "a shard of %zu bytes, shorter than its index", res->len);
     if (st == IPFSRT_OK) {
         const uint8_t *index = !whole || r->m->index_at_start ? res->data : res->data + res->len - s->index_size;
         st = ipfsrt_zarr_shard_index_decode(r->m, index, whole ? s->index_size : res->len, s->pairs, err);
@@ -151,7 +151,7 @@ static ipfsrt_status inner_arrived(void *user, const ipfsrt_range_result *res, i
         ipfsrt_error_prefix(err, "%s, chunk %s (an inner chunk at byte %llu): ", s->r->m->name,
                             key_of(s, s->unit_shard[unit]) + strlen(s->r->prefix),
                             (unsigned long long)s->range[2 * unit]);
-        return res->status == IPFSRT_ENOT_FOUND ? IPFSRT_ECODEC : res->status; /* the index promised it */
+        return res->status == IPFSRT_ENOT_FOUND ? IPFSRT_EBAD_CHUNK_DATA : res->status; /* the index promised it */
     }
     return ipfsrt_zarr_reader_push_lent(s->r, unit, res->data, res->len, &res->lent, err);
 }
@@ -164,7 +164,7 @@ static ipfsrt_status first_round(shards *s, ipfsrt_zarr_store *store, ipfsrt_err
     s->whole = calloc(s->count, sizeof *s->whole);
     if (!req || !s->keys || !s->whole) {
         free(req);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu shards", s->count);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu shards", s->count);
     }
     ipfsrt_status st = IPFSRT_OK;
     for (size_t q = 0; q < s->count && st == IPFSRT_OK; q++) {
@@ -189,7 +189,7 @@ static ipfsrt_status second_round(shards *s, ipfsrt_zarr_store *store, ipfsrt_er
     if (!n) return IPFSRT_OK;
     ipfsrt_range_request *req = malloc(n * sizeof *req);
     s->units = malloc(n * sizeof *s->units);
-    ipfsrt_status st = req && s->units ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = req && s->units ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t k = 0, i = 0; k < s->r->total && st == IPFSRT_OK; k++) {
         if (s->range[2 * k] == UINT64_MAX) continue;
         s->units[i] = k;
@@ -226,7 +226,7 @@ ipfsrt_status ipfsrt_zarr_read_shards(reader *r, ipfsrt_zarr_store *store, ipfsr
     s.range = malloc(2 * r->total * sizeof *s.range);
     s.unit_shard = malloc(r->total * sizeof *s.unit_shard);
     if (st == IPFSRT_OK && (!s.pairs || !s.range || !s.unit_shard))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu inner chunks", r->total);
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu inner chunks", r->total);
     if (st == IPFSRT_OK) memset(s.range, 0xff, 2 * r->total * sizeof *s.range); /* none yet */
     if (st == IPFSRT_OK) st = first_round(&s, store, err);
     if (st == IPFSRT_OK) st = second_round(&s, store, err);

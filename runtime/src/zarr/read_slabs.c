@@ -159,18 +159,18 @@ static ipfsrt_status plan_slabs(const reader *r, slab_plan *p, const size_t *end
         if (r->dims[d].reversed)
             return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: a read in slabs takes no reversed dimension", name);
     if (!p->n || ends[p->n - 1] != dp->count)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the slabs must end at the selection's %zu", name, dp->count);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the slabs must end at the selection's %zu", name, dp->count);
     p->start = malloc(p->n * sizeof *p->start);
     p->of_row = malloc((dp->n ? dp->n : 1) * sizeof *p->of_row);
     p->units_left = calloc(p->n, sizeof *p->units_left);
     p->data = calloc(p->n, sizeof *p->data);
     if (!p->start || !p->of_row || !p->units_left || !p->data)
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t per_row = dp->n ? r->total / dp->n : 0, s = 0;
     for (size_t i = 0; i < p->n; i++) {
         p->start[i] = i ? ends[i - 1] : 0;
         if (ends[i] <= p->start[i])
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: slab %zu is empty or out of order", name, i);
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: slab %zu is empty or out of order", name, i);
     }
     p->ahead = window(r, p);
     for (size_t row = 0; row < dp->n; row++) {
@@ -191,7 +191,7 @@ ipfsrt_status ipfsrt_zarr_read_slabs(const ipfsrt_zarr_node *array, const ipfsrt
     reader *r;
     ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, NULL, &p, err);
     if (st != IPFSRT_OK) return st;
-    if (r->m->ndim == 0) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: no dimension to read in slabs", r->m->name);
+    if (r->m->ndim == 0) st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no dimension to read in slabs", r->m->name);
     if (st == IPFSRT_OK) st = plan_slabs(r, &p, ends, err);
     if (st == IPFSRT_OK && r->total) st = ipfsrt_zarr_reader_run(r, ipfsrt_zarr_node_store(array), err);
     else if (st == IPFSRT_OK) st = ipfsrt_zarr_slabs_hand_over(r, true, err); /* nothing to read: empty slabs */

@@ -17,7 +17,7 @@
 
 typedef ipfsrt_refs_builder builder;
 
-static ipfsrt_status oom(ipfsrt_error *err) { return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory"); }
+static ipfsrt_status oom(ipfsrt_error *err) { return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory"); }
 
 static bool has_scheme(const char *url) {
     const char *colon = strstr(url, "://");
@@ -40,16 +40,16 @@ static ipfsrt_status absolute_url(builder *b, const char *key, const char *url, 
     }
     if (has_scheme(url) || url[0] == '/') return (*out = strdup(url)) ? IPFSRT_OK : oom(b->err);
     if (!b->base)
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: relative target %.200s and no "
+        return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s: relative target %.200s and no "
                            "references URL to take it from", key, url);
     for (const char *p = url; *p; p += strcspn(p, "/"), p += *p == '/')
         if (strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == '\0'))
-            return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: target %.200s climbs out of the "
+            return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s: target %.200s climbs out of the "
                                "references' folder", key, url);
     const char *after = has_scheme(b->base) ? strstr(b->base, "://") + 3 : b->base;
     const char *slash = strrchr(after, '/');
     if (!slash && after != b->base)
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: relative target %.200s, and the "
+        return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s: relative target %.200s, and the "
                            "references at %.200s are in no folder", key, url, b->base);
     size_t dir = slash ? (size_t)(slash - b->base) + 1 : 0;
     *out = malloc(dir + n + 1);
@@ -148,7 +148,7 @@ ipfsrt_status ipfsrt_refs_key(builder *b, const char *key, char **out) {
     ipfsrt_error e;
     *out = NULL;
     if (ipfsrt_zarr_key_check(key, &e) != IPFSRT_OK)
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key '%.200s': %s", key, e.message);
+        return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key '%.200s': %s", key, e.message);
     return (*out = strdup(key)) ? IPFSRT_OK : oom(b->err);
 }
 
@@ -163,7 +163,7 @@ ipfsrt_status ipfsrt_refs_add_inline(builder *b, char *key, const char *text, si
         ref.len = n;
     } else if (st == IPFSRT_OK &&
                mbedtls_base64_decode(ref.data, room, &ref.len, (const unsigned char *)text + 7, n - 7) != 0) {
-        st = ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: bad base64", key);
+        st = ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s: bad base64", key);
     }
     if (st == IPFSRT_OK) return ipfsrt_refs_add(b, &ref, NULL, top);
     free(ref.data);
@@ -183,7 +183,7 @@ static ipfsrt_status finish(builder *b) {
     if (r->count) qsort(r->refs, r->count, sizeof *r->refs, by_key);
     for (size_t i = 1; i < r->count; i++)
         if (strcmp(r->refs[i - 1].key, r->refs[i].key) == 0)
-            return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s is given twice", r->refs[i].key);
+            return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s is given twice", r->refs[i].key);
     return IPFSRT_OK;
 }
 
@@ -250,7 +250,7 @@ ipfsrt_status ipfsrt_zarr_refs_parse(ipfsrt_zarr_refs *refs, const char *json, s
     bool v1_parts = false;
     ipfsrt_status st = ipfsrt_refs_read_json(&b, json, len, &version, &templates, &gen, &v1_parts);
     if (st == IPFSRT_OK && version == 0 && v1_parts)
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "references: templates, gen and refs need \"version\": 1");
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "references: templates, gen and refs need \"version\": 1");
     if (st == IPFSRT_OK) {
         keep_version(&b, version);
         b.templates = templates;

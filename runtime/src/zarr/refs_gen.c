@@ -12,12 +12,12 @@
 
 typedef ipfsrt_refs_builder builder;
 
-static ipfsrt_status oom(ipfsrt_error *err) { return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory"); }
+static ipfsrt_status oom(ipfsrt_error *err) { return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory"); }
 
 static ipfsrt_status number_of(builder *b, const char *key, const cJSON *v, const char *what, uint64_t *out) {
     if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= IPFSRT_REFS_MAX_EXACT ||
         v->valuedouble != (double)(uint64_t)v->valuedouble)
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: key %s: %s is not a whole number of bytes "
+        return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s: %s is not a whole number of bytes "
                            "below 2^53", key, what);
     *out = (uint64_t)v->valuedouble;
     return IPFSRT_OK;
@@ -51,7 +51,7 @@ static ipfsrt_status dimension_of(builder *b, const cJSON *spec, dimension *d) {
         if (!(d->values = malloc((n ? n : 1) * sizeof *d->values))) return oom(b->err);
         for (const cJSON *v = spec->child; v; v = v->next)
             if (!exact_int(v, 0, &d->values[d->count++]))
-                return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen dimension %s: values are integers",
+                return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: gen dimension %s: values are integers",
                                    d->name);
         return IPFSRT_OK;
     }
@@ -60,7 +60,7 @@ static ipfsrt_status dimension_of(builder *b, const cJSON *spec, dimension *d) {
               exact_int(cJSON_GetObjectItemCaseSensitive(spec, "stop"), 0, &d->stop) &&
               exact_int(cJSON_GetObjectItemCaseSensitive(spec, "step"), 1, &d->step) && d->step > 0;
     if (!ok)
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen dimension %s: {start, stop, step} are "
+        return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: gen dimension %s: {start, stop, step} are "
                            "integers, stop given, step positive", d->name ? d->name : "?");
     d->count = d->stop > d->start ? (uint64_t)((d->stop - d->start + d->step - 1) / d->step) : 0;
     return IPFSRT_OK;
@@ -76,12 +76,12 @@ static ipfsrt_status rendered_number(builder *b, const char *key, const cJSON *f
     char *text = NULL;
     ipfsrt_status st = cJSON_IsString(field) ? ipfsrt_refs_render(field->valuestring, b->templates, vars, n, &text,
                                                                   b->err)
-                                             : ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen key %s: "
+                                             : ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: gen key %s: "
                                                            "no %s", key, what);
     char *stop = NULL;
     unsigned long long v = st == IPFSRT_OK ? strtoull(text, &stop, 10) : 0;
     if (st == IPFSRT_OK && (!*text || *stop || text[0] == '-' || v >= (1ULL << 53)))
-        st = ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen key %s: %s '%.40s' is not a byte count", key,
+        st = ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: gen key %s: %s '%.40s' is not a byte count", key,
                          what, text);
     free(text);
     *out = v;
@@ -93,7 +93,7 @@ static ipfsrt_status gen_one(builder *b, const cJSON *g, const ipfsrt_refs_var *
     const cJSON *key_t = cJSON_GetObjectItemCaseSensitive(g, "key");
     const cJSON *url_t = cJSON_GetObjectItemCaseSensitive(g, "url");
     if (!cJSON_IsString(key_t) || !cJSON_IsString(url_t))
-        return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: a gen entry needs key and url templates");
+        return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: a gen entry needs key and url templates");
     ipfsrt_zarr_ref ref = {0};
     char *key = NULL, *url = NULL;
     ipfsrt_status st = ipfsrt_refs_render(key_t->valuestring, b->templates, vars, n, &key, b->err);
@@ -121,7 +121,7 @@ static ipfsrt_status check_room(builder *b, const cJSON *g, const dimension *d, 
     char *key = NULL;
     ipfsrt_status st = cJSON_IsString(key_t)
                            ? ipfsrt_refs_render(key_t->valuestring, b->templates, vars, nd, &key, b->err)
-                           : ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: a gen entry needs key and url templates");
+                           : ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: a gen entry needs key and url templates");
     uint64_t each = sizeof(ipfsrt_zarr_ref) + sizeof(char *) + 1 + (key ? strlen(key) + 1 : 0);
     free(key);
     if (st == IPFSRT_OK && (total > (IPFSRT_REFS_MAX_TABLE - b->bytes) / each))
@@ -139,7 +139,7 @@ static ipfsrt_status gen_entry(builder *b, const cJSON *g) {
     ipfsrt_status st = IPFSRT_OK;
     for (const cJSON *s = cJSON_IsObject(dims) ? dims->child : NULL; s && st == IPFSRT_OK; s = s->next) {
         if (nd == MAX_DIMS) {
-            st = ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: a gen entry has over %d dimensions", MAX_DIMS);
+            st = ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: a gen entry has over %d dimensions", MAX_DIMS);
             break;
         }
         memset(&d[nd], 0, sizeof d[nd]);
@@ -164,7 +164,7 @@ static ipfsrt_status gen_entry(builder *b, const cJSON *g) {
 }
 
 ipfsrt_status ipfsrt_refs_gen(builder *b, const cJSON *gen) {
-    if (!cJSON_IsArray(gen)) return ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: gen is a list");
+    if (!cJSON_IsArray(gen)) return ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: gen is a list");
     ipfsrt_status st = IPFSRT_OK;
     for (const cJSON *g = gen->child; g && st == IPFSRT_OK; g = g->next) st = gen_entry(b, g);
     return st;

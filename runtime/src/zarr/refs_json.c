@@ -45,11 +45,11 @@ static int fail(reader *r, ipfsrt_status code, const char *fmt, const char *what
     return 0;
 }
 
-static int oom(reader *r) { return fail(r, IPFSRT_ENOMEM, "out of memory%s", NULL); }
+static int oom(reader *r) { return fail(r, IPFSRT_EOUT_OF_MEMORY, "out of memory%s", NULL); }
 
 static char *text_of(reader *r, const unsigned char *s, size_t len) {
     if (memchr(s, '\0', len)) { /* readers disagree on where such a name ends */
-        fail(r, IPFSRT_EARG, "references: a name or text holds \\u0000%s", NULL);
+        fail(r, IPFSRT_EBAD_ARGUMENT, "references: a name or text holds \\u0000%s", NULL);
         return NULL;
     }
     char *t = malloc(len + 1);
@@ -107,7 +107,7 @@ static int tree_add(reader *r, cJSON *item, size_t bytes) {
     if (st == IPFSRT_OK && cJSON_IsObject(parent)) {
         if (!r->tree_key || cJSON_GetObjectItemCaseSensitive(parent, r->tree_key)) {
             cJSON_Delete(item);
-            return fail(r, IPFSRT_EARG, "references: the name %s is given twice", r->tree_key);
+            return fail(r, IPFSRT_EBAD_ARGUMENT, "references: the name %s is given twice", r->tree_key);
         }
         cJSON_AddItemToObject(parent, r->tree_key, item);
         free(r->tree_key);
@@ -142,7 +142,7 @@ static int tree_pop(reader *r) {
 static int add_range(reader *r) {
     r->in_range = false;
     if (!(r->items == 1 || r->items == 3) || !r->url)
-        return fail(r, IPFSRT_EARG, "references: key %s: a reference is [url] or [url, offset, length]", r->entry);
+        return fail(r, IPFSRT_EBAD_ARGUMENT, "references: key %s: a reference is [url] or [url, offset, length]", r->entry);
     ipfsrt_zarr_ref ref = {.key = r->entry, .offset = r->items == 3 ? r->numbers[0] : 0,
                            .length = r->items == 3 ? r->numbers[1] : IPFSRT_REFS_WHOLE};
     char *url = r->url;
@@ -152,24 +152,24 @@ static int add_range(reader *r) {
     return st == IPFSRT_OK;
 }
 
-static int not_an_object(reader *r) { return fail(r, IPFSRT_EARG, "references: not a JSON object%s", NULL); }
+static int not_an_object(reader *r) { return fail(r, IPFSRT_EBAD_ARGUMENT, "references: not a JSON object%s", NULL); }
 
 static int not_a_value(reader *r) {
-    return fail(r, IPFSRT_EARG, "references: key %s: a value is text, an object or a list", r->entry);
+    return fail(r, IPFSRT_EBAD_ARGUMENT, "references: key %s: a value is text, an object or a list", r->entry);
 }
 
 static int on_null(void *ctx) {
     reader *r = ctx;
     if (r->depth == 0) return not_an_object(r);
     if (r->tree) return tree_add(r, cJSON_CreateNull(), 0);
-    return at_entry(r) && !r->in_range ? not_a_value(r) : fail(r, IPFSRT_EARG, "references: an unexpected null%s", NULL);
+    return at_entry(r) && !r->in_range ? not_a_value(r) : fail(r, IPFSRT_EBAD_ARGUMENT, "references: an unexpected null%s", NULL);
 }
 
 static int on_boolean(void *ctx, int value) {
     reader *r = ctx;
     if (r->depth == 0) return not_an_object(r);
     if (r->tree) return tree_add(r, cJSON_CreateBool(value), 0);
-    return at_entry(r) && !r->in_range ? not_a_value(r) : fail(r, IPFSRT_EARG, "references: an unexpected true or false%s", NULL);
+    return at_entry(r) && !r->in_range ? not_a_value(r) : fail(r, IPFSRT_EBAD_ARGUMENT, "references: an unexpected true or false%s", NULL);
 }
 
 /* A whole number of bytes below 2^53, from the number's text. */
@@ -189,17 +189,17 @@ static int on_number(void *ctx, const char *text, size_t len) {
     if (r->depth == 0) return not_an_object(r);
     char buf[400];
     if (r->tree) {
-        if (len >= sizeof buf) return fail(r, IPFSRT_EARG, "references: a number of over 400 digits%s", NULL);
+        if (len >= sizeof buf) return fail(r, IPFSRT_EBAD_ARGUMENT, "references: a number of over 400 digits%s", NULL);
         memcpy(buf, text, len);
         buf[len] = '\0';
         return tree_add(r, cJSON_CreateNumber(strtod(buf, NULL)), 0);
     }
     if (r->in_range) {
         if (r->items == 0 || r->items > 2)
-            return fail(r, IPFSRT_EARG, "references: key %s: a reference is [url] or [url, offset, length]", r->entry);
+            return fail(r, IPFSRT_EBAD_ARGUMENT, "references: key %s: a reference is [url] or [url, offset, length]", r->entry);
         if (!exact_count(text, len, &r->numbers[r->items - 1])) {
             if (r->st == IPFSRT_OK)
-                r->st = ipfsrt_fail(r->b->err, IPFSRT_EARG, -1, "references: key %s: the %s is not a whole number "
+                r->st = ipfsrt_fail(r->b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s: the %s is not a whole number "
                                     "of bytes below 2^53", r->entry, r->items == 1 ? "offset" : "length");
             return 0;
         }
@@ -214,7 +214,7 @@ static int on_number(void *ctx, const char *text, size_t len) {
         r->version = 1;
         return 1;
     }
-    return fail(r, IPFSRT_EARG, "references: %s is not a number", r->top_key);
+    return fail(r, IPFSRT_EBAD_ARGUMENT, "references: %s is not a number", r->top_key);
 }
 
 static int on_string(void *ctx, const unsigned char *s, size_t len) {
@@ -228,11 +228,11 @@ static int on_string(void *ctx, const unsigned char *s, size_t len) {
         return ok;
     }
     if (r->in_range) {
-        if (r->items != 0) return fail(r, IPFSRT_EARG, "references: key %s: the url comes first, once", r->entry);
+        if (r->items != 0) return fail(r, IPFSRT_EBAD_ARGUMENT, "references: key %s: the url comes first, once", r->entry);
         r->items = 1;
         return (r->url = text_of(r, s, len)) != NULL;
     }
-    if (!at_entry(r)) return fail(r, IPFSRT_EARG, "references: %s is not text", r->top_key);
+    if (!at_entry(r)) return fail(r, IPFSRT_EBAD_ARGUMENT, "references: %s is not text", r->top_key);
     char *key = r->entry;
     r->entry = NULL;
     ipfsrt_status st = ipfsrt_refs_add_inline(r->b, key, (const char *)s, len, r->entry_top);
@@ -245,7 +245,7 @@ static int on_string(void *ctx, const unsigned char *s, size_t len) {
 static int on_start_map(void *ctx) {
     reader *r = ctx;
     if (r->tree) return tree_push(r, cJSON_CreateObject());
-    if (r->in_range) return fail(r, IPFSRT_EARG, "references: key %s: a reference is [url, offset, length]", r->entry);
+    if (r->in_range) return fail(r, IPFSRT_EBAD_ARGUMENT, "references: key %s: a reference is [url, offset, length]", r->entry);
     if (r->depth == 0) {
         r->depth = 1;
         return 1;
@@ -267,7 +267,7 @@ static int on_start_map(void *ctx) {
         r->in_refs = true;
         return 1;
     }
-    return fail(r, IPFSRT_EARG, "references: templates and refs are objects given once, gen a list, not %s",
+    return fail(r, IPFSRT_EBAD_ARGUMENT, "references: templates and refs are objects given once, gen a list, not %s",
                 r->top_key);
 }
 
@@ -293,7 +293,7 @@ static int on_start_array(void *ctx) {
         return 1;
     }
     if (r->depth == 0) return not_an_object(r);
-    return fail(r, IPFSRT_EARG, "references: %s: not a list here", r->top_key);
+    return fail(r, IPFSRT_EBAD_ARGUMENT, "references: %s: not a list here", r->top_key);
 }
 
 static int on_end_array(void *ctx) {
@@ -322,7 +322,7 @@ static int on_map_key(void *ctx, const unsigned char *s, size_t len) {
     r->top_key = key;
     if (special(key)) {
         if (!strcmp(key, "version") && r->has_version)
-            return fail(r, IPFSRT_EARG, "references: the name %s is given twice", key);
+            return fail(r, IPFSRT_EBAD_ARGUMENT, "references: the name %s is given twice", key);
         r->has_version |= !strcmp(key, "version");
         r->v1_parts |= strcmp(key, "version") != 0;
         return 1;
@@ -349,7 +349,7 @@ static void reader_free(reader *r) {
 static ipfsrt_status syntax_error(yajl_handle h, const char *json, size_t len, ipfsrt_error *err) {
     unsigned char *said = yajl_get_error(h, 0, (const unsigned char *)json, len);
     size_t at = yajl_get_bytes_consumed(h);
-    ipfsrt_status st = ipfsrt_fail(err, IPFSRT_EARG, (int64_t)at, "references: not valid JSON at byte %zu: %s", at,
+    ipfsrt_status st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, (int64_t)at, "references: not valid JSON at byte %zu: %s", at,
                                    said ? (const char *)said : "?");
     yajl_free_error(h, said);
     return st;
@@ -359,12 +359,12 @@ ipfsrt_status ipfsrt_refs_read_json(ipfsrt_refs_builder *b, const char *json, si
                                     cJSON **templates, cJSON **gen, bool *v1_parts) {
     reader r = {.b = b};
     yajl_handle h = yajl_alloc(&events, NULL, &r);
-    if (!h) return ipfsrt_fail(b->err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!h) return ipfsrt_fail(b->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     yajl_status ys = yajl_parse(h, (const unsigned char *)json, len);
     if (ys == yajl_status_ok) ys = yajl_complete_parse(h);
     ipfsrt_status st = r.st;
     if (st == IPFSRT_OK && ys != yajl_status_ok) st = syntax_error(h, json, len, b->err);
-    if (st == IPFSRT_OK && r.depth != 0) st = ipfsrt_fail(b->err, IPFSRT_EARG, -1, "references: not a JSON object");
+    if (st == IPFSRT_OK && r.depth != 0) st = ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: not a JSON object");
     yajl_free(h);
     reader_free(&r);
     *version = r.version;

@@ -54,7 +54,7 @@ static void skip_space(expr *e) {
 }
 
 static ipfsrt_status bad_expr(expr *e, const char *why) {
-    return ipfsrt_fail(e->rd->err, IPFSRT_EARG, -1, "references: %s in '{{%.*s}}'", why,
+    return ipfsrt_fail(e->rd->err, IPFSRT_EBAD_ARGUMENT, -1, "references: %s in '{{%.*s}}'", why,
                        (int)(e->end - e->text), e->text);
 }
 
@@ -168,7 +168,7 @@ static ipfsrt_status call(renderer *rd, const char *s, size_t len, size_t name_l
                           ipfsrt_buf *out) {
     const char *body = template_text(rd, s, name_len);
     if (!body)
-        return ipfsrt_fail(rd->err, IPFSRT_EARG, -1, "references: no template '%.*s'", (int)name_len, s);
+        return ipfsrt_fail(rd->err, IPFSRT_EBAD_ARGUMENT, -1, "references: no template '%.*s'", (int)name_len, s);
     ipfsrt_refs_var args[MAX_ARGS];
     char *texts[MAX_ARGS];
     size_t n = 0;
@@ -182,7 +182,7 @@ static ipfsrt_status call(renderer *rd, const char *s, size_t len, size_t name_l
         size_t nlen = (size_t)(p - name);
         while (p < end && isspace((unsigned char)*p)) p++;
         if (!nlen || p >= end || *p++ != '=' || n == MAX_ARGS) {
-            st = ipfsrt_fail(rd->err, IPFSRT_EARG, -1, "references: bad arguments in '{{%.*s}}'", (int)len, s);
+            st = ipfsrt_fail(rd->err, IPFSRT_EBAD_ARGUMENT, -1, "references: bad arguments in '{{%.*s}}'", (int)len, s);
             break;
         }
         while (p < end && isspace((unsigned char)*p)) p++;
@@ -190,7 +190,7 @@ static ipfsrt_status call(renderer *rd, const char *s, size_t len, size_t name_l
         const char *v = p;
         while (p < end && (quote ? *p != quote : (*p != ',' && !isspace((unsigned char)*p)))) p++;
         if (quote && p >= end) {
-            st = ipfsrt_fail(rd->err, IPFSRT_EARG, -1, "references: an unclosed quote in '{{%.*s}}'", (int)len, s);
+            st = ipfsrt_fail(rd->err, IPFSRT_EBAD_ARGUMENT, -1, "references: an unclosed quote in '{{%.*s}}'", (int)len, s);
             break;
         }
         texts[n] = strndup(v, (size_t)(p - v));
@@ -198,7 +198,7 @@ static ipfsrt_status call(renderer *rd, const char *s, size_t len, size_t name_l
         if (!texts[n] || !arg_name) {
             free(texts[n]);
             free(arg_name);
-            st = ipfsrt_fail(rd->err, IPFSRT_ENOMEM, -1, "out of memory");
+            st = ipfsrt_fail(rd->err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
             break;
         }
         args[n] = (ipfsrt_refs_var){arg_name, texts[n], 0};
@@ -231,14 +231,14 @@ static ipfsrt_status fill(renderer *rd, const char *s, size_t len, const ipfsrt_
     const char *body = is_name && !var ? template_text(rd, s, len) : NULL;
     if (body) return render(rd, body, NULL, 0, depth + 1, out);
     if (is_name && !var)
-        return ipfsrt_fail(rd->err, IPFSRT_EARG, -1, "references: no template or dimension '%.*s'", (int)len, s);
+        return ipfsrt_fail(rd->err, IPFSRT_EBAD_ARGUMENT, -1, "references: no template or dimension '%.*s'", (int)len, s);
     return arithmetic(rd, s, len, vars, nvars, out);
 }
 
 static ipfsrt_status render(renderer *rd, const char *text, const ipfsrt_refs_var *vars, size_t nvars,
                             unsigned depth, ipfsrt_buf *out) {
     if (depth > IPFSRT_REFS_MAX_TEMPLATE_DEPTH)
-        return ipfsrt_fail(rd->err, IPFSRT_EARG, -1,
+        return ipfsrt_fail(rd->err, IPFSRT_EBAD_ARGUMENT, -1,
                            "references: templates nest more than %d deep (a template loop?) at '%.100s'",
                            IPFSRT_REFS_MAX_TEMPLATE_DEPTH, text);
     ipfsrt_status st = IPFSRT_OK;
@@ -250,11 +250,11 @@ static ipfsrt_status render(renderer *rd, const char *text, const ipfsrt_refs_va
         }
         ipfsrt_buf_append(out, p, (size_t)(open - p));
         const char *close = strstr(open + 2, "}}");
-        if (!close) return ipfsrt_fail(rd->err, IPFSRT_EARG, -1, "references: an unclosed '{{' in '%.100s'", text);
+        if (!close) return ipfsrt_fail(rd->err, IPFSRT_EBAD_ARGUMENT, -1, "references: an unclosed '{{' in '%.100s'", text);
         st = fill(rd, open + 2, (size_t)(close - open - 2), vars, nvars, depth, out);
         p = close + 2;
         if (out->len > RENDER_MAX)
-            return ipfsrt_fail(rd->err, IPFSRT_EARG, -1, "references: '%.100s' renders to over %d bytes", text,
+            return ipfsrt_fail(rd->err, IPFSRT_EBAD_ARGUMENT, -1, "references: '%.100s' renders to over %d bytes", text,
                                RENDER_MAX);
     }
     return st;
@@ -268,7 +268,7 @@ ipfsrt_status ipfsrt_refs_render(const char *text, const cJSON *templates, const
     ipfsrt_buf_init(&b);
     ipfsrt_status st = render(&rd, text, vars, nvars, 0, &b);
     ipfsrt_buf_append(&b, "", 1);
-    if (st == IPFSRT_OK && b.failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && b.failed) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st != IPFSRT_OK) {
         ipfsrt_buf_free(&b);
         return st;

@@ -24,7 +24,7 @@ static ipfsrt_status inner_shape(ipfsrt_zarr_meta *m, ipfsrt_zarr_meta *in, cons
     ipfsrt_status st = ipfsrt_zarr_sizes(in, field(config, "chunk_shape"), "sharding chunk_shape", true, in->chunks, err);
     for (int d = 0; d < m->ndim && st == IPFSRT_OK; d++)
         if (m->chunks[d] % in->chunks[d] != 0)
-            st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: the inner chunk shape does not divide the shard's in dimension %d",
+            st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the inner chunk shape does not divide the shard's in dimension %d",
                              m->name, d);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_check_sizes(in, err);
     size_t n = 1;
@@ -39,7 +39,7 @@ static ipfsrt_status inner_shape(ipfsrt_zarr_meta *m, ipfsrt_zarr_meta *in, cons
 
 /* The index must be fixed-size: bytes (either endian), then crc32c or nothing. */
 static ipfsrt_status index_codecs(ipfsrt_zarr_meta *m, const cJSON *list, ipfsrt_error *err) {
-    if (!cJSON_IsArray(list)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: index_codecs must be a list", m->name);
+    if (!cJSON_IsArray(list)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: index_codecs must be a list", m->name);
     int i = 0;
     for (const cJSON *c = list->child; c; c = c->next, i++) {
         const cJSON *config;
@@ -54,7 +54,7 @@ static ipfsrt_status index_codecs(ipfsrt_zarr_meta *m, const cJSON *list, ipfsrt
                                "crc32c or nothing)", m->name, name ? name : "(unnamed)");
         }
     }
-    if (i == 0) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: index_codecs is empty", m->name);
+    if (i == 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: index_codecs is empty", m->name);
     return IPFSRT_OK;
 }
 
@@ -62,7 +62,7 @@ ipfsrt_status ipfsrt_zarr_shard_parse(ipfsrt_zarr_meta *m, const cJSON *config, 
     if (m->transposed || m->inner)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: a codec before sharding_indexed is not supported", m->name);
     ipfsrt_zarr_meta *in = ipfsrt_zarr_meta_alloc();
-    if (!in) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!in) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     m->inner = in;
     ipfsrt_status st = inner_shape(m, in, config, err);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_v3_codecs(in, field(config, "codecs"), err);
@@ -72,7 +72,7 @@ ipfsrt_status ipfsrt_zarr_shard_parse(ipfsrt_zarr_meta *m, const cJSON *config, 
     const cJSON *where = field(config, "index_location");
     if (st == IPFSRT_OK && where &&
         (!cJSON_IsString(where) || (strcmp(where->valuestring, "start") && strcmp(where->valuestring, "end"))))
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: index_location must be \"start\" or \"end\"", m->name);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: index_location must be \"start\" or \"end\"", m->name);
     m->index_at_start = st == IPFSRT_OK && where && strcmp(where->valuestring, "start") == 0;
     return st;
 }
@@ -109,12 +109,12 @@ ipfsrt_status ipfsrt_zarr_shard_index_decode(const ipfsrt_zarr_meta *m, const vo
     size_t n = entries(m), size = ipfsrt_zarr_shard_index_size(m);
     const uint8_t *p = src;
     if (len != size)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "a shard index of %zu bytes where %zu are due", len, size);
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "a shard index of %zu bytes where %zu are due", len, size);
     if (m->index_checksum) {
         uint32_t stored = (uint32_t)p[16 * n] | (uint32_t)p[16 * n + 1] << 8 | (uint32_t)p[16 * n + 2] << 16 |
                           (uint32_t)p[16 * n + 3] << 24;
         if (ipfsrt_crc32c(0, p, 16 * n) != stored)
-            return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)(16 * n), "the shard index fails its CRC-32C");
+            return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)(16 * n), "the shard index fails its CRC-32C");
     }
     uint64_t cap = inner_cap(m);
     for (size_t i = 0; i < n; i++) {
@@ -123,7 +123,7 @@ ipfsrt_status ipfsrt_zarr_shard_index_decode(const ipfsrt_zarr_meta *m, const vo
         pairs[2 * i + 1] = nbytes;
         if (off == UINT64_MAX && nbytes == UINT64_MAX) continue; /* empty: the fill value */
         if (nbytes > cap || off > UINT64_MAX - nbytes)
-            return ipfsrt_fail(err, IPFSRT_ECODEC, (int64_t)(16 * i),
+            return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, (int64_t)(16 * i),
                                "shard index entry %zu claims %llu bytes at %llu (an inner chunk holds at most %llu)", i,
                                (unsigned long long)nbytes, (unsigned long long)off, (unsigned long long)cap);
     }
@@ -147,7 +147,7 @@ static ipfsrt_status decode_inner(const ipfsrt_zarr_meta *m, const uint8_t *src,
     uint64_t off = pairs[2 * e], n = pairs[2 * e + 1];
     if (off == UINT64_MAX) return ipfsrt_zarr_fill_region(in, &region, s, err);
     if (off > len || n > len - off)
-        return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "inner chunk %zu lies past the shard's %zu bytes", e, len);
+        return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "inner chunk %zu lies past the shard's %zu bytes", e, len);
     ipfsrt_status st = ipfsrt_zarr_decode_into(in, src + off, (size_t)n, &region, zeros, ones, s, err);
     if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "inner chunk %zu: ", e);
     return st;
@@ -156,9 +156,9 @@ static ipfsrt_status decode_inner(const ipfsrt_zarr_meta *m, const uint8_t *src,
 ipfsrt_status ipfsrt_zarr_decode_shard(const ipfsrt_zarr_meta *m, const uint8_t *src, size_t len, ipfsrt_ndarray *dst,
                                        ipfsrt_zarr_scratch *s, ipfsrt_error *err) {
     size_t size = ipfsrt_zarr_shard_index_size(m), n = entries(m);
-    if (len < size) return ipfsrt_fail(err, IPFSRT_ECODEC, -1, "a shard of %zu bytes, shorter than its index", len);
+    if (len < size) return ipfsrt_fail(err, IPFSRT_EBAD_CHUNK_DATA, -1, "a shard of %zu bytes, shorter than its index", len);
     uint64_t *pairs = malloc(16 * n);
-    if (!pairs) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!pairs) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = ipfsrt_zarr_shard_index_decode(m, m->index_at_start ? src : src + len - size, size, pairs, err);
     for (size_t e = 0; e < n && st == IPFSRT_OK; e++) st = decode_inner(m, src, len, pairs, e, dst, s, err);
     free(pairs);

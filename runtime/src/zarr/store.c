@@ -1,6 +1,7 @@
 /* The store interface: keys checked once here for every kind of store, single
  * gets made from get_many, and ipfsrt_zarr_store_open choosing the kind from
  * the URL. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "zarr/store_internal.h"
 
 struct ipfsrt_zarr_store {
-    const ipfsrt_zarr_store_ops *ops;
+    ipfsrt_zarr_store_ops ops; /* the caller's, taken at its size: what an older struct lacks is NULL */
     void *ctx;
     char *url;
 };
@@ -18,15 +19,21 @@ struct ipfsrt_zarr_store {
 ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **out, const ipfsrt_zarr_store_ops *ops, void *ctx,
                                     const char *url, ipfsrt_error *err) {
     *out = NULL;
+    ipfsrt_zarr_store_ops taken;
+    ipfsrt_status st = IPFSRT_TAKE_CALLBACKS(taken, ops, "ipfsrt_zarr_store_ops", err);
+    if (st != IPFSRT_OK) {
+        if (ops->size >= offsetof(ipfsrt_zarr_store_ops, free) + sizeof ops->free && ops->free) ops->free(ctx);
+        return st;
+    }
     ipfsrt_zarr_store *s = calloc(1, sizeof *s);
     char *copy = strdup(url ? url : "(a store)");
     if (!s || !copy) {
         free(s);
         free(copy);
-        if (ops->free) ops->free(ctx);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (taken.free) taken.free(ctx);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
-    s->ops = ops;
+    s->ops = taken;
     s->ctx = ctx;
     s->url = copy;
     *out = s;
@@ -35,34 +42,34 @@ ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **out, const ipfsrt_zarr_s
 
 void ipfsrt_zarr_store_free(ipfsrt_zarr_store *s) {
     if (!s) return;
-    if (s->ops->free) s->ops->free(s->ctx);
+    if (s->ops.free) s->ops.free(s->ctx);
     free(s->url);
     free(s);
 }
 
 const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *s) { return s->url; }
-const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *s) { return s->ops->kind; }
-bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *s) { return s->ops->verified; }
-bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *s) { return s->ops->put != NULL; }
-bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *s) { return s->ops->list_dir != NULL; }
+const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *s) { return s->ops.kind; }
+bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *s) { return s->ops.verified; }
+bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *s) { return s->ops.put != NULL; }
+bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *s) { return s->ops.list_dir != NULL; }
 
 /* Keys come from metadata that may be hostile (consolidated names, array
  * paths): none may reach outside the store, whatever the store is. */
 ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err) {
     size_t len = strlen(key);
     if (len == 0 || len > IPFSRT_ZARR_KEY_MAX)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "key \"%.80s\" is empty or longer than %d bytes", key,
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "key \"%.80s\" is empty or longer than %d bytes", key,
                            IPFSRT_ZARR_KEY_MAX);
     for (const char *part = key; part;) {
         const char *slash = strchr(part, '/');
         size_t n = slash ? (size_t)(slash - part) : strlen(part);
         if (n == 0 || (n == 1 && part[0] == '.') || (n == 2 && part[0] == '.' && part[1] == '.'))
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "key \"%.200s\" has an empty, \".\" or \"..\" part", key);
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "key \"%.200s\" has an empty, \".\" or \"..\" part", key);
         part = slash ? slash + 1 : NULL;
     }
     for (const unsigned char *p = (const unsigned char *)key; *p; p++)
         if (*p < 0x20 || *p == 0x7f || *p == '\\')
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "key \"%.200s\" holds a control character or a backslash", key);
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "key \"%.200s\" holds a control character or a backslash", key);
     return IPFSRT_OK;
 }
 
@@ -72,13 +79,13 @@ ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *s, const ipfsrt_rang
         ipfsrt_status st = ipfsrt_zarr_key_check(requests[i].key, err);
         if (st == IPFSRT_OK && !requests[i].from_end && requests[i].length != UINT64_MAX &&
             requests[i].offset > UINT64_MAX - requests[i].length)
-            st = ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%.200s: byte range overflows", requests[i].key);
+            st = ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%.200s: byte range overflows", requests[i].key);
         if (st != IPFSRT_OK) {
             ipfsrt_error_prefix(err, "%s: ", s->url);
             return st;
         }
     }
-    return n ? s->ops->get_many(s->ctx, requests, n, fn, user, err) : IPFSRT_OK;
+    return n ? s->ops.get_many(s->ctx, requests, n, fn, user, err) : IPFSRT_OK;
 }
 
 typedef struct one_value {
@@ -93,7 +100,7 @@ static ipfsrt_status keep_value(void *user, const ipfsrt_range_result *r, ipfsrt
     v->error = r->error;
     if (r->status == IPFSRT_OK) ipfsrt_buf_append(v->out, r->data, r->len);
     if (v->out->failed)
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory for %zu bytes", r->len);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu bytes", r->len);
     return IPFSRT_OK;
 }
 
@@ -124,44 +131,44 @@ ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *s, const char *key, ipfsr
 
 ipfsrt_status ipfsrt_zarr_store_list_dir(ipfsrt_zarr_store *s, const char *prefix, ipfsrt_zarr_store_name_fn fn,
                                          void *user, ipfsrt_error *err) {
-    if (!s->ops->list_dir)
+    if (!s->ops.list_dir)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: this store (%s) cannot list its keys", s->url,
-                           s->ops->kind);
+                           s->ops.kind);
     size_t len = strlen(prefix);
     if (len) {
         char key[IPFSRT_ZARR_KEY_MAX + 1];
         if (prefix[len - 1] != '/' || len > IPFSRT_ZARR_KEY_MAX)
-            return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: prefix \"%.200s\" does not end in \"/\"", s->url, prefix);
+            return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: prefix \"%.200s\" does not end in \"/\"", s->url, prefix);
         memcpy(key, prefix, len - 1);
         key[len - 1] = '\0';
         ipfsrt_status st = ipfsrt_zarr_key_check(key, err);
         if (st != IPFSRT_OK) return st;
     }
-    return s->ops->list_dir(s->ctx, prefix, fn, user, err);
+    return s->ops.list_dir(s->ctx, prefix, fn, user, err);
 }
 
 static ipfsrt_status check_writable(ipfsrt_zarr_store *s, const char *key, ipfsrt_error *err) {
-    if (!s->ops->put || !s->ops->erase)
-        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: this store (%s) is read-only", s->url, s->ops->kind);
+    if (!s->ops.put || !s->ops.erase)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: this store (%s) is read-only", s->url, s->ops.kind);
     return ipfsrt_zarr_key_check(key, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_put(ipfsrt_zarr_store *s, const char *key, const void *data, size_t len,
                                     ipfsrt_error *err) {
     ipfsrt_status st = check_writable(s, key, err);
-    return st == IPFSRT_OK ? s->ops->put(s->ctx, key, data, len, err) : st;
+    return st == IPFSRT_OK ? s->ops.put(s->ctx, key, data, len, err) : st;
 }
 
 ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *s, const char *key, ipfsrt_error *err) {
     ipfsrt_status st = check_writable(s, key, err);
-    return st == IPFSRT_OK ? s->ops->erase(s->ctx, key, err) : st;
+    return st == IPFSRT_OK ? s->ops.erase(s->ctx, key, err) : st;
 }
 
 ipfsrt_status ipfsrt_zarr_store_know(ipfsrt_zarr_store *s, const char *key, const ipfsrt_cid *cid,
                                      ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_zarr_key_check(key, err);
-    if (st != IPFSRT_OK || !s->ops->know) return st;
-    return s->ops->know(s->ctx, key, cid, err);
+    if (st != IPFSRT_OK || !s->ops.know) return st;
+    return s->ops.know(s->ctx, key, cid, err);
 }
 
 ipfsrt_status ipfsrt_zarr_unixfs_entry(void *lister, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
@@ -225,7 +232,7 @@ ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **out, const char *car
     *out = NULL;
     size_t file_len = strlen(car_path), n = file_len + (path ? strlen(path) : 0) + 2;
     char *url = malloc(n);
-    if (!url) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!url) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     snprintf(url, n, "%s%s%s", car_path, path && *path ? "/" : "", path ? path : "");
     const ipfsrt_zarr_store_ops *ops = NULL;
     void *ctx = NULL;
@@ -263,14 +270,14 @@ ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **out, const char *js
 static ipfsrt_status open_as(ipfsrt_zarr_store **out, const char *url, bool form_ok, const char *form,
                              const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
     *out = NULL;
-    if (!form_ok) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: not %s", url, form);
+    if (!form_ok) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: not %s", url, form);
     return ipfsrt_zarr_store_open(out, url, opts, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_new_ipfs(ipfsrt_zarr_store **out, struct ipfsrt_client *client, const char *url,
                                          ipfsrt_error *err) {
     ipfsrt_zarr_store_options opts = {.size = sizeof opts, .client = client};
-    if (!client) return ipfsrt_fail(err, IPFSRT_EARG, -1, "an IPFS store needs a client");
+    if (!client) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "an IPFS store needs a client");
     return open_as(out, url, has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"), "ipfs://CID[/path]", &opts,
                    err);
 }

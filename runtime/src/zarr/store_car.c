@@ -32,7 +32,7 @@ static ipfsrt_status car_block(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksou
 static ipfsrt_status collect(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
     ipfsrt_buf *b = user;
     ipfsrt_buf_append(b, data, len);
-    return b->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return b->failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 
 static ipfsrt_status read_key(car_store *s, const ipfsrt_range_request *r, ipfsrt_error *err) {
@@ -44,7 +44,7 @@ static ipfsrt_status read_key(car_store *s, const ipfsrt_range_request *r, ipfsr
         st = ipfsrt_fail(err, IPFSRT_ENOT_FILE, -1, "%s: not a file", r->key);
     uint64_t offset = r->from_end ? (info.size > r->length ? info.size - r->length : 0) : r->offset;
     if (st == IPFSRT_OK && offset > info.size)
-        st = ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%s: offset %llu is past its %llu bytes", r->key,
+        st = ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%s: offset %llu is past its %llu bytes", r->key,
                          (unsigned long long)offset, (unsigned long long)info.size);
     s->value.len = 0;
     if (st == IPFSRT_OK && offset < info.size)
@@ -90,18 +90,18 @@ static void car_store_free(void *ctx) {
     free(s);
 }
 
-static const ipfsrt_zarr_store_ops car_ops = {"car", true, car_get_many, car_list_dir, NULL, NULL, car_store_free, NULL};
+static const ipfsrt_zarr_store_ops car_ops = {sizeof(ipfsrt_zarr_store_ops), "car", true, car_get_many, car_list_dir, NULL, NULL, car_store_free, NULL};
 
 /* The root the keys hang from: the CAR's first root, then the path after the file. */
 static ipfsrt_status set_root(car_store *s, const char *path, ipfsrt_error *err) {
     const ipfsrt_car_header *h = ipfsrt_car_file_header(s->car);
-    if (h->root_count == 0) return ipfsrt_fail(err, IPFSRT_ECAR_HEADER, -1, "%s has no root", s->file);
+    if (h->root_count == 0) return ipfsrt_fail(err, IPFSRT_EBAD_CAR_HEADER, -1, "%s has no root", s->file);
     char cid[IPFSRT_CID_STR_MAX];
     ipfsrt_cid_to_string(&h->roots[0], cid);
     while (*path == '/') path++;
     size_t n = strlen(path);
     while (n && path[n - 1] == '/') n--;
-    if (n > IPFSRT_ZARR_KEY_MAX) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: path too long", s->file);
+    if (n > IPFSRT_ZARR_KEY_MAX) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: path too long", s->file);
     snprintf(s->root, sizeof s->root, "%s%s%.*s", cid, n ? "/" : "", (int)n, path);
     ipfsrt_unixfs_node_info info;
     ipfsrt_status st = ipfsrt_unixfs_resolve(&s->src, s->root, NULL, &info, err);
@@ -116,10 +116,10 @@ ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void
     car_store *s = calloc(1, sizeof *s);
     if (!s || !(s->file = strndup(url, file_len))) {
         free(s);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     ipfsrt_buf_init(&s->value);
-    s->src = (ipfsrt_blocksource){s, car_block, NULL};
+    s->src = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), s, car_block, NULL};
     ipfsrt_status st = ipfsrt_car_file_new(&s->car, s->file, NULL, err);
     if (st == IPFSRT_OK) st = set_root(s, url + file_len, err);
     if (st != IPFSRT_OK) {

@@ -23,7 +23,7 @@ typedef struct folder {
 
 static ipfsrt_status path_of(const folder *f, const char *key, char *out, size_t cap, ipfsrt_error *err) {
     if ((size_t)snprintf(out, cap, "%s/%s", f->root, key) >= cap)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s/%.100s: path too long", f->root, key);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s/%.100s: path too long", f->root, key);
     return IPFSRT_OK;
 }
 
@@ -39,14 +39,14 @@ static ipfsrt_status read_range(folder *f, const char *path, const ipfsrt_range_
     uint64_t size = st == IPFSRT_OK ? (uint64_t)sb.st_size : 0;
     uint64_t offset = r->from_end ? (size > r->length ? size - r->length : 0) : r->offset;
     if (st == IPFSRT_OK && offset > size)
-        st = ipfsrt_fail(err, IPFSRT_ERANGE, -1, "%s: offset %llu is past its %llu bytes", path,
+        st = ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%s: offset %llu is past its %llu bytes", path,
                          (unsigned long long)offset, (unsigned long long)size);
     uint64_t want = st == IPFSRT_OK ? size - offset : 0;
     if (r->length != UINT64_MAX && r->length < want) want = r->length;
     if (st == IPFSRT_OK && want > SIZE_MAX / 2) st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: too large", path);
     f->value.len = 0;
     uint8_t *dst = st == IPFSRT_OK ? ipfsrt_buf_reserve(&f->value, (size_t)want + 1) : NULL;
-    if (st == IPFSRT_OK && !dst) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "%s: out of memory", path);
+    if (st == IPFSRT_OK && !dst) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "%s: out of memory", path);
     for (size_t got = 0; st == IPFSRT_OK && got < want;) {
         ssize_t n = pread(fd, dst + got, (size_t)want - got, (off_t)(offset + got));
         if (n < 0 && errno == EINTR) continue;
@@ -192,9 +192,9 @@ static void folder_free(void *ctx) {
     free(f);
 }
 
-static const ipfsrt_zarr_store_ops folder_reader = {"folder", false, folder_get_many, folder_list_dir, NULL, NULL,
+static const ipfsrt_zarr_store_ops folder_reader = {sizeof(ipfsrt_zarr_store_ops), "folder", false, folder_get_many, folder_list_dir, NULL, NULL,
                                                     folder_free, NULL};
-static const ipfsrt_zarr_store_ops folder_writer = {"folder", false, folder_get_many, folder_list_dir, folder_put,
+static const ipfsrt_zarr_store_ops folder_writer = {sizeof(ipfsrt_zarr_store_ops), "folder", false, folder_get_many, folder_list_dir, folder_put,
                                                     folder_erase, folder_free, NULL};
 
 /* mkdir -p */
@@ -217,7 +217,7 @@ ipfsrt_status ipfsrt_zarr_folder_store_open(const ipfsrt_zarr_store_ops **ops, v
     if (!f || !root) {
         free(f);
         free(root);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     for (size_t n = strlen(root); n > 1 && root[n - 1] == '/'; n--) root[n - 1] = '\0';
     f->root = root;

@@ -50,12 +50,12 @@ static ipfsrt_status to_paths(gateway_store *s, const ipfsrt_range_request *requ
                               ipfsrt_range_request *out, ipfsrt_error *err) {
     s->paths.len = 0;
     size_t *starts = malloc(n * sizeof *starts);
-    if (!starts) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!starts) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n; i++) {
         starts[i] = s->paths.len;
         append_path(s, requests[i].key);
     }
-    ipfsrt_status st = s->paths.failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    ipfsrt_status st = s->paths.failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         out[i] = requests[i];
         out[i].key = (const char *)s->paths.data + starts[i];
@@ -87,9 +87,9 @@ static ipfsrt_status hand_over(void *user, const ipfsrt_range_result *r, ipfsrt_
 static ipfsrt_status gateway_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
                                       ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     gateway_store *s = ctx;
-    if (n > SIZE_MAX / sizeof(ipfsrt_range_request)) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (n > SIZE_MAX / sizeof(ipfsrt_range_request)) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_range_request *paths = malloc((n ? n : 1) * sizeof *paths);
-    if (!paths) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!paths) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = to_paths(s, requests, n, paths, err);
     hand_over_to h = {s, requests, fn, user};
     if (st == IPFSRT_OK) st = ipfsrt_client_get_many(s->client, paths, n, hand_over, &h, err);
@@ -121,9 +121,9 @@ static void gateway_store_free(void *ctx) {
     free(s);
 }
 
-static const ipfsrt_zarr_store_ops ipfs_ops = {"ipfs", true, gateway_get_many, gateway_list_dir, NULL, NULL,
+static const ipfsrt_zarr_store_ops ipfs_ops = {sizeof(ipfsrt_zarr_store_ops), "ipfs", true, gateway_get_many, gateway_list_dir, NULL, NULL,
                                                gateway_store_free, gateway_know};
-static const ipfsrt_zarr_store_ops http_ops = {"http", false, gateway_get_many, NULL, NULL, NULL,
+static const ipfsrt_zarr_store_ops http_ops = {sizeof(ipfsrt_zarr_store_ops), "http", false, gateway_get_many, NULL, NULL, NULL,
                                                gateway_store_free, NULL};
 
 static ipfsrt_status store_new(gateway_store **out, const char *base, size_t len, ipfsrt_error *err) {
@@ -131,7 +131,7 @@ static ipfsrt_status store_new(gateway_store **out, const char *base, size_t len
     gateway_store *s = calloc(1, sizeof *s);
     if (!s || !(s->base = strndup(base, len))) {
         free(s);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     ipfsrt_buf_init(&s->paths);
     ipfsrt_zarr_known_init(&s->known);
@@ -149,7 +149,7 @@ ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, 
     ipfsrt_cid_to_string(&root, cid);
     while (*rest == '/') rest++;
     if ((size_t)snprintf(base, sizeof base, "ipfs://%s%s%s", cid, *rest ? "/" : "", rest) >= sizeof base)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: path too long", url);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: path too long", url);
     gateway_store *s;
     if ((st = store_new(&s, base, strlen(base), err)) != IPFSRT_OK) return st;
     s->client = opts->client;
@@ -158,7 +158,7 @@ ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, 
         s->own_client = st == IPFSRT_OK;
     }
     if (st == IPFSRT_OK && !ipfsrt_client_verifies(s->client))
-        st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%s: an ipfs:// store needs a verifying client", url);
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: an ipfs:// store needs a verifying client", url);
     if (st != IPFSRT_OK) {
         gateway_store_free(s);
         return st;
@@ -174,7 +174,7 @@ static ipfsrt_status plain_client(gateway_store *s, const char *url, const ipfsr
     const char *host = strstr(url, "://") + 3, *slash = strchr(host, '/');
     size_t origin_len = slash ? (size_t)(slash - url) : strlen(url);
     char origin[1024];
-    if (origin_len >= sizeof origin) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: host too long", url);
+    if (origin_len >= sizeof origin) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: host too long", url);
     memcpy(origin, url, origin_len);
     origin[origin_len] = '\0';
     ipfsrt_gateway_list list;

@@ -113,7 +113,7 @@ static int by_place(const void *x, const void *y) {
 static ipfsrt_status merge_pieces(batch *b, ipfsrt_error *err) {
     if (b->npieces) qsort(b->pieces, b->npieces, sizeof *b->pieces, by_place);
     b->merged = malloc((b->npieces ? b->npieces : 1) * sizeof *b->merged);
-    if (!b->merged) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!b->merged) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < b->npieces; i++) {
         piece *p = &b->pieces[i];
         merged *m = b->nmerged ? &b->merged[b->nmerged - 1] : NULL;
@@ -153,7 +153,7 @@ static ipfsrt_status hand_out(void *user, const ipfsrt_range_result *r, ipfsrt_e
             out.len = r->len;
             out.object_size = r->object_size;
         } else if (p->offset - m->offset + p->length > r->len) {
-            out.status = ipfsrt_fail(&out.error, IPFSRT_ERANGE, -1, "%s: its file %.300s ends before byte %llu, "
+            out.status = ipfsrt_fail(&out.error, IPFSRT_EBAD_RANGE, -1, "%s: its file %.300s ends before byte %llu, "
                                      "where its reference ends", q->key, target,
                                      (unsigned long long)(p->offset + p->length));
         } else {
@@ -186,9 +186,9 @@ static ipfsrt_status refs_get_many(void *ctx, const ipfsrt_range_request *reques
                                    void *user, ipfsrt_error *err) {
     refs_store *s = ctx;
     batch b = {.s = s, .requests = requests, .fn = fn, .user = user};
-    if (n > SIZE_MAX / sizeof(piece)) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (n > SIZE_MAX / sizeof(piece)) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     b.pieces = malloc((n ? n : 1) * sizeof *b.pieces);
-    ipfsrt_status st = b.pieces ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = b.pieces ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         const ipfsrt_zarr_ref *ref = ipfsrt_zarr_refs_find(&s->refs, requests[i].key);
         if (!ref || ref->data) st = answer_inline(&b, i, ref, err);
@@ -198,7 +198,7 @@ static ipfsrt_status refs_get_many(void *ctx, const ipfsrt_range_request *reques
     ipfsrt_range_request *calls = NULL;
     if (st == IPFSRT_OK && (!(b.sent = malloc((b.nmerged ? b.nmerged : 1) * sizeof *b.sent)) ||
                             !(calls = malloc((b.nmerged ? b.nmerged : 1) * sizeof *calls))))
-        st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK && s->client) st = send_place(&b, SIZE_MAX, calls, err);
     for (size_t f = 0; f < s->nfolders && st == IPFSRT_OK; f++) st = send_place(&b, f, calls, err);
     free(calls);
@@ -249,9 +249,9 @@ static void refs_store_free(void *ctx) {
     free(s);
 }
 
-static const ipfsrt_zarr_store_ops refs_ops = {"refs", false, refs_get_many, refs_list_dir, NULL, NULL,
+static const ipfsrt_zarr_store_ops refs_ops = {sizeof(ipfsrt_zarr_store_ops), "refs", false, refs_get_many, refs_list_dir, NULL, NULL,
                                                refs_store_free, NULL};
-static const ipfsrt_zarr_store_ops refs_verified_ops = {"refs", true, refs_get_many, refs_list_dir, NULL, NULL,
+static const ipfsrt_zarr_store_ops refs_verified_ops = {sizeof(ipfsrt_zarr_store_ops), "refs", true, refs_get_many, refs_list_dir, NULL, NULL,
                                                         refs_store_free, NULL};
 
 static bool over_ipfs(const char *url) { return strncmp(url, "ipfs://", 7) == 0; }
@@ -261,7 +261,7 @@ static ipfsrt_status place_targets(refs_store *s, ipfsrt_error *err) {
     size_t n = s->refs.ntargets, cap = 0;
     s->folder_of = malloc((n ? n : 1) * sizeof *s->folder_of);
     s->name_of = malloc((n ? n : 1) * sizeof *s->name_of);
-    if (!s->folder_of || !s->name_of) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!s->folder_of || !s->name_of) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t t = 0; t < n; t++) {
         const char *url = s->refs.targets[t];
         s->folder_of[t] = SIZE_MAX;
@@ -276,9 +276,9 @@ static ipfsrt_status place_targets(refs_store *s, ipfsrt_error *err) {
             f++;
         if (f == s->nfolders) {
             if (ipfsrt_array_reserve(&s->folders, &cap, f + 1, sizeof *s->folders) != IPFSRT_OK)
-                return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
             s->folders[f] = (folder_store){dir_len ? strndup(url, dir_len) : strdup("."), NULL};
-            if (!s->folders[f].url) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+            if (!s->folders[f].url) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
             s->nfolders++;
         }
         s->folder_of[t] = f;
@@ -298,7 +298,7 @@ static ipfsrt_status take_client(refs_store *s, const ipfsrt_zarr_store_options 
         s->own_client = true;
     }
     if (!ipfsrt_client_verifies(s->client) && !opts->allow_unverified)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "references: ipfs:// targets need a verifying client");
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "references: ipfs:// targets need a verifying client");
     return IPFSRT_OK;
 }
 
@@ -348,7 +348,7 @@ ipfsrt_status ipfsrt_zarr_refs_store_open(const ipfsrt_zarr_store_ops **ops, voi
     refs_store *s = calloc(1, sizeof *s);
     if (!s) {
         if (own_client) ipfsrt_client_free(opts->client);
-        return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     s->opts = *opts;
     s->opts.writable = false;
@@ -384,17 +384,17 @@ static ipfsrt_status read_refs_file(const char *url, const ipfsrt_zarr_store_opt
     const char *slash = strrchr(url, '/');
     if (slash && scheme && slash < scheme + 3) slash = NULL;
     if (slash && !slash[1])
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.300s: references are a file, not a folder", url);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.300s: references are a file, not a folder", url);
     if (!slash && scheme)
-        return ipfsrt_fail(err, IPFSRT_EARG, -1, "%.300s: references are read from a folder "
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.300s: references are read from a folder "
                            "(ipfs://CID/refs.json, not a bare CID)", url);
     char *folder = slash ? strndup(url, (size_t)(slash - url)) : strdup(".");
-    if (!folder) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!folder) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_zarr_store *store = NULL;
     ipfsrt_status st = ipfsrt_zarr_store_open(&store, folder, opts, err);
     if (st == IPFSRT_OK)
         st = ipfsrt_zarr_store_get_range(store, slash ? slash + 1 : url, 0, IPFSRT_REFS_MAX_JSON + 1, json, err);
-    if (st == IPFSRT_OK && json->failed) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && json->failed) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     *verified = st == IPFSRT_OK && ipfsrt_zarr_store_verified(store);
     ipfsrt_zarr_store_free(store);
     free(folder);

@@ -39,11 +39,11 @@ static ipfsrt_status s3_get_many(void *ctx, const ipfsrt_range_request *requests
     size_t key_cap = strlen(s->prefix) + IPFSRT_ZARR_KEY_MAX + 1;
     ipfsrt_range_request *reqs = calloc(n ? n : 1, sizeof *reqs);
     char *keys = calloc(n ? n : 1, key_cap);
-    ipfsrt_status st = reqs && keys ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = reqs && keys ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         char *k = keys + i * key_cap;
         if (!full_key(s, requests[i].key, k, key_cap))
-            st = ipfsrt_fail(err, IPFSRT_EARG, -1, "key %.200s is too long", requests[i].key);
+            st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "key %.200s is too long", requests[i].key);
         reqs[i] = (ipfsrt_range_request){k, requests[i].offset, requests[i].length, requests[i].from_end};
     }
     s3_get g = {fn, user, requests};
@@ -74,7 +74,7 @@ static ipfsrt_status s3_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_stor
                                  ipfsrt_error *err) {
     s3_store *s = ctx;
     char full[IPFSRT_ZARR_KEY_MAX * 2 + 2];
-    if (!full_key(s, prefix, full, sizeof full)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "prefix too long");
+    if (!full_key(s, prefix, full, sizeof full)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "prefix too long");
     s3_lister l = {fn, user, strlen(full)};
     return ipfsrt_s3_list(s->s3, full, "/", listed, &l, err);
 }
@@ -82,14 +82,14 @@ static ipfsrt_status s3_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_stor
 static ipfsrt_status s3_put(void *ctx, const char *key, const void *data, size_t len, ipfsrt_error *err) {
     s3_store *s = ctx;
     char full[IPFSRT_ZARR_KEY_MAX * 2 + 2];
-    if (!full_key(s, key, full, sizeof full)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "key %.200s is too long", key);
+    if (!full_key(s, key, full, sizeof full)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "key %.200s is too long", key);
     return ipfsrt_s3_put(s->s3, full, data, len, err);
 }
 
 static ipfsrt_status s3_erase(void *ctx, const char *key, ipfsrt_error *err) {
     s3_store *s = ctx;
     char full[IPFSRT_ZARR_KEY_MAX * 2 + 2];
-    if (!full_key(s, key, full, sizeof full)) return ipfsrt_fail(err, IPFSRT_EARG, -1, "key %.200s is too long", key);
+    if (!full_key(s, key, full, sizeof full)) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "key %.200s is too long", key);
     return ipfsrt_s3_delete(s->s3, full, err);
 }
 
@@ -100,7 +100,7 @@ static void s3_store_free(void *ctx) {
     free(s);
 }
 
-static const ipfsrt_zarr_store_ops s3_ops = {"s3", false, s3_get_many, s3_list_dir, s3_put, s3_erase, s3_store_free, NULL};
+static const ipfsrt_zarr_store_ops s3_ops = {sizeof(ipfsrt_zarr_store_ops), "s3", false, s3_get_many, s3_list_dir, s3_put, s3_erase, s3_store_free, NULL};
 
 /* "s3://bucket[/prefix]": the bucket, and the prefix with one "/" at its end. */
 static ipfsrt_status split_url(const char *url, char *bucket, size_t cap, char **prefix, ipfsrt_error *err) {
@@ -109,16 +109,16 @@ static ipfsrt_status split_url(const char *url, char *bucket, size_t cap, char *
     ipfsrt_status st = ipfsrt_s3_url_split(url, strlen(url), bucket, cap, &p, &pn, err);
     if (st != IPFSRT_OK) return st;
     *prefix = malloc(pn + 2);
-    if (!*prefix) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!*prefix) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     memcpy(*prefix, p, pn);
     strcpy(*prefix + pn, pn ? "/" : "");
-    return pn + 1 > IPFSRT_ZARR_KEY_MAX ? ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: prefix too long", url) : IPFSRT_OK;
+    return pn + 1 > IPFSRT_ZARR_KEY_MAX ? ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: prefix too long", url) : IPFSRT_OK;
 }
 
 ipfsrt_status ipfsrt_zarr_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                         const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
     s3_store *s = calloc(1, sizeof *s);
-    if (!s) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!s) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     char bucket[128];
     ipfsrt_status st = split_url(url, bucket, sizeof bucket, &s->prefix, err);
     if (st == IPFSRT_OK) st = ipfsrt_s3_new(&s->s3, bucket, opts->s3_options, err);

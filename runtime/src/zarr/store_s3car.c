@@ -133,7 +133,7 @@ static ipfsrt_status fetched(void *user, const ipfsrt_range_result *res, ipfsrt_
         return IPFSRT_OK;
     }
     ipfsrt_rcblock *rc = ipfsrt_rcblock_new(cid, res->data, res->len);
-    if (!rc) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!rc) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_status st = ipfsrt_blockmap_put(cid->codec == IPFSRT_CODEC_DAG_PB ? &r->c->nodes : &r->have, rc, err);
     ipfsrt_rcblock_unref(rc);
     return st;
@@ -163,7 +163,7 @@ typedef struct key_read {
 static ipfsrt_status collect(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
     ipfsrt_buf *b = user;
     ipfsrt_buf_append(b, data, len);
-    return b->failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return b->failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 
 static ipfsrt_status missing_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
@@ -189,7 +189,7 @@ static ipfsrt_status report(key_read *k, size_t index, ipfsrt_status st, const i
  * waits for the next round. */
 static ipfsrt_status step(walk_round *r, key_read *k, size_t i, ipfsrt_range_fn fn, void *user,
                           ipfsrt_error *err) {
-    ipfsrt_blocksource src = {r, round_get, round_release};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), r, round_get, round_release};
     ipfsrt_error e;
     r->missed = false;
     if (k->state == KEY_RESOLVE) {
@@ -230,7 +230,7 @@ static ipfsrt_status rounds(walk_round *r, key_read *keys, size_t n, ipfsrt_rang
         }
         if (st != IPFSRT_OK || !open) break;
         if (round_no == ROUNDS_MAX)
-            return ipfsrt_fail(err, IPFSRT_EUNIXFS, -1, "%s: paths deeper than %d levels", r->c->what, ROUNDS_MAX);
+            return ipfsrt_fail(err, IPFSRT_EBAD_UNIXFS, -1, "%s: paths deeper than %d levels", r->c->what, ROUNDS_MAX);
         st = fetch_wanted(r, err);
     }
     return st;
@@ -242,14 +242,14 @@ static ipfsrt_status s3car_get_many(void *ctx, const ipfsrt_range_request *reque
     key_read *keys = calloc(n ? n : 1, sizeof *keys);
     walk_round r;
     round_init(&r, c);
-    ipfsrt_status st = keys ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = keys ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
         size_t len = strlen(c->root) + strlen(requests[i].key) + 1;
         keys[i].req = &requests[i];
         const ipfsrt_cid *cid = ipfsrt_zarr_known_find(&c->known, requests[i].key);
         char text[IPFSRT_CID_STR_MAX];
         if (cid) len = strlen(ipfsrt_cid_to_string(cid, text)) + 1;
-        if (!(keys[i].path = malloc(len))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        if (!(keys[i].path = malloc(len))) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         else if (cid) memcpy(keys[i].path, text, len);
         else snprintf(keys[i].path, len, "%s%s", c->root, requests[i].key);
     }
@@ -271,10 +271,10 @@ static ipfsrt_status s3car_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_s
     s3car *c = ctx;
     walk_round r;
     round_init(&r, c);
-    ipfsrt_blocksource src = {&r, round_get, round_release};
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &r, round_get, round_release};
     size_t len = strlen(c->root) + strlen(prefix) + 1;
     char *path = malloc(len);
-    ipfsrt_status st = path ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    ipfsrt_status st = path ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (path) snprintf(path, len, "%s%s", c->root, prefix);
     ipfsrt_zarr_unixfs_lister l = {fn, user};
     for (int i = 0; st == IPFSRT_OK && i <= ROUNDS_MAX; i++) { /* until the listing lacks nothing */
@@ -313,8 +313,8 @@ static void s3car_free(void *ctx) {
     free(c);
 }
 
-static const ipfsrt_zarr_store_ops s3car_ops = {"s3-car", true, s3car_get_many, s3car_list_dir, NULL, NULL, s3car_free, s3car_know};
-static const ipfsrt_zarr_store_ops httpcar_ops = {"http-car", true, s3car_get_many, s3car_list_dir, NULL, NULL,
+static const ipfsrt_zarr_store_ops s3car_ops = {sizeof(ipfsrt_zarr_store_ops), "s3-car", true, s3car_get_many, s3car_list_dir, NULL, NULL, s3car_free, s3car_know};
+static const ipfsrt_zarr_store_ops httpcar_ops = {sizeof(ipfsrt_zarr_store_ops), "http-car", true, s3car_get_many, s3car_list_dir, NULL, NULL,
                                                   s3car_free, s3car_know};
 
 /* The client of the CAR's bucket or server, and the CAR's key there (the
@@ -323,7 +323,7 @@ static ipfsrt_status open_client(s3car *c, const char *url, size_t car_len, cons
                                  char **key, ipfsrt_error *err) {
     if (strncmp(url, "s3://", 5) != 0) {
         char *at = strndup(url, car_len);
-        ipfsrt_status st = at && (*key = strdup("")) ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+        ipfsrt_status st = at && (*key = strdup("")) ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         if (st == IPFSRT_OK) st = ipfsrt_s3_new_http(&c->s3, at, opts->s3_options, err);
         free(at);
         return st;
@@ -332,8 +332,8 @@ static ipfsrt_status open_client(s3car *c, const char *url, size_t car_len, cons
     const char *k;
     size_t key_len;
     ipfsrt_status st = ipfsrt_s3_url_split(url, car_len, bucket, sizeof bucket, &k, &key_len, err);
-    if (st == IPFSRT_OK && !key_len) st = ipfsrt_fail(err, IPFSRT_EARG, -1, "%.200s: s3://bucket/key.car", url);
-    if (st == IPFSRT_OK && !(*key = strndup(k, key_len))) st = ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (st == IPFSRT_OK && !key_len) st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: s3://bucket/key.car", url);
+    if (st == IPFSRT_OK && !(*key = strndup(k, key_len))) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     return st == IPFSRT_OK ? ipfsrt_s3_new(&c->s3, bucket, opts->s3_options, err) : st;
 }
 
@@ -352,11 +352,11 @@ static ipfsrt_status open_car(s3car *c, const char *url, size_t car_len, const i
     while (*inner == '/') inner++;
     size_t inner_len = strlen(inner);
     while (inner_len && inner[inner_len - 1] == '/') inner_len--;
-    if (inner_len > IPFSRT_ZARR_KEY_MAX) return ipfsrt_fail(err, IPFSRT_EARG, -1, "the path in the CAR is too long");
+    if (inner_len > IPFSRT_ZARR_KEY_MAX) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "the path in the CAR is too long");
     char cid[IPFSRT_CID_STR_MAX];
     ipfsrt_cid_to_string(ipfsrt_car_ranged_root(c->car), cid);
     size_t n = strlen(cid) + inner_len + 3;
-    if (!(c->root = malloc(n))) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!(c->root = malloc(n))) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     snprintf(c->root, n, "%s%s%.*s/", cid, inner_len ? "/" : "", (int)inner_len, inner);
     return IPFSRT_OK;
 }
@@ -364,7 +364,7 @@ static ipfsrt_status open_car(s3car *c, const char *url, size_t car_len, const i
 ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                            size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
     s3car *c = calloc(1, sizeof *c);
-    if (!c) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!c) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_blockmap_init(&c->nodes);
     ipfsrt_zarr_known_init(&c->known);
     snprintf(c->what, sizeof c->what, "%.*s", (int)car_len, url);

@@ -83,7 +83,7 @@ static ipfsrt_status keep_old(void *user, const ipfsrt_range_result *res, ipfsrt
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%s: a stored chunk of more than %llu bytes, the most its "
                            "chunks can be stored in", w->r.m->name, (unsigned long long)w->r.stored_max);
     ipfsrt_buf_append(&w->old[k], res->data, res->len);
-    return w->old[k].failed ? ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory") : IPFSRT_OK;
+    return w->old[k].failed ? ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory") : IPFSRT_OK;
 }
 
 /* The keys of every chunk, and the partial ones read. */
@@ -98,7 +98,7 @@ static ipfsrt_status read_partial(writer *w, ipfsrt_error *err) {
     w->asked = calloc(r->total, sizeof *w->asked);
     ipfsrt_range_request *req = calloc(r->total, sizeof *req);
     ipfsrt_status st = r->keys && w->partial && w->absent && w->old && w->asked && req
-                           ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+                           ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t n = 0, pos[IPFSRT_NDARRAY_MAX_DIMS], index[IPFSRT_NDARRAY_MAX_DIMS];
     for (size_t k = 0; k < r->total && st == IPFSRT_OK; k++) {
         ipfsrt_zarr_reader_odometer(r, k, pos);
@@ -223,14 +223,14 @@ static ipfsrt_status encode_and_store(writer *w, ipfsrt_error *err) {
     if (n > THREADS_MAX) n = THREADS_MAX;
     w->done_cap = PENDING_MAX * n;
     w->done = calloc(w->done_cap, sizeof *w->done);
-    if (!w->done) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!w->done) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->ready, NULL);
     pthread_cond_init(&w->room, NULL);
     w->nthreads = n;
     unsigned started = 0;
     while (started < n && ipfsrt_thread_start(&w->threads[started], encoder, w) == 0) started++;
-    ipfsrt_status st = started ? store_all(w, err) : ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "no encoding thread");
+    ipfsrt_status st = started ? store_all(w, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "no encoding thread");
     pthread_mutex_lock(&w->mu);
     w->failed = w->failed || st != IPFSRT_OK; /* the encoders stop */
     pthread_cond_broadcast(&w->room);
@@ -267,12 +267,12 @@ ipfsrt_status ipfsrt_zarr_write(const ipfsrt_zarr_node *array, const ipfsrt_ndsl
                                 const ipfsrt_ndarray *values, const ipfsrt_zarr_write_options *opts,
                                 ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
-    if (!m) return ipfsrt_fail(err, IPFSRT_EARG, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
+    if (!m) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
     ipfsrt_zarr_write_options mine;
     ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_zarr_write_options_init, err);
     if (taken != IPFSRT_OK) return taken;
     writer *w = calloc(1, sizeof *w);
-    if (!w) return ipfsrt_fail(err, IPFSRT_ENOMEM, -1, "out of memory");
+    if (!w) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     w->r.m = m;
     w->r.unit = m; /* whole shards are rewritten */
     w->store = ipfsrt_zarr_node_store(array);
