@@ -106,6 +106,16 @@ $(BUILD)/obj/%.o: runtime/%.c
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
+# The install prefix is compiled in (where the executable finds its Lua modules
+# and the named policies when not beside it): its objects are rebuilt when
+# PREFIX changes, as `make install PREFIX=...` after a plain `make` does.
+$(BUILD)/prefix.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+$(BUILD)/obj/main.o $(BUILD)/obj/lua/lua_module.o: $(BUILD)/prefix.stamp
+.PHONY: FORCE
+FORCE:
+
 # The n-d array loops (the folds' sums, shuffle's byte moves) are written for the vectorizer, which -O2 runs only for
 # the cheapest cases (sanitized builds keep their own level). Nothing there
 # reads floating-point exception flags, so a compare may become a select

@@ -135,9 +135,9 @@ static int gw_url(lua_State *L) {
 }
 
 static int gw_stats(lua_State *L) {
-    ipfsrt_server_stats st;
+    ipfsrt_server_stats st = IPFSRT_SERVER_STATS_INIT;
     ipfsrt_server_get_stats(check_gateway(L)->server, &st);
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 7);
     lua_pushinteger(L, (lua_Integer)st.requests);
     lua_setfield(L, -2, "requests");
     lua_pushinteger(L, (lua_Integer)st.bytes);
@@ -150,6 +150,8 @@ static int gw_stats(lua_State *L) {
     lua_setfield(L, -2, "status_5xx");
     lua_pushinteger(L, (lua_Integer)st.faults);
     lua_setfield(L, -2, "faults");
+    lua_pushinteger(L, (lua_Integer)st.peak_in_flight);
+    lua_setfield(L, -2, "peak_in_flight");
     return 1;
 }
 

@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
     luaL_openlibs(L);
     if (!rc) rc = read_under_policy(liar, honest, argv[3], L, path);
     lua_close(L);
-    ipfsrt_server_stats liar_stats;
+    ipfsrt_server_stats liar_stats = IPFSRT_SERVER_STATS_INIT;
     ipfsrt_server_get_stats(liar, &liar_stats);
     printf("the liar was asked %llu times, for four reads\n", (unsigned long long)liar_stats.requests);
     ipfsrt_server_free(liar);

@@ -321,6 +321,8 @@ describe("ipfsrt.client", function()
     local ok, err = pcall(alone.get, alone, big_url)
     assert.is_false(ok)
     assert.truthy(err.message:find("no gateway to ask (the policy named none)", 1, true))
+    -- and why: what the gateway the policy left out did before
+    assert.truthy(err.message:find("before: " .. liar:url() .. ": hash_mismatch: ", 1, true), err.message)
     assert.equal(2, liar:stats().requests)
   end)
 

@@ -70,12 +70,19 @@ typedef struct ipfsrt_server_options {
 /* The defaults, size set: what a caller then fills in. */
 IPFSRT_EXPERIMENTAL void ipfsrt_server_options_init(ipfsrt_server_options *opts);
 
+/* Filled by the library up to the size the caller set (.size = sizeof, or
+ * IPFSRT_SERVER_STATS_INIT): counts added later reach only hosts that know
+ * them. */
 typedef struct ipfsrt_server_stats {
+    size_t size;
     uint64_t requests;
     uint64_t bytes; /* response body bytes sent */
     uint64_t status_2xx, status_4xx, status_5xx;
     uint64_t faults; /* requests that had a fault injected */
+    uint64_t peak_in_flight; /* the most requests under way at once (arrived, not yet answered
+                                whole): requests waiting side by side show here, not in time */
 } ipfsrt_server_stats;
+#define IPFSRT_SERVER_STATS_INIT {.size = sizeof(ipfsrt_server_stats)}
 
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const ipfsrt_server_options *opts, ipfsrt_error *err);
 /* "http://HOST:PORT" */

@@ -42,6 +42,10 @@ typedef struct gw_state {
     ipfsrt_pacing pace;
     double latency[IPFSRT_LATENCY_SAMPLES]; /* ring of recent first-byte latencies */
     size_t latency_count, latency_next;
+    /* its last failure, of any call: what a call the policy sends nowhere
+     * names (a policy leaves a gateway out for what it did before) */
+    ipfsrt_gateway_error last_error;
+    char last_detail[400];
 } gw_state;
 
 typedef struct task task;

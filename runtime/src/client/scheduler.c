@@ -121,6 +121,8 @@ void ipfsrt_attempt_report(attempt *a) {
         if (ipfsrt_gateway_error_is_verification(a->error)) g->stats.verify_failures++;
         if (retryable(a->error)) t->any_retryable = true;
         note_failure(t, a->gw, a->error, a->detail);
+        g->last_error = a->error;
+        snprintf(g->last_detail, sizeof g->last_detail, "%s", a->detail);
     }
     if (c->adaptive && c->engine.set_limit) {
         unsigned before = (unsigned)g->pace.limit;
@@ -674,13 +676,30 @@ static void describe_failures(const task *t, char *out, size_t size) {
         snprintf(out + used, size - used, "; and %zu more failures", t->failures_left_out);
 }
 
+/* "; before: URL: hash_mismatch: ...", what each gateway last did wrong (in
+ * earlier calls too), or "" when none has failed. */
+static void describe_last_failures(const ipfsrt_client *c, char *out, size_t size) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < c->gateways.count && used + 1 < size; i++) {
+        const gw_state *g = &c->gw[i];
+        if (g->last_error == IPFSRT_GWERR_NONE) continue;
+        int n = snprintf(out + used, size - used, "%s%s: %s: %s", used ? "; " : "; before: ", c->gateways.urls[i],
+                         ipfsrt_gateway_error_name(g->last_error), g->last_detail);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
 ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
     if (t->c->halted) return ipfsrt_client_halt_status(t->c, err);
     const char *q = t->query[0] ? "?" : "";
     if (t->out_of_memory) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    if (!t->failure_count)
-        return ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "%s%s%s: no gateway to ask (the policy named none)",
-                           t->path, q, t->query);
+    if (!t->failure_count) {
+        char before[900];
+        describe_last_failures(t->c, before, sizeof before);
+        return ipfsrt_fail(err, IPFSRT_EFETCH_FAILED, -1, "%s%s%s: no gateway to ask (the policy named none)%s",
+                           t->path, q, t->query, before);
+    }
     char what[700];
     describe_failures(t, what, sizeof what);
     /* every gateway said it has no such thing: unavailable, which proves nothing

@@ -157,6 +157,9 @@ static ipfsrt_server_request *request_new(ipfsrt_server *gw) {
     if (!rq) return NULL;
     rq->gw = gw;
     rq->number = atomic_fetch_add(&gw->requests, 1);
+    uint64_t now = atomic_fetch_add(&gw->in_flight, 1) + 1, peak = atomic_load(&gw->peak_in_flight);
+    while (now > peak && !atomic_compare_exchange_weak(&gw->peak_in_flight, &peak, now)) {
+    }
     rq->rng = gw->faults.seed ^ (rq->number * 0x9e3779b97f4a7c15ull);
     return rq;
 }
@@ -227,6 +230,7 @@ void ipfsrt_server_completed(void *cls, struct MHD_Connection *c, void **req_cls
     ipfsrt_server *gw = cls;
     ipfsrt_server_request *rq = *req_cls;
     if (!rq) return;
+    atomic_fetch_sub(&gw->in_flight, 1);
     if (gw->log) log_request(gw, c, rq, why);
     ipfsrt_server_watch_mark(gw->watch, c, false);
     if (rq->answer) MHD_destroy_response(rq->answer);

@@ -246,12 +246,17 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
 const char *ipfsrt_server_url(const ipfsrt_server *gw) { return gw->url; }
 
 void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
-    st->requests = atomic_load(&gw->requests);
-    st->bytes = atomic_load(&gw->bytes);
-    st->status_2xx = atomic_load(&gw->s2xx);
-    st->status_4xx = atomic_load(&gw->s4xx);
-    st->status_5xx = atomic_load(&gw->s5xx);
-    st->faults = atomic_load(&gw->faulted);
+    ipfsrt_server_stats all = {
+        .size = st->size,
+        .requests = atomic_load(&gw->requests),
+        .bytes = atomic_load(&gw->bytes),
+        .status_2xx = atomic_load(&gw->s2xx),
+        .status_4xx = atomic_load(&gw->s4xx),
+        .status_5xx = atomic_load(&gw->s5xx),
+        .faults = atomic_load(&gw->faulted),
+        .peak_in_flight = atomic_load(&gw->peak_in_flight),
+    };
+    memcpy(st, &all, st->size < sizeof all ? st->size : sizeof all); /* an older host's is shorter */
 }
 
 void ipfsrt_server_free(ipfsrt_server *gw) {

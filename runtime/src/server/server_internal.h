@@ -99,6 +99,7 @@ struct ipfsrt_server {
     pthread_mutex_t log_lock;
     char *tls_cert, *tls_key; /* PEM text, kept for the daemon's lifetime; NULL: plain HTTP */
     _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx, faulted;
+    _Atomic uint64_t in_flight, peak_in_flight;
 };
 
 /* What one request is doing, for the fault plan and the log line. */
