@@ -84,6 +84,10 @@ static inline void ipfsrt_put_le32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Appends s percent-encoded (RFC 3986: every byte but the unreserved ones as
+ * %XX), '/' kept between segments when keep_slash. False when out of memory. */
+bool ipfsrt_url_escape(ipfsrt_buf *out, const char *s, bool keep_slash);
+
 /* Takes a caller's options (a struct whose first field is its size) over
  * mine, which holds this build's defaults (mine's size field stays mine):
  * the fields the caller's struct has are copied; a larger struct (a newer

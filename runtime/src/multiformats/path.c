@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/base_internal.h"
 #include "ipfsrt/path.h"
 
 ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char **rest,
@@ -25,20 +26,21 @@ ipfsrt_status ipfsrt_path_to_url(const ipfsrt_cid *root, const char *rest, char 
     ipfsrt_cid v1;
     ipfsrt_cid_to_v1(root, &v1);
     ipfsrt_cid_to_string(&v1, cs);
-    size_t n = (size_t)snprintf(out, size, "/ipfs/%s", cs);
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)rest; *p && n + 4 < size; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            strchr("-._~/", *p)) {
-            out[n++] = (char)*p;
-        } else {
-            out[n++] = '%';
-            out[n++] = hex[*p >> 4];
-            out[n++] = hex[*p & 15];
-        }
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    ipfsrt_buf_append(&b, "/ipfs/", 6);
+    ipfsrt_buf_append(&b, cs, strlen(cs));
+    if (!ipfsrt_url_escape(&b, rest, true)) {
+        ipfsrt_buf_free(&b);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
-    if (n + 4 >= size) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "path too long");
-    while (n > 1 && out[n - 1] == '/') n--;
-    out[n] = '\0';
-    return IPFSRT_OK;
+    size_t n = b.len;
+    while (n > 1 && b.data[n - 1] == '/') n--;
+    bool fits = n < size;
+    if (fits) {
+        memcpy(out, b.data, n);
+        out[n] = '\0';
+    }
+    ipfsrt_buf_free(&b);
+    return fits ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "path too long");
 }

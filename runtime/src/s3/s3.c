@@ -206,23 +206,15 @@ void ipfsrt_s3_get_stats(const ipfsrt_s3 *s, ipfsrt_s3_stats *stats) { *stats = 
 /* -------------------------------------------------------------- encoding */
 
 bool ipfsrt_s3_uri_encode(const char *in, bool keep_slash, char *out, size_t cap) {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t at = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-        bool plain = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-                     *p == '-' || *p == '_' || *p == '.' || *p == '~' || (keep_slash && *p == '/');
-        if (at + 4 > cap) return false;
-        if (plain) {
-            out[at++] = (char)*p;
-        } else {
-            out[at++] = '%';
-            out[at++] = hex[*p >> 4];
-            out[at++] = hex[*p & 15];
-        }
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    bool ok = ipfsrt_url_escape(&b, in, keep_slash) && b.len < cap;
+    if (ok) {
+        memcpy(out, b.data, b.len);
+        out[b.len] = '\0';
     }
-    if (at >= cap) return false;
-    out[at] = 0;
-    return true;
+    ipfsrt_buf_free(&b);
+    return ok;
 }
 
 /* The URL of key (and a canonical query: sorted, encoded), path-style at a

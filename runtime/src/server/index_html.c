@@ -23,21 +23,6 @@ static void put_text(ipfsrt_buf *b, const char *s) {
     }
 }
 
-/* RFC 3986's unreserved characters as they are, '/' between segments when
- * keep_slash, every other byte %XX. */
-static void put_url(ipfsrt_buf *b, const char *s, bool keep_slash) {
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            strchr("-._~", *p) || (keep_slash && *p == '/')) {
-            ipfsrt_buf_append(b, p, 1);
-        } else {
-            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-            ipfsrt_buf_append(b, e, 3);
-        }
-    }
-}
-
 static const char *field(const cJSON *item, const char *key) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, key);
     return cJSON_IsString(v) ? v->valuestring : "";
@@ -61,9 +46,9 @@ char *ipfsrt_server_index_html(const char *base, const cJSON *list, size_t *len)
         char n[32];
         snprintf(n, sizeof n, "%.0f", cJSON_IsNumber(size) ? size->valuedouble : 0.0);
         put(&b, "<tr><td><a href=\"");
-        put_url(&b, dir, true);
+        ipfsrt_url_escape(&b, dir, true);
         put(&b, "/");
-        put_url(&b, field(item, "name"), false);
+        ipfsrt_url_escape(&b, field(item, "name"), false);
         put(&b, "\">");
         put_text(&b, field(item, "name"));
         put(&b, "</a></td><td>");

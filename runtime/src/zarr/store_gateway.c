@@ -2,6 +2,7 @@
  * every block verified (many keys in one batch: level by level, a shared
  * chunk directory asked for once), and plain http(s):// URLs, unverified, with
  * the same concurrency. */
+#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,6 @@ typedef struct gateway_store {
     ipfsrt_zarr_known known; /* keys asked for by CID */
 } gateway_store;
 
-static bool unreserved(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~/", c);
-}
-
 /* base + "/" + key, percent-encoded for plain URLs (the client encodes IPFS
  * paths); "ipfs://CID" for a key whose CID the caller told. */
 static void append_path(gateway_store *s, const char *key) {
@@ -37,11 +34,8 @@ static void append_path(gateway_store *s, const char *key) {
     }
     ipfsrt_buf_append(&s->paths, s->base, strlen(s->base));
     ipfsrt_buf_append(&s->paths, "/", 1);
-    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
-        char esc[4];
-        if (!s->plain || unreserved(*p)) ipfsrt_buf_append(&s->paths, p, 1);
-        else ipfsrt_buf_append(&s->paths, esc, (size_t)snprintf(esc, sizeof esc, "%%%02X", *p));
-    }
+    if (s->plain) ipfsrt_url_escape(&s->paths, key, true); /* a failure marks paths failed */
+    else ipfsrt_buf_append(&s->paths, key, strlen(key));
     ipfsrt_buf_append(&s->paths, "", 1);
 }
 
@@ -168,18 +162,36 @@ ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, 
     return IPFSRT_OK;
 }
 
+/* scheme://host[:port] of url, as libcurl's URL parser reads it (user and
+ * password, path, query and fragment dropped). */
+static ipfsrt_status url_origin(const char *url, char *origin, size_t size, ipfsrt_error *err) {
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL;
+    CURLUcode rc = u ? curl_url_set(u, CURLUPART_URL, url, 0) : CURLUE_OUT_OF_MEMORY;
+    if (rc == CURLUE_OK) rc = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+    if (rc == CURLUE_OK) rc = curl_url_get(u, CURLUPART_HOST, &host, 0);
+    if (rc == CURLUE_OK && curl_url_get(u, CURLUPART_PORT, &port, 0) != CURLUE_OK) port = NULL; /* none given */
+    ipfsrt_status st = IPFSRT_OK;
+    if (rc != CURLUE_OK)
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: not a URL (%s)", url, curl_url_strerror(rc));
+    else if ((size_t)snprintf(origin, size, "%s://%s%s%s", scheme, host, port ? ":" : "", port ? port : "") >= size)
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: host too long", url);
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+    return st;
+}
+
 /* The unverified client of an http store: its one gateway is the URL's origin. */
 static ipfsrt_status plain_client(gateway_store *s, const char *url, const ipfsrt_zarr_store_options *opts,
                                   ipfsrt_error *err) {
-    const char *host = strstr(url, "://") + 3, *slash = strchr(host, '/');
-    size_t origin_len = slash ? (size_t)(slash - url) : strlen(url);
     char origin[1024];
-    if (origin_len >= sizeof origin) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: host too long", url);
-    memcpy(origin, url, origin_len);
-    origin[origin_len] = '\0';
+    ipfsrt_status st = url_origin(url, origin, sizeof origin, err);
+    if (st != IPFSRT_OK) return st;
     ipfsrt_gateway_list list;
     ipfsrt_gateway_list_init(&list);
-    ipfsrt_status st = ipfsrt_gateway_list_add(&list, origin, err);
+    st = ipfsrt_gateway_list_add(&list, origin, err);
     ipfsrt_client_options o;
     if (st == IPFSRT_OK) st = IPFSRT_TAKE_OPTIONS(o, opts->client_options, ipfsrt_client_options_init, err);
     o.gateways = &list;
