@@ -101,11 +101,6 @@ void ipfsrt_lua_open_serve(lua_State *L);
 void ipfsrt_lua_open_client(lua_State *L); /* client, gateways; core: client_new, client_methods */
 void ipfsrt_lua_open_s3(lua_State *L);     /* s3; core: s3_put_file */
 void ipfsrt_lua_open_refs(lua_State *L);   /* refs: make */
-/* The ipfsrt.ndarray at idx (raises otherwise). */
-ipfsrt_ndarray *ipfsrt_lua_check_ndarray(lua_State *L, int idx);
-ipfsrt_ndarray *ipfsrt_lua_test_ndarray(lua_State *L, int idx); /* NULL when not one */
-/* Pushes a new ipfsrt.ndarray that takes over a's view (a is left empty). */
-void ipfsrt_lua_push_ndarray(lua_State *L, ipfsrt_ndarray *a);
 /* One dimension of a selection: an index, {start, stop[, step]} (nil bounds:
  * open), or nil (the whole dimension). */
 void ipfsrt_lua_check_ndslice(lua_State *L, int idx, int dim, ipfsrt_ndslice *s);

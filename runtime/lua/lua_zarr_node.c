@@ -449,7 +449,9 @@ static int node_summarize(lua_State *L) {
     ipfsrt_zarr_summary sum;
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_summarize(n, sel, parts, &opts, skip, n_skip, extremes, &sum, &err);
+    ipfsrt_zarr_fold_options fold = {.size = sizeof fold, .read = &opts, .skip = skip, .n_skip = n_skip,
+                                     .what = extremes ? IPFSRT_ZARR_FOLD_EXTREMES : 0};
+    ipfsrt_status st = ipfsrt_zarr_summarize(n, sel, parts, &fold, &sum, &err);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
     lua_createtable(L, 0, 4);
     lua_pushinteger(L, (lua_Integer)sum.count);
@@ -479,7 +481,8 @@ static int node_locate_extremes(lua_State *L) {
     ipfsrt_zarr_extremes ex;
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_locate_extremes(n, sel, parts, &opts, skip, n_skip, &ex, &err);
+    ipfsrt_zarr_fold_options fold = {.size = sizeof fold, .read = &opts, .skip = skip, .n_skip = n_skip};
+    ipfsrt_status st = ipfsrt_zarr_locate_extremes(n, sel, parts, &fold, &ex, &err);
     ipfsrt_lua_zstore_leave(L, zs, st, &err);
     lua_createtable(L, 0, 5);
     lua_pushinteger(L, (lua_Integer)ex.count);
@@ -547,7 +550,8 @@ static int node_summarize_along(lua_State *L) {
     ipfsrt_zarr_summaries_init(&out);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_summarize_along(n, sel, parts, &opts, skip, n_skip, along, what, &out, &err);
+    ipfsrt_zarr_fold_options fold = {.size = sizeof fold, .read = &opts, .skip = skip, .n_skip = n_skip, .what = what};
+    ipfsrt_status st = ipfsrt_zarr_summarize_along(n, sel, parts, along, &fold, &out, &err);
     return push_summaries(L, zs, st, &err, &out);
 }
 
@@ -591,8 +595,9 @@ static int node_summarize_groups(lua_State *L) {
     ipfsrt_zarr_summaries_init(&out);
     ipfsrt_error err;
     ipfsrt_lua_zstore_enter(L, zs);
-    ipfsrt_status st = ipfsrt_zarr_summarize_groups(n, sel, parts, &opts, skip, n_skip, dim, group_of, (size_t)n_groups,
-                                                    what, &out, &err);
+    ipfsrt_zarr_fold_options fold = {.size = sizeof fold, .read = &opts, .skip = skip, .n_skip = n_skip, .what = what};
+    ipfsrt_zarr_groups groups = {dim, group_of, (size_t)n_groups};
+    ipfsrt_status st = ipfsrt_zarr_summarize_groups(n, sel, parts, &groups, &fold, &out, &err);
     return push_summaries(L, zs, st, &err, &out);
 }
 

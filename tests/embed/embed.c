@@ -44,6 +44,20 @@ static int verify_car(const char *path, const char *root_text) {
     return 0;
 }
 
+/* An n-d array the script returned, read in C while it sits on the stack
+ * (the Lua value owns it). */
+static void print_returned_array(lua_State *L) {
+    const ipfsrt_ndarray *a = ipfsrt_lua_test_ndarray(L, -1);
+    if (!a) return;
+    printf("host took a %s array of %zu values from Lua:", ipfsrt_dtype_name(a->dtype), ipfsrt_ndarray_size(a));
+    for (int64_t i = 0; a->ndim == 1 && i < (int64_t)a->shape[0]; i++) {
+        ipfsrt_ndvalue v;
+        if (ipfsrt_ndarray_get(a, &i, 1, &v, NULL) == IPFSRT_OK) printf(" %.1f", v.f);
+    }
+    printf("\n");
+    lua_pop(L, 1);
+}
+
 /* The Lua side, in the host's own state: a client with a named and an inline
  * policy through the gateway at url, then the host's script, if any. */
 static int run_lua(const char *path, const char *url, const char *root, int argc, char **argv) {
@@ -73,7 +87,7 @@ static int run_lua(const char *path, const char *url, const char *root, int argc
     }
     if (status == LUA_OK && argc > 0 && (status = luaL_loadfile(L, argv[0])) == LUA_OK) {
         for (int i = 1; i < argc; i++) lua_pushstring(L, argv[i]);
-        status = lua_pcall(L, argc - 1, 0, 0);
+        if ((status = lua_pcall(L, argc - 1, 1, 0)) == LUA_OK) print_returned_array(L);
     }
     if (status != LUA_OK) fprintf(stderr, "embed: lua: %s\n", luaL_tolstring(L, -1, NULL));
     lua_close(L);

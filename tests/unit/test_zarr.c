@@ -490,7 +490,9 @@ static void test_summarize(void **state) {
                 sh.seed = seed;
                 ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
                 ipfsrt_zarr_summary got;
-                assert_int_equal(ipfsrt_zarr_summarize(a, part, 2, &o, skip, 1, true, &got, &err), IPFSRT_OK);
+                ipfsrt_zarr_fold_options f = {.size = sizeof f, .read = &o, .skip = skip, .n_skip = 1,
+                                              .what = IPFSRT_ZARR_FOLD_EXTREMES};
+                assert_int_equal(ipfsrt_zarr_summarize(a, part, 2, &f, &got, &err), IPFSRT_OK);
                 if (threads == 1 && seed == 1) first = got;
                 assert_int_equal(got.count, first.count);
                 assert_true(got.integer ? got.isum == first.isum : got.sum == first.sum); /* to the bit */
@@ -584,7 +586,8 @@ static void test_locate_extremes(void **state) {
                 for (unsigned threads = 1; threads <= 8; threads *= 2) {
                     sh.seed = threads;
                     ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
-                    assert_int_equal(ipfsrt_zarr_locate_extremes(a, parts[k], 2, &o, &skip, 1, &got, &err), IPFSRT_OK);
+                    ipfsrt_zarr_fold_options f = {.size = sizeof f, .read = &o, .skip = &skip, .n_skip = 1};
+                    assert_int_equal(ipfsrt_zarr_locate_extremes(a, parts[k], 2, &f, &got, &err), IPFSRT_OK);
                     assert_int_equal(got.count, want.count);
                     assert_true(got.min == want.min && got.max == want.max);
                     assert_int_equal(got.min_at, want.min_at);
@@ -662,8 +665,8 @@ static void fold_along_cases(const ipfsrt_zarr_node *a, const ipfsrt_ndslice *pa
                 sh->seed = seed;
                 ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
                 ipfsrt_zarr_summaries *into = threads == 1 && seed == 1 ? &first : &got;
-                assert_int_equal(ipfsrt_zarr_summarize_along(a, part, 2, &o, &skip, 1, along, what, into, &err),
-                                 IPFSRT_OK);
+                ipfsrt_zarr_fold_options f = {.size = sizeof f, .read = &o, .skip = &skip, .n_skip = 1, .what = what};
+                assert_int_equal(ipfsrt_zarr_summarize_along(a, part, 2, along, &f, into, &err), IPFSRT_OK);
                 assert_true(same_bits(&got.count, &first.count) || into == &first);
                 assert_true(same_bits(&got.sum, &first.sum) || into == &first);
                 assert_true(same_bits(&got.min, &first.min) || into == &first);
@@ -690,8 +693,8 @@ static void assert_float_sums_in_order(const ipfsrt_zarr_node *a, const ipfsrt_n
             ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
             ipfsrt_zarr_summaries got;
             ipfsrt_zarr_summaries_init(&got);
-            assert_int_equal(ipfsrt_zarr_summarize_along(a, part, 2, &o, NULL, 0, down, IPFSRT_ZARR_FOLD_SUMS, &got,
-                                                         &err), IPFSRT_OK);
+            ipfsrt_zarr_fold_options f = {.size = sizeof f, .read = &o, .what = IPFSRT_ZARR_FOLD_SUMS};
+            assert_int_equal(ipfsrt_zarr_summarize_along(a, part, 2, down, &f, &got, &err), IPFSRT_OK);
             assert_int_equal(got.sum.dtype, IPFSRT_DTYPE_FLOAT32);
             assert_true(same_bits(&got.sum, &want));
             ipfsrt_zarr_summaries_free(&got);
@@ -722,11 +725,12 @@ static void test_summarize_along(void **state) {
     ipfsrt_zarr_summaries got;
     ipfsrt_zarr_summaries_init(&got);
     assert_float_sums_in_order(floats, rows, &sh);
-    assert_int_equal(ipfsrt_zarr_summarize_along(floats, rows, 2, NULL, NULL, 0, both, IPFSRT_ZARR_FOLD_SUMS, &got, &err),
-                     IPFSRT_EUNSUPPORTED);
+    ipfsrt_zarr_fold_options sums;
+    ipfsrt_zarr_fold_options_init(&sums);
+    sums.what = IPFSRT_ZARR_FOLD_SUMS;
+    assert_int_equal(ipfsrt_zarr_summarize_along(floats, rows, 2, both, &sums, &got, &err), IPFSRT_EUNSUPPORTED);
     if (!strstr(err.message, "g/f") && !strstr(err.message, "f:")) fail_msg("message: %s", err.message);
-    assert_int_equal(ipfsrt_zarr_summarize_along(floats, one, 2, NULL, NULL, 0, down, IPFSRT_ZARR_FOLD_SUMS, &got, &err),
-                     IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_summarize_along(floats, one, 2, down, &sums, &got, &err), IPFSRT_OK);
     ipfsrt_ndarray x, x64;
     ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&x64);
     assert_int_equal(ipfsrt_zarr_read(floats, one, 2, &x, NULL, &err), IPFSRT_OK);
@@ -792,19 +796,20 @@ static void test_summarize_groups(void **state) {
             ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
             ipfsrt_zarr_summaries got;
             ipfsrt_zarr_summaries_init(&got);
-            assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, &o, &skip, 1, 0, group_of, 3,
-                                                          IPFSRT_ZARR_FOLD_SUMS | IPFSRT_ZARR_FOLD_EXTREMES, &got,
-                                                          &err), IPFSRT_OK);
+            ipfsrt_zarr_fold_options f = {.size = sizeof f, .read = &o, .skip = &skip, .n_skip = 1,
+                                          .what = IPFSRT_ZARR_FOLD_SUMS | IPFSRT_ZARR_FOLD_EXTREMES};
+            ipfsrt_zarr_groups months = {0, group_of, 3};
+            assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, &months, &f, &got, &err), IPFSRT_OK);
             assert_groups(&x64, group_of, 3, skip, &got);
             ipfsrt_zarr_summaries_free(&got);
         }
     ipfsrt_zarr_summaries got;
     ipfsrt_zarr_summaries_init(&got);
     size_t too_far[6] = {0, 0, 0, 3, 0, 0};
-    assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, NULL, NULL, 0, 0, too_far, 3, 0, &got, &err),
-                     IPFSRT_EBAD_ARGUMENT);
+    ipfsrt_zarr_groups past = {0, too_far, 3}, last = {1, group_of, 3};
+    assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, &past, NULL, &got, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "position 3 is in group 3 of 3"));
-    assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, NULL, NULL, 0, 1, group_of, 3, 0, &got, &err),
+    assert_int_equal(ipfsrt_zarr_summarize_groups(ints, NULL, 0, &last, NULL, &got, &err),
                      IPFSRT_EBAD_ARGUMENT); /* the last dimension */
     ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&x64);
     ipfsrt_zarr_node_free(ints);

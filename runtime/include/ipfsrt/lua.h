@@ -21,6 +21,20 @@ IPFSRT_API int ipfsrt_lua_open(struct lua_State *L);
 /* The same, under the name require "ipfsrt" looks for in a C module. */
 IPFSRT_API int luaopen_ipfsrt(struct lua_State *L);
 
+/* N-d arrays between a host's C and its Lua (ipfsrt.ndarray values). The
+ * array belongs to the Lua value: the pointer is valid while that value is
+ * reachable (on the stack, in a table, or luaL_ref'd into the registry to keep
+ * it past the current call), and is never freed by the host; its elements may
+ * be written in place, and Lua sees them. check raises a Lua error when the
+ * value at idx is something else (call it where Lua may raise: a
+ * lua_CFunction, or under lua_pcall); test returns NULL instead. */
+IPFSRT_API ipfsrt_ndarray *ipfsrt_lua_check_ndarray(struct lua_State *L, int idx);
+IPFSRT_API ipfsrt_ndarray *ipfsrt_lua_test_ndarray(struct lua_State *L, int idx);
+/* Pushes a new ipfsrt.ndarray that takes over a's buffer and view (a is left
+ * initialized and empty; Lua's collector frees the buffer). Raises on out of
+ * memory, as any push. */
+IPFSRT_API void ipfsrt_lua_push_ndarray(struct lua_State *L, ipfsrt_ndarray *a);
+
 /* Loading a gateway policy written in Lua (scripts/policies/README.md) into a
  * C client. Caller-filled: size first (ipfsrt_lua_policy_options_init). */
 typedef struct ipfsrt_lua_policy_options {
@@ -63,7 +77,8 @@ IPFSRT_API bool ipfsrt_lua_find_beside(const char *const *candidates, size_t n, 
  * this table (a light userdata in the registry under IPFSRT_LUA_API), never
  * through a second copy of the core linked into it: the host's ipfsrt may be
  * the executable, ipfsrt.so under a stock lua5.4 or a C program's static
- * library, and its arrays, thread settings and errors must be the same ones. */
+ * library, and its arrays, thread settings and errors must be the same ones.
+ * (A host linked with libipfsrt-lua calls the functions above directly.) */
 #define IPFSRT_LUA_API "ipfsrt.c_api"
 #define IPFSRT_LUA_API_VERSION 1
 
@@ -76,7 +91,7 @@ IPFSRT_API bool ipfsrt_lua_find_beside(const char *const *candidates, size_t n, 
 typedef struct ipfsrt_lua_api {
     unsigned version; /* IPFSRT_LUA_API_VERSION; fields are only ever added at the end */
     size_t size;      /* sizeof the host's table */
-    /* the ipfsrt.ndarray at idx, or NULL when it is something else */
+    /* ipfsrt_lua_test_ndarray, with its lifetime */
     ipfsrt_ndarray *(*test_ndarray)(struct lua_State *L, int idx);
     /* pushes a new ipfsrt.ndarray that takes over a's view (a is left empty) */
     void (*push_ndarray)(struct lua_State *L, ipfsrt_ndarray *a);

@@ -183,15 +183,32 @@ typedef struct ipfsrt_zarr_summary {
     double min, max;
 } ipfsrt_zarr_summary;
 
+#define IPFSRT_ZARR_FOLD_SUMS 1u
+#define IPFSRT_ZARR_FOLD_EXTREMES 2u
+
+/* How a fold (summarize, locate_extremes, summarize_along, _groups) reads
+ * and what it gathers. Caller-filled: size first
+ * (ipfsrt_zarr_fold_options_init); NULL options are the defaults. */
+typedef struct ipfsrt_zarr_fold_options {
+    size_t size;
+    const ipfsrt_zarr_read_options *read; /* how chunks are read and unscaled; NULL = defaults */
+    const double *skip;                   /* n_skip values left out (CF missing values) */
+    size_t n_skip;
+    unsigned what; /* IPFSRT_ZARR_FOLD_* gathered besides counts: summarize takes sums
+                      always, min and max with EXTREMES (else NaN); the per-position
+                      folds take each as asked; locate_extremes ignores it */
+} ipfsrt_zarr_fold_options;
+/* The defaults, size set: what a caller then fills in. */
+IPFSRT_EXPERIMENTAL void ipfsrt_zarr_fold_options_init(ipfsrt_zarr_fold_options *opts);
+
 /* Folds a selection of an array into *out without building it: each chunk is
- * summarized on a decoding thread as it is decoded (after opts->unscale), and
- * the chunks' summaries are combined in chunk order, so that the result is the
- * same on any number of threads, whatever order the chunks arrive in. skip:
- * n_skip values left out (CF missing values); extremes: min and max wanted too
- * (else NaN). */
+ * summarized on a decoding thread as it is decoded (after the read's
+ * unscale), and the chunks' summaries are combined in chunk order, so that
+ * the result is the same on any number of threads, whatever order the chunks
+ * arrive in. */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                                        const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                                        bool extremes, ipfsrt_zarr_summary *out, ipfsrt_error *err);
+                                                        const ipfsrt_zarr_fold_options *opts, ipfsrt_zarr_summary *out,
+                                                        ipfsrt_error *err);
 
 /* Where a selection's least and greatest values are: the count of its values
  * other than NaN and the values left out, the least and greatest (NaN when
@@ -205,13 +222,13 @@ typedef struct ipfsrt_zarr_extremes {
 } ipfsrt_zarr_extremes;
 
 /* Locates the extremes of a selection without building it: each chunk scanned
- * once, in its own type, on the decoding thread that decoded it (after
- * opts->unscale), the chunks' answers combined in chunk order (the same
- * answer on any thread count). skip: n_skip values left out. Selections with
- * negative steps, and 64-bit integers, are refused (EUNSUPPORTED). */
+ * once, in its own type, on the decoding thread that decoded it (after the
+ * read's unscale), the chunks' answers combined in chunk order (the same
+ * answer on any thread count). Selections with negative steps, and 64-bit
+ * integers, are refused (EUNSUPPORTED). */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection,
-                                                              int n, const ipfsrt_zarr_read_options *opts, const double *skip,
-                                                              size_t n_skip, ipfsrt_zarr_extremes *out, ipfsrt_error *err);
+                                                              int n, const ipfsrt_zarr_fold_options *opts,
+                                                              ipfsrt_zarr_extremes *out, ipfsrt_error *err);
 
 /* Summaries along some dimensions of a selection: for each position of the
  * others, the count of its values other than NaN and the values left out,
@@ -229,27 +246,29 @@ typedef struct ipfsrt_zarr_summaries {
     ipfsrt_ndarray min, max; /* with EXTREMES */
 } ipfsrt_zarr_summaries;
 
-#define IPFSRT_ZARR_FOLD_SUMS 1u
-#define IPFSRT_ZARR_FOLD_EXTREMES 2u
-
 IPFSRT_EXPERIMENTAL void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s);
 IPFSRT_EXPERIMENTAL void ipfsrt_zarr_summaries_free(ipfsrt_zarr_summaries *s);
-/* along[d] for each of the array's dimensions: folded along it. what: the
- * IPFSRT_ZARR_FOLD_* wanted besides the counts. */
+/* along[d] for each of the array's dimensions: folded along it. */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                                              const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                                              const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
-                                                              ipfsrt_error *err);
+                                                              const bool *along, const ipfsrt_zarr_fold_options *opts,
+                                                              ipfsrt_zarr_summaries *out, ipfsrt_error *err);
 
-/* Summaries per group along dimension dim (the array's; kept, not the last):
- * as folding along it, but selected position j of dim goes into group
- * group_of[j] (< n_groups, or SIZE_MAX: left out; one entry per selected
- * position), so the summaries have n_groups positions along dim: monthly
- * means of daily data from one read. Float sums as summarize_along takes them. */
+/* Groups along dimension dim (the array's; kept, not the last): selected
+ * position j of dim goes into group group_of[j] (< n_groups, or SIZE_MAX:
+ * left out; one entry per selected position). */
+typedef struct ipfsrt_zarr_groups {
+    int dim;
+    const size_t *group_of;
+    size_t n_groups;
+} ipfsrt_zarr_groups;
+
+/* Summaries per group: as folding along groups->dim, but into the groups, so
+ * the summaries have n_groups positions along it: monthly means of daily data
+ * from one read. Float sums as summarize_along takes them. */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
-                                                               const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                                               int dim, const size_t *group_of, size_t n_groups, unsigned what,
-                                                               ipfsrt_zarr_summaries *out, ipfsrt_error *err);
+                                                               const ipfsrt_zarr_groups *groups,
+                                                               const ipfsrt_zarr_fold_options *opts, ipfsrt_zarr_summaries *out,
+                                                               ipfsrt_error *err);
 
 /* Reads n arrays whole into outs[0..n-1] (initialized), their chunks asked for
  * in one batch when they share a store and are few (one round trip between

@@ -191,13 +191,18 @@ static ipfsrt_status check_extremes(const ipfsrt_zarr_meta *m, const reader *r, 
 }
 
 ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                          const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                          ipfsrt_zarr_extremes *out, ipfsrt_error *err) {
+                                          const ipfsrt_zarr_fold_options *fold_opts, ipfsrt_zarr_extremes *out,
+                                          ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (!m) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
-    fold_spec fold = {.skip = skip, .n_skip = n_skip, .what = IPFSRT_ZARR_FOLD_EXTREMES, .locate = true};
+    fold_spec fold;
+    const ipfsrt_zarr_read_options *opts;
+    ipfsrt_status st = ipfsrt_zarr_fold_take(fold_opts, &fold, &opts, err);
+    if (st != IPFSRT_OK) return st;
+    fold.what = IPFSRT_ZARR_FOLD_EXTREMES;
+    fold.locate = true;
     reader *r;
-    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
+    st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
     if (st != IPFSRT_OK) return st;
     st = check_extremes(m, r, opts, err);
     if (st == IPFSRT_OK && !(fold.extremes = calloc(r->total ? r->total : 1, sizeof(unit_extremes))))

@@ -5,7 +5,9 @@
  * same whatever the thread count and the order the chunks arrive in. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/base_internal.h"
 #include "zarr/reader.h"
 
 /* One element's value. */
@@ -108,15 +110,32 @@ static void combine(const reader *r, ipfsrt_zarr_summary *out) {
     }
 }
 
+void ipfsrt_zarr_fold_options_init(ipfsrt_zarr_fold_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
+}
+
+ipfsrt_status ipfsrt_zarr_fold_take(const ipfsrt_zarr_fold_options *theirs, fold_spec *fold,
+                                    const ipfsrt_zarr_read_options **read, ipfsrt_error *err) {
+    ipfsrt_zarr_fold_options mine;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(mine, theirs, ipfsrt_zarr_fold_options_init, err);
+    *fold = (fold_spec){.skip = mine.skip, .n_skip = mine.n_skip, .what = mine.what, .group_dim = -1};
+    *read = mine.read;
+    return st;
+}
+
 ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                    const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                    bool extremes_wanted, ipfsrt_zarr_summary *out, ipfsrt_error *err) {
+                                    const ipfsrt_zarr_fold_options *fold_opts, ipfsrt_zarr_summary *out, ipfsrt_error *err) {
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (m && !ipfsrt_dtype_is_int(m->dtype) && !ipfsrt_dtype_is_float(m->dtype))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: no sums of %s values", m->name, ipfsrt_dtype_name(m->dtype));
-    fold_spec fold = {.skip = skip, .n_skip = n_skip, .what = extremes_wanted ? IPFSRT_ZARR_FOLD_EXTREMES : 0};
+    fold_spec fold;
+    const ipfsrt_zarr_read_options *opts;
+    ipfsrt_status st = ipfsrt_zarr_fold_take(fold_opts, &fold, &opts, err);
+    if (st != IPFSRT_OK) return st;
+    fold.what &= IPFSRT_ZARR_FOLD_EXTREMES; /* sums are always taken over everything */
     reader *r;
-    ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
+    st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, &fold, NULL, err);
     if (st != IPFSRT_OK) return st;
     r->partials = calloc(r->total ? r->total : 1, sizeof *r->partials);
     if (!r->partials) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory for %zu chunk summaries", r->total);

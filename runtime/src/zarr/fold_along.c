@@ -604,19 +604,27 @@ static ipfsrt_status summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
 }
 
 ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                          const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                          const bool *along, unsigned what, ipfsrt_zarr_summaries *out,
-                                          ipfsrt_error *err) {
-    fold_spec fold = {.skip = skip, .n_skip = n_skip, .along = along, .what = what, .group_dim = -1};
+                                          const bool *along, const ipfsrt_zarr_fold_options *fold_opts,
+                                          ipfsrt_zarr_summaries *out, ipfsrt_error *err) {
+    fold_spec fold;
+    const ipfsrt_zarr_read_options *opts;
+    ipfsrt_status st = ipfsrt_zarr_fold_take(fold_opts, &fold, &opts, err);
+    if (st != IPFSRT_OK) return st;
+    fold.along = along;
     return summarize(array, sel, n, opts, &fold, out, err);
 }
 
 ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
-                                           const ipfsrt_zarr_read_options *opts, const double *skip, size_t n_skip,
-                                           int dim, const size_t *group_of, size_t n_groups, unsigned what,
+                                           const ipfsrt_zarr_groups *groups, const ipfsrt_zarr_fold_options *fold_opts,
                                            ipfsrt_zarr_summaries *out, ipfsrt_error *err) {
     bool along[IPFSRT_NDARRAY_MAX_DIMS] = {false};
-    fold_spec fold = {.skip = skip, .n_skip = n_skip, .along = along, .what = what, .group_dim = dim,
-                      .group_of = group_of, .n_groups = n_groups};
+    fold_spec fold;
+    const ipfsrt_zarr_read_options *opts;
+    ipfsrt_status st = ipfsrt_zarr_fold_take(fold_opts, &fold, &opts, err);
+    if (st != IPFSRT_OK) return st;
+    fold.along = along;
+    fold.group_dim = groups->dim;
+    fold.group_of = groups->group_of;
+    fold.n_groups = groups->n_groups;
     return summarize(array, sel, n, opts, &fold, out, err);
 }

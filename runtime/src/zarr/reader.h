@@ -42,6 +42,11 @@ typedef struct fold_spec {
     void *extremes;               /* locate: each unit's answer, combined in unit order */
 } fold_spec;
 
+/* The caller's fold options (NULL: defaults) as this fold's spec: skip and
+ * what into *fold, the read options (NULL: defaults) into *read. */
+ipfsrt_status ipfsrt_zarr_fold_take(const ipfsrt_zarr_fold_options *theirs, fold_spec *fold,
+                                    const ipfsrt_zarr_read_options **read, ipfsrt_error *err);
+
 /* A read in slabs (read_slabs.c). */
 typedef struct slab_plan slab_plan;
 /* Decoded ahead of the last slab handed over, unless the read says: slabs of
