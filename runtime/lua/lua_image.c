@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "bindings.h"
+#include "ipfsrt/image.h"
 
 /* The options both calls take: the colour scale's ends (named by low and
  * high), flip, scale and colorbar, from the table at idx (absent: defaults). */

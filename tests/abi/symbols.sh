@@ -2,7 +2,7 @@
 # Exports on purpose: what each shared library exports is exactly what its
 # public headers declare with IPFSRT_API or IPFSRT_EXPERIMENTAL, each under
 # its mark's version node, and every function a public header declares carries
-# a mark. libipfsrt: every header but lua.h; libipfsrt-lua: lua.h.
+# a mark. libipfsrt: every header but lua.h and image.h; libipfsrt-lua: those two.
 # Usage: symbols.sh BUILD_DIR
 set -eu
 cd "$(dirname "$0")/../.."
@@ -38,7 +38,7 @@ check() { # library, headers...
     [ -z "$missing" ] || { echo "$lib lacks what its headers declare:"; echo "$missing"; bad=1; }
     echo "$lib: $(wc -l < "$tmp/exported") symbols, each declared in a public header"
 }
-core_headers=$(ls runtime/include/ipfsrt/*.h | grep -v '/lua\.h$')
+core_headers=$(ls runtime/include/ipfsrt/*.h | grep -v '/lua\.h$\|/image\.h$')
 check "$build/libipfsrt.so" $core_headers
 # shellcheck disable=SC2086
 { marked_nodes IPFSRT_API IPFSRT_1 $core_headers; marked_nodes IPFSRT_EXPERIMENTAL IPFSRT_EXPERIMENTAL_1 $core_headers; } |
@@ -51,12 +51,16 @@ if ! cmp -s "$tmp/promised" "$tmp/nodes"; then
 fi
 echo "libipfsrt: $(grep -c '@@IPFSRT_1$' "$tmp/nodes") stable, $(grep -c '@@IPFSRT_EXPERIMENTAL_1$' "$tmp/nodes") experimental"
 
-check "$build/libipfsrt-lua.so" runtime/include/ipfsrt/lua.h
+check "$build/libipfsrt-lua.so" runtime/include/ipfsrt/lua.h runtime/include/ipfsrt/image.h
 # A C host links libipfsrt without an interpreter.
 if readelf -d "$build/libipfsrt.so" | grep -q 'NEEDED.*liblua'; then
     echo "$build/libipfsrt.so needs liblua"; bad=1
 fi
 if nm -D "$build/libipfsrt.so" | grep -q ' lua_\| luaL_'; then
     echo "$build/libipfsrt.so refers to the Lua API"; bad=1
+fi
+# Nor libpng: plotting is the Lua library's.
+if readelf -d "$build/libipfsrt.so" | grep -q 'NEEDED.*libpng'; then
+    echo "$build/libipfsrt.so needs libpng"; bad=1
 fi
 exit $bad

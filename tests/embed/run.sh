@@ -51,7 +51,7 @@ root=bafybeihjcinxwvt7yho4ukgcftiwrpwqd5mvc4ibnycf4crsgw2fh5ykju # ipfs-car's ro
 ${CC:-cc} $cflags tests/embed/embed.c -o "$out" $(pkg-config --cflags --libs ipfsrt-lua) -Wl,-rpath,"$libdir"
 # shellcheck disable=SC2046
 ${CC:-cc} $cflags tests/embed/embed.c -o "$out-static" $(pkg-config --cflags ipfsrt-lua) \
-    "$(pkg-config --variable=staticlib ipfsrt-lua)" $(static_core) $(pkg-config --libs lua5.4)
+    "$(pkg-config --variable=staticlib ipfsrt-lua)" $(static_core) $(pkg-config --libs $(pkg-config --variable=deps ipfsrt-lua))
 if ldd "$out-static" | grep -q libipfsrt; then echo "embed: the static host needs libipfsrt.so" >&2; exit 1; fi
 # (linked in, the library cannot tell where it was installed: the host says where the policies are)
 IPFSRT_POLICY_PATH=$(pkg-config --variable=policydir ipfsrt-lua) "$out-static" tests/fixtures/ipfs-car-small.car "$root" |

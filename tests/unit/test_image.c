@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "ipfsrt/image.h"
 
 typedef struct picture {
     png_uint_32 width, height;

@@ -30,9 +30,10 @@ extern "C" {
  * IPFSRT_EXPERIMENTAL: may change or go in any release (version node
  * IPFSRT_EXPERIMENTAL_1): a host that uses it builds against the exact
  * version it runs with. The n-d array's arithmetic, the Zarr analysis folds,
- * S3, the gateway server, the packer, NetCDF, kerchunk references and
- * plotting are experimental; reading verified data (CIDs, CARs, UnixFS, the
- * client, Zarr stores and arrays) is the core. */
+ * S3, the gateway server, the packer, NetCDF and kerchunk references are
+ * experimental; reading verified data (CIDs, CARs, UnixFS, the client, Zarr
+ * stores and arrays) is the core. Plotting (ipfsrt/image.h) is not in
+ * libipfsrt at all: libipfsrt-lua holds it, experimental too. */
 #define IPFSRT_EXPERIMENTAL IPFSRT_API
 
 #define IPFSRT_VERSION_STRING "0.2.0"

@@ -1,5 +1,7 @@
 /* ipfsrt — pictures written as PNG (libpng): colour maps and figures of 2-D
- * fields, and line plots. */
+ * fields, and line plots. In libipfsrt-lua (pkg-config ipfsrt-lua), not in
+ * the C core: a host that plots links it; one that reads data needs no
+ * libpng. Not included by ipfsrt.h. */
 #ifndef IPFSRT_IMAGE_H
 #define IPFSRT_IMAGE_H
 
