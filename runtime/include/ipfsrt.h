@@ -16,15 +16,33 @@
  * ipfsrt_threads_set: before threads start) that options override per object
  * (a client's, a CAR reader's hash_backend; threads of reads, writes,
  * clients and servers).
- *  - Option structs start with their size, set by ipfsrt_X_options_init:
- *    fields are only ever added at the end, and a host built against an older
- *    header keeps working.
+ *  - Structs the caller fills start with their size: options (set by
+ *    ipfsrt_X_options_init) and tables of callbacks (ipfsrt_policy_init, or
+ *    .size = sizeof). Fields are only ever added at the end, and a host built
+ *    against an older header keeps working: what its shorter struct lacks is
+ *    a default or NULL. A struct without its size fails with
+ *    IPFSRT_EBAD_ARGUMENT, naming how to fill it.
+ *  - A pointer to options may be NULL wherever a function takes one: the
+ *    defaults, as _init sets them (a function that needs a field set, such
+ *    as ipfsrt_server_new's CARs, then fails with IPFSRT_EBAD_ARGUMENT).
+ *    Options are read during the call only; pointers inside them (a gateway
+ *    list, a path, a client) must stay valid for as long as the header that
+ *    declares the field says (a store's borrowed client: the store's life).
+ *  - Lifetimes, unless a declaration says otherwise: what a function returns
+ *    by pointer into an object (a URL, a name, a view) lives until that
+ *    object is freed or changed; strings and buffers the caller passes in are
+ *    copied when the library keeps them; a callback's arguments are valid
+ *    during the callback only; a callback table's ctx is the caller's, freed
+ *    by the table's free when the library took the table over.
+ *  - Stable or not: IPFSRT_API marks the stable core, IPFSRT_EXPERIMENTAL
+ *    what may change in any release (ipfsrt/base.h says which is which).
  */
 #ifndef IPFSRT_H
 #define IPFSRT_H
 
 /* One header per module, lowest layer first; include just the ones you use, or
- * this. The Lua module (libipfsrt-lua) has its own: ipfsrt/lua.h. */
+ * this. The Lua module (libipfsrt-lua) has its own: ipfsrt/lua.h, and the
+ * plots, ipfsrt/image.h. */
 #include "ipfsrt/base.h"
 #include "ipfsrt/error.h"
 #include "ipfsrt/ndarray.h"
