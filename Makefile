@@ -9,7 +9,7 @@ CC ?= cc
 
 DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtls-dev libcjson-dev libssl-dev \
                libcmocka-dev libhdf5-dev libnetcdf-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools groff-base \
-               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev libyajl-dev python3-zarr \
+               libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev libyajl-dev python3-zarr doxygen \
                python3-xarray python3-scipy python3-cftime python3-fsspec python3-aiohttp python3-jinja2 python3-netcdf4 python3-h5py openmpi-bin libopenmpi-dev \
                nghttp2-proxy
 LUA_PC := lua5.4
@@ -74,7 +74,7 @@ MAIN_OBJ := $(BUILD)/obj/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all help test-readme test-man mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
+.PHONY: all help test-readme test-man mpi test-mpi deps demo tsan tamper bench-peers test test-layers test-symbols test-reference reference abi-baseline test-unit test-fuzz-replay test-numpy test-zarr test-dataset test-lua test-cli test-embed test-interop test-s3 example bench bench-deps install clean asan fuzz
 
 .DEFAULT_GOAL := all
 
@@ -244,8 +244,20 @@ deps:
 
 test: deps
 	$(MAKE) all $(UNIT_BIN)
-	$(MAKE) test-layers test-symbols test-readme test-man test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
+	$(MAKE) test-layers test-symbols test-reference test-readme test-man test-unit test-fuzz-replay test-lua test-cli test-numpy test-zarr test-dataset test-embed \
 	    test-interop test-s3 test-mpi
+
+# The per-function reference: a man page per exported function, from the
+# public headers' comments (doxygen), checked by tests/reference/run.sh.
+REFERENCE := $(BUILD)/reference/man/man3
+$(REFERENCE): tests/reference/Doxyfile runtime/include/ipfsrt.h $(wildcard runtime/include/ipfsrt/*.h)
+	@rm -rf $(BUILD)/reference && mkdir -p $(BUILD)/reference
+	@echo "  DOXYGEN $@"
+	@{ cat tests/reference/Doxyfile; echo "OUTPUT_DIRECTORY = $(BUILD)/reference"; \
+	   echo "WARN_LOGFILE = $(BUILD)/reference/warnings.txt"; } | doxygen -
+reference: $(REFERENCE)
+test-reference: $(REFERENCE)
+	@BUILD=$(BUILD) sh tests/reference/run.sh
 
 # Dependencies point down: no source includes a module of a higher layer.
 test-layers:
@@ -398,13 +410,14 @@ bench-peers: all $(BUILD)/bench/netem
 
 # Lua modules where Lua looks for them ($(PREFIX)/share/lua/5.4, the C module in
 # lib/lua/5.4); named policies and examples in share/ipfsrt.
-install: all
+install: all $(REFERENCE)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/ipfsrt $(DESTDIR)$(PREFIX)/lib/lua/5.4 \
 	    $(DESTDIR)$(PREFIX)/share/lua/5.4 $(DESTDIR)$(PREFIX)/share/ipfsrt \
-	    $(DESTDIR)$(PREFIX)/share/doc/ipfsrt $(DESTDIR)$(PREFIX)/share/man/man1
+	    $(DESTDIR)$(PREFIX)/share/doc/ipfsrt $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 755 $(BUILD)/ipfsrt $(DESTDIR)$(PREFIX)/bin/ipfsrt
 	install -m 644 runtime/ipfsrt.1 $(DESTDIR)$(PREFIX)/share/man/man1/ipfsrt.1
+	install -m 644 $(REFERENCE)/*.h.3ipfsrt $(REFERENCE)/ipfsrt_*.3ipfsrt $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 $(BUILD)/libipfsrt.a $(BUILD)/libipfsrt-lua.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libipfsrt.so $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	install -m 755 $(BUILD)/libipfsrt-lua.so $(DESTDIR)$(PREFIX)/lib/$(LUA_SONAME)

@@ -1,4 +1,5 @@
-/* ipfsrt — errors: status codes and the error value every call fills. */
+/** @file
+ * ipfsrt — errors: status codes and the error value every call fills. */
 #ifndef IPFSRT_ERROR_H
 #define IPFSRT_ERROR_H
 
@@ -53,18 +54,35 @@ typedef struct ipfsrt_error {
     char message[768];             /* human-readable, names the CID/offset too */
 } ipfsrt_error;
 
-/* Stable lower-case name of a status: its constant's suffix, e.g. "hash_mismatch"
- * for IPFSRT_EHASH_MISMATCH (what Lua's errors and the CLI print). */
+/** The stable lower-case name of a status: its constant's suffix, e.g.
+ * "hash_mismatch" for IPFSRT_EHASH_MISMATCH (what Lua's errors and the CLI print).
+ * @param code any value; those outside the enum are named "unknown"
+ * @return a static string
+ * @owner the library's; never freed */
 IPFSRT_API const char *ipfsrt_status_name(ipfsrt_status code);
+/** Empties an error: code IPFSRT_OK, no offset, no CID, no message.
+ * @param err the error to clear, or NULL (nothing happens) */
 IPFSRT_API void ipfsrt_error_clear(ipfsrt_error *err);
 
-/* Fills err (if any) and returns code: the one way errors are made, for callbacks
- * and bindings too. offset < 0 means "no offset". */
+/** Fills err (if any) and returns code: the one way errors are made, for
+ * callbacks and bindings too. The message is cut to fit (767 bytes).
+ * @param err filled when not NULL (its CID cleared)
+ * @param code the status to report
+ * @param offset the byte offset in the input at fault; < 0 for none
+ * @param fmt printf-style message naming the thing at fault, then its arguments
+ * @return code
+ * @errors none of its own: it returns the code given */
 IPFSRT_API ipfsrt_status ipfsrt_fail(ipfsrt_error *err, ipfsrt_status code, int64_t offset, const char *fmt,
                                      ...) IPFSRT_PRINTF(4, 5);
-/* Prefixes an already filled error's message with context ("reading x.car: "). */
+/** Prefixes an already filled error's message with context ("reading x.car: "),
+ * cutting its end when the two do not fit.
+ * @param err the error, or NULL (nothing happens)
+ * @param fmt printf-style prefix, then its arguments */
 IPFSRT_API void ipfsrt_error_prefix(ipfsrt_error *err, const char *fmt, ...) IPFSRT_PRINTF(2, 3);
-/* Moves an error's offset by delta (when a sub-parser worked on a slice). */
+/** Moves an error's offset by delta (when a sub-parser worked on a slice);
+ * an error without an offset keeps none.
+ * @param err the error, or NULL (nothing happens)
+ * @param delta bytes to add to the offset */
 IPFSRT_API void ipfsrt_error_shift(ipfsrt_error *err, int64_t delta);
 
 #ifdef __cplusplus
