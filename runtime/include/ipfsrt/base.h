@@ -1,4 +1,5 @@
-/* ipfsrt — what every module needs: the version, the standard types, the clock. */
+/** @file
+ * ipfsrt — what every module needs: the version, the standard types, the clock. */
 #ifndef IPFSRT_BASE_H
 #define IPFSRT_BASE_H
 
@@ -38,24 +39,31 @@ extern "C" {
 
 #define IPFSRT_VERSION_STRING "0.2.0"
 
-/* Monotonic wall-clock seconds. */
+/** Monotonic wall-clock seconds (CLOCK_MONOTONIC): for durations, not dates.
+ * @return seconds since an unspecified start */
 IPFSRT_API double ipfsrt_clock(void);
 
-/* Asks every fetch under way to stop (they fail with IPFSRT_ECANCELED, and a
- * download removes what it had written). Safe from a signal handler: a host
- * calls it for SIGINT and the like. sig names why (a signal number, or any
- * positive value); 0 clears the request. */
+/** Asks every fetch under way to stop: they fail with IPFSRT_ECANCELED, and a
+ * download removes what it had written. Safe from a signal handler: a host
+ * calls it for SIGINT and the like.
+ * @param sig why (a signal number, or any positive value); 0 clears the request */
 IPFSRT_API void ipfsrt_request_stop(int sig);
-/* What ipfsrt_request_stop was last given: 0 when no stop is asked for. */
+/** What ipfsrt_request_stop was last given.
+ * @return 0 when no stop is asked for, else its sig */
 IPFSRT_API int ipfsrt_stop_requested(void);
 
-/* Worker threads (hashing, decoding, encoding) when an option does not say:
+/** Worker threads (hashing, decoding, encoding) when an option does not say:
  * IPFSRT_THREADS when set (1-1024), else what the host chose with
  * ipfsrt_threads_set (the MPI module: the node's CPUs over its ranks), else
- * the CPUs this process may run on (its affinity mask, not the machine's). */
+ * the CPUs this process may run on (its affinity mask, not the machine's).
+ * @return 1 or more */
 IPFSRT_API unsigned ipfsrt_threads(void);
-/* 0 forgets the host's choice. */
+/** The host's choice of worker threads, which IPFSRT_THREADS still overrides;
+ * safe from any thread, read as threads start.
+ * @param n threads; 0 forgets the host's choice */
 IPFSRT_API void ipfsrt_threads_set(unsigned n);
+/** The CPUs this process may run on: its affinity mask, else the ones online.
+ * @return 1 or more */
 IPFSRT_API unsigned ipfsrt_cpus_usable(void);
 
 /* Bytes a result lends past the call that handed them over: hold(owner)

@@ -1,4 +1,5 @@
-/* ipfsrt — strict dag-pb. */
+/** @file
+ * ipfsrt — strict dag-pb. */
 #ifndef IPFSRT_DAGPB_H
 #define IPFSRT_DAGPB_H
 
@@ -24,14 +25,32 @@ typedef struct ipfsrt_dagpb_node {
     size_t link_count;
 } ipfsrt_dagpb_node;
 
-/* Strict dag-pb: PBLink fields in order 1,2,3 and each at most once, a Hash that
- * is a valid CID, Data at most once (before or after the links, not among
- * them), no unknown fields or wire types, nothing trailing. */
+/** Decodes strict dag-pb: PBLink fields in order 1,2,3 and each at most once, a
+ * Hash that is a valid CID, Data at most once (before or after the links, not
+ * among them), no unknown fields or wire types, nothing trailing.
+ * @param buf the block (untrusted: only len bytes are read)
+ * @param len its length
+ * @param node filled on success; left empty (nothing to free) on failure
+ * @param err filled on failure, with the offset at fault
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_DAGPB; a link's CID errors (IPFSRT_EBAD_CID,
+ * IPFSRT_EBAD_MULTIHASH, IPFSRT_EUNSUPPORTED); IPFSRT_EOUT_OF_MEMORY
+ * @owner node->links is the caller's (ipfsrt_dagpb_node_free); data and link
+ * names borrow buf */
 IPFSRT_API ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_node *node,
                                              ipfsrt_error *err);
+/** Releases a decoded node's links and empties it.
+ * @param node the node, or NULL
+ * @owner the links are freed; buf, which data and names borrowed, is the caller's */
 IPFSRT_API void ipfsrt_dagpb_node_free(ipfsrt_dagpb_node *node);
-/* Canonical encoding: links in the order given (callers sort directory entries),
- * then Data. A link with name == NULL has no Name field; "" writes an empty one. */
+/** Canonical encoding: links in the order given (callers sort directory
+ * entries), then Data. A link with name == NULL has no Name field; "" writes an
+ * empty one.
+ * @param node the node (links and data read only)
+ * @param out appended to
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_dagpb_node *node, ipfsrt_buf *out, ipfsrt_error *err);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* ipfsrt — SHA-2 through a small backend interface. */
+/** @file
+ * ipfsrt — SHA-2 through a small backend interface. */
 #ifndef IPFSRT_HASH_H
 #define IPFSRT_HASH_H
 
@@ -28,28 +29,95 @@ typedef struct ipfsrt_hash_backend {
 /* An incremental hash bound to the backend current when it was made. */
 typedef struct ipfsrt_hash_ctx ipfsrt_hash_ctx;
 
+/** An incremental hash bound to the backend current when it is made.
+ * @param ctx the new context, on success (NULL on failure)
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_hash_ctx_free */
 IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **ctx, ipfsrt_error *err);
-/* The same with a backend of the caller's choice (NULL: the current one): two
- * users of one process may hash with different backends. */
+/** An incremental hash on a backend of the caller's choice: two users of one
+ * process may hash with different backends.
+ * @param ctx the new context, on success (NULL on failure)
+ * @param backend as ipfsrt_hash_backend_find gives it; NULL = the current one
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_hash_ctx_free; backend must outlive it (built-in ones always do) */
 IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_new_with(ipfsrt_hash_ctx **ctx, const ipfsrt_hash_backend *backend,
                                                   ipfsrt_error *err);
-/* (Re)starts a digest; a context can be reused for any number of digests. */
+/** (Re)starts a digest; a context can be reused for any number of digests.
+ * @param ctx the context
+ * @param alg the function
+ * @param err filled on failure, naming the backend
+ * @return IPFSRT_OK
+ * @errors the backend's (IPFSRT_EUNSUPPORTED, IPFSRT_EOUT_OF_MEMORY) */
 IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err);
+/** Hashes more bytes, as they arrive.
+ * @param ctx a started context
+ * @param data len bytes
+ * @param len how many
+ * @param err filled on failure, naming the backend
+ * @return IPFSRT_OK
+ * @errors the backend's */
 IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,
                                                 ipfsrt_error *err);
+/** Ends the digest.
+ * @param ctx a started context
+ * @param out room for ipfsrt_hash_alg_size(alg) bytes
+ * @param err filled on failure, naming the backend
+ * @return IPFSRT_OK
+ * @errors the backend's */
 IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_finish(ipfsrt_hash_ctx *ctx, uint8_t *out, ipfsrt_error *err);
+/** Releases a context.
+ * @param ctx the context, or NULL
+ * @owner ctx is freed */
 IPFSRT_API void ipfsrt_hash_ctx_free(ipfsrt_hash_ctx *ctx);
 
+/** The process's backend: "openssl" when built in, else "mbedtls", or the one
+ * ipfsrt_hash_backend_select chose.
+ * @return a built-in backend
+ * @owner the library's, for the process's life */
 IPFSRT_API const ipfsrt_hash_backend *ipfsrt_hash_backend_current(void);
-/* NULL when that backend was not built in. */
+/** A built-in backend by name.
+ * @param name "openssl" or "mbedtls"
+ * @return the backend, or NULL when it was not built in
+ * @owner the library's, for the process's life */
 IPFSRT_API const ipfsrt_hash_backend *ipfsrt_hash_backend_find(const char *name);
-/* NULL-terminated list of the built-in backends. */
+/** The built-in backends.
+ * @return a NULL-terminated list
+ * @owner the library's, for the process's life */
 IPFSRT_API const ipfsrt_hash_backend *const *ipfsrt_hash_backends(void);
+/** Makes a built-in backend the process's, for contexts and clients made from
+ * then on (call it before threads hash).
+ * @param name "openssl" or "mbedtls"
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EUNSUPPORTED: not built in (the message lists those that are) */
 IPFSRT_API ipfsrt_status ipfsrt_hash_backend_select(const char *name, ipfsrt_error *err);
+/** A function's digest length.
+ * @param alg the function
+ * @return 32 or 64 */
 IPFSRT_API size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg);
+/** Hashes a whole buffer with the current backend.
+ * @param alg the function
+ * @param data len bytes
+ * @param len how many
+ * @param out room for ipfsrt_hash_alg_size(alg) bytes
+ * @param err filled on failure, naming the backend
+ * @return IPFSRT_OK
+ * @errors the backend's */
 IPFSRT_API ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
                                             ipfsrt_error *err);
-/* With a backend of the caller's choice (NULL: the current one). */
+/** Hashes a whole buffer with a backend of the caller's choice.
+ * @param backend NULL = the current one
+ * @param alg the function
+ * @param data len bytes
+ * @param len how many
+ * @param out room for ipfsrt_hash_alg_size(alg) bytes
+ * @param err filled on failure, naming the backend
+ * @return IPFSRT_OK
+ * @errors the backend's */
 IPFSRT_API ipfsrt_status ipfsrt_hash_digest_with(const ipfsrt_hash_backend *backend, ipfsrt_hash_alg alg,
                                                  const uint8_t *data, size_t len, uint8_t *out, ipfsrt_error *err);
 

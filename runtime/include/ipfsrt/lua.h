@@ -1,5 +1,5 @@
-/* ipfsrt — the Lua 5.4 module, for C hosts that run their own Lua state, and
- * the core's functions for C modules built apart from it (ipfsrt.mpi). */
+/** @file
+ * ipfsrt — the Lua 5.4 module, for C hosts that run their own Lua state, and the core's functions for C modules built apart from it (ipfsrt.mpi). */
 #ifndef IPFSRT_LUA_H
 #define IPFSRT_LUA_H
 
@@ -12,27 +12,41 @@ extern "C" {
 #endif
 
 struct lua_State;
-/* Pushes the ipfsrt module table onto a host's own Lua 5.4 state (and returns 1),
- * like require "ipfsrt" would, and makes require "ipfsrt" and the library's
- * Lua modules (ipfsrt.client, ipfsrt.policy, ...) loadable there. It does not
- * set the global ipfsrt: the host decides (lua_setglobal(L, "ipfsrt")), where
- * luaopen_ipfsrt, for a stock interpreter's require, sets it when unset. */
+/** Pushes the ipfsrt module table onto a host's own Lua 5.4 state, like
+ * require "ipfsrt" would, and makes require "ipfsrt" and the library's Lua
+ * modules (ipfsrt.client, ipfsrt.policy, ...) loadable there. It does not set
+ * the global ipfsrt: the host decides (lua_setglobal(L, "ipfsrt")), where
+ * luaopen_ipfsrt, for a stock interpreter's require, sets it when unset.
+ * @param L the host's state
+ * @return 1 (the table pushed); raises a Lua error on out of memory
+ * @owner the table is the state's; every object made through it is the state's garbage */
 IPFSRT_API int ipfsrt_lua_open(struct lua_State *L);
-/* The same, under the name require "ipfsrt" looks for in a C module. */
+/** ipfsrt_lua_open under the name require "ipfsrt" looks for in a C module,
+ * which also sets the global ipfsrt when it is unset.
+ * @param L the state
+ * @return 1 (the table pushed) */
 IPFSRT_API int luaopen_ipfsrt(struct lua_State *L);
 
-/* N-d arrays between a host's C and its Lua (ipfsrt.ndarray values). The
- * array belongs to the Lua value: the pointer is valid while that value is
- * reachable (on the stack, in a table, or luaL_ref'd into the registry to keep
- * it past the current call), and is never freed by the host; its elements may
- * be written in place, and Lua sees them. check raises a Lua error when the
- * value at idx is something else (call it where Lua may raise: a
- * lua_CFunction, or under lua_pcall); test returns NULL instead. */
+/** The n-d array of an ipfsrt.ndarray value, for a host's C. The array belongs
+ * to the Lua value: its elements may be written in place (Lua sees them).
+ * @param L the state
+ * @param idx the value's stack index
+ * @return the array; raises a Lua error when the value is something else (call
+ * it where Lua may raise: a lua_CFunction, or under lua_pcall)
+ * @owner the Lua value's: valid while that value is reachable (on the stack, in
+ * a table, or luaL_ref'd into the registry past the current call), never freed
+ * by the host */
 IPFSRT_API ipfsrt_ndarray *ipfsrt_lua_check_ndarray(struct lua_State *L, int idx);
+/** ipfsrt_lua_check_ndarray without raising.
+ * @param L the state
+ * @param idx the value's stack index
+ * @return the array, or NULL when the value is something else
+ * @owner as ipfsrt_lua_check_ndarray */
 IPFSRT_API ipfsrt_ndarray *ipfsrt_lua_test_ndarray(struct lua_State *L, int idx);
-/* Pushes a new ipfsrt.ndarray that takes over a's buffer and view (a is left
- * initialized and empty; Lua's collector frees the buffer). Raises on out of
- * memory, as any push. */
+/** Pushes a new ipfsrt.ndarray that takes over a's buffer and view.
+ * @param L the state (raises on out of memory, as any push)
+ * @param a an initialized array, left initialized and empty
+ * @owner the buffer becomes the Lua value's: Lua's collector frees it */
 IPFSRT_API void ipfsrt_lua_push_ndarray(struct lua_State *L, ipfsrt_ndarray *a);
 
 /* Loading a gateway policy written in Lua (scripts/policies/README.md) into a
@@ -49,27 +63,40 @@ typedef struct ipfsrt_lua_policy_options {
     void (*log)(void *user, const char *line);
     void *log_user;
 } ipfsrt_lua_policy_options;
-/* The defaults, size set: what a caller then fills in. */
+/** The defaults (a state of the policy's own, no log), size set: what a caller
+ * then fills in.
+ * @param opts the caller's struct */
 IPFSRT_API void ipfsrt_lua_policy_options_init(ipfsrt_lua_policy_options *opts);
 
-/* Fills *policy with the Lua policy spec names, for client's gateways: a
+/** Fills *policy with the Lua policy spec names, for client's gateways: a
  * named policy (found in IPFSRT_POLICY_PATH, then the installed ones), a
  * FILE.lua, or NULL for IPFSRT_POLICY's. The same contract and the same
- * counting as a C policy: ipfsrt_client_set_policy(client, policy, err)
- * takes it over (its max_in_flight answered then), and the policy's free
- * releases what it holds, for a host that does not hand it over. opts may be
- * NULL. Errors: IPFSRT_EBAD_POLICY (unknown name, unreadable file, a
- * constructor that fails, no order method), IPFSRT_EOUT_OF_MEMORY. */
+ * counting as a C policy (scripts/policies/README.md).
+ * @param policy filled on success (size set, every callback, its ctx)
+ * @param spec a name, a file, or NULL
+ * @param client the client whose gateways the policy sees (read now only)
+ * @param opts NULL = the defaults
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_POLICY: unknown name, unreadable file, a constructor that
+ * fails, no order method, no policy given; IPFSRT_EOUT_OF_MEMORY
+ * @owner ipfsrt_client_set_policy takes the policy over; a host that does not
+ * hand it over calls policy->free(policy->ctx). A lent state (opts->L) must
+ * outlive it, and no other thread may use that state while the client fetches */
 IPFSRT_API ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char *spec, const ipfsrt_client *client,
                                                const ipfsrt_lua_policy_options *opts, ipfsrt_error *err);
 
-/* Finds ipfsrt's files beside its code: the first of candidates (paths
+/** Finds ipfsrt's files beside its code: the first of candidates (paths
  * relative to the folder of whatever holds libipfsrt-lua's code: the ipfsrt
  * executable, libipfsrt-lua.so or the Lua module ipfsrt.so) under which probe
- * (a relative path, "" for the folder itself) exists, as "FOLDER/CANDIDATE"
- * into out; false when none does. The executable's Lua modules and the named
- * policies are found this way, so that a build tree or an installed prefix,
- * moved anywhere, finds its own. */
+ * exists. The executable's Lua modules and the named policies are found this
+ * way, so that a build tree or an installed prefix, moved anywhere, finds its own.
+ * @param candidates n relative paths
+ * @param n how many
+ * @param probe a relative path, "" for the folder itself
+ * @param out "FOLDER/CANDIDATE", on success
+ * @param size out's room
+ * @return true when one was found */
 IPFSRT_API bool ipfsrt_lua_find_beside(const char *const *candidates, size_t n, const char *probe, char *out,
                                        size_t size);
 
