@@ -1,4 +1,5 @@
-/* ipfsrt — verified reads through untrusted HTTP gateways. */
+/** @file
+ * ipfsrt — verified reads through untrusted HTTP gateways. */
 #ifndef IPFSRT_CLIENT_H
 #define IPFSRT_CLIENT_H
 
@@ -27,14 +28,32 @@ typedef struct ipfsrt_gateway_list {
     char source[4200]; /* "IPFS_GATEWAY", a file's path, "the built-in list ..." */
 } ipfsrt_gateway_list;
 
+/** An empty list, source "".
+ * @param list the caller's struct
+ * @owner the caller's; the URLs added are released by ipfsrt_gateway_list_free */
 IPFSRT_API void ipfsrt_gateway_list_init(ipfsrt_gateway_list *list);
 
-/* Appends a URL (trailing slashes dropped; http and https only). */
+/** Appends a gateway's base URL, trailing slashes dropped.
+ * @param list an initialized list
+ * @param url http:// or https://
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT: not an http(s) URL, more than IPFSRT_MAX_GATEWAYS;
+ * IPFSRT_EOUT_OF_MEMORY
+ * @owner url is copied */
 IPFSRT_API ipfsrt_status ipfsrt_gateway_list_add(ipfsrt_gateway_list *list, const char *url, ipfsrt_error *err);
-/* The IPFS_GATEWAY variable (URLs separated by commas or spaces), else the first
- * line of the first IPIP-280 file found ($IPFS_PATH/gateway, ~/.ipfs/gateway,
- * $XDG_CONFIG_HOME/ipfs/gateway, /etc/ipfs/gateway), else public gateways. */
+/** The gateways a user configured: the IPFS_GATEWAY variable (URLs separated
+ * by commas or spaces), else the first line of the first IPIP-280 file found
+ * ($IPFS_PATH/gateway, ~/.ipfs/gateway, $XDG_CONFIG_HOME/ipfs/gateway,
+ * /etc/ipfs/gateway), else public gateways; list->source says which.
+ * @param list an initialized list, appended to
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_gateway_list_add, naming where the URL came from */
 IPFSRT_API ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, ipfsrt_error *err);
+/** Releases the URLs and empties the list (initialized again).
+ * @param list the list
+ * @owner its URLs are freed */
 IPFSRT_API void ipfsrt_gateway_list_free(ipfsrt_gateway_list *list);
 
 /* Why a gateway's answer was not used. */
@@ -55,9 +74,16 @@ typedef enum ipfsrt_gateway_error {
     IPFSRT_GWERR_COUNT
 } ipfsrt_gateway_error;
 
-/* Stable lower-case name, e.g. "hash_mismatch". */
+/** A stable lower-case name for a kind of gateway failure ("hash_mismatch"),
+ * as policies written in Lua see it.
+ * @param e the kind
+ * @return a static string ("unknown" outside the enum)
+ * @owner the library's */
 IPFSRT_API const char *ipfsrt_gateway_error_name(ipfsrt_gateway_error e);
-/* True for the kinds that mean the gateway sent bad data. */
+/** Whether a kind of failure means the gateway sent bad data (hash_mismatch,
+ * wrong_dag): what outcome.verification_failed says.
+ * @param e the kind
+ * @return true for the verification failures */
 IPFSRT_API bool ipfsrt_gateway_error_is_verification(ipfsrt_gateway_error e);
 
 typedef enum ipfsrt_policy_request_kind {
@@ -118,7 +144,8 @@ typedef struct ipfsrt_policy {
      * cap): asked once per gateway when a client takes the policy. */
     ipfsrt_status (*max_in_flight)(void *ctx, size_t gateway, unsigned *cap, ipfsrt_error *err);
 } ipfsrt_policy;
-/* Every function NULL, size set: what a caller then fills in. */
+/** Every callback NULL, size set: what a caller then fills in.
+ * @param policy the caller's struct */
 IPFSRT_API void ipfsrt_policy_init(ipfsrt_policy *policy);
 
 typedef struct ipfsrt_client_options {
@@ -152,29 +179,66 @@ typedef struct ipfsrt_client_options {
                                  first (processes sharing it each keep to it); 0 = 10 GiB;
                                  UINT64_MAX = no limit */
 } ipfsrt_client_options;
-/* The defaults, size set: what a caller then fills in. */
+/** The defaults, size set: what a caller then fills in.
+ * @param opts the caller's struct */
 IPFSRT_API void ipfsrt_client_options_init(ipfsrt_client_options *opts);
 
 typedef struct ipfsrt_client ipfsrt_client;
 
+/** A client reading through gateways, verifying every block (unless no_verify).
+ * @param client the new client, on success (NULL on failure)
+ * @param opts NULL = the defaults
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_gateway_list_add (a gateway in opts or the defaults);
+ * IPFSRT_EIO (cache_dir); IPFSRT_EOUT_OF_MEMORY; libcurl's setup failing
+ * @owner the caller's: ipfsrt_client_free. opts is read now: its gateway list
+ * is copied */
 IPFSRT_API ipfsrt_status ipfsrt_client_new(ipfsrt_client **client, const ipfsrt_client_options *opts,
                                             ipfsrt_error *err);
+/** Stops the client's transfers and threads and releases it, its cache and its
+ * policy (whose free it calls).
+ * @param client the client, or NULL
+ * @owner everything it lent (blocks, URLs) is no longer valid */
 IPFSRT_API void ipfsrt_client_free(ipfsrt_client *client);
-/* The client takes over the policy (and calls its free once done with it, on
+/** The client takes over the policy (and calls its free once done with it, on
  * failure too); NULL restores the default. Every gateway's cap is then set to
- * what the policy's max_in_flight answers (0 without one): a failure there
- * (or a policy without its size) restores the default policy and is returned. */
+ * what the policy's max_in_flight answers (0 without one).
+ * @param client an idle client (not inside one of its own callbacks)
+ * @param policy copied at its size; NULL = the default order
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT: a policy without its size; IPFSRT_EUNSUPPORTED: a
+ * longer struct setting members this library does not know; the policy's
+ * max_in_flight failure (the default policy is then restored)
+ * @owner the policy's ctx passes to the client */
 IPFSRT_API ipfsrt_status ipfsrt_client_set_policy(ipfsrt_client *client, const ipfsrt_policy *policy,
                                                   ipfsrt_error *err);
-/* The most requests in flight at one gateway (0 to len-1) from now on: a
- * gateway's own limit (rate limits, a small server), within the client's cap
- * (max_concurrency, or the fixed concurrency); 0 = the client's cap again.
- * A policy's max_in_flight sets the same. */
+/** The most requests in flight at one gateway from now on: a gateway's own
+ * limit (rate limits, a small server), within the client's cap (max_concurrency,
+ * or the fixed concurrency). A policy's max_in_flight sets the same.
+ * @param client the client
+ * @param gateway 0 to count-1 (others are ignored)
+ * @param cap requests; 0 = the client's cap again */
 IPFSRT_API void ipfsrt_client_set_gateway_cap(ipfsrt_client *client, size_t gateway, unsigned cap);
+/** How many gateways the client reads through.
+ * @param client the client
+ * @return the count */
 IPFSRT_API size_t ipfsrt_client_gateway_count(const ipfsrt_client *client);
+/** A gateway's base URL.
+ * @param client the client
+ * @param i 0 to count-1
+ * @return the URL, or NULL past the end
+ * @owner the client's: valid until ipfsrt_client_free */
 IPFSRT_API const char *ipfsrt_client_gateway_url(const ipfsrt_client *client, size_t i);
-/* Where the gateway list came from (see ipfsrt_gateway_list.source). */
+/** Where the gateway list came from (see ipfsrt_gateway_list.source).
+ * @param client the client
+ * @return "IPFS_GATEWAY", a file's path, "the built-in list ...", or the caller's
+ * @owner the client's: valid until ipfsrt_client_free */
 IPFSRT_API const char *ipfsrt_client_gateway_source(const ipfsrt_client *client);
+/** Whether the client checks what it reads (false in no_verify mode).
+ * @param client the client
+ * @return true when every byte it hands out was verified */
 IPFSRT_API bool ipfsrt_client_verifies(const ipfsrt_client *client);
 
 /* Called as body bytes arrive: total so far and, when known, expected (else 0);
@@ -183,13 +247,34 @@ IPFSRT_API bool ipfsrt_client_verifies(const ipfsrt_client *client);
  * with that error (a way to cancel a long read). */
 typedef ipfsrt_status (*ipfsrt_client_progress_fn)(void *user, uint64_t done, uint64_t expected,
                                                    ipfsrt_error *err);
+/** The function told of body bytes as they arrive (see
+ * ipfsrt_client_progress_fn): total so far and, when known, expected; and again
+ * after each second without any. Anything but IPFSRT_OK from it stops the call
+ * under way with that error (a way to cancel a long read).
+ * @param client the client
+ * @param fn NULL = none
+ * @param user handed to fn
+ * @owner user stays the caller's, and must outlive the client or the next call here */
 IPFSRT_API void ipfsrt_client_set_progress(ipfsrt_client *client, ipfsrt_client_progress_fn fn, void *user);
 
-/* One verified block (from the cache or a gateway); release it with
- * ipfsrt_blocksource_release on ipfsrt_client_blocksource's source. */
+/** One verified block, from the cache or a gateway.
+ * @param client the client (verifying)
+ * @param cid the block's CID
+ * @param ref set on success: the bytes, lent
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EFETCH_FAILED (every gateway failed: the message names each and
+ * why), IPFSRT_EUNAVAILABLE (every gateway said it has none: no proof of
+ * absence), IPFSRT_ETIMED_OUT, IPFSRT_ECANCELED (a stop request), IPFSRT_EBAD_POLICY
+ * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY
+ * @owner lent until ipfsrt_blocksource_release on ipfsrt_client_blocksource's source */
 IPFSRT_API ipfsrt_status ipfsrt_client_block(ipfsrt_client *client, const ipfsrt_cid *cid,
                                              ipfsrt_blocksource_ref *ref, ipfsrt_error *err);
-/* A block source over the client: blocks come from the cache, else by CID. */
+/** A block source over the client: blocks come from the cache, else by CID
+ * from the gateways, verified.
+ * @param src filled, size set
+ * @param client the client
+ * @owner the client must outlive the source; one thread at a time, as the client */
 IPFSRT_API void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksource *src);
 
 /* Many blocks at once; fn sees each verified block as it arrives (in any order,
@@ -198,30 +283,107 @@ IPFSRT_API void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksou
 typedef ipfsrt_status (*ipfsrt_client_block_fn)(void *user, size_t index, const ipfsrt_cid *cid,
                                                  const uint8_t *data, size_t len,
                                                  ipfsrt_error *err);
+/** Many blocks at once; fn sees each verified block as it arrives (in any
+ * order, index = its position in cids). The first failure stops the batch.
+ * Unverified clients make plain GETs of /ipfs/CID instead and check nothing.
+ * @param client the client
+ * @param cids n CIDs
+ * @param n how many
+ * @param fn called for each (its data valid during the call only)
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EFETCH_FAILED (every gateway failed: the message names each and
+ * why), IPFSRT_EUNAVAILABLE (every gateway said it has none: no proof of
+ * absence), IPFSRT_ETIMED_OUT, IPFSRT_ECANCELED (a stop request), IPFSRT_EBAD_POLICY
+ * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY; fn's own error
+ * @owner fn must not call the client's fetching functions */
 IPFSRT_API ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *client, const ipfsrt_cid *cids, size_t n,
                                               ipfsrt_client_block_fn fn, void *user, ipfsrt_error *err);
 
-/* Paths: CID[/path], /ipfs/CID[/path] or ipfs://CID[/path]. Unverified clients
- * also take http(s):// URLs in ipfsrt_client_read. */
+/** What is at a path: its type, size and CID. Paths are CID[/path],
+ * /ipfs/CID[/path] or ipfs://CID[/path].
+ * @param client the client
+ * @param path the path
+ * @param info set on success
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EFETCH_FAILED (every gateway failed: the message names each and
+ * why), IPFSRT_EUNAVAILABLE (every gateway said it has none: no proof of
+ * absence), IPFSRT_ETIMED_OUT, IPFSRT_ECANCELED (a stop request), IPFSRT_EBAD_POLICY
+ * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY; the path's: IPFSRT_EBAD_CID (its root), IPFSRT_ENOT_FOUND (a verified
+ * directory without the name), IPFSRT_ENOT_DIRECTORY, IPFSRT_ESYMLINK,
+ * IPFSRT_EBAD_UNIXFS, IPFSRT_EBAD_DAGPB */
 IPFSRT_API ipfsrt_status ipfsrt_client_stat(ipfsrt_client *client, const char *path,
                                             ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
-/* Lists a directory; with fetch_types each entry's type and size are looked up
- * (one block per entry, fetched concurrently). */
+/** Lists a directory (HAMT-sharded ones too), each entry checked against the
+ * verified directory.
+ * @param client the client
+ * @param path the directory's path
+ * @param fetch_types look each entry's type and size up (one block per entry,
+ * fetched concurrently); else they are unknown
+ * @param fn called per entry (its fields valid during the call only)
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EFETCH_FAILED (every gateway failed: the message names each and
+ * why), IPFSRT_EUNAVAILABLE (every gateway said it has none: no proof of
+ * absence), IPFSRT_ETIMED_OUT, IPFSRT_ECANCELED (a stop request), IPFSRT_EBAD_POLICY
+ * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY; the path's: IPFSRT_EBAD_CID (its root), IPFSRT_ENOT_FOUND (a verified
+ * directory without the name), IPFSRT_ENOT_DIRECTORY, IPFSRT_ESYMLINK,
+ * IPFSRT_EBAD_UNIXFS, IPFSRT_EBAD_DAGPB; fn's own error */
 IPFSRT_API ipfsrt_status ipfsrt_client_ls(ipfsrt_client *client, const char *path, bool fetch_types,
                                           ipfsrt_unixfs_entry_fn fn, void *user, ipfsrt_error *err);
-/* File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
- * Verified bytes reach write only once their block matched its CID and sits
- * on the path from the root. */
+/** File bytes [offset, offset + length) in order. Verified bytes reach write
+ * only once their block matched its CID and sits on the path from the root.
+ * Unverified clients also take http(s):// URLs.
+ * @param client the client
+ * @param path the file's path
+ * @param offset the first byte
+ * @param length bytes; UINT64_MAX = to the end
+ * @param write called with the bytes in order (valid during the call only)
+ * @param user handed to write
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EFETCH_FAILED (every gateway failed: the message names each and
+ * why), IPFSRT_EUNAVAILABLE (every gateway said it has none: no proof of
+ * absence), IPFSRT_ETIMED_OUT, IPFSRT_ECANCELED (a stop request), IPFSRT_EBAD_POLICY
+ * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY; the path's: IPFSRT_EBAD_CID (its root), IPFSRT_ENOT_FOUND (a verified
+ * directory without the name), IPFSRT_ENOT_DIRECTORY, IPFSRT_ESYMLINK,
+ * IPFSRT_EBAD_UNIXFS, IPFSRT_EBAD_DAGPB; IPFSRT_ENOT_FILE; IPFSRT_EBAD_RANGE (offset past
+ * the end); write's own error */
 IPFSRT_API ipfsrt_status ipfsrt_client_read(ipfsrt_client *client, const char *path, uint64_t offset,
                                             uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
                                             ipfsrt_error *err);
-/* Writes the file, tree or symlink at path to dest (which must not exist);
- * nothing is left behind on failure. */
+/** Writes the file, tree or symlink at path to dest (which must not exist);
+ * nothing is left behind on failure.
+ * @param client the client
+ * @param path the path
+ * @param dest a file system path
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EFETCH_FAILED (every gateway failed: the message names each and
+ * why), IPFSRT_EUNAVAILABLE (every gateway said it has none: no proof of
+ * absence), IPFSRT_ETIMED_OUT, IPFSRT_ECANCELED (a stop request), IPFSRT_EBAD_POLICY
+ * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY; the path's: IPFSRT_EBAD_CID (its root), IPFSRT_ENOT_FOUND (a verified
+ * directory without the name), IPFSRT_ENOT_DIRECTORY, IPFSRT_ESYMLINK,
+ * IPFSRT_EBAD_UNIXFS, IPFSRT_EBAD_DAGPB; IPFSRT_EIO (dest, naming it) */
 IPFSRT_API ipfsrt_status ipfsrt_client_export(ipfsrt_client *client, const char *path, const char *dest,
                                               ipfsrt_error *err);
-/* The DAG under path (UnixFS), every block verified, written to the CAR file
+/** The DAG under path (UnixFS), every block verified, written to the CAR file
  * dest with the path's CID as its root (as `ipfs dag export` does): an archive
- * any IPFS tool can import. dest must not exist; it appears complete or not at all. */
+ * any IPFS tool can import. dest must not exist; it appears complete or not at all.
+ * @param client the client (verifying)
+ * @param path the path
+ * @param dest the CAR's path
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EFETCH_FAILED (every gateway failed: the message names each and
+ * why), IPFSRT_EUNAVAILABLE (every gateway said it has none: no proof of
+ * absence), IPFSRT_ETIMED_OUT, IPFSRT_ECANCELED (a stop request), IPFSRT_EBAD_POLICY
+ * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY; the path's: IPFSRT_EBAD_CID (its root), IPFSRT_ENOT_FOUND (a verified
+ * directory without the name), IPFSRT_ENOT_DIRECTORY, IPFSRT_ESYMLINK,
+ * IPFSRT_EBAD_UNIXFS, IPFSRT_EBAD_DAGPB; IPFSRT_EIO (dest, naming it) */
 IPFSRT_API ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const char *path, const char *dest,
                                                   ipfsrt_error *err);
 
@@ -238,30 +400,77 @@ IPFSRT_API ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const c
  * make one plain GET per path, all in flight at once (within the concurrency). */
 typedef struct ipfsrt_client_batch ipfsrt_client_batch;
 
+/** A batch of reads on one client, collected as each completes (like curl's
+ * multi handle), with the verification, policy, retries, hedging and cache of
+ * single reads.
+ * @param batch the new batch, on success
+ * @param client the client, used by nothing else until the batch is freed
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_client_batch_free; the client must outlive it */
 IPFSRT_API ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **batch, ipfsrt_client *client,
                                                  ipfsrt_error *err);
-/* Reads are added before the first ipfsrt_client_batch_next.
- * Bytes [offset, offset + length) of the file at path (length UINT64_MAX = to the end). */
+/** Adds bytes [offset, offset + length) of the file at path; reads are added
+ * before the first ipfsrt_client_batch_next.
+ * @param batch the batch
+ * @param path the file's path (copied)
+ * @param offset the first byte
+ * @param length bytes; UINT64_MAX = to the end
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (after the first _next, or a plain URL on a
+ * verifying client); IPFSRT_EBAD_CID (the root); IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *batch, const char *path,
                                                       uint64_t offset, uint64_t length, ipfsrt_error *err);
-/* The last length bytes of the file at path (all of it when it is shorter). */
+/** Adds the last length bytes of the file at path (all of it when it is shorter).
+ * @param batch the batch
+ * @param path the file's path (copied)
+ * @param length bytes from the end
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_client_batch_add_path */
 IPFSRT_API ipfsrt_status ipfsrt_client_batch_add_suffix(ipfsrt_client_batch *batch, const char *path, uint64_t length,
                                                         ipfsrt_error *err);
+/** Adds one block by CID.
+ * @param batch the batch
+ * @param cid the block's CID (copied)
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (after the first _next); IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *batch, const ipfsrt_cid *cid,
                                                        ipfsrt_error *err);
-/* Waits for the next read to complete and describes it in *result (its key:
- * the path as added, "" for a block; its cid: the block's, or the file's the
- * path named once resolved; both valid until the next call), or sets *done
- * when every read has been reported. A read that failed is a result with its own
- * status; the call itself fails only for what stops the whole batch (out of
- * memory, a failing policy or progress callback). */
+/** Waits for the next read to complete and describes it in *result, or sets
+ * *done when every read has been reported. A read that failed is a result with
+ * its own status (and error); the call itself fails only for what stops the
+ * whole batch.
+ * @param batch the batch
+ * @param result its key (the path as added, "" for a block), its cid (the
+ * block's, or the file's once resolved), its bytes and status
+ * @param done set when nothing is left
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EOUT_OF_MEMORY, IPFSRT_EBAD_POLICY or a progress callback's
+ * error, IPFSRT_ECANCELED (a stop request)
+ * @owner the result's key, cid and bytes are valid until the next call */
 IPFSRT_API ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *batch, ipfsrt_range_result *result,
                                                   bool *done, ipfsrt_error *err);
-/* Cancels the reads still in flight and releases the batch. */
+/** Cancels the reads still in flight and releases the batch.
+ * @param batch the batch, or NULL
+ * @owner results it lent are no longer valid */
 IPFSRT_API void ipfsrt_client_batch_free(ipfsrt_client_batch *batch);
 
-/* Ranges of the files at the requests' paths, as a batch: fn sees each as it
- * completes (as ipfsrt_client_batch_next describes it). */
+/** Ranges of the files at the requests' paths, as a batch: fn sees each as it
+ * completes (as ipfsrt_client_batch_next describes it).
+ * @param client the client
+ * @param requests n requests (keys are paths)
+ * @param n how many
+ * @param fn called per result, each exactly once
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_client_batch_next; fn's own error
+ * @owner each result is valid during fn's call only (or held through its lent) */
 IPFSRT_API ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *client, const ipfsrt_range_request *requests,
                                                 size_t n, ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
 
@@ -276,6 +485,11 @@ typedef struct ipfsrt_client_gateway_stats {
     double latency_p50_s, latency_p90_s, latency_p99_s; /* first byte, recent requests */
 } ipfsrt_client_gateway_stats;
 
+/** A gateway's counts since the client was made: requests, answers used,
+ * bytes, failures by kind, and recent first-byte latencies.
+ * @param client the client
+ * @param i 0 to count-1 (zeros past the end)
+ * @param stats filled */
 IPFSRT_API void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, size_t i,
                                             ipfsrt_client_gateway_stats *stats);
 
@@ -296,44 +510,88 @@ typedef struct ipfsrt_client_relay_stats {
     uint64_t prefetched; /* blocks that came in prefetches' answers */
 } ipfsrt_client_relay_stats;
 
+/** A relay that shares one client with many threads: its block source may be
+ * called from any thread, while one thread drives the client in
+ * ipfsrt_client_relay_run.
+ * @param relay the new relay, on success
+ * @param client a verifying client, used by nothing else while the relay runs
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (an unverified client); IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_client_relay_free; the client must outlive it */
 IPFSRT_API ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **relay, ipfsrt_client *client,
                                                  ipfsrt_error *err);
+/** A block source any thread may call: each call waits for its block (from
+ * the cache, a block kept, or fetched by the driving thread).
+ * @param relay the relay
+ * @param src filled, size set
+ * @owner the relay must outlive the source */
 IPFSRT_API void ipfsrt_client_relay_blocksource(ipfsrt_client_relay *relay, ipfsrt_blocksource *src);
-/* The blocks the relay holds now (kept, or fetched for a caller), and
+/** The blocks the relay holds now (kept, or fetched for a caller), and
  * IPFSRT_ENOT_FOUND for the rest: nothing is asked for. A walk over it tells
- * whether a path needs a prefetch. */
+ * whether a path needs a prefetch.
+ * @param relay the relay
+ * @param src filled, size set
+ * @owner the relay must outlive the source */
 IPFSRT_API void ipfsrt_client_relay_blocksource_at_hand(ipfsrt_client_relay *relay, ipfsrt_blocksource *src);
-/* Unless the relay holds them already (nothing is asked then), asks the
- * gateways for the blocks a walk of path needs (the trustless
- * gateway's dag-scope; for ENTITY, bytes [offset, offset + length) of a file,
- * length UINT64_MAX = to the end) in one CAR request, each block checked as it
- * comes and kept like fetched ones, and waits for the answer: a walk of a path
- * the relay has not seen then costs one round trip, not one per directory
- * level. Calls for the same path and scope at once share one request. What the
- * answer lacked, or a failed request, is left to the walk (it asks by CID and
- * reports); IPFSRT_OK unless the relay has stopped. */
+/** Unless the relay holds them already, asks the gateways for the blocks a
+ * walk of path needs (the trustless gateway's dag-scope) in one CAR request,
+ * each block checked as it comes and kept like fetched ones, and waits for the
+ * answer: a walk of a path the relay has not seen then costs one round trip.
+ * Calls for the same path and scope at once share one request. What the answer
+ * lacked, or a failed request, is left to the walk.
+ * @param relay the relay
+ * @param path the path
+ * @param scope the dag-scope
+ * @param offset for ENTITY: the first byte of a file
+ * @param length for ENTITY: bytes; UINT64_MAX = to the end
+ * @param err filled on failure
+ * @return IPFSRT_OK unless the relay has stopped
+ * @errors IPFSRT_ECANCELED (stopped); IPFSRT_EBAD_CID (the path's root);
+ * IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *relay, const char *path,
                                                       ipfsrt_unixfs_scope scope, uint64_t offset, uint64_t length,
                                                       ipfsrt_error *err);
-/* The same request, not waited for: its blocks are kept as they come, for the
- * walks that follow (a directory many paths go through, asked for whole while
- * the first of them take their own paths' blocks). */
+/** ipfsrt_client_relay_prefetch's request, not waited for: its blocks are kept
+ * as they come, for the walks that follow.
+ * @param relay the relay
+ * @param path the path
+ * @param scope the dag-scope
+ * @param offset for ENTITY: the first byte
+ * @param length for ENTITY: bytes; UINT64_MAX = to the end
+ * @param err filled on failure
+ * @return IPFSRT_OK unless the relay has stopped
+ * @errors as ipfsrt_client_relay_prefetch */
 IPFSRT_API ipfsrt_status ipfsrt_client_relay_prefetch_nowait(ipfsrt_client_relay *relay, const char *path,
                                                              ipfsrt_unixfs_scope scope, uint64_t offset,
                                                              uint64_t length, ipfsrt_error *err);
-/* The fastest gateway's time to a first byte lately, in seconds (0 before any
- * has answered), for callers choosing between waiting and asking: safe from
- * any thread. */
+/** The fastest gateway's time to a first byte lately, for callers choosing
+ * between waiting and asking; safe from any thread.
+ * @param relay the relay
+ * @return seconds, 0 before any gateway has answered */
 IPFSRT_API double ipfsrt_client_relay_round_trip(ipfsrt_client_relay *relay);
-/* Drives the client until ipfsrt_client_relay_stop or a stop request
+/** Drives the client until ipfsrt_client_relay_stop or a stop request
  * (ipfsrt_request_stop, a signal); calls made before it runs wait for it. A
  * call whose gateways all fail, or that the client gives up on, fails alone;
- * once stopped, waiting and later calls fail with IPFSRT_ECANCELED. */
+ * once stopped, waiting and later calls fail with IPFSRT_ECANCELED.
+ * @param relay the relay
+ * @param err filled on failure
+ * @return IPFSRT_OK once stopped
+ * @errors IPFSRT_EOUT_OF_MEMORY; the engine's failure */
 IPFSRT_API ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *relay, ipfsrt_error *err);
-/* Safe from any thread (a signal handler sets the stop request instead). */
+/** Stops the relay's run; safe from any thread (a signal handler sets the stop
+ * request instead).
+ * @param relay the relay */
 IPFSRT_API void ipfsrt_client_relay_stop(ipfsrt_client_relay *relay);
+/** What the relay has done: blocks looked for, calls answered by a look under
+ * way or a block kept, blocks prefetched.
+ * @param relay the relay
+ * @param stats filled */
 IPFSRT_API void ipfsrt_client_relay_get_stats(ipfsrt_client_relay *relay, ipfsrt_client_relay_stats *stats);
-/* After ipfsrt_client_relay_run has returned, with no call waiting. */
+/** Releases a relay, after ipfsrt_client_relay_run has returned and with no
+ * call waiting.
+ * @param relay the relay, or NULL
+ * @owner its block sources are no longer valid; the client stays the caller's */
 IPFSRT_API void ipfsrt_client_relay_free(ipfsrt_client_relay *relay);
 
 #ifdef __cplusplus
