@@ -28,7 +28,7 @@ local function declarations(text)
     local name = decl:match("([%w_]+)%s*%(")
     -- the comment ending right before the declaration
     local before = text:sub(1, s)
-    local comment = before:match("(/%*.-%*/)%s*$") or ""
+    local comment = before:match(".*(/%*.-%*/)%s*$") or ""
     if mark == "IPFSRT_API" or mark == "IPFSRT_EXPERIMENTAL" then
       out[#out + 1] = { name = name, decl = decl, comment = comment }
     end

@@ -104,7 +104,8 @@ IPFSRT_API ipfsrt_status ipfsrt_cid_format(const ipfsrt_cid *cid, ipfsrt_base ba
  * invalid CID struct reads "(invalid CID)").
  * @param cid the CID
  * @param out room for IPFSRT_CID_STR_MAX
- * @return out */
+ * @return out
+ * @owner the caller's out */
 IPFSRT_API const char *ipfsrt_cid_to_string(const ipfsrt_cid *cid, char out[IPFSRT_CID_STR_MAX]);
 /** The CIDv1 of a CID (a CIDv1 is copied as it is).
  * @param cid the CID

@@ -145,7 +145,8 @@ typedef struct ipfsrt_policy {
     ipfsrt_status (*max_in_flight)(void *ctx, size_t gateway, unsigned *cap, ipfsrt_error *err);
 } ipfsrt_policy;
 /** Every callback NULL, size set: what a caller then fills in.
- * @param policy the caller's struct */
+ * @param policy the caller's struct
+ * @owner the caller's struct; ctx and free are set by the caller */
 IPFSRT_API void ipfsrt_policy_init(ipfsrt_policy *policy);
 
 typedef struct ipfsrt_client_options {
@@ -180,7 +181,8 @@ typedef struct ipfsrt_client_options {
                                  UINT64_MAX = no limit */
 } ipfsrt_client_options;
 /** The defaults, size set: what a caller then fills in.
- * @param opts the caller's struct */
+ * @param opts the caller's struct
+ * @owner the caller's struct, holding nothing to release */
 IPFSRT_API void ipfsrt_client_options_init(ipfsrt_client_options *opts);
 
 typedef struct ipfsrt_client ipfsrt_client;
@@ -331,7 +333,8 @@ IPFSRT_API ipfsrt_status ipfsrt_client_stat(ipfsrt_client *client, const char *p
  * absence), IPFSRT_ETIMED_OUT, IPFSRT_ECANCELED (a stop request), IPFSRT_EBAD_POLICY
  * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY; the path's: IPFSRT_EBAD_CID (its root), IPFSRT_ENOT_FOUND (a verified
  * directory without the name), IPFSRT_ENOT_DIRECTORY, IPFSRT_ESYMLINK,
- * IPFSRT_EBAD_UNIXFS, IPFSRT_EBAD_DAGPB; fn's own error */
+ * IPFSRT_EBAD_UNIXFS, IPFSRT_EBAD_DAGPB; fn's own error
+ * @owner each entry lent to fn is valid during its call only; fn must not call the client's fetching functions */
 IPFSRT_API ipfsrt_status ipfsrt_client_ls(ipfsrt_client *client, const char *path, bool fetch_types,
                                           ipfsrt_unixfs_entry_fn fn, void *user, ipfsrt_error *err);
 /** File bytes [offset, offset + length) in order. Verified bytes reach write
@@ -351,7 +354,8 @@ IPFSRT_API ipfsrt_status ipfsrt_client_ls(ipfsrt_client *client, const char *pat
  * (the policy), a progress callback's own error, IPFSRT_EOUT_OF_MEMORY; the path's: IPFSRT_EBAD_CID (its root), IPFSRT_ENOT_FOUND (a verified
  * directory without the name), IPFSRT_ENOT_DIRECTORY, IPFSRT_ESYMLINK,
  * IPFSRT_EBAD_UNIXFS, IPFSRT_EBAD_DAGPB; IPFSRT_ENOT_FILE; IPFSRT_EBAD_RANGE (offset past
- * the end); write's own error */
+ * the end); write's own error
+ * @owner the bytes lent to write are valid during its call only; write must not call the client's fetching functions */
 IPFSRT_API ipfsrt_status ipfsrt_client_read(ipfsrt_client *client, const char *path, uint64_t offset,
                                             uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
                                             ipfsrt_error *err);

@@ -65,7 +65,8 @@ typedef struct ipfsrt_lua_policy_options {
 } ipfsrt_lua_policy_options;
 /** The defaults (a state of the policy's own, no log), size set: what a caller
  * then fills in.
- * @param opts the caller's struct */
+ * @param opts the caller's struct
+ * @owner the caller's struct, holding nothing to release */
 IPFSRT_API void ipfsrt_lua_policy_options_init(ipfsrt_lua_policy_options *opts);
 
 /** Fills *policy with the Lua policy spec names, for client's gateways: a
