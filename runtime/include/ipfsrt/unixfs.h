@@ -1,4 +1,5 @@
-/* ipfsrt — UnixFS: the Data message, path resolution, reads, listings, export. */
+/** @file
+ * ipfsrt — UnixFS: the Data message, path resolution, reads, listings, export. */
 #ifndef IPFSRT_UNIXFS_H
 #define IPFSRT_UNIXFS_H
 
@@ -39,11 +40,32 @@ typedef struct ipfsrt_unixfs_data {
     uint32_t mtime_nanos;
 } ipfsrt_unixfs_data;
 
+/** The name of a UnixFS type ("file", "directory", "hamt-shard").
+ * @param type any value; "unknown" outside the enum
+ * @return a static string
+ * @owner the library's */
 IPFSRT_API const char *ipfsrt_unixfs_type_name(ipfsrt_unixfs_type type);
+/** Decodes a UnixFS Data message (the PBNode's Data), strictly.
+ * @param buf the bytes (untrusted: only len are read)
+ * @param len how many
+ * @param data filled on success; empty (nothing to free) on failure
+ * @param err filled on failure, with the offset at fault
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_UNIXFS; IPFSRT_EOUT_OF_MEMORY
+ * @owner data->blocksizes is the caller's (ipfsrt_unixfs_data_free); data->data borrows buf */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_data_decode(const uint8_t *buf, size_t len, ipfsrt_unixfs_data *data,
                                                    ipfsrt_error *err);
+/** Releases a decoded message's block sizes and empties it.
+ * @param data the message, or NULL
+ * @owner blocksizes is freed */
 IPFSRT_API void ipfsrt_unixfs_data_free(ipfsrt_unixfs_data *data);
-/* Fields in field-number order; blocksizes unpacked, as Go and JS write them. */
+/** Encodes a Data message: fields in field-number order, blocksizes unpacked,
+ * as Go and JS write them.
+ * @param data the message (read only)
+ * @param out appended to
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *data, ipfsrt_buf *out,
                                                    ipfsrt_error *err);
 
@@ -58,7 +80,10 @@ typedef struct ipfsrt_unixfs_options {
     bool follow_symlinks; /* resolve through symlinks inside the DAG */
     bool dups;            /* block lists: a block each time the walk meets it, not once */
 } ipfsrt_unixfs_options;
-/* The defaults, size set: what a caller then fills in. */
+/** The defaults (no symlinks followed, blocks listed once), size set: what a
+ * caller then fills in.
+ * @param opts the caller's struct
+ * @owner the caller's struct, holding nothing to release */
 IPFSRT_API void ipfsrt_unixfs_options_init(ipfsrt_unixfs_options *opts);
 
 /* What a path names. type is FILE for raw-codec blocks too. */
@@ -73,7 +98,19 @@ typedef struct ipfsrt_unixfs_node_info {
     uint32_t mtime_nanos;
 } ipfsrt_unixfs_node_info;
 
-/* Accepts CID[/path], /ipfs/CID[/path] and ipfs://CID[/path]. */
+/** What a path names, each block on the way taken from src (verified there).
+ * @param src the block source
+ * @param path CID[/path], /ipfs/CID[/path] or ipfs://CID[/path]
+ * @param opts NULL = the defaults
+ * @param info set on success (type FILE for raw-codec blocks too)
+ * @param err filled on failure, naming the path and CID at fault
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_CID (the root); IPFSRT_ENOT_FOUND (a verified directory
+ * without the name); IPFSRT_ENOT_DIRECTORY; IPFSRT_ESYMLINK (a symlink, not
+ * followed); the blocks' (IPFSRT_ENOT_FOUND from the source, IPFSRT_EHASH_MISMATCH,
+ * a source's fetch errors); IPFSRT_EBAD_DAGPB, IPFSRT_EBAD_UNIXFS (a DAG that
+ * contradicts itself, sizes that do not add up), IPFSRT_ETOO_LARGE (past the
+ * walk's bounds: depth, entries, symlinks) */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *path,
                                                const ipfsrt_unixfs_options *opts,
                                                ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
@@ -82,6 +119,21 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, co
  * Fetches only the blocks the range needs and checks that sizes add up. */
 typedef ipfsrt_status (*ipfsrt_unixfs_write_fn)(void *user, const uint8_t *data, size_t len,
                                          ipfsrt_error *err);
+/** File bytes [offset, offset + length) in order, fetching only the blocks the
+ * range needs and checking that sizes add up.
+ * @param src the block source
+ * @param file the file's CID (dag-pb or raw)
+ * @param offset the first byte
+ * @param length bytes; UINT64_MAX = to the end
+ * @param write called with the bytes in order
+ * @param user handed to write
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_ENOT_FILE; IPFSRT_EBAD_RANGE (offset past the end); the blocks' (IPFSRT_ENOT_FOUND from the source, IPFSRT_EHASH_MISMATCH,
+ * a source's fetch errors); IPFSRT_EBAD_DAGPB, IPFSRT_EBAD_UNIXFS (a DAG that
+ * contradicts itself, sizes that do not add up), IPFSRT_ETOO_LARGE (past the
+ * walk's bounds: depth, entries, symlinks); write's own error
+ * @owner the bytes lent to write are valid during its call only */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
                                             uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
                                             void *user, ipfsrt_error *err);
@@ -89,10 +141,20 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const
 /* Receives CIDs one at a time. */
 typedef ipfsrt_status (*ipfsrt_unixfs_cid_fn)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
 
-/* The blocks a read of [offset, offset + length) of the file needs that src
+/** The blocks a read of [offset, offset + length) of the file needs that src
  * lacks (its get answers IPFSRT_ENOT_FOUND), reported to fn without stopping at
  * the first, so that a prefetcher can ask for a whole level at once. What lies
- * under a missing block is not known yet and not reported. */
+ * under a missing block is not known yet and not reported.
+ * @param src the block source
+ * @param file the file's CID
+ * @param offset the first byte
+ * @param length bytes; UINT64_MAX = to the end
+ * @param fn called per missing CID
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_unixfs_read but IPFSRT_ENOT_FOUND; fn's own error
+ * @owner each CID is valid during fn's call only */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_missing(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
                                                uint64_t offset, uint64_t length, ipfsrt_unixfs_cid_fn fn,
                                                void *user, ipfsrt_error *err);
@@ -112,21 +174,54 @@ typedef struct ipfsrt_unixfs_entry {
 
 typedef ipfsrt_status (*ipfsrt_unixfs_entry_fn)(void *user, const ipfsrt_unixfs_entry *entry,
                                          ipfsrt_error *err);
-/* Lists a directory, plain or HAMT-sharded, in link order. With fetch_types each
- * child block is fetched to report its type and size. */
+/** Lists a directory, plain or HAMT-sharded, in link order.
+ * @param src the block source
+ * @param dir the directory's CID
+ * @param fetch_types fetch each child block to report its type and size (an
+ * entry whose block fails says why in its problem; the listing goes on)
+ * @param fn called per entry
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_ENOT_DIRECTORY; the blocks' (IPFSRT_ENOT_FOUND from the source, IPFSRT_EHASH_MISMATCH,
+ * a source's fetch errors); IPFSRT_EBAD_DAGPB, IPFSRT_EBAD_UNIXFS (a DAG that
+ * contradicts itself, sizes that do not add up), IPFSRT_ETOO_LARGE (past the
+ * walk's bounds: depth, entries, symlinks); fn's own error
+ * @owner each entry is valid during fn's call only */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *dir,
                                           bool fetch_types, ipfsrt_unixfs_entry_fn fn, void *user,
                                           ipfsrt_error *err);
 
-/* Every block a trustless client needs to resolve path and read [offset,
- * offset+length) of the file there (or list the directory there), each once, in
- * the order they are first needed. */
+/** Every block a trustless client needs to resolve path and read [offset,
+ * offset + length) of the file there (or list the directory there), each once
+ * (unless opts->dups), in the order they are first needed.
+ * @param src the block source
+ * @param path the path
+ * @param opts NULL = the defaults
+ * @param offset the first byte of a file
+ * @param length bytes; UINT64_MAX = to the end
+ * @param fn called per CID
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_unixfs_resolve and ipfsrt_unixfs_read; fn's own error
+ * @owner each CID is valid during fn's call only */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
                                                   const ipfsrt_unixfs_options *opts, uint64_t offset,
                                                   uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
                                                   ipfsrt_error *err);
 
-/* A symlink's target as a NUL-terminated string (free() it). */
+/** A symlink's target.
+ * @param src the block source
+ * @param cid the symlink's CID
+ * @param target set to a NUL-terminated copy, on success
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_UNIXFS (not a symlink, an empty target or one with a NUL); the blocks' (IPFSRT_ENOT_FOUND from the source, IPFSRT_EHASH_MISMATCH,
+ * a source's fetch errors); IPFSRT_EBAD_DAGPB, IPFSRT_EBAD_UNIXFS (a DAG that
+ * contradicts itself, sizes that do not add up), IPFSRT_ETOO_LARGE (past the
+ * walk's bounds: depth, entries, symlinks); IPFSRT_EOUT_OF_MEMORY
+ * @owner *target is the caller's: free() it */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                                 char **target, ipfsrt_error *err);
 
@@ -136,31 +231,71 @@ typedef enum ipfsrt_unixfs_scope {
     IPFSRT_SCOPE_ALL,    /* ... and the whole DAG under the terminal */
 } ipfsrt_unixfs_scope;
 
-/* ipfsrt_unixfs_blocks_for with the trustless gateway's dag-scope; the range
- * only applies to ENTITY on a file. */
+/** ipfsrt_unixfs_blocks_for with the trustless gateway's dag-scope; the range
+ * only applies to ENTITY on a file.
+ * @param src the block source
+ * @param path the path
+ * @param opts NULL = the defaults
+ * @param scope BLOCK, ENTITY or ALL
+ * @param offset for ENTITY on a file: the first byte
+ * @param length for ENTITY on a file: bytes; UINT64_MAX = to the end
+ * @param fn called per CID
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_unixfs_blocks_for
+ * @owner each CID is valid during fn's call only */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
                                                         const ipfsrt_unixfs_options *opts,
                                                         ipfsrt_unixfs_scope scope, uint64_t offset,
                                                         uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
                                                         ipfsrt_error *err);
 
-/* Counts the distinct blocks of the DAG under cid (raw leaves are counted from
- * their links, without being fetched). */
+/** Counts the distinct blocks of the DAG under cid (raw leaves are counted from
+ * their links, without being fetched).
+ * @param src the block source
+ * @param cid the DAG's root
+ * @param blocks set on success
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors the blocks' (IPFSRT_ENOT_FOUND from the source, IPFSRT_EHASH_MISMATCH,
+ * a source's fetch errors); IPFSRT_EBAD_DAGPB, IPFSRT_EBAD_UNIXFS (a DAG that
+ * contradicts itself, sizes that do not add up), IPFSRT_ETOO_LARGE (past the
+ * walk's bounds: depth, entries, symlinks) */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                                     uint64_t *blocks, ipfsrt_error *err);
 
-/* Whether dest can be exported to: it must not exist, and the folder it goes in
- * must. Export checks this too; callers that fetch first check before. */
+/** Whether dest can be exported to: it must not exist, and the folder it goes
+ * in must. Export checks this too; callers that fetch first check before.
+ * @param dest a file system path
+ * @param err filled on failure, naming dest
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EIO */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_export_check(const char *dest, ipfsrt_error *err);
-/* Gives a written file the mode and mtime its node records (no set-id bits). */
+/** Gives a written file the mode and mtime its node records (no set-id bits);
+ * failures are ignored (metadata is advisory).
+ * @param info the node's
+ * @param path the written file */
 IPFSRT_API void ipfsrt_unixfs_apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path);
-/* Writes the file, directory tree or symlink at cid to dest, which must not exist.
- * Everything goes to a temporary sibling first and is renamed into place only when
- * complete and verified; on failure nothing is left behind. */
+/** Writes the file, directory tree or symlink at cid to dest, which must not
+ * exist. Everything goes to a temporary sibling first and is renamed into
+ * place only when complete and verified; on failure nothing is left behind.
+ * @param src the block source
+ * @param cid the root
+ * @param dest a file system path
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EIO (naming the path); the blocks' (IPFSRT_ENOT_FOUND from the source, IPFSRT_EHASH_MISMATCH,
+ * a source's fetch errors); IPFSRT_EBAD_DAGPB, IPFSRT_EBAD_UNIXFS (a DAG that
+ * contradicts itself, sizes that do not add up), IPFSRT_ETOO_LARGE (past the
+ * walk's bounds: depth, entries, symlinks) */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                               const char *dest, ipfsrt_error *err);
 
-/* MurmurHash3 x64_128 (seed 0), first 64-bit word: the HAMT's hash function. */
+/** MurmurHash3 x64_128 (seed 0), its first 64-bit word: the HAMT's hash function.
+ * @param data len bytes
+ * @param len how many
+ * @return the hash */
 IPFSRT_API uint64_t ipfsrt_murmur3_x64_64(const uint8_t *data, size_t len);
 
 #ifdef __cplusplus
