@@ -1,8 +1,5 @@
-/* ipfsrt — where Zarr keys live: one small interface over local folders, CAR
- * files and IPFS (verified), plain HTTP (unverified), or a store of the
- * caller's own. Keys are relative paths with "/" between parts ("temp/.zarray",
- * "temp/c/0/1"); a key that climbs out of the store ("..", a leading "/") is
- * refused before any store sees it. A store is used from one thread at a time. */
+/** @file
+ * ipfsrt — where Zarr keys live: one small interface over local folders, CAR files and IPFS (verified), plain HTTP (unverified), or a store of the caller's own. Keys are relative paths with "/" between parts ("temp/.zarray", "temp/c/0/1"); a key that climbs out of the store ("..", a leading "/") is refused before any store sees it. A store is used from one thread at a time. */
 #ifndef IPFSRT_ZARR_STORE_H
 #define IPFSRT_ZARR_STORE_H
 
@@ -71,94 +68,247 @@ typedef struct ipfsrt_zarr_store_options {
      * them anyway, and the store counts as unverified. */
     bool allow_unverified;
 } ipfsrt_zarr_store_options;
-/* The defaults, size set: what a caller then fills in. */
+/** The defaults (a client of the store's own, read-only, references outside
+ * IPFS refused), size set: what a caller then fills in.
+ * @param opts the caller's struct
+ * @owner the caller's struct, holding nothing to release */
 IPFSRT_API void ipfsrt_zarr_store_options_init(ipfsrt_zarr_store_options *opts);
 
-/* Opens url: "ipfs://CID[/path]" or "/ipfs/CID[/path]" (verified, through the
- * client), "http(s)://..." (plain GETs, unverified, many in flight), a
- * kerchunk references file "....json" or "refs+URL" (see
- * ipfsrt_zarr_store_new_refs; read from wherever URL is),
- * "s3://bucket[/prefix]" (S3, unverified, writable), a CAR file
- * "FILE.car[/path]" (verified; the path starts at the CAR's root), else a local
- * folder (a path or "file://path"). */
+/** Opens a store by URL: "ipfs://CID[/path]" or "/ipfs/CID[/path]" (verified,
+ * through the client), "http(s)://..." (plain GETs, unverified, many in
+ * flight), a kerchunk references file "....json" or "refs+URL" (read from
+ * wherever URL is), "s3://bucket[/prefix]" (S3, unverified, writable), a CAR
+ * file "FILE.car[/path]" (verified; the path starts at the CAR's root), else a
+ * local folder (a path or "file://path").
+ * @param store the new store, on success
+ * @param url the URL
+ * @param opts NULL = the defaults
+ * @param err filled on failure, naming the URL
+ * @return IPFSRT_OK
+ * @errors each kind's (see its constructor); IPFSRT_EUNVERIFIED (references read
+ * verified that point outside IPFS, unless allow_unverified)
+ * @owner the caller's: ipfsrt_zarr_store_free; a borrowed opts->client must outlive the store */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **store, const char *url,
                                                 const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
-/* Each kind of store by its own constructor (ipfsrt_zarr_store_open picks
- * one by the URL's form). A local folder; writable: put and erase allowed,
- * the folder made. */
+/** A local folder.
+ * @param store the new store, on success
+ * @param path the folder
+ * @param writable put and erase allowed, the folder made
+ * @param err filled on failure, naming the folder
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EIO; IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_zarr_store_free */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_folder(ipfsrt_zarr_store **store, const char *path, bool writable,
                                                       ipfsrt_error *err);
-/* A CAR file, every block verified; keys are under path from its root ("" or
- * NULL: the root itself). */
+/** A CAR file, every block verified.
+ * @param store the new store, on success
+ * @param car_path the CAR file
+ * @param path keys are under this path from the CAR's root ("" or NULL: the root)
+ * @param err filled on failure, naming the file
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_car_file_new; the path's (IPFSRT_ENOT_FOUND, IPFSRT_ENOT_DIRECTORY)
+ * @owner the caller's: ipfsrt_zarr_store_free */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **store, const char *car_path, const char *path,
                                                    ipfsrt_error *err);
-/* "ipfs://CID[/path]" or "/ipfs/CID[/path]" through client (ipfsrt/client.h;
- * borrowed: it must outlive the store), every block verified. */
+/** "ipfs://CID[/path]" or "/ipfs/CID[/path]" through a client, every block
+ * verified.
+ * @param store the new store, on success
+ * @param client a verifying client
+ * @param url the URL
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_CID; IPFSRT_EBAD_ARGUMENT (an unverified client, a path too long);
+ * IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_zarr_store_free; the client is borrowed: it must outlive the store */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_ipfs(ipfsrt_zarr_store **store, struct ipfsrt_client *client,
                                                     const char *url, ipfsrt_error *err);
-/* "s3://bucket[/prefix]" (unverified, writable), or a CAR there,
- * "s3://bucket/x.car[/path]" (read by ranges, verified); s3_options
- * (ipfsrt/s3.h): NULL for the environment's. */
+/** "s3://bucket[/prefix]" (unverified, writable), or a CAR there,
+ * "s3://bucket/x.car[/path]" (read by ranges, verified).
+ * @param store the new store, on success
+ * @param url the URL
+ * @param s3_options (ipfsrt/s3.h) NULL = the environment's
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_s3_new; a CAR's as ipfsrt_car_ranged_new
+ * @owner the caller's: ipfsrt_zarr_store_free */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **store, const char *url,
                                                            const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
-/* A web server's files, "http(s)://..." (plain GETs, unverified), or a CAR
- * there, ".../x.car[/path]" (read by ranges, verified). */
+/** A web server's files, "http(s)://..." (plain GETs, unverified), or a CAR
+ * there, ".../x.car[/path]" (read by ranges, verified).
+ * @param store the new store, on success
+ * @param url the URL (its origin parsed by libcurl)
+ * @param s3_options for a CAR there (its ranged reads); NULL = the environment's
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (not a URL, a host too long); a CAR's as
+ * ipfsrt_car_ranged_new; IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_zarr_store_free */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **store, const char *url,
                                                     const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
-/* Kerchunk references (version 0 or 1: inline values, "base64:" values,
- * [url] and [url, offset, length], templates, gen): each key's bytes inline
- * or a byte range of a file, read through the store of the file's folder
+/** Kerchunk references (version 0 or 1: inline values, "base64:" values,
+ * [url] and [url, offset, length], templates, gen): each key's bytes inline or
+ * a byte range of a file, read through the store of the file's folder
  * (ipfs://CID/path ranges through the client, only the blocks they cover;
  * http(s)://, s3://, local paths), ranges of one file close together read as
- * one. Relative targets are in url's folder (url may be NULL when every
- * target is absolute). A key whose file is absent or too short is an error
- * naming both, never a missing key. Verified when every target is ipfs://
- * (the references are the caller's; ipfsrt_zarr_store_open, reading them,
- * counts them verified when their own store is). Read-only, listable. */
+ * one. A key whose file is absent or too short is an error naming both, never
+ * a missing key. Verified when every target is ipfs://. Read-only, listable.
+ * @param store the new store, on success
+ * @param json len bytes of references (copied as parsed)
+ * @param len how many
+ * @param url where relative targets are (NULL when every target is absolute)
+ * @param opts NULL = the defaults
+ * @param err filled on failure, naming the key at fault
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (malformed references); IPFSRT_ETOO_LARGE (past the
+ * bounds on keys, templates and gen); IPFSRT_EUNVERIFIED; IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_zarr_store_free */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **store, const char *json, size_t len,
                                                              const char *url, const ipfsrt_zarr_store_options *opts,
                                                              ipfsrt_error *err);
-/* A store over the caller's ops (copied, at their size) and ctx; ops->free,
- * if any, is called on ctx by ipfsrt_zarr_store_free, or here when this
- * fails. url is for messages. */
+/** A store over the caller's ops and ctx.
+ * @param store the new store, on success
+ * @param ops copied at its size
+ * @param ctx the ops' state
+ * @param url for messages
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (ops without its size); IPFSRT_EUNSUPPORTED (a longer
+ * ops setting members this library does not know); IPFSRT_EOUT_OF_MEMORY
+ * @owner the store takes ctx over: ops->free(ctx), if any, is called by
+ * ipfsrt_zarr_store_free, or here when this fails */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **store, const ipfsrt_zarr_store_ops *ops, void *ctx,
                                                const char *url, ipfsrt_error *err);
+/** Releases a store (and its ctx, through its free).
+ * @param store the store, or NULL
+ * @owner everything it lent is no longer valid */
 IPFSRT_API void ipfsrt_zarr_store_free(ipfsrt_zarr_store *store);
 
+/** The URL the store was opened with, for messages.
+ * @param store the store
+ * @return the URL
+ * @owner the store's */
 IPFSRT_API const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *store);
+/** The store's kind: "folder", "car", "ipfs", "http", "s3", "refs", ... or a
+ * caller's own.
+ * @param store the store
+ * @return the kind
+ * @owner the store's (or the ops' string) */
 IPFSRT_API const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *store);
+/** Whether every byte the store hands out was checked against a CID.
+ * @param store the store
+ * @return true for verified stores */
 IPFSRT_API bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *store);
+/** Whether put and erase work.
+ * @param store the store
+ * @return true when writable */
 IPFSRT_API bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *store);
+/** Whether list_dir works.
+ * @param store the store
+ * @return true when listable */
 IPFSRT_API bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *store);
 
-/* IPFSRT_OK, or an error saying why key may not be used (empty, absolute,
- * "." or ".." parts, empty parts, control characters, too long). */
+/** Whether a key may be used: not empty, not absolute, no "." or ".." parts, no
+ * empty parts, no control characters, not too long. Every store call checks
+ * its keys this way.
+ * @param key the key
+ * @param err filled on failure, naming the key
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err);
 
-/* Many values at once: fn sees each as it completes. */
+/** Many values (or ranges of them) at once: fn sees each as it completes,
+ * exactly once; a key's failure is its result's, the call itself fails only
+ * for what stops everything.
+ * @param store the store
+ * @param requests n requests
+ * @param n how many
+ * @param fn called per result
+ * @param user handed to fn
+ * @param err filled when the whole call fails
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (a key refused); IPFSRT_EOUT_OF_MEMORY; fn's own error
+ * @owner each result's bytes are valid during fn's call only (or held through its lent) */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *store, const ipfsrt_range_request *requests,
                                                     size_t n, ipfsrt_range_fn fn, void *user,
                                                     ipfsrt_error *err);
-/* A whole value, appended to out; IPFSRT_ENOT_FOUND (err filled) when absent. */
+/** A whole value, appended to out.
+ * @param store the store
+ * @param key the key
+ * @param out appended to
+ * @param err filled on failure, naming the key
+ * @return IPFSRT_OK
+ * @errors IPFSRT_ENOT_FOUND (the key is absent: proven so for verified stores), the
+ * store's own (a client's IPFSRT_EFETCH_FAILED and IPFSRT_EUNAVAILABLE,
+ * IPFSRT_EHASH_MISMATCH, IPFSRT_EIO, IPFSRT_EDENIED), IPFSRT_EBAD_ARGUMENT (a key
+ * ipfsrt_zarr_key_check refuses), IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *store, const char *key, ipfsrt_buf *out,
                                                ipfsrt_error *err);
+/** Bytes [offset, offset + length) of a value, appended to out.
+ * @param store the store
+ * @param key the key
+ * @param offset the first byte
+ * @param length bytes
+ * @param out appended to
+ * @param err filled on failure, naming the key
+ * @return IPFSRT_OK
+ * @errors IPFSRT_ENOT_FOUND (the key is absent: proven so for verified stores), the
+ * store's own (a client's IPFSRT_EFETCH_FAILED and IPFSRT_EUNAVAILABLE,
+ * IPFSRT_EHASH_MISMATCH, IPFSRT_EIO, IPFSRT_EDENIED), IPFSRT_EBAD_ARGUMENT (a key
+ * ipfsrt_zarr_key_check refuses), IPFSRT_EOUT_OF_MEMORY; IPFSRT_EBAD_RANGE */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *store, const char *key, uint64_t offset,
                                                      uint64_t length, ipfsrt_buf *out, ipfsrt_error *err);
-/* The value's last length bytes (all of it when it is shorter). */
+/** A value's last length bytes (all of it when it is shorter), appended to out.
+ * @param store the store
+ * @param key the key
+ * @param length bytes from the end
+ * @param out appended to
+ * @param err filled on failure, naming the key
+ * @return IPFSRT_OK
+ * @errors IPFSRT_ENOT_FOUND (the key is absent: proven so for verified stores), the
+ * store's own (a client's IPFSRT_EFETCH_FAILED and IPFSRT_EUNAVAILABLE,
+ * IPFSRT_EHASH_MISMATCH, IPFSRT_EIO, IPFSRT_EDENIED), IPFSRT_EBAD_ARGUMENT (a key
+ * ipfsrt_zarr_key_check refuses), IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_get_suffix(ipfsrt_zarr_store *store, const char *key, uint64_t length,
                                                       ipfsrt_buf *out, ipfsrt_error *err);
-/* The names directly under prefix ("" = the top; else a key prefix ending in
- * "/"); nothing when there is no such folder. */
+/** The names directly under prefix; nothing when there is no such folder.
+ * @param store a listable store
+ * @param prefix "" = the top; else a key prefix ending in "/"
+ * @param fn called per entry
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EUNSUPPORTED (not listable); the store's own; fn's own error
+ * @owner each entry is valid during fn's call only */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_list_dir(ipfsrt_zarr_store *store, const char *prefix, ipfsrt_zarr_store_name_fn fn,
                                                     void *user, ipfsrt_error *err);
+/** Writes a value.
+ * @param store a writable store
+ * @param key the key
+ * @param data len bytes (copied or written through)
+ * @param len how many
+ * @param err filled on failure, naming the key
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EUNSUPPORTED (read-only); IPFSRT_EBAD_ARGUMENT (a key refused);
+ * IPFSRT_EIO, IPFSRT_EDENIED */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_put(ipfsrt_zarr_store *store, const char *key, const void *data, size_t len,
                                                ipfsrt_error *err);
-/* Removing an absent key is not an error. */
+/** Removes a value; removing an absent key is not an error.
+ * @param store a writable store
+ * @param key the key
+ * @param err filled on failure, naming the key
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_zarr_store_put */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *store, const char *key, ipfsrt_error *err);
-/* Tells a content-addressed store a key's CID, as a listing verified it
+/** Tells a content-addressed store a key's CID, as a listing verified it
  * (another process's, say: ipfsrt.mpi's plan): reads of the key then ask for
  * that CID straight away, every byte still checked against it, instead of
- * walking the directories to it again. Other stores ignore it. */
+ * walking the directories to it again. Other stores ignore it.
+ * @param store the store
+ * @param key the key
+ * @param cid its CID (copied)
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (a key refused); IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_know(ipfsrt_zarr_store *store, const char *key, const ipfsrt_cid *cid,
                                                 ipfsrt_error *err);
 
