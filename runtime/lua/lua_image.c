@@ -74,7 +74,7 @@ static int image_write_figure(lua_State *L) {
     const ipfsrt_ndarray *a = ipfsrt_lua_check_ndarray(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
     ipfsrt_image_map_options o = check_map_options(L, 3, "vmin", "vmax");
-    ipfsrt_image_figure f = {.vmin = o.vmin, .vmax = o.vmax, .flip = o.flip, .scale = o.scale, .colorbar = o.colorbar};
+    ipfsrt_image_figure f = {.size = sizeof f, .vmin = o.vmin, .vmax = o.vmax, .flip = o.flip, .scale = o.scale, .colorbar = o.colorbar};
     lua_getfield(L, 3, "cmap");
     f.cmap = (ipfsrt_image_cmap)luaL_checkoption(L, -1, "viridis", cmaps);
     lua_pop(L, 1);

@@ -53,7 +53,7 @@ static void test_bare_field(void **state) {
     char path[] = "/tmp/ipfsrt-image-XXXXXX";
     temp_path(path);
     ipfsrt_ndarray a = field();
-    ipfsrt_image_figure f = {.vmin = 0, .vmax = 4, .scale = 2, .flip = true, .cmap = IPFSRT_IMAGE_CMAP_VIRIDIS};
+    ipfsrt_image_figure f = {.size = sizeof f, .vmin = 0, .vmax = 4, .scale = 2, .flip = true, .cmap = IPFSRT_IMAGE_CMAP_VIRIDIS};
     assert_int_equal(ipfsrt_image_write_figure(path, &a, &f, NULL), IPFSRT_OK);
     picture p;
     read_png(path, &p);
@@ -75,7 +75,7 @@ static void test_decorated_figure(void **state) {
     temp_path(path);
     ipfsrt_ndarray a = field();
     ipfsrt_image_tick xt[] = {{0, "0°E"}, {2, "90°E"}};
-    ipfsrt_image_figure f = {.scale = 40, .cmap = IPFSRT_IMAGE_CMAP_RDBU_R, .colorbar = true, .title = "Title",
+    ipfsrt_image_figure f = {.size = sizeof f, .scale = 40, .cmap = IPFSRT_IMAGE_CMAP_RDBU_R, .colorbar = true, .title = "Title",
                              .units = "K", .xticks = xt, .n_xticks = 2};
     assert_int_equal(ipfsrt_image_write_figure(path, &a, &f, NULL), IPFSRT_OK);
     picture p;
@@ -99,7 +99,7 @@ static void test_refusals(void **state) {
     ipfsrt_ndarray_init(&a);
     size_t shape[3] = {2, 2, 2};
     assert_int_equal(ipfsrt_ndarray_zeros(&a, IPFSRT_DTYPE_FLOAT32, 0, 3, shape, NULL), IPFSRT_OK);
-    ipfsrt_image_figure f = {.scale = 1};
+    ipfsrt_image_figure f = {.size = sizeof f, .scale = 1};
     ipfsrt_error err;
     assert_int_equal(ipfsrt_image_write_figure("/tmp/ipfsrt-never.png", &a, &f, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "2-d field"));

@@ -28,7 +28,8 @@ typedef struct ipfsrt_codec ipfsrt_codec;
 IPFSRT_API ipfsrt_status ipfsrt_codec_new(ipfsrt_codec **out, const char *name, const char *config, size_t itemsize,
                                           ipfsrt_error *err);
 /** Releases a codec and its working memory.
- * @param c the codec, or NULL */
+ * @param c the codec, or NULL
+ * @owner c is freed */
 IPFSRT_API void ipfsrt_codec_free(ipfsrt_codec *c);
 /** The codec's name (numcodecs' id), without any "numcodecs." prefix.
  * @param c the codec

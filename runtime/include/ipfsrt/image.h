@@ -1,7 +1,5 @@
-/* ipfsrt — pictures written as PNG (libpng): colour maps and figures of 2-D
- * fields, and line plots. In libipfsrt-lua (pkg-config ipfsrt-lua), not in
- * the C core: a host that plots links it; one that reads data needs no
- * libpng. Not included by ipfsrt.h. */
+/** @file
+ * ipfsrt — pictures written as PNG (libpng): colour maps and figures of 2-D fields, and line plots. In libipfsrt-lua (pkg-config ipfsrt-lua), not in the C core: a host that plots links it; one that reads data needs no libpng. Not included by ipfsrt.h. */
 #ifndef IPFSRT_IMAGE_H
 #define IPFSRT_IMAGE_H
 
@@ -18,12 +16,22 @@ typedef struct ipfsrt_image_map_options {
     unsigned scale;      /* pixels per cell side (0 = 1) */
     bool colorbar;       /* a colour bar beneath, its ends labelled */
 } ipfsrt_image_map_options;
-/* The defaults, size set: what a caller then fills in. */
+/** The defaults (the field's own range, no flip, a pixel a cell, no colour
+ * bar), size set: what a caller then fills in.
+ * @param opts the caller's struct
+ * @owner the caller's struct, holding nothing to release */
 IPFSRT_EXPERIMENTAL void ipfsrt_image_map_options_init(ipfsrt_image_map_options *opts);
 
-/* Writes a 2-D field (any real dtype) as a PNG colour map: values from vmin
- * (deep blue) to vmax (dark red) on a perceptual scale, NaN (land, no data)
- * in grey. The file appears complete or not at all. */
+/** Writes a 2-D field (any real dtype) as a PNG colour map: values from vmin
+ * (deep blue) to vmax (dark red) on a perceptual scale, NaN (land, no data) in
+ * grey. The file appears complete or not at all.
+ * @param path the PNG file
+ * @param field a 2-D array
+ * @param opts NULL = the defaults
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (not 2-D, too large a picture, vmin not below vmax);
+ * IPFSRT_EIO (the file, naming it); IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *field,
                                                          const ipfsrt_image_map_options *opts, ipfsrt_error *err);
 
@@ -45,6 +53,7 @@ typedef struct ipfsrt_image_tick {
  * and bottom sides, a colour bar beneath with ticks of its own and the units
  * under it. NULL title or units, or no ticks: left out. */
 typedef struct ipfsrt_image_figure {
+    size_t size;            /* sizeof the struct: set by ipfsrt_image_figure_init (or .size = sizeof) */
     double vmin, vmax;      /* both 0: the field's own minimum and maximum */
     bool flip;              /* row 0 at the bottom (an ascending latitude) */
     unsigned scale;         /* pixels per cell side (0 = 1) */
@@ -54,7 +63,22 @@ typedef struct ipfsrt_image_figure {
     const ipfsrt_image_tick *xticks, *yticks;
     size_t n_xticks, n_yticks;
 } ipfsrt_image_figure;
+/** The defaults (the field's own range, the ocean colours, no decoration),
+ * size set: what a caller then fills in.
+ * @param fig the caller's struct
+ * @owner the caller's struct; the strings and ticks set in it stay the caller's */
+IPFSRT_EXPERIMENTAL void ipfsrt_image_figure_init(ipfsrt_image_figure *fig);
 
+/** Writes a map as a figure: the field framed, a title above, ticks along its
+ * left and bottom sides, a colour bar beneath with ticks of its own and the
+ * units under it (NULL title or units, or no ticks: left out), as a PNG that
+ * appears complete or not at all.
+ * @param path the PNG file
+ * @param field a 2-D array of any real dtype
+ * @param fig NULL = the defaults
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_image_write_map */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field,
                                                             const ipfsrt_image_figure *fig, ipfsrt_error *err);
 
@@ -78,9 +102,19 @@ typedef struct ipfsrt_image_lines {
     size_t n_xticks, n_yticks;
     const char *title, *xlabel, *ylabel;
 } ipfsrt_image_lines;
-/* The defaults, size set. */
+/** The defaults (800 x 380 pixels, nothing drawn), size set.
+ * @param fig the caller's struct
+ * @owner the caller's struct; the series, ticks and strings set in it stay the caller's */
 IPFSRT_EXPERIMENTAL void ipfsrt_image_lines_init(ipfsrt_image_lines *fig);
-/* Writes a line plot as a PNG that appears complete or not at all. */
+/** Writes a line plot (series in a frame over the ranges x and y, ticks with
+ * grid lines across for y, a title, axis labels) as a PNG that appears
+ * complete or not at all.
+ * @param path the PNG file
+ * @param fig the plot
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (empty or reversed ranges, a size past the bounds);
+ * IPFSRT_EIO; IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_image_write_lines(const char *path, const ipfsrt_image_lines *fig, ipfsrt_error *err);
 
 #ifdef __cplusplus

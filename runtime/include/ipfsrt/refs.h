@@ -1,7 +1,5 @@
-/* ipfsrt — kerchunk chunk references made from NetCDF-4/HDF5 files (with
- * libhdf5) and NetCDF-3 files: each variable's chunks where the file holds
- * them, so a Zarr reader (ipfsrt_zarr_store_new_refs, fsspec's
- * ReferenceFileSystem) reads the file's chunks as they are. */
+/** @file
+ * ipfsrt — kerchunk chunk references made from NetCDF-4/HDF5 files (with libhdf5) and NetCDF-3 files: each variable's chunks where the file holds them, so a Zarr reader (ipfsrt_zarr_store_new_refs, fsspec's ReferenceFileSystem) reads the file's chunks as they are. */
 #ifndef IPFSRT_REFS_H
 #define IPFSRT_REFS_H
 
@@ -23,7 +21,9 @@ typedef struct ipfsrt_refs_options {
     double hdf5_seconds;
     uint64_t hdf5_memory;
 } ipfsrt_refs_options;
-/* The defaults, size set: what a caller then fills in. */
+/** The defaults, size set: what a caller then fills in.
+ * @param opts the caller's struct
+ * @owner the caller's struct, holding nothing to release */
 IPFSRT_EXPERIMENTAL void ipfsrt_refs_options_init(ipfsrt_refs_options *opts);
 
 /* A variable (or attribute) left out, and why: variable-length strings,
@@ -40,27 +40,49 @@ typedef void (*ipfsrt_refs_skip_fn)(void *user, const char *name, const char *wh
  * serial build) is not thread-safe: one call at a time in a process. A
  * crafted file can give ranges past its end; readers of the references refuse
  * those (ipfsrt's fail naming the key), never reading other bytes. */
-/* A NetCDF-3 file (classic, 64-bit offset or 64-bit data; its header parsed
- * here) gives an array per variable of numbers in big-endian order,
- * uncompressed: a fixed-size variable one chunk, a record variable one chunk
- * per record (where the format interleaves them); text (char) variables are
- * left out. */
+/** The kerchunk references (version 1 JSON) of an HDF5 / NetCDF-4 file: a Zarr
+ * v2 group per HDF5 group, an array per dataset of numbers (chunked,
+ * contiguous as one chunk, compact inline), deflate and shuffle as the zlib
+ * and shuffle codecs, _FillValue as the fill value, the other attributes in
+ * .zattrs with _ARRAY_DIMENSIONS. A NetCDF-3 file gives an array per variable
+ * of numbers in big-endian order, uncompressed. libhdf5 is not thread-safe:
+ * one call at a time in a process. A crafted file can give ranges past its
+ * end; readers of the references refuse those, naming the key.
+ * @param path the file
+ * @param opts NULL = the defaults
+ * @param skipped sees each variable or attribute that could not be expressed,
+ * and why; may be NULL
+ * @param user handed to skipped
+ * @param json set to the references, on success
+ * @param err filled on failure, naming the file
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EIO (unreadable, not HDF5 or NetCDF, a crash of the parsing
+ * child); IPFSRT_ETIMED_OUT, IPFSRT_ETOO_LARGE (past opts' bounds on time and
+ * memory); IPFSRT_EUNSUPPORTED; IPFSRT_EOUT_OF_MEMORY
+ * @owner *json is the caller's: free() it */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts,
                                                    ipfsrt_refs_skip_fn skipped, void *user, char **json,
                                                    ipfsrt_error *err);
 
-/* The references of n files joined along the dimension dim into one set, as
+/** The references of n files joined along the dimension dim into one set, as
  * kerchunk's MultiZarrToZarr does (daily files into one time axis): the files
- * ordered by dim's coordinate variable (its values increasing, no two files
- * overlapping), each array along dim given every file's chunks with their
- * indices moved on; the rest (groups, attributes, arrays without dim) taken
- * from the first file once every file agrees on it: the same variables, the
- * same metadata but for the length along dim, the same values of the other
- * coordinate variables; else an error naming the file and the variable.
- * dim's coordinate, and an array whose chunks cannot follow one another
- * (files holding part chunks along dim), are written inline (their values, up
- * to 64 MiB an array). targets (may be NULL: paths) name the files as the
- * references will; opts->target is not used. */
+ * ordered by dim's coordinate variable, each array along dim given every
+ * file's chunks with their indices moved on; the rest taken from the first
+ * file once every file agrees on it, else an error naming the file and the
+ * variable.
+ * @param paths n files
+ * @param targets how the references name the files (NULL: the paths)
+ * @param n how many
+ * @param dim the dimension
+ * @param opts NULL = the defaults (its target is not used)
+ * @param skipped as ipfsrt_refs_make's, may be NULL
+ * @param user handed to skipped
+ * @param json set to the references, on success
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_refs_make; IPFSRT_EBAD_ARGUMENT (files that disagree,
+ * overlap, or lack dim); IPFSRT_ETOO_LARGE (inline values past 64 MiB an array)
+ * @owner *json is the caller's: free() it */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *targets, size_t n,
                                                      const char *dim, const ipfsrt_refs_options *opts,
                                                      ipfsrt_refs_skip_fn skipped, void *user, char **json, ipfsrt_error *err);

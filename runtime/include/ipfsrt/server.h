@@ -1,4 +1,5 @@
-/* ipfsrt — a local trustless gateway over CAR files. */
+/** @file
+ * ipfsrt — a local trustless gateway over CAR files. */
 #ifndef IPFSRT_SERVER_H
 #define IPFSRT_SERVER_H
 
@@ -67,7 +68,10 @@ typedef struct ipfsrt_server_options {
      * take them all. Every local client shares 127.0.0.1. */
     unsigned per_address;
 } ipfsrt_server_options;
-/* The defaults, size set: what a caller then fills in. */
+/** The defaults (127.0.0.1 on a free port, 4 threads, no faults), size set:
+ * what a caller then fills in.
+ * @param opts the caller's struct
+ * @owner the caller's struct, holding nothing to release */
 IPFSRT_EXPERIMENTAL void ipfsrt_server_options_init(ipfsrt_server_options *opts);
 
 /* Filled by the library up to the size the caller set (.size = sizeof, or
@@ -84,11 +88,30 @@ typedef struct ipfsrt_server_stats {
 } ipfsrt_server_stats;
 #define IPFSRT_SERVER_STATS_INIT {.size = sizeof(ipfsrt_server_stats)}
 
+/** A trustless gateway serving CAR files (or verified blocks from a relay)
+ * over HTTP, on threads of its own, until freed.
+ * @param gw the new gateway, on success
+ * @param opts the CARs or the upstream relay, at least one; NULL is refused for want of them
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (no CAR and no upstream, a bad listen address);
+ * IPFSRT_EIO (a CAR, or the port: naming why it cannot listen); a CAR's errors
+ * (as ipfsrt_car_file_new); IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_server_free. The CAR paths are opened now; an
+ * upstream relay must outlive the gateway */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_server_new(ipfsrt_server **gw, const ipfsrt_server_options *opts, ipfsrt_error *err);
-/* "http://HOST:PORT" */
+/** Where the gateway listens: "http://HOST:PORT" (https with TLS).
+ * @param gw the gateway
+ * @return the URL
+ * @owner the gateway's */
 IPFSRT_EXPERIMENTAL const char *ipfsrt_server_url(const ipfsrt_server *gw);
+/** The gateway's counts so far, filled up to the size the caller set.
+ * @param gw the gateway
+ * @param stats size set (IPFSRT_SERVER_STATS_INIT); filled */
 IPFSRT_EXPERIMENTAL void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *stats);
-/* Stops serving (waits for requests under way) and releases everything. */
+/** Stops serving (waits for requests under way) and releases everything.
+ * @param gw the gateway, or NULL
+ * @owner its URL is no longer valid */
 IPFSRT_EXPERIMENTAL void ipfsrt_server_free(ipfsrt_server *gw);
 
 #ifdef __cplusplus

@@ -169,8 +169,17 @@ static void draw(ipfsrt_image_canvas *cv, const layout *l, const double *d, size
     if (f->colorbar) draw_bar(cv, l, f, lo, hi, bt);
 }
 
-ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field, const ipfsrt_image_figure *fig,
+void ipfsrt_image_figure_init(ipfsrt_image_figure *fig) {
+    memset(fig, 0, sizeof *fig);
+    fig->size = sizeof *fig;
+}
+
+ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field, const ipfsrt_image_figure *theirs,
                                         ipfsrt_error *err) {
+    ipfsrt_image_figure mine;
+    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, theirs, ipfsrt_image_figure_init, err);
+    if (taken != IPFSRT_OK) return taken;
+    const ipfsrt_image_figure *fig = &mine;
     unsigned s = fig->scale ? fig->scale : 1;
     if (field->ndim != 2 || !field->shape[0] || !field->shape[1] || s > 64 || field->shape[0] > SIDE_MAX / s ||
         field->shape[1] > SIDE_MAX / s)

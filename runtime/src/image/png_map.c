@@ -81,7 +81,7 @@ ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *fie
     ipfsrt_image_map_options o;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_image_map_options_init, err);
     if (st != IPFSRT_OK) return st;
-    ipfsrt_image_figure fig = {.vmin = o.vmin, .vmax = o.vmax, .flip = o.flip, .scale = o.scale,
+    ipfsrt_image_figure fig = {.size = sizeof fig, .vmin = o.vmin, .vmax = o.vmax, .flip = o.flip, .scale = o.scale,
                                .cmap = IPFSRT_IMAGE_CMAP_OCEAN, .colorbar = o.colorbar};
     return ipfsrt_image_write_figure(path, field, &fig, err);
 }
