@@ -91,12 +91,13 @@ make bench-peers   ipfsrt beside xarray, zarrita and verified-fetch on the datas
 make fuzz          libFuzzer on every parser (FUZZ_TARGETS=car FUZZ_SECONDS=60)
 make tamper        10,000 corrupted answers from a lying gateway, every one caught
 make mpi           ipfsrt.mpi's C module (needs Open MPI)
-make install       PREFIX=/usr/local: executable, libraries, headers, Lua modules, policies
+make reference     a man page per exported C function (build/reference/man/man3; doxygen)
+make install       PREFIX=/usr/local: executable, libraries, headers, man pages, Lua modules, policies
 make abi-baseline  record the exported ABI in tests/abi/ (after a deliberate change)
 make deps          the Debian packages the build and tests need (as root)
 make clean         remove build/, build-asan/, build-tsan/, build-fuzz/
-make test-X        one part of make test: layers symbols readme man unit fuzz-replay lua cli numpy zarr
-                   dataset embed interop s3 mpi
+make test-X        one part of make test: layers symbols reference readme man unit fuzz-replay lua cli
+                   numpy zarr dataset embed interop s3 mpi (drivers: tests/X/run.sh)
 endef
 export HELP_TEXT
 help:
