@@ -18,7 +18,8 @@
  * clients and servers).
  *  - Structs the caller fills start with their size: options (set by
  *    ipfsrt_X_options_init) and tables of callbacks (ipfsrt_policy_init, or
- *    .size = sizeof). Fields are only ever added at the end, and a host built
+ *    .size = sizeof); so do the counts the library fills into a caller's
+ *    struct (IPFSRT_X_STATS_INIT), filled up to that size. Fields are only ever added at the end, and a host built
  *    against an older header keeps working: what its shorter struct lacks is
  *    a default or NULL. A struct without its size fails with
  *    IPFSRT_EBAD_ARGUMENT, naming how to fill it.

@@ -414,7 +414,7 @@ static int client_stats(lua_State *L) {
     size_t n = ipfsrt_client_gateway_count(lc->c);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
-        ipfsrt_client_gateway_stats st;
+        ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
         ipfsrt_client_get_gateway_stats(lc->c, i, &st);
         lua_createtable(L, 0, 8);
         lua_pushstring(L, ipfsrt_client_gateway_url(lc->c, i));

@@ -130,7 +130,7 @@ static void read_leaves(const ipfsrt_client_options *opts, const ipfsrt_cid *fil
     ipfsrt_dagpb_node_free(&node);
     ipfsrt_blocksource_release(&src, &ref);
     assert_int_equal(ipfsrt_client_blocks(c, leaves, n, NULL, NULL, &err), IPFSRT_OK);
-    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
     ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.ok, n + 1);
     free(leaves);
@@ -226,7 +226,7 @@ static void test_read_through_c_policy(void **state) {
     assert_int_equal(p.last_gateway, 0);
     assert_int_equal(p.first_attempt, 1);
     assert_int_equal(p.last_attempt, 2);
-    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
     ipfsrt_client_get_gateway_stats(c, 1, &st);
     assert_int_equal(st.errors[IPFSRT_GWERR_HASH_MISMATCH], 1);
     assert_int_equal(st.verify_failures, 1);
@@ -717,7 +717,7 @@ static void test_batch_prefetch(void **state) {
     ipfsrt_policy policy = {.size = sizeof policy, .ctx = &p, .order = lf_order, .observe = lf_observe};
     ipfsrt_client *c = client_under(&opts, &policy, &p);
     run_three_reads(c);
-    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
     ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.requests, 3);
     assert_int_equal(st.errors[IPFSRT_GWERR_NOT_FOUND], 1);

@@ -189,7 +189,7 @@ static void test_many_threads_one_fetch_per_block(void **state) {
     ipfsrt_server_stats st = IPFSRT_SERVER_STATS_INIT;
     ipfsrt_server_get_stats(g.gw, &st);
     assert_int_equal(st.requests, 9);
-    ipfsrt_client_relay_stats rs;
+    ipfsrt_client_relay_stats rs = IPFSRT_CLIENT_RELAY_STATS_INIT;
     ipfsrt_client_relay_get_stats(g.relay, &rs);
     size_t gets = 0;
     for (size_t i = 0; i < READERS; i++) gets += cr.readers[i].gets;
@@ -283,7 +283,7 @@ static void test_prefetch_without_waiting(void **state) {
     ipfsrt_server_stats st = IPFSRT_SERVER_STATS_INIT;
     ipfsrt_server_get_stats(g.gw, &st);
     assert_int_equal(st.requests, 1);
-    ipfsrt_client_relay_stats rs;
+    ipfsrt_client_relay_stats rs = IPFSRT_CLIENT_RELAY_STATS_INIT;
     ipfsrt_client_relay_get_stats(g.relay, &rs);
     assert_int_equal(rs.jobs, 0);
     assert_int_equal(rs.prefetched, 9); /* the directory, the file's node, its seven leaves */
@@ -344,7 +344,7 @@ static void test_cache_directory_without_driver(void **state) {
         free(readers[i].got);
         gets += readers[i].gets;
     }
-    ipfsrt_client_relay_stats rs;
+    ipfsrt_client_relay_stats rs = IPFSRT_CLIENT_RELAY_STATS_INIT;
     ipfsrt_client_relay_get_stats(relay, &rs);
     /* every call answered from the directory (readers racing read a block each) or kept */
     assert_int_equal(rs.jobs + rs.coalesced, gets);
@@ -354,7 +354,7 @@ static void test_cache_directory_without_driver(void **state) {
     read_file_through(&later);
     assert_int_equal(later.status, IPFSRT_OK);
     free(later.got);
-    ipfsrt_client_relay_stats after;
+    ipfsrt_client_relay_stats after = IPFSRT_CLIENT_RELAY_STATS_INIT;
     ipfsrt_client_relay_get_stats(relay, &after);
     assert_int_equal(after.jobs, rs.jobs);
     assert_int_equal(after.coalesced, rs.coalesced + later.gets);

@@ -72,7 +72,7 @@ static void test_web_server_client(void **state) {
     assert_int_equal(ipfsrt_s3_list(s3, "", NULL, NULL, NULL, &err), IPFSRT_EUNSUPPORTED);
     assert_int_equal(ipfsrt_s3_put_file(s3, "k", "/nonexistent/ipfsrt-test", &err), IPFSRT_EIO);
     assert_non_null(strstr(err.message, "/nonexistent/ipfsrt-test"));
-    ipfsrt_s3_stats st;
+    ipfsrt_s3_stats st = IPFSRT_S3_STATS_INIT;
     ipfsrt_s3_get_stats(s3, &st);
     assert_true(st.requests == 0);
     ipfsrt_s3_free(s3);

@@ -256,7 +256,7 @@ static void test_retries_after_server_errors(void **state) {
     assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
     assert_good(&g);
     assert_int_equal(the_fake.asked[0], 2); /* 503, then the block a round later */
-    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
     ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.ok, 1);
     assert_int_equal(st.errors[IPFSRT_GWERR_SERVER], 1);
@@ -277,7 +277,7 @@ static void test_never_hands_out_what_fails_its_hash(void **state) {
     ipfsrt_error err;
     assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
     assert_good(&g); /* the second gateway's bytes, never the first's */
-    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
     ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.verify_failures, 1);
     assert_int_equal(st.ok, 0);
@@ -301,7 +301,7 @@ static void test_broken_body_goes_elsewhere(void **state) {
     ipfsrt_error err;
     assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
     assert_good(&g);
-    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
     ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.errors[IPFSRT_GWERR_TRUNCATED], 1);
     ipfsrt_client_free(c);
@@ -379,7 +379,7 @@ static void test_hedged_race_cancels_the_loser(void **state) {
     ipfsrt_error err;
     assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
     assert_good(&g);
-    ipfsrt_client_gateway_stats held;
+    ipfsrt_client_gateway_stats held = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
     ipfsrt_client_get_gateway_stats(c, 0, &held);
     assert_int_equal(held.errors[IPFSRT_GWERR_TIMEOUT], 0); /* won by the race, not by the 30 s timeout */
     assert_int_equal(the_fake.asked[0], 1);
@@ -475,7 +475,7 @@ static void test_flood_budget_per_answer(void **state) {
     assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, read_into, &g, &err), IPFSRT_OK);
     assert_int_equal(g.len, sizeof good);
     assert_memory_equal(g.data, good, sizeof good);
-    ipfsrt_client_gateway_stats st;
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
     ipfsrt_client_get_gateway_stats(c, 0, &st);
     assert_int_equal(st.ok, 0);
     ipfsrt_client_get_gateway_stats(c, 1, &st);

@@ -3,7 +3,8 @@
  * struct from an older, shorter header is taken, the members it lacks count
  * as NULL (each test sets them to a trap and says the size ends before it);
  * a newer, longer one is taken while its unknown members are unset; one
- * without its size is refused, naming the struct. */
+ * without its size is refused, naming the struct. The counts the library
+ * fills into a host's struct (a client's, a server's) stop at its size. */
 #include <stddef.h>
 
 #include "testutil.h"
@@ -148,8 +149,28 @@ static void test_blocksource(void **state) {
     assert_non_null(strstr(err.message, ".size = sizeof (ipfsrt_blocksource)"));
 }
 
+/* An older host's stats end before the latencies: the bytes after its
+ * struct (here, the later members, set to a mark) are never written. */
+static void test_filled_stats_stop_at_their_size(void **state) {
+    (void)state;
+    ipfsrt_client *c = offline_client();
+    ipfsrt_client_gateway_stats older;
+    memset(&older, 0xAB, sizeof older);
+    older.size = offsetof(ipfsrt_client_gateway_stats, latency_p50_s);
+    ipfsrt_client_get_gateway_stats(c, 0, &older);
+    assert_int_equal(older.requests, 0);
+    const unsigned char *past = (const unsigned char *)&older + older.size;
+    for (size_t i = 0; i < sizeof older - older.size; i++) assert_int_equal(past[i], 0xAB);
+    ipfsrt_client_gateway_stats whole = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
+    whole.latency_p99_s = 7;
+    ipfsrt_client_get_gateway_stats(c, 0, &whole);
+    assert_true(whole.latency_p99_s == 0); /* a current host's is filled to its end */
+    ipfsrt_client_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_filled_stats_stop_at_their_size),
         cmocka_unit_test(test_policy),
         cmocka_unit_test(test_zarr_store_ops),
         cmocka_unit_test(test_range_reader),

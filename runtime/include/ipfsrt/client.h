@@ -480,7 +480,11 @@ IPFSRT_API ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *client, const ipf
 
 #define IPFSRT_LATENCY_SAMPLES 512
 
+/* Counts a gateway has seen, filled up to the size the caller set
+ * (IPFSRT_CLIENT_GATEWAY_STATS_INIT): counts added later reach only hosts
+ * that know them. */
 typedef struct ipfsrt_client_gateway_stats {
+    size_t size;
     uint64_t requests;    /* attempts that went out */
     uint64_t ok;          /* answers used */
     uint64_t bytes;       /* body bytes received */
@@ -488,12 +492,13 @@ typedef struct ipfsrt_client_gateway_stats {
     uint64_t verify_failures;
     double latency_p50_s, latency_p90_s, latency_p99_s; /* first byte, recent requests */
 } ipfsrt_client_gateway_stats;
+#define IPFSRT_CLIENT_GATEWAY_STATS_INIT {.size = sizeof(ipfsrt_client_gateway_stats)}
 
 /** A gateway's counts since the client was made: requests, answers used,
  * bytes, failures by kind, and recent first-byte latencies.
  * @param client the client
  * @param i 0 to count-1 (zeros past the end)
- * @param stats filled */
+ * @param stats size set (IPFSRT_CLIENT_GATEWAY_STATS_INIT); filled up to it */
 IPFSRT_API void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, size_t i,
                                             ipfsrt_client_gateway_stats *stats);
 
@@ -507,12 +512,15 @@ IPFSRT_API void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, siz
  * the relay runs. */
 typedef struct ipfsrt_client_relay ipfsrt_client_relay;
 
+/* Filled up to the size the caller set (IPFSRT_CLIENT_RELAY_STATS_INIT). */
 typedef struct ipfsrt_client_relay_stats {
+    size_t size;
     uint64_t jobs;      /* blocks looked for (in the cache, else at the gateways) */
     uint64_t coalesced; /* calls answered by a look under way, or by a block kept from one
                            (as many bytes as the client's memory cache) */
     uint64_t prefetched; /* blocks that came in prefetches' answers */
 } ipfsrt_client_relay_stats;
+#define IPFSRT_CLIENT_RELAY_STATS_INIT {.size = sizeof(ipfsrt_client_relay_stats)}
 
 /** A relay that shares one client with many threads: its block source may be
  * called from any thread, while one thread drives the client in
@@ -590,7 +598,7 @@ IPFSRT_API void ipfsrt_client_relay_stop(ipfsrt_client_relay *relay);
 /** What the relay has done: blocks looked for, calls answered by a look under
  * way or a block kept, blocks prefetched.
  * @param relay the relay
- * @param stats filled */
+ * @param stats size set (IPFSRT_CLIENT_RELAY_STATS_INIT); filled up to it */
 IPFSRT_API void ipfsrt_client_relay_get_stats(ipfsrt_client_relay *relay, ipfsrt_client_relay_stats *stats);
 /** Releases a relay, after ipfsrt_client_relay_run has returned and with no
  * call waiting.

@@ -186,12 +186,15 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *ke
  * @owner the reader is the client's: valid while the client is */
 IPFSRT_EXPERIMENTAL void ipfsrt_s3_range_reader(ipfsrt_s3 *s3, ipfsrt_range_reader *reader);
 
+/* Filled up to the size the caller set (IPFSRT_S3_STATS_INIT). */
 typedef struct ipfsrt_s3_stats {
+    size_t size;
     uint64_t requests, retries, bytes;
 } ipfsrt_s3_stats;
+#define IPFSRT_S3_STATS_INIT {.size = sizeof(ipfsrt_s3_stats)}
 /** The client's requests, retries and bytes so far.
  * @param s3 the client
- * @param stats filled */
+ * @param stats size set (IPFSRT_S3_STATS_INIT); filled up to it */
 IPFSRT_EXPERIMENTAL void ipfsrt_s3_get_stats(const ipfsrt_s3 *s3, ipfsrt_s3_stats *stats);
 
 #ifdef __cplusplus

@@ -100,6 +100,10 @@ ipfsrt_status ipfsrt_options_take(void *mine, size_t my_size, const void *theirs
 ipfsrt_status ipfsrt_callbacks_take(void *mine, size_t my_size, const void *theirs, const char *type_name,
                                     ipfsrt_error *err);
 #define IPFSRT_TAKE_CALLBACKS(mine, theirs, type_name, err) ipfsrt_callbacks_take(&(mine), sizeof(mine), (theirs), type_name, (err))
+/* Counts the library fills into a caller's struct whose first field is its
+ * size: copied up to the smaller size (an older host's struct is shorter),
+ * the caller's size field left as it is. */
+void ipfsrt_stats_hand_over(void *theirs, const void *mine, size_t my_size);
 /* mine = init's defaults, then theirs (NULL: defaults alone) over them. */
 #define IPFSRT_TAKE_OPTIONS(mine, theirs, init, err)                                                               \
     (init(&(mine)), (theirs) ? ipfsrt_options_take(&(mine), sizeof(mine), (theirs), #init, (err)) : IPFSRT_OK)

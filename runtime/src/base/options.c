@@ -34,6 +34,15 @@ ipfsrt_status ipfsrt_options_take(void *mine, size_t my_size, const void *theirs
     return take(mine, my_size, theirs, "options", init_name, err);
 }
 
+void ipfsrt_stats_hand_over(void *theirs, const void *mine, size_t my_size) {
+    size_t their_size;
+    memcpy(&their_size, theirs, sizeof their_size);
+    size_t n = their_size < my_size ? their_size : my_size;
+    if (n > sizeof their_size)
+        memcpy((unsigned char *)theirs + sizeof their_size, (const unsigned char *)mine + sizeof their_size,
+               n - sizeof their_size);
+}
+
 ipfsrt_status ipfsrt_callbacks_take(void *mine, size_t my_size, const void *theirs, const char *type_name,
                                     ipfsrt_error *err) {
     memset(mine, 0, my_size);

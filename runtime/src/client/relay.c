@@ -302,10 +302,9 @@ double ipfsrt_client_relay_round_trip(ipfsrt_client_relay *r) {
 
 void ipfsrt_client_relay_get_stats(ipfsrt_client_relay *r, ipfsrt_client_relay_stats *stats) {
     pthread_mutex_lock(&r->lock);
-    stats->jobs = r->jobs;
-    stats->coalesced = r->coalesced;
-    stats->prefetched = r->prefetched;
+    ipfsrt_client_relay_stats all = {.jobs = r->jobs, .coalesced = r->coalesced, .prefetched = r->prefetched};
     pthread_mutex_unlock(&r->lock);
+    ipfsrt_stats_hand_over(stats, &all, sizeof all);
 }
 
 void ipfsrt_client_relay_free(ipfsrt_client_relay *r) {

@@ -57,12 +57,8 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-void ipfsrt_client_get_gateway_stats(const ipfsrt_client *c, size_t i,
-                                 ipfsrt_client_gateway_stats *out) {
-    memset(out, 0, sizeof *out);
-    if (i >= c->gateways.count) return;
-    const gw_state *g = &c->gw[i];
-    *out = g->stats;
+/* The recent first-byte latencies' percentiles. */
+static void latencies(const gw_state *g, ipfsrt_client_gateway_stats *out) {
     if (!g->latency_count) return;
     double sorted[IPFSRT_LATENCY_SAMPLES];
     memcpy(sorted, g->latency, g->latency_count * sizeof *sorted);
@@ -71,6 +67,17 @@ void ipfsrt_client_get_gateway_stats(const ipfsrt_client *c, size_t i,
     out->latency_p50_s = sorted[(n - 1) * 50 / 100];
     out->latency_p90_s = sorted[(n - 1) * 90 / 100];
     out->latency_p99_s = sorted[(n - 1) * 99 / 100];
+}
+
+void ipfsrt_client_get_gateway_stats(const ipfsrt_client *c, size_t i,
+                                 ipfsrt_client_gateway_stats *out) {
+    ipfsrt_client_gateway_stats all = {0};
+    if (i < c->gateways.count) {
+        const gw_state *g = &c->gw[i];
+        all = g->stats;
+        latencies(g, &all);
+    }
+    ipfsrt_stats_hand_over(out, &all, sizeof all);
 }
 
 /* The request as the policy sees it, its attempt the one to come. */

@@ -201,7 +201,7 @@ const char *ipfsrt_s3_describe(const ipfsrt_s3 *s) { return s->describe; }
 
 uint64_t ipfsrt_s3_part_size(const ipfsrt_s3 *s) { return s->part_size; }
 
-void ipfsrt_s3_get_stats(const ipfsrt_s3 *s, ipfsrt_s3_stats *stats) { *stats = s->stats; }
+void ipfsrt_s3_get_stats(const ipfsrt_s3 *s, ipfsrt_s3_stats *stats) { ipfsrt_stats_hand_over(stats, &s->stats, sizeof s->stats); }
 
 /* -------------------------------------------------------------- encoding */
 

@@ -247,7 +247,6 @@ const char *ipfsrt_server_url(const ipfsrt_server *gw) { return gw->url; }
 
 void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
     ipfsrt_server_stats all = {
-        .size = st->size,
         .requests = atomic_load(&gw->requests),
         .bytes = atomic_load(&gw->bytes),
         .status_2xx = atomic_load(&gw->s2xx),
@@ -256,7 +255,7 @@ void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
         .faults = atomic_load(&gw->faulted),
         .peak_in_flight = atomic_load(&gw->peak_in_flight),
     };
-    memcpy(st, &all, st->size < sizeof all ? st->size : sizeof all); /* an older host's is shorter */
+    ipfsrt_stats_hand_over(st, &all, sizeof all);
 }
 
 void ipfsrt_server_free(ipfsrt_server *gw) {
