@@ -326,13 +326,27 @@ typedef struct load_request {
     const char *spec;
     const ipfsrt_client *client;
     const ipfsrt_lua_policy_options *opts;
+    bool own_state; /* the policy's own state: ipfsrt becomes its global, as in the executable */
 } load_request;
+
+/* ipfsrt opened in L if it is not yet (a lent state may have it already). */
+static void open_ipfsrt(lua_State *L, bool set_global) {
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    bool opened = lua_getfield(L, -1, "ipfsrt") != LUA_TNIL;
+    lua_pop(L, 2);
+    if (opened) return;
+    ipfsrt_lua_open(L);
+    if (set_global) lua_setglobal(L, "ipfsrt");
+    else lua_pop(L, 1);
+}
 
 /* Runs require("ipfsrt.policy").load(spec, gateways, log), protected (every
  * push may raise): leaves the policy object, the gateways and what names the
  * policy. */
 static int load_policy(lua_State *L) {
     const load_request *req = lua_touserdata(L, 1);
+    if (req->own_state) luaL_openlibs(L);
+    open_ipfsrt(L, req->own_state);
     push_gateways(L, req->client);
     int gateways = lua_gettop(L);
     lua_getglobal(L, "require");
@@ -357,24 +371,11 @@ static int load_policy(lua_State *L) {
     return 3;
 }
 
-/* The state a policy runs on: the host's (ipfsrt opened there if it is not
- * yet), or a new one of its own, as the executable's. */
+/* The state a policy runs on: the host's, or a new one of its own. */
 static lua_State *policy_state(const ipfsrt_lua_policy_options *o, lua_State **owned) {
-    lua_State *L = o->L;
     *owned = NULL;
-    if (!L) {
-        if (!(L = *owned = luaL_newstate())) return NULL;
-        luaL_openlibs(L);
-    }
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    bool opened = lua_getfield(L, -1, "ipfsrt") != LUA_TNIL;
-    lua_pop(L, 2);
-    if (!opened) {
-        ipfsrt_lua_open(L);
-        if (*owned) lua_setglobal(L, "ipfsrt");
-        else lua_pop(L, 1);
-    }
-    return L;
+    if (o->L) return o->L;
+    return *owned = luaL_newstate(); /* its libraries are opened protected, in load_policy */
 }
 
 ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char *spec, const ipfsrt_client *client,
@@ -390,7 +391,7 @@ ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char *spec, con
         return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     int top = lua_gettop(L);
-    load_request req = {spec, client, &o};
+    load_request req = {spec, client, &o, owned != NULL};
     lua_pushcfunction(L, load_policy);
     lua_pushlightuserdata(L, &req);
     if (lua_pcall(L, 1, 3, 0) != LUA_OK) {
