@@ -49,7 +49,9 @@ function M.start(exe, dir, cars, o)
   if o.https then
     local cert, key = M.certificate(dir)
     local front = free_port()
-    pids[#pids + 1] = bench.spawn(string.format("nghttpx --frontend=127.0.0.1,%d --backend=127.0.0.1,%d --workers=1 " ..
+    -- --conf=/dev/null: Debian's /etc/nghttpx/nghttpx.conf adds a frontend on
+    -- port 3000, so a second nghttpx (a test beside a benchmark) could not start
+    pids[#pids + 1] = bench.spawn(string.format("nghttpx --conf=/dev/null --frontend=127.0.0.1,%d --backend=127.0.0.1,%d --workers=1 " ..
       "--backend-connections-per-host=128 --frontend-http2-max-concurrent-streams=256 --no-ocsp " ..
       "--log-level=WARN --errorlog-file=%s/nghttpx.log --accesslog-file=/dev/null %s %s", front, port, dir,
       bench.quote(key), bench.quote(cert)), "/dev/null")
