@@ -209,10 +209,8 @@ bool ipfsrt_s3_uri_encode(const char *in, bool keep_slash, char *out, size_t cap
     ipfsrt_buf b;
     ipfsrt_buf_init(&b);
     bool ok = ipfsrt_url_escape(&b, in, keep_slash) && b.len < cap;
-    if (ok) {
-        memcpy(out, b.data, b.len);
-        out[b.len] = '\0';
-    }
+    if (ok && b.len) memcpy(out, b.data, b.len); /* an empty name leaves the buffer without data */
+    if (ok) out[b.len] = '\0';
     ipfsrt_buf_free(&b);
     return ok;
 }
