@@ -1227,6 +1227,19 @@ local function written_coordinate(c)
   return nd.from(labels, "float64"), attrs
 end
 
+-- Attributes that describe stored packing, not the decoded values a writer
+-- writes, and the coordinates attribute, which a writer names itself.
+local NOT_WRITTEN = { scale_factor = true, add_offset = true, _FillValue = true, missing_value = true,
+  _Unsigned = true, valid_min = true, valid_max = true, valid_range = true, coordinates = true }
+
+-- The attributes to_zarr and to_netcdf keep of a variable's or coordinate's:
+-- a new table, without the ones NOT_WRITTEN names.
+local function written_attributes(attrs)
+  local out = {}
+  for k, v in pairs(attrs or {}) do if not NOT_WRITTEN[k] then out[k] = v end end
+  return out
+end
+
 M.list, M.points = gather.list, gather.points
 
 local internals = { streamed_groups = streamed_groups, labels_of = labels_of, time_of = time_of, axis_of = axis_of, coordinate = coordinate,
@@ -1234,6 +1247,7 @@ local internals = { streamed_groups = streamed_groups, labels_of = labels_of, ti
   is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names,
   reduced_variable = reduced_variable, cf_of = cf_of, slice_part = slice_part, label_coordinate = label_coordinate,
   label = label, selected_labels = selected_labels, written_coordinate = written_coordinate,
+  written_attributes = written_attributes,
   fold_bytes = function() return M.FOLD_BYTES end, axes_of = axes_of }
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)

@@ -23,13 +23,9 @@ local function bad(fmt, ...)
 end
 
 local OPTIONS = { name = true, mode = true }
--- Attributes that describe stored packing, not the decoded values written.
-local PACKING = { scale_factor = true, add_offset = true, _FillValue = true, missing_value = true, _Unsigned = true,
-  valid_min = true, valid_max = true, valid_range = true, coordinates = true }
 
 local function attributes(attrs, values, extra)
-  local out = {}
-  for k, v in pairs(attrs or {}) do if not PACKING[k] then out[k] = v end end
+  local out = I.written_attributes(attrs)
   if values and values.dtype:match("^float") then out._FillValue = 0 / 0 end
   for k, v in pairs(extra or {}) do out[k] = v end
   return next(out) and ipfsrt.json.encode(out) or nil

@@ -27,13 +27,9 @@ end
 local OPTIONS = { name = true, chunks = true, compressor = true, mode = true }
 local MODES = { ["w-"] = true, w = true, a = true }
 local MAX_DEPTH = 64 -- of folders erased in a store replaced
--- Attributes that describe stored packing, not the decoded values written.
-local PACKING = { scale_factor = true, add_offset = true, _FillValue = true, missing_value = true, _Unsigned = true,
-  valid_min = true, valid_max = true, valid_range = true }
 
 local function copy_attrs(attrs, dims, coordinates)
-  local out = {}
-  for k, v in pairs(attrs or {}) do if not PACKING[k] and k ~= "coordinates" then out[k] = v end end
+  local out = I.written_attributes(attrs)
   out._ARRAY_DIMENSIONS = dims
   out.coordinates = coordinates -- those off its dimensions, as xarray names them
   return out
