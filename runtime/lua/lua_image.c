@@ -61,13 +61,6 @@ static size_t check_ticks(lua_State *L, int opts, const char *key, ipfsrt_image_
     return (size_t)n;
 }
 
-static const char *opt_string(lua_State *L, int idx, const char *key) {
-    lua_getfield(L, idx, key);
-    const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
-    lua_pop(L, 1); /* the options table keeps the string */
-    return s;
-}
-
 static int image_write_figure(lua_State *L) {
     static const char *const cmaps[] = {"ocean", "viridis", "RdBu_r", "RdBu", NULL};
     const char *path = luaL_checkstring(L, 1);
@@ -78,8 +71,8 @@ static int image_write_figure(lua_State *L) {
     lua_getfield(L, 3, "cmap");
     f.cmap = (ipfsrt_image_cmap)luaL_checkoption(L, -1, "viridis", cmaps);
     lua_pop(L, 1);
-    f.title = opt_string(L, 3, "title");
-    f.units = opt_string(L, 3, "units");
+    f.title = ipfsrt_lua_opt_string(L, 3, "title", NULL);
+    f.units = ipfsrt_lua_opt_string(L, 3, "units", NULL);
     ipfsrt_image_tick *xt, *yt;
     f.n_xticks = check_ticks(L, 3, "xticks", &xt);
     f.n_yticks = check_ticks(L, 3, "yticks", &yt);
@@ -123,7 +116,7 @@ static size_t check_series(lua_State *L, int opts, ipfsrt_image_series **out) {
         s[i - 1].y = check_numbers(L, one, "y", &ny);
         if (nx != ny) ipfsrt_lua_raise_arg(L, "series %d: %zu x values and %zu y values", (int)i, nx, ny);
         s[i - 1].n = nx;
-        s[i - 1].label = opt_string(L, one, "label"); /* the series table keeps it */
+        s[i - 1].label = ipfsrt_lua_opt_string(L, one, "label", NULL); /* the series table keeps it */
     } /* each series' table and blocks stay on the stack until the plot is written */
     *out = s;
     return (size_t)n;
@@ -138,9 +131,9 @@ static int image_write_lines(lua_State *L) {
     f.height = (unsigned)ipfsrt_lua_opt_int(L, 2, "height", 380);
     f.xlo = ipfsrt_lua_opt_number(L, 2, "xlo", 0), f.xhi = ipfsrt_lua_opt_number(L, 2, "xhi", 1);
     f.ylo = ipfsrt_lua_opt_number(L, 2, "ylo", 0), f.yhi = ipfsrt_lua_opt_number(L, 2, "yhi", 1);
-    f.title = opt_string(L, 2, "title");
-    f.xlabel = opt_string(L, 2, "xlabel");
-    f.ylabel = opt_string(L, 2, "ylabel");
+    f.title = ipfsrt_lua_opt_string(L, 2, "title", NULL);
+    f.xlabel = ipfsrt_lua_opt_string(L, 2, "xlabel", NULL);
+    f.ylabel = ipfsrt_lua_opt_string(L, 2, "ylabel", NULL);
     ipfsrt_image_tick *xt, *yt;
     f.n_xticks = check_ticks(L, 2, "xticks", &xt);
     f.n_yticks = check_ticks(L, 2, "yticks", &yt);
