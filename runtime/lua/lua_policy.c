@@ -192,15 +192,6 @@ static ipfsrt_status lp_observe(void *ctx, size_t gw, const ipfsrt_policy_reques
     return st;
 }
 
-/* The gateway's URL, for messages. */
-static void gateway_url(lua_State *L, const lua_policy *lp, size_t gw, char *out, size_t size) {
-    push_gateway(L, lp, gw);
-    lua_pushliteral(L, "url");
-    lua_rawget(L, -2);
-    snprintf(out, size, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
-    lua_pop(L, 2);
-}
-
 static ipfsrt_status lp_max_in_flight(void *ctx, size_t gw, unsigned *cap, ipfsrt_error *err) {
     lua_policy *lp = ctx;
     lua_State *L = running_state(lp);
@@ -209,8 +200,11 @@ static ipfsrt_status lp_max_in_flight(void *ctx, size_t gw, unsigned *cap, ipfsr
     *cap = 0;
     if (policy_method(lp, L, "max_in_flight")) {
         char url[300], shown[120];
-        gateway_url(L, lp, gw, url, sizeof url);
         push_gateway(L, lp, gw);
+        lua_pushliteral(L, "url"); /* for messages, read before the method may change the table */
+        lua_rawget(L, -2);
+        snprintf(url, sizeof url, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
+        lua_pop(L, 1);
         lua_Integer n = 0;
         if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = method_failed(lp, L, "max_in_flight", err);
         else if (lua_isinteger(L, -1) && (n = lua_tointeger(L, -1)) >= 1) *cap = n > UINT_MAX ? UINT_MAX : (unsigned)n;
