@@ -447,6 +447,17 @@ static void write_tenths(ipfsrt_zarr_store *folder) {
     ipfsrt_zarr_node_free(f);
 }
 
+/* A writable folder holding g/arr (int32, fill -7, one chunk never written)
+ * and g/f (float32 tenths, rows 30.. NaN): the arrays reads and folds are
+ * tried on. */
+static ipfsrt_zarr_store *folder_of_arrays(char **dir) {
+    *dir = temp_dir();
+    ipfsrt_zarr_store *folder = writable_folder(*dir);
+    write_array(folder);
+    write_tenths(folder);
+    return folder;
+}
+
 /* The eager way agrees with a fold: the selection read, 27 left out, reduced. */
 static void assert_summary_as_read(const ipfsrt_zarr_node *a, const ipfsrt_ndslice *part,
                                    const ipfsrt_zarr_summary *first) {
@@ -471,11 +482,9 @@ static void assert_summary_as_read(const ipfsrt_zarr_node *a, const ipfsrt_ndsli
  * value left out is left out, chunks never written count as their fill. */
 static void test_summarize(void **state) {
     (void)state;
-    char *dir = temp_dir();
-    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    char *dir;
+    ipfsrt_zarr_store *folder = folder_of_arrays(&dir), *s;
     ipfsrt_error err;
-    write_array(folder); /* int32, fill -7, one chunk never written */
-    write_tenths(folder);
     shuffling sh = {folder, 1};
     assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
     const char *paths[2] = {"g/arr", "g/f"};
@@ -560,11 +569,9 @@ static void first_extremes(const ipfsrt_ndarray *x, double skip, ipfsrt_zarr_ext
  * to the first place in C order, whichever chunk comes first. */
 static void test_locate_extremes(void **state) {
     (void)state;
-    char *dir = temp_dir();
-    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    char *dir;
+    ipfsrt_zarr_store *folder = folder_of_arrays(&dir), *s;
     ipfsrt_error err;
-    write_array(folder);
-    write_tenths(folder);
     shuffling sh = {folder, 1};
     assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
     const char *paths[2] = {"g/arr", "g/f"};
@@ -704,11 +711,9 @@ static void assert_float_sums_in_order(const ipfsrt_zarr_node *a, const ipfsrt_n
 
 static void test_summarize_along(void **state) {
     (void)state;
-    char *dir = temp_dir();
-    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    char *dir;
+    ipfsrt_zarr_store *folder = folder_of_arrays(&dir), *s;
     ipfsrt_error err;
-    write_array(folder); /* int32, fill -7, one chunk never written */
-    write_tenths(folder); /* float32, rows 30.. NaN */
     shuffling sh = {folder, 1};
     assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
     ipfsrt_zarr_node *ints, *floats;
@@ -887,11 +892,9 @@ static const ipfsrt_zarr_store_ops lending_ops = {.size = sizeof(ipfsrt_zarr_sto
  * thread count. */
 static void test_read_lent(void **state) {
     (void)state;
-    char *dir = temp_dir();
-    ipfsrt_zarr_store *folder = writable_folder(dir), *s;
+    char *dir;
+    ipfsrt_zarr_store *folder = folder_of_arrays(&dir), *s;
     ipfsrt_error err;
-    write_array(folder);
-    write_tenths(folder);
     lending ln = {.inner = folder};
     assert_int_equal(ipfsrt_zarr_store_new(&s, &lending_ops, &ln, "lending://", &err), IPFSRT_OK);
     const char *paths[2] = {"g/arr", "g/f"};
