@@ -2,6 +2,8 @@
 #ifndef IPFSRT_BASE_INTERNAL_H
 #define IPFSRT_BASE_INTERNAL_H
 
+#include <stddef.h>
+
 #include "ipfsrt/error.h"
 #include "ipfsrt/buf.h"
 
@@ -95,6 +97,9 @@ bool ipfsrt_url_escape(ipfsrt_buf *out, const char *s, bool keep_slash);
  * caller's _init for the message when theirs has no size. */
 ipfsrt_status ipfsrt_options_take(void *mine, size_t my_size, const void *theirs, const char *init_name,
                                   ipfsrt_error *err);
+/* Whether a caller's struct of the given type, read at its size, reaches
+ * member (an older, shorter struct does not have it). */
+#define IPFSRT_HAS_MEMBER(s, type, member) ((s)->size >= offsetof(type, member) + sizeof((s)->member))
 /* The same for a table of callbacks (theirs not NULL): mine is zeroed first,
  * so that a function an older, shorter struct lacks is NULL. */
 ipfsrt_status ipfsrt_callbacks_take(void *mine, size_t my_size, const void *theirs, const char *type_name,

@@ -2,7 +2,6 @@
  * export (cache, one CAR stream, blocks by CID), and the client object. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,7 +553,7 @@ ipfsrt_status ipfsrt_client_set_policy(ipfsrt_client *c, const ipfsrt_policy *po
     ipfsrt_status st = IPFSRT_TAKE_CALLBACKS(taken, policy, "ipfsrt_policy", err);
     if (st != IPFSRT_OK) {
         /* ownership passed all the same: its free is where the policy says how */
-        if (policy->size >= offsetof(ipfsrt_policy, free) + sizeof policy->free && policy->free)
+        if (IPFSRT_HAS_MEMBER(policy, ipfsrt_policy, free) && policy->free)
             policy->free(policy->ctx);
         return st;
     }

@@ -1,5 +1,4 @@
 /* Block sources: the one way UnixFS code gets verified blocks. */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +13,7 @@ ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt
         ref->len = cid->digest_len;
         return IPFSRT_OK;
     }
-    if (src->size < offsetof(ipfsrt_blocksource, get) + sizeof src->get)
+    if (!IPFSRT_HAS_MEMBER(src, ipfsrt_blocksource, get))
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                            "a block source without its size: set .size = sizeof (ipfsrt_blocksource)");
     return src->get(src->ctx, cid, ref, err);
@@ -22,8 +21,7 @@ ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt
 
 void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_blocksource_ref *ref) {
     /* a source made against an older, shorter struct has no release */
-    bool has_release = src->size >= offsetof(ipfsrt_blocksource, release) + sizeof src->release;
-    if (ref->token && has_release && src->release) src->release(src->ctx, ref);
+    if (ref->token && IPFSRT_HAS_MEMBER(src, ipfsrt_blocksource, release) && src->release) src->release(src->ctx, ref);
     memset(ref, 0, sizeof *ref);
 }
 

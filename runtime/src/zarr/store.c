@@ -1,7 +1,6 @@
 /* The store interface: keys checked once here for every kind of store, single
  * gets made from get_many, and ipfsrt_zarr_store_open choosing the kind from
  * the URL. */
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,7 @@ ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **out, const ipfsrt_zarr_s
     ipfsrt_zarr_store_ops taken;
     ipfsrt_status st = IPFSRT_TAKE_CALLBACKS(taken, ops, "ipfsrt_zarr_store_ops", err);
     if (st != IPFSRT_OK) {
-        if (ops->size >= offsetof(ipfsrt_zarr_store_ops, free) + sizeof ops->free && ops->free) ops->free(ctx);
+        if (IPFSRT_HAS_MEMBER(ops, ipfsrt_zarr_store_ops, free) && ops->free) ops->free(ctx);
         return st;
     }
     ipfsrt_zarr_store *s = calloc(1, sizeof *s);
