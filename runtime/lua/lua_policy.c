@@ -13,6 +13,7 @@
 
 #include <lualib.h>
 
+#include "base/base_internal.h"
 #include "lua_client.h"
 
 typedef struct lua_policy {
@@ -287,20 +288,6 @@ void ipfsrt_lua_policy_options_init(ipfsrt_lua_policy_options *opts) {
     opts->size = sizeof *opts;
 }
 
-/* A caller's options over the defaults, at the caller's size (as the core's
- * options are read). */
-static ipfsrt_status take_options(ipfsrt_lua_policy_options *mine, const ipfsrt_lua_policy_options *theirs,
-                                  ipfsrt_error *err) {
-    ipfsrt_lua_policy_options_init(mine);
-    if (!theirs) return IPFSRT_OK;
-    if (theirs->size < sizeof theirs->size)
-        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
-                           "options without their size: fill them with ipfsrt_lua_policy_options_init first");
-    size_t n = theirs->size < sizeof *mine ? theirs->size : sizeof *mine;
-    memcpy((char *)mine + sizeof mine->size, (const char *)theirs + sizeof theirs->size, n - sizeof mine->size);
-    return IPFSRT_OK;
-}
-
 /* Pushes {{url =, index =}, ...} for the client's gateways. */
 static void push_gateways(lua_State *L, const ipfsrt_client *client) {
     size_t n = ipfsrt_client_gateway_count(client);
@@ -376,7 +363,7 @@ ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char *spec, con
                                     const ipfsrt_lua_policy_options *opts, ipfsrt_error *err) {
     ipfsrt_policy_init(policy);
     ipfsrt_lua_policy_options o;
-    ipfsrt_status st = take_options(&o, opts, err);
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_lua_policy_options_init, err);
     if (st != IPFSRT_OK) return st;
     lua_policy *lp = calloc(1, sizeof *lp);
     lua_State *owned = NULL, *L = lp ? policy_state(&o, &owned) : NULL;
