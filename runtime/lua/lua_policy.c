@@ -200,18 +200,14 @@ static ipfsrt_status lp_max_in_flight(void *ctx, size_t gw, unsigned *cap, ipfsr
     ipfsrt_status st = IPFSRT_OK;
     *cap = 0;
     if (policy_method(lp, L, "max_in_flight")) {
-        char url[300], shown[120];
-        push_gateway(L, lp, gw);
-        lua_pushliteral(L, "url"); /* for messages, read before the method may change the table */
-        lua_rawget(L, -2);
-        snprintf(url, sizeof url, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
-        lua_pop(L, 1);
+        char shown[120];
+        push_gateway(L, lp, gw); /* the client's message names the gateway */
         lua_Integer n = 0;
         if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = method_failed(lp, L, "max_in_flight", err);
         else if (lua_isinteger(L, -1) && (n = lua_tointeger(L, -1)) >= 1) *cap = n > UINT_MAX ? UINT_MAX : (unsigned)n;
         else if (!lua_isnil(L, -1))
-            st = bad_policy(lp, err, "max_in_flight(%s) must be a whole number of requests (1 or more) or nil, not %s",
-                            url, ipfsrt_lua_describe(L, -1, shown, sizeof shown));
+            st = bad_policy(lp, err, "max_in_flight must be a whole number of requests (1 or more) or nil, not %s",
+                            ipfsrt_lua_describe(L, -1, shown, sizeof shown));
     }
     lua_settop(L, top);
     return st;

@@ -537,7 +537,7 @@ static ipfsrt_status take_caps(ipfsrt_client *c, ipfsrt_error *err) {
         if (c->policy.max_in_flight) {
             ipfsrt_status st = c->policy.max_in_flight(c->policy.ctx, i, &cap, err);
             if (st != IPFSRT_OK) {
-                ipfsrt_error_prefix(err, "policy max_in_flight (%s): ", c->gateways.urls[i]);
+                ipfsrt_error_prefix(err, "policy max_in_flight(%s): ", c->gateways.urls[i]);
                 return st;
             }
         }
