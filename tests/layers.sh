@@ -16,7 +16,7 @@ layer_of_header() {
     dagcbor|dagpb) echo ipld ;;
     blocksource|ranges) echo store ;;
     car) echo car ;;
-    unixfs|pack) echo unixfs ;;
+    unixfs|pack|patch) echo unixfs ;;
     s3) echo s3 ;;
     client) echo client ;;
     zarr|zarr_store) echo zarr ;;

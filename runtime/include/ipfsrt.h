@@ -63,6 +63,7 @@
 #include "ipfsrt/ranges.h"
 #include "ipfsrt/unixfs.h"
 #include "ipfsrt/pack.h"
+#include "ipfsrt/patch.h"
 #include "ipfsrt/client.h"
 #include "ipfsrt/s3.h"
 #include "ipfsrt/zarr_store.h"

@@ -12,7 +12,7 @@
 #include "ipfsrt/car.h"
 #include "ipfsrt/pack.h"
 #include "base/base_internal.h"
-#include "unixfs/hamt.h"
+#include "unixfs/importer.h"
 
 ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *s, ipfsrt_pack_options *o, ipfsrt_error *err) {
     static const struct {
@@ -58,375 +58,39 @@ ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *o, ipfsr
     return IPFSRT_OK;
 }
 
-/* A made block as its parent links to it. */
-typedef struct made {
-    ipfsrt_cid cid;
-    uint64_t tsize;    /* block bytes of the whole sub-DAG */
-    uint64_t size;     /* file bytes (files only) */
-    bool is_dir;
-} made;
+typedef ipfsrt_importer_made made;
+typedef ipfsrt_importer_entry entry;
+typedef ipfsrt_importer_entries entries;
 
 typedef struct packer {
+    ipfsrt_importer im;
     const ipfsrt_pack_options *o;
-    ipfsrt_pack_sink_fn sink;
-    void *user;
-    uint8_t *chunk;
-    ipfsrt_buf node, data; /* scratch for encoding */
-    char *path;            /* the file or directory being read */
+    char *path; /* the file or directory being read */
     size_t path_len, path_cap;
-    ipfsrt_hash_ctx *hash; /* raw leaves are hashed as they are read, while in cache */
-    ipfsrt_hamt_shape hamt;
 } packer;
-
-static ipfsrt_status emit(packer *p, uint64_t codec, const uint8_t *bytes, size_t len, made *out,
-                          ipfsrt_error *err) {
-    int version = codec == IPFSRT_CODEC_RAW ? 1 : p->o->cid_version;
-    ipfsrt_status st = ipfsrt_cid_sum(&out->cid, version, codec, IPFSRT_MH_SHA2_256, bytes, len, err);
-    if (st != IPFSRT_OK) return st;
-    out->tsize = len;
-    return p->sink(p->user, &out->cid, bytes, len, err);
-}
-
-/* Encodes {links, unixfs} as dag-pb and emits it. */
-static ipfsrt_status emit_node(packer *p, const ipfsrt_dagpb_link *links, size_t n,
-                               const ipfsrt_unixfs_data *fs, made *out, ipfsrt_error *err) {
-    p->data.len = p->node.len = 0;
-    ipfsrt_status st = ipfsrt_unixfs_data_encode(fs, &p->data, err);
-    ipfsrt_dagpb_node pb = {p->data.data, p->data.len, (ipfsrt_dagpb_link *)links, n};
-    if (st == IPFSRT_OK) st = ipfsrt_dagpb_encode(&pb, &p->node, err);
-    if (st == IPFSRT_OK) st = emit(p, IPFSRT_CODEC_DAG_PB, p->node.data, p->node.len, out, err);
-    uint64_t tsize = p->node.len;
-    for (size_t i = 0; st == IPFSRT_OK && i < n; i++) tsize += links[i].tsize;
-    out->tsize = tsize;
-    return st;
-}
-
-/* ------------------------------------------------------------------ files */
-
-/* One row of the balanced layout: nodes waiting for a parent. */
-typedef struct row {
-    made *items;
-    size_t count;
-} row;
-
-/* Makes a File node over items and emits it. */
-static ipfsrt_status make_parent(packer *p, const made *items, size_t n, made *out,
-                                 ipfsrt_error *err) {
-    ipfsrt_dagpb_link *links = calloc(n, sizeof *links);
-    uint64_t *sizes = calloc(n, sizeof *sizes);
-    ipfsrt_status st = IPFSRT_OK;
-    if (!links || !sizes) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    uint64_t total = 0;
-    for (size_t i = 0; st == IPFSRT_OK && i < n; i++) {
-        links[i].cid = items[i].cid;
-        links[i].name = (const uint8_t *)""; /* Kubo and JS both write an empty Name */
-        links[i].has_tsize = true;
-        links[i].tsize = items[i].tsize;
-        sizes[i] = items[i].size;
-        total += items[i].size;
-    }
-    ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_FILE, .has_filesize = true, .filesize = total,
-                             .blocksizes = sizes, .blocksize_count = n};
-    if (st == IPFSRT_OK) st = emit_node(p, links, n, &fs, out, err);
-    out->size = total;
-    out->is_dir = false;
-    free(links);
-    free(sizes);
-    return st;
-}
-
-/* Adds a node to row r, first turning a full row into a parent one row up:
- * leaves fill left to right and all end at the same depth. */
-static ipfsrt_status row_push(packer *p, row *rows, size_t *nrows, size_t r, const made *m,
-                              ipfsrt_error *err) {
-    if (r >= IPFSRT_UNIXFS_MAX_DEPTH) return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "file too large");
-    if (r == *nrows) {
-        rows[r].items = malloc(p->o->max_links * sizeof *rows[r].items);
-        if (!rows[r].items) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-        rows[r].count = 0;
-        (*nrows)++;
-    }
-    if (rows[r].count == p->o->max_links) {
-        made parent;
-        ipfsrt_status st = make_parent(p, rows[r].items, rows[r].count, &parent, err);
-        if (st == IPFSRT_OK) st = row_push(p, rows, nrows, r + 1, &parent, err);
-        if (st != IPFSRT_OK) return st;
-        rows[r].count = 0;
-    }
-    rows[r].items[rows[r].count++] = *m;
-    return IPFSRT_OK;
-}
-
-static ipfsrt_status emit_leaf(packer *p, const uint8_t *bytes, size_t len, made *out,
-                               ipfsrt_error *err) {
-    out->size = len;
-    out->is_dir = false;
-    if (p->o->raw_leaves) return emit(p, IPFSRT_CODEC_RAW, bytes, len, out, err);
-    ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_FILE, .data = len ? bytes : NULL,
-                             .data_len = len, .has_filesize = true, .filesize = len};
-    return emit_node(p, NULL, 0, &fs, out, err);
-}
 
 #define READ_PIECE (128u << 10)
 
-static ipfsrt_status read_full(int fd, uint8_t *buf, size_t want, size_t *got, const char *path,
-                               ipfsrt_hash_ctx *hash, ipfsrt_error *err) {
-    *got = 0;
-    while (*got < want) {
-        size_t ask = want - *got < READ_PIECE ? want - *got : READ_PIECE;
-        ssize_t n = read(fd, buf + *got, ask);
-        if (n > 0 && hash) ipfsrt_hash_ctx_update(hash, buf + *got, (size_t)n, NULL);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "read error in %s: %s", path, strerror(errno));
-        if (n == 0) break;
-        *got += (size_t)n;
-    }
-    return IPFSRT_OK;
-}
-
+/* Read straight into the importer's leaf, a piece at a time, so that raw
+ * leaves are hashed while the bytes are still in cache. */
 static ipfsrt_status pack_file(packer *p, made *out, ipfsrt_error *err) {
     int fd = open(p->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open %s: %s", p->path, strerror(errno));
-    row rows[IPFSRT_UNIXFS_MAX_DEPTH];
-    size_t nrows = 0, leaves = 0;
+    ipfsrt_importer_file f;
+    ipfsrt_importer_file_init(&f, &p->im);
     ipfsrt_status st = IPFSRT_OK;
-    made first = {0};
-    for (;;) {
-        size_t got;
-        ipfsrt_hash_ctx *hash = p->o->raw_leaves ? p->hash : NULL;
-        if (hash) st = ipfsrt_hash_ctx_start(hash, IPFSRT_SHA2_256, err);
-        if (st == IPFSRT_OK) st = read_full(fd, p->chunk, p->o->chunk_size, &got, p->path, hash, err);
-        if (st != IPFSRT_OK || (got == 0 && leaves > 0)) break;
-        made leaf;
-        if (hash) {
-            uint8_t digest[32];
-            leaf.size = got;
-            leaf.is_dir = false;
-            leaf.tsize = got;
-            st = ipfsrt_hash_ctx_finish(hash, digest, err);
-            if (st == IPFSRT_OK)
-                st = ipfsrt_cid_create(&leaf.cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, digest,
-                                       sizeof digest, err);
-            if (st == IPFSRT_OK) st = p->sink(p->user, &leaf.cid, p->chunk, got, err);
-        } else {
-            st = emit_leaf(p, p->chunk, got, &leaf, err);
-        }
-        if (st != IPFSRT_OK) break;
-        if (leaves++ == 0) {
-            first = leaf; /* a one-chunk file is its own root */
-        } else {
-            if (leaves == 2) st = row_push(p, rows, &nrows, 0, &first, err);
-            if (st == IPFSRT_OK) st = row_push(p, rows, &nrows, 0, &leaf, err);
-            if (st != IPFSRT_OK) break;
-        }
-        if (got < p->o->chunk_size) break;
+    while (st == IPFSRT_OK) {
+        size_t room;
+        uint8_t *space = ipfsrt_importer_file_space(&f, &room);
+        ssize_t n = read(fd, space, room < READ_PIECE ? room : READ_PIECE);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) st = ipfsrt_fail(err, IPFSRT_EIO, -1, "read error in %s: %s", p->path, strerror(errno));
+        if (n <= 0) break;
+        st = ipfsrt_importer_file_commit(&f, (size_t)n, err);
     }
     close(fd);
-    if (st == IPFSRT_OK && leaves == 1) *out = first;
-    /* Close the rows bottom up; the top row's single node, or a node over it, is the root. */
-    for (size_t r = 0; st == IPFSRT_OK && r < nrows; r++) {
-        if (r + 1 == nrows && rows[r].count == 1) {
-            *out = rows[r].items[0];
-            break;
-        }
-        made parent;
-        st = make_parent(p, rows[r].items, rows[r].count, &parent, err);
-        if (st != IPFSRT_OK) break;
-        if (r + 1 == nrows) {
-            *out = parent;
-            break;
-        }
-        st = row_push(p, rows, &nrows, r + 1, &parent, err);
-    }
-    for (size_t r = 0; r < nrows; r++) free(rows[r].items);
-    return st;
-}
-
-/* ------------------------------------------------------------ directories */
-
-typedef struct entry {
-    char *name;
-    size_t name_len;
-    made m;
-    uint64_t hash;
-} entry;
-
-typedef struct entries {
-    entry *items;
-    size_t count, cap;
-} entries;
-
-static void entries_free(entries *es) {
-    for (size_t i = 0; i < es->count; i++) free(es->items[i].name);
-    free(es->items);
-    memset(es, 0, sizeof *es);
-}
-
-static int name_cmp(const void *a, const void *b) {
-    const entry *x = a, *y = b;
-    size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-    int c = memcmp(x->name, y->name, n);
-    return c ? c : (x->name_len > y->name_len) - (x->name_len < y->name_len);
-}
-
-static ipfsrt_status emit_plain_dir(packer *p, const entries *es, made *out, ipfsrt_error *err) {
-    ipfsrt_dagpb_link *links = es->count ? calloc(es->count, sizeof *links) : NULL;
-    if (es->count && !links) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    for (size_t i = 0; i < es->count; i++) {
-        links[i].cid = es->items[i].m.cid;
-        links[i].name = (const uint8_t *)es->items[i].name;
-        links[i].name_len = es->items[i].name_len;
-        links[i].has_tsize = true;
-        links[i].tsize = es->items[i].m.tsize;
-    }
-    ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_DIRECTORY};
-    ipfsrt_status st = emit_node(p, links, es->count, &fs, out, err);
-    free(links);
-    out->is_dir = true;
-    return st;
-}
-
-static uint64_t bucket_of(const entry *e, const ipfsrt_hamt_shape *h, unsigned depth) {
-    return ipfsrt_hamt_bucket(h, e->hash, depth);
-}
-
-/* Sorting by the whole hash sorts by bucket at every depth at once: a bucket
- * at depth d is the hash's bits below the d buckets above it. */
-static int hash_cmp(const void *a, const void *b) {
-    const entry *x = *(entry *const *)a, *y = *(entry *const *)b;
-    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
-    return name_cmp(x, y);
-}
-
-/* A shard's links and the names they point into, built together. */
-typedef struct shard_links {
-    ipfsrt_dagpb_link *links;
-    char *prefixes;     /* one bucket name per link */
-    char **full_names;  /* prefix + entry name, for entries alone in their bucket */
-    size_t count;
-} shard_links;
-
-static void shard_links_free(shard_links *sl) {
-    for (size_t i = 0; sl->full_names && i < sl->count; i++) free(sl->full_names[i]);
-    free(sl->full_names);
-    free(sl->links);
-    free(sl->prefixes);
-}
-
-static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const ipfsrt_hamt_shape *h,
-                                unsigned depth, made *out, ipfsrt_error *err);
-
-/* The link for bucket b, which holds es[0..n): the entry itself when it is
- * alone, else a sub-shard of them. */
-static ipfsrt_status bucket_link(packer *p, entry **es, size_t n, const ipfsrt_hamt_shape *h,
-                                 unsigned depth, uint64_t b, shard_links *sl, ipfsrt_error *err) {
-    ipfsrt_dagpb_link *l = &sl->links[sl->count];
-    char *prefix = sl->prefixes + (IPFSRT_HAMT_PREFIX_MAX + 1) * sl->count;
-    ipfsrt_hamt_prefix(h, b, prefix);
-    if (n > 1) {
-        made sub;
-        ipfsrt_status st = emit_shard(p, es, n, h, depth + 1, &sub, err);
-        *l = (ipfsrt_dagpb_link){.name = (const uint8_t *)prefix, .name_len = h->width,
-                                 .cid = sub.cid, .has_tsize = true, .tsize = sub.tsize};
-        sl->count++;
-        return st;
-    }
-    size_t len = (size_t)h->width + es[0]->name_len;
-    char *full = malloc(len + 1);
-    if (!full) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    memcpy(full, prefix, h->width);
-    memcpy(full + h->width, es[0]->name, es[0]->name_len);
-    sl->full_names[sl->count] = full;
-    *l = (ipfsrt_dagpb_link){.name = (const uint8_t *)full, .name_len = len, .cid = es[0]->m.cid,
-                             .has_tsize = true, .tsize = es[0]->m.tsize};
-    sl->count++;
-    return IPFSRT_OK;
-}
-
-/* One shard over entries (sorted by hash_cmp) that agree on their first depth
- * buckets. Entries alone in a bucket stay inline; colliding ones go into a
- * sub-shard. */
-static ipfsrt_status emit_shard(packer *p, entry **es, size_t n, const ipfsrt_hamt_shape *h,
-                                unsigned depth, made *out, ipfsrt_error *err) {
-    if (!ipfsrt_hamt_depth_ok(h, depth))
-        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
-                           "names collide beyond the 64 hash bits of a HAMT (in %s)", p->path);
-    size_t slots = n ? n : 1;
-    shard_links sl = {calloc(slots, sizeof *sl.links), calloc(slots, IPFSRT_HAMT_PREFIX_MAX + 1),
-                      calloc(slots, sizeof *sl.full_names), 0};
-    size_t bitfield_len = (size_t)(h->fanout + 7) / 8;
-    uint8_t *bitfield = calloc(bitfield_len, 1);
-    ipfsrt_status st = sl.links && sl.prefixes && sl.full_names && bitfield
-                           ? IPFSRT_OK
-                           : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    for (size_t i = 0, j; st == IPFSRT_OK && i < n; i = j) {
-        uint64_t b = bucket_of(es[i], h, depth);
-        for (j = i; j < n && bucket_of(es[j], h, depth) == b;) j++;
-        bitfield[bitfield_len - 1 - b / 8] |= (uint8_t)(1u << (b % 8));
-        st = bucket_link(p, es + i, j - i, h, depth, b, &sl, err);
-    }
-    if (st == IPFSRT_OK) {
-        size_t skip = 0; /* the bitfield is written without leading zero bytes */
-        while (skip < bitfield_len && bitfield[skip] == 0) skip++;
-        ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_HAMT_SHARD,
-                                 .data = bitfield_len > skip ? bitfield + skip : NULL,
-                                 .data_len = bitfield_len - skip,
-                                 .has_hash_type = true, .hash_type = IPFSRT_HAMT_HASH_MURMUR3,
-                                 .has_fanout = true, .fanout = h->fanout};
-        st = emit_node(p, sl.links, sl.count, &fs, out, err);
-        out->is_dir = true;
-    }
-    shard_links_free(&sl);
-    free(bitfield);
-    return st;
-}
-
-static ipfsrt_status should_shard(packer *p, const entries *es, bool *shard, ipfsrt_error *err) {
-    *shard = false;
-    uint64_t measure = 0;
-    switch (p->o->hamt_rule) {
-    case IPFSRT_HAMT_NEVER: return IPFSRT_OK;
-    case IPFSRT_HAMT_ENTRIES: measure = es->count; break;
-    case IPFSRT_HAMT_LINK_BYTES:
-        for (size_t i = 0; i < es->count; i++) measure += es->items[i].name_len + es->items[i].m.cid.len;
-        break;
-    case IPFSRT_HAMT_BLOCK_BYTES: {
-        /* encode the plain node to measure it; nothing is emitted */
-        ipfsrt_dagpb_link *links = es->count ? calloc(es->count, sizeof *links) : NULL;
-        if (es->count && !links) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-        for (size_t i = 0; i < es->count; i++)
-            links[i] = (ipfsrt_dagpb_link){es->items[i].m.cid, (const uint8_t *)es->items[i].name,
-                                        es->items[i].name_len, true, es->items[i].m.tsize};
-        p->data.len = p->node.len = 0;
-        ipfsrt_unixfs_data fs = {.type = IPFSRT_UNIXFS_DIRECTORY};
-        ipfsrt_status st = ipfsrt_unixfs_data_encode(&fs, &p->data, err);
-        ipfsrt_dagpb_node pb = {p->data.data, p->data.len, links, es->count};
-        if (st == IPFSRT_OK) st = ipfsrt_dagpb_encode(&pb, &p->node, err);
-        free(links);
-        if (st != IPFSRT_OK) return st;
-        measure = p->node.len;
-        break;
-    }
-    }
-    *shard = measure > p->o->hamt_threshold;
-    return IPFSRT_OK;
-}
-
-static ipfsrt_status emit_dir(packer *p, entries *es, made *out, ipfsrt_error *err) {
-    if (es->count > 1) qsort(es->items, es->count, sizeof *es->items, name_cmp);
-    bool shard;
-    ipfsrt_status st = should_shard(p, es, &shard, err);
-    if (st != IPFSRT_OK || !shard) return st != IPFSRT_OK ? st : emit_plain_dir(p, es, out, err);
-    entry **order = malloc(es->count * sizeof *order);
-    if (!order) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    for (size_t i = 0; i < es->count; i++) {
-        es->items[i].hash = ipfsrt_murmur3_x64_64((const uint8_t *)es->items[i].name,
-                                                  es->items[i].name_len);
-        order[i] = &es->items[i];
-    }
-    qsort(order, es->count, sizeof *order, hash_cmp);
-    st = emit_shard(p, order, es->count, &p->hamt, 0, out, err);
-    free(order);
+    if (st == IPFSRT_OK) st = ipfsrt_importer_file_finish(&f, out, err);
+    ipfsrt_importer_file_free(&f);
     return st;
 }
 
@@ -436,6 +100,7 @@ static ipfsrt_status path_push(packer *p, const char *name, size_t *saved, ipfsr
     size_t n = strlen(name);
     if (ipfsrt_array_reserve(&p->path, &p->path_cap, p->path_len + n + 2, 1))
         return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    p->im.where = p->path; /* moved, maybe */
     *saved = p->path_len;
     p->path[p->path_len++] = '/';
     memcpy(p->path + p->path_len, name, n + 1);
@@ -472,24 +137,14 @@ static ipfsrt_status pack_dir(packer *p, bool *skipped, made *out, int depth, ip
     struct dirent *de;
     /* names first: the directory is read before anything under it is packed */
     while ((de = readdir(d))) {
-        const char *name = de->d_name;
-        if (left_out(p->o, name)) continue;
-        if (ipfsrt_array_reserve(&es.items, &es.cap, es.count + 1, sizeof *es.items)) {
+        if (left_out(p->o, de->d_name)) continue;
+        if (!ipfsrt_importer_entries_add(&es, de->d_name, strlen(de->d_name))) {
             st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
             break;
         }
-        entry *e = &es.items[es.count];
-        memset(e, 0, sizeof *e);
-        e->name_len = strlen(name);
-        e->name = strdup(name);
-        if (!e->name) {
-            st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-            break;
-        }
-        es.count++;
     }
     closedir(d);
-    if (es.count > 1) qsort(es.items, es.count, sizeof *es.items, name_cmp);
+    ipfsrt_importer_entries_sort(&es);
     /* Pack each name; what survives (ipfs-car drops some) moves to the front. */
     size_t kept = 0, i = 0;
     for (; st == IPFSRT_OK && i < es.count; i++) {
@@ -512,8 +167,8 @@ static ipfsrt_status pack_dir(packer *p, bool *skipped, made *out, int depth, ip
     if (st == IPFSRT_OK && es.count == 0 && p->o->follow_layout_of_ipfs_car)
         *skipped = true; /* ipfs-car only sees files, so file-less directories vanish */
     else if (st == IPFSRT_OK)
-        st = emit_dir(p, &es, out, err);
-    entries_free(&es);
+        st = ipfsrt_importer_dir(&p->im, &es, out, err);
+    ipfsrt_importer_entries_free(&es);
     return st;
 }
 
@@ -526,7 +181,7 @@ static ipfsrt_status pack_symlink(packer *p, made *out, ipfsrt_error *err) {
                              .data_len = (size_t)n};
     out->size = 0;
     out->is_dir = false;
-    return emit_node(p, NULL, 0, &fs, out, err);
+    return ipfsrt_importer_node(&p->im, NULL, 0, &fs, out, err);
 }
 
 static ipfsrt_status pack_any(packer *p, bool *skipped, made *out, int depth, ipfsrt_error *err) {
@@ -626,18 +281,6 @@ static const char *base_name(const char *path, size_t *len) {
     return path + start;
 }
 
-static ipfsrt_status check_options(const ipfsrt_pack_options *o, ipfsrt_error *err) {
-    if (o->cid_version != 0 && o->cid_version != 1)
-        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "CID version must be 0 or 1");
-    if (o->cid_version == 0 && o->raw_leaves)
-        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "raw leaves need CIDv1 (a CIDv0 is always dag-pb)");
-    if (o->chunk_size == 0 || o->chunk_size > IPFSRT_CAR_DEFAULT_MAX_BLOCK)
-        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "chunk size must be 1 byte to 2 MiB");
-    if (o->max_links < 2 || o->max_links > 65536)
-        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "max links must be 2 to 65536");
-    return IPFSRT_OK;
-}
-
 /* What the walk made of path, wrapped in a directory where the layout asks. */
 static ipfsrt_status pack_top(packer *p, const char *path, bool is_dir, made *top,
                               ipfsrt_error *err) {
@@ -648,7 +291,7 @@ static ipfsrt_status pack_top(packer *p, const char *path, bool is_dir, made *to
     if (st == IPFSRT_OK) st = pack_any(p, &skipped, top, 0, err);
     if (st == IPFSRT_OK && skipped) {
         entries none = {0};
-        st = is_dir ? emit_plain_dir(p, &none, top, err)
+        st = is_dir ? ipfsrt_importer_plain_dir(&p->im, &none, top, err)
                     : ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s has nothing ipfs-car would pack", path);
     }
     /* ipfs-car wraps a lone file in a directory; Kubo does so when asked (-w). */
@@ -657,7 +300,7 @@ static ipfsrt_status pack_top(packer *p, const char *path, bool is_dir, made *to
         const char *name = base_name(path, &name_len);
         entry e = {.name = strndup(name, name_len), .name_len = name_len, .m = *top};
         entries one = {.items = &e, .count = 1};
-        st = e.name ? emit_plain_dir(p, &one, top, err)
+        st = e.name ? ipfsrt_importer_plain_dir(&p->im, &one, top, err)
                     : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         free(e.name);
     }
@@ -671,21 +314,15 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts, ipf
     ipfsrt_pack_options mine;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_pack_options_init, err);
     const ipfsrt_pack_options *o = &mine;
-    if (st == IPFSRT_OK) st = check_options(o, err);
+    packer p = {.o = o};
+    if (st == IPFSRT_OK) st = ipfsrt_importer_init(&p.im, o, sink, user, err);
     if (st != IPFSRT_OK) return st;
-    packer p = {.o = o, .sink = sink, .user = user};
-    if (!ipfsrt_hamt_shape_init(&p.hamt, o->hamt_fanout))
-        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "HAMT fanout must be a power of two up to %u",
-                           IPFSRT_HAMT_MAX_FANOUT);
-    ipfsrt_buf_init(&p.node);
-    ipfsrt_buf_init(&p.data);
     p.path_len = strlen(path);
     while (p.path_len > 1 && path[p.path_len - 1] == '/') p.path_len--;
     p.path_cap = p.path_len + 256;
     p.path = malloc(p.path_cap);
-    p.chunk = malloc(o->chunk_size);
-    if (!p.path || !p.chunk) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    if (st == IPFSRT_OK) st = ipfsrt_hash_ctx_new(&p.hash, err);
+    if (!p.path) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    p.im.where = p.path;
     struct stat sb;
     if (st == IPFSRT_OK) {
         memcpy(p.path, path, p.path_len);
@@ -697,10 +334,7 @@ ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts, ipf
     if (st == IPFSRT_OK) st = pack_top(&p, path, S_ISDIR(sb.st_mode), &top, err);
     if (st == IPFSRT_OK) *root = top.cid;
     free(p.path);
-    free(p.chunk);
-    ipfsrt_hash_ctx_free(p.hash);
-    ipfsrt_buf_free(&p.node);
-    ipfsrt_buf_free(&p.data);
+    ipfsrt_importer_free(&p.im);
     return st;
 }
 
