@@ -92,6 +92,12 @@ void ipfsrt_lua_open_json(lua_State *L);
 void ipfsrt_lua_open_unixfs(lua_State *L);
 void ipfsrt_lua_open_blockstore(lua_State *L);
 void ipfsrt_lua_open_pack(lua_State *L);
+/* The pack settings in the table at t: its preset, then the options that
+ * change it (ipfsrt.pack's: preset, cid_version, chunk_size, ...). */
+void ipfsrt_lua_pack_options(lua_State *L, int t, ipfsrt_pack_options *o);
+/* A pack sink into an ipfsrt_memstore (user). */
+ipfsrt_status ipfsrt_lua_blockstore_sink(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
+                                         ipfsrt_error *err);
 void ipfsrt_lua_open_ndarray(lua_State *L);
 void ipfsrt_lua_open_codec(lua_State *L);
 void ipfsrt_lua_open_zarr(lua_State *L);   /* core: zarr.store_open, open_node, create_*, ... */

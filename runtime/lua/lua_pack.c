@@ -2,7 +2,7 @@
  * a block store. */
 #include "bindings.h"
 
-static ipfsrt_status store_sink(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
+ipfsrt_status ipfsrt_lua_blockstore_sink(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
                                 ipfsrt_error *err) {
     return ipfsrt_memstore_put(user, cid, data, len, err);
 }
@@ -13,8 +13,7 @@ static lua_Integer size_field(lua_State *L, int t, const char *key, lua_Integer 
     return v;
 }
 
-/* The preset, then the options that change it. */
-static void read_options(lua_State *L, int t, ipfsrt_pack_options *o) {
+void ipfsrt_lua_pack_options(lua_State *L, int t, ipfsrt_pack_options *o) {
     ipfsrt_error err;
     if (ipfsrt_pack_preset(ipfsrt_lua_opt_string(L, t, "preset", "ipfs-car"), o, &err) != IPFSRT_OK)
         ipfsrt_lua_raise(L, &err);
@@ -39,7 +38,7 @@ static int l_pack(lua_State *L) {
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     ipfsrt_pack_options o;
-    read_options(L, 2, &o);
+    ipfsrt_lua_pack_options(L, 2, &o);
     const char *output = ipfsrt_lua_opt_string(L, 2, "output", NULL);
     int car_version = (int)size_field(L, 2, "car_version", 1);
     ipfsrt_cid root;
@@ -51,7 +50,7 @@ static int l_pack(lua_State *L) {
         return 1;
     }
     ipfsrt_memstore **m = ipfsrt_lua_new_blockstore(L);
-    if (ipfsrt_pack(path, &o, store_sink, *m, &root, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    if (ipfsrt_pack(path, &o, ipfsrt_lua_blockstore_sink, *m, &root, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     ipfsrt_lua_push_cid(L, &root);
     lua_insert(L, -2);
     return 2;

@@ -152,6 +152,23 @@ static int node_write(lua_State *L) {
     return 0;
 }
 
+/* n:append(axis, values[, threads]): values appended along axis (from 0) */
+static int node_append(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    lua_Integer axis = luaL_checkinteger(L, 2);
+    const ipfsrt_ndarray *values = ipfsrt_lua_check_ndarray(L, 3);
+    lua_Integer threads = luaL_optinteger(L, 4, 0);
+    if (threads < 0 || threads > 64) return ipfsrt_lua_raise_arg(L, "threads must be 0 to 64");
+    if (axis < 0 || axis >= IPFSRT_NDARRAY_MAX_DIMS) return ipfsrt_lua_raise_arg(L, "append: no axis %d", (int)axis);
+    ipfsrt_zarr_write_options opts = {.size = sizeof opts, .threads = (unsigned)threads};
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = ipfsrt_zarr_append(n, (int)axis, values, &opts, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    return 0;
+}
+
 /* n:child(name) */
 static int node_child(lua_State *L) {
     ipfsrt_zarr_node *n = check_node(L, 1);
@@ -613,7 +630,8 @@ void ipfsrt_lua_zarr_node_functions(lua_State *L) {
                                        {"read_slabs", node_read_slabs},
                                        {"summarize", node_summarize}, {"summarize_along", node_summarize_along},
                                        {"summarize_groups", node_summarize_groups},
-                                       {"write", node_write}, {"set_attributes", node_set_attributes},
+                                       {"write", node_write}, {"append", node_append},
+                                       {"set_attributes", node_set_attributes},
                                        {"is_array", node_is_array}, {"chunk_key", node_chunk_key},
                                        {NULL, NULL}};
     static const luaL_Reg fns[] = {{"open_node", zarr_open},           {"create_array", zarr_create_array},

@@ -171,6 +171,41 @@ static int zarr_store_open(lua_State *L) {
     return 1;
 }
 
+/* store_version(old store[, pack settings]) -> a new version of it (the old
+ * store is kept alive as its user value) */
+static int zarr_store_version(lua_State *L) {
+    ipfsrt_lua_zstore *old = ipfsrt_lua_check_zstore(L, 1);
+    if (lua_isnoneornil(L, 2)) lua_newtable(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    ipfsrt_pack_options o;
+    ipfsrt_lua_pack_options(L, 2, &o);
+    ipfsrt_lua_zstore *zs = push_store(L);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_store_new_version(&zs->s, old->s, &o, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    zs->lc = old->lc;
+    return 1;
+}
+
+/* s:commit([car path]) -> the new root, and without a path the new blocks in
+ * a block store */
+static int store_commit(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    const char *path = luaL_optstring(L, 2, NULL);
+    ipfsrt_memstore **m = path ? NULL : ipfsrt_lua_new_blockstore(L);
+    ipfsrt_cid root;
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_status st = path ? ipfsrt_zarr_store_commit_car(zs->s, path, &root, &err)
+                            : ipfsrt_zarr_store_commit(zs->s, ipfsrt_lua_blockstore_sink, *m, &root, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    ipfsrt_lua_push_cid(L, &root);
+    if (m) lua_insert(L, -2);
+    return m ? 2 : 1;
+}
+
 /* store_lua(table, name) */
 static int zarr_store_lua(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -324,12 +359,14 @@ static int zarr_path_kind(lua_State *L) {
 void ipfsrt_lua_zarr_store_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"get", store_get},     {"list_dir", store_list_dir}, {"put", store_put},
                                        {"erase", store_erase}, {"info", store_info},         {"know", store_know},
-                                       {NULL, NULL}};
+                                       {"commit", store_commit}, {NULL, NULL}};
     ipfsrt_lua_class(L, IPFSRT_LUA_ZARR_STORE, methods, store_gc, NULL);
     lua_pushcfunction(L, zarr_store_open);
     lua_setfield(L, -2, "store_open");
     lua_pushcfunction(L, zarr_store_lua);
     lua_setfield(L, -2, "store_lua");
+    lua_pushcfunction(L, zarr_store_version);
+    lua_setfield(L, -2, "store_version");
     lua_pushcfunction(L, zarr_path_kind);
     lua_setfield(L, -2, "path_kind");
 }

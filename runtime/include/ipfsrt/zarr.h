@@ -575,6 +575,22 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_write(const ipfsrt_zarr_node *array, const 
                                            const ipfsrt_ndarray *values, const ipfsrt_zarr_write_options *opts,
                                            ipfsrt_error *err);
 
+/** Appends values along axis: they are written past the array's end (into a
+ * last chunk it fills only in part, too), then the metadata document is
+ * written again with the longer shape, every other field as stored, so that
+ * in a folder no shape names chunks not yet there.
+ * @param array an array node in a writable store (its shape changes)
+ * @param axis the axis appended along (from 0)
+ * @param values as long as the array on every other axis, of its dtype
+ * @param opts NULL = the defaults
+ * @param err filled on failure, naming the array and the mismatch
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (a group; an axis it lacks; values of another
+ * dtype, dimensions or length on another axis; a stored document without that
+ * shape); IPFSRT_ETOO_LARGE; as ipfsrt_zarr_write */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_append(ipfsrt_zarr_node *array, int axis, const ipfsrt_ndarray *values,
+                                                     const ipfsrt_zarr_write_options *opts, ipfsrt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #define IPFSRT_ZARR_STORE_H
 
 #include "buf.h"
+#include "pack.h"
 #include "ranges.h"
 
 #ifdef __cplusplus
@@ -178,6 +179,51 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store *
  * ipfsrt_zarr_store_free, or here when this fails */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **store, const ipfsrt_zarr_store_ops *ops, void *ctx,
                                                const char *url, ipfsrt_error *err);
+/** A new version of a content-addressed store: a writable store over old
+ * (a CAR's root, or an ipfs:// root: not a path inside it) in which every key
+ * not put or erased reads as in old. Nothing is imported until
+ * ipfsrt_zarr_store_commit, which makes the new version's blocks: only the
+ * values changed, the directories (and HAMT shards) holding them and those
+ * above, with the settings old was packed with, so that the new root is the
+ * one ipfsrt_pack gives for the changed folder. Memory holds the changed
+ * values until then.
+ * @param store the new store, on success
+ * @param old the old version (borrowed: it must outlive the new store)
+ * @param pack the settings old was packed with (NULL = ipfsrt pack's defaults)
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EUNSUPPORTED (a store that is not content-addressed);
+ * IPFSRT_EBAD_ARGUMENT (a store opened at a path inside its root; settings
+ * that do not fit); IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_zarr_store_free */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_version(ipfsrt_zarr_store **store, ipfsrt_zarr_store *old,
+                                                                const ipfsrt_pack_options *pack, ipfsrt_error *err);
+/** Makes the new version's blocks from the changes, sending each block the
+ * old version lacks to sink (children before parents), and names its root.
+ * After it succeeds the store takes no more changes (it still reads).
+ * @param store a store from ipfsrt_zarr_store_new_version
+ * @param sink receives the blocks
+ * @param user handed to sink
+ * @param root set to the new root, on success
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (not a new version, or committed already); as
+ * ipfsrt_patch_finish (the old version's blocks, names that are not paths);
+ * the sink's own error
+ * @owner each block is valid during sink's call only */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_commit(ipfsrt_zarr_store *store, ipfsrt_pack_sink_fn sink,
+                                                           void *user, ipfsrt_cid *root, ipfsrt_error *err);
+/** ipfsrt_zarr_store_commit into a CARv1 whose root is the new root: the
+ * delta a reader who has the old version needs. It is written beside
+ * car_path ("car_path.partial") and renamed to it once whole.
+ * @param store a store from ipfsrt_zarr_store_new_version
+ * @param car_path the CAR file
+ * @param root set to the new root, on success
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_zarr_store_commit and ipfsrt_car_writer_new; IPFSRT_EIO */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_commit_car(ipfsrt_zarr_store *store, const char *car_path,
+                                                               ipfsrt_cid *root, ipfsrt_error *err);
 /** Releases a store (and its ctx, through its free).
  * @param store the store, or NULL
  * @owner everything it lent is no longer valid */

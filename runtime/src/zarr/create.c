@@ -46,7 +46,7 @@ char *ipfsrt_zarr_print_json(const cJSON *doc) {
     return (char *)b.data; /* the buffer's bytes, freed with free() */
 }
 
-static ipfsrt_status put_json(ipfsrt_zarr_store *s, const char *path, const char *name, const cJSON *doc,
+ipfsrt_status ipfsrt_zarr_put_json(ipfsrt_zarr_store *s, const char *path, const char *name, const cJSON *doc,
                               ipfsrt_error *err) {
     char key[IPFSRT_ZARR_KEY_MAX + 32];
     snprintf(key, sizeof key, "%s%s%s", path, *path ? "/" : "", name);
@@ -130,7 +130,7 @@ static ipfsrt_status make_parents(ipfsrt_zarr_store *s, const char *path, int fo
         }
         if (ps->has_group[i]) continue;
         cJSON *doc = group_doc(format, NULL);
-        st = doc ? put_json(s, ps->path[i], format == 2 ? ".zgroup" : "zarr.json", doc, err)
+        st = doc ? ipfsrt_zarr_put_json(s, ps->path[i], format == 2 ? ".zgroup" : "zarr.json", doc, err)
                  : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         cJSON_Delete(doc);
     }
@@ -158,8 +158,8 @@ ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **out, ipfsrt_zarr_store
         st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: attributes must be an object", norm);
     ipfsrt_zarr_meta_free(m);
     if (st == IPFSRT_OK) st = make_parents(s, norm, format, err);
-    if (st == IPFSRT_OK) st = put_json(s, norm, format == 2 ? ".zarray" : "zarr.json", doc, err);
-    if (st == IPFSRT_OK && attrs) st = put_json(s, norm, ".zattrs", attrs, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_put_json(s, norm, format == 2 ? ".zarray" : "zarr.json", doc, err);
+    if (st == IPFSRT_OK && attrs) st = ipfsrt_zarr_put_json(s, norm, ".zattrs", attrs, err);
     cJSON_Delete(doc);
     cJSON_Delete(attrs);
     return st == IPFSRT_OK ? ipfsrt_zarr_open(out, s, norm, err) : st;
@@ -188,8 +188,8 @@ static ipfsrt_status create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, 
     if (st != IPFSRT_OK) return st;
     cJSON *doc = group_doc(format, attributes);
     st = doc ? make_parents(s, norm, format, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    if (st == IPFSRT_OK) st = put_json(s, norm, format == 2 ? ".zgroup" : "zarr.json", doc, err);
-    if (st == IPFSRT_OK && format == 2 && attributes) st = put_json(s, norm, ".zattrs", attributes, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_put_json(s, norm, format == 2 ? ".zgroup" : "zarr.json", doc, err);
+    if (st == IPFSRT_OK && format == 2 && attributes) st = ipfsrt_zarr_put_json(s, norm, ".zattrs", attributes, err);
     cJSON_Delete(doc);
     return st == IPFSRT_OK ? ipfsrt_zarr_open(out, s, norm, err) : st;
 }
@@ -264,13 +264,13 @@ static ipfsrt_status rewrite_v3(ipfsrt_zarr_node *n, const cJSON *attributes, ip
     if (copy && !cJSON_ReplaceItemInObjectCaseSensitive(doc, "attributes", copy) &&
         !cJSON_AddItemToObject(doc, "attributes", copy))
         cJSON_Delete(copy);
-    if (st == IPFSRT_OK) st = put_json(n->h->store, n->path, "zarr.json", doc, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_put_json(n->h->store, n->path, "zarr.json", doc, err);
     cJSON_Delete(doc);
     return st;
 }
 
 static ipfsrt_status set_attributes(ipfsrt_zarr_node *n, const cJSON *attributes, ipfsrt_error *err) {
-    ipfsrt_status st = n->format == 2 ? put_json(n->h->store, n->path, ".zattrs", attributes, err)
+    ipfsrt_status st = n->format == 2 ? ipfsrt_zarr_put_json(n->h->store, n->path, ".zattrs", attributes, err)
                                       : rewrite_v3(n, attributes, err);
     if (st != IPFSRT_OK) return st;
     if (n->meta && n->format == 2) /* its _ARRAY_DIMENSIONS become dimension names again */

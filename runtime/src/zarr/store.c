@@ -46,6 +46,11 @@ void ipfsrt_zarr_store_free(ipfsrt_zarr_store *s) {
     free(s);
 }
 
+const ipfsrt_zarr_store_ops *ipfsrt_zarr_store_ops_of(const ipfsrt_zarr_store *s, void **ctx) {
+    *ctx = s->ctx;
+    return &s->ops;
+}
+
 const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *s) { return s->url; }
 const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *s) { return s->ops.kind; }
 bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *s) { return s->ops.verified; }

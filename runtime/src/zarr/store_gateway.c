@@ -19,6 +19,7 @@ typedef struct gateway_store {
     char *base;     /* "ipfs://CID[/path]" or the URL, without a trailing slash */
     ipfsrt_buf paths; /* the batch's paths, NUL-separated */
     ipfsrt_zarr_known known; /* keys asked for by CID */
+    ipfsrt_blocksource src;  /* the client's, for a version made of the store */
 } gateway_store;
 
 /* base + "/" + key, percent-encoded for plain URLs (the client encodes IPFS
@@ -131,6 +132,19 @@ static ipfsrt_status store_new(gateway_store **out, const char *base, size_t len
     ipfsrt_zarr_known_init(&s->known);
     *out = s;
     return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_gateway_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx,
+                                            const ipfsrt_blocksource **src, ipfsrt_cid *root, ipfsrt_error *err) {
+    gateway_store *s = ctx;
+    if (ops->get_many != gateway_get_many || !ops->verified)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "not an IPFS store");
+    const char *cid = s->base + strlen("ipfs://");
+    if (strchr(cid, '/'))
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: a version is of a root, not of a path inside it", s->base);
+    ipfsrt_client_blocksource(s->client, &s->src);
+    *src = &s->src;
+    return ipfsrt_cid_parse(root, cid, strlen(cid), NULL, err);
 }
 
 ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,

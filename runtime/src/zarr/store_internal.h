@@ -32,6 +32,17 @@ ipfsrt_status ipfsrt_zarr_known_add(ipfsrt_zarr_known *k, const char *key, const
 const ipfsrt_cid *ipfsrt_zarr_known_find(ipfsrt_zarr_known *k, const char *key);
 void ipfsrt_zarr_known_free(ipfsrt_zarr_known *k);
 
+/* The DAG under a content-addressed store whose keys hang from a root (no
+ * path inside it): where its blocks come from and the root. IPFSRT_EUNSUPPORTED
+ * for a store of another kind (ops tells which), IPFSRT_EBAD_ARGUMENT for one
+ * opened at a path inside its root. src stays the store's. */
+ipfsrt_status ipfsrt_zarr_car_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx, const ipfsrt_blocksource **src,
+                                        ipfsrt_cid *root, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_gateway_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx,
+                                            const ipfsrt_blocksource **src, ipfsrt_cid *root, ipfsrt_error *err);
+/* store.c: the ops a store was made with. */
+const ipfsrt_zarr_store_ops *ipfsrt_zarr_store_ops_of(const ipfsrt_zarr_store *store, void **ctx);
+
 ipfsrt_status ipfsrt_zarr_folder_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *path,
                                             bool writable, ipfsrt_error *err);
 /* url's first file_len bytes name the CAR file; the rest is a path from its root. */

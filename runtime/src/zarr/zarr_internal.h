@@ -89,6 +89,9 @@ ipfsrt_status ipfsrt_zarr_json_append(const cJSON *doc, ipfsrt_buf *json, ipfsrt
 /* doc as JSON text in ASCII only (other characters as \u escapes, as Python
  * writes them: zarr-python reads nothing else); free() it. */
 char *ipfsrt_zarr_print_json(const cJSON *doc);
+/* doc written as the key name under path (create.c). */
+ipfsrt_status ipfsrt_zarr_put_json(ipfsrt_zarr_store *s, const char *path, const char *name, const cJSON *doc,
+                                   ipfsrt_error *err);
 
 /* "/a//b/" -> "a/b" into out, checked as a key ("" for the top). */
 ipfsrt_status ipfsrt_zarr_normalize_path(const char *path, char *out, size_t cap, ipfsrt_error *err);

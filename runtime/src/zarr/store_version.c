@@ -1,0 +1,309 @@
+/* A new version of a content-addressed store (a CAR's root, an ipfs:// root):
+ * what is put or erased is kept here, over the old version, which answers
+ * every other key; committing imports the changes with the UnixFS patcher
+ * and names the new root. Values are kept until then, not imported as they
+ * come, because a writer may change a key again (a chunk filled a day at a
+ * time): memory is what changed, and only the final values reach the DAG. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base_internal.h"
+#include "ipfsrt/car.h"
+#include "ipfsrt/patch.h"
+#include "zarr/store_internal.h"
+
+typedef struct change {
+    char *key;
+    uint8_t *data; /* NULL when erased */
+    size_t len;
+    bool erased;
+} change;
+
+typedef struct version_store {
+    ipfsrt_zarr_store *old;
+    const ipfsrt_blocksource *src;
+    ipfsrt_cid root;
+    ipfsrt_pack_options pack;
+    ipfsrt_mhmap index; /* key -> its position in changes */
+    change *changes;
+    size_t count, cap;
+    bool committed;
+} version_store;
+
+static change *find(const version_store *v, const char *key) {
+    const ipfsrt_mhmap_entry *e = ipfsrt_mhmap_get(&v->index, (const uint8_t *)key, strlen(key));
+    return e ? &v->changes[e->offset] : NULL;
+}
+
+static ipfsrt_status record(version_store *v, const char *key, const void *data, size_t len, bool erased,
+                            ipfsrt_error *err) {
+    if (v->committed)
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: the version is committed: open its root to change it", key);
+    if (ipfsrt_array_reserve(&v->changes, &v->cap, v->count + 1, sizeof *v->changes))
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    uint8_t *copy = erased ? NULL : malloc(len ? len : 1);
+    ipfsrt_mhmap_entry *e;
+    bool inserted = false;
+    if ((!erased && !copy) || ipfsrt_mhmap_slot(&v->index, (const uint8_t *)key, strlen(key), &e, &inserted) != IPFSRT_OK) {
+        free(copy);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    }
+    if (inserted) {
+        char *k = strdup(key);
+        e->offset = v->count;
+        v->changes[v->count++] = (change){.key = k};
+        if (!k) { /* the key stays, erased, until the store goes */
+            v->changes[e->offset].erased = true;
+            free(copy);
+            return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+        }
+    }
+    change *c = &v->changes[e->offset];
+    if (copy && len) memcpy(copy, data, len);
+    free(c->data);
+    *c = (change){c->key, copy, len, erased};
+    return IPFSRT_OK;
+}
+
+static ipfsrt_status version_put(void *ctx, const char *key, const void *data, size_t len, ipfsrt_error *err) {
+    return record(ctx, key, data, len, false, err);
+}
+
+static ipfsrt_status version_erase(void *ctx, const char *key, ipfsrt_error *err) {
+    return record(ctx, key, NULL, 0, true, err);
+}
+
+/* A changed key's answer, from the bytes kept. */
+static ipfsrt_status answer(const change *c, const ipfsrt_range_request *q, size_t index, ipfsrt_range_fn fn,
+                            void *user, ipfsrt_error *err) {
+    ipfsrt_range_result r = {.index = index, .key = q->key, .object_size = c->len};
+    uint64_t offset = q->from_end ? (c->len > q->length ? c->len - q->length : 0) : q->offset;
+    if (c->erased) {
+        r.status = ipfsrt_fail(&r.error, IPFSRT_ENOT_FOUND, -1, "%s: erased in this version", q->key);
+        r.object_size = UINT64_MAX;
+    } else if (offset > c->len) {
+        r.status = ipfsrt_fail(&r.error, IPFSRT_EBAD_RANGE, -1, "%s: offset %llu is past its %zu bytes", q->key,
+                               (unsigned long long)offset, c->len);
+    } else {
+        uint64_t rest = c->len - offset;
+        r.data = c->data + offset;
+        r.len = (size_t)(q->from_end || q->length > rest ? rest : q->length);
+    }
+    return fn(user, &r, err);
+}
+
+typedef struct forward {
+    ipfsrt_range_fn fn;
+    void *user;
+    const size_t *map; /* the old store's request i is the caller's map[i] */
+} forward;
+
+static ipfsrt_status forwarded(void *user, const ipfsrt_range_result *r, ipfsrt_error *err) {
+    const forward *f = user;
+    ipfsrt_range_result mine = *r;
+    mine.index = f->map[r->index];
+    return f->fn(f->user, &mine, err);
+}
+
+/* Changed keys are answered here; the rest go to the old version together. */
+static ipfsrt_status version_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
+                                      ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
+    version_store *v = ctx;
+    size_t *map = malloc((n ? n : 1) * sizeof *map);
+    ipfsrt_range_request *rest = malloc((n ? n : 1) * sizeof *rest);
+    ipfsrt_status st = map && rest ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {
+        const change *c = find(v, requests[i].key);
+        if (c) st = answer(c, &requests[i], i, fn, user, err);
+        else rest[m] = requests[i], map[m++] = i;
+    }
+    forward f = {fn, user, map};
+    if (st == IPFSRT_OK && m) st = ipfsrt_zarr_store_get_many(v->old, rest, m, forwarded, &f, err);
+    free(map);
+    free(rest);
+    return st;
+}
+
+/* ------------------------------------------------------------- listing */
+
+typedef struct listed {
+    char *name;
+    uint64_t size;
+    bool is_folder;
+    bool has_cid;
+    ipfsrt_cid cid;
+} listed;
+
+typedef struct listing {
+    listed *items;
+    size_t count, cap;
+} listing;
+
+static int listed_cmp(const void *a, const void *b) { return strcmp(((const listed *)a)->name, ((const listed *)b)->name); }
+
+static ipfsrt_status keep_old(void *user, const ipfsrt_zarr_store_entry *e, ipfsrt_error *err) {
+    listing *l = user;
+    char *name = ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items) ? NULL : strdup(e->name);
+    if (!name) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    l->items[l->count++] = (listed){name, e->size, e->is_folder, e->cid != NULL, e->cid ? *e->cid : (ipfsrt_cid){0}};
+    return IPFSRT_OK;
+}
+
+/* One change under the prefix laid over the old names (sorted): a value put
+ * adds its name (or its first folder's), an erased file drops its own. */
+static ipfsrt_status lay_over(listing *l, const change *c, const char *rest, ipfsrt_error *err) {
+    const char *slash = strchr(rest, '/');
+    size_t len = slash ? (size_t)(slash - rest) : strlen(rest);
+    char name[IPFSRT_ZARR_KEY_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", (int)len, rest);
+    listed probe = {.name = name};
+    listed *hit = l->count ? bsearch(&probe, l->items, l->count, sizeof *l->items, listed_cmp) : NULL;
+    if (c->erased && !slash && hit) {
+        free(hit->name);
+        memmove(hit, hit + 1, (size_t)(l->items + l->count - hit - 1) * sizeof *hit);
+        l->count--;
+    }
+    if (c->erased || hit) {
+        if (hit && !c->erased) hit->has_cid = false, hit->size = UINT64_MAX, hit->is_folder = slash != NULL;
+        return IPFSRT_OK;
+    }
+    ipfsrt_status st = keep_old(l, &(ipfsrt_zarr_store_entry){name, UINT64_MAX, slash != NULL, NULL}, err);
+    if (st == IPFSRT_OK) qsort(l->items, l->count, sizeof *l->items, listed_cmp);
+    return st;
+}
+
+static ipfsrt_status version_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
+                                      ipfsrt_error *err) {
+    version_store *v = ctx;
+    listing l = {0};
+    ipfsrt_status st = ipfsrt_zarr_store_list_dir(v->old, prefix, keep_old, &l, err);
+    size_t plen = strlen(prefix);
+    if (st == IPFSRT_OK) qsort(l.items, l.count, sizeof *l.items, listed_cmp);
+    for (size_t i = 0; i < v->count && st == IPFSRT_OK; i++)
+        if (strncmp(v->changes[i].key, prefix, plen) == 0 && v->changes[i].key[plen])
+            st = lay_over(&l, &v->changes[i], v->changes[i].key + plen, err);
+    for (size_t i = 0; i < l.count && st == IPFSRT_OK; i++) {
+        ipfsrt_zarr_store_entry e = {l.items[i].name, l.items[i].size, l.items[i].is_folder,
+                                     l.items[i].has_cid ? &l.items[i].cid : NULL};
+        st = fn(user, &e, err);
+    }
+    for (size_t i = 0; i < l.count; i++) free(l.items[i].name);
+    free(l.items);
+    return st;
+}
+
+static void version_free(void *ctx) {
+    version_store *v = ctx;
+    for (size_t i = 0; i < v->count; i++) {
+        free(v->changes[i].key);
+        free(v->changes[i].data);
+    }
+    free(v->changes);
+    ipfsrt_mhmap_free(&v->index);
+    free(v);
+}
+
+static const ipfsrt_zarr_store_ops version_ops = {sizeof(ipfsrt_zarr_store_ops), "version", true, version_get_many,
+                                                  version_list_dir, version_put, version_erase, version_free, NULL};
+
+ipfsrt_status ipfsrt_zarr_store_new_version(ipfsrt_zarr_store **store, ipfsrt_zarr_store *old,
+                                            const ipfsrt_pack_options *pack, ipfsrt_error *err) {
+    *store = NULL;
+    version_store *v = calloc(1, sizeof *v);
+    if (!v) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    ipfsrt_mhmap_init(&v->index);
+    v->old = old;
+    void *ctx;
+    const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(old, &ctx);
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(v->pack, pack, ipfsrt_pack_options_init, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_car_store_dag(ops, ctx, &v->src, &v->root, err);
+    if (st == IPFSRT_EUNSUPPORTED) st = ipfsrt_zarr_gateway_store_dag(ops, ctx, &v->src, &v->root, err);
+    if (st == IPFSRT_EUNSUPPORTED)
+        st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
+                         "%s: a new version is made of a content-addressed store (a CAR, an ipfs:// root), not a %s one",
+                         ipfsrt_zarr_store_url(old), ipfsrt_zarr_store_kind(old));
+    char url[IPFSRT_CID_STR_MAX + 32], cid[IPFSRT_CID_STR_MAX];
+    if (st == IPFSRT_OK) snprintf(url, sizeof url, "a new version of %s", ipfsrt_cid_to_string(&v->root, cid));
+    if (st != IPFSRT_OK) {
+        version_free(v);
+        return st;
+    }
+    return ipfsrt_zarr_store_new(store, &version_ops, v, url, err);
+}
+
+static int change_cmp(const void *a, const void *b) {
+    return strcmp((*(change *const *)a)->key, (*(change *const *)b)->key);
+}
+
+/* The changes, in key order, through the patcher. */
+static ipfsrt_status patch_changes(version_store *v, ipfsrt_patch *patch, ipfsrt_error *err) {
+    change **order = malloc((v->count ? v->count : 1) * sizeof *order);
+    if (!order) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    for (size_t i = 0; i < v->count; i++) order[i] = &v->changes[i];
+    qsort(order, v->count, sizeof *order, change_cmp);
+    ipfsrt_status st = IPFSRT_OK;
+    for (size_t i = 0; i < v->count && st == IPFSRT_OK; i++)
+        st = order[i]->erased ? ipfsrt_patch_remove(patch, order[i]->key, err)
+                              : ipfsrt_patch_put(patch, order[i]->key, order[i]->data, order[i]->len, err);
+    free(order);
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_store_commit(ipfsrt_zarr_store *store, ipfsrt_pack_sink_fn sink, void *user,
+                                       ipfsrt_cid *root, ipfsrt_error *err) {
+    void *ctx;
+    const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(store, &ctx);
+    if (ops->get_many != version_get_many)
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is no new version (ipfsrt_zarr_store_new_version)",
+                           ipfsrt_zarr_store_url(store));
+    version_store *v = ctx;
+    if (v->committed) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: committed already", ipfsrt_zarr_store_url(store));
+    ipfsrt_patch *patch;
+    ipfsrt_status st = ipfsrt_patch_new(&patch, v->src, &v->root, &v->pack, sink, user, err);
+    if (st == IPFSRT_OK) st = patch_changes(v, patch, err);
+    if (st == IPFSRT_OK) st = ipfsrt_patch_finish(patch, root, err);
+    ipfsrt_patch_free(patch);
+    v->committed = st == IPFSRT_OK;
+    return st;
+}
+
+static ipfsrt_status car_sink(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    return ipfsrt_car_writer_put_made(user, cid, data, len, err);
+}
+
+/* The blocks go to a file beside car_path, renamed to it once whole: until
+ * then no file names the new root, and a crash leaves the old version alone. */
+ipfsrt_status ipfsrt_zarr_store_commit_car(ipfsrt_zarr_store *store, const char *car_path, ipfsrt_cid *root,
+                                           ipfsrt_error *err) {
+    void *ctx;
+    const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(store, &ctx);
+    if (ops->get_many != version_get_many) return ipfsrt_zarr_store_commit(store, car_sink, NULL, root, err); /* says why not */
+    const version_store *v = ctx;
+    static const uint8_t zero[32];
+    ipfsrt_cid placeholder; /* as long as the root will be: a sha2-256 dag-pb CID of the preset's version */
+    ipfsrt_status st = ipfsrt_cid_create(&placeholder, v->pack.cid_version, IPFSRT_CODEC_DAG_PB, IPFSRT_MH_SHA2_256,
+                                         zero, sizeof zero, err);
+    if (st != IPFSRT_OK) return st;
+    size_t n = strlen(car_path) + sizeof ".partial";
+    char *partial = malloc(n);
+    if (!partial) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    snprintf(partial, n, "%s.partial", car_path);
+    ipfsrt_car_writer *w;
+    ipfsrt_car_writer_options wo = {.size = sizeof wo, .version = 1, .roots = &placeholder, .root_count = 1};
+    st = ipfsrt_car_writer_new(&w, partial, &wo, err);
+    if (st == IPFSRT_OK) {
+        st = ipfsrt_zarr_store_commit(store, car_sink, w, root, err);
+        if (st == IPFSRT_OK) st = ipfsrt_car_writer_set_roots(w, root, 1, err);
+        if (st == IPFSRT_OK) st = ipfsrt_car_writer_finish(w, err);
+        ipfsrt_car_writer_free(w);
+    }
+    if (st == IPFSRT_OK && rename(partial, car_path) != 0) {
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot name %s: %s", car_path, strerror(errno));
+        remove(partial);
+    }
+    free(partial);
+    return st;
+}
