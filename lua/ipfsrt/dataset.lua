@@ -1171,7 +1171,7 @@ function M.open(where, opts)
   local g = zarr.open(where, { path = opts.path, client = client, s3 = opts.s3, verify = opts.verify })
   if g.is_array then bad("%s is an array; a dataset is a group", tostring(where)) end
   local ds = setmetatable({ _vars = {}, _coords = {}, attrs = g.attrs, dims = {}, decode = opts.decode ~= false,
-    vars = {}, coords = {}, _client = client }, Dataset)
+    vars = {}, coords = {}, _client = client, _store = rawget(g, "_store") }, Dataset)
   local arrays = g:arrays()
   for _, a in ipairs(arrays) do
     local name = a.path:match("[^/]+$")
@@ -1247,7 +1247,7 @@ local internals = { streamed_groups = streamed_groups, labels_of = labels_of, ti
   is_variable = is_variable, resolve = resolve, bad = bad, sorted_names = sorted_names,
   reduced_variable = reduced_variable, cf_of = cf_of, slice_part = slice_part, label_coordinate = label_coordinate,
   label = label, selected_labels = selected_labels, written_coordinate = written_coordinate,
-  written_attributes = written_attributes,
+  written_attributes = written_attributes, iso = iso,
   fold_bytes = function() return M.FOLD_BYTES end, axes_of = axes_of }
 require("ipfsrt.groupby").install(internals, Variable)
 require("ipfsrt.rolling").install(internals, Variable)
@@ -1257,6 +1257,15 @@ require("ipfsrt.ordered").install(internals, Variable)
 require("ipfsrt.extrema").install(internals, Variable)
 require("ipfsrt.along").install(internals, Variable)
 require("ipfsrt.coarsen").install(internals, Variable)
+require("ipfsrt.append").install(internals, Dataset)
+
+-- append(old, from, opts) -> the new root (or nil, a folder changed in
+-- place): old opened (a URL, a CAR, a folder) and from appended along
+-- opts.dim, or written into opts.region (see ipfsrt.append).
+function M.append(old, from, opts)
+  if type(old) == "string" then old = M.open(old) end
+  return require("ipfsrt.append").write(old, from, opts)
+end
 
 M.Dataset, M.Variable = Dataset, Variable
 return M
