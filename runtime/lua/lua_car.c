@@ -236,6 +236,24 @@ static int reader_close(lua_State *L) {
 
 /* car.verify(path[, {slice=, max_block_size=, bytes=false}]) -> {blocks=, bytes=};
  * raises on failure. With bytes = true the first argument is the CAR itself. */
+/* car.diff(old, new, out) -> {new_blocks, new_bytes, shared_blocks, shared_bytes} */
+static int car_diff(lua_State *L) {
+    const char *old = luaL_checkstring(L, 1), *new = luaL_checkstring(L, 2), *out = luaL_checkstring(L, 3);
+    ipfsrt_car_diff_stats stats = IPFSRT_CAR_DIFF_STATS_INIT;
+    ipfsrt_error err;
+    if (ipfsrt_car_diff(old, new, out, &stats, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, (lua_Integer)stats.new_blocks);
+    lua_setfield(L, -2, "new_blocks");
+    lua_pushinteger(L, (lua_Integer)stats.new_bytes);
+    lua_setfield(L, -2, "new_bytes");
+    lua_pushinteger(L, (lua_Integer)stats.shared_blocks);
+    lua_setfield(L, -2, "shared_blocks");
+    lua_pushinteger(L, (lua_Integer)stats.shared_bytes);
+    lua_setfield(L, -2, "shared_bytes");
+    return 1;
+}
+
 static int car_verify(lua_State *L) {
     size_t len;
     const char *arg = luaL_checklstring(L, 1, &len);
@@ -351,7 +369,7 @@ void ipfsrt_lua_open_car(lua_State *L) {
     static const luaL_Reg writer_methods[] = {{"put", writer_put}, {"close", writer_close},
                                               {NULL, NULL}};
     static const luaL_Reg fns[] = {{"open", car_open},     {"reader", car_reader},
-                                   {"writer", car_writer}, {"verify", car_verify},
+                                   {"writer", car_writer}, {"verify", car_verify}, {"diff", car_diff},
                                    {NULL, NULL}};
     ipfsrt_lua_class(L, CAR_FILE, file_methods, file_close, NULL);
     ipfsrt_lua_class(L, CAR_READER, reader_methods, reader_close, NULL);

@@ -13,6 +13,11 @@ local M = {
        ipfsrt car get FILE CID[/path] [-o OUT] file bytes to stdout, or to OUT; a directory
                                       is written out as a tree (needs -o)
        ipfsrt car stat FILE CID[/path]        type, size, CID and blocks the DAG spans
+       ipfsrt car diff OLD NEW -o DELTA.car   the blocks of NEW that OLD lacks, NEW's roots
+                                      kept: what a holder of OLD needs for NEW (`ipfsrt
+                                      serve OLD DELTA.car` serves NEW whole); NEW read as a
+                                      stream, every block verified; says what it kept and
+                                      left out on stderr (-q: not)
 
 Options: --max-block BYTES (largest block accepted; default 2 MiB), --follow-symlinks,
          --json (ls-path, stat)]],
@@ -108,19 +113,29 @@ function commands.get(file, rest, opts, flags)
   end
 end
 
+function commands.diff(old, rest, _, flags)
+  if #rest ~= 1 then argparse.usage_error("car diff needs OLD and NEW") end
+  if not flags.output then argparse.usage_error("car diff needs -o DELTA.car") end
+  local s = ipfsrt.car.diff(old, rest[1], flags.output)
+  if not flags.quiet then
+    io.stderr:write(string.format("%s: %d blocks (%d bytes) of %s; %d blocks (%d bytes) %s has, left out\n",
+      flags.output, s.new_blocks, s.new_bytes, rest[1], s.shared_blocks, s.shared_bytes, old))
+  end
+end
+
 function M.run(args)
   local pos, opts = argparse.parse(args, { ["max-block"] = "string", output = "string",
     ["follow-symlinks"] = "boolean", json = "boolean", quiet = "boolean" }, { o = "output", q = "quiet" })
   local cmd = table.remove(pos, 1)
   if not cmd or not commands[cmd] then
-    argparse.usage_error("expected roots, ls, verify, cat, ls-path, get or stat")
+    argparse.usage_error("expected roots, ls, verify, cat, ls-path, get, stat or diff")
   end
   local file = table.remove(pos, 1)
   if not file then argparse.usage_error("car %s needs a CAR file", cmd) end
-  local takes_path = { cat = true, ["ls-path"] = true, get = true, stat = true }
+  local takes_path = { cat = true, ["ls-path"] = true, get = true, stat = true, diff = true }
   if not takes_path[cmd] and #pos > 0 then argparse.usage_error("unexpected argument %s", pos[1]) end
   -- each option only where it means something
-  local allowed = { json = { ["ls-path"] = true, stat = true }, output = { get = true }, quiet = { verify = true },
+  local allowed = { json = { ["ls-path"] = true, stat = true }, output = { get = true, diff = true }, quiet = { verify = true, diff = true },
     ["follow-symlinks"] = { ["ls-path"] = true, get = true, stat = true, cat = false } }
   for name, where in pairs(allowed) do
     if opts[name] and not where[cmd] then argparse.usage_error("car %s takes no --%s", cmd, name) end

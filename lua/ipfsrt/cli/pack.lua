@@ -39,13 +39,35 @@ local function temporary_car()
   error(ipfsrt.error.new("io", "no free temporary name in " .. dir), 0)
 end
 
+-- The settings options (what `zarr append` takes too, to make blocks as the
+-- old version's were made) and the table ipfsrt.pack takes from them.
+M.SETTINGS = {
+  preset = "string", ["cid-version"] = "string", ["chunk-size"] = "string", ["max-links"] = "string",
+  ["raw-leaves"] = "boolean", ["no-raw-leaves"] = "boolean", hamt = "string", fanout = "string",
+  wrap = "boolean", ["no-wrap"] = "boolean", hidden = "boolean",
+}
+
+function M.settings(opts)
+  local raw_leaves, wrap
+  if opts["raw-leaves"] then raw_leaves = true elseif opts["no-raw-leaves"] then raw_leaves = false end
+  if opts.wrap then wrap = true elseif opts["no-wrap"] then wrap = false end
+  return {
+    preset = opts.preset,
+    cid_version = argparse.whole(opts, "cid-version"),
+    chunk_size = argparse.whole(opts, "chunk-size"),
+    max_links = argparse.whole(opts, "max-links"),
+    raw_leaves = raw_leaves,
+    hamt = opts.hamt,
+    fanout = argparse.whole(opts, "fanout"),
+    wrap = wrap,
+    hidden = opts.hidden,
+  }
+end
+
 function M.run(args)
-  local pos, opts = argparse.parse(args, {
-    output = "string", preset = "string", ["cid-version"] = "string", ["chunk-size"] = "string",
-    ["max-links"] = "string", ["raw-leaves"] = "boolean", ["no-raw-leaves"] = "boolean",
-    hamt = "string", fanout = "string", wrap = "boolean", ["no-wrap"] = "boolean",
-    hidden = "boolean", ["car-version"] = "string", force = "boolean", quiet = "boolean",
-  }, { o = "output", f = "force", q = "quiet" })
+  local spec = { output = "string", ["car-version"] = "string", force = "boolean", quiet = "boolean" }
+  for k, v in pairs(M.SETTINGS) do spec[k] = v end
+  local pos, opts = argparse.parse(args, spec, { o = "output", f = "force", q = "quiet" })
   if #pos ~= 1 then argparse.usage_error("expected exactly one PATH") end
   if not opts.output then argparse.usage_error("-o OUT.car is required") end
   local to_s3 = opts.output:find("^s3://") ~= nil
@@ -56,23 +78,10 @@ function M.run(args)
       error(ipfsrt.error.new("io", opts.output .. " already exists; not overwriting it (--force replaces it)"), 0)
     end
   end
-  local raw_leaves, wrap
-  if opts["raw-leaves"] then raw_leaves = true elseif opts["no-raw-leaves"] then raw_leaves = false end
-  if opts.wrap then wrap = true elseif opts["no-wrap"] then wrap = false end
   local output = to_s3 and temporary_car() or opts.output
-  local ok, root = pcall(ipfsrt.pack, pos[1], {
-    preset = opts.preset,
-    output = output,
-    cid_version = argparse.whole(opts, "cid-version"),
-    chunk_size = argparse.whole(opts, "chunk-size"),
-    max_links = argparse.whole(opts, "max-links"),
-    raw_leaves = raw_leaves,
-    hamt = opts.hamt,
-    fanout = argparse.whole(opts, "fanout"),
-    wrap = wrap,
-    hidden = opts.hidden,
-    car_version = argparse.whole(opts, "car-version"),
-  })
+  local settings = M.settings(opts)
+  settings.output, settings.car_version = output, argparse.whole(opts, "car-version")
+  local ok, root = pcall(ipfsrt.pack, pos[1], settings)
   if to_s3 then
     local sent, err = true, nil
     if ok then sent, err = pcall(ipfsrt.s3.put_file, opts.output, output) end

@@ -6,12 +6,15 @@ local fetchcli = require "ipfsrt.fetchcli"
 local cftime = require "ipfsrt.cftime"
 
 local M = {
-  summary = "Zarr v2/v3 groups and arrays: their tree (info), values (get), copies (cp)",
+  summary = "Zarr v2/v3 groups and arrays: their tree (info), values (get), copies (cp), new versions (append, replace)",
   usage = [==[usage: ipfsrt zarr info URL [--json]
        ipfsrt zarr get URL ARRAY [SELECTION] [--decode] [--sel DIM=LABEL,...] [--method nearest]
                        [--tolerance T] [--json | --csv] [-q]
        ipfsrt zarr cp URL DIR [--path P] [--compressor NAME[:LEVEL]] [--zarr-format 2|3]
                       [--chunks A,B,..] [--shards A,B,..] [--no-consolidate] [-q]
+       ipfsrt zarr append OLD FROM... --dim DIM [-o DELTA.car] [--force] [pack settings]
+       ipfsrt zarr replace OLD FROM... --region DIM=START:STOP[,...] [-o DELTA.car] [--force]
+                           [pack settings]
 
 URL is ipfs://CID[/path] (every byte verified, through gateways), a gateway URL
 https://GATEWAY/ipfs/CID[/path] (the same, through that gateway), http(s)://...
@@ -46,13 +49,32 @@ cp: the group (with everything under it) or array at URL (or --path P below
   (zstd, gzip, zlib, bz2, lz4, blosc; blosc:CNAME[:LEVEL]), format, chunk or
   shard shape is given; a copied group gets consolidated metadata. Then
   `ipfsrt pack DIR` makes the CAR.
+append: the dataset FROM (a Zarr group anywhere URL may be, or NetCDF/HDF5
+  files, joined along DIM when several) appended to the dataset OLD along
+  DIM. OLD a CAR or an ipfs:// root: a new version is made of it, only its
+  changed blocks (new chunks, the metadata, the directories up to the root)
+  written to DELTA.car (-o, --output) with the new root, which it prints;
+  OLD's blocks are read, verified, never changed. The new root is the one
+  `ipfsrt pack` gives for the changed folder with the same settings: give
+  OLD's (--preset and the other options of `ipfsrt pack`; default
+  ipfs-car). `ipfsrt serve OLD.car DELTA.car` then serves both versions. OLD a
+  folder (or s3://): changed in place, as xarray's to_zarr(append_dim=) does.
+  Refused, naming the variable and what does not fit, before anything is
+  written: a variable along DIM missing from either side, other dimensions,
+  lengths or data types, other coordinates off DIM, labels along DIM that do
+  not come after OLD's, --chunks that are not OLD's. Values are written as
+  OLD stores them (its scale_factor, add_offset, fill value, time units).
+replace: FROM written into a region of OLD (--region time=10:12, 0-based and
+  half-open, as isel), the same way: corrections to chunks already published.
 ]==] .. fetchcli.options_help,
 }
 
 M.options = { json = "boolean", csv = "boolean", quiet = "boolean", path = "string", compressor = "string",
   decode = "boolean", sel = "string", method = "string", tolerance = "string",
-  ["zarr-format"] = "string", chunks = "string", shards = "string", ["no-consolidate"] = "boolean" }
-M.aliases = { q = "quiet" }
+  ["zarr-format"] = "string", chunks = "string", shards = "string", ["no-consolidate"] = "boolean",
+  dim = "string", region = "string", output = "string", force = "boolean" }
+for k, v in pairs(require("ipfsrt.cli.pack").SETTINGS) do M.options[k] = v end
+M.aliases = { q = "quiet", o = "output", f = "force" }
 
 -- ------------------------------------------------------------- opening
 
@@ -454,6 +476,76 @@ local function cp(url, rest, opts)
   end)
 end
 
+-- ------------------------------------------------------- append, replace
+
+local NETCDF = { nc = true, nc4 = true, h5 = true, hdf5 = true, he5 = true }
+
+local function absolute(path)
+  if path:sub(1, 1) == "/" then return path end
+  return (os.getenv("PWD") or ".") .. "/" .. path
+end
+
+-- The new data, and what to do once it is written: a dataset where FROM is,
+-- or NetCDF/HDF5 files read through references made here (to a temporary
+-- file, removed after), joined along dim when several.
+local function open_from(files, dim)
+  local dataset = require "ipfsrt.dataset"
+  local netcdf = true
+  for _, f in ipairs(files) do netcdf = netcdf and NETCDF[(f:match("%.(%w+)$") or ""):lower()] ~= nil end
+  if not netcdf then
+    if #files > 1 then argparse.usage_error("several FROMs are NetCDF/HDF5 files, joined along DIM") end
+    return dataset.open(files[1]), function() end
+  end
+  local targets = {}
+  for i, f in ipairs(files) do targets[i] = absolute(f) end
+  local json = #files == 1 and ipfsrt.refs.make(files[1], { target = targets[1] })
+    or ipfsrt.refs.concat(files, dim, { targets = targets })
+  local placeholder = os.tmpname() -- made, so that the name stays ours
+  local path = placeholder .. ".json"
+  local f = assert(io.open(path, "wb"))
+  f:write(json)
+  f:close()
+  local function cleanup() os.remove(path); os.remove(placeholder) end
+  local ok, ds = pcall(dataset.open, path)
+  if not ok then cleanup(); error(ds, 0) end
+  return ds, cleanup
+end
+
+-- "time=10:12,lat=0:100" -> {time = {10, 12}, lat = {0, 100}}
+function M.parse_region(text)
+  local region = {}
+  for dim, a, b in text:gmatch("([^,=]+)=(%d+):(%d+)") do region[dim] = { tonumber(a), tonumber(b) } end
+  if next(region) == nil then argparse.usage_error("--region DIM=START:STOP[,DIM=START:STOP...]") end
+  return region
+end
+
+local function change(url, files, opts, how)
+  if #files == 0 then argparse.usage_error("zarr %s needs OLD and FROM", how) end
+  if opts.output and not opts.force and io.open(opts.output, "r") then
+    error(ipfsrt.error.new("io", opts.output .. " already exists; not overwriting it (--force replaces it)"), 0)
+  end
+  local o = { output = opts.output, pack = require("ipfsrt.cli.pack").settings(opts),
+    chunks = size_list(opts.chunks, "chunks") }
+  if how == "append" then
+    if not opts.dim then argparse.usage_error("zarr append needs --dim DIM") end
+    o.dim = opts.dim
+  else
+    if not opts.region then argparse.usage_error("zarr replace needs --region DIM=START:STOP") end
+    o.region = M.parse_region(opts.region)
+  end
+  with_store(url, opts, function(store)
+    local old = require("ipfsrt.dataset").open(store)
+    local from, cleanup = open_from(files, o.dim)
+    local ok, root = pcall(old[how], old, from, o)
+    cleanup()
+    if not ok then error(root, 0) end
+    if root then print(tostring(root)) end
+  end)
+end
+
+local function append(url, rest, opts) change(url, rest, opts, "append") end
+local function replace(url, rest, opts) change(url, rest, opts, "replace") end
+
 function M.run(args)
   local spec, aliases = {}, {}
   for k, v in pairs(fetchcli.spec) do spec[k] = v end
@@ -462,8 +554,8 @@ function M.run(args)
   for k, v in pairs(M.aliases) do aliases[k] = v end
   local pos, opts = argparse.parse(args, spec, aliases)
   local command, url = pos[1], pos[2]
-  local commands = { info = info, get = get, cp = cp }
-  if not commands[command] then argparse.usage_error("zarr needs info, get or cp") end
+  local commands = { info = info, get = get, cp = cp, append = append, replace = replace }
+  if not commands[command] then argparse.usage_error("zarr needs info, get, cp, append or replace") end
   if not url then argparse.usage_error("zarr %s needs a URL", command) end
   ipfsrt.catch_signals()
   commands[command](url, { table.unpack(pos, 3) }, opts)

@@ -293,6 +293,34 @@ IPFSRT_API ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *writer, ipf
  * @owner the writer is freed; a finished file stays */
 IPFSRT_API void ipfsrt_car_writer_free(ipfsrt_car_writer *writer);
 
+/* What ipfsrt_car_diff found; filled up to the size the caller set
+ * (IPFSRT_CAR_DIFF_STATS_INIT). */
+typedef struct ipfsrt_car_diff_stats {
+    size_t size;
+    uint64_t new_blocks, new_bytes;       /* in the new CAR only: written */
+    uint64_t shared_blocks, shared_bytes; /* in both: left out */
+} ipfsrt_car_diff_stats;
+#define IPFSRT_CAR_DIFF_STATS_INIT {.size = sizeof(ipfsrt_car_diff_stats)}
+
+/** The blocks of new_path that old_path lacks, written as a CARv1 with
+ * new_path's roots: what a holder of the old version needs for the new one.
+ * The new CAR is read as a stream (every block verified), the old one through
+ * its index: memory holds the old index and the CIDs written, not the files.
+ * The output is written beside out_path ("out_path.partial") and renamed to it
+ * once whole.
+ * @param old_path the CAR the reader has
+ * @param new_path the CAR of the new version
+ * @param out_path the delta CAR
+ * @param stats NULL, or counts (size set: IPFSRT_CAR_DIFF_STATS_INIT)
+ * @param err filled on failure, naming the file and the byte offset at fault
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_car_file_new (the old CAR), ipfsrt_car_reader_feed and
+ * ipfsrt_car_reader_finish (the new one, prefixed by its name), and
+ * ipfsrt_car_writer_new; IPFSRT_EIO; IPFSRT_EBAD_ARGUMENT (stats without a
+ * size); IPFSRT_EOUT_OF_MEMORY */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_car_diff(const char *old_path, const char *new_path, const char *out_path,
+                                                  ipfsrt_car_diff_stats *stats, ipfsrt_error *err);
+
 /* A CARv1 laid out from blocks in memory and read out in pieces of any size (a
  * response body): its size is known before the first byte. The encoder borrows
  * the block bytes, which must outlive it, and hashes nothing: it is for blocks

@@ -93,13 +93,14 @@ static void car_store_free(void *ctx) {
 static const ipfsrt_zarr_store_ops car_ops = {sizeof(ipfsrt_zarr_store_ops), "car", true, car_get_many, car_list_dir, NULL, NULL, car_store_free, NULL};
 
 ipfsrt_status ipfsrt_zarr_car_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx, const ipfsrt_blocksource **src,
-                                        ipfsrt_cid *root, ipfsrt_error *err) {
+                                        ipfsrt_cid *root, ipfsrt_car_file **car, ipfsrt_error *err) {
     car_store *s = ctx;
     if (ops->get_many != car_get_many) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "not a CAR store");
     if (strchr(s->root, '/'))
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: a version is of the CAR's root, not of a path inside it",
                            s->file);
     *src = &s->src;
+    *car = s->car;
     return ipfsrt_cid_parse(root, s->root, strlen(s->root), NULL, err);
 }
 

@@ -33,11 +33,13 @@ const ipfsrt_cid *ipfsrt_zarr_known_find(ipfsrt_zarr_known *k, const char *key);
 void ipfsrt_zarr_known_free(ipfsrt_zarr_known *k);
 
 /* The DAG under a content-addressed store whose keys hang from a root (no
- * path inside it): where its blocks come from and the root. IPFSRT_EUNSUPPORTED
+ * path inside it): where its blocks come from and the root (and, for a CAR,
+ * the file, which says cheaply which blocks it holds). IPFSRT_EUNSUPPORTED
  * for a store of another kind (ops tells which), IPFSRT_EBAD_ARGUMENT for one
- * opened at a path inside its root. src stays the store's. */
+ * opened at a path inside its root. src and car stay the store's. */
+struct ipfsrt_car_file;
 ipfsrt_status ipfsrt_zarr_car_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx, const ipfsrt_blocksource **src,
-                                        ipfsrt_cid *root, ipfsrt_error *err);
+                                        ipfsrt_cid *root, struct ipfsrt_car_file **car, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_gateway_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx,
                                             const ipfsrt_blocksource **src, ipfsrt_cid *root, ipfsrt_error *err);
 /* store.c: the ops a store was made with. */

@@ -24,6 +24,9 @@ typedef struct change {
 typedef struct version_store {
     ipfsrt_zarr_store *old;
     const ipfsrt_blocksource *src;
+    ipfsrt_car_file *car; /* the old version's CAR, or NULL (an ipfs:// root) */
+    ipfsrt_pack_sink_fn sink; /* the commit's */
+    void *user;
     ipfsrt_cid root;
     ipfsrt_pack_options pack;
     ipfsrt_mhmap index; /* key -> its position in changes */
@@ -219,7 +222,7 @@ ipfsrt_status ipfsrt_zarr_store_new_version(ipfsrt_zarr_store **store, ipfsrt_za
     void *ctx;
     const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(old, &ctx);
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(v->pack, pack, ipfsrt_pack_options_init, err);
-    if (st == IPFSRT_OK) st = ipfsrt_zarr_car_store_dag(ops, ctx, &v->src, &v->root, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_car_store_dag(ops, ctx, &v->src, &v->root, &v->car, err);
     if (st == IPFSRT_EUNSUPPORTED) st = ipfsrt_zarr_gateway_store_dag(ops, ctx, &v->src, &v->root, err);
     if (st == IPFSRT_EUNSUPPORTED)
         st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
@@ -252,6 +255,15 @@ static ipfsrt_status patch_changes(version_store *v, ipfsrt_patch *patch, ipfsrt
     return st;
 }
 
+/* A value equal to one the old version holds (a chunk of land or ice the same
+ * every day) makes blocks it has: a CAR says so cheaply, and they stay out. */
+static ipfsrt_status new_block(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
+                               ipfsrt_error *err) {
+    version_store *v = user;
+    if (v->car && ipfsrt_car_file_has(v->car, cid)) return IPFSRT_OK;
+    return v->sink(v->user, cid, data, len, err);
+}
+
 ipfsrt_status ipfsrt_zarr_store_commit(ipfsrt_zarr_store *store, ipfsrt_pack_sink_fn sink, void *user,
                                        ipfsrt_cid *root, ipfsrt_error *err) {
     void *ctx;
@@ -262,7 +274,9 @@ ipfsrt_status ipfsrt_zarr_store_commit(ipfsrt_zarr_store *store, ipfsrt_pack_sin
     version_store *v = ctx;
     if (v->committed) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: committed already", ipfsrt_zarr_store_url(store));
     ipfsrt_patch *patch;
-    ipfsrt_status st = ipfsrt_patch_new(&patch, v->src, &v->root, &v->pack, sink, user, err);
+    v->sink = sink;
+    v->user = user;
+    ipfsrt_status st = ipfsrt_patch_new(&patch, v->src, &v->root, &v->pack, new_block, v, err);
     if (st == IPFSRT_OK) st = patch_changes(v, patch, err);
     if (st == IPFSRT_OK) st = ipfsrt_patch_finish(patch, root, err);
     ipfsrt_patch_free(patch);
