@@ -12,7 +12,9 @@
 --              default: a client with the default gateways)
 --   writable = true: a folder is created if need be, and may be written
 -- A store may also be a Lua table with get(self, key) -> bytes | nil and,
--- optionally, list(self, prefix) -> {name, ...}.
+-- optionally, list(self, prefix) -> {name, ...}; or a list of CAR files read as
+-- one, {"delta.car", "old.car"}: the first one's root, each block from the
+-- first that has it (a new version's delta over the old version).
 local ipfsrt = require "ipfsrt"
 local C = require("ipfsrt.core").zarr
 local S3 = require "ipfsrt.s3"
@@ -62,6 +64,9 @@ end
 function M.store(where, opts)
   opts = opts or {}
   if type(opts) ~= "table" then bad("options must be a table") end
+  if type(where) == "table" and where.get == nil and type(where[1]) == "string" then
+    return C.store_cars(where) -- {"delta.car", "old.car"}: the first one's root, blocks from each
+  end
   if type(where) == "table" then
     if type(where.get) ~= "function" then bad("a store table needs a get(self, key) function") end
     if where.list ~= nil and type(where.list) ~= "function" then bad("a store's list must be a function") end

@@ -62,6 +62,9 @@ void ipfsrt_lua_add_searcher(lua_State *L);
 
 /* A block source from a Lua value: an open CAR file or a block store. */
 void ipfsrt_lua_check_source(lua_State *L, int idx, ipfsrt_blocksource *src);
+/* A unixfs diff callback: the change, as a table {path, kind, old_cid?, ...},
+ * appended to the list at the top of the stack of the lua_State user. */
+ipfsrt_status ipfsrt_lua_add_change(void *user, const ipfsrt_unixfs_change *c, ipfsrt_error *err);
 /* Pushes a new, empty block store. */
 ipfsrt_memstore **ipfsrt_lua_new_blockstore(lua_State *L);
 

@@ -206,11 +206,54 @@ static int unixfs_export(lua_State *L) {
     return 1;
 }
 
+ipfsrt_status ipfsrt_lua_add_change(void *user, const ipfsrt_unixfs_change *c, ipfsrt_error *err) {
+    (void)err;
+    lua_State *L = user;
+    static const char *const kinds[] = {"added", "removed", "changed"};
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, c->path);
+    lua_setfield(L, -2, "path");
+    lua_pushstring(L, kinds[c->kind]);
+    lua_setfield(L, -2, "kind");
+    if (c->old_cid) {
+        ipfsrt_lua_push_cid(L, c->old_cid);
+        lua_setfield(L, -2, "old_cid");
+        lua_pushinteger(L, (lua_Integer)c->old_tsize);
+        lua_setfield(L, -2, "old_tsize");
+    }
+    if (c->new_cid) {
+        ipfsrt_lua_push_cid(L, c->new_cid);
+        lua_setfield(L, -2, "new_cid");
+        lua_pushinteger(L, (lua_Integer)c->new_tsize);
+        lua_setfield(L, -2, "new_tsize");
+    }
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    return IPFSRT_OK;
+}
+
+/* unixfs.diff(old source, old root, new source, new root) -> {{path, kind,
+ * old_cid?, new_cid?, old_tsize?, new_tsize?}, ...}: the files that differ */
+static int unixfs_diff(lua_State *L) {
+    ipfsrt_blocksource old_src, new_src;
+    ipfsrt_cid old_tmp, new_tmp;
+    ipfsrt_lua_check_source(L, 1, &old_src);
+    const ipfsrt_cid *old_root = ipfsrt_lua_check_cid(L, 2, &old_tmp);
+    ipfsrt_lua_check_source(L, 3, &new_src);
+    const ipfsrt_cid *new_root = ipfsrt_lua_check_cid(L, 4, &new_tmp);
+    lua_settop(L, 4);
+    lua_newtable(L);
+    ipfsrt_error err;
+    if (ipfsrt_unixfs_diff(&old_src, old_root, &new_src, new_root, ipfsrt_lua_add_change, L, &err) != IPFSRT_OK)
+        return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
 void ipfsrt_lua_open_unixfs(lua_State *L) {
     static const luaL_Reg unixfs[] = {
         {"resolve", unixfs_resolve}, {"stat", unixfs_stat},
         {"ls", unixfs_ls},           {"read", unixfs_read},
         {"blocks_for", unixfs_blocks_for}, {"export", unixfs_export},
+        {"diff", unixfs_diff},
         {NULL, NULL}};
     luaL_newlib(L, unixfs);
     lua_setfield(L, -2, "unixfs");

@@ -206,6 +206,39 @@ static int store_commit(lua_State *L) {
     return m ? 2 : 1;
 }
 
+/* store_cars({car, ...}[, path]): CARs read as one, the first one's root */
+static int zarr_store_cars(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char *path = luaL_optstring(L, 2, NULL);
+    size_t n = (size_t)luaL_len(L, 1);
+    if (n == 0 || n > 64) return ipfsrt_lua_raise_arg(L, "1 to 64 CAR files");
+    const char *paths[64];
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, (lua_Integer)i + 1);
+        if (!lua_isstring(L, -1)) return ipfsrt_lua_raise_arg(L, "CAR %zu is not a path", i + 1);
+        paths[i] = lua_tostring(L, -1); /* the table keeps it */
+        lua_pop(L, 1);
+    }
+    ipfsrt_lua_zstore *zs = push_store(L);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_store_new_cars(&zs->s, paths, n, path, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 1;
+}
+
+/* store_diff(old store, new store) -> {{path, kind, old_cid?, new_cid?, ...}, ...} */
+static int zarr_store_diff(lua_State *L) {
+    ipfsrt_lua_zstore *old = ipfsrt_lua_check_zstore(L, 1), *new_store = ipfsrt_lua_check_zstore(L, 2);
+    lua_settop(L, 2);
+    lua_newtable(L);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, old);
+    if (new_store->lc != old->lc) ipfsrt_lua_zstore_enter(L, new_store);
+    ipfsrt_status st = ipfsrt_zarr_store_diff(old->s, new_store->s, ipfsrt_lua_add_change, L, &err);
+    if (new_store->lc != old->lc) ipfsrt_lua_zstore_leave(L, new_store, IPFSRT_OK, NULL);
+    ipfsrt_lua_zstore_leave(L, old, st, &err);
+    return 1;
+}
+
 /* store_lua(table, name) */
 static int zarr_store_lua(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -367,6 +400,10 @@ void ipfsrt_lua_zarr_store_functions(lua_State *L) {
     lua_setfield(L, -2, "store_lua");
     lua_pushcfunction(L, zarr_store_version);
     lua_setfield(L, -2, "store_version");
+    lua_pushcfunction(L, zarr_store_cars);
+    lua_setfield(L, -2, "store_cars");
+    lua_pushcfunction(L, zarr_store_diff);
+    lua_setfield(L, -2, "store_diff");
     lua_pushcfunction(L, zarr_path_kind);
     lua_setfield(L, -2, "path_kind");
 }

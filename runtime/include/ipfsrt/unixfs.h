@@ -192,6 +192,46 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const i
                                           bool fetch_types, ipfsrt_unixfs_entry_fn fn, void *user,
                                           ipfsrt_error *err);
 
+typedef enum ipfsrt_unixfs_change_kind {
+    IPFSRT_UNIXFS_ADDED,   /* in the new version only */
+    IPFSRT_UNIXFS_REMOVED, /* in the old version only */
+    IPFSRT_UNIXFS_CHANGED  /* in both, with other bytes */
+} ipfsrt_unixfs_change_kind;
+
+/* One file (or symlink) that differs between two versions. */
+typedef struct ipfsrt_unixfs_change {
+    const char *path;              /* from the roots: "a/b/c" */
+    ipfsrt_unixfs_change_kind kind;
+    const ipfsrt_cid *old_cid;     /* NULL when added */
+    const ipfsrt_cid *new_cid;     /* NULL when removed */
+    uint64_t old_tsize, new_tsize; /* the links' cumulative sizes (0 where absent) */
+} ipfsrt_unixfs_change;
+
+typedef ipfsrt_status (*ipfsrt_unixfs_change_fn)(void *user, const ipfsrt_unixfs_change *change, ipfsrt_error *err);
+
+/** What changed between two versions of a directory: each file (or symlink)
+ * added, removed or changed, from verified blocks. A subtree with the same CID
+ * on both sides is the same and is not read; directories whose CIDs differ
+ * are listed side by side, and what only one side holds is walked to name
+ * each file in it (a name that is a file on one side and a directory on the
+ * other is its files removed and added). In name order, depth first.
+ * @param old_src where the old version's blocks come from
+ * @param old_root the old version's root directory
+ * @param new_src where the new version's blocks come from (may be old_src)
+ * @param new_root the new version's root directory
+ * @param fn called per file that differs
+ * @param user handed to fn
+ * @param err filled on failure, naming the path at fault
+ * @return IPFSRT_OK
+ * @errors IPFSRT_ENOT_DIRECTORY (a root that is not a directory); the blocks'
+ * (IPFSRT_ENOT_FOUND from the source, IPFSRT_EHASH_MISMATCH, a source's fetch
+ * errors); IPFSRT_EBAD_DAGPB, IPFSRT_EBAD_UNIXFS; IPFSRT_ETOO_LARGE (past the
+ * walk's bounds: depth, entries); IPFSRT_EOUT_OF_MEMORY; fn's own error
+ * @owner each change is valid during fn's call only */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_unixfs_diff(const ipfsrt_blocksource *old_src, const ipfsrt_cid *old_root,
+                                                     const ipfsrt_blocksource *new_src, const ipfsrt_cid *new_root,
+                                                     ipfsrt_unixfs_change_fn fn, void *user, ipfsrt_error *err);
+
 /** Every block a trustless client needs to resolve path and read [offset,
  * offset + length) of the file there (or list the directory there), each once
  * (unless opts->dups), in the order they are first needed.

@@ -111,6 +111,19 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_folder(ipfsrt_zarr_store **store,
  * @owner the caller's: ipfsrt_zarr_store_free */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **store, const char *car_path, const char *path,
                                                    ipfsrt_error *err);
+/** CAR files read as one, every block verified: the first one's root (and
+ * path under it), its blocks taken from it, else from the next file that has
+ * them: a new version's delta CAR over the old version's.
+ * @param store the new store, on success
+ * @param car_paths the CAR files, the one whose root is read first
+ * @param n_cars how many (at least one)
+ * @param path keys are under this path from the first CAR's root ("" or NULL: the root)
+ * @param err filled on failure, naming the file
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_zarr_store_new_car; IPFSRT_EBAD_ARGUMENT (no CAR)
+ * @owner the caller's: ipfsrt_zarr_store_free */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_cars(ipfsrt_zarr_store **store, const char *const *car_paths,
+                                                             size_t n_cars, const char *path, ipfsrt_error *err);
 /** "ipfs://CID[/path]" or "/ipfs/CID[/path]" through a client, every block
  * verified.
  * @param store the new store, on success
@@ -224,6 +237,21 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_commit(ipfsrt_zarr_store *st
  * @errors as ipfsrt_zarr_store_commit and ipfsrt_car_writer_new; IPFSRT_EIO */
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_commit_car(ipfsrt_zarr_store *store, const char *car_path,
                                                                ipfsrt_cid *root, ipfsrt_error *err);
+/** What changed between two versions held in content-addressed stores (CARs,
+ * ipfs:// roots: not paths inside them): ipfsrt_unixfs_diff of their roots,
+ * each store's blocks read (verified) from where it reads them.
+ * @param old_store the old version's store
+ * @param new_store the new version's store
+ * @param fn called per file that differs (a key: "sst/3.0.0.0")
+ * @param user handed to fn
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EUNSUPPORTED (a store that is not content-addressed);
+ * IPFSRT_EBAD_ARGUMENT (a store opened at a path inside its root); as
+ * ipfsrt_unixfs_diff
+ * @owner each change is valid during fn's call only */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_diff(ipfsrt_zarr_store *old_store, ipfsrt_zarr_store *new_store,
+                                                         ipfsrt_unixfs_change_fn fn, void *user, ipfsrt_error *err);
 /** Releases a store (and its ctx, through its free).
  * @param store the store, or NULL
  * @owner everything it lent is no longer valid */

@@ -231,19 +231,25 @@ ipfsrt_status ipfsrt_zarr_store_new_folder(ipfsrt_zarr_store **out, const char *
     return st == IPFSRT_OK ? ipfsrt_zarr_store_new(out, ops, ctx, path, err) : st;
 }
 
-ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **out, const char *car_path, const char *path,
-                                        ipfsrt_error *err) {
+ipfsrt_status ipfsrt_zarr_store_new_cars(ipfsrt_zarr_store **out, const char *const *car_paths, size_t n_cars,
+                                         const char *path, ipfsrt_error *err) {
     *out = NULL;
-    size_t file_len = strlen(car_path), n = file_len + (path ? strlen(path) : 0) + 2;
+    if (n_cars == 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no CAR to read");
+    size_t file_len = strlen(car_paths[0]), n = file_len + (path ? strlen(path) : 0) + 2;
     char *url = malloc(n);
     if (!url) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    snprintf(url, n, "%s%s%s", car_path, path && *path ? "/" : "", path ? path : "");
+    snprintf(url, n, "%s%s%s", car_paths[0], path && *path ? "/" : "", path ? path : "");
     const ipfsrt_zarr_store_ops *ops = NULL;
     void *ctx = NULL;
-    ipfsrt_status st = ipfsrt_zarr_car_store_open(&ops, &ctx, url, file_len, err);
+    ipfsrt_status st = ipfsrt_zarr_car_store_open(&ops, &ctx, url, file_len, car_paths + 1, n_cars - 1, err);
     if (st == IPFSRT_OK) st = ipfsrt_zarr_store_new(out, ops, ctx, url, err);
     free(url);
     return st;
+}
+
+ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **out, const char *car_path, const char *path,
+                                        ipfsrt_error *err) {
+    return ipfsrt_zarr_store_new_cars(out, &car_path, 1, path, err);
 }
 
 /* A kerchunk references file: "refs+URL", or a URL whose last part ends in
@@ -322,7 +328,7 @@ ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, c
     else if (is_web(url))
         st = ipfsrt_zarr_http_store_open(&ops, &ctx, url, opts, err);
     else if (car_end && !has_prefix(url, "file://"))
-        st = ipfsrt_zarr_car_store_open(&ops, &ctx, url, (size_t)(car_end - url), err);
+        st = ipfsrt_zarr_car_store_open(&ops, &ctx, url, (size_t)(car_end - url), NULL, 0, err);
     else
         st = ipfsrt_zarr_folder_store_open(&ops, &ctx, has_prefix(url, "file://") ? url + 7 : url, opts->writable,
                                            err);

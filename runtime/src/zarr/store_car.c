@@ -1,7 +1,8 @@
 /* A CAR file as a store: keys are UnixFS paths under the CAR's root (and the
  * path given after the file name), every block hash-checked as it is read. A
  * key is absent only when a directory the CAR holds lacks its name; a block
- * the CAR lacks is an error, never an absent key. */
+ * the CAR lacks is an error, never an absent key. CARs beneath it lend what
+ * it lacks: a new version's delta over the old version's CAR. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 typedef struct car_store {
     char *file;
     ipfsrt_car_file *car;
+    ipfsrt_car_file **under; /* asked in order for what car lacks */
+    size_t n_under;
     char root[IPFSRT_CID_STR_MAX + IPFSRT_ZARR_KEY_MAX + 2]; /* "CID[/path]" the keys hang from */
     ipfsrt_blocksource src;
     ipfsrt_buf value;
@@ -21,6 +24,8 @@ typedef struct car_store {
 static ipfsrt_status car_block(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref, ipfsrt_error *err) {
     car_store *s = ctx;
     ipfsrt_status st = ipfsrt_car_file_get(s->car, cid, &ref->data, &ref->len, err);
+    for (size_t i = 0; st == IPFSRT_ENOT_FOUND && i < s->n_under; i++)
+        st = ipfsrt_car_file_get(s->under[i], cid, &ref->data, &ref->len, err);
     if (st == IPFSRT_ENOT_FOUND) {
         char text[IPFSRT_CID_STR_MAX];
         ipfsrt_cid_to_string(cid, text);
@@ -85,6 +90,8 @@ static ipfsrt_status car_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_sto
 static void car_store_free(void *ctx) {
     car_store *s = ctx;
     ipfsrt_car_file_free(s->car);
+    for (size_t i = 0; i < s->n_under; i++) ipfsrt_car_file_free(s->under[i]);
+    free(s->under);
     ipfsrt_buf_free(&s->value);
     free(s->file);
     free(s);
@@ -92,15 +99,23 @@ static void car_store_free(void *ctx) {
 
 static const ipfsrt_zarr_store_ops car_ops = {sizeof(ipfsrt_zarr_store_ops), "car", true, car_get_many, car_list_dir, NULL, NULL, car_store_free, NULL};
 
+static bool car_has(void *ctx, const ipfsrt_cid *cid) {
+    const car_store *s = ctx;
+    bool has = ipfsrt_car_file_has(s->car, cid);
+    for (size_t i = 0; !has && i < s->n_under; i++) has = ipfsrt_car_file_has(s->under[i], cid);
+    return has;
+}
+
 ipfsrt_status ipfsrt_zarr_car_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx, const ipfsrt_blocksource **src,
-                                        ipfsrt_cid *root, ipfsrt_car_file **car, ipfsrt_error *err) {
+                                        ipfsrt_cid *root, ipfsrt_zarr_has_fn *has, void **has_ctx, ipfsrt_error *err) {
     car_store *s = ctx;
     if (ops->get_many != car_get_many) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "not a CAR store");
     if (strchr(s->root, '/'))
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: a version is of the CAR's root, not of a path inside it",
                            s->file);
     *src = &s->src;
-    *car = s->car;
+    *has = car_has;
+    *has_ctx = s;
     return ipfsrt_cid_parse(root, s->root, strlen(s->root), NULL, err);
 }
 
@@ -123,8 +138,20 @@ static ipfsrt_status set_root(car_store *s, const char *path, ipfsrt_error *err)
     return st;
 }
 
+static ipfsrt_status open_under(car_store *s, const char *const *under, size_t n, ipfsrt_error *err) {
+    if (n == 0) return IPFSRT_OK;
+    s->under = calloc(n, sizeof *s->under);
+    if (!s->under) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    for (; s->n_under < n; s->n_under++) {
+        ipfsrt_status st = ipfsrt_car_file_new(&s->under[s->n_under], under[s->n_under], NULL, err);
+        if (st != IPFSRT_OK) return st;
+    }
+    return IPFSRT_OK;
+}
+
 ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                         size_t file_len, ipfsrt_error *err) {
+                                         size_t file_len, const char *const *under, size_t n_under,
+                                         ipfsrt_error *err) {
     car_store *s = calloc(1, sizeof *s);
     if (!s || !(s->file = strndup(url, file_len))) {
         free(s);
@@ -133,6 +160,7 @@ ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void
     ipfsrt_buf_init(&s->value);
     s->src = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), s, car_block, NULL};
     ipfsrt_status st = ipfsrt_car_file_new(&s->car, s->file, NULL, err);
+    if (st == IPFSRT_OK) st = open_under(s, under, n_under, err);
     if (st == IPFSRT_OK) st = set_root(s, url + file_len, err);
     if (st != IPFSRT_OK) {
         car_store_free(s);

@@ -37,9 +37,9 @@ void ipfsrt_zarr_known_free(ipfsrt_zarr_known *k);
  * the file, which says cheaply which blocks it holds). IPFSRT_EUNSUPPORTED
  * for a store of another kind (ops tells which), IPFSRT_EBAD_ARGUMENT for one
  * opened at a path inside its root. src and car stay the store's. */
-struct ipfsrt_car_file;
+typedef bool (*ipfsrt_zarr_has_fn)(void *ctx, const ipfsrt_cid *cid);
 ipfsrt_status ipfsrt_zarr_car_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx, const ipfsrt_blocksource **src,
-                                        ipfsrt_cid *root, struct ipfsrt_car_file **car, ipfsrt_error *err);
+                                        ipfsrt_cid *root, ipfsrt_zarr_has_fn *has, void **has_ctx, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_gateway_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx,
                                             const ipfsrt_blocksource **src, ipfsrt_cid *root, ipfsrt_error *err);
 /* store.c: the ops a store was made with. */
@@ -47,9 +47,11 @@ const ipfsrt_zarr_store_ops *ipfsrt_zarr_store_ops_of(const ipfsrt_zarr_store *s
 
 ipfsrt_status ipfsrt_zarr_folder_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *path,
                                             bool writable, ipfsrt_error *err);
-/* url's first file_len bytes name the CAR file; the rest is a path from its root. */
+/* url's first file_len bytes name the CAR file; the rest is a path from its
+ * root. The n_under CAR files under lend the blocks it lacks. */
 ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                         size_t file_len, ipfsrt_error *err);
+                                         size_t file_len, const char *const *under, size_t n_under,
+                                         ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                              const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 /* url's first car_len bytes name a CAR on S3 ("s3://bucket/key.car") or a web

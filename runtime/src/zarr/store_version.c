@@ -24,7 +24,8 @@ typedef struct change {
 typedef struct version_store {
     ipfsrt_zarr_store *old;
     const ipfsrt_blocksource *src;
-    ipfsrt_car_file *car; /* the old version's CAR, or NULL (an ipfs:// root) */
+    ipfsrt_zarr_has_fn has; /* a CAR's cheap test of the blocks it holds, or NULL (an ipfs:// root) */
+    void *has_ctx;
     ipfsrt_pack_sink_fn sink; /* the commit's */
     void *user;
     ipfsrt_cid root;
@@ -222,7 +223,7 @@ ipfsrt_status ipfsrt_zarr_store_new_version(ipfsrt_zarr_store **store, ipfsrt_za
     void *ctx;
     const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(old, &ctx);
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(v->pack, pack, ipfsrt_pack_options_init, err);
-    if (st == IPFSRT_OK) st = ipfsrt_zarr_car_store_dag(ops, ctx, &v->src, &v->root, &v->car, err);
+    if (st == IPFSRT_OK) st = ipfsrt_zarr_car_store_dag(ops, ctx, &v->src, &v->root, &v->has, &v->has_ctx, err);
     if (st == IPFSRT_EUNSUPPORTED) st = ipfsrt_zarr_gateway_store_dag(ops, ctx, &v->src, &v->root, err);
     if (st == IPFSRT_EUNSUPPORTED)
         st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
@@ -260,7 +261,7 @@ static ipfsrt_status patch_changes(version_store *v, ipfsrt_patch *patch, ipfsrt
 static ipfsrt_status new_block(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
                                ipfsrt_error *err) {
     version_store *v = user;
-    if (v->car && ipfsrt_car_file_has(v->car, cid)) return IPFSRT_OK;
+    if (v->has && v->has(v->has_ctx, cid)) return IPFSRT_OK;
     return v->sink(v->user, cid, data, len, err);
 }
 
@@ -320,4 +321,29 @@ ipfsrt_status ipfsrt_zarr_store_commit_car(ipfsrt_zarr_store *store, const char 
     }
     free(partial);
     return st;
+}
+
+/* The DAG behind a content-addressed store, for a diff. */
+static ipfsrt_status dag_of(ipfsrt_zarr_store *store, const ipfsrt_blocksource **src, ipfsrt_cid *root,
+                            ipfsrt_error *err) {
+    void *ctx;
+    const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(store, &ctx);
+    ipfsrt_zarr_has_fn has;
+    void *has_ctx;
+    ipfsrt_status st = ipfsrt_zarr_car_store_dag(ops, ctx, src, root, &has, &has_ctx, err);
+    if (st == IPFSRT_EUNSUPPORTED) st = ipfsrt_zarr_gateway_store_dag(ops, ctx, src, root, err);
+    if (st == IPFSRT_EUNSUPPORTED)
+        st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: versions are compared in content-addressed stores "
+                         "(CARs, ipfs:// roots), not in a %s one", ipfsrt_zarr_store_url(store),
+                         ipfsrt_zarr_store_kind(store));
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_store_diff(ipfsrt_zarr_store *old_store, ipfsrt_zarr_store *new_store, ipfsrt_unixfs_change_fn fn,
+                                     void *user, ipfsrt_error *err) {
+    const ipfsrt_blocksource *old_src, *new_src;
+    ipfsrt_cid old_root, new_root;
+    ipfsrt_status st = dag_of(old_store, &old_src, &old_root, err);
+    if (st == IPFSRT_OK) st = dag_of(new_store, &new_src, &new_root, err);
+    return st == IPFSRT_OK ? ipfsrt_unixfs_diff(old_src, &old_root, new_src, &new_root, fn, user, err) : st;
 }
