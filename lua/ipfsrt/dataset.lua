@@ -1258,6 +1258,8 @@ require("ipfsrt.extrema").install(internals, Variable)
 require("ipfsrt.along").install(internals, Variable)
 require("ipfsrt.coarsen").install(internals, Variable)
 require("ipfsrt.append").install(internals, Dataset)
+require("ipfsrt.changes").install(Dataset)
+M.diff = require("ipfsrt.changes").diff -- diff(old, new[, opts]): see ipfsrt.changes
 
 -- append(old, from, opts) -> the new root (or nil, a folder changed in
 -- place): old opened (a URL, a CAR, a folder) and from appended along

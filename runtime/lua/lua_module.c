@@ -256,7 +256,7 @@ int ipfsrt_lua_open(lua_State *L) {
         ipfsrt_lua_open_image,  ipfsrt_lua_open_serve,      ipfsrt_lua_open_client,       ipfsrt_lua_open_s3,
         ipfsrt_lua_open_refs,   ipfsrt_lua_open_netcdf};
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) bindings[i](L);
-    static const char *const dataset[] = {"open", "where", NULL}, *const plot[] = {"map", "line", NULL};
+    static const char *const dataset[] = {"open", "where", "append", "diff", NULL}, *const plot[] = {"map", "line", NULL};
     set_lua_functions(L, "dataset", "ipfsrt.dataset", dataset); /* lua/ipfsrt/dataset.lua */
     set_lua_functions(L, "plot", "ipfsrt.plot", plot);          /* lua/ipfsrt/plot.lua */
     static const char *const selections[] = {"list", "points"}; /* ipfsrt.list{...}: lua/ipfsrt/gather.lua */
