@@ -112,7 +112,11 @@ local function encoded(x, t, enc)
     if enc.dtype:match("int") then x = x:round() end
   end
   if enc.fill ~= nil and x.dtype:match("float") then x = nd.where(x:isnan(), enc.fill, x) end
-  local y = x:astype(enc.dtype)
+  local ok, y = pcall(x.astype, x, enc.dtype)
+  if not ok then
+    return nil, string.format("values the old %s encoding cannot hold exactly (%s)", enc.dtype,
+      tostring(ipfsrt.error.is(y) and y.message or y))
+  end
   if not (y:astype("float64"):eq(x:astype("float64")) | x:isnan()):all() then
     return nil, string.format("values the old %s encoding cannot hold exactly", enc.dtype)
   end
@@ -295,6 +299,10 @@ function M.write(old, from, opts)
   local versioned = CONTENT_ADDRESSED[info.kind]
   if versioned and type(opts.output) ~= "string" then
     bad("append: %s is content-addressed: output = a CAR path for the new version's blocks", info.kind)
+  end
+  if info.kind == "folder" and not info.writable then -- opened to be read: the same folder, to be written
+    store = zarr.store(info.url, { writable = true })
+    info = store:info()
   end
   if not versioned and not info.writable then bad("append: a %s store cannot be written", info.kind) end
   local target = versioned and C.store_version(store, opts.pack or {}) or store

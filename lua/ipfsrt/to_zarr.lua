@@ -7,6 +7,8 @@
 --   clim:to_zarr("clim.zarr")                      -- xr.open_zarr("clim.zarr").sst
 --   v:to_zarr("out.zarr", { name = "sst_clim", chunks = { 1, 720, 1440 }, compressor = "zstd" })
 --   v:to_zarr("out.zarr", { mode = "a" })          -- beside what the group holds
+--   v:to_zarr("old.car", { append_dim = "time", output = "delta.car" })  -- a new version, grown
+--   v:to_zarr("out.zarr", { region = { time = { 10, 12 } } })           -- a region written again
 --
 -- As xarray's, mode says what may already be at the path: "w-" (the
 -- default) nothing at all; "w" a Zarr store, replaced whole; "a" a Zarr v2
@@ -24,7 +26,8 @@ local function bad(fmt, ...)
   error(ipfsrt.error.new("bad_argument", "dataset: to_zarr: " .. string.format(fmt, ...)), 4)
 end
 
-local OPTIONS = { name = true, chunks = true, compressor = true, mode = true }
+local OPTIONS = { name = true, chunks = true, compressor = true, mode = true, append_dim = true, region = true,
+  output = true, pack = true }
 local MODES = { ["w-"] = true, w = true, a = true }
 local MAX_DEPTH = 64 -- of folders erased in a store replaced
 
@@ -100,13 +103,26 @@ local function prepare(path, mode, names)
   return false
 end
 
+-- As xarray's append_dim and region: v (its coordinates with it) into the
+-- dataset at path, checked against it first (see ipfsrt.append); at a CAR or
+-- an ipfs:// root a new version, its blocks to opts.output, its root returned.
+local function into_existing(v, path, opts)
+  if opts.mode or opts.compressor or opts.name then bad("append_dim and region write as the dataset there stores") end
+  local old = require("ipfsrt.dataset").open(path)
+  return require("ipfsrt.append").write(old, v, { dim = opts.append_dim, region = opts.region, output = opts.output,
+    pack = opts.pack, chunks = opts.chunks })
+end
+
 function M.to_zarr(v, path, opts)
   opts = opts or {}
   if type(path) ~= "string" then bad("a folder to write") end
   if type(opts) ~= "table" then bad("options are a table ({name =, chunks =, compressor =, mode =})") end
   for k in pairs(opts) do
-    if not OPTIONS[k] then bad("no option %s (options: chunks, compressor, mode, name)", tostring(k)) end
+    if not OPTIONS[k] then
+      bad("no option %s (options: append_dim, chunks, compressor, mode, name, output, pack, region)", tostring(k))
+    end
   end
+  if opts.append_dim ~= nil or opts.region ~= nil then return into_existing(v, path, opts) end
   local mode = opts.mode or "w-"
   if not MODES[mode] then bad("mode is \"w-\", \"w\" or \"a\", not %s", tostring(mode)) end
   local name = opts.name or v.name

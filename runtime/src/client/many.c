@@ -7,7 +7,12 @@
  * in one CAR request and listed once, so that its entries resolve without
  * walking its shards for each path. A read whose first walk lacks a block asks
  * for its whole path in one CAR request (a prefetch) before it asks for blocks
- * one level at a time: one round trip, as a plain GET takes. */
+ * one level at a time: one round trip, as a plain GET takes. When its
+ * directory is at hand, the prefetch starts at the file the walk lacked (by
+ * its CID), so nothing at hand is sent again; and with a block cache that may
+ * hold the files, reads that lack the same block (a new version's root) ride
+ * on the one prefetch that asks for it, then walk down to what the cache
+ * lacks: a new version over a warm cache fetches its new blocks only. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +57,10 @@ typedef struct ahead {
     prefetch pf;
     ipfsrt_client_batch *b;
     size_t item;
-    size_t slot; /* where it is in the batch's list */
+    size_t slot;        /* where it is in the batch's list */
+    ipfsrt_cid lacked;  /* the block the read's walk lacked first */
+    size_t *riders;     /* other reads that lacked it too, waiting for this answer */
+    size_t rider_count, rider_cap;
 } ahead;
 
 typedef struct failed_block {
@@ -99,6 +107,8 @@ struct ipfsrt_client_batch {
     size_t walking;         /* the read whose walk is under way */
     bool missed;            /* that walk lacked a block */
     bool probing;           /* the walk under way only looks: it asks for nothing */
+    bool lacked_set;        /* ... and lacked this block first */
+    ipfsrt_cid lacked;
     ipfsrt_status want_failed; /* ... and could not ask for it */
     ipfsrt_error want_error;
     bool consuming;         /* the walk under way is a read's last: its data blocks go */
@@ -146,6 +156,10 @@ static ipfsrt_status start_pending(ipfsrt_client_batch *b, const ipfsrt_cid *cid
 static ipfsrt_status want(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
     ipfsrt_client_batch *b = user;
     b->missed = true;
+    if (b->probing && !b->lacked_set) {
+        b->lacked = *cid;
+        b->lacked_set = true;
+    }
     if (b->probing) return IPFSRT_OK;
     size_t mh_len;
     const uint8_t *mh = ipfsrt_cid_multihash(cid, &mh_len);
@@ -278,6 +292,8 @@ static void settle_plains(ipfsrt_client_batch *b) {
 
 /* ----------------------------------------------------------- prefetches */
 
+static bool ended(const ahead *a) { return a->pf.t.state == TASK_DONE || a->pf.t.state == TASK_FAILED; }
+
 /* Blocks past the budget are still kept (they are checked); the answer stops. */
 static bool ahead_block(void *user, ipfsrt_rcblock *rc) {
     ahead *a = user;
@@ -285,6 +301,42 @@ static bool ahead_block(void *user, ipfsrt_rcblock *rc) {
     keep(b, rc);
     b->prefetched += rc->len;
     return b->prefetched < b->c->pending_cap;
+}
+
+/* What read i's prefetch asks for: the file its walk lacked, by CID, when the
+ * directory holding it is at hand and plain (its link names that very file);
+ * else the whole path. */
+static char *ahead_target(ipfsrt_client_batch *b, const item *it) {
+    const char *slash = strrchr(it->path, '/');
+    char *parent = slash && b->lacked_set ? strndup(it->path, (size_t)(slash - it->path)) : NULL;
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), b, batch_get, batch_release};
+    ipfsrt_unixfs_node_info info;
+    b->probing = true;
+    b->missed = false;
+    bool at_hand = parent && ipfsrt_unixfs_resolve(&src, parent, NULL, &info, NULL) == IPFSRT_OK && !b->missed &&
+                   info.type == IPFSRT_UNIXFS_DIRECTORY;
+    b->probing = false;
+    b->missed = true; /* the read's walk did lack a block */
+    free(parent);
+    if (!at_hand) return strdup(it->path);
+    char cid[IPFSRT_CID_STR_MAX], *target = malloc(sizeof cid + 8);
+    if (target) snprintf(target, sizeof cid + 8, "ipfs://%s", ipfsrt_cid_to_string(&b->lacked, cid));
+    return target;
+}
+
+/* Read i waits for a prefetch under way that asks for the block its walk
+ * lacked, when a cache may hold what lies below it; false when there is none. */
+static bool ride_along(ipfsrt_client_batch *b, size_t i) {
+    if (!b->lacked_set || !ipfsrt_blockcache_warm(b->c->cache)) return false;
+    for (size_t k = 0; k < b->ahead_count; k++) {
+        ahead *a = b->aheads[k];
+        if (ended(a) || !ipfsrt_cid_equal(&a->lacked, &b->lacked)) continue;
+        if (ipfsrt_array_reserve(&a->riders, &a->rider_cap, a->rider_count + 1, sizeof *a->riders)) return false;
+        a->riders[a->rider_count++] = i;
+        b->items[i].waiting++;
+        return true;
+    }
+    return false;
 }
 
 /* Asks for read i's path in one request; false when it cannot (it then walks
@@ -297,13 +349,16 @@ static bool start_ahead(ipfsrt_client_batch *b, size_t i) {
         return false;
     ahead *a = calloc(1, sizeof *a);
     if (!a) return false;
-    *a = (ahead){.b = b, .item = i, .slot = b->ahead_count};
+    *a = (ahead){.b = b, .item = i, .slot = b->ahead_count, .lacked = b->lacked};
     a->pf.on_block = ahead_block;
     a->pf.user = a;
-    if (!ipfsrt_prefetch_start(b->c, &a->pf, it->path, it->offset, it->length, it->from_end)) {
+    char *target = ahead_target(b, it);
+    if (!target || !ipfsrt_prefetch_start(b->c, &a->pf, target, it->offset, it->length, it->from_end)) {
+        free(target);
         free(a);
         return false;
     }
+    free(target);
     b->aheads[b->ahead_count++] = a;
     it->waiting++;
     return true;
@@ -311,10 +366,9 @@ static bool start_ahead(ipfsrt_client_batch *b, size_t i) {
 
 static void ahead_free(ahead *a) {
     if (a->pf.t.c) ipfsrt_task_end(&a->pf.t);
+    free(a->riders);
     free(a);
 }
-
-static bool ended(const ahead *a) { return a->pf.t.state == TASK_DONE || a->pf.t.state == TASK_FAILED; }
 
 /* Prefetches that ended: their reads walk again and ask for whatever the
  * answers lacked. A read whose prefetch failed (a name that is not there, as
@@ -328,6 +382,8 @@ static ipfsrt_status settle_aheads(ipfsrt_client_batch *b, ipfsrt_error *err) {
         ahead *a = b->aheads[k];
         if (!ended(a) || (a->pf.t.state == TASK_FAILED && running)) continue;
         if (--b->items[a->item].waiting == 0) st = push_runnable(b, a->item, err);
+        for (size_t r = 0; r < a->rider_count && st == IPFSRT_OK; r++)
+            if (--b->items[a->riders[r]].waiting == 0) st = push_runnable(b, a->riders[r], err);
         b->aheads[k] = b->aheads[--b->ahead_count];
         b->aheads[k]->slot = k;
         ahead_free(a);
@@ -423,10 +479,11 @@ static void step(ipfsrt_client_batch *b, size_t i) {
         ipfsrt_unixfs_node_info info;
         bool first = !it->prefetched;
         b->probing = first; /* what the first walk lacks comes in one request */
+        b->lacked_set = false;
         st = ipfsrt_unixfs_resolve(&src, it->path, NULL, &info, &e);
         b->probing = false;
         if (b->missed && first) {
-            if (start_ahead(b, i)) return;
+            if (ride_along(b, i) || start_ahead(b, i)) return;
             b->missed = false;
             st = ipfsrt_unixfs_resolve(&src, it->path, NULL, &info, &e);
         }

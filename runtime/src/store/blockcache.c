@@ -362,6 +362,10 @@ void ipfsrt_blockcache_get_stats(const ipfsrt_blockcache *c, ipfsrt_blockcache_s
     stats->blocks = c->data.map.count + c->meta.map.count;
 }
 
+bool ipfsrt_blockcache_warm(const ipfsrt_blockcache *c) {
+    return c && (c->dir || c->data.map.count + c->meta.map.count > 0);
+}
+
 void ipfsrt_blockcache_free(ipfsrt_blockcache *c) {
     if (!c) return;
     lru_clear(&c->data);

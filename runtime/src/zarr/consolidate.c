@@ -97,10 +97,15 @@ static ipfsrt_status keep_name(void *user, const ipfsrt_zarr_store_entry *e, ipf
 
 static ipfsrt_status visit(walk *w, const char *prefix, int depth, ipfsrt_error *err);
 
-/* A group's members: each name under it that holds metadata. */
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A group's members: each name under it that holds metadata, in name order,
+ * so that the map's bytes are the same whatever order a store lists in (a
+ * folder's, a HAMT's): the same metadata, the same CID. */
 static ipfsrt_status visit_members(walk *w, const char *prefix, int depth, ipfsrt_error *err) {
     names l = {0};
     ipfsrt_status st = ipfsrt_zarr_store_list_dir(w->store, prefix, keep_name, &l, err);
+    if (l.n > 1) qsort(l.v, l.n, sizeof *l.v, name_cmp);
     for (size_t i = 0; i < l.n && st == IPFSRT_OK; i++) {
         char child[IPFSRT_ZARR_KEY_MAX + 2];
         if ((size_t)snprintf(child, sizeof child, "%s%s/", prefix, l.v[i]) < sizeof child)
