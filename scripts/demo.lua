@@ -7,7 +7,9 @@
 -- benchmark as SVG; the same answers from the same data as NOAA publishes it
 -- (a NetCDF-4 file a day, read through kerchunk references); then xarray
 -- reading it through `ipfsrt serve --upstream` in front of both gateways, the
--- liar's blocks refused.
+-- liar's blocks refused. Last, the dataset grows by a day as a publisher
+-- grows it: NOAA's next file appended as a new version, whose delta CAR is
+-- served beside the old CAR; the new day read verified; what changed named.
 -- Usage: ipfsrt scripts/demo.lua [--days T=60] [--runs N=3] [--dir build/demo]
 -- (IPFSRT_EXE names the executable that generates the sample, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
@@ -158,7 +160,37 @@ say("xarray read %d values through the proxy, each equal to the folder's: %s; th
   r.values or 0, r.same and "yes" or "NO", refused)
 if not r.same or refused == 0 then error("the demo did not go as it must: through the proxy " .. py .. report, 0) end
 
--- 7. what to try next, with this sample's root (README.md, "The first five minutes")
+-- 7. the next day, published as a delta: NOAA's file for it appended to the
+-- CAR (with the settings the sample was packed with: ipfs-car's, --hidden),
+-- the delta served beside the old CAR, the new root read verified
+local n = math.tointeger(tonumber(o.days))
+local next_dir = sample .. "-next"
+say("\nthe next day: NOAA's file for day %d appended as a new version ...", n + 1)
+bench.sh(string.format("%s scripts/sample/oisst.lua '%s' --days 1 --from %d --netcdf '%s-nc' 2>/dev/null", exe,
+  next_dir, n, next_dir))
+local next_nc = bench.sh(string.format("ls '%s-nc'/*.nc", next_dir)):match("(%S+)")
+local delta = sample .. "-next.delta.car"
+local t_append = ipfsrt.clock()
+local new_root = bench.sh(string.format("%s zarr append '%s' '%s' --dim time -o '%s' --hidden --force", exe, car,
+  next_nc, delta)):match("(%S+)%s*$")
+t_append = ipfsrt.clock() - t_append
+local function size(path) local f <close> = assert(io.open(path, "rb")); return f:seek("end") end
+say("new root ipfs://%s in %.1f s: the delta %s holds %.2f MB (the old CAR %.0f MB)", new_root, t_append, delta,
+  size(delta) / 1e6, size(car) / 1e6)
+local both = ipfsrt.serve { cars = { car, delta } }
+local grown = ipfsrt.dataset.open("ipfs://" .. new_root, { gateways = { both:url() } })
+local dates = grown.time:dates()
+local new_day = grown.sst:isel { time = n, zlev = 0 }
+local from_nc = ipfsrt.dataset.open(next_dir .. "-nc/refs.json").sst:isel { time = 0, zlev = 0 }
+local equal = new_day:values():eq(from_nc:values()) | new_day:values():isnan()
+say("read verified from the gateway serving both CARs: %d days, the last %s, its mean SST %.2f %s; equal to NOAA's file: %s",
+  #dates, dates[#dates], new_day:mean(), grown.sst.attrs.units, equal:all() and "yes" or "NO")
+both:stop()
+if not equal:all() or #dates ~= n + 1 then error("the demo did not go as it must: the new day", 0) end
+say("ipfsrt diff %s %s:", car, delta)
+io.stdout:write(bench.sh(string.format("%s diff '%s' '%s'", exe, car, delta)))
+
+-- 8. what to try next, with this sample's root (README.md, "The first five minutes")
 local gw = "http://127.0.0.1:8473"
 say("\nnext, explore the sample yourself:")
 say("  %s serve %s %s --listen 127.0.0.1:8473 &", exe, car, nc_car)
@@ -166,3 +198,4 @@ say("  %s zarr info ipfs://%s --gateway %s", exe, root, gw)
 say("  %s zarr get ipfs://%s sst --sel time=2024-02-29,lat=35.125,lon=285.125 --gateway %s", exe, root, gw)
 say("  %s zarr info ipfs://%s/refs.json --gateway %s   (the daily NetCDF-4 files)", exe, nc_root, gw)
 say("  and from Lua: ipfsrt.dataset.open(\"ipfs://%s\", { gateways = { \"%s\" } })", root, gw)
+say("  the grown version: %s serve %s %s --listen 127.0.0.1:8474 &, then ipfs://%s", exe, car, delta, new_root)

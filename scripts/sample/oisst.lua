@@ -9,8 +9,9 @@
 -- and python3-xarray). The values are made up: land (about 26 % of the cells)
 -- filled, ice (a fraction, as NOAA's) only poleward of 55 degrees, fields smooth
 -- enough to compress about 7x, computed here with n-d array operations.
--- Usage: ipfsrt scripts/sample/oisst.lua OUT_DIR [--days T=366] [--format 2|3]
+-- Usage: ipfsrt scripts/sample/oisst.lua OUT_DIR [--days T=366] [--from D=0] [--format 2|3]
 --        [--car OUT.car]   (the CAR with ipfs-car's layout; prints its root CID)
+--        --from D: days D to D + T - 1 (the day after a T-day sample: --days 1 --from T)
 --        [--netcdf NC_DIR] (keep the daily files in NC_DIR, with NC_DIR/refs.json
 --                           joining them along time, as `ipfsrt refs --concat
 --                           time` does; else they are made aside and removed)
@@ -32,10 +33,12 @@ do
     end
   end
 end
-assert(out, "usage: ipfsrt scripts/sample/oisst.lua OUT_DIR [--days T] [--format 2|3] [--car OUT.car]")
+assert(out, "usage: ipfsrt scripts/sample/oisst.lua OUT_DIR [--days T] [--from D] [--format 2|3] [--car OUT.car]")
 local days = math.tointeger(tonumber(args.days or "366"))
+local from = math.tointeger(tonumber(args.from or "0"))
 local format = math.tointeger(tonumber(args.format or "2"))
-assert(days and days > 0 and (format == 2 or format == 3), "--days is a count, --format 2 or 3")
+assert(days and days > 0 and from and from >= 0 and (format == 2 or format == 3),
+  "--days is a count, --from a day, --format 2 or 3")
 local NLAT, NLON = 720, 1440
 local FIRST_DAY = 16801 -- 2024-01-01 in days since 1978-01-01 (at noon, as NOAA's)
 
@@ -113,9 +116,9 @@ os.execute("mkdir -p " .. quoted(parent(nc_dir)) .. " " .. quoted(parent(out)))
 -- The days' stored fields go to oisst_noaa.py as they are made: it writes
 -- each day's file while the next day is computed here.
 local noaa = assert(io.popen(string.format("/usr/bin/python3 %s %s %d %d --zarr %s > %s", quoted(here ..
-  "/oisst_noaa.py"), quoted(nc_dir), FIRST_DAY, days, quoted(v2), quoted(nc_dir .. ".names")), "w"))
+  "/oisst_noaa.py"), quoted(nc_dir), FIRST_DAY + from, days, quoted(v2), quoted(nc_dir .. ".names")), "w"))
 for d = 0, days - 1 do
-  local f = day_fields(d)
+  local f = day_fields(from + d)
   for _, name in ipairs { "sst", "anom", "err", "ice" } do
     assert(noaa:write(f[name]:tobytes("<")), "oisst_noaa.py stopped reading (it needs Debian's python3-netcdf4)")
   end

@@ -77,4 +77,17 @@ for _, want in ipairs { '"zarr_format"', '"<i2"' } do
   assert(out:find(want, 1, true), "the proxy block's output lacks " .. want .. ":\n" .. out)
 end
 assert(out:match("\n%-?%d+%.%d+\n"), "xarray printed no value through the proxy:\n" .. out)
-print("README: links, and the blocks of 'The first five minutes' and 'Verified reads for any tool' run as written")
+-- "A dataset that grows": the next day appended, served beside the old CAR, read and diffed
+local grow_section = assert(text:match("\n## A dataset that grows\n(.-)\n## "), "README has no 'A dataset that grows'")
+local grow_shell = assert(grow_section:match("```sh\n(.-)```"), "no shell block in 'A dataset that grows'")
+script = os.tmpname()
+assert(io.open(script, "w")):write("set -e\n" .. grow_shell)
+ok, out = sh("bash " .. script)
+os.remove(script)
+assert(ok, "the README's growth block failed:\n" .. out)
+for _, want in ipairs { "dtype=float32", "~ sst: shape [60, 1, 720, 1440] -> [61, 1, 720, 1440]; chunks 8 added",
+  "time [60, 61) 2024-03-01T12:00:00" } do
+  assert(out:find(want, 1, true), "the growth block's output lacks " .. want .. ":\n" .. out)
+end
+print("README: links, and the blocks of 'The first five minutes', 'Verified reads for any tool' and " ..
+  "'A dataset that grows' run as written")
