@@ -1,7 +1,9 @@
 /* A patched DAG against the folder it stands for: the same changes made to a
  * folder and to its packed DAG give the root that packing the changed folder
  * gives, for every preset and for HAMT-sharded directories; only blocks the
- * old version lacks are sent; paths through files and missing blocks fail. */
+ * old version lacks are sent; paths through files and missing blocks fail.
+ * Then what versions are for: the diff of two roots, the delta of two CARs,
+ * and a Zarr array appended to in a new version of a CAR's store, from C. */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <sys/stat.h>
@@ -49,6 +51,11 @@ static void remove_both(const char *root, ipfsrt_patch *patch, const char *rel) 
 static ipfsrt_status store_sink(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
                                 ipfsrt_error *err) {
     return ipfsrt_memstore_put(user, cid, data, len, err);
+}
+
+static ipfsrt_status no_sink(void *user, const ipfsrt_cid *cid, const uint8_t *data, size_t len, ipfsrt_error *err) {
+    (void)user, (void)cid, (void)data, (void)len, (void)err;
+    return IPFSRT_OK;
 }
 
 static bool holds(ipfsrt_memstore *m, const ipfsrt_cid *cid) {
@@ -225,11 +232,206 @@ static void test_refusals(void **state) {
     remove_tree(root);
 }
 
+/* A source that lends from the first map that has the block: a delta over
+ * the old version. */
+typedef struct layered {
+    ipfsrt_blocksource top, under;
+} layered;
+
+static ipfsrt_status layered_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref, ipfsrt_error *err) {
+    layered *l = ctx;
+    ipfsrt_status st = ipfsrt_blocksource_get(&l->top, cid, ref, err);
+    return st == IPFSRT_ENOT_FOUND ? ipfsrt_blocksource_get(&l->under, cid, ref, err) : st;
+}
+
+typedef struct seen_changes {
+    char text[4096];
+} seen_changes;
+
+static ipfsrt_status note_change(void *user, const ipfsrt_unixfs_change *c, ipfsrt_error *err) {
+    (void)err;
+    seen_changes *s = user;
+    static const char mark[] = {'+', '-', '~'};
+    size_t n = strlen(s->text);
+    snprintf(s->text + n, sizeof s->text - n, "%c%s ", mark[c->kind], c->path);
+    assert_true((c->old_cid != NULL) == (c->kind != IPFSRT_UNIXFS_ADDED));
+    assert_true((c->new_cid != NULL) == (c->kind != IPFSRT_UNIXFS_REMOVED));
+    return IPFSRT_OK;
+}
+
+/* The files that differ, in name order, depth first: added, removed,
+ * changed, a file become a directory, a directory become a file; nothing
+ * for the same root. */
+static void test_diff(void **state) {
+    (void)state;
+    char root[256];
+    snprintf(root, sizeof root, "%s/diffed", tmpdir);
+    make_dataset(root, 4);
+    ipfsrt_error err;
+    ipfsrt_memstore *old, *fresh;
+    assert_int_equal(ipfsrt_memstore_new(&old, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_memstore_new(&fresh, &err), IPFSRT_OK);
+    ipfsrt_cid old_root, new_root;
+    assert_int_equal(ipfsrt_pack(root, NULL, store_sink, old, &old_root, &err), IPFSRT_OK);
+    layered l;
+    ipfsrt_blocksource_memstore(&l.top, fresh);
+    ipfsrt_blocksource_memstore(&l.under, old);
+    ipfsrt_blocksource new_src = {sizeof new_src, &l, layered_get, NULL}, old_src;
+    ipfsrt_blocksource_memstore(&old_src, old);
+    ipfsrt_patch *patch;
+    assert_int_equal(ipfsrt_patch_new(&patch, &old_src, &old_root, NULL, store_sink, fresh, &err), IPFSRT_OK);
+    put_both(root, patch, "sst/4.0.0", 100, 4000);
+    put_both(root, patch, "sst/0.0.0", 100, 4001);
+    remove_both(root, patch, "sst/1.0.0");
+    remove_both(root, patch, "time/0");
+    put_both(root, patch, "time/0/x", 3, 4002);        /* a file become a directory */
+    remove_both(root, patch, "anom/c/2");
+    put_both(root, patch, "anom/c/2", 5, 4003);        /* a directory become a file */
+    assert_int_equal(ipfsrt_patch_finish(patch, &new_root, &err), IPFSRT_OK);
+    ipfsrt_patch_free(patch);
+    seen_changes seen = {""};
+    assert_int_equal(ipfsrt_unixfs_diff(&old_src, &old_root, &new_src, &new_root, note_change, &seen, &err), IPFSRT_OK);
+    assert_string_equal(seen.text, "-anom/c/2/0 +anom/c/2 ~sst/0.0.0 -sst/1.0.0 +sst/4.0.0 -time/0 +time/0/x ");
+    seen.text[0] = '\0';
+    assert_int_equal(ipfsrt_unixfs_diff(&new_src, &new_root, &new_src, &new_root, note_change, &seen, &err), IPFSRT_OK);
+    assert_string_equal(seen.text, "");
+    /* a root that is no directory */
+    const ipfsrt_cid *file_cid = NULL;
+    ipfsrt_unixfs_node_info info;
+    char path[IPFSRT_CID_STR_MAX + 16];
+    snprintf(path, sizeof path, "%s/sst/0.0.0", ipfsrt_cid_to_string(&old_root, (char[IPFSRT_CID_STR_MAX]){0}));
+    assert_int_equal(ipfsrt_unixfs_resolve(&old_src, path, NULL, &info, &err), IPFSRT_OK);
+    file_cid = &info.cid;
+    assert_int_equal(ipfsrt_unixfs_diff(&old_src, file_cid, &old_src, &old_root, note_change, &seen, &err),
+                     IPFSRT_ENOT_DIRECTORY);
+    ipfsrt_memstore_free(old);
+    ipfsrt_memstore_free(fresh);
+    remove_tree(root);
+}
+
+/* A CAR's delta over another: the blocks the old one lacks, the new one's
+ * root; a new CAR that does not verify is refused and leaves no file. */
+static void test_car_diff(void **state) {
+    (void)state;
+    char root[256], old_car[300], new_car[300], delta_car[300];
+    snprintf(root, sizeof root, "%s/cars", tmpdir);
+    snprintf(old_car, sizeof old_car, "%s/old.car", tmpdir);
+    snprintf(new_car, sizeof new_car, "%s/new.car", tmpdir);
+    snprintf(delta_car, sizeof delta_car, "%s/delta.car", tmpdir);
+    make_dataset(root, 6);
+    ipfsrt_error err;
+    ipfsrt_cid old_root, new_root;
+    assert_int_equal(ipfsrt_pack_to_car(root, NULL, old_car, 2, &old_root, &err), IPFSRT_OK);
+    uint8_t day[3000];
+    fill_random(day, sizeof day, 5000);
+    write_file(at(root, "sst/6.0.0"), day, sizeof day);
+    assert_int_equal(ipfsrt_pack_to_car(root, NULL, new_car, 1, &new_root, &err), IPFSRT_OK);
+    ipfsrt_car_diff_stats stats = IPFSRT_CAR_DIFF_STATS_INIT;
+    assert_int_equal(ipfsrt_car_diff(old_car, new_car, delta_car, &stats, &err), IPFSRT_OK);
+    ipfsrt_car_file *old, *fresh;
+    assert_int_equal(ipfsrt_car_file_new(&old, old_car, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_file_new(&fresh, delta_car, NULL, &err), IPFSRT_OK);
+    assert_true(ipfsrt_cid_equal(&ipfsrt_car_file_header(fresh)->roots[0], &new_root));
+    uint64_t cursor = 0, blocks = 0;
+    bool done = false;
+    ipfsrt_car_block b;
+    while (ipfsrt_car_file_next(fresh, &cursor, &b, &done, &err) == IPFSRT_OK && !done) {
+        assert_false(ipfsrt_car_file_has(old, &b.cid));
+        blocks++;
+    }
+    assert_true(done);
+    assert_int_equal(blocks, stats.new_blocks);
+    assert_int_equal(stats.new_blocks, 3); /* the day (one raw leaf), sst/, the root */
+    assert_true(stats.shared_blocks > 10);
+    ipfsrt_car_file_free(old);
+    ipfsrt_car_file_free(fresh);
+    /* a flipped byte in the new CAR's last block */
+    size_t len;
+    uint8_t *bytes = read_file(new_car, &len);
+    bytes[len - 5] ^= 1;
+    write_file(new_car, bytes, len);
+    free(bytes);
+    remove(delta_car);
+    assert_int_equal(ipfsrt_car_diff(old_car, new_car, delta_car, NULL, &err), IPFSRT_EHASH_MISMATCH);
+    assert_non_null(strstr(err.message, "new.car"));
+    assert_int_equal(access(delta_car, F_OK), -1);
+    char partial[320];
+    snprintf(partial, sizeof partial, "%s.partial", delta_car);
+    assert_int_equal(access(partial, F_OK), -1);
+    stats.size = 0;
+    assert_int_equal(ipfsrt_car_diff(old_car, old_car, delta_car, &stats, &err), IPFSRT_EBAD_ARGUMENT);
+    remove_tree(root);
+}
+
+/* What a C host does to publish a new version: the old one's CAR as a store,
+ * a new version of it, an array appended to, the delta committed; the root
+ * is the one the same append to the folder packs to. */
+static void test_version_store(void **state) {
+    (void)state;
+    char root[256], old_car[300], delta_car[300];
+    snprintf(root, sizeof root, "%s/zarr", tmpdir);
+    snprintf(old_car, sizeof old_car, "%s/zarr.car", tmpdir);
+    snprintf(delta_car, sizeof delta_car, "%s/zarr-delta.car", tmpdir);
+    ipfsrt_error err;
+    ipfsrt_zarr_store *folder, *car, *version;
+    assert_int_equal(ipfsrt_zarr_store_new_folder(&folder, root, true, &err), IPFSRT_OK);
+    static const char meta[] = "{\"zarr_format\": 2, \"shape\": [3, 4], \"chunks\": [2, 4], \"dtype\": \"<i2\", "
+                               "\"compressor\": null, \"fill_value\": 0, \"order\": \"C\", \"filters\": null}";
+    ipfsrt_zarr_node *a, *b;
+    assert_int_equal(ipfsrt_zarr_create_array(&a, folder, "", meta, strlen(meta), &err), IPFSRT_OK);
+    ipfsrt_ndarray x, more;
+    ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&more);
+    assert_int_equal(ipfsrt_ndarray_full(&x, IPFSRT_DTYPE_INT16, 0, 2, (size_t[]){3, 4}, 7, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_write(a, NULL, 0, &x, NULL, &err), IPFSRT_OK);
+    ipfsrt_cid old_root, new_root, want;
+    assert_int_equal(ipfsrt_pack_to_car(root, NULL, old_car, 1, &old_root, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_full(&more, IPFSRT_DTYPE_INT16, 0, 2, (size_t[]){2, 4}, 9, &err), IPFSRT_OK);
+    /* the CAR's new version */
+    assert_int_equal(ipfsrt_zarr_store_new_car(&car, old_car, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_new_version(&version, car, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open(&b, version, "", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_append(b, 0, &more, NULL, &err), IPFSRT_OK);
+    ipfsrt_ndarray wrong;
+    ipfsrt_ndarray_init(&wrong);
+    assert_int_equal(ipfsrt_ndarray_full(&wrong, IPFSRT_DTYPE_INT16, 0, 2, (size_t[]){1, 5}, 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_append(b, 0, &wrong, NULL, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_non_null(strstr(err.message, "5 long on axis 1, the array 4"));
+    assert_int_equal(ipfsrt_zarr_store_commit_car(version, delta_car, &new_root, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_commit_car(version, delta_car, &new_root, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(ipfsrt_zarr_store_put(version, "x", "1", 1, &err), IPFSRT_EBAD_ARGUMENT); /* committed */
+    /* the folder, the same append in place */
+    assert_int_equal(ipfsrt_zarr_append(a, 0, &more, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_pack(root, NULL, no_sink, NULL, &want, &err), IPFSRT_OK);
+    ipfsrt_zarr_node_free(a), ipfsrt_zarr_node_free(b);
+    ipfsrt_zarr_store_free(version), ipfsrt_zarr_store_free(car), ipfsrt_zarr_store_free(folder);
+    ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&more), ipfsrt_ndarray_free(&wrong);
+    char s1[IPFSRT_CID_STR_MAX], s2[IPFSRT_CID_STR_MAX];
+    if (!ipfsrt_cid_equal(&want, &new_root))
+        fail_msg("version %s, packed %s", ipfsrt_cid_to_string(&new_root, s1), ipfsrt_cid_to_string(&want, s2));
+    /* the delta over the old CAR reads as the new version, values and all */
+    const char *cars[] = {delta_car, old_car};
+    ipfsrt_zarr_store *both;
+    assert_int_equal(ipfsrt_zarr_store_new_cars(&both, cars, 2, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open(&b, both, "", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_array_meta(b)->shape[0], 5);
+    assert_int_equal(ipfsrt_zarr_read(b, NULL, 0, &x, NULL, &err), IPFSRT_OK);
+    assert_int_equal(((const int16_t *)(const void *)x.data)[2 * 4], 7);
+    assert_int_equal(((const int16_t *)(const void *)x.data)[3 * 4], 9);
+    ipfsrt_ndarray_free(&x);
+    ipfsrt_zarr_node_free(b);
+    ipfsrt_zarr_store_free(both);
+    (void)old_root;
+    remove_tree(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presets),
         cmocka_unit_test(test_sharded),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_diff),
+        cmocka_unit_test(test_car_diff),
+        cmocka_unit_test(test_version_store),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
