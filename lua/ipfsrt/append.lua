@@ -77,7 +77,13 @@ local function encoding_of(v)
   return e
 end
 
-local function same_number(a, b) return a == b or (a ~= a and b ~= b) end
+-- NetCDF keeps scale_factor and the like as float32, which JSON writers print
+-- to different last digits of the same value: equal as float32 is equal.
+local function same_number(a, b)
+  if a == b or (a ~= a and b ~= b) then return true end
+  return math.type(a) == "float" and math.type(b) == "float" and math.abs(a - b) <= 1e-6 * math.abs(a) and
+    string.pack("<f", a) == string.pack("<f", b)
+end
 
 local function same_encoding(x, y)
   if x.dtype ~= y.dtype or not same_number(x.fill, y.fill) then return false end

@@ -15,6 +15,7 @@ export IPFSRT_EXE="$exe"
 "$exe" scripts/bench/s3.lua --dir "$out" --json "$out/s3.json"
 "$exe" scripts/bench/car_verify.lua
 "$exe" scripts/bench/unixfs_pack.lua
+"$exe" scripts/bench/versions.lua 5 "$out"
 "$exe" scripts/bench/serve.lua
 "$exe" scripts/bench/fetch.lua
 "$exe" scripts/bench/transfer.lua

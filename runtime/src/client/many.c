@@ -9,10 +9,13 @@
  * for its whole path in one CAR request (a prefetch) before it asks for blocks
  * one level at a time: one round trip, as a plain GET takes. When its
  * directory is at hand, the prefetch starts at the file the walk lacked (by
- * its CID), so nothing at hand is sent again; and with a block cache that may
- * hold the files, reads that lack the same block (a new version's root) ride
- * on the one prefetch that asks for it, then walk down to what the cache
- * lacks: a new version over a warm cache fetches its new blocks only. */
+ * its CID), so nothing at hand is sent again. With a block cache on disk,
+ * which may hold an older version of what is read, bytes come before round
+ * trips: reads that lack the same block (a new version's root, a sharded
+ * directory) ride on the one prefetch that asks for it, and a prefetch below
+ * a sharded directory at hand starts at the shard the walk lacked, so that a
+ * new version over a warm cache fetches its new blocks only (a cold read of
+ * many chunks then takes a round trip or two more). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,9 +306,9 @@ static bool ahead_block(void *user, ipfsrt_rcblock *rc) {
     return b->prefetched < b->c->pending_cap;
 }
 
-/* What read i's prefetch asks for: the file its walk lacked, by CID, when the
- * directory holding it is at hand and plain (its link names that very file);
- * else the whole path. */
+/* What read i's prefetch asks for: the block its walk lacked, by CID, when the
+ * directory holding it is at hand: plain, its link names that very file; sharded
+ * (with a cache on disk), a shard or the file; else the whole path. */
 static char *ahead_target(ipfsrt_client_batch *b, const item *it) {
     const char *slash = strrchr(it->path, '/');
     char *parent = slash && b->lacked_set ? strndup(it->path, (size_t)(slash - it->path)) : NULL;
@@ -314,7 +317,8 @@ static char *ahead_target(ipfsrt_client_batch *b, const item *it) {
     b->probing = true;
     b->missed = false;
     bool at_hand = parent && ipfsrt_unixfs_resolve(&src, parent, NULL, &info, NULL) == IPFSRT_OK && !b->missed &&
-                   info.type == IPFSRT_UNIXFS_DIRECTORY;
+                   (info.type == IPFSRT_UNIXFS_DIRECTORY ||
+                    (info.type == IPFSRT_UNIXFS_HAMT_SHARD && ipfsrt_blockcache_keeps_folder(b->c->cache)));
     b->probing = false;
     b->missed = true; /* the read's walk did lack a block */
     free(parent);
@@ -325,9 +329,10 @@ static char *ahead_target(ipfsrt_client_batch *b, const item *it) {
 }
 
 /* Read i waits for a prefetch under way that asks for the block its walk
- * lacked, when a cache may hold what lies below it; false when there is none. */
+ * lacked, when a cache on disk may hold what lies below it; false when there
+ * is none. */
 static bool ride_along(ipfsrt_client_batch *b, size_t i) {
-    if (!b->lacked_set || !ipfsrt_blockcache_warm(b->c->cache)) return false;
+    if (!b->lacked_set || !ipfsrt_blockcache_keeps_folder(b->c->cache)) return false;
     for (size_t k = 0; k < b->ahead_count; k++) {
         ahead *a = b->aheads[k];
         if (ended(a) || !ipfsrt_cid_equal(&a->lacked, &b->lacked)) continue;

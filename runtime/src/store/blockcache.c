@@ -362,9 +362,7 @@ void ipfsrt_blockcache_get_stats(const ipfsrt_blockcache *c, ipfsrt_blockcache_s
     stats->blocks = c->data.map.count + c->meta.map.count;
 }
 
-bool ipfsrt_blockcache_warm(const ipfsrt_blockcache *c) {
-    return c && (c->dir || c->data.map.count + c->meta.map.count > 0);
-}
+bool ipfsrt_blockcache_keeps_folder(const ipfsrt_blockcache *c) { return c && c->dir; }
 
 void ipfsrt_blockcache_free(ipfsrt_blockcache *c) {
     if (!c) return;

@@ -76,9 +76,9 @@ void ipfsrt_blockcache_set_dir_limit(ipfsrt_blockcache *c, uint64_t max);
  * rest fit in keep bytes; returns the bytes left. */
 uint64_t ipfsrt_blockcache_dir_trim(const char *dir, uint64_t keep);
 void ipfsrt_blockcache_get_stats(const ipfsrt_blockcache *c, ipfsrt_blockcache_stats *stats);
-/* Whether the cache may hold blocks a read wants: it holds some in memory, or
- * keeps a folder (whose contents are not counted). */
-bool ipfsrt_blockcache_warm(const ipfsrt_blockcache *c);
+/* Whether the cache keeps a folder: blocks of earlier runs (an older version
+ * of what is read) may be in it. */
+bool ipfsrt_blockcache_keeps_folder(const ipfsrt_blockcache *c);
 void ipfsrt_blockcache_free(ipfsrt_blockcache *c);
 
 #endif
