@@ -7,28 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipfsrt.h"
-
-#define MAX_BLOCKS 64
-
-typedef struct blocks {
-    const uint8_t *data[MAX_BLOCKS];
-    size_t len[MAX_BLOCKS];
-    size_t n;
-} blocks;
-
-/* Not a verifying source: the walker's own checks are what is under test. */
-static ipfsrt_status get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
-                         ipfsrt_error *err) {
-    blocks *b = ctx;
-    if (cid->codec == IPFSRT_CODEC_RAW && cid->digest_len && cid->bytes[cid->digest_offset] == 0xff)
-        return ipfsrt_fail_cid(err, IPFSRT_ENOT_FOUND, cid, -1, "absent");
-    size_t k = cid->digest_len ? cid->bytes[cid->digest_offset] % b->n : 0;
-    ref->data = b->data[k];
-    ref->len = b->len[k];
-    ref->token = NULL;
-    return IPFSRT_OK;
-}
+#include "hostile_dag.h"
 
 static ipfsrt_status discard_bytes(void *user, const uint8_t *p, size_t n, ipfsrt_error *err) {
     (void)user, (void)p, (void)n, (void)err;
@@ -46,23 +25,11 @@ static ipfsrt_status discard_cid(void *user, const ipfsrt_cid *cid, ipfsrt_error
     return IPFSRT_OK;
 }
 
-static void split(const uint8_t *data, size_t size, blocks *b) {
-    b->n = 0;
-    const uint8_t *p = data, *end = data + size;
-    while (b->n < MAX_BLOCKS) {
-        const uint8_t *sep = size >= 4 ? memmem(p, (size_t)(end - p), "\n--\n", 4) : NULL;
-        b->data[b->n] = p;
-        b->len[b->n++] = sep ? (size_t)(sep - p) : (size_t)(end - p);
-        if (!sep) break;
-        p = sep + 4;
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     blocks b;
-    split(data, size, &b);
-    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &b, get, NULL};
+    hostile_split(data, size, &b);
+    ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &b, hostile_get, NULL};
     ipfsrt_cid root;
     uint8_t digest[32] = {0};
     if (ipfsrt_cid_create(&root, 1, IPFSRT_CODEC_DAG_PB, IPFSRT_MH_SHA2_256, digest, 32, NULL) != IPFSRT_OK)

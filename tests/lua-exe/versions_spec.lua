@@ -309,6 +309,21 @@ describe("a dataset's new version", function()
     assert.is_true(ds.sst:values():eq(sst_of(0, 5, 120, 160)):all())
   end)
 
+  it("reads the old version from a folder of blocks (a block cache), offline", function()
+    local old_root = versions({})
+    -- the old version's blocks, once fetched through a gateway, kept on disk
+    local url, stop = exe.start_serve { dir .. "/old.car", "-q" }
+    run_ok { "get", "ipfs://" .. old_root, "-o", dir .. "/fetched", "--gateway", url, "--cache-dir", dir .. "/blocks" }
+    stop()
+    -- the gateway gone: every block comes from the folder, each verified
+    local root = run_ok({ "zarr", "append", "ipfs://" .. old_root, dir .. "/day", "--dim", "time", "-o",
+      dir .. "/delta.car", "--cache-dir", dir .. "/blocks", "--gateway", "http://127.0.0.1:9", "--retries", "1" })
+      :gsub("%s+$", "")
+    run_ok { "zarr", "append", dir .. "/copy", dir .. "/day", "--dim", "time" }
+    assert.equal(packed({}, dir .. "/copy"), root)
+    check_values({ dir .. "/delta.car", dir .. "/old.car" }, 8)
+  end)
+
   it("refuses a delta whose blocks do not verify", function()
     versions({})
     append_both({})

@@ -51,7 +51,8 @@ cp: the group (with everything under it) or array at URL (or --path P below
   `ipfsrt pack DIR` makes the CAR.
 append: the dataset FROM (a Zarr group anywhere URL may be, or NetCDF/HDF5
   files, joined along DIM when several) appended to the dataset OLD along
-  DIM. OLD a CAR or an ipfs:// root: a new version is made of it, only its
+  DIM. OLD a CAR or an ipfs:// root (verified through gateways, or from a
+  folder of blocks kept by --cache-dir): a new version is made of it, only its
   changed blocks (new chunks, the metadata, the directories up to the root)
   written to DELTA.car (-o, --output) with the new root, which it prints;
   OLD's blocks are read, verified, never changed. The new root is the one

@@ -15,17 +15,9 @@ typedef struct differ {
     void *user;
 } differ;
 
-static ipfsrt_status keep_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
-    ipfsrt_importer_entry *x = ipfsrt_importer_entries_add(user, e->name, e->name_len);
-    if (!x) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    x->m.cid = e->cid;
-    x->m.tsize = e->tsize;
-    return IPFSRT_OK;
-}
-
 static ipfsrt_status listing(const ipfsrt_blocksource *src, const ipfsrt_cid *dir, const char *path,
                              ipfsrt_importer_entries *es, ipfsrt_error *err) {
-    ipfsrt_status st = ipfsrt_unixfs_ls(src, dir, false, keep_entry, es, err);
+    ipfsrt_status st = ipfsrt_unixfs_ls(src, dir, false, ipfsrt_importer_keep_entry, es, err);
     if (st != IPFSRT_OK) ipfsrt_error_prefix(err, "%s: ", *path ? path : "the root");
     ipfsrt_importer_entries_sort(es);
     return st;

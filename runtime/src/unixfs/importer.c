@@ -232,6 +232,14 @@ ipfsrt_importer_entry *ipfsrt_importer_entries_add(ipfsrt_importer_entries *es, 
     return e;
 }
 
+ipfsrt_status ipfsrt_importer_keep_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
+    ipfsrt_importer_entry *x = ipfsrt_importer_entries_add(user, e->name, e->name_len);
+    if (!x) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    x->m.cid = e->cid;
+    x->m.tsize = e->tsize;
+    return IPFSRT_OK;
+}
+
 void ipfsrt_importer_entries_free(ipfsrt_importer_entries *es) {
     for (size_t i = 0; i < es->count; i++) free(es->items[i].name);
     free(es->items);

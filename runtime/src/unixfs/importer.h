@@ -83,6 +83,10 @@ typedef struct ipfsrt_importer_entries {
 /* Adds an entry (name copied) and returns it, m zeroed, or NULL out of memory. */
 ipfsrt_importer_entry *ipfsrt_importer_entries_add(ipfsrt_importer_entries *es, const char *name, size_t name_len);
 void ipfsrt_importer_entries_sort(ipfsrt_importer_entries *es);
+/* A listing's callback (ipfsrt_unixfs_ls) keeping each entry's name, CID and
+ * cumulative size in the ipfsrt_importer_entries user: an old directory as
+ * the patcher and the differ read it. */
+ipfsrt_status ipfsrt_importer_keep_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err);
 void ipfsrt_importer_entries_free(ipfsrt_importer_entries *es);
 
 /* A plain directory over es, whatever the sharding rule. */

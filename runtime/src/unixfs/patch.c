@@ -232,19 +232,11 @@ ipfsrt_status ipfsrt_patch_remove(ipfsrt_patch *patch, const char *path, ipfsrt_
 
 /* ------------------------------------------------------------ finishing */
 
-static ipfsrt_status keep_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
-    ipfsrt_importer_entry *x = ipfsrt_importer_entries_add(user, e->name, e->name_len);
-    if (!x) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    x->m.cid = e->cid;
-    x->m.tsize = e->tsize;
-    return IPFSRT_OK;
-}
-
 /* The old directory's entries, sorted as pack sorts them; a name twice is a
  * DAG no importer makes, and would be written twice. */
 static ipfsrt_status list_old(ipfsrt_patch *p, const ipfsrt_cid *dir, ipfsrt_importer_entries *es,
                               ipfsrt_error *err) {
-    ipfsrt_status st = ipfsrt_unixfs_ls(&p->recording, dir, false, keep_entry, es, err);
+    ipfsrt_status st = ipfsrt_unixfs_ls(&p->recording, dir, false, ipfsrt_importer_keep_entry, es, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_importer_entries_sort(es);
     for (size_t i = 1; i < es->count; i++)
