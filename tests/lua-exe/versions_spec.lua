@@ -145,12 +145,12 @@ describe("a dataset's new version", function()
     end)
   end
 
-  it("writes a region again, as xarray's region =, for v2 and v3", function()
-    for _, format in ipairs { 2, 3 } do
+  it("writes a region again, as xarray's region =, for v2, v3 and v3 sharded", function()
+    for _, case in ipairs { { format = 2 }, { format = 3 }, { format = 3, shards = true } } do
       os.execute("rm -rf " .. dir .. "/*")
-      versions({}, { format = format })
+      versions({}, case)
       local fix = dir .. "/fix"
-      make_dataset(fix, 1, 2, { format = format })
+      make_dataset(fix, 1, 2, case)
       local fixed = sst_of(1, 2) + 1
       ipfsrt.zarr.open(fix, { writable = true }).sst:write(nil, fixed)
       local root = run_ok({ "zarr", "replace", dir .. "/old.car", fix, "--region", "time=1:3",
@@ -164,7 +164,7 @@ describe("a dataset's new version", function()
       local v = r.variables.sst
       assert.equal(0, #v.chunks.added)
       assert.is_true(#v.chunks.changed > 0)
-      assert.same({ 0, 4 }, v.isel.time) -- chunks of two days: days 0 to 3 were written again
+      assert.same({ 0, 4 }, v.isel.time) -- chunks (shards) of two days: days 0 to 3 were written again
     end
   end)
 
