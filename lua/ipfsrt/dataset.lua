@@ -12,6 +12,8 @@
 --   ds.sst:mean({"lat", "lon"}, {weights = ds.lat:deg2rad():cos()})
 --   ds.sst:groupby("time.month"):mean()               -- also resample{time = "month"}, rolling{time = 7}
 --   v:to_csv(path), v:to_zarr(path); ipfsrt.plot.map(v, {path = "x.png"})
+--   ds:append(day, {dim = "time", output = "delta.car"})  -- a new version (ipfsrt.append)
+--   new:changed_since(old_root)                             -- what to re-read (ipfsrt.changes)
 --
 -- Selections are lazy: only :values() (or a reduction) reads, and only the
 -- chunks the selection needs. open(url[, opts]): opts.client (an
