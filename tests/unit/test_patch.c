@@ -363,6 +363,14 @@ static void test_car_diff(void **state) {
     remove_tree(root);
 }
 
+static ipfsrt_status note_name(void *user, const ipfsrt_zarr_store_entry *e, ipfsrt_error *err) {
+    (void)err;
+    seen_changes *s = user;
+    size_t n = strlen(s->text);
+    snprintf(s->text + n, sizeof s->text - n, "%s ", e->name);
+    return IPFSRT_OK;
+}
+
 /* What a C host does to publish a new version: the old one's CAR as a store,
  * a new version of it, an array appended to, the delta committed; the root
  * is the one the same append to the folder packs to. */
@@ -396,6 +404,17 @@ static void test_version_store(void **state) {
     assert_int_equal(ipfsrt_ndarray_full(&wrong, IPFSRT_DTYPE_INT16, 0, 2, (size_t[]){1, 5}, 1, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_append(b, 0, &wrong, NULL, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "5 long on axis 1, the array 4"));
+    /* the version lists the old keys and the new ones, erased ones gone */
+    seen_changes names = {""};
+    assert_int_equal(ipfsrt_zarr_store_list_dir(version, "", note_name, &names, &err), IPFSRT_OK);
+    assert_string_equal(names.text, ".zarray 0.0 1.0 2.0 ");
+    assert_int_equal(ipfsrt_zarr_store_put(version, "extra/x", "1", 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_erase(version, "extra/x", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_erase(version, "0.0", &err), IPFSRT_OK);
+    names.text[0] = '\0';
+    assert_int_equal(ipfsrt_zarr_store_list_dir(version, "", note_name, &names, &err), IPFSRT_OK);
+    assert_string_equal(names.text, ".zarray 1.0 2.0 ");
+    assert_int_equal(ipfsrt_zarr_store_put(version, "0.0", x.data, 16, &err), IPFSRT_OK); /* the first rows back */
     assert_int_equal(ipfsrt_zarr_store_commit_car(version, delta_car, &new_root, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_store_commit_car(version, delta_car, &new_root, &err), IPFSRT_EBAD_ARGUMENT);
     assert_int_equal(ipfsrt_zarr_store_put(version, "x", "1", 1, &err), IPFSRT_EBAD_ARGUMENT); /* committed */

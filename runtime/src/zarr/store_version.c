@@ -139,6 +139,7 @@ typedef struct listed {
     bool is_folder;
     bool has_cid;
     ipfsrt_cid cid;
+    bool changed; /* named by a change: a value put there, or below it */
 } listed;
 
 typedef struct listing {
@@ -152,43 +153,79 @@ static ipfsrt_status keep_old(void *user, const ipfsrt_zarr_store_entry *e, ipfs
     listing *l = user;
     char *name = ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items) ? NULL : strdup(e->name);
     if (!name) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    l->items[l->count++] = (listed){name, e->size, e->is_folder, e->cid != NULL, e->cid ? *e->cid : (ipfsrt_cid){0}};
+    l->items[l->count++] = (listed){name, e->size, e->is_folder, e->cid != NULL, e->cid ? *e->cid : (ipfsrt_cid){0}, false};
     return IPFSRT_OK;
 }
 
-/* One change under the prefix laid over the old names (sorted): a value put
- * adds its name (or its first folder's), an erased file drops its own. */
-static ipfsrt_status lay_over(listing *l, const change *c, const char *rest, ipfsrt_error *err) {
+/* A listed name (one per change under the prefix: its first folder's, or the
+ * key's own). */
+static ipfsrt_status add_name(listing *l, const char *rest, ipfsrt_error *err) {
     const char *slash = strchr(rest, '/');
     size_t len = slash ? (size_t)(slash - rest) : strlen(rest);
-    char name[IPFSRT_ZARR_KEY_MAX + 1];
-    snprintf(name, sizeof name, "%.*s", (int)len, rest);
-    listed probe = {.name = name};
-    listed *hit = l->count ? bsearch(&probe, l->items, l->count, sizeof *l->items, listed_cmp) : NULL;
-    if (c->erased && !slash && hit) {
-        free(hit->name);
-        memmove(hit, hit + 1, (size_t)(l->items + l->count - hit - 1) * sizeof *hit);
-        l->count--;
-    }
-    if (c->erased || hit) {
-        if (hit && !c->erased) hit->has_cid = false, hit->size = UINT64_MAX, hit->is_folder = slash != NULL;
-        return IPFSRT_OK;
-    }
-    ipfsrt_status st = keep_old(l, &(ipfsrt_zarr_store_entry){name, UINT64_MAX, slash != NULL, NULL}, err);
-    if (st == IPFSRT_OK) qsort(l->items, l->count, sizeof *l->items, listed_cmp);
-    return st;
+    char *name = ipfsrt_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items) ? NULL : strndup(rest, len);
+    if (!name) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    l->items[l->count++] = (listed){name, UINT64_MAX, slash != NULL, false, {0}, true};
+    return IPFSRT_OK;
 }
 
+/* The names of one group of alike ones [from, to) as one: the old entry's
+ * size and CID while no change put a value at the name itself, a folder if
+ * any says so. */
+static listed joined(listed *from, listed *to) {
+    listed out = *from;
+    bool value_put = false;
+    for (listed *x = from; x < to; x++) {
+        if (!x->changed) out = (listed){x->name, x->size, out.is_folder || x->is_folder, x->has_cid, x->cid, false};
+        out.is_folder = out.is_folder || x->is_folder;
+        value_put = value_put || (x->changed && !x->is_folder);
+    }
+    if (value_put) out.has_cid = false, out.size = UINT64_MAX; /* known once committed */
+    return out;
+}
+
+/* The names sorted, each once. */
+static void sort_unique(listing *l) {
+    qsort(l->items, l->count, sizeof *l->items, listed_cmp);
+    size_t kept = 0;
+    for (size_t i = 0, j; i < l->count; i = j) {
+        for (j = i + 1; j < l->count && strcmp(l->items[i].name, l->items[j].name) == 0;) j++;
+        listed one = joined(&l->items[i], &l->items[j]);
+        for (size_t k = i; k < j; k++)
+            if (l->items[k].name != one.name) free(l->items[k].name);
+        l->items[kept++] = one;
+    }
+    l->count = kept;
+}
+
+/* Drops a name whose key was erased (the key itself, not one below it). */
+static void drop_erased(listing *l, const char *name) {
+    listed probe = {.name = (char *)name};
+    listed *hit = l->count ? bsearch(&probe, l->items, l->count, sizeof *l->items, listed_cmp) : NULL;
+    if (!hit || hit->is_folder) return;
+    free(hit->name);
+    memmove(hit, hit + 1, (size_t)(l->items + l->count - hit - 1) * sizeof *hit);
+    l->count--;
+}
+
+/* The old version's names under prefix with the changes laid over them: a
+ * value put adds its name (or its first folder's), an erased key drops its
+ * own. Sorted once, whatever the number of changes. */
 static ipfsrt_status version_list_dir(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
                                       ipfsrt_error *err) {
     version_store *v = ctx;
     listing l = {0};
     ipfsrt_status st = ipfsrt_zarr_store_list_dir(v->old, prefix, keep_old, &l, err);
     size_t plen = strlen(prefix);
-    if (st == IPFSRT_OK) qsort(l.items, l.count, sizeof *l.items, listed_cmp);
-    for (size_t i = 0; i < v->count && st == IPFSRT_OK; i++)
-        if (strncmp(v->changes[i].key, prefix, plen) == 0 && v->changes[i].key[plen])
-            st = lay_over(&l, &v->changes[i], v->changes[i].key + plen, err);
+    for (size_t i = 0; i < v->count && st == IPFSRT_OK; i++) {
+        const change *c = &v->changes[i];
+        if (strncmp(c->key, prefix, plen) == 0 && c->key[plen] && !c->erased) st = add_name(&l, c->key + plen, err);
+    }
+    if (st == IPFSRT_OK) sort_unique(&l);
+    for (size_t i = 0; i < v->count && st == IPFSRT_OK; i++) {
+        const change *c = &v->changes[i];
+        if (c->erased && strncmp(c->key, prefix, plen) == 0 && c->key[plen] && !strchr(c->key + plen, '/'))
+            drop_erased(&l, c->key + plen);
+    }
     for (size_t i = 0; i < l.count && st == IPFSRT_OK; i++) {
         ipfsrt_zarr_store_entry e = {l.items[i].name, l.items[i].size, l.items[i].is_folder,
                                      l.items[i].has_cid ? &l.items[i].cid : NULL};
