@@ -48,22 +48,21 @@ static ipfsrt_status record(version_store *v, const char *key, const void *data,
     if (ipfsrt_array_reserve(&v->changes, &v->cap, v->count + 1, sizeof *v->changes))
         return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     uint8_t *copy = erased ? NULL : malloc(len ? len : 1);
+    char *k = strdup(key);
     ipfsrt_mhmap_entry *e;
     bool inserted = false;
-    if ((!erased && !copy) || ipfsrt_mhmap_slot(&v->index, (const uint8_t *)key, strlen(key), &e, &inserted) != IPFSRT_OK) {
+    if ((!erased && !copy) || !k ||
+        ipfsrt_mhmap_slot(&v->index, (const uint8_t *)key, strlen(key), &e, &inserted) != IPFSRT_OK) {
         free(copy);
+        free(k);
         return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     if (inserted) {
-        char *k = strdup(key);
         e->offset = v->count;
         v->changes[v->count++] = (change){.key = k};
-        if (!k) { /* the key stays, erased, until the store goes */
-            v->changes[e->offset].erased = true;
-            free(copy);
-            return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-        }
+        k = NULL;
     }
+    free(k); /* a key changed again keeps its first copy */
     change *c = &v->changes[e->offset];
     if (copy && len) memcpy(copy, data, len);
     free(c->data);
@@ -115,6 +114,7 @@ static ipfsrt_status forwarded(void *user, const ipfsrt_range_result *r, ipfsrt_
 static ipfsrt_status version_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
                                       ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     version_store *v = ctx;
+    if (n > SIZE_MAX / sizeof(ipfsrt_range_request)) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     size_t *map = malloc((n ? n : 1) * sizeof *map);
     ipfsrt_range_request *rest = malloc((n ? n : 1) * sizeof *rest);
     ipfsrt_status st = map && rest ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
