@@ -324,6 +324,32 @@ describe("a dataset's new version", function()
     check_values({ dir .. "/delta.car", dir .. "/old.car" }, 8)
   end)
 
+  it("appends NOAA's next file as xarray would have written the longer dataset (xarray reads both)", function()
+    -- the sample in NOAA's layout (xarray's Zarr of NOAA-style daily files): 3 days, then 4
+    local gen = "scripts/sample/oisst.lua"
+    run_ok { gen, dir .. "/s3", "--days", "3", "--car", dir .. "/s3.car" }
+    run_ok { gen, dir .. "/s4", "--days", "4", "--netcdf", dir .. "/nc4" }
+    local root = run_ok({ "zarr", "append", dir .. "/s3.car", dir .. "/nc4/oisst-avhrr-v02r01.20240104.nc",
+      "--dim", "time", "--hidden", "-o", dir .. "/delta.car" }):gsub("%s+$", "")
+    -- the new version written out as a folder, through a gateway over both CARs
+    local url, stop = exe.start_serve { dir .. "/s3.car", dir .. "/delta.car", "-q" }
+    run_ok { "get", "ipfs://" .. root, "-o", dir .. "/grown", "--gateway", url }
+    stop()
+    assert.equal(packed({ "--hidden" }, dir .. "/grown"), root)
+    local py = [[
+import sys, numpy as np, xarray as xr
+a, b = xr.open_zarr(sys.argv[1]), xr.open_zarr(sys.argv[2])
+assert list(a.time.values) == list(b.time.values), (a.time.values, b.time.values)
+for v in ("sst", "anom", "err", "ice"):
+    assert np.array_equal(a[v].values, b[v].values, equal_nan=True), v
+    assert a[v].encoding["dtype"] == b[v].encoding["dtype"] and a[v].attrs == b[v].attrs, v
+print("same")
+]]
+    local out = exe.sh(string.format("/usr/bin/python3 -c %s %s %s", exe.sh_quote(py), exe.sh_quote(dir .. "/grown"),
+      exe.sh_quote(dir .. "/s4")))
+    assert.truthy(out:find("same", 1, true), out)
+  end)
+
   it("refuses a delta whose blocks do not verify", function()
     versions({})
     append_both({})
