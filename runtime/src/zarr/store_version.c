@@ -247,6 +247,22 @@ static void version_free(void *ctx) {
     free(v);
 }
 
+/* The DAG behind a content-addressed store (a CAR's root, an ipfs:// root),
+ * and for a CAR its cheap test of the blocks it holds (else has is NULL);
+ * what names what the DAG is wanted for, in the refusal of another store. */
+static ipfsrt_status dag_of(ipfsrt_zarr_store *store, const char *what, const ipfsrt_blocksource **src,
+                            ipfsrt_cid *root, ipfsrt_zarr_has_fn *has, void **has_ctx, ipfsrt_error *err) {
+    void *ctx;
+    const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(store, &ctx);
+    *has = NULL;
+    ipfsrt_status st = ipfsrt_zarr_car_store_dag(ops, ctx, src, root, has, has_ctx, err);
+    if (st == IPFSRT_EUNSUPPORTED) st = ipfsrt_zarr_gateway_store_dag(ops, ctx, src, root, err);
+    if (st == IPFSRT_EUNSUPPORTED)
+        st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: %s a content-addressed store (a CAR, an ipfs:// root), "
+                         "not a %s one", ipfsrt_zarr_store_url(store), what, ipfsrt_zarr_store_kind(store));
+    return st;
+}
+
 static const ipfsrt_zarr_store_ops version_ops = {sizeof(ipfsrt_zarr_store_ops), "version", true, version_get_many,
                                                   version_list_dir, version_put, version_erase, version_free, NULL};
 
@@ -257,15 +273,8 @@ ipfsrt_status ipfsrt_zarr_store_new_version(ipfsrt_zarr_store **store, ipfsrt_za
     if (!v) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_mhmap_init(&v->index);
     v->old = old;
-    void *ctx;
-    const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(old, &ctx);
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(v->pack, pack, ipfsrt_pack_options_init, err);
-    if (st == IPFSRT_OK) st = ipfsrt_zarr_car_store_dag(ops, ctx, &v->src, &v->root, &v->has, &v->has_ctx, err);
-    if (st == IPFSRT_EUNSUPPORTED) st = ipfsrt_zarr_gateway_store_dag(ops, ctx, &v->src, &v->root, err);
-    if (st == IPFSRT_EUNSUPPORTED)
-        st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
-                         "%s: a new version is made of a content-addressed store (a CAR, an ipfs:// root), not a %s one",
-                         ipfsrt_zarr_store_url(old), ipfsrt_zarr_store_kind(old));
+    if (st == IPFSRT_OK) st = dag_of(old, "a new version is made of", &v->src, &v->root, &v->has, &v->has_ctx, err);
     char url[IPFSRT_CID_STR_MAX + 32], cid[IPFSRT_CID_STR_MAX];
     if (st == IPFSRT_OK) snprintf(url, sizeof url, "a new version of %s", ipfsrt_cid_to_string(&v->root, cid));
     if (st != IPFSRT_OK) {
@@ -360,27 +369,13 @@ ipfsrt_status ipfsrt_zarr_store_commit_car(ipfsrt_zarr_store *store, const char 
     return st;
 }
 
-/* The DAG behind a content-addressed store, for a diff. */
-static ipfsrt_status dag_of(ipfsrt_zarr_store *store, const ipfsrt_blocksource **src, ipfsrt_cid *root,
-                            ipfsrt_error *err) {
-    void *ctx;
-    const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(store, &ctx);
-    ipfsrt_zarr_has_fn has;
-    void *has_ctx;
-    ipfsrt_status st = ipfsrt_zarr_car_store_dag(ops, ctx, src, root, &has, &has_ctx, err);
-    if (st == IPFSRT_EUNSUPPORTED) st = ipfsrt_zarr_gateway_store_dag(ops, ctx, src, root, err);
-    if (st == IPFSRT_EUNSUPPORTED)
-        st = ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: versions are compared in content-addressed stores "
-                         "(CARs, ipfs:// roots), not in a %s one", ipfsrt_zarr_store_url(store),
-                         ipfsrt_zarr_store_kind(store));
-    return st;
-}
-
 ipfsrt_status ipfsrt_zarr_store_diff(ipfsrt_zarr_store *old_store, ipfsrt_zarr_store *new_store, ipfsrt_unixfs_change_fn fn,
                                      void *user, ipfsrt_error *err) {
     const ipfsrt_blocksource *old_src, *new_src;
     ipfsrt_cid old_root, new_root;
-    ipfsrt_status st = dag_of(old_store, &old_src, &old_root, err);
-    if (st == IPFSRT_OK) st = dag_of(new_store, &new_src, &new_root, err);
+    ipfsrt_zarr_has_fn has;
+    void *has_ctx;
+    ipfsrt_status st = dag_of(old_store, "versions are compared in", &old_src, &old_root, &has, &has_ctx, err);
+    if (st == IPFSRT_OK) st = dag_of(new_store, "versions are compared in", &new_src, &new_root, &has, &has_ctx, err);
     return st == IPFSRT_OK ? ipfsrt_unixfs_diff(old_src, &old_root, new_src, &new_root, fn, user, err) : st;
 }
