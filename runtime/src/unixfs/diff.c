@@ -94,17 +94,12 @@ static ipfsrt_status changed(differ *d, const ipfsrt_importer_entry *o, const ip
     return st == IPFSRT_OK ? one_side(d, n, path, false, depth + 1, err) : st;
 }
 
-static int entry_cmp(const ipfsrt_importer_entry *a, const ipfsrt_importer_entry *b) {
-    int c = memcmp(a->name, b->name, a->name_len < b->name_len ? a->name_len : b->name_len);
-    return c ? c : (a->name_len > b->name_len) - (a->name_len < b->name_len);
-}
-
 static ipfsrt_status merge(differ *d, const ipfsrt_importer_entries *os, const ipfsrt_importer_entries *ns,
                            const char *path, int depth, ipfsrt_error *err) {
     ipfsrt_status st = IPFSRT_OK;
     for (size_t i = 0, j = 0; st == IPFSRT_OK && (i < os->count || j < ns->count);) {
         const ipfsrt_importer_entry *o = i < os->count ? &os->items[i] : NULL, *n = j < ns->count ? &ns->items[j] : NULL;
-        int cmp = !o ? 1 : !n ? -1 : entry_cmp(o, n);
+        int cmp = !o ? 1 : !n ? -1 : ipfsrt_importer_name_cmp(o->name, o->name_len, n->name, n->name_len);
         const ipfsrt_importer_entry *named = cmp <= 0 ? o : n;
         char *p = child_path(path, named->name, named->name_len);
         if (!p) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");

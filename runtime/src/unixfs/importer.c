@@ -246,11 +246,14 @@ void ipfsrt_importer_entries_free(ipfsrt_importer_entries *es) {
     memset(es, 0, sizeof *es);
 }
 
+int ipfsrt_importer_name_cmp(const char *a, size_t a_len, const char *b, size_t b_len) {
+    int c = memcmp(a, b, a_len < b_len ? a_len : b_len);
+    return c ? c : (a_len > b_len) - (a_len < b_len);
+}
+
 static int name_cmp(const void *a, const void *b) {
     const ipfsrt_importer_entry *x = a, *y = b;
-    size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-    int c = memcmp(x->name, y->name, n);
-    return c ? c : (x->name_len > y->name_len) - (x->name_len < y->name_len);
+    return ipfsrt_importer_name_cmp(x->name, x->name_len, y->name, y->name_len);
 }
 
 void ipfsrt_importer_entries_sort(ipfsrt_importer_entries *es) {

@@ -82,6 +82,9 @@ typedef struct ipfsrt_importer_entries {
 
 /* Adds an entry (name copied) and returns it, m zeroed, or NULL out of memory. */
 ipfsrt_importer_entry *ipfsrt_importer_entries_add(ipfsrt_importer_entries *es, const char *name, size_t name_len);
+/* Pack's order of names: their bytes, then their length (the order of a plain
+ * directory's links, which patched and compared listings follow too). */
+int ipfsrt_importer_name_cmp(const char *a, size_t a_len, const char *b, size_t b_len);
 void ipfsrt_importer_entries_sort(ipfsrt_importer_entries *es);
 /* A listing's callback (ipfsrt_unixfs_ls) keeping each entry's name, CID and
  * cumulative size in the ipfsrt_importer_entries user: an old directory as

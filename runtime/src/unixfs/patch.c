@@ -38,12 +38,6 @@ struct ipfsrt_patch {
     size_t where_len, where_cap;
 };
 
-/* Pack's order of names: bytes, then length. */
-static int name_cmp(const char *a, size_t alen, const char *b, size_t blen) {
-    int c = memcmp(a, b, alen < blen ? alen : blen);
-    return c ? c : (alen > blen) - (alen < blen);
-}
-
 static ipfsrt_status recorded_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                   ipfsrt_error *err) {
     ipfsrt_patch *p = ctx;
@@ -125,7 +119,7 @@ static edit *find_child(const edit *dir, const char *name, size_t len, size_t *a
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const edit *c = dir->children[mid];
-        int cmp = name_cmp(name, len, c->name, c->name_len);
+        int cmp = ipfsrt_importer_name_cmp(name, len, c->name, c->name_len);
         if (cmp == 0) return dir->children[mid];
         if (cmp < 0) hi = mid;
         else lo = mid + 1;
@@ -151,7 +145,7 @@ static edit *add_child(edit *dir, size_t at, const char *name, size_t len, edit_
 
 /* The edit of one name in dir, made (as kind) when missing. */
 static edit *child_edit(edit *dir, const char *name, size_t len, edit_kind kind) {
-    size_t at;
+    size_t at = 0;
     edit *c = find_child(dir, name, len, &at);
     return c ? c : add_child(dir, at, name, len, kind);
 }
@@ -172,13 +166,17 @@ static ipfsrt_status check_path(const char *path, ipfsrt_error *err) {
     }
 }
 
-/* The edit of path's last name, emptied of what it held; the directories on
- * the way are edits too (a file or a removal on the way becomes a fresh one). */
+/* Whether the patch takes a change at path. */
+static ipfsrt_status check_change(const ipfsrt_patch *p, const char *path, ipfsrt_error *err) {
+    return p->finished ? ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "patch: already finished") : check_path(path, err);
+}
+
+/* The edit of path's last name (checked), emptied of what it held; the
+ * directories on the way are edits too (a file or a removal on the way
+ * becomes a fresh one). */
 static ipfsrt_status edit_at(ipfsrt_patch *p, const char *path, edit **out, ipfsrt_error *err) {
-    if (p->finished) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "patch: already finished");
-    ipfsrt_status st = check_path(path, err);
     edit *dir = &p->root;
-    for (const char *s = path; st == IPFSRT_OK;) {
+    for (const char *s = path;;) {
         const char *slash = strchr(s, '/');
         size_t len = slash ? (size_t)(slash - s) : strlen(s);
         edit *c = child_edit(dir, s, len, slash ? EDIT_DIR : EDIT_REMOVED);
@@ -186,7 +184,7 @@ static ipfsrt_status edit_at(ipfsrt_patch *p, const char *path, edit **out, ipfs
         if (!slash) {
             edit_clear(c);
             *out = c;
-            break;
+            return IPFSRT_OK;
         }
         if (c->kind != EDIT_DIR) {
             c->fresh = true;
@@ -195,13 +193,11 @@ static ipfsrt_status edit_at(ipfsrt_patch *p, const char *path, edit **out, ipfs
         dir = c;
         s = slash + 1;
     }
-    return st;
 }
 
 ipfsrt_status ipfsrt_patch_put(ipfsrt_patch *patch, const char *path, const uint8_t *data, size_t len,
                                ipfsrt_error *err) {
-    ipfsrt_status st = patch->finished ? ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "patch: already finished")
-                                       : check_path(path, err);
+    ipfsrt_status st = check_change(patch, path, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_importer_file f;
     ipfsrt_importer_made m;
@@ -222,7 +218,8 @@ ipfsrt_status ipfsrt_patch_put(ipfsrt_patch *patch, const char *path, const uint
 
 ipfsrt_status ipfsrt_patch_remove(ipfsrt_patch *patch, const char *path, ipfsrt_error *err) {
     edit *e;
-    ipfsrt_status st = edit_at(patch, path, &e, err);
+    ipfsrt_status st = check_change(patch, path, err);
+    if (st == IPFSRT_OK) st = edit_at(patch, path, &e, err);
     if (st == IPFSRT_OK) {
         e->kind = EDIT_REMOVED;
         e->fresh = false;
@@ -239,12 +236,14 @@ static ipfsrt_status list_old(ipfsrt_patch *p, const ipfsrt_cid *dir, ipfsrt_imp
     ipfsrt_status st = ipfsrt_unixfs_ls(&p->recording, dir, false, ipfsrt_importer_keep_entry, es, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_importer_entries_sort(es);
-    for (size_t i = 1; i < es->count; i++)
-        if (name_cmp(es->items[i - 1].name, es->items[i - 1].name_len, es->items[i].name, es->items[i].name_len) == 0) {
+    for (size_t i = 1; i < es->count; i++) {
+        const ipfsrt_importer_entry *a = &es->items[i - 1], *b = &es->items[i];
+        if (ipfsrt_importer_name_cmp(a->name, a->name_len, b->name, b->name_len) == 0) {
             char s[IPFSRT_CID_STR_MAX];
             return ipfsrt_fail(err, IPFSRT_EBAD_UNIXFS, -1, "directory %s lists '%s' twice",
-                               ipfsrt_cid_to_string(dir, s), es->items[i].name);
+                               ipfsrt_cid_to_string(dir, s), b->name);
         }
+    }
     return IPFSRT_OK;
 }
 
@@ -299,7 +298,7 @@ static ipfsrt_status merge(ipfsrt_patch *p, const edit *d, const ipfsrt_importer
     while (st == IPFSRT_OK && (i < old->count || j < d->count)) {
         const ipfsrt_importer_entry *o = i < old->count ? &old->items[i] : NULL;
         const edit *c = j < d->count ? d->children[j] : NULL;
-        int cmp = !o ? 1 : !c ? -1 : name_cmp(o->name, o->name_len, c->name, c->name_len);
+        int cmp = !o ? 1 : !c ? -1 : ipfsrt_importer_name_cmp(o->name, o->name_len, c->name, c->name_len);
         if (cmp < 0) {
             st = add_made(out, o->name, o->name_len, &o->m, err);
             i++;
