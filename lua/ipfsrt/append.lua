@@ -136,9 +136,8 @@ local function values_for(f, t)
   if rawget(f, "_array") and not rawget(f, "_data") and not rawget(f, "_expr") and same_encoding(fe, te) then
     return rawget(f, "_array"):read(stored_selection(f))
   end
-  local x = f:_values_array()
-  local time = I.time_of(t.name, t.attrs)
-  if time then x = nd.from(I.labels_of(f), "float64") end -- times as seconds, whatever their units were
+  local x -- times as seconds, whatever their units were; the rest decoded
+  if I.time_of(t.name, t.attrs) then x = nd.from(I.labels_of(f), "float64") else x = f:_values_array() end
   local y, why = encoded(x, t, te)
   if not y then bad("%s: %s", t.name, why) end
   return y

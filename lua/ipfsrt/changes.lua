@@ -84,17 +84,22 @@ end
 local function any(t) return next(t.added) or next(t.removed) or next(t.changed) end
 
 -- The labels of the dimensions of a (a coordinate array per dimension, when
--- the group has one): dim -> function(i) -> label text.
-local function labeller(arrays, a)
+-- the group has one): dim -> function(i) -> label text. Each label is read
+-- once per diff (seen: coordinate -> {index -> label}), however many
+-- variables share the dimension.
+local function labeller(arrays, a, seen)
   local out = {}
   for _, d in ipairs(a.dimension_names or {}) do
     local c = d ~= ipfsrt.null and arrays[d]
     if c and #c.shape == 1 then
+      seen[c] = seen[c] or {}
       out[d] = function(i)
+        if seen[c][i] ~= nil then return seen[c][i] end
         local x = c:read { { i, i + 1 } }:tolist()[1]
         local units, cal = c.attrs.units, cftime.calendar(c.attrs.calendar)
         local t = type(units) == "string" and cal and cftime.units(units, cal)
-        if t and type(x) == "number" then return cftime.format(x * t.scale + t.epoch, cal) end
+        if t and type(x) == "number" then x = cftime.format(x * t.scale + t.epoch, cal) end
+        seen[c][i] = x
         return x
       end
     end
@@ -161,7 +166,7 @@ local function place(report, c, olds, news)
   v._keys[#v._keys + 1] = { idx = idx, array = a }
 end
 
-local function finish_variable(v, name, olds, news)
+local function finish_variable(v, name, olds, news, seen)
   local o, n = olds[name], news[name]
   v.change = (o and n) and "changed" or (n and "added" or "removed")
   if o and n then
@@ -173,7 +178,7 @@ local function finish_variable(v, name, olds, news)
   for _, k in ipairs(v._keys or {}) do keys[#keys + 1] = k.idx end
   v._keys = nil
   for _, l in pairs(v.chunks) do table.sort(l) end
-  v.ranges, v.isel = ranges_of(a, keys, labeller(n and news or olds, a))
+  v.ranges, v.isel = ranges_of(a, keys, labeller(n and news or olds, a, seen))
 end
 
 -- diff(old, new[, opts]) -> the report (see the top)
@@ -187,8 +192,9 @@ function M.diff(old, new, opts)
   for _, c in ipairs(changes) do place(report, c, olds, news) end
   for name in pairs(news) do if not olds[name] then variable_entry(report, name) end end
   for name in pairs(olds) do if not news[name] then variable_entry(report, name) end end
+  local seen = {}
   for name, v in pairs(report.variables) do
-    finish_variable(v, name, olds, news)
+    finish_variable(v, name, olds, news, seen)
     local quiet = v.change == "changed" and not v.shape and not any(v.attrs) and not any(v.chunks)
     if quiet and not v.metadata then report.variables[name] = nil end
   end
