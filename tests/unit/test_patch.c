@@ -371,6 +371,22 @@ static ipfsrt_status note_name(void *user, const ipfsrt_zarr_store_entry *e, ipf
     return IPFSRT_OK;
 }
 
+/* The version lists the old keys and the new ones, erased ones gone; what it
+ * erases here is put back (x's first rows: chunk 0.0's bytes). */
+static void check_listing(ipfsrt_zarr_store *version, const ipfsrt_ndarray *x) {
+    ipfsrt_error err;
+    seen_changes names = {""};
+    assert_int_equal(ipfsrt_zarr_store_list_dir(version, "", note_name, &names, &err), IPFSRT_OK);
+    assert_string_equal(names.text, ".zarray 0.0 1.0 2.0 ");
+    assert_int_equal(ipfsrt_zarr_store_put(version, "extra/x", "1", 1, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_erase(version, "extra/x", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_erase(version, "0.0", &err), IPFSRT_OK);
+    names.text[0] = '\0';
+    assert_int_equal(ipfsrt_zarr_store_list_dir(version, "", note_name, &names, &err), IPFSRT_OK);
+    assert_string_equal(names.text, ".zarray 1.0 2.0 ");
+    assert_int_equal(ipfsrt_zarr_store_put(version, "0.0", x->data, 16, &err), IPFSRT_OK);
+}
+
 /* What a C host does to publish a new version: the old one's CAR as a store,
  * a new version of it, an array appended to, the delta committed; the root
  * is the one the same append to the folder packs to. */
@@ -404,17 +420,7 @@ static void test_version_store(void **state) {
     assert_int_equal(ipfsrt_ndarray_full(&wrong, IPFSRT_DTYPE_INT16, 0, 2, (size_t[]){1, 5}, 1, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_append(b, 0, &wrong, NULL, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "5 long on axis 1, the array 4"));
-    /* the version lists the old keys and the new ones, erased ones gone */
-    seen_changes names = {""};
-    assert_int_equal(ipfsrt_zarr_store_list_dir(version, "", note_name, &names, &err), IPFSRT_OK);
-    assert_string_equal(names.text, ".zarray 0.0 1.0 2.0 ");
-    assert_int_equal(ipfsrt_zarr_store_put(version, "extra/x", "1", 1, &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_zarr_store_erase(version, "extra/x", &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_zarr_store_erase(version, "0.0", &err), IPFSRT_OK);
-    names.text[0] = '\0';
-    assert_int_equal(ipfsrt_zarr_store_list_dir(version, "", note_name, &names, &err), IPFSRT_OK);
-    assert_string_equal(names.text, ".zarray 1.0 2.0 ");
-    assert_int_equal(ipfsrt_zarr_store_put(version, "0.0", x.data, 16, &err), IPFSRT_OK); /* the first rows back */
+    check_listing(version, &x);
     assert_int_equal(ipfsrt_zarr_store_commit_car(version, delta_car, &new_root, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_store_commit_car(version, delta_car, &new_root, &err), IPFSRT_EBAD_ARGUMENT);
     assert_int_equal(ipfsrt_zarr_store_put(version, "x", "1", 1, &err), IPFSRT_EBAD_ARGUMENT); /* committed */
