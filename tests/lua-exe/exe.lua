@@ -24,6 +24,7 @@ function M.http(url, opts)
   opts = opts or {}
   local hdr, body = os.tmpname(), os.tmpname()
   local cmd = "curl -s -g --max-time 10 -o " .. body .. " -D " .. hdr
+  if opts.as_is then cmd = cmd .. " --path-as-is" end -- dots sent as written, not squashed
   if opts.method == "HEAD" then cmd = cmd .. " -I" elseif opts.method then cmd = cmd .. " -X " .. opts.method end
   local hfile = os.tmpname() -- headers from a file: some are too big for a command line
   local hf = io.open(hfile, "wb")

@@ -122,6 +122,19 @@ describe("ipfsrt serve --upstream", function()
     assert.truthy(body:find(root, 1, true) and body:find(withholding:url(), 1, true), body)
   end)
 
+  it("refuses dot segments and encoded slashes before asking upstream, as the client does", function()
+    local asked = honest:stats().requests
+    for _, p in ipairs { "/../../X", "/sub/../../../X?format=car", "/a%2F..%2F..%2FX" } do
+      local status = http(front .. "/ipfs/" .. root .. p, { as_is = true })
+      assert.equal(400, status, p)
+    end
+    assert.equal(asked, honest:stats().requests) -- nothing reached the upstream host
+    local code, _, err = exe.run({ "cat", "ipfs://" .. root .. "/../..", "--gateway", honest:url() })
+    assert.are_not.equal(0, code)
+    assert.truthy(err:find("'..' segments", 1, true), err)
+    assert.equal(asked, honest:stats().requests)
+  end)
+
   it("refuses a liar's bytes (502 naming what it did), and asks the next upstream", function()
     -- every answer tampered with, and CARs of another DAG besides: nothing usable
     local liar = origin({ tamper = 1, wrong_dag = 1, seed = 9 })

@@ -175,6 +175,14 @@ describe("ipfsrt.serve", function()
       local status = http(base .. c[1])
       assert.equal(c[2], status, c[1])
     end
+    -- dot segments and encoded slashes, sent as written: an upstream would resolve them
+    -- outside /ipfs/CID, so they are refused before any lookup
+    for _, p in ipairs { "/../../../../etc/passwd?format=car", "/./file.bin", "/sub/../file.bin?format=raw",
+                         "/%2E%2E/x", "/a%2Fb", "/a%2fb?format=car" } do
+      local status, _, body = http(base .. "/ipfs/" .. root .. p, { as_is = true })
+      assert.equal(400, status, p)
+      assert.truthy(body:find("encoded slashes", 1, true), p)
+    end
     assert.equal(405, (http(base .. "/ipfs/" .. HELLO .. "?format=raw", { method = "POST" })))
     local huge = string.rep("x", 200000)
     local status = http(base .. "/ipfs/" .. HELLO .. "?format=raw", { headers = { ["X-Big"] = huge } })

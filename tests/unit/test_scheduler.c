@@ -483,6 +483,46 @@ static void test_flood_budget_per_answer(void **state) {
     ipfsrt_client_free(c);
 }
 
+/* Blocks of 4 bytes each, all valid, none linked: their bookkeeping, not their
+ * bytes, is what the budget must bound. */
+static size_t encode_tiny(uint8_t *out, size_t cap, size_t blocks) {
+    ipfsrt_car_encoder *e;
+    assert_int_equal(ipfsrt_car_encoder_new(&e, &block_cid, 1, NULL), IPFSRT_OK);
+    for (uint32_t i = 0; i < blocks; i++) {
+        uint8_t data[4] = {(uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i};
+        ipfsrt_cid cid;
+        ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, data, sizeof data, NULL);
+        assert_int_equal(ipfsrt_car_encoder_add(e, &cid, data, sizeof data, NULL, NULL), IPFSRT_OK);
+    }
+    assert_true(ipfsrt_car_encoder_size(e) <= cap);
+    size_t n = ipfsrt_car_encoder_read(e, out, cap);
+    ipfsrt_car_encoder_free(e);
+    return n;
+}
+
+/* A flood of tiny unlinked blocks is bounded by their count, though their
+ * bytes are far under the byte budget: the liar fails, the honest one serves. */
+static void test_tiny_block_flood_bounded_by_count(void **state) {
+    (void)state;
+    liar_len = encode_tiny(liar_car, sizeof liar_car, 300);
+    honest_len = encode(honest_car, sizeof honest_car, NULL, 0);
+    ipfsrt_client *c = fake_client(flood_then_honest, 5);
+    c->pending_blocks_cap = 100;
+    ipfsrt_policy p = {.size = sizeof p, .order = race_order};
+    assert_int_equal(ipfsrt_client_set_policy(c, &p, NULL), IPFSRT_OK);
+    char path[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&block_cid, path);
+    got g = {.len = 0};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, read_into, &g, &err), IPFSRT_OK);
+    assert_int_equal(g.len, sizeof good);
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    assert_int_equal(st.ok, 0);
+    assert_int_equal(st.errors[IPFSRT_GWERR_BAD_RESPONSE], 1);
+    ipfsrt_client_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_retries_after_server_errors),
@@ -495,6 +535,7 @@ int main(void) {
         cmocka_unit_test(test_block_read_in_any_content_type_is_still_hashed),
         cmocka_unit_test(test_car_media_type_matched_exactly),
         cmocka_unit_test(test_flood_budget_per_answer),
+        cmocka_unit_test(test_tiny_block_flood_bounded_by_count),
     };
     alarm(120); /* a scheduler that waits for an answer never scripted fails, not hangs */
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -476,6 +476,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     c->give_up_s = opts->give_up_s < 0 ? 0 : opts->give_up_s > 0 ? opts->give_up_s : 60;
     c->backoff_s = 0.2;
     c->pending_cap = PENDING_CAP;
+    c->pending_blocks_cap = PENDING_BLOCKS_CAP;
     c->concurrency = opts->concurrency ? opts->concurrency : START_IN_FLIGHT;
     c->adaptive = opts->concurrency == 0;
     c->in_flight_max = !c->adaptive ? c->concurrency : opts->max_concurrency ? opts->max_concurrency : MAX_IN_FLIGHT;

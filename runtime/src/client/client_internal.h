@@ -13,6 +13,9 @@
 #include "store/blockcache.h"
 
 #define PENDING_CAP ((uint64_t)128 << 20) /* verified blocks a stream may send ahead of the walk */
+/* ... and their count: a block's bookkeeping (its hashing job, its map entry)
+ * outweighs a tiny block's bytes, so a flood of tiny ones is bounded here */
+#define PENDING_BLOCKS_CAP 65536u
 #define START_IN_FLIGHT 16 /* requests in flight per gateway at first, adapting */
 #define MAX_IN_FLIGHT 128  /* ... at most, unless the caller says (max_concurrency) */
 #define READAHEAD_MIN_FILE ((uint64_t)8 << 20) /* whole files this big are read by CID, many at once */
@@ -67,6 +70,7 @@ struct ipfsrt_client {
     unsigned retries;
     double backoff_s;     /* the first pause between rounds (doubling); tests set 0 */
     uint64_t pending_cap; /* bytes one answer may send ahead of the walk (PENDING_CAP) */
+    uint64_t pending_blocks_cap; /* ... and blocks (PENDING_BLOCKS_CAP) */
     unsigned concurrency; /* per gateway: the start when adaptive */
     unsigned in_flight_max; /* per gateway: the cap when adaptive, else concurrency */
     bool adaptive;        /* the limit follows the gateway's answers (no concurrency given) */
@@ -134,6 +138,7 @@ struct attempt {
     size_t rc_cap;
     ipfsrt_buf body;
     ipfsrt_vjob *hashing; /* blocks of this answer on the hashing threads (a list) */
+    uint64_t car_blocks; /* prefetches: the blocks the answer sent, counted before hashing */
 };
 
 struct task {
@@ -270,6 +275,7 @@ typedef struct session {
     bool started;
     ipfsrt_blockmap pending; /* verified blocks streamed ahead of the walk */
     uint64_t ahead;          /* bytes of arrivals the walk has not taken (repeats too) */
+    uint64_t ahead_blocks;   /* ... and their count */
     ipfsrt_rcblock *last_taken; /* the data block the walk took last: read twice when a
                                    path ends at it (resolved, then read) */
     bool finishing;          /* the walk is complete; only judging what is left */

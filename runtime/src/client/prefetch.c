@@ -28,6 +28,15 @@ static bool prefetch_accept(attempt *a, ipfsrt_rcblock *b) {
 
 static ipfsrt_status prefetch_block(void *user, const ipfsrt_car_block *blk, ipfsrt_error *err) {
     attempt *a = user;
+    const ipfsrt_client *c = a->t->c;
+    /* Counted before hashing: repeats (dups=y of a diamond DAG) and floods of
+     * tiny blocks would otherwise keep the hashing threads busy for ever; the
+     * owner bounds the bytes it keeps. */
+    if (++a->car_blocks > c->pending_blocks_cap) {
+        a->enough = true;
+        return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "a prefetch takes at most %llu blocks",
+                           (unsigned long long)c->pending_blocks_cap);
+    }
     bool handed;
     ipfsrt_rcblock *b = ipfsrt_attempt_car_block(a, blk, &handed);
     if (handed) return IPFSRT_OK;

@@ -379,19 +379,17 @@ bool ipfsrt_attempt_hash_elsewhere(attempt *a, ipfsrt_rcblock *b, uint64_t strea
     job->user = a;
     job->stream_offset = stream_offset;
     job->sibling = a->hashing;
+    job->sibling_prev = &a->hashing;
+    if (a->hashing) a->hashing->sibling_prev = &job->sibling;
     a->hashing = job;
     c->pool_jobs++;
     ipfsrt_vpool_submit(c->pool, job);
     return true;
 }
 
-static void unlink_hashing(attempt *a, ipfsrt_vjob *job) {
-    for (ipfsrt_vjob **p = &a->hashing; *p; p = &(*p)->sibling) {
-        if (*p == job) {
-            *p = job->sibling;
-            return;
-        }
-    }
+static void unlink_hashing(ipfsrt_vjob *job) {
+    *job->sibling_prev = job->sibling;
+    if (job->sibling) job->sibling->sibling_prev = job->sibling_prev;
 }
 
 /* Takes back what the hashing threads finished. A job whose attempt went away
@@ -405,7 +403,7 @@ static void drain_pool(ipfsrt_client *c) {
             continue;
         }
         attempt *a = j->user;
-        unlink_hashing(a, j);
+        unlink_hashing(j);
         c->pool_jobs--;
         a->t->ops->on_hashed(a, j);
         ipfsrt_vjob_free(j);

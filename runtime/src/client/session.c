@@ -88,10 +88,12 @@ static ipfsrt_status session_block(void *user, const ipfsrt_car_block *blk, ipfs
     session *s = a->t->owner;
     /* Counted per arrival, so a flood of repeats is bounded like one of new blocks. */
     s->ahead += blk->len;
-    if (s->ahead > s->c->pending_cap) {
+    s->ahead_blocks++;
+    if (s->ahead > s->c->pending_cap || s->ahead_blocks > s->c->pending_blocks_cap) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE,
-                     "sent over %llu MiB of blocks the walk from the root did not reach",
-                     (unsigned long long)(s->c->pending_cap >> 20));
+                            "sent over %llu MiB or %llu blocks that the walk from the root did not reach",
+                            (unsigned long long)(s->c->pending_cap >> 20),
+                            (unsigned long long)s->c->pending_blocks_cap);
         return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s", a->detail);
     }
     bool handed;
@@ -191,6 +193,7 @@ static int session_body(attempt *a, const uint8_t *data, size_t len) {
          * budget for blocks sent ahead of it starts again (this gateway's own). */
         ipfsrt_blockmap_drop_untaken(&s->pending);
         s->ahead = 0;
+        s->ahead_blocks = 0;
     }
     return ipfsrt_attempt_car_feed(a, data, len);
 }
@@ -239,7 +242,10 @@ void ipfsrt_session_finish(session *s, bool walk_ok) {
 static ipfsrt_rcblock *take_pending(session *s, ipfsrt_rcblock *b) {
     bool node = b->cid.codec == IPFSRT_CODEC_DAG_PB;
     b->taken = true;
-    if (b->arrivals > 1 || !node) s->ahead -= b->len;
+    if (b->arrivals > 1 || !node) {
+        s->ahead -= b->len;
+        s->ahead_blocks--;
+    }
     if (b->arrivals > 1 || node) {
         if (b->arrivals > 1) b->arrivals--;
     } else {

@@ -15,7 +15,10 @@ typedef struct ipfsrt_vjob {
     void *user;
     bool canceled; /* the owner is gone: drop the result (set under the pool's lock) */
     struct ipfsrt_vjob *next;    /* in the pool's lists, or the list take_done returns */
-    struct ipfsrt_vjob *sibling; /* the owner's own list of its jobs under way */
+    /* the owner's own list of its jobs under way: doubly linked, so a job
+     * taken back leaves it in O(1) however many a CAR of tiny blocks made */
+    struct ipfsrt_vjob *sibling;
+    struct ipfsrt_vjob **sibling_prev;
 } ipfsrt_vjob;
 
 typedef struct ipfsrt_vpool ipfsrt_vpool;

@@ -302,6 +302,9 @@ static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
     if (!e) return false;
     r->easy = e;
     curl_easy_setopt(e, CURLOPT_URL, r->url);
+    /* What the caller checked is what is sent: libcurl would squash "/../"
+     * (a path outside /ipfs/, or outside an upstream's prefix). */
+    curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(e, CURLOPT_PRIVATE, r);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
     if (r->range) curl_easy_setopt(e, CURLOPT_RANGE, r->range);

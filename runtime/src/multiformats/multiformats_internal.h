@@ -12,4 +12,7 @@ bool ipfsrt_cid_streamable(const ipfsrt_cid *cid, ipfsrt_hash_alg *alg);
 ipfsrt_status ipfsrt_cid_check_digest(const ipfsrt_cid *cid, const uint8_t *computed,
                                       size_t data_len, ipfsrt_error *err);
 
+/* True when a path (of '/'-separated names) has a "." or ".." segment. */
+bool ipfsrt_path_has_dot_segment(const char *path);
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "multiformats/multiformats_internal.h"
 #include "server/server_internal.h"
 
 void ipfsrt_server_common_headers(struct MHD_Response *r) {
@@ -119,6 +120,11 @@ static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} paths are served");
     if (rq->nul_in_uri) /* decoded, the path or a parameter would stop short of what was asked */
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST, "%%00 has no place in a path or query");
+    /* an upstream (or anything that normalises the URL) would read these
+     * outside /ipfs/CID; no UnixFS name is one */
+    if (rq->encoded_slash || ipfsrt_path_has_dot_segment(url))
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST,
+                                       "'.', '..' and encoded slashes have no place in an /ipfs/ path");
     const char *cid_start = url + 6;
     size_t cid_len = strcspn(cid_start, "/");
     ipfsrt_cid cid;
@@ -167,7 +173,12 @@ static ipfsrt_server_request *request_new(ipfsrt_server *gw) {
 void *ipfsrt_server_uri_seen(void *cls, const char *uri, struct MHD_Connection *c) {
     (void)c;
     ipfsrt_server_request *rq = request_new(cls);
-    if (rq) rq->nul_in_uri = strstr(uri, "%00") != NULL;
+    if (rq) {
+        rq->nul_in_uri = strstr(uri, "%00") != NULL;
+        size_t path_len = strcspn(uri, "?");
+        for (const char *p = uri; (p = strchr(p, '%')) && (size_t)(p - uri) < path_len; p++)
+            if (p[1] == '2' && (p[2] == 'f' || p[2] == 'F')) rq->encoded_slash = true;
+    }
     return rq;
 }
 

@@ -120,6 +120,7 @@ typedef struct ipfsrt_server_request {
     bool delayed;    /* its delay is over: resumed, it goes on */
     bool counted;    /* counted among the faulted requests */
     bool nul_in_uri; /* %00 in the raw URI: the decoded path would end early */
+    bool encoded_slash; /* %2F in the raw URI's path: decoded, a name would become two */
     /* answered on a worker (in front of an upstream): what it answered, sent
      * by the handler once the connection is resumed */
     bool in_job, job_done;
