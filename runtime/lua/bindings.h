@@ -110,6 +110,22 @@ void ipfsrt_lua_open_serve(lua_State *L);
 void ipfsrt_lua_open_client(lua_State *L); /* client, gateways; core: client_new, client_methods */
 void ipfsrt_lua_open_s3(lua_State *L);     /* s3; core: s3_put_file */
 void ipfsrt_lua_open_refs(lua_State *L);   /* refs: make */
+void ipfsrt_lua_open_budget(lua_State *L); /* core: budget_call */
+
+/* What one call of a policy's Lua code may take (0: no bound). */
+typedef struct ipfsrt_lua_budget {
+    uint64_t max_instructions; /* Lua VM instructions */
+    uint64_t max_memory;       /* bytes allocated, net of what the call freed */
+} ipfsrt_lua_budget;
+/* A policy's per-call defaults: far past what choosing a gateway takes (a few
+ * thousand instructions, a few KiB), short of a hang. */
+#define IPFSRT_LUA_POLICY_MAX_INSTRUCTIONS 20000000u
+#define IPFSRT_LUA_POLICY_MAX_MEMORY ((uint64_t)64 << 20)
+void ipfsrt_lua_budget_default(ipfsrt_lua_budget *limits);
+/* lua_pcall (no message handler) under limits, a stop signal
+ * (ipfsrt_stop_requested) ending it too: what runs over fails with an error
+ * message that says which bound it passed. */
+int ipfsrt_lua_budget_pcall(lua_State *L, int nargs, int nresults, const ipfsrt_lua_budget *limits);
 /* One dimension of a selection: an index, {start, stop[, step]} (nil bounds:
  * open), or nil (the whole dimension). */
 void ipfsrt_lua_check_ndslice(lua_State *L, int idx, int dim, ipfsrt_ndslice *s);

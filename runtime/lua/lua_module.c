@@ -254,7 +254,7 @@ int ipfsrt_lua_open(lua_State *L) {
         ipfsrt_lua_open_car,    ipfsrt_lua_open_json,       ipfsrt_lua_open_unixfs,       ipfsrt_lua_open_blockstore,
         ipfsrt_lua_open_pack,   ipfsrt_lua_open_ndarray,    ipfsrt_lua_open_codec,        ipfsrt_lua_open_zarr,
         ipfsrt_lua_open_image,  ipfsrt_lua_open_serve,      ipfsrt_lua_open_client,       ipfsrt_lua_open_s3,
-        ipfsrt_lua_open_refs,   ipfsrt_lua_open_netcdf};
+        ipfsrt_lua_open_refs,   ipfsrt_lua_open_netcdf,     ipfsrt_lua_open_budget};
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) bindings[i](L);
     static const char *const dataset[] = {"open", "where", "append", "diff", NULL}, *const plot[] = {"map", "line", NULL};
     set_lua_functions(L, "dataset", "ipfsrt.dataset", dataset); /* lua/ipfsrt/dataset.lua */

@@ -23,7 +23,14 @@ typedef struct lua_policy {
     int policy_ref;        /* the policy object, in L's registry */
     int gateways_ref;      /* {{url =, index =}, ...}, as the object's methods receive them */
     char what[256];        /* "policy FILE" or "the policy", for messages */
+    ipfsrt_lua_budget budget; /* what each call of a method may take */
 } lua_policy;
+
+/* Every method runs under the policy's budget: one that loops or allocates
+ * without end fails the call under way instead of hanging the client. */
+static int call_method(const lua_policy *lp, lua_State *L, int nargs, int nresults) {
+    return ipfsrt_lua_budget_pcall(L, nargs, nresults, &lp->budget);
+}
 
 static lua_State *running_state(const lua_policy *lp) { return lp->lc && lp->lc->L ? lp->lc->L : lp->L; }
 
@@ -124,7 +131,7 @@ static ipfsrt_status lp_order(void *ctx, const ipfsrt_policy_request *req, size_
     if (policy_method(lp, L, "order")) {
         push_request(L, req);
         lua_rawgeti(L, LUA_REGISTRYINDEX, lp->gateways_ref);
-        if (lua_pcall(L, 3, 1, 0) != LUA_OK) st = method_failed(lp, L, "order", err);
+        if (call_method(lp, L, 3, 1) != LUA_OK) st = method_failed(lp, L, "order", err);
         else st = read_order(lp, L, n, order, &count, err);
     } else {
         for (; count < n; count++) order[count] = count;
@@ -143,7 +150,7 @@ static ipfsrt_status lp_hedge(void *ctx, const ipfsrt_policy_request *req, doubl
     if (policy_method(lp, L, "hedge_after")) {
         push_request(L, req);
         char shown[120];
-        if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = method_failed(lp, L, "hedge_after", err);
+        if (call_method(lp, L, 2, 1) != LUA_OK) st = method_failed(lp, L, "hedge_after", err);
         else if (lua_type(L, -1) == LUA_TNUMBER) *seconds = lua_tonumber(L, -1);
         else if (!lua_isnil(L, -1))
             st = bad_policy(lp, err, "hedge_after returned %s, not seconds or nil",
@@ -187,7 +194,7 @@ static ipfsrt_status lp_observe(void *ctx, size_t gw, const ipfsrt_policy_reques
         push_request(L, req);
         push_gateway(L, lp, gw);
         push_outcome(L, o);
-        if (lua_pcall(L, 4, 0, 0) != LUA_OK) st = method_failed(lp, L, "observe", err);
+        if (call_method(lp, L, 4, 0) != LUA_OK) st = method_failed(lp, L, "observe", err);
     }
     lua_settop(L, top);
     return st;
@@ -203,7 +210,7 @@ static ipfsrt_status lp_max_in_flight(void *ctx, size_t gw, unsigned *cap, ipfsr
         char shown[120];
         push_gateway(L, lp, gw); /* the client's message names the gateway */
         lua_Integer n = 0;
-        if (lua_pcall(L, 2, 1, 0) != LUA_OK) st = method_failed(lp, L, "max_in_flight", err);
+        if (call_method(lp, L, 2, 1) != LUA_OK) st = method_failed(lp, L, "max_in_flight", err);
         else if (lua_isinteger(L, -1) && (n = lua_tointeger(L, -1)) >= 1) *cap = n > UINT_MAX ? UINT_MAX : (unsigned)n;
         else if (!lua_isnil(L, -1))
             st = bad_policy(lp, err, "max_in_flight must be a whole number of requests (1 or more) or nil, not %s",
@@ -260,6 +267,7 @@ int ipfsrt_lua_client_set_policy_object(lua_State *L) {
     if (!lp) return luaL_error(L, "out of memory");
     snprintf(lp->what, sizeof lp->what, "%s", what);
     lp->lc = lc;
+    ipfsrt_lua_budget_default(&lp->budget);
     lua_settop(L, 3);
     ipfsrt_policy p;
     fill_policy(&p, lp, L);
@@ -339,7 +347,14 @@ static int load_policy(lua_State *L) {
     } else {
         lua_pushnil(L);
     }
-    lua_call(L, 3, 2);
+    lua_createtable(L, 0, 3); /* how it loads: sandboxed or trusted, under which budget */
+    lua_pushboolean(L, req->opts->trusted);
+    lua_setfield(L, -2, "trusted");
+    lua_pushinteger(L, (lua_Integer)(req->opts->max_instructions > INT64_MAX ? INT64_MAX : req->opts->max_instructions));
+    lua_setfield(L, -2, "max_instructions");
+    lua_pushinteger(L, (lua_Integer)(req->opts->max_memory > INT64_MAX ? INT64_MAX : req->opts->max_memory));
+    lua_setfield(L, -2, "max_memory");
+    lua_call(L, 4, 2);
     int policy = lua_gettop(L) - 1;
     if (lua_isnil(L, policy)) return luaL_error(L, "no policy given, and IPFSRT_POLICY names none");
     lua_pushvalue(L, policy);
@@ -382,6 +397,9 @@ ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char *spec, con
     snprintf(lp->what, sizeof lp->what, "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
     lp->owned = owned;
+    ipfsrt_lua_budget_default(&lp->budget);
+    if (o.max_instructions) lp->budget.max_instructions = o.max_instructions;
+    if (o.max_memory) lp->budget.max_memory = o.max_memory;
     fill_policy(policy, lp, L);
     lua_settop(L, top);
     return IPFSRT_OK;

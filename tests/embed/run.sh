@@ -80,6 +80,14 @@ done
     echo "$result" | grep -qx "the liar was asked 2 times, for four reads" ||
     { echo "embed: unexpected output from the policy host" >&2; exit 1; }
 echo "embed: a C host with a Lua policy file catches the liar: ok"
+# A policy that loops fails the host's read (its budget per call), never hangs it.
+if timeout 60 "$out-policy" tests/fixtures/ipfs-car-small.car "$root" tests/embed/loops.lua \
+    2>"$BUILD/tests/embed-loops.err"; then
+    echo "embed: a looping policy did not fail the read" >&2; exit 1
+fi
+grep -q "read: bad_policy: .*order failed: ran over its budget" "$BUILD/tests/embed-loops.err" ||
+    { cat "$BUILD/tests/embed-loops.err" >&2; echo "embed: a looping policy was not named" >&2; exit 1; }
+echo "embed: a looping Lua policy fails the C host's read: ok"
 # A tampered CAR must make the host see an error, not data.
 bad="$BUILD/tests/embed-bad.car"
 sed 's/hello world/hello_world/' tests/fixtures/ipfs-car-small.car > "$bad"

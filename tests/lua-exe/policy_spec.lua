@@ -56,8 +56,9 @@ describe("policies", function()
     local code, _, err = get_with("evil", { cwd = dir .. "/checkout" })
     assert.equal(2, code, err)
     assert.truthy(err:find("no policy named 'evil'", 1, true), err)
-    code = get_with("evil", { cwd = dir .. "/checkout", env = "IPFSRT_POLICY_PATH=scripts/policies" })
-    assert.equal(7, code) -- asked for by path: used
+    code, _, err = get_with("evil", { cwd = dir .. "/checkout", env = "IPFSRT_POLICY_PATH=scripts/policies" })
+    assert.equal(2, code) -- asked for by path: used, but in the sandbox, where os.exit is not
+    assert.truthy(err:find("evil.lua", 1, true) and err:find("'exit'", 1, true), err)
     local out
     code, out = get_with("trust", { cwd = dir .. "/checkout" }) -- the shipped ones still are
     assert.equal(0, code)
@@ -139,6 +140,66 @@ describe("policies", function()
       assert.truthy(e.message:find(case[2], 1, true), e.message)
       assert.truthy(e.message:find(file, 1, true), e.message)
     end
+  end)
+
+  it("bounds a policy that loops or allocates: the call fails with bad_policy naming the method", function()
+    local spin = "while true do end"
+    local cases = {
+      toplevel = { spin .. " return nil", "ran over its budget" },
+      constructor = { "return function(ctx) " .. spin .. " end", "ran over its budget" },
+      order = { "return function(ctx) return {order = function() " .. spin .. " end} end", "order failed: ran over" },
+      observe = { "return function(ctx) return {order = function(s, r, g) return g end, observe = function() " ..
+        spin .. " end} end", "observe failed: ran over" },
+      caught = { "return function(ctx) return {order = function() while true do pcall(function() " .. spin ..
+        " end) end end} end", "order failed: ran over" },
+      allocates = { "return function(ctx) return {order = function() local t = {} for i = 1, 1e9 do " ..
+        "t[i] = ('x'):rep(4096) .. i end end} end", "memory budget" },
+      huge = { "return function(ctx) return {order = function() return ('x'):rep(1 << 30) end} end",
+        "memory budget" },
+      observe_raises = { "return function(ctx) return {order = function(s, r, g) return g end, " ..
+        "observe = function() error('observe broke') end} end", "observe failed: " },
+    }
+    for name, c in pairs(cases) do
+      local file = dir .. "/mine/" .. name .. ".lua"
+      put(file, c[1])
+      local code, _, err = get_with(file)
+      assert.equal(2, code, name .. ": " .. err)
+      assert.truthy(err:find("bad_policy", 1, true) and err:find(c[2], 1, true), name .. ": " .. err)
+    end
+  end)
+
+  it("runs a policy in a sandbox: no files, commands, exits, binary chunks or C modules", function()
+    local witness = dir .. "/written-by-policy"
+    local cases = {
+      io = "io.open('" .. witness .. "', 'w'):write('x')",
+      execute = "os.execute('touch " .. witness .. "')",
+      exit = "os.exit(7)",
+      remove = "os.remove('" .. car .. "')",
+      dofile = "dofile('" .. car .. "')",
+      binary = "assert(load(string.dump(function() end), 'x', 'b'))",
+      binary_default = "assert(load(string.dump(function() end)))",
+      c_module = "require('ipfsrt.core')",
+      ipfsrt_module = "require('ipfsrt').pack('/tmp', {output = '" .. witness .. "'})",
+      package = "package.loadlib('libc.so.6', 'system')",
+      debug = "debug.sethook()",
+    }
+    for name, line in pairs(cases) do
+      local file = dir .. "/mine/escape_" .. name .. ".lua"
+      put(file, "return function(ctx) return {order = function(s, r, g) " .. line .. " return g end} end")
+      local code, _, err = get_with(file)
+      assert.equal(2, code, name .. ": " .. err)
+      assert.truthy(err:find("bad_policy", 1, true), name .. ": " .. err)
+    end
+    assert.is_nil(io.open(witness, "r"))
+    assert.is_not_nil(io.open(car, "r"))
+    -- what it has: computation, time, other policies, ctx.log
+    put(dir .. "/mine/allowed.lua", "local ipfsrt = require 'ipfsrt' local f = require 'ipfsrt.policies.fastest' " ..
+      "return function(ctx) local p = f(ctx) assert(ipfsrt.clock() > 0 and os.time() > 0 and " ..
+      "math.floor(2.5) == 2 and string.format('%d', 3) == '3' and table.concat({1, 2}) == '12' and " ..
+      "load('return 1')() == 1) return p end")
+    local code, out, err = get_with(dir .. "/mine/allowed.lua")
+    assert.equal(0, code, err)
+    assert.equal("policy test\n", out)
   end)
 
   it("takes -q on every fetching subcommand, and names IPFSRT_POLICY_PATH when a policy is not found", function()

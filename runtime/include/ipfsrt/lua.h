@@ -62,6 +62,15 @@ typedef struct ipfsrt_lua_policy_options {
      * at a time; NULL = dropped. Called from the fetching thread. */
     void (*log)(void *user, const char *line);
     void *log_user;
+    /* What one call of the policy's code (its file, constructor, each method)
+     * may take: Lua instructions and bytes allocated; 0 = the defaults (20
+     * million instructions, 64 MiB). Past either, the call fails with
+     * IPFSRT_EBAD_POLICY naming the method. */
+    uint64_t max_instructions;
+    uint64_t max_memory;
+    /* Nonzero: the policy runs with the state's whole global table (io, os,
+     * any module). 0: in the sandbox scripts/policies/README.md lists. */
+    int trusted;
 } ipfsrt_lua_policy_options;
 /** The defaults (a state of the policy's own, no log), size set: what a caller
  * then fills in.

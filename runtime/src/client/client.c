@@ -109,7 +109,7 @@ static ipfsrt_status stat_fetch(ipfsrt_client *c, const char *path, ipfsrt_unixf
         ipfsrt_session_source(&s, &src);
         st = ipfsrt_unixfs_resolve(&src, path, NULL, info, err);
     }
-    ipfsrt_session_finish(&s, st == IPFSRT_OK);
+    st = ipfsrt_session_end(&s, st, err);
     return st;
 }
 
@@ -239,7 +239,7 @@ static ipfsrt_status read_streamed(ipfsrt_client *c, const char *path, uint64_t 
         counted_write cw = {&s, write, user};
         st = ipfsrt_unixfs_read(&src, &info->cid, offset, length, count_written, &cw, err);
     }
-    ipfsrt_session_finish(&s, st == IPFSRT_OK);
+    st = ipfsrt_session_end(&s, st, err);
     return st;
 }
 
@@ -359,7 +359,7 @@ ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const cha
     if (st == IPFSRT_OK)
         c->progress_expected = info.type == IPFSRT_UNIXFS_FILE ? info.size : dag_bytes_hint(&src, &info.cid);
     if (st == IPFSRT_OK) st = ipfsrt_unixfs_export(&src, &info.cid, dest, err);
-    ipfsrt_session_finish(&s, st == IPFSRT_OK);
+    st = ipfsrt_session_end(&s, st, err);
     return explain_missing(c, path, st, err);
 }
 
@@ -405,7 +405,7 @@ ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const
                                             put_block, &ce, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_writer_finish(ce.w, err);
     ipfsrt_car_writer_free(ce.w); /* an unfinished file goes with it */
-    ipfsrt_session_finish(&s, st == IPFSRT_OK);
+    st = ipfsrt_session_end(&s, st, err);
     return st;
 }
 

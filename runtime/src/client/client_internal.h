@@ -299,6 +299,9 @@ ipfsrt_status ipfsrt_session_start_at(session *s, const ipfsrt_cid *root, const 
 void ipfsrt_session_source(session *s, ipfsrt_blocksource *src);
 /* Called once the walk is over: books the attempt that served it. */
 void ipfsrt_session_finish(session *s, bool walk_ok);
+/* ipfsrt_session_finish after a call's walk ended with st: st, or the client's
+ * halt when the booking of the answer failed it (a policy's observe). */
+ipfsrt_status ipfsrt_session_end(session *s, ipfsrt_status st, ipfsrt_error *err);
 /* "format=car&dag-scope=entity&entity-bytes=FROM:TO" for [from, end). */
 void ipfsrt_session_range_query(char *query, size_t size, uint64_t from, uint64_t end);
 

@@ -234,6 +234,13 @@ void ipfsrt_session_finish(session *s, bool walk_ok) {
     s->last_taken = NULL;
 }
 
+ipfsrt_status ipfsrt_session_end(session *s, ipfsrt_status st, ipfsrt_error *err) {
+    ipfsrt_session_finish(s, st == IPFSRT_OK);
+    /* the answer is booked last: a policy's observe failing there fails the call */
+    if (st == IPFSRT_OK) st = ipfsrt_client_halt_status(s->c, err);
+    return st;
+}
+
 /* Takes a block of the answer for one read. Each arrival serves one read: the
  * gateway repeats a block each time the DAG does (dups=y), and file data is
  * not kept once read. A node stays for the session, though: the walk reads
