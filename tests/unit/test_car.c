@@ -695,6 +695,76 @@ static void test_options_sizes(void **state) {
     free(car);
 }
 
+/* A raw block's CID. */
+static ipfsrt_cid raw_cid(const char *text) {
+    ipfsrt_cid cid;
+    assert_int_equal(ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)text,
+                                    strlen(text), NULL), IPFSRT_OK);
+    return cid;
+}
+
+static void write_raw_car(const char *path, int version, const char *const *texts, size_t n) {
+    ipfsrt_cid root = raw_cid(texts[0]);
+    ipfsrt_car_writer *w;
+    assert_int_equal(ipfsrt_car_writer_new(&w, path, &(ipfsrt_car_writer_options){.size = sizeof(ipfsrt_car_writer_options), .version = version, .roots = &root, .root_count = 1}, NULL), IPFSRT_OK);
+    for (size_t i = 0; i < n; i++) {
+        ipfsrt_cid cid = raw_cid(texts[i]);
+        assert_int_equal(ipfsrt_car_writer_put(w, &cid, (const uint8_t *)texts[i], strlen(texts[i]), NULL), IPFSRT_OK);
+    }
+    assert_int_equal(ipfsrt_car_writer_finish(w, NULL), IPFSRT_OK);
+    ipfsrt_car_writer_free(w);
+}
+
+/* A CARv2 of blocks A and C whose index names B (which the payload lacks) where
+ * C's entry was, still sorted: B is picked to sort on C's side of A. */
+static const char *lying_index_car(char *b_text, size_t cap) {
+    static const char *const ac[] = {"block A", "block C"};
+    write_raw_car(tmp_path("ac.car"), 2, ac, 2);
+    size_t len;
+    uint8_t *buf = read_file(tmp_path("ac.car"), &len);
+    uint64_t index_offset = ipfsrt_le64(buf + 43);
+    ipfsrt_cid a = raw_cid(ac[0]), c = raw_cid(ac[1]);
+    int c_side = memcmp(c.bytes + c.digest_offset, a.bytes + a.digest_offset, c.digest_len) > 0;
+    ipfsrt_cid b;
+    for (int i = 0;; i++) {
+        snprintf(b_text, cap, "block B%d", i);
+        b = raw_cid(b_text);
+        if ((memcmp(b.bytes + b.digest_offset, a.bytes + a.digest_offset, b.digest_len) > 0) == c_side) break;
+    }
+    memcpy(find_entry(buf + index_offset, len - index_offset, &c), b.bytes + b.digest_offset, b.digest_len);
+    write_file(tmp_path("lying-index.car"), buf, len);
+    free(buf);
+    return tmp_path("lying-index.car");
+}
+
+/* An index entry for a block the payload lacks: the file does not claim it,
+ * car verify refuses the file, and a delta made against it carries the block. */
+static void test_index_hits_checked_against_the_payload(void **state) {
+    (void)state;
+    char b_text[32], old[512];
+    snprintf(old, sizeof old, "%s", lying_index_car(b_text, sizeof b_text)); /* tmp_path's buffer is reused */
+    ipfsrt_car_file *car;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_car_file_new(&car, old, NULL, &err), IPFSRT_OK);
+    ipfsrt_cid a = raw_cid("block A"), b = raw_cid(b_text);
+    assert_true(ipfsrt_car_file_has(car, &a));
+    assert_false(ipfsrt_car_file_has(car, &b));
+    assert_int_equal(ipfsrt_car_file_check_index(car, &err), IPFSRT_EBAD_CAR_INDEX);
+    assert_non_null(strstr(err.message, "does not hold its block"));
+    ipfsrt_car_file_free(car);
+    assert_int_equal(ipfsrt_car_verify_file(old, NULL, 0, NULL, NULL, NULL, NULL, &err), IPFSRT_EBAD_CAR_INDEX);
+    const char *const new_blocks[] = {"block A", b_text};
+    write_raw_car(tmp_path("ab.car"), 1, new_blocks, 2);
+    ipfsrt_car_diff_stats stats = IPFSRT_CAR_DIFF_STATS_INIT;
+    assert_int_equal(ipfsrt_car_diff(old, tmp_path("ab.car"), tmp_path("delta.car"), &stats, &err), IPFSRT_OK);
+    assert_int_equal(stats.new_blocks, 1);
+    assert_int_equal(stats.shared_blocks, 1);
+    /* an honest CARv2 passes */
+    const char *const ac[] = {"block A", "block C"};
+    write_raw_car(tmp_path("honest.car"), 2, ac, 2);
+    assert_int_equal(ipfsrt_car_verify_file(tmp_path("honest.car"), NULL, 0, NULL, NULL, NULL, NULL, &err), IPFSRT_OK);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_sizes),
@@ -706,6 +776,7 @@ int main(void) {
         cmocka_unit_test(test_cancel_and_sticky_failure),
         cmocka_unit_test(test_corruption),
         cmocka_unit_test(test_carv2),
+        cmocka_unit_test(test_index_hits_checked_against_the_payload),
         cmocka_unit_test(test_writer),
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_encoder),

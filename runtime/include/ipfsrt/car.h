@@ -187,11 +187,23 @@ IPFSRT_API const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *file)
  * @owner the bytes are the file's: valid until ipfsrt_car_file_free */
 IPFSRT_API ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *file, const ipfsrt_cid *cid,
                                              const uint8_t **data, size_t *len, ipfsrt_error *err);
-/** Whether the CAR's index holds a block (nothing is hashed).
+/** Whether the CAR holds a block (nothing is hashed). A CARv2 index is a
+ * hint: a hit counts once the section it points at holds that CID, else the
+ * payload is scanned and answers from then on.
  * @param file the file
  * @param cid the block's CID
  * @return true when present */
 IPFSRT_API bool ipfsrt_car_file_has(ipfsrt_car_file *file, const ipfsrt_cid *cid);
+/** Checks a CARv2's index against its payload: every entry points at a
+ * section holding the block it names, and every block (bar identity CIDs) has
+ * an entry. Nothing is hashed (ipfsrt_car_verify_file does that, and calls this).
+ * @param file the file
+ * @param err filled on failure
+ * @return IPFSRT_OK, also for a CAR without an index
+ * @errors IPFSRT_EBAD_CAR_INDEX: an unreadable index, an entry pointing
+ * elsewhere, a block without an entry (the offset and CID named); the payload's
+ * parse errors (IPFSRT_ETRUNCATED, IPFSRT_ETOO_LARGE, ...) */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_car_file_check_index(ipfsrt_car_file *file, ipfsrt_error *err);
 /** The bytes stored for a CID without hashing them: only for callers that have
  * verified the whole file (ipfsrt_car_verify_file) since opening it.
  * @param file the file

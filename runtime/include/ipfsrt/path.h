@@ -17,8 +17,7 @@ extern "C" {
  * @param err filled on failure
  * @return IPFSRT_OK
  * @errors the CID's: IPFSRT_EBAD_CID, IPFSRT_EBAD_MULTIBASE, IPFSRT_EBAD_MULTIHASH,
- * IPFSRT_EUNSUPPORTED (the message says it is not a valid CID); IPFSRT_EBAD_ARGUMENT:
- * rest has a "." or ".." segment (a gateway would resolve it outside the root)
+ * IPFSRT_EUNSUPPORTED (the message says it is not a valid CID)
  * @owner *rest borrows path's memory */
 IPFSRT_API ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char **rest,
                                            ipfsrt_error *err);
@@ -32,7 +31,7 @@ IPFSRT_API ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, c
  * @param err filled on failure
  * @return IPFSRT_OK
  * @errors IPFSRT_EBAD_ARGUMENT: out too small ("path too long"), or rest has a "."
- * or ".." segment;
+ * or ".." segment (a gateway, or libcurl, would resolve it outside the root);
  * IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_path_to_url(const ipfsrt_cid *root, const char *rest, char *out, size_t size,
                                             ipfsrt_error *err);

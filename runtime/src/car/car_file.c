@@ -237,9 +237,28 @@ static bool locate(const ipfsrt_car_file *f, const ipfsrt_cid *cid, uint64_t *of
     return e != NULL;
 }
 
+/* Whether the section at off holds the block cid names (its bytes unhashed). */
+static bool section_holds(const ipfsrt_car_file *f, uint64_t off, const ipfsrt_cid *cid) {
+    ipfsrt_car_block block;
+    if (off < f->first_section || off >= f->data_end || read_section(f, off, false, &block, NULL, NULL) != IPFSRT_OK)
+        return false;
+    size_t want_len, got_len;
+    const uint8_t *want = ipfsrt_cid_multihash(cid, &want_len), *got = ipfsrt_cid_multihash(&block.cid, &got_len);
+    return want_len == got_len && memcmp(want, got, want_len) == 0;
+}
+
+static bool fall_back_to_scan(ipfsrt_car_file *f);
+
+/* An index hit counts once the section it points at holds the block: a lying
+ * index would otherwise claim blocks the payload lacks (and a delta made
+ * against it would leave them out). A miss is taken as it is: it costs a
+ * delta a block it need not carry, never one it needs. */
 bool ipfsrt_car_file_has(ipfsrt_car_file *f, const ipfsrt_cid *cid) {
+    bool indexed = atomic_load(&f->use_v2_index);
     uint64_t off;
-    return locate(f, cid, &off);
+    if (!locate(f, cid, &off)) return false;
+    if (!indexed || section_holds(f, off, cid)) return true;
+    return fall_back_to_scan(f) && locate(f, cid, &off);
 }
 
 /* The CARv2 index is a hint: when it misses or points wrong, the payload is
@@ -304,6 +323,60 @@ ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
 ipfsrt_status ipfsrt_car_file_get_unverified(ipfsrt_car_file *f, const ipfsrt_cid *cid,
                                      const uint8_t **data, size_t *len, ipfsrt_error *err) {
     return lookup(f, cid, false, data, len, err);
+}
+
+typedef struct index_check {
+    ipfsrt_car_file *f;
+    uint64_t entries;
+} index_check;
+
+static ipfsrt_status check_entry(void *user, uint64_t code, const uint8_t *digest, size_t digest_len,
+                                 uint64_t offset, ipfsrt_error *err) {
+    index_check *c = user;
+    const ipfsrt_car_file *f = c->f;
+    uint64_t off = f->data_start + offset;
+    ipfsrt_car_block block;
+    bool held = off >= f->first_section && off < f->data_end &&
+                read_section(f, off, false, &block, NULL, NULL) == IPFSRT_OK &&
+                block.cid.digest_len == digest_len &&
+                memcmp(block.cid.bytes + block.cid.digest_offset, digest, digest_len) == 0 &&
+                (code == UINT64_MAX || code == block.cid.hash_code);
+    c->entries++;
+    if (held) return IPFSRT_OK;
+    return ipfsrt_fail(err, IPFSRT_EBAD_CAR_INDEX, (int64_t)off,
+                       "%s: index entry %llu points at byte offset %llu, which does not hold its block", f->path,
+                       (unsigned long long)c->entries, (unsigned long long)off);
+}
+
+/* Every block of the payload (bar identity CIDs, which indexes may leave out)
+ * is found through the index. */
+static ipfsrt_status check_coverage(ipfsrt_car_file *f, ipfsrt_error *err) {
+    for (uint64_t off = f->first_section, next; off < f->data_end; off = next) {
+        ipfsrt_car_block block;
+        ipfsrt_status st = read_section(f, off, false, &block, &next, err);
+        if (st != IPFSRT_OK) return st;
+        note_read(f, (size_t)(next - off));
+        uint64_t found;
+        if (block.cid.hash_code != IPFSRT_MH_IDENTITY && !ipfsrt_car_index_find(&f->index, &block.cid, &found)) {
+            char cs[IPFSRT_CID_STR_MAX];
+            ipfsrt_cid_to_string(&block.cid, cs);
+            return ipfsrt_fail_cid(err, IPFSRT_EBAD_CAR_INDEX, &block.cid, (int64_t)off,
+                                   "%s: block %s at byte offset %llu is not in the CARv2 index", f->path, cs,
+                                   (unsigned long long)off);
+        }
+    }
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_car_file_check_index(ipfsrt_car_file *f, ipfsrt_error *err) {
+    if (!f->header.index_offset) return IPFSRT_OK;
+    if (!f->index.group_count && !atomic_load(&f->use_v2_index))
+        return ipfsrt_fail(err, IPFSRT_EBAD_CAR_INDEX, (int64_t)f->header.index_offset,
+                           "%s: the CARv2 index at byte offset %llu cannot be read", f->path,
+                           (unsigned long long)f->header.index_offset);
+    index_check c = {f, 0};
+    ipfsrt_status st = ipfsrt_car_index_each(&f->index, check_entry, &c, err);
+    return st == IPFSRT_OK ? check_coverage(f, err) : st;
 }
 
 ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *f, uint64_t *cursor, ipfsrt_car_block *block,

@@ -124,6 +124,21 @@ bool ipfsrt_car_index_find(const ipfsrt_car_index *ix, const ipfsrt_cid *cid, ui
     return false;
 }
 
+ipfsrt_status ipfsrt_car_index_each(const ipfsrt_car_index *ix, ipfsrt_car_index_entry_fn fn, void *user,
+                                    ipfsrt_error *err) {
+    for (size_t g = 0; g < ix->group_count; g++)
+        for (size_t b = 0; b < ix->groups[g].bucket_count; b++) {
+            const bucket *bk = &ix->groups[g].buckets[b];
+            size_t dlen = bk->width - 8;
+            for (uint64_t k = 0; k < bk->count; k++) {
+                const uint8_t *e = bk->entries + k * bk->width;
+                ipfsrt_status st = fn(user, ix->groups[g].code, e, dlen, ipfsrt_le64(e + dlen), err);
+                if (st != IPFSRT_OK) return st;
+            }
+        }
+    return IPFSRT_OK;
+}
+
 static int by_value(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);

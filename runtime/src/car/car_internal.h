@@ -56,6 +56,13 @@ bool ipfsrt_car_index_find(const ipfsrt_car_index *ix, const ipfsrt_cid *cid, ui
 ipfsrt_status ipfsrt_car_index_offsets(const ipfsrt_car_index *ix, uint64_t **offsets, size_t *n,
                                        ipfsrt_error *err);
 void ipfsrt_car_index_free(ipfsrt_car_index *ix);
+/* An index entry: its multihash code (UINT64_MAX for IndexSorted, which
+ * records none), digest and payload offset. */
+typedef ipfsrt_status (*ipfsrt_car_index_entry_fn)(void *user, uint64_t code, const uint8_t *digest,
+                                                   size_t digest_len, uint64_t offset, ipfsrt_error *err);
+/* Calls fn for every entry, in the index's order; stops at its first failure. */
+ipfsrt_status ipfsrt_car_index_each(const ipfsrt_car_index *ix, ipfsrt_car_index_entry_fn fn, void *user,
+                                    ipfsrt_error *err);
 /* A MultihashIndexSorted of the multihashes in offsets (each with its
  * section's offset from the payload's start), appended to out. */
 ipfsrt_status ipfsrt_car_index_build(const ipfsrt_mhmap *offsets, ipfsrt_buf *out, ipfsrt_error *err);

@@ -469,6 +469,16 @@ ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
     return st;
 }
 
+/* A verified CARv2's index, checked against the payload it indexes: readers
+ * trust its hits (after checking the section), so a lying one is a bad file. */
+static ipfsrt_status check_index(const char *path, const ipfsrt_car_options *opts, ipfsrt_error *err) {
+    ipfsrt_car_file *f;
+    ipfsrt_status st = ipfsrt_car_file_new(&f, path, opts, err);
+    if (st == IPFSRT_OK) st = ipfsrt_car_file_check_index(f, err);
+    ipfsrt_car_file_free(f);
+    return st;
+}
+
 ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts,
                                      size_t slice_size, ipfsrt_car_block_fn on_block, void *user,
                                      uint64_t *blocks, uint64_t *bytes, ipfsrt_error *err) {
@@ -482,6 +492,7 @@ ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options 
     if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(r, err);
     if (st != IPFSRT_OK && st != IPFSRT_EIO && st != IPFSRT_EOUT_OF_MEMORY)
         ipfsrt_error_prefix(err, "%s: ", path);
+    if (st == IPFSRT_OK && ipfsrt_car_reader_header(r)->index_offset) st = check_index(path, opts, err);
     ipfsrt_car_reader_free(r);
     close(fd);
     if (blocks) *blocks = c.blocks;

@@ -9,6 +9,7 @@
 
 #include "client/client_internal.h"
 #include "ipfsrt/dagpb.h"
+#include "multiformats/multiformats_internal.h"
 
 /* ipfsrt_path_split for client requests, which carry no query or fragment of
  * their own: the client writes the query it sends. */
@@ -17,6 +18,7 @@ ipfsrt_status ipfsrt_client_split_target(const char *path, ipfsrt_cid *root, con
     if (strpbrk(path, "?#"))
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "'%.200s': queries and fragments are not paths", path);
     ipfsrt_status st = ipfsrt_path_split(path, root, rest, err);
+    if (st == IPFSRT_OK) st = ipfsrt_path_refuse_dot_segments(*rest, err); /* before any URL is built */
     if (st != IPFSRT_OK && err) ipfsrt_error_prefix(err, "'%.200s': ", path);
     return st;
 }

@@ -16,9 +16,7 @@ bool ipfsrt_path_has_dot_segment(const char *path) {
     return false;
 }
 
-/* A gateway (or libcurl on the way) would resolve "." and ".." against the URL,
- * reaching outside /ipfs/CID: no UnixFS name is either, so they are refused. */
-static ipfsrt_status refuse_dot_segments(const char *rest, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_path_refuse_dot_segments(const char *rest, ipfsrt_error *err) {
     if (!ipfsrt_path_has_dot_segment(rest)) return IPFSRT_OK;
     return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1,
                        "'.' and '..' segments are not names in an IPFS path (they would reach outside its root)");
@@ -36,12 +34,12 @@ ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char *
         return st;
     }
     *rest = slash ? slash : "";
-    return refuse_dot_segments(*rest, err);
+    return IPFSRT_OK;
 }
 
 ipfsrt_status ipfsrt_path_to_url(const ipfsrt_cid *root, const char *rest, char *out, size_t size,
                                  ipfsrt_error *err) {
-    if (refuse_dot_segments(rest, err) != IPFSRT_OK) return IPFSRT_EBAD_ARGUMENT;
+    if (ipfsrt_path_refuse_dot_segments(rest, err) != IPFSRT_OK) return IPFSRT_EBAD_ARGUMENT;
     char cs[IPFSRT_CID_STR_MAX];
     ipfsrt_cid v1;
     ipfsrt_cid_to_v1(root, &v1);
