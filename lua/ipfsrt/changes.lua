@@ -38,11 +38,13 @@ local function store_of(side, opts)
   bad("a version is a CAR, a list of CARs, an ipfs:// root, a store or a dataset")
 end
 
--- path -> array, for every array of the group at the top of store
+-- path -> array, for every array of the group at the top of store. A store
+-- that cannot be read (a block missing, a gateway's 404) fails the diff: it
+-- is never taken for a version without arrays.
 local function arrays_of(store)
   local out = {}
-  local ok, g = pcall(zarr.open, store)
-  if not ok or g.is_array then return out end
+  local g = zarr.open(store)
+  if g.is_array then return out end
   for _, a in ipairs(g:arrays()) do out[a.path] = a end
   return out
 end
@@ -198,9 +200,7 @@ function M.diff(old, new, opts)
     local quiet = v.change == "changed" and not v.shape and not any(v.attrs) and not any(v.chunks)
     if quiet and not v.metadata then report.variables[name] = nil end
   end
-  local ok_old, g_old = pcall(zarr.open, old_store)
-  local ok_new, g_new = pcall(zarr.open, new_store)
-  report.attrs = attr_changes(ok_old and g_old.attrs or {}, ok_new and g_new.attrs or {})
+  report.attrs = attr_changes(zarr.open(old_store).attrs, zarr.open(new_store).attrs)
   report.changes = #changes
   return report
 end

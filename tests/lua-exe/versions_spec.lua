@@ -191,6 +191,17 @@ describe("a dataset's new version", function()
     local changed = new:changed_since(dir .. "/old.car")
     assert.same({ 4, 8 }, changed.variables.sst.isel.time)
     assert.same({}, (new:changed_since({ dir .. "/delta.car", dir .. "/old.car" })).variables)
+    -- a delta lacking a block of the new version (its .zmetadata): an error naming it, not "removed"
+    local delta = ipfsrt.car.open(dir .. "/delta.car")
+    do
+      local w <close> = ipfsrt.car.writer(dir .. "/lacking.car", delta:roots())
+      for cid, data in delta:blocks() do
+        if not data:find('"metadata"', 1, true) then w:put(cid, data) end
+      end
+    end
+    local code, _, err = exe.run { "diff", dir .. "/old.car", dir .. "/lacking.car" }
+    assert.are_not.equal(0, code)
+    assert.truthy(err:find(".zmetadata", 1, true) and err:find("is not in", 1, true), err)
   end)
 
   it("appends through the Lua API: ds:append, to_zarr{append_dim}, values encoded as the old version's", function()

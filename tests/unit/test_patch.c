@@ -309,6 +309,111 @@ static void test_diff(void **state) {
     remove_tree(root);
 }
 
+/* A plain UnixFS directory of width names, every one linking child. */
+static ipfsrt_cid put_fan_dir(ipfsrt_memstore *m, const ipfsrt_cid *child, int width) {
+    static const uint8_t dir_data[] = {0x08, 0x01}; /* UnixFS Data: Type = Directory */
+    ipfsrt_dagpb_link links[100];
+    char names[100][8];
+    assert_true(width <= 100);
+    for (int i = 0; i < width; i++) {
+        snprintf(names[i], sizeof names[i], "n%03d", i);
+        links[i] = (ipfsrt_dagpb_link){*child, (const uint8_t *)names[i], strlen(names[i]), true, 1};
+    }
+    ipfsrt_dagpb_node node = {dir_data, sizeof dir_data, links, (size_t)width};
+    ipfsrt_buf b;
+    ipfsrt_buf_init(&b);
+    assert_int_equal(ipfsrt_dagpb_encode(&node, &b, NULL), IPFSRT_OK);
+    ipfsrt_cid cid;
+    assert_int_equal(ipfsrt_cid_sum(&cid, 1, IPFSRT_CODEC_DAG_PB, IPFSRT_MH_SHA2_256, b.data, b.len, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_memstore_put(m, &cid, b.data, b.len, NULL), IPFSRT_OK);
+    ipfsrt_buf_free(&b);
+    return cid;
+}
+
+/* levels directories, each of width names linking the one below; the bottom
+ * one's names link a raw block of text: width^levels paths over levels + 1 blocks. */
+static ipfsrt_cid put_diamond(ipfsrt_memstore *m, const char *text, int levels, int width) {
+    ipfsrt_cid cur;
+    assert_int_equal(ipfsrt_cid_sum(&cur, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)text,
+                                    strlen(text), NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_memstore_put(m, &cur, (const uint8_t *)text, strlen(text), NULL), IPFSRT_OK);
+    for (int l = 0; l < levels; l++) cur = put_fan_dir(m, &cur, width);
+    return cur;
+}
+
+typedef struct counted {
+    ipfsrt_blocksource under;
+    size_t gets;
+} counted;
+
+static ipfsrt_status counted_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref, ipfsrt_error *err) {
+    counted *c = ctx;
+    c->gets++;
+    return ipfsrt_blocksource_get(&c->under, cid, ref, err);
+}
+
+static ipfsrt_status count_change(void *user, const ipfsrt_unixfs_change *c, ipfsrt_error *err) {
+    (void)c, (void)err;
+    (*(size_t *)user)++;
+    return IPFSRT_OK;
+}
+
+/* Two diamond DAGs: every path is reported, each block read a bounded number
+ * of times (a directory reached by many paths is listed once); past the
+ * walk's bound on paths, the diff stops with an error; a block the new side
+ * lacks is an error naming it, never a removal. */
+static void test_diff_diamonds(void **state) {
+    (void)state;
+    ipfsrt_memstore *m;
+    assert_int_equal(ipfsrt_memstore_new(&m, NULL), IPFSRT_OK);
+    ipfsrt_cid old_root = put_diamond(m, "old leaf", 3, 20), new_root = put_diamond(m, "new leaf", 3, 20);
+    counted src = {.gets = 0};
+    ipfsrt_blocksource_memstore(&src.under, m);
+    ipfsrt_blocksource counting = {sizeof counting, &src, counted_get, NULL};
+    size_t changes = 0;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_unixfs_diff(&counting, &old_root, &counting, &new_root, count_change, &changes, &err),
+                     IPFSRT_OK);
+    assert_int_equal(changes, 20 * 20 * 20);
+    assert_true(src.gets <= 4 * 8); /* 8 blocks, each read a few times at most, not once per path */
+    /* 30^5 paths: over the bound, stopped, with a bounded number of reads */
+    old_root = put_diamond(m, "old leaf", 5, 30);
+    new_root = put_diamond(m, "new leaf", 5, 30);
+    src.gets = 0;
+    assert_int_equal(ipfsrt_unixfs_diff(&counting, &old_root, &counting, &new_root, count_change, &changes, &err),
+                     IPFSRT_ETOO_LARGE);
+    assert_non_null(strstr(err.message, "under many names"));
+    assert_true(src.gets <= 4 * 12);
+    ipfsrt_memstore_free(m);
+}
+
+/* The new version's block for a changed file is missing: an error naming it. */
+static void test_diff_missing_block(void **state) {
+    (void)state;
+    ipfsrt_memstore *old, *fresh;
+    assert_int_equal(ipfsrt_memstore_new(&old, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_memstore_new(&fresh, NULL), IPFSRT_OK);
+    ipfsrt_cid old_root = put_diamond(old, "old leaf", 1, 1);
+    ipfsrt_cid leaf; /* never put */
+    assert_int_equal(ipfsrt_cid_sum(&leaf, 1, IPFSRT_CODEC_RAW, IPFSRT_MH_SHA2_256, (const uint8_t *)"new leaf", 8,
+                                    NULL), IPFSRT_OK);
+    ipfsrt_cid new_root = put_fan_dir(fresh, &leaf, 1);
+    ipfsrt_blocksource old_src, new_src;
+    ipfsrt_blocksource_memstore(&old_src, old);
+    ipfsrt_blocksource_memstore(&new_src, fresh);
+    size_t changes = 0;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_unixfs_diff(&old_src, &old_root, &new_src, &new_root, count_change, &changes, &err),
+                     IPFSRT_ENOT_FOUND);
+    assert_int_equal(changes, 0);
+    char want[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&leaf, want);
+    assert_string_equal(err.cid, want);
+    assert_non_null(strstr(err.message, "n000"));
+    ipfsrt_memstore_free(old);
+    ipfsrt_memstore_free(fresh);
+}
+
 /* A CAR's delta over another: the blocks the old one lacks, the new one's
  * root; a new CAR that does not verify is refused and leaves no file. */
 static void test_car_diff(void **state) {
@@ -455,6 +560,8 @@ int main(void) {
         cmocka_unit_test(test_sharded),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_diff),
+        cmocka_unit_test(test_diff_diamonds),
+        cmocka_unit_test(test_diff_missing_block),
         cmocka_unit_test(test_car_diff),
         cmocka_unit_test(test_version_store),
     };
