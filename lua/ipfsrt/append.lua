@@ -12,7 +12,11 @@
 --
 -- Everything is checked before anything is written, and nothing is named
 -- until the end: a refused append leaves nothing behind, and the old root is
--- whole whatever happens (its blocks are never touched). An append is
+-- whole whatever happens (its blocks are never touched). A folder changed in
+-- place is locked for the change (another append, replace or to_zarr mode "a"
+-- waits its turn, then plans against what is there), and its metadata takes
+-- effect together at the end: killed at any point, it holds the old version
+-- or the new one (ipfsrt_zarr_store_begin). An append is
 -- refused, naming the variable and what does not fit, when a variable along
 -- the dimension is missing from either side, when dimensions, their lengths,
 -- data types (that the old encoding cannot hold), or asked-for chunks differ,
@@ -287,6 +291,21 @@ local function consolidated(store)
   return ok and text ~= nil and text:find('"consolidated_metadata"%s*:%s*{') ~= nil
 end
 
+-- The plan made against target (read after any lock was taken: what another
+-- process appended counts), every value converted, then written.
+local function write_into(target, store, from, opts)
+  local new = require("ipfsrt.dataset").open(target, { load_coords = false })
+  local parts = parts_of(from)
+  local plan = opts.region and plan_region(new, parts, opts.region, opts) or plan_append(new, parts, opts.dim, opts)
+  for _, p in ipairs(plan) do p.values = values_for(p.f, p.t) end -- all converted before any is written
+  for _, p in ipairs(plan) do
+    local node = rawget(rawget(p.t, "_array"), "_node")
+    if p.selection then node:write(p.selection, p.values, opts.threads or 0, false)
+    else node:append(p.axis, p.values, opts.threads or 0) end
+  end
+  if consolidated(store) then C.consolidate_store(target, "") end
+end
+
 local WRITE_OPTIONS = { dim = true, region = true, output = true, pack = true, chunks = true, threads = true }
 
 -- write(old, from, opts): see the top. old is a dataset opened from the
@@ -310,18 +329,16 @@ function M.write(old, from, opts)
     info = store:info()
   end
   if not versioned and not info.writable then bad("append: a %s store cannot be written", info.kind) end
-  local target = versioned and C.store_version(store, opts.pack or {}) or store
-  local new = require("ipfsrt.dataset").open(target, { load_coords = false })
-  local parts = parts_of(from)
-  local plan = opts.region and plan_region(new, parts, opts.region, opts) or plan_append(new, parts, opts.dim, opts)
-  for _, p in ipairs(plan) do p.values = values_for(p.f, p.t) end -- all converted before any is written
-  for _, p in ipairs(plan) do
-    local node = rawget(rawget(p.t, "_array"), "_node")
-    if p.selection then node:write(p.selection, p.values, opts.threads or 0, false)
-    else node:append(p.axis, p.values, opts.threads or 0) end
+  if versioned then
+    local target = C.store_version(store, opts.pack or {})
+    write_into(target, store, from, opts)
+    return (target:commit(opts.output))
   end
-  if consolidated(store) then C.consolidate_store(target, "") end
-  if versioned then return (target:commit(opts.output)) end
+  -- in place: under the folder's lock, its metadata put in place together at the end
+  store:begin_change()
+  local ok, err = pcall(write_into, store, store, from, opts)
+  store:end_change(ok)
+  if not ok then error(err, 0) end
 end
 
 function M.install(internals, class)

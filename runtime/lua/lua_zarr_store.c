@@ -358,6 +358,22 @@ static int store_erase(lua_State *L) {
     return 0;
 }
 
+/* s:begin_change([wait seconds]): see ipfsrt_zarr_store_begin */
+static int store_begin_change(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_store_begin(zs->s, luaL_optnumber(L, 2, 300), &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 0;
+}
+
+/* s:end_change(commit) */
+static int store_end_change(lua_State *L) {
+    ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
+    ipfsrt_error err;
+    if (ipfsrt_zarr_store_end(zs->s, lua_toboolean(L, 2), &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
+    return 0;
+}
+
 /* s:info() -> {url, kind, verified, writable, listable} */
 static int store_info(lua_State *L) {
     ipfsrt_lua_zstore *zs = ipfsrt_lua_check_zstore(L, 1);
@@ -392,7 +408,8 @@ static int zarr_path_kind(lua_State *L) {
 void ipfsrt_lua_zarr_store_functions(lua_State *L) {
     static const luaL_Reg methods[] = {{"get", store_get},     {"list_dir", store_list_dir}, {"put", store_put},
                                        {"erase", store_erase}, {"info", store_info},         {"know", store_know},
-                                       {"commit", store_commit}, {NULL, NULL}};
+                                       {"commit", store_commit}, {"begin_change", store_begin_change},
+                                       {"end_change", store_end_change}, {NULL, NULL}};
     ipfsrt_lua_class(L, IPFSRT_LUA_ZARR_STORE, methods, store_gc, NULL);
     lua_pushcfunction(L, zarr_store_open);
     lua_setfield(L, -2, "store_open");

@@ -320,6 +320,97 @@ describe("a dataset's new version", function()
     assert.is_true(ds.sst:values():eq(sst_of(0, 5, 120, 160)):all())
   end)
 
+  -- Two big variables (a, b: days of 600 x 800, uncompressed) and time, v2,
+  -- consolidated: an append in place spends its time writing a's chunks, then
+  -- b's, so a process killed or racing meanwhile lands between them.
+  local function make_big(folder, first, n)
+    local zarr = ipfsrt.zarr
+    zarr.group(folder, { zarr_format = 2 })
+    for _, name in ipairs { "a", "b" } do
+      zarr.create(folder, { path = name, zarr_format = 2, shape = { n, 600, 800 }, chunks = { 1, 600, 800 },
+        dtype = "int16", compressor = false, dimension_names = { "time", "lat", "lon" } })
+        :write(nil, nd.full({ n, 600, 800 }, first, "int16"))
+    end
+    local days = {}
+    for t = 0, n - 1 do days[t + 1] = first + t + 0.5 end
+    zarr.create(folder, { path = "time", zarr_format = 2, shape = { n }, chunks = { 2 }, dtype = "float64",
+      dimension_names = { "time" }, attrs = { units = "days since 2000-01-01", calendar = "standard" } })
+      :write(nil, nd.from(days, "float64"))
+    zarr.consolidate(folder)
+  end
+
+  -- time's length in a, b and time's .zarray (what xarray reads without consolidated metadata)
+  local function stored_lengths(folder)
+    local out = {}
+    for _, name in ipairs { "a", "b", "time" } do
+      out[name] = ipfsrt.json.decode(exe.slurp(folder .. "/" .. name .. "/.zarray")).shape[1]
+    end
+    assert.equal(out.a, out.time)
+    assert.equal(out.b, out.time)
+    return out.time
+  end
+
+  local function append_cmd(folder, from, log)
+    return string.format("%s zarr append %s %s --dim time >%s 2>&1", exe.sh_quote(os.getenv("PWD") .. "/" .. exe.EXE),
+      exe.sh_quote(folder), exe.sh_quote(from), log and exe.sh_quote(log) or "/dev/null")
+  end
+
+  it("lets two appends to one folder at once take turns: neither is lost", function()
+    make_big(dir .. "/first", 4, 8)
+    make_big(dir .. "/second", 12, 8)
+    for run = 1, 3 do
+      os.execute("rm -rf " .. dir .. "/copy")
+      make_big(dir .. "/copy", 0, 4)
+      local logs = { dir .. "/log1", dir .. "/log2" }
+      os.execute(string.format("(%s; echo $? >>%s) & (%s; echo $? >>%s) & wait",
+        append_cmd(dir .. "/copy", dir .. "/first", logs[1]), logs[1],
+        append_cmd(dir .. "/copy", dir .. "/second", logs[2]), logs[2]))
+      local ok = 0
+      for i = 1, 2 do
+        local log = exe.slurp(logs[i])
+        if log:match("(%d+)%s*$") == "0" then ok = ok + 1
+        else assert.truthy(log:find("after", 1, true), log) end -- days 4-11 after 12-19: refused, named
+      end
+      assert.is_true(ok >= 1)
+      assert.equal(4 + 8 * ok, stored_lengths(dir .. "/copy"), "run " .. run) -- every append that said 0 is there
+    end
+  end)
+
+  it("leaves the old version or the new one when killed mid-append in place, and completes a decided one", function()
+    make_big(dir .. "/day", 4, 3)
+    for run = 1, 8 do
+      os.execute("rm -rf " .. dir .. "/copy")
+      make_big(dir .. "/copy", 0, 4)
+      os.execute(string.format("%s & sleep 0.0%d; kill -9 $! 2>/dev/null; wait", append_cmd(dir .. "/copy", dir .. "/day"),
+        1 + run))
+      local n = stored_lengths(dir .. "/copy")
+      assert.is_true(n == 4 or n == 7, "run " .. run)
+      -- the next change settles what the killed one left, then appends
+      if n == 4 then os.execute(append_cmd(dir .. "/copy", dir .. "/day")) end
+      assert.equal(7, stored_lengths(dir .. "/copy"), "run " .. run)
+      assert.is_nil(exe.slurp(dir .. "/copy/.ipfsrt-commit"))
+    end
+    -- a change that had decided (its mark written) is completed by the next; one that had not is undone
+    local zarray = exe.slurp(dir .. "/copy/a/.zarray")
+    local grown = zarray:gsub('"shape":%s*%[%s*7', '"shape": [8', 1)
+    assert.are_not.equal(zarray, grown)
+    local staged = dir .. "/copy/.ipfsrt-staged/a"
+    assert(os.execute("mkdir -p " .. staged))
+    exe.put(staged .. "/.zarray", grown)
+    local store = ipfsrt.zarr.store(dir .. "/copy", { writable = true })
+    store:begin_change()
+    store:end_change(false)
+    assert.equal(zarray, exe.slurp(dir .. "/copy/a/.zarray")) -- undone
+    assert(os.execute("mkdir -p " .. staged))
+    exe.put(staged .. "/.zarray", grown)
+    exe.put(dir .. "/copy/.ipfsrt-commit", "")
+    store:begin_change()
+    store:end_change(false)
+    assert.equal(grown, exe.slurp(dir .. "/copy/a/.zarray")) -- completed
+    assert.is_nil(exe.slurp(dir .. "/copy/.ipfsrt-commit"))
+    assert.is_nil(exe.slurp(staged .. "/.zarray"))
+  end)
+
   it("reads the old version from a folder of blocks (a block cache), offline", function()
     local old_root = versions({})
     -- the old version's blocks, once fetched through a gateway, kept on disk

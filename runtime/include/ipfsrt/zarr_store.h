@@ -276,6 +276,33 @@ IPFSRT_API bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *store);
  * @param store the store
  * @return true when writable */
 IPFSRT_API bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *store);
+/** Begins a change made in place (an append, a region written again): in a
+ * folder, takes the folder's lock (other processes' changes wait for it; the
+ * lock is flock(2) on the folder itself, nothing is added to the store),
+ * completes or undoes what a crashed change left, and from then on keeps the
+ * metadata documents written aside until ipfsrt_zarr_store_end, which puts
+ * them in place together (the consolidated ones last): a crash leaves the old
+ * version or the new one for readers with or without consolidated metadata.
+ * Chunks are written in place as they come (past an array's old end they are
+ * invisible to the old version). Other stores: nothing (S3 has no locks).
+ * @param store a store opened to be written
+ * @param wait_s how long to wait for another process's change to end
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_ETIMED_OUT (the lock was held all along); IPFSRT_EBAD_ARGUMENT
+ * (a change under way already, a stage that is not the folder's own);
+ * IPFSRT_EIO */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_begin(ipfsrt_zarr_store *store, double wait_s, ipfsrt_error *err);
+/** Ends a change begun with ipfsrt_zarr_store_begin: its metadata put in place
+ * (commit) or dropped, and the lock released. Freeing the store ends one
+ * without committing.
+ * @param store the store
+ * @param commit whether the change's metadata takes effect
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (no change under way); IPFSRT_EIO (a rename
+ * failed: the next change completes it) */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_end(ipfsrt_zarr_store *store, bool commit, ipfsrt_error *err);
 /** Whether list_dir works.
  * @param store the store
  * @return true when listable */

@@ -57,6 +57,14 @@ bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *s) { return s->ops.veri
 bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *s) { return s->ops.put != NULL; }
 bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *s) { return s->ops.list_dir != NULL; }
 
+ipfsrt_status ipfsrt_zarr_store_begin(ipfsrt_zarr_store *s, double wait_s, ipfsrt_error *err) {
+    return ipfsrt_zarr_folder_is(&s->ops) && s->ops.put ? ipfsrt_zarr_folder_begin(s->ctx, wait_s, err) : IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_store_end(ipfsrt_zarr_store *s, bool commit, ipfsrt_error *err) {
+    return ipfsrt_zarr_folder_is(&s->ops) && s->ops.put ? ipfsrt_zarr_folder_end(s->ctx, commit, err) : IPFSRT_OK;
+}
+
 /* Keys come from metadata that may be hostile (consolidated names, array
  * paths): none may reach outside the store, whatever the store is. */
 ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err) {

@@ -1,25 +1,42 @@
 /* A local folder as a store: keys are files under it. Writes land in a
  * temporary file renamed over the key, so a reader never sees half a value;
- * they never follow a symbolic link out of the folder. Two processes writing
- * the same chunk at once: the last rename wins, and a partial chunk merged by
- * one may lose the other's values (no locks, as zarr-python). */
+ * they never follow a symbolic link out of the folder. A change made in place
+ * (an append, a region written again) is a transaction: it holds a lock on
+ * the folder (flock on the folder itself: nothing is added to the store), and
+ * its metadata documents are staged aside and renamed into place together at
+ * its end, the consolidated ones last, so that a crash leaves the old version
+ * or the new one; a crash while renaming is completed by the next transaction
+ * (a mark says the renames were decided), one before that is rolled back.
+ * Outside transactions, as zarr-python: no locks, the last rename wins. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "zarr/store_internal.h"
 
 #define TEMP_MARK ".ipfsrt-" /* a write under way: not a key yet */
+#define STAGE_DIR TEMP_MARK "staged" /* a transaction's metadata, key by key */
+#define COMMIT_MARK TEMP_MARK "commit" /* the staged metadata is the new version's */
 
 typedef struct folder {
     char *root;
     ipfsrt_buf value; /* the value being handed out, reused */
+    int lock_fd;      /* the folder, locked, during a transaction; else -1 */
 } folder;
+
+/* Documents that say what the store holds: staged during a transaction. */
+static bool is_metadata(const char *key) {
+    const char *slash = strrchr(key, '/'), *name = slash ? slash + 1 : key;
+    return !strcmp(name, ".zarray") || !strcmp(name, ".zattrs") || !strcmp(name, ".zgroup") ||
+           !strcmp(name, ".zmetadata") || !strcmp(name, "zarr.json");
+}
 
 static ipfsrt_status path_of(const folder *f, const char *key, char *out, size_t cap, ipfsrt_error *err) {
     if ((size_t)snprintf(out, cap, "%s/%s", f->root, key) >= cap)
@@ -58,13 +75,20 @@ static ipfsrt_status read_range(folder *f, const char *path, const ipfsrt_range_
     return st;
 }
 
+static bool staged_path(const folder *f, const char *key, char *out, size_t cap) {
+    return (size_t)snprintf(out, cap, "%s/" STAGE_DIR "/%s", f->root, key) < cap;
+}
+
 static ipfsrt_status folder_get_many(void *ctx, const ipfsrt_range_request *requests, size_t n,
                                      ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
     folder *f = ctx;
     for (size_t i = 0; i < n; i++) {
         ipfsrt_range_result r = {.index = i, .key = requests[i].key, .object_size = UINT64_MAX};
         char path[4096];
-        r.status = path_of(f, requests[i].key, path, sizeof path, &r.error);
+        r.status = IPFSRT_ENOT_FOUND;
+        if (f->lock_fd >= 0 && is_metadata(requests[i].key) && staged_path(f, requests[i].key, path, sizeof path))
+            r.status = read_range(f, path, &requests[i], &r.error); /* this transaction's version first */
+        if (r.status == IPFSRT_ENOT_FOUND) r.status = path_of(f, requests[i].key, path, sizeof path, &r.error);
         if (r.status == IPFSRT_OK) r.status = read_range(f, path, &requests[i], &r.error);
         r.data = f->value.data;
         r.len = r.status == IPFSRT_OK ? f->value.len : 0;
@@ -148,8 +172,17 @@ static int temp_file(int dir, const char *leaf, char *name, size_t cap) {
     return -1;
 }
 
+static ipfsrt_status write_file(folder *f, const char *key, const void *data, size_t len, ipfsrt_error *err);
+
 static ipfsrt_status folder_put(void *ctx, const char *key, const void *data, size_t len, ipfsrt_error *err) {
     folder *f = ctx;
+    if (f->lock_fd < 0 || !is_metadata(key)) return write_file(f, key, data, len, err);
+    char staged[IPFSRT_ZARR_KEY_MAX + sizeof STAGE_DIR + 2];
+    snprintf(staged, sizeof staged, STAGE_DIR "/%s", key);
+    return write_file(f, staged, data, len, err);
+}
+
+static ipfsrt_status write_file(folder *f, const char *key, const void *data, size_t len, ipfsrt_error *err) {
     int dir;
     const char *leaf;
     ipfsrt_status st = open_parent(f, key, true, &dir, &leaf, err);
@@ -182,11 +215,150 @@ static ipfsrt_status folder_erase(void *ctx, const char *key, ipfsrt_error *err)
     if (unlinkat(dir, leaf, 0) != 0 && errno != ENOENT)
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot remove %s/%s: %s", f->root, key, strerror(errno));
     close(dir);
+    char staged[4096]; /* a staged version would come back at the end */
+    if (st == IPFSRT_OK && f->lock_fd >= 0 && staged_path(f, key, staged, sizeof staged)) unlink(staged);
     return st;
 }
 
+/* ---------------------------------------------------------- transactions */
+
+typedef ipfsrt_status (*staged_fn)(folder *f, const char *key, ipfsrt_error *err);
+
+/* The documents a reader of consolidated metadata reads first: renamed last. */
+static bool is_consolidated(const char *key) { return !strcmp(key, ".zmetadata") || !strcmp(key, "zarr.json"); }
+
+/* fn for every file staged under STAGE_DIR/prefix, its key relative to the
+ * root; the consolidated documents only when last, the others only when not.
+ * Symbolic links are not followed (the stage is the folder's own). */
+static ipfsrt_status each_staged(folder *f, const char *prefix, bool last, staged_fn fn, int depth,
+                                 ipfsrt_error *err) {
+    char path[4096];
+    if (depth > 64 || !staged_path(f, prefix, path, sizeof path))
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s/" STAGE_DIR ": nested too deep", f->root);
+    DIR *d = opendir(path);
+    if (!d) return errno == ENOENT ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: %s", path, strerror(errno));
+    ipfsrt_status st = IPFSRT_OK;
+    for (struct dirent *e; st == IPFSRT_OK && (e = readdir(d));) {
+        struct stat sb;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || S_ISLNK(sb.st_mode))
+            continue;
+        char key[4096];
+        if ((size_t)snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "/" : "", e->d_name) >= sizeof key) continue;
+        if (S_ISDIR(sb.st_mode)) st = each_staged(f, key, last, fn, depth + 1, err);
+        else if (S_ISREG(sb.st_mode) && is_consolidated(key) == last) st = fn(f, key, err);
+    }
+    closedir(d);
+    return st;
+}
+
+static ipfsrt_status publish_one(folder *f, const char *key, ipfsrt_error *err) {
+    char from[4096];
+    int dir;
+    const char *leaf;
+    if (!staged_path(f, key, from, sizeof from)) return IPFSRT_OK;
+    ipfsrt_status st = open_parent(f, key, true, &dir, &leaf, err);
+    if (st != IPFSRT_OK) return st;
+    if (renameat(AT_FDCWD, from, dir, leaf) != 0)
+        st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot move %s into place: %s", from, strerror(errno));
+    close(dir);
+    return st;
+}
+
+static ipfsrt_status discard_one(folder *f, const char *key, ipfsrt_error *err) {
+    (void)err;
+    char path[4096];
+    if (staged_path(f, key, path, sizeof path)) unlink(path);
+    return IPFSRT_OK;
+}
+
+/* The stage's folders, emptied by the renames or removals before. */
+static void remove_stage_dirs(const char *path, int depth) {
+    DIR *d = depth <= 64 ? opendir(path) : NULL;
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        struct stat sb;
+        char sub[4096];
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode) &&
+            (size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < sizeof sub)
+            remove_stage_dirs(sub, depth + 1);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+/* Every staged document into place (the mark first: from then on a crash is
+ * completed, not undone), or every one dropped. */
+static ipfsrt_status settle_stage(folder *f, bool publish, ipfsrt_error *err) {
+    char mark[4096], stage[4096];
+    snprintf(mark, sizeof mark, "%s/" COMMIT_MARK, f->root);
+    if (!staged_path(f, "", stage, sizeof stage)) return IPFSRT_OK;
+    stage[strlen(stage) - 1] = '\0'; /* no trailing slash */
+    struct stat sb;
+    if (lstat(stage, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: not a folder of ours (a link?): changes stay in the store",
+                           stage);
+    ipfsrt_status st = IPFSRT_OK;
+    if (publish) {
+        int fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot write %s: %s", mark, strerror(errno));
+        close(fd);
+    }
+    staged_fn fn = publish ? publish_one : discard_one;
+    st = each_staged(f, "", false, fn, 0, err);
+    if (st == IPFSRT_OK) st = each_staged(f, "", true, fn, 0, err);
+    if (st != IPFSRT_OK) return st; /* the mark stays: the next transaction completes it */
+    remove_stage_dirs(stage, 0);
+    unlink(mark);
+    return IPFSRT_OK;
+}
+
+/* What a crashed transaction left: completed when it had decided, else undone. */
+static ipfsrt_status recover(folder *f, ipfsrt_error *err) {
+    char mark[4096];
+    struct stat sb;
+    snprintf(mark, sizeof mark, "%s/" COMMIT_MARK, f->root);
+    return settle_stage(f, lstat(mark, &sb) == 0, err);
+}
+
+ipfsrt_status ipfsrt_zarr_folder_begin(void *ctx, double wait_s, ipfsrt_error *err) {
+    folder *f = ctx;
+    if (f->lock_fd >= 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: a change is under way already", f->root);
+    int fd = open(f->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: %s", f->root, strerror(errno));
+    double until = ipfsrt_clock() + wait_s;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || ipfsrt_clock() >= until) {
+            close(fd);
+            return ipfsrt_fail(err, IPFSRT_ETIMED_OUT, -1,
+                               "%s: another process is changing this folder (waited %g s for its lock)", f->root, wait_s);
+        }
+        nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
+    }
+    ipfsrt_status st = recover(f, err);
+    if (st != IPFSRT_OK) {
+        close(fd); /* the lock goes with it */
+        return st;
+    }
+    f->lock_fd = fd;
+    return IPFSRT_OK;
+}
+
+ipfsrt_status ipfsrt_zarr_folder_end(void *ctx, bool commit, ipfsrt_error *err) {
+    folder *f = ctx;
+    if (f->lock_fd < 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no change under way", f->root);
+    ipfsrt_status st = settle_stage(f, commit, err);
+    close(f->lock_fd);
+    f->lock_fd = -1;
+    return st;
+}
+
+bool ipfsrt_zarr_folder_is(const ipfsrt_zarr_store_ops *ops) { return ops->get_many == folder_get_many; }
+
 static void folder_free(void *ctx) {
     folder *f = ctx;
+    if (f->lock_fd >= 0) ipfsrt_zarr_folder_end(f, false, NULL);
     free(f->root);
     ipfsrt_buf_free(&f->value);
     free(f);
@@ -221,6 +393,7 @@ ipfsrt_status ipfsrt_zarr_folder_store_open(const ipfsrt_zarr_store_ops **ops, v
     }
     for (size_t n = strlen(root); n > 1 && root[n - 1] == '/'; n--) root[n - 1] = '\0';
     f->root = root;
+    f->lock_fd = -1;
     ipfsrt_buf_init(&f->value);
     struct stat sb;
     ipfsrt_status st = writable ? make_folder(root, err) : IPFSRT_OK;

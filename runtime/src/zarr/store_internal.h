@@ -47,6 +47,12 @@ const ipfsrt_zarr_store_ops *ipfsrt_zarr_store_ops_of(const ipfsrt_zarr_store *s
 
 ipfsrt_status ipfsrt_zarr_folder_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *path,
                                             bool writable, ipfsrt_error *err);
+/* A folder store's transaction (see store_folder.c): begin takes the folder's
+ * lock (waiting at most wait_s) and settles what a crashed one left; end
+ * renames the staged metadata into place (commit) or drops it, and unlocks. */
+ipfsrt_status ipfsrt_zarr_folder_begin(void *ctx, double wait_s, ipfsrt_error *err);
+ipfsrt_status ipfsrt_zarr_folder_end(void *ctx, bool commit, ipfsrt_error *err);
+bool ipfsrt_zarr_folder_is(const ipfsrt_zarr_store_ops *ops);
 /* url's first file_len bytes name the CAR file; the rest is a path from its
  * root. The n_under CAR files under lend the blocks it lacks. */
 ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
