@@ -112,6 +112,7 @@ end
 -- Decoded values x as the old variable t stores them; nil and why when they
 -- cannot be (a value the encoding cannot hold exactly).
 local function encoded(x, t, enc)
+  local decoded = x
   local time = I.time_of(t.name, t.attrs)
   if time then -- seconds since 1970 of the calendar -> the old units
     x = (x:astype("float64") - time.epoch) / time.scale
@@ -120,6 +121,12 @@ local function encoded(x, t, enc)
     if enc.add_offset then x = x - enc.add_offset end
     if enc.scale_factor then x = x / enc.scale_factor end
     if enc.dtype:match("int") then x = x:round() end
+  end
+  -- a value that encodes to the fill value would read back as missing
+  if enc.fill ~= nil and x:eq(enc.fill):any() then
+    local at = x:eq(enc.fill):reshape { -1 }:argmax()
+    return nil, string.format("the value %s encodes to the fill value %s (it would read back as missing)",
+      tostring(decoded:reshape { -1 }:get(at)), tostring(enc.fill))
   end
   if enc.fill ~= nil and x.dtype:match("float") then x = nd.where(x:isnan(), enc.fill, x) end
   local ok, y = pcall(x.astype, x, enc.dtype)
