@@ -203,8 +203,10 @@ end
 function M.explain(err, opts)
   if type(err) ~= "table" or type(err.message) ~= "string" then return err end
   if (err.code == "fetch_failed" or err.code == "timed_out") and not opts.gateway then
-    local _, source = ipfsrt.gateways()
-    if source:find("built-in", 1, true) then -- the user named none: say how
+    local urls, source = ipfsrt.gateways()
+    local asked = false -- a public gateway is named: the failure was theirs (not, say, a file's)
+    for _, u in ipairs(urls) do asked = asked or err.message:find(u, 1, true) ~= nil end
+    if asked and source:find("built-in", 1, true) then -- the user named none: say how
       err.message = err.message .. " (no gateway was given, so public ones were asked: name yours with " ..
         "--gateway URL or IPFS_GATEWAY=URL)"
     end

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -75,16 +76,28 @@ static void limit_memory(uint64_t budget) {
     setrlimit(RLIMIT_DATA, &now);
 }
 
-static void run_child(int fd, const ipfsrt_hdf5_limits *limits, ipfsrt_hdf5_work_fn work, void *ctx) {
+/* A fifth of the wall-clock limit, at least 10 s. */
+static double cpu_seconds(const ipfsrt_hdf5_limits *limits) {
+    double s = limits->seconds / 5;
+    return s < 10 ? (limits->seconds < 10 ? limits->seconds : 10) : s;
+}
+
+static void run_child(int fd, pid_t parent, const ipfsrt_hdf5_limits *limits, ipfsrt_hdf5_work_fn work, void *ctx) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL); /* a thread of a host that blocks signals may be the one forked */
     signal(SIGPIPE, SIG_DFL);
     int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC); /* a crash's last words (glibc's, libhdf5's) are not the host's */
     if (quiet >= 0) dup2(quiet, 2);
+    /* killed with the process that waits for it, whatever ends that */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1); /* it ended before the line above */
     limit_memory(limits->memory);
-    struct rlimit cpu = {(rlim_t)limits->seconds + 1, (rlim_t)limits->seconds + 2};
-    setrlimit(RLIMIT_CPU, &cpu); /* a loop dies of SIGXCPU, should the parent's deadline not reach it */
+    /* A loop spends CPU where reading a file's metadata spends little: it dies
+     * of SIGXCPU long before the wall-clock deadline. */
+    rlim_t cpu_s = (rlim_t)cpu_seconds(limits);
+    struct rlimit cpu = {cpu_s, cpu_s + 1};
+    setrlimit(RLIMIT_CPU, &cpu);
     ipfsrt_hdf5_child c = {fd, false};
     ipfsrt_error err;
     ipfsrt_error_clear(&err);
@@ -103,8 +116,8 @@ static double now_s(void) {
 }
 
 /* Everything the child says, until it closes the pipe; false when it took
- * too long or said too much (it is killed then). */
-static bool read_child(int fd, double seconds, ipfsrt_buf *said, bool *too_much) {
+ * too long, said too much or a stop was requested (it is killed then). */
+static bool read_child(int fd, double seconds, ipfsrt_buf *said, bool *too_much, bool *stopped) {
     double deadline = now_s() + seconds;
     uint8_t chunk[65536];
     for (;;) {
@@ -112,6 +125,10 @@ static bool read_child(int fd, double seconds, ipfsrt_buf *said, bool *too_much)
         if (left <= 0) return false;
         struct pollfd p = {fd, POLLIN, 0};
         int r = poll(&p, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
+        if (ipfsrt_stop_requested()) { /* SIGINT or SIGTERM to a command that catches them */
+            *stopped = true;
+            return false;
+        }
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) continue; /* the deadline is checked above */
         ssize_t n = read(fd, chunk, sizeof chunk);
@@ -165,10 +182,12 @@ static ipfsrt_status child_failed(const char *path, int status, bool timed_out, 
     if (timed_out)
         return ipfsrt_fail(err, IPFSRT_ETIMED_OUT, -1, "%s: libhdf5 took longer than %.0f s over it: the file is "
                            "damaged or hostile", path, limits->seconds);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+        return ipfsrt_fail(err, IPFSRT_ETIMED_OUT, -1, "%s: libhdf5 spent over %.0f s of CPU on it: the file is "
+                           "damaged or hostile", path, cpu_seconds(limits));
     if (WIFSIGNALED(status))
-        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: libhdf5 crashed reading it (signal %d%s): the file "
-                           "is damaged or hostile", path, WTERMSIG(status),
-                           WTERMSIG(status) == SIGXCPU ? ", its time ran out" : "");
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: libhdf5 crashed reading it (signal %d): the file "
+                           "is damaged or hostile", path, WTERMSIG(status));
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0) /* a sanitizer's handler turns a crash into an exit */
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: libhdf5 crashed reading it (its process exited "
                            "with status %d): the file is damaged or hostile", path, WEXITSTATUS(status));
@@ -186,10 +205,10 @@ ipfsrt_status ipfsrt_hdf5_isolated(const char *path, const ipfsrt_hdf5_limits *l
     int fds[2];
     if (pipe(fds) != 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "%s: no pipe for libhdf5's child: %s", path, strerror(errno));
     fflush(NULL); /* nothing buffered is written twice */
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        run_child(fds[1], limits, work, ctx);
+        run_child(fds[1], parent, limits, work, ctx);
     }
     close(fds[1]);
     if (pid < 0) {
@@ -198,13 +217,15 @@ ipfsrt_status ipfsrt_hdf5_isolated(const char *path, const ipfsrt_hdf5_limits *l
     }
     ipfsrt_buf said;
     ipfsrt_buf_init(&said);
-    bool too_much = false;
-    bool timed_out = !read_child(fds[0], limits->seconds, &said, &too_much);
+    bool too_much = false, stopped = false;
+    bool timed_out = !read_child(fds[0], limits->seconds, &said, &too_much, &stopped);
     if (timed_out) kill(pid, SIGKILL);
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    ipfsrt_status st = child_failed(path, status, timed_out, too_much, limits, err);
+    ipfsrt_status st = stopped ? ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "%s: stopped by signal %d", path,
+                                             ipfsrt_stop_requested())
+                               : child_failed(path, status, timed_out, too_much, limits, err);
     if (st == IPFSRT_OK && said.failed) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) st = take_records(path, &said, skipped, user, result, err);
     ipfsrt_buf_free(&said);
