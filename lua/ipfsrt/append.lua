@@ -313,7 +313,8 @@ local function write_into(target, store, from, opts)
   if consolidated(store) then C.consolidate_store(target, "") end
 end
 
-local WRITE_OPTIONS = { dim = true, region = true, output = true, pack = true, chunks = true, threads = true }
+local WRITE_OPTIONS = { dim = true, region = true, output = true, pack = true, chunks = true, threads = true,
+  force = true }
 
 -- write(old, from, opts): see the top. old is a dataset opened from the
 -- store changed; returns the new root (content-addressed stores) or nil.
@@ -321,7 +322,7 @@ function M.write(old, from, opts)
   opts = opts or {}
   if type(opts) ~= "table" then bad("append: options are a table") end
   for k in pairs(opts) do
-    if not WRITE_OPTIONS[k] then bad("append: no option %s (options: chunks, dim, output, pack, region, threads)", tostring(k)) end
+    if not WRITE_OPTIONS[k] then bad("append: no option %s (options: chunks, dim, force, output, pack, region, threads)", tostring(k)) end
   end
   if type(from) == "string" then from = require("ipfsrt.dataset").open(from) end
   local store = rawget(old, "_store")
@@ -337,6 +338,7 @@ function M.write(old, from, opts)
   end
   if not versioned and not info.writable then bad("append: a %s store cannot be written", info.kind) end
   if versioned then
+    require("ipfsrt.argparse").check_output(opts.output, opts.force, "force = true")
     local target = C.store_version(store, opts.pack or {})
     write_into(target, store, from, opts)
     return (target:commit(opts.output))

@@ -50,6 +50,16 @@ end
 
 -- The value of --name as a whole number (nil when absent); min is the least
 -- allowed (default 0).
+-- Refuses an output path where anything stands already (a file, a folder, a
+-- link, dangling or not) unless force; how_to_force says how to ask for it.
+function M.check_output(path, force, how_to_force)
+  if force or path:find("^s3://") then return end
+  local kind = require("ipfsrt.core").zarr.path_kind(path)
+  if kind == "none" then return end
+  error(ipfsrt.error.new("io", string.format("%s already exists (a %s); not overwriting it (%s replaces it)", path,
+    kind == "link" and "symbolic link" or kind, how_to_force or "--force")), 0)
+end
+
 function M.whole(opts, name, min)
   local v = opts[name]
   if v == nil then return nil end

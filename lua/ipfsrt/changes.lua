@@ -12,7 +12,7 @@
 --
 -- Each side is a CAR, a list of CARs read as one (a delta over the old CAR),
 -- an ipfs:// root (verified through a client: opts.client) or a store. A
--- report: variables (name -> {change, metadata, shape = {old, new}, attrs =
+-- report: variables (name -> {change, metadata, shape = {old, new}, dtype = {old, new}, attrs =
 -- {added, removed, changed}, chunks = {added, removed, changed}, ranges =
 -- {dim -> {{start, stop, first label, last label}, ...}}, isel = {dim ->
 -- {start, stop}}}), attrs (the group's: {added, removed, changed}), files
@@ -173,6 +173,7 @@ local function finish_variable(v, name, olds, news, seen)
   v.change = (o and n) and "changed" or (n and "added" or "removed")
   if o and n then
     if json_of(o.shape) ~= json_of(n.shape) then v.shape = { old = o.shape, new = n.shape } end
+    if o.dtype ~= n.dtype then v.dtype = { old = o.dtype, new = n.dtype } end
     v.attrs = attr_changes(o.attrs, n.attrs)
   end
   local a = n or o
@@ -197,7 +198,7 @@ function M.diff(old, new, opts)
   local seen = {}
   for name, v in pairs(report.variables) do
     finish_variable(v, name, olds, news, seen)
-    local quiet = v.change == "changed" and not v.shape and not any(v.attrs) and not any(v.chunks)
+    local quiet = v.change == "changed" and not v.shape and not v.dtype and not any(v.attrs) and not any(v.chunks)
     if quiet and not v.metadata then report.variables[name] = nil end
   end
   report.attrs = attr_changes(zarr.open(old_store).attrs, zarr.open(new_store).attrs)

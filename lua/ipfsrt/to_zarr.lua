@@ -27,7 +27,7 @@ local function bad(fmt, ...)
 end
 
 local OPTIONS = { name = true, chunks = true, compressor = true, mode = true, append_dim = true, region = true,
-  output = true, pack = true }
+  force = true, output = true, pack = true }
 local MODES = { ["w-"] = true, w = true, a = true }
 local MAX_DEPTH = 64 -- of folders erased in a store replaced
 
@@ -110,7 +110,7 @@ local function into_existing(v, path, opts)
   if opts.mode or opts.compressor or opts.name then bad("append_dim and region write as the dataset there stores") end
   local old = require("ipfsrt.dataset").open(path)
   return require("ipfsrt.append").write(old, v, { dim = opts.append_dim, region = opts.region, output = opts.output,
-    pack = opts.pack, chunks = opts.chunks })
+    pack = opts.pack, chunks = opts.chunks, force = opts.force })
 end
 
 local write_variable
@@ -121,7 +121,7 @@ function M.to_zarr(v, path, opts)
   if type(opts) ~= "table" then bad("options are a table ({name =, chunks =, compressor =, mode =})") end
   for k in pairs(opts) do
     if not OPTIONS[k] then
-      bad("no option %s (options: append_dim, chunks, compressor, mode, name, output, pack, region)", tostring(k))
+      bad("no option %s (options: append_dim, chunks, compressor, force, mode, name, output, pack, region)", tostring(k))
     end
   end
   if opts.append_dim ~= nil or opts.region ~= nil then return into_existing(v, path, opts) end

@@ -335,3 +335,20 @@ describe("ipfsrt serve", function()
     end
   end)
 end)
+
+describe("what failures show", function()
+  it("never prints a gateway's password, and names the URL given for an unverified read, not a gateway", function()
+    local cid = "bafybeihm2fwylxiush5wrtgc2kxhfwffodhjhfdickb6qc6zufwiu6uwty"
+    local code, _, err = run { "cat", "ipfs://" .. cid .. "/a.txt", "--gateway", "http://user:s3cret@127.0.0.1:1",
+      "--retries", "1" }
+    assert.equal(1, code)
+    assert.truthy(err:find("http://user:***@127.0.0.1:1", 1, true), err)
+    assert.is_nil(err:find("s3cret", 1, true), err)
+    code, _, err = run { "cat", "http://user:s3cret@127.0.0.1:1/ipfs/" .. cid .. "/a.txt", "--no-verify", "--retries", "1" }
+    assert.equal(1, code)
+    assert.truthy(err:find("http://user:***@127.0.0.1:1/ipfs/" .. cid .. "/a.txt: cannot connect", 1, true), err)
+    assert.is_nil(err:find("s3cret", 1, true), err)
+    assert.is_nil(err:find("every gateway", 1, true), err) -- no gateway was asked
+    assert.is_nil(err:find("public", 1, true), err)
+  end)
+end)

@@ -202,6 +202,17 @@ describe("a dataset's new version", function()
     local code, _, err = exe.run { "diff", dir .. "/old.car", dir .. "/lacking.car" }
     assert.are_not.equal(0, code)
     assert.truthy(err:find(".zmetadata", 1, true) and err:find("is not in", 1, true), err)
+    -- a data type that changed is named
+    for i, dtype in ipairs { "int16", "float32" } do
+      local v = dir .. "/typed" .. i
+      ipfsrt.zarr.group(v, { zarr_format = 2 })
+      ipfsrt.zarr.create(v, { path = "x", zarr_format = 2, shape = { 4 }, chunks = { 2 }, dtype = dtype,
+        dimension_names = { "t" } }):write(nil, nd.arange(4):astype(dtype))
+      ipfsrt.zarr.consolidate(v)
+      run_ok { "pack", v, "-o", v .. ".car" }
+    end
+    text = run_ok { "diff", dir .. "/typed1.car", dir .. "/typed2.car" }
+    assert.truthy(text:find("~ x: dtype int16 -> float32; chunks 2 changed", 1, true), text)
   end)
 
   it("appends through the Lua API: ds:append, to_zarr{append_dim}, values encoded as the old version's", function()
@@ -228,6 +239,25 @@ describe("a dataset's new version", function()
     -- a variable with its coordinates, as xarray's to_zarr(append_dim=)
     local root3 = day.sst:to_zarr(dir .. "/old.car", { append_dim = "time", output = dir .. "/delta3.car" })
     assert.equal(tostring(root), tostring(root3))
+    -- an output that exists (a file, a dangling link) is not overwritten unless asked
+    local ok, err = pcall(old.append, old, day, { dim = "time", output = dir .. "/delta.car" })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("delta.car already exists (a file); not overwriting it (force = true", 1, true))
+    assert.equal(tostring(root), tostring(old:append(day, { dim = "time", output = dir .. "/delta.car", force = true })))
+    assert(os.execute("ln -s " .. dir .. "/nowhere " .. dir .. "/dangling.car"))
+    ok, err = pcall(old.append, old, day, { dim = "time", output = dir .. "/dangling.car" })
+    assert.is_false(ok)
+    assert.truthy(err.message:find("(a symbolic link)", 1, true), err.message)
+    for _, out in ipairs { dir .. "/delta.car", dir .. "/dangling.car" } do
+      local code, _, e = exe.run { "car", "diff", dir .. "/old.car", dir .. "/delta.car", "-o", out }
+      assert.equal(1, code)
+      assert.truthy(e:find("not overwriting it (--force replaces it)", 1, true), e)
+      code, _, e = exe.run { "zarr", "append", dir .. "/old.car", dir .. "/day", "--dim", "time", "-o", out }
+      assert.are_not.equal(0, code)
+      assert.truthy(e:find("not overwriting it", 1, true), e)
+    end
+    assert.is_true(os.execute("test -L " .. dir .. "/dangling.car"))
+    run_ok { "car", "diff", dir .. "/old.car", dir .. "/delta.car", "-o", dir .. "/dangling.car", "--force", "-q" }
   end)
 
   it("refuses what does not fit, naming the variable and the mismatch, leaving nothing behind", function()

@@ -13,11 +13,12 @@ local M = {
        ipfsrt car get FILE CID[/path] [-o OUT] file bytes to stdout, or to OUT; a directory
                                       is written out as a tree (needs -o)
        ipfsrt car stat FILE CID[/path]        type, size, CID and blocks the DAG spans
-       ipfsrt car diff OLD NEW -o DELTA.car   the blocks of NEW that OLD lacks, NEW's roots
-                                      kept: what a holder of OLD needs for NEW (`ipfsrt
-                                      serve OLD DELTA.car` serves NEW whole); NEW read as a
-                                      stream, every block verified; says what it kept and
-                                      left out on stderr (-q: not)
+       ipfsrt car diff OLD NEW -o DELTA.car [--force]   the blocks of NEW that OLD lacks,
+                                      NEW's roots kept: what a holder of OLD needs for NEW
+                                      (`ipfsrt serve OLD DELTA.car` serves NEW whole); NEW
+                                      read as a stream, every block verified; says what it
+                                      kept and left out on stderr (-q: not); DELTA.car must
+                                      not exist (--force replaces it)
 
 Options: --max-block BYTES (largest block accepted; default 2 MiB), --follow-symlinks,
          --json (ls-path, stat)]],
@@ -116,6 +117,7 @@ end
 function commands.diff(old, rest, _, flags)
   if #rest ~= 1 then argparse.usage_error("car diff needs OLD and NEW") end
   if not flags.output then argparse.usage_error("car diff needs -o DELTA.car") end
+  argparse.check_output(flags.output, flags.force)
   local s = ipfsrt.car.diff(old, rest[1], flags.output)
   if not flags.quiet then
     io.stderr:write(string.format("%s: %d blocks (%d bytes) of %s; %d blocks (%d bytes) %s has, left out\n",
@@ -125,7 +127,8 @@ end
 
 function M.run(args)
   local pos, opts = argparse.parse(args, { ["max-block"] = "string", output = "string",
-    ["follow-symlinks"] = "boolean", json = "boolean", quiet = "boolean" }, { o = "output", q = "quiet" })
+    ["follow-symlinks"] = "boolean", json = "boolean", quiet = "boolean", force = "boolean" },
+    { o = "output", q = "quiet", f = "force" })
   local cmd = table.remove(pos, 1)
   if not cmd or not commands[cmd] then
     argparse.usage_error("expected roots, ls, verify, cat, ls-path, get, stat or diff")
@@ -136,6 +139,7 @@ function M.run(args)
   if not takes_path[cmd] and #pos > 0 then argparse.usage_error("unexpected argument %s", pos[1]) end
   -- each option only where it means something
   local allowed = { json = { ["ls-path"] = true, stat = true }, output = { get = true, diff = true }, quiet = { verify = true, diff = true },
+    force = { diff = true },
     ["follow-symlinks"] = { ["ls-path"] = true, get = true, stat = true, cat = false } }
   for name, where in pairs(allowed) do
     if opts[name] and not where[cmd] then argparse.usage_error("car %s takes no --%s", cmd, name) end
@@ -148,7 +152,7 @@ function M.run(args)
     end
   end
   local flags = { output = opts.output, json = opts.json, follow_symlinks = opts["follow-symlinks"],
-    quiet = opts.quiet }
+    quiet = opts.quiet, force = opts.force }
   commands[cmd](file, pos, car_opts, flags)
   return 0
 end

@@ -13,7 +13,7 @@ read verified through gateways. NEW may be a delta CAR (`ipfsrt zarr append
 -o`, `ipfsrt car diff`): with OLD a CAR too, the blocks NEW lacks are read
 from OLD. Only directories whose CIDs differ are read: a subtree with the
 same CID is the same. Prints, per variable added (+), removed (-) or changed
-(~), what changed: its shape, its attributes, its chunk keys added, removed
+(~), what changed: its shape, its data type, its attributes, its chunk keys added, removed
 or changed and, per dimension, the index ranges they cover with their
 coordinate labels (dates for times); then the group's attributes and other
 keys that changed (consolidated metadata). --json: the same as JSON.]] .. fetchcli.options_help,
@@ -64,6 +64,7 @@ local function print_report(r)
       bits[#bits + 1] = string.format("shape [%s] -> [%s]", table.concat(v.shape.old, ", "),
         table.concat(v.shape.new, ", "))
     end
+    if v.dtype then bits[#bits + 1] = string.format("dtype %s -> %s", v.dtype.old, v.dtype.new) end
     local attrs = v.attrs and counts(v.attrs) or ""
     if attrs ~= "" then
       local names = {}
@@ -86,7 +87,7 @@ end
 local function json_report(r)
   local out = { variables = {}, attrs = r.attrs, files = r.files, changes = r.changes }
   for name, v in pairs(r.variables) do
-    out.variables[name] = { change = v.change, metadata = v.metadata, shape = v.shape, attrs = v.attrs,
+    out.variables[name] = { change = v.change, metadata = v.metadata, shape = v.shape, dtype = v.dtype, attrs = v.attrs,
       chunks = v.chunks, ranges = v.ranges, isel = v.isel }
   end
   print(ipfsrt.json.encode(out))

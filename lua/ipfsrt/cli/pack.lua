@@ -71,13 +71,7 @@ function M.run(args)
   if #pos ~= 1 then argparse.usage_error("expected exactly one PATH") end
   if not opts.output then argparse.usage_error("-o OUT.car is required") end
   local to_s3 = opts.output:find("^s3://") ~= nil
-  local existing = not to_s3 and io.open(opts.output, "r")
-  if existing then
-    existing:close()
-    if not opts.force then
-      error(ipfsrt.error.new("io", opts.output .. " already exists; not overwriting it (--force replaces it)"), 0)
-    end
-  end
+  argparse.check_output(opts.output, opts.force)
   local output = to_s3 and temporary_car() or opts.output
   local settings = M.settings(opts)
   settings.output, settings.car_version = output, argparse.whole(opts, "car-version")

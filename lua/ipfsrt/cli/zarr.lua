@@ -522,10 +522,8 @@ end
 
 local function change(url, files, opts, how)
   if #files == 0 then argparse.usage_error("zarr %s needs OLD and FROM", how) end
-  if opts.output and not opts.force and io.open(opts.output, "r") then
-    error(ipfsrt.error.new("io", opts.output .. " already exists; not overwriting it (--force replaces it)"), 0)
-  end
-  local o = { output = opts.output, pack = require("ipfsrt.cli.pack").settings(opts),
+  if opts.output then argparse.check_output(opts.output, opts.force) end
+  local o = { output = opts.output, force = opts.force, pack = require("ipfsrt.cli.pack").settings(opts),
     chunks = size_list(opts.chunks, "chunks") }
   if how == "append" then
     if not opts.dim then argparse.usage_error("zarr append needs --dim DIM") end

@@ -89,6 +89,9 @@ static inline void ipfsrt_put_le32(uint8_t *p, uint32_t v) {
 /* Appends s percent-encoded (RFC 3986: every byte but the unreserved ones as
  * %XX), '/' kept between segments when keep_slash. False when out of memory. */
 bool ipfsrt_url_escape(ipfsrt_buf *out, const char *s, bool keep_slash);
+/* A URL as messages show it: a password in it (user:password@host) as ***.
+ * Newly allocated (the caller frees it); NULL out of memory. */
+char *ipfsrt_url_redact(const char *url);
 
 /* Takes a caller's options (a struct whose first field is its size) over
  * mine, which holds this build's defaults (mine's size field stays mine):

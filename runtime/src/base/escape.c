@@ -1,8 +1,10 @@
 /* Percent-encoding of names that land in URLs (a UnixFS path, a Zarr key, an
  * S3 object key, a directory listing's links): libcurl's escaping, one
- * segment at a time where '/' separates segments. */
+ * segment at a time where '/' separates segments; and URLs as messages show
+ * them, without their passwords. */
 #include <curl/curl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/base_internal.h"
@@ -21,4 +23,27 @@ bool ipfsrt_url_escape(ipfsrt_buf *out, const char *s, bool keep_slash) {
         if (*s == '/') ipfsrt_buf_append(out, s++, 1);
     }
     return !out->failed;
+}
+
+char *ipfsrt_url_redact(const char *url) {
+    char *copy = strdup(url);
+    if (!copy) return NULL;
+    char *scheme = strstr(copy, "://");
+    char *authority = scheme ? scheme + 3 : copy;
+    size_t len = strcspn(authority, "/?#");
+    char *at = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (authority[i] == '@') at = authority + i;
+    char *colon = at ? memchr(authority, ':', (size_t)(at - authority)) : NULL;
+    if (!colon) return copy;
+    /* user:password@host -> user:***@host */
+    size_t head = (size_t)(colon + 1 - copy), tail = strlen(at);
+    char *shown = malloc(head + 3 + tail + 1);
+    if (shown) {
+        memcpy(shown, copy, head);
+        memcpy(shown + head, "***", 3);
+        memcpy(shown + head + 3, at, tail + 1);
+    }
+    free(copy);
+    return shown;
 }

@@ -473,6 +473,11 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
     } else {
         st = ipfsrt_gateway_list_default(&c->gateways, err);
     }
+    for (size_t i = 0; i < c->gateways.count && st == IPFSRT_OK; i++) {
+        char *shown = ipfsrt_url_redact(c->gateways.urls[i]);
+        st = shown ? ipfsrt_gateway_list_add(&c->shown, shown, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+        free(shown);
+    }
     c->verify = !opts->no_verify;
     c->retries = opts->retries ? opts->retries : 2;
     c->give_up_s = opts->give_up_s < 0 ? 0 : opts->give_up_s > 0 ? opts->give_up_s : 60;
@@ -518,6 +523,7 @@ void ipfsrt_client_free(ipfsrt_client *c) {
     if (c->policy.free) c->policy.free(c->policy.ctx);
     ipfsrt_blockcache_free(c->cache);
     ipfsrt_gateway_list_free(&c->gateways);
+    ipfsrt_gateway_list_free(&c->shown);
     free(c->gw);
     free(c);
 }
@@ -540,7 +546,7 @@ static ipfsrt_status take_caps(ipfsrt_client *c, ipfsrt_error *err) {
         if (c->policy.max_in_flight) {
             ipfsrt_status st = c->policy.max_in_flight(c->policy.ctx, i, &cap, err);
             if (st != IPFSRT_OK) {
-                ipfsrt_error_prefix(err, "policy max_in_flight(%s): ", c->gateways.urls[i]);
+                ipfsrt_error_prefix(err, "policy max_in_flight(%s): ", c->shown.urls[i]);
                 return st;
             }
         }
@@ -589,7 +595,7 @@ void ipfsrt_client_pace_from(ipfsrt_client *c, unsigned start) {
 size_t ipfsrt_client_gateway_count(const ipfsrt_client *c) { return c->gateways.count; }
 
 const char *ipfsrt_client_gateway_url(const ipfsrt_client *c, size_t i) {
-    return i < c->gateways.count ? c->gateways.urls[i] : NULL;
+    return i < c->shown.count ? c->shown.urls[i] : NULL;
 }
 
 const char *ipfsrt_client_gateway_source(const ipfsrt_client *c) { return c->gateways.source; }

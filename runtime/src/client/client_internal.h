@@ -60,6 +60,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **client, const ipfsrt_client_o
 
 struct ipfsrt_client {
     ipfsrt_gateway_list gateways;
+    ipfsrt_gateway_list shown; /* the same URLs as messages and policies see them (no passwords) */
     gw_state *gw;
     ipfsrt_transport engine; /* libcurl (fetch.c), or a test's stand-in */
     ipfsrt_vpool *pool;    /* hashes received blocks on other threads (NULL when unverified) */

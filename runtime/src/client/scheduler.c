@@ -465,11 +465,20 @@ static bool policy_failed(task *t, const ipfsrt_error *e) {
 
 /* Asks the policy for this round's order (and how long to wait before racing
  * the next gateway). False when the policy failed: the task fails with its error. */
+/* An unverified read of a URL the caller gave whole: no gateway is asked, so
+ * there is none to choose or to name. */
+static bool own_url(const task *t) { return t->kind == IPFSRT_REQUEST_PLAIN && strstr(t->path, "://"); }
+
 static bool task_order(task *t) {
     ipfsrt_client *c = t->c;
     size_t n = c->gateways.count;
     t->order_pos = 0;
     t->hedge_s = -1;
+    if (own_url(t)) { /* its first gateway's slot carries it */
+        t->order[0] = 0;
+        t->order_n = 1;
+        return true;
+    }
     ipfsrt_policy_request info;
     info_of(t, &info);
     ipfsrt_error e;
@@ -626,7 +635,7 @@ static void count_silence(ipfsrt_client *c, double waited) {
     size_t used = 0;
     who[0] = '\0';
     for (size_t i = 0; i < c->gateways.count && used + 1 < sizeof who; i++) {
-        int n = snprintf(who + used, sizeof who - used, "%s%s", i ? ", " : "", c->gateways.urls[i]);
+        int n = snprintf(who + used, sizeof who - used, "%s%s", i ? ", " : "", c->shown.urls[i]);
         used += n > 0 ? (size_t)n : 0;
     }
     ipfsrt_error e;
@@ -673,8 +682,9 @@ static void describe_failures(const task *t, char *out, size_t size) {
     for (size_t i = 0; i < t->failure_count && used + 1 < size; i++) {
         char times[32] = "";
         if (t->failures[i].count > 1) snprintf(times, sizeof times, " (%u attempts)", t->failures[i].count);
-        int n = snprintf(out + used, size - used, "%s%s: %s%s", i ? "; " : "",
-                         t->c->gateways.urls[t->failures[i].gw], t->failures[i].detail, times);
+        int n = snprintf(out + used, size - used, "%s%s%s%s%s", i ? "; " : "",
+                         own_url(t) ? "" : t->c->shown.urls[t->failures[i].gw], own_url(t) ? "" : ": ",
+                         t->failures[i].detail, times);
         used += n > 0 ? (size_t)n : 0;
     }
     if (t->failures_left_out && used + 1 < size)
@@ -689,7 +699,7 @@ static void describe_last_failures(const ipfsrt_client *c, char *out, size_t siz
     for (size_t i = 0; i < c->gateways.count && used + 1 < size; i++) {
         const gw_state *g = &c->gw[i];
         if (g->last_error == IPFSRT_GWERR_NONE) continue;
-        int n = snprintf(out + used, size - used, "%s%s: %s: %s", used ? "; " : "; before: ", c->gateways.urls[i],
+        int n = snprintf(out + used, size - used, "%s%s: %s: %s", used ? "; " : "; before: ", c->shown.urls[i],
                          ipfsrt_gateway_error_name(g->last_error), g->last_detail);
         used += n > 0 ? (size_t)n : 0;
     }
@@ -715,6 +725,12 @@ ipfsrt_status ipfsrt_task_error(task *t, ipfsrt_error *err) {
         all_timeouts = all_timeouts && t->failures[i].kind == IPFSRT_GWERR_TIMEOUT;
     }
     ipfsrt_status code = all_not_found ? IPFSRT_EUNAVAILABLE : all_timeouts ? IPFSRT_ETIMED_OUT : IPFSRT_EFETCH_FAILED;
+    if (own_url(t)) {
+        char *shown = ipfsrt_url_redact(t->path);
+        ipfsrt_fail(err, code, -1, "%s: %s", shown ? shown : "the URL", what);
+        free(shown);
+        return code;
+    }
     return ipfsrt_fail(err, code, -1,
                        "%s%s%s: every gateway failed: %s", t->path, q, t->query, what);
 }
