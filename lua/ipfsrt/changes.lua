@@ -207,10 +207,19 @@ function M.diff(old, new, opts)
 end
 
 function M.install(Dataset)
-  -- ds:changed_since(old[, opts]) -> diff(old, ds): what to read again
+  -- ds:changed_since(old[, opts]) -> diff(old, ds): what to read again. An
+  -- ipfs:// old version is read through the dataset's own client (its
+  -- gateways), unless opts.client names another.
   function Dataset.changed_since(ds, old, opts)
     local store = rawget(ds, "_store")
     if not store then bad("changed_since: the dataset is not stored") end
+    opts = opts or {}
+    if type(opts) ~= "table" then bad("options are a table") end
+    if opts.client == nil and rawget(ds, "_client") then
+      local with = { client = rawget(ds, "_client") }
+      for k, v in pairs(opts) do with[k] = v end
+      opts = with
+    end
     return M.diff(old, store, opts)
   end
 end

@@ -215,6 +215,17 @@ describe("a dataset's new version", function()
     assert.truthy(text:find("~ x: dtype int16 -> float32; chunks 2 changed", 1, true), text)
   end)
 
+  it("reads the old version of changed_since through the dataset's own gateways", function()
+    local old_root = versions({})
+    local new_root = append_both({})
+    local url, stop = exe.start_serve { dir .. "/old.car", dir .. "/delta.car", "-q" }
+    local ds = ipfsrt.dataset.open("ipfs://" .. new_root, { gateways = { url }, decode = false })
+    local ok, r = pcall(ds.changed_since, ds, "ipfs://" .. old_root)
+    stop()
+    assert.is_true(ok, tostring(r))
+    assert.same({ 4, 8 }, r.variables.sst.isel.time)
+  end)
+
   it("appends through the Lua API: ds:append, to_zarr{append_dim}, values encoded as the old version's", function()
     versions({})
     local old = ipfsrt.dataset.open(dir .. "/old.car")
