@@ -24,6 +24,17 @@
 --                 attempts together, before it fails (default 60; false = never)
 --   cacert      = PEM file of CAs to trust for https gateways (else CURL_CA_BUNDLE,
 --                 SSL_CERT_FILE, the system's)
+--
+-- Methods besides the reads (get, save, ls, stat, blocks, get_many, ...):
+--   client:gateways()  -> {url, ...}, where they came from (a password in a URL shown as ***)
+--   client:policy()    -> the policy object the client holds (its own counters, say), or nil
+--   client:set_policy(spec[, log])  -- as the policy option
+--   client:stats()     -> one table per gateway, in order:
+--       url, requests (sent), ok (usable answers), failed (all errors), bytes (received),
+--       verify_failures (answers that failed verification: hash_mismatch, wrong_dag),
+--       errors = {kind = count} (connect, timeout, not_found, refused, rate_limited,
+--       server_error, truncated, too_large, bad_response, hash_mismatch, wrong_dag, tls),
+--       latency = {p50, p90, p99} (seconds to the first byte, recent answers)
 local ipfsrt = require "ipfsrt"
 local core = require "ipfsrt.core" -- the C constructor and methods, not for users
 local policy = require "ipfsrt.policy"
@@ -133,11 +144,17 @@ end
 
 -- client:set_policy(spec[, log]): what ipfsrt.policy.load takes; nil goes back to
 -- IPFSRT_POLICY, or to the built-in order.
+local held = setmetatable({}, { __mode = "k" }) -- client -> the policy object it took
+
 local function set_policy(client, spec, log)
   local gateways = policy_gateways(client)
   local p, what = policy.load(spec, gateways, log)
   client:set_policy_object(p, gateways, what) -- asks max_in_flight: a policy failing there is not taken
+  held[client] = p
 end
+
+-- client:policy() -> the policy object it holds, or nil
+local function current_policy(client) return held[client] end
 
 -- client:on_progress(fn(done, expected)): at most ten times a second, and once
 -- at the end; nil stops it.
@@ -155,6 +172,7 @@ local function on_progress(client, fn, interval)
 end
 
 core.client_methods.set_policy = set_policy
+core.client_methods.policy = current_policy
 core.client_methods.on_progress = on_progress
 
 function M.new(opts)

@@ -202,6 +202,23 @@ describe("policies", function()
     assert.equal("policy test\n", out)
   end)
 
+  it("hands back the policy object a client holds, and its stats with the documented fields", function()
+    local counted = { n = 0 }
+    function counted:order(_, gateways) return gateways end
+    function counted:observe() self.n = self.n + 1 end
+    local c = ipfsrt.client { gateways = { gw:url() }, policy = counted }
+    assert.equal(counted, c:policy())
+    assert.equal("policy test\n", c:get(url))
+    assert.is_true(c:policy().n >= 1)
+    local st = c:stats()[1]
+    for _, field in ipairs { "url", "requests", "ok", "failed", "bytes", "verify_failures", "errors", "latency" } do
+      assert.is_not_nil(st[field], field)
+    end
+    c:set_policy(nil)
+    assert.is_nil(c:policy())
+    c:close()
+  end)
+
   it("takes -q on every fetching subcommand, and names IPFSRT_POLICY_PATH when a policy is not found", function()
     for _, sub in ipairs { "ls", "stat", "get", "cat" } do
       local target = sub == "ls" and "ipfs://" .. root or url
