@@ -161,7 +161,7 @@ say("xarray read %d values through the proxy, each equal to the folder's: %s; th
 if not r.same or refused == 0 then error("the demo did not go as it must: through the proxy " .. py .. report, 0) end
 
 -- 7. the next day, published as a delta: NOAA's file for it appended to the
--- CAR (with the settings the sample was packed with: ipfs-car's, --hidden),
+-- CAR (with the settings the sample was packed with: ipfs-car's, the default),
 -- the delta served beside the old CAR, the new root read verified
 local n = math.tointeger(tonumber(o.days))
 local next_dir = sample .. "-next"
@@ -171,7 +171,7 @@ bench.sh(string.format("%s scripts/sample/oisst.lua '%s' --days 1 --from %d --ne
 local next_nc = bench.sh(string.format("ls '%s-nc'/*.nc", next_dir)):match("(%S+)")
 local delta = sample .. "-next.delta.car"
 local t_append = ipfsrt.clock()
-local new_root = bench.sh(string.format("%s zarr append '%s' '%s' --dim time -o '%s' --hidden --force", exe, car,
+local new_root = bench.sh(string.format("%s zarr append '%s' '%s' --dim time -o '%s' --force", exe, car,
   next_nc, delta)):match("(%S+)%s*$")
 t_append = ipfsrt.clock() - t_append
 local function size(path) local f <close> = assert(io.open(path, "rb")); return f:seek("end") end

@@ -261,11 +261,24 @@ local function read_values(v, opts)
   return v._array:read(zarr_selection(v._sel), o) -- decoded chunk by chunk, on the decoding threads
 end
 
+-- Times (x in v's CF units) as numbers in other units ("days since 2024-01-01",
+-- of v's calendar): float64.
+local function in_units(v, x, units)
+  local t = time_of(v.name, v.attrs)
+  if not t then bad("%s: values{units =} converts times, and %s has no CF time units", v.name, v.name) end
+  if type(units) ~= "string" then bad("%s: units is text (\"days since 2024-01-01\")", v.name) end
+  local u, why = cftime.units(units, t.calendar)
+  if not u then bad("%s: units %q: %s", v.name, units, why or "not UNIT since DATE") end
+  return (x:astype("float64") * (t.scale / u.scale)) + ((t.epoch - u.epoch) / u.scale)
+end
+
 -- v:values([opts]) -> an n-d array of v's values, CF-decoded; a number when v
 -- has no dimensions (a scalar selection, as item() gives). opts.progress as
--- for zarr reads.
+-- for zarr reads; opts.units: times as numbers in those units ("hours since
+-- 1970-01-01"), not in the stored ones.
 function Variable.values(v, opts)
   local x = read_values(v, opts)
+  if opts and opts.units ~= nil then x = in_units(v, x, opts.units) end
   if v.ndim == 0 and nd.isarray(x) then return x:item() end
   return x
 end
@@ -1259,6 +1272,7 @@ require("ipfsrt.ordered").install(internals, Variable)
 require("ipfsrt.extrema").install(internals, Variable)
 require("ipfsrt.along").install(internals, Variable)
 require("ipfsrt.coarsen").install(internals, Variable)
+require("ipfsrt.polyfit").install(internals, Variable)
 require("ipfsrt.append").install(internals, Dataset)
 require("ipfsrt.changes").install(Dataset)
 M.diff = require("ipfsrt.changes").diff -- diff(old, new[, opts]): see ipfsrt.changes

@@ -142,6 +142,24 @@ CASES.update({
     "coarsen_median": lambda: ocean.coarsen(lon=4).median(),
     "coarsen_not_whole": lambda: series.coarsen(time=3).mean(),
 })
+# polynomial fits (as a dict of the Dataset's variables; its rank a number) and times in units
+warm = ocean.where(ocean > ocean.isel(time=0, lat=0, lon=0))  # some values of each series missing
+land = sst.isel(lat=slice(0, 3), lon=slice(0, 2))  # every value missing
+
+
+def fitted(d):
+    return {k: (float(v) if v.ndim == 0 else v) for k, v in d.data_vars.items()}
+
+
+CASES.update({
+    "polyfit_time": lambda: fitted(box.polyfit("time", 1, full=True)),
+    "polyfit_deg2": lambda: fitted(ocean.polyfit("time", 2)),
+    "polyfit_gaps": lambda: fitted(warm.polyfit("time", 1, full=True)),
+    "polyfit_land": lambda: fitted(land.polyfit("time", 1, full=True)),
+    "polyfit_lon": lambda: fitted(ocean.isel(time=0).polyfit("lon", 3, full=True)),
+    "time_in_days": lambda: ((ds.time - np.datetime64("2024-01-01")) / np.timedelta64(1, "D")).values,
+    "time_in_hours": lambda: ((ds.time - np.datetime64("1970-01-01")) / np.timedelta64(1, "h")).values,
+})
 for m in METHODS:
     CASES["quantile_" + m] = (lambda m: lambda: box.quantile([0.1, 0.5, 0.95], "time", method=m))(m)
 

@@ -18,6 +18,7 @@ end
 
 local function describe(v)
   if type(v) == "number" then return { values = { v == v and v or ipfsrt.null } } end
+  if ipfsrt.ndarray.isarray(v) then return { values = compare.numbers(v) } end
   if type(v) == "string" then return { label = v } end
   if getmetatable(v) ~= require("ipfsrt.dataset").Variable then
     local out = {}
@@ -162,6 +163,16 @@ CASES.points_spread_batched = function() -- read a few boxes at a time
   if not ok then error(r, 0) end
   return r
 end
+
+local warm = ocean:where(ocean:gt(ocean:isel { time = 0, lat = 0, lon = 0 }:item()))
+local land = sst:isel { lat = { 0, 3 }, lon = { 0, 2 } }
+CASES.polyfit_time = function() return box:polyfit("time", 1, { full = true }) end
+CASES.polyfit_deg2 = function() return ocean:polyfit("time", 2) end
+CASES.polyfit_gaps = function() return warm:polyfit("time", 1, { full = true }) end
+CASES.polyfit_land = function() return land:polyfit("time", 1, { full = true }) end
+CASES.polyfit_lon = function() return ocean:isel { time = 0 }:polyfit("lon", 3, { full = true }) end
+CASES.time_in_days = function() return ds.time:values { units = "days since 2024-01-01" } end
+CASES.time_in_hours = function() return ds.time:values { units = "hours since 1970-01-01" } end
 
 local failures, names = 0, {}
 for name in pairs(want) do names[#names + 1] = name end
