@@ -258,7 +258,7 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
       ds.sst:isel { time = 0, lat = { 0, 2 } }:to_netcdf(dir .. "/x.nc")
       ds.sst:isel { time = 0, lat = { 0, 2 } }:to_netcdf(dir .. "/x.nc", { mode = "w-" })
     end)
-    says("to_zarr: no option chunk (options: append_dim, chunks, compressor, mode, name, output, pack, region)",
+    says("to_zarr: no option chunk (options: append_dim, chunks, compressor, force, mode, name, output, pack, region)",
       function() ds.sst:isel { time = 0 }:to_zarr(dir .. "/x.zarr", { chunk = { 1, 1 } }) end)
     says("where: the condition is a variable", function() return ipfsrt.dataset.where(true, ds.sst, 0) end)
   end)

@@ -360,8 +360,7 @@ static ipfsrt_status count_change(void *user, const ipfsrt_unixfs_change *c, ipf
 
 /* Two diamond DAGs: every path is reported, each block read a bounded number
  * of times (a directory reached by many paths is listed once); past the
- * walk's bound on paths, the diff stops with an error; a block the new side
- * lacks is an error naming it, never a removal. */
+ * walk's bound on paths, the diff stops with an error. */
 static void test_diff_diamonds(void **state) {
     (void)state;
     ipfsrt_memstore *m;

@@ -456,6 +456,25 @@ static answer flood_then_honest(int gw, int nth, const char *url) {
     return (answer){IPFSRT_FETCH_DONE, 200, car, honest_car, honest_len, 0, -1, false};
 }
 
+/* Reads the block asking the liar (gateway 0) first, then the honest one:
+ * the true bytes come back, from the honest one; the liar's statistics. */
+static ipfsrt_client_gateway_stats read_liar_first(ipfsrt_client *c) {
+    ipfsrt_policy p = {.size = sizeof p, .order = race_order};
+    assert_int_equal(ipfsrt_client_set_policy(c, &p, NULL), IPFSRT_OK);
+    char path[IPFSRT_CID_STR_MAX];
+    ipfsrt_cid_to_string(&block_cid, path);
+    got g = {.len = 0};
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, read_into, &g, &err), IPFSRT_OK);
+    assert_int_equal(g.len, sizeof good);
+    assert_memory_equal(g.data, good, sizeof good);
+    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
+    ipfsrt_client_get_gateway_stats(c, 1, &st);
+    assert_int_equal(st.ok, 1);
+    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    return st;
+}
+
 /* The budget for blocks sent ahead of the walk is each answer's own: the
  * honest gateway is not blamed for what the liar sent. */
 static void test_flood_budget_per_answer(void **state) {
@@ -466,20 +485,8 @@ static void test_flood_budget_per_answer(void **state) {
     honest_len = encode(honest_car, sizeof honest_car, NULL, 0);
     ipfsrt_client *c = fake_client(flood_then_honest, 5);
     c->pending_cap = 8000;
-    ipfsrt_policy p = {.size = sizeof p, .order = race_order}; /* the liar first, then the honest one */
-    assert_int_equal(ipfsrt_client_set_policy(c, &p, NULL), IPFSRT_OK);
-    char path[IPFSRT_CID_STR_MAX];
-    ipfsrt_cid_to_string(&block_cid, path);
-    got g = {.len = 0};
-    ipfsrt_error err;
-    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, read_into, &g, &err), IPFSRT_OK);
-    assert_int_equal(g.len, sizeof good);
-    assert_memory_equal(g.data, good, sizeof good);
-    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
-    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    ipfsrt_client_gateway_stats st = read_liar_first(c);
     assert_int_equal(st.ok, 0);
-    ipfsrt_client_get_gateway_stats(c, 1, &st);
-    assert_int_equal(st.ok, 1);
     ipfsrt_client_free(c);
 }
 
@@ -508,16 +515,7 @@ static void test_tiny_block_flood_bounded_by_count(void **state) {
     honest_len = encode(honest_car, sizeof honest_car, NULL, 0);
     ipfsrt_client *c = fake_client(flood_then_honest, 5);
     c->pending_blocks_cap = 100;
-    ipfsrt_policy p = {.size = sizeof p, .order = race_order};
-    assert_int_equal(ipfsrt_client_set_policy(c, &p, NULL), IPFSRT_OK);
-    char path[IPFSRT_CID_STR_MAX];
-    ipfsrt_cid_to_string(&block_cid, path);
-    got g = {.len = 0};
-    ipfsrt_error err;
-    assert_int_equal(ipfsrt_client_read(c, path, 0, UINT64_MAX, read_into, &g, &err), IPFSRT_OK);
-    assert_int_equal(g.len, sizeof good);
-    ipfsrt_client_gateway_stats st = IPFSRT_CLIENT_GATEWAY_STATS_INIT;
-    ipfsrt_client_get_gateway_stats(c, 0, &st);
+    ipfsrt_client_gateway_stats st = read_liar_first(c);
     assert_int_equal(st.ok, 0);
     assert_int_equal(st.errors[IPFSRT_GWERR_BAD_RESPONSE], 1);
     ipfsrt_client_free(c);

@@ -228,7 +228,7 @@ IPFSRT_API void ipfsrt_client_set_gateway_cap(ipfsrt_client *client, size_t gate
  * @return the count */
 IPFSRT_API size_t ipfsrt_client_gateway_count(const ipfsrt_client *client);
 /** A gateway's base URL, as messages and policies show it: a password in it
- * (user:password@host) is ***.
+ * (user:password\@host) is ***.
  * @param client the client
  * @param i 0 to count-1
  * @return the URL, or NULL past the end
