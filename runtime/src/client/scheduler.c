@@ -169,11 +169,7 @@ void ipfsrt_attempt_free(attempt *a) {
     ipfsrt_mhmap_free(&a->promised);
     ipfsrt_buf_free(&a->body);
     ipfsrt_rcblock_unref(a->rc);
-    for (ipfsrt_vjob *j = a->hashing, *next; j; j = next) {
-        next = j->sibling;
-        ipfsrt_vpool_cancel(a->t->c->pool, j);
-        a->t->c->pool_jobs--;
-    }
+    for (ipfsrt_vjob *j = a->hashing; j; j = j->sibling) ipfsrt_vpool_cancel(a->t->c->pool, j); /* counted back when drained */
     free(a);
 }
 
@@ -393,18 +389,18 @@ static void unlink_hashing(ipfsrt_vjob *job) {
 }
 
 /* Takes back what the hashing threads finished. A job whose attempt went away
- * meanwhile (canceled while in this list) is only freed. */
+ * meanwhile (canceled) is only freed. */
 static void drain_pool(ipfsrt_client *c) {
     if (!c->pool_jobs) return;
     for (ipfsrt_vjob *j = ipfsrt_vpool_take_done(c->pool), *next; j; j = next) {
         next = j->next;
+        c->pool_jobs--;
         if (j->canceled) {
             ipfsrt_vjob_free(j);
             continue;
         }
         attempt *a = j->user;
         unlink_hashing(j);
-        c->pool_jobs--;
         a->t->ops->on_hashed(a, j);
         ipfsrt_vjob_free(j);
     }

@@ -1,6 +1,7 @@
 /* Worker threads that hash block bodies against their CIDs. Jobs go in through
- * one queue and come back through another; the owner polls for finished jobs
- * from its own loop, woken by the callback it gave. */
+ * one queue and come back through another, every one of them (canceled ones
+ * too); the owner polls for finished jobs from its own loop, woken by the
+ * callback it gave. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,14 +59,12 @@ static void *worker(void *arg) {
             pthread_cond_wait(&p->work, &p->lock);
             continue;
         }
-        pthread_mutex_unlock(&p->lock);
-        ipfsrt_error err;
-        j->status = ipfsrt_cid_verify_with(&j->block->cid, j->block->data, j->block->len, p->backend, &err);
-        if (j->status != IPFSRT_OK) snprintf(j->message, sizeof j->message, "%.390s", err.message);
-        pthread_mutex_lock(&p->lock);
-        if (j->canceled) {
-            ipfsrt_vjob_free(j);
-            continue;
+        if (!j->canceled) { /* a canceled one goes back unhashed: its owner counts every job back */
+            pthread_mutex_unlock(&p->lock);
+            ipfsrt_error err;
+            j->status = ipfsrt_cid_verify_with(&j->block->cid, j->block->data, j->block->len, p->backend, &err);
+            if (j->status != IPFSRT_OK) snprintf(j->message, sizeof j->message, "%.390s", err.message);
+            pthread_mutex_lock(&p->lock);
         }
         bool first = !p->done.head; /* the owner drains all at once: one wake-up is enough */
         push(&p->done, j);
@@ -113,23 +112,12 @@ void ipfsrt_vpool_submit(ipfsrt_vpool *p, ipfsrt_vjob *job) {
     pthread_cond_signal(&p->work);
 }
 
-/* Takes a job out of whichever list holds it; false when a worker has it. */
-static bool unlink_job(job_list *l, ipfsrt_vjob *job) {
-    ipfsrt_vjob *prev = NULL;
-    for (ipfsrt_vjob *j = l->head; j; prev = j, j = j->next) {
-        if (j != job) continue;
-        if (prev) prev->next = j->next;
-        else l->head = j->next;
-        if (l->tail == j) l->tail = prev;
-        return true;
-    }
-    return false;
-}
-
+/* Only marked: a job's place in the lists is not known without a walk, which
+ * per job would cost an answer of N tiny blocks N^2. It comes back through
+ * take_done all the same (unhashed when no worker had it yet). */
 void ipfsrt_vpool_cancel(ipfsrt_vpool *p, ipfsrt_vjob *job) {
     pthread_mutex_lock(&p->lock);
-    if (unlink_job(&p->todo, job) || unlink_job(&p->done, job)) ipfsrt_vjob_free(job);
-    else job->canceled = true; /* being hashed: the worker frees it */
+    job->canceled = true;
     pthread_mutex_unlock(&p->lock);
 }
 

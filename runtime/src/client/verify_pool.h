@@ -13,7 +13,8 @@ typedef struct ipfsrt_vjob {
     ipfsrt_status status;
     char message[400];
     void *user;
-    bool canceled; /* the owner is gone: drop the result (set under the pool's lock) */
+    bool canceled; /* the owner is gone: drop the result (set under the pool's lock; read by the
+                      taker after take_done, which took that lock after the last write) */
     struct ipfsrt_vjob *next;    /* in the pool's lists, or the list take_done returns */
     /* the owner's own list of its jobs under way: doubly linked, so a job
      * taken back leaves it in O(1) however many a CAR of tiny blocks made */
@@ -28,8 +29,8 @@ typedef struct ipfsrt_vpool ipfsrt_vpool;
 ipfsrt_status ipfsrt_vpool_new(ipfsrt_vpool **pool, unsigned threads, const ipfsrt_hash_backend *backend,
                                 void (*wake)(void *user), void *user, ipfsrt_error *err);
 void ipfsrt_vpool_submit(ipfsrt_vpool *pool, ipfsrt_vjob *job);
-/* Abandons a submitted job: freed now, or by the worker hashing it. A job
- * already returned by take_done is only marked canceled; its taker frees it. */
+/* Abandons a submitted job: marked canceled, it still comes back through
+ * take_done (unhashed if no worker had started it), where its taker frees it. */
 void ipfsrt_vpool_cancel(ipfsrt_vpool *pool, ipfsrt_vjob *job);
 /* Finished jobs, oldest first (canceled ones already freed); NULL when none. */
 ipfsrt_vjob *ipfsrt_vpool_take_done(ipfsrt_vpool *pool);

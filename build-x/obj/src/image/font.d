@@ -1,0 +1,13 @@
+build-x/obj/src/image/font.o: runtime/src/image/font.c \
+ runtime/src/image/image_internal.h runtime/src/base/base_internal.h \
+ runtime/include/ipfsrt/error.h runtime/include/ipfsrt/base.h \
+ runtime/include/ipfsrt/buf.h runtime/include/ipfsrt/image.h \
+ runtime/include/ipfsrt/ndarray.h runtime/include/ipfsrt/error.h
+runtime/src/image/image_internal.h:
+runtime/src/base/base_internal.h:
+runtime/include/ipfsrt/error.h:
+runtime/include/ipfsrt/base.h:
+runtime/include/ipfsrt/buf.h:
+runtime/include/ipfsrt/image.h:
+runtime/include/ipfsrt/ndarray.h:
+runtime/include/ipfsrt/error.h:

@@ -1,0 +1,18 @@
+build-x/obj/src/ipld/dagcbor.o: runtime/src/ipld/dagcbor.c \
+ runtime/include/ipfsrt/dagcbor.h runtime/include/ipfsrt/cid.h \
+ runtime/include/ipfsrt/multibase.h runtime/include/ipfsrt/error.h \
+ runtime/include/ipfsrt/base.h runtime/include/ipfsrt/multihash.h \
+ runtime/include/ipfsrt/hash.h runtime/include/ipfsrt/buf.h \
+ runtime/src/base/base_internal.h runtime/include/ipfsrt/error.h \
+ runtime/include/ipfsrt/buf.h
+runtime/include/ipfsrt/dagcbor.h:
+runtime/include/ipfsrt/cid.h:
+runtime/include/ipfsrt/multibase.h:
+runtime/include/ipfsrt/error.h:
+runtime/include/ipfsrt/base.h:
+runtime/include/ipfsrt/multihash.h:
+runtime/include/ipfsrt/hash.h:
+runtime/include/ipfsrt/buf.h:
+runtime/src/base/base_internal.h:
+runtime/include/ipfsrt/error.h:
+runtime/include/ipfsrt/buf.h:

@@ -1,0 +1,30 @@
+build-x/obj/src/unixfs/importer.o: runtime/src/unixfs/importer.c \
+ runtime/include/ipfsrt/car.h runtime/include/ipfsrt/cid.h \
+ runtime/include/ipfsrt/multibase.h runtime/include/ipfsrt/error.h \
+ runtime/include/ipfsrt/base.h runtime/include/ipfsrt/multihash.h \
+ runtime/include/ipfsrt/hash.h runtime/include/ipfsrt/buf.h \
+ runtime/include/ipfsrt/blocksource.h runtime/include/ipfsrt/ranges.h \
+ runtime/src/base/base_internal.h runtime/include/ipfsrt/error.h \
+ runtime/include/ipfsrt/buf.h runtime/src/unixfs/importer.h \
+ runtime/include/ipfsrt/pack.h runtime/include/ipfsrt/unixfs.h \
+ runtime/include/ipfsrt/dagpb.h runtime/include/ipfsrt/hash.h \
+ runtime/src/unixfs/hamt.h
+runtime/include/ipfsrt/car.h:
+runtime/include/ipfsrt/cid.h:
+runtime/include/ipfsrt/multibase.h:
+runtime/include/ipfsrt/error.h:
+runtime/include/ipfsrt/base.h:
+runtime/include/ipfsrt/multihash.h:
+runtime/include/ipfsrt/hash.h:
+runtime/include/ipfsrt/buf.h:
+runtime/include/ipfsrt/blocksource.h:
+runtime/include/ipfsrt/ranges.h:
+runtime/src/base/base_internal.h:
+runtime/include/ipfsrt/error.h:
+runtime/include/ipfsrt/buf.h:
+runtime/src/unixfs/importer.h:
+runtime/include/ipfsrt/pack.h:
+runtime/include/ipfsrt/unixfs.h:
+runtime/include/ipfsrt/dagpb.h:
+runtime/include/ipfsrt/hash.h:
+runtime/src/unixfs/hamt.h:

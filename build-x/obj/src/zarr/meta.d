@@ -1,0 +1,31 @@
+build-x/obj/src/zarr/meta.o: runtime/src/zarr/meta.c \
+ runtime/src/codec/codec_internal.h runtime/include/ipfsrt/codec.h \
+ runtime/include/ipfsrt/buf.h runtime/include/ipfsrt/base.h \
+ runtime/include/ipfsrt/error.h runtime/src/zarr/zarr_internal.h \
+ runtime/src/base/json_internal.h runtime/include/ipfsrt/zarr.h \
+ runtime/include/ipfsrt/codec.h runtime/include/ipfsrt/ndarray.h \
+ runtime/include/ipfsrt/zarr_store.h runtime/include/ipfsrt/pack.h \
+ runtime/include/ipfsrt/unixfs.h runtime/include/ipfsrt/blocksource.h \
+ runtime/include/ipfsrt/cid.h runtime/include/ipfsrt/multibase.h \
+ runtime/include/ipfsrt/multihash.h runtime/include/ipfsrt/hash.h \
+ runtime/include/ipfsrt/dagpb.h runtime/include/ipfsrt/ranges.h
+runtime/src/codec/codec_internal.h:
+runtime/include/ipfsrt/codec.h:
+runtime/include/ipfsrt/buf.h:
+runtime/include/ipfsrt/base.h:
+runtime/include/ipfsrt/error.h:
+runtime/src/zarr/zarr_internal.h:
+runtime/src/base/json_internal.h:
+runtime/include/ipfsrt/zarr.h:
+runtime/include/ipfsrt/codec.h:
+runtime/include/ipfsrt/ndarray.h:
+runtime/include/ipfsrt/zarr_store.h:
+runtime/include/ipfsrt/pack.h:
+runtime/include/ipfsrt/unixfs.h:
+runtime/include/ipfsrt/blocksource.h:
+runtime/include/ipfsrt/cid.h:
+runtime/include/ipfsrt/multibase.h:
+runtime/include/ipfsrt/multihash.h:
+runtime/include/ipfsrt/hash.h:
+runtime/include/ipfsrt/dagpb.h:
+runtime/include/ipfsrt/ranges.h:

@@ -1,0 +1,30 @@
+build-x/obj/src/zarr/read_slabs.o: runtime/src/zarr/read_slabs.c \
+ runtime/src/zarr/reader.h runtime/src/zarr/zarr_internal.h \
+ runtime/src/base/json_internal.h runtime/include/ipfsrt/zarr.h \
+ runtime/include/ipfsrt/codec.h runtime/include/ipfsrt/buf.h \
+ runtime/include/ipfsrt/base.h runtime/include/ipfsrt/error.h \
+ runtime/include/ipfsrt/ndarray.h runtime/include/ipfsrt/zarr_store.h \
+ runtime/include/ipfsrt/pack.h runtime/include/ipfsrt/unixfs.h \
+ runtime/include/ipfsrt/blocksource.h runtime/include/ipfsrt/cid.h \
+ runtime/include/ipfsrt/multibase.h runtime/include/ipfsrt/multihash.h \
+ runtime/include/ipfsrt/hash.h runtime/include/ipfsrt/dagpb.h \
+ runtime/include/ipfsrt/ranges.h
+runtime/src/zarr/reader.h:
+runtime/src/zarr/zarr_internal.h:
+runtime/src/base/json_internal.h:
+runtime/include/ipfsrt/zarr.h:
+runtime/include/ipfsrt/codec.h:
+runtime/include/ipfsrt/buf.h:
+runtime/include/ipfsrt/base.h:
+runtime/include/ipfsrt/error.h:
+runtime/include/ipfsrt/ndarray.h:
+runtime/include/ipfsrt/zarr_store.h:
+runtime/include/ipfsrt/pack.h:
+runtime/include/ipfsrt/unixfs.h:
+runtime/include/ipfsrt/blocksource.h:
+runtime/include/ipfsrt/cid.h:
+runtime/include/ipfsrt/multibase.h:
+runtime/include/ipfsrt/multihash.h:
+runtime/include/ipfsrt/hash.h:
+runtime/include/ipfsrt/dagpb.h:
+runtime/include/ipfsrt/ranges.h:

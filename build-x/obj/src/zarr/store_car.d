@@ -1,0 +1,25 @@
+build-x/obj/src/zarr/store_car.o: runtime/src/zarr/store_car.c \
+ runtime/include/ipfsrt/car.h runtime/include/ipfsrt/cid.h \
+ runtime/include/ipfsrt/multibase.h runtime/include/ipfsrt/error.h \
+ runtime/include/ipfsrt/base.h runtime/include/ipfsrt/multihash.h \
+ runtime/include/ipfsrt/hash.h runtime/include/ipfsrt/buf.h \
+ runtime/include/ipfsrt/blocksource.h runtime/include/ipfsrt/ranges.h \
+ runtime/include/ipfsrt/unixfs.h runtime/include/ipfsrt/dagpb.h \
+ runtime/src/zarr/store_internal.h runtime/include/ipfsrt/zarr_store.h \
+ runtime/include/ipfsrt/pack.h runtime/include/ipfsrt/unixfs.h
+runtime/include/ipfsrt/car.h:
+runtime/include/ipfsrt/cid.h:
+runtime/include/ipfsrt/multibase.h:
+runtime/include/ipfsrt/error.h:
+runtime/include/ipfsrt/base.h:
+runtime/include/ipfsrt/multihash.h:
+runtime/include/ipfsrt/hash.h:
+runtime/include/ipfsrt/buf.h:
+runtime/include/ipfsrt/blocksource.h:
+runtime/include/ipfsrt/ranges.h:
+runtime/include/ipfsrt/unixfs.h:
+runtime/include/ipfsrt/dagpb.h:
+runtime/src/zarr/store_internal.h:
+runtime/include/ipfsrt/zarr_store.h:
+runtime/include/ipfsrt/pack.h:
+runtime/include/ipfsrt/unixfs.h:
