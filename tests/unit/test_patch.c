@@ -313,7 +313,7 @@ static void test_diff(void **state) {
 static ipfsrt_cid put_fan_dir(ipfsrt_memstore *m, const ipfsrt_cid *child, int width) {
     static const uint8_t dir_data[] = {0x08, 0x01}; /* UnixFS Data: Type = Directory */
     ipfsrt_dagpb_link links[100];
-    char names[100][8];
+    char names[100][16];
     assert_true(width <= 100);
     for (int i = 0; i < width; i++) {
         snprintf(names[i], sizeof names[i], "n%03d", i);

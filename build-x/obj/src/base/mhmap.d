@@ -1,7 +1,0 @@
-build-x/obj/src/base/mhmap.o: runtime/src/base/mhmap.c \
- runtime/src/base/base_internal.h runtime/include/ipfsrt/error.h \
- runtime/include/ipfsrt/base.h runtime/include/ipfsrt/buf.h
-runtime/src/base/base_internal.h:
-runtime/include/ipfsrt/error.h:
-runtime/include/ipfsrt/base.h:
-runtime/include/ipfsrt/buf.h:

@@ -1,9 +1,0 @@
-build-x/obj/src/codec/zstd.o: runtime/src/codec/zstd.c \
- runtime/src/codec/codec_internal.h runtime/include/ipfsrt/codec.h \
- runtime/include/ipfsrt/buf.h runtime/include/ipfsrt/base.h \
- runtime/include/ipfsrt/error.h
-runtime/src/codec/codec_internal.h:
-runtime/include/ipfsrt/codec.h:
-runtime/include/ipfsrt/buf.h:
-runtime/include/ipfsrt/base.h:
-runtime/include/ipfsrt/error.h:

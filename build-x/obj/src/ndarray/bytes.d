@@ -1,7 +1,0 @@
-build-x/obj/src/ndarray/bytes.o: runtime/src/ndarray/bytes.c \
- runtime/src/ndarray/ndarray_internal.h runtime/include/ipfsrt/ndarray.h \
- runtime/include/ipfsrt/error.h runtime/include/ipfsrt/base.h
-runtime/src/ndarray/ndarray_internal.h:
-runtime/include/ipfsrt/ndarray.h:
-runtime/include/ipfsrt/error.h:
-runtime/include/ipfsrt/base.h:
