@@ -11,7 +11,7 @@ DEBIAN_DEPS := gcc libc6-dev liblua5.4-dev lua5.4 libcurl4-openssl-dev libmbedtl
                libcmocka-dev libhdf5-dev libnetcdf-dev lua-busted pkg-config libmicrohttpd-dev curl openssl python3-numpy abigail-tools groff-base \
                libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev libexpat1-dev libyajl-dev python3-zarr doxygen \
                python3-xarray python3-scipy python3-cftime python3-fsspec python3-aiohttp python3-jinja2 python3-netcdf4 python3-h5py openmpi-bin libopenmpi-dev \
-               nghttp2-proxy
+               nghttp2-proxy valgrind
 LUA_PC := lua5.4
 # libipfsrt (the C library) needs these; libipfsrt-lua adds Lua and, for its
 # plots, libpng (LUA_DEPS: the ipfsrt-lua.pc's deps).

@@ -33,8 +33,13 @@
  *    by pointer into an object (a URL, a name, a view) lives until that
  *    object is freed or changed; strings and buffers the caller passes in are
  *    copied when the library keeps them; a callback's arguments are valid
- *    during the callback only; a callback table's ctx is the caller's, freed
- *    by the table's free when the library took the table over.
+ *    during the callback only.
+ *  - Hand-overs: a function that takes a table of callbacks over (a policy, a
+ *    store's ops, a transport) owns its ctx on every return, success or not:
+ *    what it could not take is released through the table's free before the
+ *    call returns (a table without its size too), and what it held before
+ *    stays. The caller never frees a ctx it handed over.
+ *  - Nothing writes the caller's error struct on success.
  *  - Stable or not: IPFSRT_API marks the stable core, IPFSRT_EXPERIMENTAL
  *    what may change in any release (ipfsrt/base.h says which is which).
  */

@@ -148,3 +148,21 @@ LD_PRELOAD="${LUA_PRELOAD:-}" lua5.4 -e "package.cpath='$prefix/lib/lua/5.4/?.so
 LUA_PATH="$prefix/share/lua/5.4/?.lua;;" lua5.4 -e "assert(package.searchpath('ipfsrt.policy', package.path))"
 pkg-config --variable=luadir ipfsrt-lua | grep -q "share/lua/5.4$"
 test -f "$(pkg-config --variable=policydir ipfsrt-lua)/trust.lua"
+
+# Misuse answered, never a crash (tests/embed/misuse.c); and the hosts above
+# under valgrind's memcheck, any error failing (not in sanitized builds, which
+# memcheck cannot run).
+# shellcheck disable=SC2046
+${CC:-cc} $cflags tests/embed/misuse.c -o "$out-misuse" $(pkg-config --cflags --libs ipfsrt) -Wl,-rpath,"$libdir"
+"$out-misuse"
+case "${EMBED_CFLAGS:-}" in
+*sanitize*) echo "embed: memcheck not run (a sanitized build)" ;;
+*)
+    memcheck() { valgrind --error-exitcode=9 -q "$@" >/dev/null || { echo "embed: memcheck: $*" >&2; exit 1; }; }
+    memcheck "$out-misuse"
+    rm -rf "$BUILD/tests/zarr-embed"
+    memcheck "$out-zarr" "$BUILD/tests"
+    memcheck "$out" tests/fixtures/ipfs-car-small.car "$root" tests/embed/analysis.lua "$BUILD/tests/zarr-embed"
+    memcheck "$out-policy" tests/fixtures/ipfs-car-small.car "$root" tests/embed/catch_liar.lua
+    echo "embed: the misuse host, the Zarr, Lua and policy hosts: 0 memcheck errors" ;;
+esac

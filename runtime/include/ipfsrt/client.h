@@ -203,17 +203,22 @@ IPFSRT_API ipfsrt_status ipfsrt_client_new(ipfsrt_client **client, const ipfsrt_
  * @param client the client, or NULL
  * @owner everything it lent (blocks, URLs) is no longer valid */
 IPFSRT_API void ipfsrt_client_free(ipfsrt_client *client);
-/** The client takes over the policy (and calls its free once done with it, on
- * failure too); NULL restores the default. Every gateway's cap is then set to
- * what the policy's max_in_flight answers (0 without one).
+/** The client takes over the policy; NULL restores the default. Every
+ * gateway's cap is then set to what the policy's max_in_flight answers (0
+ * without one). Ownership passes on every return, as with every callback
+ * table handed to the library: a policy the client cannot take (no size, a
+ * failing max_in_flight, a NULL client) has its free called before the call
+ * returns, and the policy set before stays. Setting the policy the client
+ * holds (the same ctx) again changes nothing.
  * @param client an idle client (not inside one of its own callbacks)
  * @param policy copied at its size; NULL = the default order
  * @param err filled on failure
  * @return IPFSRT_OK
- * @errors IPFSRT_EBAD_ARGUMENT: a policy without its size; IPFSRT_EUNSUPPORTED: a
- * longer struct setting members this library does not know; the policy's
- * max_in_flight failure (the default policy is then restored)
- * @owner the policy's ctx passes to the client */
+ * @errors IPFSRT_EBAD_ARGUMENT: a NULL client, a policy without its size;
+ * IPFSRT_EUNSUPPORTED: a longer struct setting members this library does not
+ * know; the policy's max_in_flight failure
+ * @owner the policy's ctx passes to the client, whatever the return: its free
+ * is called once, by ipfsrt_client_free, a later set, or this call's failure */
 IPFSRT_API ipfsrt_status ipfsrt_client_set_policy(ipfsrt_client *client, const ipfsrt_policy *policy,
                                                   ipfsrt_error *err);
 /** The most requests in flight at one gateway from now on: a gateway's own

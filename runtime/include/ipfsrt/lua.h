@@ -90,8 +90,9 @@ IPFSRT_API void ipfsrt_lua_policy_options_init(ipfsrt_lua_policy_options *opts);
  * @return IPFSRT_OK
  * @errors IPFSRT_EBAD_POLICY: unknown name, unreadable file, a constructor that
  * fails, no order method, no policy given; IPFSRT_EOUT_OF_MEMORY
- * @owner ipfsrt_client_set_policy takes the policy over; a host that does not
- * hand it over calls policy->free(policy->ctx). A lent state (opts->L) must
+ * @owner ipfsrt_client_set_policy takes the policy over on every return (its
+ * free then called by the client, or by that call when it fails); a host that
+ * never hands it over calls policy->free(policy->ctx). A lent state (opts->L) must
  * outlive it, and no other thread may use that state while the client fetches */
 IPFSRT_API ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char *spec, const ipfsrt_client *client,
                                                const ipfsrt_lua_policy_options *opts, ipfsrt_error *err);

@@ -452,7 +452,8 @@ ipfsrt_status ipfsrt_client_new(ipfsrt_client **out, const ipfsrt_client_options
 ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_options *opts,
                                    const ipfsrt_transport *transport, ipfsrt_error *err) {
     ipfsrt_client_options mine;
-    ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_client_options_init, err);
+    ipfsrt_status taken = out ? IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_client_options_init, err)
+                              : ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "ipfsrt_client_new: client (the out-pointer) is NULL");
     if (taken != IPFSRT_OK) {
         if (transport) transport->free(transport->ctx);
         return taken;
@@ -539,37 +540,49 @@ static void drop_policy(ipfsrt_client *c) {
     for (size_t i = 0; i < c->gateways.count; i++) ipfsrt_client_set_gateway_cap(c, i, 0);
 }
 
-/* The caps a policy asks for, each checked when it is taken, not mid-fetch. */
-static ipfsrt_status take_caps(ipfsrt_client *c, ipfsrt_error *err) {
+/* The caps a policy asks for, each checked when it is taken, not mid-fetch:
+ * into caps, so that a policy failing here leaves the client as it was. */
+static ipfsrt_status caps_of(ipfsrt_client *c, const ipfsrt_policy *p, unsigned *caps, ipfsrt_error *err) {
     for (size_t i = 0; i < c->gateways.count; i++) {
-        unsigned cap = 0;
-        if (c->policy.max_in_flight) {
-            ipfsrt_status st = c->policy.max_in_flight(c->policy.ctx, i, &cap, err);
-            if (st != IPFSRT_OK) {
-                ipfsrt_error_prefix(err, "policy max_in_flight(%s): ", c->shown.urls[i]);
-                return st;
-            }
+        caps[i] = 0;
+        ipfsrt_status st = p->max_in_flight ? p->max_in_flight(p->ctx, i, &caps[i], err) : IPFSRT_OK;
+        if (st != IPFSRT_OK) {
+            ipfsrt_error_prefix(err, "policy max_in_flight(%s): ", c->shown.urls[i]);
+            return st;
         }
-        ipfsrt_client_set_gateway_cap(c, i, cap);
     }
     return IPFSRT_OK;
 }
 
+/* A policy the client could not take is still its to release (client.h's
+ * rule: ownership passes on every return). free belongs to every version of
+ * the struct, so even one without its size is released. */
+static void release_untaken(const ipfsrt_policy *policy) {
+    if (policy->free) policy->free(policy->ctx);
+}
+
 ipfsrt_status ipfsrt_client_set_policy(ipfsrt_client *c, const ipfsrt_policy *policy, ipfsrt_error *err) {
-    drop_policy(c);
-    if (!policy) return IPFSRT_OK;
+    if (!c) {
+        if (policy) release_untaken(policy);
+        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "ipfsrt_client_set_policy: client is NULL");
+    }
+    if (!policy) {
+        drop_policy(c);
+        return IPFSRT_OK;
+    }
+    if (policy->ctx && policy->ctx == c->policy.ctx) return IPFSRT_OK; /* the one it holds: nothing to take */
     ipfsrt_policy taken;
+    unsigned caps[IPFSRT_MAX_GATEWAYS];
     ipfsrt_status st = IPFSRT_TAKE_CALLBACKS(taken, policy, "ipfsrt_policy", err);
-    if (st != IPFSRT_OK) {
-        /* ownership passed all the same: its free is where the policy says how */
-        if (IPFSRT_HAS_MEMBER(policy, ipfsrt_policy, free) && policy->free)
-            policy->free(policy->ctx);
+    if (st == IPFSRT_OK) st = caps_of(c, &taken, caps, err);
+    if (st != IPFSRT_OK) { /* the policy before stays */
+        release_untaken(policy);
         return st;
     }
+    drop_policy(c);
     c->policy = taken;
-    st = take_caps(c, err);
-    if (st != IPFSRT_OK) drop_policy(c);
-    return st;
+    for (size_t i = 0; i < c->gateways.count; i++) ipfsrt_client_set_gateway_cap(c, i, caps[i]);
+    return IPFSRT_OK;
 }
 
 void ipfsrt_client_set_gateway_cap(ipfsrt_client *c, size_t i, unsigned cap) {

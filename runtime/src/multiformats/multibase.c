@@ -291,7 +291,7 @@ ipfsrt_status ipfsrt_multibase_decode(const char *s, size_t slen, uint8_t *out, 
             if (base) *base = (ipfsrt_base)i;
             ipfsrt_status st =
                 ipfsrt_base_decode((ipfsrt_base)i, s + 1, slen - 1, out, out_size, out_len, err);
-            ipfsrt_error_shift(err, st == IPFSRT_OK ? 0 : 1);
+            if (st != IPFSRT_OK) ipfsrt_error_shift(err, 1); /* past the prefix; err untouched on success */
             return st;
         }
     }
