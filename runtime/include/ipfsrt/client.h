@@ -110,8 +110,11 @@ typedef struct ipfsrt_policy_outcome {
     double duration_s;
     uint64_t bytes;      /* body bytes received */
     const char *detail;  /* what went wrong, "" when ok */
-    bool guess;          /* a read asked ahead of need (a prefetch): its not_found says
-                            nothing against the gateway (the path may not exist) */
+    bool guess;          /* a prefetch: a CAR asked for a path before the reader's walk from
+                            the root has proven it (every Zarr read of chunks starts with
+                            such requests, so most of a Zarr read's outcomes have it); its
+                            not_found says nothing against the gateway (the path may not
+                            exist); the walk then asks for what it lacks, without guess */
     bool verification_failed; /* the gateway sent bad data: hash_mismatch or wrong_dag
                                  (ipfsrt_gateway_error_is_verification) */
 } ipfsrt_policy_outcome;
@@ -120,7 +123,13 @@ typedef struct ipfsrt_policy_outcome {
  * Lua keeps too (scripts/policies/README.md; ipfsrt_lua_policy_new in
  * ipfsrt/lua.h turns such a file into this struct). Every function may be
  * NULL: the defaults try gateways in the configured order, never hedge,
- * observe nothing and cap nothing. A function that fails (returns anything but
+ * observe nothing and cap nothing. When each is asked: order and hedge_after
+ * when a request is dispatched, once per round of gateways (attempt 1, then
+ * each retry round); observe when an attempt ends; max_in_flight once per
+ * gateway when the policy is set. The requests of one read (a Zarr
+ * selection's chunks, a batch) are dispatched together, so what observe
+ * learns from one of them steers only requests dispatched after it, not the
+ * others of that read already under way. A function that fails (returns anything but
  * IPFSRT_OK, with err filled) stops the call under way, which returns that
  * error. Caller-filled: size first (ipfsrt_policy_init, or .size = sizeof),
  * so that a host built against an older, shorter struct still works. */
