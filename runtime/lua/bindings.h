@@ -121,7 +121,8 @@ typedef struct ipfsrt_lua_budget {
  * thousand instructions, a few KiB), short of a hang. */
 #define IPFSRT_LUA_POLICY_MAX_INSTRUCTIONS 20000000u
 #define IPFSRT_LUA_POLICY_MAX_MEMORY ((uint64_t)64 << 20)
-void ipfsrt_lua_budget_default(ipfsrt_lua_budget *limits);
+/* The limits asked for, 0 standing for the policies' default. */
+void ipfsrt_lua_budget_init(ipfsrt_lua_budget *limits, uint64_t max_instructions, uint64_t max_memory);
 /* lua_pcall (no message handler) under limits, a stop signal
  * (ipfsrt_stop_requested) ending it too: what runs over fails with an error
  * message that says which bound it passed. */

@@ -4,8 +4,6 @@
  * hanging the client or exhausting the process. The count hook and the
  * allocator are swapped in for the call and the previous ones put back after
  * it; both are the state's own, so this works on a lent state too. */
-#include <stdio.h>
-
 #include "bindings.h"
 
 #define BUDGET_TICK 1000 /* instructions between two looks at the budget */
@@ -71,9 +69,9 @@ int ipfsrt_lua_budget_pcall(lua_State *L, int nargs, int nresults, const ipfsrt_
     return status;
 }
 
-void ipfsrt_lua_budget_default(ipfsrt_lua_budget *limits) {
-    limits->max_instructions = IPFSRT_LUA_POLICY_MAX_INSTRUCTIONS;
-    limits->max_memory = IPFSRT_LUA_POLICY_MAX_MEMORY;
+void ipfsrt_lua_budget_init(ipfsrt_lua_budget *limits, uint64_t max_instructions, uint64_t max_memory) {
+    limits->max_instructions = max_instructions ? max_instructions : IPFSRT_LUA_POLICY_MAX_INSTRUCTIONS;
+    limits->max_memory = max_memory ? max_memory : IPFSRT_LUA_POLICY_MAX_MEMORY;
 }
 
 /* core.budget_call(limits, f, ...) -> true, results... | false, error: pcall
@@ -81,15 +79,14 @@ void ipfsrt_lua_budget_default(ipfsrt_lua_budget *limits) {
  * policies' default; limits nil for both). lua/ipfsrt/policy.lua runs a
  * policy's file and constructor with it. */
 static int budget_call(lua_State *L) {
-    ipfsrt_lua_budget limits;
-    ipfsrt_lua_budget_default(&limits);
+    lua_Integer instructions = 0, memory = 0;
     if (!lua_isnil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
-        lua_Integer n = ipfsrt_lua_opt_int(L, 1, "max_instructions", 0);
-        if (n > 0) limits.max_instructions = (uint64_t)n;
-        n = ipfsrt_lua_opt_int(L, 1, "max_memory", 0);
-        if (n > 0) limits.max_memory = (uint64_t)n;
+        instructions = ipfsrt_lua_opt_int(L, 1, "max_instructions", 0);
+        memory = ipfsrt_lua_opt_int(L, 1, "max_memory", 0);
     }
+    ipfsrt_lua_budget limits;
+    ipfsrt_lua_budget_init(&limits, instructions > 0 ? (uint64_t)instructions : 0, memory > 0 ? (uint64_t)memory : 0);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_remove(L, 1);
     int status = ipfsrt_lua_budget_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, &limits);

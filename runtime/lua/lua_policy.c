@@ -267,7 +267,7 @@ int ipfsrt_lua_client_set_policy_object(lua_State *L) {
     if (!lp) return luaL_error(L, "out of memory");
     snprintf(lp->what, sizeof lp->what, "%s", what);
     lp->lc = lc;
-    ipfsrt_lua_budget_default(&lp->budget);
+    ipfsrt_lua_budget_init(&lp->budget, 0, 0);
     lua_settop(L, 3);
     ipfsrt_policy p;
     fill_policy(&p, lp, L);
@@ -397,9 +397,7 @@ ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char *spec, con
     snprintf(lp->what, sizeof lp->what, "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
     lp->owned = owned;
-    ipfsrt_lua_budget_default(&lp->budget);
-    if (o.max_instructions) lp->budget.max_instructions = o.max_instructions;
-    if (o.max_memory) lp->budget.max_memory = o.max_memory;
+    ipfsrt_lua_budget_init(&lp->budget, o.max_instructions, o.max_memory);
     fill_policy(policy, lp, L);
     lua_settop(L, top);
     return IPFSRT_OK;

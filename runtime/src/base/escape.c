@@ -26,24 +26,20 @@ bool ipfsrt_url_escape(ipfsrt_buf *out, const char *s, bool keep_slash) {
 }
 
 char *ipfsrt_url_redact(const char *url) {
-    char *copy = strdup(url);
-    if (!copy) return NULL;
-    char *scheme = strstr(copy, "://");
-    char *authority = scheme ? scheme + 3 : copy;
+    const char *scheme = strstr(url, "://");
+    const char *authority = scheme ? scheme + 3 : url, *at = NULL;
     size_t len = strcspn(authority, "/?#");
-    char *at = NULL;
     for (size_t i = 0; i < len; i++)
         if (authority[i] == '@') at = authority + i;
-    char *colon = at ? memchr(authority, ':', (size_t)(at - authority)) : NULL;
-    if (!colon) return copy;
+    const char *colon = at ? memchr(authority, ':', (size_t)(at - authority)) : NULL;
+    if (!colon) return strdup(url);
     /* user:password@host -> user:***@host */
-    size_t head = (size_t)(colon + 1 - copy), tail = strlen(at);
+    size_t head = (size_t)(colon + 1 - url), tail = strlen(at);
     char *shown = malloc(head + 3 + tail + 1);
     if (shown) {
-        memcpy(shown, copy, head);
+        memcpy(shown, url, head);
         memcpy(shown + head, "***", 3);
         memcpy(shown + head + 3, at, tail + 1);
     }
-    free(copy);
     return shown;
 }

@@ -237,11 +237,17 @@ static bool locate(const ipfsrt_car_file *f, const ipfsrt_cid *cid, uint64_t *of
     return e != NULL;
 }
 
+/* The block of the section at off, an offset from an index (unhashed); false
+ * when no well-formed section starts there. */
+static bool section_at(const ipfsrt_car_file *f, uint64_t off, ipfsrt_car_block *block) {
+    return off >= f->first_section && off < f->data_end &&
+           read_section(f, off, false, block, NULL, NULL) == IPFSRT_OK;
+}
+
 /* Whether the section at off holds the block cid names (its bytes unhashed). */
 static bool section_holds(const ipfsrt_car_file *f, uint64_t off, const ipfsrt_cid *cid) {
     ipfsrt_car_block block;
-    if (off < f->first_section || off >= f->data_end || read_section(f, off, false, &block, NULL, NULL) != IPFSRT_OK)
-        return false;
+    if (!section_at(f, off, &block)) return false;
     size_t want_len, got_len;
     const uint8_t *want = ipfsrt_cid_multihash(cid, &want_len), *got = ipfsrt_cid_multihash(&block.cid, &got_len);
     return want_len == got_len && memcmp(want, got, want_len) == 0;
@@ -336,9 +342,7 @@ static ipfsrt_status check_entry(void *user, uint64_t code, const uint8_t *diges
     const ipfsrt_car_file *f = c->f;
     uint64_t off = f->data_start + offset;
     ipfsrt_car_block block;
-    bool held = off >= f->first_section && off < f->data_end &&
-                read_section(f, off, false, &block, NULL, NULL) == IPFSRT_OK &&
-                block.cid.digest_len == digest_len &&
+    bool held = section_at(f, off, &block) && block.cid.digest_len == digest_len &&
                 memcmp(block.cid.bytes + block.cid.digest_offset, digest, digest_len) == 0 &&
                 (code == UINT64_MAX || code == block.cid.hash_code);
     c->entries++;

@@ -449,6 +449,26 @@ ipfsrt_status ipfsrt_client_new(ipfsrt_client **out, const ipfsrt_client_options
     return ipfsrt_client_new_on(out, opts, NULL, err);
 }
 
+/* The caller's gateways (else the default list), and the same URLs as
+ * messages and policies show them. */
+static ipfsrt_status take_gateways(ipfsrt_client *c, const ipfsrt_gateway_list *given, ipfsrt_error *err) {
+    ipfsrt_status st = IPFSRT_OK;
+    if (given && given->count) {
+        snprintf(c->gateways.source, sizeof c->gateways.source, "%s", given->source[0] ? given->source : "the caller");
+        for (size_t i = 0; i < given->count && st == IPFSRT_OK; i++)
+            st = ipfsrt_gateway_list_add(&c->gateways, given->urls[i], err);
+    } else {
+        st = ipfsrt_gateway_list_default(&c->gateways, err);
+    }
+    for (size_t i = 0; i < c->gateways.count && st == IPFSRT_OK; i++) {
+        char *shown = ipfsrt_url_redact(c->gateways.urls[i]);
+        st = shown ? ipfsrt_gateway_list_add(&c->shown, shown, err)
+                   : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+        free(shown);
+    }
+    return st;
+}
+
 ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_options *opts,
                                    const ipfsrt_transport *transport, ipfsrt_error *err) {
     ipfsrt_client_options mine;
@@ -465,20 +485,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
         return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     if (transport) c->engine = *transport;
-    ipfsrt_status st = IPFSRT_OK;
-    if (opts->gateways && opts->gateways->count) {
-        snprintf(c->gateways.source, sizeof c->gateways.source, "%s",
-                 opts->gateways->source[0] ? opts->gateways->source : "the caller");
-        for (size_t i = 0; i < opts->gateways->count && st == IPFSRT_OK; i++)
-            st = ipfsrt_gateway_list_add(&c->gateways, opts->gateways->urls[i], err);
-    } else {
-        st = ipfsrt_gateway_list_default(&c->gateways, err);
-    }
-    for (size_t i = 0; i < c->gateways.count && st == IPFSRT_OK; i++) {
-        char *shown = ipfsrt_url_redact(c->gateways.urls[i]);
-        st = shown ? ipfsrt_gateway_list_add(&c->shown, shown, err) : ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-        free(shown);
-    }
+    ipfsrt_status st = take_gateways(c, opts->gateways, err);
     c->verify = !opts->no_verify;
     c->retries = opts->retries ? opts->retries : 2;
     c->give_up_s = opts->give_up_s < 0 ? 0 : opts->give_up_s > 0 ? opts->give_up_s : 60;

@@ -459,12 +459,12 @@ static bool policy_failed(task *t, const ipfsrt_error *e) {
     return false;
 }
 
-/* Asks the policy for this round's order (and how long to wait before racing
- * the next gateway). False when the policy failed: the task fails with its error. */
 /* An unverified read of a URL the caller gave whole: no gateway is asked, so
  * there is none to choose or to name. */
 static bool own_url(const task *t) { return t->kind == IPFSRT_REQUEST_PLAIN && strstr(t->path, "://"); }
 
+/* Asks the policy for this round's order (and how long to wait before racing
+ * the next gateway). False when the policy failed: the task fails with its error. */
 static bool task_order(task *t) {
     ipfsrt_client *c = t->c;
     size_t n = c->gateways.count;
@@ -674,12 +674,13 @@ ipfsrt_status ipfsrt_task_pump(ipfsrt_client *c, int wait_ms, ipfsrt_error *err)
 /* "URL: what went wrong (N attempts); ..." */
 static void describe_failures(const task *t, char *out, size_t size) {
     size_t used = 0;
+    bool named = !own_url(t); /* the URL given whole names itself, before these */
     out[0] = '\0';
     for (size_t i = 0; i < t->failure_count && used + 1 < size; i++) {
         char times[32] = "";
         if (t->failures[i].count > 1) snprintf(times, sizeof times, " (%u attempts)", t->failures[i].count);
         int n = snprintf(out + used, size - used, "%s%s%s%s%s", i ? "; " : "",
-                         own_url(t) ? "" : t->c->shown.urls[t->failures[i].gw], own_url(t) ? "" : ": ",
+                         named ? t->c->shown.urls[t->failures[i].gw] : "", named ? ": " : "",
                          t->failures[i].detail, times);
         used += n > 0 ? (size_t)n : 0;
     }

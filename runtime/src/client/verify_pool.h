@@ -32,7 +32,8 @@ void ipfsrt_vpool_submit(ipfsrt_vpool *pool, ipfsrt_vjob *job);
 /* Abandons a submitted job: marked canceled, it still comes back through
  * take_done (unhashed if no worker had started it), where its taker frees it. */
 void ipfsrt_vpool_cancel(ipfsrt_vpool *pool, ipfsrt_vjob *job);
-/* Finished jobs, oldest first (canceled ones already freed); NULL when none. */
+/* Finished jobs, oldest first, canceled ones among them (job->canceled: the
+ * taker frees them unread); NULL when none. */
 ipfsrt_vjob *ipfsrt_vpool_take_done(ipfsrt_vpool *pool);
 void ipfsrt_vjob_free(ipfsrt_vjob *job);
 /* Waits for the jobs under way, then stops the threads. */

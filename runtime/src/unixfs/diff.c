@@ -39,25 +39,21 @@ static ipfsrt_mhmap_entry *memo_of(differ *d, const ipfsrt_cid *cid, ipfsrt_erro
     return e;
 }
 
-/* Keeps a copy of es for dir's next visit, while the memo has room. */
-static void keep_listing(differ *d, ipfsrt_mhmap_entry *e, const ipfsrt_importer_entries *es) {
+/* Keeps es for its directory's next visit (memo entry e), while the memo has
+ * room: its entries are taken over (es is left empty). The listing to walk:
+ * the kept one, or es. */
+static const ipfsrt_importer_entries *keep_listing(differ *d, ipfsrt_mhmap_entry *e, ipfsrt_importer_entries *es) {
     if (d->kept_entries + es->count > MEMO_MAX_ENTRIES ||
         ipfsrt_array_reserve(&d->listings, &d->listing_cap, d->listing_count + 1, sizeof *d->listings))
-        return;
-    ipfsrt_importer_entries *copy = calloc(1, sizeof *copy);
-    for (size_t i = 0; copy && i < es->count; i++) {
-        ipfsrt_importer_entry *c = ipfsrt_importer_entries_add(copy, es->items[i].name, es->items[i].name_len);
-        if (!c) {
-            ipfsrt_importer_entries_free(copy);
-            free(copy);
-            return;
-        }
-        c->m = es->items[i].m;
-    }
-    if (!copy) return;
-    d->listings[d->listing_count++] = copy;
-    d->kept_entries += copy->count;
+        return es;
+    ipfsrt_importer_entries *kept = malloc(sizeof *kept);
+    if (!kept) return es;
+    *kept = *es;
+    *es = (ipfsrt_importer_entries){0};
+    d->listings[d->listing_count++] = kept;
+    d->kept_entries += kept->count;
     e->offset = d->listing_count;
+    return kept;
 }
 
 /* dir's entries in name order, from the memo or its blocks. */
@@ -75,8 +71,7 @@ static ipfsrt_status listing(differ *d, const ipfsrt_blocksource *src, const ipf
         return st;
     }
     ipfsrt_importer_entries_sort(own);
-    keep_listing(d, e, own); /* e is still its slot: listing touched no memo */
-    *out = own;
+    *out = keep_listing(d, e, own); /* e is still its slot: listing touched no memo */
     return IPFSRT_OK;
 }
 

@@ -289,37 +289,29 @@ static void remove_stage_dirs(const char *path, int depth) {
 }
 
 /* Every staged document into place (the mark first: from then on a crash is
- * completed, not undone), or every one dropped. */
-static ipfsrt_status settle_stage(folder *f, bool publish, ipfsrt_error *err) {
+ * completed, not undone), or every one dropped; publish < 0: as the mark a
+ * crashed change left says. */
+static ipfsrt_status settle_stage(folder *f, int publish, ipfsrt_error *err) {
     char mark[4096], stage[4096];
     snprintf(mark, sizeof mark, "%s/" COMMIT_MARK, f->root);
-    if (!staged_path(f, "", stage, sizeof stage)) return IPFSRT_OK;
-    stage[strlen(stage) - 1] = '\0'; /* no trailing slash */
+    snprintf(stage, sizeof stage, "%s/" STAGE_DIR, f->root);
     struct stat sb;
+    if (publish < 0) publish = lstat(mark, &sb) == 0;
     if (lstat(stage, &sb) == 0 && !S_ISDIR(sb.st_mode))
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: not a folder of ours (a link?): changes stay in the store",
                            stage);
-    ipfsrt_status st = IPFSRT_OK;
     if (publish) {
         int fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot write %s: %s", mark, strerror(errno));
         close(fd);
     }
     staged_fn fn = publish ? publish_one : discard_one;
-    st = each_staged(f, "", false, fn, 0, err);
+    ipfsrt_status st = each_staged(f, "", false, fn, 0, err);
     if (st == IPFSRT_OK) st = each_staged(f, "", true, fn, 0, err);
     if (st != IPFSRT_OK) return st; /* the mark stays: the next transaction completes it */
     remove_stage_dirs(stage, 0);
     unlink(mark);
     return IPFSRT_OK;
-}
-
-/* What a crashed transaction left: completed when it had decided, else undone. */
-static ipfsrt_status recover(folder *f, ipfsrt_error *err) {
-    char mark[4096];
-    struct stat sb;
-    snprintf(mark, sizeof mark, "%s/" COMMIT_MARK, f->root);
-    return settle_stage(f, lstat(mark, &sb) == 0, err);
 }
 
 ipfsrt_status ipfsrt_zarr_folder_begin(void *ctx, double wait_s, ipfsrt_error *err) {
@@ -336,7 +328,7 @@ ipfsrt_status ipfsrt_zarr_folder_begin(void *ctx, double wait_s, ipfsrt_error *e
         }
         nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
     }
-    ipfsrt_status st = recover(f, err);
+    ipfsrt_status st = settle_stage(f, -1, err); /* what a crashed change left: completed if decided, else undone */
     if (st != IPFSRT_OK) {
         close(fd); /* the lock goes with it */
         return st;
