@@ -123,8 +123,9 @@ local function encoded(x, t, enc)
     if enc.dtype:match("int") then x = x:round() end
   end
   -- a value that encodes to the fill value would read back as missing
-  if enc.fill ~= nil and x:eq(enc.fill):any() then
-    local at = x:eq(enc.fill):reshape { -1 }:argmax()
+  local on_fill = enc.fill ~= nil and x:eq(enc.fill)
+  if on_fill and on_fill:any() then
+    local at = on_fill:reshape { -1 }:argmax()
     return nil, string.format("the value %s encodes to the fill value %s (it would read back as missing)",
       tostring(decoded:reshape { -1 }:get(at)), tostring(enc.fill))
   end

@@ -48,8 +48,6 @@ function M.parse(args, spec, aliases)
   return positional, options
 end
 
--- The value of --name as a whole number (nil when absent); min is the least
--- allowed (default 0).
 -- Refuses an output path where anything stands already (a file, a folder, a
 -- link, dangling or not) unless force; how_to_force says how to ask for it.
 function M.check_output(path, force, how_to_force)
@@ -60,6 +58,8 @@ function M.check_output(path, force, how_to_force)
     kind == "link" and "symbolic link" or kind, how_to_force or "--force")), 0)
 end
 
+-- The value of --name as a whole number (nil when absent); min is the least
+-- allowed (default 0).
 function M.whole(opts, name, min)
   local v = opts[name]
   if v == nil then return nil end

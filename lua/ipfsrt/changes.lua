@@ -38,12 +38,11 @@ local function store_of(side, opts)
   bad("a version is a CAR, a list of CARs, an ipfs:// root, a store or a dataset")
 end
 
--- path -> array, for every array of the group at the top of store. A store
--- that cannot be read (a block missing, a gateway's 404) fails the diff: it
--- is never taken for a version without arrays.
-local function arrays_of(store)
+-- path -> array, for every array of g, the group at the top of a store (a
+-- store that cannot be read, a block missing or a gateway's 404, failed the
+-- diff when it was opened: it is never taken for a version without arrays).
+local function arrays_of(g)
   local out = {}
-  local g = zarr.open(store)
   if g.is_array then return out end
   for _, a in ipairs(g:arrays()) do out[a.path] = a end
   return out
@@ -191,7 +190,8 @@ function M.diff(old, new, opts)
   local old_store, new_store = store_of(old, opts), store_of(new, opts)
   local report = { variables = {}, files = {}, old = old_store, new = new_store }
   local changes = C.store_diff(old_store, new_store)
-  local olds, news = arrays_of(old_store), arrays_of(new_store)
+  local g_old, g_new = zarr.open(old_store), zarr.open(new_store)
+  local olds, news = arrays_of(g_old), arrays_of(g_new)
   for _, c in ipairs(changes) do place(report, c, olds, news) end
   for name in pairs(news) do if not olds[name] then variable_entry(report, name) end end
   for name in pairs(olds) do if not news[name] then variable_entry(report, name) end end
@@ -201,7 +201,7 @@ function M.diff(old, new, opts)
     local quiet = v.change == "changed" and not v.shape and not v.dtype and not any(v.attrs) and not any(v.chunks)
     if quiet and not v.metadata then report.variables[name] = nil end
   end
-  report.attrs = attr_changes(zarr.open(old_store).attrs, zarr.open(new_store).attrs)
+  report.attrs = attr_changes(g_old.attrs, g_new.attrs)
   report.changes = #changes
   return report
 end

@@ -72,14 +72,23 @@ function M.available()
 end
 
 -- require "ipfsrt.policies.NAME": a policy's constructor, from the same directories.
+-- The chunk of the policy ipfsrt.policies.NAME (into env, a sandbox, when
+-- given) and its file; nil and why when there is no such file.
+local function policy_chunk(name, env)
+  local path = policy_file(name)
+  if not path then return nil, "no policy file " .. name .. ".lua in " .. table.concat(M.search_dirs(), ", ") end
+  local chunk, err
+  if env then chunk, err = loadfile(path, "t", env) else chunk, err = loadfile(path) end
+  if not chunk then fail("policy %s: %s", path, err) end
+  return chunk, path
+end
+
 local function search_policies(modname)
   local name = modname:match("^ipfsrt%.policies%.([%w_%-]+)$")
   if not name then return nil end
-  local path = policy_file(name)
-  if not path then return "no policy file " .. name .. ".lua in " .. table.concat(M.search_dirs(), ", ") end
-  local chunk, err = loadfile(path)
-  if not chunk then fail("policy %s: %s", path, err) end
-  return chunk, path
+  local chunk, where = policy_chunk(name)
+  if not chunk then return where end
+  return chunk, where
 end
 
 -- What a policy's code sees unless its host trusts it: computation, time and
@@ -124,11 +133,9 @@ function sandbox_require(env, loaded, modname)
   local name = type(modname) == "string" and modname:match("^ipfsrt%.policies%.([%w_%-]+)$")
   if not name then error(string.format("a policy may require only ipfsrt and ipfsrt.policies.NAME, not '%s'",
     tostring(modname)), 2) end
-  local path = policy_file(name)
-  if not path then error("no policy file " .. name .. ".lua in " .. table.concat(M.search_dirs(), ", "), 2) end
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then fail("policy %s: %s", path, err) end
-  local made = chunk(modname, path)
+  local chunk, where = policy_chunk(name, env)
+  if not chunk then error(where, 2) end
+  local made = chunk(modname, where)
   loaded[modname] = made == nil and true or made
   return loaded[modname]
 end

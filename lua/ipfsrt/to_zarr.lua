@@ -113,30 +113,8 @@ local function into_existing(v, path, opts)
     pack = opts.pack, chunks = opts.chunks, force = opts.force })
 end
 
-local write_variable
-
-function M.to_zarr(v, path, opts)
-  opts = opts or {}
-  if type(path) ~= "string" then bad("a folder to write") end
-  if type(opts) ~= "table" then bad("options are a table ({name =, chunks =, compressor =, mode =})") end
-  for k in pairs(opts) do
-    if not OPTIONS[k] then
-      bad("no option %s (options: append_dim, chunks, compressor, force, mode, name, output, pack, region)", tostring(k))
-    end
-  end
-  if opts.append_dim ~= nil or opts.region ~= nil then return into_existing(v, path, opts) end
-  local mode = opts.mode or "w-"
-  if not MODES[mode] then bad("mode is \"w-\", \"w\" or \"a\", not %s", tostring(mode)) end
-  -- adding to a group another process may be changing (ipfsrt.append's lock)
-  local lock = mode == "a" and C.path_kind(path) == "folder" and zarr.store(path, { writable = true }) or nil
-  if lock then lock:begin_change() end
-  local ok, err = pcall(write_variable, v, path, opts, mode)
-  if lock then lock:end_change(ok) end
-  if not ok then error(err, 0) end
-end
-
 -- to_zarr's writing, once the folder is the caller's
-function write_variable(v, path, opts, mode)
+local function write_variable(v, path, opts, mode)
   local name = opts.name or v.name
   local values = v:_values_array()
   local names, aux, off = { name }, v:_aux(), {}
@@ -161,6 +139,27 @@ function write_variable(v, path, opts, mode)
   end
   zarr.consolidate(path)
 end
+
+function M.to_zarr(v, path, opts)
+  opts = opts or {}
+  if type(path) ~= "string" then bad("a folder to write") end
+  if type(opts) ~= "table" then bad("options are a table ({name =, chunks =, compressor =, mode =})") end
+  for k in pairs(opts) do
+    if not OPTIONS[k] then
+      bad("no option %s (options: append_dim, chunks, compressor, force, mode, name, output, pack, region)", tostring(k))
+    end
+  end
+  if opts.append_dim ~= nil or opts.region ~= nil then return into_existing(v, path, opts) end
+  local mode = opts.mode or "w-"
+  if not MODES[mode] then bad("mode is \"w-\", \"w\" or \"a\", not %s", tostring(mode)) end
+  -- adding to a group another process may be changing (ipfsrt.append's lock)
+  local lock = mode == "a" and C.path_kind(path) == "folder" and zarr.store(path, { writable = true }) or nil
+  if lock then lock:begin_change() end
+  local ok, err = pcall(write_variable, v, path, opts, mode)
+  if lock then lock:end_change(ok) end
+  if not ok then error(err, 0) end
+end
+
 
 function M.install(internals, Variable)
   I = internals

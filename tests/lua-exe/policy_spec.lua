@@ -194,7 +194,7 @@ describe("policies", function()
     assert.is_not_nil(io.open(car, "r"))
     -- what it has: computation, time, other policies, ctx.log
     put(dir .. "/mine/allowed.lua", "local ipfsrt = require 'ipfsrt' local f = require 'ipfsrt.policies.fastest' " ..
-      "return function(ctx) local p = f(ctx) assert(ipfsrt.clock() > 0 and os.time() > 0 and " ..
+      "return function(ctx) local p = f(ctx) assert(type(ipfsrt.clock()) == 'number' and type(os.time()) == 'number' and " ..
       "math.floor(2.5) == 2 and string.format('%d', 3) == '3' and table.concat({1, 2}) == '12' and " ..
       "load('return 1')() == 1) return p end")
     local code, out, err = get_with(dir .. "/mine/allowed.lua")
