@@ -32,9 +32,7 @@ local nd = ipfsrt.ndarray
 local M = {}
 local I, Dataset -- the dataset's internals and class (install)
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", string.format(fmt, ...)), 0)
-end
+local bad = require "ipfsrt.bad" ("")
 
 local CONTENT_ADDRESSED = { car = true, ipfs = true }
 

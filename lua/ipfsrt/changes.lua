@@ -24,9 +24,7 @@ local C = require("ipfsrt.core").zarr
 
 local M = {}
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "diff: " .. string.format(fmt, ...)), 0)
-end
+local bad = require "ipfsrt.bad" ("diff: ")
 
 local METADATA = { [".zarray"] = true, [".zattrs"] = true, ["zarr.json"] = true, [".zgroup"] = true,
   [".zmetadata"] = true }

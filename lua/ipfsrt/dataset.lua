@@ -32,9 +32,7 @@ local nd = ipfsrt.ndarray
 local M = {}
 local Dataset, Variable = {}, {}
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 3)
-end
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 -- ------------------------------------------------------------- CF time
 

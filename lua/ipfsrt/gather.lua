@@ -18,9 +18,7 @@ local nd = ipfsrt.ndarray
 local M = {}
 local List, Points = { __name = "ipfsrt.list" }, { __name = "ipfsrt.points" }
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 3)
-end
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 -- The items of t (a sequence of at least one), copied.
 local function items_of(t, what)

@@ -18,9 +18,7 @@ local nd = ipfsrt.ndarray
 
 local M = {}
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "dataset: " .. string.format(fmt, ...)), 4)
-end
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 -- The dims of a, then those of b that a lacks; sizes checked to agree.
 local function joined(a, b, what)

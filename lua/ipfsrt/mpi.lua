@@ -17,9 +17,7 @@ local nd = ipfsrt.ndarray
 local M = {}
 for _, name in ipairs { "rank", "size", "node_rank", "node_size", "wtime", "barrier", "abort" } do M[name] = C[name] end
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "mpi: " .. string.format(fmt, ...)), 3)
-end
+local bad = require "ipfsrt.bad" ("mpi: ")
 
 -- ------------------------------------------------------------ Lua values
 

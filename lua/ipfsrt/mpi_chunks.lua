@@ -17,9 +17,7 @@ local PIECE_BYTES = 256 << 20
 local CHUNKS_MAX = 10000000
 local REQUEST_WEIGHT = 8
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "mpi.map_chunks: " .. string.format(fmt, ...)), 0)
-end
+local bad = require "ipfsrt.bad" ("mpi.map_chunks: ")
 
 -- A Zarr selection (an index, or {start, stop[, step]} per dimension; nil:
 -- all) as {index =} or {start =, count =, step =} per dimension.

@@ -26,9 +26,7 @@ local svg = require "ipfsrt.plot_svg"
 
 local M = {}
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "plot: " .. string.format(fmt, ...)), 3)
-end
+local bad = require "ipfsrt.bad" ("plot: ")
 
 local function is_variable(x) return type(x) == "table" and x.dims ~= nil and x.values ~= nil end
 

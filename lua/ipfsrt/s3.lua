@@ -8,9 +8,8 @@ local FIELDS = { endpoint = "string", region = "string", access_key = "string", 
   session_token = "string", anonymous = "boolean", forbidden_is_absent = "boolean", concurrency = "number",
   retries = "number", backoff = "number", part_size = "number" }
 
-local function bad(who, fmt, ...)
-  error(ipfsrt.error.new("bad_argument", who .. ": " .. string.format(fmt, ...)), 4)
-end
+local bad_as = require "ipfsrt.bad"
+local function bad(who, fmt, ...) bad_as(who .. ": ")(fmt, ...) end
 
 -- options(spec[, who]) -> spec, checked: each field as AWS tools take it (see
 -- ipfsrt/s3.h); what is not given comes from the environment (AWS_*).

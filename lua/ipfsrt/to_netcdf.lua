@@ -18,9 +18,7 @@ local nd = ipfsrt.ndarray
 local M = {}
 local I -- the dataset's internals (install)
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "dataset: to_netcdf: " .. string.format(fmt, ...)), 4)
-end
+local bad = require "ipfsrt.bad" ("dataset: to_netcdf: ")
 
 local OPTIONS = { name = true, mode = true }
 

@@ -22,9 +22,7 @@ local nd = ipfsrt.ndarray
 local M = {}
 local I -- the dataset's internals (install)
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "dataset: to_zarr: " .. string.format(fmt, ...)), 4)
-end
+local bad = require "ipfsrt.bad" ("dataset: to_zarr: ")
 
 local OPTIONS = { name = true, chunks = true, compressor = true, mode = true, append_dim = true, region = true,
   force = true, output = true, pack = true }

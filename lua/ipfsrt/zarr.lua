@@ -21,9 +21,7 @@ local S3 = require "ipfsrt.s3"
 
 local M = {}
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "zarr: " .. string.format(fmt, ...)), 3)
-end
+local bad = require "ipfsrt.bad" ("zarr: ")
 
 -- A kerchunk references file (its targets may be ipfs:// wherever it is).
 local function is_references(url)
