@@ -20,7 +20,7 @@ layer_of_header() {
     s3) echo s3 ;;
     client) echo client ;;
     zarr|zarr_store) echo zarr ;;
-    refs) echo hdf5 ;;
+    refs) echo refs ;;
     server) echo server ;;
     *) echo "unknown public header ipfsrt/$1.h" >&2; echo none ;;
     esac

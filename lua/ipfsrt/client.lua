@@ -12,7 +12,7 @@
 --                 gateway's answers, from 16 up to max_concurrency)
 --   max_concurrency = the most in flight per gateway when adapting (0 = default: 128;
 --                 a policy's max_in_flight(gateway) lowers it per gateway)
---   hash        = the client's SHA-2 backend ("openssl", "mbedtls"; default: the
+--   hash        = the client's SHA-2 backend (the one built in: "openssl" or "mbedtls"; default: the
 --                 process's, ipfsrt.hash.backend())
 --   threads     = hashing threads (0 = default: IPFSRT_THREADS, else the CPUs the
 --                 process may use, at most 4; under ipfsrt.mpi the node's CPUs per rank)
@@ -41,9 +41,7 @@ local policy = require "ipfsrt.policy"
 
 local M = {}
 
-local function bad(fmt, ...)
-  error(ipfsrt.error.new("bad_argument", "client: " .. string.format(fmt, ...)), 2)
-end
+local bad = require "ipfsrt.bad" ("client: ")
 
 local function count(opts, key, name)
   local v = opts[key]

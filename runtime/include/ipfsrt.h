@@ -39,6 +39,11 @@
  *    what it could not take is released through the table's free before the
  *    call returns (a table without its size too), and what it held before
  *    stays. The caller never frees a ctx it handed over.
+ *  - A pointer a declaration does not say may be NULL must not be: a host
+ *    that passes NULL anyway gets IPFSRT_EBAD_ARGUMENT naming the function
+ *    and the argument (from a function returning a status), or nothing done
+ *    and 0, false or NULL returned (from one that returns something else);
+ *    never a crash (tests/embed/nulls.lua calls every entry point so).
  *  - Nothing writes the caller's error struct on success.
  *  - Stable or not: IPFSRT_API marks the stable core, IPFSRT_EXPERIMENTAL
  *    what may change in any release (ipfsrt/base.h says which is which).
@@ -46,15 +51,18 @@
 #ifndef IPFSRT_H
 #define IPFSRT_H
 
-/* One header per module, lowest layer first; include just the ones you use, or
- * this. The Lua module (libipfsrt-lua) has its own: ipfsrt/lua.h, and the
- * plots, ipfsrt/image.h. */
+/* The core, libipfsrt (pkg-config ipfsrt): one header per part, lowest layer
+ * first; include just the ones you use, or this. The modules, each a library
+ * of its own on the core, are included one by one: ipfsrt/server.h (the
+ * gateway, libipfsrt-server), ipfsrt/s3.h (S3 and CARs read by ranges,
+ * libipfsrt-s3), ipfsrt/netcdf.h and ipfsrt/refs.h (NetCDF and kerchunk
+ * references, libipfsrt-netcdf); the Lua library's are ipfsrt/lua.h and
+ * ipfsrt/image.h (libipfsrt-lua). */
 #include "ipfsrt/base.h"
 #include "ipfsrt/error.h"
 #include "ipfsrt/ndarray.h"
 #include "ipfsrt/buf.h"
 #include "ipfsrt/codec.h"
-#include "ipfsrt/netcdf.h"
 #include "ipfsrt/varint.h"
 #include "ipfsrt/multibase.h"
 #include "ipfsrt/hash.h"
@@ -70,10 +78,7 @@
 #include "ipfsrt/pack.h"
 #include "ipfsrt/patch.h"
 #include "ipfsrt/client.h"
-#include "ipfsrt/s3.h"
 #include "ipfsrt/zarr_store.h"
 #include "ipfsrt/zarr.h"
-#include "ipfsrt/refs.h"
-#include "ipfsrt/server.h"
 
 #endif

@@ -7,6 +7,10 @@
 
 #include "ipfsrt.h"
 #include "ipfsrt/lua.h"
+#include "ipfsrt/netcdf.h"
+#include "ipfsrt/refs.h"
+#include "ipfsrt/s3.h"
+#include "ipfsrt/server.h"
 
 #define IPFSRT_LUA_CID "ipfsrt.cid"
 #define IPFSRT_LUA_CAR_FILE "ipfsrt.car.file"

@@ -7,7 +7,7 @@
 #define CAR_READER "ipfsrt.car.reader"
 #define CAR_WRITER "ipfsrt.car.writer"
 
-static void check_options(lua_State *L, int idx, ipfsrt_car_options *opts, size_t *slice) {
+static void check_options(lua_State *L, int idx, ipfsrt_car_options *opts, bool slices) {
     ipfsrt_car_options_init(opts);
     if (lua_isnoneornil(L, idx)) return;
     luaL_checktype(L, idx, LUA_TTABLE);
@@ -16,10 +16,10 @@ static void check_options(lua_State *L, int idx, ipfsrt_car_options *opts, size_
     lua_getfield(L, idx, "max_header_size");
     if (!lua_isnil(L, -1)) opts->max_header_size = (size_t)luaL_checkinteger(L, -1);
     lua_getfield(L, idx, "slice");
-    if (slice && !lua_isnil(L, -1)) {
+    if (slices && !lua_isnil(L, -1)) {
         lua_Integer s = luaL_checkinteger(L, -1);
         if (s < 1) ipfsrt_lua_raise_arg(L, "slice must be at least 1 byte");
-        *slice = (size_t)s;
+        opts->slice_size = (size_t)s;
     }
     lua_pop(L, 3);
 }
@@ -61,7 +61,7 @@ static ipfsrt_car_file **check_file(lua_State *L) {
 static int car_open(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     ipfsrt_car_options opts;
-    check_options(L, 2, &opts, NULL);
+    check_options(L, 2, &opts, false);
     ipfsrt_car_file **f = lua_newuserdatauv(L, sizeof *f, 0);
     *f = NULL;
     luaL_setmetatable(L, CAR_FILE);
@@ -173,7 +173,7 @@ static ipfsrt_status collect_block(void *user, const ipfsrt_car_block *b, ipfsrt
 
 static int car_reader(lua_State *L) {
     ipfsrt_car_options opts;
-    check_options(L, 1, &opts, NULL);
+    check_options(L, 1, &opts, false);
     lua_reader *r = lua_newuserdatauv(L, sizeof *r, 0);
     memset(r, 0, sizeof *r);
     luaL_setmetatable(L, CAR_READER);
@@ -258,8 +258,7 @@ static int car_verify(lua_State *L) {
     size_t len;
     const char *arg = luaL_checklstring(L, 1, &len);
     ipfsrt_car_options opts;
-    size_t slice = 0;
-    check_options(L, 2, &opts, &slice);
+    check_options(L, 2, &opts, true);
     bool in_memory = false;
     if (lua_istable(L, 2)) {
         lua_getfield(L, 2, "bytes");
@@ -267,17 +266,15 @@ static int car_verify(lua_State *L) {
         lua_pop(L, 1);
     }
     opts.verify_only = true; /* only counts are returned: no block needs its bytes kept */
-    uint64_t blocks, bytes;
+    ipfsrt_car_counts counts = IPFSRT_CAR_COUNTS_INIT;
     ipfsrt_error err;
-    ipfsrt_status st =
-        in_memory ? ipfsrt_car_verify_buffer((const uint8_t *)arg, len, &opts, slice, NULL, NULL,
-                                             &blocks, &bytes, &err)
-                  : ipfsrt_car_verify_file(arg, &opts, slice, NULL, NULL, &blocks, &bytes, &err);
+    ipfsrt_status st = in_memory ? ipfsrt_car_verify_buffer((const uint8_t *)arg, len, &opts, NULL, NULL, &counts, &err)
+                                 : ipfsrt_car_verify_file(arg, &opts, NULL, NULL, &counts, &err);
     if (st != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     lua_createtable(L, 0, 2);
-    lua_pushinteger(L, (lua_Integer)blocks);
+    lua_pushinteger(L, (lua_Integer)counts.blocks);
     lua_setfield(L, -2, "blocks");
-    lua_pushinteger(L, (lua_Integer)bytes);
+    lua_pushinteger(L, (lua_Integer)counts.bytes);
     lua_setfield(L, -2, "bytes");
     return 1;
 }

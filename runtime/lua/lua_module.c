@@ -7,9 +7,15 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <cJSON.h>
-#include <microhttpd.h>
 #include <curl/curl.h>
+#ifdef IPFSRT_WITH_SERVER
+#include <microhttpd.h>
+#endif
+#ifdef IPFSRT_HAVE_OPENSSL
+#include <openssl/crypto.h>
+#else
 #include <mbedtls/version.h>
+#endif
 
 #include <dirent.h>
 #include <errno.h>
@@ -186,25 +192,36 @@ static int listdir(lua_State *L) {
     return 1;
 }
 
-/* ipfsrt.versions() -> {ipfsrt, lua, curl, mbedtls, cjson, hash} */
+/* The crypto library behind the built-in hash backend, with its version. */
+static void push_crypto_version(lua_State *L) {
+#ifdef IPFSRT_HAVE_OPENSSL
+    lua_pushstring(L, OpenSSL_version(OPENSSL_VERSION));
+#else
+    char mbed[18];
+    mbedtls_version_get_string(mbed);
+    lua_pushfstring(L, "mbedTLS %s", mbed);
+#endif
+}
+
+/* ipfsrt.versions() -> {ipfsrt, lua, curl, cjson, microhttpd (with the server), hash, crypto} */
 static int versions(lua_State *L) {
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 7);
     lua_pushstring(L, IPFSRT_VERSION_STRING);
     lua_setfield(L, -2, "ipfsrt");
     lua_pushstring(L, LUA_RELEASE);
     lua_setfield(L, -2, "lua");
     lua_pushstring(L, curl_version_info(CURLVERSION_NOW)->version);
     lua_setfield(L, -2, "curl");
-    char mbed[18];
-    mbedtls_version_get_string(mbed);
-    lua_pushstring(L, mbed);
-    lua_setfield(L, -2, "mbedtls");
     lua_pushstring(L, cJSON_Version());
     lua_setfield(L, -2, "cjson");
+#ifdef IPFSRT_WITH_SERVER
     lua_pushstring(L, MHD_get_version());
     lua_setfield(L, -2, "microhttpd");
+#endif
     lua_pushstring(L, ipfsrt_hash_backend_current()->name);
     lua_setfield(L, -2, "hash");
+    push_crypto_version(L);
+    lua_setfield(L, -2, "crypto");
     return 1;
 }
 
@@ -249,12 +266,22 @@ int ipfsrt_lua_open(lua_State *L) {
     lua_setfield(L, -2, "version");
     ipfsrt_lua_push_null(L);
     lua_setfield(L, -2, "null");
+    /* The modules' bindings with the modules this build has (MODULES=...). */
     static void (*const bindings[])(lua_State *L) = {
         ipfsrt_lua_open_error,  ipfsrt_lua_open_cid,        ipfsrt_lua_open_multiformats, ipfsrt_lua_open_dagcbor,
         ipfsrt_lua_open_car,    ipfsrt_lua_open_json,       ipfsrt_lua_open_unixfs,       ipfsrt_lua_open_blockstore,
         ipfsrt_lua_open_pack,   ipfsrt_lua_open_ndarray,    ipfsrt_lua_open_codec,        ipfsrt_lua_open_zarr,
-        ipfsrt_lua_open_image,  ipfsrt_lua_open_serve,      ipfsrt_lua_open_client,       ipfsrt_lua_open_s3,
-        ipfsrt_lua_open_refs,   ipfsrt_lua_open_netcdf,     ipfsrt_lua_open_budget};
+        ipfsrt_lua_open_image,  ipfsrt_lua_open_client,     ipfsrt_lua_open_budget,
+#ifdef IPFSRT_WITH_SERVER
+        ipfsrt_lua_open_serve,
+#endif
+#ifdef IPFSRT_WITH_S3
+        ipfsrt_lua_open_s3,
+#endif
+#ifdef IPFSRT_WITH_NETCDF
+        ipfsrt_lua_open_refs,   ipfsrt_lua_open_netcdf,
+#endif
+    };
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) bindings[i](L);
     static const char *const dataset[] = {"open", "where", "append", "diff", NULL}, *const plot[] = {"map", "line", NULL};
     set_lua_functions(L, "dataset", "ipfsrt.dataset", dataset); /* lua/ipfsrt/dataset.lua */

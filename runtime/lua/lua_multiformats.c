@@ -77,13 +77,11 @@ static int multihash_sum(lua_State *L) {
         return ipfsrt_lua_raise_arg(L, "digest length %d out of range", (int)length);
     uint64_t code;
     ipfsrt_error err;
-    uint8_t out[2 * IPFSRT_VARINT_MAX_BYTES + IPFSRT_MH_MAX_DIGEST];
-    size_t len;
+    ipfsrt_multihash_bytes out;
     if (ipfsrt_multihash_code(name, &code, &err) != IPFSRT_OK ||
-        ipfsrt_multihash_sum(code, (const uint8_t *)data, n, (size_t)length, out, sizeof out, &len,
-                             &err) != IPFSRT_OK)
+        ipfsrt_multihash_sum(code, (const uint8_t *)data, n, (size_t)length, &out, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
-    lua_pushlstring(L, (const char *)out, len);
+    lua_pushlstring(L, (const char *)out.data, out.len);
     return 1;
 }
 

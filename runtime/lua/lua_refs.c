@@ -82,6 +82,7 @@ static int refs_concat(lua_State *L) {
 }
 
 void ipfsrt_lua_open_refs(lua_State *L) {
+    ipfsrt_refs_stores_enable(); /* references for ipfsrt.zarr.open */
     static const luaL_Reg fns[] = {{"make", refs_make}, {"concat", refs_concat}, {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_setfield(L, -2, "refs");

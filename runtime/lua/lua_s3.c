@@ -49,6 +49,7 @@ static int l_s3_put_file(lua_State *L) {
 }
 
 void ipfsrt_lua_open_s3(lua_State *L) {
+    ipfsrt_s3_stores_enable(); /* s3:// and remote CARs for ipfsrt.zarr.open */
     ipfsrt_lua_push_core(L); /* for lua/ipfsrt/s3.lua */
     lua_pushcfunction(L, l_s3_put_file);
     lua_setfield(L, -2, "s3_put_file");

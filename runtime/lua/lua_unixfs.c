@@ -181,13 +181,11 @@ static ipfsrt_status push_cid_item(void *user, const ipfsrt_cid *cid, ipfsrt_err
 static int unixfs_blocks_for(lua_State *L) {
     call c;
     begin(L, 5, &c);
-    uint64_t offset, length;
-    range(L, 3, &offset, &length);
+    range(L, 3, &c.opts.offset, &c.opts.length);
     lua_newtable(L);
     ipfsrt_lua_list col = {L, 0};
     ipfsrt_error err;
-    if (ipfsrt_unixfs_blocks_for(&c.src, c.path, &c.opts, offset, length, push_cid_item, &col,
-                                 &err) != IPFSRT_OK)
+    if (ipfsrt_unixfs_blocks_for(&c.src, c.path, &c.opts, push_cid_item, &col, &err) != IPFSRT_OK)
         return ipfsrt_lua_raise(L, &err);
     return 1;
 }

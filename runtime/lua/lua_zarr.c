@@ -28,7 +28,7 @@ static void push_sizes(lua_State *L, const size_t *v, int n) {
 }
 
 void ipfsrt_lua_zarr_check_index(lua_State *L, const ipfsrt_zarr_meta *m, int first, size_t *index) {
-    for (int d = 0; d < m->ndim; d++) {
+    for (int d = 0; d < ipfsrt_zarr_meta_ndim(m); d++) {
         lua_Integer i = luaL_checkinteger(L, first + d);
         if (i < 0) ipfsrt_lua_raise_arg(L, "negative chunk index %lld", (long long)i);
         index[d] = (size_t)i;
@@ -53,7 +53,7 @@ static int meta_decode_chunk(lua_State *L) {
     luaL_checktype(L, 2, LUA_TTABLE);
     size_t len, index[IPFSRT_NDARRAY_MAX_DIMS];
     const char *bytes = luaL_checklstring(L, 3, &len);
-    for (int d = 0; d < m->ndim; d++) {
+    for (int d = 0; d < ipfsrt_zarr_meta_ndim(m); d++) {
         lua_rawgeti(L, 2, d + 1);
         lua_Integer i = luaL_checkinteger(L, -1);
         if (i < 0) return ipfsrt_lua_raise_arg(L, "negative chunk index %lld", (long long)i);
@@ -79,9 +79,10 @@ static int meta_set_attributes(lua_State *L) {
 }
 
 static int meta_codecs(lua_State *L, const ipfsrt_zarr_meta *m) {
-    lua_createtable(L, m->n_codecs, 0);
-    for (int i = 0; i < m->n_codecs; i++) {
-        lua_pushstring(L, ipfsrt_codec_id(m->codecs[i]));
+    int n = ipfsrt_zarr_meta_codec_count(m);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushstring(L, ipfsrt_codec_id(ipfsrt_zarr_meta_codec(m, i)));
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -95,9 +96,11 @@ static void meta_attributes(lua_State *L, const ipfsrt_zarr_meta *m) {
 }
 
 static int meta_dimension_names(lua_State *L, const ipfsrt_zarr_meta *m) {
-    lua_createtable(L, m->ndim, 0);
-    for (int i = 0; i < m->ndim; i++) {
-        if (m->dimension_names[i]) lua_pushstring(L, m->dimension_names[i]);
+    int ndim = ipfsrt_zarr_meta_ndim(m);
+    lua_createtable(L, ndim, 0);
+    for (int i = 0; i < ndim; i++) {
+        const char *name = ipfsrt_zarr_meta_dimension_name(m, i);
+        if (name) lua_pushstring(L, name);
         else ipfsrt_lua_push_null(L);
         lua_rawseti(L, -2, i + 1);
     }
@@ -110,26 +113,30 @@ static const char *const field_names[] = {"zarr_format", "shape", "chunks", "gri
 
 /* Pushes field k of m (nothing, and false, when it has none). */
 static bool push_field(lua_State *L, const ipfsrt_zarr_meta *m, const char *k) {
-    if (!strcmp(k, "zarr_format")) lua_pushinteger(L, m->zarr_format);
-    else if (!strcmp(k, "shape")) push_sizes(L, m->shape, m->ndim);
-    else if (!strcmp(k, "chunks")) push_sizes(L, m->chunks, m->ndim);
-    else if (!strcmp(k, "grid")) push_sizes(L, m->grid, m->ndim);
-    else if (!strcmp(k, "ndim")) lua_pushinteger(L, m->ndim);
-    else if (!strcmp(k, "dtype")) lua_pushstring(L, ipfsrt_dtype_name(m->dtype));
-    else if (!strcmp(k, "itemsize")) lua_pushinteger(L, (lua_Integer)m->itemsize);
-    else if (!strcmp(k, "name")) lua_pushstring(L, m->name);
-    else if (!strcmp(k, "order")) lua_pushstring(L, m->fortran_order ? "F" : "C");
-    else if (!strcmp(k, "datetime_unit") && m->datetime_unit[0]) lua_pushstring(L, m->datetime_unit);
+    int ndim = ipfsrt_zarr_meta_ndim(m);
+    const ipfsrt_zarr_meta *inner = ipfsrt_zarr_meta_inner(m);
+    const ipfsrt_ndarray *fill = ipfsrt_zarr_meta_fill(m);
+    if (!strcmp(k, "zarr_format")) lua_pushinteger(L, ipfsrt_zarr_meta_format(m));
+    else if (!strcmp(k, "shape")) push_sizes(L, ipfsrt_zarr_meta_shape(m), ndim);
+    else if (!strcmp(k, "chunks")) push_sizes(L, ipfsrt_zarr_meta_chunks(m), ndim);
+    else if (!strcmp(k, "grid")) push_sizes(L, ipfsrt_zarr_meta_grid(m), ndim);
+    else if (!strcmp(k, "ndim")) lua_pushinteger(L, ndim);
+    else if (!strcmp(k, "dtype")) lua_pushstring(L, ipfsrt_dtype_name(ipfsrt_zarr_meta_dtype(m)));
+    else if (!strcmp(k, "itemsize")) lua_pushinteger(L, (lua_Integer)ipfsrt_zarr_meta_itemsize(m));
+    else if (!strcmp(k, "name")) lua_pushstring(L, ipfsrt_zarr_meta_name(m));
+    else if (!strcmp(k, "order")) lua_pushstring(L, ipfsrt_zarr_meta_fortran_order(m) ? "F" : "C");
+    else if (!strcmp(k, "datetime_unit") && ipfsrt_zarr_meta_datetime_unit(m)[0])
+        lua_pushstring(L, ipfsrt_zarr_meta_datetime_unit(m));
     else if (!strcmp(k, "codecs")) meta_codecs(L, m);
-    else if (!strcmp(k, "inner_chunks") && m->inner) push_sizes(L, m->inner->chunks, m->ndim);
-    else if (!strcmp(k, "inner_codecs") && m->inner) meta_codecs(L, m->inner);
+    else if (!strcmp(k, "inner_chunks") && inner) push_sizes(L, ipfsrt_zarr_meta_chunks(inner), ndim);
+    else if (!strcmp(k, "inner_codecs") && inner) meta_codecs(L, inner);
     else if (!strcmp(k, "dimension_names")) meta_dimension_names(L, m);
     else if (!strcmp(k, "attrs")) meta_attributes(L, m);
-    else if (!strcmp(k, "fill_value") && m->has_fill) {
+    else if (!strcmp(k, "fill_value") && fill) {
         ipfsrt_ndarray copy;
         ipfsrt_ndarray_init(&copy);
         ipfsrt_error err;
-        if (ipfsrt_ndarray_copy(&copy, &m->fill, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
+        if (ipfsrt_ndarray_copy(&copy, fill, &err) != IPFSRT_OK) ipfsrt_lua_raise(L, &err);
         ipfsrt_lua_push_ndarray(L, &copy);
     } else return false;
     return true;

@@ -553,7 +553,7 @@ static int node_summarize_along(lua_State *L) {
         lua_rawgeti(L, 4, i);
         lua_Integer d = luaL_checkinteger(L, -1);
         lua_pop(L, 1);
-        if (!m || d < 0 || d >= m->ndim) return ipfsrt_lua_raise_arg(L, "dimension %d is not one of the array's", (int)d);
+        if (!m || d < 0 || d >= ipfsrt_zarr_meta_ndim(m)) return ipfsrt_lua_raise_arg(L, "dimension %d is not one of the array's", (int)d);
         along[d] = true;
     }
     double skip[SKIP_MAX];
@@ -599,11 +599,11 @@ static int node_summarize_groups(lua_State *L) {
         group_of[i] = g < 0 ? SIZE_MAX : (size_t)g;
     }
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(n);
-    if (m && dim >= 0 && dim < m->ndim) { /* one group per selected position: counted as the read will */
+    if (m && dim >= 0 && dim < ipfsrt_zarr_meta_ndim(m)) { /* one group per selected position: counted as the read will */
         int64_t start, len;
         ipfsrt_ndslice whole = {.step = 1};
         ipfsrt_error e;
-        if (ipfsrt_ndslice_resolve(dim < parts ? &sel[dim] : &whole, m->shape[dim], dim, &start, &len, &e) == IPFSRT_OK &&
+        if (ipfsrt_ndslice_resolve(dim < parts ? &sel[dim] : &whole, ipfsrt_zarr_meta_shape(m)[dim], dim, &start, &len, &e) == IPFSRT_OK &&
             len != count)
             return ipfsrt_lua_raise_arg(L, "summarize_groups: %d groups for %d positions", (int)count, (int)len);
     }

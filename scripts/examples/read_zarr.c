@@ -7,6 +7,7 @@
  *
  * It prints the array's shape and data type, and the mean of its first values
  * (at most 1000 along the last dimension of its first row). */
+#define IPFSRT_EXPERIMENTAL_API /* ipfsrt_ndarray_reduce is experimental */
 #include <stdio.h>
 #include <string.h>
 
@@ -35,16 +36,17 @@ static int summarize(ipfsrt_zarr_store *store, const char *path) {
         fprintf(stderr, "read_zarr: %s is a group, not an array\n", path);
         rc = 1;
     } else {
-        printf("%s: %s, shape", path, ipfsrt_dtype_name(m->dtype));
-        for (int d = 0; d < m->ndim; d++) printf("%s%zu", d ? " x " : " ", m->shape[d]);
+        int ndim = ipfsrt_zarr_meta_ndim(m);
+        printf("%s: %s, shape", path, ipfsrt_dtype_name(ipfsrt_zarr_meta_dtype(m)));
+        for (int d = 0; d < ndim; d++) printf("%s%zu", d ? " x " : " ", ipfsrt_zarr_meta_shape(m)[d]);
         ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS] = {{0}};
-        for (int d = 0; d < m->ndim; d++) /* index 0 of every dimension but the last; up to 1000 of that */
-            sel[d] = d + 1 < m->ndim ? (ipfsrt_ndslice){.is_index = true, .index = 0}
-                                     : (ipfsrt_ndslice){.has_stop = true, .stop = 1000, .step = 1};
+        for (int d = 0; d < ndim; d++) /* index 0 of every dimension but the last; up to 1000 of that */
+            sel[d] = d + 1 < ndim ? (ipfsrt_ndslice){.is_index = true, .index = 0}
+                                  : (ipfsrt_ndslice){.has_stop = true, .stop = 1000, .step = 1};
         ipfsrt_ndarray values, mean;
         ipfsrt_ndarray_init(&values);
         ipfsrt_ndarray_init(&mean);
-        ipfsrt_status st = ipfsrt_zarr_read(array, sel, m->ndim, &values, NULL, &err);
+        ipfsrt_status st = ipfsrt_zarr_read(array, sel, ndim, &values, NULL, &err);
         if (st == IPFSRT_OK) st = ipfsrt_ndarray_reduce(&mean, IPFSRT_NDREDUCE_MEAN, &values, NULL, 0, true, NULL, &err);
         ipfsrt_ndvalue v;
         if (st == IPFSRT_OK) st = ipfsrt_ndarray_get(&mean, NULL, 0, &v, &err);

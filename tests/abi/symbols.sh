@@ -1,8 +1,10 @@
 #!/bin/sh
-# Exports on purpose: what each shared library exports is exactly what its
-# public headers declare with IPFSRT_API or IPFSRT_EXPERIMENTAL, each under
-# its mark's version node, and every function a public header declares carries
-# a mark. libipfsrt: every header but lua.h and image.h; libipfsrt-lua: those two.
+# Exports on purpose: each shared library exports exactly what its public
+# headers declare with IPFSRT_API or IPFSRT_EXPERIMENTAL, each under its mark's
+# version node, and every function a public header declares carries a mark;
+# the core adds what runtime/src headers mark IPFSRT_PRIVATE (its modules'
+# use), under IPFSRT_PRIVATE_N. The core needs no Lua, libpng, microhttpd,
+# HDF5, NetCDF, expat or yajl, one crypto library, and at most 10 libraries.
 # Usage: symbols.sh BUILD_DIR
 set -eu
 cd "$(dirname "$0")/../.."
@@ -10,57 +12,65 @@ build=${1:-build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0
+abi=$(sed -n 's/^ABI := //p' Makefile)
+h=runtime/include/ipfsrt
 # A declaration at the start of a line that is not marked: a type or function
 # the library would keep hidden while the header promises it.
-unmarked=$(grep -n '^[a-z].*(' runtime/include/ipfsrt/*.h |
+unmarked=$(grep -n '^[a-z].*(' $h/*.h |
     grep -v ':IPFSRT_API \|:IPFSRT_EXPERIMENTAL \|:typedef \|:struct \|:enum \|:extern \|:static ' || true)
 if [ -n "$unmarked" ]; then
     echo "public declarations without IPFSRT_API:"; echo "$unmarked"; bad=1
 fi
-declared() { # the functions the given headers mark
-    sed -n 's/^IPFSRT_\(API\|EXPERIMENTAL\) [^(]*[^a-zA-Z0-9_(]\([a-zA-Z_][a-zA-Z0-9_]*\)(.*/\2/p' "$@" | sort -u
+nodes() { # NODE_PREFIX headers... [-- internal headers...]: NAME@@NODE for every marked function
+    node=$1; shift
+    public="" internal=""
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do public="$public $1"; shift; done
+    [ $# -gt 0 ] && shift && internal="$*"
+    { # shellcheck disable=SC2086
+      sed -n "s/^IPFSRT_API [^(]*[^a-zA-Z0-9_(]\([a-zA-Z_][a-zA-Z0-9_]*\)(.*/\1@@${node}_$abi/p" $public
+      # shellcheck disable=SC2086
+      sed -n "s/^IPFSRT_EXPERIMENTAL [^(]*[^a-zA-Z0-9_(]\([a-zA-Z_][a-zA-Z0-9_]*\)(.*/\1@@${node}_EXPERIMENTAL_$abi/p" $public
+      # shellcheck disable=SC2086
+      [ -z "$internal" ] || sed -n "s/^IPFSRT_PRIVATE [^(]*[^a-zA-Z0-9_(]\([a-zA-Z_][a-zA-Z0-9_]*\)(.*/\1@@${node}_PRIVATE_$abi/p" $internal
+    } | sort -u
 }
-exported() { # the symbols a shared library defines for others
-    nm -D --defined-only "$1" | awk '$2 ~ /^[TDBRVW]$/ {sub(/@.*/, "", $3); print $3}' | sort -u
-}
-# NAME@@NODE for what the headers mark $1, and as exported
-marked_nodes() { # mark node headers...
-    mark=$1 node=$2; shift 2
-    sed -n "s/^$mark [^(]*[^a-zA-Z0-9_(]\([a-zA-Z_][a-zA-Z0-9_]*\)(.*/\1@@$node/p" "$@" | sort -u
-}
-check() { # library, headers...
+check() { # library node headers...: what it exports, under which node, is what they mark
     lib=$1; shift
-    declared "$@" > "$tmp/declared"
-    exported "$lib" > "$tmp/exported"
-    extra=$(comm -13 "$tmp/declared" "$tmp/exported")
-    missing=$(comm -23 "$tmp/declared" "$tmp/exported")
-    [ -z "$extra" ] || { echo "$lib exports what no public header declares:"; echo "$extra"; bad=1; }
-    [ -z "$missing" ] || { echo "$lib lacks what its headers declare:"; echo "$missing"; bad=1; }
-    echo "$lib: $(wc -l < "$tmp/exported") symbols, each declared in a public header"
+    nodes "$@" > "$tmp/promised"
+    nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u > "$tmp/built"
+    if ! cmp -s "$tmp/promised" "$tmp/built"; then
+        echo "$lib: exports other than its headers mark (< marked, > built):"
+        diff "$tmp/promised" "$tmp/built" | grep '^[<>]' || true
+        bad=1
+    fi
+    echo "$lib: $(grep -c "@@${1}_$abi\$" "$tmp/built" || true) stable, $(grep -c "_EXPERIMENTAL_$abi\$" "$tmp/built" || true)" \
+         "experimental, $(grep -c "_PRIVATE_$abi\$" "$tmp/built" || true) private, each marked in a header"
 }
-core_headers=$(ls runtime/include/ipfsrt/*.h | grep -v '/lua\.h$\|/image\.h$')
-check "$build/libipfsrt.so" $core_headers
+module_headers() { sed -n "s/^$1_HEADERS := //p" Makefile | sed "s|[a-z0-9_][a-z0-9_]*|$h/&.h|g"; }
+all_module_headers=""
+for m in server s3 netcdf; do all_module_headers="$all_module_headers $(module_headers $m)"; done
+core_headers=""
+for f in $h/*.h; do
+    case " $all_module_headers $h/lua.h $h/image.h " in *" $f "*) ;; *) core_headers="$core_headers $f" ;; esac
+done
 # shellcheck disable=SC2086
-{ marked_nodes IPFSRT_API IPFSRT_1 $core_headers; marked_nodes IPFSRT_EXPERIMENTAL IPFSRT_EXPERIMENTAL_1 $core_headers; } |
-    sort > "$tmp/promised"
-nm -D --defined-only "$build/libipfsrt.so" | awk '$2 ~ /^[TDBRVW]$/ && $3 ~ /@@IPFSRT_/ {print $3}' | sort > "$tmp/nodes"
-if ! cmp -s "$tmp/promised" "$tmp/nodes"; then
-    echo "libipfsrt: names under another version node than their mark says (< promised, > built):"
-    diff "$tmp/promised" "$tmp/nodes" | grep '^[<>]' || true
-    bad=1
-fi
-echo "libipfsrt: $(grep -c '@@IPFSRT_1$' "$tmp/nodes") stable, $(grep -c '@@IPFSRT_EXPERIMENTAL_1$' "$tmp/nodes") experimental"
+check "$build/libipfsrt.so" IPFSRT $core_headers -- runtime/src/*/*.h
+for m in server s3 netcdf; do
+    [ -f "$build/libipfsrt-$m.so" ] || continue
+    # shellcheck disable=SC2046
+    check "$build/libipfsrt-$m.so" "IPFSRT_$(echo $m | tr a-z A-Z)" $(module_headers $m)
+done
+check "$build/libipfsrt-lua.so" IPFSRT_LUA $h/lua.h $h/image.h
 
-check "$build/libipfsrt-lua.so" runtime/include/ipfsrt/lua.h runtime/include/ipfsrt/image.h
-# A C host links libipfsrt without an interpreter.
-if readelf -d "$build/libipfsrt.so" | grep -q 'NEEDED.*liblua'; then
-    echo "$build/libipfsrt.so needs liblua"; bad=1
-fi
-if nm -D "$build/libipfsrt.so" | grep -q ' lua_\| luaL_'; then
-    echo "$build/libipfsrt.so refers to the Lua API"; bad=1
-fi
-# Nor libpng: plotting is the Lua library's.
-if readelf -d "$build/libipfsrt.so" | grep -q 'NEEDED.*libpng'; then
-    echo "$build/libipfsrt.so needs libpng"; bad=1
-fi
+# The core a C host links: small, and none of the modules' libraries.
+needed=$(readelf -d "$build/libipfsrt.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+count=$(echo "$needed" | wc -l)
+echo "libipfsrt.so needs $count libraries: $(echo $needed)"
+[ "$count" -le 10 ] || { echo "libipfsrt.so needs more than 10 libraries"; bad=1; }
+for lib in liblua libpng libmicrohttpd libhdf5 libnetcdf libexpat libyajl; do
+    if echo "$needed" | grep -q "^$lib"; then echo "libipfsrt.so needs $lib"; bad=1; fi
+done
+crypto=$(echo "$needed" | grep -c '^libcrypto\|^libmbedcrypto' || true)
+[ "$crypto" = 1 ] || { echo "libipfsrt.so needs $crypto crypto libraries, not one"; bad=1; }
+if nm -D "$build/libipfsrt.so" | grep -q ' lua_\| luaL_'; then echo "libipfsrt.so refers to the Lua API"; bad=1; fi
 exit $bad

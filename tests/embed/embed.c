@@ -2,12 +2,14 @@
  * pkg-config: parse a CID, verify a CAR, then hand the module (libipfsrt-lua)
  * to its own Lua: a client with a named and an inline policy, then a script
  * of the host's given (SCRIPT ARGS...). */
+#define IPFSRT_EXPERIMENTAL_API /* the gateway it starts (ipfsrt/server.h) is experimental */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <ipfsrt.h>
+#include <ipfsrt/server.h>
 #include <ipfsrt/lua.h>
 
 static ipfsrt_status count_block(void *user, const ipfsrt_car_block *block, ipfsrt_error *err) {
@@ -28,8 +30,8 @@ static int verify_car(const char *path, const char *root_text) {
     ipfsrt_error err;
     if (ipfsrt_cid_parse(&root, root_text, strlen(root_text), NULL, &err) != IPFSRT_OK) return fail(&err);
     unsigned seen = 0;
-    uint64_t blocks, bytes;
-    if (ipfsrt_car_verify_file(path, NULL, 4096, count_block, &seen, &blocks, &bytes, &err) != IPFSRT_OK)
+    ipfsrt_car_counts counts = IPFSRT_CAR_COUNTS_INIT;
+    if (ipfsrt_car_verify_file(path, NULL, count_block, &seen, &counts, &err) != IPFSRT_OK)
         return fail(&err);
     ipfsrt_car_file *car;
     const uint8_t *data;
@@ -39,7 +41,7 @@ static int verify_car(const char *path, const char *root_text) {
         return fail(&err);
     char s[IPFSRT_CID_STR_MAX];
     printf("root %s: %zu bytes; %u blocks (%llu bytes) verified\n", ipfsrt_cid_to_string(&root, s), len, seen,
-           (unsigned long long)bytes);
+           (unsigned long long)counts.bytes);
     ipfsrt_car_file_free(car);
     return 0;
 }

@@ -2,6 +2,7 @@
  * linked to the shared library, like one of its public functions): the
  * library must keep calling its own. Each of these fails loudly if the
  * library ever reaches it. */
+#define IPFSRT_EXPERIMENTAL_API /* it calls experimental functions too */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     ipfsrt_error err;
-    uint64_t blocks, bytes;
-    if (ipfsrt_car_verify_file(argv[1], NULL, 4096, NULL, NULL, &blocks, &bytes, &err) != IPFSRT_OK)
+    ipfsrt_car_counts counts = IPFSRT_CAR_COUNTS_INIT;
+    if (ipfsrt_car_verify_file(argv[1], NULL, NULL, NULL, &counts, &err) != IPFSRT_OK)
         return fail("verify", &err);
     ipfsrt_codec *zstd;
     if (ipfsrt_codec_new(&zstd, "zstd", "{\"level\": 5}", 4, &err) != IPFSRT_OK) return fail("codec", &err);
@@ -65,6 +66,6 @@ int main(int argc, char **argv) {
     ipfsrt_buf_free(&out);
     if (st != IPFSRT_OK) return fail("encode", &err);
     printf("own names: %llu blocks verified, %zu bytes of zstd: the library used its own functions\n",
-           (unsigned long long)blocks, encoded);
+           (unsigned long long)counts.blocks, encoded);
     return 0;
 }

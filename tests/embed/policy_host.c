@@ -2,12 +2,14 @@
  * policy written in Lua: the host has no Lua state of its own (the policy
  * runs on one the library makes), then lends its own. It starts both
  * gateways itself, on 127.0.0.1. Usage: policy_host CAR ROOT POLICY.lua */
+#define IPFSRT_EXPERIMENTAL_API /* the gateway it starts (ipfsrt/server.h) is experimental */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <ipfsrt.h>
+#include <ipfsrt/server.h>
 #include <ipfsrt/lua.h>
 
 static int fail(const char *what, const ipfsrt_error *err) {

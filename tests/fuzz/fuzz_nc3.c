@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdf5/hdf5_internal.h"
-#include "hdf5/nc3.h"
+#include "refs/make_internal.h"
+#include "netcdf/nc3.h"
 #include "ipfsrt/zarr_store.h"
 
 static void check_refs(const cJSON *refs, size_t size) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zarr/refs.h"
+#include "refs/refs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -44,15 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ipfsrt_unixfs_read(&src, &root, 3, 100, discard_bytes, NULL, NULL);
     uint64_t count;
     ipfsrt_unixfs_count_blocks(&src, &root, &count, NULL);
-    ipfsrt_unixfs_options dups = {.size = sizeof dups, .dups = true};
-    ipfsrt_unixfs_blocks_for_scope(&src, path, &dups, IPFSRT_SCOPE_ALL, 0, UINT64_MAX, discard_cid,
-                                   NULL, NULL);
+    ipfsrt_unixfs_options dups = {.size = sizeof dups, .dups = true, .scope = IPFSRT_SCOPE_ALL};
+    ipfsrt_unixfs_blocks_for(&src, path, &dups, discard_cid, NULL, NULL);
+    ipfsrt_unixfs_options range = {.size = sizeof range, .offset = 1, .length = 10};
     static const char *const names[] = {"/a", "/a/b", "/0", "/x/../y", "/./a/./b/c/d/e"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         strcpy(path + root_len, names[i]);
         ipfsrt_unixfs_resolve(&src, path, &follow, &info, NULL);
-        ipfsrt_unixfs_blocks_for_scope(&src, path, NULL, IPFSRT_SCOPE_ENTITY, 1, 10, discard_cid,
-                                       NULL, NULL);
+        ipfsrt_unixfs_blocks_for(&src, path, &range, discard_cid, NULL, NULL);
     }
     return 0;
 }

@@ -12,8 +12,8 @@
 #define DECODE_MAX ((size_t)4 << 20)
 
 static size_t chunk_bytes(const ipfsrt_zarr_meta *m) {
-    size_t n = m->itemsize;
-    for (int d = 0; d < m->ndim; d++) n *= m->chunks[d]; /* checked at parse time */
+    size_t n = ipfsrt_zarr_meta_itemsize(m);
+    for (int d = 0; d < ipfsrt_zarr_meta_ndim(m); d++) n *= ipfsrt_zarr_meta_chunks(m)[d]; /* checked at parse time */
     return n;
 }
 
@@ -29,7 +29,7 @@ static void try_chunk(const ipfsrt_zarr_meta *m, const uint8_t *data, size_t siz
         abort(); /* every error says what went wrong */
     }
     ipfsrt_ndarray_free(&out);
-    if (m->inner) {
+    if (ipfsrt_zarr_meta_inner(m)) {
         size_t n = ipfsrt_zarr_shard_index_size(m);
         uint64_t *pairs = n <= size ? malloc(n) : NULL;
         if (pairs) ipfsrt_zarr_shard_index_decode(m, data + size - n, n, pairs, NULL);

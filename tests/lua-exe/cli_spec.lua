@@ -14,7 +14,10 @@ describe("ipfsrt CLI", function()
   it("prints versions of every library and the hash backend", function()
     local code, out = run({ "--version" })
     assert.equal(0, code)
-    for _, word in ipairs({ "ipfsrt", "Lua 5.4", "libcurl", "mbedTLS", "cJSON", "SHA-2 backend: " .. ipfsrt.hash.backend() }) do
+    local crypto = ipfsrt.versions().crypto -- the one crypto library the build links
+    assert.truthy(crypto:match("^OpenSSL ") or crypto:match("^mbedTLS "), crypto)
+    for _, word in ipairs({ "ipfsrt", "Lua 5.4", "libcurl", "cJSON", "libmicrohttpd",
+                            "SHA-2 backend: " .. ipfsrt.hash.backend() .. " (" .. crypto .. ")" }) do
       assert.truthy(out:find(word, 1, true), word)
     end
   end)

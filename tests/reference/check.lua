@@ -1,13 +1,13 @@
--- The per-function reference's check: every function a documented header
--- (its first comment a doxygen "/** @file") exports has its parameters and
--- return written (doxygen's warnings, read from WARNINGS), its errors
--- (@errors, for each function returning an ipfsrt_status) and its ownership
--- (@owner, for each function that returns a pointer, hands out an object
--- through a T **, takes a callback or a user pointer, or makes or frees
--- something), and a man page in MAN3. Headers not yet documented are named,
--- with their count. Usage: lua5.4 check.lua WARNINGS MAN3 HEADER...
-local warnings_file, man3 = arg[1], arg[2]
-local headers = { table.unpack(arg, 3) }
+-- The C reference's check: doxygen warned about nothing (WARNINGS: every
+-- function's parameters and return, every field, value and macro written);
+-- every function a header exports has its errors (@errors, for each function
+-- returning an ipfsrt_status) and its ownership (@owner, for each function
+-- that returns a pointer, hands out an object through a T **, takes a
+-- callback or a user pointer, or makes or frees something), and a man page
+-- in MAN3, as has every typedef'd options struct; no page made a troff
+-- warning (TROFF). Usage: lua5.4 check.lua WARNINGS TROFF MAN3 HEADER...
+local warnings_file, troff_file, man3 = arg[1], arg[2], arg[3]
+local headers = { table.unpack(arg, 4) }
 
 local function read(path)
   local f = assert(io.open(path, "r"))
@@ -43,18 +43,10 @@ local function needs_owner(d)
     or d.name:match("_new$") or d.name:match("_free$") or d.name:match("_init$")
 end
 
--- Warnings about types, fields, macros and enum values: the reference is
--- checked for functions (a type's fields are described beside them).
-local function about_a_type(line)
-  for _, kind in ipairs { "(variable)", "(macro definition)", "(typedef)", "(enumeration)", "(enumvalue)",
-                          "warning: Compound " } do
-    if line:find(kind, 1, true) then return true end
-  end
-  return false
+local problems, documented, pending, total, types = {}, 0, {}, 0, 0
+for _, file in ipairs { warnings_file, troff_file } do
+  for line in read(file):gmatch("[^\n]+") do problems[#problems + 1] = line end
 end
-
-local problems, documented, pending, total = {}, 0, {}, 0
-local warnings = read(warnings_file)
 for _, path in ipairs(headers) do
   local text = read(path)
   local decls = declarations("\n" .. text)
@@ -63,10 +55,10 @@ for _, path in ipairs(headers) do
     if #decls > 0 then pending[#pending + 1] = string.format("%s (%d)", path:match("[^/]+$"), #decls) end
   else
     local base = path:match("[^/]+$")
-    for line in warnings:gmatch("[^\n]+") do
-      if line:find("/" .. base .. ":", 1, true) and not about_a_type(line) then
-        problems[#problems + 1] = line
-      end
+    for name in text:gmatch("\n} (ipfsrt_[%w_]*options);") do
+      types = types + 1
+      local page = io.open(man3 .. "/" .. name .. ".3", "r")
+      if page then page:close() else problems[#problems + 1] = base .. ": " .. name .. " lacks a man page" end
     end
     for _, d in ipairs(decls) do
       documented = documented + 1
@@ -76,12 +68,13 @@ for _, path in ipairs(headers) do
         lacks("@errors")
       end
       if needs_owner(d) and not d.comment:find("@owner", 1, true) then lacks("@owner") end
-      local page = io.open(man3 .. "/" .. d.name .. ".3ipfsrt", "r")
+      local page = io.open(man3 .. "/" .. d.name .. ".3", "r")
       if page then page:close() else lacks("a man page") end
     end
   end
 end
 for _, p in ipairs(problems) do print(p) end
-print(string.format("reference: %d of %d exported functions documented, each with its man page%s", documented, total,
+print(string.format("reference: %d of %d exported functions and %d options structs documented, each with its man " ..
+  "page; 0 doxygen and troff warnings%s", documented, total, types,
   #pending > 0 and "; headers still to document: " .. table.concat(pending, ", ") or ""))
 os.exit(#problems == 0 and 0 or 1)

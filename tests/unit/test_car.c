@@ -182,11 +182,11 @@ static void test_fixtures_file(void **state) {
         assert_int_equal(ipfsrt_car_file_get(car, &id, &data, &len, NULL), IPFSRT_OK);
         assert_int_equal(len, 0);
         ipfsrt_car_file_free(car);
-        uint64_t blocks, bytes;
-        assert_int_equal(ipfsrt_car_verify_file(fixture_path(fixtures[f]), NULL, 16, NULL, NULL,
-                                                &blocks, &bytes, &err),
+        ipfsrt_car_counts counts = IPFSRT_CAR_COUNTS_INIT;
+        ipfsrt_car_options tiny = {.size = sizeof tiny, .slice_size = 16};
+        assert_int_equal(ipfsrt_car_verify_file(fixture_path(fixtures[f]), &tiny, NULL, NULL, &counts, &err),
                          IPFSRT_OK);
-        assert_int_equal(blocks, e.count);
+        assert_int_equal(counts.blocks, e.count);
         free_expected(&e);
     }
 }
@@ -227,13 +227,11 @@ static void test_streamed_hashing(void **state) {
             collector_free(&got);
         }
     }
-    uint64_t blocks, bytes;
-    ipfsrt_car_options opts = {.size = sizeof opts, .verify_only = true};
-    assert_int_equal(ipfsrt_car_verify_buffer(buf, len, &opts, 16384, NULL, NULL, &blocks, &bytes,
-                                              NULL),
-                     IPFSRT_OK);
-    assert_int_equal(blocks, 6);
-    assert_int_equal(bytes, 70000 + 1 + 300000 + 5000 + (1u << 20));
+    ipfsrt_car_counts counts = IPFSRT_CAR_COUNTS_INIT;
+    ipfsrt_car_options opts = {.size = sizeof opts, .verify_only = true, .slice_size = 16384};
+    assert_int_equal(ipfsrt_car_verify_buffer(buf, len, &opts, NULL, NULL, &counts, NULL), IPFSRT_OK);
+    assert_int_equal(counts.blocks, 6);
+    assert_int_equal(counts.bytes, 70000 + 1 + 300000 + 5000 + (1u << 20));
     free(buf);
     collector_free(&want);
 }
@@ -482,9 +480,7 @@ static void check_header_errors(const uint8_t *buf, size_t len, uint64_t data_si
     write_file(tmp_path("shortdata.car"), lying, len);
     assert_int_equal(ipfsrt_car_file_new(&car, tmp_path("shortdata.car"), NULL, &err),
                      IPFSRT_OK); /* the index is fine ... */
-    uint64_t blocks;
-    assert_int_equal(ipfsrt_car_verify_file(tmp_path("shortdata.car"), NULL, 0, NULL, NULL, &blocks,
-                                            NULL, &err),
+    assert_int_equal(ipfsrt_car_verify_file(tmp_path("shortdata.car"), NULL, NULL, NULL, NULL, &err),
                      IPFSRT_ETRUNCATED); /* ... but the payload is cut */
     ipfsrt_car_file_free(car);
     free(lying);
@@ -669,28 +665,28 @@ static void test_options_sizes(void **state) {
     size_t len;
     uint8_t *car = read_file(fixture_path("ipfs-car-small.car"), &len);
     ipfsrt_error err;
-    uint64_t blocks, bytes;
+    ipfsrt_car_counts counts = IPFSRT_CAR_COUNTS_INIT;
     unsigned char raw[sizeof(ipfsrt_car_options) + 16];
     ipfsrt_car_options *o = (ipfsrt_car_options *)(void *)raw;
     memset(raw, 0, sizeof raw);
-    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, NULL, NULL, &counts, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "ipfsrt_car_options_init"));
     /* an older header's: max_block_size only; past it, bytes that would refuse every block */
     memset(raw, 0xff, sizeof raw);
     o->size = offsetof(ipfsrt_car_options, max_block_size) + sizeof o->max_block_size;
     o->max_block_size = 0;
-    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_OK);
-    assert_int_equal(blocks, 5);
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, NULL, NULL, &counts, &err), IPFSRT_OK);
+    assert_int_equal(counts.blocks, 5);
     /* a newer header's: longer, its unknown fields unset, then one set */
     memset(raw, 0, sizeof raw);
     ipfsrt_car_options_init(o);
     o->size = sizeof raw;
     o->max_block_size = 10; /* known fields count */
-    assert_int_not_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_OK);
+    assert_int_not_equal(ipfsrt_car_verify_buffer(car, len, o, NULL, NULL, &counts, &err), IPFSRT_OK);
     o->max_block_size = 0;
-    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, NULL, NULL, &counts, &err), IPFSRT_OK);
     raw[sizeof raw - 1] = 1;
-    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, 64, NULL, NULL, &blocks, &bytes, &err), IPFSRT_EUNSUPPORTED);
+    assert_int_equal(ipfsrt_car_verify_buffer(car, len, o, NULL, NULL, &counts, &err), IPFSRT_EUNSUPPORTED);
     assert_non_null(strstr(err.message, "does not know"));
     free(car);
 }
@@ -752,7 +748,7 @@ static void test_index_hits_checked_against_the_payload(void **state) {
     assert_int_equal(ipfsrt_car_file_check_index(car, &err), IPFSRT_EBAD_CAR_INDEX);
     assert_non_null(strstr(err.message, "does not hold its block"));
     ipfsrt_car_file_free(car);
-    assert_int_equal(ipfsrt_car_verify_file(old, NULL, 0, NULL, NULL, NULL, NULL, &err), IPFSRT_EBAD_CAR_INDEX);
+    assert_int_equal(ipfsrt_car_verify_file(old, NULL, NULL, NULL, NULL, &err), IPFSRT_EBAD_CAR_INDEX);
     const char *const new_blocks[] = {"block A", b_text};
     char ab[512];
     snprintf(ab, sizeof ab, "%s", tmp_path("ab.car"));
@@ -764,7 +760,7 @@ static void test_index_hits_checked_against_the_payload(void **state) {
     /* an honest CARv2 passes */
     const char *const ac[] = {"block A", "block C"};
     write_raw_car(tmp_path("honest.car"), 2, ac, 2);
-    assert_int_equal(ipfsrt_car_verify_file(tmp_path("honest.car"), NULL, 0, NULL, NULL, NULL, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_car_verify_file(tmp_path("honest.car"), NULL, NULL, NULL, NULL, &err), IPFSRT_OK);
 }
 
 int main(void) {

@@ -213,6 +213,7 @@ static void test_every_byte(void **state) {
 }
 
 int main(void) {
+    ipfsrt_s3_stores_enable(); /* as a host linking libipfsrt-s3 does */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_v1_index_made_once),
         cmocka_unit_test(test_v2_many_blocks),

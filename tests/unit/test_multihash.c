@@ -1,39 +1,42 @@
 #include "testutil.h"
 
+#ifdef IPFSRT_HAVE_OPENSSL
+#include <mbedtls/sha256.h>
+#include <mbedtls/sha512.h>
+#else
+#include <openssl/sha.h>
+#endif
+
 static void test_vectors(void **state) {
     (void)state;
     /* multihash test_cases.csv hashes the input column as text */
     const uint8_t *input = (const uint8_t *)"431fb5d4c9b735ba1a34d0df045118806ae2336f2c";
     size_t n = 42;
-    uint8_t mh[200], want[100];
-    size_t len;
-    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_SHA2_256, input, n, 0, mh, sizeof mh, &len, NULL),
-                     IPFSRT_OK);
+    uint8_t want[100];
+    ipfsrt_multihash_bytes mh;
+    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_SHA2_256, input, n, 0, &mh, NULL), IPFSRT_OK);
     size_t wn = hex2bin("1220ffb31f07aa15348368c90c73a834dbf9f8710365860fa0fd4ddce9ac2782cc17",
                         want, sizeof want);
-    assert_int_equal(len, wn);
-    assert_memory_equal(mh, want, wn);
-    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_SHA2_256, input, n, 10, mh, sizeof mh, &len, NULL),
-                     IPFSRT_OK);
+    assert_int_equal(mh.len, wn);
+    assert_memory_equal(mh.data, want, wn);
+    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_SHA2_256, input, n, 10, &mh, NULL), IPFSRT_OK);
     wn = hex2bin("120affb31f07aa15348368c9", want, sizeof want);
-    assert_int_equal(len, wn);
-    assert_memory_equal(mh, want, wn);
+    assert_int_equal(mh.len, wn);
+    assert_memory_equal(mh.data, want, wn);
 
     /* FIPS 180-2 "abc" */
-    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_SHA2_512, (const uint8_t *)"abc", 3, 0, mh,
-                                          sizeof mh, &len, NULL),
-                     IPFSRT_OK);
+    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_SHA2_512, (const uint8_t *)"abc", 3, 0, &mh, NULL), IPFSRT_OK);
     wn = hex2bin("1340ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a8"
                  "36ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
                  want, sizeof want);
-    assert_int_equal(len, wn);
-    assert_memory_equal(mh, want, wn);
+    assert_int_equal(mh.len, wn);
+    assert_memory_equal(mh.data, want, wn);
 
-    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_IDENTITY, (const uint8_t *)"inline", 6, 0, mh,
-                                          sizeof mh, &len, NULL),
-                     IPFSRT_OK);
-    assert_int_equal(len, 8);
-    assert_memory_equal(mh, "\x00\x06inline", 8);
+    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_IDENTITY, (const uint8_t *)"inline", 6, 0, &mh, NULL), IPFSRT_OK);
+    assert_int_equal(mh.len, 8);
+    assert_memory_equal(mh.data, "\x00\x06inline", 8);
+    assert_int_equal(ipfsrt_multihash_sum(IPFSRT_MH_IDENTITY, (const uint8_t *)"x", 1, 0, NULL, NULL),
+                     IPFSRT_EBAD_ARGUMENT);
 }
 
 static void test_parse(void **state) {
@@ -61,8 +64,7 @@ static void test_parse(void **state) {
 
 static void test_unsupported(void **state) {
     (void)state;
-    uint8_t out[200];
-    size_t len;
+    ipfsrt_multihash_bytes out;
     ipfsrt_error err;
     static const struct {
         uint64_t code;
@@ -74,8 +76,7 @@ static void test_unsupported(void **state) {
         assert_int_equal(ipfsrt_multihash_code(known[i].name, &code, NULL), IPFSRT_OK);
         assert_int_equal(code, known[i].code);
         assert_false(ipfsrt_multihash_supported(known[i].code));
-        assert_int_equal(ipfsrt_multihash_sum(known[i].code, (const uint8_t *)"x", 1, 0, out,
-                                              sizeof out, &len, &err),
+        assert_int_equal(ipfsrt_multihash_sum(known[i].code, (const uint8_t *)"x", 1, 0, &out, &err),
                          IPFSRT_EUNSUPPORTED);
         assert_non_null(strstr(err.message, known[i].name));
     }
@@ -83,15 +84,23 @@ static void test_unsupported(void **state) {
     assert_int_equal(ipfsrt_multihash_code("md5", &(uint64_t){0}, &err), IPFSRT_EUNSUPPORTED);
 }
 
-/* Every backend built in must agree with every other, byte for byte. */
-static void test_backends_agree(void **state) {
+/* The other crypto library than the build's, linked into this test alone:
+ * an independent implementation to compare the built-in backend with. */
+static void reference_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out) {
+#ifdef IPFSRT_HAVE_OPENSSL
+    if (alg == IPFSRT_SHA2_256) assert_int_equal(mbedtls_sha256_ret(data, len, out, 0), 0);
+    else assert_int_equal(mbedtls_sha512_ret(data, len, out, 0), 0);
+#else
+    if (alg == IPFSRT_SHA2_256) SHA256(data, len, out);
+    else SHA512(data, len, out);
+#endif
+}
+
+/* The backend built in agrees with the other library, byte for byte. */
+static void test_backend_agrees(void **state) {
     (void)state;
-    const ipfsrt_hash_backend *const *b = ipfsrt_hash_backends();
-    size_t count = 0;
-    while (b[count]) count++;
-    if (count < 2) {
-        skip(); /* built with HASH=mbedtls: nothing to compare */
-    }
+    const ipfsrt_hash_backend *b = ipfsrt_hash_backends()[0];
+    assert_null(ipfsrt_hash_backends()[1]); /* one crypto library a build */
     static const size_t large[] = {1u << 20, (1u << 20) + 17, 5u << 20};
     uint8_t *data = malloc(5u << 20);
     fill_random(data, 5u << 20, 42);
@@ -99,11 +108,9 @@ static void test_backends_agree(void **state) {
         for (size_t n = 0; n <= 300 + 3; n++) {
             size_t len = n <= 300 ? n : large[n - 301];
             uint8_t ref[64], got[64];
-            assert_int_equal(b[0]->digest((ipfsrt_hash_alg)alg, data, len, ref, NULL), IPFSRT_OK);
-            for (size_t k = 1; k < count; k++) {
-                assert_int_equal(b[k]->digest((ipfsrt_hash_alg)alg, data, len, got, NULL), IPFSRT_OK);
-                assert_memory_equal(ref, got, ipfsrt_hash_alg_size((ipfsrt_hash_alg)alg));
-            }
+            reference_digest((ipfsrt_hash_alg)alg, data, len, ref);
+            assert_int_equal(b->digest((ipfsrt_hash_alg)alg, data, len, got, NULL), IPFSRT_OK);
+            assert_memory_equal(ref, got, ipfsrt_hash_alg_size((ipfsrt_hash_alg)alg));
         }
     }
     free(data);
@@ -144,11 +151,12 @@ static void test_streaming(void **state) {
 static void test_backend_select(void **state) {
     (void)state;
     const char *before = ipfsrt_hash_backend_current()->name;
-    assert_int_equal(ipfsrt_hash_backend_select("mbedtls", NULL), IPFSRT_OK);
-    assert_string_equal(ipfsrt_hash_backend_current()->name, "mbedtls");
+    assert_int_equal(ipfsrt_hash_backend_select(before, NULL), IPFSRT_OK);
+    assert_string_equal(ipfsrt_hash_backend_current()->name, before);
     ipfsrt_error err;
     assert_int_equal(ipfsrt_hash_backend_select("nonesuch", &err), IPFSRT_EUNSUPPORTED);
-    assert_string_equal(ipfsrt_hash_backend_current()->name, "mbedtls");
+    assert_non_null(strstr(err.message, before)); /* names the one built in */
+    assert_string_equal(ipfsrt_hash_backend_current()->name, before);
     assert_int_equal(ipfsrt_hash_backend_select(before, NULL), IPFSRT_OK);
 #ifdef IPFSRT_HAVE_OPENSSL
     assert_string_equal(before, "openssl"); /* the fast one is the default */
@@ -158,7 +166,7 @@ static void test_backend_select(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors),        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_unsupported),    cmocka_unit_test(test_backends_agree),
+        cmocka_unit_test(test_unsupported),    cmocka_unit_test(test_backend_agrees),
         cmocka_unit_test(test_streaming),      cmocka_unit_test(test_backend_select),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -542,7 +542,7 @@ static void test_version_store(void **state) {
     ipfsrt_zarr_store *both;
     assert_int_equal(ipfsrt_zarr_store_new_cars(&both, cars, 2, NULL, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_zarr_open(&b, both, "", &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_zarr_array_meta(b)->shape[0], 5);
+    assert_int_equal(ipfsrt_zarr_meta_shape(ipfsrt_zarr_array_meta(b))[0], 5);
     assert_int_equal(ipfsrt_zarr_read(b, NULL, 0, &x, NULL, &err), IPFSRT_OK);
     assert_int_equal(((const int16_t *)(const void *)x.data)[2 * 4], 7);
     assert_int_equal(((const int16_t *)(const void *)x.data)[3 * 4], 9);

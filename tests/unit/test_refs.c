@@ -7,7 +7,7 @@
 
 #include <sys/resource.h>
 
-#include "zarr/refs.h"
+#include "refs/refs.h"
 
 static ipfsrt_status parse(ipfsrt_zarr_refs *r, const char *json, const char *base, ipfsrt_error *err) {
     return ipfsrt_zarr_refs_parse(r, json, strlen(json), base, err);
@@ -190,6 +190,12 @@ static void test_store_over_a_file(void **state) {
     write_file(tmp_path("refs.json"), (const uint8_t *)json, strlen(json));
     ipfsrt_zarr_store *s;
     ipfsrt_error err;
+    /* the core names the module until it is enabled (process-wide, so last) */
+    ipfsrt_zarr_store_set_opener(IPFSRT_ZARR_SCHEME_REFS, NULL);
+    assert_int_equal(ipfsrt_zarr_store_open(&s, tmp_path("refs.json"), NULL, &err), IPFSRT_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "libipfsrt-netcdf"));
+    assert_non_null(strstr(err.message, "refs.json"));
+    ipfsrt_refs_stores_enable();
     assert_int_equal(ipfsrt_zarr_store_open(&s, tmp_path("refs.json"), NULL, &err), IPFSRT_OK);
     assert_string_equal(ipfsrt_zarr_store_kind(s), "refs");
     assert_false(ipfsrt_zarr_store_verified(s)); /* local files */
@@ -232,7 +238,7 @@ static void test_store_lists(void **state) {
     const char *json = "{\".zgroup\": \"{}\", \"a/.zarray\": \"{}\", \"a/0.0\": [\"/x\", 0, 1],"
                        "\"a/0.1\": [\"/x\", 1, 1], \"b/c/.zarray\": \"{}\"}";
     ipfsrt_zarr_store *s;
-    assert_int_equal(ipfsrt_zarr_store_new_refs(&s, json, strlen(json), NULL, NULL, NULL), IPFSRT_OK);
+    assert_int_equal(ipfsrt_refs_store_new(&s, json, strlen(json), NULL, NULL, NULL), IPFSRT_OK);
     char names[256] = "";
     assert_int_equal(ipfsrt_zarr_store_list_dir(s, "", count_name, names, NULL), IPFSRT_OK);
     assert_string_equal(names, ".zgroup a/ b/ ");
@@ -243,6 +249,7 @@ static void test_store_lists(void **state) {
 }
 
 int main(void) {
+    ipfsrt_refs_stores_enable(); /* as a host linking libipfsrt-netcdf does */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version0),
         cmocka_unit_test(test_version1_templates_and_gen),

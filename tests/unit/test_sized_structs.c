@@ -89,7 +89,9 @@ static void test_zarr_store_ops(void **state) {
     ipfsrt_error err;
     assert_int_equal(ipfsrt_zarr_store_new(&s, &older, &freed, "older://", &err), IPFSRT_OK);
     trapped = 0;
-    assert_int_equal(ipfsrt_zarr_store_know(s, "a/0", NULL, &err), IPFSRT_OK);
+    ipfsrt_cid cid;
+    assert_int_equal(ipfsrt_cid_parse(&cid, "bafkqaaa", 8, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_store_know(s, "a/0", &cid, &err), IPFSRT_OK);
     assert_int_equal(trapped, 0);
     ipfsrt_zarr_store_free(s);
     assert_int_equal(freed, 1);

@@ -10,6 +10,7 @@
 #include "testutil.h"
 #include "base/json_internal.h"
 #include "zarr/store_internal.h"
+#include "zarr/zarr_internal.h"
 
 static void expect_meta_error(const char *json, int format, ipfsrt_status code, const char *words) {
     ipfsrt_zarr_meta *m = NULL;
@@ -24,6 +25,46 @@ static void expect_meta_error(const char *json, int format, ipfsrt_status code, 
 
 #define V2(fields) "{\"zarr_format\": 2, \"order\": \"C\", \"filters\": null, \"fill_value\": 0, " fields "}"
 #define V2OK() V2("\"shape\": [10], \"chunks\": [5], \"dtype\": \"<i4\", \"compressor\": null")
+
+/* What a host reads of metadata, through the accessors alone. */
+static void test_meta_accessors(void **state) {
+    (void)state;
+    static const char v3[] =
+        "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [10, 6], \"data_type\": \"float32\", "
+        "\"chunk_grid\": {\"name\": \"regular\", \"configuration\": {\"chunk_shape\": [4, 6]}}, "
+        "\"chunk_key_encoding\": {\"name\": \"default\"}, \"fill_value\": 1.5, \"dimension_names\": [\"t\", null], "
+        "\"codecs\": [{\"name\": \"sharding_indexed\", \"configuration\": {\"chunk_shape\": [2, 3], "
+        "\"codecs\": [{\"name\": \"bytes\", \"configuration\": {\"endian\": \"little\"}}, {\"name\": \"zstd\", "
+        "\"configuration\": {\"level\": 1, \"checksum\": false}}], \"index_codecs\": [{\"name\": \"bytes\", "
+        "\"configuration\": {\"endian\": \"little\"}}, {\"name\": \"crc32c\"}]}}]}";
+    ipfsrt_zarr_meta *m;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_zarr_meta_parse(&m, v3, strlen(v3), 3, "grp/arr", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_meta_format(m), 3);
+    assert_int_equal(ipfsrt_zarr_meta_ndim(m), 2);
+    assert_int_equal(ipfsrt_zarr_meta_shape(m)[0], 10);
+    assert_int_equal(ipfsrt_zarr_meta_chunks(m)[0], 4);
+    assert_int_equal(ipfsrt_zarr_meta_grid(m)[0], 3);
+    assert_int_equal(ipfsrt_zarr_meta_dtype(m), IPFSRT_DTYPE_FLOAT32);
+    assert_int_equal(ipfsrt_zarr_meta_itemsize(m), 4);
+    assert_string_equal(ipfsrt_zarr_meta_datetime_unit(m), "");
+    assert_false(ipfsrt_zarr_meta_fortran_order(m));
+    assert_string_equal(ipfsrt_zarr_meta_name(m), "grp/arr");
+    assert_string_equal(ipfsrt_zarr_meta_dimension_name(m, 0), "t");
+    assert_null(ipfsrt_zarr_meta_dimension_name(m, 1));
+    assert_null(ipfsrt_zarr_meta_dimension_name(m, 2));
+    ipfsrt_ndvalue v;
+    assert_int_equal(ipfsrt_ndarray_get(ipfsrt_zarr_meta_fill(m), NULL, 0, &v, NULL), IPFSRT_OK);
+    assert_true(v.f == 1.5);
+    const ipfsrt_zarr_meta *inner = ipfsrt_zarr_meta_inner(m);
+    assert_non_null(inner);
+    assert_int_equal(ipfsrt_zarr_meta_chunks(inner)[1], 3);
+    assert_int_equal(ipfsrt_zarr_meta_codec_count(inner), 1);
+    assert_string_equal(ipfsrt_codec_id(ipfsrt_zarr_meta_codec(inner, 0)), "zstd");
+    assert_null(ipfsrt_zarr_meta_codec(inner, 1));
+    assert_null(ipfsrt_zarr_meta_inner(inner));
+    ipfsrt_zarr_meta_free(m);
+}
 
 static void test_bad_metadata(void **state) {
     (void)state;
@@ -1326,7 +1367,7 @@ static void test_store_constructors(void **state) {
     ipfsrt_buf_free(&b);
     ipfsrt_zarr_store_free(s);
     assert_int_equal(ipfsrt_zarr_store_new_ipfs(&s, NULL, "ipfs://bafy", &err), IPFSRT_EBAD_ARGUMENT);
-    assert_int_equal(ipfsrt_zarr_store_new_s3(&s, "http://127.0.0.1:1/x", NULL, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_int_equal(ipfsrt_s3_zarr_store_new(&s, "http://127.0.0.1:1/x", NULL, &err), IPFSRT_EBAD_ARGUMENT);
     assert_non_null(strstr(err.message, "s3://bucket"));
     assert_int_equal(ipfsrt_zarr_store_new_http(&s, "s3://bucket", NULL, &err), IPFSRT_EBAD_ARGUMENT);
     assert_null(s);
@@ -1335,8 +1376,10 @@ static void test_store_constructors(void **state) {
 }
 
 int main(void) {
+    ipfsrt_s3_stores_enable(); /* as hosts linking the modules do */
+    ipfsrt_refs_stores_enable();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_store_constructors),
+        cmocka_unit_test(test_store_constructors), cmocka_unit_test(test_meta_accessors),
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
         cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_locate_extremes), cmocka_unit_test(test_read_boxes), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_summarize_groups),

@@ -13,6 +13,10 @@
 #include <cmocka.h>
 
 #include "ipfsrt.h"
+#include "ipfsrt/netcdf.h"
+#include "ipfsrt/refs.h"
+#include "ipfsrt/s3.h"
+#include "ipfsrt/server.h"
 
 static inline size_t hex2bin(const char *hex, uint8_t *out, size_t cap) {
     size_t n = strlen(hex) / 2;

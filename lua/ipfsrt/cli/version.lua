@@ -5,8 +5,9 @@ local M = {
   summary = "versions of ipfsrt and the libraries it runs on",
   usage = [[usage: ipfsrt version [-q]
 
-The ipfsrt version, then Lua, libcurl, mbedTLS, cJSON and libmicrohttpd, and the
-SHA-2 backend in use. -q, --quiet: the version number alone.]],
+The ipfsrt version, then Lua, libcurl, cJSON, libmicrohttpd (when the server
+module is built), and the SHA-2 backend in use. -q, --quiet: the version number
+alone.]],
 }
 
 function M.run(args)
@@ -21,10 +22,9 @@ function M.run(args)
   print("ipfsrt " .. v.ipfsrt)
   print(v.lua)
   print("libcurl " .. v.curl)
-  print("mbedTLS " .. v.mbedtls)
   print("cJSON " .. v.cjson)
-  print("libmicrohttpd " .. v.microhttpd)
-  print("SHA-2 backend: " .. v.hash .. " (built in: " .. table.concat(ipfsrt.hash.backends(), ", ") .. ")")
+  if v.microhttpd then print("libmicrohttpd " .. v.microhttpd) end
+  print("SHA-2 backend: " .. v.hash .. " (" .. v.crypto .. ")")
   return 0
 end
 

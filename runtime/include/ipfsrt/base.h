@@ -11,32 +11,40 @@
 extern "C" {
 #endif
 
-/* Marks printf-like functions so that compilers check their arguments. */
+/** Marks printf-like functions so that compilers check their arguments. */
 #if defined(__GNUC__)
 #define IPFSRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define IPFSRT_PRINTF(f, a)
 #endif
 
-/* Marks what the library exports: it is built with hidden visibility, so only
+/** Marks what the library exports: it is built with hidden visibility, so only
  * what a public header declares with this mark is its ABI. */
 #if defined(__GNUC__)
 #define IPFSRT_API __attribute__((visibility("default")))
 #else
 #define IPFSRT_API
 #endif
-/* What a declaration promises. IPFSRT_API: the stable core, kept compatible
- * for as long as the soname stays (version node IPFSRT_1): functions are only
+/** What a declaration promises. IPFSRT_API: the stable core, kept compatible
+ * for as long as the soname stays (version node IPFSRT_2): functions are only
  * added, and structs a caller fills grow at their end behind their size.
  * IPFSRT_EXPERIMENTAL: may change or go in any release (version node
- * IPFSRT_EXPERIMENTAL_1): a host that uses it builds against the exact
- * version it runs with. The n-d array's arithmetic, the Zarr analysis folds,
- * S3, the gateway server, the packer, NetCDF and kerchunk references are
- * experimental; reading verified data (CIDs, CARs, UnixFS, the client, Zarr
- * stores and arrays) is the core. Plotting (ipfsrt/image.h) is not in
- * libipfsrt at all: libipfsrt-lua holds it, experimental too. */
+ * IPFSRT_EXPERIMENTAL_2), so a host opts in: it defines IPFSRT_EXPERIMENTAL_API
+ * before including any ipfsrt header, and builds against the exact version it
+ * runs with; without the define, a call to one fails to compile. The n-d
+ * array's arithmetic, the Zarr analysis folds, the packer and the modules
+ * (libipfsrt-server, -s3, -netcdf) are experimental; reading verified data
+ * (CIDs, CARs, UnixFS, the client, Zarr stores and arrays) is the core.
+ * Plotting (ipfsrt/image.h) is libipfsrt-lua's, experimental too. */
+#if defined(IPFSRT_EXPERIMENTAL_API) || !defined(__GNUC__)
 #define IPFSRT_EXPERIMENTAL IPFSRT_API
+#else
+#define IPFSRT_EXPERIMENTAL                                                                                         \
+    IPFSRT_API __attribute__((error("experimental: #define IPFSRT_EXPERIMENTAL_API before including ipfsrt "       \
+                                    "headers to use it")))
+#endif
 
+/** The library's version, as the headers were released with it. */
 #define IPFSRT_VERSION_STRING "0.2.0"
 
 /** Monotonic wall-clock seconds (CLOCK_MONOTONIC): for durations, not dates.
@@ -66,14 +74,14 @@ IPFSRT_API void ipfsrt_threads_set(unsigned n);
  * @return 1 or more */
 IPFSRT_API unsigned ipfsrt_cpus_usable(void);
 
-/* Bytes a result lends past the call that handed them over: hold(owner)
+/** Bytes a result lends past the call that handed them over: hold(owner)
  * keeps them valid until release(owner), which any thread may call, once per
  * hold. A reader that queues bytes for other threads holds them instead of
  * copying them. owner NULL: the bytes are valid during the call only. */
 typedef struct ipfsrt_lent {
-    void (*hold)(void *owner);
-    void (*release)(void *owner);
-    void *owner;
+    void (*hold)(void *owner);    /**< keeps the bytes valid until a release */
+    void (*release)(void *owner); /**< ends one hold; from any thread */
+    void *owner;                  /**< what hold and release get; NULL: nothing to hold */
 } ipfsrt_lent;
 
 #ifdef __cplusplus

@@ -9,25 +9,26 @@
 extern "C" {
 #endif
 
-/* Verified block bytes lent by a source until released. */
+/** Verified block bytes lent by a source until released. */
 typedef struct ipfsrt_blocksource_ref {
-    const uint8_t *data;
-    size_t len;
-    void *token; /* the source's own bookkeeping */
+    const uint8_t *data; /**< the block's bytes, verified */
+    size_t len;          /**< how many */
+    void *token;         /**< the source's own bookkeeping */
 } ipfsrt_blocksource_ref;
 
-/* "Give me the verified block for this CID." Every implementation must hash-check
+/** "Give me the verified block for this CID." Every implementation must hash-check
  * what it lends (or have checked it when it was stored); IPFSRT_ENOT_FOUND when it
  * does not have the block. Filled by the library's _blocksource functions, or
  * by a caller with its size first (.size = sizeof (ipfsrt_blocksource)), so
  * that one built against an older, shorter struct still works. Used through
  * ipfsrt_blocksource_get and _release, never by calling get directly. */
 typedef struct ipfsrt_blocksource {
-    size_t size;
-    void *ctx;
+    size_t size; /**< sizeof (ipfsrt_blocksource) */
+    void *ctx;   /**< the source's state, handed to get and release */
+    /** Lends the verified block for cid in ref; IPFSRT_ENOT_FOUND when absent. */
     ipfsrt_status (*get)(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                          ipfsrt_error *err);
-    void (*release)(void *ctx, ipfsrt_blocksource_ref *ref); /* may be NULL */
+    void (*release)(void *ctx, ipfsrt_blocksource_ref *ref); /**< may be NULL */
 } ipfsrt_blocksource;
 
 /** The verified block a CID names, from a source: identity CIDs are answered
@@ -50,7 +51,7 @@ IPFSRT_API ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, c
  * @owner the bytes are no longer valid */
 IPFSRT_API void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_blocksource_ref *ref);
 
-/* An in-memory block map; put() verifies and copies. */
+/** An in-memory block map; put() verifies and copies. */
 typedef struct ipfsrt_memstore ipfsrt_memstore;
 /** An in-memory block map.
  * @param store the new map, on success

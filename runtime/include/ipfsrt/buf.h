@@ -9,12 +9,12 @@
 extern "C" {
 #endif
 
-/* A growable output buffer for the encoder. */
+/** A growable output buffer for the encoder. */
 typedef struct ipfsrt_buf {
-    uint8_t *data;
-    size_t len;
-    size_t cap;
-    bool failed; /* an allocation failed; later writes are ignored */
+    uint8_t *data; /**< the bytes written (malloc'd; NULL while empty) */
+    size_t len;    /**< how many */
+    size_t cap;    /**< the room data has */
+    bool failed; /**< an allocation failed; later writes are ignored */
 } ipfsrt_buf;
 
 /** Makes b an empty buffer; it never fails (memory comes with the first write).

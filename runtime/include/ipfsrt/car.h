@@ -12,52 +12,57 @@
 extern "C" {
 #endif
 
+/** The largest block a reader takes unless its options say: 2 MiB. */
 #define IPFSRT_CAR_DEFAULT_MAX_BLOCK (2u << 20)
+/** The largest CARv1 header a reader takes unless its options say: 8 MiB. */
 #define IPFSRT_CAR_DEFAULT_MAX_HEADER (8u << 20)
+/** The bytes of a CARv2 header, pragma included. */
 #define IPFSRT_CARV2_HEADER_SIZE 51
 
+/** A CAR's header: its version and roots, and where a CARv2's parts are. */
 typedef struct ipfsrt_car_header {
-    int version;          /* 1, or 2 for a CARv2 wrapper */
-    size_t root_count;
-    ipfsrt_cid *roots;    /* of the (inner) CARv1 header */
-    /* CARv2 only: */
-    uint8_t characteristics[16];
-    uint64_t data_offset;
-    uint64_t data_size;
-    uint64_t index_offset; /* 0 = none */
+    int version;          /**< 1, or 2 for a CARv2 wrapper */
+    size_t root_count;    /**< how many roots */
+    ipfsrt_cid *roots;    /**< of the (inner) CARv1 header */
+    uint8_t characteristics[16]; /**< CARv2 only: the characteristics bitfield */
+    uint64_t data_offset;  /**< CARv2 only: where the CARv1 payload starts */
+    uint64_t data_size;    /**< CARv2 only: its bytes */
+    uint64_t index_offset; /**< CARv2 only: where the index starts; 0 = none */
 } ipfsrt_car_header;
 
+/** How CARs are read (size first: ipfsrt_car_options_init). */
 typedef struct ipfsrt_car_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_car_options_init (or .size = sizeof) */
-    size_t max_block_size;  /* 0 = IPFSRT_CAR_DEFAULT_MAX_BLOCK */
-    size_t max_header_size; /* 0 = IPFSRT_CAR_DEFAULT_MAX_HEADER */
-    /* Push reader only: the caller wants verification, not the bytes. Blocks
+    size_t size; /**< sizeof the struct: set by ipfsrt_car_options_init (or .size = sizeof) */
+    size_t max_block_size;  /**< 0 = IPFSRT_CAR_DEFAULT_MAX_BLOCK */
+    size_t max_header_size; /**< 0 = IPFSRT_CAR_DEFAULT_MAX_HEADER */
+    /** Push reader only: the caller wants verification, not the bytes. Blocks
      * hashed as they stream past are then neither buffered nor copied, and
      * reach on_block with data == NULL (len still says how long they were). */
     bool verify_only;
-    const ipfsrt_hash_backend *hash_backend; /* NULL: the process's (ipfsrt_hash_backend_select) */
+    const ipfsrt_hash_backend *hash_backend; /**< NULL: the process's (ipfsrt_hash_backend_select) */
+    size_t slice_size; /**< ipfsrt_car_verify_file and _buffer: bytes read or fed at a time; 0 = 64 KiB */
 } ipfsrt_car_options;
 /** The defaults, size set: what a caller then fills in.
  * @param opts the caller's struct
  * @owner the caller's struct, holding nothing to release */
 IPFSRT_API void ipfsrt_car_options_init(ipfsrt_car_options *opts);
 
-/* A verified block: data hashed to cid. offset is the position in the input of
+/** A verified block: data hashed to cid. offset is the position in the input of
  * the section's length varint. Valid only during the callback / until the next call. */
 typedef struct ipfsrt_car_block {
-    ipfsrt_cid cid;
-    const uint8_t *data;
-    size_t len;
-    uint64_t offset;
+    ipfsrt_cid cid;      /**< the block's CID */
+    const uint8_t *data; /**< its bytes, verified (NULL under verify_only) */
+    size_t len;          /**< how many */
+    uint64_t offset;     /**< the section's byte offset in the input */
 } ipfsrt_car_block;
 
-/* Return IPFSRT_OK to go on; any other status stops the reader, which then fails
+/** Return IPFSRT_OK to go on; any other status stops the reader, which then fails
  * with that status and err (a callback that leaves err empty reads as "stopped
  * by the block callback"). */
 typedef ipfsrt_status (*ipfsrt_car_block_fn)(void *user, const ipfsrt_car_block *block,
                                              ipfsrt_error *err);
 
-/* Streaming push reader: feed byte slices of any size as they arrive. Each
+/** Streaming push reader: feed byte slices of any size as they arrive. Each
  * block is handed to on_block only after its hash matched its CID; at most one
  * section is buffered. CARv2 input is unwrapped (the index is skipped). After
  * an error every further call returns the same error. */
@@ -109,15 +114,24 @@ IPFSRT_API uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *reader);
  * @owner its header is no longer valid */
 IPFSRT_API void ipfsrt_car_reader_free(ipfsrt_car_reader *reader);
 
+/** What a verification counted: blocks, and their bytes. Filled up to the size
+ * the caller set (IPFSRT_CAR_COUNTS_INIT): counts added later reach only hosts
+ * built with them. */
+typedef struct ipfsrt_car_counts {
+    size_t size;     /**< sizeof the struct: IPFSRT_CAR_COUNTS_INIT sets it */
+    uint64_t blocks; /**< blocks verified */
+    uint64_t bytes;  /**< their bytes */
+} ipfsrt_car_counts;
+/** An ipfsrt_car_counts with its size set. */
+#define IPFSRT_CAR_COUNTS_INIT {.size = sizeof(ipfsrt_car_counts)}
+
 /** Streams a whole file through a push reader, counting verified blocks and
  * their bytes. Set opts->verify_only when the blocks' bytes are not needed.
  * @param path the CAR file
  * @param opts NULL = the defaults
- * @param slice_size bytes read at a time; 0 = 64 KiB
  * @param on_block NULL, or called per verified block
  * @param user handed to on_block
- * @param blocks the count, when not NULL
- * @param bytes the blocks' bytes, when not NULL
+ * @param counts NULL, or filled up to its size (IPFSRT_CAR_COUNTS_INIT), on failure too
  * @param err filled on failure, naming the file
  * @return IPFSRT_OK
  * @errors IPFSRT_EIO; IPFSRT_EBAD_CAR_HEADER, IPFSRT_EBAD_CAR_VERSION, IPFSRT_EBAD_VARINT,
@@ -126,28 +140,25 @@ IPFSRT_API void ipfsrt_car_reader_free(ipfsrt_car_reader *reader);
  * that cannot be checked), IPFSRT_ETRAILING_DATA, each naming the byte offset; IPFSRT_ETRUNCATED; on_block's own error
  * @owner each block lent to on_block is valid during its call only; on_block must not keep it */
 IPFSRT_API ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts,
-                                                size_t slice_size, ipfsrt_car_block_fn on_block, void *user,
-                                                uint64_t *blocks, uint64_t *bytes, ipfsrt_error *err);
+                                                ipfsrt_car_block_fn on_block, void *user, ipfsrt_car_counts *counts,
+                                                ipfsrt_error *err);
 
 /** ipfsrt_car_verify_file for a CAR held in memory, fed in slices.
  * @param data len bytes
  * @param len how many
  * @param opts NULL = the defaults
- * @param slice_size bytes fed at a time; 0 = all at once
  * @param on_block NULL, or called per verified block
  * @param user handed to on_block
- * @param blocks the count, when not NULL
- * @param bytes the blocks' bytes, when not NULL
+ * @param counts NULL, or filled up to its size (IPFSRT_CAR_COUNTS_INIT), on failure too
  * @param err filled on failure
  * @return IPFSRT_OK
  * @errors as ipfsrt_car_verify_file but IPFSRT_EIO
  * @owner each block lent to on_block is valid during its call only; data stays the caller's */
 IPFSRT_API ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
-                                                  const ipfsrt_car_options *opts, size_t slice_size,
-                                                  ipfsrt_car_block_fn on_block, void *user, uint64_t *blocks,
-                                                  uint64_t *bytes, ipfsrt_error *err);
+                                                  const ipfsrt_car_options *opts, ipfsrt_car_block_fn on_block,
+                                                  void *user, ipfsrt_car_counts *counts, ipfsrt_error *err);
 
-/* File reader with random access by CID. The file is mapped; the CARv2 index
+/** File reader with random access by CID. The file is mapped; the CARv2 index
  * is used when present and well-formed (as a hint: what it points at is still
  * checked), otherwise an index is built by scanning on open. */
 typedef struct ipfsrt_car_file ipfsrt_car_file;
@@ -235,15 +246,16 @@ IPFSRT_API ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *file, uint64_t *c
  * @owner every block it lent is no longer valid */
 IPFSRT_API void ipfsrt_car_file_free(ipfsrt_car_file *file);
 
-/* Writer: CARv1, or CARv2 (a CARv1 payload plus a MultihashIndexSorted index).
+/** Writer: CARv1, or CARv2 (a CARv1 payload plus a MultihashIndexSorted index).
  * put() checks each block against its CID and skips blocks already written. */
 typedef struct ipfsrt_car_writer ipfsrt_car_writer;
 
+/** How a CAR is written (size first: ipfsrt_car_writer_options_init). */
 typedef struct ipfsrt_car_writer_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_car_writer_options_init (or .size = sizeof) */
-    int version; /* 1 or 2; 0 = 1 */
-    const ipfsrt_cid *roots; /* the header's roots (ipfsrt_car_writer_set_roots may change them) */
-    size_t root_count;
+    size_t size; /**< sizeof the struct: set by ipfsrt_car_writer_options_init (or .size = sizeof) */
+    int version; /**< 1 or 2; 0 = 1 */
+    const ipfsrt_cid *roots; /**< the header's roots (ipfsrt_car_writer_set_roots may change them) */
+    size_t root_count;       /**< how many */
 } ipfsrt_car_writer_options;
 /** The defaults (CARv1, no roots), size set: what a caller then fills in.
  * @param opts the caller's struct
@@ -305,13 +317,16 @@ IPFSRT_API ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *writer, ipf
  * @owner the writer is freed; a finished file stays */
 IPFSRT_API void ipfsrt_car_writer_free(ipfsrt_car_writer *writer);
 
-/* What ipfsrt_car_diff found; filled up to the size the caller set
+/** What ipfsrt_car_diff found; filled up to the size the caller set
  * (IPFSRT_CAR_DIFF_STATS_INIT). */
 typedef struct ipfsrt_car_diff_stats {
-    size_t size;
-    uint64_t new_blocks, new_bytes;       /* in the new CAR only: written */
-    uint64_t shared_blocks, shared_bytes; /* in both: left out */
+    size_t size;           /**< sizeof the struct: IPFSRT_CAR_DIFF_STATS_INIT sets it */
+    uint64_t new_blocks;    /**< blocks in the new CAR only: written */
+    uint64_t new_bytes;     /**< their bytes */
+    uint64_t shared_blocks; /**< blocks in both: left out */
+    uint64_t shared_bytes;  /**< their bytes */
 } ipfsrt_car_diff_stats;
+/** An ipfsrt_car_diff_stats with its size set. */
 #define IPFSRT_CAR_DIFF_STATS_INIT {.size = sizeof(ipfsrt_car_diff_stats)}
 
 /** The blocks of new_path that old_path lacks, written as a CARv1 with
@@ -333,7 +348,7 @@ typedef struct ipfsrt_car_diff_stats {
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_car_diff(const char *old_path, const char *new_path, const char *out_path,
                                                   ipfsrt_car_diff_stats *stats, ipfsrt_error *err);
 
-/* A CARv1 laid out from blocks in memory and read out in pieces of any size (a
+/** A CARv1 laid out from blocks in memory and read out in pieces of any size (a
  * response body): its size is known before the first byte. The encoder borrows
  * the block bytes, which must outlive it, and hashes nothing: it is for blocks
  * the caller has verified. Add every block before the first read. */
@@ -397,7 +412,7 @@ IPFSRT_API void ipfsrt_blocksource_car(ipfsrt_blocksource *src, ipfsrt_car_file 
 
 /* ------------------------------------------------ a CAR read by ranges */
 
-/* A CAR (v1 or indexed v2) read by ranged reads through reader (an S3 object,
+/** A CAR (v1 or indexed v2) read by ranged reads through reader (an S3 object,
  * a web server's file: ipfsrt_s3_range_reader), never whole: its header and
  * index are read when it is opened (a CARv1, which has none, is read through
  * once to make one, which is kept in the cache folder: IPFSRT_CACHE_DIR, else

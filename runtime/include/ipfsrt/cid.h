@@ -10,25 +10,33 @@
 extern "C" {
 #endif
 
+/** Multicodec codes of the codecs CIDs name. raw: the bytes themselves. */
 #define IPFSRT_CODEC_RAW 0x55
+/** dag-pb: UnixFS nodes. */
 #define IPFSRT_CODEC_DAG_PB 0x70
+/** dag-cbor. */
 #define IPFSRT_CODEC_DAG_CBOR 0x71
+/** libp2p-key: a public key (IPNS names). */
 #define IPFSRT_CODEC_LIBP2P_KEY 0x72
+/** dag-json. */
 #define IPFSRT_CODEC_DAG_JSON 0x0129
+/** json. */
 #define IPFSRT_CODEC_JSON 0x0200
+/** car. */
 #define IPFSRT_CODEC_CAR 0x0202
+/** The most bytes a CID's binary form takes here. */
 #define IPFSRT_CID_MAX_BYTES 160
 
-/* A CID is a small value type: copy it freely. */
+/** A CID is a small value type: copy it freely. */
 typedef struct ipfsrt_cid {
-    uint8_t version;         /* 0 or 1 */
-    uint16_t len;            /* bytes used in bytes[] */
-    uint16_t mh_offset;      /* where the multihash starts in bytes[] */
-    uint16_t digest_offset;  /* where the digest starts in bytes[] */
-    uint16_t digest_len;
-    uint64_t codec;
-    uint64_t hash_code;
-    uint8_t bytes[IPFSRT_CID_MAX_BYTES]; /* binary form (CIDv0: the bare multihash) */
+    uint8_t version;         /**< 0 or 1 */
+    uint16_t len;            /**< bytes used in bytes[] */
+    uint16_t mh_offset;      /**< where the multihash starts in bytes[] */
+    uint16_t digest_offset;  /**< where the digest starts in bytes[] */
+    uint16_t digest_len;     /**< the digest's bytes */
+    uint64_t codec;          /**< the content's multicodec (IPFSRT_CODEC_...) */
+    uint64_t hash_code;      /**< the hash function's multicodec (IPFSRT_MH_...) */
+    uint8_t bytes[IPFSRT_CID_MAX_BYTES]; /**< binary form (CIDv0: the bare multihash) */
 } ipfsrt_cid;
 
 /** The multicodec table's name of a content codec ("dag-pb", "raw").

@@ -19,13 +19,14 @@ extern "C" {
  * thread at a time, and its callbacks (policy, progress, write, entry, block)
  * must not call its fetching functions. */
 
+/** The most gateways a list holds. */
 #define IPFSRT_MAX_GATEWAYS 64
 
-/* Gateway base URLs and where they came from. Caller-owned: _init, then _free. */
+/** Gateway base URLs and where they came from. Caller-owned: _init, then _free. */
 typedef struct ipfsrt_gateway_list {
-    char *urls[IPFSRT_MAX_GATEWAYS];
-    size_t count;
-    char source[4200]; /* "IPFS_GATEWAY", a file's path, "the built-in list ..." */
+    char *urls[IPFSRT_MAX_GATEWAYS]; /**< base URLs, without trailing slashes (the list's own) */
+    size_t count;                    /**< how many */
+    char source[4200]; /**< "IPFS_GATEWAY", a file's path, "the built-in list ..." */
 } ipfsrt_gateway_list;
 
 /** An empty list, source "".
@@ -56,21 +57,21 @@ IPFSRT_API ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, 
  * @owner its URLs are freed */
 IPFSRT_API void ipfsrt_gateway_list_free(ipfsrt_gateway_list *list);
 
-/* Why a gateway's answer was not used. */
+/** Why a gateway's answer was not used. */
 typedef enum ipfsrt_gateway_error {
-    IPFSRT_GWERR_NONE,
-    IPFSRT_GWERR_CONNECT,       /* could not connect */
-    IPFSRT_GWERR_TIMEOUT,       /* no answer, or the body stalled */
-    IPFSRT_GWERR_NOT_FOUND,     /* 404, 410, 451 */
-    IPFSRT_GWERR_REFUSED,       /* another 4xx */
-    IPFSRT_GWERR_RATE_LIMITED,  /* 429 */
-    IPFSRT_GWERR_SERVER,        /* 5xx */
-    IPFSRT_GWERR_TRUNCATED,     /* the body broke off */
-    IPFSRT_GWERR_TOO_LARGE,     /* over the size cap */
-    IPFSRT_GWERR_BAD_RESPONSE,  /* not the format asked for, malformed CAR */
-    IPFSRT_GWERR_HASH_MISMATCH, /* verification: bytes that do not hash to their CID */
-    IPFSRT_GWERR_WRONG_DAG,     /* verification: valid blocks, but not the ones the path needs */
-    IPFSRT_GWERR_TLS,           /* TLS failed (untrusted certificate, handshake): not retried */
+    IPFSRT_GWERR_NONE,          /**< no error */
+    IPFSRT_GWERR_CONNECT,       /**< could not connect */
+    IPFSRT_GWERR_TIMEOUT,       /**< no answer, or the body stalled */
+    IPFSRT_GWERR_NOT_FOUND,     /**< 404, 410, 451 */
+    IPFSRT_GWERR_REFUSED,       /**< another 4xx */
+    IPFSRT_GWERR_RATE_LIMITED,  /**< 429 */
+    IPFSRT_GWERR_SERVER,        /**< 5xx */
+    IPFSRT_GWERR_TRUNCATED,     /**< the body broke off */
+    IPFSRT_GWERR_TOO_LARGE,     /**< over the size cap */
+    IPFSRT_GWERR_BAD_RESPONSE,  /**< not the format asked for, malformed CAR */
+    IPFSRT_GWERR_HASH_MISMATCH, /**< verification: bytes that do not hash to their CID */
+    IPFSRT_GWERR_WRONG_DAG,     /**< verification: valid blocks, but not the ones the path needs */
+    IPFSRT_GWERR_TLS,           /**< TLS failed (untrusted certificate, handshake): not retried */
     IPFSRT_GWERR_COUNT
 } ipfsrt_gateway_error;
 
@@ -86,40 +87,42 @@ IPFSRT_API const char *ipfsrt_gateway_error_name(ipfsrt_gateway_error e);
  * @return true for the verification failures */
 IPFSRT_API bool ipfsrt_gateway_error_is_verification(ipfsrt_gateway_error e);
 
+/** What a request asks a gateway for. */
 typedef enum ipfsrt_policy_request_kind {
-    IPFSRT_REQUEST_BLOCK, /* ?format=raw for one CID */
-    IPFSRT_REQUEST_CAR,   /* ?format=car for a path and dag-scope */
-    IPFSRT_REQUEST_PLAIN, /* unverified GET */
+    IPFSRT_REQUEST_BLOCK, /**< ?format=raw for one CID */
+    IPFSRT_REQUEST_CAR,   /**< ?format=car for a path and dag-scope */
+    IPFSRT_REQUEST_PLAIN, /**< unverified GET */
 } ipfsrt_policy_request_kind;
 
-/* The request and outcome a policy is handed are the library's (valid during
+/** The request and outcome a policy is handed are the library's (valid during
  * the call only); fields are only ever added at their end. */
 typedef struct ipfsrt_policy_request {
-    ipfsrt_policy_request_kind kind;
-    const char *path;   /* "/ipfs/CID[/path]" (or the URL of a plain request) */
-    const char *query;  /* "format=car&dag-scope=entity..." or "" */
-    unsigned attempt;   /* 1 for the first try of this request, 2 for the next gateway or round... */
+    ipfsrt_policy_request_kind kind; /**< what it asks for */
+    const char *path;   /**< "/ipfs/CID[/path]" (or the URL of a plain request) */
+    const char *query;  /**< "format=car&dag-scope=entity..." or "" */
+    unsigned attempt;   /**< 1 for the first try of this request, 2 for the next gateway or round... */
 } ipfsrt_policy_request;
 
+/** How an attempt went (the library's, valid during observe only). */
 typedef struct ipfsrt_policy_outcome {
-    bool ok;             /* the answer was used */
-    bool verified;       /* its bytes were checked (false in unverified mode and on failure) */
-    ipfsrt_gateway_error error;
-    long status;         /* HTTP status, 0 when none arrived */
-    double latency_s;    /* to the first byte, or to the failure */
-    double duration_s;
-    uint64_t bytes;      /* body bytes received */
-    const char *detail;  /* what went wrong, "" when ok */
-    bool guess;          /* a prefetch: a CAR asked for a path before the reader's walk from
-                            the root has proven it (every Zarr read of chunks starts with
-                            such requests, so most of a Zarr read's outcomes have it); its
-                            not_found says nothing against the gateway (the path may not
-                            exist); the walk then asks for what it lacks, without guess */
-    bool verification_failed; /* the gateway sent bad data: hash_mismatch or wrong_dag
+    bool ok;             /**< the answer was used */
+    bool verified;       /**< its bytes were checked (false in unverified mode and on failure) */
+    ipfsrt_gateway_error error; /**< why it was not used; IPFSRT_GWERR_NONE when ok */
+    long status;         /**< HTTP status, 0 when none arrived */
+    double latency_s;    /**< to the first byte, or to the failure */
+    double duration_s;   /**< start to end, seconds */
+    uint64_t bytes;      /**< body bytes received */
+    const char *detail;  /**< what went wrong, "" when ok */
+    bool guess;          /**< a CAR asked for a path before the reader's walk from the root has
+                            proven it exists (every Zarr read of chunks starts with such
+                            requests, so most of a Zarr read's outcomes have it): its
+                            not_found says nothing against the gateway; the walk then asks
+                            for what it still lacks, without guess */
+    bool verification_failed; /**< the gateway sent bad data: hash_mismatch or wrong_dag
                                  (ipfsrt_gateway_error_is_verification) */
 } ipfsrt_policy_outcome;
 
-/* Decides which gateway serves each request: the contract a policy written in
+/** Decides which gateway serves each request: the contract a policy written in
  * Lua keeps too (scripts/policies/README.md; ipfsrt_lua_policy_new in
  * ipfsrt/lua.h turns such a file into this struct). Every function may be
  * NULL: the defaults try gateways in the configured order, never hedge,
@@ -134,22 +137,22 @@ typedef struct ipfsrt_policy_outcome {
  * error. Caller-filled: size first (ipfsrt_policy_init, or .size = sizeof),
  * so that a host built against an older, shorter struct still works. */
 typedef struct ipfsrt_policy {
-    size_t size;
-    void *ctx;
-    /* Writes the indices of the gateways to try, best first, into order (room for
+    size_t size; /**< sizeof the struct: set by ipfsrt_policy_init (or .size = sizeof) */
+    void *ctx;   /**< the policy's state, handed to every function */
+    /** Writes the indices of the gateways to try, best first, into order (room for
      * n_gateways) and their number into *count; gateways left out are not tried. */
     ipfsrt_status (*order)(void *ctx, const ipfsrt_policy_request *req, size_t n_gateways,
                            size_t *order, size_t *count, ipfsrt_error *err);
-    /* Seconds to wait for the first gateway's first byte before racing the next
+    /** Seconds to wait for the first gateway's first byte before racing the next
      * one as well; negative = do not race. */
     ipfsrt_status (*hedge_after)(void *ctx, const ipfsrt_policy_request *req, double *seconds,
                                  ipfsrt_error *err);
-    /* Each finished attempt: which gateway and how it went. */
+    /** Each finished attempt: which gateway and how it went. */
     ipfsrt_status (*observe)(void *ctx, size_t gateway, const ipfsrt_policy_request *req,
                              const ipfsrt_policy_outcome *outcome, ipfsrt_error *err);
-    /* Releases ctx: called once, by the client that took the policy over. */
+    /** Releases ctx: called once, by the client that took the policy over. */
     void (*free)(void *ctx);
-    /* The most requests at once at a gateway (*cap, 1 or more; 0 = the client's
+    /** The most requests at once at a gateway (*cap, 1 or more; 0 = the client's
      * cap): asked once per gateway when a client takes the policy. */
     ipfsrt_status (*max_in_flight)(void *ctx, size_t gateway, unsigned *cap, ipfsrt_error *err);
 } ipfsrt_policy;
@@ -158,34 +161,35 @@ typedef struct ipfsrt_policy {
  * @owner the caller's struct; ctx and free are set by the caller */
 IPFSRT_API void ipfsrt_policy_init(ipfsrt_policy *policy);
 
+/** How a client reads (size first: ipfsrt_client_options_init). */
 typedef struct ipfsrt_client_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_client_options_init (or .size = sizeof) */
-    const ipfsrt_gateway_list *gateways; /* NULL or empty = ipfsrt_gateway_list_default */
-    bool no_verify;          /* unverified mode: plain GETs, nothing checked */
-    uint64_t cache_bytes;    /* memory cache; 0 = 64 MiB; UINT64_MAX = none */
-    const char *cache_dir;   /* blocks on disk by CID; NULL = none */
-    bool trust_cache_dir;    /* skip re-hashing blocks read back from cache_dir */
-    unsigned concurrency;    /* transfers in flight per gateway, fixed; 0 = adapted to each gateway's
+    size_t size; /**< sizeof the struct: set by ipfsrt_client_options_init (or .size = sizeof) */
+    const ipfsrt_gateway_list *gateways; /**< NULL or empty = ipfsrt_gateway_list_default */
+    bool no_verify;          /**< unverified mode: plain GETs, nothing checked */
+    uint64_t cache_bytes;    /**< memory cache; 0 = 64 MiB; UINT64_MAX = none */
+    const char *cache_dir;   /**< blocks on disk by CID; NULL = none */
+    bool trust_cache_dir;    /**< skip re-hashing blocks read back from cache_dir */
+    unsigned concurrency;    /**< transfers in flight per gateway, fixed; 0 = adapted to each gateway's
                                 answers (from 16, growing while answers keep their pace,
                                 shrinking when they slow or the gateway refuses) */
-    unsigned max_concurrency; /* the most in flight per gateway when adapting; 0 = 128 */
-    double timeout_s;        /* first-byte and stall timeout; 0 = 30 */
-    double min_rate;         /* a body slower than this many bytes/s over timeout_s fails (the
+    unsigned max_concurrency; /**< the most in flight per gateway when adapting; 0 = 128 */
+    double timeout_s;        /**< first-byte and stall timeout; 0 = 30 */
+    double min_rate;         /**< a body slower than this many bytes/s over timeout_s fails (the
                                 gateway's fault: a drip would hold a request for ever);
                                 0 = 1024; negative = no minimum */
-    double deadline_s;       /* one request, start to end; 0 = none */
-    unsigned retries;        /* extra rounds over the gateways after all failed; 0 = 2 */
-    size_t max_block;        /* largest block accepted; 0 = 2 MiB */
-    const char *ca_file;     /* CAs to trust for https gateways (PEM); NULL = CURL_CA_BUNDLE,
+    double deadline_s;       /**< one request, start to end; 0 = none */
+    unsigned retries;        /**< extra rounds over the gateways after all failed; 0 = 2 */
+    size_t max_block;        /**< largest block accepted; 0 = 2 MiB */
+    const char *ca_file;     /**< CAs to trust for https gateways (PEM); NULL = CURL_CA_BUNDLE,
                                 else SSL_CERT_FILE, else the system's */
-    unsigned threads;        /* hashing threads; 0 = ipfsrt_threads(), at most 4 */
-    const ipfsrt_hash_backend *hash_backend; /* the client's own; NULL: the process's
+    unsigned threads;        /**< hashing threads; 0 = ipfsrt_threads(), at most 4 */
+    const ipfsrt_hash_backend *hash_backend; /**< the client's own; NULL: the process's
                                                 (ipfsrt_hash_backend_select) */
-    double give_up_s;        /* a call fails once no gateway has answered anything (a header, a
+    double give_up_s;        /**< a call fails once no gateway has answered anything (a header, a
                                 byte) for this long, all its attempts and retries together, so a
                                 gateway that takes connections and never answers is not waited
                                 for round after round; 0 = 60; negative = never */
-    uint64_t cache_dir_bytes; /* cache_dir kept under this, the blocks used longest ago deleted
+    uint64_t cache_dir_bytes; /**< cache_dir kept under this, the blocks used longest ago deleted
                                  first (processes sharing it each keep to it); 0 = 10 GiB;
                                  UINT64_MAX = no limit */
 } ipfsrt_client_options;
@@ -194,6 +198,7 @@ typedef struct ipfsrt_client_options {
  * @owner the caller's struct, holding nothing to release */
 IPFSRT_API void ipfsrt_client_options_init(ipfsrt_client_options *opts);
 
+/** A client reading through gateways (ipfsrt_client_new): opaque. */
 typedef struct ipfsrt_client ipfsrt_client;
 
 /** A client reading through gateways, verifying every block (unless no_verify).
@@ -258,7 +263,7 @@ IPFSRT_API const char *ipfsrt_client_gateway_source(const ipfsrt_client *client)
  * @return true when every byte it hands out was verified */
 IPFSRT_API bool ipfsrt_client_verifies(const ipfsrt_client *client);
 
-/* Called as body bytes arrive: total so far and, when known, expected (else 0);
+/** Called as body bytes arrive: total so far and, when known, expected (else 0);
  * and again after each second without any (done unchanged: a caller can say
  * what it is waiting for). Anything but IPFSRT_OK stops the call under way
  * with that error (a way to cancel a long read). */
@@ -294,7 +299,7 @@ IPFSRT_API ipfsrt_status ipfsrt_client_block(ipfsrt_client *client, const ipfsrt
  * @owner the client must outlive the source; one thread at a time, as the client */
 IPFSRT_API void ipfsrt_client_blocksource(ipfsrt_client *client, ipfsrt_blocksource *src);
 
-/* Many blocks at once; fn sees each verified block as it arrives (in any order,
+/** Many blocks at once; fn sees each verified block as it arrives (in any order,
  * index = its position in cids). The first failure stops the batch. Unverified
  * clients make plain GETs of /ipfs/CID instead and check nothing. */
 typedef ipfsrt_status (*ipfsrt_client_block_fn)(void *user, size_t index, const ipfsrt_cid *cid,
@@ -306,7 +311,8 @@ typedef ipfsrt_status (*ipfsrt_client_block_fn)(void *user, size_t index, const 
  * @param client the client
  * @param cids n CIDs
  * @param n how many
- * @param fn called for each (its data valid during the call only)
+ * @param fn called for each (its data valid during the call only); NULL: the
+ * blocks are only fetched and verified (into the cache)
  * @param user handed to fn
  * @param err filled on failure
  * @return IPFSRT_OK
@@ -408,7 +414,7 @@ IPFSRT_API ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const c
 
 /* ------------------------------------------------- many reads in flight */
 
-/* Many path and block reads on one client, collected as each completes (like
+/** Many path and block reads on one client, collected as each completes (like
  * curl's multi handle), with the verification, policy, retries, hedging and
  * cache of single reads. Paths are worked on level by level: every block the
  * reads in flight need next is fetched at once, by CID, so a directory block on
@@ -493,20 +499,24 @@ IPFSRT_API void ipfsrt_client_batch_free(ipfsrt_client_batch *batch);
 IPFSRT_API ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *client, const ipfsrt_range_request *requests,
                                                 size_t n, ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
 
+/** The most recent first-byte latencies kept per gateway for its percentiles. */
 #define IPFSRT_LATENCY_SAMPLES 512
 
-/* Counts a gateway has seen, filled up to the size the caller set
+/** Counts a gateway has seen, filled up to the size the caller set
  * (IPFSRT_CLIENT_GATEWAY_STATS_INIT): counts added later reach only hosts
  * that know them. */
 typedef struct ipfsrt_client_gateway_stats {
-    size_t size;
-    uint64_t requests;    /* attempts that went out */
-    uint64_t ok;          /* answers used */
-    uint64_t bytes;       /* body bytes received */
-    uint64_t errors[IPFSRT_GWERR_COUNT]; /* by kind */
-    uint64_t verify_failures;
-    double latency_p50_s, latency_p90_s, latency_p99_s; /* first byte, recent requests */
+    size_t size;          /**< sizeof the struct: IPFSRT_CLIENT_GATEWAY_STATS_INIT sets it */
+    uint64_t requests;    /**< attempts that went out */
+    uint64_t ok;          /**< answers used */
+    uint64_t bytes;       /**< body bytes received */
+    uint64_t errors[IPFSRT_GWERR_COUNT]; /**< by kind */
+    uint64_t verify_failures; /**< answers that failed verification (hash_mismatch, wrong_dag) */
+    double latency_p50_s; /**< median seconds to the first byte, over recent requests */
+    double latency_p90_s; /**< 90th percentile of the same */
+    double latency_p99_s; /**< 99th percentile of the same */
 } ipfsrt_client_gateway_stats;
+/** An ipfsrt_client_gateway_stats with its size set. */
 #define IPFSRT_CLIENT_GATEWAY_STATS_INIT {.size = sizeof(ipfsrt_client_gateway_stats)}
 
 /** A gateway's counts since the client was made: requests, answers used,
@@ -517,7 +527,7 @@ typedef struct ipfsrt_client_gateway_stats {
 IPFSRT_API void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, size_t i,
                                             ipfsrt_client_gateway_stats *stats);
 
-/* A relay shares one client with many threads: its block source may be called
+/** A relay shares one client with many threads: its block source may be called
  * from any thread (each call waits for its block), while one thread drives the
  * client in ipfsrt_client_relay_run, where the client's policy and progress
  * functions run. Several calls wanting one block at once share one fetch.
@@ -527,14 +537,15 @@ IPFSRT_API void ipfsrt_client_get_gateway_stats(const ipfsrt_client *client, siz
  * the relay runs. */
 typedef struct ipfsrt_client_relay ipfsrt_client_relay;
 
-/* Filled up to the size the caller set (IPFSRT_CLIENT_RELAY_STATS_INIT). */
+/** Filled up to the size the caller set (IPFSRT_CLIENT_RELAY_STATS_INIT). */
 typedef struct ipfsrt_client_relay_stats {
-    size_t size;
-    uint64_t jobs;      /* blocks looked for (in the cache, else at the gateways) */
-    uint64_t coalesced; /* calls answered by a look under way, or by a block kept from one
+    size_t size;        /**< sizeof the struct: IPFSRT_CLIENT_RELAY_STATS_INIT sets it */
+    uint64_t jobs;      /**< blocks looked for (in the cache, else at the gateways) */
+    uint64_t coalesced; /**< calls answered by a look under way, or by a block kept from one
                            (as many bytes as the client's memory cache) */
-    uint64_t prefetched; /* blocks that came in prefetches' answers */
+    uint64_t prefetched; /**< blocks that came in prefetches' answers */
 } ipfsrt_client_relay_stats;
+/** An ipfsrt_client_relay_stats with its size set. */
 #define IPFSRT_CLIENT_RELAY_STATS_INIT {.size = sizeof(ipfsrt_client_relay_stats)}
 
 /** A relay that shares one client with many threads: its block source may be

@@ -10,6 +10,7 @@
 extern "C" {
 #endif
 
+/** A configured chunk codec (ipfsrt_codec_new): opaque. */
 typedef struct ipfsrt_codec ipfsrt_codec;
 
 /** A codec by name ("zstd", "gzip", "zlib", "bz2", "lz4", "blosc", "crc32c",

@@ -10,44 +10,50 @@
 extern "C" {
 #endif
 
+/** The kinds of DAG-CBOR item. */
 typedef enum ipfsrt_dagcbor_type {
-    IPFSRT_DAGCBOR_UINT,   /* v.u */
-    IPFSRT_DAGCBOR_NEGINT, /* value = -1 - v.u */
-    IPFSRT_DAGCBOR_BYTES,  /* v.str */
-    IPFSRT_DAGCBOR_TEXT,   /* v.str, valid UTF-8 */
-    IPFSRT_DAGCBOR_ARRAY,  /* v.list: count items */
-    IPFSRT_DAGCBOR_MAP,    /* v.list: 2*count items, key then value, keys in canonical order */
-    IPFSRT_DAGCBOR_CID,    /* v.cid */
-    IPFSRT_DAGCBOR_BOOL,   /* v.b */
-    IPFSRT_DAGCBOR_NULL,
-    IPFSRT_DAGCBOR_FLOAT   /* v.f, finite */
+    IPFSRT_DAGCBOR_UINT,   /**< v.u */
+    IPFSRT_DAGCBOR_NEGINT, /**< value = -1 - v.u */
+    IPFSRT_DAGCBOR_BYTES,  /**< v.str */
+    IPFSRT_DAGCBOR_TEXT,   /**< v.str, valid UTF-8 */
+    IPFSRT_DAGCBOR_ARRAY,  /**< v.list: count items */
+    IPFSRT_DAGCBOR_MAP,    /**< v.list: 2*count items, key then value, keys in canonical order */
+    IPFSRT_DAGCBOR_CID,    /**< v.cid */
+    IPFSRT_DAGCBOR_BOOL,   /**< v.b */
+    IPFSRT_DAGCBOR_NULL,   /**< null */
+    IPFSRT_DAGCBOR_FLOAT   /**< v.f, finite */
 } ipfsrt_dagcbor_type;
 
+/** One decoded item; type says which member of v holds its value. */
 typedef struct ipfsrt_dagcbor_item {
-    ipfsrt_dagcbor_type type;
+    ipfsrt_dagcbor_type type; /**< what it is */
+    /** Its value. */
     union {
-        uint64_t u;
-        bool b;
-        double f;
+        uint64_t u; /**< UINT; NEGINT's magnitude */
+        bool b;     /**< BOOL */
+        double f;   /**< FLOAT */
+        /** BYTES, TEXT. */
         struct {
-            const uint8_t *ptr; /* borrowed from the decoded buffer */
-            size_t len;
+            const uint8_t *ptr; /**< borrowed from the decoded buffer */
+            size_t len;         /**< its bytes */
         } str;
+        /** ARRAY, MAP. */
         struct {
-            struct ipfsrt_dagcbor_item *items;
-            size_t count;
+            struct ipfsrt_dagcbor_item *items; /**< the items (a map's: key, value, ...) */
+            size_t count;                      /**< entries (a map's: pairs) */
         } list;
-        const ipfsrt_cid *cid;
+        const ipfsrt_cid *cid; /**< CID */
     } v;
 } ipfsrt_dagcbor_item;
 
-/* A decoded document; strings point into the input, which must outlive it. */
+/** A decoded document; strings point into the input, which must outlive it. */
 typedef struct ipfsrt_dagcbor_doc {
-    ipfsrt_dagcbor_item *root;
-    ipfsrt_dagcbor_item *items_;
-    ipfsrt_cid *cids_;
+    ipfsrt_dagcbor_item *root; /**< the top item */
+    ipfsrt_dagcbor_item *items_; /**< the library's: every item, freed by ipfsrt_dagcbor_doc_free */
+    ipfsrt_cid *cids_;           /**< the library's: every CID */
 } ipfsrt_dagcbor_doc;
 
+/** How deeply items may nest in a decoded document. */
 #define IPFSRT_DAGCBOR_MAX_DEPTH 128
 
 /** Decodes strict DAG-CBOR: shortest-form integers and lengths, definite
@@ -86,7 +92,8 @@ IPFSRT_API void ipfsrt_dagcbor_put_uint(ipfsrt_buf *b, uint64_t v);
  * @param b the buffer
  * @param n the encoded magnitude
  * @owner writes into b: a failed allocation sets b->failed (checked once at the end) */
-IPFSRT_API void ipfsrt_dagcbor_put_negint(ipfsrt_buf *b, uint64_t n); /** Appends a byte string.
+IPFSRT_API void ipfsrt_dagcbor_put_negint(ipfsrt_buf *b, uint64_t n);
+/** Appends a byte string.
  * @param b the buffer
  * @param p n bytes
  * @param n how many

@@ -10,19 +10,21 @@
 extern "C" {
 #endif
 
+/** A PBLink: the child's CID, name and cumulative size. */
 typedef struct ipfsrt_dagpb_link {
-    ipfsrt_cid cid;
-    const uint8_t *name; /* borrowed from the decoded block; NULL when absent */
-    size_t name_len;
-    bool has_tsize;
-    uint64_t tsize;
+    ipfsrt_cid cid;      /**< the child */
+    const uint8_t *name; /**< borrowed from the decoded block; NULL when absent */
+    size_t name_len;     /**< its bytes */
+    bool has_tsize;      /**< whether Tsize is there */
+    uint64_t tsize;      /**< the child's DAG size, as the block says (unchecked) */
 } ipfsrt_dagpb_link;
 
+/** A decoded PBNode: its Data and Links. */
 typedef struct ipfsrt_dagpb_node {
-    const uint8_t *data; /* borrowed; NULL when absent */
-    size_t data_len;
-    ipfsrt_dagpb_link *links; /* owned: release with ipfsrt_dagpb_node_free */
-    size_t link_count;
+    const uint8_t *data; /**< borrowed; NULL when absent */
+    size_t data_len;     /**< its bytes */
+    ipfsrt_dagpb_link *links; /**< owned: release with ipfsrt_dagpb_node_free */
+    size_t link_count;   /**< how many */
 } ipfsrt_dagpb_node;
 
 /** Decodes strict dag-pb: PBLink fields in order 1,2,3 and each at most once, a

@@ -9,49 +9,51 @@
 extern "C" {
 #endif
 
+/** What a call came to: IPFSRT_OK, or why it failed (the error struct says more). */
 typedef enum ipfsrt_status {
-    IPFSRT_OK = 0,
-    IPFSRT_EOUT_OF_MEMORY,    /* allocation failed */
-    IPFSRT_EBAD_ARGUMENT,     /* the caller passed something unusable */
-    IPFSRT_EIO,               /* file system error */
-    IPFSRT_EBAD_VARINT,       /* malformed, non-minimal or over-long varint */
-    IPFSRT_EBAD_MULTIBASE,    /* bad multibase string */
-    IPFSRT_EBAD_MULTIHASH,    /* malformed multihash */
-    IPFSRT_EUNSUPPORTED,      /* recognised but not supported (hash, base, version) */
-    IPFSRT_EBAD_CID,          /* malformed CID */
-    IPFSRT_EBAD_DAGCBOR,      /* invalid or non-canonical DAG-CBOR */
-    IPFSRT_EBAD_CAR_HEADER,   /* CAR header unreadable or not of the required shape */
-    IPFSRT_EBAD_CAR_VERSION,  /* CAR version other than 1 or 2 */
-    IPFSRT_ETOO_LARGE,        /* a length over the configured maximum */
-    IPFSRT_EHASH_MISMATCH,    /* block bytes do not hash to their CID */
-    IPFSRT_ETRUNCATED,        /* input ended inside an item */
-    IPFSRT_ETRAILING_DATA,    /* bytes after the end of a well-formed item */
-    IPFSRT_EBAD_CAR_INDEX,    /* CARv2 index malformed */
-    IPFSRT_ENOT_FOUND,        /* no such block */
-    IPFSRT_ECANCELED,         /* a callback asked to stop */
-    IPFSRT_EBAD_DAGPB,        /* invalid dag-pb node */
-    IPFSRT_EBAD_UNIXFS,       /* invalid UnixFS data, or a DAG that contradicts itself */
-    IPFSRT_ENOT_DIRECTORY,    /* a path goes through something that is not a directory */
-    IPFSRT_ENOT_FILE,         /* file bytes asked of something that is not a file */
-    IPFSRT_ESYMLINK,          /* a path meets a symlink that may not be followed */
-    IPFSRT_EBAD_RANGE,        /* a byte range outside the file */
-    IPFSRT_EFETCH_FAILED,     /* no gateway delivered (the message says why, per gateway) */
-    IPFSRT_EBAD_CHUNK_DATA,   /* encoded chunk data corrupt, or decoding to another size than due */
-    IPFSRT_EUNAVAILABLE,      /* every gateway said it has no such thing: no proof that it does not exist */
-    IPFSRT_EDENIED,           /* the server refused the request: credentials, permissions, no such bucket */
-    IPFSRT_ETIMED_OUT,        /* no gateway answered in time: every attempt timed out, or the client gave up */
-    IPFSRT_EUNVERIFIED,       /* verified data names bytes that cannot be checked (refused unless asked for) */
-    IPFSRT_EBAD_POLICY,       /* a gateway policy failed, or answered what its contract does not allow */
-    IPFSRT_STATUS_COUNT
+    IPFSRT_OK = 0,            /**< done */
+    IPFSRT_EOUT_OF_MEMORY,    /**< allocation failed */
+    IPFSRT_EBAD_ARGUMENT,     /**< the caller passed something unusable */
+    IPFSRT_EIO,               /**< file system error */
+    IPFSRT_EBAD_VARINT,       /**< malformed, non-minimal or over-long varint */
+    IPFSRT_EBAD_MULTIBASE,    /**< bad multibase string */
+    IPFSRT_EBAD_MULTIHASH,    /**< malformed multihash */
+    IPFSRT_EUNSUPPORTED,      /**< recognised but not supported (hash, base, version) */
+    IPFSRT_EBAD_CID,          /**< malformed CID */
+    IPFSRT_EBAD_DAGCBOR,      /**< invalid or non-canonical DAG-CBOR */
+    IPFSRT_EBAD_CAR_HEADER,   /**< CAR header unreadable or not of the required shape */
+    IPFSRT_EBAD_CAR_VERSION,  /**< CAR version other than 1 or 2 */
+    IPFSRT_ETOO_LARGE,        /**< a length over the configured maximum */
+    IPFSRT_EHASH_MISMATCH,    /**< block bytes do not hash to their CID */
+    IPFSRT_ETRUNCATED,        /**< input ended inside an item */
+    IPFSRT_ETRAILING_DATA,    /**< bytes after the end of a well-formed item */
+    IPFSRT_EBAD_CAR_INDEX,    /**< CARv2 index malformed */
+    IPFSRT_ENOT_FOUND,        /**< no such block */
+    IPFSRT_ECANCELED,         /**< a callback asked to stop */
+    IPFSRT_EBAD_DAGPB,        /**< invalid dag-pb node */
+    IPFSRT_EBAD_UNIXFS,       /**< invalid UnixFS data, or a DAG that contradicts itself */
+    IPFSRT_ENOT_DIRECTORY,    /**< a path goes through something that is not a directory */
+    IPFSRT_ENOT_FILE,         /**< file bytes asked of something that is not a file */
+    IPFSRT_ESYMLINK,          /**< a path meets a symlink that may not be followed */
+    IPFSRT_EBAD_RANGE,        /**< a byte range outside the file */
+    IPFSRT_EFETCH_FAILED,     /**< no gateway delivered (the message says why, per gateway) */
+    IPFSRT_EBAD_CHUNK_DATA,   /**< encoded chunk data corrupt, or decoding to another size than due */
+    IPFSRT_EUNAVAILABLE,      /**< every gateway said it has no such thing: no proof that it does not exist */
+    IPFSRT_EDENIED,           /**< the server refused the request: credentials, permissions, no such bucket */
+    IPFSRT_ETIMED_OUT,        /**< no gateway answered in time: every attempt timed out, or the client gave up */
+    IPFSRT_EUNVERIFIED,       /**< verified data names bytes that cannot be checked (refused unless asked for) */
+    IPFSRT_EBAD_POLICY,       /**< a gateway policy failed, or answered what its contract does not allow */
+    IPFSRT_STATUS_COUNT       /**< how many statuses there are */
 } ipfsrt_status;
 
-#define IPFSRT_CID_STR_MAX 336 /* longest CID string we produce, plus NUL */
+#define IPFSRT_CID_STR_MAX 336 /**< longest CID string we produce, plus NUL */
 
+/** Why a call failed: filled by the call (when the caller passes one), never on success. */
 typedef struct ipfsrt_error {
-    ipfsrt_status code;
-    int64_t offset;                /* byte offset in the input at fault, or -1 */
-    char cid[IPFSRT_CID_STR_MAX];  /* CID at fault, or "" */
-    char message[768];             /* human-readable, names the CID/offset too */
+    ipfsrt_status code;            /**< the status the call returned */
+    int64_t offset;                /**< byte offset in the input at fault, or -1 */
+    char cid[IPFSRT_CID_STR_MAX];  /**< CID at fault, or "" */
+    char message[768];             /**< human-readable, names the CID/offset too */
 } ipfsrt_error;
 
 /** The stable lower-case name of a status: its constant's suffix, e.g.

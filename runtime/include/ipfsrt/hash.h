@@ -9,24 +9,34 @@
 extern "C" {
 #endif
 
-typedef enum ipfsrt_hash_alg { IPFSRT_SHA2_256, IPFSRT_SHA2_512 } ipfsrt_hash_alg;
+/** The hash functions a backend computes. */
+typedef enum ipfsrt_hash_alg {
+    IPFSRT_SHA2_256, /**< SHA-256: 32 bytes */
+    IPFSRT_SHA2_512  /**< SHA-512: 64 bytes */
+} ipfsrt_hash_alg;
 
-/* One small interface for every SHA-2 provider; "mbedtls" is always built in,
- * "openssl" (libcrypto, uses the CPU's SHA instructions) when available and
- * then the default. Each call returns IPFSRT_OK or fills err naming the
+/** One small interface for every SHA-2 provider. A build has one built in
+ * (one crypto library linked): "openssl" (libcrypto, with the CPU's SHA
+ * instructions; HASH=openssl, the default) or "mbedtls" (HASH=mbedtls); a
+ * host may add its own through ipfsrt_hash_ctx_new_with and the client's
+ * options. Each call returns IPFSRT_OK or fills err naming the
  * backend. The streaming calls let a reader hash bytes as they arrive, while
  * they are still in cache. */
 typedef struct ipfsrt_hash_backend {
-    const char *name;
+    const char *name; /**< "openssl", "mbedtls", or the host's own */
+    /** One digest of data into out (32 or 64 bytes, as alg says). */
     ipfsrt_status (*digest)(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out, ipfsrt_error *err);
-    void *(*stream_new)(void); /* NULL: out of memory */
+    void *(*stream_new)(void); /**< NULL: out of memory */
+    /** Starts (or restarts) a streaming digest. */
     ipfsrt_status (*stream_start)(void *stream, ipfsrt_hash_alg alg, ipfsrt_error *err);
+    /** Feeds it bytes. */
     ipfsrt_status (*stream_update)(void *stream, const uint8_t *data, size_t len, ipfsrt_error *err);
+    /** Writes its digest to out. */
     ipfsrt_status (*stream_finish)(void *stream, uint8_t *out, ipfsrt_error *err);
-    void (*stream_free)(void *stream);
+    void (*stream_free)(void *stream); /**< releases a stream (NULL accepted) */
 } ipfsrt_hash_backend;
 
-/* An incremental hash bound to the backend current when it was made. */
+/** An incremental hash bound to the backend current when it was made. */
 typedef struct ipfsrt_hash_ctx ipfsrt_hash_ctx;
 
 /** An incremental hash bound to the backend current when it is made.
@@ -74,7 +84,7 @@ IPFSRT_API ipfsrt_status ipfsrt_hash_ctx_finish(ipfsrt_hash_ctx *ctx, uint8_t *o
  * @owner ctx is freed */
 IPFSRT_API void ipfsrt_hash_ctx_free(ipfsrt_hash_ctx *ctx);
 
-/** The process's backend: "openssl" when built in, else "mbedtls", or the one
+/** The process's backend: the one built in, or the one
  * ipfsrt_hash_backend_select chose.
  * @return a built-in backend
  * @owner the library's, for the process's life */

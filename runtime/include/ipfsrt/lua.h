@@ -49,26 +49,26 @@ IPFSRT_API ipfsrt_ndarray *ipfsrt_lua_test_ndarray(struct lua_State *L, int idx)
  * @owner the buffer becomes the Lua value's: Lua's collector frees it */
 IPFSRT_API void ipfsrt_lua_push_ndarray(struct lua_State *L, ipfsrt_ndarray *a);
 
-/* Loading a gateway policy written in Lua (scripts/policies/README.md) into a
+/** Loading a gateway policy written in Lua (scripts/policies/README.md) into a
  * C client. Caller-filled: size first (ipfsrt_lua_policy_options_init). */
 typedef struct ipfsrt_lua_policy_options {
-    size_t size;
-    /* NULL: the policy runs on a Lua state of its own, closed with it. Else a
+    size_t size; /**< sizeof the struct: set by ipfsrt_lua_policy_options_init (or .size = sizeof) */
+    /** NULL: the policy runs on a Lua state of its own, closed with it. Else a
      * state the host lends (ipfsrt opened there if it is not yet): it must
      * outlive the policy, and no other thread may use it while the client
      * fetches, since the policy's methods run on it then. */
     struct lua_State *L;
-    /* What the policy reports (ctx.log: quarantines and the like), one line
+    /** What the policy reports (ctx.log: quarantines and the like), one line
      * at a time; NULL = dropped. Called from the fetching thread. */
     void (*log)(void *user, const char *line);
-    void *log_user;
-    /* What one call of the policy's code (its file, constructor, each method)
+    void *log_user; /**< handed to log */
+    /** What one call of the policy's code (its file, constructor, each method)
      * may take: Lua instructions and bytes allocated; 0 = the defaults (20
      * million instructions, 64 MiB). Past either, the call fails with
      * IPFSRT_EBAD_POLICY naming the method. */
     uint64_t max_instructions;
-    uint64_t max_memory;
-    /* Nonzero: the policy runs with the state's whole global table (io, os,
+    uint64_t max_memory; /**< bytes one call may allocate; 0 = 64 MiB */
+    /** Nonzero: the policy runs with the state's whole global table (io, os,
      * any module). 0: in the sandbox scripts/policies/README.md lists. */
     int trusted;
 } ipfsrt_lua_policy_options;
@@ -111,40 +111,45 @@ IPFSRT_API ipfsrt_status ipfsrt_lua_policy_new(ipfsrt_policy *policy, const char
 IPFSRT_API bool ipfsrt_lua_find_beside(const char *const *candidates, size_t n, const char *probe, char *out,
                                        size_t size);
 
-/* A C module loaded into a state where ipfsrt is open reaches the core through
+/** A C module loaded into a state where ipfsrt is open reaches the core through
  * this table (a light userdata in the registry under IPFSRT_LUA_API), never
  * through a second copy of the core linked into it: the host's ipfsrt may be
  * the executable, ipfsrt.so under a stock lua5.4 or a C program's static
  * library, and its arrays, thread settings and errors must be the same ones.
  * (A host linked with libipfsrt-lua calls the functions above directly.) */
 #define IPFSRT_LUA_API "ipfsrt.c_api"
+/** The version of ipfsrt_lua_api this header describes. */
 #define IPFSRT_LUA_API_VERSION 1
 
-/* Where in the registry a module may put a function for a host to call, with
+/** Where in the registry a module may put a function for a host to call, with
  * the exit code, when its script has failed, before it closes the state
  * (ipfsrt.mpi ends the whole job there: a rank that failed and then closed
  * normally would leave the others waiting for it). */
 #define IPFSRT_LUA_ON_FAILURE "ipfsrt.on_failure"
 
+/** What a host's ipfsrt hands the C modules it loads (ipfsrt.mpi): its own
+ * functions, so that arrays and settings are the host's. */
 typedef struct ipfsrt_lua_api {
-    unsigned version; /* IPFSRT_LUA_API_VERSION; fields are only ever added at the end */
-    size_t size;      /* sizeof the host's table */
-    /* ipfsrt_lua_test_ndarray, with its lifetime */
+    unsigned version; /**< IPFSRT_LUA_API_VERSION; fields are only ever added at the end */
+    size_t size;      /**< sizeof the host's table */
+    /** ipfsrt_lua_test_ndarray, with its lifetime */
     ipfsrt_ndarray *(*test_ndarray)(struct lua_State *L, int idx);
-    /* pushes a new ipfsrt.ndarray that takes over a's view (a is left empty) */
+    /** pushes a new ipfsrt.ndarray that takes over a's view (a is left empty) */
     void (*push_ndarray)(struct lua_State *L, ipfsrt_ndarray *a);
-    /* raises an ipfsrt error object; never returns */
+    /** raises an ipfsrt error object; never returns */
     int (*raise)(struct lua_State *L, const ipfsrt_error *err);
-    void (*ndarray_init)(ipfsrt_ndarray *a);
-    void (*ndarray_free)(ipfsrt_ndarray *a);
+    void (*ndarray_init)(ipfsrt_ndarray *a); /**< ipfsrt_ndarray_init */
+    void (*ndarray_free)(ipfsrt_ndarray *a); /**< ipfsrt_ndarray_free */
+    /** ipfsrt_ndarray_zeros */
     ipfsrt_status (*ndarray_zeros)(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
                                        const size_t *shape, ipfsrt_error *err);
+    /** ipfsrt_ndarray_copy */
     ipfsrt_status (*ndarray_copy)(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
-    size_t (*ndarray_size)(const ipfsrt_ndarray *a);
-    bool (*ndarray_is_contiguous)(const ipfsrt_ndarray *a);
-    const char *(*dtype_name)(ipfsrt_dtype dtype);
-    void (*threads_set)(unsigned n);
-    unsigned (*cpus_usable)(void);
+    size_t (*ndarray_size)(const ipfsrt_ndarray *a);          /**< ipfsrt_ndarray_size */
+    bool (*ndarray_is_contiguous)(const ipfsrt_ndarray *a);   /**< ipfsrt_ndarray_is_contiguous */
+    const char *(*dtype_name)(ipfsrt_dtype dtype);            /**< ipfsrt_dtype_name */
+    void (*threads_set)(unsigned n);                          /**< ipfsrt_threads_set */
+    unsigned (*cpus_usable)(void);                            /**< ipfsrt_cpus_usable */
 } ipfsrt_lua_api;
 
 #ifdef __cplusplus

@@ -9,21 +9,22 @@
 extern "C" {
 #endif
 
+/** The multibase encodings read and written (the prefix each has in a multibase string). */
 typedef enum ipfsrt_base {
-    IPFSRT_BASE16,
-    IPFSRT_BASE16UPPER,
-    IPFSRT_BASE32,
-    IPFSRT_BASE32UPPER,
-    IPFSRT_BASE32PAD,
-    IPFSRT_BASE32PADUPPER,
-    IPFSRT_BASE36,
-    IPFSRT_BASE36UPPER,
-    IPFSRT_BASE58BTC,
-    IPFSRT_BASE64,
-    IPFSRT_BASE64PAD,
-    IPFSRT_BASE64URL,
-    IPFSRT_BASE64URLPAD,
-    IPFSRT_BASE_COUNT
+    IPFSRT_BASE16,         /**< 'f': hex, lower case */
+    IPFSRT_BASE16UPPER,    /**< 'F' */
+    IPFSRT_BASE32,         /**< 'b': RFC 4648 lower case, no padding (CIDv1's default) */
+    IPFSRT_BASE32UPPER,    /**< 'B' */
+    IPFSRT_BASE32PAD,      /**< 'c' */
+    IPFSRT_BASE32PADUPPER, /**< 'C' */
+    IPFSRT_BASE36,         /**< 'k' */
+    IPFSRT_BASE36UPPER,    /**< 'K' */
+    IPFSRT_BASE58BTC,      /**< 'z' (CIDv0's, without the prefix) */
+    IPFSRT_BASE64,         /**< 'm': RFC 4648, no padding */
+    IPFSRT_BASE64PAD,      /**< 'M' */
+    IPFSRT_BASE64URL,      /**< 'u' */
+    IPFSRT_BASE64URLPAD,   /**< 'U' */
+    IPFSRT_BASE_COUNT      /**< how many */
 } ipfsrt_base;
 
 /** The multibase table's name of a base ("base32", "base58btc").

@@ -4,21 +4,36 @@
 #define IPFSRT_MULTIHASH_H
 
 #include "hash.h"
+#include "varint.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/** The identity "hash": the bytes themselves. */
 #define IPFSRT_MH_IDENTITY 0x00
+/** The multicodec code of SHA-256. */
 #define IPFSRT_MH_SHA2_256 0x12
+/** The multicodec code of SHA-512. */
 #define IPFSRT_MH_SHA2_512 0x13
-#define IPFSRT_MH_MAX_DIGEST 128 /* the ecosystem's bound (boxo verifcid) */
+#define IPFSRT_MH_MAX_DIGEST 128 /**< the ecosystem's bound (boxo verifcid) */
+/** Digests shorter than this (but identity) are refused as too weak. */
 #define IPFSRT_MH_MIN_SECURE_DIGEST 20
 
+/** A whole multihash as ipfsrt_multihash_sum writes it: code and length
+ * (varints), then the digest. */
+#define IPFSRT_MH_MAX_BYTES (2 * IPFSRT_VARINT_MAX_BYTES + IPFSRT_MH_MAX_DIGEST)
+/** A multihash's bytes: ipfsrt_multihash_sum fills it. */
+typedef struct ipfsrt_multihash_bytes {
+    uint8_t data[IPFSRT_MH_MAX_BYTES]; /**< the multihash */
+    size_t len;                        /**< its bytes */
+} ipfsrt_multihash_bytes;
+
+/** A parsed multihash: its function and digest. */
 typedef struct ipfsrt_multihash {
-    uint64_t code;
-    const uint8_t *digest; /* borrowed from the parsed buffer */
-    size_t digest_len;
+    uint64_t code;         /**< the hash function's multicodec code */
+    const uint8_t *digest; /**< borrowed from the parsed buffer */
+    size_t digest_len;     /**< the digest's bytes */
 } ipfsrt_multihash;
 
 /** The multicodec table's name of a hash function code ("sha2-256").
@@ -59,17 +74,14 @@ IPFSRT_API ipfsrt_status ipfsrt_multihash_parse(const uint8_t *buf, size_t len, 
  * @param data len bytes
  * @param len how many (at most IPFSRT_MH_MAX_DIGEST for identity)
  * @param digest_len 0 = the native length; a shorter one truncates
- * @param out the multihash
- * @param out_size out's room: 2 * IPFSRT_VARINT_MAX_BYTES + IPFSRT_MH_MAX_DIGEST always suffices
- * @param out_len the bytes written, when not NULL
+ * @param out set to the multihash, on success
  * @param err filled on failure
  * @return IPFSRT_OK
  * @errors IPFSRT_EUNSUPPORTED: another function; IPFSRT_ETOO_LARGE: identity of more
  * than IPFSRT_MH_MAX_DIGEST bytes; IPFSRT_EBAD_ARGUMENT: digest_len past the native
- * one, out too small; the hash backend's own failures */
-IPFSRT_API ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t len,
-                                              size_t digest_len, uint8_t *out, size_t out_size,
-                                              size_t *out_len, ipfsrt_error *err);
+ * one, out NULL; the hash backend's own failures */
+IPFSRT_API ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t len, size_t digest_len,
+                                              ipfsrt_multihash_bytes *out, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

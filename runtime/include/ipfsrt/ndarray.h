@@ -11,16 +11,18 @@
 extern "C" {
 #endif
 
+/** The most dimensions an array has (numpy's limit too). */
 #define IPFSRT_NDARRAY_MAX_DIMS 32
 
+/** Element types, as numpy names them. */
 typedef enum ipfsrt_dtype {
     IPFSRT_DTYPE_BOOL,
     IPFSRT_DTYPE_INT8, IPFSRT_DTYPE_INT16, IPFSRT_DTYPE_INT32, IPFSRT_DTYPE_INT64,
     IPFSRT_DTYPE_UINT8, IPFSRT_DTYPE_UINT16, IPFSRT_DTYPE_UINT32, IPFSRT_DTYPE_UINT64,
     IPFSRT_DTYPE_FLOAT32, IPFSRT_DTYPE_FLOAT64,
-    IPFSRT_DTYPE_COMPLEX64, IPFSRT_DTYPE_COMPLEX128, /* storage */
-    IPFSRT_DTYPE_BYTES,                              /* fixed length, NUL-padded */
-    IPFSRT_DTYPE_COUNT
+    IPFSRT_DTYPE_COMPLEX64, IPFSRT_DTYPE_COMPLEX128, /**< storage */
+    IPFSRT_DTYPE_BYTES,                              /**< fixed length, NUL-padded */
+    IPFSRT_DTYPE_COUNT                               /**< how many */
 } ipfsrt_dtype;
 
 /** numpy's name of a dtype: "bool", "int8" ... "float64", "complex64", "S" for bytes.
@@ -44,26 +46,27 @@ IPFSRT_API size_t ipfsrt_dtype_size(ipfsrt_dtype dtype);
 /** Whether a dtype is a signed or unsigned integer.
  * @param dtype the dtype
  * @return true for integers (not bool) */
-IPFSRT_API bool ipfsrt_dtype_is_int(ipfsrt_dtype dtype);   /** Whether a dtype is float32 or float64.
+IPFSRT_API bool ipfsrt_dtype_is_int(ipfsrt_dtype dtype);
+/** Whether a dtype is float32 or float64.
  * @param dtype the dtype
  * @return true for floats */
 IPFSRT_API bool ipfsrt_dtype_is_float(ipfsrt_dtype dtype);
 
-/* The memory arrays share: reference-counted, freed with its last view. */
+/** The memory arrays share: reference-counted, freed with its last view. */
 typedef struct ipfsrt_ndbuffer ipfsrt_ndbuffer;
 
-/* An array: a view (shape, strides in bytes, first element) over a buffer, in
+/** An array: a view (shape, strides in bytes, first element) over a buffer, in
  * native byte order. Caller-owned: ipfsrt_ndarray_init, then one of the
  * functions that fill it, then ipfsrt_ndarray_free (which drops the view's
  * reference to the buffer). */
 typedef struct ipfsrt_ndarray {
-    ipfsrt_ndbuffer *buffer;
-    unsigned char *data; /* the element at index (0, ..., 0) */
-    ipfsrt_dtype dtype;
-    size_t itemsize;
-    int ndim;
-    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
-    ptrdiff_t strides[IPFSRT_NDARRAY_MAX_DIMS];
+    ipfsrt_ndbuffer *buffer; /**< the memory viewed, counted (NULL: none) */
+    unsigned char *data; /**< the element at index (0, ..., 0) */
+    ipfsrt_dtype dtype;  /**< the elements' type */
+    size_t itemsize;     /**< bytes per element */
+    int ndim;            /**< dimensions, 0 for a scalar */
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];      /**< elements per dimension */
+    ptrdiff_t strides[IPFSRT_NDARRAY_MAX_DIMS]; /**< bytes from one element to the next, per dimension */
 } ipfsrt_ndarray;
 
 /** An empty array (no buffer, 0 dimensions), ready to be filled.
@@ -179,16 +182,19 @@ IPFSRT_API ipfsrt_status ipfsrt_ndarray_load_bytes(ipfsrt_ndarray *dst, const vo
  * @errors IPFSRT_EBAD_ARGUMENT: another length */
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_store_bytes(const ipfsrt_ndarray *src, void *out, size_t len, bool big_endian,
                                                     ipfsrt_error *err);
-/* Stored values to measured ones, as CF decoding (and xarray) do it, in one
+/** Stored values to measured ones, as CF decoding (and xarray) do it, in one
  * pass: values equal to a missing value become NaN; the others are converted
  * to dtype (float32 or float64), then multiplied by scale, then offset added,
  * each step rounded in dtype. */
 #define IPFSRT_NDARRAY_MAX_FILLS 4
+/** How stored values become measured ones (ipfsrt_ndarray_unscale). */
 typedef struct ipfsrt_ndarray_scaling {
-    int nfills;
-    double fills[IPFSRT_NDARRAY_MAX_FILLS];
-    bool has_scale, has_offset;
-    double scale, offset;
+    int nfills;                             /**< how many missing values */
+    double fills[IPFSRT_NDARRAY_MAX_FILLS]; /**< stored values that mean missing (NaN) */
+    bool has_scale;                         /**< multiply by scale */
+    bool has_offset;                        /**< then add offset */
+    double scale;                           /**< CF scale_factor */
+    double offset;                          /**< CF add_offset */
 } ipfsrt_ndarray_scaling;
 /** Stored values to measured ones, as CF decoding (and xarray) do it, in one
  * pass: values equal to a missing value become NaN; the others are converted
@@ -227,16 +233,17 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *ds
  * @owner dst's buffer is the caller's (ipfsrt_ndarray_free) */
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err);
 
-/* One element, by an index per dimension (negatives count from the end). */
+/** One element, by an index per dimension (negatives count from the end). */
 typedef struct ipfsrt_ndvalue {
     enum { IPFSRT_NDVALUE_BOOL, IPFSRT_NDVALUE_INT, IPFSRT_NDVALUE_UINT, IPFSRT_NDVALUE_FLOAT,
-           IPFSRT_NDVALUE_COMPLEX, IPFSRT_NDVALUE_BYTES } kind;
-    bool b;
-    int64_t i;
-    uint64_t u;
-    double f, imag;
-    const unsigned char *bytes; /* BYTES: into the array, len trailing NULs dropped */
-    size_t len;
+           IPFSRT_NDVALUE_COMPLEX, IPFSRT_NDVALUE_BYTES } kind; /**< which field holds the value */
+    bool b;     /**< BOOL */
+    int64_t i;  /**< INT */
+    uint64_t u; /**< UINT */
+    double f;   /**< FLOAT; COMPLEX's real part */
+    double imag; /**< COMPLEX's imaginary part */
+    const unsigned char *bytes; /**< BYTES: into the array, len trailing NULs dropped */
+    size_t len;  /**< BYTES: how many */
 } ipfsrt_ndvalue;
 
 /** One element.
@@ -263,17 +270,20 @@ IPFSRT_API ipfsrt_status ipfsrt_ndarray_get(const ipfsrt_ndarray *a, const int64
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_set(ipfsrt_ndarray *a, const int64_t *index, int n, double value,
                                             int64_t ivalue, bool is_int, ipfsrt_error *err);
 
-/* Per dimension of a slice: an index (the dimension goes), or a range with
+/** Per dimension of a slice: an index (the dimension goes), or a range with
  * optional start and stop (absent: open) and a step (0 is an error). Bounds
  * are normalized as Python's slice.indices does; indices out of range fail. */
 typedef struct ipfsrt_ndslice {
-    bool is_index;
-    int64_t index;
-    bool has_start, has_stop;
-    int64_t start, stop, step;
+    bool is_index;   /**< an index: the dimension goes */
+    int64_t index;   /**< which (negative: from the end) */
+    bool has_start;  /**< start given; else open */
+    bool has_stop;   /**< stop given; else open */
+    int64_t start;   /**< the first position (negative: from the end) */
+    int64_t stop;    /**< the position past the last */
+    int64_t step;    /**< 1 or more, or negative (0: an error) */
 } ipfsrt_ndslice;
 
-/* The parts of a slice, made whole: a part written with designated
+/** The parts of a slice, made whole: a part written with designated
  * initializers alone gets step 0, which is refused. */
 /** An index: the dimension goes.
  * @param i the position (negative from the end)
@@ -402,12 +412,13 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const s
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype *out,
                                                        ipfsrt_error *err);
 
+/** Elementwise operations on two arrays (ipfsrt_ndarray_binary). */
 typedef enum ipfsrt_ndop {
     IPFSRT_NDOP_ADD, IPFSRT_NDOP_SUB, IPFSRT_NDOP_MUL, IPFSRT_NDOP_DIV, IPFSRT_NDOP_FLOORDIV,
     IPFSRT_NDOP_MOD, IPFSRT_NDOP_POW,
-    IPFSRT_NDOP_MAXIMUM, IPFSRT_NDOP_MINIMUM, /* NaN propagates, as numpy's maximum/minimum */
+    IPFSRT_NDOP_MAXIMUM, IPFSRT_NDOP_MINIMUM, /**< NaN propagates, as numpy's maximum/minimum */
     IPFSRT_NDOP_LT, IPFSRT_NDOP_LE, IPFSRT_NDOP_GT, IPFSRT_NDOP_GE, IPFSRT_NDOP_EQ, IPFSRT_NDOP_NE,
-    IPFSRT_NDOP_AND, IPFSRT_NDOP_OR, IPFSRT_NDOP_XOR /* bool arrays */
+    IPFSRT_NDOP_AND, IPFSRT_NDOP_OR, IPFSRT_NDOP_XOR /**< bool arrays */
 } ipfsrt_ndop;
 
 /** out = a op b elementwise, a and b broadcast together, in their promoted
@@ -426,6 +437,7 @@ typedef enum ipfsrt_ndop {
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const ipfsrt_ndarray *a,
                                                         const ipfsrt_ndarray *b, ipfsrt_error *err);
 
+/** Elementwise functions of one array (ipfsrt_ndarray_unary). */
 typedef enum ipfsrt_ndfn {
     IPFSRT_NDFN_NEG, IPFSRT_NDFN_ABS, IPFSRT_NDFN_SQRT, IPFSRT_NDFN_EXP, IPFSRT_NDFN_LOG,
     IPFSRT_NDFN_FLOOR, IPFSRT_NDFN_CEIL, IPFSRT_NDFN_ISNAN, IPFSRT_NDFN_ISFINITE, IPFSRT_NDFN_NOT,
@@ -498,12 +510,13 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_clip(ipfsrt_ndarray *out, const
  * @errors IPFSRT_EBAD_ARGUMENT (not one element); IPFSRT_EBAD_RANGE (a value a's dtype cannot hold) */
 IPFSRT_API ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err);
 
+/** Reductions over axes (ipfsrt_ndarray_reduce). */
 typedef enum ipfsrt_ndreduce {
     IPFSRT_NDREDUCE_SUM, IPFSRT_NDREDUCE_MEAN, IPFSRT_NDREDUCE_MIN, IPFSRT_NDREDUCE_MAX,
     IPFSRT_NDREDUCE_COUNT,
-    IPFSRT_NDREDUCE_VAR, IPFSRT_NDREDUCE_STD, /* ddof 0, two passes (mean, then deviations) */
-    IPFSRT_NDREDUCE_ARGMIN, IPFSRT_NDREDUCE_ARGMAX, /* int64 index along the axis (flat for all) */
-    IPFSRT_NDREDUCE_ANY, IPFSRT_NDREDUCE_ALL  /* bool: nonzero, NaN counting as true */
+    IPFSRT_NDREDUCE_VAR, IPFSRT_NDREDUCE_STD, /**< ddof 0, two passes (mean, then deviations) */
+    IPFSRT_NDREDUCE_ARGMIN, IPFSRT_NDREDUCE_ARGMAX, /**< int64 index along the axis (flat for all) */
+    IPFSRT_NDREDUCE_ANY, IPFSRT_NDREDUCE_ALL  /**< bool: nonzero, NaN counting as true */
 } ipfsrt_ndreduce;
 
 /** Reduces a over the n axes given, or over everything when axes is NULL (a 0-d
@@ -546,7 +559,7 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipf
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
                                                         bool skipna, ipfsrt_error *err);
 
-/* numpy's quantile methods (Hyndman and Fan's nine, and numpy's four others). */
+/** numpy's quantile methods (Hyndman and Fan's nine, and numpy's four others). */
 typedef enum ipfsrt_quantile_method {
     IPFSRT_QUANTILE_LINEAR, IPFSRT_QUANTILE_LOWER, IPFSRT_QUANTILE_HIGHER, IPFSRT_QUANTILE_MIDPOINT,
     IPFSRT_QUANTILE_NEAREST, IPFSRT_QUANTILE_INVERTED_CDF, IPFSRT_QUANTILE_AVERAGED_INVERTED_CDF,
@@ -635,6 +648,7 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *den, const ipfsrt_ndarray *x,
                                                                const ipfsrt_ndarray *w, int n, ipfsrt_error *err);
 
+/** Running reductions along an axis (ipfsrt_ndarray_accumulate). */
 typedef enum ipfsrt_ndaccumulate {
     IPFSRT_NDACCUMULATE_SUM, IPFSRT_NDACCUMULATE_MIN, IPFSRT_NDACCUMULATE_MAX
 } ipfsrt_ndaccumulate;

@@ -9,6 +9,7 @@
 extern "C" {
 #endif
 
+/** A NetCDF-4 file being written (ipfsrt_netcdf_writer_new): opaque. */
 typedef struct ipfsrt_netcdf_writer ipfsrt_netcdf_writer;
 
 /** A writer of a new NetCDF-4 file at path: written beside it and renamed into

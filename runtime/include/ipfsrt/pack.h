@@ -9,26 +9,28 @@
 extern "C" {
 #endif
 
+/** When a directory becomes a HAMT shard. */
 typedef enum ipfsrt_pack_hamt_rule {
-    IPFSRT_HAMT_NEVER,
-    IPFSRT_HAMT_ENTRIES,     /* shard when a directory has more entries than the threshold */
-    IPFSRT_HAMT_LINK_BYTES,  /* ... when the sum of name and CID bytes exceeds it (Kubo) */
-    IPFSRT_HAMT_BLOCK_BYTES, /* ... when the plain directory block would exceed it */
+    IPFSRT_HAMT_NEVER,       /**< never */
+    IPFSRT_HAMT_ENTRIES,     /**< shard when a directory has more entries than the threshold */
+    IPFSRT_HAMT_LINK_BYTES,  /**< ... when the sum of name and CID bytes exceeds it (Kubo) */
+    IPFSRT_HAMT_BLOCK_BYTES, /**< ... when the plain directory block would exceed it */
 } ipfsrt_pack_hamt_rule;
 
+/** How files become a UnixFS DAG (size first: ipfsrt_pack_options_init, or a preset). */
 typedef struct ipfsrt_pack_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_pack_options_init (or .size = sizeof) */
-    int cid_version;        /* 0 or 1 (raw leaves are always CIDv1) */
-    size_t chunk_size;      /* fixed-size chunker */
-    size_t max_links;       /* per node of the balanced file DAG */
-    bool raw_leaves;
-    ipfsrt_pack_hamt_rule hamt_rule;
-    uint64_t hamt_threshold;
-    unsigned hamt_fanout;   /* power of two, 2..1024 */
-    bool wrap;              /* put the input in a directory under its own name */
-    bool hidden;            /* include names starting with '.' (a Zarr v2 folder's .zgroup, .zarray,
+    size_t size; /**< sizeof the struct: set by ipfsrt_pack_options_init (or .size = sizeof) */
+    int cid_version;        /**< 0 or 1 (raw leaves are always CIDv1) */
+    size_t chunk_size;      /**< fixed-size chunker */
+    size_t max_links;       /**< per node of the balanced file DAG */
+    bool raw_leaves;        /**< file chunks as raw blocks, not dag-pb nodes */
+    ipfsrt_pack_hamt_rule hamt_rule; /**< when a directory is sharded */
+    uint64_t hamt_threshold; /**< the rule's threshold: entries or bytes */
+    unsigned hamt_fanout;   /**< power of two, 2..1024 */
+    bool wrap;              /**< put the input in a directory under its own name */
+    bool hidden;            /**< include names starting with '.' (a Zarr v2 folder's .zgroup, .zarray,
                                .zattrs and .zmetadata are included either way) */
-    bool follow_layout_of_ipfs_car; /* root at the deepest directory holding every
+    bool follow_layout_of_ipfs_car; /**< root at the deepest directory holding every
                                        file; skip symlinks and file-less directories */
 } ipfsrt_pack_options;
 /** The defaults (ipfs-car's: CIDv1, raw leaves, 1 MiB chunks), size set:
@@ -55,7 +57,7 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pa
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *rule, ipfsrt_pack_options *opts,
                                                               ipfsrt_error *err);
 
-/* Receives each block as it is made (children before parents). */
+/** Receives each block as it is made (children before parents). */
 typedef ipfsrt_status (*ipfsrt_pack_sink_fn)(void *user, const ipfsrt_cid *cid, const uint8_t *data,
                                            size_t len, ipfsrt_error *err);
 

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* Files put and removed under an old root, then the new root made: each file
+/** Files put and removed under an old root, then the new root made: each file
  * put is imported at once (its blocks go to the sink then, and only its CID
  * is kept), and at the end each directory that changed is made again from
  * its old listing and its changes, with the importer's own encoders. The new

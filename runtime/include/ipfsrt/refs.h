@@ -1,37 +1,38 @@
 /** @file
- * ipfsrt — kerchunk chunk references made from NetCDF-4/HDF5 files (with libhdf5) and NetCDF-3 files: each variable's chunks where the file holds them, so a Zarr reader (ipfsrt_zarr_store_new_refs, fsspec's ReferenceFileSystem) reads the file's chunks as they are. */
+ * ipfsrt — kerchunk chunk references (libipfsrt-netcdf): made from NetCDF-4/HDF5 files (with libhdf5) and NetCDF-3 files, each variable's chunks where the file holds them, and read as Zarr stores (ipfsrt_refs_store_new; fsspec's ReferenceFileSystem reads them too). */
 #ifndef IPFSRT_REFS_H
 #define IPFSRT_REFS_H
 
 #include "error.h"
+#include "zarr_store.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/** How references are made (ipfsrt_refs_make, ipfsrt_refs_concat). */
 typedef struct ipfsrt_refs_options {
-    size_t size;             /* sizeof the struct: set by ipfsrt_refs_options_init (or .size = sizeof) */
-    const char *target;      /* the file as the references name it (a URL, or a path relative to
+    size_t size;             /**< sizeof the struct: set by ipfsrt_refs_options_init (or .size = sizeof) */
+    const char *target;      /**< the file as the references name it (a URL, or a path relative to
                                 where the references will be); NULL: its path */
-    uint64_t inline_threshold; /* chunks of at most this many stored bytes are written inline (base64) */
-    /* libhdf5 reads each HDF5 file in a child process (it is not hardened
-     * against damaged or hostile files): the seconds it may take (0: 300) and
-     * the memory it may add (0: 4 GiB); past them, or if it crashes, the file
-     * is an error naming it. */
+    uint64_t inline_threshold; /**< chunks of at most this many stored bytes are written inline (base64) */
+    /** libhdf5 reads each HDF5 file in a child process (it is not hardened
+     * against damaged or hostile files): the seconds it may take (0: 300);
+     * past them, or if it crashes, the file is an error naming it. */
     double hdf5_seconds;
-    uint64_t hdf5_memory;
+    uint64_t hdf5_memory; /**< the bytes of memory that child may add (0: 4 GiB) */
 } ipfsrt_refs_options;
 /** The defaults, size set: what a caller then fills in.
  * @param opts the caller's struct
  * @owner the caller's struct, holding nothing to release */
 IPFSRT_EXPERIMENTAL void ipfsrt_refs_options_init(ipfsrt_refs_options *opts);
 
-/* A variable (or attribute) left out, and why: variable-length strings,
+/** A variable (or attribute) left out, and why: variable-length strings,
  * compound types, szip and other filters with no codec here, fletcher32
  * checksums, chunks stored with a filter skipped. */
 typedef void (*ipfsrt_refs_skip_fn)(void *user, const char *name, const char *why);
 
-/* The references of the HDF5 file at path, as version 1 JSON (*json
+/** The references of the HDF5 file at path, as version 1 JSON (*json
  * malloc'd): a Zarr v2 group per HDF5 group, an array per dataset of numbers
  * (chunked, contiguous as one chunk, compact inline), deflate and shuffle as
  * the zlib and shuffle codecs, _FillValue as the fill value, the other
@@ -86,6 +87,31 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsr
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *targets, size_t n,
                                                      const char *dim, const ipfsrt_refs_options *opts,
                                                      ipfsrt_refs_skip_fn skipped, void *user, char **json, ipfsrt_error *err);
+
+/** Lets ipfsrt_zarr_store_open read kerchunk references ("refs+URL", a URL
+ * ending in ".json"): a host that links libipfsrt-netcdf calls it once (the
+ * Lua library does). Safe from any thread. */
+IPFSRT_EXPERIMENTAL void ipfsrt_refs_stores_enable(void);
+/** Kerchunk references (version 0 or 1: inline values, "base64:" values,
+ * [url] and [url, offset, length], templates, gen): each key's bytes inline or
+ * a byte range of a file, read through the store of the file's folder
+ * (ipfs://CID/path ranges through the client, only the blocks they cover;
+ * http(s)://, s3://, local paths), ranges of one file close together read as
+ * one. A key whose file is absent or too short is an error naming both, never
+ * a missing key. Verified when every target is ipfs://. Read-only, listable.
+ * @param store the new store, on success
+ * @param json len bytes of references (copied as parsed)
+ * @param len how many
+ * @param url where relative targets are (NULL when every target is absolute)
+ * @param opts NULL = the defaults
+ * @param err filled on failure, naming the key at fault
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_ARGUMENT (malformed references); IPFSRT_ETOO_LARGE (past the
+ * bounds on keys, templates and gen); IPFSRT_EUNVERIFIED; IPFSRT_EOUT_OF_MEMORY
+ * @owner the caller's: ipfsrt_zarr_store_free */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_refs_store_new(ipfsrt_zarr_store **store, const char *json, size_t len,
+                                                        const char *url, const ipfsrt_zarr_store_options *opts,
+                                                        ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

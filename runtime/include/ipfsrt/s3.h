@@ -4,32 +4,36 @@
 #define IPFSRT_S3_H
 
 #include "ranges.h"
+#include "zarr_store.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/** An S3 client for one bucket (ipfsrt_s3_new): opaque. */
 typedef struct ipfsrt_s3 ipfsrt_s3;
 
-/* Every field left NULL or 0 takes what AWS tools take: AWS_ENDPOINT_URL_S3,
+/** Every field left NULL or 0 takes what AWS tools take: AWS_ENDPOINT_URL_S3,
  * AWS_ENDPOINT_URL (a custom endpoint, addressed path-style; none: AWS itself,
  * virtual-hosted), AWS_REGION, AWS_DEFAULT_REGION (else us-east-1),
  * AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
  * AWS_NO_SIGN_REQUEST=YES for anonymous requests. */
 typedef struct ipfsrt_s3_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_s3_options_init (or .size = sizeof) */
-    const char *endpoint;   /* "http(s)://host[:port]" */
-    const char *region;
-    const char *access_key, *secret_key, *session_token;
-    int anonymous;          /* 0: the environment says; 1: unsigned requests; -1: signed */
-    bool forbidden_is_absent; /* a 403 for a key means it is absent (buckets that answer so) */
-    unsigned concurrency;   /* requests in flight; 0 = 16 */
-    unsigned retries;       /* further rounds for 429/5xx/broken transfers; 0 = 3 */
-    double backoff_s;       /* the first pause (doubling, or Retry-After); 0 = 0.2 s */
-    unsigned timeout_ms;    /* no byte for this long fails a transfer; 0 = 20 s */
-    const char *ca_file;    /* PEM bundle for https endpoints; NULL = CURL_CA_BUNDLE, else
+    size_t size; /**< sizeof the struct: set by ipfsrt_s3_options_init (or .size = sizeof) */
+    const char *endpoint;   /**< "http(s)://host[:port]" */
+    const char *region;        /**< "us-east-1", ... */
+    const char *access_key;    /**< AWS_ACCESS_KEY_ID's part */
+    const char *secret_key;    /**< AWS_SECRET_ACCESS_KEY's (never shown in messages) */
+    const char *session_token; /**< AWS_SESSION_TOKEN's */
+    int anonymous;          /**< 0: the environment says; 1: unsigned requests; -1: signed */
+    bool forbidden_is_absent; /**< a 403 for a key means it is absent (buckets that answer so) */
+    unsigned concurrency;   /**< requests in flight; 0 = 16 */
+    unsigned retries;       /**< further rounds for 429/5xx/broken transfers; 0 = 3 */
+    double backoff_s;       /**< the first pause (doubling, or Retry-After); 0 = 0.2 s */
+    unsigned timeout_ms;    /**< no byte for this long fails a transfer; 0 = 20 s */
+    const char *ca_file;    /**< PEM bundle for https endpoints; NULL = CURL_CA_BUNDLE, else
                                SSL_CERT_FILE, else the system's */
-    uint64_t part_size;     /* files above this go up in parts of it (multipart); 0 = 64 MiB;
+    uint64_t part_size;     /**< files above this go up in parts of it (multipart); 0 = 64 MiB;
                                at least 5 MiB (S3's smallest part) */
 } ipfsrt_s3_options;
 /** The defaults (what AWS tools take from the environment), size set: what a
@@ -126,7 +130,7 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s3, const ipfsrt
 IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s3, const char *key, ipfsrt_range_sink_fn sink, void *user,
                                                        uint64_t *size, char *etag, ipfsrt_error *err);
 
-/* One name under a prefix: a key (with its size) or, with a delimiter, a
+/** One name under a prefix: a key (with its size) or, with a delimiter, a
  * common prefix (ending in the delimiter). */
 typedef ipfsrt_status (*ipfsrt_s3_entry_fn)(void *user, const char *name, uint64_t size, bool is_prefix,
                                             ipfsrt_error *err);
@@ -186,16 +190,35 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s3, const char *ke
  * @owner the reader is the client's: valid while the client is */
 IPFSRT_EXPERIMENTAL void ipfsrt_s3_range_reader(ipfsrt_s3 *s3, ipfsrt_range_reader *reader);
 
-/* Filled up to the size the caller set (IPFSRT_S3_STATS_INIT). */
+/** Filled up to the size the caller set (IPFSRT_S3_STATS_INIT). */
 typedef struct ipfsrt_s3_stats {
-    size_t size;
-    uint64_t requests, retries, bytes;
+    size_t size;       /**< sizeof the struct: IPFSRT_S3_STATS_INIT sets it */
+    uint64_t requests; /**< requests sent */
+    uint64_t retries;  /**< of them, retries */
+    uint64_t bytes;    /**< body bytes received */
 } ipfsrt_s3_stats;
+/** An ipfsrt_s3_stats with its size set. */
 #define IPFSRT_S3_STATS_INIT {.size = sizeof(ipfsrt_s3_stats)}
 /** The client's requests, retries and bytes so far.
  * @param s3 the client
  * @param stats size set (IPFSRT_S3_STATS_INIT); filled up to it */
 IPFSRT_EXPERIMENTAL void ipfsrt_s3_get_stats(const ipfsrt_s3 *s3, ipfsrt_s3_stats *stats);
+
+/** Lets ipfsrt_zarr_store_open read "s3://" URLs and CARs by ranges
+ * ("s3://bucket/x.car[/path]", "http(s)://host/x.car[/path]"): a host that
+ * links libipfsrt-s3 calls it once (the Lua library does). Safe from any thread. */
+IPFSRT_EXPERIMENTAL void ipfsrt_s3_stores_enable(void);
+/** "s3://bucket[/prefix]" (unverified, writable), or a CAR there,
+ * "s3://bucket/x.car[/path]" (read by ranges, verified).
+ * @param store the new store, on success
+ * @param url the URL
+ * @param s3_options NULL = the environment's
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_s3_new; a CAR's as ipfsrt_car_ranged_new
+ * @owner the caller's: ipfsrt_zarr_store_free */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_s3_zarr_store_new(ipfsrt_zarr_store **store, const char *url,
+                                                           const ipfsrt_s3_options *s3_options, ipfsrt_error *err);
 
 #ifdef __cplusplus
 }

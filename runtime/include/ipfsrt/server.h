@@ -11,41 +11,42 @@
 extern "C" {
 #endif
 
-/* A trustless gateway (raw blocks and CAR responses) over local CAR files, on
+/** A trustless gateway (raw blocks and CAR responses) over local CAR files, on
  * libmicrohttpd's thread pool. Every CAR is verified whole when it is opened;
  * blocks are served from the mapped files. */
 typedef struct ipfsrt_server ipfsrt_server;
 
-/* Faults a gateway injects, for tests and demos: probabilities per request in
+/** Faults a gateway injects, for tests and demos: probabilities per request in
  * [0, 1], drawn from a generator seeded with seed and the request's number, so a
  * sequence of requests sees the same faults run after run. */
 typedef struct ipfsrt_server_faults {
-    double tamper;       /* flip one byte inside a block's payload */
-    double fail;         /* answer 500, 502, 503 or 429, with Retry-After */
-    double truncate;     /* cut the body in the middle (inside a block) */
-    double reset;        /* drop the connection without an answer */
-    double wrong_block;  /* send a valid block of another CID in place of the one asked */
-    double wrong_dag;    /* answer a CAR request with the valid CAR of another DAG (the root
+    double tamper;       /**< flip one byte inside a block's payload */
+    double fail;         /**< answer 500, 502, 503 or 429, with Retry-After */
+    double truncate;     /**< cut the body in the middle (inside a block) */
+    double reset;        /**< drop the connection without an answer */
+    double wrong_block;  /**< send a valid block of another CID in place of the one asked */
+    double wrong_dag;    /**< answer a CAR request with the valid CAR of another DAG (the root
                             of another CAR served), under the requested root's header */
-    unsigned delay_ms;   /* before answering, plus up to delay_jitter_ms more */
-    unsigned delay_jitter_ms;
-    uint64_t slow_bytes_per_s; /* pace bodies; 0 = as fast as possible */
-    uint64_t seed;
+    unsigned delay_ms;   /**< before answering, plus up to delay_jitter_ms more */
+    unsigned delay_jitter_ms; /**< the most milliseconds added to delay_ms, at random */
+    uint64_t slow_bytes_per_s; /**< pace bodies; 0 = as fast as possible */
+    uint64_t seed;       /**< of the faults' random choices: the same seed, the same faults */
 } ipfsrt_server_faults;
 
+/** How the gateway serves (size first: ipfsrt_server_options_init). */
 typedef struct ipfsrt_server_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_server_options_init (or .size = sizeof) */
-    const char *const *cars; /* the CAR files served (at least one) */
-    size_t n_cars;
-    const char *listen; /* "HOST:PORT", PORT 0 picks a free one; NULL = 127.0.0.1:0 */
-    unsigned threads;   /* 0 = 4 */
-    ipfsrt_server_faults faults;
-    const char *log_path; /* one line per request: time, method, path, query, status,
+    size_t size; /**< sizeof the struct: set by ipfsrt_server_options_init (or .size = sizeof) */
+    const char *const *cars; /**< the CAR files served (at least one) */
+    size_t n_cars;      /**< how many */
+    const char *listen; /**< "HOST:PORT", PORT 0 picks a free one; NULL = 127.0.0.1:0 */
+    unsigned threads;   /**< 0 = 4 */
+    ipfsrt_server_faults faults; /**< what it does wrong on purpose (all 0: nothing) */
+    const char *log_path; /**< one line per request: time, method, path, query, status,
                              bytes, faults applied; NULL = no log */
-    const char *tls_cert; /* PEM files: with both, the gateway speaks HTTPS only
+    const char *tls_cert; /**< PEM files: with both, the gateway speaks HTTPS only
                              (libmicrohttpd's GnuTLS); NULL = plain HTTP */
-    const char *tls_key;
-    /* Blocks the CARs lack are asked of the relay's client (NULL: the CARs
+    const char *tls_key;  /**< the key of tls_cert (PEM) */
+    /** Blocks the CARs lack are asked of the relay's client (NULL: the CARs
      * alone, at least one), which makes the server a verifying gateway in front
      * of others; a path's blocks are asked for in one CAR request where the
      * relay has not seen them. The relay must run (ipfsrt_client_relay_run on
@@ -57,14 +58,14 @@ typedef struct ipfsrt_server_options {
      * thread), at most max_connections at once;
      * faults cannot be injected. */
     ipfsrt_client_relay *upstream;
-    unsigned max_connections; /* with upstream; 0 = 1024 */
-    /* A request's head (its line, headers and any body) must be in within
+    unsigned max_connections; /**< with upstream; 0 = 1024 */
+    /** A request's head (its line, headers and any body) must be in within
      * head_seconds of the connection's start, or of the end of the request
      * before it on the same connection; else the connection is shut down, so
      * that clients sending a byte at a time hold no slot for long.
      * 0 = 10 s. */
     unsigned head_seconds;
-    /* Connections one address may hold at once (0 = 512): one client cannot
+    /** Connections one address may hold at once (0 = 512): one client cannot
      * take them all. Every local client shares 127.0.0.1. */
     unsigned per_address;
 } ipfsrt_server_options;
@@ -74,18 +75,21 @@ typedef struct ipfsrt_server_options {
  * @owner the caller's struct, holding nothing to release */
 IPFSRT_EXPERIMENTAL void ipfsrt_server_options_init(ipfsrt_server_options *opts);
 
-/* Filled by the library up to the size the caller set (.size = sizeof, or
+/** Filled by the library up to the size the caller set (.size = sizeof, or
  * IPFSRT_SERVER_STATS_INIT): counts added later reach only hosts that know
  * them. */
 typedef struct ipfsrt_server_stats {
-    size_t size;
-    uint64_t requests;
-    uint64_t bytes; /* response body bytes sent */
-    uint64_t status_2xx, status_4xx, status_5xx;
-    uint64_t faults; /* requests that had a fault injected */
-    uint64_t peak_in_flight; /* the most requests under way at once (arrived, not yet answered
+    size_t size;         /**< sizeof the struct: IPFSRT_SERVER_STATS_INIT sets it */
+    uint64_t requests;   /**< requests answered */
+    uint64_t bytes; /**< response body bytes sent */
+    uint64_t status_2xx; /**< answers with a 2xx status */
+    uint64_t status_4xx; /**< with a 4xx */
+    uint64_t status_5xx; /**< with a 5xx */
+    uint64_t faults; /**< requests that had a fault injected */
+    uint64_t peak_in_flight; /**< the most requests under way at once (arrived, not yet answered
                                 whole): requests waiting side by side show here, not in time */
 } ipfsrt_server_stats;
+/** An ipfsrt_server_stats with its size set. */
 #define IPFSRT_SERVER_STATS_INIT {.size = sizeof(ipfsrt_server_stats)}
 
 /** A trustless gateway serving CAR files (or verified blocks from a relay)

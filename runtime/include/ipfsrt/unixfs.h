@@ -10,34 +10,35 @@
 extern "C" {
 #endif
 
+/** The UnixFS node types (the Data message's Type field). */
 typedef enum ipfsrt_unixfs_type {
-    IPFSRT_UNIXFS_RAW = 0,
-    IPFSRT_UNIXFS_DIRECTORY = 1,
-    IPFSRT_UNIXFS_FILE = 2,
-    IPFSRT_UNIXFS_METADATA = 3,
-    IPFSRT_UNIXFS_SYMLINK = 4,
-    IPFSRT_UNIXFS_HAMT_SHARD = 5,
+    IPFSRT_UNIXFS_RAW = 0,        /**< raw bytes in a dag-pb node */
+    IPFSRT_UNIXFS_DIRECTORY = 1,  /**< a plain directory */
+    IPFSRT_UNIXFS_FILE = 2,       /**< a file (raw-codec blocks count as files too) */
+    IPFSRT_UNIXFS_METADATA = 3,   /**< metadata (unused by IPFS today) */
+    IPFSRT_UNIXFS_SYMLINK = 4,    /**< a symbolic link: Data holds its target */
+    IPFSRT_UNIXFS_HAMT_SHARD = 5, /**< a HAMT-sharded directory's node */
 } ipfsrt_unixfs_type;
 
-/* The UnixFS Data message carried in PBNode.Data. */
+/** The UnixFS Data message carried in PBNode.Data. */
 typedef struct ipfsrt_unixfs_data {
-    ipfsrt_unixfs_type type;
-    const uint8_t *data; /* borrowed; NULL when absent */
-    size_t data_len;
-    bool has_filesize;
-    uint64_t filesize;
-    uint64_t *blocksizes; /* owned: release with ipfsrt_unixfs_data_free */
-    size_t blocksize_count;
-    bool has_hash_type;
-    uint64_t hash_type;
-    bool has_fanout;
-    uint64_t fanout;
-    bool has_mode;
-    uint32_t mode;
-    bool has_mtime;
-    int64_t mtime_seconds;
-    bool has_mtime_nanos;
-    uint32_t mtime_nanos;
+    ipfsrt_unixfs_type type; /**< Type */
+    const uint8_t *data; /**< borrowed; NULL when absent */
+    size_t data_len;     /**< its bytes */
+    bool has_filesize;   /**< whether filesize is there */
+    uint64_t filesize;   /**< a file's bytes */
+    uint64_t *blocksizes; /**< owned: release with ipfsrt_unixfs_data_free */
+    size_t blocksize_count; /**< how many: one per child link */
+    bool has_hash_type;  /**< whether hashType is there */
+    uint64_t hash_type;  /**< a HAMT's hash function (murmur3-x64-64: 0x22) */
+    bool has_fanout;     /**< whether fanout is there */
+    uint64_t fanout;     /**< a HAMT's fanout */
+    bool has_mode;       /**< whether mode is there */
+    uint32_t mode;       /**< POSIX permission bits */
+    bool has_mtime;      /**< whether mtime is there */
+    int64_t mtime_seconds; /**< modification time, seconds since the epoch */
+    bool has_mtime_nanos;  /**< whether its nanoseconds are there */
+    uint32_t mtime_nanos;  /**< its nanoseconds */
 } ipfsrt_unixfs_data;
 
 /** The name of a UnixFS type ("file", "directory", "hamt-shard").
@@ -69,33 +70,46 @@ IPFSRT_API void ipfsrt_unixfs_data_free(ipfsrt_unixfs_data *data);
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *data, ipfsrt_buf *out,
                                                    ipfsrt_error *err);
 
-#define IPFSRT_UNIXFS_MAX_DEPTH 128  /* file DAG levels */
-#define IPFSRT_UNIXFS_MAX_SYMLINKS 32
+#define IPFSRT_UNIXFS_MAX_DEPTH 128  /**< file DAG levels */
+#define IPFSRT_UNIXFS_MAX_SYMLINKS 32 /**< symlinks one resolution may follow */
 
-#define IPFSRT_UNIXFS_MAX_DUP_BLOCKS 1000000 /* blocks a listing with dups may repeat */
-#define IPFSRT_UNIXFS_MAX_ENTRIES ((uint64_t)1 << 24) /* entries one directory listing may hold */
+#define IPFSRT_UNIXFS_MAX_DUP_BLOCKS 1000000 /**< blocks a listing with dups may repeat */
+#define IPFSRT_UNIXFS_MAX_ENTRIES ((uint64_t)1 << 24) /**< entries one directory listing may hold */
 
+/** What ipfsrt_unixfs_blocks_for lists beside the path: the trustless
+ * gateway's dag-scope (ENTITY first: the default of zeroed options). */
+typedef enum ipfsrt_unixfs_scope {
+    IPFSRT_SCOPE_ENTITY, /**< the path's blocks, the whole file (or the byte range), or the directory's shards */
+    IPFSRT_SCOPE_BLOCK,  /**< the blocks of the path, ending with the terminal block */
+    IPFSRT_SCOPE_ALL,    /**< ... and the whole DAG under the terminal */
+} ipfsrt_unixfs_scope;
+
+/** How paths are walked (size first: ipfsrt_unixfs_options_init). */
 typedef struct ipfsrt_unixfs_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_unixfs_options_init (or .size = sizeof) */
-    bool follow_symlinks; /* resolve through symlinks inside the DAG */
-    bool dups;            /* block lists: a block each time the walk meets it, not once */
+    size_t size; /**< sizeof the struct: set by ipfsrt_unixfs_options_init (or .size = sizeof) */
+    bool follow_symlinks; /**< resolve through symlinks inside the DAG */
+    bool dups;            /**< block lists: a block each time the walk meets it, not once */
+    /** ipfsrt_unixfs_blocks_for only: */
+    ipfsrt_unixfs_scope scope; /**< what beside the path; default ENTITY */
+    uint64_t offset;           /**< ENTITY on a file: the first byte; default 0 */
+    uint64_t length;           /**< ENTITY on a file: bytes from offset; 0 (the default) = to the end */
 } ipfsrt_unixfs_options;
-/** The defaults (no symlinks followed, blocks listed once), size set: what a
- * caller then fills in.
+/** The defaults (no symlinks followed, blocks listed once, a block list of
+ * the whole entity), size set: what a caller then fills in.
  * @param opts the caller's struct
  * @owner the caller's struct, holding nothing to release */
 IPFSRT_API void ipfsrt_unixfs_options_init(ipfsrt_unixfs_options *opts);
 
-/* What a path names. type is FILE for raw-codec blocks too. */
+/** What a path names. type is FILE for raw-codec blocks too. */
 typedef struct ipfsrt_unixfs_node_info {
-    ipfsrt_cid cid;
-    ipfsrt_unixfs_type type;
-    uint64_t size;      /* file bytes; symlink target length; directories: 0 */
-    bool has_mode;
-    uint32_t mode;
-    bool has_mtime;
-    int64_t mtime_seconds;
-    uint32_t mtime_nanos;
+    ipfsrt_cid cid;          /**< its CID */
+    ipfsrt_unixfs_type type; /**< what it is */
+    uint64_t size;      /**< file bytes; symlink target length; directories: 0 */
+    bool has_mode;      /**< whether mode is set */
+    uint32_t mode;      /**< POSIX permission bits */
+    bool has_mtime;     /**< whether the mtime is set */
+    int64_t mtime_seconds; /**< modification time, seconds since the epoch */
+    uint32_t mtime_nanos;  /**< its nanoseconds */
 } ipfsrt_unixfs_node_info;
 
 /** What a path names, each block on the way taken from src (verified there).
@@ -115,7 +129,7 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, co
                                                const ipfsrt_unixfs_options *opts,
                                                ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
 
-/* File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
+/** File bytes [offset, offset + length) in order; length UINT64_MAX = to the end.
  * Fetches only the blocks the range needs and checks that sizes add up. */
 typedef ipfsrt_status (*ipfsrt_unixfs_write_fn)(void *user, const uint8_t *data, size_t len,
                                          ipfsrt_error *err);
@@ -138,7 +152,7 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const
                                             uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
                                             void *user, ipfsrt_error *err);
 
-/* Receives CIDs one at a time. */
+/** Receives CIDs one at a time. */
 typedef ipfsrt_status (*ipfsrt_unixfs_cid_fn)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
 
 /** The blocks a read of [offset, offset + length) of the file needs that src
@@ -159,19 +173,21 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_missing(const ipfsrt_blocksource *src, co
                                                uint64_t offset, uint64_t length, ipfsrt_unixfs_cid_fn fn,
                                                void *user, ipfsrt_error *err);
 
+/** A directory entry, as ipfsrt_unixfs_ls reports it. */
 typedef struct ipfsrt_unixfs_entry {
-    const char *name;   /* NUL-terminated copy, valid during the callback */
-    size_t name_len;
-    ipfsrt_cid cid;
-    uint64_t tsize;     /* the link's cumulative size hint */
-    bool has_type;      /* known for raw CIDs, or when types were asked for */
-    ipfsrt_unixfs_type type;
-    uint64_t size;      /* with has_type: as in ipfsrt_unixfs_node_info */
-    /* when types were asked for: IPFSRT_OK, or why this entry's own block could
+    const char *name;   /**< NUL-terminated copy, valid during the callback */
+    size_t name_len;    /**< its bytes */
+    ipfsrt_cid cid;     /**< the entry's CID */
+    uint64_t tsize;     /**< the link's cumulative size hint */
+    bool has_type;      /**< known for raw CIDs, or when types were asked for */
+    ipfsrt_unixfs_type type; /**< with has_type: what it is */
+    uint64_t size;      /**< with has_type: as in ipfsrt_unixfs_node_info */
+    /** when types were asked for: IPFSRT_OK, or why this entry's own block could
      * not be read (missing, malformed); the listing goes on past it */
     ipfsrt_status problem;
 } ipfsrt_unixfs_entry;
 
+/** Sees each entry of a listing; anything but IPFSRT_OK stops it. */
 typedef ipfsrt_status (*ipfsrt_unixfs_entry_fn)(void *user, const ipfsrt_unixfs_entry *entry,
                                          ipfsrt_error *err);
 /** Lists a directory, plain or HAMT-sharded, in link order.
@@ -192,21 +208,24 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const i
                                           bool fetch_types, ipfsrt_unixfs_entry_fn fn, void *user,
                                           ipfsrt_error *err);
 
+/** How a file differs between two versions. */
 typedef enum ipfsrt_unixfs_change_kind {
-    IPFSRT_UNIXFS_ADDED,   /* in the new version only */
-    IPFSRT_UNIXFS_REMOVED, /* in the old version only */
-    IPFSRT_UNIXFS_CHANGED  /* in both, with other bytes */
+    IPFSRT_UNIXFS_ADDED,   /**< in the new version only */
+    IPFSRT_UNIXFS_REMOVED, /**< in the old version only */
+    IPFSRT_UNIXFS_CHANGED  /**< in both, with other bytes */
 } ipfsrt_unixfs_change_kind;
 
-/* One file (or symlink) that differs between two versions. */
+/** One file (or symlink) that differs between two versions. */
 typedef struct ipfsrt_unixfs_change {
-    const char *path;              /* from the roots: "a/b/c" */
-    ipfsrt_unixfs_change_kind kind;
-    const ipfsrt_cid *old_cid;     /* NULL when added */
-    const ipfsrt_cid *new_cid;     /* NULL when removed */
-    uint64_t old_tsize, new_tsize; /* the links' cumulative sizes (0 where absent) */
+    const char *path;              /**< from the roots: "a/b/c" */
+    ipfsrt_unixfs_change_kind kind; /**< added, removed or changed */
+    const ipfsrt_cid *old_cid;     /**< NULL when added */
+    const ipfsrt_cid *new_cid;     /**< NULL when removed */
+    uint64_t old_tsize;            /**< the old link's cumulative size (0 where absent) */
+    uint64_t new_tsize;            /**< the new link's */
 } ipfsrt_unixfs_change;
 
+/** Sees each change; anything but IPFSRT_OK stops the diff. */
 typedef ipfsrt_status (*ipfsrt_unixfs_change_fn)(void *user, const ipfsrt_unixfs_change *change, ipfsrt_error *err);
 
 /** What changed between two versions of a directory: each file (or symlink)
@@ -232,14 +251,14 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_unixfs_diff(const ipfsrt_blocksource *o
                                                      const ipfsrt_blocksource *new_src, const ipfsrt_cid *new_root,
                                                      ipfsrt_unixfs_change_fn fn, void *user, ipfsrt_error *err);
 
-/** Every block a trustless client needs to resolve path and read [offset,
- * offset + length) of the file there (or list the directory there), each once
- * (unless opts->dups), in the order they are first needed.
+/** Every block a trustless client needs for path, each once (unless
+ * opts->dups), in the order they are first needed: those resolving it, then
+ * as opts->scope says (the trustless gateway's dag-scope): for ENTITY the
+ * file's (opts->offset and opts->length: a byte range of it) or the
+ * directory's, for ALL the whole DAG under it.
  * @param src the block source
  * @param path the path
- * @param opts NULL = the defaults
- * @param offset the first byte of a file
- * @param length bytes; UINT64_MAX = to the end
+ * @param opts NULL = the defaults (ENTITY, the whole file)
  * @param fn called per CID
  * @param user handed to fn
  * @param err filled on failure
@@ -247,9 +266,8 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_unixfs_diff(const ipfsrt_blocksource *o
  * @errors as ipfsrt_unixfs_resolve and ipfsrt_unixfs_read; fn's own error
  * @owner each CID is valid during fn's call only */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
-                                                  const ipfsrt_unixfs_options *opts, uint64_t offset,
-                                                  uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
-                                                  ipfsrt_error *err);
+                                                  const ipfsrt_unixfs_options *opts, ipfsrt_unixfs_cid_fn fn,
+                                                  void *user, ipfsrt_error *err);
 
 /** A symlink's target.
  * @param src the block source
@@ -264,32 +282,6 @@ IPFSRT_API ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src,
  * @owner *target is the caller's: free() it */
 IPFSRT_API ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                                 char **target, ipfsrt_error *err);
-
-typedef enum ipfsrt_unixfs_scope {
-    IPFSRT_SCOPE_BLOCK,  /* the blocks of the path, ending with the terminal block */
-    IPFSRT_SCOPE_ENTITY, /* ... and the whole file (or the byte range), or the directory's shards */
-    IPFSRT_SCOPE_ALL,    /* ... and the whole DAG under the terminal */
-} ipfsrt_unixfs_scope;
-
-/** ipfsrt_unixfs_blocks_for with the trustless gateway's dag-scope; the range
- * only applies to ENTITY on a file.
- * @param src the block source
- * @param path the path
- * @param opts NULL = the defaults
- * @param scope BLOCK, ENTITY or ALL
- * @param offset for ENTITY on a file: the first byte
- * @param length for ENTITY on a file: bytes; UINT64_MAX = to the end
- * @param fn called per CID
- * @param user handed to fn
- * @param err filled on failure
- * @return IPFSRT_OK
- * @errors as ipfsrt_unixfs_blocks_for
- * @owner each CID is valid during fn's call only */
-IPFSRT_API ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
-                                                        const ipfsrt_unixfs_options *opts,
-                                                        ipfsrt_unixfs_scope scope, uint64_t offset,
-                                                        uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
-                                                        ipfsrt_error *err);
 
 /** Counts the distinct blocks of the DAG under cid (raw leaves are counted from
  * their links, without being fetched).

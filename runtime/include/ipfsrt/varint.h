@@ -9,14 +9,16 @@
 extern "C" {
 #endif
 
+/** The longest varint multiformats allow: 9 bytes. */
 #define IPFSRT_VARINT_MAX_BYTES 9
+/** The largest value a varint may hold: 2^63 - 1. */
 #define IPFSRT_VARINT_MAX_VALUE ((UINT64_C(1) << 63) - 1)
 
 /** Decodes a minimal unsigned varint of at most 9 bytes from the start of buf.
  * @param buf the bytes (untrusted: only len of them are read)
  * @param len how many there are
  * @param value the number, on success
- * @param used the bytes it took, on success
+ * @param used the bytes it took, on success; may be NULL
  * @param err filled on failure, with the offset at fault
  * @return IPFSRT_OK
  * @errors IPFSRT_ETRUNCATED: buf ends before the varint does (a streaming

@@ -11,42 +11,14 @@
 extern "C" {
 #endif
 
+/** The most bytes-to-bytes codecs an array's chunks pass. */
 #define IPFSRT_ZARR_MAX_CODECS 16
 
-/* An array's metadata, parsed and checked (sizes cannot overflow, codecs are
- * known and configured). Read its fields; make it with ipfsrt_zarr_meta_parse,
- * release it with ipfsrt_zarr_meta_free. */
-typedef struct ipfsrt_zarr_meta {
-    int zarr_format; /* 2 or 3 */
-    int ndim;
-    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
-    size_t chunks[IPFSRT_NDARRAY_MAX_DIMS];
-    size_t grid[IPFSRT_NDARRAY_MAX_DIMS]; /* chunks per dimension: ceil(shape / chunks) */
-    ipfsrt_dtype dtype;                   /* in memory: float16 is widened to float32 */
-    size_t itemsize;                      /* in memory */
-    size_t stored_itemsize;               /* in chunks */
-    bool float16;                         /* stored as float16 */
-    bool utf32;                           /* v2 "<U<n>": stored as UTF-32, held as UTF-8 bytes (NUL-padded) */
-    bool big_endian;                      /* elements in chunks are big-endian */
-    bool fortran_order;                   /* v2 order "F": chunks are column-major */
-    char datetime_unit[16];               /* v2 datetime64/timedelta64: int64 in this unit ("" otherwise) */
-    char separator;                       /* between chunk indices in keys */
-    bool v3_default_keys;                 /* v3 "default" keys: "c" + separator + indices */
-    bool has_fill;                        /* v2 fill_value null: missing chunks hold zeros */
-    ipfsrt_ndarray fill;                  /* 0-d, in dtype */
-    int n_codecs;                         /* bytes to bytes, in encoding order (v2: filters, compressor) */
-    ipfsrt_codec *codecs[IPFSRT_ZARR_MAX_CODECS];
-    bool transposed;                      /* v3 transpose: chunks stored in axes order[] */
-    int order[IPFSRT_NDARRAY_MAX_DIMS];
-    /* v3 sharding_indexed: each stored chunk is a shard of inner chunks that
-     * inner describes (its shape: the shard's; chunks: the inner chunks'; grid:
-     * inner chunks per shard; its codecs), with an index of (offset, nbytes)
-     * per inner chunk at its start or end. NULL: not sharded. */
-    struct ipfsrt_zarr_meta *inner;
-    bool index_at_start, index_big_endian, index_checksum;
-    char *dimension_names[IPFSRT_NDARRAY_MAX_DIMS]; /* v3 dimension_names, v2 _ARRAY_DIMENSIONS; NULL: unnamed */
-    char name[256];                       /* for messages: the array's path or key */
-} ipfsrt_zarr_meta;
+/** An array's metadata, parsed and checked (sizes cannot overflow, codecs are
+ * known and configured): made by ipfsrt_zarr_meta_parse (or an array node
+ * holds it: ipfsrt_zarr_array_meta), read through the accessors below,
+ * released with ipfsrt_zarr_meta_free. Its layout is the library's own. */
+typedef struct ipfsrt_zarr_meta ipfsrt_zarr_meta;
 
 /** Parses an array's metadata: a v2 .zarray or a v3 zarr.json, checked (sizes
  * cannot overflow, codecs are known and configured). Unknown codecs, data types
@@ -85,6 +57,81 @@ IPFSRT_API void ipfsrt_zarr_meta_free(ipfsrt_zarr_meta *m);
  * @return IPFSRT_OK
  * @errors IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_meta_attributes(const ipfsrt_zarr_meta *m, ipfsrt_buf *json, ipfsrt_error *err);
+
+/** What metadata says. Pointers returned borrow m (valid until it is freed);
+ * per-dimension lists have ipfsrt_zarr_meta_ndim entries. */
+/** The Zarr format.
+ * @param m the metadata
+ * @return 2 or 3 */
+IPFSRT_API int ipfsrt_zarr_meta_format(const ipfsrt_zarr_meta *m);
+/** The number of dimensions.
+ * @param m the metadata
+ * @return 0 (a scalar) to IPFSRT_NDARRAY_MAX_DIMS */
+IPFSRT_API int ipfsrt_zarr_meta_ndim(const ipfsrt_zarr_meta *m);
+/** The array's shape.
+ * @param m the metadata
+ * @return its sizes, one per dimension
+ * @owner m's */
+IPFSRT_API const size_t *ipfsrt_zarr_meta_shape(const ipfsrt_zarr_meta *m);
+/** The chunks' shape (a sharded array's: the shards').
+ * @param m the metadata
+ * @return its sizes, one per dimension
+ * @owner m's */
+IPFSRT_API const size_t *ipfsrt_zarr_meta_chunks(const ipfsrt_zarr_meta *m);
+/** Chunks per dimension: ceil(shape / chunks).
+ * @param m the metadata
+ * @return the counts, one per dimension
+ * @owner m's */
+IPFSRT_API const size_t *ipfsrt_zarr_meta_grid(const ipfsrt_zarr_meta *m);
+/** The data type values are read as (float16 widened to float32).
+ * @param m the metadata
+ * @return the dtype */
+IPFSRT_API ipfsrt_dtype ipfsrt_zarr_meta_dtype(const ipfsrt_zarr_meta *m);
+/** The bytes of one value as read (fixed strings: their width).
+ * @param m the metadata
+ * @return bytes */
+IPFSRT_API size_t ipfsrt_zarr_meta_itemsize(const ipfsrt_zarr_meta *m);
+/** The unit of a v2 datetime64/timedelta64 array ("ns", "D", ...).
+ * @param m the metadata
+ * @return the unit, "" for other types
+ * @owner m's */
+IPFSRT_API const char *ipfsrt_zarr_meta_datetime_unit(const ipfsrt_zarr_meta *m);
+/** The fill value missing chunks read as.
+ * @param m the metadata
+ * @return a 0-d array in the dtype, or NULL (v2 fill_value null: zeros)
+ * @owner m's */
+IPFSRT_API const ipfsrt_ndarray *ipfsrt_zarr_meta_fill(const ipfsrt_zarr_meta *m);
+/** Whether chunks are stored column-major (v2 order "F").
+ * @param m the metadata
+ * @return true for Fortran order */
+IPFSRT_API bool ipfsrt_zarr_meta_fortran_order(const ipfsrt_zarr_meta *m);
+/** How many bytes-to-bytes codecs the chunks pass (v2: filters, compressor).
+ * @param m the metadata
+ * @return the count */
+IPFSRT_API int ipfsrt_zarr_meta_codec_count(const ipfsrt_zarr_meta *m);
+/** A bytes-to-bytes codec, in encoding order.
+ * @param m the metadata
+ * @param i 0 to ipfsrt_zarr_meta_codec_count - 1
+ * @return the codec, or NULL for i out of range
+ * @owner m's */
+IPFSRT_API const ipfsrt_codec *ipfsrt_zarr_meta_codec(const ipfsrt_zarr_meta *m, int i);
+/** A sharded array's inner chunks: their metadata (shape: the shard's;
+ * chunks: the inner chunks'; grid: inner chunks per shard; their codecs).
+ * @param m the metadata
+ * @return the inner metadata, or NULL when the array is not sharded
+ * @owner m's */
+IPFSRT_API const ipfsrt_zarr_meta *ipfsrt_zarr_meta_inner(const ipfsrt_zarr_meta *m);
+/** A dimension's name (v3 dimension_names, v2 _ARRAY_DIMENSIONS).
+ * @param m the metadata
+ * @param i 0 to ndim - 1
+ * @return the name, or NULL when unnamed (or i out of range)
+ * @owner m's */
+IPFSRT_API const char *ipfsrt_zarr_meta_dimension_name(const ipfsrt_zarr_meta *m, int i);
+/** The array's path or key, as messages name it.
+ * @param m the metadata
+ * @return the name
+ * @owner m's */
+IPFSRT_API const char *ipfsrt_zarr_meta_name(const ipfsrt_zarr_meta *m);
 
 /** A shard's index size in bytes.
  * @param m a sharded array's metadata
@@ -133,7 +180,7 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_decode_chunk(const ipfsrt_zarr_meta *m, con
 
 /* ------------------------------------------------------ groups and arrays */
 
-/* A group or an array of a hierarchy in a store (the store must outlive it).
+/** A group or an array of a hierarchy in a store (the store must outlive it).
  * Consolidated metadata (v2 .zmetadata, zarr-python 3's inline v3 form) is
  * read once at the node opened first and serves its descendants: opening them
  * reads nothing more. */
@@ -211,7 +258,7 @@ IPFSRT_API ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *nod
  * @errors IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_metadata(const ipfsrt_zarr_node *node, ipfsrt_buf *json, ipfsrt_error *err);
 
-/* A group's members, sorted by name: from the consolidated metadata, else by
+/** A group's members, sorted by name: from the consolidated metadata, else by
  * listing the store (one listing, then one round of metadata reads). */
 typedef ipfsrt_status (*ipfsrt_zarr_member_fn)(void *user, const char *name, bool is_array, ipfsrt_error *err);
 /** A group's members, sorted by name: from the consolidated metadata, else by
@@ -231,21 +278,22 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *group, ipfs
 
 /* ------------------------------------------------------------- reading */
 
-/* Chunks decoded so far of those the read needs; anything but IPFSRT_OK stops it. */
+/** Chunks decoded so far of those the read needs; anything but IPFSRT_OK stops it. */
 typedef ipfsrt_status (*ipfsrt_zarr_progress_fn)(void *user, size_t done, size_t total, ipfsrt_error *err);
 
+/** How a selection is read (size first: ipfsrt_zarr_read_options_init). */
 typedef struct ipfsrt_zarr_read_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_zarr_read_options_init (or .size = sizeof) */
-    unsigned threads;                 /* decoding threads; 0 = ipfsrt_threads(), at most 8 */
-    ipfsrt_zarr_progress_fn progress; /* may be NULL */
-    void *progress_user;
-    /* CF decoding as the chunks are decoded, on the decoding threads (what
+    size_t size; /**< sizeof the struct: set by ipfsrt_zarr_read_options_init (or .size = sizeof) */
+    unsigned threads;                 /**< decoding threads; 0 = ipfsrt_threads(), at most 8 */
+    ipfsrt_zarr_progress_fn progress; /**< may be NULL */
+    void *progress_user;              /**< handed to progress */
+    /** CF decoding as the chunks are decoded, on the decoding threads (what
      * ipfsrt_ndarray_unscale does to the values read, without the stored
      * values' array): out is then of unscale_dtype (float32 or float64).
      * NULL: the values as stored. */
     const ipfsrt_ndarray_scaling *unscale;
-    ipfsrt_dtype unscale_dtype;
-    /* Reads in slabs: the bytes of slabs decoded ahead of the one handed over
+    ipfsrt_dtype unscale_dtype; /**< with unscale: float32 or float64 */
+    /** Reads in slabs: the bytes of slabs decoded ahead of the one handed over
      * (at least two slabs); 0 = 64 MiB. */
     size_t slabs_ahead_bytes;
 } ipfsrt_zarr_read_options;
@@ -276,7 +324,7 @@ IPFSRT_API void ipfsrt_zarr_read_options_init(ipfsrt_zarr_read_options *opts);
  * @owner out's buffer is the caller's (ipfsrt_ndarray_free) */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
                                           ipfsrt_ndarray *out, const ipfsrt_zarr_read_options *opts, ipfsrt_error *err);
-/* A slab of a read in slabs: the selection's positions [start, start +
+/** A slab of a read in slabs: the selection's positions [start, start +
  * count) along the slab dimension, as a read of them would give them (C
  * order, indexed dimensions dropped). The slab is fn's, to keep or to free. */
 typedef ipfsrt_status (*ipfsrt_zarr_slab_fn)(void *user, size_t start, size_t count, ipfsrt_ndarray *slab,
@@ -305,29 +353,32 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_read_slabs(const ipfsrt_zarr_node 
                                                          const size_t *ends, size_t n_slabs, const ipfsrt_zarr_read_options *opts,
                                                          ipfsrt_zarr_slab_fn fn, void *user, ipfsrt_error *err);
 
-/* What a fold of an array's values gathers, over its elements other than NaN
+/** What a fold of an array's values gathers, over its elements other than NaN
  * and the values left out: their count, sum (integers exactly, in 64 bits,
  * wrapping as numpy's sums), least and greatest (NaN when there are none). */
 typedef struct ipfsrt_zarr_summary {
-    uint64_t count;
-    bool integer; /* the values are integers: the sum is isum */
-    int64_t isum;
-    double sum;
-    double min, max;
+    uint64_t count; /**< values folded */
+    bool integer; /**< the values are integers: the sum is isum */
+    int64_t isum; /**< integers' sum, exact (wrapping as numpy's) */
+    double sum;   /**< floats' sum */
+    double min;   /**< the least (NaN when none) */
+    double max;   /**< the greatest (NaN when none) */
 } ipfsrt_zarr_summary;
 
+/** A fold gathers sums (ipfsrt_zarr_fold_options.what). */
 #define IPFSRT_ZARR_FOLD_SUMS 1u
+/** A fold gathers least and greatest values. */
 #define IPFSRT_ZARR_FOLD_EXTREMES 2u
 
-/* How a fold (summarize, locate_extremes, summarize_along, _groups) reads
+/** How a fold (summarize, locate_extremes, summarize_along, _groups) reads
  * and what it gathers. Caller-filled: size first
  * (ipfsrt_zarr_fold_options_init); NULL options are the defaults. */
 typedef struct ipfsrt_zarr_fold_options {
-    size_t size;
-    const ipfsrt_zarr_read_options *read; /* how chunks are read and unscaled; NULL = defaults */
-    const double *skip;                   /* n_skip values left out (CF missing values) */
-    size_t n_skip;
-    unsigned what; /* IPFSRT_ZARR_FOLD_* gathered besides counts: summarize takes sums
+    size_t size; /**< sizeof the struct: set by ipfsrt_zarr_fold_options_init (or .size = sizeof) */
+    const ipfsrt_zarr_read_options *read; /**< how chunks are read and unscaled; NULL = defaults */
+    const double *skip;                   /**< n_skip values left out (CF missing values) */
+    size_t n_skip;                        /**< how many */
+    unsigned what; /**< IPFSRT_ZARR_FOLD_* gathered besides counts: summarize takes sums
                       always, min and max with EXTREMES (else NaN); the per-position
                       folds take each as asked; locate_extremes ignores it */
 } ipfsrt_zarr_fold_options;
@@ -355,15 +406,17 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *
                                                         const ipfsrt_zarr_fold_options *opts, ipfsrt_zarr_summary *out,
                                                         ipfsrt_error *err);
 
-/* Where a selection's least and greatest values are: the count of its values
+/** Where a selection's least and greatest values are: the count of its values
  * other than NaN and the values left out, the least and greatest (NaN when
  * none) and their places, flat in C order over the selection as a read gives
  * it (indexed dimensions dropped); ties go to the first place, as numpy's
  * argmin and argmax. */
 typedef struct ipfsrt_zarr_extremes {
-    uint64_t count;
-    double min, max;
-    uint64_t min_at, max_at;
+    uint64_t count;  /**< values looked at */
+    double min;      /**< the least (NaN when none) */
+    double max;      /**< the greatest (NaN when none) */
+    uint64_t min_at; /**< where the least is, flat in C order */
+    uint64_t max_at; /**< where the greatest is */
 } ipfsrt_zarr_extremes;
 
 /** Locates the extremes of a selection without building it: each chunk
@@ -382,7 +435,7 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_
                                                               int n, const ipfsrt_zarr_fold_options *opts,
                                                               ipfsrt_zarr_extremes *out, ipfsrt_error *err);
 
-/* Summaries along some dimensions of a selection: for each position of the
+/** Summaries along some dimensions of a selection: for each position of the
  * others, the count of its values other than NaN and the values left out,
  * their sum and least and greatest (float64, NaN where nothing counts). The
  * arrays have the selection's shape without the dimensions folded along (and
@@ -393,9 +446,10 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_
  * values of a position (its rounding would follow the order chunks arrive in:
  * IPFSRT_EUNSUPPORTED otherwise). Caller-owned: _init, then _free. */
 typedef struct ipfsrt_zarr_summaries {
-    ipfsrt_ndarray count; /* int64 */
-    ipfsrt_ndarray sum;   /* int64 for integer values (after opts->unscale), float64 else; with SUMS */
-    ipfsrt_ndarray min, max; /* with EXTREMES */
+    ipfsrt_ndarray count; /**< int64 */
+    ipfsrt_ndarray sum;   /**< int64 for integer values (after opts->unscale), float64 else; with SUMS */
+    ipfsrt_ndarray min;   /**< with EXTREMES: the least per position */
+    ipfsrt_ndarray max;   /**< with EXTREMES: the greatest per position */
 } ipfsrt_zarr_summaries;
 
 /** Empty summaries.
@@ -426,13 +480,13 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_
                                                               const bool *along, const ipfsrt_zarr_fold_options *opts,
                                                               ipfsrt_zarr_summaries *out, ipfsrt_error *err);
 
-/* Groups along dimension dim (the array's; kept, not the last): selected
+/** Groups along dimension dim (the array's; kept, not the last): selected
  * position j of dim goes into group group_of[j] (< n_groups, or SIZE_MAX:
  * left out; one entry per selected position). */
 typedef struct ipfsrt_zarr_groups {
-    int dim;
-    const size_t *group_of;
-    size_t n_groups;
+    int dim;                /**< the dimension grouped along */
+    const size_t *group_of; /**< each selected position's group (SIZE_MAX: left out) */
+    size_t n_groups;        /**< how many groups */
 } ipfsrt_zarr_groups;
 
 /** Summaries per group: as folding along groups->dim, but into the groups, so
@@ -545,10 +599,11 @@ IPFSRT_API ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *node, cons
  * cannot list); as ipfsrt_zarr_store_put; IPFSRT_ETOO_LARGE; IPFSRT_EOUT_OF_MEMORY */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_consolidate(ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err);
 
+/** How arrays are written (size first: ipfsrt_zarr_write_options_init). */
 typedef struct ipfsrt_zarr_write_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_zarr_write_options_init (or .size = sizeof) */
-    unsigned threads;        /* encoding threads; 0 = ipfsrt_threads(), at most 8 */
-    bool write_empty_chunks; /* store chunks that hold only the fill value (else they are removed) */
+    size_t size; /**< sizeof the struct: set by ipfsrt_zarr_write_options_init (or .size = sizeof) */
+    unsigned threads;        /**< encoding threads; 0 = ipfsrt_threads(), at most 8 */
+    bool write_empty_chunks; /**< store chunks that hold only the fill value (else they are removed) */
 } ipfsrt_zarr_write_options;
 /** The defaults, size set: what a caller then fills in.
  * @param opts the caller's struct

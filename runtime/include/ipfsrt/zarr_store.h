@@ -11,58 +11,65 @@
 extern "C" {
 #endif
 
+/** The longest key a store takes, in bytes. */
 #define IPFSRT_ZARR_KEY_MAX 1024
 
+/** A Zarr key store (ipfsrt_zarr_store_open and the constructors): opaque. */
 typedef struct ipfsrt_zarr_store ipfsrt_zarr_store;
 
-/* One name directly under a prefix, file or folder. */
+/** One name directly under a prefix, file or folder. */
 typedef struct ipfsrt_zarr_store_entry {
-    const char *name;
-    uint64_t size;  /* the bytes under it (a folder's whole content, over IPFS the DAG's
+    const char *name; /**< the name alone, valid during the callback */
+    uint64_t size;  /**< the bytes under it (a folder's whole content, over IPFS the DAG's
                        cumulative size); UINT64_MAX when the listing does not say */
-    bool is_folder; /* known to be a folder (stores that cannot tell say false) */
-    const ipfsrt_cid *cid; /* content-addressed stores: the name's CID (verified with the listing); else NULL */
+    bool is_folder; /**< known to be a folder (stores that cannot tell say false) */
+    const ipfsrt_cid *cid; /**< content-addressed stores: the name's CID (verified with the listing); else NULL */
 } ipfsrt_zarr_store_entry;
 
-/* Sees each entry directly under a prefix (in no particular order). */
+/** Sees each entry directly under a prefix (in no particular order). */
 typedef ipfsrt_status (*ipfsrt_zarr_store_name_fn)(void *user, const ipfsrt_zarr_store_entry *entry,
                                                    ipfsrt_error *err);
 
-/* What a store implements. Keys reach it checked. get_many reports every
+/** What a store implements. Keys reach it checked. get_many reports every
  * request exactly once; a key's failure is its result's, the call itself fails
  * only for what stops everything. list_dir, put and erase may be NULL (not
  * listable, read-only). Size first (.size = sizeof (ipfsrt_zarr_store_ops)):
  * a table built against an older, shorter struct lacks the later members,
  * which then count as NULL. */
 typedef struct ipfsrt_zarr_store_ops {
-    size_t size;
-    const char *kind; /* "folder", "car", "ipfs", "http", or the caller's own */
-    bool verified;    /* every byte it hands out was checked against a CID */
+    size_t size;      /**< sizeof (ipfsrt_zarr_store_ops) */
+    const char *kind; /**< "folder", "car", "ipfs", "http", or the caller's own */
+    bool verified;    /**< every byte it hands out was checked against a CID */
+    /** Reads ranges of keys, each reported to fn exactly once (IPFSRT_ENOT_FOUND: absent). */
     ipfsrt_status (*get_many)(void *ctx, const ipfsrt_range_request *requests, size_t n,
                               ipfsrt_range_fn fn, void *user, ipfsrt_error *err);
+    /** Each name directly under prefix ("" or ending in "/"); NULL: not listable. */
     ipfsrt_status (*list_dir)(void *ctx, const char *prefix, ipfsrt_zarr_store_name_fn fn, void *user,
                               ipfsrt_error *err);
+    /** Writes a key's bytes whole; NULL: read-only. */
     ipfsrt_status (*put)(void *ctx, const char *key, const void *data, size_t len, ipfsrt_error *err);
+    /** Removes a key (absent is no error); NULL: read-only. */
     ipfsrt_status (*erase)(void *ctx, const char *key, ipfsrt_error *err);
-    void (*free)(void *ctx);
-    /* content-addressed stores: later reads of key ask for cid itself (may be NULL) */
+    void (*free)(void *ctx); /**< releases ctx, once, with the store (may be NULL) */
+    /** content-addressed stores: later reads of key ask for cid itself (may be NULL) */
     ipfsrt_status (*know)(void *ctx, const char *key, const ipfsrt_cid *cid, ipfsrt_error *err);
 } ipfsrt_zarr_store_ops;
 
-/* The clients stores read through: ipfsrt/client.h and ipfsrt/s3.h, which a
+/** The clients stores read through: ipfsrt/client.h and ipfsrt/s3.h, which a
  * caller that sets them includes (this header needs neither). */
 struct ipfsrt_client;
 struct ipfsrt_client_options;
 struct ipfsrt_s3_options;
 
+/** How ipfsrt_zarr_store_open opens a store (size first: ipfsrt_zarr_store_options_init). */
 typedef struct ipfsrt_zarr_store_options {
-    size_t size; /* sizeof the struct: set by ipfsrt_zarr_store_options_init (or .size = sizeof) */
-    struct ipfsrt_client *client; /* ipfs:// reads through it (borrowed; it must outlive the store);
+    size_t size; /**< sizeof the struct: set by ipfsrt_zarr_store_options_init (or .size = sizeof) */
+    struct ipfsrt_client *client; /**< ipfs:// reads through it (borrowed; it must outlive the store);
                                      NULL: the store makes one from client_options */
-    const struct ipfsrt_client_options *client_options; /* for a client the store makes; NULL = defaults */
-    bool writable;                /* folders: allow put and erase, creating the folder */
-    const struct ipfsrt_s3_options *s3_options; /* s3:// stores; NULL = the environment's */
-    /* References read verified (from IPFS, a CAR) whose targets lie outside
+    const struct ipfsrt_client_options *client_options; /**< for a client the store makes; NULL = defaults */
+    bool writable;                /**< folders: allow put and erase, creating the folder */
+    const struct ipfsrt_s3_options *s3_options; /**< s3:// stores; NULL = the environment's */
+    /** References read verified (from IPFS, a CAR) whose targets lie outside
      * content-addressed places (local files, web servers, S3) are refused,
      * naming the key: a published file must not make a reader read the
      * reader's own files or network as if they were part of it. True: read
@@ -136,17 +143,6 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_cars(ipfsrt_zarr_store *
  * @owner the caller's: ipfsrt_zarr_store_free; the client is borrowed: it must outlive the store */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_ipfs(ipfsrt_zarr_store **store, struct ipfsrt_client *client,
                                                     const char *url, ipfsrt_error *err);
-/** "s3://bucket[/prefix]" (unverified, writable), or a CAR there,
- * "s3://bucket/x.car[/path]" (read by ranges, verified).
- * @param store the new store, on success
- * @param url the URL
- * @param s3_options (ipfsrt/s3.h) NULL = the environment's
- * @param err filled on failure
- * @return IPFSRT_OK
- * @errors as ipfsrt_s3_new; a CAR's as ipfsrt_car_ranged_new
- * @owner the caller's: ipfsrt_zarr_store_free */
-IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **store, const char *url,
-                                                           const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
 /** A web server's files, "http(s)://..." (plain GETs, unverified), or a CAR
  * there, ".../x.car[/path]" (read by ranges, verified).
  * @param store the new store, on success
@@ -159,26 +155,27 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **s
  * @owner the caller's: ipfsrt_zarr_store_free */
 IPFSRT_API ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **store, const char *url,
                                                     const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err);
-/** Kerchunk references (version 0 or 1: inline values, "base64:" values,
- * [url] and [url, offset, length], templates, gen): each key's bytes inline or
- * a byte range of a file, read through the store of the file's folder
- * (ipfs://CID/path ranges through the client, only the blocks they cover;
- * http(s)://, s3://, local paths), ranges of one file close together read as
- * one. A key whose file is absent or too short is an error naming both, never
- * a missing key. Verified when every target is ipfs://. Read-only, listable.
- * @param store the new store, on success
- * @param json len bytes of references (copied as parsed)
- * @param len how many
- * @param url where relative targets are (NULL when every target is absolute)
- * @param opts NULL = the defaults
- * @param err filled on failure, naming the key at fault
- * @return IPFSRT_OK
- * @errors IPFSRT_EBAD_ARGUMENT (malformed references); IPFSRT_ETOO_LARGE (past the
- * bounds on keys, templates and gen); IPFSRT_EUNVERIFIED; IPFSRT_EOUT_OF_MEMORY
- * @owner the caller's: ipfsrt_zarr_store_free */
-IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **store, const char *json, size_t len,
-                                                             const char *url, const ipfsrt_zarr_store_options *opts,
-                                                             ipfsrt_error *err);
+/** The kinds of URL ipfsrt_zarr_store_open knows whose stores a module
+ * reads: libipfsrt-s3 (ipfsrt_s3_stores_enable) the first two,
+ * libipfsrt-netcdf (ipfsrt_refs_stores_enable) the third. Until a module
+ * sets its opener, such a URL fails with IPFSRT_EUNSUPPORTED naming it. */
+typedef enum ipfsrt_zarr_scheme {
+    IPFSRT_ZARR_SCHEME_S3,         /**< "s3://bucket[/prefix]" */
+    IPFSRT_ZARR_SCHEME_REMOTE_CAR, /**< "s3://bucket/x.car[/path]", "http(s)://host/x.car[/path]" */
+    IPFSRT_ZARR_SCHEME_REFS,       /**< kerchunk references, "refs+URL" or "....json" */
+    IPFSRT_ZARR_SCHEMES            /**< how many */
+} ipfsrt_zarr_scheme;
+/** Opens a store of a module's kind: its ops and their ctx (handed to
+ * ipfsrt_zarr_store_new); car_len, for a remote CAR, how many of url's bytes
+ * name the CAR file (the rest is a path from its root), else 0. */
+typedef ipfsrt_status (*ipfsrt_zarr_store_opener)(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                                  size_t car_len, const ipfsrt_zarr_store_options *opts,
+                                                  ipfsrt_error *err);
+/** Lets ipfsrt_zarr_store_open read a kind of URL: what a module's _enable
+ * call does. Safe from any thread; the last call for a kind wins.
+ * @param scheme the kind of URL (others are ignored)
+ * @param opener its opener; NULL: the kind unread again */
+IPFSRT_EXPERIMENTAL void ipfsrt_zarr_store_set_opener(ipfsrt_zarr_scheme scheme, ipfsrt_zarr_store_opener opener);
 /** A store over the caller's ops and ctx.
  * @param store the new store, on success
  * @param ops copied at its size

@@ -7,6 +7,35 @@
 #include "ipfsrt/error.h"
 #include "ipfsrt/buf.h"
 
+/* Marks what the core exports for its modules alone (libipfsrt-server, -s3,
+ * -netcdf, -lua: version node IPFSRT_PRIVATE_N). No public header declares
+ * it; it may change in any release, so only modules built from the same tree
+ * call it. */
+#if defined(__GNUC__)
+#define IPFSRT_PRIVATE __attribute__((visibility("default")))
+#else
+#define IPFSRT_PRIVATE
+#endif
+
+/* A public entry point's check of what a host must pass (ipfsrt.h: a NULL
+ * where its declaration does not allow one is answered, never followed):
+ * functions returning a status fail with IPFSRT_EBAD_ARGUMENT naming the
+ * function and the argument, others return value (nothing, 0, NULL). */
+#define IPFSRT_NEED(arg, err)                                                                                   \
+    do {                                                                                                        \
+        if (!(arg)) return ipfsrt_fail((err), IPFSRT_EBAD_ARGUMENT, -1, "%s: %s is NULL", __func__, #arg);    \
+    } while (0)
+/* The same for an array of count items: NULL only when count is 0. */
+#define IPFSRT_NEED_N(arg, count, err)                                                                          \
+    do {                                                                                                        \
+        if (!(arg) && (count) > 0)                                                                              \
+            return ipfsrt_fail((err), IPFSRT_EBAD_ARGUMENT, -1, "%s: %s is NULL", __func__, #arg);            \
+    } while (0)
+#define IPFSRT_NEED_OR(arg, value)                                                                              \
+    do {                                                                                                        \
+        if (!(arg)) return value;                                                                               \
+    } while (0)
+
 /* Multihash-keyed table: multihash bytes -> (offset, length). Keys are copied. */
 typedef struct ipfsrt_mhmap_entry {
     uint8_t *key;
@@ -22,16 +51,16 @@ typedef struct ipfsrt_mhmap {
     size_t count;
 } ipfsrt_mhmap;
 
-void ipfsrt_mhmap_init(ipfsrt_mhmap *m);
-void ipfsrt_mhmap_free(ipfsrt_mhmap *m);
+IPFSRT_PRIVATE void ipfsrt_mhmap_init(ipfsrt_mhmap *m);
+IPFSRT_PRIVATE void ipfsrt_mhmap_free(ipfsrt_mhmap *m);
 /* Returns IPFSRT_OK and sets *inserted=false when the key was already there. */
-ipfsrt_status ipfsrt_mhmap_put(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_mhmap_put(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
                                uint64_t offset, uint32_t len, bool *inserted);
 /* The entry for key, added (offset and len 0) when absent: the caller may set
  * its offset and len. *inserted says which. */
-ipfsrt_status ipfsrt_mhmap_slot(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_mhmap_slot(ipfsrt_mhmap *m, const uint8_t *key, size_t key_len,
                                 ipfsrt_mhmap_entry **entry, bool *inserted);
-const ipfsrt_mhmap_entry *ipfsrt_mhmap_get(const ipfsrt_mhmap *m, const uint8_t *key,
+IPFSRT_PRIVATE const ipfsrt_mhmap_entry *ipfsrt_mhmap_get(const ipfsrt_mhmap *m, const uint8_t *key,
                                            size_t key_len);
 
 /* Writes to a file descriptor from a thread of its own (async_write.c). Bytes
@@ -55,12 +84,12 @@ void ipfsrt_async_writer_free(ipfsrt_async_writer *w);
  * (a host that sigwaits for SIGTERM would otherwise be killed by it landing
  * on one of ours). */
 #include <pthread.h>
-int ipfsrt_thread_start(pthread_t *thread, void *(*fn)(void *arg), void *arg);
+IPFSRT_PRIVATE int ipfsrt_thread_start(pthread_t *thread, void *(*fn)(void *arg), void *arg);
 
 /* The process's worker threads (workers.c). Runs fn(arg) on a thread of its
  * own at once (an idle one, else a new one): tasks never wait for each other.
  * false: no thread could be started. */
-bool ipfsrt_workers_run(void (*fn)(void *arg), void *arg);
+IPFSRT_PRIVATE bool ipfsrt_workers_run(void (*fn)(void *arg), void *arg);
 /* Starts threads until n (at most 64) wait idle: ahead of work, so that its
  * first task does not pay for starting them. */
 void ipfsrt_workers_warm(unsigned n);
@@ -68,7 +97,7 @@ void ipfsrt_workers_warm(unsigned n);
 /* Makes room for need items of elem_size bytes in the array that items_ptr (a
  * T **) points to, doubling its capacity *cap (counted in items). On failure
  * (IPFSRT_EOUT_OF_MEMORY) the array is left as it was. Bytes go in an ipfsrt_buf. */
-ipfsrt_status ipfsrt_array_reserve(void *items_ptr, size_t *cap, size_t need, size_t elem_size);
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_array_reserve(void *items_ptr, size_t *cap, size_t need, size_t elem_size);
 
 /* Little-endian integers (CARv2 headers, the HAMT hash). */
 static inline uint64_t ipfsrt_le64(const uint8_t *p) {
@@ -88,7 +117,7 @@ static inline void ipfsrt_put_le32(uint8_t *p, uint32_t v) {
 
 /* Appends s percent-encoded (RFC 3986: every byte but the unreserved ones as
  * %XX), '/' kept between segments when keep_slash. False when out of memory. */
-bool ipfsrt_url_escape(ipfsrt_buf *out, const char *s, bool keep_slash);
+IPFSRT_PRIVATE bool ipfsrt_url_escape(ipfsrt_buf *out, const char *s, bool keep_slash);
 /* A URL as messages show it: a password in it (user:password@host) as ***.
  * Newly allocated (the caller frees it); NULL out of memory. */
 char *ipfsrt_url_redact(const char *url);
@@ -98,7 +127,7 @@ char *ipfsrt_url_redact(const char *url);
  * the fields the caller's struct has are copied; a larger struct (a newer
  * header's) only when the fields past mine are all zero. init_name names the
  * caller's _init for the message when theirs has no size. */
-ipfsrt_status ipfsrt_options_take(void *mine, size_t my_size, const void *theirs, const char *init_name,
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_options_take(void *mine, size_t my_size, const void *theirs, const char *init_name,
                                   ipfsrt_error *err);
 /* Whether a caller's struct of the given type, read at its size, reaches
  * member (an older, shorter struct does not have it). */
@@ -111,7 +140,7 @@ ipfsrt_status ipfsrt_callbacks_take(void *mine, size_t my_size, const void *thei
 /* Counts the library fills into a caller's struct whose first field is its
  * size: copied up to the smaller size (an older host's struct is shorter),
  * the caller's size field left as it is. */
-void ipfsrt_stats_hand_over(void *theirs, const void *mine, size_t my_size);
+IPFSRT_PRIVATE void ipfsrt_stats_hand_over(void *theirs, const void *mine, size_t my_size);
 /* mine = init's defaults, then theirs (NULL: defaults alone) over them. */
 #define IPFSRT_TAKE_OPTIONS(mine, theirs, init, err)                                                               \
     (init(&(mine)), (theirs) ? ipfsrt_options_take(&(mine), sizeof(mine), (theirs), #init, (err)) : IPFSRT_OK)

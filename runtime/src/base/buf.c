@@ -2,15 +2,21 @@
 #include <string.h>
 
 #include "ipfsrt/buf.h"
+#include "base/base_internal.h"
 
-void ipfsrt_buf_init(ipfsrt_buf *b) { memset(b, 0, sizeof *b); }
+void ipfsrt_buf_init(ipfsrt_buf *b) {
+    IPFSRT_NEED_OR(b, );
+    memset(b, 0, sizeof *b);
+}
 
 void ipfsrt_buf_free(ipfsrt_buf *b) {
+    IPFSRT_NEED_OR(b, );
     free(b->data);
     memset(b, 0, sizeof *b);
 }
 
 uint8_t *ipfsrt_buf_reserve(ipfsrt_buf *b, size_t n) {
+    IPFSRT_NEED_OR(b, NULL);
     if (b->failed) return NULL;
     if (n > SIZE_MAX - b->len) {
         b->failed = true;
@@ -37,6 +43,7 @@ uint8_t *ipfsrt_buf_reserve(ipfsrt_buf *b, size_t n) {
 }
 
 void ipfsrt_buf_append(ipfsrt_buf *b, const void *data, size_t n) {
+    IPFSRT_NEED_OR(b, );
     if (b->failed || n == 0) return;
     uint8_t *at = ipfsrt_buf_reserve(b, n);
     if (!at) return;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ipfsrt/error.h"
+#include "base/base_internal.h"
 
 static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_OK] = "ok",
@@ -64,6 +65,7 @@ static ipfsrt_status fill(ipfsrt_error *err, ipfsrt_status code, int64_t offset,
 
 ipfsrt_status ipfsrt_fail(ipfsrt_error *err, ipfsrt_status code, int64_t offset, const char *fmt,
                           ...) {
+    IPFSRT_NEED(fmt, err);
     va_list ap;
     va_start(ap, fmt);
     fill(err, code, offset, fmt, ap);
@@ -73,6 +75,7 @@ ipfsrt_status ipfsrt_fail(ipfsrt_error *err, ipfsrt_status code, int64_t offset,
 
 
 void ipfsrt_error_prefix(ipfsrt_error *err, const char *fmt, ...) {
+    IPFSRT_NEED_OR(fmt, );
     if (!err) return;
     char prefix[256];
     va_list ap;

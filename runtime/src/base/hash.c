@@ -2,18 +2,21 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include <mbedtls/sha256.h>
-#include <mbedtls/sha512.h>
-
 #include "ipfsrt/hash.h"
 #include "base/base_internal.h"
 
-/* ---------------------------------------------------------------- mbedTLS */
+/* One backend a build (HASH=openssl or mbedtls): one crypto library linked. */
 
 /* A provider's result (0: done) as a status naming the backend. */
 static ipfsrt_status hash_result(bool ok, const char *backend, ipfsrt_error *err) {
     return ok ? IPFSRT_OK : ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "hash backend %s failed", backend);
 }
+
+/* ---------------------------------------------------------------- mbedTLS */
+
+#ifndef IPFSRT_HAVE_OPENSSL
+#include <mbedtls/sha256.h>
+#include <mbedtls/sha512.h>
 
 static ipfsrt_status hash_mbedtls_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
                                          ipfsrt_error *err) {
@@ -70,6 +73,8 @@ static const ipfsrt_hash_backend hash_mbedtls_backend = {
     "mbedtls",           hash_mbedtls_digest,        hash_mbedtls_stream_new, hash_mbedtls_stream_start,
     hash_mbedtls_stream_update, hash_mbedtls_stream_finish, hash_mbedtls_stream_free,
 };
+
+#endif
 
 /* ---------------------------------------------------------------- OpenSSL */
 
@@ -134,8 +139,9 @@ static const ipfsrt_hash_backend hash_openssl_backend = {
 static const ipfsrt_hash_backend *const backends[] = {
 #ifdef IPFSRT_HAVE_OPENSSL
     &hash_openssl_backend,
-#endif
+#else
     &hash_mbedtls_backend,
+#endif
     NULL,
 };
 
@@ -151,16 +157,18 @@ const ipfsrt_hash_backend *ipfsrt_hash_backend_current(void) {
 const ipfsrt_hash_backend *const *ipfsrt_hash_backends(void) { return backends; }
 
 const ipfsrt_hash_backend *ipfsrt_hash_backend_find(const char *name) {
+    IPFSRT_NEED_OR(name, NULL);
     for (size_t i = 0; backends[i]; i++)
         if (strcmp(backends[i]->name, name) == 0) return backends[i];
     return NULL;
 }
 
 ipfsrt_status ipfsrt_hash_backend_select(const char *name, ipfsrt_error *err) {
+    IPFSRT_NEED(name, err);
     const ipfsrt_hash_backend *b = ipfsrt_hash_backend_find(name);
     if (!b)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
-                           "hash backend '%s' is not built into this ipfsrt", name);
+                           "hash backend '%s' is not built into this ipfsrt (it has %s)", name, backends[0]->name);
     atomic_store_explicit(&current, b, memory_order_release);
     return IPFSRT_OK;
 }
@@ -169,11 +177,13 @@ size_t ipfsrt_hash_alg_size(ipfsrt_hash_alg alg) { return alg == IPFSRT_SHA2_512
 
 ipfsrt_status ipfsrt_hash_digest(ipfsrt_hash_alg alg, const uint8_t *data, size_t len, uint8_t *out,
                                  ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     return ipfsrt_hash_digest_with(NULL, alg, data, len, out, err);
 }
 
 ipfsrt_status ipfsrt_hash_digest_with(const ipfsrt_hash_backend *backend, ipfsrt_hash_alg alg, const uint8_t *data,
                                       size_t len, uint8_t *out, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     return (backend ? backend : ipfsrt_hash_backend_current())->digest(alg, data, len, out, err);
 }
 
@@ -189,6 +199,7 @@ ipfsrt_status ipfsrt_hash_ctx_new(ipfsrt_hash_ctx **out, ipfsrt_error *err) {
 }
 
 ipfsrt_status ipfsrt_hash_ctx_new_with(ipfsrt_hash_ctx **out, const ipfsrt_hash_backend *backend, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     *out = NULL;
     ipfsrt_hash_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
@@ -203,15 +214,18 @@ ipfsrt_status ipfsrt_hash_ctx_new_with(ipfsrt_hash_ctx **out, const ipfsrt_hash_
 }
 
 ipfsrt_status ipfsrt_hash_ctx_start(ipfsrt_hash_ctx *ctx, ipfsrt_hash_alg alg, ipfsrt_error *err) {
+    IPFSRT_NEED(ctx, err);
     return ctx->backend->stream_start(ctx->stream, alg, err);
 }
 
 ipfsrt_status ipfsrt_hash_ctx_update(ipfsrt_hash_ctx *ctx, const uint8_t *data, size_t len,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(ctx, err);
     return ctx->backend->stream_update(ctx->stream, data, len, err);
 }
 
 ipfsrt_status ipfsrt_hash_ctx_finish(ipfsrt_hash_ctx *ctx, uint8_t *out, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     return ctx->backend->stream_finish(ctx->stream, out, err);
 }
 

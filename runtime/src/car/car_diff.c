@@ -68,6 +68,9 @@ static ipfsrt_status feed_file(differ *d, const char *path, ipfsrt_error *err) {
 
 ipfsrt_status ipfsrt_car_diff(const char *old_path, const char *new_path, const char *out_path,
                               ipfsrt_car_diff_stats *stats, ipfsrt_error *err) {
+    IPFSRT_NEED(old_path, err);
+    IPFSRT_NEED(new_path, err);
+    IPFSRT_NEED(out_path, err);
     if (stats && stats->size == 0)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "car diff: stats without their size (IPFSRT_CAR_DIFF_STATS_INIT)");
     differ d = {.counts = {.size = sizeof d.counts}};

@@ -35,6 +35,8 @@ size_t ipfsrt_car_section_prefix(const ipfsrt_cid *cid, uint64_t block_len, uint
 
 ipfsrt_status ipfsrt_car_encoder_new(ipfsrt_car_encoder **out, const ipfsrt_cid *roots,
                                      size_t root_count, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED_N(roots, root_count, err);
     *out = NULL;
     ipfsrt_car_encoder *e = calloc(1, sizeof *e);
     if (!e) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
@@ -52,6 +54,8 @@ ipfsrt_status ipfsrt_car_encoder_new(ipfsrt_car_encoder **out, const ipfsrt_cid 
 ipfsrt_status ipfsrt_car_encoder_add(ipfsrt_car_encoder *e, const ipfsrt_cid *cid,
                                      const uint8_t *data, size_t len, uint64_t *data_offset,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(e, err);
+    IPFSRT_NEED(cid, err);
     if (e->header_sent)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "blocks added to a CAR already being read");
     uint64_t section = (uint64_t)cid->len + len;
@@ -66,7 +70,10 @@ ipfsrt_status ipfsrt_car_encoder_add(ipfsrt_car_encoder *e, const ipfsrt_cid *ci
     return IPFSRT_OK;
 }
 
-uint64_t ipfsrt_car_encoder_size(const ipfsrt_car_encoder *e) { return e->size; }
+uint64_t ipfsrt_car_encoder_size(const ipfsrt_car_encoder *e) {
+    IPFSRT_NEED_OR(e, 0);
+    return e->size;
+}
 
 static size_t copy_piece(uint8_t *dst, size_t room, const uint8_t *src, size_t len, size_t *offset) {
     size_t n = len - *offset < room ? len - *offset : room;
@@ -84,6 +91,7 @@ static void next_section(ipfsrt_car_encoder *e) {
 }
 
 size_t ipfsrt_car_encoder_read(ipfsrt_car_encoder *e, uint8_t *buf, size_t max) {
+    IPFSRT_NEED_OR(buf, 0);
     size_t out = 0;
     if (e->header_sent < e->header.len) {
         out = copy_piece(buf, max, e->header.data, e->header.len, &e->header_sent);

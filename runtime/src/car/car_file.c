@@ -11,6 +11,7 @@
 
 #include "ipfsrt/varint.h"
 #include "car/car_internal.h"
+#include "base/base_internal.h"
 
 struct ipfsrt_car_file {
     char *path;
@@ -162,6 +163,8 @@ static ipfsrt_status parse_layout(ipfsrt_car_file *f, ipfsrt_error *err) {
 
 ipfsrt_status ipfsrt_car_file_new(ipfsrt_car_file **out, const char *path,
                                    const ipfsrt_car_options *opts, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(path, err);
     *out = NULL;
     ipfsrt_car_options o;
     ipfsrt_status taken = ipfsrt_car_options_take(&o, opts, err);
@@ -218,9 +221,13 @@ void ipfsrt_car_file_free(ipfsrt_car_file *f) {
     free(f);
 }
 
-const ipfsrt_car_header *ipfsrt_car_file_header(const ipfsrt_car_file *f) { return &f->header; }
+const ipfsrt_car_header *ipfsrt_car_file_header(const ipfsrt_car_file *f) {
+    IPFSRT_NEED_OR(f, NULL);
+    return &f->header;
+}
 
 const char *ipfsrt_car_file_index_source(const ipfsrt_car_file *f) {
+    IPFSRT_NEED_OR(f, NULL);
     return atomic_load(&f->use_v2_index) ? "carv2-index" : "scan";
 }
 
@@ -260,6 +267,8 @@ static bool fall_back_to_scan(ipfsrt_car_file *f);
  * against it would leave them out). A miss is taken as it is: it costs a
  * delta a block it need not carry, never one it needs. */
 bool ipfsrt_car_file_has(ipfsrt_car_file *f, const ipfsrt_cid *cid) {
+    IPFSRT_NEED_OR(f, false);
+    IPFSRT_NEED_OR(cid, false);
     bool indexed = atomic_load(&f->use_v2_index);
     uint64_t off;
     if (!locate(f, cid, &off)) return false;
@@ -323,11 +332,19 @@ static ipfsrt_status lookup_once(ipfsrt_car_file *f, const ipfsrt_cid *cid, bool
 
 ipfsrt_status ipfsrt_car_file_get(ipfsrt_car_file *f, const ipfsrt_cid *cid,
                                   const uint8_t **data, size_t *len, ipfsrt_error *err) {
+    IPFSRT_NEED(f, err);
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED(data, err);
+    IPFSRT_NEED(len, err);
     return lookup(f, cid, true, data, len, err);
 }
 
 ipfsrt_status ipfsrt_car_file_get_unverified(ipfsrt_car_file *f, const ipfsrt_cid *cid,
                                      const uint8_t **data, size_t *len, ipfsrt_error *err) {
+    IPFSRT_NEED(f, err);
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED(data, err);
+    IPFSRT_NEED(len, err);
     return lookup(f, cid, false, data, len, err);
 }
 
@@ -373,6 +390,7 @@ static ipfsrt_status check_coverage(ipfsrt_car_file *f, ipfsrt_error *err) {
 }
 
 ipfsrt_status ipfsrt_car_file_check_index(ipfsrt_car_file *f, ipfsrt_error *err) {
+    IPFSRT_NEED(f, err);
     if (!f->header.index_offset) return IPFSRT_OK;
     if (!f->index.group_count && !atomic_load(&f->use_v2_index))
         return ipfsrt_fail(err, IPFSRT_EBAD_CAR_INDEX, (int64_t)f->header.index_offset,
@@ -385,6 +403,10 @@ ipfsrt_status ipfsrt_car_file_check_index(ipfsrt_car_file *f, ipfsrt_error *err)
 
 ipfsrt_status ipfsrt_car_file_next(ipfsrt_car_file *f, uint64_t *cursor, ipfsrt_car_block *block,
                                    bool *done, ipfsrt_error *err) {
+    IPFSRT_NEED(f, err);
+    IPFSRT_NEED(cursor, err);
+    IPFSRT_NEED(block, err);
+    IPFSRT_NEED(done, err);
     uint64_t off = *cursor ? *cursor : f->first_section;
     *done = false;
     if (off < f->first_section || off > f->data_end)

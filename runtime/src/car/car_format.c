@@ -5,6 +5,7 @@
 #include "ipfsrt/dagcbor.h"
 #include "ipfsrt/varint.h"
 #include "car/car_internal.h"
+#include "base/base_internal.h"
 
 const uint8_t ipfsrt_carv2_pragma[11] = {0x0a, 0xa1, 0x67, 0x76, 0x65, 0x72, 0x73,
                                          0x69, 0x6f, 0x6e, 0x02};
@@ -70,6 +71,8 @@ ipfsrt_status ipfsrt_car_header_decode(const uint8_t *buf, size_t len, ipfsrt_ca
 
 ipfsrt_status ipfsrt_car_header_encode(const ipfsrt_cid *roots, size_t root_count, ipfsrt_buf *out,
                                        ipfsrt_error *err) {
+    IPFSRT_NEED_N(roots, root_count, err);
+    IPFSRT_NEED(out, err);
     ipfsrt_buf body;
     ipfsrt_buf_init(&body);
     ipfsrt_dagcbor_put_map(&body, 2);

@@ -10,6 +10,7 @@
 
 #include "car/car_internal.h"
 #include "store/blockcache.h"
+#include "base/base_internal.h"
 
 #define HEAD_BYTES 65536                  /* the first read: pragma, CARv2 header and (nearly always) the CARv1 header */
 #define STREAM_PIECE ((uint64_t)16 << 20) /* reading a CARv1 through to index it */
@@ -178,6 +179,9 @@ static ipfsrt_status load(ipfsrt_car_ranged *c, ipfsrt_error *err) {
 
 ipfsrt_status ipfsrt_car_ranged_new(ipfsrt_car_ranged **out, const ipfsrt_range_reader *reader, const char *key,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(reader, err);
+    IPFSRT_NEED(key, err);
     *out = NULL;
     ipfsrt_range_reader taken;
     ipfsrt_status taking = IPFSRT_TAKE_CALLBACKS(taken, reader, "ipfsrt_range_reader", err);
@@ -209,8 +213,14 @@ void ipfsrt_car_ranged_free(ipfsrt_car_ranged *c) {
     free(c);
 }
 
-const ipfsrt_cid *ipfsrt_car_ranged_root(const ipfsrt_car_ranged *c) { return &c->root; }
-const char *ipfsrt_car_ranged_describe(const ipfsrt_car_ranged *c) { return c->what; }
+const ipfsrt_cid *ipfsrt_car_ranged_root(const ipfsrt_car_ranged *c) {
+    IPFSRT_NEED_OR(c, NULL);
+    return &c->root;
+}
+const char *ipfsrt_car_ranged_describe(const ipfsrt_car_ranged *c) {
+    IPFSRT_NEED_OR(c, NULL);
+    return c->what;
+}
 
 /* ------------------------------------------------------- verified blocks */
 
@@ -285,6 +295,8 @@ static ipfsrt_status report_absent(const ipfsrt_car_ranged *c, const ipfsrt_cid 
 
 ipfsrt_status ipfsrt_car_ranged_get_many(ipfsrt_car_ranged *c, const ipfsrt_cid *cids, size_t n, ipfsrt_range_fn fn,
                                          void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED(fn, err);
     ipfsrt_range_request *reqs = calloc(n ? n : 1, sizeof *reqs);
     uint64_t *at = calloc(n ? n : 1, sizeof *at);
     size_t *asked = calloc(n ? n : 1, sizeof *asked);
@@ -348,6 +360,8 @@ static void ranged_release(void *ctx, ipfsrt_blocksource_ref *ref) {
 }
 
 void ipfsrt_car_ranged_blocksource(ipfsrt_blocksource *src, ipfsrt_car_ranged *c) {
+    IPFSRT_NEED_OR(src, );
+    IPFSRT_NEED_OR(c, );
     src->size = sizeof *src;
     src->ctx = c;
     src->get = ranged_get;

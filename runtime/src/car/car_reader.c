@@ -10,6 +10,7 @@
 
 #include "ipfsrt/varint.h"
 #include "car/car_internal.h"
+#include "base/base_internal.h"
 
 typedef enum {
     S_HEADER_LEN,   /* length varint of the (outer or inner) CARv1 header */
@@ -64,6 +65,7 @@ static ipfsrt_status fail(ipfsrt_car_reader *r, ipfsrt_error *err) {
 }
 
 void ipfsrt_car_options_init(ipfsrt_car_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
@@ -77,6 +79,8 @@ ipfsrt_status ipfsrt_car_options_take(ipfsrt_car_options *mine, const ipfsrt_car
 
 ipfsrt_status ipfsrt_car_reader_new(ipfsrt_car_reader **out, const ipfsrt_car_options *opts,
                                      ipfsrt_car_block_fn on_block, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(on_block, err);
     *out = NULL;
     ipfsrt_car_options o;
     ipfsrt_status taken = ipfsrt_car_options_take(&o, opts, err);
@@ -108,10 +112,14 @@ void ipfsrt_car_reader_free(ipfsrt_car_reader *r) {
 void ipfsrt_car_reader_defer_hashing(ipfsrt_car_reader *r) { r->deferred = true; }
 
 const ipfsrt_car_header *ipfsrt_car_reader_header(const ipfsrt_car_reader *r) {
+    IPFSRT_NEED_OR(r, NULL);
     return r->header_ready ? &r->header : NULL;
 }
 
-uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *r) { return r->offset; }
+uint64_t ipfsrt_car_reader_offset(const ipfsrt_car_reader *r) {
+    IPFSRT_NEED_OR(r, 0);
+    return r->offset;
+}
 
 static ipfsrt_status reserve(ipfsrt_car_reader *r, size_t n) {
     if (ipfsrt_array_reserve(&r->buf, &r->buf_cap, n, 1))
@@ -356,6 +364,7 @@ static void step_skip(ipfsrt_car_reader *r, const uint8_t **p, const uint8_t *en
 
 ipfsrt_status ipfsrt_car_reader_feed(ipfsrt_car_reader *r, const uint8_t *data, size_t len,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(r, err);
     if (r->st == S_FAILED) return fail(r, err);
     const uint8_t *p = data, *end = data + len;
     ipfsrt_status st = IPFSRT_OK;
@@ -377,6 +386,7 @@ ipfsrt_status ipfsrt_car_reader_feed(ipfsrt_car_reader *r, const uint8_t *data, 
 }
 
 ipfsrt_status ipfsrt_car_reader_finish(ipfsrt_car_reader *r, ipfsrt_error *err) {
+    IPFSRT_NEED(r, err);
     if (r->st == S_FAILED) return fail(r, err);
     if (r->st == S_V2_TAIL || (r->st == S_SECTION_LEN && r->varint_len == 0 && !r->v2))
         return IPFSRT_OK;
@@ -453,19 +463,27 @@ static ipfsrt_status feed_fd(ipfsrt_car_reader *r, int fd, const char *path, siz
     return st;
 }
 
-ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len,
-                                       const ipfsrt_car_options *opts, size_t slice_size,
-                                       ipfsrt_car_block_fn on_block, void *user, uint64_t *blocks,
-                                       uint64_t *bytes, ipfsrt_error *err) {
+/* What the verifications counted, handed over at the caller's size. */
+static void hand_counts(ipfsrt_car_counts *counts, const struct counter *c) {
+    if (!counts) return;
+    ipfsrt_car_counts mine = {.size = sizeof mine, .blocks = c->blocks, .bytes = c->bytes};
+    ipfsrt_stats_hand_over(counts, &mine, sizeof mine);
+}
+
+ipfsrt_status ipfsrt_car_verify_buffer(const uint8_t *data, size_t len, const ipfsrt_car_options *opts,
+                                       ipfsrt_car_block_fn on_block, void *user, ipfsrt_car_counts *counts,
+                                       ipfsrt_error *err) {
     struct counter c = {on_block, user, 0, 0};
-    if (!slice_size) slice_size = 64 * 1024;
+    ipfsrt_car_options o;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_car_options_init, err);
+    if (st == IPFSRT_OK && !data && len)
+        st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "ipfsrt_car_verify_buffer: data is NULL");
     ipfsrt_car_reader *r = NULL;
-    ipfsrt_status st = ipfsrt_car_reader_new(&r, opts, count_block, &c, err);
-    if (st == IPFSRT_OK) st = feed_slices(r, data, len, slice_size, err);
+    if (st == IPFSRT_OK) st = ipfsrt_car_reader_new(&r, &o, count_block, &c, err);
+    if (st == IPFSRT_OK) st = feed_slices(r, data, len, o.slice_size ? o.slice_size : 64 * 1024, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(r, err);
     ipfsrt_car_reader_free(r);
-    if (blocks) *blocks = c.blocks;
-    if (bytes) *bytes = c.bytes;
+    hand_counts(counts, &c);
     return st;
 }
 
@@ -479,23 +497,25 @@ static ipfsrt_status check_index(const char *path, const ipfsrt_car_options *opt
     return st;
 }
 
-ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts,
-                                     size_t slice_size, ipfsrt_car_block_fn on_block, void *user,
-                                     uint64_t *blocks, uint64_t *bytes, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_car_verify_file(const char *path, const ipfsrt_car_options *opts, ipfsrt_car_block_fn on_block,
+                                     void *user, ipfsrt_car_counts *counts, ipfsrt_error *err) {
     struct counter c = {on_block, user, 0, 0};
-    if (!slice_size) slice_size = 64 * 1024;
+    hand_counts(counts, &c);
+    ipfsrt_car_options o;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_car_options_init, err);
+    if (st != IPFSRT_OK) return st;
+    if (!path) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "ipfsrt_car_verify_file: path is NULL");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open %s: %s", path, strerror(errno));
     ipfsrt_car_reader *r = NULL;
-    ipfsrt_status st = ipfsrt_car_reader_new(&r, opts, count_block, &c, err);
-    if (st == IPFSRT_OK) st = feed_fd(r, fd, path, slice_size, err);
+    st = ipfsrt_car_reader_new(&r, &o, count_block, &c, err);
+    if (st == IPFSRT_OK) st = feed_fd(r, fd, path, o.slice_size ? o.slice_size : 64 * 1024, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_reader_finish(r, err);
     if (st != IPFSRT_OK && st != IPFSRT_EIO && st != IPFSRT_EOUT_OF_MEMORY)
         ipfsrt_error_prefix(err, "%s: ", path);
-    if (st == IPFSRT_OK && ipfsrt_car_reader_header(r)->index_offset) st = check_index(path, opts, err);
+    if (st == IPFSRT_OK && ipfsrt_car_reader_header(r)->index_offset) st = check_index(path, &o, err);
     ipfsrt_car_reader_free(r);
     close(fd);
-    if (blocks) *blocks = c.blocks;
-    if (bytes) *bytes = c.bytes;
+    hand_counts(counts, &c);
     return st;
 }

@@ -8,6 +8,7 @@
 
 #include "ipfsrt/varint.h"
 #include "car/car_internal.h"
+#include "base/base_internal.h"
 
 
 struct ipfsrt_car_writer {
@@ -39,12 +40,15 @@ static ipfsrt_status rewrite_at(ipfsrt_car_writer *w, uint64_t offset, const voi
 }
 
 void ipfsrt_car_writer_options_init(ipfsrt_car_writer_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
 
 ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **out, const char *path, const ipfsrt_car_writer_options *opts,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(path, err);
     *out = NULL;
     ipfsrt_car_writer_options o;
     ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_car_writer_options_init, err);
@@ -99,6 +103,8 @@ ipfsrt_status ipfsrt_car_writer_new(ipfsrt_car_writer **out, const char *path, c
 
 ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
                                     const uint8_t *data, size_t len, ipfsrt_error *err) {
+    IPFSRT_NEED(w, err);
+    IPFSRT_NEED(cid, err);
     ipfsrt_status st = ipfsrt_cid_verify(cid, data, len, err);
     if (st != IPFSRT_OK) {
         ipfsrt_error_prefix(err, "refusing to write to %s: ", w->path);
@@ -109,6 +115,8 @@ ipfsrt_status ipfsrt_car_writer_put(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
 
 ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *w, const ipfsrt_cid *cid,
                                          const uint8_t *data, size_t len, ipfsrt_error *err) {
+    IPFSRT_NEED(w, err);
+    IPFSRT_NEED(cid, err);
     if (w->finished) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is already finished", w->path);
     ipfsrt_status st;
     size_t mh_len;
@@ -128,6 +136,8 @@ ipfsrt_status ipfsrt_car_writer_put_made(ipfsrt_car_writer *w, const ipfsrt_cid 
 
 ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *w, const ipfsrt_cid *roots,
                                           size_t root_count, ipfsrt_error *err) {
+    IPFSRT_NEED(w, err);
+    IPFSRT_NEED_N(roots, root_count, err);
     if (w->finished) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is already finished", w->path);
     ipfsrt_buf hdr;
     ipfsrt_buf_init(&hdr);
@@ -141,6 +151,7 @@ ipfsrt_status ipfsrt_car_writer_set_roots(ipfsrt_car_writer *w, const ipfsrt_cid
 }
 
 ipfsrt_status ipfsrt_car_writer_finish(ipfsrt_car_writer *w, ipfsrt_error *err) {
+    IPFSRT_NEED(w, err);
     if (w->finished) return IPFSRT_OK;
     ipfsrt_status st = IPFSRT_OK;
     if (w->version == 2) {

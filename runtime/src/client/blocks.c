@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "client/client_internal.h"
+#include "base/base_internal.h"
 
 static void block_request(task *t, char *path, size_t path_size, char *query, size_t query_size) {
     const block_job *j = t->owner;
@@ -173,6 +174,8 @@ static ipfsrt_status client_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blockso
 }
 
 void ipfsrt_client_blocksource(ipfsrt_client *c, ipfsrt_blocksource *src) {
+    IPFSRT_NEED_OR(c, );
+    IPFSRT_NEED_OR(src, );
     src->size = sizeof *src;
     src->ctx = c;
     src->get = client_get;
@@ -218,6 +221,9 @@ static ipfsrt_status run_one_block(ipfsrt_client *c, const ipfsrt_cid *cid, ipfs
 
 ipfsrt_status ipfsrt_client_block(ipfsrt_client *c, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                                   ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED(ref, err);
     ipfsrt_client_call_start(c);
     ipfsrt_blocksource src;
     ipfsrt_client_blocksource(c, &src);
@@ -226,6 +232,8 @@ ipfsrt_status ipfsrt_client_block(ipfsrt_client *c, const ipfsrt_cid *cid, ipfsr
 
 ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *c, const ipfsrt_cid *cids, size_t n,
                                    ipfsrt_client_block_fn fn, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED_N(cids, n, err);
     ipfsrt_client_call_start(c);
     if (n > SIZE_MAX / sizeof(block_job)) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "too many blocks");
     block_job *jobs = calloc(n ? n : 1, sizeof *jobs);

@@ -10,6 +10,7 @@
 #include "client/client_internal.h"
 #include "ipfsrt/dagpb.h"
 #include "multiformats/multiformats_internal.h"
+#include "base/base_internal.h"
 
 /* ipfsrt_path_split for client requests, which carry no query or fragment of
  * their own: the client writes the query it sends. */
@@ -89,6 +90,9 @@ static ipfsrt_status stat_fetch(ipfsrt_client *c, const char *path, ipfsrt_unixf
 
 ipfsrt_status ipfsrt_client_stat(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info,
                                  ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(info, err);
     ipfsrt_status st = stat_fetch(c, path, info, err);
     return explain_missing(c, path, st, err);
 }
@@ -138,6 +142,9 @@ static void entry_list_free(entry_list *l) {
 
 ipfsrt_status ipfsrt_client_ls(ipfsrt_client *c, const char *path, bool fetch_types,
                                ipfsrt_unixfs_entry_fn fn, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(fn, err);
     ipfsrt_client_call_start(c);
     ipfsrt_cid root;
     const char *rest;
@@ -248,6 +255,8 @@ static ipfsrt_status read_streamed(ipfsrt_client *c, const char *path, uint64_t 
 ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t offset,
                                  uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
                                  ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(write, err);
     ipfsrt_client_call_start(c);
     if (!c->verify) return ipfsrt_plain_get(c, path, offset, length, write, user, err);
     if (strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0)
@@ -332,6 +341,8 @@ static uint64_t dag_bytes_hint(const ipfsrt_blocksource *src, const ipfsrt_cid *
 
 ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const char *dest,
                                    ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(dest, err);
     ipfsrt_client_call_start(c);
     ipfsrt_status st = ipfsrt_unixfs_export_check(dest, err); /* before anything is fetched */
     if (st != IPFSRT_OK) return st;
@@ -382,6 +393,8 @@ static ipfsrt_status put_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *
 
 ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const char *dest,
                                        ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(dest, err);
     ipfsrt_client_call_start(c);
     if (!c->verify)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a CAR holds verified blocks: not with an unverified client");
@@ -402,9 +415,8 @@ ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const
     ipfsrt_car_writer_options wo = {.size = sizeof wo, .version = 1, .roots = &info.cid, .root_count = 1};
     if (st == IPFSRT_OK) c->progress_expected = dag_bytes_hint(&src, &info.cid);
     if (st == IPFSRT_OK) st = ipfsrt_car_writer_new(&ce.w, dest, &wo, err);
-    if (st == IPFSRT_OK)
-        st = ipfsrt_unixfs_blocks_for_scope(&src, target, NULL, IPFSRT_SCOPE_ALL, 0, UINT64_MAX,
-                                            put_block, &ce, err);
+    ipfsrt_unixfs_options all = {.size = sizeof all, .scope = IPFSRT_SCOPE_ALL};
+    if (st == IPFSRT_OK) st = ipfsrt_unixfs_blocks_for(&src, target, &all, put_block, &ce, err);
     if (st == IPFSRT_OK) st = ipfsrt_car_writer_finish(ce.w, err);
     ipfsrt_car_writer_free(ce.w); /* an unfinished file goes with it */
     st = ipfsrt_session_end(&s, st, err);
@@ -440,6 +452,7 @@ static ipfsrt_status new_engine(ipfsrt_client *c, const ipfsrt_client_options *o
 }
 
 void ipfsrt_client_options_init(ipfsrt_client_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
@@ -537,6 +550,7 @@ void ipfsrt_client_free(ipfsrt_client *c) {
 }
 
 void ipfsrt_policy_init(ipfsrt_policy *policy) {
+    IPFSRT_NEED_OR(policy, );
     memset(policy, 0, sizeof *policy);
     policy->size = sizeof *policy;
 }
@@ -593,6 +607,7 @@ ipfsrt_status ipfsrt_client_set_policy(ipfsrt_client *c, const ipfsrt_policy *po
 }
 
 void ipfsrt_client_set_gateway_cap(ipfsrt_client *c, size_t i, unsigned cap) {
+    IPFSRT_NEED_OR(c, );
     if (i >= c->gateways.count) return;
     if (!cap || cap > c->in_flight_max) cap = c->in_flight_max;
     ipfsrt_pacing *p = &c->gw[i].pace;
@@ -612,17 +627,28 @@ void ipfsrt_client_pace_from(ipfsrt_client *c, unsigned start) {
     }
 }
 
-size_t ipfsrt_client_gateway_count(const ipfsrt_client *c) { return c->gateways.count; }
+size_t ipfsrt_client_gateway_count(const ipfsrt_client *c) {
+    IPFSRT_NEED_OR(c, 0);
+    return c->gateways.count;
+}
 
 const char *ipfsrt_client_gateway_url(const ipfsrt_client *c, size_t i) {
+    IPFSRT_NEED_OR(c, NULL);
     return i < c->shown.count ? c->shown.urls[i] : NULL;
 }
 
-const char *ipfsrt_client_gateway_source(const ipfsrt_client *c) { return c->gateways.source; }
+const char *ipfsrt_client_gateway_source(const ipfsrt_client *c) {
+    IPFSRT_NEED_OR(c, NULL);
+    return c->gateways.source;
+}
 
-bool ipfsrt_client_verifies(const ipfsrt_client *c) { return c->verify; }
+bool ipfsrt_client_verifies(const ipfsrt_client *c) {
+    IPFSRT_NEED_OR(c, false);
+    return c->verify;
+}
 
 void ipfsrt_client_set_progress(ipfsrt_client *c, ipfsrt_client_progress_fn fn, void *user) {
+    IPFSRT_NEED_OR(c, );
     c->progress = fn;
     c->progress_user = user;
 }

@@ -54,11 +54,13 @@ static bool read_first_line(const char *path, char *line, size_t size) {
 }
 
 ipfsrt_status ipfsrt_gateway_list_add(ipfsrt_gateway_list *list, const char *url, ipfsrt_error *err) {
+    IPFSRT_NEED(url, err);
     if (!list->source[0]) snprintf(list->source, sizeof list->source, "the caller");
     return add_url(list, url, strlen(url), err);
 }
 
 ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, ipfsrt_error *err) {
+    IPFSRT_NEED(list, err);
     const char *env = getenv("IPFS_GATEWAY");
     if (env && *env) {
         snprintf(list->source, sizeof list->source, "IPFS_GATEWAY");
@@ -90,9 +92,13 @@ ipfsrt_status ipfsrt_gateway_list_default(ipfsrt_gateway_list *list, ipfsrt_erro
     return IPFSRT_OK;
 }
 
-void ipfsrt_gateway_list_init(ipfsrt_gateway_list *list) { memset(list, 0, sizeof *list); }
+void ipfsrt_gateway_list_init(ipfsrt_gateway_list *list) {
+    IPFSRT_NEED_OR(list, );
+    memset(list, 0, sizeof *list);
+}
 
 void ipfsrt_gateway_list_free(ipfsrt_gateway_list *list) {
+    IPFSRT_NEED_OR(list, );
     for (size_t i = 0; i < list->count; i++) free(list->urls[i]);
     memset(list, 0, sizeof *list);
 }

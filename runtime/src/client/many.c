@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "client/client_internal.h"
+#include "base/base_internal.h"
 
 #define BATCH_WINDOW 1024       /* reads walked at once; later ones wait their turn */
 #define DIR_GROUP_MIN 32        /* paths through one directory that make it worth one request
@@ -712,6 +713,8 @@ static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
 /* ------------------------------------------------------------------ API */
 
 ipfsrt_status ipfsrt_client_batch_new(ipfsrt_client_batch **out, ipfsrt_client *c, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(c, err);
     ipfsrt_client_batch *b = calloc(1, sizeof *b);
     if (!b) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     b->c = c;
@@ -739,6 +742,8 @@ static ipfsrt_status add(ipfsrt_client_batch *b, item **out, ipfsrt_error *err) 
 
 ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *b, const char *path, uint64_t offset,
                                            uint64_t length, ipfsrt_error *err) {
+    IPFSRT_NEED(b, err);
+    IPFSRT_NEED(path, err);
     ipfsrt_cid root;
     const char *rest;
     ipfsrt_status st = IPFSRT_OK;
@@ -765,6 +770,7 @@ ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *b, const char *p
 
 ipfsrt_status ipfsrt_client_batch_add_suffix(ipfsrt_client_batch *b, const char *path, uint64_t length,
                                              ipfsrt_error *err) {
+    IPFSRT_NEED(b, err);
     ipfsrt_status st = ipfsrt_client_batch_add_path(b, path, 0, length, err);
     if (st == IPFSRT_OK) b->items[b->count - 1].from_end = true;
     return st;
@@ -772,6 +778,8 @@ ipfsrt_status ipfsrt_client_batch_add_suffix(ipfsrt_client_batch *b, const char 
 
 ipfsrt_status ipfsrt_client_batch_add_block(ipfsrt_client_batch *b, const ipfsrt_cid *cid,
                                             ipfsrt_error *err) {
+    IPFSRT_NEED(b, err);
+    IPFSRT_NEED(cid, err);
     item *it;
     ipfsrt_status st = add(b, &it, err);
     if (st != IPFSRT_OK) return st;
@@ -797,6 +805,9 @@ static void describe(ipfsrt_client_batch *b, size_t i, ipfsrt_range_result *r) {
 
 ipfsrt_status ipfsrt_client_batch_next(ipfsrt_client_batch *b, ipfsrt_range_result *result,
                                        bool *done, ipfsrt_error *err) {
+    IPFSRT_NEED(b, err);
+    IPFSRT_NEED(result, err);
+    IPFSRT_NEED(done, err);
     if (b->has_last) { /* handed over: memory stays bounded by what is in flight */
         ipfsrt_buf_free(&b->items[b->last].data);
         ipfsrt_rcblock_unref(b->items[b->last].block);
@@ -849,6 +860,8 @@ void ipfsrt_client_batch_free(ipfsrt_client_batch *b) {
 
 ipfsrt_status ipfsrt_client_get_many(ipfsrt_client *c, const ipfsrt_range_request *requests, size_t n,
                                      ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED(fn, err);
     ipfsrt_client_batch *b;
     ipfsrt_status st = ipfsrt_client_batch_new(&b, c, err);
     for (size_t i = 0; i < n && st == IPFSRT_OK; i++) {

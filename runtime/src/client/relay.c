@@ -9,6 +9,7 @@
 
 #include "client/relay_internal.h"
 #include "store/blockcache.h"
+#include "base/base_internal.h"
 
 #define RELAY_START_IN_FLIGHT 64 /* per gateway, within its cap */
 
@@ -223,6 +224,7 @@ static double fastest_round_trip(const ipfsrt_client *c) {
 }
 
 ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err) {
+    IPFSRT_NEED(r, err);
     ipfsrt_client *c = r->c;
     pthread_mutex_lock(&r->lock);
     r->running = true;
@@ -261,6 +263,7 @@ ipfsrt_status ipfsrt_client_relay_run(ipfsrt_client_relay *r, ipfsrt_error *err)
 }
 
 void ipfsrt_client_relay_stop(ipfsrt_client_relay *r) {
+    IPFSRT_NEED_OR(r, );
     pthread_mutex_lock(&r->lock);
     r->stopping = true;
     if (r->running) r->c->engine.wakeup(r->c->engine.ctx);
@@ -269,6 +272,7 @@ void ipfsrt_client_relay_stop(ipfsrt_client_relay *r) {
 }
 
 ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **out, ipfsrt_client *c, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     *out = NULL;
     if (!c->verify)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "a relay hands out verified blocks: the client must verify");
@@ -286,14 +290,19 @@ ipfsrt_status ipfsrt_client_relay_new(ipfsrt_client_relay **out, ipfsrt_client *
 }
 
 void ipfsrt_client_relay_blocksource(ipfsrt_client_relay *r, ipfsrt_blocksource *src) {
+    IPFSRT_NEED_OR(r, );
+    IPFSRT_NEED_OR(src, );
     *src = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), r, relay_get, relay_release};
 }
 
 void ipfsrt_client_relay_blocksource_at_hand(ipfsrt_client_relay *r, ipfsrt_blocksource *src) {
+    IPFSRT_NEED_OR(r, );
+    IPFSRT_NEED_OR(src, );
     *src = (ipfsrt_blocksource){sizeof(ipfsrt_blocksource), r, relay_get_at_hand, relay_release};
 }
 
 double ipfsrt_client_relay_round_trip(ipfsrt_client_relay *r) {
+    IPFSRT_NEED_OR(r, 0);
     pthread_mutex_lock(&r->lock);
     double round_trip = r->round_trip;
     pthread_mutex_unlock(&r->lock);
@@ -301,6 +310,7 @@ double ipfsrt_client_relay_round_trip(ipfsrt_client_relay *r) {
 }
 
 void ipfsrt_client_relay_get_stats(ipfsrt_client_relay *r, ipfsrt_client_relay_stats *stats) {
+    IPFSRT_NEED_OR(stats, );
     pthread_mutex_lock(&r->lock);
     ipfsrt_client_relay_stats all = {.jobs = r->jobs, .coalesced = r->coalesced, .prefetched = r->prefetched};
     pthread_mutex_unlock(&r->lock);

@@ -11,6 +11,7 @@
 
 #include "client/relay_internal.h"
 #include "store/blockcache.h"
+#include "base/base_internal.h"
 
 /* A checked block of the answer, on the driving thread (in the pump, the
  * relay's lock not held): into the client's cache (and its directory) and
@@ -49,8 +50,8 @@ static bool cached_already(ipfsrt_client_relay *r, const path_prefetch *p) {
     probe pr = {r->c, false};
     ipfsrt_blocksource src;
     ipfsrt_probe_source(&pr, &src);
-    return ipfsrt_unixfs_blocks_for_scope(&src, p->key, NULL, p->scope, p->offset, p->length, count_block, NULL,
-                                          NULL) == IPFSRT_OK && !pr.missed;
+    ipfsrt_unixfs_options walk = {.size = sizeof walk, .scope = p->scope, .offset = p->offset, .length = p->length};
+    return ipfsrt_unixfs_blocks_for(&src, p->key, &walk, count_block, NULL, NULL) == IPFSRT_OK && !pr.missed;
 }
 
 void ipfsrt_relay_start_prefetches(ipfsrt_client_relay *r) {
@@ -124,14 +125,14 @@ static bool at_hand_already(ipfsrt_client_relay *r, const char *path, ipfsrt_uni
                             uint64_t length) {
     ipfsrt_blocksource at_hand;
     ipfsrt_client_relay_blocksource_at_hand(r, &at_hand);
-    return ipfsrt_unixfs_blocks_for_scope(&at_hand, path, NULL, scope, offset, length, count_block, NULL, NULL) ==
-           IPFSRT_OK;
+    ipfsrt_unixfs_options walk = {.size = sizeof walk, .scope = scope, .offset = offset, .length = length};
+    return ipfsrt_unixfs_blocks_for(&at_hand, path, &walk, count_block, NULL, NULL) == IPFSRT_OK;
 }
 
 /* The CAR query asking for the scope (and the range of an entity's bytes). */
 static void scope_query(char *query, size_t size, ipfsrt_unixfs_scope scope, uint64_t offset, uint64_t length) {
-    static const char *const scopes[] = {"block", "entity", "all"};
-    int n = snprintf(query, size, "format=car&dag-scope=%s", scopes[scope <= IPFSRT_SCOPE_ALL ? scope : 1]);
+    static const char *const scopes[] = {"entity", "block", "all"}; /* in ipfsrt_unixfs_scope's order */
+    int n = snprintf(query, size, "format=car&dag-scope=%s", scopes[scope <= IPFSRT_SCOPE_ALL ? scope : IPFSRT_SCOPE_ENTITY]);
     if (scope != IPFSRT_SCOPE_ENTITY || (!offset && length == UINT64_MAX)) return;
     if (length == UINT64_MAX || offset > UINT64_MAX - length)
         snprintf(query + n, size - (size_t)n, "&entity-bytes=%llu:*", (unsigned long long)offset);
@@ -163,11 +164,15 @@ static ipfsrt_status post_prefetch(ipfsrt_client_relay *r, const char *path, ipf
 
 ipfsrt_status ipfsrt_client_relay_prefetch(ipfsrt_client_relay *r, const char *path, ipfsrt_unixfs_scope scope,
                                            uint64_t offset, uint64_t length, ipfsrt_error *err) {
+    IPFSRT_NEED(r, err);
+    IPFSRT_NEED(path, err);
     return post_prefetch(r, path, scope, offset, length, true, err);
 }
 
 ipfsrt_status ipfsrt_client_relay_prefetch_nowait(ipfsrt_client_relay *r, const char *path,
                                                   ipfsrt_unixfs_scope scope, uint64_t offset, uint64_t length,
                                                   ipfsrt_error *err) {
+    IPFSRT_NEED(r, err);
+    IPFSRT_NEED(path, err);
     return post_prefetch(r, path, scope, offset, length, false, err);
 }

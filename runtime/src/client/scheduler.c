@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "client/client_internal.h"
+#include "base/base_internal.h"
 
 #define ERROR_BODY_CAP (64u << 10)
 #define MAX_BACKOFF_S 30.0
@@ -71,6 +72,8 @@ static void latencies(const gw_state *g, ipfsrt_client_gateway_stats *out) {
 
 void ipfsrt_client_get_gateway_stats(const ipfsrt_client *c, size_t i,
                                  ipfsrt_client_gateway_stats *out) {
+    IPFSRT_NEED_OR(c, );
+    IPFSRT_NEED_OR(out, );
     ipfsrt_client_gateway_stats all = {0};
     if (i < c->gateways.count) {
         const gw_state *g = &c->gw[i];

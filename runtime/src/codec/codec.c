@@ -5,6 +5,7 @@
 
 #include "base/json_internal.h"
 #include "codec/codec_internal.h"
+#include "base/base_internal.h"
 
 static const ipfsrt_codec_ops *const all_codecs[] = {
     &ipfsrt_codec_zstd,   &ipfsrt_codec_gzip,   &ipfsrt_codec_zlib,    &ipfsrt_codec_bz2,   &ipfsrt_codec_lz4,
@@ -38,6 +39,8 @@ ipfsrt_status ipfsrt_codec_wrong_size(const ipfsrt_codec *c, size_t got, bool mo
 
 ipfsrt_status ipfsrt_codec_new(ipfsrt_codec **out, const char *name, const char *config, size_t itemsize,
                                ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(name, err);
     *out = NULL;
     cJSON *doc = NULL;
     if (config) {
@@ -74,12 +77,18 @@ ipfsrt_status ipfsrt_codec_new_config(ipfsrt_codec **out, const char *name, cons
 
 void ipfsrt_codec_free(ipfsrt_codec *c) { free(c); }
 
-const char *ipfsrt_codec_id(const ipfsrt_codec *c) { return c->ops->name; }
+const char *ipfsrt_codec_id(const ipfsrt_codec *c) {
+    IPFSRT_NEED_OR(c, NULL);
+    return c->ops->name;
+}
 
 /* ops->decode writes at most dst_len bytes: it fails with ETOO_LARGE when the
  * data hold more, and reports what it wrote in *written. */
 ipfsrt_status ipfsrt_codec_decode(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
                                   size_t dst_len, ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED_N(src, src_len, err);
+    IPFSRT_NEED_N(dst, dst_len, err);
     size_t written = 0;
     ipfsrt_error inner;
     ipfsrt_status st = c->ops->decode(c, src, src_len, dst, dst_len, &written, &inner);
@@ -94,11 +103,14 @@ ipfsrt_status ipfsrt_codec_decode(const ipfsrt_codec *c, const void *src, size_t
 
 ipfsrt_status ipfsrt_codec_decode_prefix(const ipfsrt_codec *c, const void *src, size_t src_len, void *dst,
                                          size_t dst_len, size_t need, ipfsrt_error *err) {
+    IPFSRT_NEED_N(src, src_len, err);
+    IPFSRT_NEED_N(dst, dst_len, err);
     if (need >= dst_len || !c->ops->decode_prefix) return ipfsrt_codec_decode(c, src, src_len, dst, dst_len, err);
     return c->ops->decode_prefix(c, src, src_len, dst, dst_len, need, err);
 }
 
 bool ipfsrt_codec_prefix_needs(const ipfsrt_codec *c, size_t len, size_t need, size_t *src_need) {
+    IPFSRT_NEED_OR(src_need, false);
     if (!c->ops->needs) return false;
     *src_need = need >= len ? len : c->ops->needs(c, len, need);
     return true;
@@ -106,6 +118,10 @@ bool ipfsrt_codec_prefix_needs(const ipfsrt_codec *c, size_t len, size_t need, s
 
 ipfsrt_status ipfsrt_codec_decoded_size(const ipfsrt_codec *c, const void *src, size_t src_len, size_t *size,
                                         bool *known, ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED_N(src, src_len, err);
+    IPFSRT_NEED(size, err);
+    IPFSRT_NEED(known, err);
     *size = 0;
     *known = false;
     return c->ops->size ? c->ops->size(c, src, src_len, size, known, err) : IPFSRT_OK;
@@ -114,6 +130,9 @@ ipfsrt_status ipfsrt_codec_decoded_size(const ipfsrt_codec *c, const void *src, 
 /* Unstated sizes: tries growing buffers (4x the input, then doubling) up to limit. */
 ipfsrt_status ipfsrt_codec_decode_any(const ipfsrt_codec *c, const void *src, size_t src_len, size_t limit,
                                       ipfsrt_buf *out, ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED_N(src, src_len, err);
+    IPFSRT_NEED(out, err);
     size_t size;
     bool known;
     ipfsrt_status st = ipfsrt_codec_decoded_size(c, src, src_len, &size, &known, err);
@@ -145,5 +164,8 @@ ipfsrt_status ipfsrt_codec_decode_any(const ipfsrt_codec *c, const void *src, si
 
 ipfsrt_status ipfsrt_codec_encode(const ipfsrt_codec *c, const void *src, size_t src_len, ipfsrt_buf *out,
                                   ipfsrt_error *err) {
+    IPFSRT_NEED(c, err);
+    IPFSRT_NEED_N(src, src_len, err);
+    IPFSRT_NEED(out, err);
     return c->ops->encode(c, src, src_len, out, err);
 }

@@ -5,6 +5,7 @@
 #define IPFSRT_FETCH_H
 
 #include "ipfsrt/error.h"
+#include "base/base_internal.h"
 
 typedef struct ipfsrt_fetch ipfsrt_fetch;
 typedef struct ipfsrt_fetch_req ipfsrt_fetch_req;
@@ -30,7 +31,7 @@ typedef struct ipfsrt_fetch_head {
 
 /* A Content-Range value, "bytes FROM-TO/TOTAL" (TOTAL may be "*": UINT64_MAX);
  * false when it is not that. */
-bool ipfsrt_fetch_content_range_parse(const char *s, uint64_t *from, uint64_t *to, uint64_t *total);
+IPFSRT_PRIVATE bool ipfsrt_fetch_content_range_parse(const char *s, uint64_t *from, uint64_t *to, uint64_t *total);
 
 typedef struct ipfsrt_fetch_result {
     ipfsrt_fetch_end end;
@@ -89,25 +90,25 @@ typedef struct ipfsrt_fetch_config {
                                        else SSL_CERT_FILE, else the system's */
 } ipfsrt_fetch_config;
 
-ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **f, const ipfsrt_fetch_config *cfg,
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **f, const ipfsrt_fetch_config *cfg,
                                 ipfsrt_error *err);
 /* Queues a transfer; it starts when its group has room. */
-ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_fetch_start(ipfsrt_fetch *f, const ipfsrt_fetch_spec *spec,
                                  ipfsrt_fetch_req **req, ipfsrt_error *err);
 /* How many transfers of group slot may be in flight from now on (at least 1). */
 void ipfsrt_fetch_set_limit(ipfsrt_fetch *f, unsigned slot, unsigned limit);
 /* Drops a queued or running transfer without calling on_done. */
-void ipfsrt_fetch_cancel(ipfsrt_fetch *f, ipfsrt_fetch_req *req);
+IPFSRT_PRIVATE void ipfsrt_fetch_cancel(ipfsrt_fetch *f, ipfsrt_fetch_req *req);
 /* Moves every transfer along, waiting up to max_wait_ms for the network;
  * callbacks run from here. Returns the number of transfers still queued or running. */
-size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms);
+IPFSRT_PRIVATE size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms);
 size_t ipfsrt_fetch_pending(const ipfsrt_fetch *f);
 /* Waits up to max_wait_ms for ipfsrt_fetch_wakeup when nothing is in flight. */
 void ipfsrt_fetch_wait(ipfsrt_fetch *f, int max_wait_ms);
 /* Interrupts a pump waiting for the network; safe from any thread. */
 void ipfsrt_fetch_wakeup(ipfsrt_fetch *f);
 /* Cancels whatever is left and releases the engine. */
-void ipfsrt_fetch_free(ipfsrt_fetch *f);
+IPFSRT_PRIVATE void ipfsrt_fetch_free(ipfsrt_fetch *f);
 
 /* What the client's scheduler drives its transfers through: the engine above,
  * or a stand-in (unit tests script gateways with one). The calls mean what the

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "image/image_internal.h"
+#include "base/base_internal.h"
 
 #define PAD 12
 #define TICK 5
@@ -170,12 +171,15 @@ static void draw(ipfsrt_image_canvas *cv, const layout *l, const double *d, size
 }
 
 void ipfsrt_image_figure_init(ipfsrt_image_figure *fig) {
+    IPFSRT_NEED_OR(fig, );
     memset(fig, 0, sizeof *fig);
     fig->size = sizeof *fig;
 }
 
 ipfsrt_status ipfsrt_image_write_figure(const char *path, const ipfsrt_ndarray *field, const ipfsrt_image_figure *theirs,
                                         ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(field, err);
     ipfsrt_image_figure mine;
     ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, theirs, ipfsrt_image_figure_init, err);
     if (taken != IPFSRT_OK) return taken;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "image/image_internal.h"
+#include "base/base_internal.h"
 
 #define PX 2 /* the font's scale */
 #define LINE (7 * PX)
@@ -23,6 +24,7 @@ static const unsigned char COLORS[6][3] = {{31, 119, 180}, {255, 127, 14}, {44, 
                                            {214, 39, 40},  {148, 103, 189}, {140, 86, 75}};
 
 void ipfsrt_image_lines_init(ipfsrt_image_lines *fig) {
+    IPFSRT_NEED_OR(fig, );
     memset(fig, 0, sizeof *fig);
     fig->size = sizeof *fig;
     fig->width = 800, fig->height = 380;
@@ -113,6 +115,8 @@ static void draw(ipfsrt_image_canvas *cv, const ipfsrt_image_lines *f) {
 }
 
 ipfsrt_status ipfsrt_image_write_lines(const char *path, const ipfsrt_image_lines *fig, ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(fig, err);
     ipfsrt_image_lines f;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(f, fig, ipfsrt_image_lines_init, err);
     if (st != IPFSRT_OK) return st;

@@ -73,11 +73,14 @@ ipfsrt_status ipfsrt_image_write_png(const char *path, const ipfsrt_image_canvas
 }
 
 void ipfsrt_image_map_options_init(ipfsrt_image_map_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     *opts = (ipfsrt_image_map_options){.size = sizeof *opts, .scale = 1, .colorbar = true};
 }
 
 ipfsrt_status ipfsrt_image_write_map(const char *path, const ipfsrt_ndarray *field, const ipfsrt_image_map_options *opts,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(field, err);
     ipfsrt_image_map_options o;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_image_map_options_init, err);
     if (st != IPFSRT_OK) return st;

@@ -230,6 +230,7 @@ static ipfsrt_status run(parser *p, ipfsrt_dagcbor_item *root) {
 
 ipfsrt_status ipfsrt_dagcbor_decode(const uint8_t *buf, size_t len, ipfsrt_dagcbor_doc *doc,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(doc, err);
     memset(doc, 0, sizeof *doc);
     parser p = {.buf = buf, .len = len, .err = err};
     ipfsrt_dagcbor_item scratch;
@@ -261,6 +262,7 @@ void ipfsrt_dagcbor_doc_free(ipfsrt_dagcbor_doc *doc) {
 }
 
 const ipfsrt_dagcbor_item *ipfsrt_dagcbor_map_get(const ipfsrt_dagcbor_item *map, const char *key) {
+    IPFSRT_NEED_OR(key, NULL);
     if (!map || map->type != IPFSRT_DAGCBOR_MAP) return NULL;
     size_t klen = strlen(key);
     for (size_t i = 0; i < map->v.list.count; i++) {
@@ -285,19 +287,26 @@ static void put_head(ipfsrt_buf *b, int major, uint64_t v) {
     ipfsrt_buf_append(b, h, n);
 }
 
-void ipfsrt_dagcbor_put_uint(ipfsrt_buf *b, uint64_t v) { put_head(b, MAJOR_UINT, v); }
+void ipfsrt_dagcbor_put_uint(ipfsrt_buf *b, uint64_t v) {
+    IPFSRT_NEED_OR(b, );
+    put_head(b, MAJOR_UINT, v);
+}
 void ipfsrt_dagcbor_put_negint(ipfsrt_buf *b, uint64_t n) { put_head(b, MAJOR_NEGINT, n); }
 void ipfsrt_dagcbor_put_bytes(ipfsrt_buf *b, const uint8_t *p, size_t n) {
+    IPFSRT_NEED_OR(b, );
     put_head(b, MAJOR_BYTES, n);
     ipfsrt_buf_append(b, p, n);
 }
 void ipfsrt_dagcbor_put_text(ipfsrt_buf *b, const char *p, size_t n) {
+    IPFSRT_NEED_OR(b, );
     put_head(b, MAJOR_TEXT, n);
     ipfsrt_buf_append(b, p, n);
 }
 void ipfsrt_dagcbor_put_array(ipfsrt_buf *b, size_t count) { put_head(b, MAJOR_ARRAY, count); }
 void ipfsrt_dagcbor_put_map(ipfsrt_buf *b, size_t count) { put_head(b, MAJOR_MAP, count); }
 void ipfsrt_dagcbor_put_cid(ipfsrt_buf *b, const ipfsrt_cid *cid) {
+    IPFSRT_NEED_OR(b, );
+    IPFSRT_NEED_OR(cid, );
     static const uint8_t identity_prefix = 0x00;
     put_head(b, MAJOR_TAG, CBOR_TAG_CID);
     put_head(b, MAJOR_BYTES, (uint64_t)cid->len + 1);
@@ -305,14 +314,17 @@ void ipfsrt_dagcbor_put_cid(ipfsrt_buf *b, const ipfsrt_cid *cid) {
     ipfsrt_buf_append(b, cid->bytes, cid->len);
 }
 void ipfsrt_dagcbor_put_bool(ipfsrt_buf *b, bool v) {
+    IPFSRT_NEED_OR(b, );
     uint8_t c = v ? 0xf5 : 0xf4;
     ipfsrt_buf_append(b, &c, 1);
 }
 void ipfsrt_dagcbor_put_null(ipfsrt_buf *b) {
+    IPFSRT_NEED_OR(b, );
     uint8_t c = 0xf6;
     ipfsrt_buf_append(b, &c, 1);
 }
 void ipfsrt_dagcbor_put_float(ipfsrt_buf *b, double v) {
+    IPFSRT_NEED_OR(b, );
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     uint8_t h[9] = {0xfb};

@@ -59,6 +59,7 @@ static ipfsrt_status decode_link(const uint8_t *buf, size_t len, size_t base, ip
 
 ipfsrt_status ipfsrt_dagpb_decode(const uint8_t *buf, size_t len, ipfsrt_dagpb_node *node,
                                   ipfsrt_error *err) {
+    IPFSRT_NEED(node, err);
     memset(node, 0, sizeof *node);
     /* First pass: validate the node's own fields and count links, so the link
      * array is sized exactly. Data may come after the links (canonical) or
@@ -120,6 +121,8 @@ void ipfsrt_dagpb_node_free(ipfsrt_dagpb_node *node) {
 }
 
 ipfsrt_status ipfsrt_dagpb_encode(const ipfsrt_dagpb_node *node, ipfsrt_buf *out, ipfsrt_error *err) {
+    IPFSRT_NEED(node, err);
+    IPFSRT_NEED(out, err);
     ipfsrt_buf link;
     ipfsrt_buf_init(&link);
     for (size_t i = 0; i < node->link_count; i++) {

@@ -4,6 +4,7 @@
 
 #include "ipfsrt/varint.h"
 #include "multiformats/multiformats_internal.h"
+#include "base/base_internal.h"
 
 static const struct {
     uint64_t code;
@@ -23,6 +24,8 @@ const char *ipfsrt_codec_name(uint64_t code) {
 }
 
 ipfsrt_status ipfsrt_codec_code(const char *name, uint64_t *code, ipfsrt_error *err) {
+    IPFSRT_NEED(name, err);
+    IPFSRT_NEED(code, err);
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++) {
         if (strcmp(codecs[i].name, name) == 0) {
             *code = codecs[i].code;
@@ -74,6 +77,7 @@ static ipfsrt_status cid_version(const uint8_t *buf, size_t len, size_t *n, ipfs
 
 ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t len, size_t *used,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(cid, err);
     memset(cid, 0, sizeof *cid);
     if (len == 0) return ipfsrt_fail(err, IPFSRT_EBAD_CID, 0, "empty CID");
     if (is_v0_multihash(buf, len)) return cid_v0_from_bytes(cid, buf, len, used, err);
@@ -117,6 +121,7 @@ ipfsrt_status ipfsrt_cid_from_bytes(ipfsrt_cid *cid, const uint8_t *buf, size_t 
 
 ipfsrt_status ipfsrt_cid_parse(ipfsrt_cid *cid, const char *s, size_t slen, ipfsrt_base *base,
                                ipfsrt_error *err) {
+    IPFSRT_NEED(cid, err);
     uint8_t buf[IPFSRT_CID_MAX_BYTES * 2 + 16];
     size_t n = 0;
     ipfsrt_status st;
@@ -160,6 +165,8 @@ ipfsrt_status ipfsrt_cid_parse(ipfsrt_cid *cid, const char *s, size_t slen, ipfs
 
 ipfsrt_status ipfsrt_cid_create(ipfsrt_cid *cid, int version, uint64_t codec, uint64_t hash_code,
                                 const uint8_t *digest, size_t digest_len, ipfsrt_error *err) {
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED_N(digest, digest_len, err);
     uint8_t buf[IPFSRT_CID_MAX_BYTES + 4 * IPFSRT_VARINT_MAX_BYTES];
     size_t n = 0;
     if (digest_len > IPFSRT_MH_MAX_DIGEST)
@@ -187,12 +194,12 @@ ipfsrt_status ipfsrt_cid_create(ipfsrt_cid *cid, int version, uint64_t codec, ui
 
 ipfsrt_status ipfsrt_cid_sum(ipfsrt_cid *cid, int version, uint64_t codec, uint64_t hash_code,
                              const uint8_t *data, size_t len, ipfsrt_error *err) {
-    uint8_t mh[2 * IPFSRT_VARINT_MAX_BYTES + IPFSRT_MH_MAX_DIGEST];
-    size_t mh_len;
-    ipfsrt_status st = ipfsrt_multihash_sum(hash_code, data, len, 0, mh, sizeof mh, &mh_len, err);
+    IPFSRT_NEED(cid, err);
+    ipfsrt_multihash_bytes mh;
+    ipfsrt_status st = ipfsrt_multihash_sum(hash_code, data, len, 0, &mh, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_multihash parsed;
-    st = ipfsrt_multihash_parse(mh, mh_len, &parsed, NULL, err);
+    st = ipfsrt_multihash_parse(mh.data, mh.len, &parsed, NULL, err);
     if (st != IPFSRT_OK) return st;
     return ipfsrt_cid_create(cid, version, codec, hash_code, parsed.digest, parsed.digest_len,
                              err);
@@ -200,6 +207,8 @@ ipfsrt_status ipfsrt_cid_sum(ipfsrt_cid *cid, int version, uint64_t codec, uint6
 
 ipfsrt_status ipfsrt_cid_format(const ipfsrt_cid *cid, ipfsrt_base base, char *out,
                                 size_t out_size, ipfsrt_error *err) {
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED_N(out, out_size, err);
     if (cid->version == 0) {
         if (base != IPFSRT_BASE58BTC)
             return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1,
@@ -211,6 +220,8 @@ ipfsrt_status ipfsrt_cid_format(const ipfsrt_cid *cid, ipfsrt_base base, char *o
 }
 
 const char *ipfsrt_cid_to_string(const ipfsrt_cid *cid, char out[IPFSRT_CID_STR_MAX]) {
+    IPFSRT_NEED_OR(cid, NULL);
+    IPFSRT_NEED_OR(out, NULL);
     ipfsrt_base base = cid->version == 0 ? IPFSRT_BASE58BTC : IPFSRT_BASE32;
     if (ipfsrt_cid_format(cid, base, out, IPFSRT_CID_STR_MAX, NULL) != IPFSRT_OK)
         snprintf(out, IPFSRT_CID_STR_MAX, "(invalid CID)");
@@ -218,6 +229,8 @@ const char *ipfsrt_cid_to_string(const ipfsrt_cid *cid, char out[IPFSRT_CID_STR_
 }
 
 void ipfsrt_cid_to_v1(const ipfsrt_cid *cid, ipfsrt_cid *out) {
+    IPFSRT_NEED_OR(cid, );
+    IPFSRT_NEED_OR(out, );
     if (cid->version == 1) {
         *out = *cid;
         return;
@@ -237,6 +250,8 @@ void ipfsrt_cid_to_v1(const ipfsrt_cid *cid, ipfsrt_cid *out) {
 }
 
 ipfsrt_status ipfsrt_cid_to_v0(const ipfsrt_cid *cid, ipfsrt_cid *out, ipfsrt_error *err) {
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED(out, err);
     if (cid->version == 0) {
         *out = *cid;
         return IPFSRT_OK;
@@ -253,10 +268,14 @@ ipfsrt_status ipfsrt_cid_to_v0(const ipfsrt_cid *cid, ipfsrt_cid *out, ipfsrt_er
 }
 
 bool ipfsrt_cid_equal(const ipfsrt_cid *a, const ipfsrt_cid *b) {
+    IPFSRT_NEED_OR(a, false);
+    IPFSRT_NEED_OR(b, false);
     return a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0;
 }
 
 const uint8_t *ipfsrt_cid_multihash(const ipfsrt_cid *cid, size_t *len) {
+    IPFSRT_NEED_OR(cid, NULL);
+    IPFSRT_NEED_OR(len, NULL);
     *len = (size_t)(cid->len - cid->mh_offset);
     return cid->bytes + cid->mh_offset;
 }
@@ -280,11 +299,13 @@ ipfsrt_status ipfsrt_cid_check_digest(const ipfsrt_cid *cid, const uint8_t *comp
 
 ipfsrt_status ipfsrt_cid_verify(const ipfsrt_cid *cid, const uint8_t *data, size_t len,
                                 ipfsrt_error *err) {
+    IPFSRT_NEED(cid, err);
     return ipfsrt_cid_verify_with(cid, data, len, NULL, err);
 }
 
 ipfsrt_status ipfsrt_cid_verify_with(const ipfsrt_cid *cid, const uint8_t *data, size_t len,
                                      const ipfsrt_hash_backend *backend, ipfsrt_error *err) {
+    IPFSRT_NEED(cid, err);
     if (cid->hash_code == IPFSRT_MH_IDENTITY) {
         if (len != cid->digest_len || memcmp(data, cid->bytes + cid->digest_offset, len) != 0)
             return ipfsrt_fail_cid(err, IPFSRT_EHASH_MISMATCH, cid, -1,

@@ -57,6 +57,8 @@ char ipfsrt_multibase_prefix(ipfsrt_base base) {
 }
 
 ipfsrt_status ipfsrt_multibase_from_name(const char *name, ipfsrt_base *base, ipfsrt_error *err) {
+    IPFSRT_NEED(name, err);
+    IPFSRT_NEED(base, err);
     for (int i = 0; i < IPFSRT_BASE_COUNT; i++) {
         if (strcmp(bases[i].name, name) == 0) {
             *base = (ipfsrt_base)i;
@@ -242,6 +244,7 @@ static ipfsrt_status bignum_decode(const struct base_info *b, const char *s, siz
 
 ipfsrt_status ipfsrt_base_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
                                  size_t out_size, size_t *out_len, ipfsrt_error *err) {
+    IPFSRT_NEED_N(out, out_size, err);
     if ((unsigned)base >= IPFSRT_BASE_COUNT)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unknown base %d", (int)base);
     const struct base_info *b = &bases[base];
@@ -258,6 +261,7 @@ ipfsrt_status ipfsrt_base_encode(ipfsrt_base base, const uint8_t *data, size_t n
 
 ipfsrt_status ipfsrt_base_decode(ipfsrt_base base, const char *s, size_t slen, uint8_t *out,
                                  size_t out_size, size_t *out_len, ipfsrt_error *err) {
+    IPFSRT_NEED_N(out, out_size, err);
     if ((unsigned)base >= IPFSRT_BASE_COUNT)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unknown base %d", (int)base);
     if (out_size < slen)
@@ -272,6 +276,7 @@ ipfsrt_status ipfsrt_base_decode(ipfsrt_base base, const char *s, size_t slen, u
 
 ipfsrt_status ipfsrt_multibase_encode(ipfsrt_base base, const uint8_t *data, size_t n, char *out,
                                       size_t out_size, size_t *out_len, ipfsrt_error *err) {
+    IPFSRT_NEED_N(out, out_size, err);
     if ((unsigned)base >= IPFSRT_BASE_COUNT)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unknown base %d", (int)base);
     if (out_size < 2) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "output buffer too small");
@@ -284,6 +289,7 @@ ipfsrt_status ipfsrt_multibase_encode(ipfsrt_base base, const uint8_t *data, siz
 
 ipfsrt_status ipfsrt_multibase_decode(const char *s, size_t slen, uint8_t *out, size_t out_size,
                                       size_t *out_len, ipfsrt_base *base, ipfsrt_error *err) {
+    IPFSRT_NEED_N(out, out_size, err);
     if (slen == 0) return ipfsrt_fail(err, IPFSRT_EBAD_MULTIBASE, 0, "empty multibase string");
     char prefix = s[0];
     for (int i = 0; i < IPFSRT_BASE_COUNT; i++) {

@@ -13,7 +13,7 @@ ipfsrt_status ipfsrt_cid_check_digest(const ipfsrt_cid *cid, const uint8_t *comp
                                       size_t data_len, ipfsrt_error *err);
 
 /* True when a path (of '/'-separated names) has a "." or ".." segment. */
-bool ipfsrt_path_has_dot_segment(const char *path);
+IPFSRT_PRIVATE bool ipfsrt_path_has_dot_segment(const char *path);
 /* Fails (IPFSRT_EBAD_ARGUMENT) for such a path on its way into a URL: a
  * gateway (or libcurl) would resolve the dots, reaching outside /ipfs/CID. A
  * walk of a DAG at hand may resolve them itself: no UnixFS name is either. */

@@ -27,6 +27,8 @@ const char *ipfsrt_multihash_name(uint64_t code) {
 }
 
 ipfsrt_status ipfsrt_multihash_code(const char *name, uint64_t *code, ipfsrt_error *err) {
+    IPFSRT_NEED(name, err);
+    IPFSRT_NEED(code, err);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (strcmp(known[i].name, name) == 0) {
             *code = known[i].code;
@@ -56,6 +58,7 @@ static void describe(uint64_t code, char *buf, size_t size) {
 
 ipfsrt_status ipfsrt_multihash_parse(const uint8_t *buf, size_t len, ipfsrt_multihash *mh,
                                      size_t *used, ipfsrt_error *err) {
+    IPFSRT_NEED(mh, err);
     uint64_t code, dlen;
     size_t n1, n2;
     ipfsrt_status st = ipfsrt_varint_decode(buf, len, &code, &n1, err);
@@ -97,9 +100,9 @@ ipfsrt_status ipfsrt_multihash_parse(const uint8_t *buf, size_t len, ipfsrt_mult
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t len,
-                                   size_t digest_len, uint8_t *out, size_t out_size,
-                                   size_t *out_len, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t len, size_t digest_len,
+                                   ipfsrt_multihash_bytes *out, ipfsrt_error *err) {
+    if (!out) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "ipfsrt_multihash_sum: out is NULL");
     uint8_t full[64];
     const uint8_t *digest = full;
     size_t native;
@@ -131,13 +134,9 @@ ipfsrt_status ipfsrt_multihash_sum(uint64_t code, const uint8_t *data, size_t le
     if (digest_len > native)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "digest length %zu exceeds the native %zu",
                            digest_len, native);
-    uint8_t hdr[2 * IPFSRT_VARINT_MAX_BYTES];
-    size_t h = ipfsrt_varint_encode(code, hdr);
-    h += ipfsrt_varint_encode(digest_len, hdr + h);
-    if (h + digest_len > out_size)
-        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "multihash output buffer too small");
-    memcpy(out, hdr, h);
-    memcpy(out + h, digest, digest_len);
-    if (out_len) *out_len = h + digest_len;
+    size_t h = ipfsrt_varint_encode(code, out->data);
+    h += ipfsrt_varint_encode(digest_len, out->data + h);
+    memcpy(out->data + h, digest, digest_len); /* digest_len <= IPFSRT_MH_MAX_DIGEST, checked above */
+    out->len = h + digest_len;
     return IPFSRT_OK;
 }

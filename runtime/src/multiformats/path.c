@@ -24,6 +24,9 @@ ipfsrt_status ipfsrt_path_refuse_dot_segments(const char *rest, ipfsrt_error *er
 
 ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char **rest,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(root, err);
+    IPFSRT_NEED(rest, err);
     if (strncmp(path, "ipfs://", 7) == 0) path += 7;
     else if (strncmp(path, "/ipfs/", 6) == 0) path += 6;
     const char *slash = strchr(path, '/');
@@ -39,6 +42,8 @@ ipfsrt_status ipfsrt_path_split(const char *path, ipfsrt_cid *root, const char *
 
 ipfsrt_status ipfsrt_path_to_url(const ipfsrt_cid *root, const char *rest, char *out, size_t size,
                                  ipfsrt_error *err) {
+    IPFSRT_NEED(root, err);
+    IPFSRT_NEED(rest, err);
     if (ipfsrt_path_refuse_dot_segments(rest, err) != IPFSRT_OK) return IPFSRT_EBAD_ARGUMENT;
     char cs[IPFSRT_CID_STR_MAX];
     ipfsrt_cid v1;

@@ -3,6 +3,7 @@
 
 ipfsrt_status ipfsrt_varint_decode(const uint8_t *buf, size_t len, uint64_t *value, size_t *used,
                                    ipfsrt_error *err) {
+    IPFSRT_NEED(value, err);
     if (len > 0 && buf[0] < 0x80) { /* codes, lengths and versions mostly fit one byte */
         *value = buf[0];
         if (used) *used = 1;
@@ -36,6 +37,7 @@ size_t ipfsrt_varint_size(uint64_t value) {
 }
 
 size_t ipfsrt_varint_encode(uint64_t value, uint8_t out[IPFSRT_VARINT_MAX_BYTES]) {
+    IPFSRT_NEED_OR(out, 0);
     if (value > IPFSRT_VARINT_MAX_VALUE) return 0;
     size_t n = 0;
     while (value >= 0x80) {

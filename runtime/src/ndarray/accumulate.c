@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 #define ROW_F(T, r, j) (((const T *)(const void *)(x + (r) * row_bytes))[j])
 
@@ -89,6 +90,8 @@ static ipfsrt_status check_shapes(const ipfsrt_ndarray *total, const ipfsrt_ndar
 
 ipfsrt_status ipfsrt_ndarray_accumulate(ipfsrt_ndarray *total, ipfsrt_ndarray *count, const ipfsrt_ndarray *x,
                                         ipfsrt_ndaccumulate how, bool skipna, bool first, ipfsrt_error *err) {
+    IPFSRT_NEED(total, err);
+    IPFSRT_NEED(x, err);
     ipfsrt_ndkind kind = ipfsrt_ndkind_of(x->dtype);
     if (kind == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no sums of %s", ipfsrt_dtype_name(x->dtype));

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define NATIVE_BIG true
@@ -74,12 +75,14 @@ static ipfsrt_status walk_bytes(ipfsrt_ndarray *a, unsigned char *flat, size_t l
 
 ipfsrt_status ipfsrt_ndarray_load_bytes(ipfsrt_ndarray *dst, const void *src, size_t len, bool big_endian,
                                         ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
     /* the walk only reads through flat when filling the array */
     return walk_bytes(dst, (unsigned char *)(uintptr_t)src, len, big_endian, true, err);
 }
 
 ipfsrt_status ipfsrt_ndarray_store_bytes(const ipfsrt_ndarray *src, void *out, size_t len, bool big_endian,
                                          ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
     ipfsrt_ndarray view = *src; /* the walk only reads the array when storing */
     return walk_bytes(&view, out, len, big_endian, false, err);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 static const struct {
     const char *name;
@@ -31,6 +32,8 @@ bool ipfsrt_dtype_is_float(ipfsrt_dtype d) {
 
 ipfsrt_status ipfsrt_dtype_parse(const char *name, ipfsrt_dtype *dtype, size_t *itemsize,
                                  ipfsrt_error *err) {
+    IPFSRT_NEED(name, err);
+    IPFSRT_NEED(dtype, err);
     for (int d = 0; d < IPFSRT_DTYPE_COUNT; d++) {
         if (d != IPFSRT_DTYPE_BYTES && strcmp(name, types[d].name) == 0) {
             *dtype = (ipfsrt_dtype)d;

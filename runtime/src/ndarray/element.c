@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 static ipfsrt_status locate(const ipfsrt_ndarray *a, const int64_t *index, int n, unsigned char **p,
                             ipfsrt_error *err) {
@@ -49,6 +50,9 @@ static void load(const ipfsrt_ndarray *a, const unsigned char *p, ipfsrt_ndvalue
 
 ipfsrt_status ipfsrt_ndarray_get(const ipfsrt_ndarray *a, const int64_t *index, int n,
                                  ipfsrt_ndvalue *value, ipfsrt_error *err) {
+    IPFSRT_NEED(a, err);
+    IPFSRT_NEED_N(index, n, err);
+    IPFSRT_NEED(value, err);
     unsigned char *p;
     ipfsrt_status st = locate(a, index, n, &p, err);
     if (st == IPFSRT_OK) load(a, p, value);
@@ -76,6 +80,8 @@ static ipfsrt_status store_int(ipfsrt_dtype d, unsigned char *p, int64_t v, ipfs
 
 ipfsrt_status ipfsrt_ndarray_set(ipfsrt_ndarray *a, const int64_t *index, int n, double value,
                                  int64_t ivalue, bool is_int, ipfsrt_error *err) {
+    IPFSRT_NEED(a, err);
+    IPFSRT_NEED_N(index, n, err);
     unsigned char *p;
     ipfsrt_status st = locate(a, index, n, &p, err);
     if (st != IPFSRT_OK) return st;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 /* The reduced axes of x moved last and merged into one (a view, or a copy
  * where the layout does not allow one). */
@@ -29,6 +30,8 @@ static ipfsrt_status merge_axes(ipfsrt_ndarray *out, const ipfsrt_ndarray *x, co
 ipfsrt_status ipfsrt_ndarray_reduce(ipfsrt_ndarray *out, ipfsrt_ndreduce how, const ipfsrt_ndarray *a,
                                     const int *axes, int n, bool skipna, const ipfsrt_ndarray *where,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     if (!axes) return ipfsrt_ndreduce_one(out, how, a, true, 0, skipna, where, err);
     if (n < 1) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no axis to reduce over");
     if (n == 1) return ipfsrt_ndreduce_one(out, how, a, false, axes[0], skipna, where, err);
@@ -69,6 +72,8 @@ static double round_half_even(double x, int decimals) {
 
 ipfsrt_status ipfsrt_ndarray_round(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int decimals,
                                    ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     ipfsrt_ndarray res;
     ipfsrt_ndarray_init(&res);
     ipfsrt_status st = ipfsrt_ndarray_copy(&res, a, err);
@@ -132,6 +137,8 @@ static ipfsrt_status cumsum_walk(ipfsrt_ndarray *res, const ipfsrt_ndarray *a, i
 
 ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool skipna,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     if (axis < 0) axis += a->ndim;
     if (axis < 0 || axis >= a->ndim)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis out of bounds for an array of %d dimensions", a->ndim);
@@ -158,6 +165,8 @@ ipfsrt_status ipfsrt_ndarray_cumsum(ipfsrt_ndarray *out, const ipfsrt_ndarray *a
 
 ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED_N(arrays, n, err);
     if (n < 1) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "nothing to join");
     const ipfsrt_ndarray *first = arrays[0];
     if (axis < 0) axis += first->ndim;
@@ -203,6 +212,8 @@ ipfsrt_status ipfsrt_ndarray_concat(ipfsrt_ndarray *out, const ipfsrt_ndarray *c
 
 ipfsrt_status ipfsrt_ndarray_stack(ipfsrt_ndarray *out, const ipfsrt_ndarray *const *arrays, int n, int axis,
                                    ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED_N(arrays, n, err);
     if (n < 1) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "nothing to stack");
     int ndim = arrays[0]->ndim + 1;
     if (axis < 0) axis += ndim;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 /* One loop per case, each simple enough for the vectorizer: no missing value,
  * one, two (the common _FillValue and missing_value), or any number. Each
@@ -106,6 +107,9 @@ static void unscale_row(void *ctx, unsigned char **p, const ptrdiff_t *strides, 
 
 ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndarray *raw,
                                           const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
+    IPFSRT_NEED(raw, err);
+    IPFSRT_NEED(scaling, err);
     if (dst->dtype != IPFSRT_DTYPE_FLOAT32 && dst->dtype != IPFSRT_DTYPE_FLOAT64)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unscaled values are float32 or float64");
     if (scaling->nfills < 0 || scaling->nfills > IPFSRT_NDARRAY_MAX_FILLS)
@@ -131,6 +135,9 @@ ipfsrt_status ipfsrt_ndarray_unscale_into(ipfsrt_ndarray *dst, const ipfsrt_ndar
 
 ipfsrt_status ipfsrt_ndarray_unscale(ipfsrt_ndarray *out, const ipfsrt_ndarray *raw, ipfsrt_dtype dtype,
                                      const ipfsrt_ndarray_scaling *scaling, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(raw, err);
+    IPFSRT_NEED(scaling, err);
     if (dtype != IPFSRT_DTYPE_FLOAT32 && dtype != IPFSRT_DTYPE_FLOAT64)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "unscaled values are float32 or float64");
     ipfsrt_ndarray res;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 static int int_bits(ipfsrt_dtype d) { return (int)ipfsrt_dtype_size(d) * 8; }
 
@@ -14,6 +15,7 @@ static ipfsrt_dtype signed_of_bits(int bits) {
 }
 
 ipfsrt_status ipfsrt_dtype_promote(ipfsrt_dtype a, ipfsrt_dtype b, ipfsrt_dtype *out, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     ipfsrt_ndkind ka = ipfsrt_ndkind_of(a), kb = ipfsrt_ndkind_of(b);
     if (ka == IPFSRT_NDKIND_OTHER || kb == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no arithmetic on %s with %s", ipfsrt_dtype_name(a),
@@ -314,6 +316,9 @@ static ipfsrt_status result_for(ipfsrt_ndarray *res, ipfsrt_dtype dtype, const i
 
 ipfsrt_status ipfsrt_ndarray_binary(ipfsrt_ndarray *out, ipfsrt_ndop op, const ipfsrt_ndarray *a,
                                     const ipfsrt_ndarray *b, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
+    IPFSRT_NEED(b, err);
     binary k = {.op = op, .in_a = a->dtype, .in_b = b->dtype};
     ipfsrt_status st = binary_types(&k, err);
     ipfsrt_ndarray res;
@@ -418,6 +423,8 @@ static void unary_one(void *ctx, unsigned char **p) {
 
 ipfsrt_status ipfsrt_ndarray_unary(ipfsrt_ndarray *out, ipfsrt_ndfn fn, const ipfsrt_ndarray *a,
                                    ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     ipfsrt_ndkind k = ipfsrt_ndkind_of(a->dtype);
     unary u = {fn, a->dtype, a->dtype, false};
     if (k == IPFSRT_NDKIND_OTHER) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no math on %s", ipfsrt_dtype_name(a->dtype));
@@ -504,6 +511,8 @@ static void cast_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n)
 
 ipfsrt_status ipfsrt_ndarray_astype(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, ipfsrt_dtype dtype,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     if (ipfsrt_ndkind_of(a->dtype) == IPFSRT_NDKIND_OTHER || ipfsrt_ndkind_of(dtype) == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no conversion from %s to %s",
                            ipfsrt_dtype_name(a->dtype), ipfsrt_dtype_name(dtype));
@@ -585,6 +594,10 @@ static void where_row(void *ctx, unsigned char **p, const ptrdiff_t *s, size_t n
 
 ipfsrt_status ipfsrt_ndarray_where(ipfsrt_ndarray *out, const ipfsrt_ndarray *cond, const ipfsrt_ndarray *x,
                                    const ipfsrt_ndarray *y, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(cond, err);
+    IPFSRT_NEED(x, err);
+    IPFSRT_NEED(y, err);
     choosing c = {cond->dtype, x->dtype, y->dtype, IPFSRT_DTYPE_BOOL, IPFSRT_NDKIND_BOOL, false};
     if (ipfsrt_ndkind_of(cond->dtype) == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "a %s condition", ipfsrt_dtype_name(cond->dtype));
@@ -644,6 +657,8 @@ static bool clip_typed(ipfsrt_ndarray *res, const ipfsrt_ndarray *a, const ipfsr
 
 ipfsrt_status ipfsrt_ndarray_clip(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const ipfsrt_ndarray *lo,
                                   const ipfsrt_ndarray *hi, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     ipfsrt_ndarray res;
     ipfsrt_status st = IPFSRT_OK;
     if ((lo || hi) && ipfsrt_ndkind_of(a->dtype) != IPFSRT_NDKIND_OTHER && result_for(&res, a->dtype, a, NULL, err) == IPFSRT_OK) {
@@ -680,6 +695,8 @@ static void fill_value_one(void *ctx, unsigned char **p) {
 }
 
 ipfsrt_status ipfsrt_ndarray_fill(ipfsrt_ndarray *a, const ipfsrt_ndarray *value, ipfsrt_error *err) {
+    IPFSRT_NEED(a, err);
+    IPFSRT_NEED(value, err);
     if (ipfsrt_ndarray_size(value) != 1)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "fill takes one value, not %zu", ipfsrt_ndarray_size(value));
     ipfsrt_ndarray v;
@@ -709,6 +726,8 @@ static void copy_bytes_one(void *ctx, unsigned char **p) {
 }
 
 ipfsrt_status ipfsrt_ndarray_assign(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
+    IPFSRT_NEED(src, err);
     if (ipfsrt_ndkind_of(dst->dtype) == IPFSRT_NDKIND_OTHER || ipfsrt_ndkind_of(src->dtype) == IPFSRT_NDKIND_OTHER) {
         if (dst->dtype != src->dtype || dst->itemsize != src->itemsize)
             return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no conversion from %s to %s",

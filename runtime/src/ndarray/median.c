@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 static int compare_doubles(const void *pa, const void *pb) {
     double a = *(const double *)pa, b = *(const double *)pb;
@@ -94,6 +95,8 @@ static ipfsrt_status median_lanes(void *user, size_t first, size_t last, ipfsrt_
 
 ipfsrt_status ipfsrt_ndarray_median(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int *axes, int n,
                                     bool skipna, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     ipfsrt_ndkind kind = ipfsrt_ndkind_of(a->dtype);
     if (kind == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no median of %s", ipfsrt_dtype_name(a->dtype));

@@ -4,21 +4,28 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
-void ipfsrt_ndarray_init(ipfsrt_ndarray *a) { memset(a, 0, sizeof *a); }
+void ipfsrt_ndarray_init(ipfsrt_ndarray *a) {
+    IPFSRT_NEED_OR(a, );
+    memset(a, 0, sizeof *a);
+}
 
 void ipfsrt_ndarray_free(ipfsrt_ndarray *a) {
+    IPFSRT_NEED_OR(a, );
     ipfsrt_ndbuffer_unref(a->buffer);
     memset(a, 0, sizeof *a);
 }
 
 size_t ipfsrt_ndarray_size(const ipfsrt_ndarray *a) {
+    IPFSRT_NEED_OR(a, 0);
     size_t n = 1;
     for (int i = 0; i < a->ndim; i++) n *= a->shape[i]; /* checked when the shape was made */
     return n;
 }
 
 bool ipfsrt_ndarray_is_contiguous(const ipfsrt_ndarray *a) {
+    IPFSRT_NEED_OR(a, false);
     ptrdiff_t want = (ptrdiff_t)a->itemsize;
     for (int i = a->ndim - 1; i >= 0; i--) {
         if (a->shape[i] != 1 && a->strides[i] != want) return false;
@@ -60,11 +67,15 @@ static void c_order_strides(ipfsrt_ndarray *a) {
 
 ipfsrt_status ipfsrt_ndarray_zeros(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
                                        int ndim, const size_t *shape, ipfsrt_error *err) {
+    IPFSRT_NEED(a, err);
+    IPFSRT_NEED_N(shape, ndim, err);
     return ipfsrt_ndarray_new_buffer(a, dtype, itemsize, ndim, shape, true, err);
 }
 
 ipfsrt_status ipfsrt_ndarray_empty(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize,
                                        int ndim, const size_t *shape, ipfsrt_error *err) {
+    IPFSRT_NEED(a, err);
+    IPFSRT_NEED_N(shape, ndim, err);
     return ipfsrt_ndarray_new_buffer(a, dtype, itemsize, ndim, shape, false, err);
 }
 
@@ -101,6 +112,8 @@ static void fill_one(void *user, unsigned char *p) {
 
 ipfsrt_status ipfsrt_ndarray_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t itemsize, int ndim,
                                       const size_t *shape, double value, ipfsrt_error *err) {
+    IPFSRT_NEED(a, err);
+    IPFSRT_NEED_N(shape, ndim, err);
     ipfsrt_status st = ipfsrt_ndcheck_double(dtype, value, err);
     if (st == IPFSRT_OK) st = ipfsrt_ndarray_zeros(a, dtype, itemsize, ndim, shape, err);
     if (st != IPFSRT_OK || value == 0) return st;
@@ -111,6 +124,7 @@ ipfsrt_status ipfsrt_ndarray_full(ipfsrt_ndarray *a, ipfsrt_dtype dtype, size_t 
 
 ipfsrt_status ipfsrt_ndarray_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, double start,
                                         double stop, double step, ipfsrt_error *err) {
+    IPFSRT_NEED(a, err);
     if (step == 0 || !isfinite(start) || !isfinite(stop) || !isfinite(step))
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "arange needs finite bounds and a step other than 0");
     double count = ceil((stop - start) / step);
@@ -130,6 +144,7 @@ ipfsrt_status ipfsrt_ndarray_arange(ipfsrt_ndarray *a, ipfsrt_dtype dtype, doubl
 
 ipfsrt_status ipfsrt_ndarray_linspace(ipfsrt_ndarray *a, double start, double stop, size_t num,
                                           ipfsrt_error *err) {
+    IPFSRT_NEED(a, err);
     if (!isfinite(start) || !isfinite(stop))
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "linspace needs finite bounds");
     ipfsrt_status st = ipfsrt_ndarray_zeros(a, IPFSRT_DTYPE_FLOAT64, 0, 1, &num, err);
@@ -222,6 +237,8 @@ static void copy_strided(ipfsrt_ndarray *out, const ipfsrt_ndarray *src) {
 }
 
 ipfsrt_status ipfsrt_ndarray_copy(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
+    IPFSRT_NEED(src, err);
     ipfsrt_ndarray out;
     ipfsrt_ndarray_init(&out);
     ipfsrt_status st = ipfsrt_ndarray_new_buffer(&out, src->dtype, src->itemsize, src->ndim,

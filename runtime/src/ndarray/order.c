@@ -7,9 +7,12 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 ipfsrt_status ipfsrt_ndarray_take(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const int64_t *indices, size_t n,
                                   int axis, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     if (axis < 0) axis += a->ndim;
     if (axis < 0 || axis >= a->ndim) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "axis %d is out of bounds", axis);
     size_t len = a->shape[axis], shape[IPFSRT_NDARRAY_MAX_DIMS];
@@ -144,6 +147,8 @@ static ipfsrt_status axis_back(ipfsrt_ndarray *out, ipfsrt_ndarray *res, int ndi
 
 ipfsrt_status ipfsrt_ndarray_sort(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, int axis, bool positions,
                                   ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
     ipfsrt_ndkind kind = ipfsrt_ndkind_of(a->dtype);
     if (kind == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no sort of %s", ipfsrt_dtype_name(a->dtype));
@@ -306,6 +311,9 @@ static ipfsrt_status quantile_lanes(void *user, size_t first, size_t last, ipfsr
 ipfsrt_status ipfsrt_ndarray_quantile(ipfsrt_ndarray *out, const ipfsrt_ndarray *a, const double *q, size_t nq,
                                       const int *axes, int n, ipfsrt_quantile_method method, bool skipna,
                                       ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(a, err);
+    IPFSRT_NEED(q, err);
     ipfsrt_ndkind kind = ipfsrt_ndkind_of(a->dtype);
     if (kind == IPFSRT_NDKIND_OTHER)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "no quantile of %s", ipfsrt_dtype_name(a->dtype));

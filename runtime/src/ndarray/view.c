@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 /* dst becomes a view of src with src's fields (the buffer gains a reference). */
 static void share(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_ndarray *tmp) {
@@ -47,12 +48,17 @@ static ipfsrt_status index_of(int64_t i, size_t n, int dim, int64_t *out, ipfsrt
 
 ipfsrt_status ipfsrt_ndslice_resolve(const ipfsrt_ndslice *s, size_t n, int dim, int64_t *start, int64_t *count,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(start, err);
+    IPFSRT_NEED(count, err);
     *count = 1;
     return s->is_index ? index_of(s->index, n, dim, start, err) : slice_range(s, (int64_t)n, start, count, dim, err);
 }
 
 ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
                                    const ipfsrt_ndslice *per_dim, int n, ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED_N(per_dim, n, err);
     if (n > src->ndim)
         return ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "%d indices for an array of %d dimensions", n, src->ndim);
     ipfsrt_ndarray v = *src;
@@ -79,6 +85,8 @@ ipfsrt_status ipfsrt_ndarray_slice(ipfsrt_ndarray *dst, const ipfsrt_ndarray *sr
 
 ipfsrt_status ipfsrt_ndarray_transpose(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src,
                                        const int *axes, ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
+    IPFSRT_NEED(src, err);
     ipfsrt_ndarray v;
     bool seen[IPFSRT_NDARRAY_MAX_DIMS] = {false};
     for (int d = 0; d < src->ndim; d++) {
@@ -101,6 +109,9 @@ ipfsrt_status ipfsrt_ndarray_transpose(ipfsrt_ndarray *dst, const ipfsrt_ndarray
 
 ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
                                      const int64_t *shape, ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED_N(shape, ndim, err);
     if (ndim < 0 || ndim > IPFSRT_NDARRAY_MAX_DIMS)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%d dimensions (at most %d)", ndim, IPFSRT_NDARRAY_MAX_DIMS);
     size_t total = ipfsrt_ndarray_size(src), known = 1, bytes;
@@ -140,6 +151,8 @@ ipfsrt_status ipfsrt_ndarray_reshape(ipfsrt_ndarray *dst, const ipfsrt_ndarray *
 }
 
 ipfsrt_status ipfsrt_ndarray_squeeze(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
+    IPFSRT_NEED(src, err);
     (void)err;
     ipfsrt_ndarray v;
     share(dst, src, &v);
@@ -162,6 +175,10 @@ static void shape_string(int n, const size_t *shape, char *out, size_t size) {
 
 ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, const size_t *b,
                                              int *ndim, size_t *shape, ipfsrt_error *err) {
+    IPFSRT_NEED_N(a, na, err);
+    IPFSRT_NEED_N(b, nb, err);
+    IPFSRT_NEED(ndim, err);
+    IPFSRT_NEED(shape, err);
     int n = na > nb ? na : nb;
     for (int i = 0; i < n; i++) {
         size_t x = i < n - na ? 1 : a[i - (n - na)];
@@ -181,6 +198,9 @@ ipfsrt_status ipfsrt_ndarray_broadcast_shape(int na, const size_t *a, int nb, co
 
 ipfsrt_status ipfsrt_ndarray_broadcast_to(ipfsrt_ndarray *dst, const ipfsrt_ndarray *src, int ndim,
                                           const size_t *shape, ipfsrt_error *err) {
+    IPFSRT_NEED(dst, err);
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED_N(shape, ndim, err);
     int n;
     size_t out[IPFSRT_NDARRAY_MAX_DIMS];
     if (ndim < src->ndim || ndim > IPFSRT_NDARRAY_MAX_DIMS)

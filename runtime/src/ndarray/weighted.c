@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ndarray/ndarray_internal.h"
+#include "base/base_internal.h"
 
 #define BLOCK IPFSRT_NDFAST_PAIRWISE_BLOCK
 
@@ -70,6 +71,10 @@ static ipfsrt_status check_args(const ipfsrt_ndarray *x, const ipfsrt_ndarray *w
 
 ipfsrt_status ipfsrt_ndarray_weighted_sums(ipfsrt_ndarray *num, ipfsrt_ndarray *den, const ipfsrt_ndarray *x,
                                            const ipfsrt_ndarray *w, int n, ipfsrt_error *err) {
+    IPFSRT_NEED(num, err);
+    IPFSRT_NEED(den, err);
+    IPFSRT_NEED(x, err);
+    IPFSRT_NEED(w, err);
     ipfsrt_status st = check_args(x, w, n, err);
     if (st != IPFSRT_OK) return st;
     int kept = x->ndim - n;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdf5/nc3.h"
+#include "netcdf/nc3.h"
 
 #define TAG_DIMENSION 10
 #define TAG_VARIABLE 11

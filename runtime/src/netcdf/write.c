@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ipfsrt/netcdf.h"
+#include "base/base_internal.h"
 
 struct ipfsrt_netcdf_writer {
     int ncid;
@@ -23,6 +24,8 @@ static ipfsrt_status nc_fail(ipfsrt_error *err, int status, const char *path, co
 }
 
 ipfsrt_status ipfsrt_netcdf_writer_new(ipfsrt_netcdf_writer **out, const char *path, bool replace, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(path, err);
     if (!replace && access(path, F_OK) == 0)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s exists (replace it: mode \"w\")", path);
     ipfsrt_netcdf_writer *w = calloc(1, sizeof *w);
@@ -45,6 +48,7 @@ ipfsrt_status ipfsrt_netcdf_writer_new(ipfsrt_netcdf_writer **out, const char *p
 }
 
 ipfsrt_status ipfsrt_netcdf_writer_dim(ipfsrt_netcdf_writer *w, const char *name, size_t len, ipfsrt_error *err) {
+    IPFSRT_NEED(w, err);
     int id, st = nc_def_dim(w->ncid, name, len, &id);
     return st == NC_NOERR ? IPFSRT_OK : nc_fail(err, st, w->path, "dimension", name);
 }
@@ -139,6 +143,10 @@ static ipfsrt_status dim_ids(ipfsrt_netcdf_writer *w, const char *name, const ch
 
 ipfsrt_status ipfsrt_netcdf_writer_var(ipfsrt_netcdf_writer *w, const char *name, const char *const *dims, int ndim,
                                        const ipfsrt_ndarray *values, const char *attributes, ipfsrt_error *err) {
+    IPFSRT_NEED(w, err);
+    IPFSRT_NEED(name, err);
+    IPFSRT_NEED_N(dims, ndim, err);
+    IPFSRT_NEED(values, err);
     nc_type type = nc_type_of(values->dtype);
     if (type == NC_NAT)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: %s: no NetCDF type for %s values", w->path, name,
@@ -167,6 +175,9 @@ ipfsrt_status ipfsrt_netcdf_writer_var(ipfsrt_netcdf_writer *w, const char *name
 ipfsrt_status ipfsrt_netcdf_writer_strings(ipfsrt_netcdf_writer *w, const char *name, const char *dim,
                                            const char *const *strings, size_t n, const char *attributes,
                                            ipfsrt_error *err) {
+    IPFSRT_NEED(w, err);
+    IPFSRT_NEED(name, err);
+    IPFSRT_NEED(dim, err);
     int dimid, varid;
     size_t len;
     int st = nc_inq_dimid(w->ncid, dim, &dimid);
@@ -186,6 +197,7 @@ ipfsrt_status ipfsrt_netcdf_writer_attributes(ipfsrt_netcdf_writer *w, const cha
 }
 
 ipfsrt_status ipfsrt_netcdf_writer_finish(ipfsrt_netcdf_writer *w, ipfsrt_error *err) {
+    IPFSRT_NEED(w, err);
     if (!w->open) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: finished already", w->path);
     w->open = false;
     int st = nc_close(w->ncid);

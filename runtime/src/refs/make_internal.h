@@ -1,8 +1,8 @@
 /* The references maker's parts (refs_make.c walks the file and writes the
  * keys; refs_attrs.c reads attributes, dimension names and fill values). Not
  * public. */
-#ifndef IPFSRT_HDF5_INTERNAL_H
-#define IPFSRT_HDF5_INTERNAL_H
+#ifndef IPFSRT_REFS_MAKE_INTERNAL_H
+#define IPFSRT_REFS_MAKE_INTERNAL_H
 
 #include <cJSON.h>
 #include <hdf5.h>

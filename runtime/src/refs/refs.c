@@ -7,13 +7,13 @@
  * tree (a tree of 64 MB of references took 2.7 GB), and gen's expansion is
  * bounded before it starts (refs_gen.c). */
 #include <cJSON.h>
-#include <mbedtls/base64.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/base_internal.h"
-#include "zarr/refs.h"
+#include "ipfsrt/multibase.h"
+#include "refs/refs.h"
 
 typedef ipfsrt_refs_builder builder;
 
@@ -155,15 +155,16 @@ ipfsrt_status ipfsrt_refs_key(builder *b, const char *key, char **out) {
 ipfsrt_status ipfsrt_refs_add_inline(builder *b, char *key, const char *text, size_t n, bool top) {
     ipfsrt_zarr_ref ref = {.key = key};
     bool b64 = n >= 7 && memcmp(text, "base64:", 7) == 0;
-    size_t room = b64 ? (n - 7) / 4 * 3 + 3 : n;
+    size_t room = b64 ? n - 7 : n; /* what ipfsrt_base_decode asks: the text's length */
     ipfsrt_status st = ipfsrt_refs_spend(b, room);
     if (st == IPFSRT_OK && !(ref.data = malloc(room ? room : 1))) st = oom(b->err);
     if (st == IPFSRT_OK && !b64) {
         memcpy(ref.data, text, n);
         ref.len = n;
-    } else if (st == IPFSRT_OK &&
-               mbedtls_base64_decode(ref.data, room, &ref.len, (const unsigned char *)text + 7, n - 7) != 0) {
-        st = ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s: bad base64", key);
+    } else if (st == IPFSRT_OK) {
+        ipfsrt_error e;
+        if (ipfsrt_base_decode(IPFSRT_BASE64PAD, text + 7, n - 7, ref.data, room, &ref.len, &e) != IPFSRT_OK)
+            st = ipfsrt_fail(b->err, IPFSRT_EBAD_ARGUMENT, -1, "references: key %s: bad base64 (%s)", key, e.message);
     }
     if (st == IPFSRT_OK) return ipfsrt_refs_add(b, &ref, NULL, top);
     free(ref.data);

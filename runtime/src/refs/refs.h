@@ -2,9 +2,9 @@
  * given inline or to byte ranges of other files (a NetCDF-4 file's chunks, as
  * a Zarr reader reads them). Version 0 (a plain object of keys) and version 1
  * ("refs", "templates", "gen"). Not public: the store over them is
- * (ipfsrt_zarr_store_new_refs). */
-#ifndef IPFSRT_ZARR_REFS_H
-#define IPFSRT_ZARR_REFS_H
+ * (ipfsrt_refs_store_new). */
+#ifndef IPFSRT_REFS_REFS_H
+#define IPFSRT_REFS_REFS_H
 
 #include "ipfsrt/zarr_store.h"
 
@@ -85,5 +85,23 @@ typedef struct ipfsrt_refs_var {
 } ipfsrt_refs_var;
 ipfsrt_status ipfsrt_refs_render(const char *text, const struct cJSON *templates, const ipfsrt_refs_var *vars,
                                  size_t nvars, char **out, ipfsrt_error *err);
+
+/* store_refs.c: where a references file came from, which decides what its
+ * targets may be. */
+typedef enum ipfsrt_refs_origin {
+    IPFSRT_REFS_CALLERS,    /* the caller's own JSON: trusted as the caller's word, targets anywhere */
+    IPFSRT_REFS_UNVERIFIED, /* read unchecked: the store is unverified whatever its targets */
+    IPFSRT_REFS_VERIFIED    /* checked against a CID: targets only ipfs:// or beside the file, unless
+                               opts->allow_unverified (then the store is unverified if any is not) */
+} ipfsrt_refs_origin;
+/* Kerchunk references (json, read from url: relative targets are in its
+ * folder); own_client: opts->client is the store's to free (whatever the
+ * outcome). _url reads the references file at url ("refs+URL", or a URL
+ * ending in .json) first (car_len: 0, as the opener gets it). */
+ipfsrt_status ipfsrt_refs_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *json, size_t len,
+                                     const char *url, ipfsrt_refs_origin origin,
+                                     const ipfsrt_zarr_store_options *opts, bool own_client, ipfsrt_error *err);
+ipfsrt_status ipfsrt_refs_store_open_url(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                         size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdf5/hdf5_internal.h"
+#include "refs/make_internal.h"
 
 #include <hdf5_hl.h>
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "base/base_internal.h"
-#include "hdf5/hdf5_internal.h"
+#include "refs/make_internal.h"
 
 #define RECORD_HEAD 5 /* a kind byte and a 32-bit length */
 #define RECORDS_MAX (((size_t)1 << 30) + ((size_t)64 << 20)) /* all a child may say: 1 GiB of references, and more */

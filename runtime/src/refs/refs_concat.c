@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/base_internal.h"
-#include "hdf5/hdf5_internal.h"
+#include "refs/make_internal.h"
 
 #define MAX_FILES ((size_t)1 << 20)
 #define MAX_INLINE_BYTES ((size_t)64 << 20) /* values of one array written inline */
@@ -434,6 +434,9 @@ static void joiner_free(joiner *j) {
 ipfsrt_status ipfsrt_refs_concat(const char *const *paths, const char *const *targets, size_t n, const char *dim,
                                  const ipfsrt_refs_options *opts, ipfsrt_refs_skip_fn skipped, void *user, char **json,
                                  ipfsrt_error *err) {
+    IPFSRT_NEED(paths, err);
+    IPFSRT_NEED(dim, err);
+    IPFSRT_NEED(json, err);
     *json = NULL;
     ipfsrt_refs_options o;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_refs_options_init, err);

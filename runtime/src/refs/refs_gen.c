@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/base_internal.h"
-#include "zarr/refs.h"
+#include "refs/refs.h"
 
 typedef ipfsrt_refs_builder builder;
 

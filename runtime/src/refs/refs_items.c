@@ -1,23 +1,26 @@
 /* What the makers and the joiner write alike: chunk keys, metadata as JSON
  * text, numbers as Zarr v2 writes them, and a reference's values: bytes
- * inline as "base64:..." (mbedTLS's encoder), a [target, offset, length]
+ * inline as "base64:...", a [target, offset, length]
  * range, or a chunk as either (small ones read from the file and inline). */
 #include <math.h>
-#include <mbedtls/base64.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdf5/hdf5_internal.h"
+#include "ipfsrt/multibase.h"
+#include "refs/make_internal.h"
 
 cJSON *ipfsrt_refs_inline_item(const uint8_t *data, size_t len) {
-    size_t olen = 0;
-    mbedtls_base64_encode(NULL, 0, &olen, data, len);
-    char *text = malloc(olen + 8);
+    if (len > SIZE_MAX / 2) return NULL;
+    size_t room = (len + 2) / 3 * 4 + 1;
+    char *text = malloc(room + 7);
     if (!text) return NULL;
     memcpy(text, "base64:", 7);
-    mbedtls_base64_encode((unsigned char *)text + 7, olen + 1, &olen, data, len);
-    text[7 + olen] = '\0';
+    ipfsrt_error e;
+    if (ipfsrt_base_encode(IPFSRT_BASE64PAD, data, len, text + 7, room, NULL, &e) != IPFSRT_OK) {
+        free(text);
+        return NULL;
+    }
     cJSON *item = cJSON_CreateString(text);
     free(text);
     return item;

@@ -10,7 +10,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "base/base_internal.h"
-#include "zarr/refs.h"
+#include "refs/refs.h"
 
 #define TREE_DEPTH 64 /* nesting of the parts kept whole */
 

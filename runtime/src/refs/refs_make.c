@@ -10,7 +10,7 @@
 
 #include "base/base_internal.h"
 #include "base/json_internal.h"
-#include "hdf5/hdf5_internal.h"
+#include "refs/make_internal.h"
 #include "ipfsrt/zarr_store.h"
 
 #define MAX_RANK 32
@@ -266,6 +266,7 @@ static void group(maker *m, hid_t g, const char *path) {
 }
 
 void ipfsrt_refs_options_init(ipfsrt_refs_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
@@ -361,6 +362,8 @@ ipfsrt_status ipfsrt_hdf5_refs_json(cJSON *refs, char **json, ipfsrt_error *err)
 
 ipfsrt_status ipfsrt_refs_make(const char *path, const ipfsrt_refs_options *opts, ipfsrt_refs_skip_fn skipped,
                                void *user, char **json, ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(json, err);
     *json = NULL;
     ipfsrt_refs_options o;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_refs_options_init, err);

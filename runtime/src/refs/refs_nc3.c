@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "hdf5/hdf5_internal.h"
-#include "hdf5/nc3.h"
+#include "refs/make_internal.h"
+#include "netcdf/nc3.h"
 #include "ipfsrt/zarr_store.h"
 
 #define MAX_HEADER ((size_t)256 << 20)

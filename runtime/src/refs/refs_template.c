@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/base_internal.h"
-#include "zarr/refs.h"
+#include "refs/refs.h"
 
 #define RENDER_MAX 65536
 #define MAX_ARGS 16

@@ -11,7 +11,8 @@
 
 #include "base/base_internal.h"
 #include "ipfsrt/client.h"
-#include "zarr/refs.h"
+#include "ipfsrt/refs.h"
+#include "refs/refs.h"
 #include "zarr/store_internal.h"
 
 #define GAP ((uint64_t)64 << 10)     /* bytes between two ranges read as one */
@@ -341,7 +342,7 @@ static ipfsrt_status confine_targets(const refs_store *s, const char *url, ipfsr
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_zarr_refs_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *json,
+ipfsrt_status ipfsrt_refs_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *json,
                                           size_t len, const char *url, ipfsrt_refs_origin origin,
                                           const ipfsrt_zarr_store_options *opts, bool own_client,
                                           ipfsrt_error *err) {
@@ -401,8 +402,9 @@ static ipfsrt_status read_refs_file(const char *url, const ipfsrt_zarr_store_opt
     return st;
 }
 
-ipfsrt_status ipfsrt_zarr_refs_store_open_url(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                              const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_refs_store_open_url(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                         size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+    (void)car_len; /* references are no CAR */
     if (strncmp(url, "refs+", 5) == 0) url += 5;
     ipfsrt_zarr_store_options o = *opts;
     bool ipfs = over_ipfs(url) || strncmp(url, "/ipfs/", 6) == 0;
@@ -414,11 +416,26 @@ ipfsrt_status ipfsrt_zarr_refs_store_open_url(const ipfsrt_zarr_store_ops **ops,
     if (st == IPFSRT_OK) st = read_refs_file(url, &o, &json, &verified, err);
     if (st == IPFSRT_OK) {
         own = false; /* the store's from here, whatever becomes of it */
-        st = ipfsrt_zarr_refs_store_open(ops, ctx, (const char *)json.data, json.len, url,
-                                         verified ? IPFSRT_REFS_VERIFIED : IPFSRT_REFS_UNVERIFIED, &o,
-                                         ipfs && !opts->client, err);
+        st = ipfsrt_refs_store_open(ops, ctx, (const char *)json.data, json.len, url,
+                                    verified ? IPFSRT_REFS_VERIFIED : IPFSRT_REFS_UNVERIFIED, &o,
+                                    ipfs && !opts->client, err);
     }
     if (own) ipfsrt_client_free(o.client);
     ipfsrt_buf_free(&json);
     return st;
+}
+
+void ipfsrt_refs_stores_enable(void) { ipfsrt_zarr_store_set_opener(IPFSRT_ZARR_SCHEME_REFS, ipfsrt_refs_store_open_url); }
+
+ipfsrt_status ipfsrt_refs_store_new(ipfsrt_zarr_store **out, const char *json, size_t len, const char *url,
+                                    const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+    if (!out) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "ipfsrt_refs_store_new: store is NULL");
+    *out = NULL;
+    if (!json) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "ipfsrt_refs_store_new: json is NULL");
+    ipfsrt_zarr_store_options mine;
+    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_zarr_store_options_init, err);
+    const ipfsrt_zarr_store_ops *ops = NULL;
+    void *ctx = NULL;
+    if (st == IPFSRT_OK) st = ipfsrt_refs_store_open(&ops, &ctx, json, len, url, IPFSRT_REFS_CALLERS, &mine, false, err);
+    return st == IPFSRT_OK ? ipfsrt_zarr_store_new(out, ops, ctx, url ? url : "(references)", err) : st;
 }

@@ -125,6 +125,7 @@ static ipfsrt_status configure_plain(ipfsrt_s3 *s, const char *base_url, ipfsrt_
 }
 
 void ipfsrt_s3_options_init(ipfsrt_s3_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
@@ -158,11 +159,15 @@ static ipfsrt_status s3_new(ipfsrt_s3 **out, const char *bucket, const char *bas
 }
 
 ipfsrt_status ipfsrt_s3_new(ipfsrt_s3 **out, const char *bucket, const ipfsrt_s3_options *opts, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(bucket, err);
     return s3_new(out, bucket, NULL, opts, err);
 }
 
 ipfsrt_status ipfsrt_s3_new_http(ipfsrt_s3 **out, const char *base_url, const ipfsrt_s3_options *opts,
                                  ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(base_url, err);
     return s3_new(out, NULL, base_url, opts, err);
 }
 
@@ -180,6 +185,9 @@ void ipfsrt_s3_free(ipfsrt_s3 *s) {
 
 ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, size_t cap, const char **rest,
                                   size_t *rest_len, ipfsrt_error *err) {
+    IPFSRT_NEED(bucket, err);
+    IPFSRT_NEED(rest, err);
+    IPFSRT_NEED(rest_len, err);
     if (len < 5 || strncmp(url, "s3://", 5) != 0)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: not s3://bucket/key", url);
     const char *b = url + 5, *end = url + len, *slash = memchr(b, '/', (size_t)(end - b));
@@ -197,11 +205,18 @@ ipfsrt_status ipfsrt_s3_url_split(const char *url, size_t len, char *bucket, siz
 }
 
 
-const char *ipfsrt_s3_describe(const ipfsrt_s3 *s) { return s->describe; }
+const char *ipfsrt_s3_describe(const ipfsrt_s3 *s) {
+    IPFSRT_NEED_OR(s, NULL);
+    return s->describe;
+}
 
 uint64_t ipfsrt_s3_part_size(const ipfsrt_s3 *s) { return s->part_size; }
 
-void ipfsrt_s3_get_stats(const ipfsrt_s3 *s, ipfsrt_s3_stats *stats) { ipfsrt_stats_hand_over(stats, &s->stats, sizeof s->stats); }
+void ipfsrt_s3_get_stats(const ipfsrt_s3 *s, ipfsrt_s3_stats *stats) {
+    IPFSRT_NEED_OR(s, );
+    IPFSRT_NEED_OR(stats, );
+    ipfsrt_stats_hand_over(stats, &s->stats, sizeof s->stats);
+}
 
 /* -------------------------------------------------------------- encoding */
 
@@ -622,6 +637,8 @@ static void plan_get(s3_op *o, const ipfsrt_range_request *r) {
 
 ipfsrt_status ipfsrt_s3_get_many(ipfsrt_s3 *s, const ipfsrt_range_request *requests, size_t n, ipfsrt_range_fn fn,
                                  void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(fn, err);
     if (!n) return IPFSRT_OK;
     s3_op *ops = calloc(n, sizeof *ops);
     if (!ops) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
@@ -649,6 +666,8 @@ static ipfsrt_status reader_get_stream(void *ctx, const char *key, ipfsrt_range_
 }
 
 void ipfsrt_s3_range_reader(ipfsrt_s3 *s, ipfsrt_range_reader *reader) {
+    IPFSRT_NEED_OR(s, );
+    IPFSRT_NEED_OR(reader, );
     *reader = (ipfsrt_range_reader){
         .size = sizeof *reader, .ctx = s, .get_many = reader_get_many, .get_stream = reader_get_stream, .what = s->describe};
 }
@@ -660,6 +679,8 @@ ipfsrt_status ipfsrt_s3_report_one(void *user, s3_op *o, ipfsrt_error *err) {
 }
 
 ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s, const char *key, const void *data, size_t len, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(key, err);
     s3_op o;
     ipfsrt_s3_op_init(&o, s, OP_PUT, key);
     o.put_data = data;
@@ -673,6 +694,9 @@ ipfsrt_status ipfsrt_s3_put(ipfsrt_s3 *s, const char *key, const void *data, siz
 
 ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s, const char *key, ipfsrt_range_sink_fn sink, void *user,
                                    uint64_t *size, char *etag, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(key, err);
+    IPFSRT_NEED(sink, err);
     s3_op o;
     ipfsrt_s3_op_init(&o, s, OP_GET, key);
     o.length = UINT64_MAX;
@@ -686,6 +710,8 @@ ipfsrt_status ipfsrt_s3_get_stream(ipfsrt_s3 *s, const char *key, ipfsrt_range_s
 }
 
 ipfsrt_status ipfsrt_s3_delete(ipfsrt_s3 *s, const char *key, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(key, err);
     s3_op o;
     ipfsrt_s3_op_init(&o, s, OP_DELETE, key);
     return ipfsrt_s3_run_ops(s, &o, 1, ipfsrt_s3_report_one, NULL, err);
@@ -759,6 +785,9 @@ static ipfsrt_status list_query(const char *prefix, const char *delimiter, const
 
 ipfsrt_status ipfsrt_s3_list(ipfsrt_s3 *s, const char *prefix, const char *delimiter, ipfsrt_s3_entry_fn fn,
                              void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(prefix, err);
+    IPFSRT_NEED(fn, err);
     if (s->plain) return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: a web server has no listing", s->describe);
     list_call c = {fn, user, "", true, {0}};
     ipfsrt_mhmap_init(&c.seen);

@@ -100,4 +100,12 @@ uint64_t ipfsrt_s3_part_size(const ipfsrt_s3 *s3);
  * (slashes kept) or of a query value (slashes encoded); false when out is too small. */
 bool ipfsrt_s3_uri_encode(const char *in, bool keep_slash, char *out, size_t cap);
 
+/* The Zarr stores over S3 (store_s3.c) and over CARs read by ranges from S3
+ * or a web server (store_s3car.c: url's first car_len bytes name the CAR, the
+ * rest is a path from its root). */
+ipfsrt_status ipfsrt_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                   const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+ipfsrt_status ipfsrt_s3_car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                       size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
+
 #endif

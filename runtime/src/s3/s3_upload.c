@@ -12,6 +12,7 @@
 
 #include "s3/s3_internal.h"
 #include "ipfsrt/hash.h"
+#include "base/base_internal.h"
 
 #define PARTS_MAX 10000                /* S3's */
 #define PART_MAX ((uint64_t)5 << 30)   /* S3's largest part */
@@ -203,6 +204,9 @@ static ipfsrt_status plan_parts(upload *u, ipfsrt_error *err) {
 }
 
 ipfsrt_status ipfsrt_s3_put_file(ipfsrt_s3 *s, const char *key, const char *path, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(key, err);
+    IPFSRT_NEED(path, err);
     upload u = {.s3 = s, .key = key, .path = path, .fd = open(path, O_RDONLY | O_CLOEXEC)};
     struct stat sb;
     if (u.fd < 0 || fstat(u.fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ipfsrt/s3.h"
+#include "s3/s3_internal.h"
 #include "zarr/store_internal.h"
 
 typedef struct s3_store {
@@ -115,8 +116,8 @@ static ipfsrt_status split_url(const char *url, char *bucket, size_t cap, char *
     return pn + 1 > IPFSRT_ZARR_KEY_MAX ? ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: prefix too long", url) : IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_zarr_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                        const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                   const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
     s3_store *s = calloc(1, sizeof *s);
     if (!s) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     char bucket[128];

@@ -13,6 +13,7 @@
 #include "ipfsrt/car.h"
 #include "ipfsrt/s3.h"
 #include "store/blockcache.h"
+#include "s3/s3_internal.h"
 #include "zarr/store_internal.h"
 
 #define ROUNDS_MAX 64 /* levels of directories, shards and file nodes a path may cross */
@@ -361,8 +362,8 @@ static ipfsrt_status open_car(s3car *c, const char *url, size_t car_len, const i
     return IPFSRT_OK;
 }
 
-ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                           size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+ipfsrt_status ipfsrt_s3_car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                       size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
     s3car *c = calloc(1, sizeof *c);
     if (!c) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_blockmap_init(&c->nodes);

@@ -65,10 +65,9 @@ static ipfsrt_status open_cars(ipfsrt_server *gw, const char *const *paths, size
     gw->cars = calloc(n, sizeof *gw->cars);
     if (!gw->cars) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        ipfsrt_car_options verify_opts = {.size = sizeof verify_opts, .verify_only = true};
+        ipfsrt_car_options verify_opts = {.size = sizeof verify_opts, .verify_only = true, .slice_size = 1 << 20};
         indexing ix = {gw, i};
-        ipfsrt_status st = ipfsrt_car_verify_file(paths[i], &verify_opts, 1 << 20, index_block, &ix,
-                                                  NULL, NULL, err);
+        ipfsrt_status st = ipfsrt_car_verify_file(paths[i], &verify_opts, index_block, &ix, NULL, err);
         if (st == IPFSRT_OK) st = ipfsrt_car_file_new(&gw->cars[i], paths[i], NULL, err);
         if (st != IPFSRT_OK) return st;
         gw->ncars++;
@@ -185,11 +184,13 @@ static ipfsrt_status start_daemon(ipfsrt_server *gw, const char *listen, unsigne
 }
 
 void ipfsrt_server_options_init(ipfsrt_server_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
 
 ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options *opts, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     *out = NULL;
     ipfsrt_server_options mine;
     ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_server_options_init, err);
@@ -246,6 +247,7 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
 const char *ipfsrt_server_url(const ipfsrt_server *gw) { return gw->url; }
 
 void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
+    IPFSRT_NEED_OR(st, );
     ipfsrt_server_stats all = {
         .requests = atomic_load(&gw->requests),
         .bytes = atomic_load(&gw->bytes),

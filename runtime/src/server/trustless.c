@@ -180,9 +180,9 @@ static ipfsrt_status walk_blocks(void *user, ipfsrt_server_car_stream *stream, i
     car_walk *w = user;
     if (w->decoy_block) return ipfsrt_server_car_stream_emit_own(stream, &w->gw->decoy, err);
     if (w->root_only) return ipfsrt_server_car_stream_emit(stream, &w->root, err);
-    ipfsrt_unixfs_options walk = {.size = sizeof walk, .dups = w->dups};
-    return ipfsrt_unixfs_blocks_for_scope(&w->gw->src, w->full, &walk, w->scope, w->offset, w->length,
-                                          ipfsrt_server_car_stream_emit, stream, err);
+    ipfsrt_unixfs_options walk = {
+        .size = sizeof walk, .dups = w->dups, .scope = w->scope, .offset = w->offset, .length = w->length};
+    return ipfsrt_unixfs_blocks_for(&w->gw->src, w->full, &walk, ipfsrt_server_car_stream_emit, stream, err);
 }
 
 /* The walk of the answer: a UnixFS walk, or the root block alone for any

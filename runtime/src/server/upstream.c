@@ -22,8 +22,8 @@ static ipfsrt_status held_block(void *user, const ipfsrt_cid *cid, ipfsrt_error 
 
 static bool in_own_cars(ipfsrt_server *gw, const char *path, ipfsrt_unixfs_scope scope, uint64_t offset,
                         uint64_t length) {
-    return gw->ncars && ipfsrt_unixfs_blocks_for_scope(&gw->held, path, NULL, scope, offset, length, held_block,
-                                                       NULL, NULL) == IPFSRT_OK;
+    ipfsrt_unixfs_options walk = {.size = sizeof walk, .scope = scope, .offset = offset, .length = length};
+    return gw->ncars && ipfsrt_unixfs_blocks_for(&gw->held, path, &walk, held_block, NULL, NULL) == IPFSRT_OK;
 }
 
 /* Upstream is asked only when what the CARs and the relay hold comes short: a

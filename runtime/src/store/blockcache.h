@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "ipfsrt/cid.h"
+#include "base/base_internal.h"
 
 typedef struct ipfsrt_rcblock {
     atomic_uint refs; /* lent to decoding threads, which drop their references */
@@ -22,9 +23,9 @@ typedef struct ipfsrt_rcblock {
 } ipfsrt_rcblock;
 
 /* A block with one reference, its bytes copied in (data may be NULL to fill later). */
-ipfsrt_rcblock *ipfsrt_rcblock_new(const ipfsrt_cid *cid, const uint8_t *data, size_t len);
-void ipfsrt_rcblock_ref(ipfsrt_rcblock *b);
-void ipfsrt_rcblock_unref(ipfsrt_rcblock *b);
+IPFSRT_PRIVATE ipfsrt_rcblock *ipfsrt_rcblock_new(const ipfsrt_cid *cid, const uint8_t *data, size_t len);
+IPFSRT_PRIVATE void ipfsrt_rcblock_ref(ipfsrt_rcblock *b);
+IPFSRT_PRIVATE void ipfsrt_rcblock_unref(ipfsrt_rcblock *b);
 /* The two as an ipfsrt_lent's hold and release. */
 void ipfsrt_rcblock_hold(void *block);
 void ipfsrt_rcblock_release(void *block);
@@ -37,10 +38,10 @@ typedef struct ipfsrt_blockmap {
     uint64_t bytes;
 } ipfsrt_blockmap;
 
-void ipfsrt_blockmap_init(ipfsrt_blockmap *m);
-void ipfsrt_blockmap_free(ipfsrt_blockmap *m);
-ipfsrt_rcblock *ipfsrt_blockmap_get(const ipfsrt_blockmap *m, const ipfsrt_cid *cid);
-ipfsrt_status ipfsrt_blockmap_put(ipfsrt_blockmap *m, ipfsrt_rcblock *b, ipfsrt_error *err);
+IPFSRT_PRIVATE void ipfsrt_blockmap_init(ipfsrt_blockmap *m);
+IPFSRT_PRIVATE void ipfsrt_blockmap_free(ipfsrt_blockmap *m);
+IPFSRT_PRIVATE ipfsrt_rcblock *ipfsrt_blockmap_get(const ipfsrt_blockmap *m, const ipfsrt_cid *cid);
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_blockmap_put(ipfsrt_blockmap *m, ipfsrt_rcblock *b, ipfsrt_error *err);
 /* Takes b out and hands over the map's reference to the caller. */
 void ipfsrt_blockmap_remove(ipfsrt_blockmap *m, ipfsrt_rcblock *b);
 /* Removes (and releases) the blocks no walk has taken. */

@@ -7,6 +7,9 @@
 
 ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                      ipfsrt_blocksource_ref *ref, ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED(ref, err);
     memset(ref, 0, sizeof *ref);
     if (cid->hash_code == IPFSRT_MH_IDENTITY) { /* the CID carries its block */
         ref->data = cid->bytes + cid->digest_offset;
@@ -20,6 +23,8 @@ ipfsrt_status ipfsrt_blocksource_get(const ipfsrt_blocksource *src, const ipfsrt
 }
 
 void ipfsrt_blocksource_release(const ipfsrt_blocksource *src, ipfsrt_blocksource_ref *ref) {
+    IPFSRT_NEED_OR(src, );
+    IPFSRT_NEED_OR(ref, );
     /* a source made against an older, shorter struct has no release */
     if (ref->token && IPFSRT_HAS_MEMBER(src, ipfsrt_blocksource, release) && src->release) src->release(src->ctx, ref);
     memset(ref, 0, sizeof *ref);
@@ -37,6 +42,7 @@ struct ipfsrt_memstore {
 };
 
 ipfsrt_status ipfsrt_memstore_new(ipfsrt_memstore **out, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     *out = calloc(1, sizeof **out);
     if (!*out) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_mhmap_init(&(*out)->index);
@@ -45,6 +51,8 @@ ipfsrt_status ipfsrt_memstore_new(ipfsrt_memstore **out, ipfsrt_error *err) {
 
 ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *m, const ipfsrt_cid *cid, const uint8_t *data,
                                   size_t len, ipfsrt_error *err) {
+    IPFSRT_NEED(m, err);
+    IPFSRT_NEED(cid, err);
     ipfsrt_status st = ipfsrt_cid_verify(cid, data, len, err);
     if (st != IPFSRT_OK) return st;
     size_t mh_len;
@@ -64,7 +72,10 @@ ipfsrt_status ipfsrt_memstore_put(ipfsrt_memstore *m, const ipfsrt_cid *cid, con
     return IPFSRT_OK;
 }
 
-size_t ipfsrt_memstore_count(const ipfsrt_memstore *m) { return m->count; }
+size_t ipfsrt_memstore_count(const ipfsrt_memstore *m) {
+    IPFSRT_NEED_OR(m, 0);
+    return m->count;
+}
 
 static ipfsrt_status mem_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksource_ref *ref,
                              ipfsrt_error *err) {
@@ -79,6 +90,7 @@ static ipfsrt_status mem_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_blocksourc
 }
 
 void ipfsrt_blocksource_memstore(ipfsrt_blocksource *src, ipfsrt_memstore *m) {
+    IPFSRT_NEED_OR(src, );
     src->size = sizeof *src;
     src->ctx = m;
     src->get = mem_get;

@@ -231,6 +231,11 @@ static ipfsrt_status both_sides(differ *d, const ipfsrt_cid *old, const ipfsrt_c
 ipfsrt_status ipfsrt_unixfs_diff(const ipfsrt_blocksource *old_src, const ipfsrt_cid *old_root,
                                  const ipfsrt_blocksource *new_src, const ipfsrt_cid *new_root,
                                  ipfsrt_unixfs_change_fn fn, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(old_src, err);
+    IPFSRT_NEED(old_root, err);
+    IPFSRT_NEED(new_src, err);
+    IPFSRT_NEED(new_root, err);
+    IPFSRT_NEED(fn, err);
     differ d = {.old_src = old_src, .new_src = new_src, .fn = fn, .user = user};
     ipfsrt_mhmap_init(&d.known);
     ipfsrt_status st = both_sides(&d, old_root, new_root, "", 0, err);

@@ -15,6 +15,8 @@
 #include "unixfs/importer.h"
 
 ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *s, ipfsrt_pack_options *o, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(o, err);
     static const struct {
         const char *name;
         ipfsrt_pack_hamt_rule rule;
@@ -42,6 +44,8 @@ ipfsrt_status ipfsrt_pack_parse_hamt_rule(const char *s, ipfsrt_pack_options *o,
 }
 
 ipfsrt_status ipfsrt_pack_preset(const char *name, ipfsrt_pack_options *o, ipfsrt_error *err) {
+    IPFSRT_NEED(name, err);
+    IPFSRT_NEED(o, err);
     if (strcmp(name, "ipfs-car") == 0) { /* ipfs-car 3.x over @ipld/unixfs */
         *o = (ipfsrt_pack_options){sizeof *o, 1, 1 << 20, 1024, true, IPFSRT_HAMT_ENTRIES, 1000, 256,
                                    true, false, true};
@@ -307,10 +311,16 @@ static ipfsrt_status pack_top(packer *p, const char *path, bool is_dir, made *to
     return st;
 }
 
-void ipfsrt_pack_options_init(ipfsrt_pack_options *opts) { (void)ipfsrt_pack_preset("ipfs-car", opts, NULL); }
+void ipfsrt_pack_options_init(ipfsrt_pack_options *opts) {
+    IPFSRT_NEED_OR(opts, );
+    (void)ipfsrt_pack_preset("ipfs-car", opts, NULL);
+}
 
 ipfsrt_status ipfsrt_pack(const char *path, const ipfsrt_pack_options *opts, ipfsrt_pack_sink_fn sink,
                           void *user, ipfsrt_cid *root, ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(sink, err);
+    IPFSRT_NEED(root, err);
     ipfsrt_pack_options mine;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_pack_options_init, err);
     const ipfsrt_pack_options *o = &mine;
@@ -346,6 +356,9 @@ static ipfsrt_status car_sink(void *user, const ipfsrt_cid *cid, const uint8_t *
 ipfsrt_status ipfsrt_pack_to_car(const char *path, const ipfsrt_pack_options *opts,
                                  const char *car_path, int car_version, ipfsrt_cid *root,
                                  ipfsrt_error *err) {
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(car_path, err);
+    IPFSRT_NEED(root, err);
     ipfsrt_pack_options mine;
     ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_pack_options_init, err);
     if (taken != IPFSRT_OK) return taken;

@@ -71,6 +71,9 @@ static ipfsrt_status new_block(void *user, const ipfsrt_cid *cid, const uint8_t 
 ipfsrt_status ipfsrt_patch_new(ipfsrt_patch **patch, const ipfsrt_blocksource *src, const ipfsrt_cid *root,
                                const ipfsrt_pack_options *opts, ipfsrt_pack_sink_fn sink, void *user,
                                ipfsrt_error *err) {
+    IPFSRT_NEED(patch, err);
+    IPFSRT_NEED(root, err);
+    IPFSRT_NEED(sink, err);
     *patch = NULL;
     if (!src || !root || !sink) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "patch: a source, a root and a sink");
     ipfsrt_patch *p = calloc(1, sizeof *p);
@@ -197,6 +200,8 @@ static ipfsrt_status edit_at(ipfsrt_patch *p, const char *path, edit **out, ipfs
 
 ipfsrt_status ipfsrt_patch_put(ipfsrt_patch *patch, const char *path, const uint8_t *data, size_t len,
                                ipfsrt_error *err) {
+    IPFSRT_NEED(patch, err);
+    IPFSRT_NEED(path, err);
     ipfsrt_status st = check_change(patch, path, err);
     if (st != IPFSRT_OK) return st;
     ipfsrt_importer_file f;
@@ -217,6 +222,8 @@ ipfsrt_status ipfsrt_patch_put(ipfsrt_patch *patch, const char *path, const uint
 }
 
 ipfsrt_status ipfsrt_patch_remove(ipfsrt_patch *patch, const char *path, ipfsrt_error *err) {
+    IPFSRT_NEED(patch, err);
+    IPFSRT_NEED(path, err);
     edit *e;
     ipfsrt_status st = check_change(patch, path, err);
     if (st == IPFSRT_OK) st = edit_at(patch, path, &e, err);
@@ -333,6 +340,7 @@ static ipfsrt_status make_dir(ipfsrt_patch *p, const edit *d, const ipfsrt_cid *
 }
 
 ipfsrt_status ipfsrt_patch_finish(ipfsrt_patch *patch, ipfsrt_cid *root, ipfsrt_error *err) {
+    IPFSRT_NEED(root, err);
     if (patch->finished) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "patch: already finished");
     patch->finished = true;
     ipfsrt_importer_made m;

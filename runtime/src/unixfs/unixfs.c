@@ -313,6 +313,9 @@ static ipfsrt_status ls_node(lister *ls, const node *n, ipfsrt_error *err) {
 ipfsrt_status ipfsrt_unixfs_ls(const ipfsrt_blocksource *src, const ipfsrt_cid *dir,
                                bool fetch_types, ipfsrt_unixfs_entry_fn fn, void *user,
                                ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(dir, err);
+    IPFSRT_NEED(fn, err);
     node n;
     ipfsrt_status st = node_load(src, dir, &n, err);
     if (st != IPFSRT_OK) return st;
@@ -427,6 +430,7 @@ static ipfsrt_status step_into(resolver *rv, const node *n, const char *seg, siz
 }
 
 void ipfsrt_unixfs_options_init(ipfsrt_unixfs_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
@@ -434,6 +438,9 @@ void ipfsrt_unixfs_options_init(ipfsrt_unixfs_options *opts) {
 ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *path,
                                     const ipfsrt_unixfs_options *opts,
                                     ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(info, err);
     ipfsrt_unixfs_options o;
     ipfsrt_status st = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_unixfs_options_init, err);
     if (st != IPFSRT_OK) return st;
@@ -564,6 +571,9 @@ static ipfsrt_status read_range(file_reader *r, const ipfsrt_cid *file, uint64_t
 ipfsrt_status ipfsrt_unixfs_read(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
                                  uint64_t offset, uint64_t length, ipfsrt_unixfs_write_fn write,
                                  void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(file, err);
+    IPFSRT_NEED(write, err);
     file_reader r = {src, write, user, NULL, NULL, NULL, NULL};
     return read_range(&r, file, offset, length, err);
 }
@@ -573,12 +583,18 @@ static ipfsrt_status ignore_bytes(void *user, const uint8_t *data, size_t len, i
 ipfsrt_status ipfsrt_unixfs_missing(const ipfsrt_blocksource *src, const ipfsrt_cid *file,
                                     uint64_t offset, uint64_t length, ipfsrt_unixfs_cid_fn fn,
                                     void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(file, err);
+    IPFSRT_NEED(fn, err);
     file_reader r = {src, ignore_bytes, NULL, NULL, NULL, fn, user};
     return read_range(&r, file, offset, length, err);
 }
 
 ipfsrt_status ipfsrt_unixfs_readlink(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                      char **target, ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED(target, err);
     *target = NULL;
     node n;
     ipfsrt_status st = node_load(src, cid, &n, err);
@@ -729,15 +745,18 @@ static ipfsrt_status check_dups_bound(const ipfsrt_blocksource *src, const ipfsr
     return st;
 }
 
-ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, const char *path,
-                                             const ipfsrt_unixfs_options *opts,
-                                             ipfsrt_unixfs_scope scope, uint64_t offset,
-                                             uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
-                                             ipfsrt_error *err) {
+ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
+                                       const ipfsrt_unixfs_options *opts, ipfsrt_unixfs_cid_fn fn, void *user,
+                                       ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(fn, err);
     ipfsrt_unixfs_options o;
     ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(o, opts, ipfsrt_unixfs_options_init, err);
     if (taken != IPFSRT_OK) return taken;
     opts = &o;
+    ipfsrt_unixfs_scope scope = o.scope;
+    uint64_t offset = o.offset, length = o.length ? o.length : UINT64_MAX;
     recorder rec = {.inner = src, .fn = fn, .user = user, .dups = o.dups};
     ipfsrt_mhmap_init(&rec.seen);
     ipfsrt_blocksource recording = {sizeof(ipfsrt_blocksource), &rec, recording_get, recording_release};
@@ -763,14 +782,6 @@ ipfsrt_status ipfsrt_unixfs_blocks_for_scope(const ipfsrt_blocksource *src, cons
     return st;
 }
 
-ipfsrt_status ipfsrt_unixfs_blocks_for(const ipfsrt_blocksource *src, const char *path,
-                                       const ipfsrt_unixfs_options *opts, uint64_t offset,
-                                       uint64_t length, ipfsrt_unixfs_cid_fn fn, void *user,
-                                       ipfsrt_error *err) {
-    return ipfsrt_unixfs_blocks_for_scope(src, path, opts, IPFSRT_SCOPE_ENTITY, offset, length,
-                                          fn, user, err);
-}
-
 /* -------------------------------------------------------------- counting */
 
 static ipfsrt_status count_one(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
@@ -782,6 +793,9 @@ static ipfsrt_status count_one(void *user, const ipfsrt_cid *cid, ipfsrt_error *
 /* The same walk as dag-scope=all, counting what it records. */
 ipfsrt_status ipfsrt_unixfs_count_blocks(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                          uint64_t *blocks, ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED(blocks, err);
     *blocks = 0;
     recorder rec = {.inner = src, .fn = count_one, .user = blocks};
     ipfsrt_mhmap_init(&rec.seen);

@@ -152,6 +152,7 @@ static ipfsrt_status decode(const uint8_t *buf, size_t len, ipfsrt_unixfs_data *
 
 ipfsrt_status ipfsrt_unixfs_data_decode(const uint8_t *buf, size_t len, ipfsrt_unixfs_data *d,
                                         ipfsrt_error *err) {
+    IPFSRT_NEED(d, err);
     memset(d, 0, sizeof *d);
     ipfsrt_status st = decode(buf, len, d, err);
     if (st != IPFSRT_OK) ipfsrt_unixfs_data_free(d);
@@ -167,6 +168,8 @@ void ipfsrt_unixfs_data_free(ipfsrt_unixfs_data *d) {
 
 ipfsrt_status ipfsrt_unixfs_data_encode(const ipfsrt_unixfs_data *d, ipfsrt_buf *out,
                                         ipfsrt_error *err) {
+    IPFSRT_NEED(d, err);
+    IPFSRT_NEED(out, err);
     pb_put_key(out, 1, PB_VARINT);
     pb_put_varint(out, (uint64_t)d->type);
     if (d->data) pb_put_bytes(out, 2, d->data, d->data_len);

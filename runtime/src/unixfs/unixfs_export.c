@@ -32,6 +32,8 @@ static ipfsrt_status write_out(void *user, const uint8_t *data, size_t len, ipfs
 }
 
 void ipfsrt_unixfs_apply_metadata(const ipfsrt_unixfs_node_info *info, const char *path) {
+    IPFSRT_NEED_OR(info, );
+    IPFSRT_NEED_OR(path, );
     if (info->has_mode && info->type != IPFSRT_UNIXFS_SYMLINK)
         chmod(path, info->mode & 0777); /* no set-id bits from a DAG */
     if (info->has_mtime) {
@@ -119,6 +121,7 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
 }
 
 ipfsrt_status ipfsrt_unixfs_export_check(const char *dest, ipfsrt_error *err) {
+    IPFSRT_NEED(dest, err);
     struct stat sb;
     if (!*dest) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no destination given");
     if (lstat(dest, &sb) == 0)
@@ -138,6 +141,9 @@ ipfsrt_status ipfsrt_unixfs_export_check(const char *dest, ipfsrt_error *err) {
 
 ipfsrt_status ipfsrt_unixfs_export(const ipfsrt_blocksource *src, const ipfsrt_cid *cid,
                                    const char *dest, ipfsrt_error *err) {
+    IPFSRT_NEED(src, err);
+    IPFSRT_NEED(cid, err);
+    IPFSRT_NEED(dest, err);
     ipfsrt_status check = ipfsrt_unixfs_export_check(dest, err);
     if (check != IPFSRT_OK) return check;
     exporter ex = {.src = src, .last_fd = -1};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "zarr/zarr_internal.h"
+#include "base/base_internal.h"
 
 /* Whether values fit the array on every axis but the one appended along. */
 static ipfsrt_status check_fit(const ipfsrt_zarr_meta *m, int axis, const ipfsrt_ndarray *values, ipfsrt_error *err) {
@@ -60,6 +61,8 @@ static ipfsrt_status write_shape(ipfsrt_zarr_node *n, int axis, size_t len, ipfs
 
 ipfsrt_status ipfsrt_zarr_append(ipfsrt_zarr_node *array, int axis, const ipfsrt_ndarray *values,
                                  const ipfsrt_zarr_write_options *opts, ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED(values, err);
     ipfsrt_zarr_meta *m = array->meta;
     if (!m) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: a group, not an array", *array->path ? array->path : "/");
     ipfsrt_status st = check_fit(m, axis, values, err);

@@ -5,9 +5,13 @@
 #include <string.h>
 
 #include "zarr/zarr_internal.h"
+#include "base/base_internal.h"
 
 ipfsrt_status ipfsrt_zarr_chunk_key(const ipfsrt_zarr_meta *m, const size_t *index, char *buf, size_t cap,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(m, err);
+    IPFSRT_NEED(index, err);
+    IPFSRT_NEED(buf, err);
     int n = m->v3_default_keys ? snprintf(buf, cap, "c") : m->ndim == 0 ? snprintf(buf, cap, "0") : 0;
     size_t at = (size_t)n;
     for (int d = 0; d < m->ndim && at < cap; d++) {
@@ -209,6 +213,9 @@ void ipfsrt_zarr_scratch_free(ipfsrt_zarr_scratch *s) {
 
 ipfsrt_status ipfsrt_zarr_decode_chunk(const ipfsrt_zarr_meta *m, const size_t *index, const void *src,
                                        size_t len, ipfsrt_ndarray *out, ipfsrt_error *err) {
+    IPFSRT_NEED(m, err);
+    IPFSRT_NEED(index, err);
+    IPFSRT_NEED(out, err);
     size_t zeros[IPFSRT_NDARRAY_MAX_DIMS] = {0}, ones[IPFSRT_NDARRAY_MAX_DIMS];
     for (int d = 0; d < IPFSRT_NDARRAY_MAX_DIMS; d++) ones[d] = 1;
     ipfsrt_ndarray a;

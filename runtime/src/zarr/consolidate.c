@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "zarr/zarr_internal.h"
+#include "base/base_internal.h"
 
 #define DEPTH_MAX 32
 #define NODES_MAX 100000
@@ -176,6 +177,8 @@ static ipfsrt_status write_zmetadata(walk *w, const char *base, ipfsrt_error *er
 }
 
 ipfsrt_status ipfsrt_zarr_consolidate(ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err) {
+    IPFSRT_NEED(store, err);
+    IPFSRT_NEED(path, err);
     char norm[IPFSRT_ZARR_KEY_MAX + 1], base[IPFSRT_ZARR_KEY_MAX + 2];
     ipfsrt_status st = ipfsrt_zarr_normalize_path(path ? path : "", norm, sizeof norm, err);
     if (st != IPFSRT_OK) return st;

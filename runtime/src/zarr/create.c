@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "zarr/zarr_internal.h"
+#include "base/base_internal.h"
 
 /* Appends "\uXXXX" for a UTF-16 unit. */
 static void put_escape(ipfsrt_buf *b, unsigned unit) {
@@ -140,6 +141,9 @@ static ipfsrt_status make_parents(ipfsrt_zarr_store *s, const char *path, int fo
 
 ipfsrt_status ipfsrt_zarr_create_array(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, const char *path,
                                        const char *metadata, size_t len, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(path, err);
     *out = NULL;
     char norm[IPFSRT_ZARR_KEY_MAX + 1];
     ipfsrt_status st = ipfsrt_zarr_normalize_path(path ? path : "", norm, sizeof norm, err);
@@ -196,6 +200,9 @@ static ipfsrt_status create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, 
 
 ipfsrt_status ipfsrt_zarr_create_group(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, const char *path, int format,
                                        const char *attributes, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(path, err);
     *out = NULL;
     cJSON *attrs;
     ipfsrt_status st = parse_attributes(attributes, path, &attrs, err);
@@ -236,6 +243,10 @@ static char *array_doc_text(const ipfsrt_zarr_node *src) {
 
 ipfsrt_status ipfsrt_zarr_create_like(ipfsrt_zarr_node **out, ipfsrt_zarr_store *s, const char *path,
                                       const ipfsrt_zarr_node *src, int zarr_format, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(path, err);
+    IPFSRT_NEED(src, err);
     *out = NULL;
     if (!ipfsrt_zarr_is_array(src))
         return create_group(out, s, path, zarr_format ? zarr_format : src->format, ipfsrt_zarr_node_attributes(src),
@@ -284,6 +295,8 @@ static ipfsrt_status set_attributes(ipfsrt_zarr_node *n, const cJSON *attributes
 }
 
 ipfsrt_status ipfsrt_zarr_set_attributes(ipfsrt_zarr_node *n, const char *attributes, ipfsrt_error *err) {
+    IPFSRT_NEED(n, err);
+    IPFSRT_NEED(attributes, err);
     cJSON *attrs = NULL;
     ipfsrt_status st = attributes ? parse_attributes(attributes, n->path, &attrs, err)
                                   : ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: no attributes given", *n->path ? n->path : "/");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "zarr/reader.h"
+#include "base/base_internal.h"
 
 /* One unit's answer. */
 typedef struct unit_extremes {
@@ -193,6 +194,9 @@ static ipfsrt_status check_extremes(const ipfsrt_zarr_meta *m, const reader *r, 
 ipfsrt_status ipfsrt_zarr_locate_extremes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
                                           const ipfsrt_zarr_fold_options *fold_opts, ipfsrt_zarr_extremes *out,
                                           ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED_N(sel, n, err);
+    IPFSRT_NEED(out, err);
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (!m) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
     fold_spec fold;

@@ -111,6 +111,7 @@ static void combine(const reader *r, ipfsrt_zarr_summary *out) {
 }
 
 void ipfsrt_zarr_fold_options_init(ipfsrt_zarr_fold_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
@@ -126,6 +127,9 @@ ipfsrt_status ipfsrt_zarr_fold_take(const ipfsrt_zarr_fold_options *theirs, fold
 
 ipfsrt_status ipfsrt_zarr_summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
                                     const ipfsrt_zarr_fold_options *fold_opts, ipfsrt_zarr_summary *out, ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED_N(sel, n, err);
+    IPFSRT_NEED(out, err);
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (m && !ipfsrt_dtype_is_int(m->dtype) && !ipfsrt_dtype_is_float(m->dtype))
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: no sums of %s values", m->name, ipfsrt_dtype_name(m->dtype));

@@ -14,8 +14,10 @@
 #include <string.h>
 
 #include "zarr/reader.h"
+#include "base/base_internal.h"
 
 void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s) {
+    IPFSRT_NEED_OR(s, );
     ipfsrt_ndarray_init(&s->count);
     ipfsrt_ndarray_init(&s->sum);
     ipfsrt_ndarray_init(&s->min);
@@ -23,6 +25,7 @@ void ipfsrt_zarr_summaries_init(ipfsrt_zarr_summaries *s) {
 }
 
 void ipfsrt_zarr_summaries_free(ipfsrt_zarr_summaries *s) {
+    IPFSRT_NEED_OR(s, );
     ipfsrt_ndarray_free(&s->count);
     ipfsrt_ndarray_free(&s->sum);
     ipfsrt_ndarray_free(&s->min);
@@ -606,6 +609,10 @@ static ipfsrt_status summarize(const ipfsrt_zarr_node *array, const ipfsrt_ndsli
 ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
                                           const bool *along, const ipfsrt_zarr_fold_options *fold_opts,
                                           ipfsrt_zarr_summaries *out, ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED_N(sel, n, err);
+    IPFSRT_NEED_N(along, n, err);
+    IPFSRT_NEED(out, err);
     fold_spec fold;
     const ipfsrt_zarr_read_options *opts;
     ipfsrt_status st = ipfsrt_zarr_fold_take(fold_opts, &fold, &opts, err);
@@ -617,6 +624,10 @@ ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_node *array, const i
 ipfsrt_status ipfsrt_zarr_summarize_groups(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
                                            const ipfsrt_zarr_groups *groups, const ipfsrt_zarr_fold_options *fold_opts,
                                            ipfsrt_zarr_summaries *out, ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED_N(sel, n, err);
+    IPFSRT_NEED(groups, err);
+    IPFSRT_NEED(out, err);
     bool along[IPFSRT_NDARRAY_MAX_DIMS] = {false};
     fold_spec fold;
     const ipfsrt_zarr_read_options *opts;

@@ -161,6 +161,8 @@ static ipfsrt_status unique(member_list *l, ipfsrt_error *err) {
 }
 
 ipfsrt_status ipfsrt_zarr_members(const ipfsrt_zarr_node *g, ipfsrt_zarr_member_fn fn, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(g, err);
+    IPFSRT_NEED(fn, err);
     if (g->meta) return ipfsrt_fail(err, IPFSRT_ENOT_DIRECTORY, -1, "%s is an array, not a group", g->path);
     member_list l = {0};
     const char *rel = ipfsrt_zarr_consolidated_rel(g->h, g->path);

@@ -6,6 +6,7 @@
 
 #include "codec/codec_internal.h"
 #include "zarr/zarr_internal.h"
+#include "base/base_internal.h"
 
 #define MAX_DIM_SIZE ((size_t)1 << 53)     /* JSON integers: exact up to 2^53 */
 #define MAX_CHUNK_BYTES ((size_t)1 << 31)  /* one decoded chunk: 2 GiB at most */
@@ -260,6 +261,8 @@ ipfsrt_status ipfsrt_zarr_meta_from_json(ipfsrt_zarr_meta **out, const cJSON *j,
 
 ipfsrt_status ipfsrt_zarr_meta_parse(ipfsrt_zarr_meta **out, const char *json, size_t len, int format,
                                      const char *name, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(name, err);
     cJSON *j = ipfsrt_json_parse(json, len, NULL);
     ipfsrt_status st = ipfsrt_zarr_meta_from_json(out, j, format, name, err);
     cJSON_Delete(j);
@@ -291,6 +294,7 @@ ipfsrt_status ipfsrt_zarr_meta_set_attributes_json(ipfsrt_zarr_meta *m, const cJ
 
 ipfsrt_status ipfsrt_zarr_meta_set_attributes(ipfsrt_zarr_meta *m, const char *json, size_t len,
                                               ipfsrt_error *err) {
+    IPFSRT_NEED(m, err);
     cJSON *attrs = ipfsrt_json_parse(json, len, NULL);
     ipfsrt_status st = ipfsrt_zarr_meta_set_attributes_json(m, attrs, err);
     cJSON_Delete(attrs);
@@ -321,5 +325,7 @@ ipfsrt_status ipfsrt_zarr_json_append(const cJSON *doc, ipfsrt_buf *json, ipfsrt
 }
 
 ipfsrt_status ipfsrt_zarr_meta_attributes(const ipfsrt_zarr_meta *m, ipfsrt_buf *json, ipfsrt_error *err) {
+    IPFSRT_NEED(m, err);
+    IPFSRT_NEED(json, err);
     return ipfsrt_zarr_json_append(ipfsrt_zarr_meta_attrs_of(m), json, err);
 }

@@ -252,6 +252,9 @@ static ipfsrt_status open_at(ipfsrt_zarr_node **out, ipfsrt_zarr_hierarchy *h, c
 }
 
 ipfsrt_status ipfsrt_zarr_open(ipfsrt_zarr_node **out, ipfsrt_zarr_store *store, const char *path, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(store, err);
+    IPFSRT_NEED(path, err);
     *out = NULL;
     ipfsrt_zarr_hierarchy *h = calloc(1, sizeof *h);
     if (!h) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
@@ -267,6 +270,9 @@ ipfsrt_status ipfsrt_zarr_open(ipfsrt_zarr_node **out, ipfsrt_zarr_store *store,
 
 ipfsrt_status ipfsrt_zarr_open_child(ipfsrt_zarr_node **out, const ipfsrt_zarr_node *group, const char *name,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(group, err);
+    IPFSRT_NEED(name, err);
     *out = NULL;
     if (group->meta) return ipfsrt_fail(err, IPFSRT_ENOT_DIRECTORY, -1, "%s is an array, not a group", group->path);
     char path[2 * IPFSRT_ZARR_KEY_MAX + 2];
@@ -283,20 +289,39 @@ void ipfsrt_zarr_node_free(ipfsrt_zarr_node *n) {
     free(n);
 }
 
-bool ipfsrt_zarr_is_array(const ipfsrt_zarr_node *n) { return n->meta != NULL; }
-const char *ipfsrt_zarr_path(const ipfsrt_zarr_node *n) { return n->path; }
-int ipfsrt_zarr_format(const ipfsrt_zarr_node *n) { return n->format; }
-const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *n) { return n->meta; }
-ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *n) { return n->h->store; }
+bool ipfsrt_zarr_is_array(const ipfsrt_zarr_node *n) {
+    IPFSRT_NEED_OR(n, false);
+    return n->meta != NULL;
+}
+const char *ipfsrt_zarr_path(const ipfsrt_zarr_node *n) {
+    IPFSRT_NEED_OR(n, NULL);
+    return n->path;
+}
+int ipfsrt_zarr_format(const ipfsrt_zarr_node *n) {
+    IPFSRT_NEED_OR(n, 0);
+    return n->format;
+}
+const ipfsrt_zarr_meta *ipfsrt_zarr_array_meta(const ipfsrt_zarr_node *n) {
+    IPFSRT_NEED_OR(n, NULL);
+    return n->meta;
+}
+ipfsrt_zarr_store *ipfsrt_zarr_node_store(const ipfsrt_zarr_node *n) {
+    IPFSRT_NEED_OR(n, NULL);
+    return n->h->store;
+}
 
 const cJSON *ipfsrt_zarr_node_attributes(const ipfsrt_zarr_node *n) {
     return n->meta ? ipfsrt_zarr_meta_attrs_of(n->meta) : n->attributes;
 }
 
 ipfsrt_status ipfsrt_zarr_attributes(const ipfsrt_zarr_node *n, ipfsrt_buf *json, ipfsrt_error *err) {
+    IPFSRT_NEED(n, err);
+    IPFSRT_NEED(json, err);
     return ipfsrt_zarr_json_append(ipfsrt_zarr_node_attributes(n), json, err);
 }
 
 ipfsrt_status ipfsrt_zarr_metadata(const ipfsrt_zarr_node *n, ipfsrt_buf *json, ipfsrt_error *err) {
+    IPFSRT_NEED(n, err);
+    IPFSRT_NEED(json, err);
     return ipfsrt_zarr_json_append(n->doc, json, err);
 }

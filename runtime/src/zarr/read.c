@@ -572,6 +572,7 @@ static bool unscalable(const ipfsrt_zarr_meta *m, ipfsrt_dtype to) {
 }
 
 void ipfsrt_zarr_read_options_init(ipfsrt_zarr_read_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
@@ -637,6 +638,9 @@ void ipfsrt_zarr_reader_free(reader *r) {
 
 ipfsrt_status ipfsrt_zarr_read(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n, ipfsrt_ndarray *out,
                                const ipfsrt_zarr_read_options *opts, ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED_N(sel, n, err);
+    IPFSRT_NEED(out, err);
     reader *r;
     ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, NULL, NULL, err);
     if (st != IPFSRT_OK) return st;

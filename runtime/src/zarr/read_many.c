@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "zarr/reader.h"
+#include "base/base_internal.h"
 
 /* Reads over this many chunks in all go one by one: each is a batch anyway. */
 #define MANY_UNITS_MAX 4096
@@ -73,12 +74,18 @@ static ipfsrt_status read_together(const ipfsrt_zarr_node *const *arrays, const 
 
 ipfsrt_status ipfsrt_zarr_read_many(const ipfsrt_zarr_node *const *arrays, size_t n, ipfsrt_ndarray *outs,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED_N(arrays, n, err);
+    IPFSRT_NEED_N(outs, n, err);
     return read_together(arrays, NULL, NULL, n, outs, NULL, err);
 }
 
 ipfsrt_status ipfsrt_zarr_read_boxes(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *const *sels, const int *ns,
                                      size_t n, ipfsrt_ndarray *outs, const ipfsrt_zarr_read_options *opts,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED_N(sels, n, err);
+    IPFSRT_NEED_N(ns, n, err);
+    IPFSRT_NEED_N(outs, n, err);
     const ipfsrt_zarr_node **arrays = calloc(n ? n : 1, sizeof *arrays);
     if (!arrays) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (size_t i = 0; i < n; i++) arrays[i] = array;

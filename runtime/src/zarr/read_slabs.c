@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "zarr/reader.h"
+#include "base/base_internal.h"
 
 struct slab_plan {
     int dim;              /* the slab dimension: the array's first one not indexed */
@@ -187,6 +188,9 @@ static ipfsrt_status plan_slabs(const reader *r, slab_plan *p, const size_t *end
 ipfsrt_status ipfsrt_zarr_read_slabs(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
                                      const size_t *ends, size_t n_slabs, const ipfsrt_zarr_read_options *opts,
                                      ipfsrt_zarr_slab_fn fn, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED_N(sel, n, err);
+    IPFSRT_NEED(fn, err);
     slab_plan p = {.n = n_slabs, .fn = fn, .user = user};
     reader *r;
     ipfsrt_status st = ipfsrt_zarr_reader_new(&r, array, sel, n, opts, NULL, &p, err);

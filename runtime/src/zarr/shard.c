@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "zarr/zarr_internal.h"
+#include "base/base_internal.h"
 
 #define INDEX_ENTRIES_MAX ((size_t)1 << 24) /* inner chunks per shard: an index of 256 MiB at most */
 
@@ -88,7 +89,10 @@ static size_t entries(const ipfsrt_zarr_meta *m) {
     return n;
 }
 
-size_t ipfsrt_zarr_shard_index_size(const ipfsrt_zarr_meta *m) { return 16 * entries(m) + (m->index_checksum ? 4 : 0); }
+size_t ipfsrt_zarr_shard_index_size(const ipfsrt_zarr_meta *m) {
+    IPFSRT_NEED_OR(m, 0);
+    return 16 * entries(m) + (m->index_checksum ? 4 : 0);
+}
 
 static uint64_t load_u64(const uint8_t *p, bool big) {
     uint64_t v = 0;
@@ -106,6 +110,8 @@ static uint64_t inner_cap(const ipfsrt_zarr_meta *m) {
 
 ipfsrt_status ipfsrt_zarr_shard_index_decode(const ipfsrt_zarr_meta *m, const void *src, size_t len, uint64_t *pairs,
                                              ipfsrt_error *err) {
+    IPFSRT_NEED(m, err);
+    IPFSRT_NEED(pairs, err);
     size_t n = entries(m), size = ipfsrt_zarr_shard_index_size(m);
     const uint8_t *p = src;
     if (len != size)

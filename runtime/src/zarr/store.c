@@ -6,8 +6,34 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <stdatomic.h>
+
 #include "base/base_internal.h"
 #include "zarr/store_internal.h"
+
+/* The openers modules add (ipfsrt_zarr_store_set_opener): set from any
+ * thread, read as stores open. */
+static _Atomic(ipfsrt_zarr_store_opener) openers[IPFSRT_ZARR_SCHEMES];
+static const char *const opener_modules[IPFSRT_ZARR_SCHEMES] = {
+    [IPFSRT_ZARR_SCHEME_S3] = "S3 (libipfsrt-s3: ipfsrt_s3_stores_enable)",
+    [IPFSRT_ZARR_SCHEME_REMOTE_CAR] = "a CAR read by ranges (libipfsrt-s3: ipfsrt_s3_stores_enable)",
+    [IPFSRT_ZARR_SCHEME_REFS] = "kerchunk references (libipfsrt-netcdf: ipfsrt_refs_stores_enable)",
+};
+
+void ipfsrt_zarr_store_set_opener(ipfsrt_zarr_scheme kind, ipfsrt_zarr_store_opener opener) {
+    if ((unsigned)kind < IPFSRT_ZARR_SCHEMES) atomic_store(&openers[kind], opener);
+}
+
+/* A kind of store a module reads: its opener, or an error naming the module. */
+static ipfsrt_status open_kind(ipfsrt_zarr_scheme kind, const ipfsrt_zarr_store_ops **ops, void **ctx,
+                               const char *url, size_t car_len, const ipfsrt_zarr_store_options *opts,
+                               ipfsrt_error *err) {
+    ipfsrt_zarr_store_opener open = atomic_load(&openers[kind]);
+    if (!open)
+        return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%.200s: this program does not read %s", url,
+                           opener_modules[kind]);
+    return open(ops, ctx, url, car_len, opts, err);
+}
 
 struct ipfsrt_zarr_store {
     ipfsrt_zarr_store_ops ops; /* the caller's, taken at its size: what an older struct lacks is NULL */
@@ -17,6 +43,9 @@ struct ipfsrt_zarr_store {
 
 ipfsrt_status ipfsrt_zarr_store_new(ipfsrt_zarr_store **out, const ipfsrt_zarr_store_ops *ops, void *ctx,
                                     const char *url, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(ops, err);
+    IPFSRT_NEED(url, err);
     *out = NULL;
     ipfsrt_zarr_store_ops taken;
     ipfsrt_status st = IPFSRT_TAKE_CALLBACKS(taken, ops, "ipfsrt_zarr_store_ops", err);
@@ -51,23 +80,41 @@ const ipfsrt_zarr_store_ops *ipfsrt_zarr_store_ops_of(const ipfsrt_zarr_store *s
     return &s->ops;
 }
 
-const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *s) { return s->url; }
-const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *s) { return s->ops.kind; }
-bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *s) { return s->ops.verified; }
-bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *s) { return s->ops.put != NULL; }
-bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *s) { return s->ops.list_dir != NULL; }
+const char *ipfsrt_zarr_store_url(const ipfsrt_zarr_store *s) {
+    IPFSRT_NEED_OR(s, NULL);
+    return s->url;
+}
+const char *ipfsrt_zarr_store_kind(const ipfsrt_zarr_store *s) {
+    IPFSRT_NEED_OR(s, NULL);
+    return s->ops.kind;
+}
+bool ipfsrt_zarr_store_verified(const ipfsrt_zarr_store *s) {
+    IPFSRT_NEED_OR(s, false);
+    return s->ops.verified;
+}
+bool ipfsrt_zarr_store_writable(const ipfsrt_zarr_store *s) {
+    IPFSRT_NEED_OR(s, false);
+    return s->ops.put != NULL;
+}
+bool ipfsrt_zarr_store_listable(const ipfsrt_zarr_store *s) {
+    IPFSRT_NEED_OR(s, false);
+    return s->ops.list_dir != NULL;
+}
 
 ipfsrt_status ipfsrt_zarr_store_begin(ipfsrt_zarr_store *s, double wait_s, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
     return ipfsrt_zarr_folder_is(&s->ops) && s->ops.put ? ipfsrt_zarr_folder_begin(s->ctx, wait_s, err) : IPFSRT_OK;
 }
 
 ipfsrt_status ipfsrt_zarr_store_end(ipfsrt_zarr_store *s, bool commit, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
     return ipfsrt_zarr_folder_is(&s->ops) && s->ops.put ? ipfsrt_zarr_folder_end(s->ctx, commit, err) : IPFSRT_OK;
 }
 
 /* Keys come from metadata that may be hostile (consolidated names, array
  * paths): none may reach outside the store, whatever the store is. */
 ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err) {
+    IPFSRT_NEED(key, err);
     size_t len = strlen(key);
     if (len == 0 || len > IPFSRT_ZARR_KEY_MAX)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "key \"%.80s\" is empty or longer than %d bytes", key,
@@ -87,6 +134,8 @@ ipfsrt_status ipfsrt_zarr_key_check(const char *key, ipfsrt_error *err) {
 
 ipfsrt_status ipfsrt_zarr_store_get_many(ipfsrt_zarr_store *s, const ipfsrt_range_request *requests, size_t n,
                                          ipfsrt_range_fn fn, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(fn, err);
     for (size_t i = 0; i < n; i++) {
         ipfsrt_status st = ipfsrt_zarr_key_check(requests[i].key, err);
         if (st == IPFSRT_OK && !requests[i].from_end && requests[i].length != UINT64_MAX &&
@@ -127,22 +176,30 @@ static ipfsrt_status get_one(ipfsrt_zarr_store *s, const ipfsrt_range_request *r
 
 ipfsrt_status ipfsrt_zarr_store_get_range(ipfsrt_zarr_store *s, const char *key, uint64_t offset, uint64_t length,
                                           ipfsrt_buf *out, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(key, err);
+    IPFSRT_NEED(out, err);
     ipfsrt_range_request req = {key, offset, length, false};
     return get_one(s, &req, out, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_get_suffix(ipfsrt_zarr_store *s, const char *key, uint64_t length, ipfsrt_buf *out,
                                            ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     ipfsrt_range_request req = {key, 0, length, true};
     return get_one(s, &req, out, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_get(ipfsrt_zarr_store *s, const char *key, ipfsrt_buf *out, ipfsrt_error *err) {
+    IPFSRT_NEED(key, err);
+    IPFSRT_NEED(out, err);
     return ipfsrt_zarr_store_get_range(s, key, 0, UINT64_MAX, out, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_list_dir(ipfsrt_zarr_store *s, const char *prefix, ipfsrt_zarr_store_name_fn fn,
                                          void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(prefix, err);
+    IPFSRT_NEED(fn, err);
     if (!s->ops.list_dir)
         return ipfsrt_fail(err, IPFSRT_EUNSUPPORTED, -1, "%s: this store (%s) cannot list its keys", s->url,
                            s->ops.kind);
@@ -167,17 +224,24 @@ static ipfsrt_status check_writable(ipfsrt_zarr_store *s, const char *key, ipfsr
 
 ipfsrt_status ipfsrt_zarr_store_put(ipfsrt_zarr_store *s, const char *key, const void *data, size_t len,
                                     ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(key, err);
     ipfsrt_status st = check_writable(s, key, err);
     return st == IPFSRT_OK ? s->ops.put(s->ctx, key, data, len, err) : st;
 }
 
 ipfsrt_status ipfsrt_zarr_store_erase(ipfsrt_zarr_store *s, const char *key, ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(key, err);
     ipfsrt_status st = check_writable(s, key, err);
     return st == IPFSRT_OK ? s->ops.erase(s->ctx, key, err) : st;
 }
 
 ipfsrt_status ipfsrt_zarr_store_know(ipfsrt_zarr_store *s, const char *key, const ipfsrt_cid *cid,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(s, err);
+    IPFSRT_NEED(key, err);
+    IPFSRT_NEED(cid, err);
     ipfsrt_status st = ipfsrt_zarr_key_check(key, err);
     if (st != IPFSRT_OK || !s->ops.know) return st;
     return s->ops.know(s->ctx, key, cid, err);
@@ -227,11 +291,14 @@ static const char *car_file_end(const char *url) {
 }
 
 void ipfsrt_zarr_store_options_init(ipfsrt_zarr_store_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
 
 ipfsrt_status ipfsrt_zarr_store_new_folder(ipfsrt_zarr_store **out, const char *path, bool writable, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(path, err);
     *out = NULL;
     const ipfsrt_zarr_store_ops *ops = NULL;
     void *ctx = NULL;
@@ -241,6 +308,7 @@ ipfsrt_status ipfsrt_zarr_store_new_folder(ipfsrt_zarr_store **out, const char *
 
 ipfsrt_status ipfsrt_zarr_store_new_cars(ipfsrt_zarr_store **out, const char *const *car_paths, size_t n_cars,
                                          const char *path, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
     *out = NULL;
     if (n_cars == 0) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "no CAR to read");
     size_t file_len = strlen(car_paths[0]), n = file_len + (path ? strlen(path) : 0) + 2;
@@ -257,6 +325,8 @@ ipfsrt_status ipfsrt_zarr_store_new_cars(ipfsrt_zarr_store **out, const char *co
 
 ipfsrt_status ipfsrt_zarr_store_new_car(ipfsrt_zarr_store **out, const char *car_path, const char *path,
                                         ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(car_path, err);
     return ipfsrt_zarr_store_new_cars(out, &car_path, 1, path, err);
 }
 
@@ -271,18 +341,6 @@ static bool refs_url(const char *url) {
     return len > 5 && memcmp(name + len - 5, ".json", 5) == 0 && !(len == 9 && memcmp(name, "zarr.json", 9) == 0);
 }
 
-ipfsrt_status ipfsrt_zarr_store_new_refs(ipfsrt_zarr_store **out, const char *json, size_t len, const char *url,
-                                         const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
-    *out = NULL;
-    ipfsrt_zarr_store_options mine;
-    ipfsrt_status st = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_zarr_store_options_init, err);
-    const ipfsrt_zarr_store_ops *ops = NULL;
-    void *ctx = NULL;
-    if (st == IPFSRT_OK) st = ipfsrt_zarr_refs_store_open(&ops, &ctx, json, len, url, IPFSRT_REFS_CALLERS, &mine, false,
-                                                              err);
-    return st == IPFSRT_OK ? ipfsrt_zarr_store_new(out, ops, ctx, url ? url : "(references)", err) : st;
-}
-
 /* The constructors of stores read through a client: the URL's form checked,
  * then as ipfsrt_zarr_store_open makes them. */
 static ipfsrt_status open_as(ipfsrt_zarr_store **out, const char *url, bool form_ok, const char *form,
@@ -294,26 +352,26 @@ static ipfsrt_status open_as(ipfsrt_zarr_store **out, const char *url, bool form
 
 ipfsrt_status ipfsrt_zarr_store_new_ipfs(ipfsrt_zarr_store **out, struct ipfsrt_client *client, const char *url,
                                          ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(url, err);
     ipfsrt_zarr_store_options opts = {.size = sizeof opts, .client = client};
     if (!client) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "an IPFS store needs a client");
     return open_as(out, url, has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"), "ipfs://CID[/path]", &opts,
                    err);
 }
 
-ipfsrt_status ipfsrt_zarr_store_new_s3(ipfsrt_zarr_store **out, const char *url,
-                                       const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err) {
-    ipfsrt_zarr_store_options opts = {.size = sizeof opts, .s3_options = s3_options};
-    return open_as(out, url, has_prefix(url, "s3://"), "s3://bucket[/prefix]", &opts, err);
-}
-
 ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **out, const char *url,
                                          const struct ipfsrt_s3_options *s3_options, ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(url, err);
     ipfsrt_zarr_store_options opts = {.size = sizeof opts, .s3_options = s3_options};
     return open_as(out, url, is_web(url), "http(s)://...", &opts, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, const ipfsrt_zarr_store_options *opts,
                                      ipfsrt_error *err) {
+    IPFSRT_NEED(out, err);
+    IPFSRT_NEED(url, err);
     *out = NULL;
     ipfsrt_zarr_store_options mine;
     ipfsrt_status taken = IPFSRT_TAKE_OPTIONS(mine, opts, ipfsrt_zarr_store_options_init, err);
@@ -324,15 +382,15 @@ ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, c
     ipfsrt_status st;
     const char *car_end = car_file_end(url);
     if (refs_url(url))
-        st = ipfsrt_zarr_refs_store_open_url(&ops, &ctx, url, opts, err);
+        st = open_kind(IPFSRT_ZARR_SCHEME_REFS, &ops, &ctx, url, 0, opts, err);
     else if (has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"))
         st = ipfsrt_zarr_gateway_store_open(&ops, &ctx, url, opts, err);
     else if (has_prefix(url, "s3://") && car_end)
-        st = ipfsrt_zarr_s3car_store_open(&ops, &ctx, url, (size_t)(car_end - url), opts, err);
+        st = open_kind(IPFSRT_ZARR_SCHEME_REMOTE_CAR, &ops, &ctx, url, (size_t)(car_end - url), opts, err);
     else if (has_prefix(url, "s3://"))
-        st = ipfsrt_zarr_s3_store_open(&ops, &ctx, url, opts, err);
+        st = open_kind(IPFSRT_ZARR_SCHEME_S3, &ops, &ctx, url, 0, opts, err);
     else if (car_end && is_web(url) && !gateway_path(url, car_end))
-        st = ipfsrt_zarr_s3car_store_open(&ops, &ctx, url, (size_t)(car_end - url), opts, err);
+        st = open_kind(IPFSRT_ZARR_SCHEME_REMOTE_CAR, &ops, &ctx, url, (size_t)(car_end - url), opts, err);
     else if (is_web(url))
         st = ipfsrt_zarr_http_store_open(&ops, &ctx, url, opts, err);
     else if (car_end && !has_prefix(url, "file://"))

@@ -5,6 +5,7 @@
 
 #include "ipfsrt/unixfs.h"
 #include "ipfsrt/zarr_store.h"
+#include "base/base_internal.h"
 
 /* UnixFS listings (CAR and IPFS stores) as store entries: the user of
  * ipfsrt_zarr_unixfs_entry is an ipfsrt_zarr_unixfs_lister. */
@@ -12,7 +13,7 @@ typedef struct ipfsrt_zarr_unixfs_lister {
     ipfsrt_zarr_store_name_fn fn;
     void *user;
 } ipfsrt_zarr_unixfs_lister;
-ipfsrt_status ipfsrt_zarr_unixfs_entry(void *lister, const ipfsrt_unixfs_entry *e, ipfsrt_error *err);
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_zarr_unixfs_entry(void *lister, const ipfsrt_unixfs_entry *e, ipfsrt_error *err);
 
 /* Keys whose CIDs a caller told a content-addressed store
  * (ipfsrt_zarr_store_know): sorted when first looked up after a change. */
@@ -26,11 +27,11 @@ typedef struct ipfsrt_zarr_known {
     size_t count, cap, told;
     bool sorted;
 } ipfsrt_zarr_known;
-void ipfsrt_zarr_known_init(ipfsrt_zarr_known *k);
-ipfsrt_status ipfsrt_zarr_known_add(ipfsrt_zarr_known *k, const char *key, const ipfsrt_cid *cid, ipfsrt_error *err);
+IPFSRT_PRIVATE void ipfsrt_zarr_known_init(ipfsrt_zarr_known *k);
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_zarr_known_add(ipfsrt_zarr_known *k, const char *key, const ipfsrt_cid *cid, ipfsrt_error *err);
 /* key's CID, or NULL */
-const ipfsrt_cid *ipfsrt_zarr_known_find(ipfsrt_zarr_known *k, const char *key);
-void ipfsrt_zarr_known_free(ipfsrt_zarr_known *k);
+IPFSRT_PRIVATE const ipfsrt_cid *ipfsrt_zarr_known_find(ipfsrt_zarr_known *k, const char *key);
+IPFSRT_PRIVATE void ipfsrt_zarr_known_free(ipfsrt_zarr_known *k);
 
 /* The DAG under a content-addressed store whose keys hang from a root (no
  * path inside it): where its blocks come from and the root (and, for a CAR,
@@ -60,30 +61,6 @@ ipfsrt_status ipfsrt_zarr_car_store_open(const ipfsrt_zarr_store_ops **ops, void
                                          ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                              const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
-/* url's first car_len bytes name a CAR on S3 ("s3://bucket/key.car") or a web
- * server ("https://host/x.car"); the rest is a path from its root. */
-ipfsrt_status ipfsrt_zarr_s3car_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                           size_t car_len, const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
-ipfsrt_status ipfsrt_zarr_s3_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                        const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
-/* store_refs.c: where a references file came from, which decides what its
- * targets may be. */
-typedef enum ipfsrt_refs_origin {
-    IPFSRT_REFS_CALLERS,    /* the caller's own JSON: trusted as the caller's word, targets anywhere */
-    IPFSRT_REFS_UNVERIFIED, /* read unchecked: the store is unverified whatever its targets */
-    IPFSRT_REFS_VERIFIED    /* checked against a CID: targets only ipfs:// or beside the file, unless
-                               opts->allow_unverified (then the store is unverified if any is not) */
-} ipfsrt_refs_origin;
-/* Kerchunk references (json, read from url: relative targets are in its
- * folder); own_client: opts->client is the store's to free (whatever the
- * outcome). _url reads the references file at url ("refs+URL", or a URL
- * ending in .json) first. */
-ipfsrt_status ipfsrt_zarr_refs_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *json,
-                                          size_t len, const char *url, ipfsrt_refs_origin origin,
-                                          const ipfsrt_zarr_store_options *opts, bool own_client,
-                                          ipfsrt_error *err);
-ipfsrt_status ipfsrt_zarr_refs_store_open_url(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                              const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 ipfsrt_status ipfsrt_zarr_http_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                           const ipfsrt_zarr_store_options *opts, ipfsrt_error *err);
 

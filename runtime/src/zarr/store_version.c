@@ -268,6 +268,8 @@ static const ipfsrt_zarr_store_ops version_ops = {sizeof(ipfsrt_zarr_store_ops),
 
 ipfsrt_status ipfsrt_zarr_store_new_version(ipfsrt_zarr_store **store, ipfsrt_zarr_store *old,
                                             const ipfsrt_pack_options *pack, ipfsrt_error *err) {
+    IPFSRT_NEED(store, err);
+    IPFSRT_NEED(old, err);
     *store = NULL;
     version_store *v = calloc(1, sizeof *v);
     if (!v) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
@@ -313,6 +315,9 @@ static ipfsrt_status new_block(void *user, const ipfsrt_cid *cid, const uint8_t 
 
 ipfsrt_status ipfsrt_zarr_store_commit(ipfsrt_zarr_store *store, ipfsrt_pack_sink_fn sink, void *user,
                                        ipfsrt_cid *root, ipfsrt_error *err) {
+    IPFSRT_NEED(store, err);
+    IPFSRT_NEED(sink, err);
+    IPFSRT_NEED(root, err);
     void *ctx;
     const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(store, &ctx);
     if (ops->get_many != version_get_many)
@@ -339,6 +344,9 @@ static ipfsrt_status car_sink(void *user, const ipfsrt_cid *cid, const uint8_t *
  * then no file names the new root, and a crash leaves the old version alone. */
 ipfsrt_status ipfsrt_zarr_store_commit_car(ipfsrt_zarr_store *store, const char *car_path, ipfsrt_cid *root,
                                            ipfsrt_error *err) {
+    IPFSRT_NEED(store, err);
+    IPFSRT_NEED(car_path, err);
+    IPFSRT_NEED(root, err);
     void *ctx;
     const ipfsrt_zarr_store_ops *ops = ipfsrt_zarr_store_ops_of(store, &ctx);
     if (ops->get_many != version_get_many) return ipfsrt_zarr_store_commit(store, car_sink, NULL, root, err); /* says why not */
@@ -371,6 +379,9 @@ ipfsrt_status ipfsrt_zarr_store_commit_car(ipfsrt_zarr_store *store, const char 
 
 ipfsrt_status ipfsrt_zarr_store_diff(ipfsrt_zarr_store *old_store, ipfsrt_zarr_store *new_store, ipfsrt_unixfs_change_fn fn,
                                      void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(old_store, err);
+    IPFSRT_NEED(new_store, err);
+    IPFSRT_NEED(fn, err);
     const ipfsrt_blocksource *old_src, *new_src;
     ipfsrt_cid old_root, new_root;
     ipfsrt_zarr_has_fn has;

@@ -259,6 +259,7 @@ static void writer_free(writer *w) {
 }
 
 void ipfsrt_zarr_write_options_init(ipfsrt_zarr_write_options *opts) {
+    IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
     opts->size = sizeof *opts;
 }
@@ -266,6 +267,9 @@ void ipfsrt_zarr_write_options_init(ipfsrt_zarr_write_options *opts) {
 ipfsrt_status ipfsrt_zarr_write(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *sel, int n,
                                 const ipfsrt_ndarray *values, const ipfsrt_zarr_write_options *opts,
                                 ipfsrt_error *err) {
+    IPFSRT_NEED(array, err);
+    IPFSRT_NEED_N(sel, n, err);
+    IPFSRT_NEED(values, err);
     const ipfsrt_zarr_meta *m = ipfsrt_zarr_array_meta(array);
     if (!m) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s is a group, not an array", ipfsrt_zarr_path(array));
     ipfsrt_zarr_write_options mine;

@@ -8,6 +8,40 @@
 
 #include "ipfsrt/zarr.h"
 
+/* An array's metadata (ipfsrt/zarr.h: opaque to hosts, read through its
+ * accessors). */
+struct ipfsrt_zarr_meta {
+    int zarr_format; /* 2 or 3 */
+    int ndim;
+    size_t shape[IPFSRT_NDARRAY_MAX_DIMS];
+    size_t chunks[IPFSRT_NDARRAY_MAX_DIMS];
+    size_t grid[IPFSRT_NDARRAY_MAX_DIMS]; /* chunks per dimension: ceil(shape / chunks) */
+    ipfsrt_dtype dtype;                   /* in memory: float16 is widened to float32 */
+    size_t itemsize;                      /* in memory */
+    size_t stored_itemsize;               /* in chunks */
+    bool float16;                         /* stored as float16 */
+    bool utf32;                           /* v2 "<U<n>": stored as UTF-32, held as UTF-8 bytes (NUL-padded) */
+    bool big_endian;                      /* elements in chunks are big-endian */
+    bool fortran_order;                   /* v2 order "F": chunks are column-major */
+    char datetime_unit[16];               /* v2 datetime64/timedelta64: int64 in this unit ("" otherwise) */
+    char separator;                       /* between chunk indices in keys */
+    bool v3_default_keys;                 /* v3 "default" keys: "c" + separator + indices */
+    bool has_fill;                        /* v2 fill_value null: missing chunks hold zeros */
+    ipfsrt_ndarray fill;                  /* 0-d, in dtype */
+    int n_codecs;                         /* bytes to bytes, in encoding order (v2: filters, compressor) */
+    ipfsrt_codec *codecs[IPFSRT_ZARR_MAX_CODECS];
+    bool transposed;                      /* v3 transpose: chunks stored in axes order[] */
+    int order[IPFSRT_NDARRAY_MAX_DIMS];
+    /* v3 sharding_indexed: each stored chunk is a shard of inner chunks that
+     * inner describes (its shape: the shard's; chunks: the inner chunks'; grid:
+     * inner chunks per shard; its codecs), with an index of (offset, nbytes)
+     * per inner chunk at its start or end. NULL: not sharded. */
+    struct ipfsrt_zarr_meta *inner;
+    bool index_at_start, index_big_endian, index_checksum;
+    char *dimension_names[IPFSRT_NDARRAY_MAX_DIMS]; /* v3 dimension_names, v2 _ARRAY_DIMENSIONS; NULL: unnamed */
+    char name[256];                       /* for messages: the array's path or key */
+};
+
 #define THREADS_MAX 8 /* decoding (and encoding) threads of one read at most */
 
 /* One metadata document (consolidated ones can be large): a store is asked
