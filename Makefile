@@ -191,8 +191,7 @@ example: deps all
 # The test programs and the suite's targets; the benchmarks'.
 include tests/tests.mk scripts/bench/bench.mk
 
-# Executable, libraries, headers, pkg-config files, man pages (runtime/man3.lua
-# makes them), the Lua modules where Lua looks, named policies and examples.
+# Executable, libraries, headers, pkg-config files, man pages, Lua modules, policies, examples.
 install: all $(REFERENCE)
 	BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) VERSION=$(VERSION) ABI=$(ABI) LIBNAMES="$(LIBNAMES)" \
 	    CORE_PKGS="$(CORE_PKGS)" CORE_PRIVATE="$(CORE_PRIVATE)" $(foreach m,$(MODULES),$(m)_PKGS="$($(m)_PKGS)" \
