@@ -65,7 +65,7 @@ $(foreach m,$(MODULES),$(eval $(m)_OBJ := $(call objs,$(foreach d,$($(m)_DIRS),$
 MODULE_OBJ := $(foreach m,$(MODULES),$($(m)_OBJ))
 # The pure-Lua modules are compiled into libipfsrt-lua too (runtime/lua/embed.lua),
 # with each module's bindings when it is built.
-LUA_LIB_SRC := $(wildcard lua/ipfsrt/*.lua)
+LUA_LIB_SRC := $(wildcard lua/ipfsrt/*.lua lua/ipfsrt/dataset/*.lua)
 server_BIND := lua_serve.c
 s3_BIND := lua_s3.c
 netcdf_BIND := lua_netcdf.c lua_refs.c

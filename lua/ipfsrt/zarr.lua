@@ -311,6 +311,14 @@ function Array.write(a, selection, values, opts)
   rawget(a, "_node"):write(selection, values, threads, opts.write_empty_chunks == true)
 end
 
+-- a:append(axis, values[, opts]): values (an n-d array) written past the end
+-- along axis (from 0), then the longer shape recorded; opts.threads.
+function Array.append(a, axis, values, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then bad("append options must be a table") end
+  rawget(a, "_node"):append(axis, values, opts.threads or 0)
+end
+
 -- x:set_attrs(table): replaces the user attributes (group or array)
 local function set_attrs(x, attrs)
   if type(attrs) ~= "table" then bad("attributes are a table") end

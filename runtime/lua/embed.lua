@@ -11,7 +11,7 @@ out:write('#include "lua_embedded.h"\n\n')
 local entries = {}
 for i = 2, #arg do
   local path = arg[i]
-  local name = assert(path:match("(ipfsrt/[%w_]+)%.lua$"), path):gsub("/", ".")
+  local name = assert(path:match("(ipfsrt/[%w_/]+)%.lua$"), path):gsub("/", ".")
   local f = assert(io.open(path, "rb"))
   local src = string.dump(assert(load(f:read("a"), "@" .. path)))
   f:close()

@@ -285,10 +285,10 @@ int ipfsrt_lua_open(lua_State *L) {
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) bindings[i](L);
     static const char *const dataset[] = {"open", "where", "append", "diff", NULL}, *const plot[] = {"map", "line", NULL};
     set_lua_functions(L, "dataset", "ipfsrt.dataset", dataset); /* lua/ipfsrt/dataset.lua */
-    set_lua_functions(L, "plot", "ipfsrt.plot", plot);          /* lua/ipfsrt/plot.lua */
-    static const char *const selections[] = {"list", "points"}; /* ipfsrt.list{...}: lua/ipfsrt/gather.lua */
+    set_lua_functions(L, "plot", "ipfsrt.dataset.plot", plot); /* lua/ipfsrt/dataset/plot.lua */
+    static const char *const selections[] = {"list", "points"}; /* ipfsrt.list{...}: lua/ipfsrt/dataset/gather.lua */
     for (size_t i = 0; i < sizeof selections / sizeof selections[0]; i++) {
-        ipfsrt_lua_push_lua_function(L, "ipfsrt.gather", selections[i]);
+        ipfsrt_lua_push_lua_function(L, "ipfsrt.dataset.gather", selections[i]);
         lua_setfield(L, -2, selections[i]);
     }
     luaL_newlib(L, hash);

@@ -1,4 +1,4 @@
-/* The NetCDF-4 writer for lua/ipfsrt/to_netcdf.lua (in require "ipfsrt.core"):
+/* The NetCDF-4 writer for lua/ipfsrt/dataset/to_netcdf.lua (in require "ipfsrt.core"):
  * netcdf_writer(path, replace) -> w; w:dim(name, len); w:var(name, {dim, ...},
  * values, attributes_json | nil); w:strings(name, dim, {s, ...}, json | nil);
  * w:attributes(json); w:finish(). */
@@ -106,7 +106,7 @@ void ipfsrt_lua_open_netcdf(lua_State *L) {
     static const luaL_Reg methods[] = {{"dim", writer_dim}, {"var", writer_var}, {"strings", writer_strings}, {"attributes", writer_attributes},
                                        {"finish", writer_finish}, {NULL, NULL}};
     ipfsrt_lua_class(L, NETCDF_WRITER, methods, writer_gc, NULL);
-    ipfsrt_lua_push_core(L); /* for lua/ipfsrt/to_netcdf.lua */
+    ipfsrt_lua_push_core(L); /* for lua/ipfsrt/dataset/to_netcdf.lua */
     lua_pushcfunction(L, l_netcdf_writer);
     lua_setfield(L, -2, "netcdf_writer");
     lua_pop(L, 1);

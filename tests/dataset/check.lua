@@ -128,7 +128,7 @@ for _, size in ipairs { 1 << 50, day, 3 * day + 5 } do
 end
 -- weighted sums in one pass (n-d array weighted_sums) or through the
 -- expression where(isnan(x), 0, x * w): the same bits
-local arithmetic = require "ipfsrt.arithmetic"
+local arithmetic = require "ipfsrt.dataset.arithmetic"
 for _, size in ipairs { 1 << 50, day } do
   dataset.SLAB_BYTES = size
   local one_pass = digest(sst:mean({ "lat", "lon" }, { weights = coslat }))

@@ -68,7 +68,7 @@ local CASES = {
 
 local METHODS = { "linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", "averaged_inverted_cdf",
   "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased", "normal_unbiased" }
-local ordered = require "ipfsrt.ordered"
+local ordered = require "ipfsrt.dataset.ordered"
 local grid = sst:isel { lat = { 0, 720, 7 }, lon = { 0, 1440, 9 } }
 local series = sst:sel { lat = 35, lon = 285, method = "nearest" }
 -- a column of a few MB: the time reductions read column after column
@@ -151,7 +151,7 @@ for i = 1, 40 do spread_lats[i], spread_lons[i] = -80 + 4 * i, (37 * i) % 360 en
 local function spread() return sst:sel { lat = points(spread_lats), lon = points(spread_lons), method = "nearest" } end
 CASES.points_spread = spread
 CASES.points_spread_batched = function() -- read a few boxes at a time
-  local gather = require "ipfsrt.gather"
+  local gather = require "ipfsrt.dataset.gather"
   local was = gather.BYTES_PER_READ
   gather.BYTES_PER_READ = 1 << 16
   local ok, r = pcall(function()

@@ -1,4 +1,4 @@
-/* libFuzzer target: CF attribute decoding (ipfsrt.dataset and ipfsrt.cftime,
+/* libFuzzer target: CF attribute decoding (ipfsrt.dataset and ipfsrt.dataset.cftime,
  * in Lua) on any attributes. The input makes the .zattrs of two variables of
  * a small dataset held in a Lua table store (CF's keys, numbers, lists, and
  * CF's words with the input's bytes spliced in): a float64 time coordinate (values
@@ -19,7 +19,7 @@
 static const char CHECK[] =
     "local bytes = ...\n"
     "local ipfsrt = require 'ipfsrt'\n"
-    "local cftime = require 'ipfsrt.cftime'\n"
+    "local cftime = require 'ipfsrt.dataset.cftime'\n"
     "local function doc(t) return ipfsrt.json.encode(t) end\n"
     "-- attributes made from the bytes: CF's keys, with numbers, lists, and\n"
     "-- strings taken from CF's own words with bytes of the input spliced in\n"

@@ -1,9 +1,9 @@
--- ipfsrt.cftime from a stock lua5.4: CF calendars, dates checked against
+-- ipfsrt.dataset.cftime from a stock lua5.4: CF calendars, dates checked against
 -- them, and times printed as they read back (xarray's answers are checked in
 -- tests/dataset/cf_cases.py).
-local cftime = require "ipfsrt.cftime"
+local cftime = require "ipfsrt.dataset.cftime"
 
-describe("ipfsrt.cftime", function()
+describe("ipfsrt.dataset.cftime", function()
   it("knows CF's calendars by any of their names, and refuses others", function()
     assert.equal("standard", cftime.calendar("Gregorian").name)
     assert.equal("noleap", cftime.calendar("365_day").name)

@@ -1,7 +1,7 @@
 -- The Lua reference (lua/README.md, "Every method") names every method of
 -- every object of the dataset toolkit, the same list an unknown name's error
--- gives (ipfsrt.methods).
-local methods = require "ipfsrt.methods"
+-- gives (ipfsrt.dataset.methods).
+local methods = require "ipfsrt.dataset.methods"
 
 local function section()
   local f = assert(io.open("lua/README.md", "rb"))
@@ -14,8 +14,8 @@ describe("the reference's list of methods", function()
   local text = section()
   local classes = {
     Dataset = require("ipfsrt.dataset").Dataset, Variable = require("ipfsrt.dataset").Variable,
-    groupby = require("ipfsrt.groupby").GroupBy, rolling = require("ipfsrt.rolling").Rolling,
-    coarsen = require("ipfsrt.coarsen").Coarsen,
+    groupby = require("ipfsrt.dataset.groupby").GroupBy, rolling = require("ipfsrt.dataset.rolling").Rolling,
+    coarsen = require("ipfsrt.dataset.coarsen").Coarsen,
   }
   for kind, class in pairs(classes) do
     it("names every method of a " .. kind, function()

@@ -1,7 +1,7 @@
 /* Line plots as PNG: series of (x, y) points drawn as lines two pixels wide
  * in a frame, NaN breaking a line, with a title, a label over the y axis,
  * grid lines and labels at the ticks given, and a legend when there are
- * several series. The picture the SVG of lua/ipfsrt/plot.lua draws, in the
+ * several series. The picture the SVG of lua/ipfsrt/dataset/plot.lua draws, in the
  * figures' 5 x 7 font. */
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 local ipfsrt = require "ipfsrt"
 local argparse = require "ipfsrt.argparse"
 local fetchcli = require "ipfsrt.fetchcli"
-local cftime = require "ipfsrt.cftime"
+local cftime = require "ipfsrt.dataset.cftime"
 local with_store = require("ipfsrt.cli.zarr.open").with_store
 
 local M = {}

@@ -1,23 +1,26 @@
--- ipfsrt.arithmetic: lazy dataset variables: arithmetic, comparisons,
--- elementwise functions and where build an expression (ipfsrt.lazy) that
+-- ipfsrt.dataset.arithmetic: lazy dataset variables: arithmetic, comparisons,
+-- elementwise functions and where build an expression (ipfsrt.dataset.lazy) that
 -- nothing reads until values() or a reduction; then it is evaluated a slab at
 -- a time along its first dimension, slabs following the chunks of its
 -- largest stored operand. Operands broadcast by dimension name; labels that
 -- differ are aligned as xarray's inner join. Also the reductions of
--- expressions, weighted ones among them. ipfsrt.dataset installs this module
--- with the internals it shares (install returns what it shares back).
+-- expressions, weighted ones among them. Its methods (X.methods) join the
+-- Variable class in ipfsrt.dataset; the reductions (ipfsrt.dataset.reduce)
+-- ask X.weighted and X.lazy_reduced.
 local ipfsrt = require "ipfsrt"
-local lazy = require "ipfsrt.lazy"
+local lazy = require "ipfsrt.dataset.lazy"
+local V = require "ipfsrt.dataset.variable"
+local gather = require "ipfsrt.dataset.gather"
 local nd = ipfsrt.ndarray
 
 local X = {}
-local I, Variable, M -- the dataset's internals, its Variable class and module table
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 -- ------------------------------------------------------------ arithmetic
 
-local function is_variable(x) return getmetatable(x) == Variable end
+local is_variable = V.is
 
--- What install puts into the Variable class.
+-- The methods this module gives the Variable class.
 local methods = {}
 
 -- The sizes of v's dimensions by name.
@@ -65,8 +68,8 @@ end
 -- the source, the array dimension and its selection; nil when its values
 -- need more than a read (a view as the other signedness) or it runs backwards.
 local function slab_source(x)
-  local cf = x._array and I.cf_of(x)
-  if not x._array or (cf and cf.view) then return nil end
+  local cf = V.array(x) and V.cf(x)
+  if not V.array(x) or (cf and cf.view) then return nil end
   local src, kept = x:source(), 0
   for i, s in ipairs(src.selection) do
     if not s.index then kept = kept + 1 end
@@ -82,7 +85,7 @@ end
 local function streams(x, regions)
   local from = slab_source(x)
   if not from or regions[1].dim ~= x.dims[1] then return false end
-  local chunk = x._array.chunks[from.axis]
+  local chunk = V.array(x).chunks[from.axis]
   for _, run in ipairs(runs_of(regions)) do
     for k = 1, #run - 1 do
       if (from.part.start + run[k].start + run[k].count) % chunk ~= 0 then return false end
@@ -95,7 +98,7 @@ end
 local function stream(x, regions, fn)
   local from = slab_source(x)
   local cf, parts = from.src.cf, {}
-  for i, s in ipairs(from.src.selection) do parts[i] = I.slice_part(s) end
+  for i, s in ipairs(from.src.selection) do parts[i] = gather.slice_part(s) end
   local opts = cf and { unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset } }
   for _, run in ipairs(runs_of(regions)) do
     local first, ends, at = run[1].start, {}, {}
@@ -106,43 +109,37 @@ local function stream(x, regions, fn)
   end
 end
 
+-- Each stored or computed variable's expression leaf, made once: an
+-- expression naming the variable twice reads it once.
+local leaves = setmetatable({}, { __mode = "k" })
+
 -- The expression node of an operand (like: the other operand's node, whose
 -- last dimensions a plain n-d array takes, as numpy aligns shapes).
 local function node_of(x, like)
   if type(x) == "number" then return lazy.number(x) end
   if is_variable(x) then
-    if x._expr then return x._expr end
-    local n = rawget(x, "_node")
+    if V.expression(x) then return V.expression(x) end
+    local n = leaves[x]
     if not n then
       n = lazy.leaf(x.dims, sizes_of(x), function(region)
         if not region then return x:_values_array() end
         return x:isel({ [region.dim] = { region.start, region.start + region.count } }):_values_array()
-      end, x.name, function(sliced) return sliced or x._array ~= nil end) -- reads, or views
+      end, x.name, function(sliced) return sliced or V.array(x) ~= nil end) -- reads, or views
       n.var = x
       n.streams = function(regions) return streams(x, regions) end
       n.stream = function(regions, fn) stream(x, regions, fn) end
-      rawset(x, "_node", n)
+      leaves[x] = n
     end
     return n
   end
   if nd.isarray(x) then
     local dims, have = {}, like and like.dims or {}
-    if x.ndim > #have then I.bad("an n-d array of %d dimensions beside %s of %d: name them (a variable)", x.ndim,
+    if x.ndim > #have then bad("an n-d array of %d dimensions beside %s of %d: name them (a variable)", x.ndim,
       like and like.label or "a number", #have) end
     for i = 1, x.ndim do dims[i] = have[#have - x.ndim + i] end
     return array_leaf(x, dims)
   end
-  I.bad("arithmetic takes variables, numbers and n-d arrays, not %s", type(x) == "table" and "a table" or type(x))
-end
-
--- The labels of a (selected) coordinate variable: numbers (times in
--- seconds), or names.
-local function labels_of(c)
-  local s = c._sel and c._sel[1]
-  local all = I.coordinate(rawget(c, "_labels") and c or c._ds._coords[c.name] or c, c.name)
-  local out = {}
-  for j = 0, (s and s.count or #all) - 1 do out[j + 1] = all[(s and s.start or 0) + j * (s and s.step or 1) + 1] end
-  return out
+  bad("arithmetic takes variables, numbers and n-d arrays, not %s", type(x) == "table" and "a table" or type(x))
 end
 
 -- The coordinates of both operands (dim -> coordinate variable), b's where a
@@ -174,7 +171,7 @@ local function aligned(a, b)
   for d, c in pairs(ca) do
     local other = cb[d]
     if other and other ~= c then
-      local x, y, at = labels_of(c), labels_of(other), {}
+      local x, y, at = V.labels_of(c), V.labels_of(other), {}
       for j, label in ipairs(y) do at[label] = at[label] or j - 1 end
       local ia, ib = {}, {}
       for j, label in ipairs(x) do
@@ -185,7 +182,7 @@ local function aligned(a, b)
       if not same then
         local ra, rb = #ia > 0 and as_range(ia), #ib > 0 and as_range(ib)
         if not (ra and rb) then
-          I.bad("%s and %s: their %s labels %s", a.name, b.name, d, #ia == 0 and "have none in common" or
+          bad("%s and %s: their %s labels %s", a.name, b.name, d, #ia == 0 and "have none in common" or
             "cannot be matched by a selection (select the same ones first)")
         end
         pa[d], pb[d] = ra, rb
@@ -196,7 +193,7 @@ local function aligned(a, b)
   return a, b
 end
 
-local function dataset_of(a, b) return (is_variable(a) and a._ds) or (is_variable(b) and b._ds) or nil end
+local function dataset_of(a, b) return (is_variable(a) and V.dataset(a)) or (is_variable(b) and V.dataset(b)) or nil end
 
 -- The coordinates off the dimensions (scalar ones a selection left, those
 -- along points) of the operands whose dimensions the result has: the
@@ -206,7 +203,7 @@ local function joined_aux(dims, ...)
   for i = select("#", ...), 1, -1 do
     local x = select(i, ...)
     if is_variable(x) then
-      for name, c in pairs(I.kept_aux(x, dims)) do out[name] = c end
+      for name, c in pairs(V.kept_aux(x, dims)) do out[name] = c end
     end
   end
   return out
@@ -215,10 +212,7 @@ end
 -- A variable of the expression n: its coordinates along dimensions, and
 -- those off them the operands (variables among ...) carry.
 local function lazy_variable(ds, n, coords, name, ...)
-  local v = setmetatable({ _ds = ds, _expr = n, name = name or n.label, attrs = {}, _coordmap = coords }, Variable)
-  v.dims, v.shape, v._all_dims, v.ndim = n.dims, lazy.shape_of(n), n.dims, #n.dims
-  v._auxmap = joined_aux(n.dims, ...)
-  return v
+  return V.lazy(ds, n, coords, name, joined_aux(n.dims, ...))
 end
 
 local function combined(op, a, b)
@@ -233,8 +227,8 @@ for op, mm in pairs { add = "__add", sub = "__sub", mul = "__mul", div = "__div"
   idiv = "__idiv", ["and"] = "__band", ["or"] = "__bor", xor = "__bxor" } do
   methods[mm] = function(a, b) return combined(op, a, b) end
 end
-methods.__unm = function(v) return lazy_variable(v._ds, lazy.unary("neg", node_of(v)), v:_coords(), nil, v) end
-methods.__bnot = function(v) return lazy_variable(v._ds, lazy.unary("not", node_of(v)), v:_coords(), nil, v) end
+methods.__unm = function(v) return lazy_variable(V.dataset(v), lazy.unary("neg", node_of(v)), v:_coords(), nil, v) end
+methods.__bnot = function(v) return lazy_variable(V.dataset(v), lazy.unary("not", node_of(v)), v:_coords(), nil, v) end
 
 -- v:lt(x), le, gt, ge, eq, ne: comparisons as bool variables (Lua's < cannot
 -- give a variable), x a variable, a number or an n-d array.
@@ -247,7 +241,7 @@ end
 for fn in pairs(lazy.FUNCTIONS) do
   if fn ~= "neg" and fn ~= "not" then
     methods[fn] = function(v)
-      return lazy_variable(v._ds, lazy.unary(fn, node_of(v)), v:_coords(), v.name, v)
+      return lazy_variable(V.dataset(v), lazy.unary(fn, node_of(v)), v:_coords(), v.name, v)
     end
   end
 end
@@ -257,7 +251,7 @@ methods.isnull = methods.isnan
 -- xarray's; the result has v's dimensions, then cond's and other's new ones.
 function methods.where(v, cond, other)
   if other == nil then other = 0 / 0 end
-  return M.where(cond, v, other)
+  return X.where(cond, v, other)
 end
 
 -- v:fillna(value): missing values (NaN) replaced.
@@ -265,7 +259,7 @@ function methods.fillna(v, value) return v:where(v:notnull(), value) end
 
 -- dataset.where(cond, x, y): x where cond holds, else y (xarray.where).
 function X.where(cond, x, y)
-  if not is_variable(cond) then I.bad("where: the condition is a variable") end
+  if not is_variable(cond) then bad("where: the condition is a variable") end
   x, cond = aligned(x, cond)
   y, cond = aligned(y, cond)
   x, cond = aligned(x, cond) -- cond may have lost labels x still has
@@ -275,14 +269,14 @@ function X.where(cond, x, y)
   local coords = joined_coords(x, cond)
   for d, cv in pairs(joined_coords(y, cond)) do coords[d] = coords[d] or cv end
   local first = is_variable(x) and x or cond
-  return lazy_variable(first._ds, lazy.where(c, xn, yn), coords, first.name, x, cond, y)
+  return lazy_variable(V.dataset(first), lazy.where(c, xn, yn), coords, first.name, x, cond, y)
 end
 
 -- The stored variables an expression reads.
 local function stored_leaves(n, out)
   out = out or {}
   if n.kind == "leaf" then
-    if n.var and n.var._array then out[#out + 1] = n.var end
+    if n.var and V.array(n.var) then out[#out + 1] = n.var end
   else
     for _, k in ipairs { "a", "b", "cond", "x", "y" } do if n[k] then stored_leaves(n[k], out) end end
   end
@@ -301,19 +295,19 @@ function X.slabs(n)
   end
   -- a variable read alone makes no temporaries: slabs four times the size,
   -- a quarter of the round trips (none where it is read in slabs: one read)
-  local budget = (n.kind == "leaf" and not n.stream) and 4 * M.SLAB_BYTES or M.SLAB_BYTES
+  local budget = (n.kind == "leaf" and not n.stream) and 4 * V.tuning.SLAB_BYTES or V.tuning.SLAB_BYTES
   if not dim or total * 8 <= budget then return { false } end
   local len, first, chunk, biggest = math.max(1, budget // per), 0, nil, 0
   for _, v in ipairs(stored_leaves(n)) do
     local i, j = nil, 0
-    for k, s in ipairs(v._sel) do
+    for k, s in ipairs(V.selection(v)) do
       if not s.index then j = j + 1 end
       if not s.index and v.dims[j] == dim then i = k end
     end
     local size = 1
     for _, m in ipairs(v.shape) do size = size * m end
-    if i and v._sel[i].step == 1 and size > biggest then
-      biggest, chunk, first = size, v._array.chunks[i], v._sel[i].start
+    if i and V.selection(v)[i].step == 1 and size > biggest then
+      biggest, chunk, first = size, V.array(v).chunks[i], V.selection(v)[i].start
     end
   end
   if chunk then len = math.max(chunk, len - len % chunk) end
@@ -334,9 +328,9 @@ local function array_isel(leaf, spec)
   local parts, kept = {}, {}
   for i, d in ipairs(leaf.dims) do
     local n, part = leaf.array.shape[i], spec[d]
-    local r = part ~= nil and n > 1 and I.resolve(part, n, d) or nil
+    local r = part ~= nil and n > 1 and V.resolve(part, n, d) or nil
     if part ~= nil and n == 1 and math.type(part) == "integer" then r = { index = 0 } end
-    parts[i] = r and I.slice_part(r) or {}
+    parts[i] = r and gather.slice_part(r) or {}
     if not (r and r.index) then kept[#kept + 1] = d end
   end
   return array_leaf(leaf.array:slice(parts), kept)
@@ -345,7 +339,7 @@ end
 -- The expression with every operand selected by position (isel's spec, each
 -- operand taking the parts along its own dimensions).
 function methods._rebuilt(v, spec)
-  local n = lazy.rebuild(v._expr, function(leaf)
+  local n = lazy.rebuild(V.expression(v), function(leaf)
     if leaf.isel then return leaf.isel(spec) end
     if leaf.array then return array_isel(leaf, spec) end
     local mine = {}
@@ -361,9 +355,9 @@ function methods._rebuilt(v, spec)
     elseif math.type(part) == "integer" then aux[d] = c:isel { [d] = part } -- kept as a scalar coordinate
     else coords[d] = c:isel { [d] = part } end
   end
-  local out = lazy_variable(v._ds, n, coords, v.name, v)
-  for name, c in pairs(aux) do out._auxmap[name] = c end
-  return out
+  local carried = joined_aux(n.dims, v)
+  for name, c in pairs(aux) do carried[name] = c end
+  return V.lazy(V.dataset(v), n, coords, v.name, carried)
 end
 
 -- ------------------------------------------------------------- reductions
@@ -372,9 +366,9 @@ local REDUCE_OPTIONS = { skipna = true, weights = true }
 
 local function check_reduce_options(op, opts)
   if opts == nil then return {} end
-  if type(opts) ~= "table" then I.bad("%s: options are a table ({skipna =, weights =})", op) end
+  if type(opts) ~= "table" then bad("%s: options are a table ({skipna =, weights =})", op) end
   for k in pairs(opts) do
-    if not REDUCE_OPTIONS[k] then I.bad("%s: no option %s (options: skipna, weights)", op, tostring(k)) end
+    if not REDUCE_OPTIONS[k] then bad("%s: no option %s (options: skipna, weights)", op, tostring(k)) end
   end
   return opts
 end
@@ -387,7 +381,7 @@ local function node_axes(n, dims, label)
   for _, name in ipairs(dims) do
     local at
     for i, d in ipairs(n.dims) do if d == name then at = i - 1 end end
-    if not at then I.bad("%s has no dimension %s (dimensions: %s)", label, tostring(name), table.concat(n.dims, ", ")) end
+    if not at then bad("%s has no dimension %s (dimensions: %s)", label, tostring(name), table.concat(n.dims, ", ")) end
     axes[#axes + 1] = at
   end
   return axes
@@ -402,23 +396,21 @@ local function node_result(v, n, axes, r, coords)
     for _, a in ipairs(axes) do gone = gone or a == i - 1 end
     if not gone then left[#left + 1] = d; kept[d] = coords[d] end
   end
-  local out = I.new_variable(v._ds, v.name, nil, left, nil, r)
-  out.attrs, out._coordmap, out._auxmap = {}, kept, joined_aux(left, v)
-  return out
+  return V.computed(V.dataset(v), v.name, left, r, {}, kept, joined_aux(left, v))
 end
 
 -- Weighted sums and means, as xarray's weighted: missing values of v are left
 -- out of both the sum of values times weights and the sum of the weights (a
 -- mean with no weight is NaN); the weights may not be missing.
 local function weighted(v, op, dims, w)
-  if op ~= "sum" and op ~= "mean" then I.bad("%s: weights take sum and mean", op) end
+  if op ~= "sum" and op ~= "mean" then bad("%s: weights take sum and mean", op) end
   v, w = aligned(v, w)
   local wv = is_variable(w) and w or nil
   local x = node_of(v)
   local wn = node_of(w, x)
   local ws = lazy.values(wn, { false })
   if type(ws) ~= "number" and ws.dtype:match("^float") and ws:count() < ws:reshape({ -1 }).shape[1] then
-    I.bad("%s: the weights have missing values (fill them first)", op)
+    bad("%s: the weights have missing values (fill them first)", op)
   end
   if type(ws) ~= "number" then -- computed once, not again per slab
     local label = wn.label
@@ -438,7 +430,7 @@ local function weighted(v, op, dims, w)
   return node_result(v, num, axes, nd.where(sw:ne(0), s / sw, 0 / 0), coords)
 end
 
--- Reductions of expressions, slab by slab (see ipfsrt.lazy.reduce).
+-- Reductions of expressions, slab by slab (see ipfsrt.dataset.lazy.reduce).
 local function lazy_reduced(v, op, dims, skipna)
   local n = node_of(v)
   local axes = node_axes(n, dims, v.name)
@@ -451,12 +443,13 @@ end
 -- it with the one-pass kernel, bit for bit).
 X.generic_weights = false
 
-function X.install(internals, variable_class, module)
-  I, Variable, M = internals, variable_class, module
-  for name, f in pairs(methods) do Variable[name] = f end
-  M.where, M.slabs = X.where, X.slabs
-  return { is_variable = is_variable, node_of = node_of, labels_of = labels_of, lazy_variable = lazy_variable,
-    weighted = weighted, lazy_reduced = lazy_reduced, check_reduce_options = check_reduce_options }
+-- v:_evaluate(): an expression's values, evaluated in slabs.
+function methods._evaluate(v)
+  local n = V.expression(v)
+  return lazy.values(n, X.slabs(n))
 end
+
+X.methods, X.node_of, X.weighted, X.lazy_reduced = methods, node_of, weighted, lazy_reduced
+X.check_reduce_options, X.lazy_variable = check_reduce_options, lazy_variable
 
 return X

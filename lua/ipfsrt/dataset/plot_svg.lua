@@ -1,4 +1,4 @@
--- ipfsrt.plot_svg: the SVG forms of ipfsrt.plot's pictures. A line plot is
+-- ipfsrt.dataset.plot_svg: the SVG forms of ipfsrt.dataset.plot's pictures. A line plot is
 -- all vector; a map's field (and its colour bar's scale) is an embedded PNG
 -- image, as matplotlib's SVG holds an image, with the title, ticks, frame
 -- and labels in SVG text and lines.

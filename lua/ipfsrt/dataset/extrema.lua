@@ -1,4 +1,4 @@
--- ipfsrt.extrema: where the greatest and least values are, as xarray's
+-- ipfsrt.dataset.extrema: where the greatest and least values are, as xarray's
 -- argmax, argmin, idxmax and idxmin, along one dimension or several.
 --
 --   series:argmax(); box:argmax("time")               -- a position; a variable of positions
@@ -14,7 +14,11 @@ local ipfsrt = require "ipfsrt"
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local V = require "ipfsrt.dataset.variable"
+local CF = require "ipfsrt.dataset.cf"
+local gather = require "ipfsrt.dataset.gather"
+local reduce = require "ipfsrt.dataset.reduce"
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 local function arg_of(what) return (what == "idxmax" or what == "argmax") and "argmax" or "argmin" end
 
@@ -22,9 +26,9 @@ local function arg_of(what) return (what == "idxmax" or what == "argmax") and "a
 local function one_axis(v, dim, what)
   if dim == nil and #v.dims == 1 then dim = v.dims[1] end
   if type(dim) ~= "string" then
-    I.bad("%s takes a dimension or a list of them (dimensions: %s)", what, table.concat(v.dims, ", "))
+    bad("%s takes a dimension or a list of them (dimensions: %s)", what, table.concat(v.dims, ", "))
   end
-  return I.axis_of(v, dim)
+  return V.axis_of(v, dim)
 end
 
 -- The positions along dim (one axis), as before: a number for a 1-D
@@ -33,7 +37,7 @@ local function arg_along(v, dim, what)
   local axis = one_axis(v, dim, what)
   local x = v:_values_array()
   if #v.dims == 1 then return x[what](x) end
-  return I.reduced_variable(v, { axis }, x[what](x, axis), {})
+  return reduce.reduced_variable(v, { axis }, x[what](x, axis), {})
 end
 
 -- The flat position (C order over v's shape) of the extreme of all v's
@@ -45,21 +49,21 @@ end
 local function folded_position(v, arg)
   local total = 8
   for _, n in ipairs(v.shape) do total = total * n end
-  if not (v._array and v._sel) or #v.dims == 0 or total <= I.fold_bytes() then return nil end
-  local cf = I.cf_of(v)
+  if not (V.array(v) and V.selection(v)) or #v.dims == 0 or total <= V.tuning.FOLD_BYTES then return nil end
+  local cf = V.cf(v)
   if cf and cf.view then return nil end -- _Unsigned: viewed before decoding
-  for _, s in ipairs(v._sel) do if s.step and s.step < 0 then return nil end end
+  for _, s in ipairs(V.selection(v)) do if s.step and s.step < 0 then return nil end end
   local parts = {}
-  for k, s in ipairs(v._sel) do parts[k] = I.slice_part(s) end
+  for k, s in ipairs(V.selection(v)) do parts[k] = gather.slice_part(s) end
   local opts, want = {}, arg
-  if cf and v._array.dtype:match("int") and (cf.scale or 1) ~= 0 then
+  if cf and V.array(v).dtype:match("int") and (cf.scale or 1) ~= 0 then
     opts.skip = cf.fills
     if (cf.scale or 1) < 0 then want = arg == "argmax" and "argmin" or "argmax" end -- order reversed
   elseif cf then
     opts.unscale = { dtype = cf.type, fills = cf.fills, scale = cf.scale, offset = cf.offset }
   end
-  local e = v._array:locate_extremes(parts, opts)
-  if e.count == 0 then I.bad("%s of %s: every value is NaN", arg, v.name) end
+  local e = V.array(v):locate_extremes(parts, opts)
+  if e.count == 0 then bad("%s of %s: every value is NaN", arg, v.name) end
   return want == "argmax" and e.max_at or e.min_at
 end
 
@@ -96,8 +100,8 @@ end
 local function sorted_axes(v, dims, what)
   local axes, seen = {}, {}
   for _, d in ipairs(dims) do
-    local a = I.axis_of(v, d)
-    if seen[a] then I.bad("%s: %s is given twice", what, d) end
+    local a = V.axis_of(v, d)
+    if seen[a] then bad("%s: %s is given twice", what, d) end
     seen[a], axes[#axes + 1] = true, a
   end
   table.sort(axes)
@@ -113,27 +117,27 @@ local function arg_over(v, dims, what)
     local flat = folded_position(v, arg)
     if not flat then
       local x = v:_values_array()
-      if x:count() == 0 then I.bad("%s of %s: every value is NaN", what, v.name) end
+      if x:count() == 0 then bad("%s of %s: every value is NaN", what, v.name) end
       flat = x[arg](x)
     end
     for k, p in ipairs(unravel(flat, v.shape)) do out[v.dims[axes[k] + 1]] = p end
     return out
   end
   local pos, lengths = merged_positions(v:_values_array(), axes, arg)
-  for k, p in ipairs(unravel(pos, lengths)) do out[v.dims[axes[k] + 1]] = I.reduced_variable(v, axes, p, {}) end
+  for k, p in ipairs(unravel(pos, lengths)) do out[v.dims[axes[k] + 1]] = reduce.reduced_variable(v, axes, p, {}) end
   return out
 end
 
 -- The label of coordinate c at position p (a date on times, NaN/NaT for nil).
 local function label_at(c, p)
-  local timed = I.time_of(c.name, c.attrs)
+  local timed = CF.time_of(c.name, c.attrs)
   if p == nil then return timed and "NaT" or 0 / 0 end
   return timed and c:dates()[p + 1] or c:_values_array():astype("float64"):get(p)
 end
 
 local function coordinate_of(v, dim, what)
   local c = v:_coords()[dim]
-  if not c then I.bad("%s: %s has no coordinate variable (argmax gives positions)", what, dim) end
+  if not c then bad("%s: %s has no coordinate variable (argmax gives positions)", what, dim) end
   return c
 end
 
@@ -152,7 +156,7 @@ local function idx_along(v, dim, what)
   local pos = merged_positions(x, { axis }, arg, arg == "argmax" and -math.huge or math.huge)
   local labels, counts, out = c:_values_array():astype("float64"):tolist(), x:count(axis):reshape { -1 }:tolist(), {}
   for i, p in ipairs(pos:reshape { -1 }:tolist()) do out[i] = counts[i] > 0 and labels[p + 1] or 0 / 0 end
-  return I.reduced_variable(v, { axis }, nd.from(out, "float64"):reshape(pos.shape), c.attrs)
+  return reduce.reduced_variable(v, { axis }, nd.from(out, "float64"):reshape(pos.shape), c.attrs)
 end
 
 -- {dim = label}: the labels of the extreme over several dimensions.
@@ -174,7 +178,7 @@ local function idx_over(v, dims, what)
     local c = coordinate_of(v, d, what)
     local labels, values = c:_values_array():astype("float64"):tolist(), {}
     for i, q in ipairs(p:reshape { -1 }:tolist()) do values[i] = counts[i] > 0 and labels[q + 1] or 0 / 0 end
-    out[d] = I.reduced_variable(v, axes, nd.from(values, "float64"):reshape(pos.shape), c.attrs)
+    out[d] = reduce.reduced_variable(v, axes, nd.from(values, "float64"):reshape(pos.shape), c.attrs)
   end
   return out
 end
@@ -191,22 +195,22 @@ local function located_extreme(v, op, dims, opts)
   return v:isel(spec):item()
 end
 
-function M.install(internals, Variable)
-  I = internals
-  for _, op in ipairs { "max", "min" } do
-    local folded = Variable[op]
-    Variable[op] = function(v, dims, opts)
-      local x = located_extreme(v, op, dims, opts)
-      if x ~= nil then return x end
-      return folded(v, dims, opts)
-    end
+-- The methods this module gives the Variable class (max and min: a reduction
+-- where no labels are asked for).
+M.methods = {}
+for _, op in ipairs { "max", "min" } do
+  local folded = reduce.reduction(op)
+  M.methods[op] = function(v, dims, opts)
+    local x = located_extreme(v, op, dims, opts)
+    if x ~= nil then return x end
+    return folded(v, dims, opts)
   end
-  for _, what in ipairs { "argmax", "argmin", "idxmax", "idxmin" } do
-    local along, over = what:match("^arg") and arg_along or idx_along, what:match("^arg") and arg_over or idx_over
-    Variable[what] = function(v, dims)
-      if type(dims) == "table" then return over(v, dims, what) end
-      return along(v, dims, what)
-    end
+end
+for _, what in ipairs { "argmax", "argmin", "idxmax", "idxmin" } do
+  local along, over = what:match("^arg") and arg_along or idx_along, what:match("^arg") and arg_over or idx_over
+  M.methods[what] = function(v, dims)
+    if type(dims) == "table" then return over(v, dims, what) end
+    return along(v, dims, what)
   end
 end
 

@@ -1,4 +1,4 @@
--- ipfsrt.polyfit: least-squares polynomial fits along a dimension, as
+-- ipfsrt.dataset.polyfit: least-squares polynomial fits along a dimension, as
 -- xarray's DataArray.polyfit.
 --
 --   local fit = ds.sst:isel { zlev = 0 }:polyfit("time", 1)
@@ -19,19 +19,21 @@ local ipfsrt = require "ipfsrt"
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local V = require "ipfsrt.dataset.variable"
+local CF = require "ipfsrt.dataset.cf"
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 -- x along dim, as a Lua list of numbers.
 local function x_values(v, dim)
   local c = v:_coords()[dim]
-  local axis = I.axis_of(v, dim)
+  local axis = V.axis_of(v, dim)
   if not c then
     local x = {}
     for i = 1, v.shape[axis + 1] do x[i] = i - 1 end
     return x
   end
   local values = c:_values_array():astype("float64")
-  local t = I.time_of(c.name, c.attrs)
+  local t = CF.time_of(c.name, c.attrs)
   if t then values = (values * t.scale + t.epoch) * 1e9 end
   return values:reshape { -1 }:tolist()
 end
@@ -240,26 +242,24 @@ end
 -- A result over dims, with v's coordinates along them (and degree's, from
 -- deg down to 0, for the coefficients).
 local function fitted_variable(v, name, data, dims, deg)
-  local out = I.new_variable(v._ds, name, nil, dims, nil, data)
   local coords, map = v:_coords(), {}
   for _, d in ipairs(dims) do map[d] = coords[d] end
   if deg then
     local degrees = {}
     for j = 0, deg do degrees[j + 1] = deg - j end
-    map.degree = I.label_coordinate(v._ds, "degree", degrees)
+    map.degree = V.label_coordinate(V.dataset(v), "degree", degrees)
   end
-  out.attrs, out._coordmap, out._auxmap = {}, map, {}
-  return out
+  return V.computed(V.dataset(v), name, dims, data, {}, map, {})
 end
 
 -- v:polyfit(dim, deg[, {full = true}]) -> {polyfit_coefficients =,
 -- polyfit_residuals = (full only)}: variables, as xarray's Dataset.
 function M.polyfit(v, dim, deg, opts)
   opts = opts or {}
-  if type(dim) ~= "string" then I.bad("polyfit: a dimension name first") end
-  if math.type(deg) ~= "integer" or deg < 0 then I.bad("polyfit: deg is a whole number of 0 or more") end
-  if type(opts) ~= "table" then I.bad("polyfit: options are a table ({full =})") end
-  local axis = I.axis_of(v, dim)
+  if type(dim) ~= "string" then bad("polyfit: a dimension name first") end
+  if math.type(deg) ~= "integer" or deg < 0 then bad("polyfit: deg is a whole number of 0 or more") end
+  if type(opts) ~= "table" then bad("polyfit: options are a table ({full =})") end
+  local axis = V.axis_of(v, dim)
   local x, k = x_values(v, dim), deg + 1
   local y = v:_values_array():astype("float64")
   local order = {}
@@ -285,9 +285,7 @@ function M.polyfit(v, dim, deg, opts)
   return out
 end
 
-function M.install(internals, Variable)
-  I = internals
-  Variable.polyfit = M.polyfit
-end
+-- The methods this module gives the Variable class.
+M.methods = { polyfit = M.polyfit }
 
 return M

@@ -1,4 +1,4 @@
--- ipfsrt.to_netcdf: a dataset variable written as a NetCDF-4 file (through
+-- ipfsrt.dataset.to_netcdf: a dataset variable written as a NetCDF-4 file (through
 -- Debian's libnetcdf) that xarray opens as it opened the source: the values
 -- CF-decoded (floats with NaN where missing, _FillValue NaN), a coordinate
 -- per dimension with its attributes (times in seconds since 1970-01-01 of
@@ -16,14 +16,14 @@ local C = require "ipfsrt.core"
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local written = require "ipfsrt.dataset.written"
 
 local bad = require "ipfsrt.bad" ("dataset: to_netcdf: ")
 
 local OPTIONS = { name = true, mode = true }
 
 local function attributes(attrs, values, extra)
-  local out = I.written_attributes(attrs)
+  local out = written.attributes(attrs)
   if values and values.dtype:match("^float") then out._FillValue = 0 / 0 end
   for k, v in pairs(extra or {}) do out[k] = v end
   return next(out) and ipfsrt.json.encode(out) or nil
@@ -32,7 +32,7 @@ end
 -- A coordinate written: times in seconds since 1970-01-01 of their calendar
 -- (as xarray reads them back), names as strings, other labels as they are.
 local function write_coordinate(w, name, c)
-  local values, attrs = I.written_coordinate(c)
+  local values, attrs = written.coordinate(c)
   if not nd.isarray(values) then return w:strings(name, c.dims[1], values, attributes(attrs)) end
   w:var(name, c.dims, values, attributes(attrs, values))
 end
@@ -64,9 +64,7 @@ function M.to_netcdf(v, path, opts)
   w:finish()
 end
 
-function M.install(internals, Variable)
-  I = internals
-  Variable.to_netcdf = M.to_netcdf
-end
+-- The methods this module gives the Variable class.
+M.methods = { to_netcdf = M.to_netcdf }
 
 return M

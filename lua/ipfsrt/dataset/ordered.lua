@@ -1,4 +1,4 @@
--- ipfsrt.ordered: reductions that order values along dimensions, as
+-- ipfsrt.dataset.ordered: reductions that order values along dimensions, as
 -- xarray's: quantile, median, and sorts along a dimension.
 --
 --   ds.sst:quantile(0.9, "time")                       -- the 90th percentile of every cell
@@ -14,7 +14,10 @@ local ipfsrt = require "ipfsrt"
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local V = require "ipfsrt.dataset.variable"
+local methods = require "ipfsrt.dataset.methods"
+local reduce = require "ipfsrt.dataset.reduce"
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 -- Decoded bytes (as float64) a column holds at most, unless one column of
 -- single chunks is larger.
@@ -26,9 +29,9 @@ local PICKING = { lower = true, higher = true, nearest = true, inverted_cdf = tr
 
 local function check_options(what, opts, known)
   if opts == nil then return {} end
-  if type(opts) ~= "table" then I.bad("%s: options are a table", what) end
+  if type(opts) ~= "table" then bad("%s: options are a table", what) end
   for k in pairs(opts) do
-    if not known[k] then I.bad("%s: no option %s (options: %s)", what, tostring(k), table.concat(I.sorted_names(known), ", ")) end
+    if not known[k] then bad("%s: no option %s (options: %s)", what, tostring(k), table.concat(methods.sorted_names(known), ", ")) end
   end
   return opts
 end
@@ -38,7 +41,7 @@ end
 local function chunk_lengths(v)
   local out = {}
   for i = 1, #v.dims do out[i] = 1 end
-  local sel, a = v._sel, v._array
+  local sel, a = V.selection(v), V.array(v)
   if not (sel and a) then return out end
   local d = 0
   for k, s in ipairs(sel) do
@@ -119,18 +122,15 @@ end
 local function quantile_coordinate(v, q)
   local listed = type(q) == "table"
   local values = listed and q or { q }
-  local c = I.new_variable(v._ds, "quantile", nil, listed and { "quantile" } or {}, nil,
-    listed and nd.from(values, "float64") or nd.from(values, "float64"):reshape {})
-  c.attrs, c._coordmap = {}, {}
-  if listed then c._labels, c._coordmap.quantile = values, c end
-  return c
+  if listed then return V.labelled(V.dataset(v), "quantile", nd.from(values, "float64"), values) end
+  return V.computed(V.dataset(v), "quantile", {}, nd.from(values, "float64"):reshape {})
 end
 
 local function check_q(q)
   local list = type(q) == "table" and q or { q }
-  if type(q) == "table" and (#q == 0 or getmetatable(q) ~= nil) then I.bad("quantile: q is a number or a list of them") end
+  if type(q) == "table" and (#q == 0 or getmetatable(q) ~= nil) then bad("quantile: q is a number or a list of them") end
   for _, x in ipairs(list) do
-    if type(x) ~= "number" or not (x >= 0 and x <= 1) then I.bad("quantile: q must be in [0, 1], not %s", tostring(x)) end
+    if type(x) ~= "number" or not (x >= 0 and x <= 1) then bad("quantile: q must be in [0, 1], not %s", tostring(x)) end
   end
 end
 
@@ -146,7 +146,7 @@ function M.quantile(v, q, dims, opts)
   check_q(q)
   opts = check_options("quantile", opts, QUANTILE_OPTIONS)
   local o = { method = opts.method, skipna = opts.skipna ~= false }
-  local axes = I.axes_of(v, dims)
+  local axes = V.axes_of(v, dims)
   local listed = type(q) == "table"
   nd.from({ 1.0 }):quantile(0.5, nil, o) -- an unknown method is refused now, before anything is read
   local dtype = PICKING[o.method] and v.dtype or "float64"
@@ -158,11 +158,10 @@ function M.quantile(v, q, dims, opts)
   end
   local all = {}
   for i = 1, #v.dims do all[i] = i - 1 end
-  local out = I.reduced_variable(v, axes or all, r, {}, listed and { "quantile" } or nil)
-  out._auxmap = {} -- xarray's quantile keeps no scalar coordinate but its own
-  local c = quantile_coordinate(v, q)
-  if listed then out._coordmap.quantile = c else out._auxmap.quantile = c end
-  return out
+  local out = reduce.reduced_variable(v, axes or all, r, {}, listed and { "quantile" } or nil)
+  local c, coords, aux = quantile_coordinate(v, q), out:_coords(), {} -- xarray's quantile keeps no
+  if listed then coords.quantile = c else aux.quantile = c end -- scalar coordinate but its own
+  return V.computed(V.dataset(v), out.name, out.dims, V.data(out), out.attrs, coords, aux)
 end
 
 -- v:median([dims][, {skipna = false}]): as quantile(0.5), in the variable's
@@ -171,15 +170,15 @@ function M.median(v, dims, opts)
   if type(dims) == "table" and #dims == 0 and next(dims) ~= nil and opts == nil then dims, opts = nil, dims end
   opts = check_options("median", opts, { skipna = true })
   local o = { skipna = opts.skipna ~= false }
-  if v._expr and not v._data then return nil end -- lazy expressions: the arithmetic module's
-  local axes = I.axes_of(v, dims)
+  if V.expression(v) and not V.data(v) then return nil end -- lazy expressions: the arithmetic module's
+  local axes = V.axes_of(v, dims)
   local dtype = v.dtype == "float32" and "float32" or "float64"
   local r = ordered_reduce(v, axes, {}, dtype, function(x, ax)
     if ax then return x:median(ax, o) end
     return x:median(o)
   end)
   if type(r) == "number" then return r end
-  return I.reduced_variable(v, axes or {}, r)
+  return reduce.reduced_variable(v, axes or {}, r)
 end
 
 -- v:sort([dim]), v:argsort([dim]): the values along dim (a 1-D variable's
@@ -189,23 +188,19 @@ end
 for _, what in ipairs { "sort", "argsort" } do
   M[what] = function(v, dim)
     if dim == nil and #v.dims == 1 then dim = v.dims[1] end
-    if type(dim) ~= "string" then I.bad("%s takes one dimension (dimensions: %s)", what, table.concat(v.dims, ", ")) end
-    local axis = I.axis_of(v, dim)
+    if type(dim) ~= "string" then bad("%s takes one dimension (dimensions: %s)", what, table.concat(v.dims, ", ")) end
+    local axis = V.axis_of(v, dim)
     local x = v:_values_array()
-    local out = I.new_variable(v._ds, v.name, nil, v.dims, nil, x[what](x, axis))
-    out.attrs, out._coordmap, out._auxmap = what == "sort" and v.attrs or {}, v:_coords(), v:_aux()
-    out._coordmap[dim] = nil
-    return out
+    local coords = v:_coords()
+    coords[dim] = nil
+    return V.computed(V.dataset(v), v.name, v.dims, x[what](x, axis), what == "sort" and v.attrs or {}, coords, v:_aux())
   end
 end
 
-function M.install(internals, Variable)
-  I = internals
-  for _, what in ipairs { "quantile", "sort", "argsort" } do Variable[what] = M[what] end
-  local lazy_median = Variable.median
-  Variable.median = function(v, dims, opts)
-    return M.median(v, dims, opts) or lazy_median(v, dims, opts)
-  end
-end
+-- The methods this module gives the Variable class (median: a reduction
+-- where it orders no values itself).
+M.methods = { quantile = M.quantile, sort = M.sort, argsort = M.argsort }
+local folded_median = reduce.reduction("median")
+function M.methods.median(v, dims, opts) return M.median(v, dims, opts) or folded_median(v, dims, opts) end
 
 return M

@@ -1,4 +1,4 @@
--- ipfsrt.append: a dataset grown along a dimension, or a region of it
+-- ipfsrt.dataset.append: a dataset grown along a dimension, or a region of it
 -- written again, in place (a folder, S3) or as a new version of a
 -- content-addressed one (a CAR, an ipfs:// root): then only what changed is
 -- made, the new root is the one `ipfsrt pack` gives for the changed folder
@@ -30,7 +30,11 @@ local C = require("ipfsrt.core").zarr
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I, Dataset -- the dataset's internals and class (install)
+local V = require "ipfsrt.dataset.variable"
+local CF = require "ipfsrt.dataset.cf"
+local gather = require "ipfsrt.dataset.gather"
+local methods = require "ipfsrt.dataset.methods"
+local Dataset = {} -- the methods this module gives the Dataset class (M.dataset_methods)
 
 local bad = require "ipfsrt.bad" ("")
 
@@ -42,12 +46,13 @@ local CONTENT_ADDRESSED = { car = true, ipfs = true }
 -- coordinates, or a variable with its coordinates.
 local function parts_of(from)
   local out = {}
-  if getmetatable(from) == Dataset then
-    for name, v in pairs(rawget(from, "_vars")) do out[name] = v end
-    for name, c in pairs(rawget(from, "_coords")) do out[name] = c end
+  if type(from) == "table" and getmetatable(from) and from._members then -- a dataset
+    local vars, coords = from:_members()
+    for name, v in pairs(vars) do out[name] = v end
+    for name, c in pairs(coords) do out[name] = c end
     return out
   end
-  if not I.is_variable(from) then bad("append: the data is a dataset, a variable, or where to open one") end
+  if not V.is(from) then bad("append: the data is a dataset, a variable, or where to open one") end
   out[from.name] = from
   for d, c in pairs(from:_coords()) do out[d] = c end
   return out
@@ -72,7 +77,7 @@ end
 -- How v's values are stored: its data type and the attributes that decode them.
 local ENCODING = { "scale_factor", "add_offset", "missing_value", "units", "calendar", "_Unsigned" }
 local function encoding_of(v)
-  local a = rawget(v, "_array")
+  local a = V.array(v)
   local e = { dtype = a and a.dtype, fill = one(v.attrs._FillValue) }
   if e.fill == nil and a and a.fill_value then e.fill = a.fill_value:get() end
   for _, k in ipairs(ENCODING) do e[k] = one(v.attrs[k]) end
@@ -103,7 +108,7 @@ end
 
 local function stored_selection(v)
   local sel = {}
-  for i, s in ipairs(rawget(v, "_sel")) do sel[i] = I.slice_part(s) end
+  for i, s in ipairs(V.selection(v)) do sel[i] = gather.slice_part(s) end
   return sel
 end
 
@@ -111,7 +116,7 @@ end
 -- cannot be (a value the encoding cannot hold exactly).
 local function encoded(x, t, enc)
   local decoded = x
-  local time = I.time_of(t.name, t.attrs)
+  local time = CF.time_of(t.name, t.attrs)
   if time then -- seconds since 1970 of the calendar -> the old units
     x = (x:astype("float64") - time.epoch) / time.scale
   elseif enc.scale_factor or enc.add_offset then
@@ -143,11 +148,11 @@ end
 -- alike (no rounding on the way), else decoded and encoded as t is.
 local function values_for(f, t)
   local fe, te = encoding_of(f), encoding_of(t)
-  if rawget(f, "_array") and not rawget(f, "_data") and not rawget(f, "_expr") and same_encoding(fe, te) then
-    return rawget(f, "_array"):read(stored_selection(f))
+  if V.array(f) and not V.data(f) and not V.expression(f) and same_encoding(fe, te) then
+    return V.array(f):read(stored_selection(f))
   end
   local x -- times as seconds, whatever their units were; the rest decoded
-  if I.time_of(t.name, t.attrs) then x = nd.from(I.labels_of(f), "float64") else x = f:_values_array() end
+  if CF.time_of(t.name, t.attrs) then x = nd.from(V.labels_of(f), "float64") else x = f:_values_array() end
   local y, why = encoded(x, t, te)
   if not y then bad("%s: %s", t.name, why) end
   return y
@@ -156,7 +161,7 @@ end
 -- ------------------------------------------------------------- checks
 
 local function label_text(x, t)
-  if t and type(x) == "number" then return I.iso(x) end
+  if t and type(x) == "number" then return CF.iso(x) end
   return tostring(x)
 end
 
@@ -201,7 +206,7 @@ end
 
 local function check_chunks(name, t, chunks)
   if chunks == nil or #chunks ~= #t.shape then return end
-  local have = rawget(t, "_array").chunks
+  local have = V.array(t).chunks
   if not same_list(have, chunks) then
     bad("%s: chunks [%s] asked for; the old version's are [%s], which the change keeps", name,
       table.concat(chunks, ", "), table.concat(have, ", "))
@@ -212,11 +217,12 @@ end
 local function plan_append(old, parts, dim, opts)
   if type(dim) ~= "string" then bad("append: dim names the dimension to append along") end
   local olds = {}
-  for name, v in pairs(rawget(old, "_vars")) do olds[name] = v end
-  for name, c in pairs(rawget(old, "_coords")) do olds[name] = c end
+  local vars, coords = old:_members()
+  for name, v in pairs(vars) do olds[name] = v end
+  for name, c in pairs(coords) do olds[name] = c end
   if not old.dims[dim] then bad("append: the old version has no dimension %s", dim) end
   local plan, length = {}, nil
-  for _, name in ipairs(I.sorted_names(olds)) do
+  for _, name in ipairs(methods.sorted_names(olds)) do
     local t, f = olds[name], parts[name]
     local axis = has_dim(t, dim)
     if axis and not f then bad("%s: along %s in the old version, missing from the new data", name, dim) end
@@ -238,13 +244,13 @@ local function plan_append(old, parts, dim, opts)
       end
     end
   end
-  for _, name in ipairs(I.sorted_names(parts)) do
+  for _, name in ipairs(methods.sorted_names(parts)) do
     if not olds[name] and has_dim(parts[name], dim) then
       bad("%s: not in the old version: an append extends the variables there", name)
     end
   end
   local c = olds[dim]
-  if c and parts[dim] then check_after(dim, I.labels_of(c), I.labels_of(parts[dim]), I.time_of(dim, c.attrs)) end
+  if c and parts[dim] then check_after(dim, V.labels_of(c), V.labels_of(parts[dim]), CF.time_of(dim, c.attrs)) end
   return plan
 end
 
@@ -260,9 +266,10 @@ local function plan_region(old, parts, region, opts)
     end
   end
   local olds, plan = {}, {}
-  for name, v in pairs(rawget(old, "_vars")) do olds[name] = v end
-  for name, c in pairs(rawget(old, "_coords")) do olds[name] = c end
-  for _, name in ipairs(I.sorted_names(parts)) do
+  local vars, coords = old:_members()
+  for name, v in pairs(vars) do olds[name] = v end
+  for name, c in pairs(coords) do olds[name] = c end
+  for _, name in ipairs(methods.sorted_names(parts)) do
     local f, t = parts[name], olds[name]
     if not t then bad("%s: not in the old version: a region is written into the variables there", name) end
     check_dims(name, f, t)
@@ -305,9 +312,9 @@ local function write_into(target, store, from, opts)
   local plan = opts.region and plan_region(new, parts, opts.region, opts) or plan_append(new, parts, opts.dim, opts)
   for _, p in ipairs(plan) do p.values = values_for(p.f, p.t) end -- all converted before any is written
   for _, p in ipairs(plan) do
-    local node = rawget(rawget(p.t, "_array"), "_node")
-    if p.selection then node:write(p.selection, p.values, opts.threads or 0, false)
-    else node:append(p.axis, p.values, opts.threads or 0) end
+    local a = V.array(p.t)
+    if p.selection then a:write(p.selection, p.values, { threads = opts.threads })
+    else a:append(p.axis, p.values, { threads = opts.threads }) end
   end
   if consolidated(store) then C.consolidate_store(target, "") end
 end
@@ -324,7 +331,7 @@ function M.write(old, from, opts)
     if not WRITE_OPTIONS[k] then bad("append: no option %s (options: chunks, dim, force, output, pack, region, threads)", tostring(k)) end
   end
   if type(from) == "string" then from = require("ipfsrt.dataset").open(from) end
-  local store = rawget(old, "_store")
+  local store = old:_source()
   if not store then bad("append: the old version is no stored dataset") end
   local info = store:info()
   local versioned = CONTENT_ADDRESSED[info.kind]
@@ -349,19 +356,17 @@ function M.write(old, from, opts)
   if not ok then error(err, 0) end
 end
 
-function M.install(internals, class)
-  I, Dataset = internals, class
-  -- ds:append(from, opts): from (a dataset, a variable, or where to open one)
-  -- appended along opts.dim; ds:replace(from, {region = ...}) writes a region again.
-  function Dataset.append(ds, from, opts)
-    opts = opts or {}
-    if opts.region then bad("append: region is replace's (ds:replace(from, {region = ...}))") end
-    return M.write(ds, from, opts)
-  end
-  function Dataset.replace(ds, from, opts)
-    if type(opts) ~= "table" or not opts.region then bad("replace: opts.region = {DIM = {start, stop}}") end
-    return M.write(ds, from, opts)
-  end
+-- ds:append(from, opts): from (a dataset, a variable, or where to open one)
+-- appended along opts.dim; ds:replace(from, {region = ...}) writes a region again.
+function Dataset.append(ds, from, opts)
+  opts = opts or {}
+  if opts.region then bad("append: region is replace's (ds:replace(from, {region = ...}))") end
+  return M.write(ds, from, opts)
 end
+function Dataset.replace(ds, from, opts)
+  if type(opts) ~= "table" or not opts.region then bad("replace: opts.region = {DIM = {start, stop}}") end
+  return M.write(ds, from, opts)
+end
+M.dataset_methods = Dataset
 
 return M

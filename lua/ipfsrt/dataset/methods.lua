@@ -1,4 +1,4 @@
--- ipfsrt.methods: what an object of the dataset toolkit answers when asked
+-- ipfsrt.dataset.methods: what an object of the dataset toolkit answers when asked
 -- for a name it does not have: an error that lists the names it has (a
 -- misspelt or missing method is otherwise Lua's bare "attempt to call a nil
 -- value").
@@ -32,6 +32,14 @@ function M.index(class, kind)
     if type(k) ~= "string" or k:sub(1, 1) == "_" then return nil end
     M.missing(type(kind) == "function" and kind(object) or kind, class, k)
   end
+end
+
+-- The keys of t (names), sorted.
+function M.sorted_names(t)
+  local names = {}
+  for name in pairs(t) do names[#names + 1] = name end
+  table.sort(names)
+  return names
 end
 
 return M

@@ -1,4 +1,4 @@
--- ipfsrt.plot: pictures of dataset variables worth putting in a paper.
+-- ipfsrt.dataset.plot: pictures of dataset variables worth putting in a paper.
 --
 --   plot.map(ds.sst:sel { time = "2024-02-29" }, { path = "sst.png" })
 --   plot.map(anomaly, { path = "anom.png", center = 0, title = "SST anomaly" })
@@ -19,14 +19,15 @@
 -- coordinate (dates along a CF time axis), NaN as gaps. opts: path
 -- (required), title, ylabel (default: the units), labels (legend names).
 local ipfsrt = require "ipfsrt"
-local cftime = require "ipfsrt.cftime"
+local cftime = require "ipfsrt.dataset.cftime"
 local nd = ipfsrt.ndarray
 
-local svg = require "ipfsrt.plot_svg"
+local svg = require "ipfsrt.dataset.plot_svg"
 
 local M = {}
 
 local bad = require "ipfsrt.bad" ("plot: ")
+local V = require "ipfsrt.dataset.variable"
 
 local function is_variable(x) return type(x) == "table" and x.dims ~= nil and x.values ~= nil end
 
@@ -130,9 +131,9 @@ local MAP_OPTIONS = { path = true, title = true, units = true, cmap = true, vmin
 -- The values of a selection's dropped dimensions, as "time = 2024-02-29".
 local function where_selected(v)
   local parts = {}
-  local sel, ds = rawget(v, "_sel"), rawget(v, "_ds")
-  for i, d in ipairs(rawget(v, "_all_dims") or {}) do
-    local c = sel and sel[i].index and ds and ds._coords[d]
+  local sel = V.selection(v)
+  for i, d in ipairs(sel and V.all_dims(v) or {}) do
+    local c = sel[i].index and V.coordinate_of(v, d)
     if c then
       local x = kind_of(c) == "time" and c:dates()[sel[i].index + 1] or
         number_text(c:values():astype("float64"):get(sel[i].index))

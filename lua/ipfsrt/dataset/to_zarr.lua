@@ -1,4 +1,4 @@
--- ipfsrt.to_zarr: a dataset variable (stored, computed or lazy) written as a
+-- ipfsrt.dataset.to_zarr: a dataset variable (stored, computed or lazy) written as a
 -- Zarr v2 group that xarray opens as it opened the source: the values
 -- (CF-decoded: floats with NaN where missing), a coordinate per dimension
 -- with its attributes, dimension names (_ARRAY_DIMENSIONS), and the
@@ -20,7 +20,7 @@ local C = require("ipfsrt.core").zarr
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local written = require "ipfsrt.dataset.written"
 
 local bad = require "ipfsrt.bad" ("dataset: to_zarr: ")
 
@@ -30,7 +30,7 @@ local MODES = { ["w-"] = true, w = true, a = true }
 local MAX_DEPTH = 64 -- of folders erased in a store replaced
 
 local function copy_attrs(attrs, dims, coordinates)
-  local out = I.written_attributes(attrs)
+  local out = written.attributes(attrs)
   out._ARRAY_DIMENSIONS = dims
   out.coordinates = coordinates -- those off its dimensions, as xarray names them
   return out
@@ -58,7 +58,7 @@ end
 -- them in when not theirs: times in seconds since 1970-01-01 of their
 -- calendar, names (seasons) as strings, others as the variable's values are.
 local function coordinate_values(c)
-  local values, attrs = I.written_coordinate(c)
+  local values, attrs = written.coordinate(c)
   if nd.isarray(values) then return values, attrs end
   local names, dtype = names_array(values)
   return names, attrs, dtype
@@ -102,12 +102,12 @@ local function prepare(path, mode, names)
 end
 
 -- As xarray's append_dim and region: v (its coordinates with it) into the
--- dataset at path, checked against it first (see ipfsrt.append); at a CAR or
+-- dataset at path, checked against it first (see ipfsrt.dataset.append); at a CAR or
 -- an ipfs:// root a new version, its blocks to opts.output, its root returned.
 local function into_existing(v, path, opts)
   if opts.mode or opts.compressor or opts.name then bad("append_dim and region write as the dataset there stores") end
   local old = require("ipfsrt.dataset").open(path)
-  return require("ipfsrt.append").write(old, v, { dim = opts.append_dim, region = opts.region, output = opts.output,
+  return require("ipfsrt.dataset.append").write(old, v, { dim = opts.append_dim, region = opts.region, output = opts.output,
     pack = opts.pack, chunks = opts.chunks, force = opts.force })
 end
 
@@ -150,7 +150,7 @@ function M.to_zarr(v, path, opts)
   if opts.append_dim ~= nil or opts.region ~= nil then return into_existing(v, path, opts) end
   local mode = opts.mode or "w-"
   if not MODES[mode] then bad("mode is \"w-\", \"w\" or \"a\", not %s", tostring(mode)) end
-  -- adding to a group another process may be changing (ipfsrt.append's lock)
+  -- adding to a group another process may be changing (ipfsrt.dataset.append's lock)
   local lock = mode == "a" and C.path_kind(path) == "folder" and zarr.store(path, { writable = true }) or nil
   if lock then lock:begin_change() end
   local ok, err = pcall(write_variable, v, path, opts, mode)
@@ -159,9 +159,7 @@ function M.to_zarr(v, path, opts)
 end
 
 
-function M.install(internals, Variable)
-  I = internals
-  Variable.to_zarr = M.to_zarr
-end
+-- The methods this module gives the Variable class.
+M.methods = { to_zarr = M.to_zarr }
 
 return M

@@ -1,4 +1,4 @@
--- ipfsrt.coarsen: blocks of neighbouring positions reduced to one, as
+-- ipfsrt.dataset.coarsen: blocks of neighbouring positions reduced to one, as
 -- xarray's coarsen.
 --
 --   ds.sst:isel { time = 0 }:coarsen { lat = 4, lon = 4 }:mean()          -- 1-degree means of 0.25-degree cells
@@ -12,32 +12,33 @@ local ipfsrt = require "ipfsrt"
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local V = require "ipfsrt.dataset.variable"
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 local Coarsen = {}
-Coarsen.__index = require("ipfsrt.methods").index(Coarsen, "a coarsen")
+Coarsen.__index = require("ipfsrt.dataset.methods").index(Coarsen, "a coarsen")
 M.Coarsen = Coarsen
 
 local BOUNDARIES = { exact = true, trim = true, pad = true }
 
 -- v:coarsen{dim = n, ...[, boundary = "exact"]}
 function M.coarsen(v, spec)
-  if type(spec) ~= "table" then I.bad("coarsen takes {dim = n, ...[, boundary = \"exact\" | \"trim\" | \"pad\"]}") end
+  if type(spec) ~= "table" then bad("coarsen takes {dim = n, ...[, boundary = \"exact\" | \"trim\" | \"pad\"]}") end
   local boundary = spec.boundary or "exact"
-  if not BOUNDARIES[boundary] then I.bad("coarsen: boundary is \"exact\", \"trim\" or \"pad\", not %s", tostring(boundary)) end
+  if not BOUNDARIES[boundary] then bad("coarsen: boundary is \"exact\", \"trim\" or \"pad\", not %s", tostring(boundary)) end
   local blocks = {}
   for d, n in pairs(spec) do
     if d ~= "boundary" then
-      local axis = I.axis_of(v, d)
-      if math.type(n) ~= "integer" or n < 1 then I.bad("coarsen: %s = a whole number of positions", tostring(d)) end
+      local axis = V.axis_of(v, d)
+      if math.type(n) ~= "integer" or n < 1 then bad("coarsen: %s = a whole number of positions", tostring(d)) end
       local len = v.shape[axis + 1]
       if boundary == "exact" and len % n ~= 0 then
-        I.bad("coarsen: %s has %d positions, not a multiple of %d (boundary = \"trim\" or \"pad\")", d, len, n)
+        bad("coarsen: %s has %d positions, not a multiple of %d (boundary = \"trim\" or \"pad\")", d, len, n)
       end
       blocks[axis] = n
     end
   end
-  if next(blocks) == nil then I.bad("coarsen: which dimensions? ({lat = 4})") end
+  if next(blocks) == nil then bad("coarsen: which dimensions? ({lat = 4})") end
   return setmetatable({ _var = v, blocks = blocks, boundary = boundary }, Coarsen)
 end
 
@@ -74,13 +75,11 @@ end
 
 -- The coordinate of the blocks along dim: the mean of each block's labels.
 local function block_coordinate(c, n, boundary, dim)
-  local labels, t = I.selected_labels(c, dim)
+  local labels, t = V.selected_labels(c, dim)
   local x, _ = split(nd.from(labels, "float64"), { [0] = n }, boundary)
   local means = x:mean(1):tolist()
-  if t then return I.label_coordinate(c._ds, dim, means, t) end
-  local out = I.new_variable(c._ds, dim, nil, { dim }, nil, nd.from(means, "float64"):astype(c.dtype))
-  out.attrs, out._labels, out._coordmap = c.attrs, means, {}
-  out._coordmap[dim] = out
+  if t then return V.label_coordinate(V.dataset(c), dim, means, t) end
+  local out = V.labelled(V.dataset(c), dim, nd.from(means, "float64"):astype(c.dtype), means, c.attrs)
   return out
 end
 
@@ -90,14 +89,12 @@ for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "median", "coun
     local x, inner = split(v:_values_array(), r.blocks, r.boundary)
     local o = { skipna = not (opts and opts.skipna == false) }
     local values = op == "median" and x:median(inner, o) or x[op](x, inner, o)
-    local out = I.new_variable(v._ds, v.name, nil, v.dims, nil, values)
-    out._coordmap, out._auxmap, out.attrs = v:_coords(), v:_aux(), op == "count" and {} or v.attrs
+    local coords = v:_coords()
     for axis, n in pairs(r.blocks) do
       local d = v.dims[axis + 1]
-      local c = out._coordmap[d]
-      if c then out._coordmap[d] = block_coordinate(c, n, r.boundary, d) end
+      if coords[d] then coords[d] = block_coordinate(coords[d], n, r.boundary, d) end
     end
-    return out
+    return V.computed(V.dataset(v), v.name, v.dims, values, op == "count" and {} or v.attrs, coords, v:_aux())
   end
 end
 
@@ -108,9 +105,7 @@ function Coarsen.__tostring(r)
   return string.format("<ipfsrt.dataset.Coarsen %s: %s, boundary %s>", r._var.name, table.concat(parts, ", "), r.boundary)
 end
 
-function M.install(internals, Variable)
-  I = internals
-  Variable.coarsen = M.coarsen
-end
+-- The methods this module gives the Variable class.
+M.methods = { coarsen = M.coarsen }
 
 return M

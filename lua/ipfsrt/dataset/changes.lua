@@ -1,4 +1,4 @@
--- ipfsrt.changes: what changed between two versions of a dataset, from
+-- ipfsrt.dataset.changes: what changed between two versions of a dataset, from
 -- their blocks. Only directories whose CIDs differ are read (a subtree with
 -- the same CID is the same), so comparing a year of data with the same year
 -- and a day is reading the day.
@@ -19,7 +19,7 @@
 -- (other keys that changed: {path = kind}), old and new (the roots' stores).
 local ipfsrt = require "ipfsrt"
 local zarr = require "ipfsrt.zarr"
-local cftime = require "ipfsrt.cftime"
+local cftime = require "ipfsrt.dataset.cftime"
 local C = require("ipfsrt.core").zarr
 
 local M = {}
@@ -30,7 +30,8 @@ local METADATA = { [".zarray"] = true, [".zattrs"] = true, ["zarr.json"] = true,
   [".zmetadata"] = true }
 
 local function store_of(side, opts)
-  if type(side) == "table" and getmetatable(side) and rawget(side, "_store") then return rawget(side, "_store") end
+  local source = type(side) == "table" and getmetatable(side) and side._source -- a dataset
+  if source then return (source(side)) end
   if type(side) == "string" or type(side) == "table" then return zarr.store(side, { client = opts.client }) end
   if type(side) == "userdata" then return side end
   bad("a version is a CAR, a list of CARs, an ipfs:// root, a store or a dataset")
@@ -204,22 +205,23 @@ function M.diff(old, new, opts)
   return report
 end
 
-function M.install(Dataset)
-  -- ds:changed_since(old[, opts]) -> diff(old, ds): what to read again. An
-  -- ipfs:// old version is read through the dataset's own client (its
-  -- gateways), unless opts.client names another.
-  function Dataset.changed_since(ds, old, opts)
-    local store = rawget(ds, "_store")
-    if not store then bad("changed_since: the dataset is not stored") end
-    opts = opts or {}
-    if type(opts) ~= "table" then bad("options are a table") end
-    if opts.client == nil and rawget(ds, "_client") then
-      local with = { client = rawget(ds, "_client") }
-      for k, v in pairs(opts) do with[k] = v end
-      opts = with
-    end
-    return M.diff(old, store, opts)
+-- The methods this module gives the Dataset class.
+M.dataset_methods = {}
+
+-- ds:changed_since(old[, opts]) -> diff(old, ds): what to read again. An
+-- ipfs:// old version is read through the dataset's own client (its
+-- gateways), unless opts.client names another.
+function M.dataset_methods.changed_since(ds, old, opts)
+  local store, client = ds:_source()
+  if not store then bad("changed_since: the dataset is not stored") end
+  opts = opts or {}
+  if type(opts) ~= "table" then bad("options are a table") end
+  if opts.client == nil and client then
+    local with = { client = client }
+    for k, v in pairs(opts) do with[k] = v end
+    opts = with
   end
+  return M.diff(old, store, opts)
 end
 
 return M

@@ -1,4 +1,4 @@
--- ipfsrt.gather: selections by lists of positions, as xarray's.
+-- ipfsrt.dataset.gather: selections by lists of positions, as xarray's.
 --
 --   ds.sst:isel { lat = ipfsrt.list { 500, 480, 120 } }      -- orthogonal: each list its own dimension
 --   ds.sst:sel { lat = ipfsrt.points { 35, 0, -60 },           -- pointwise: the lists pair up along a

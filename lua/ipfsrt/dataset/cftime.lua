@@ -1,4 +1,4 @@
--- ipfsrt.cftime: CF time coordinates in every CF calendar, as xarray (with
+-- ipfsrt.dataset.cftime: CF time coordinates in every CF calendar, as xarray (with
 -- cftime) decodes them. A time is a number of seconds since 1970-01-01 of its
 -- own calendar; dates are "YYYY-MM-DD[THH:MM:SS[.ffffff]]".
 --

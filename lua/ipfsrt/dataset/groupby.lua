@@ -1,4 +1,4 @@
--- ipfsrt.groupby: groups of positions along one dimension of a dataset
+-- ipfsrt.dataset.groupby: groups of positions along one dimension of a dataset
 -- variable, as xarray's groupby and resample, and what is computed over them.
 --
 --   local g = ds.sst:groupby("time.month")      -- or time.season, time.year,
@@ -12,17 +12,21 @@
 -- extremes are read once, a slab at a time, each group's rows added to its
 -- total as a reduction of the group's rows would add them; the others (and
 -- groupings along later dimensions) read each group's values.
--- dataset.lua installs this module with the internals it shares.
 local ipfsrt = require "ipfsrt"
-local cftime = require "ipfsrt.cftime"
-local lazy = require "ipfsrt.lazy"
+local cftime = require "ipfsrt.dataset.cftime"
+local lazy = require "ipfsrt.dataset.lazy"
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local V = require "ipfsrt.dataset.variable"
+local CF = require "ipfsrt.dataset.cf"
+local methods = require "ipfsrt.dataset.methods"
+local reduce = require "ipfsrt.dataset.reduce"
+local arithmetic = require "ipfsrt.dataset.arithmetic"
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 local GroupBy = {}
-GroupBy.__index = require("ipfsrt.methods").index(GroupBy, function(g)
+GroupBy.__index = require("ipfsrt.dataset.methods").index(GroupBy, function(g)
   return rawget(g, "_resampled") and "a resample" or "a groupby"
 end)
 
@@ -34,9 +38,9 @@ local COMPONENTS = { year = 1, month = 2, day = 3, dayofyear = 4, season = 2 }
 -- The times along dim of v (seconds) and their decoding.
 local function times_of(v, dim)
   local c = v:_coords()[dim]
-  if not c then I.bad("%s has no coordinate variable: group by its labels needs one", dim) end
-  local labels, t = I.labels_of(c), I.time_of(c.name, c.attrs)
-  if not t then I.bad("%s has no CF time units: %s.month and the like need times", dim, dim) end
+  if not c then bad("%s has no coordinate variable: group by its labels needs one", dim) end
+  local labels, t = V.labels_of(c), CF.time_of(c.name, c.attrs)
+  if not t then bad("%s has no CF time units: %s.month and the like need times", dim, dim) end
   return labels, t
 end
 
@@ -45,20 +49,20 @@ end
 local function labels_by(v, key)
   local dim, part = key:match("^([^.]+)%.(.+)$")
   if not dim then -- a coordinate: each of its labels a group
-    I.axis_of(v, key)
+    V.axis_of(v, key)
     local c = v:_coords()[key]
-    if not c then I.bad("groupby: %s has no coordinate variable", key) end
-    return key, key, I.labels_of(c)
+    if not c then bad("groupby: %s has no coordinate variable", key) end
+    return key, key, V.labels_of(c)
   end
-  I.axis_of(v, dim)
+  V.axis_of(v, dim)
   if not COMPONENTS[part] then
-    I.bad("groupby: %s is not a part of a time (parts: %s)", part, table.concat(I.sorted_names(COMPONENTS), ", "))
+    bad("groupby: %s is not a part of a time (parts: %s)", part, table.concat(methods.sorted_names(COMPONENTS), ", "))
   end
   local times, t = times_of(v, dim)
   local out = {}
   for i, s in ipairs(times) do
     local fields = { cftime.fields(s, t.calendar) }
-    if not fields[1] then I.bad("groupby: %s has a missing time at position %d", dim, i - 1) end
+    if not fields[1] then bad("groupby: %s has a missing time at position %d", dim, i - 1) end
     out[i] = part == "season" and SEASONS[fields[2]] or fields[COMPONENTS[part]]
   end
   return dim, part, out
@@ -89,13 +93,13 @@ end
 -- "dim.day" | "dim.dayofyear" (of a CF time coordinate) or a coordinate's
 -- name; groups sorted by label, as xarray's.
 function M.groupby(v, key)
-  if type(key) ~= "string" then I.bad("groupby takes \"time.month\" or the like, or a coordinate's name") end
+  if type(key) ~= "string" then bad("groupby takes \"time.month\" or the like, or a coordinate's name") end
   local dim, name, labels = labels_by(v, key)
   local seen = {}
   for _, label in ipairs(labels) do seen[label] = true end
-  local groups = I.sorted_names(seen)
-  local t = name == dim and select(2, I.coordinate(v:_coords()[dim], dim)) or nil
-  return new_grouping(v, dim, name, labels, groups, I.label_coordinate(v._ds, name, groups, t))
+  local groups = methods.sorted_names(seen)
+  local t = name == dim and select(2, V.coordinate(v:_coords()[dim], dim)) or nil
+  return new_grouping(v, dim, name, labels, groups, V.label_coordinate(V.dataset(v), name, groups, t))
 end
 
 -- pandas' spellings of the frequencies, as ours: month and year starts
@@ -137,7 +141,7 @@ local function bin_of(freq, t)
   end
   local n = type(freq) == "string" and math.tointeger(tonumber(freq:match("^(%d+)d$")))
   if not n or n < 1 then
-    I.bad("resample: frequency %s is not known (frequencies: \"month\" or \"MS\", \"M\", \"week\" or \"W\", " ..
+    bad("resample: frequency %s is not known (frequencies: \"month\" or \"MS\", \"M\", \"week\" or \"W\", " ..
       "\"year\" or \"YS\", \"Y\", \"Nd\" or \"ND\" for N days)", tostring(freq))
   end
   return function(s, origin) return origin + (s - origin) // (n * 86400) * (n * 86400) end, n * 86400
@@ -147,18 +151,18 @@ end
 -- from the first time's to the last's, empty ones too: NaN whatever is
 -- computed over them, as xarray's).
 function M.resample(v, spec)
-  if type(spec) ~= "table" then I.bad("resample takes {time = \"month\"} or the like") end
+  if type(spec) ~= "table" then bad("resample takes {time = \"month\"} or the like") end
   local dim, freq = next(spec)
-  if next(spec, dim) ~= nil then I.bad("resample takes one dimension") end
-  I.axis_of(v, dim)
+  if next(spec, dim) ~= nil then bad("resample takes one dimension") end
+  V.axis_of(v, dim)
   local times, t = times_of(v, dim)
   freq = frequency(freq)
   local bin, width = bin_of(freq, t)
   local origin = times[1] and (times[1] // 86400) * 86400 -- pandas' start_day
   local labels, groups, last = {}, {}, nil
   for i, s in ipairs(times) do
-    if s ~= s then I.bad("resample: %s has a missing time at position %d", dim, i - 1) end
-    if last and s < last then I.bad("resample: %s is not sorted", dim) end
+    if s ~= s then bad("resample: %s has a missing time at position %d", dim, i - 1) end
+    if last and s < last then bad("resample: %s is not sorted", dim) end
     labels[i], last = bin(s, origin), s
   end
   local first_bin, last_bin = labels[1], labels[#labels]
@@ -173,7 +177,7 @@ function M.resample(v, spec)
       b = next_period(b, freq == "year", t.calendar)
     end
   end
-  local g = new_grouping(v, dim, dim, labels, groups, I.label_coordinate(v._ds, dim, groups, { calendar = t.calendar }))
+  local g = new_grouping(v, dim, dim, labels, groups, V.label_coordinate(V.dataset(v), dim, groups, { calendar = t.calendar }))
   g._resampled = true
   return g
 end
@@ -195,7 +199,7 @@ local function regions_for(g, ks, n)
     end
   end
   local out = {}
-  for _, slab in ipairs(I.slabs(n)) do
+  for _, slab in ipairs(arithmetic.slabs(n)) do
     local a, b = slab and slab.start or 0, slab and slab.start + slab.count or g._var.shape[1]
     local lo, hi
     for p = a, b - 1 do
@@ -211,7 +215,7 @@ end
 -- group's running totals (lazy.running: the bits a reduction of the group's
 -- rows gives). Per position in ks, its result (nil: no positions).
 local function streamed(g, op, skipna, ks)
-  local n = I.node_of(g._var)
+  local n = arithmetic.node_of(g._var)
   local memo, totals, chosen = lazy.new_memo(), {}, {}
   for i, k in ipairs(ks) do chosen[g.groups[k]] = i end
   lazy.each_slab({ n }, regions_for(g, ks, n), memo, function(region, values)
@@ -242,7 +246,7 @@ end
 
 -- Per group of ks, its values gathered (runs concatenated) and reduced along dim.
 local function gathered(g, op, skipna, ks)
-  local out, axis = {}, I.axis_of(g._var, g.dim)
+  local out, axis = {}, V.axis_of(g._var, g.dim)
   for i, k in ipairs(ks) do
     local parts = {}
     for _, run in ipairs(g.runs[k]) do
@@ -267,14 +271,14 @@ local function stacked(list, axis)
   for first = 1, #list, 64 do
     parts[#parts + 1] = nd.stack(table.move(list, first, math.min(first + 63, #list), 1, {}), axis)
   end
-  return #parts <= 64 and nd.concat(parts, axis) or I.bad("more than 4096 groups or positions at once")
+  return #parts <= 64 and nd.concat(parts, axis) or bad("more than 4096 groups or positions at once")
 end
 
--- Groups ks of a stored variable folded as it is read (I.streamed_groups:
+-- Groups ks of a stored variable folded as it is read (reduce.streamed_groups:
 -- large selections, one read, on the decoding threads), from the first to the
 -- last position they hold: stacked along a new first axis, or nil.
 local function folded(g, op, skipna, ks)
-  if skipna == false or g._var.dims[1] ~= g.dim or not g._var._array or g._var._expr or #ks == 0 then return nil end
+  if skipna == false or g._var.dims[1] ~= g.dim or not V.array(g._var) or V.expression(g._var) or #ks == 0 then return nil end
   local chosen, lo, hi = {}, nil, nil
   for i, k in ipairs(ks) do
     chosen[g.groups[k]] = i - 1
@@ -285,7 +289,7 @@ local function folded(g, op, skipna, ks)
   end
   local group_of = {}
   for p = lo, hi do group_of[p - lo + 1] = chosen[g.labels[p + 1]] or -1 end
-  return I.streamed_groups(g._var:isel { [g.dim] = { lo, hi + 1 } }, op, group_of, #ks)
+  return reduce.streamed_groups(g._var:isel { [g.dim] = { lo, hi + 1 } }, op, group_of, #ks)
 end
 
 -- The results of groups ks, stacked along a new first axis (or, one group
@@ -322,7 +326,7 @@ local function group_leaf(g, op, skipna, ks, single)
     local mine, picked = {}, ks
     for k, want in pairs(spec) do if k ~= g.name then mine[k] = want end end
     local part = spec[g.name]
-    local r = part ~= nil and not single and I.resolve(part, #ks, g.name) or nil
+    local r = part ~= nil and not single and V.resolve(part, #ks, g.name) or nil
     if r and r.index then picked = { ks[r.index + 1] }
     elseif r then
       picked = {}
@@ -338,15 +342,15 @@ end
 for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "median" } do
   GroupBy[op] = function(g, opts)
     opts = opts or {}
-    if type(opts) ~= "table" then I.bad("%s: options are a table ({skipna =})", op) end
+    if type(opts) ~= "table" then bad("%s: options are a table ({skipna =})", op) end
     for k in pairs(opts) do
-      if not REDUCE_OPTIONS[k] then I.bad("%s: no option %s (options: skipna)", op, tostring(k)) end
+      if not REDUCE_OPTIONS[k] then bad("%s: no option %s (options: skipna)", op, tostring(k)) end
     end
     local ks = {}
     for k in ipairs(g.groups) do ks[k] = k end
     local coords, mine = { [g.name] = g.coord }, g._var:_coords()
     for _, d in ipairs(g._var.dims) do if d ~= g.dim then coords[d] = mine[d] end end
-    return I.lazy_variable(g._var._ds, group_leaf(g, op, opts.skipna ~= false, ks, false), coords, g._var.name,
+    return arithmetic.lazy_variable(V.dataset(g._var), group_leaf(g, op, opts.skipna ~= false, ks, false), coords, g._var.name,
       g._var)
   end
 end
@@ -356,7 +360,7 @@ end
 -- other (a variable with dimension gname) as an operand along dim: position
 -- p takes other's slice index[p] along gname (its group's).
 local function spread(index, dim, other, gname)
-  local gaxis = I.axis_of(other, gname)
+  local gaxis = V.axis_of(other, gname)
   local dims, sizes = {}, {}
   for i, d in ipairs(other.dims) do
     dims[i] = d == gname and dim or d
@@ -382,8 +386,8 @@ local function spread(index, dim, other, gname)
     end
     local o = next(mine) and other:isel(mine) or other
     if spec[dim] == nil then return spread(index, dim, o, gname) end
-    local r = I.resolve(spec[dim], #index, dim)
-    if r.index then return I.node_of(o:isel { [gname] = index[r.index + 1] }) end
+    local r = V.resolve(spec[dim], #index, dim)
+    if r.index then return arithmetic.node_of(o:isel { [gname] = index[r.index + 1] }) end
     local picked = {}
     for j = 0, r.count - 1 do picked[j + 1] = index[r.start + j * r.step + 1] end
     return spread(picked, dim, o, gname)
@@ -393,14 +397,14 @@ end
 
 -- The position along other's gname of each position's group.
 local function group_index(g, other)
-  I.axis_of(other, g.name)
+  V.axis_of(other, g.name)
   local c = other:_coords()[g.name]
-  if not c then I.bad("%s has no %s labels", other.name, g.name) end
+  if not c then bad("%s has no %s labels", other.name, g.name) end
   local at, index = {}, {}
-  for j, label in ipairs(I.labels_of(c)) do at[label] = j - 1 end
+  for j, label in ipairs(V.labels_of(c)) do at[label] = j - 1 end
   for i, label in ipairs(g.labels) do
-    index[i] = at[label] or I.bad("%s has no %s %s (it has: %s)", other.name, g.name, tostring(label),
-      table.concat(I.sorted_names(at), ", "))
+    index[i] = at[label] or bad("%s has no %s %s (it has: %s)", other.name, g.name, tostring(label),
+      table.concat(methods.sorted_names(at), ", "))
   end
   return index
 end
@@ -409,12 +413,12 @@ local function group_arith(op)
   return function(a, b)
     local g, other, swapped = a, b, false
     if getmetatable(a) ~= GroupBy then g, other, swapped = b, a, true end
-    if not I.is_variable(other) then I.bad("group arithmetic takes a variable with the %s dimension", g.name) end
-    local vn, on = I.node_of(g._var), spread(group_index(g, other), g.dim, other, g.name)
+    if not V.is(other) then bad("group arithmetic takes a variable with the %s dimension", g.name) end
+    local vn, on = arithmetic.node_of(g._var), spread(group_index(g, other), g.dim, other, g.name)
     local n = swapped and lazy.binary(op, on, vn) or lazy.binary(op, vn, on)
     local coords = g._var:_coords()
     for d, c in pairs(other:_coords()) do if d ~= g.name then coords[d] = coords[d] or c end end
-    return I.lazy_variable(g._var._ds, n, coords, g._var.name, g._var, other)
+    return arithmetic.lazy_variable(V.dataset(g._var), n, coords, g._var.name, g._var, other)
   end
 end
 
@@ -427,11 +431,8 @@ function GroupBy.__tostring(g)
     table.concat(labels, ", "))
 end
 
-function M.install(internals, Variable)
-  I = internals
-  Variable.groupby = M.groupby
-  Variable.resample = M.resample
-end
+-- The methods this module gives the Variable class.
+M.methods = { groupby = M.groupby, resample = M.resample }
 
 M.GroupBy = GroupBy
 

@@ -1,4 +1,4 @@
--- ipfsrt.rolling: moving windows along one dimension of a dataset variable,
+-- ipfsrt.dataset.rolling: moving windows along one dimension of a dataset variable,
 -- as xarray's rolling.
 --
 --   ds.sst:sel { lat = 35, lon = 285, method = "nearest" }:rolling { time = 7, center = true }:mean()
@@ -13,35 +13,36 @@ local ipfsrt = require "ipfsrt"
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local V = require "ipfsrt.dataset.variable"
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 local Rolling = {}
-Rolling.__index = require("ipfsrt.methods").index(Rolling, "a rolling window")
+Rolling.__index = require("ipfsrt.dataset.methods").index(Rolling, "a rolling window")
 
 local OPTIONS = { center = true, min_periods = true }
 
 -- v:rolling{dim = n[, center = false][, min_periods = n]}
 function M.rolling(v, spec)
-  if type(spec) ~= "table" then I.bad("rolling takes {time = 7[, center = true][, min_periods = n]}") end
+  if type(spec) ~= "table" then bad("rolling takes {time = 7[, center = true][, min_periods = n]}") end
   local dim, n
   for k, x in pairs(spec) do
     if not OPTIONS[k] then
-      if dim then I.bad("rolling takes one dimension (options: center, min_periods)") end
+      if dim then bad("rolling takes one dimension (options: center, min_periods)") end
       dim, n = k, x
     end
   end
-  if not dim then I.bad("rolling: which dimension? ({time = 7})") end
-  I.axis_of(v, dim)
-  if math.type(n) ~= "integer" or n < 1 then I.bad("rolling: the window along %s is a whole number of positions", dim) end
+  if not dim then bad("rolling: which dimension? ({time = 7})") end
+  V.axis_of(v, dim)
+  if math.type(n) ~= "integer" or n < 1 then bad("rolling: the window along %s is a whole number of positions", dim) end
   local minp = spec.min_periods == nil and n or spec.min_periods
   if math.type(minp) ~= "integer" or minp < 1 or minp > n then
-    I.bad("rolling: min_periods is a whole number from 1 to the window (%d)", n)
+    bad("rolling: min_periods is a whole number from 1 to the window (%d)", n)
   end
-  if spec.center ~= nil and type(spec.center) ~= "boolean" then I.bad("rolling: center is true or false") end
+  if spec.center ~= nil and type(spec.center) ~= "boolean" then bad("rolling: center is true or false") end
   return setmetatable({ _var = v, dim = dim, window = n, center = spec.center == true, min_periods = minp }, Rolling)
 end
 
-local along = require("ipfsrt.along").slice_along -- x's positions [a, b) along an axis, a view
+local along = require("ipfsrt.dataset.along").slice_along -- x's positions [a, b) along an axis, a view
 
 -- Per window offset, fn(acc, values) over the positions it reaches:
 -- positions t take x[t + offset] for each offset of the window.
@@ -56,7 +57,7 @@ end
 
 local function window_op(r, op)
   local v = r._var
-  local axis = I.axis_of(v, r.dim)
+  local axis = V.axis_of(v, r.dim)
   local x = v:_values_array()
   local len = x.shape[axis + 1]
   local ftype = x.dtype == "float32" and "float32" or "float64"
@@ -87,7 +88,7 @@ end
 -- sum gives (std, var, median).
 local function windows(r)
   local v = r._var
-  local axis = I.axis_of(v, r.dim)
+  local axis = V.axis_of(v, r.dim)
   local x = v:_values_array():astype("float64")
   local len = x.shape[axis + 1]
   local shape = table.move(x.shape, 1, #x.shape, 1, {})
@@ -118,8 +119,7 @@ local RUNNING = { mean = true, sum = true, min = true, max = true, count = true 
 for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "median" } do
   Rolling[op] = function(r)
     local values = RUNNING[op] and window_op(r, op) or window_reduce(r, op)
-    local out = I.new_variable(r._var._ds, r._var.name, nil, r._var.dims, nil, values)
-    out.attrs, out._coordmap, out._auxmap = {}, r._var:_coords(), r._var:_aux()
+    local out = V.computed(V.dataset(r._var), r._var.name, r._var.dims, values, {}, r._var:_coords(), r._var:_aux())
     return out
   end
 end
@@ -129,10 +129,8 @@ function Rolling.__tostring(r)
     r.window, r.center and " centred" or "", r.min_periods)
 end
 
-function M.install(internals, Variable)
-  I = internals
-  Variable.rolling = M.rolling
-end
+-- The methods this module gives the Variable class.
+M.methods = { rolling = M.rolling }
 
 M.Rolling = Rolling
 

@@ -1,4 +1,4 @@
--- ipfsrt.lazy: expressions over named dimensions (what ipfsrt.dataset's
+-- ipfsrt.dataset.lazy: expressions over named dimensions (what ipfsrt.dataset's
 -- arithmetic builds), evaluated a slab at a time: a range of positions along
 -- the outermost dimension, chosen by the caller to follow the chunks, so that
 -- memory holds one slab's values and the result, never a full-size temporary

@@ -1,4 +1,4 @@
--- ipfsrt.along: operations along a dimension of a dataset variable, as
+-- ipfsrt.dataset.along: operations along a dimension of a dataset variable, as
 -- xarray's: squeeze, diff, cumsum, shift and interp.
 --
 --   ds.sst:sel { time = "2024-01-05" }:squeeze()        -- length-one dimensions dropped (kept as coordinates)
@@ -8,11 +8,13 @@
 --
 -- Each reads the variable's values whole (as xarray does without dask).
 local ipfsrt = require "ipfsrt"
-local gather = require "ipfsrt.gather"
+local gather = require "ipfsrt.dataset.gather"
 local nd = ipfsrt.ndarray
 
 local M = {}
-local I -- the dataset's internals (install)
+local V = require "ipfsrt.dataset.variable"
+local labels = require "ipfsrt.dataset.labels"
+local bad = require "ipfsrt.bad" ("dataset: ")
 
 -- x's positions [a, b) along axis (from 0), a view.
 local function along(x, axis, a, b)
@@ -26,9 +28,9 @@ M.slice_along = along
 -- A variable of values shaped as v, with v's coordinates (those along dims
 -- replaced by coords[dim] when given).
 local function like(v, values, coords, attrs)
-  local out = I.new_variable(v._ds, v.name, nil, v.dims, nil, values)
-  out._coordmap, out._auxmap, out.attrs = v:_coords(), v:_aux(), attrs or v.attrs
-  for d, c in pairs(coords or {}) do out._coordmap[d] = c end
+  local map = v:_coords()
+  for d, c in pairs(coords or {}) do map[d] = c end
+  local out = V.computed(V.dataset(v), v.name, v.dims, values, attrs or v.attrs, map, v:_aux())
   return out
 end
 
@@ -42,8 +44,8 @@ function M.squeeze(v, dims)
     for i, d in ipairs(v.dims) do if v.shape[i] == 1 then spec[d] = 0 end end
   else
     for _, d in ipairs(dims) do
-      local n = v.shape[I.axis_of(v, d) + 1]
-      if n ~= 1 then I.bad("squeeze: %s has length %d; only dimensions of length one are dropped", d, n) end
+      local n = v.shape[V.axis_of(v, d) + 1]
+      if n ~= 1 then bad("squeeze: %s has length %d; only dimensions of length one are dropped", d, n) end
       spec[d] = 0
     end
   end
@@ -56,10 +58,10 @@ end
 function M.diff(v, dim, n, opts)
   if type(n) == "table" and opts == nil then n, opts = nil, n end
   n = n or 1
-  if math.type(n) ~= "integer" or n < 0 then I.bad("diff: n is a whole number >= 0") end
+  if math.type(n) ~= "integer" or n < 0 then bad("diff: n is a whole number >= 0") end
   local label = opts and opts.label or "upper"
-  if label ~= "upper" and label ~= "lower" then I.bad("diff: label is \"upper\" or \"lower\", not %s", tostring(label)) end
-  local axis = I.axis_of(v, dim)
+  if label ~= "upper" and label ~= "lower" then bad("diff: label is \"upper\" or \"lower\", not %s", tostring(label)) end
+  local axis = V.axis_of(v, dim)
   local out = v
   for _ = 1, n do
     local len = out.shape[axis + 1]
@@ -75,8 +77,8 @@ end
 -- v:cumsum(dim[, {skipna = true}]): running sums along dim (NaN adds 0 with
 -- skipna, as numpy's nancumsum; integers in int64).
 function M.cumsum(v, dim, opts)
-  if type(dim) ~= "string" then I.bad("cumsum takes a dimension (dimensions: %s)", table.concat(v.dims, ", ")) end
-  local axis = I.axis_of(v, dim)
+  if type(dim) ~= "string" then bad("cumsum takes a dimension (dimensions: %s)", table.concat(v.dims, ", ")) end
+  local axis = V.axis_of(v, dim)
   local x = v:_values_array()
   return like(v, x:cumsum(axis, { skipna = not (opts and opts.skipna == false) }), nil, {})
 end
@@ -86,20 +88,20 @@ local function nan_type(dtype)
   if dtype:match("^float") then return dtype end
   if dtype:match("int8$") or dtype:match("int16$") then return "float32" end
   if dtype:match("int") then return "float64" end
-  I.bad("shift: %s values cannot hold NaN", dtype)
+  bad("shift: %s values cannot hold NaN", dtype)
 end
 
 -- v:shift{dim = n, ...}: the values moved n positions along dim (later for n
 -- > 0), NaN where none comes; the labels stay.
 function M.shift(v, spec)
-  if type(spec) ~= "table" or next(spec) == nil then I.bad("shift takes {dim = n, ...}") end
+  if type(spec) ~= "table" or next(spec) == nil then bad("shift takes {dim = n, ...}") end
   local x = v:_values_array()
   local out = nd.full(x.shape, 0 / 0, nan_type(x.dtype))
   local dst, src = {}, {}
   for i = 1, #x.shape do dst[i], src[i] = {}, {} end
   for d, n in pairs(spec) do
-    if math.type(n) ~= "integer" then I.bad("shift: %s = a whole number of positions", tostring(d)) end
-    local i, len = I.axis_of(v, d) + 1, x.shape[I.axis_of(v, d) + 1]
+    if math.type(n) ~= "integer" then bad("shift: %s = a whole number of positions", tostring(d)) end
+    local i, len = V.axis_of(v, d) + 1, x.shape[V.axis_of(v, d) + 1]
     local k = math.max(-len, math.min(len, n))
     dst[i], src[i] = { math.max(0, k), len + math.min(0, k) }, { math.max(0, -k), len - math.max(0, k) }
   end
@@ -115,23 +117,21 @@ local INTERP_METHODS = { linear = true, nearest = true }
 -- coordinate variable they make.
 local function targets_of(v, dim, want)
   local c = v:_coords()[dim]
-  if not c then I.bad("interp: %s has no coordinate variable to interpolate on", dim) end
-  local _, t = I.selected_labels(c, dim)
+  if not c then bad("interp: %s has no coordinate variable to interpolate on", dim) end
+  local _, t = V.selected_labels(c, dim)
   local scalar = type(want) ~= "table"
   local items = scalar and { want } or gather.is_gather(want) and want.items or want
-  if gather.is_points(want) then I.bad("interp: points are not supported; interpolate each dimension on a list") end
+  if gather.is_points(want) then bad("interp: points are not supported; interpolate each dimension on a list") end
   local values = {}
   for j, x in ipairs(items) do
-    if type(x) == "string" and t then values[j] = I.label(x, t, dim)
+    if type(x) == "string" and t then values[j] = labels.label(x, t, dim)
     elseif type(x) == "number" then values[j] = x
-    else I.bad("interp: %s: target %d is %s, not a number%s", dim, j, tostring(x), t and " or a date" or "") end
+    else bad("interp: %s: target %d is %s, not a number%s", dim, j, tostring(x), t and " or a date" or "") end
   end
   local coord
-  if t then coord = I.label_coordinate(v._ds, dim, values, t)
+  if t then coord = V.label_coordinate(V.dataset(v), dim, values, t)
   else
-    coord = I.new_variable(v._ds, dim, nil, { dim }, nil, nd.from(values, "float64"))
-    coord.attrs, coord._labels, coord._coordmap = c.attrs, values, {}
-    coord._coordmap[dim] = coord
+    coord = V.labelled(V.dataset(v), dim, nd.from(values, "float64"), values, c.attrs)
   end
   return values, scalar, coord
 end
@@ -186,15 +186,15 @@ end
 -- gives float64, nearest keeps the type; a single target drops the
 -- dimension and keeps its label as a scalar coordinate.
 function M.interp(v, spec)
-  if type(spec) ~= "table" then I.bad("interp takes {dim = target(s), method = \"linear\" | \"nearest\"}") end
+  if type(spec) ~= "table" then bad("interp takes {dim = target(s), method = \"linear\" | \"nearest\"}") end
   local method = spec.method or "linear"
-  if not INTERP_METHODS[method] then I.bad("interp: method %s is not known (methods: linear, nearest)", tostring(method)) end
+  if not INTERP_METHODS[method] then bad("interp: method %s is not known (methods: linear, nearest)", tostring(method)) end
   local out = v
   for dim, want in pairs(spec) do
     if dim ~= "method" then
-      local axis = I.axis_of(out, dim)
+      local axis = V.axis_of(out, dim)
       local targets, scalar, coord = targets_of(out, dim, want)
-      local labels = I.selected_labels(out:_coords()[dim], dim)
+      local labels = V.selected_labels(out:_coords()[dim], dim)
       local xs, order = {}, {}
       for k = 1, out.shape[axis + 1] do order[k] = k end
       table.sort(order, function(a, b) return labels[a] < labels[b] or (labels[a] == labels[b] and a < b) end)
@@ -204,18 +204,16 @@ function M.interp(v, spec)
       local values = interp_axis(y, axis, xs, targets, method)
       local shape = table.move(out.shape, 1, #out.shape, 1, {})
       shape[axis + 1] = #targets
-      local r = I.new_variable(out._ds, out.name, nil, out.dims, nil, values)
-      r._coordmap, r._auxmap, r.attrs = out:_coords(), out:_aux(), out.attrs
-      r._coordmap[dim] = coord
+      local map = out:_coords()
+      map[dim] = coord
+      local r = V.computed(V.dataset(out), out.name, out.dims, values, out.attrs, map, out:_aux())
       out = scalar and r:isel { [dim] = 0 } or r
     end
   end
   return out
 end
 
-function M.install(internals, Variable)
-  I = internals
-  for _, name in ipairs { "squeeze", "diff", "cumsum", "shift", "interp" } do Variable[name] = M[name] end
-end
+-- The methods this module gives the Variable class.
+M.methods = { squeeze = M.squeeze, diff = M.diff, cumsum = M.cumsum, shift = M.shift, interp = M.interp }
 
 return M
