@@ -38,8 +38,7 @@ local M = {}
 local Dataset, Variable = {}, V.Variable
 
 local bad = require "ipfsrt.bad" ("dataset: ")
-M.iso, M.parse_iso = CF.iso, CF.parse_iso
-M.where, M.slabs = arithmetic.where, arithmetic.slabs
+M.where = arithmetic.where
 
 -- ------------------------------------------------------------- datasets
 local sorted_names = methods.sorted_names

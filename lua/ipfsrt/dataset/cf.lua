@@ -11,9 +11,8 @@ local M = {}
 local bad = require "ipfsrt.bad" ("dataset: ")
 
 local STANDARD = cftime.calendar()
--- A time in seconds since 1970 (standard calendar) as ISO text, and back.
+-- A time in seconds since 1970 (standard calendar) as ISO text.
 function M.iso(seconds) return cftime.format(seconds, STANDARD) end
-function M.parse_iso(s) return cftime.parse(s, STANDARD) end
 
 -- The CF time decoding of a variable ({scale, epoch, calendar}), or nil when
 -- its units are no time. Units or a calendar that look like time but cannot

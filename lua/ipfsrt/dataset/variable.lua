@@ -13,13 +13,13 @@
 --
 -- The interface (V = require "ipfsrt.dataset.variable"):
 --   V.is(x)                                  x is a Variable
+--   V.stored(ds, name, array, dims, sel)     a selection of a stored array
 --   V.computed(ds, name, dims, data, attrs, coords, aux)  computed values
 --   V.labelled(ds, name, data, labels, attrs, t)  a coordinate of its own labels
 --   V.lazy(ds, expr, coords, name, aux)      an expression's variable
 --   V.label_coordinate(ds, name, labels, t)  a coordinate of computed labels
 --   V.dataset(v), V.array(v), V.selection(v), V.data(v), V.expression(v)
 --   V.all_dims(v)                            dimensions of the selection, index-taken ones too
---   V.own_labels(v) -> labels, t             a computed coordinate's labels
 --   V.coordinate_of(v, dim)                  the dataset's coordinate variable of dim
 --   V.coordinate(v, dim[, values]) -> labels, t   (numbers: times in seconds)
 --   V.labels_of(c), V.selected_labels(v, dim)
@@ -68,18 +68,18 @@ function V.selection(v) return v._sel end
 function V.data(v) return v._data end
 function V.expression(v) return v._expr end
 function V.all_dims(v) return v._all_dims end -- a stored selection's, index-taken ones too
-function V.own_labels(v) return rawget(v, "_labels"), rawget(v, "_time") end
 function V.coordinate_of(v, dim) return v._ds._coords[dim] end
 
 -- ----------------------------------------------------------- variables
 
--- Python's slice.indices for a dimension of n: start, count, step.
 -- The axis (from 0) of dimension dim of v, or an error that lists v's dimensions.
 local function axis_of(v, dim)
   for i, d in ipairs(v.dims) do if d == dim then return i - 1 end end
   bad("%s has no dimension %s (dimensions: %s)", v.name, tostring(dim), table.concat(v.dims, ", "))
 end
 
+-- part (an index or {start, stop[, step]}) for a dimension of n, as Python's
+-- indexing and slice.indices: {index =} or {start =, count =, step =}.
 local function resolve(part, n, dim)
   if math.type(part) == "integer" then
     local i = part < 0 and part + n or part
