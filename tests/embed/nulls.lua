@@ -70,8 +70,8 @@ for _, h in ipairs(headers) do w("#include <ipfsrt/" .. h.name .. ">") end
 w("static ipfsrt_error err;")
 w("static int failures, calls;")
 w([[
-/* Runs one call in a child: 0 it returned, 1 it crashed or hung, 2 it
- * failed without a message. */
+/* Runs one call in a child: 0 it returned, 2 it failed without a message;
+ * a signal or any other status (a sanitizer's exit) is misbehaviour. */
 static void run(const char *name, int (*call)(void)) {
     calls++;
     fflush(stdout);
@@ -88,6 +88,9 @@ static void run(const char *name, int (*call)(void)) {
         failures++;
     } else if (WEXITSTATUS(status) == 2) {
         printf("nulls: %s failed without saying why\n", name);
+        failures++;
+    } else if (WEXITSTATUS(status) != 0) { /* a sanitizer's report ends the child so */
+        printf("nulls: %s ended with status %d\n", name, WEXITSTATUS(status));
         failures++;
     }
 }]])

@@ -332,6 +332,8 @@ ipfsrt_status ipfsrt_cid_verify_with(const ipfsrt_cid *cid, const uint8_t *data,
 ipfsrt_status ipfsrt_fail_cid(ipfsrt_error *err, ipfsrt_status code, const ipfsrt_cid *cid,
                               int64_t offset, const char *fmt, ...) {
     if (!err) return code;
+    IPFSRT_NEED(fmt, err);
+    IPFSRT_NEED(cid, err);
     char message[sizeof err->message];
     va_list ap;
     va_start(ap, fmt);

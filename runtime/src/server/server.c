@@ -244,7 +244,10 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     return IPFSRT_OK;
 }
 
-const char *ipfsrt_server_url(const ipfsrt_server *gw) { return gw->url; }
+const char *ipfsrt_server_url(const ipfsrt_server *gw) {
+    IPFSRT_NEED_OR(gw, NULL);
+    return gw->url;
+}
 
 void ipfsrt_server_get_stats(const ipfsrt_server *gw, ipfsrt_server_stats *st) {
     IPFSRT_NEED_OR(st, );
