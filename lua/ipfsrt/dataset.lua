@@ -188,10 +188,15 @@ function M.open(where, opts)
   return ds
 end
 
--- ds:_members() -> its data variables and its coordinates (name -> variable);
--- ds:_source() -> its store and client (nil: not stored): what the parts
+-- ds:_members() -> its data variables and coordinates (name -> variable, a
+-- new table); ds:_source() -> its store and client (nil: not stored): what the parts
 -- that give Dataset methods ask a dataset.
-function Dataset._members(ds) return rawget(ds, "_vars"), rawget(ds, "_coords") end
+function Dataset._members(ds)
+  local out = {}
+  for name, v in pairs(rawget(ds, "_vars")) do out[name] = v end
+  for name, c in pairs(rawget(ds, "_coords")) do out[name] = c end
+  return out
+end
 function Dataset._source(ds) return rawget(ds, "_store"), rawget(ds, "_client") end
 
 -- Variable's methods beyond its own (dataset/variable.lua), each from the

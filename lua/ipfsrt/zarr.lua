@@ -145,13 +145,19 @@ end
 -- {dtype = "float32" | "float64", fills = {...}, scale =, offset =}: the values
 -- CF-decoded as n-d array unscale does it, chunk by chunk on the decoding
 -- threads (no array of the stored values in between).
+-- opts.threads of a read or write, checked (0: the default).
+local function threads_of(opts)
+  local threads = opts.threads or 0
+  if math.type(threads) ~= "integer" or threads < 0 then bad("threads must be a whole number") end
+  return threads
+end
+
 -- The selection, threads and unscale options of a read, checked.
 local function read_options(selection, opts)
   if selection ~= nil and type(selection) ~= "table" then bad("a selection is a table") end
   opts = opts or {}
   if type(opts) ~= "table" then bad("read options must be a table") end
-  local threads = opts.threads or 0
-  if math.type(threads) ~= "integer" or threads < 0 then bad("threads must be a whole number") end
+  local threads = threads_of(opts)
   local u = opts.unscale
   if u ~= nil and (type(u) ~= "table" or (u.dtype ~= "float32" and u.dtype ~= "float64")) then
     bad("unscale is {dtype = \"float32\" or \"float64\", fills =, scale =, offset =}")
@@ -306,9 +312,7 @@ function Array.write(a, selection, values, opts)
   if type(values) == "number" then values = nd.full({}, values, a.dtype)
   elseif type(values) == "table" and getmetatable(values) == nil then values = nd.from(values, a.dtype)
   elseif type(values) ~= "userdata" then bad("values are an n-d array, a number or nested tables") end
-  local threads = opts.threads or 0
-  if math.type(threads) ~= "integer" or threads < 0 then bad("threads must be a whole number") end
-  rawget(a, "_node"):write(selection, values, threads, opts.write_empty_chunks == true)
+  rawget(a, "_node"):write(selection, values, threads_of(opts), opts.write_empty_chunks == true)
 end
 
 -- a:append(axis, values[, opts]): values (an n-d array) written past the end
@@ -316,7 +320,7 @@ end
 function Array.append(a, axis, values, opts)
   opts = opts or {}
   if type(opts) ~= "table" then bad("append options must be a table") end
-  rawget(a, "_node"):append(axis, values, opts.threads or 0)
+  rawget(a, "_node"):append(axis, values, threads_of(opts))
 end
 
 -- x:set_attrs(table): replaces the user attributes (group or array)

@@ -356,7 +356,7 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     assert.falsy(err:find("stack traceback", 1, true), err)
     assert.equal(1, vcode) -- -v: the same, then where it came from
     assert.truthy(verr:find(script .. ":4: bad_argument: dataset: sst has no dimension lattitude", 1, true), verr)
-    assert.truthy(verr:find("stack traceback:.*ipfsrt/dataset[%w_/]*%.lua:%d+: in .*" .. script:gsub("%p", "%%%0") .. ":4:"), verr)
+    assert.truthy(verr:find("stack traceback:.*ipfsrt/dataset/variable%.lua:%d+: in .*" .. script:gsub("%p", "%%%0") .. ":4:"), verr)
   end)
 
   it("evaluates an expression of one variable from one read in slabs, the bits of one evaluation", function()

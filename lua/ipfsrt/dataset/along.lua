@@ -30,8 +30,7 @@ M.slice_along = along
 local function like(v, values, coords, attrs)
   local map = v:_coords()
   for d, c in pairs(coords or {}) do map[d] = c end
-  local out = V.computed(V.dataset(v), v.name, v.dims, values, attrs or v.attrs, map, v:_aux())
-  return out
+  return V.computed(V.dataset(v), v.name, v.dims, values, attrs or v.attrs, map, v:_aux())
 end
 
 -- v:squeeze([dim | {dim, ...}]): the dimensions of length one (all, or those

@@ -45,15 +45,9 @@ local CONTENT_ADDRESSED = { car = true, ipfs = true }
 -- name -> variable of what is written: a dataset's variables and
 -- coordinates, or a variable with its coordinates.
 local function parts_of(from)
-  local out = {}
-  if type(from) == "table" and getmetatable(from) and from._members then -- a dataset
-    local vars, coords = from:_members()
-    for name, v in pairs(vars) do out[name] = v end
-    for name, c in pairs(coords) do out[name] = c end
-    return out
-  end
+  if type(from) == "table" and getmetatable(from) and from._members then return from:_members() end -- a dataset
   if not V.is(from) then bad("append: the data is a dataset, a variable, or where to open one") end
-  out[from.name] = from
+  local out = { [from.name] = from }
   for d, c in pairs(from:_coords()) do out[d] = c end
   return out
 end
@@ -216,10 +210,7 @@ end
 -- The plan of an append: per variable along dim, its values and axis.
 local function plan_append(old, parts, dim, opts)
   if type(dim) ~= "string" then bad("append: dim names the dimension to append along") end
-  local olds = {}
-  local vars, coords = old:_members()
-  for name, v in pairs(vars) do olds[name] = v end
-  for name, c in pairs(coords) do olds[name] = c end
+  local olds = old:_members()
   if not old.dims[dim] then bad("append: the old version has no dimension %s", dim) end
   local plan, length = {}, nil
   for _, name in ipairs(methods.sorted_names(olds)) do
@@ -265,10 +256,7 @@ local function plan_region(old, parts, region, opts)
       bad("replace: region %s is {start, stop} within 0..%d", d, n)
     end
   end
-  local olds, plan = {}, {}
-  local vars, coords = old:_members()
-  for name, v in pairs(vars) do olds[name] = v end
-  for name, c in pairs(coords) do olds[name] = c end
+  local olds, plan = old:_members(), {}
   for _, name in ipairs(methods.sorted_names(parts)) do
     local f, t = parts[name], olds[name]
     if not t then bad("%s: not in the old version: a region is written into the variables there", name) end

@@ -79,8 +79,7 @@ local function block_coordinate(c, n, boundary, dim)
   local x, _ = split(nd.from(labels, "float64"), { [0] = n }, boundary)
   local means = x:mean(1):tolist()
   if t then return V.label_coordinate(V.dataset(c), dim, means, t) end
-  local out = V.labelled(V.dataset(c), dim, nd.from(means, "float64"):astype(c.dtype), means, c.attrs)
-  return out
+  return V.labelled(V.dataset(c), dim, nd.from(means, "float64"):astype(c.dtype), means, c.attrs)
 end
 
 for _, op in ipairs { "mean", "sum", "min", "max", "std", "var", "median", "count" } do

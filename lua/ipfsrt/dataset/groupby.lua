@@ -26,7 +26,7 @@ local arithmetic = require "ipfsrt.dataset.arithmetic"
 local bad = require "ipfsrt.bad" ("dataset: ")
 
 local GroupBy = {}
-GroupBy.__index = require("ipfsrt.dataset.methods").index(GroupBy, function(g)
+GroupBy.__index = methods.index(GroupBy, function(g)
   return rawget(g, "_resampled") and "a resample" or "a groupby"
 end)
 

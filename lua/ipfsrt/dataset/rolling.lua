@@ -119,8 +119,7 @@ local RUNNING = { mean = true, sum = true, min = true, max = true, count = true 
 for _, op in ipairs { "mean", "sum", "min", "max", "count", "std", "var", "median" } do
   Rolling[op] = function(r)
     local values = RUNNING[op] and window_op(r, op) or window_reduce(r, op)
-    local out = V.computed(V.dataset(r._var), r._var.name, r._var.dims, values, {}, r._var:_coords(), r._var:_aux())
-    return out
+    return V.computed(V.dataset(r._var), r._var.name, r._var.dims, values, {}, r._var:_coords(), r._var:_aux())
   end
 end
 
