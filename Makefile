@@ -76,7 +76,7 @@ LIB_OBJ := $(CORE_OBJ) $(MODULE_OBJ) $(LUA_OBJ)
 VERSION := $(shell sed -n 's/.*IPFSRT_VERSION_STRING "\(.*\)"/\1/p' runtime/include/ipfsrt/base.h)
 ABI := 2
 LIBNAMES := ipfsrt $(patsubst %,ipfsrt-%,$(MODULES)) ipfsrt-lua
-.PHONY: all help deps test test-% asan tsan fuzz demo tamper example bench bench-peers mpi reference abi-baseline install clean FORCE
+.PHONY: all python help deps test test-% asan tsan fuzz demo tamper example bench bench-peers mpi reference abi-baseline install clean FORCE
 .DEFAULT_GOAL := all
 help:
 	@sed -n 's/^## //p' Makefile
@@ -88,7 +88,7 @@ help:
 ## make mpi | reference | install | abi-baseline | clean    (PREFIX=/usr/local)
 ## options: HASH=openssl|mbedtls  MODULES="server s3 netcdf"  SAN=1|thread  BUILD=dir
 
-all: $(foreach l,$(LIBNAMES),$(BUILD)/lib$(l).a $(BUILD)/lib$(l).so) $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt
+all: $(foreach l,$(LIBNAMES),$(BUILD)/lib$(l).a $(BUILD)/lib$(l).so) $(BUILD)/ipfsrt.so $(BUILD)/ipfsrt python
 deps:
 	@sh scripts/deps.sh test
 
@@ -189,11 +189,11 @@ example: deps all
 	$(BUILD)/ipfsrt car ls tests/fixtures/ipfs-car-small.car
 	$(BUILD)/ipfsrt scripts/examples/fetch_verified.lua tests/fixtures/ipfs-car-small.car
 # The test programs and the suite's targets; the benchmarks'.
-include tests/tests.mk scripts/bench/bench.mk
+include runtime/python/python.mk tests/tests.mk scripts/bench/bench.mk
 
 # Executable, libraries, headers, pkg-config files, man pages, Lua modules, policies, examples.
 install: all $(REFERENCE)
-	BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) VERSION=$(VERSION) ABI=$(ABI) LIBNAMES="$(LIBNAMES)" \
+	BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) VERSION=$(VERSION) ABI=$(ABI) LIBNAMES="$(LIBNAMES)" PYTHON=$(PYTHON) \
 	    CORE_PKGS="$(CORE_PKGS)" CORE_PRIVATE="$(CORE_PRIVATE)" $(foreach m,$(MODULES),$(m)_PKGS="$($(m)_PKGS)" \
 	    $(m)_PRIVATE="$($(m)_PRIVATE)" $(m)_HEADERS="$($(m)_HEADERS)") sh runtime/install.sh
 clean:

@@ -20,6 +20,14 @@ for l in $LIBNAMES; do
     ln -sf "lib$l.so.$ABI" "$lib/lib$l.so"
 done
 install -m 755 "$BUILD/ipfsrt.so" "$lib/lua/5.4/ipfsrt.so"
+# The Python package where Debian's python3 looks (PREFIX=/usr/local), its
+# dist-info (the fsspec entry points) written for the files installed.
+site=$lib/python3/dist-packages
+rm -rf "$site/ipfsrt" "$site"/ipfsrt-*.dist-info
+install -d "$site/ipfsrt"
+install -m 644 "$BUILD"/python/ipfsrt/*.py "$site/ipfsrt/"
+install -m 755 "$BUILD"/python/ipfsrt/_ipfsrt*.so "$site/ipfsrt/"
+${PYTHON:-/usr/bin/python3} runtime/python/dist_info.py "$site" "$VERSION"
 if [ -f "$BUILD/lua/ipfsrt/mpi_core.so" ]; then
     install -d "$lib/lua/5.4/ipfsrt" && install -m 755 "$BUILD/lua/ipfsrt/mpi_core.so" "$lib/lua/5.4/ipfsrt/"
 fi

@@ -11,7 +11,7 @@ BUILD=${BUILD:-build}
 SAN=${SAN:-}
 MAKE=${MAKE:-make}
 export BUILD SAN
-all="layers symbols reference readme man unit fuzz-replay lua cli numpy zarr dataset embed interop s3 mpi"
+all="layers symbols reference readme man unit fuzz-replay lua cli numpy zarr dataset python embed interop s3 mpi"
 part() {
     echo "== test-$1"
     case "$1" in
@@ -41,7 +41,7 @@ part() {
          else
              $MAKE --no-print-directory -s mpi && SAN_LIBS="$([ "$SAN" = 1 ] && echo "${SAN_LIBS:-}")" sh tests/mpi/run.sh
          fi ;;
-    numpy|zarr|dataset|interop|s3) sh "tests/$1/run.sh" ;;
+    numpy|zarr|dataset|python|interop|s3) sh "tests/$1/run.sh" ;;
     *) echo "tests/run.sh: no part $1 (parts: $all)" >&2; exit 2 ;;
     esac
 }
