@@ -20,14 +20,19 @@ for l in $LIBNAMES; do
     ln -sf "lib$l.so.$ABI" "$lib/lib$l.so"
 done
 install -m 755 "$BUILD/ipfsrt.so" "$lib/lua/5.4/ipfsrt.so"
-# The Python package where Debian's python3 looks (PREFIX=/usr/local), its
-# dist-info (the fsspec entry points) written for the files installed.
+# The Python package in lib/python3/dist-packages, with its dist-info (the
+# fsspec entry points) written for the files installed. Debian's python3 reads
+# that folder under /usr only; under any other prefix (/usr/local) it reads
+# lib/python3.X/dist-packages, where ipfsrt.pth names the first.
+python=${PYTHON:-/usr/bin/python3}
 site=$lib/python3/dist-packages
+versioned=$lib/$("$python" -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages
 rm -rf "$site/ipfsrt" "$site"/ipfsrt-*.dist-info
-install -d "$site/ipfsrt"
+install -d "$site/ipfsrt" "$versioned"
 install -m 644 "$BUILD"/python/ipfsrt/*.py "$site/ipfsrt/"
 install -m 755 "$BUILD"/python/ipfsrt/_ipfsrt*.so "$site/ipfsrt/"
-${PYTHON:-/usr/bin/python3} runtime/python/dist_info.py "$site" "$VERSION"
+"$python" runtime/python/dist_info.py "$site" "$VERSION"
+[ "$PREFIX" = /usr ] || echo "$PREFIX/lib/python3/dist-packages" > "$versioned/ipfsrt.pth"
 if [ -f "$BUILD/lua/ipfsrt/mpi_core.so" ]; then
     install -d "$lib/lua/5.4/ipfsrt" && install -m 755 "$BUILD/lua/ipfsrt/mpi_core.so" "$lib/lua/5.4/ipfsrt/"
 fi

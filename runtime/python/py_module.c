@@ -39,7 +39,8 @@ static PyObject *with_details(PyObject *exc, const ipfsrt_error *err) {
 
 PyObject *ipfsrt_py_exception(const ipfsrt_error *err, bool lied) {
     if (err->code == IPFSRT_EOUT_OF_MEMORY) return PyObject_CallFunction(PyExc_MemoryError, "s", err->message);
-    if (err->code == IPFSRT_EBAD_ARGUMENT || err->code == IPFSRT_EBAD_CID)
+    /* a multibase string is only ever the caller's (blocks hold binary CIDs) */
+    if (err->code == IPFSRT_EBAD_ARGUMENT || err->code == IPFSRT_EBAD_CID || err->code == IPFSRT_EBAD_MULTIBASE)
         return with_details(PyObject_CallFunction(PyExc_ValueError, "s", err->message), err);
     if (err->code == IPFSRT_EHASH_MISMATCH || (lied && err->code == IPFSRT_EFETCH_FAILED))
         return with_details(PyObject_CallFunction(ipfsrt_py_verification_error, "s", err->message), err);

@@ -2,8 +2,9 @@
 -- (format 2, which every peer reads) and the same `ipfsrt serve`: Python
 -- xarray + zarr over fsspec HTTP (no dask), zarrita over plain HTTP, zarrita
 -- fed by @helia/verified-fetch (verified), and ipfsrt verified and over plain
--- HTTP; and from one local S3 (s3rver behind tests/s3/front.js) holding the
--- sample's files and its CARv2: ipfsrt over s3:// (plain) and the CAR on S3
+-- HTTP; xarray + zarr reading in process through the Python package ipfsrt
+-- (xarray-ipfsrt: fsspec's "ipfs" protocol, verified); and from one local
+-- S3 (s3rver behind tests/s3/front.js) holding the sample's files and its CARv2: ipfsrt over s3:// (plain) and the CAR on S3
 -- (verified), and xarray + zarr over boto3; and from the sample's folder,
 -- ipfsrt and xarray with dask's threaded scheduler. Every repetition is a
 -- cold process; open is timed on its own, the other scenarios after opening,
@@ -43,7 +44,7 @@ local bench = require "bench"
 local network = require "network"
 
 local o = { days = "366", runs = "5", dir = "build/bench",
-  clients = "ipfsrt-verified,ipfsrt-plain,xarray,xarray-proxy,xarray-proxy-cached,zarrita,zarrita-verified," ..
+  clients = "ipfsrt-verified,ipfsrt-plain,xarray,xarray-ipfsrt,xarray-proxy,xarray-proxy-cached,zarrita,zarrita-verified," ..
     "ipfsrt-s3,ipfsrt-s3car,xarray-s3," ..
     "ipfsrt-folder,xarray-dask-folder",
   scenarios = "open,spatial,timeseries,fullfield,bulk,weighted,climatology,anomaly", delays = "0,10,50",
@@ -74,6 +75,10 @@ local CLIENTS = {
   ["ipfsrt-verified"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s", exe, gateway, root, s) end,
   ["ipfsrt-plain"] = function(s) return string.format("%s scripts/bench/peers/ipfsrt_peer.lua %s %s %s --plain", exe, gateway, root, s) end,
   xarray = function(s) return string.format("/usr/bin/python3 scripts/bench/peers/xarray_peer.py %s %s %s", gateway, root, s) end,
+  ["xarray-ipfsrt"] = function(s)
+    return string.format("PYTHONPATH=%spython /usr/bin/python3 scripts/bench/peers/xarray_peer.py %s %s %s --ipfsrt",
+      exe:gsub("ipfsrt$", ""), gateway, root, s)
+  end,
   ["xarray-proxy"] = function(s)
     return string.format("%s scripts/bench/peers/proxied.lua %s -- /usr/bin/python3 scripts/bench/peers/xarray_peer.py " ..
       "{PROXY} %s %s", exe, gateway, root, s)

@@ -23,6 +23,7 @@ export IPFSRT_EXE="$exe"
 "$exe" scripts/bench/proxy_load.lua --dir "$out"
 "$exe" scripts/bench/ndarray.lua
 "$exe" scripts/bench/toolkit.lua --dir "$out" --json "$out/toolkit.json"
+"$exe" scripts/bench/python_batch.lua --dir "$out"
 "$exe" scripts/bench/peers.lua --dir "$out" --runs 3 --rtts 0,20 \
     --clients ipfsrt-verified,ipfsrt-refs,ipfsrt-refs-256k,ipfsrt-ncz,xarray-h5netcdf \
     --scenarios open,spatial,timeseries,fullfield,bulk --total yes

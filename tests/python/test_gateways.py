@@ -118,3 +118,33 @@ def test_xarray_without_dask_batches_a_time_series(series, gateway):
     before = fs.calls["get_many"]
     assert np.array_equal(ds.v[:, 3, 0].values, zarr.open_consolidated(folder)["v"][:, 3, 0])
     assert fs.calls["get_many"] - before == 1
+
+
+def test_a_cache_dir_serves_what_was_verified(sample, gateway, tmp_path):
+    folder, car, root = sample
+    gw = gateway([car])
+    cache = tmp_path / "blocks"
+    want = open(f"{folder}/sst/0.0.1.1", "rb").read()
+    fs = ipfsrt.IPFSFileSystem(gateways=[gw.url], cache_dir=str(cache), skip_instance_cache=True)
+    assert fs.cat_file(f"{root}/sst/0.0.1.1") == want
+    gw.close()  # nothing answers now: the blocks come from the folder, hashed again
+    again = ipfsrt.IPFSFileSystem(gateways=[gw.url], cache_dir=str(cache), retries=1, skip_instance_cache=True)
+    assert again.cat_file(f"{root}/sst/0.0.1.1") == want
+    assert sum(s["ok"] for s in again.stats()) == 0
+
+
+def test_the_gateways_a_user_configured(sample, gateway, tmp_path, monkeypatch):
+    folder, car, root = sample
+    gw = gateway([car])
+    want = open(f"{folder}/.zgroup", "rb").read()
+    monkeypatch.setenv("IPFS_GATEWAY", gw.url)
+    fs = ipfsrt.IPFSFileSystem(skip_instance_cache=True)
+    assert fs.gateways() == ([gw.url], "IPFS_GATEWAY")
+    assert fs.cat_file(f"{root}/.zgroup") == want
+    monkeypatch.delenv("IPFS_GATEWAY")
+    (tmp_path / "gateway").write_text(gw.url + "\n")  # IPIP-280: $IPFS_PATH/gateway
+    monkeypatch.setenv("IPFS_PATH", str(tmp_path))
+    fs = ipfsrt.IPFSFileSystem(skip_instance_cache=True)
+    urls, source = fs.gateways()
+    assert urls == [gw.url] and source.endswith("/gateway")
+    assert fs.cat_file(f"{root}/.zgroup") == want

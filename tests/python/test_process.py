@@ -67,3 +67,28 @@ def test_dask_distributed_workers_read_verified(sample, gateway):
             return sum(fs.calls["get_many"] for fs in IPFSFileSystem._cache.values())
         per_worker = client.run(reads_here)
         assert len(per_worker) == 2 and all(n > 0 for n in per_worker.values()), per_worker
+
+
+def test_installed_the_entry_points_register_without_an_import():
+    """make install's layout: PREFIX/lib/python3/dist-packages, its dist-info
+    naming the protocols, and PREFIX/lib/python3.X/dist-packages/ipfsrt.pth
+    naming it: the folder Debian's python3 reads for /usr/local (checked
+    below) adds the package's. Installed where test-embed installs (the
+    prefix is compiled in: one prefix, no rebuild)."""
+    build = os.environ.get("BUILD", "build")
+    prefix = os.path.join(os.getcwd(), build, "stage")
+    subprocess.run(["make", "--no-print-directory", "install", f"BUILD={build}", f"PREFIX={prefix}"], check=True,
+                   capture_output=True, timeout=600)
+    version = "python%d.%d" % sys.version_info[:2]
+    site = os.path.join(prefix, "lib", "python3", "dist-packages")
+    versioned = os.path.join(prefix, "lib", version, "dist-packages")
+    code = ("import site, sys; site.addsitedir(sys.argv[1]); import fsspec; "
+            "cls = fsspec.get_filesystem_class('ipfs'); car = fsspec.get_filesystem_class('car'); "
+            "print(cls.__module__, car.__module__, sys.modules['ipfsrt'].__file__)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run(["/usr/bin/python3", "-c", code, versioned], check=True, capture_output=True, text=True,
+                         env=env, timeout=120).stdout.split()
+    assert out[:2] == ["ipfsrt.fs", "ipfsrt.car"] and out[2].startswith(site)
+    paths = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(sys.path)"], capture_output=True,
+                           text=True, env={"PATH": "/usr/bin:/bin"}).stdout
+    assert f"/usr/local/lib/{version}/dist-packages" in paths

@@ -92,6 +92,9 @@ def test_listings_and_info(sample, gateway):
     assert fs.info(root)["CID"] == root and fs.ukey(f"{root}/sst/.zarray").startswith("baf")
     assert fs.isfile(f"{root}/sst/.zarray") and not fs.isfile(f"{root}/sst")
     assert len(fs.find(f"{root}/err")) == 4 * 8 + 2  # the chunks, .zarray, .zattrs
+    day = fs.cat(f"ipfs://{root}/ice/1.0.*")  # a glob: listed, then one batch
+    assert sorted(day) == [f"{root}/ice/1.0.{i}.{j}" for i in range(2) for j in range(4)]
+    assert all(v == open(f"{folder}/ice/{k.split('/')[-1]}", "rb").read() for k, v in day.items())
 
 
 def test_missing_names_are_proven_absent(sample, gateway):
@@ -121,6 +124,9 @@ def test_bad_input_raises_with_a_message(sample, gateway):
         with pytest.raises((ValueError, OSError)) as caught:
             fs.cat_file(path)
         assert str(caught.value), path
+    for path in ["bafynotacid/x", "not a cid at all", "Qm123"]:
+        with pytest.raises(ValueError, match="not a valid CID"):
+            fs.cat_file(path)
     for options, word in [({"gateways": 5}, "gateways"), ({"gateways": ["ftp://x"]}, "ftp"),
                           ({"retries": -1}, "retries"), ({"timeout": "soon"}, "timeout"),
                           ({"policy": 3}, "policy"), ({"cache_dir": 1.5}, "cache_dir"),

@@ -5,6 +5,8 @@ Only a verified directory without the name is a missing file
 (FileNotFoundError): a gateway failure or bytes that failed their check
 raise, even where fsspec would drop the key (zarr reads a dropped chunk as
 its fill value, and would hand back an answer the data never held)."""
+from glob import has_magic
+
 from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
 
 _DIRECTORIES = ("directory", "hamt-shard")
@@ -124,9 +126,13 @@ class VerifiedFileSystem(AbstractFileSystem):
 
     def cat(self, path, recursive=False, on_error="raise", **kwargs):
         """Many paths' bytes in one batched, concurrent, verified read."""
-        if isinstance(path, str) and not recursive:
+        listed = [path] if isinstance(path, str) else list(path)
+        if recursive or any(has_magic(p) for p in listed):
+            paths = self.expand_path(path, recursive=recursive)
+        elif isinstance(path, str):
             return self.cat_file(path)
-        paths = self.expand_path(path, recursive=recursive) if recursive else self._strip_protocol(path)
+        else:
+            paths = self._strip_protocol(listed)
         results = self._get_many([self._request(p, None, None) for p in paths])
         return self._collect(paths, results, on_error)
 

@@ -49,13 +49,14 @@ def _count(name, value):
     return value
 
 
-def _seconds(name, value, off_allowed=False):
+def _positive(name, value, unit="seconds", off_allowed=False):
+    """0.0 for the default (None), -1.0 for off (False, where allowed)."""
     if value is None:
         return 0.0
     if value is False and off_allowed:
         return -1.0
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        what = "a positive number of seconds" + (", or False" if off_allowed else "")
+        what = f"a positive number of {unit}" + (", or False" if off_allowed else "")
         raise TypeError(f"ipfs: {name} must be {what} (got {value!r})")
     return float(value)
 
@@ -86,21 +87,20 @@ def client_options(gateways=None, policy=None, trusted_policy=False, verify=True
         raise TypeError(f"ipfs: policy must be a policy's name or a FILE.lua (got {policy!r})")
     if cache_dir is None and os.environ.get("IPFSRT_CACHE_DIR"):
         cache_dir = os.path.join(os.environ["IPFSRT_CACHE_DIR"], "blocks")
-    if cache_size is not None and cache_size is not False:
-        _count("cache_size", cache_size)
     return {
         "gateways": _gateways(gateways),
         "policy": os.fspath(policy) if policy is not None else os.environ.get("IPFSRT_POLICY") or None,
         "trusted_policy": bool(trusted_policy), "verify": bool(verify),
         "cache_dir": _path_or_none("cache_dir", cache_dir), "cache_trust": bool(cache_trust),
         "cache_size": 2**64 - 1 if cache_size is False else _count("cache_size", cache_size),
-        "cache_memory": 2**64 - 1 if cache_memory == 0 else _count("cache_memory", cache_memory),
+        # the C options' 0 is the default and UINT64_MAX none
+        "cache_memory": 0 if cache_memory is None else _count("cache_memory", cache_memory) or 2**64 - 1,
         "concurrency": _count("concurrency", concurrency),
         "max_concurrency": _count("max_concurrency", max_concurrency),
         "retries": _count("retries", retries), "threads": _count("threads", threads),
-        "timeout": _seconds("timeout", timeout), "deadline": _seconds("deadline", deadline),
-        "give_up": _seconds("give_up", give_up, off_allowed=True),
-        "min_rate": _seconds("min_rate", min_rate, off_allowed=True),
+        "timeout": _positive("timeout", timeout), "deadline": _positive("deadline", deadline),
+        "give_up": _positive("give_up", give_up, off_allowed=True),
+        "min_rate": _positive("min_rate", min_rate, "bytes/s", off_allowed=True),
         "cacert": _path_or_none("cacert", cacert),
     }
 

@@ -4,12 +4,14 @@ published OISST benchmark started from), or with --s3 over Debian's boto3
 from the local S3 at ENDPOINT (the sample's files as objects under
 s3://data/oisst; credentials from the AWS_* environment). Prints {open_ms,
 run_ms, count, sum} as ipfsrt_peer.lua does.
-With --dask, GATEWAY is the sample's folder, opened with dask arrays computed
+With --ipfsrt, the same reads in process through the package ipfsrt
+(fsspec's "ipfs" protocol on libipfsrt: every block verified; PYTHONPATH
+names build/python). With --dask, GATEWAY is the sample's folder, opened with dask arrays computed
 by dask's threaded scheduler. With --netcdf DAYS, ROOT is the NetCDF form's
 (a NetCDF-4 file a day from 2024-01-01): the files read as Python users read
 them from a gateway, xarray's open_mfdataset with engine h5netcdf on
 fsspec's HTTP files (dask, one chunk a file).
-Usage: xarray_peer.py GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--s3|--dask|--netcdf DAYS]"""
+Usage: xarray_peer.py GATEWAY|ENDPOINT|FOLDER ROOT SCENARIO [--ipfsrt|--s3|--dask|--netcdf DAYS]"""
 import datetime
 import json
 import sys
@@ -55,6 +57,10 @@ if sys.argv[4:] == ["--s3"]:
     import zarr.storage
 
     store = zarr.storage.KVStore(S3Objects(gateway, "data", "oisst/"))
+elif sys.argv[4:] == ["--ipfsrt"]:
+    import ipfsrt  # noqa: F401 (registers "ipfs" in the build tree, where no entry point is installed)
+
+    store = fsspec.get_mapper(f"ipfs://{root}", gateways=[gateway])
 elif sys.argv[4:] == ["--dask"]:  # the local folder GATEWAY, with dask's threaded scheduler
     import dask
 
