@@ -1,6 +1,7 @@
 /* libFuzzer target: what the local gateway reads from a request — Range,
- * entity-bytes, the CAR query parameters and Accept, the listen address. Input
- * lines feed each; the results must describe bytes inside the entity. */
+ * entity-bytes, the CAR query parameters and Accept, the listen address,
+ * If-None-Match. Input lines feed each; the results must describe bytes
+ * inside the entity, and an entity tag list names only what it holds. */
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!text) return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    char *field[8] = {0};
+    char *field[9] = {0};
     size_t n = 0;
-    for (char *p = text, *line; n < 8 && (line = strsep(&p, "\n"));) field[n++] = line;
+    for (char *p = text, *line; n < 9 && (line = strsep(&p, "\n"));) field[n++] = line;
     uint64_t sizes[] = {0, 1, 1000, UINT64_MAX / 2, UINT64_MAX};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         uint64_t start, len, off, l;
@@ -32,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ipfsrt_http_car_params_parse(&q, field[6], &params, NULL);
     struct sockaddr_storage ss;
     if (field[7]) ipfsrt_http_listen_parse(field[7], &ss, NULL);
+    /* a tag no list holds unless it says * or names it */
+    if (field[8] && ipfsrt_http_etag_matches(field[8], "\"bafkqaaa.raw\"") && !strchr(field[8], '*') &&
+        !strstr(field[8], "bafkqaaa.raw"))
+        abort();
     ipfsrt_http_content_type(text);
     free(text);
     return 0;

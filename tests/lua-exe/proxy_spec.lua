@@ -70,7 +70,8 @@ describe("ipfsrt serve --upstream", function()
     local status, headers, body = http(front .. path)
     assert.equal(200, status)
     assert.equal(big, body)
-    local file_cid = headers["x-ipfs-roots"]
+    local file_cid = headers["x-ipfs-roots"]:match("([^,]+)$") -- the path's steps, the file last
+    assert.equal(root .. "," .. file_cid, headers["x-ipfs-roots"])
     assert.equal('"' .. file_cid .. '"', headers.etag)
     assert.truthy(headers["cache-control"]:find("immutable", 1, true))
     for range, want in pairs { ["bytes=100-199"] = big:sub(101, 200), ["bytes=-10"] = big:sub(-10),

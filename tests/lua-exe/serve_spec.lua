@@ -150,7 +150,8 @@ describe("ipfsrt.serve", function()
   it("answers bad requests with 4xx and never crashes", function()
     local cases = {
       { "/ipfs/not-a-cid?format=raw", 400 },
-      { "/ipfs/" .. HELLO .. "/x?format=raw", 400 },
+      { "/ipfs/" .. HELLO .. "/x?format=raw", 404 }, -- a path through a file
+      { "/ipfs/" .. root .. "/missing?format=raw", 404 },
       { "/ipfs/" .. root .. "?format=car&dag-scope=nope", 400 },
       { "/ipfs/" .. root .. "/file.bin?format=car&entity-bytes=a:b", 400 },
       { "/ipfs/" .. root .. "?format=car&car-version=2", 400 },

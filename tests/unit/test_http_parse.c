@@ -187,6 +187,26 @@ static void test_index_html(void **state) {
     cJSON_Delete(list);
 }
 
+/* If-None-Match: weak comparison, lists, *, and malformed values naming nothing. */
+static void test_etag_matches(void **state) {
+    (void)state;
+    const char *raw = "\"bafkqaaa.raw\"", *weak = "W/\"bafy.car.0011\"";
+    assert_true(ipfsrt_http_etag_matches("\"bafkqaaa.raw\"", raw));
+    assert_true(ipfsrt_http_etag_matches("W/\"bafkqaaa.raw\"", raw));
+    assert_true(ipfsrt_http_etag_matches("\"bafy.car.0011\"", weak));
+    assert_true(ipfsrt_http_etag_matches("\"a\", \"b\",\"bafkqaaa.raw\"", raw));
+    assert_true(ipfsrt_http_etag_matches(" * ", raw));
+    assert_false(ipfsrt_http_etag_matches("\"bafkqaaa.ra\"", raw));
+    assert_false(ipfsrt_http_etag_matches("\"bafkqaaa.raw2\"", raw));
+    assert_false(ipfsrt_http_etag_matches("bafkqaaa.raw", raw)); /* unquoted: not a tag */
+    assert_false(ipfsrt_http_etag_matches("", raw));
+    assert_false(ipfsrt_http_etag_matches("\"", raw));
+    assert_false(ipfsrt_http_etag_matches("\"bafkqaaa.raw", raw)); /* never closed */
+    assert_false(ipfsrt_http_etag_matches(",,, W/ \"\"", raw));
+    assert_false(ipfsrt_http_etag_matches(NULL, raw));
+    assert_false(ipfsrt_http_etag_matches("\"x\"", NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_range),
@@ -195,6 +215,7 @@ int main(void) {
         cmocka_unit_test(test_listen),
         cmocka_unit_test(test_content_type),
         cmocka_unit_test(test_index_html),
+        cmocka_unit_test(test_etag_matches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

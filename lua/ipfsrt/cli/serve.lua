@@ -16,10 +16,13 @@ local M = {
 Verifies every CAR, prints the base URL as its first line, then serves until SIGINT
 or SIGTERM, and says on stderr how many requests it served (-q, --quiet: not). PORT 0 (the default, on 127.0.0.1) picks a free port.
 HOST:PORT, :PORT and PORT listen on 127.0.0.1 unless HOST says otherwise ([::1]:PORT for
-IPv6). Answers GET/HEAD /ipfs/{cid}?format=raw (or Accept: application/vnd.ipld.raw) with the block,
-and /ipfs/{cid}[/path]?format=car (or Accept: application/vnd.ipld.car) with a CARv1
-in DFS order holding the path's blocks and the dag-scope (block, entity, all) or
-entity-bytes=FROM:TO range; with no format, the file's bytes (Range) or a JSON listing.
+IPv6). Answers GET/HEAD /ipfs/{cid}[/path]?format=raw (or Accept: application/vnd.ipld.raw)
+with the block the path ends at, and /ipfs/{cid}[/path]?format=car (or Accept:
+application/vnd.ipld.car) with a CARv1 in DFS order holding the path's blocks and the
+dag-scope (block, entity, all) or entity-bytes=FROM:TO range; with no format, the file's
+bytes (Range) or a JSON listing. Every answer allows any origin (CORS; OPTIONS answers
+preflights); an If-None-Match naming the answer's Etag is answered 304; Vary: Accept,
+and Content-Location when Accept chose the format; ?filename= names the download.
 Faults, for tests and demos (P is a probability per request, reproducible with --seed):
 tamper flips a byte inside a block, fail answers 500/502/503/429 with Retry-After,
 truncate cuts the body mid-block, reset drops the connection, wrong-block sends a valid

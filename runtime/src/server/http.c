@@ -11,7 +11,6 @@
 void ipfsrt_server_common_headers(struct MHD_Response *r) {
     MHD_add_response_header(r, "Cache-Control", "public, max-age=29030400, immutable");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
 }
 
 void ipfsrt_server_count_sent(ipfsrt_server_request *rq, size_t n) {
@@ -28,6 +27,7 @@ enum MHD_Result ipfsrt_server_queue(ipfsrt_server_request *rq, struct MHD_Connec
         rq->answer_body = body;
         return MHD_YES;
     }
+    ipfsrt_server_cors_headers(r);
     enum MHD_Result ok = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     ipfsrt_server *gw = rq->gw;
@@ -97,9 +97,14 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
                                        "format=%s is not served (raw and car are)", format);
     }
-    if (accept && strstr(accept, IPFSRT_RAW_TYPE)) return ipfsrt_server_serve_raw(rq, c, cid, path);
-    if (accept && strstr(accept, IPFSRT_CAR_TYPE))
+    if (accept && strstr(accept, IPFSRT_RAW_TYPE)) {
+        snprintf(rq->negotiated, sizeof rq->negotiated, "raw");
+        return ipfsrt_server_serve_raw(rq, c, cid, path);
+    }
+    if (accept && strstr(accept, IPFSRT_CAR_TYPE)) {
+        snprintf(rq->negotiated, sizeof rq->negotiated, "car");
         return ipfsrt_server_serve_car(rq, c, cid, cid_str, path, accept);
+    }
     if (accept && strstr(accept, "application/vnd.") && !strstr(accept, "*/*"))
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
                                        "%s is not served (" IPFSRT_RAW_TYPE ", " IPFSRT_CAR_TYPE
@@ -113,9 +118,10 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
 
 static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url,
                              const char *method) {
+    if (strcmp(method, "OPTIONS") == 0) return ipfsrt_server_preflight(rq, c);
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                                       "only GET and HEAD are served");
+                                       "only GET, HEAD and OPTIONS are served");
     if (strncmp(url, "/ipfs/", 6) != 0)
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} paths are served");
     if (rq->nul_in_uri) /* decoded, the path or a parameter would stop short of what was asked */

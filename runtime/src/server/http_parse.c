@@ -164,3 +164,27 @@ const char *ipfsrt_http_content_type(const char *path) {
     }
     return "application/octet-stream";
 }
+
+/* Whether If-None-Match (a list of entity tags, or *) names etag; weak
+ * comparison, as RFC 9110 asks for If-None-Match: W/ is ignored on both. */
+bool ipfsrt_http_etag_matches(const char *if_none_match, const char *etag) {
+    if (!if_none_match || !etag) return false;
+    if (strncmp(etag, "W/", 2) == 0) etag += 2;
+    if (*etag == '"') etag++;
+    const char *etag_end = strchr(etag, '"');
+    size_t want = etag_end ? (size_t)(etag_end - etag) : strlen(etag);
+    for (const char *p = if_none_match; *p;) {
+        p += strspn(p, " \t,");
+        if (*p == '*') return true;
+        if (strncmp(p, "W/", 2) == 0) p += 2;
+        if (*p != '"') { /* not an entity tag: skip to the next comma */
+            p += strcspn(p, ",");
+            continue;
+        }
+        const char *end = strchr(++p, '"');
+        if (!end) return false; /* a tag never closed: names nothing */
+        if ((size_t)(end - p) == want && memcmp(p, etag, want) == 0) return true;
+        p = end + 1;
+    }
+    return false;
+}

@@ -52,5 +52,9 @@ ipfsrt_status ipfsrt_http_listen_parse(const char *listen, struct sockaddr_stora
 
 /* The Content-Type a plain answer gets for a path, by its extension. */
 const char *ipfsrt_http_content_type(const char *path);
+/* Whether an If-None-Match value (entity tags separated by commas, or *)
+ * names etag, by the weak comparison RFC 9110 asks of If-None-Match (W/
+ * ignored on both). Linear in the value's length. */
+bool ipfsrt_http_etag_matches(const char *if_none_match, const char *etag);
 
 #endif

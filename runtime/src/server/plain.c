@@ -170,8 +170,32 @@ static enum MHD_Result listing_response(ipfsrt_server_request *rq, struct MHD_Co
         return MHD_NO;
     }
     MHD_add_response_header(*r, "Content-Type", html ? "text/html; charset=utf-8" : "application/json");
-    MHD_add_response_header(*r, "Vary", "Accept");
     return MHD_YES;
+}
+
+#define ROOTS_MAX 64 /* steps of a path X-Ipfs-Roots names; a longer path's names its end alone */
+
+/* X-Ipfs-Roots: the CID of each step of the path, from the root, the last
+ * being terminal's (each walk reads blocks the path's own walk has just read). */
+static void roots_header(ipfsrt_server_request *rq, struct MHD_Response *r, const char *full, size_t root_len,
+                         const char *terminal) {
+    char roots[ROOTS_MAX * IPFSRT_CID_STR_MAX], prefix[4096];
+    size_t used = 0, steps = 0, len = strlen(full);
+    for (size_t end = root_len; end <= len && steps < ROOTS_MAX && len < sizeof prefix; end++) {
+        if (end < len && full[end] != '/') continue;
+        if (end > root_len && full[end - 1] == '/') continue; /* an empty step: "//", a trailing "/" */
+        memcpy(prefix, full, end);
+        prefix[end] = '\0';
+        ipfsrt_unixfs_node_info info;
+        ipfsrt_error err;
+        char s[IPFSRT_CID_STR_MAX];
+        if (ipfsrt_server_resolve(rq, prefix, NULL, &info, &err) != IPFSRT_OK) break;
+        used += (size_t)snprintf(roots + used, sizeof roots - used, "%s%s", steps++ ? "," : "",
+                                 ipfsrt_cid_to_string(&info.cid, s));
+    }
+    size_t tail = strlen(terminal);
+    bool whole = used >= tail && strcmp(roots + used - tail, terminal) == 0;
+    MHD_add_response_header(r, "X-Ipfs-Roots", whole ? roots : terminal);
 }
 
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
@@ -184,11 +208,17 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
     ipfsrt_error err;
     ipfsrt_status st = ipfsrt_server_resolve(rq, full, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
                                              &info, &err);
-    free(full);
-    if (st != IPFSRT_OK) return ipfsrt_server_send_error(rq, c, &err);
-    char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 8];
-    ipfsrt_cid_to_string(&info.cid, s);
-    struct MHD_Response *r;
+    if (st != IPFSRT_OK) {
+        free(full);
+        return ipfsrt_server_send_error(rq, c, &err);
+    }
+    char s[IPFSRT_CID_STR_MAX], etag[IPFSRT_CID_STR_MAX + 8];
+    snprintf(etag, sizeof etag, "\"%s\"", ipfsrt_cid_to_string(&info.cid, s));
+    if (ipfsrt_server_not_modified(c, etag)) {
+        free(full);
+        return ipfsrt_server_send_not_modified(rq, c, etag);
+    }
+    struct MHD_Response *r = NULL;
     unsigned status = MHD_HTTP_OK;
     uint64_t body = 0; /* file bytes are counted as they are sent */
     enum MHD_Result res;
@@ -197,13 +227,14 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
     else if (info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD)
         res = listing_response(rq, c, &info.cid, rq->path, &r, &body);
     else
-        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
-                                       "%s is a %s; only files and directories are served "
-                                       "deserialized", s, ipfsrt_unixfs_type_name(info.type));
+        res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
+                                      "%s is a %s; only files and directories are served "
+                                      "deserialized", s, ipfsrt_unixfs_type_name(info.type));
+    if (r) roots_header(rq, r, full, strlen(cid_str), s);
+    free(full);
     if (!r) return res;
-    snprintf(h, sizeof h, "\"%s\"", s);
-    MHD_add_response_header(r, "Etag", h);
-    MHD_add_response_header(r, "X-Ipfs-Roots", s);
+    MHD_add_response_header(r, "Etag", etag);
+    ipfsrt_server_path_headers(rq, r);
     ipfsrt_server_common_headers(r);
     return ipfsrt_server_queue(rq, c, status, r, body);
 }

@@ -124,6 +124,7 @@ typedef struct ipfsrt_server_request {
     /* answered on a worker (in front of an upstream): what it answered, sent
      * by the handler once the connection is resumed */
     bool in_job, job_done;
+    char negotiated[4]; /* "raw" or "car" when Accept chose the format, no format= */
     enum MHD_Result job_result;
     struct MHD_Response *answer;
     unsigned answer_status;
@@ -139,6 +140,20 @@ void ipfsrt_server_completed(void *cls, struct MHD_Connection *c, void **req_cls
 /* libmicrohttpd's URI log callback: sees the raw URI before it is decoded. */
 void *ipfsrt_server_uri_seen(void *cls, const char *uri, struct MHD_Connection *c);
 void ipfsrt_server_common_headers(struct MHD_Response *r);
+
+/* headers.c: what every answer says beside its body */
+/* CORS: any origin reads every answer (errors too), and the headers it needs. */
+void ipfsrt_server_cors_headers(struct MHD_Response *r);
+/* OPTIONS: the preflight's answer (the headers asked for allowed, when they are a header list). */
+enum MHD_Result ipfsrt_server_preflight(struct ipfsrt_server_request *rq, struct MHD_Connection *c);
+/* X-Ipfs-Path, Vary: Accept, and Content-Location when Accept chose the format. */
+void ipfsrt_server_path_headers(const struct ipfsrt_server_request *rq, struct MHD_Response *r);
+/* Content-Disposition: attachment, named by ?filename= when given, else fallback. */
+void ipfsrt_server_disposition(struct MHD_Connection *c, struct MHD_Response *r, const char *fallback);
+/* Whether the request's If-None-Match names etag: then answer 304, nothing read. */
+bool ipfsrt_server_not_modified(struct MHD_Connection *c, const char *etag);
+enum MHD_Result ipfsrt_server_send_not_modified(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                                const char *etag);
 /* Queues r, counts the answer and body bytes sent at once (0 for bodies that
  * count themselves as they are produced: ipfsrt_server_count_sent). */
 enum MHD_Result ipfsrt_server_queue(ipfsrt_server_request *rq, struct MHD_Connection *c,

@@ -49,14 +49,33 @@ static struct MHD_Response *raw_response(ipfsrt_server_request *rq, const ipfsrt
     return r;
 }
 
+/* The block a path ends at: the root itself, or the terminal of a UnixFS
+ * path walked from it, each block on the way verified. */
+static ipfsrt_status path_terminal(ipfsrt_server_request *rq, const ipfsrt_cid *root, const char *path,
+                                   ipfsrt_cid *out, ipfsrt_error *err) {
+    *out = *root;
+    if (!path[0] || strcmp(path, "/") == 0) return IPFSRT_OK;
+    char full[IPFSRT_CID_STR_MAX + 4096];
+    char s[IPFSRT_CID_STR_MAX];
+    if ((size_t)snprintf(full, sizeof full, "%s%s", ipfsrt_cid_to_string(root, s), path) >= sizeof full)
+        return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "a path of %zu bytes is too long", strlen(path));
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_status st = ipfsrt_server_resolve(rq, full, NULL, &info, err);
+    if (st == IPFSRT_OK) *out = info.cid;
+    return st;
+}
+
 enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Connection *c,
-                                        const ipfsrt_cid *cid, const char *path) {
+                                        const ipfsrt_cid *root, const char *path) {
     ipfsrt_server *gw = rq->gw;
-    if (path[0] && strcmp(path, "/") != 0)
-        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST,
-                                       "format=raw takes no path (got %s)", path);
-    ipfsrt_blocksource_ref ref;
+    ipfsrt_cid terminal;
     ipfsrt_error err;
+    if (path_terminal(rq, root, path, &terminal, &err) != IPFSRT_OK) return ipfsrt_server_send_error(rq, c, &err);
+    const ipfsrt_cid *cid = &terminal;
+    char s[IPFSRT_CID_STR_MAX], etag[IPFSRT_CID_STR_MAX + 8];
+    snprintf(etag, sizeof etag, "\"%s.raw\"", ipfsrt_cid_to_string(cid, s));
+    if (ipfsrt_server_not_modified(c, etag)) return ipfsrt_server_send_not_modified(rq, c, etag);
+    ipfsrt_blocksource_ref ref;
     if (ipfsrt_blocksource_get(&gw->src, cid, &ref, &err) != IPFSRT_OK)
         return ipfsrt_server_send_error(rq, c, &err);
     const ipfsrt_server_spare *spare = rq->wrong_block ? ipfsrt_server_spare_for(gw, cid) : NULL;
@@ -65,13 +84,13 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
     struct MHD_Response *r = raw_response(rq, &ref, &body);
     ipfsrt_blocksource_release(&gw->src, &ref);
     if (!r) return MHD_NO;
-    char s[IPFSRT_CID_STR_MAX], h[IPFSRT_CID_STR_MAX + 32];
-    ipfsrt_cid_to_string(cid, s);
+    char name[IPFSRT_CID_STR_MAX + 8];
     MHD_add_response_header(r, "Content-Type", IPFSRT_RAW_TYPE);
-    snprintf(h, sizeof h, "attachment; filename=\"%s.bin\"", s);
-    MHD_add_response_header(r, "Content-Disposition", h);
-    snprintf(h, sizeof h, "\"%s.raw\"", s);
-    MHD_add_response_header(r, "Etag", h);
+    snprintf(name, sizeof name, "%s.bin", s);
+    ipfsrt_server_disposition(c, r, name);
+    MHD_add_response_header(r, "Etag", etag);
+    MHD_add_response_header(r, "X-Ipfs-Roots", s);
+    ipfsrt_server_path_headers(rq, r);
     ipfsrt_server_common_headers(r);
     return ipfsrt_server_queue(rq, c, MHD_HTTP_OK, r, body);
 }
@@ -211,20 +230,25 @@ static ipfsrt_status plan_walk(ipfsrt_server_request *rq, const car_request *cr,
     return IPFSRT_OK;
 }
 
-static void car_headers(struct MHD_Response *r, const car_request *cr) {
-    char h[IPFSRT_CID_STR_MAX + 96];
-    MHD_add_response_header(r, "Content-Type",
-                            cr->params.dups ? IPFSRT_CAR_TYPE "; version=1; order=dfs; dups=y"
-                                            : IPFSRT_CAR_TYPE "; version=1; order=dfs; dups=n");
-    snprintf(h, sizeof h, "attachment; filename=\"%s.car\"", cr->cid_str);
-    MHD_add_response_header(r, "Content-Disposition", h);
-    /* a weak Etag over what selects the blocks */
+/* A weak Etag over what selects the blocks. */
+static void car_etag(const car_request *cr, char *out, size_t size) {
     uint64_t tag = ipfsrt_murmur3_x64_64((const uint8_t *)cr->path, strlen(cr->path)) ^
                    ((uint64_t)cr->params.scope << 56) ^ ((uint64_t)cr->params.dups << 48) ^
                    cr->offset * 31 ^ cr->length * 17;
-    snprintf(h, sizeof h, "W/\"%s.car.%016llx\"", cr->cid_str, (unsigned long long)tag);
-    MHD_add_response_header(r, "Etag", h);
+    snprintf(out, size, "W/\"%s.car.%016llx\"", cr->cid_str, (unsigned long long)tag);
+}
+
+static void car_headers(ipfsrt_server_request *rq, struct MHD_Connection *c, struct MHD_Response *r,
+                        const car_request *cr, const char *etag) {
+    char name[IPFSRT_CID_STR_MAX + 8];
+    MHD_add_response_header(r, "Content-Type",
+                            cr->params.dups ? IPFSRT_CAR_TYPE "; version=1; order=dfs; dups=y"
+                                            : IPFSRT_CAR_TYPE "; version=1; order=dfs; dups=n");
+    snprintf(name, sizeof name, "%s.car", cr->cid_str);
+    ipfsrt_server_disposition(c, r, name);
+    MHD_add_response_header(r, "Etag", etag);
     MHD_add_response_header(r, "Accept-Ranges", "none");
+    ipfsrt_server_path_headers(rq, r);
     ipfsrt_server_common_headers(r);
 }
 
@@ -235,14 +259,22 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
     car_walk *w = NULL;
     struct MHD_Response *r = NULL;
     ipfsrt_error err;
+    char etag[IPFSRT_CID_STR_MAX + 32];
     ipfsrt_status st = read_car_request(rq, c, accept, &cr, &err);
+    if (st == IPFSRT_OK) {
+        car_etag(&cr, etag, sizeof etag);
+        if (ipfsrt_server_not_modified(c, etag)) {
+            free(cr.full);
+            return ipfsrt_server_send_not_modified(rq, c, etag);
+        }
+    }
     if (st == IPFSRT_OK) st = plan_walk(rq, &cr, &w, &err);
     if (st == IPFSRT_OK) st = ipfsrt_server_car_stream_start(rq, c, root, walk_blocks, w, car_walk_free, &r, &err);
     if (st != IPFSRT_OK) {
         free(cr.full);
         return ipfsrt_server_send_error(rq, c, &err);
     }
-    car_headers(r, &cr);
+    car_headers(rq, c, r, &cr, etag);
     free(cr.full);
     return ipfsrt_server_queue(rq, c, MHD_HTTP_OK, r, 0); /* body bytes are counted as they are sent */
 }

@@ -1,0 +1,253 @@
+-- The IPFS gateway conformance suite's cases (github.com/ipfs/gateway-conformance
+-- at 22c76440, tests/*.go), translated one by one: each `it` is named
+-- "TestGroup: the suite's case name". Fixtures from the suite are in
+-- tests/fixtures/conformance/ (README.md there). ipfsrt.serve on 127.0.0.1,
+-- probed with curl.
+local ipfsrt = require "ipfsrt"
+local http = require("exe").http
+
+local FIX = "tests/fixtures/conformance/"
+
+describe("gateway conformance", function()
+  local gw = ipfsrt.serve { cars = { FIX .. "gateway-raw-block.car", FIX .. "gateway-cache.car" } }
+  local base = gw:url()
+  teardown(function() gw:stop() end)
+
+  -- gateway-raw-block.car: a directory "dir" holding ascii.txt
+  local RAW_ROOT = "bafybeie72edlprgtlwwctzljf6gkn2wnlrddqjbkxo3jomh4n7omwblxly"
+  local DIR = "bafybeifaqksygmsbnqe76kwvxoqxtkzcwssq5jkhuo65ldtqiunr3bxlra"
+  local ASCII = "bafkreihhpc5y2pqvl5rbe5uuyhqjouybfs3rvlmisccgzue2kkt5zq6upq"
+  -- gateway-cache.car: ROOT1/root2/root3/root4/index.html
+  local ROOT1 = "bafybeib3ffl2teiqdncv3mkz4r23b5ctrwkzrrhctdbne6iboayxuxk5ui"
+  local ROOT4 = "bafybeifq2rzpqnqrsdupncmkmhs3ckxxjhuvdcbvydkgvch3ms24k5lo7q"
+  local INDEX = "bafkreicysg23kiwv34eg2d7qweipxwosdo2py4ldv42nbauguluen5v6am"
+
+  local function has_all(value, ...)
+    for _, want in ipairs { ... } do
+      assert.truthy(value and value:find(want, 1, true), string.format("%q lacks %s", tostring(value), want))
+    end
+  end
+
+  local function block(cid)
+    local status, _, body = http(base .. "/ipfs/" .. cid .. "?format=raw")
+    assert.equal(200, status)
+    assert.equal(cid, tostring(ipfsrt.cid.sum(cid:sub(1, 5) == "bafkr" and "raw" or "dag-pb", body)))
+    return body
+  end
+
+  local function cors(h)
+    assert.equal("*", h["access-control-allow-origin"])
+    has_all(h["access-control-allow-methods"], "GET", "HEAD", "OPTIONS")
+    has_all(h["access-control-allow-headers"], "Content-Type", "Range", "User-Agent", "X-Requested-With")
+    has_all(h["access-control-expose-headers"], "Content-Range", "Content-Length", "X-Ipfs-Path", "X-Ipfs-Roots",
+      "X-Chunked-Output", "X-Stream-Output")
+  end
+
+  it("TestCors: GET Responses from Gateway should include CORS headers allowing JS from other origins to read the data cross-origin.", function()
+    local status, h = http(base .. "/ipfs/bafkqabtimvwgy3yk/")
+    assert.equal(200, status)
+    cors(h)
+  end)
+
+  it("TestCors: OPTIONS to Gateway succeeds", function()
+    local status, h = http(base .. "/ipfs/bafkqabtimvwgy3yk/", { method = "OPTIONS" })
+    assert.equal(200, status)
+    cors(h)
+  end)
+
+  it("TestTrustlessRaw: GET with format=raw param returns a raw block", function()
+    local status, _, body = http(base .. "/ipfs/" .. DIR .. "?format=raw")
+    assert.equal(200, status)
+    assert.equal(block(DIR), body)
+  end)
+
+  it("TestTrustlessRaw: GET with application/vnd.ipld.raw header returns a raw block", function()
+    local status, _, body = http(base .. "/ipfs/" .. DIR, { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal(200, status)
+    assert.equal(block(DIR), body)
+  end)
+
+  it("TestTrustlessRaw: GET with application/vnd.ipld.raw header returns expected response headers", function()
+    local status, h, body = http(base .. "/ipfs/" .. ASCII, { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal(200, status)
+    assert.equal("application/vnd.ipld.raw", h["content-type"])
+    assert.equal(tostring(#block(ASCII)), h["content-length"])
+    has_all(h["content-disposition"], "attachment;")
+    assert.equal("nosniff", h["x-content-type-options"])
+    assert.equal(block(ASCII), body)
+  end)
+
+  it("TestTrustlessRaw: GET with application/vnd.ipld.raw header and filename param returns expected Content-Disposition header with custom filename", function()
+    local status, h = http(base .. "/ipfs/" .. ASCII .. "?filename=foobar.bin",
+      { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal(200, status)
+    has_all(h["content-disposition"], "attachment;", 'filename="foobar.bin')
+  end)
+
+  it("TestTrustlessRaw: GET with application/vnd.ipld.raw header returns expected caching headers", function()
+    local status, h = http(base .. "/ipfs/" .. ASCII, { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal(200, status)
+    assert.truthy(h["etag"])
+    assert.equal("/ipfs/" .. ASCII, h["x-ipfs-path"])
+    has_all(h["x-ipfs-roots"], ASCII)
+    local cc = h["cache-control"]:gsub(" ", "")
+    assert.truthy(("," .. cc .. ","):find(",public,", 1, true) and ("," .. cc .. ","):find(",immutable,", 1, true))
+    assert.is_true(tonumber(cc:match("max%-age=(%d+)")) >= 29030400)
+  end)
+
+  it("TestGatewayCache: GET for /ipfs/ unixfs dir as raw block succeeds", function()
+    local status, h, body = http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/root4/?format=raw")
+    assert.equal(200, status)
+    assert.equal("public, max-age=29030400, immutable", h["cache-control"])
+    assert.equal(block(ROOT4), body)
+    assert.equal(string.char(0x12, 0x34, 0x0a, 0x24, 0x01, 0x55, 0x12, 0x20), body:sub(1, 8))
+  end)
+
+  local ROOT2 = "bafybeih2w7hjocxjg6g2ku25hvmd53zj7og4txpby3vsusfefw5rrg5sii"
+  local ROOT3 = "bafybeiawdvhmjcz65x5egzx4iukxc72hg4woks6v6fvgyupiyt3oczk5ja"
+
+  it("TestGatewayCache: GET for /ipfs/ unixfs dir with index.html succeeds", function()
+    local status, h = http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/root4/")
+    assert.equal(200, status)
+    assert.equal("public, max-age=29030400, immutable", h["cache-control"])
+    assert.equal("/ipfs/" .. ROOT1 .. "/root2/root3/root4/", h["x-ipfs-path"])
+    assert.equal(table.concat({ ROOT1, ROOT2, ROOT3, ROOT4 }, ","), h["x-ipfs-roots"])
+    assert.equal('"' .. ROOT4 .. '"', h["etag"])
+  end)
+
+  it("TestGatewayCache: GET for /ipfs/ unixfs file succeeds", function()
+    local status, h = http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/root4/index.html")
+    assert.equal(200, status)
+    assert.equal("public, max-age=29030400, immutable", h["cache-control"])
+    assert.equal("/ipfs/" .. ROOT1 .. "/root2/root3/root4/index.html", h["x-ipfs-path"])
+    assert.equal(table.concat({ ROOT1, ROOT2, ROOT3, ROOT4, INDEX }, ","), h["x-ipfs-roots"])
+    assert.equal('"' .. INDEX .. '"', h["etag"])
+  end)
+
+  local conditional = {
+    { "GET for /ipfs/ file with matching Etag in If-None-Match returns 304 Not Modified",
+      "/root2/root3/root4/index.html", '"' .. INDEX .. '"' },
+    { "GET for /ipfs/ dir with index.html file with matching Etag in If-None-Match returns 304 Not Modified",
+      "/root2/root3/root4/", '"' .. ROOT4 .. '"' },
+    { "GET for /ipfs/ file with matching third Etag in If-None-Match returns 304 Not Modified",
+      "/root2/root3/root4/index.html", '"fakeEtag1", "fakeEtag2", "' .. INDEX .. '"' },
+    { "GET for /ipfs/ file with matching weak Etag in If-None-Match returns 304 Not Modified",
+      "/root2/root3/root4/index.html", 'W/"' .. INDEX .. '"' },
+    { "GET for /ipfs/ file with wildcard Etag in If-None-Match returns 304 Not Modified",
+      "/root2/root3/root4/index.html", "*" },
+  }
+  for _, case in ipairs(conditional) do
+    it("TestGatewayCache: " .. case[1], function()
+      local status, h, body = http(base .. "/ipfs/" .. ROOT1 .. case[2], { headers = { ["If-None-Match"] = case[3] } })
+      assert.equal(304, status)
+      assert.equal("", body)
+      assert.equal("*", h["access-control-allow-origin"])
+    end)
+  end
+
+  it("TestGatewayCache: GET for /ipfs/ dir listing with matching strong and weak Etag in If-None-Match returns 304 Not Modified", function()
+    local status, h = http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/")
+    assert.equal(200, status)
+    local etag = assert(h["etag"]):gsub('^W/', ''):gsub('"', '')
+    for _, sent in ipairs { '"' .. etag .. '"', 'W/"' .. etag .. '"' } do
+      assert.equal(304, (http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/", { headers = { ["If-None-Match"] = sent } })))
+    end
+  end)
+end)
+
+-- What the suite checks only in part, and caches need: every answer (errors
+-- and preflights too) readable from another origin; the format chosen by
+-- Accept named in Vary and Content-Location; conditional requests on raw
+-- blocks and CARs; hostile If-None-Match lists and preflights bounded.
+describe("gateway headers for browsers and caches", function()
+  local gw = ipfsrt.serve { cars = { FIX .. "gateway-cache.car" } }
+  local base = gw:url()
+  teardown(function() gw:stop() end)
+  local ROOT1 = "bafybeib3ffl2teiqdncv3mkz4r23b5ctrwkzrrhctdbne6iboayxuxk5ui"
+  local INDEX = "bafkreicysg23kiwv34eg2d7qweipxwosdo2py4ldv42nbauguluen5v6am"
+
+  it("sends CORS headers on errors and answers preflights for any header list", function()
+    for _, p in ipairs { "/ipfs/" .. ROOT1 .. "/missing", "/ipfs/not-a-cid", "/nothing" } do
+      local status, h = http(base .. p)
+      assert.is_true(status >= 400, p)
+      assert.equal("*", h["access-control-allow-origin"], p)
+      assert.truthy(h["access-control-expose-headers"], p)
+    end
+    local status, h = http(base .. "/ipfs/" .. ROOT1 .. "/root2", { method = "OPTIONS",
+      headers = { ["Access-Control-Request-Method"] = "GET", ["Access-Control-Request-Headers"] = "range, x-custom" } })
+    assert.equal(200, status)
+    assert.truthy(h["access-control-allow-headers"]:find("x-custom", 1, true))
+    -- a header list that is not one is not echoed
+    status, h = http(base .. "/ipfs/" .. ROOT1, { method = "OPTIONS",
+      headers = { ["Access-Control-Request-Headers"] = "<script>" .. string.rep("x", 5000) } })
+    assert.equal(200, status)
+    assert.falsy(h["access-control-allow-headers"]:find("script", 1, true))
+  end)
+
+  it("names what Accept chose: Vary, and Content-Location for the same answer by URL", function()
+    local _, h = http(base .. "/ipfs/" .. INDEX, { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal("Accept", h["vary"])
+    assert.equal("/ipfs/" .. INDEX .. "?format=raw", h["content-location"])
+    _, h = http(base .. "/ipfs/" .. ROOT1 .. "/root2", { headers = { Accept = "application/vnd.ipld.car" } })
+    assert.equal("Accept", h["vary"])
+    assert.equal("/ipfs/" .. ROOT1 .. "/root2?format=car", h["content-location"])
+    local _, plain = http(base .. "/ipfs/" .. INDEX)
+    assert.equal("Accept", plain["vary"])
+    assert.falsy(plain["content-location"])
+    _, h = http(base .. "/ipfs/" .. INDEX .. "?format=raw")
+    assert.falsy(h["content-location"])
+  end)
+
+  it("answers 304 for raw blocks and CARs whose Etag the client holds", function()
+    local _, h = http(base .. "/ipfs/" .. INDEX .. "?format=raw")
+    assert.equal(304, (http(base .. "/ipfs/" .. INDEX .. "?format=raw", { headers = { ["If-None-Match"] = h["etag"] } })))
+    local _, car = http(base .. "/ipfs/" .. ROOT1 .. "?format=car")
+    assert.truthy(car["etag"]:match('^W/"'))
+    assert.equal(304, (http(base .. "/ipfs/" .. ROOT1 .. "?format=car", { headers = { ["If-None-Match"] = car["etag"] } })))
+    -- another scope is another answer
+    assert.equal(200, (http(base .. "/ipfs/" .. ROOT1 .. "?format=car&dag-scope=block",
+      { headers = { ["If-None-Match"] = car["etag"] } })))
+  end)
+
+  it("reads thousands of entity tags, and odd ones, without matching what they do not name", function()
+    local tags = {}
+    for i = 1, 1500 do tags[i] = string.format('"t%d"', i) end
+    local path = base .. "/ipfs/" .. ROOT1 .. "/root2/root3/root4/index.html"
+    assert.equal(200, (http(path, { headers = { ["If-None-Match"] = table.concat(tags, ", ") } })))
+    tags[#tags + 1] = '"' .. INDEX .. '"'
+    assert.equal(304, (http(path, { headers = { ["If-None-Match"] = table.concat(tags, ",") } })))
+    -- past what a request's head may hold: refused whole
+    local status = http(path, { headers = { ["If-None-Match"] = string.rep('"x",', 50000) } })
+    assert.is_true(status >= 400 and status < 500)
+    for _, odd in ipairs { '"', 'W/', ',,,', '"' .. INDEX, INDEX, 'W/"' .. INDEX:sub(1, 20) .. '"', "\"\"" } do
+      assert.equal(200, (http(path, { headers = { ["If-None-Match"] = odd } })), odd)
+    end
+  end)
+end)
+
+describe("gateway headers in front of an upstream (serve --upstream)", function()
+  local origin = ipfsrt.serve { cars = { FIX .. "gateway-cache.car" } }
+  local front, stop = require("exe").start_serve { "-q", "--upstream", origin:url() }
+  teardown(function()
+    stop()
+    origin:stop()
+  end)
+  local ROOT1 = "bafybeib3ffl2teiqdncv3mkz4r23b5ctrwkzrrhctdbne6iboayxuxk5ui"
+  local INDEX = "bafkreicysg23kiwv34eg2d7qweipxwosdo2py4ldv42nbauguluen5v6am"
+
+  it("answers the same: CORS, preflights, Vary, Content-Location, 304, blocks by path", function()
+    local status, h, body = http(front .. "/ipfs/" .. ROOT1 .. "/root2/root3/root4/index.html",
+      { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal(200, status)
+    assert.equal("hello\n", body)
+    assert.equal("*", h["access-control-allow-origin"])
+    assert.equal("Accept", h["vary"])
+    assert.equal("/ipfs/" .. ROOT1 .. "/root2/root3/root4/index.html?format=raw", h["content-location"])
+    assert.equal('"' .. INDEX .. '.raw"', h["etag"])
+    assert.equal(304, (http(front .. "/ipfs/" .. INDEX .. "?format=raw", { headers = { ["If-None-Match"] = h["etag"] } })))
+    assert.equal(200, (http(front .. "/ipfs/" .. ROOT1, { method = "OPTIONS" })))
+    status, h = http(front .. "/ipfs/" .. ROOT1 .. "/absent")
+    assert.equal(404, status)
+    assert.equal("*", h["access-control-allow-origin"])
+  end)
+end)
