@@ -384,6 +384,36 @@ static void test_irregular_dags(void **state) {
 
 /* HAMT directories of several fanouts: every name resolves, listing finds all,
  * absent names are not found. */
+/* Records the nodes a walk reports passing through. */
+typedef struct steps_seen {
+    ipfsrt_cid cids[8];
+    size_t n;
+} steps_seen;
+
+static ipfsrt_status see_step(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    (void)err;
+    steps_seen *s = user;
+    if (s->n < 8) s->cids[s->n] = *cid;
+    s->n++;
+    return IPFSRT_OK;
+}
+
+/* A path's nodes, reported in order: the root, then the file, never the
+ * HAMT's inner shards on the way. */
+static void check_steps(const ipfsrt_blocksource *src, const char *path, const ipfsrt_cid *root) {
+    steps_seen seen = {0};
+    ipfsrt_unixfs_options o;
+    ipfsrt_unixfs_options_init(&o);
+    o.step = see_step;
+    o.step_user = &seen;
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_unixfs_resolve(src, path, &o, &info, &err), IPFSRT_OK);
+    assert_int_equal(seen.n, 2);
+    assert_true(ipfsrt_cid_equal(&seen.cids[0], root));
+    assert_true(ipfsrt_cid_equal(&seen.cids[1], &info.cid));
+}
+
 static void test_hamt(void **state) {
     (void)state;
     mkdir(tmp_path("hamt"), 0755);
@@ -416,6 +446,7 @@ static void test_hamt(void **state) {
                 fail_msg("fanout %u: %s", fanouts[k], err.message);
             assert_int_equal(info.type, IPFSRT_UNIXFS_FILE);
         }
+        check_steps(&src, path, &root);
         snprintf(path, sizeof path, "ipfs://%s/f-300", rs);
         assert_int_equal(ipfsrt_unixfs_resolve(&src, path, NULL, &info, &err), IPFSRT_ENOT_FOUND);
         size_t n = 0;

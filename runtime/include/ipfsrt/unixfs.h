@@ -93,6 +93,12 @@ typedef struct ipfsrt_unixfs_options {
     ipfsrt_unixfs_scope scope; /**< what beside the path; default ENTITY */
     uint64_t offset;           /**< ENTITY on a file: the first byte; default 0 */
     uint64_t length;           /**< ENTITY on a file: bytes from offset; 0 (the default) = to the end */
+    /** ipfsrt_unixfs_resolve only: called with the CID of each node the walk
+     * passes through, the root first and the terminal last (HAMT shards
+     * inside a directory are not nodes of the path); anything but IPFSRT_OK
+     * stops the walk. NULL (the default): none. */
+    ipfsrt_status (*step)(void *user, const ipfsrt_cid *cid, ipfsrt_error *err);
+    void *step_user; /**< handed to step */
 } ipfsrt_unixfs_options;
 /** The defaults (no symlinks followed, blocks listed once, a block list of
  * the whole entity), size set: what a caller then fills in.

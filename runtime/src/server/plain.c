@@ -173,29 +173,26 @@ static enum MHD_Result listing_response(ipfsrt_server_request *rq, struct MHD_Co
     return MHD_YES;
 }
 
-#define ROOTS_MAX 64 /* steps of a path X-Ipfs-Roots names; a longer path's names its end alone */
+/* X-Ipfs-Roots: the CID of each node of the path, from the root, as the
+ * path's walk passes through them (the first 64; a longer path's names its
+ * end alone). */
+typedef struct roots {
+    char text[64 * IPFSRT_CID_STR_MAX];
+    size_t used, count;
+    bool full;
+} roots;
 
-/* X-Ipfs-Roots: the CID of each step of the path, from the root, the last
- * being terminal's (each walk reads blocks the path's own walk has just read). */
-static void roots_header(ipfsrt_server_request *rq, struct MHD_Response *r, const char *full, size_t root_len,
-                         const char *terminal) {
-    char roots[ROOTS_MAX * IPFSRT_CID_STR_MAX], prefix[4096];
-    size_t used = 0, steps = 0, len = strlen(full);
-    for (size_t end = root_len; end <= len && steps < ROOTS_MAX && len < sizeof prefix; end++) {
-        if (end < len && full[end] != '/') continue;
-        if (end > root_len && full[end - 1] == '/') continue; /* an empty step: "//", a trailing "/" */
-        memcpy(prefix, full, end);
-        prefix[end] = '\0';
-        ipfsrt_unixfs_node_info info;
-        ipfsrt_error err;
-        char s[IPFSRT_CID_STR_MAX];
-        if (ipfsrt_server_resolve(rq, prefix, NULL, &info, &err) != IPFSRT_OK) break;
-        used += (size_t)snprintf(roots + used, sizeof roots - used, "%s%s", steps++ ? "," : "",
-                                 ipfsrt_cid_to_string(&info.cid, s));
+static ipfsrt_status add_root(void *user, const ipfsrt_cid *cid, ipfsrt_error *err) {
+    (void)err;
+    roots *rs = user;
+    char s[IPFSRT_CID_STR_MAX];
+    if (rs->count == 64) {
+        rs->full = true;
+        return IPFSRT_OK;
     }
-    size_t tail = strlen(terminal);
-    bool whole = used >= tail && strcmp(roots + used - tail, terminal) == 0;
-    MHD_add_response_header(r, "X-Ipfs-Roots", whole ? roots : terminal);
+    rs->used += (size_t)snprintf(rs->text + rs->used, sizeof rs->text - rs->used, "%s%s", rs->count++ ? "," : "",
+                                 ipfsrt_cid_to_string(cid, s));
+    return IPFSRT_OK;
 }
 
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
@@ -206,16 +203,23 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
     snprintf(full, plen, "%s%s", cid_str, path);
     ipfsrt_unixfs_node_info info;
     ipfsrt_error err;
-    ipfsrt_status st = ipfsrt_server_resolve(rq, full, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
-                                             &info, &err);
+    roots *steps = calloc(1, sizeof *steps);
+    ipfsrt_unixfs_options walk;
+    ipfsrt_unixfs_options_init(&walk);
+    walk.step = add_root;
+    walk.step_user = steps;
+    ipfsrt_status st = steps ? ipfsrt_server_resolve(rq, full, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
+                                                     &walk, &info, &err)
+                             : ipfsrt_fail(&err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    free(full);
     if (st != IPFSRT_OK) {
-        free(full);
+        free(steps);
         return ipfsrt_server_send_error(rq, c, &err);
     }
     char s[IPFSRT_CID_STR_MAX], etag[IPFSRT_CID_STR_MAX + 8];
     snprintf(etag, sizeof etag, "\"%s\"", ipfsrt_cid_to_string(&info.cid, s));
     if (ipfsrt_server_not_modified(c, etag)) {
-        free(full);
+        free(steps);
         return ipfsrt_server_send_not_modified(rq, c, etag);
     }
     struct MHD_Response *r = NULL;
@@ -230,8 +234,8 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
         res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
                                       "%s is a %s; only files and directories are served "
                                       "deserialized", s, ipfsrt_unixfs_type_name(info.type));
-    if (r) roots_header(rq, r, full, strlen(cid_str), s);
-    free(full);
+    if (r) MHD_add_response_header(r, "X-Ipfs-Roots", steps->full ? s : steps->text);
+    free(steps);
     if (!r) return res;
     MHD_add_response_header(r, "Etag", etag);
     ipfsrt_server_path_headers(rq, r);

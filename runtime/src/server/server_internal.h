@@ -215,11 +215,13 @@ char *ipfsrt_server_index_html(const char *base, const struct cJSON *list, size_
  * without one). */
 void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,
                             uint64_t offset, uint64_t length);
-/* upstream.c: what path names, for a plain answer (range: its Range header);
- * in front of an upstream, what is held is walked at once and the first block
- * lacking decides how to ask for the rest. */
+/* upstream.c: what path names, for a plain answer (range: its Range header;
+ * opts: the walk's, NULL for the defaults); in front of an upstream, what is
+ * held is walked at once and the first block lacking decides how to ask for
+ * the rest. */
 ipfsrt_status ipfsrt_server_resolve(ipfsrt_server_request *rq, const char *path, const char *range,
-                                    ipfsrt_unixfs_node_info *info, ipfsrt_error *err);
+                                    const ipfsrt_unixfs_options *opts, ipfsrt_unixfs_node_info *info,
+                                    ipfsrt_error *err);
 /* upstream.c: a file's bytes read as the answer goes out, for blocks that are
  * not all at hand when it starts (*r NULL: answered already). */
 enum MHD_Result ipfsrt_server_stream_file(ipfsrt_server_request *rq, struct MHD_Connection *c,

@@ -60,7 +60,7 @@ static ipfsrt_status path_terminal(ipfsrt_server_request *rq, const ipfsrt_cid *
     if ((size_t)snprintf(full, sizeof full, "%s%s", ipfsrt_cid_to_string(root, s), path) >= sizeof full)
         return ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "a path of %zu bytes is too long", strlen(path));
     ipfsrt_unixfs_node_info info;
-    ipfsrt_status st = ipfsrt_server_resolve(rq, full, NULL, &info, err);
+    ipfsrt_status st = ipfsrt_server_resolve(rq, full, NULL, NULL, &info, err);
     if (st == IPFSRT_OK) *out = info.cid;
     return st;
 }

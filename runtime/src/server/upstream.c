@@ -168,11 +168,12 @@ static void deciding_release(void *ctx, ipfsrt_blocksource_ref *ref) {
 }
 
 ipfsrt_status ipfsrt_server_resolve(ipfsrt_server_request *rq, const char *path, const char *range,
-                                    ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
-    if (!rq->gw->relay) return ipfsrt_unixfs_resolve(&rq->gw->src, path, NULL, info, err);
+                                    const ipfsrt_unixfs_options *opts, ipfsrt_unixfs_node_info *info,
+                                    ipfsrt_error *err) {
+    if (!rq->gw->relay) return ipfsrt_unixfs_resolve(&rq->gw->src, path, opts, info, err);
     deciding d = {rq, path, range, false};
     ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &d, deciding_get, deciding_release};
-    return ipfsrt_unixfs_resolve(&src, path, NULL, info, err);
+    return ipfsrt_unixfs_resolve(&src, path, opts, info, err);
 }
 
 /* Pieces after the first are read on a worker while the connection is

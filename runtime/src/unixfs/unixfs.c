@@ -454,6 +454,10 @@ ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *p
         node n;
         st = node_load(src, &rv.cur, &n, err);
         if (st != IPFSRT_OK) break;
+        if (o.step && (st = o.step(o.step_user, &rv.cur, err)) != IPFSRT_OK) {
+            node_release(src, &n);
+            break;
+        }
         while (rv.remaining[rv.pos] == '/') rv.pos++;
         const char *seg = rv.remaining + rv.pos;
         size_t seg_len = strcspn(seg, "/");
