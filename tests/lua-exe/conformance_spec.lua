@@ -9,7 +9,8 @@ local http = require("exe").http
 local FIX = "tests/fixtures/conformance/"
 
 describe("gateway conformance", function()
-  local gw = ipfsrt.serve { cars = { FIX .. "gateway-raw-block.car", FIX .. "gateway-cache.car" } }
+  local gw = ipfsrt.serve { cars = { FIX .. "gateway-raw-block.car", FIX .. "gateway-cache.car",
+    FIX .. "dir-listing.car" } }
   local base = gw:url()
   teardown(function() gw:stop() end)
 
@@ -107,8 +108,10 @@ describe("gateway conformance", function()
   local ROOT3 = "bafybeiawdvhmjcz65x5egzx4iukxc72hg4woks6v6fvgyupiyt3oczk5ja"
 
   it("TestGatewayCache: GET for /ipfs/ unixfs dir with index.html succeeds", function()
-    local status, h = http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/root4/")
+    local status, h, body = http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/root4/")
     assert.equal(200, status)
+    assert.equal("hello\n", body) -- its index.html
+    assert.equal("text/html; charset=utf-8", h["content-type"])
     assert.equal("public, max-age=29030400, immutable", h["cache-control"])
     assert.equal("/ipfs/" .. ROOT1 .. "/root2/root3/root4/", h["x-ipfs-path"])
     assert.equal(table.concat({ ROOT1, ROOT2, ROOT3, ROOT4 }, ","), h["x-ipfs-roots"])
@@ -122,6 +125,52 @@ describe("gateway conformance", function()
     assert.equal("/ipfs/" .. ROOT1 .. "/root2/root3/root4/index.html", h["x-ipfs-path"])
     assert.equal(table.concat({ ROOT1, ROOT2, ROOT3, ROOT4, INDEX }, ","), h["x-ipfs-roots"])
     assert.equal('"' .. INDEX .. '"', h["etag"])
+  end)
+
+  it("TestGatewayCache: GET for /ipfs/ unixfs dir listing succeeds", function()
+    local status, h = http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/")
+    assert.equal(200, status)
+    assert.equal("/ipfs/" .. ROOT1 .. "/root2/root3/", h["x-ipfs-path"])
+    assert.equal(table.concat({ ROOT1, ROOT2, ROOT3 }, ","), h["x-ipfs-roots"])
+    assert.truthy(h["etag"]:match("DirIndex%-.*_CID%-" .. ROOT3))
+    assert.equal("public, max-age=604800, stale-while-revalidate=2678400", h["cache-control"])
+  end)
+
+  -- dir-listing.car: ą/ę/file-źł.txt
+  local LIST = "bafybeig6ka5mlwkl4subqhaiatalkcleo4jgnr3hqwvpmsqfca27cijp3i"
+  local ZL = "bafkreialihlqnf5uwo4byh4n3cmwlntwqzxxs2fg5vanqdi3d7tb2l5xkm"
+
+  it("TestUnixFSDirectoryListing: path gw: backlink on root CID should be hidden (TODO: cleanup Kubo-specifics)", function()
+    local status, _, body = http(base .. "/ipfs/" .. LIST .. "/")
+    assert.equal(200, status)
+    assert.truthy(body:find("Index of", 1, true))
+    assert.falsy(body:find('<a href="/ipfs/' .. LIST .. '/">..</a>', 1, true))
+  end)
+
+  it("TestUnixFSDirectoryListing: path gw: redirect dir listing to URL with trailing slash", function()
+    local status, h = http(base .. "/ipfs/" .. LIST .. "/ą/ę")
+    assert.equal(301, status)
+    assert.equal("/ipfs/" .. LIST .. "/%C4%85/%C4%99/", h["location"])
+  end)
+
+  it("TestUnixFSDirectoryListing: path gw: dir listing HTML response (TODO: cleanup Kubo-specifics)", function()
+    local status, h, body = http(base .. "/ipfs/" .. LIST .. "/ą/ę/")
+    assert.equal(200, status)
+    assert.truthy(h["etag"]:find('"DirIndex-', 1, true))
+    for _, want in ipairs {
+      "Index of",
+      '/ipfs/<a href="/ipfs/' .. LIST .. '">' .. LIST .. '</a>/<a href="/ipfs/' .. LIST .. '/%C4%85">ą</a>/<a href="/ipfs/'
+        .. LIST .. '/%C4%85/%C4%99">ę</a>',
+      '<a href="/ipfs/' .. LIST .. '/%C4%85/%C4%99/..">..</a>',
+      '<a href="/ipfs/' .. LIST .. '/%C4%85/%C4%99/file-%C5%BA%C5%82.txt">file-źł.txt</a>',
+      '<a class="ipfs-hash" translate="no" href="/ipfs/' .. ZL .. '?filename=file-%25C5%25BA%25C5%2582.txt">',
+    } do
+      assert.truthy(body:find(want, 1, true), want)
+    end
+  end)
+
+  it("TestUnixFSDirectoryListing: GET for /ipfs/cid/file UnixFS file that does not exist returns 404", function()
+    assert.equal(404, (http(base .. "/ipfs/" .. LIST .. "/i-do-not-exist")))
   end)
 
   local conditional = {

@@ -85,7 +85,7 @@ describe("ipfsrt serve --upstream", function()
     status, headers = http(front .. path, { method = "HEAD" })
     assert.equal(200, status)
     assert.equal("700000", headers["content-length"])
-    for _, q in ipairs { "/ipfs/" .. root .. "/many", "/ipfs/" .. file_cid .. "?format=raw",
+    for _, q in ipairs { "/ipfs/" .. root .. "/many", "/ipfs/" .. root .. "/many/", "/ipfs/" .. file_cid .. "?format=raw",
       "/ipfs/" .. root .. "/many?format=car", "/ipfs/" .. root .. "?format=car&dag-scope=all",
       path .. "?format=car&entity-bytes=70000:140000", "/ipfs/" .. root .. "/hello.txt" } do
       local s1, _, want = http(honest:url() .. q)
@@ -105,8 +105,8 @@ describe("ipfsrt serve --upstream", function()
     assert.equal(200, status)
     assert.equal("6", headers["content-length"])
     local html = { headers = { Accept = "text/html" } }
-    local s1, _, want = http(honest:url() .. "/ipfs/" .. root .. "/many", html)
-    local s2, _, got = http(front .. "/ipfs/" .. root .. "/many", html)
+    local s1, _, want = http(honest:url() .. "/ipfs/" .. root .. "/many/", html)
+    local s2, _, got = http(front .. "/ipfs/" .. root .. "/many/", html)
     assert.equal(200, s1)
     assert.equal(200, s2)
     assert.equal(want, got)

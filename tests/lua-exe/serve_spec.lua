@@ -206,7 +206,7 @@ describe("ipfsrt.serve", function()
     assert.truthy(body:find("not_found", 1, true))
   end)
 
-  it("serves the deserialized form: file bytes with Range, JSON listings", function()
+  it("serves the deserialized form: file bytes with Range, listings in HTML and JSON", function()
     local status, h, body = http(base .. "/ipfs/" .. root .. "/file.bin")
     assert.equal(200, status)
     assert.equal(content, body)
@@ -220,15 +220,24 @@ describe("ipfsrt.serve", function()
     assert.equal(content:sub(998), body)
     status = http(base .. "/ipfs/" .. root .. "/file.bin", { headers = { Range = "bytes=5000-" } })
     assert.equal(416, status)
-    status, h, body = http(base .. "/ipfs/" .. root .. "/many")
+    -- a directory's URL ends with a slash, so that relative links resolve inside it
+    status, h = http(base .. "/ipfs/" .. root .. "/many")
+    assert.equal(301, status)
+    assert.equal("/ipfs/" .. root .. "/many/", h["location"])
+    status, h, body = http(base .. "/ipfs/" .. root .. "/many/", { headers = { Accept = "application/json" } })
     assert.equal(200, status)
     assert.equal("application/json", h["content-type"])
+    assert.equal('"' .. h["x-ipfs-roots"]:match("([^,]+)$") .. '"', h["etag"])
     local list = ipfsrt.json.decode(body)
     assert.equal(40, #list)
     assert.equal("file", list[1].type)
-    status, h, body = http(base .. "/ipfs/" .. root .. "/many/", { headers = { Accept = "text/html,*/*;q=0.8" } })
-    assert.equal(200, status) -- a browser's index: every entry linked by its full path
-    assert.equal("text/html; charset=utf-8", h["content-type"])
+    for _, accept in ipairs { "text/html,*/*;q=0.8", "*/*" } do -- a browser's, or a client that does not ask
+      status, h, body = http(base .. "/ipfs/" .. root .. "/many/", { headers = { Accept = accept } })
+      assert.equal(200, status) -- the index: every entry linked by its full path
+      assert.equal("text/html; charset=utf-8", h["content-type"])
+      assert.truthy(h["etag"]:find('"DirIndex-', 1, true))
+      assert.equal("public, max-age=604800, stale-while-revalidate=2678400", h["cache-control"])
+    end
     assert.truthy(body:find('<a href="/ipfs/' .. root .. '/many/n07.txt">n07.txt</a>', 1, true), body)
     local links = 0
     for _ in body:gmatch("<a href=") do links = links + 1 end

@@ -20,7 +20,9 @@ IPv6). Answers GET/HEAD /ipfs/{cid}[/path]?format=raw (or Accept: application/vn
 with the block the path ends at, and /ipfs/{cid}[/path]?format=car (or Accept:
 application/vnd.ipld.car) with a CARv1 in DFS order holding the path's blocks and the
 dag-scope (block, entity, all) or entity-bytes=FROM:TO range; with no format, the file's
-bytes (Range) or a JSON listing. Every answer allows any origin (CORS; OPTIONS answers
+bytes (Range), a directory's index.html, or its listing (HTML; JSON for Accept:
+application/json), a directory's URL without its trailing slash redirected (301) to
+it. Every answer allows any origin (CORS; OPTIONS answers
 preflights); an If-None-Match naming the answer's Etag is answered 304; Vary: Accept,
 and Content-Location when Accept chose the format; ?filename= names the download.
 Faults, for tests and demos (P is a probability per request, reproducible with --seed):

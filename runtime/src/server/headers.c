@@ -45,8 +45,7 @@ enum MHD_Result ipfsrt_server_preflight(ipfsrt_server_request *rq, struct MHD_Co
     return ipfsrt_server_queue(rq, c, MHD_HTTP_OK, r, 0);
 }
 
-/* path percent-encoded as a URI path: unreserved bytes and '/' kept */
-static void encode_path(const char *path, char *out, size_t size) {
+size_t ipfsrt_server_encode_path(const char *path, char *out, size_t size) {
     static const char hex[] = "0123456789ABCDEF";
     size_t used = 0;
     for (const unsigned char *p = (const unsigned char *)path; *p && used + 4 < size; p++) {
@@ -60,11 +59,12 @@ static void encode_path(const char *path, char *out, size_t size) {
         }
     }
     out[used] = '\0';
+    return used;
 }
 
 void ipfsrt_server_path_headers(const ipfsrt_server_request *rq, struct MHD_Response *r) {
     char path[2048];
-    encode_path(rq->path ? rq->path : "", path, sizeof path - 16);
+    ipfsrt_server_encode_path(rq->path ? rq->path : "", path, sizeof path - 16);
     MHD_add_response_header(r, "X-Ipfs-Path", path);
     /* the same URL answers file bytes, a block or a CAR as Accept says */
     MHD_add_response_header(r, "Vary", "Accept");
@@ -106,7 +106,7 @@ void ipfsrt_server_disposition(struct MHD_Connection *c, struct MHD_Response *r,
         snprintf(h, sizeof h, "attachment; filename=\"%s\"", name);
     } else { /* RFC 6266: an ASCII stand-in, then the name in UTF-8 */
         char encoded[800];
-        encode_path(name, encoded, sizeof encoded);
+        ipfsrt_server_encode_path(name, encoded, sizeof encoded);
         snprintf(h, sizeof h, "attachment; filename=\"%s\"; filename*=UTF-8''%s", fallback, encoded);
     }
     MHD_add_response_header(r, "Content-Disposition", h);

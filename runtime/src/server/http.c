@@ -9,7 +9,8 @@
 #include "server/server_internal.h"
 
 void ipfsrt_server_common_headers(struct MHD_Response *r) {
-    MHD_add_response_header(r, "Cache-Control", "public, max-age=29030400, immutable");
+    if (!MHD_get_response_header(r, "Cache-Control")) /* content-addressed: for ever, unless said otherwise */
+        MHD_add_response_header(r, "Cache-Control", "public, max-age=29030400, immutable");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 }
 

@@ -103,8 +103,7 @@ static enum MHD_Result mapped_file(ipfsrt_server_request *rq, struct MHD_Connect
     return MHD_YES;
 }
 
-/* Answers a file (or its Range); *r is NULL when it was answered already. */
-static enum MHD_Result file_response(ipfsrt_server_request *rq, struct MHD_Connection *c,
+enum MHD_Result ipfsrt_server_file_response(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                      const ipfsrt_unixfs_node_info *info, const char *path,
                                      struct MHD_Response **r, unsigned *status) {
     uint64_t start = 0, len = info->size;
@@ -130,49 +129,6 @@ static enum MHD_Result file_response(ipfsrt_server_request *rq, struct MHD_Conne
     return MHD_YES;
 }
 
-static ipfsrt_status list_entry(void *user, const ipfsrt_unixfs_entry *e, ipfsrt_error *err) {
-    cJSON *item = cJSON_CreateObject();
-    char s[IPFSRT_CID_STR_MAX];
-    if (!item || !cJSON_AddStringToObject(item, "name", e->name) ||
-        !cJSON_AddStringToObject(item, "cid", ipfsrt_cid_to_string(&e->cid, s)) ||
-        !cJSON_AddStringToObject(item, "type", e->has_type ? ipfsrt_unixfs_type_name(e->type) : "unknown") ||
-        !cJSON_AddNumberToObject(item, "size", (double)(e->has_type ? e->size : e->tsize))) {
-        cJSON_Delete(item);
-        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    }
-    cJSON_AddItemToArray(user, item);
-    return IPFSRT_OK;
-}
-
-/* A directory as a JSON array of {name, cid, type, size}, or as an HTML page
- * for a client that asks for one; *r is NULL when it was answered already. */
-static enum MHD_Result listing_response(ipfsrt_server_request *rq, struct MHD_Connection *c,
-                                        const ipfsrt_cid *dir, const char *base, struct MHD_Response **r,
-                                        uint64_t *body) {
-    *r = NULL;
-    cJSON *list = cJSON_CreateArray();
-    if (!list) return MHD_NO;
-    ipfsrt_error err;
-    if (ipfsrt_unixfs_ls(&rq->gw->src, dir, true, list_entry, list, &err) != IPFSRT_OK) {
-        cJSON_Delete(list);
-        return ipfsrt_server_send_error(rq, c, &err);
-    }
-    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-    bool html = accept && strstr(accept, "text/html");
-    size_t len = 0;
-    char *text = html ? ipfsrt_server_index_html(base, list, &len) : cJSON_PrintUnformatted(list);
-    cJSON_Delete(list);
-    if (!text) return MHD_NO;
-    *body = html ? len : strlen(text);
-    *r = MHD_create_response_from_buffer(*body, text, MHD_RESPMEM_MUST_FREE);
-    if (!*r) {
-        free(text);
-        return MHD_NO;
-    }
-    MHD_add_response_header(*r, "Content-Type", html ? "text/html; charset=utf-8" : "application/json");
-    return MHD_YES;
-}
-
 /* X-Ipfs-Roots: the CID of each node of the path, from the root, as the
  * path's walk passes through them (the first 64; a longer path's names its
  * end alone). */
@@ -195,50 +151,71 @@ static ipfsrt_status add_root(void *user, const ipfsrt_cid *cid, ipfsrt_error *e
     return IPFSRT_OK;
 }
 
-enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
-                                          const char *cid_str, const char *path) {
-    size_t plen = strlen(cid_str) + strlen(path) + 1;
-    char *full = malloc(plen);
-    if (!full) return MHD_NO;
-    snprintf(full, plen, "%s%s", cid_str, path);
-    ipfsrt_unixfs_node_info info;
-    ipfsrt_error err;
-    roots *steps = calloc(1, sizeof *steps);
+/* What path names, resolved: its CID, and the nodes of its walk (steps). */
+static ipfsrt_status resolve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *full,
+                                   ipfsrt_unixfs_node_info *info, roots *steps, ipfsrt_error *err) {
     ipfsrt_unixfs_options walk;
     ipfsrt_unixfs_options_init(&walk);
     walk.step = add_root;
     walk.step_user = steps;
-    ipfsrt_status st = steps ? ipfsrt_server_resolve(rq, full, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
-                                                     &walk, &info, &err)
-                             : ipfsrt_fail(&err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    free(full);
-    if (st != IPFSRT_OK) {
-        free(steps);
-        return ipfsrt_server_send_error(rq, c, &err);
-    }
-    char s[IPFSRT_CID_STR_MAX], etag[IPFSRT_CID_STR_MAX + 8];
-    snprintf(etag, sizeof etag, "\"%s\"", ipfsrt_cid_to_string(&info.cid, s));
-    if (ipfsrt_server_not_modified(c, etag)) {
-        free(steps);
-        return ipfsrt_server_send_not_modified(rq, c, etag);
-    }
+    return ipfsrt_server_resolve(rq, full, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"), &walk, info,
+                                 err);
+}
+
+/* The answer a plain request gets once its path is resolved and its Etag
+ * known: a file's bytes, a directory's index.html or listing. */
+static enum MHD_Result plain_answer(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *path,
+                                    const ipfsrt_unixfs_node_info *info, const ipfsrt_server_dir *dir,
+                                    const char *etag, const roots *steps) {
     struct MHD_Response *r = NULL;
     unsigned status = MHD_HTTP_OK;
     uint64_t body = 0; /* file bytes are counted as they are sent */
-    enum MHD_Result res;
-    if (info.type == IPFSRT_UNIXFS_FILE)
-        res = file_response(rq, c, &info, path, &r, &status);
-    else if (info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD)
-        res = listing_response(rq, c, &info.cid, rq->path, &r, &body);
-    else
-        res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
-                                      "%s is a %s; only files and directories are served "
-                                      "deserialized", s, ipfsrt_unixfs_type_name(info.type));
-    if (r) MHD_add_response_header(r, "X-Ipfs-Roots", steps->full ? s : steps->text);
-    free(steps);
+    enum MHD_Result res = dir ? ipfsrt_server_dir_answer(rq, c, dir, &r, &status, &body)
+                              : ipfsrt_server_file_response(rq, c, info, path, &r, &status);
     if (!r) return res;
+    char s[IPFSRT_CID_STR_MAX];
+    MHD_add_response_header(r, "X-Ipfs-Roots", steps->full ? ipfsrt_cid_to_string(&info->cid, s) : steps->text);
     MHD_add_response_header(r, "Etag", etag);
     ipfsrt_server_path_headers(rq, r);
     ipfsrt_server_common_headers(r);
     return ipfsrt_server_queue(rq, c, status, r, body);
+}
+
+enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                          const char *cid_str, const char *path) {
+    size_t plen = strlen(cid_str) + strlen(path) + 1;
+    char *full = malloc(plen);
+    roots *steps = calloc(1, sizeof *steps);
+    ipfsrt_server_dir *dir = calloc(1, sizeof *dir);
+    ipfsrt_unixfs_node_info info;
+    ipfsrt_error err;
+    char etag[IPFSRT_CID_STR_MAX + 40], s[IPFSRT_CID_STR_MAX];
+    enum MHD_Result res = MHD_NO;
+    if (!full || !steps || !dir) goto done;
+    memset(&info, 0, sizeof info);
+    snprintf(full, plen, "%s%s", cid_str, path);
+    ipfsrt_status st = resolve_plain(rq, c, full, &info, steps, &err);
+    bool is_dir = info.type == IPFSRT_UNIXFS_DIRECTORY || info.type == IPFSRT_UNIXFS_HAMT_SHARD;
+    if (st == IPFSRT_OK && is_dir && (!rq->path || rq->path[strlen(rq->path) - 1] != '/')) {
+        res = ipfsrt_server_redirect_to_slash(rq, c);
+        goto done;
+    }
+    if (st == IPFSRT_OK && is_dir) st = ipfsrt_server_dir_plan(rq, c, full, &info, dir, &err);
+    if (st != IPFSRT_OK) {
+        res = ipfsrt_server_send_error(rq, c, &err);
+    } else if (!is_dir && info.type != IPFSRT_UNIXFS_FILE) {
+        res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
+                                      "%s is a %s; only files and directories are served deserialized",
+                                      ipfsrt_cid_to_string(&info.cid, s), ipfsrt_unixfs_type_name(info.type));
+    } else {
+        snprintf(etag, sizeof etag, "%s", is_dir ? dir->etag : "");
+        if (!is_dir) snprintf(etag, sizeof etag, "\"%s\"", ipfsrt_cid_to_string(&info.cid, s));
+        res = ipfsrt_server_not_modified(c, etag) ? ipfsrt_server_send_not_modified(rq, c, etag)
+                                                  : plain_answer(rq, c, path, &info, is_dir ? dir : NULL, etag, steps);
+    }
+done:
+    free(full);
+    free(steps);
+    free(dir);
+    return res;
 }

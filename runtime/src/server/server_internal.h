@@ -150,6 +150,8 @@ enum MHD_Result ipfsrt_server_preflight(struct ipfsrt_server_request *rq, struct
 void ipfsrt_server_path_headers(const struct ipfsrt_server_request *rq, struct MHD_Response *r);
 /* Content-Disposition: attachment, named by ?filename= when given, else fallback. */
 void ipfsrt_server_disposition(struct MHD_Connection *c, struct MHD_Response *r, const char *fallback);
+/* path percent-encoded (unreserved bytes and '/' kept) into out; its length. */
+size_t ipfsrt_server_encode_path(const char *path, char *out, size_t size);
 /* Whether the request's If-None-Match names etag: then answer 304, nothing read. */
 bool ipfsrt_server_not_modified(struct MHD_Connection *c, const char *etag);
 enum MHD_Result ipfsrt_server_send_not_modified(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
@@ -210,6 +212,28 @@ ipfsrt_status ipfsrt_server_car_stream_emit_own(ipfsrt_server_car_stream *stream
  * start with base (the request's /ipfs/ path), NUL-terminated, *len its
  * length; NULL when out of memory. */
 struct cJSON;
+/* plain.c: a file's bytes (or its Range); *r is NULL when it was answered already. */
+enum MHD_Result ipfsrt_server_file_response(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                            const ipfsrt_unixfs_node_info *info, const char *path,
+                                            struct MHD_Response **r, unsigned *status);
+
+/* directory.c: a directory's plain answer (its 301 to a trailing slash, its
+ * index.html, or its listing), planned once the path is resolved, so that
+ * its Etag is known before anything is read. */
+typedef struct ipfsrt_server_dir {
+    ipfsrt_cid cid;
+    bool has_index;               /* index.html is a file in it: that is the answer */
+    ipfsrt_unixfs_node_info index;
+    bool json;                    /* a JSON listing, asked for by Accept */
+    char etag[IPFSRT_CID_STR_MAX + 32];
+} ipfsrt_server_dir;
+enum MHD_Result ipfsrt_server_redirect_to_slash(struct ipfsrt_server_request *rq, struct MHD_Connection *c);
+ipfsrt_status ipfsrt_server_dir_plan(struct ipfsrt_server_request *rq, struct MHD_Connection *c, const char *full,
+                                     const ipfsrt_unixfs_node_info *dir, ipfsrt_server_dir *plan,
+                                     ipfsrt_error *err);
+enum MHD_Result ipfsrt_server_dir_answer(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                         const ipfsrt_server_dir *plan, struct MHD_Response **r, unsigned *status,
+                                         uint64_t *body);
 char *ipfsrt_server_index_html(const char *base, const struct cJSON *list, size_t *len);
 /* upstream.c: a path's blocks asked of the relay in one request (nothing
  * without one). */
