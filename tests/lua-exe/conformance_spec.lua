@@ -10,7 +10,8 @@ local FIX = "tests/fixtures/conformance/"
 
 describe("gateway conformance", function()
   local gw = ipfsrt.serve { cars = { FIX .. "gateway-raw-block.car", FIX .. "gateway-cache.car",
-    FIX .. "dir-listing.car" } }
+    FIX .. "dir-listing.car", FIX .. "symlink.car", FIX .. "dir-with-files.car",
+    FIX .. "dir-with-percent-encoded-filename.car", FIX .. "file-3k-and-3-blocks-missing-block.car" } }
   local base = gw:url()
   teardown(function() gw:stop() end)
 
@@ -173,6 +174,89 @@ describe("gateway conformance", function()
     assert.equal(404, (http(base .. "/ipfs/" .. LIST .. "/i-do-not-exist")))
   end)
 
+  -- symlink.car: foo, and bar a symlink to it
+  local LINKS = "QmWvY6FaqFMS89YAQ9NAPjVP4WZKA1qbHbicc9HeSKQTgt"
+
+  it("TestGatewaySymlink: Test the directory listing", function()
+    local _, _, body = http(base .. "/ipfs/" .. LINKS .. "/")
+    assert.truthy(body:find(">foo<", 1, true) and body:find(">bar<", 1, true))
+  end)
+
+  it("TestGatewaySymlink: Test the directory raw query", function()
+    local status, _, body = http(base .. "/ipfs/" .. LINKS .. "?format=raw")
+    assert.equal(200, status)
+    assert.equal(LINKS, tostring(ipfsrt.cid.sum("dag-pb", body):to_v0()))
+  end)
+
+  it("TestGatewaySymlink: Test the symlink", function()
+    local status, _, body = http(base .. "/ipfs/" .. LINKS .. "/bar")
+    assert.equal(200, status)
+    assert.equal("foo", body)
+  end)
+
+  -- dir-with-files.car: ascii.txt (31 bytes) among others
+  local FILES = "bafybeihchr7vmgjaasntayyatmp5sv6xza57iy2h4xj7g46bpjij6yhrmy"
+  local function ascii()
+    local status, _, body = http(base .. "/ipfs/" .. FILES .. "/ascii.txt")
+    assert.equal(200, status)
+    assert.equal(31, #body)
+    return body
+  end
+
+  it("TestGatewayUnixFSFileRanges: GET for /ipfs/ file includes Accept-Ranges header", function()
+    local status, h, body = http(base .. "/ipfs/" .. FILES .. "/ascii.txt")
+    assert.equal(200, status)
+    assert.equal("bytes", h["accept-ranges"])
+    assert.equal(ascii(), body)
+  end)
+
+  for _, case in ipairs {
+    { "GET for /ipfs/ file with single range request includes correct bytes", "bytes=6-16", "bytes 6-16/31", 7, 17 },
+    { "GET for /ipfs/ file with suffix range request includes correct bytes from the end of file", "bytes=-3",
+      "bytes 28-30/31", 29, 31 },
+    { "GET for /ipfs/ file with multiple range request returns correct bytes", "bytes=6-16,0-4", "bytes 6-16/31", 7,
+      17 },
+  } do
+    it("TestGatewayUnixFSFileRanges: " .. case[1], function()
+      local status, h, body = http(base .. "/ipfs/" .. FILES .. "/ascii.txt", { headers = { Range = case[2] } })
+      assert.equal(206, status)
+      assert.equal(case[3], h["content-range"])
+      assert.equal(ascii():sub(case[4], case[5]), body)
+    end)
+  end
+
+  -- file-3k-and-3-blocks-missing-block.car: a 3 KiB file of three blocks, its middle one absent
+  local PARTIAL = "QmYhmPjhFjYFyaoiuNzYv8WGavpSRDwdHWe5B4M5du5Rtk"
+  for _, case in ipairs { { "AFTER", "bytes=997-1000", "bytes 997-1000/3072" },
+    { "BEFORE", "bytes=2200-2201", "bytes 2200-2201/3072" } } do
+    it("TestGatewayUnixFSFileRanges: GET Range of file succeeds even if the gateway is missing a block " .. case[1] ..
+      " the requested range", function()
+      local status, h = http(base .. "/ipfs/" .. PARTIAL, { headers = { Range = case[2] } })
+      assert.equal(206, status)
+      assert.equal(case[3], h["content-range"])
+    end)
+  end
+
+  it("TestPathGatewayMiscellaneous: GET for /ipfs/ file whose filename contains percentage-encoded characters works", function()
+    local root = "bafybeig675grnxcmshiuzdaz2xalm6ef4thxxds6o6ypakpghm5kghpc34"
+    local status, _, body = http(base .. "/ipfs/" .. root .. "/Portugal%252C+España=Peninsula%20Ibérica.txt")
+    assert.equal(200, status)
+    local _, _, raw = http(base .. "/ipfs/" .. root .. "/" .. "Portugal%252C%2BEspa%C3%B1a%3DPeninsula%20Ib%C3%A9rica.txt")
+    assert.equal(raw, body)
+    assert.is_true(#body > 0)
+  end)
+
+  for _, method in ipairs { "HEAD", "GET" } do
+    it("TestGatewayCache: " .. method .. " for /ipfs/ with only-if-cached succeeds when in local datastore", function()
+      assert.equal(200, (http(base .. "/ipfs/" .. ROOT1 .. "/root2/root3/root4/?format=raw",
+        { method = method, headers = { ["Cache-Control"] = "only-if-cached" } })))
+    end)
+    it("TestGatewayCache: " .. method .. " for /ipfs/ with only-if-cached fails when not in local datastore", function()
+      assert.equal(412, (http(base .. "/ipfs/QmYzfKSE55XCjD1MW128RfciAf2DViABhEiXfgVFMabSjN",
+        { method = method, headers = { ["Cache-Control"] = "only-if-cached" } })))
+    end)
+  end
+
   local conditional = {
     { "GET for /ipfs/ file with matching Etag in If-None-Match returns 304 Not Modified",
       "/root2/root3/root4/index.html", '"' .. INDEX .. '"' },
@@ -275,7 +359,7 @@ describe("gateway headers for browsers and caches", function()
 end)
 
 describe("gateway headers in front of an upstream (serve --upstream)", function()
-  local origin = ipfsrt.serve { cars = { FIX .. "gateway-cache.car" } }
+  local origin = ipfsrt.serve { cars = { FIX .. "gateway-cache.car", FIX .. "dir-with-files.car" } }
   local front, stop = require("exe").start_serve { "-q", "--upstream", origin:url() }
   teardown(function()
     stop()
@@ -298,5 +382,15 @@ describe("gateway headers in front of an upstream (serve --upstream)", function(
     status, h = http(front .. "/ipfs/" .. ROOT1 .. "/absent")
     assert.equal(404, status)
     assert.equal("*", h["access-control-allow-origin"])
+  end)
+
+  it("answers only-if-cached from what it holds, asking upstream nothing", function()
+    local cached = { headers = { ["Cache-Control"] = "only-if-cached" } }
+    local path = "/ipfs/bafybeihchr7vmgjaasntayyatmp5sv6xza57iy2h4xj7g46bpjij6yhrmy/ascii.txt"
+    local asked = origin:stats().requests
+    assert.equal(412, (http(front .. path, cached)))
+    assert.equal(asked, origin:stats().requests)
+    assert.equal(200, (http(front .. path)))
+    assert.equal(200, (http(front .. path, cached)))
   end)
 end)

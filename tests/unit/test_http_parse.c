@@ -23,7 +23,11 @@ static void range_is(const char *h, uint64_t size, ipfsrt_http_range want, uint6
 static void test_range(void **state) {
     (void)state;
     range_is(NULL, 10, IPFSRT_HTTP_RANGE_NONE, 0, 0);
-    range_is("bytes=0-4,6-7", 10, IPFSRT_HTTP_RANGE_NONE, 0, 0); /* several: the whole body */
+    range_is("bytes=6-7,0-4", 10, IPFSRT_HTTP_RANGE_OK, 6, 2); /* several: the first */
+    range_is("bytes=6-7 , 0-4", 10, IPFSRT_HTTP_RANGE_OK, 6, 2);
+    range_is("bytes=60-70,0-4", 10, IPFSRT_HTTP_RANGE_UNSATISFIABLE, 0, 0);
+    range_is("bytes=0-99999999999999999999999999999999999999999999999999999999999999999,1-2", 10,
+             IPFSRT_HTTP_RANGE_UNSATISFIABLE, 0, 0);
     range_is("items=0-4", 10, IPFSRT_HTTP_RANGE_NONE, 0, 0);
     range_is("bytes=0-4", 10, IPFSRT_HTTP_RANGE_OK, 0, 5);
     range_is("bytes=3-", 10, IPFSRT_HTTP_RANGE_OK, 3, 7);

@@ -22,7 +22,8 @@ application/vnd.ipld.car) with a CARv1 in DFS order holding the path's blocks an
 dag-scope (block, entity, all) or entity-bytes=FROM:TO range; with no format, the file's
 bytes (Range), a directory's index.html, or its listing (HTML; JSON for Accept:
 application/json), a directory's URL without its trailing slash redirected (301) to
-it. Every answer allows any origin (CORS; OPTIONS answers
+it; a symlink answers its target as text; of several ranges the first is answered;
+Cache-Control: only-if-cached gets 412 for what is not held here. Every answer allows any origin (CORS; OPTIONS answers
 preflights); an If-None-Match naming the answer's Etag is answered 304; Vary: Accept,
 and Content-Location when Accept chose the format; ?filename= names the download.
 Faults, for tests and demos (P is a probability per request, reproducible with --seed):

@@ -117,6 +117,28 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
     return ipfsrt_server_serve_plain(rq, c, cid_str, path);
 }
 
+/* Cache-Control: only-if-cached asks for what the gateway holds, nothing
+ * fetched: whether the path's blocks are all held (the CARs', and what the
+ * relay has at hand in front of an upstream). */
+static bool held_whole(ipfsrt_server_request *rq, const ipfsrt_cid *cid, const char *cid_str, const char *path) {
+    ipfsrt_server *gw = rq->gw;
+    const ipfsrt_blocksource *held = gw->has_upstream ? &gw->held : &gw->src;
+    ipfsrt_blocksource_ref ref;
+    ipfsrt_error err;
+    if (ipfsrt_blocksource_get(held, cid, &ref, &err) != IPFSRT_OK) return false;
+    ipfsrt_blocksource_release(held, &ref);
+    if (!path[0] || strcmp(path, "/") == 0 || cid->codec != IPFSRT_CODEC_DAG_PB) return true;
+    char full[4096];
+    if ((size_t)snprintf(full, sizeof full, "%s%s", cid_str, path) >= sizeof full) return false;
+    ipfsrt_unixfs_node_info info;
+    return ipfsrt_unixfs_resolve(held, full, NULL, &info, &err) == IPFSRT_OK;
+}
+
+static bool only_if_cached(struct MHD_Connection *c) {
+    const char *cc = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Cache-Control");
+    return cc && strstr(cc, "only-if-cached");
+}
+
 static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url,
                              const char *method) {
     if (strcmp(method, "OPTIONS") == 0) return ipfsrt_server_preflight(rq, c);
@@ -147,6 +169,9 @@ static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c
         atomic_fetch_add(&rq->gw->faulted, 1);
     }
     if (answered) return faulted;
+    if (only_if_cached(c) && !held_whole(rq, &cid, cid_str, cid_start + cid_len))
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_PRECONDITION_FAILED,
+                                       "%s: not held here, and only-if-cached asks for nothing to be fetched", url);
     return route_format(rq, c, &cid, cid_str, cid_start + cid_len);
 }
 

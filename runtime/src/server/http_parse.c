@@ -88,8 +88,16 @@ bool ipfsrt_http_entity_bytes_parse(const char *v, uint64_t size, uint64_t *offs
 
 ipfsrt_http_range ipfsrt_http_range_parse(const char *h, uint64_t size, uint64_t *start,
                                           uint64_t *length) {
-    if (!h || strncmp(h, "bytes=", 6) != 0 || strchr(h, ',')) return IPFSRT_HTTP_RANGE_NONE;
-    const char *p = h + 6, *end;
+    if (!h || strncmp(h, "bytes=", 6) != 0) return IPFSRT_HTTP_RANGE_NONE;
+    /* of a list of ranges the first is answered: RFC 9110 lets a server answer
+     * fewer ranges than asked, and one part needs no multipart body */
+    char first[64];
+    size_t n = strcspn(h + 6, ",");
+    while (n && h[6 + n - 1] == ' ') n--;
+    if (n >= sizeof first) return IPFSRT_HTTP_RANGE_UNSATISFIABLE;
+    memcpy(first, h + 6, n);
+    first[n] = '\0';
+    const char *p = first, *end;
     uint64_t a, b;
     if (*p == '-') { /* the last b bytes */
         if (!parse_u64(p + 1, &end, &b) || *end || b == 0) return IPFSRT_HTTP_RANGE_UNSATISFIABLE;

@@ -35,13 +35,13 @@ bool ipfsrt_http_entity_bytes_parse(const char *v, uint64_t size, uint64_t *offs
                                     uint64_t *length);
 
 typedef enum ipfsrt_http_range {
-    IPFSRT_HTTP_RANGE_NONE,          /* absent, or a form answered with the whole body
-                                        (several ranges, as RFC 9110 allows) */
+    IPFSRT_HTTP_RANGE_NONE,          /* absent, or not of bytes: answered with the whole body */
     IPFSRT_HTTP_RANGE_OK,            /* *start, *length set */
     IPFSRT_HTTP_RANGE_UNSATISFIABLE, /* answer 416 */
 } ipfsrt_http_range;
 
-/* A Range header of one "bytes=A-B", "bytes=A-" or "bytes=-N". */
+/* A Range header of "bytes=A-B", "bytes=A-" or "bytes=-N"; of a list of
+ * them, the first (RFC 9110 lets a server answer fewer ranges than asked). */
 ipfsrt_http_range ipfsrt_http_range_parse(const char *header, uint64_t size, uint64_t *start,
                                           uint64_t *length);
 

@@ -162,16 +162,39 @@ static ipfsrt_status resolve_plain(ipfsrt_server_request *rq, struct MHD_Connect
                                  err);
 }
 
+/* A symlink answers its target, as text: a path gateway does not follow
+ * links (they may point anywhere, outside the DAG too). */
+static enum MHD_Result symlink_response(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        const ipfsrt_unixfs_node_info *info, struct MHD_Response **r,
+                                        uint64_t *body) {
+    char *target;
+    ipfsrt_error err;
+    *r = NULL;
+    if (ipfsrt_unixfs_readlink(&rq->gw->src, &info->cid, &target, &err) != IPFSRT_OK)
+        return ipfsrt_server_send_error(rq, c, &err);
+    *body = strlen(target);
+    *r = MHD_create_response_from_buffer(*body, target, MHD_RESPMEM_MUST_FREE);
+    if (!*r) {
+        free(target);
+        return MHD_NO;
+    }
+    MHD_add_response_header(*r, "Content-Type", "text/plain; charset=utf-8");
+    return MHD_YES;
+}
+
 /* The answer a plain request gets once its path is resolved and its Etag
- * known: a file's bytes, a directory's index.html or listing. */
+ * known: a file's bytes, a symlink's target, a directory's index.html or
+ * listing. */
 static enum MHD_Result plain_answer(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *path,
                                     const ipfsrt_unixfs_node_info *info, const ipfsrt_server_dir *dir,
                                     const char *etag, const roots *steps) {
     struct MHD_Response *r = NULL;
     unsigned status = MHD_HTTP_OK;
     uint64_t body = 0; /* file bytes are counted as they are sent */
-    enum MHD_Result res = dir ? ipfsrt_server_dir_answer(rq, c, dir, &r, &status, &body)
-                              : ipfsrt_server_file_response(rq, c, info, path, &r, &status);
+    enum MHD_Result res;
+    if (dir) res = ipfsrt_server_dir_answer(rq, c, dir, &r, &status, &body);
+    else if (info->type == IPFSRT_UNIXFS_SYMLINK) res = symlink_response(rq, c, info, &r, &body);
+    else res = ipfsrt_server_file_response(rq, c, info, path, &r, &status);
     if (!r) return res;
     char s[IPFSRT_CID_STR_MAX];
     MHD_add_response_header(r, "X-Ipfs-Roots", steps->full ? ipfsrt_cid_to_string(&info->cid, s) : steps->text);
@@ -203,9 +226,9 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
     if (st == IPFSRT_OK && is_dir) st = ipfsrt_server_dir_plan(rq, c, full, &info, dir, &err);
     if (st != IPFSRT_OK) {
         res = ipfsrt_server_send_error(rq, c, &err);
-    } else if (!is_dir && info.type != IPFSRT_UNIXFS_FILE) {
+    } else if (!is_dir && info.type != IPFSRT_UNIXFS_FILE && info.type != IPFSRT_UNIXFS_SYMLINK) {
         res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
-                                      "%s is a %s; only files and directories are served deserialized",
+                                      "%s is a %s; files, symlinks and directories are served deserialized",
                                       ipfsrt_cid_to_string(&info.cid, s), ipfsrt_unixfs_type_name(info.type));
     } else {
         snprintf(etag, sizeof etag, "%s", is_dir ? dir->etag : "");
