@@ -1,6 +1,6 @@
 /* libFuzzer target: what the local gateway reads from a request — Range,
  * entity-bytes, the CAR query parameters and Accept, the listen address,
- * If-None-Match. Input lines feed each; the results must describe bytes
+ * If-None-Match, a file told to be JSON. Input lines feed each; the results must describe bytes
  * inside the entity, and an entity tag list names only what it holds. */
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         !strstr(field[8], "bafkqaaa.raw"))
         abort();
     ipfsrt_http_content_type(text);
+    ipfsrt_http_is_json(data, size);
     free(text);
     return 0;
 }

@@ -11,7 +11,8 @@ local FIX = "tests/fixtures/conformance/"
 describe("gateway conformance", function()
   local gw = ipfsrt.serve { cars = { FIX .. "gateway-raw-block.car", FIX .. "gateway-cache.car",
     FIX .. "dir-listing.car", FIX .. "symlink.car", FIX .. "dir-with-files.car",
-    FIX .. "dir-with-percent-encoded-filename.car", FIX .. "file-3k-and-3-blocks-missing-block.car" } }
+    FIX .. "dir-with-percent-encoded-filename.car", FIX .. "file-3k-and-3-blocks-missing-block.car",
+    FIX .. "gateway-json-cbor.car" } }
   local base = gw:url()
   teardown(function() gw:stop() end)
 
@@ -254,6 +255,18 @@ describe("gateway conformance", function()
     it("TestGatewayCache: " .. method .. " for /ipfs/ with only-if-cached fails when not in local datastore", function()
       assert.equal(412, (http(base .. "/ipfs/QmYzfKSE55XCjD1MW128RfciAf2DViABhEiXfgVFMabSjN",
         { method = method, headers = { ["Cache-Control"] = "only-if-cached" } })))
+    end)
+  end
+
+  -- gateway-json-cbor.car: ą/ę/t.json, JSON bytes in a UnixFS file
+  local TJSON = "bafkreibrppizs3g7axs2jdlnjua6vgpmltv7k72l7v7sa6mmht6mne3qqe"
+  for _, case in ipairs { { "without headers", {} }, { "with headers", { Accept = "application/json" } } } do
+    it("TestGatewayJsonCbor: GET UnixFS file with JSON bytes is returned with application/json Content-Type - " ..
+      case[1], function()
+      local status, h, body = http(base .. "/ipfs/" .. TJSON, { headers = case[2] })
+      assert.equal(200, status)
+      assert.equal("application/json", h["content-type"])
+      assert.equal('{ "test": "i am a plain json file" }\n', body)
     end)
   end
 

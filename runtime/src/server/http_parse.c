@@ -2,6 +2,7 @@
  * listen address. Numbers are read digit by digit: strtoull would take signs,
  * spaces and overflow silently. */
 #include <arpa/inet.h>
+#include <cJSON.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -195,4 +196,13 @@ bool ipfsrt_http_etag_matches(const char *if_none_match, const char *etag) {
         p = end + 1;
     }
     return false;
+}
+
+bool ipfsrt_http_is_json(const uint8_t *data, size_t len) {
+    size_t i = 0;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) i++;
+    if (i == len || (data[i] != '{' && data[i] != '[') || len > IPFSRT_HTTP_SNIFF_MAX) return false;
+    cJSON *doc = cJSON_ParseWithLength((const char *)data, len);
+    cJSON_Delete(doc);
+    return doc != NULL;
 }

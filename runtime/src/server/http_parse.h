@@ -52,6 +52,11 @@ ipfsrt_status ipfsrt_http_listen_parse(const char *listen, struct sockaddr_stora
 
 /* The Content-Type a plain answer gets for a path, by its extension. */
 const char *ipfsrt_http_content_type(const char *path);
+#define IPFSRT_HTTP_SNIFF_MAX (1024 * 1024) /* bytes a file may have to be parsed as JSON */
+/* Whether a whole file's bytes are a JSON object or array (served as
+ * application/json when its name says nothing); no more than
+ * IPFSRT_HTTP_SNIFF_MAX bytes are parsed. */
+bool ipfsrt_http_is_json(const uint8_t *data, size_t len);
 /* Whether an If-None-Match value (entity tags separated by commas, or *)
  * names etag, by the weak comparison RFC 9110 asks of If-None-Match (W/
  * ignored on both). Linear in the value's length. */

@@ -95,6 +95,8 @@ static enum MHD_Result mapped_file(ipfsrt_server_request *rq, struct MHD_Connect
         file_body_free(f);
         return ipfsrt_server_send_error(rq, c, &err);
     }
+    /* a whole file of one block (metadata, mostly) is in hand: its type can be told */
+    rq->json_body = f->count == 1 && f->segs[0].len == len && ipfsrt_http_is_json(f->segs[0].data, len);
     *r = MHD_create_response_from_callback(len, 256 * 1024, file_read, f, file_body_free);
     if (!*r) {
         file_body_free(f);
@@ -118,7 +120,10 @@ enum MHD_Result ipfsrt_server_file_response(ipfsrt_server_request *rq, struct MH
     enum MHD_Result res = rq->gw->has_upstream ? ipfsrt_server_stream_file(rq, c, &info->cid, start, len, r)
                                                : mapped_file(rq, c, &info->cid, start, len, r);
     if (!*r) return res;
-    MHD_add_response_header(*r, "Content-Type", ipfsrt_http_content_type(path));
+    const char *type = ipfsrt_http_content_type(path);
+    bool whole = start == 0 && len == info->size;
+    if (whole && rq->json_body && strcmp(type, "application/octet-stream") == 0) type = "application/json";
+    MHD_add_response_header(*r, "Content-Type", type);
     MHD_add_response_header(*r, "Accept-Ranges", "bytes");
     if (*status == MHD_HTTP_PARTIAL_CONTENT) {
         char cr[96];

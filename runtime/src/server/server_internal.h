@@ -125,6 +125,7 @@ typedef struct ipfsrt_server_request {
      * by the handler once the connection is resumed */
     bool in_job, job_done;
     char negotiated[4]; /* "raw" or "car" when Accept chose the format, no format= */
+    bool json_body;     /* a file answer's whole body, in hand, is JSON */
     enum MHD_Result job_result;
     struct MHD_Response *answer;
     unsigned answer_status;

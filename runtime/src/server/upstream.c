@@ -339,6 +339,7 @@ static enum MHD_Result lent_file(ipfsrt_server_request *rq, struct MHD_Connectio
         lent_body_free(l);
         return MHD_NO;
     }
+    rq->json_body = start == 0 && len == l->ref.len && ipfsrt_http_is_json(l->ref.data, len);
     *r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)(l->ref.data + start), lent_body_free, l);
     if (!*r) {
         lent_body_free(l);
