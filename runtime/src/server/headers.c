@@ -1,7 +1,8 @@
 /* What every answer of the gateway says beside its body: CORS (browsers on
  * other origins read everything, preflights answered), the path it answers
- * for, how it was negotiated (Vary, Content-Location), and conditional
- * requests (If-None-Match answered 304 before any block is read). */
+ * for, how it was negotiated (Vary, Content-Location), the download's name,
+ * and conditional requests (If-None-Match answered 304 before any block is
+ * read). */
 #include <string.h>
 
 #include "server/http_parse.h"
