@@ -270,6 +270,17 @@ describe("gateway conformance", function()
     end)
   end
 
+  it("TestGatewayJsonCbor: GET raw block with JSON bytes prefers format over Accept header", function()
+    local status, h, body = http(base .. "/ipfs/" .. TJSON .. "?format=json",
+      { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal(200, status)
+    assert.equal("application/json", h["content-type"])
+    assert.equal('{ "test": "i am a plain json file" }\n', body)
+    -- bytes that are not JSON, and a directory, are not served as JSON
+    assert.equal(406, (http(base .. "/ipfs/" .. FILES .. "/ascii.txt?format=json")))
+    assert.equal(406, (http(base .. "/ipfs/" .. FILES .. "/?format=json")))
+  end)
+
   local conditional = {
     { "GET for /ipfs/ file with matching Etag in If-None-Match returns 304 Not Modified",
       "/root2/root3/root4/index.html", '"' .. INDEX .. '"' },

@@ -23,7 +23,8 @@ dag-scope (block, entity, all) or entity-bytes=FROM:TO range; with no format, th
 bytes (Range), a directory's index.html, or its listing (HTML; JSON for Accept:
 application/json), a directory's URL without its trailing slash redirected (301) to
 it; a symlink answers its target as text; of several ranges the first is answered;
-Cache-Control: only-if-cached gets 412 for what is not held here. Every answer allows any origin (CORS; OPTIONS answers
+Cache-Control: only-if-cached gets 412 for what is not held here; a file of JSON bytes is
+application/json (?format=json asks for that, 406 for other bytes). Every answer allows any origin (CORS; OPTIONS answers
 preflights); an If-None-Match naming the answer's Etag is answered 304; Vary: Accept,
 and Content-Location when Accept chose the format; ?filename= names the download.
 Faults, for tests and demos (P is a probability per request, reproducible with --seed):

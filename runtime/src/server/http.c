@@ -95,8 +95,13 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
         if (strcmp(format, "raw") == 0) return ipfsrt_server_serve_raw(rq, c, cid, path);
         if (strcmp(format, "car") == 0)
             return ipfsrt_server_serve_car(rq, c, cid, cid_str, path, accept);
+        /* a file's bytes as JSON, when they are (IPIP-523: format= wins over Accept) */
+        if (strcmp(format, "json") == 0 && (cid->codec == IPFSRT_CODEC_DAG_PB || cid->codec == IPFSRT_CODEC_RAW)) {
+            rq->want_json = true;
+            return ipfsrt_server_serve_plain(rq, c, cid_str, path);
+        }
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
-                                       "format=%s is not served (raw and car are)", format);
+                                       "format=%s is not served (raw, car, and json for JSON files are)", format);
     }
     if (accept && strstr(accept, IPFSRT_RAW_TYPE)) {
         snprintf(rq->negotiated, sizeof rq->negotiated, "raw");

@@ -121,8 +121,14 @@ enum MHD_Result ipfsrt_server_file_response(ipfsrt_server_request *rq, struct MH
                                                : mapped_file(rq, c, &info->cid, start, len, r);
     if (!*r) return res;
     const char *type = ipfsrt_http_content_type(path);
-    bool whole = start == 0 && len == info->size;
-    if (whole && rq->json_body && strcmp(type, "application/octet-stream") == 0) type = "application/json";
+    bool json = start == 0 && len == info->size && rq->json_body;
+    if (rq->want_json && !json) {
+        MHD_destroy_response(*r);
+        *r = NULL;
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
+                                       "format=json: %s is not a JSON document of one block", path);
+    }
+    if (json && (rq->want_json || strcmp(type, "application/octet-stream") == 0)) type = "application/json";
     MHD_add_response_header(*r, "Content-Type", type);
     MHD_add_response_header(*r, "Accept-Ranges", "bytes");
     if (*status == MHD_HTTP_PARTIAL_CONTENT) {
@@ -231,6 +237,9 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
     if (st == IPFSRT_OK && is_dir) st = ipfsrt_server_dir_plan(rq, c, full, &info, dir, &err);
     if (st != IPFSRT_OK) {
         res = ipfsrt_server_send_error(rq, c, &err);
+    } else if (rq->want_json && info.type != IPFSRT_UNIXFS_FILE) {
+        res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE, "format=json: %s is a %s, not a JSON file",
+                                      ipfsrt_cid_to_string(&info.cid, s), ipfsrt_unixfs_type_name(info.type));
     } else if (!is_dir && info.type != IPFSRT_UNIXFS_FILE && info.type != IPFSRT_UNIXFS_SYMLINK) {
         res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
                                       "%s is a %s; files, symlinks and directories are served deserialized",

@@ -126,6 +126,7 @@ typedef struct ipfsrt_server_request {
     bool in_job, job_done;
     char negotiated[4]; /* "raw" or "car" when Accept chose the format, no format= */
     bool json_body;     /* a file answer's whole body, in hand, is JSON */
+    bool want_json;     /* format=json: a file's bytes, if they are JSON, else 406 */
     enum MHD_Result job_result;
     struct MHD_Response *answer;
     unsigned answer_status;
