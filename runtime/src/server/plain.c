@@ -71,8 +71,8 @@ static ssize_t file_read(void *cls, uint64_t pos, char *buf, size_t max) {
     return (ssize_t)sent;
 }
 
-static enum MHD_Result send_unsatisfiable(ipfsrt_server_request *rq, struct MHD_Connection *c,
-                                          uint64_t size) {
+enum MHD_Result ipfsrt_server_send_unsatisfiable(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                                 uint64_t size) {
     struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     if (!r) return MHD_NO;
     char cr[64];
@@ -113,7 +113,7 @@ enum MHD_Result ipfsrt_server_file_response(ipfsrt_server_request *rq, struct MH
     *status = MHD_HTTP_OK;
     switch (ipfsrt_http_range_parse(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
                                     info->size, &start, &len)) {
-    case IPFSRT_HTTP_RANGE_UNSATISFIABLE: return send_unsatisfiable(rq, c, info->size);
+    case IPFSRT_HTTP_RANGE_UNSATISFIABLE: return ipfsrt_server_send_unsatisfiable(rq, c, info->size);
     case IPFSRT_HTTP_RANGE_OK: *status = MHD_HTTP_PARTIAL_CONTENT; break;
     case IPFSRT_HTTP_RANGE_NONE: break;
     }

@@ -214,6 +214,9 @@ ipfsrt_status ipfsrt_server_car_stream_emit_own(ipfsrt_server_car_stream *stream
  * start with base (the request's /ipfs/ path), NUL-terminated, *len its
  * length; NULL when out of memory. */
 struct cJSON;
+/* plain.c: 416, the size named in Content-Range. */
+enum MHD_Result ipfsrt_server_send_unsatisfiable(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                                 uint64_t size);
 /* plain.c: a file's bytes (or its Range); *r is NULL when it was answered already. */
 enum MHD_Result ipfsrt_server_file_response(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
                                             const ipfsrt_unixfs_node_info *info, const char *path,

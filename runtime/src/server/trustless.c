@@ -80,10 +80,27 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
         return ipfsrt_server_send_error(rq, c, &err);
     const ipfsrt_server_spare *spare = rq->wrong_block ? ipfsrt_server_spare_for(gw, cid) : NULL;
     if (spare) ref = (ipfsrt_blocksource_ref){.data = spare->data, .len = spare->len};
-    uint64_t body;
-    struct MHD_Response *r = raw_response(rq, &ref, &body);
+    uint64_t start = 0, len = ref.len, body;
+    ipfsrt_http_range range = ipfsrt_http_range_parse(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
+                                                      ref.len, &start, &len);
+    if (range == IPFSRT_HTTP_RANGE_UNSATISFIABLE) {
+        size_t total = ref.len; /* release empties ref */
+        ipfsrt_blocksource_release(&gw->src, &ref);
+        return ipfsrt_server_send_unsatisfiable(rq, c, total);
+    }
+    ipfsrt_blocksource_ref part = ref;
+    part.data += start;
+    part.len = (size_t)len;
+    size_t total = ref.len; /* release empties ref */
+    struct MHD_Response *r = raw_response(rq, &part, &body);
     ipfsrt_blocksource_release(&gw->src, &ref);
     if (!r) return MHD_NO;
+    if (range == IPFSRT_HTTP_RANGE_OK) {
+        char cr[96];
+        snprintf(cr, sizeof cr, "bytes %llu-%llu/%zu", (unsigned long long)start, (unsigned long long)(start + len - 1),
+                 total);
+        MHD_add_response_header(r, "Content-Range", cr);
+    }
     char name[IPFSRT_CID_STR_MAX + 8];
     MHD_add_response_header(r, "Content-Type", IPFSRT_RAW_TYPE);
     snprintf(name, sizeof name, "%s.bin", s);
@@ -92,7 +109,7 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
     MHD_add_response_header(r, "X-Ipfs-Roots", s);
     ipfsrt_server_path_headers(rq, r);
     ipfsrt_server_common_headers(r);
-    return ipfsrt_server_queue(rq, c, MHD_HTTP_OK, r, body);
+    return ipfsrt_server_queue(rq, c, range == IPFSRT_HTTP_RANGE_OK ? MHD_HTTP_PARTIAL_CONTENT : MHD_HTTP_OK, r, body);
 }
 
 /* -------------------------------------------------------------------- CAR */
