@@ -198,4 +198,6 @@ say("  %s zarr info ipfs://%s --gateway %s", exe, root, gw)
 say("  %s zarr get ipfs://%s sst --sel time=2024-02-29,lat=35.125,lon=285.125 --gateway %s", exe, root, gw)
 say("  %s zarr info ipfs://%s/refs.json --gateway %s   (the daily NetCDF-4 files)", exe, nc_root, gw)
 say("  and from Lua: ipfsrt.dataset.open(\"ipfs://%s\", { gateways = { \"%s\" } })", root, gw)
+say("  and from Python (xarray, verified in process): PYTHONPATH=%spython /usr/bin/python3 " ..
+  "scripts/examples/xarray_in_process.py %s %s %s", exe:gsub("ipfsrt$", ""), root, gw, sample)
 say("  the grown version: %s serve %s %s --listen 127.0.0.1:8474 &, then ipfs://%s", exe, car, delta, new_root)
