@@ -30,16 +30,17 @@ static uint64_t verify_failures(const ipfsrt_client *c) {
 }
 
 /* Runs fn on the client without the GIL, holding the client's lock; lied
- * says whether some gateway's answer failed verification meanwhile (the
- * client's counts: its errors name what each gateway did in words). */
+ * (NULL for calls that fetch nothing) says whether some gateway's answer
+ * failed verification meanwhile (the client's counts: its errors name what
+ * each gateway did in words). */
 static ipfsrt_status run(py_client *self, client_call fn, void *args, ipfsrt_error *err, bool *lied) {
     ipfsrt_status st;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
     if (self->client) {
-        uint64_t before = verify_failures(self->client);
+        uint64_t before = lied ? verify_failures(self->client) : 0;
         st = fn(self->client, args, err);
-        *lied = self->client && verify_failures(self->client) > before; /* close_call leaves none */
+        if (lied) *lied = verify_failures(self->client) > before;
     } else {
         st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "the client is closed");
     }
@@ -161,8 +162,7 @@ static PyObject *client_close(py_client *self, PyObject *unused) {
     (void)unused;
     if (check_process(self) < 0) return NULL;
     ipfsrt_error err;
-    bool lied;
-    if (self->client) run(self, close_call, &self->client, &err, &lied);
+    if (self->client) run(self, close_call, &self->client, &err, NULL);
     Py_RETURN_NONE;
 }
 
@@ -240,13 +240,31 @@ static ipfsrt_status stats_call(ipfsrt_client *c, void *args, ipfsrt_error *err)
     (void)err;
     stats_args *a = args;
     a->count = ipfsrt_client_gateway_count(c);
-    for (size_t i = 0; i < a->count && i < IPFSRT_MAX_GATEWAYS; i++) {
+    if (a->count > IPFSRT_MAX_GATEWAYS) a->count = IPFSRT_MAX_GATEWAYS; /* a list holds no more */
+    for (size_t i = 0; i < a->count; i++) {
         a->stats[i] = (ipfsrt_client_gateway_stats)IPFSRT_CLIENT_GATEWAY_STATS_INIT;
         ipfsrt_client_get_gateway_stats(c, i, &a->stats[i]);
         snprintf(a->urls[i], sizeof a->urls[i], "%s", ipfsrt_client_gateway_url(c, i));
     }
     snprintf(a->source, sizeof a->source, "%s", ipfsrt_client_gateway_source(c));
     return IPFSRT_OK;
+}
+
+/* What each gateway has done and where the list came from, read under the
+ * client's lock; NULL with an exception set on failure (PyMem_Free it). */
+static stats_args *gather_stats(py_client *self) {
+    stats_args *a = PyMem_Calloc(1, sizeof *a);
+    ipfsrt_error err;
+    if (!a) return (stats_args *)PyErr_NoMemory();
+    if (check_process(self) < 0) {
+        PyMem_Free(a);
+        return NULL;
+    }
+    if (run(self, stats_call, a, &err, NULL) != IPFSRT_OK) {
+        PyMem_Free(a);
+        return (stats_args *)ipfsrt_py_raise(&err, false);
+    }
+    return a;
 }
 
 static PyObject *errors_dict(const ipfsrt_client_gateway_stats *s) {
@@ -262,13 +280,9 @@ static PyObject *errors_dict(const ipfsrt_client_gateway_stats *s) {
 /* stats() -> [{url, requests, ok, bytes, verify_failures, errors, latency}, ...] per gateway */
 static PyObject *client_stats(py_client *self, PyObject *unused) {
     (void)unused;
-    stats_args *a = PyMem_Calloc(1, sizeof *a);
-    ipfsrt_error err;
-    bool lied;
-    if (!a) return PyErr_NoMemory();
-    PyObject *out = NULL;
-    if (check_process(self) < 0 || run(self, stats_call, a, &err, &lied) != IPFSRT_OK) goto done;
-    out = PyList_New((Py_ssize_t)a->count);
+    stats_args *a = gather_stats(self);
+    if (!a) return NULL;
+    PyObject *out = PyList_New((Py_ssize_t)a->count);
     for (size_t i = 0; out && i < a->count; i++) {
         const ipfsrt_client_gateway_stats *s = &a->stats[i];
         PyObject *d = Py_BuildValue("{s:s,s:K,s:K,s:K,s:K,s:N,s:(ddd)}", "url", a->urls[i], "requests",
@@ -279,7 +293,6 @@ static PyObject *client_stats(py_client *self, PyObject *unused) {
         if (!d) Py_CLEAR(out);
         else PyList_SET_ITEM(out, (Py_ssize_t)i, d);
     }
-done:
     PyMem_Free(a);
     return out;
 }
@@ -302,9 +315,8 @@ static PyObject *client_take_log(py_client *self, PyObject *unused) {
     (void)unused;
     take_log_args a = {self, {0}};
     ipfsrt_error err;
-    bool lied;
     if (check_process(self) < 0) return NULL;
-    run(self, take_log_call, &a, &err, &lied);
+    run(self, take_log_call, &a, &err, NULL);
     PyObject *text = PyUnicode_DecodeUTF8((const char *)a.lines.data, (Py_ssize_t)a.lines.len, "replace");
     ipfsrt_buf_free(&a.lines);
     if (!text) return NULL;
@@ -316,12 +328,9 @@ static PyObject *client_take_log(py_client *self, PyObject *unused) {
 /* gateways() -> ([url, ...], source): a password in a URL shown as *** */
 static PyObject *client_gateways(py_client *self, PyObject *unused) {
     (void)unused;
-    stats_args *a = PyMem_Calloc(1, sizeof *a);
-    ipfsrt_error err;
-    bool lied;
-    if (!a) return PyErr_NoMemory();
-    PyObject *urls = NULL;
-    if (check_process(self) == 0 && run(self, stats_call, a, &err, &lied) == IPFSRT_OK) urls = PyList_New(0);
+    stats_args *a = gather_stats(self);
+    if (!a) return NULL;
+    PyObject *urls = PyList_New(0);
     for (size_t i = 0; urls && i < a->count; i++) {
         PyObject *url = PyUnicode_FromString(a->urls[i]);
         if (!url || PyList_Append(urls, url) < 0) Py_CLEAR(urls);
