@@ -71,6 +71,13 @@ static ssize_t file_read(void *cls, uint64_t pos, char *buf, size_t max) {
     return (ssize_t)sent;
 }
 
+void ipfsrt_server_content_range(struct MHD_Response *r, uint64_t start, uint64_t len, uint64_t size) {
+    char cr[96];
+    snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)start, (unsigned long long)(start + len - 1),
+             (unsigned long long)size);
+    MHD_add_response_header(r, "Content-Range", cr);
+}
+
 enum MHD_Result ipfsrt_server_send_unsatisfiable(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                                  uint64_t size) {
     struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
@@ -131,20 +138,17 @@ enum MHD_Result ipfsrt_server_file_response(ipfsrt_server_request *rq, struct MH
     if (json && (rq->want_json || strcmp(type, "application/octet-stream") == 0)) type = "application/json";
     MHD_add_response_header(*r, "Content-Type", type);
     MHD_add_response_header(*r, "Accept-Ranges", "bytes");
-    if (*status == MHD_HTTP_PARTIAL_CONTENT) {
-        char cr[96];
-        snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)start,
-                 (unsigned long long)(start + len - 1), (unsigned long long)info->size);
-        MHD_add_response_header(*r, "Content-Range", cr);
-    }
+    if (*status == MHD_HTTP_PARTIAL_CONTENT) ipfsrt_server_content_range(*r, start, len, info->size);
     return MHD_YES;
 }
 
 /* X-Ipfs-Roots: the CID of each node of the path, from the root, as the
  * path's walk passes through them (the first 64; a longer path's names its
  * end alone). */
+#define ROOTS_MAX 64
+
 typedef struct roots {
-    char text[64 * IPFSRT_CID_STR_MAX];
+    char text[ROOTS_MAX * IPFSRT_CID_STR_MAX];
     size_t used, count;
     bool full;
 } roots;
@@ -153,7 +157,7 @@ static ipfsrt_status add_root(void *user, const ipfsrt_cid *cid, ipfsrt_error *e
     (void)err;
     roots *rs = user;
     char s[IPFSRT_CID_STR_MAX];
-    if (rs->count == 64) {
+    if (rs->count == ROOTS_MAX) {
         rs->full = true;
         return IPFSRT_OK;
     }

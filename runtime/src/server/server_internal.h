@@ -214,6 +214,8 @@ ipfsrt_status ipfsrt_server_car_stream_emit_own(ipfsrt_server_car_stream *stream
  * start with base (the request's /ipfs/ path), NUL-terminated, *len its
  * length; NULL when out of memory. */
 struct cJSON;
+/* plain.c: Content-Range for bytes [start, start + len) of size. */
+void ipfsrt_server_content_range(struct MHD_Response *r, uint64_t start, uint64_t len, uint64_t size);
 /* plain.c: 416, the size named in Content-Range. */
 enum MHD_Result ipfsrt_server_send_unsatisfiable(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
                                                  uint64_t size);

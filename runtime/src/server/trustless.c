@@ -80,27 +80,20 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
         return ipfsrt_server_send_error(rq, c, &err);
     const ipfsrt_server_spare *spare = rq->wrong_block ? ipfsrt_server_spare_for(gw, cid) : NULL;
     if (spare) ref = (ipfsrt_blocksource_ref){.data = spare->data, .len = spare->len};
-    uint64_t start = 0, len = ref.len, body;
+    uint64_t total = ref.len, start = 0, len = total, body; /* total: release empties ref */
     ipfsrt_http_range range = ipfsrt_http_range_parse(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
-                                                      ref.len, &start, &len);
+                                                      total, &start, &len);
     if (range == IPFSRT_HTTP_RANGE_UNSATISFIABLE) {
-        size_t total = ref.len; /* release empties ref */
         ipfsrt_blocksource_release(&gw->src, &ref);
         return ipfsrt_server_send_unsatisfiable(rq, c, total);
     }
     ipfsrt_blocksource_ref part = ref;
     part.data += start;
     part.len = (size_t)len;
-    size_t total = ref.len; /* release empties ref */
     struct MHD_Response *r = raw_response(rq, &part, &body);
     ipfsrt_blocksource_release(&gw->src, &ref);
     if (!r) return MHD_NO;
-    if (range == IPFSRT_HTTP_RANGE_OK) {
-        char cr[96];
-        snprintf(cr, sizeof cr, "bytes %llu-%llu/%zu", (unsigned long long)start, (unsigned long long)(start + len - 1),
-                 total);
-        MHD_add_response_header(r, "Content-Range", cr);
-    }
+    if (range == IPFSRT_HTTP_RANGE_OK) ipfsrt_server_content_range(r, start, len, total);
     char name[IPFSRT_CID_STR_MAX + 8];
     MHD_add_response_header(r, "Content-Type", IPFSRT_RAW_TYPE);
     snprintf(name, sizeof name, "%s.bin", s);
