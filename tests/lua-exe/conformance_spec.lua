@@ -58,27 +58,33 @@ describe("gateway conformance", function()
     cors(h)
   end)
 
-  it("TestTrustlessRaw: GET with format=raw param returns a raw block", function()
-    local status, _, body = http(base .. "/ipfs/" .. DIR .. "?format=raw")
-    assert.equal(200, status)
-    assert.equal(block(DIR), body)
-  end)
+  -- TestTrustlessRaw asks for the blocks by CID, TestGatewayBlock by path: the same answers
+  for _, group in ipairs { { "TestTrustlessRaw", "/ipfs/" .. DIR, "/ipfs/" .. ASCII },
+    { "TestGatewayBlock", "/ipfs/" .. RAW_ROOT .. "/dir", "/ipfs/" .. RAW_ROOT .. "/dir/ascii.txt" } } do
+    local name, dir_path, file_path = group[1], group[2], group[3]
 
-  it("TestTrustlessRaw: GET with application/vnd.ipld.raw header returns a raw block", function()
-    local status, _, body = http(base .. "/ipfs/" .. DIR, { headers = { Accept = "application/vnd.ipld.raw" } })
-    assert.equal(200, status)
-    assert.equal(block(DIR), body)
-  end)
+    it(name .. ": GET with format=raw param returns a raw block", function()
+      local status, _, body = http(base .. dir_path .. "?format=raw")
+      assert.equal(200, status)
+      assert.equal(block(DIR), body)
+    end)
 
-  it("TestTrustlessRaw: GET with application/vnd.ipld.raw header returns expected response headers", function()
-    local status, h, body = http(base .. "/ipfs/" .. ASCII, { headers = { Accept = "application/vnd.ipld.raw" } })
-    assert.equal(200, status)
-    assert.equal("application/vnd.ipld.raw", h["content-type"])
-    assert.equal(tostring(#block(ASCII)), h["content-length"])
-    has_all(h["content-disposition"], "attachment;")
-    assert.equal("nosniff", h["x-content-type-options"])
-    assert.equal(block(ASCII), body)
-  end)
+    it(name .. ": GET with application/vnd.ipld.raw header returns a raw block", function()
+      local status, _, body = http(base .. dir_path, { headers = { Accept = "application/vnd.ipld.raw" } })
+      assert.equal(200, status)
+      assert.equal(block(DIR), body)
+    end)
+
+    it(name .. ": GET with application/vnd.ipld.raw header returns expected response headers", function()
+      local status, h, body = http(base .. file_path, { headers = { Accept = "application/vnd.ipld.raw" } })
+      assert.equal(200, status)
+      assert.equal("application/vnd.ipld.raw", h["content-type"])
+      assert.equal(tostring(#block(ASCII)), h["content-length"])
+      has_all(h["content-disposition"], "attachment;")
+      assert.equal("nosniff", h["x-content-type-options"])
+      assert.equal(block(ASCII), body)
+    end)
+  end
 
   it("TestTrustlessRaw: GET with application/vnd.ipld.raw header and filename param returns expected Content-Disposition header with custom filename", function()
     local status, h = http(base .. "/ipfs/" .. ASCII .. "?filename=foobar.bin",
@@ -98,18 +104,6 @@ describe("gateway conformance", function()
     assert.is_true(tonumber(cc:match("max%-age=(%d+)")) >= 29030400)
   end)
 
-  it("TestGatewayBlock: GET with format=raw param returns a raw block", function()
-    local status, _, body = http(base .. "/ipfs/" .. RAW_ROOT .. "/dir?format=raw")
-    assert.equal(200, status)
-    assert.equal(block(DIR), body)
-  end)
-
-  it("TestGatewayBlock: GET with application/vnd.ipld.raw header returns a raw block", function()
-    local status, _, body = http(base .. "/ipfs/" .. RAW_ROOT .. "/dir", { headers = { Accept = "application/vnd.ipld.raw" } })
-    assert.equal(200, status)
-    assert.equal(block(DIR), body)
-  end)
-
   it("TestGatewayBlock: GET with application/vnd.ipld.raw with single range request includes correct bytes", function()
     local status, h, body = http(base .. "/ipfs/" .. RAW_ROOT .. "/dir",
       { headers = { Accept = "application/vnd.ipld.raw", Range = "bytes=6-16" } })
@@ -118,17 +112,6 @@ describe("gateway conformance", function()
     assert.equal("bytes 6-16/57", h["content-range"])
     assert.equal(block(DIR):sub(7, 17), body)
     assert.equal(416, (http(base .. "/ipfs/" .. DIR .. "?format=raw", { headers = { Range = "bytes=57-" } })))
-  end)
-
-  it("TestGatewayBlock: GET with application/vnd.ipld.raw header returns expected response headers", function()
-    local status, h, body = http(base .. "/ipfs/" .. RAW_ROOT .. "/dir/ascii.txt",
-      { headers = { Accept = "application/vnd.ipld.raw" } })
-    assert.equal(200, status)
-    assert.equal("application/vnd.ipld.raw", h["content-type"])
-    assert.equal(tostring(#block(ASCII)), h["content-length"])
-    has_all(h["content-disposition"], "attachment;")
-    assert.equal("nosniff", h["x-content-type-options"])
-    assert.equal(block(ASCII), body)
   end)
 
   it("TestGatewayCache: GET for /ipfs/ unixfs dir as raw block succeeds", function()
