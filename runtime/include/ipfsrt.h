@@ -71,6 +71,7 @@
 #include "ipfsrt/path.h"
 #include "ipfsrt/dagcbor.h"
 #include "ipfsrt/dagpb.h"
+#include "ipfsrt/ipld.h"
 #include "ipfsrt/car.h"
 #include "ipfsrt/blocksource.h"
 #include "ipfsrt/ranges.h"

@@ -1,4 +1,5 @@
-/* libFuzzer target: DAG-CBOR, dag-pb and UnixFS data from hostile bytes. What
+/* libFuzzer target: DAG-CBOR, dag-pb and UnixFS data from hostile bytes, and
+ * paths and links in DAG-CBOR and DAG-JSON documents. What
  * dag-pb decodes must encode to a node that decodes to the same links and data
  * (the decoder also takes Data before the links, which encoding puts last). */
 #include <stdlib.h>
@@ -34,11 +35,25 @@ static void dagpb(const uint8_t *data, size_t size) {
     ipfsrt_dagpb_node_free(&node);
 }
 
+/* Paths walked in whatever parses: a walk never claims more of the path than it has. */
+static void document(uint64_t codec, const uint8_t *data, size_t size) {
+    ipfsrt_cid cid = {.version = 1, .codec = codec}, link;
+    ipfsrt_cid *links;
+    size_t count, consumed;
+    if (ipfsrt_ipld_links(&cid, data, size, &links, &count, NULL) != IPFSRT_OK) return;
+    for (const char *const *p = (const char *const[]){"a", "0/1", "foo/link/bar", "/", NULL}; *p; p++)
+        if (ipfsrt_ipld_follow(&cid, data, size, *p, &consumed, &link, NULL) == IPFSRT_OK && consumed > strlen(*p))
+            abort();
+    free(links);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ipfsrt_dagcbor_doc doc;
     if (ipfsrt_dagcbor_decode(data, size, &doc, NULL) == IPFSRT_OK) ipfsrt_dagcbor_doc_free(&doc);
     dagpb(data, size);
+    document(IPFSRT_CODEC_DAG_CBOR, data, size);
+    document(IPFSRT_CODEC_DAG_JSON, data, size);
     ipfsrt_unixfs_data fs;
     if (ipfsrt_unixfs_data_decode(data, size, &fs, NULL) == IPFSRT_OK) ipfsrt_unixfs_data_free(&fs);
     return 0;

@@ -328,6 +328,232 @@ describe("gateway conformance", function()
   end)
 end)
 
+-- Blocks that are not UnixFS: paths through DAG-CBOR and DAG-JSON links, and
+-- the blocks as they are (IPIP-524: no codec conversion, 406).
+describe("gateway conformance: DAG-CBOR, DAG-JSON, JSON and CBOR", function()
+  local gw = ipfsrt.serve { cars = { FIX .. "dir-with-dag-cbor-with-links.car", FIX .. "dag-cbor-traversal.car",
+    FIX .. "dag-json-traversal.car", FIX .. "plain-json.car", FIX .. "plain-cbor.car", FIX .. "gateway-json-cbor.car" } }
+  local base = gw:url()
+  teardown(function() gw:stop() end)
+
+  local DIR_ROOT = "bafybeia264q44a3kmfc2otctzu4egp2k235o3t7mslz2yjraymp4nv6asi"
+  local DOCUMENT = "bafyreidy4q6mmetut5jzc54ambsfnatbyoujmwbfzyyolqw24majazwgha"
+  local SINGLE = "bafkreifjjcie6lypi6ny7amxnfftagclbuxndqonfipmb64f2km2devei4"
+  local UNIXFS_FILE = "bafkreialihlqnf5uwo4byh4n3cmwlntwqzxxs2fg5vanqdi3d7tb2l5xkm"
+  local TRAVERSAL = { cbor = "bafyreibs4utpgbn7uqegmd2goqz4bkyflre2ek2iwv743fhvylwi4zeeim",
+    json = "baguqeeram5ujjqrwheyaty3w5gdsmoz6vittchvhk723jjqxk7hakxkd47xq" }
+  local PLAIN = { json = "bagaaierajjsnhsxqlgfrvknlt7z2heoljcgfv37cn45tu7mhmr23x3ekiboq",
+    cbor = "bafireif3aymeikgfbofx533yf5vlx4kimzq6zmzmpra2mnzfsfnmv4hchm" }
+  local DISPOSITION = { json = "inline", cbor = "attachment" }
+
+  local function block(cid, codec)
+    local status, _, body = http(base .. "/ipfs/" .. cid .. "?format=raw")
+    assert.equal(200, status)
+    assert.equal(cid, tostring(ipfsrt.cid.sum(codec, body)))
+    return body
+  end
+
+  local function car_cids(body)
+    local cids = {}
+    for _, b in ipairs(ipfsrt.car.reader():feed(body)) do cids[#cids + 1] = tostring(b.cid) end
+    return cids
+  end
+
+  it("TestTrustlessCarPathing: GET default CAR response of UnixFS file on a path with DAG-CBOR as root CID", function()
+    local status, _, body = http(base .. "/ipfs/" .. DOCUMENT .. "/files/single?format=car")
+    assert.equal(200, status)
+    assert.same({ DOCUMENT, SINGLE }, car_cids(body))
+  end)
+
+  it("TestTrustlessCarDagScopeEntity: GET CAR with dag-scope=entity of DAG-CBOR with Links", function()
+    local status, _, body = http(base .. "/ipfs/" .. DIR_ROOT .. "/document?format=car&dag-scope=entity")
+    assert.equal(200, status)
+    assert.same({ DIR_ROOT, DOCUMENT }, car_cids(body))
+    -- dag-scope=all follows the document's links: both files, whole
+    status, _, body = http(base .. "/ipfs/" .. DIR_ROOT .. "/document?format=car&dag-scope=all")
+    assert.equal(200, status)
+    local all = car_cids(body)
+    assert.equal(9, #all)
+    assert.same({ DIR_ROOT, DOCUMENT, SINGLE }, { all[1], all[2], all[3] })
+  end)
+
+  local mismatches = {
+    { "GET UnixFS (dag-pb) file with format=dag-json returns 406 Not Acceptable", UNIXFS_FILE, "?format=dag-json" },
+    { "GET UnixFS (dag-pb) file with format=dag-cbor returns 406 Not Acceptable", UNIXFS_FILE, "?format=dag-cbor" },
+    { "GET UnixFS (dag-pb) file with Accept: application/vnd.ipld.dag-json returns 406 Not Acceptable", UNIXFS_FILE,
+      "", "application/vnd.ipld.dag-json" },
+    { "GET DAG-JSON block with format=dag-cbor returns 406 Not Acceptable", TRAVERSAL.json, "?format=dag-cbor" },
+    { "GET DAG-CBOR block with format=dag-json returns 406 Not Acceptable", TRAVERSAL.cbor, "?format=dag-json" },
+    { "GET DAG-CBOR block with Accept: application/vnd.ipld.dag-json returns 406 Not Acceptable", TRAVERSAL.cbor,
+      "", "application/vnd.ipld.dag-json" },
+  }
+  for _, case in ipairs(mismatches) do
+    it("TestCodecMismatchReturns406: " .. case[1], function()
+      local status, h = http(base .. "/ipfs/" .. case[2] .. case[3], { headers = { Accept = case[4] } })
+      assert.equal(406, status)
+      assert.equal("*", h["access-control-allow-origin"])
+    end)
+  end
+
+  for _, fmt in ipairs { "json", "cbor" } do
+    local name = "plain " .. fmt:upper() .. " codec"
+    local cid = PLAIN[fmt]
+    local ways = {
+      { string.format('GET %s without Accept or format= has expected "%s" Content-Type and body as-is', name, fmt), "" },
+      { string.format("GET %s with ?format= has expected %s Content-Type and body as-is", name, fmt), "?format=" .. fmt },
+      { string.format("GET %s with Accept has expected %s Content-Type and body as-is, with single range request", name, fmt),
+        "", "application/" .. fmt },
+    }
+    for _, way in ipairs(ways) do
+      it("TestPlainCodec: " .. way[1], function()
+        local raw = block(cid, fmt)
+        local status, h, body = http(base .. "/ipfs/" .. cid .. way[2], { headers = { Accept = way[3] } })
+        assert.equal(200, status)
+        assert.equal("application/" .. fmt, h["content-type"])
+        assert.truthy(h["content-disposition"]:find(string.format('%s; filename="%s.%s"', DISPOSITION[fmt], cid, fmt),
+          1, true))
+        assert.equal(raw, body)
+        status, h, body = http(base .. "/ipfs/" .. cid .. way[2], { headers = { Accept = way[3], Range = "bytes=2-9" } })
+        assert.equal(206, status)
+        assert.equal("application/" .. fmt, h["content-type"])
+        assert.equal(string.format("bytes 2-9/%d", #raw), h["content-range"])
+        assert.equal(raw:sub(3, 10), body)
+      end)
+    end
+  end
+
+  local HELLO_CBOR = "\xa1\x65hellorthis is not a link"
+  for _, fmt in ipairs { "json", "cbor" } do
+    local upper, cid = fmt == "json" and "DAG-JSON" or "DAG-CBOR", TRAVERSAL[fmt]
+    it("TestPathing: GET " .. upper .. " traversal returns 501 if there is path remainder", function()
+      local status, h = http(base .. "/ipfs/" .. cid .. "/foo?format=dag-" .. fmt)
+      assert.equal(501, status)
+      assert.equal("*", h["access-control-allow-origin"])
+    end)
+    it("TestPathing: GET " .. upper .. " traverses multiple links", function()
+      local status, h, body = http(base .. "/ipfs/" .. cid .. "/foo/link/bar?format=dag-" .. fmt)
+      assert.equal(200, status)
+      assert.equal("application/vnd.ipld.dag-" .. fmt, h["content-type"])
+      assert.equal(fmt == "json" and '{"hello":"this is not a link"}' or HELLO_CBOR, body)
+      -- the roots: the path's three blocks, one per link followed
+      assert.equal(2, select(2, h["x-ipfs-roots"]:gsub(",", "")))
+    end)
+    it("TestPathing: GET " .. upper .. " returns 404 on non-existing link", function()
+      assert.equal(404, (http(base .. "/ipfs/" .. cid .. "/foo/i-do-not-exist")))
+    end)
+  end
+
+  for _, fmt in ipairs { "json", "cbor" } do
+    local name = "plain " .. fmt:upper() .. " codec"
+    local cid, dag, ext = TRAVERSAL[fmt], "dag-" .. fmt, fmt
+    local function get(suffix, headers, method)
+      return http(base .. "/ipfs/" .. cid .. suffix, { headers = headers, method = method })
+    end
+    it("TestNativeDag: GET " .. name .. " from /ipfs without explicit format returns the same payload as the raw block", function()
+      local status, h, body = get("")
+      assert.equal(200, status)
+      assert.equal("application/vnd.ipld." .. dag, h["content-type"])
+      assert.equal(block(cid, dag), body)
+    end)
+    it(string.format("TestNativeDag: GET %s from /ipfs with format=%s returns the same payload as the raw block", name, dag), function()
+      local status, _, body = get("?format=" .. dag)
+      assert.equal(200, status)
+      assert.equal(block(cid, dag), body)
+    end)
+    it(string.format("TestNativeDag: GET %s from /ipfs with application/vnd.ipld.%s returns the same payload as the raw block", name, dag), function()
+      local status, h, body = get("", { Accept = "application/vnd.ipld." .. dag })
+      assert.equal(200, status)
+      assert.equal(block(cid, dag), body)
+      assert.equal("Accept", h["vary"])
+      assert.equal("/ipfs/" .. cid .. "?format=" .. dag, h["content-location"])
+    end)
+    it(string.format("TestNativeDag: GET %s with format=%s returns same payload as format=%s but with plain Content-Type", name, fmt, dag), function()
+      local status, h, body = get("?format=" .. fmt)
+      assert.equal(200, status)
+      assert.equal("application/" .. fmt, h["content-type"])
+      assert.equal(block(cid, dag), body)
+    end)
+    it(string.format("TestNativeDag: GET %s with Accept: application/%s returns same payload as application/vnd.ipld.%s but with plain Content-Type", name, fmt, dag), function()
+      local status, h, body = get("", { Accept = "application/" .. fmt })
+      assert.equal(200, status)
+      assert.equal("application/" .. fmt, h["content-type"])
+      assert.equal(block(cid, dag), body)
+    end)
+    it(string.format("TestNativeDag: GET response for application/vnd.ipld.%s has expected Content-Type", dag), function()
+      local _, h = get("", { Accept = "application/vnd.ipld." .. dag })
+      assert.equal("application/vnd.ipld." .. dag, h["content-type"])
+      assert.equal(tostring(#block(cid, dag)), h["content-length"])
+      assert.truthy(h["content-disposition"]:find(string.format('%s; filename="%s.%s"', DISPOSITION[fmt], cid, ext), 1, true))
+    end)
+    it(string.format("TestNativeDag: GET for application/vnd.ipld.%s with query filename includes Content-Disposition with custom filename", dag), function()
+      local _, h = get("?filename=foobar." .. ext, { Accept = "application/vnd.ipld." .. dag })
+      assert.truthy(h["content-disposition"]:find(string.format('%s; filename="foobar.%s"', DISPOSITION[fmt], ext), 1, true))
+    end)
+    it(string.format("TestNativeDag: GET for application/vnd.ipld.%s with ?download=true forces Content-Disposition: attachment", dag), function()
+      local _, h = get("?filename=foobar." .. ext .. "&download=true", { Accept = "application/vnd.ipld." .. dag })
+      assert.truthy(h["content-disposition"]:find('attachment; filename="foobar.' .. ext .. '"', 1, true))
+    end)
+    it(string.format("TestNativeDag: Cache control HTTP headers (%s)", fmt), function()
+      local _, h = get("", { Accept = "application/vnd.ipld." .. dag })
+      assert.truthy(h["etag"]:find(cid .. "." .. dag, 1, true))
+      assert.truthy(h["x-ipfs-path"])
+      assert.truthy(h["x-ipfs-roots"])
+      assert.equal("public, max-age=29030400, immutable", h["cache-control"])
+      assert.equal(304, (get("", { Accept = "application/vnd.ipld." .. dag, ["If-None-Match"] = h["etag"] })))
+    end)
+    it("TestNativeDag: HEAD " .. name .. " with no explicit format returns HTTP 200", function()
+      local status, h = get("", nil, "HEAD")
+      assert.equal(200, status)
+      assert.equal("application/vnd.ipld." .. dag, h["content-type"])
+      assert.equal(tostring(#block(cid, dag)), h["content-length"])
+    end)
+    it("TestNativeDag: HEAD " .. name .. " with an explicit format returns HTTP 200", function()
+      local status, h = get("?format=" .. dag, nil, "HEAD")
+      assert.equal(200, status)
+      assert.truthy(h["etag"]:find(cid .. "." .. dag, 1, true))
+      assert.equal("application/vnd.ipld." .. dag, h["content-type"])
+      assert.truthy(h["content-length"])
+    end)
+    it("TestNativeDag: HEAD " .. name .. " with only-if-cached for missing block returns HTTP 412 Precondition Failed", function()
+      local missing = tostring(ipfsrt.cid.sum("dag-" .. fmt, "not held here " .. fmt))
+      local status = http(base .. "/ipfs/" .. missing, { method = "HEAD", headers = { ["Cache-Control"] = "only-if-cached" } })
+      assert.equal(412, status)
+    end)
+    it("TestNativeDag: GET " .. name .. " on /ipfs with Accept: text/html returns HTML (dag-index-html)", function()
+      local status, h, body = get("/", { Accept = "text/html" })
+      assert.equal(200, status)
+      assert.truthy(h["etag"]:find("DagIndex-", 1, true))
+      assert.truthy(h["content-type"]:find("text/html", 1, true))
+      assert.is_nil(h["content-disposition"])
+      assert.equal("public, max-age=604800, stale-while-revalidate=2678400", h["cache-control"])
+      assert.truthy(body:find("</html>", 1, true))
+      -- the link inside, linked; nothing of the block unescaped
+      local link = fmt == "json" and "baguqeeraxpdqyfizawpb7zl5gnpg7jw3myuynb42ngzmeo7xn5kmm5pabt6q"
+        or "bafyreig5alecq2l2akgajxywgnv22kuxh6xcagsnelepylqovt4t5jxt6u"
+      assert.truthy(body:find(link, 1, true))
+      assert.equal(304, (get("/", { Accept = "text/html", ["If-None-Match"] = h["etag"] })))
+    end)
+    for _, accept in ipairs { false, "application/vnd.ipld." .. dag, "application/" .. fmt } do
+      local what = not accept and "no explicit header" or accept:find("vnd", 1, true) and "dag content headers"
+        or "non-dag content headers"
+      it("TestNativeDag: GET " .. name .. " on /ipfs with " .. what, function()
+        local raw = block(cid, dag)
+        local status, h, body = get("/", { Accept = accept or nil, Range = "bytes=3-20" })
+        assert.equal(206, status)
+        assert.equal(accept or "application/vnd.ipld." .. dag, h["content-type"])
+        assert.equal(raw:sub(4, 21), body)
+      end)
+    end
+  end
+
+  it("TestNativeDag: GET DAG-CBOR with Accept: text/html returns HTML preview", function()
+    local status, _, body = http(base .. "/ipfs/" .. TRAVERSAL.cbor .. "/", { headers = { Accept = "text/html" } })
+    assert.equal(200, status)
+    assert.truthy(body:find("</html>", 1, true))
+    assert.truthy(body:find("&quot;banana&quot;: 10", 1, true))
+  end)
+end)
+
 -- What the suite checks only in part, and caches need: every answer (errors
 -- and preflights too) readable from another origin; the format chosen by
 -- Accept named in Vary and Content-Location; conditional requests on raw

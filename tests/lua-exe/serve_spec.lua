@@ -36,6 +36,7 @@ describe("ipfsrt.serve", function()
   local base = gw:url()
   local HELLO = "bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e"
   local CBOR = "bafyreicdykfpxbx3xlm556mtf4rzhzaqup7tjdw4zbcv4k7j6k64ai26ne" -- dag-cbor, in ipld-car-mixed
+  local LIBP2P_KEY = tostring(ipfsrt.cid.sum("libp2p-key", "a key")) -- a codec that is neither UnixFS nor a document
 
   teardown(function()
     gw:stop()
@@ -167,10 +168,13 @@ describe("ipfsrt.serve", function()
       -- numbers are digits: no signs, no spaces
       { "/ipfs/" .. root .. "/file.bin?format=car&entity-bytes=%2B5:%2B10", 400 },
       { "/ipfs/" .. root .. "/file.bin?format=car&entity-bytes=%205:10", 400 },
-      -- a path inside a codec the gateway cannot walk: the client's mistake (its block alone is fine)
-      { "/ipfs/" .. CBOR .. "/a/b?format=car", 400 },
+      -- a DAG-CBOR document is walked by its keys: one it lacks is not there
+      { "/ipfs/" .. CBOR .. "/a/b?format=car", 404 },
       { "/ipfs/" .. CBOR .. "?format=car", 200 },
-      { "/ipfs/" .. CBOR, 400 },
+      { "/ipfs/" .. CBOR, 200 },
+      -- a path inside a codec the gateway cannot walk: the client's mistake (its block alone is fine)
+      { "/ipfs/" .. LIBP2P_KEY .. "/a?format=car", 400 },
+      { "/ipfs/" .. LIBP2P_KEY .. "/a", 400 },
     }
     for _, c in ipairs(cases) do
       local status = http(base .. c[1])

@@ -12,6 +12,8 @@ extern "C" {
 
 /** Multicodec codes of the codecs CIDs name. raw: the bytes themselves. */
 #define IPFSRT_CODEC_RAW 0x55
+/** cbor: plain CBOR, no links. */
+#define IPFSRT_CODEC_CBOR 0x51
 /** dag-pb: UnixFS nodes. */
 #define IPFSRT_CODEC_DAG_PB 0x70
 /** dag-cbor. */

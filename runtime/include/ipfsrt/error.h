@@ -43,6 +43,7 @@ typedef enum ipfsrt_status {
     IPFSRT_ETIMED_OUT,        /**< no gateway answered in time: every attempt timed out, or the client gave up */
     IPFSRT_EUNVERIFIED,       /**< verified data names bytes that cannot be checked (refused unless asked for) */
     IPFSRT_EBAD_POLICY,       /**< a gateway policy failed, or answered what its contract does not allow */
+    IPFSRT_EINSIDE_BLOCK,     /**< a path ends inside a DAG-CBOR/DAG-JSON block at a value, not at a link */
     IPFSRT_STATUS_COUNT       /**< how many statuses there are */
 } ipfsrt_status;
 

@@ -18,6 +18,8 @@ typedef enum ipfsrt_unixfs_type {
     IPFSRT_UNIXFS_METADATA = 3,   /**< metadata (unused by IPFS today) */
     IPFSRT_UNIXFS_SYMLINK = 4,    /**< a symbolic link: Data holds its target */
     IPFSRT_UNIXFS_HAMT_SHARD = 5, /**< a HAMT-sharded directory's node */
+    IPFSRT_UNIXFS_IPLD = 6,       /**< not UnixFS: a whole DAG-CBOR, DAG-JSON, JSON or CBOR block (what
+                                       ipfsrt_unixfs_resolve names; never in a Data message) */
 } ipfsrt_unixfs_type;
 
 /** The UnixFS Data message carried in PBNode.Data. */

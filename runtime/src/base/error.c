@@ -38,6 +38,7 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_ETIMED_OUT] = "timed_out",
     [IPFSRT_EUNVERIFIED] = "unverified",
     [IPFSRT_EBAD_POLICY] = "bad_policy",
+    [IPFSRT_EINSIDE_BLOCK] = "inside_block",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

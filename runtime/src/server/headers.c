@@ -98,17 +98,20 @@ static bool plain_filename(const char *name) {
     return true;
 }
 
-void ipfsrt_server_disposition(struct MHD_Connection *c, struct MHD_Response *r, const char *fallback) {
+void ipfsrt_server_disposition(struct MHD_Connection *c, struct MHD_Response *r, const char *fallback,
+                               bool attachment) {
     const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "filename");
+    const char *download = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "download");
+    const char *kind = attachment || (download && strcmp(download, "true") == 0) ? "attachment" : "inline";
     char h[1024];
     if (!name || !name[0] || strlen(name) > 255) {
-        snprintf(h, sizeof h, "attachment; filename=\"%s\"", fallback);
+        snprintf(h, sizeof h, "%s; filename=\"%s\"", kind, fallback);
     } else if (plain_filename(name)) {
-        snprintf(h, sizeof h, "attachment; filename=\"%s\"", name);
+        snprintf(h, sizeof h, "%s; filename=\"%s\"", kind, name);
     } else { /* RFC 6266: an ASCII stand-in, then the name in UTF-8 */
         char encoded[800];
         ipfsrt_server_encode_path(name, encoded, sizeof encoded);
-        snprintf(h, sizeof h, "attachment; filename=\"%s\"; filename*=UTF-8''%s", fallback, encoded);
+        snprintf(h, sizeof h, "%s; filename=\"%s\"; filename*=UTF-8''%s", kind, fallback, encoded);
     }
     MHD_add_response_header(r, "Content-Disposition", h);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ipfsrt/ipld.h"
 #include "multiformats/multiformats_internal.h"
 #include "server/server_internal.h"
 
@@ -75,6 +76,8 @@ enum MHD_Result ipfsrt_server_send_error(ipfsrt_server_request *rq, struct MHD_C
     case IPFSRT_EBAD_ARGUMENT:
     case IPFSRT_EUNSUPPORTED: status = MHD_HTTP_BAD_REQUEST; break;
     case IPFSRT_ETOO_LARGE: status = MHD_HTTP_CONTENT_TOO_LARGE; break;
+    /* a path ending at a value inside a block: gateways follow only links */
+    case IPFSRT_EINSIDE_BLOCK: status = MHD_HTTP_NOT_IMPLEMENTED; break;
     /* upstream's failures: what it would not or could not give, and why, per gateway */
     case IPFSRT_EFETCH_FAILED:
     case IPFSRT_EUNAVAILABLE: status = MHD_HTTP_BAD_GATEWAY; break;
@@ -86,7 +89,29 @@ enum MHD_Result ipfsrt_server_send_error(ipfsrt_server_request *rq, struct MHD_C
                                    err->message);
 }
 
-/* format= wins over Accept; neither asking for blocks gets the plain answer. */
+/* The document forms Accept may name, by their media type. */
+static const char *const accepted_documents[][2] = {
+    {"application/vnd.ipld.dag-json", "dag-json"},
+    {"application/vnd.ipld.dag-cbor", "dag-cbor"},
+    {"application/json", "json"},
+    {"application/cbor", "cbor"},
+};
+
+static bool is_document_format(const char *format) {
+    for (size_t i = 0; i < sizeof accepted_documents / sizeof accepted_documents[0]; i++)
+        if (strcmp(format, accepted_documents[i][1]) == 0) return true;
+    return false;
+}
+
+/* Which document form Accept names first in our order, or NULL. */
+static const char *accepted_document(const char *accept) {
+    for (size_t i = 0; accept && i < sizeof accepted_documents / sizeof accepted_documents[0]; i++)
+        if (strstr(accept, accepted_documents[i][0])) return accepted_documents[i][1];
+    return NULL;
+}
+
+/* format= wins over Accept; neither asking for blocks gets the plain answer
+ * (whose form, for a document, the path's end decides). */
 static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                     const ipfsrt_cid *cid, const char *cid_str, const char *path) {
     const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
@@ -95,13 +120,14 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
         if (strcmp(format, "raw") == 0) return ipfsrt_server_serve_raw(rq, c, cid, path);
         if (strcmp(format, "car") == 0)
             return ipfsrt_server_serve_car(rq, c, cid, cid_str, path, accept);
-        /* a file's bytes as JSON, when they are (IPIP-523: format= wins over Accept) */
-        if (strcmp(format, "json") == 0 && (cid->codec == IPFSRT_CODEC_DAG_PB || cid->codec == IPFSRT_CODEC_RAW)) {
-            rq->want_json = true;
-            return ipfsrt_server_serve_plain(rq, c, cid_str, path);
-        }
-        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
-                                       "format=%s is not served (raw, car, and json for JSON files are)", format);
+        if (!is_document_format(format))
+            return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
+                                           "format=%s is not served (raw, car, dag-json, dag-cbor, json and cbor are)",
+                                           format);
+        snprintf(rq->document, sizeof rq->document, "%s", format);
+        rq->document_by_format = true;
+        rq->want_json = strcmp(format, "json") == 0; /* a file's bytes as JSON, when they are (IPIP-523) */
+        return ipfsrt_server_serve_plain(rq, c, cid_str, path);
     }
     if (accept && strstr(accept, IPFSRT_RAW_TYPE)) {
         snprintf(rq->negotiated, sizeof rq->negotiated, "raw");
@@ -111,14 +137,16 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
         snprintf(rq->negotiated, sizeof rq->negotiated, "car");
         return ipfsrt_server_serve_car(rq, c, cid, cid_str, path, accept);
     }
-    if (accept && strstr(accept, "application/vnd.") && !strstr(accept, "*/*"))
+    const char *document = accepted_document(accept);
+    if (document) snprintf(rq->document, sizeof rq->document, "%s", document);
+    else if (accept && strstr(accept, "application/vnd.") && !strstr(accept, "*/*"))
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
                                        "%s is not served (" IPFSRT_RAW_TYPE ", " IPFSRT_CAR_TYPE
-                                       " or plain bytes are)", accept);
-    if (cid->codec != IPFSRT_CODEC_DAG_PB && cid->codec != IPFSRT_CODEC_RAW)
+                                       ", the dag-json and dag-cbor types, or plain bytes are)", accept);
+    if (cid->codec != IPFSRT_CODEC_DAG_PB && cid->codec != IPFSRT_CODEC_RAW && !ipfsrt_ipld_is_document(cid->codec))
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST,
-                                       "%s is %s, not UnixFS: ask for format=raw or format=car", cid_str,
-                                       ipfsrt_codec_name(cid->codec));
+                                       "%s is %s, neither UnixFS nor a document: ask for format=raw or format=car",
+                                       cid_str, ipfsrt_codec_name(cid->codec));
     return ipfsrt_server_serve_plain(rq, c, cid_str, path);
 }
 
@@ -132,7 +160,7 @@ static bool held_whole(ipfsrt_server_request *rq, const ipfsrt_cid *cid, const c
     ipfsrt_error err;
     if (ipfsrt_blocksource_get(held, cid, &ref, &err) != IPFSRT_OK) return false;
     ipfsrt_blocksource_release(held, &ref);
-    if (!path[0] || strcmp(path, "/") == 0 || cid->codec != IPFSRT_CODEC_DAG_PB) return true;
+    if (!path[0] || strcmp(path, "/") == 0 || cid->codec == IPFSRT_CODEC_RAW) return true;
     char full[4096];
     if ((size_t)snprintf(full, sizeof full, "%s%s", cid_str, path) >= sizeof full) return false;
     ipfsrt_unixfs_node_info info;

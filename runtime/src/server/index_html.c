@@ -12,8 +12,8 @@
 
 static void put(ipfsrt_buf *b, const char *s) { ipfsrt_buf_append(b, s, strlen(s)); }
 
-static void put_text(ipfsrt_buf *b, const char *s) {
-    for (; *s; s++) {
+void ipfsrt_server_put_html(ipfsrt_buf *b, const char *s, size_t n) {
+    for (const char *end = s + n; s < end; s++) {
         switch (*s) {
         case '&': put(b, "&amp;"); break;
         case '<': put(b, "&lt;"); break;
@@ -24,6 +24,8 @@ static void put_text(ipfsrt_buf *b, const char *s) {
         }
     }
 }
+
+static void put_text(ipfsrt_buf *b, const char *s) { ipfsrt_server_put_html(b, s, strlen(s)); }
 
 static const char *field(const cJSON *item, const char *key) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, key);

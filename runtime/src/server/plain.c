@@ -219,6 +219,14 @@ static enum MHD_Result plain_answer(ipfsrt_server_request *rq, struct MHD_Connec
     return ipfsrt_server_queue(rq, c, status, r, body);
 }
 
+/* Whether a UnixFS answer cannot be what was asked: DAG-JSON or DAG-CBOR
+ * either way, CBOR by format= (IPIP-524: nothing is converted). JSON is a
+ * file's bytes when they are JSON; Accept's CBOR, a preference only. */
+static bool unixfs_unacceptable(const ipfsrt_server_request *rq) {
+    const char *d = rq->document;
+    return strncmp(d, "dag-", 4) == 0 || (rq->document_by_format && strcmp(d, "cbor") == 0);
+}
+
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const char *cid_str, const char *path) {
     size_t plen = strlen(cid_str) + strlen(path) + 1;
@@ -241,6 +249,12 @@ enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_
     if (st == IPFSRT_OK && is_dir) st = ipfsrt_server_dir_plan(rq, c, full, &info, dir, &err);
     if (st != IPFSRT_OK) {
         res = ipfsrt_server_send_error(rq, c, &err);
+    } else if (info.type == IPFSRT_UNIXFS_IPLD) {
+        res = ipfsrt_server_document_answer(rq, c, &info, steps->full ? ipfsrt_cid_to_string(&info.cid, s) : steps->text);
+    } else if (unixfs_unacceptable(rq)) {
+        res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE, "%s is %s UnixFS: it is not served as %s",
+                                      ipfsrt_cid_to_string(&info.cid, s), info.cid.codec == IPFSRT_CODEC_RAW ? "raw" : "dag-pb",
+                                      rq->document);
     } else if (rq->want_json && info.type != IPFSRT_UNIXFS_FILE) {
         res = ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE, "format=json: %s is a %s, not a JSON file",
                                       ipfsrt_cid_to_string(&info.cid, s), ipfsrt_unixfs_type_name(info.type));

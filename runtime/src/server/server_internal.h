@@ -124,7 +124,9 @@ typedef struct ipfsrt_server_request {
     /* answered on a worker (in front of an upstream): what it answered, sent
      * by the handler once the connection is resumed */
     bool in_job, job_done;
-    char negotiated[4]; /* "raw" or "car" when Accept chose the format, no format= */
+    char negotiated[12]; /* the format= Accept chose ("raw", "car", "dag-json"...), none given */
+    char document[12];   /* the form a document is asked in: "dag-json", "json", "cbor"... or "" */
+    bool document_by_format; /* ... by format= (a UnixFS answer cannot be it: 406), not Accept */
     bool json_body;     /* a file answer's whole body, in hand, is JSON */
     bool want_json;     /* format=json: a file's bytes, if they are JSON, else 406 */
     enum MHD_Result job_result;
@@ -150,8 +152,10 @@ void ipfsrt_server_cors_headers(struct MHD_Response *r);
 enum MHD_Result ipfsrt_server_preflight(struct ipfsrt_server_request *rq, struct MHD_Connection *c);
 /* X-Ipfs-Path, Vary: Accept, and Content-Location when Accept chose the format. */
 void ipfsrt_server_path_headers(const struct ipfsrt_server_request *rq, struct MHD_Response *r);
-/* Content-Disposition: attachment, named by ?filename= when given, else fallback. */
-void ipfsrt_server_disposition(struct MHD_Connection *c, struct MHD_Response *r, const char *fallback);
+/* Content-Disposition: attachment (or inline, unless ?download=true), named by
+ * ?filename= when given, else fallback. */
+void ipfsrt_server_disposition(struct MHD_Connection *c, struct MHD_Response *r, const char *fallback,
+                               bool attachment);
 /* path percent-encoded (unreserved bytes and '/' kept) into out; its length. */
 size_t ipfsrt_server_encode_path(const char *path, char *out, size_t size);
 /* Whether the request's If-None-Match names etag: then answer 304, nothing read. */
@@ -186,6 +190,17 @@ size_t ipfsrt_server_body_faults(ipfsrt_server_request *rq, uint64_t pos, uint8_
                                  uint64_t total, uint64_t tamper_at);
 
 /* trustless.c, plain.c */
+/* A block's bytes as an answer (Range served): what it is called and tagged. */
+typedef struct ipfsrt_server_block_answer {
+    const ipfsrt_cid *cid;
+    const char *type;     /* Content-Type */
+    const char *filename; /* Content-Disposition's, unless ?filename= */
+    bool attachment;      /* else inline (?download=true: attachment) */
+    const char *etag;
+    const char *roots;    /* X-Ipfs-Roots */
+} ipfsrt_server_block_answer;
+enum MHD_Result ipfsrt_server_send_block(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                         const ipfsrt_server_block_answer *a);
 enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                         const ipfsrt_cid *cid, const char *path);
 enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Connection *c,
@@ -220,6 +235,11 @@ void ipfsrt_server_content_range(struct MHD_Response *r, uint64_t start, uint64_
 enum MHD_Result ipfsrt_server_send_unsatisfiable(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
                                                  uint64_t size);
 /* plain.c: a file's bytes (or its Range); *r is NULL when it was answered already. */
+/* document.c: a DAG-CBOR, DAG-JSON, JSON or CBOR block a path ends at: its
+ * bytes in the form asked (406 for another codec's), or an HTML preview for
+ * browsers. */
+enum MHD_Result ipfsrt_server_document_answer(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                              const ipfsrt_unixfs_node_info *info, const char *roots);
 enum MHD_Result ipfsrt_server_file_response(struct ipfsrt_server_request *rq, struct MHD_Connection *c,
                                             const ipfsrt_unixfs_node_info *info, const char *path,
                                             struct MHD_Response **r, unsigned *status);
@@ -242,6 +262,12 @@ enum MHD_Result ipfsrt_server_dir_answer(struct ipfsrt_server_request *rq, struc
                                          const ipfsrt_server_dir *plan, struct MHD_Response **r, unsigned *status,
                                          uint64_t *body);
 char *ipfsrt_server_index_html(const char *base, const struct cJSON *list, size_t *len);
+/* index_html.c: n bytes of s as HTML text (entities escaped). */
+void ipfsrt_server_put_html(ipfsrt_buf *b, const char *s, size_t n);
+/* document_html.c: a document block as an HTML page for browsers (links
+ * linked); NULL when out of memory. */
+char *ipfsrt_server_document_html(const char *path, const ipfsrt_cid *cid, const uint8_t *block, size_t len,
+                                  size_t *out_len);
 /* upstream.c: a path's blocks asked of the relay in one request (nothing
  * without one). */
 void ipfsrt_server_prefetch(ipfsrt_server_request *rq, const char *path, ipfsrt_unixfs_scope scope,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipfsrt/ipld.h"
 #include "ipfsrt/unixfs.h"
 #include "server/http_parse.h"
 #include "server/server_internal.h"
@@ -65,20 +66,14 @@ static ipfsrt_status path_terminal(ipfsrt_server_request *rq, const ipfsrt_cid *
     return st;
 }
 
-enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Connection *c,
-                                        const ipfsrt_cid *root, const char *path) {
+enum MHD_Result ipfsrt_server_send_block(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                         const ipfsrt_server_block_answer *a) {
     ipfsrt_server *gw = rq->gw;
-    ipfsrt_cid terminal;
-    ipfsrt_error err;
-    if (path_terminal(rq, root, path, &terminal, &err) != IPFSRT_OK) return ipfsrt_server_send_error(rq, c, &err);
-    const ipfsrt_cid *cid = &terminal;
-    char s[IPFSRT_CID_STR_MAX], etag[IPFSRT_CID_STR_MAX + 8];
-    snprintf(etag, sizeof etag, "\"%s.raw\"", ipfsrt_cid_to_string(cid, s));
-    if (ipfsrt_server_not_modified(c, etag)) return ipfsrt_server_send_not_modified(rq, c, etag);
     ipfsrt_blocksource_ref ref;
-    if (ipfsrt_blocksource_get(&gw->src, cid, &ref, &err) != IPFSRT_OK)
+    ipfsrt_error err;
+    if (ipfsrt_blocksource_get(&gw->src, a->cid, &ref, &err) != IPFSRT_OK)
         return ipfsrt_server_send_error(rq, c, &err);
-    const ipfsrt_server_spare *spare = rq->wrong_block ? ipfsrt_server_spare_for(gw, cid) : NULL;
+    const ipfsrt_server_spare *spare = rq->wrong_block ? ipfsrt_server_spare_for(gw, a->cid) : NULL;
     if (spare) ref = (ipfsrt_blocksource_ref){.data = spare->data, .len = spare->len};
     uint64_t total = ref.len, start = 0, len = total, body; /* total: release empties ref */
     ipfsrt_http_range range = ipfsrt_http_range_parse(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Range"),
@@ -94,15 +89,27 @@ enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Co
     ipfsrt_blocksource_release(&gw->src, &ref);
     if (!r) return MHD_NO;
     if (range == IPFSRT_HTTP_RANGE_OK) ipfsrt_server_content_range(r, start, len, total);
-    char name[IPFSRT_CID_STR_MAX + 8];
-    MHD_add_response_header(r, "Content-Type", IPFSRT_RAW_TYPE);
-    snprintf(name, sizeof name, "%s.bin", s);
-    ipfsrt_server_disposition(c, r, name);
-    MHD_add_response_header(r, "Etag", etag);
-    MHD_add_response_header(r, "X-Ipfs-Roots", s);
+    MHD_add_response_header(r, "Content-Type", a->type);
+    ipfsrt_server_disposition(c, r, a->filename, a->attachment);
+    MHD_add_response_header(r, "Accept-Ranges", "bytes");
+    MHD_add_response_header(r, "Etag", a->etag);
+    MHD_add_response_header(r, "X-Ipfs-Roots", a->roots);
     ipfsrt_server_path_headers(rq, r);
     ipfsrt_server_common_headers(r);
     return ipfsrt_server_queue(rq, c, range == IPFSRT_HTTP_RANGE_OK ? MHD_HTTP_PARTIAL_CONTENT : MHD_HTTP_OK, r, body);
+}
+
+enum MHD_Result ipfsrt_server_serve_raw(ipfsrt_server_request *rq, struct MHD_Connection *c,
+                                        const ipfsrt_cid *root, const char *path) {
+    ipfsrt_cid terminal;
+    ipfsrt_error err;
+    if (path_terminal(rq, root, path, &terminal, &err) != IPFSRT_OK) return ipfsrt_server_send_error(rq, c, &err);
+    char s[IPFSRT_CID_STR_MAX], etag[IPFSRT_CID_STR_MAX + 8], name[IPFSRT_CID_STR_MAX + 8];
+    snprintf(etag, sizeof etag, "\"%s.raw\"", ipfsrt_cid_to_string(&terminal, s));
+    if (ipfsrt_server_not_modified(c, etag)) return ipfsrt_server_send_not_modified(rq, c, etag);
+    snprintf(name, sizeof name, "%s.bin", s);
+    ipfsrt_server_block_answer a = {&terminal, IPFSRT_RAW_TYPE, name, true, etag, s};
+    return ipfsrt_server_send_block(rq, c, &a);
 }
 
 /* -------------------------------------------------------------------- CAR */
@@ -195,7 +202,7 @@ typedef struct car_walk {
     ipfsrt_unixfs_scope scope;
     uint64_t offset, length;
     bool dups;
-    bool root_only;   /* a block of another codec than UnixFS's: there is no path to walk in it */
+    bool root_only;   /* neither UnixFS nor a document: there is no path to walk in it */
     bool decoy_block; /* the wrong-dag fault with no other root: the server's own decoy block */
 } car_walk;
 
@@ -211,16 +218,21 @@ static ipfsrt_status walk_blocks(void *user, ipfsrt_server_car_stream *stream, i
     if (w->root_only) return ipfsrt_server_car_stream_emit(stream, &w->root, err);
     ipfsrt_unixfs_options walk = {
         .size = sizeof walk, .dups = w->dups, .scope = w->scope, .offset = w->offset, .length = w->length};
-    return ipfsrt_unixfs_blocks_for(&w->gw->src, w->full, &walk, ipfsrt_server_car_stream_emit, stream, err);
+    ipfsrt_status st = ipfsrt_unixfs_blocks_for(&w->gw->src, w->full, &walk, ipfsrt_server_car_stream_emit, stream, err);
+    /* a path that ends at a value inside a block: the blocks sent show it, to a client that walks them */
+    if (st == IPFSRT_EINSIDE_BLOCK && err) ipfsrt_error_clear(err);
+    return st == IPFSRT_EINSIDE_BLOCK ? IPFSRT_OK : st;
 }
 
-/* The walk of the answer: a UnixFS walk, or the root block alone for any
- * other codec, whose paths this gateway cannot walk. */
+/* The walk of the answer: through UnixFS and documents (DAG-CBOR, DAG-JSON),
+ * or the root block alone for any other codec, whose paths this gateway
+ * cannot walk. */
 static ipfsrt_status plan_walk(ipfsrt_server_request *rq, const car_request *cr, car_walk **out, ipfsrt_error *err) {
     const ipfsrt_cid *root = cr->root;
-    bool unixfs = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW;
+    bool walkable = root->codec == IPFSRT_CODEC_DAG_PB || root->codec == IPFSRT_CODEC_RAW ||
+                    ipfsrt_ipld_is_document(root->codec);
     bool bare = !cr->path[0] || strcmp(cr->path, "/") == 0;
-    if (!unixfs && !cr->decoy && !cr->decoy_block && !bare)
+    if (!walkable && !cr->decoy && !cr->decoy_block && !bare)
         return ipfsrt_fail_cid(err, IPFSRT_EBAD_ARGUMENT, root, -1, "%s: paths inside %s blocks are not served",
                                cr->path, ipfsrt_codec_name(root->codec));
     car_walk *w = calloc(1, sizeof *w);
@@ -234,7 +246,7 @@ static ipfsrt_status plan_walk(ipfsrt_server_request *rq, const car_request *cr,
     w->offset = cr->offset;
     w->length = cr->length;
     w->dups = cr->params.dups;
-    w->root_only = !unixfs && !cr->decoy;
+    w->root_only = !walkable && !cr->decoy;
     w->decoy_block = cr->decoy_block;
     *out = w;
     return IPFSRT_OK;
@@ -255,7 +267,7 @@ static void car_headers(ipfsrt_server_request *rq, struct MHD_Connection *c, str
                             cr->params.dups ? IPFSRT_CAR_TYPE "; version=1; order=dfs; dups=y"
                                             : IPFSRT_CAR_TYPE "; version=1; order=dfs; dups=n");
     snprintf(name, sizeof name, "%s.car", cr->cid_str);
-    ipfsrt_server_disposition(c, r, name);
+    ipfsrt_server_disposition(c, r, name, true);
     MHD_add_response_header(r, "Etag", etag);
     MHD_add_response_header(r, "Accept-Ranges", "none");
     ipfsrt_server_path_headers(rq, r);

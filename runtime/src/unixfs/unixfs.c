@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipfsrt/ipld.h"
 #include "ipfsrt/path.h"
 #include "ipfsrt/unixfs.h"
 #include "base/base_internal.h"
@@ -14,7 +15,8 @@
 typedef struct node {
     ipfsrt_cid cid;
     ipfsrt_blocksource_ref ref;
-    bool raw; /* raw codec: the block is file bytes */
+    bool raw;  /* raw codec: the block is file bytes */
+    bool ipld; /* DAG-CBOR, DAG-JSON, JSON or CBOR: not UnixFS */
     ipfsrt_dagpb_node pb;
     ipfsrt_unixfs_data fs;
 } node;
@@ -25,16 +27,17 @@ static void node_release(const ipfsrt_blocksource *src, node *n) {
     ipfsrt_blocksource_release(src, &n->ref);
 }
 
-static ipfsrt_status node_load(const ipfsrt_blocksource *src, const ipfsrt_cid *cid, node *n,
-                               ipfsrt_error *err) {
+/* Loads any block a path may cross: UnixFS, raw, or an IPLD document (only
+ * fetched: documents are read when a path goes into them). */
+static ipfsrt_status node_load_any(const ipfsrt_blocksource *src, const ipfsrt_cid *cid, node *n,
+                                   ipfsrt_error *err) {
     memset(n, 0, sizeof *n);
     n->cid = *cid;
     ipfsrt_status st = ipfsrt_blocksource_get(src, cid, &n->ref, err);
     if (st != IPFSRT_OK) return st;
-    if (cid->codec == IPFSRT_CODEC_RAW) {
-        n->raw = true;
-        return IPFSRT_OK;
-    }
+    n->raw = cid->codec == IPFSRT_CODEC_RAW;
+    n->ipld = ipfsrt_ipld_is_document(cid->codec);
+    if (n->raw || n->ipld) return IPFSRT_OK;
     if (cid->codec != IPFSRT_CODEC_DAG_PB) {
         const char *name = ipfsrt_codec_name(cid->codec);
         st = ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "codec %s is not UnixFS",
@@ -51,12 +54,22 @@ static ipfsrt_status node_load(const ipfsrt_blocksource *src, const ipfsrt_cid *
     return st;
 }
 
+/* Loads a UnixFS or raw block: what listings and file reads accept. */
+static ipfsrt_status node_load(const ipfsrt_blocksource *src, const ipfsrt_cid *cid, node *n,
+                               ipfsrt_error *err) {
+    ipfsrt_status st = node_load_any(src, cid, n, err);
+    if (st != IPFSRT_OK || !n->ipld) return st;
+    node_release(src, n);
+    return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "codec %s is not UnixFS",
+                           ipfsrt_codec_name(cid->codec));
+}
+
 static bool is_file(const node *n) {
-    return n->raw || n->fs.type == IPFSRT_UNIXFS_FILE || n->fs.type == IPFSRT_UNIXFS_RAW;
+    return n->raw || (!n->ipld && (n->fs.type == IPFSRT_UNIXFS_FILE || n->fs.type == IPFSRT_UNIXFS_RAW));
 }
 
 static bool is_dir(const node *n) {
-    return !n->raw &&
+    return !n->raw && !n->ipld &&
            (n->fs.type == IPFSRT_UNIXFS_DIRECTORY || n->fs.type == IPFSRT_UNIXFS_HAMT_SHARD);
 }
 
@@ -89,6 +102,11 @@ static ipfsrt_status file_size(const node *n, uint64_t *size, ipfsrt_error *err)
 static ipfsrt_status node_info(const node *n, ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
     memset(info, 0, sizeof *info);
     info->cid = n->cid;
+    if (n->ipld) {
+        info->type = IPFSRT_UNIXFS_IPLD;
+        info->size = n->ref.len;
+        return IPFSRT_OK;
+    }
     if (is_file(n)) {
         info->type = IPFSRT_UNIXFS_FILE;
         ipfsrt_status st = file_size(n, &info->size, err);
@@ -223,7 +241,7 @@ static ipfsrt_status emit_entry(lister *ls, const ipfsrt_dagpb_link *l, const ui
         node child;
         ipfsrt_unixfs_node_info info;
         ipfsrt_error child_err;
-        e.problem = node_load(ls->src, &l->cid, &child, &child_err);
+        e.problem = node_load_any(ls->src, &l->cid, &child, &child_err);
         if (e.problem == IPFSRT_OK) {
             e.problem = node_info(&child, &info, &child_err);
             node_release(ls->src, &child);
@@ -429,6 +447,19 @@ static ipfsrt_status step_into(resolver *rv, const node *n, const char *seg, siz
     return st;
 }
 
+/* Moves from document n along the path to the first link in it. */
+static ipfsrt_status step_through_document(resolver *rv, const node *n, ipfsrt_error *err) {
+    size_t consumed;
+    ipfsrt_cid link;
+    ipfsrt_status st = ipfsrt_ipld_follow(&n->cid, n->ref.data, n->ref.len, rv->remaining + rv->pos, &consumed,
+                                          &link, err);
+    if (st == IPFSRT_OK) st = stack_push(&rv->parents, &rv->cur, err);
+    if (st != IPFSRT_OK) return st;
+    rv->pos += consumed;
+    rv->cur = link;
+    return IPFSRT_OK;
+}
+
 void ipfsrt_unixfs_options_init(ipfsrt_unixfs_options *opts) {
     IPFSRT_NEED_OR(opts, );
     memset(opts, 0, sizeof *opts);
@@ -452,7 +483,7 @@ ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *p
     if (!rv.remaining) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     for (bool done = false; !done && st == IPFSRT_OK;) {
         node n;
-        st = node_load(src, &rv.cur, &n, err);
+        st = node_load_any(src, &rv.cur, &n, err);
         if (st != IPFSRT_OK) break;
         if (o.step && (st = o.step(o.step_user, &rv.cur, err)) != IPFSRT_OK) {
             node_release(src, &n);
@@ -462,8 +493,10 @@ ipfsrt_status ipfsrt_unixfs_resolve(const ipfsrt_blocksource *src, const char *p
         const char *seg = rv.remaining + rv.pos;
         size_t seg_len = strcspn(seg, "/");
         bool last = seg_len == 0;
-        if (!n.raw && n.fs.type == IPFSRT_UNIXFS_SYMLINK && (rv.follow || !last)) {
+        if (!n.raw && !n.ipld && n.fs.type == IPFSRT_UNIXFS_SYMLINK && (rv.follow || !last)) {
             st = follow_symlink(&rv, &n, seg, err);
+        } else if (n.ipld && !last) {
+            st = step_through_document(&rv, &n, err);
         } else if (last) {
             st = node_info(&n, info, err);
             done = true;
@@ -679,6 +712,23 @@ static ipfsrt_status ignore_entry(void *user, const ipfsrt_unixfs_entry *e, ipfs
     return IPFSRT_OK;
 }
 
+/* What a node links to: a dag-pb node's links, or the links in a document. */
+typedef struct children {
+    const node *n;
+    ipfsrt_cid *links; /* a document's, owned; NULL for dag-pb */
+    size_t count;
+} children;
+
+static ipfsrt_status node_children(const node *n, children *ch, ipfsrt_error *err) {
+    *ch = (children){.n = n, .count = n->pb.link_count};
+    if (!n->ipld) return IPFSRT_OK;
+    return ipfsrt_ipld_links(&n->cid, n->ref.data, n->ref.len, &ch->links, &ch->count, err);
+}
+
+static const ipfsrt_cid *child_at(const children *ch, size_t i) {
+    return ch->n->ipld ? &ch->links[i] : &ch->n->pb.links[i].cid;
+}
+
 /* Pre-order, each block once: the whole DAG under cid as the recorder sees it.
  * Raw leaves are listed from their links without being fetched. expanded holds
  * the nodes whose children were walked (resolution has recorded, not walked,
@@ -697,10 +747,13 @@ static ipfsrt_status walk_all(const ipfsrt_blocksource *src, recorder *rec, ipfs
     if (st != IPFSRT_OK) return ipfsrt_fail(err, st, -1, "out of memory");
     if (!first && !rec->dups) return IPFSRT_OK;
     node n;
-    st = node_load(src, cid, &n, err); /* records it, if new */
+    st = node_load_any(src, cid, &n, err); /* records it, if new */
     if (st != IPFSRT_OK) return st;
-    for (size_t i = 0; st == IPFSRT_OK && i < n.pb.link_count; i++)
-        st = walk_all(src, rec, expanded, &n.pb.links[i].cid, depth + 1, err);
+    children ch;
+    st = node_children(&n, &ch, err);
+    for (size_t i = 0; st == IPFSRT_OK && i < ch.count; i++)
+        st = walk_all(src, rec, expanded, child_at(&ch, i), depth + 1, err);
+    free(ch.links);
     node_release(src, &n);
     return st;
 }
@@ -723,13 +776,16 @@ static ipfsrt_status count_with_dups(const ipfsrt_blocksource *src, ipfsrt_mhmap
         return IPFSRT_OK;
     }
     node n;
-    ipfsrt_status st = node_load(src, cid, &n, err);
+    ipfsrt_status st = node_load_any(src, cid, &n, err);
     if (st != IPFSRT_OK) return st;
-    for (size_t i = 0; st == IPFSRT_OK && i < n.pb.link_count; i++) {
+    children ch;
+    st = node_children(&n, &ch, err);
+    for (size_t i = 0; st == IPFSRT_OK && i < ch.count; i++) {
         uint64_t below;
-        st = count_with_dups(src, memo, &n.pb.links[i].cid, depth + 1, &below, err);
+        st = count_with_dups(src, memo, child_at(&ch, i), depth + 1, &below, err);
         *out = *out + below > IPFSRT_UNIXFS_MAX_DUP_BLOCKS ? IPFSRT_UNIXFS_MAX_DUP_BLOCKS + 1 : *out + below;
     }
+    free(ch.links);
     node_release(src, &n);
     bool inserted;
     if (st == IPFSRT_OK && ipfsrt_mhmap_put(memo, mh, mh_len, *out, 0, &inserted) != IPFSRT_OK)

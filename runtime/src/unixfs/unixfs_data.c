@@ -6,8 +6,7 @@
 #include "base/base_internal.h"
 #include "ipld/protobuf.h"
 
-static const char *const type_names[] = {"raw", "directory", "file", "metadata", "symlink",
-                                         "hamt-shard"};
+static const char *const type_names[] = {"raw", "directory", "file", "metadata", "symlink", "hamt-shard", "ipld"};
 
 const char *ipfsrt_unixfs_type_name(ipfsrt_unixfs_type type) {
     return (unsigned)type < sizeof type_names / sizeof type_names[0] ? type_names[type]
