@@ -13,7 +13,7 @@ layer_of_header() {
     image) echo image ;;
     netcdf) echo netcdf ;;
     varint|multibase|multihash|cid|path) echo multiformats ;;
-    dagcbor|dagpb) echo ipld ;;
+    dagcbor|dagpb|ipld) echo ipld ;;
     blocksource|ranges) echo store ;;
     car) echo car ;;
     unixfs|pack|patch) echo unixfs ;;

@@ -165,6 +165,10 @@ static void test_content_type(void **state) {
     (void)state;
     assert_string_equal(ipfsrt_http_content_type("/a/b.json"), "application/json");
     assert_string_equal(ipfsrt_http_content_type("/x.png"), "image/png");
+    assert_string_equal(ipfsrt_http_content_type("/app/main.JS"), "text/javascript; charset=utf-8");
+    assert_string_equal(ipfsrt_http_content_type("/m.wasm"), "application/wasm");
+    assert_string_equal(ipfsrt_http_content_type("/2024/day.nc"), "application/x-netcdf");
+    assert_string_equal(ipfsrt_http_content_type("/.js/x"), "application/octet-stream");
     assert_string_equal(ipfsrt_http_content_type("/.zarray"), "application/octet-stream");
     assert_string_equal(ipfsrt_http_content_type(""), "application/octet-stream");
 }

@@ -5,6 +5,7 @@
 #include <cJSON.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <strings.h>
 
 #include "server/http_parse.h"
 
@@ -160,16 +161,30 @@ ipfsrt_status ipfsrt_http_listen_parse(const char *listen, struct sockaddr_stora
     return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "listen host '%s' is not an IP address", host);
 }
 
+/* By extension, as web servers type what they serve: pages and the scripts,
+ * styles and images they load (a module script is refused under another
+ * type), the text and data formats datasets hold. */
 const char *ipfsrt_http_content_type(const char *path) {
     static const struct {
         const char *ext, *type;
-    } types[] = {{".txt", "text/plain; charset=utf-8"}, {".json", "application/json"},
-                 {".csv", "text/csv; charset=utf-8"},   {".html", "text/html; charset=utf-8"},
-                 {".png", "image/png"},                 {".jpg", "image/jpeg"}};
+    } types[] = {
+        {".html", "text/html; charset=utf-8"}, {".htm", "text/html; charset=utf-8"},
+        {".js", "text/javascript; charset=utf-8"}, {".mjs", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},   {".wasm", "application/wasm"},
+        {".json", "application/json"},         {".map", "application/json"},
+        {".txt", "text/plain; charset=utf-8"}, {".md", "text/markdown; charset=utf-8"},
+        {".csv", "text/csv; charset=utf-8"},   {".xml", "application/xml"},
+        {".svg", "image/svg+xml"},             {".png", "image/png"},
+        {".jpg", "image/jpeg"},                {".jpeg", "image/jpeg"},
+        {".gif", "image/gif"},                 {".webp", "image/webp"},
+        {".ico", "image/vnd.microsoft.icon"},  {".pdf", "application/pdf"},
+        {".nc", "application/x-netcdf"},       {".zip", "application/zip"},
+        {".gz", "application/gzip"},           {".tar", "application/x-tar"},
+    };
     size_t n = strlen(path);
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         size_t e = strlen(types[i].ext);
-        if (n >= e && strcmp(path + n - e, types[i].ext) == 0) return types[i].type;
+        if (n >= e && strcasecmp(path + n - e, types[i].ext) == 0) return types[i].type;
     }
     return "application/octet-stream";
 }
