@@ -554,6 +554,84 @@ describe("gateway conformance: DAG-CBOR, DAG-JSON, JSON and CBOR", function()
   end)
 end)
 
+-- TAR answers (the suite's TestTar), read back with GNU tar.
+describe("gateway conformance: TAR", function()
+  local gw = ipfsrt.serve { cars = { FIX .. "tar-fixtures.car", FIX .. "tar-inside-root.car",
+    FIX .. "tar-outside-root.car" } }
+  local base = gw:url()
+  local dir = os.tmpname()
+  teardown(function()
+    gw:stop()
+    os.remove(dir)
+  end)
+  local DIR = "bafybeig6ka5mlwkl4subqhaiatalkcleo4jgnr3hqwvpmsqfca27cijp3i"
+  local FILE = "bafkreialihlqnf5uwo4byh4n3cmwlntwqzxxs2fg5vanqdi3d7tb2l5xkm"
+  local INSIDE = "bafybeibfevfxlvxp5vxobr5oapczpf7resxnleb7tkqmdorc4gl5cdva3y"
+  local OUTSIDE = "bafybeicaj7kvxpcv4neaqzwhrqqmdstu4dhrwfpknrgebq6nzcecfucvyu"
+  local TEXT = "I am a txt file on path with utf8\n"
+  local sh, q = require("exe").sh, require("exe").sh_quote
+
+  -- the body's member names, and one member's bytes
+  local function tar(body, member)
+    local f = assert(io.open(dir, "wb"))
+    f:write(body)
+    f:close()
+    local names = {}
+    for name in sh("tar tf " .. q(dir)):gmatch("[^\n]+") do names[name] = true end
+    return names, member and sh("tar xOf " .. q(dir) .. " " .. q(member))
+  end
+
+  it("TestTar: GET TAR with format=tar and extract", function()
+    local status, h, body = http(base .. "/ipfs/" .. FILE .. "?format=tar")
+    assert.equal(200, status)
+    assert.truthy(h["content-disposition"]:find("attachment;", 1, true))
+    assert.truthy(h["etag"]:find('W/"' .. FILE .. '.x-tar', 1, true))
+    assert.truthy(h["content-type"]:find("application/x-tar", 1, true))
+    local _, text = tar(body, FILE)
+    assert.equal(TEXT, text)
+  end)
+
+  it("TestTar: GET TAR with 'Accept: application/x-tar' and extract", function()
+    local status, h, body = http(base .. "/ipfs/" .. FILE, { headers = { Accept = "application/x-tar" } })
+    assert.equal(200, status)
+    assert.truthy(h["etag"]:find('W/"' .. FILE .. '.x-tar', 1, true))
+    assert.truthy(h["content-type"]:find("application/x-tar", 1, true))
+    assert.equal("/ipfs/" .. FILE .. "?format=tar", h["content-location"])
+    assert.truthy(tar(body)[FILE])
+    assert.equal(304, (http(base .. "/ipfs/" .. FILE .. "?format=tar", { headers = { ["If-None-Match"] = h["etag"] } })))
+  end)
+
+  it("TestTar: GET TAR has expected root directory", function()
+    local status, _, body = http(base .. "/ipfs/" .. DIR .. "?format=tar")
+    assert.equal(200, status)
+    local names, text = tar(body, DIR .. "/ą/ę/file-źł.txt")
+    assert.equal(TEXT, text)
+    for _, want in ipairs { DIR .. "/", DIR .. "/api/file.txt", DIR .. "/ipfs/file.txt", DIR .. "/ipns/file.txt" } do
+      assert.truthy(names[want], want)
+    end
+  end)
+
+  it("TestTar: GET TAR with explicit ?filename= succeeds with modified Content-Disposition header", function()
+    local status, h = http(base .. "/ipfs/" .. DIR .. "?filename=" .. "test%D1%82%D0%B5%D1%81%D1%82.tar&format=tar")
+    assert.equal(200, status)
+    assert.truthy(h["content-disposition"]:find(
+      [[attachment; filename="test____.tar"; filename*=UTF-8''test%D1%82%D0%B5%D1%81%D1%82.tar]], 1, true))
+  end)
+
+  it("TestTar: GET TAR with relative paths outside root fails", function()
+    local status, h, body = http(base .. "/ipfs/" .. OUTSIDE .. "?format=tar")
+    assert.is_true(status >= 400 and status <= 599)
+    assert.truthy(body:find("'../foo'", 1, true))
+    assert.equal("*", h["access-control-allow-origin"])
+  end)
+
+  it("TestTar: GET TAR with relative paths inside root works", function()
+    local status, _, body = http(base .. "/ipfs/" .. INSIDE .. "?format=tar")
+    assert.equal(200, status)
+    assert.truthy(tar(body)[INSIDE .. "/foobar/file"])
+  end)
+end)
+
 -- What the suite checks only in part, and caches need: every answer (errors
 -- and preflights too) readable from another origin; the format chosen by
 -- Accept named in Vary and Content-Location; conditional requests on raw

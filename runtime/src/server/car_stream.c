@@ -1,4 +1,5 @@
-/* A CAR answer streamed as its DAG is walked: the walk runs on a thread of
+/* A CAR answer streamed as its DAG is walked (or, bare, any bytes a walk
+ * writes: a TAR): the walk runs on a thread of
  * its own and hands each block over as it meets it; the answer copies blocks
  * out as the client takes them. A few blocks wait between the two at most, so
  * an answer costs the same memory whatever the DAG (car-dups=y over a diamond
@@ -21,11 +22,13 @@ typedef struct queued {
     ipfsrt_cid cid;
     ipfsrt_blocksource_ref ref;
     bool held;  /* ref is the source's (else data is the server's own, for as long as it runs) */
+    bool owned; /* data is a copy the stream frees (bare bytes) */
 } queued;
 
 struct ipfsrt_server_car_stream {
     ipfsrt_server_request *rq; /* gone once the answer is over: the free must not touch it */
     ipfsrt_server *gw;
+    bool bare; /* bytes as written: no CAR header, no sections */
     ipfsrt_server_walk_fn walk;
     void *walk_user;
     void (*walk_free)(void *);
@@ -55,14 +58,15 @@ struct ipfsrt_server_car_stream {
 
 static void release_item(ipfsrt_server_car_stream *s, queued *q) {
     if (q->held) ipfsrt_blocksource_release(&s->gw->src, &q->ref);
-    q->held = false;
+    if (q->owned) free((void *)q->ref.data);
+    q->held = q->owned = false;
 }
 
 /* The walk's side: waits for room, then queues the block (data given: the
  * server's own bytes, else the block is got from the source). */
 static ipfsrt_status enqueue(ipfsrt_server_car_stream *s, const ipfsrt_cid *cid, const uint8_t *data, size_t len,
-                             ipfsrt_error *err) {
-    queued q = {.cid = *cid, .ref = {.data = data, .len = len}};
+                             bool owned, ipfsrt_error *err) {
+    queued q = {.cid = *cid, .ref = {.data = data, .len = len}, .owned = owned};
     if (!data) {
         ipfsrt_status st = ipfsrt_blocksource_get(&s->gw->src, cid, &q.ref, err);
         if (st != IPFSRT_OK) return st;
@@ -93,12 +97,21 @@ static ipfsrt_status enqueue(ipfsrt_server_car_stream *s, const ipfsrt_cid *cid,
 }
 
 ipfsrt_status ipfsrt_server_car_stream_emit(void *stream, const ipfsrt_cid *cid, ipfsrt_error *err) {
-    return enqueue(stream, cid, NULL, 0, err);
+    return enqueue(stream, cid, NULL, 0, false, err);
 }
 
 ipfsrt_status ipfsrt_server_car_stream_emit_own(ipfsrt_server_car_stream *s, const ipfsrt_server_spare *block,
                                                 ipfsrt_error *err) {
-    return enqueue(s, &block->cid, block->data, block->len, err);
+    return enqueue(s, &block->cid, block->data, block->len, false, err);
+}
+
+ipfsrt_status ipfsrt_server_car_stream_write(ipfsrt_server_car_stream *s, const void *data, size_t len,
+                                             ipfsrt_error *err) {
+    if (!len) return IPFSRT_OK;
+    uint8_t *copy = malloc(len);
+    if (!copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    memcpy(copy, data, len);
+    return enqueue(s, &(ipfsrt_cid){0}, copy, len, true, err);
 }
 
 static void *run_walk(void *arg) {
@@ -177,7 +190,7 @@ static next next_block(ipfsrt_server_car_stream *s, bool *last, bool may_park) {
  * with a chance, and the last one surely when none was before it. */
 static bool fault_here(ipfsrt_server_car_stream *s, bool last) {
     ipfsrt_server_request *rq = s->rq;
-    if (!(rq->tamper || rq->truncate || rq->wrong_block) || s->faulted) return false;
+    if (s->bare || !(rq->tamper || rq->truncate || rq->wrong_block) || s->faulted) return false;
     s->faulted = last || ipfsrt_server_random(rq) % TAMPER_ONE_IN == 0;
     return s->faulted;
 }
@@ -192,9 +205,12 @@ static void start_section(ipfsrt_server_car_stream *s, bool last) {
         s->current.ref = (ipfsrt_blocksource_ref){.data = spare->data, .len = spare->len};
     }
     const queued *q = &s->current;
-    s->prefix_len = ipfsrt_varint_encode((uint64_t)q->cid.len + q->ref.len, s->prefix);
-    memcpy(s->prefix + s->prefix_len, q->cid.bytes, q->cid.len);
-    s->prefix_len += q->cid.len;
+    s->prefix_len = 0;
+    if (!s->bare) {
+        s->prefix_len = ipfsrt_varint_encode((uint64_t)q->cid.len + q->ref.len, s->prefix);
+        memcpy(s->prefix + s->prefix_len, q->cid.bytes, q->cid.len);
+        s->prefix_len += q->cid.len;
+    }
     s->section_pos = 0;
     s->tamper_at = s->cut_at = UINT64_MAX;
     if (fault && rq->tamper && q->ref.len) s->tamper_at = s->prefix_len + ipfsrt_server_random(rq) % q->ref.len;
@@ -281,7 +297,7 @@ static bool started(ipfsrt_server_car_stream *s, ipfsrt_status *st, ipfsrt_error
 static ipfsrt_status start(ipfsrt_server_car_stream *s, const ipfsrt_cid *root, ipfsrt_error *err) {
     ipfsrt_buf header;
     ipfsrt_buf_init(&header);
-    ipfsrt_status st = ipfsrt_car_header_encode(root, 1, &header, err);
+    ipfsrt_status st = s->bare ? IPFSRT_OK : ipfsrt_car_header_encode(root, 1, &header, err);
     if (st == IPFSRT_OK && (header.failed || header.len > sizeof s->header))
         st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     if (st == IPFSRT_OK) {
@@ -310,7 +326,7 @@ ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, struct M
         return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     }
     *s = (ipfsrt_server_car_stream){.rq = rq, .gw = rq->gw, .walk = walk, .walk_user = walk_user,
-                                   .walk_free = walk_free, .parks = rq->gw->has_upstream};
+                                   .walk_free = walk_free, .parks = rq->gw->has_upstream, .bare = !root};
     ipfsrt_status st = start(s, root, err);
     if (st != IPFSRT_OK) {
         if (walk_free) walk_free(walk_user);

@@ -98,20 +98,32 @@ static bool plain_filename(const char *name) {
     return true;
 }
 
+/* name with '_' for each character that may not stand between quotes (one
+ * per UTF-8 sequence, not per byte). */
+static void ascii_stand_in(const char *name, char *out, size_t size) {
+    size_t used = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && used + 1 < size; p++) {
+        if (*p >= 0x80 && *p < 0xc0) continue; /* a continuation byte */
+        out[used++] = *p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\' ? '_' : (char)*p;
+    }
+    out[used] = '\0';
+}
+
 void ipfsrt_server_disposition(struct MHD_Connection *c, struct MHD_Response *r, const char *fallback,
                                bool attachment) {
     const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "filename");
     const char *download = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "download");
     const char *kind = attachment || (download && strcmp(download, "true") == 0) ? "attachment" : "inline";
-    char h[1024];
+    char h[1200]; /* a 255-byte name percent-encoded, and its stand-in */
     if (!name || !name[0] || strlen(name) > 255) {
         snprintf(h, sizeof h, "%s; filename=\"%s\"", kind, fallback);
     } else if (plain_filename(name)) {
         snprintf(h, sizeof h, "%s; filename=\"%s\"", kind, name);
     } else { /* RFC 6266: an ASCII stand-in, then the name in UTF-8 */
-        char encoded[800];
+        char encoded[800], ascii[256];
         ipfsrt_server_encode_path(name, encoded, sizeof encoded);
-        snprintf(h, sizeof h, "%s; filename=\"%s\"; filename*=UTF-8''%s", kind, fallback, encoded);
+        ascii_stand_in(name, ascii, sizeof ascii);
+        snprintf(h, sizeof h, "%s; filename=\"%s\"; filename*=UTF-8''%s", kind, ascii, encoded);
     }
     MHD_add_response_header(r, "Content-Disposition", h);
 }

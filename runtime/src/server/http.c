@@ -120,9 +120,10 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
         if (strcmp(format, "raw") == 0) return ipfsrt_server_serve_raw(rq, c, cid, path);
         if (strcmp(format, "car") == 0)
             return ipfsrt_server_serve_car(rq, c, cid, cid_str, path, accept);
+        if (strcmp(format, "tar") == 0) return ipfsrt_server_serve_tar(rq, c, cid_str, path);
         if (!is_document_format(format))
             return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_ACCEPTABLE,
-                                           "format=%s is not served (raw, car, dag-json, dag-cbor, json and cbor are)",
+                                           "format=%s is not served (raw, car, tar, dag-json, dag-cbor, json and cbor are)",
                                            format);
         snprintf(rq->document, sizeof rq->document, "%s", format);
         rq->document_by_format = true;
@@ -136,6 +137,10 @@ static enum MHD_Result route_format(ipfsrt_server_request *rq, struct MHD_Connec
     if (accept && strstr(accept, IPFSRT_CAR_TYPE)) {
         snprintf(rq->negotiated, sizeof rq->negotiated, "car");
         return ipfsrt_server_serve_car(rq, c, cid, cid_str, path, accept);
+    }
+    if (accept && strstr(accept, "application/x-tar")) {
+        snprintf(rq->negotiated, sizeof rq->negotiated, "tar");
+        return ipfsrt_server_serve_tar(rq, c, cid_str, path);
     }
     const char *document = accepted_document(accept);
     if (document) snprintf(rq->document, sizeof rq->document, "%s", document);

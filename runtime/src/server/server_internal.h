@@ -208,7 +208,11 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
                                         const char *path, const char *accept);
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const char *cid_str, const char *path);
-/* car_stream.c: a CAR answer streamed as walk finds its blocks. walk runs on
+/* tar.c: format=tar, the file or tree a path names as a TAR. */
+enum MHD_Result ipfsrt_server_serve_tar(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *cid_str,
+                                        const char *path);
+/* car_stream.c: a CAR answer streamed as walk finds its blocks (root NULL:
+ * bare, the bytes walk writes with _write, no CAR around them). walk runs on
  * a thread of its own, and hands each block to the stream
  * (ipfsrt_server_car_stream_emit: got from the gateway's block source;
  * _emit_own: bytes of the server's own), waiting while the client is behind;
@@ -225,6 +229,9 @@ ipfsrt_status ipfsrt_server_car_stream_start(ipfsrt_server_request *rq, struct M
 ipfsrt_status ipfsrt_server_car_stream_emit(void *stream, const ipfsrt_cid *cid, ipfsrt_error *err);
 ipfsrt_status ipfsrt_server_car_stream_emit_own(ipfsrt_server_car_stream *stream, const ipfsrt_server_spare *block,
                                                 ipfsrt_error *err);
+/* A bare stream's next bytes (copied). */
+ipfsrt_status ipfsrt_server_car_stream_write(ipfsrt_server_car_stream *stream, const void *data, size_t len,
+                                             ipfsrt_error *err);
 /* index_html.c: a listing (plain.c's JSON array) as an HTML page whose links
  * start with base (the request's /ipfs/ path), NUL-terminated, *len its
  * length; NULL when out of memory. */
