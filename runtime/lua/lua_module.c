@@ -269,6 +269,7 @@ int ipfsrt_lua_open(lua_State *L) {
     /* The modules' bindings with the modules this build has (MODULES=...). */
     static void (*const bindings[])(lua_State *L) = {
         ipfsrt_lua_open_error,  ipfsrt_lua_open_cid,        ipfsrt_lua_open_multiformats, ipfsrt_lua_open_dagcbor,
+        ipfsrt_lua_open_dagpb,
         ipfsrt_lua_open_car,    ipfsrt_lua_open_json,       ipfsrt_lua_open_unixfs,       ipfsrt_lua_open_blockstore,
         ipfsrt_lua_open_pack,   ipfsrt_lua_open_ndarray,    ipfsrt_lua_open_codec,        ipfsrt_lua_open_zarr,
         ipfsrt_lua_open_image,  ipfsrt_lua_open_client,     ipfsrt_lua_open_budget,

@@ -328,6 +328,259 @@ describe("gateway conformance", function()
   end)
 end)
 
+-- The trustless gateway's CARs (TestTrustlessCar*): which blocks, in which
+-- order, for each path, dag-scope, entity-bytes, order and dups. What each
+-- case expects is worked out from the fixture's blocks by a walk of this
+-- file's own (dag-pb links by name, HAMT shards found by their two-character
+-- names, no hashing), as the suite's fixture helpers do, not by the gateway's
+-- walker. Each case is asked as format=car and as Accept (the suite's
+-- StandardCARTestTransforms).
+describe("gateway conformance: trustless CARs", function()
+  local names = { "subdir-with-two-single-block-files", "subdir-with-mixed-block-files",
+    "single-layer-hamt-with-multi-block-files", "dir-with-duplicate-files", "file-3k-and-3-blocks-missing-block",
+    "gateway-raw-block" }
+  local cars, fx = {}, {}
+  for _, n in ipairs(names) do cars[#cars + 1] = FIX .. n .. ".car" end
+  local gw = ipfsrt.serve { cars = cars }
+  local base = gw:url()
+  teardown(function() gw:stop() end)
+
+  -- The suite's fixture helpers, over one CAR's blocks.
+  local function fixture(name)
+    local car = ipfsrt.car.open(FIX .. name .. ".car")
+    local f = { root = tostring(car:roots()[1]) }
+    local function node(cid)
+      cid = tostring(cid)
+      if cid:sub(1, 5) ~= "bafyb" and cid:sub(1, 2) ~= "Qm" then return nil end -- raw leaves
+      return ipfsrt.dagpb.decode(car:get(cid))
+    end
+    local function is_hamt(n) return n and n.data and n.data:byte(2) == 5 end
+    -- the entry name in directory cid, and the HAMT shards passed on the way
+    local function lookup(cid, name, shards)
+      local n = node(cid)
+      for _, l in ipairs(n.links) do
+        if not is_hamt(n) and l.name == name then return tostring(l.cid) end
+        if is_hamt(n) and #l.name > 2 and l.name:sub(3) == name then return tostring(l.cid) end
+      end
+      for _, l in ipairs(is_hamt(n) and n.links or {}) do
+        if #l.name == 2 then
+          shards[#shards + 1] = tostring(l.cid)
+          local found = lookup(l.cid, name, shards)
+          if found then return found end
+          shards[#shards] = nil
+        end
+      end
+    end
+    function f.cid(...)
+      local cid = f.root
+      for _, name in ipairs { ... } do cid = assert(lookup(cid, name, {}), name) end
+      return cid
+    end
+    function f.hamt_traversal(name)
+      local shards = {}
+      assert(lookup(f.root, name, shards))
+      return shards
+    end
+    -- every block under cid, depth first, each once
+    function f.descendants(cid, out, seen)
+      out, seen = out or {}, seen or {}
+      local n = node(cid)
+      for _, l in ipairs(n and n.links or {}) do
+        local c = tostring(l.cid)
+        if not seen[c] then
+          seen[c] = true
+          out[#out + 1] = c
+          f.descendants(c, out, seen)
+        end
+      end
+      return out
+    end
+    -- the HAMT's shards below its root
+    function f.hamt_shards(cid, out)
+      out = out or {}
+      for _, l in ipairs(node(cid or f.root).links) do
+        if #l.name == 2 then
+          out[#out + 1] = tostring(l.cid)
+          f.hamt_shards(l.cid, out)
+        end
+      end
+      return out
+    end
+    return f
+  end
+  local two = fixture("subdir-with-two-single-block-files")
+  local mixed = fixture("subdir-with-mixed-block-files")
+  local hamt = fixture("single-layer-hamt-with-multi-block-files")
+  local dups = fixture("dir-with-duplicate-files")
+  local missing = fixture("file-3k-and-3-blocks-missing-block")
+
+  local function flat(...)
+    local out = {}
+    for _, v in ipairs { ... } do
+      if type(v) == "table" then for _, x in ipairs(v) do out[#out + 1] = x end else out[#out + 1] = v end
+    end
+    return out
+  end
+  local function slice(t, from, to) return { table.unpack(t, from + 1, to or #t) } end -- Go's t[from:to]
+
+  local function car_cids(body)
+    local cids = {}
+    for _, b in ipairs(ipfsrt.car.reader():feed(body)) do cids[#cids + 1] = tostring(b.cid) end
+    return cids
+  end
+
+  -- path and query (without format) asked both ways; the blocks, in order
+  local function both_ways(path, query, check)
+    for _, way in ipairs { "format", "accept" } do
+      local q = query ~= "" and "&" .. query or ""
+      local url = way == "format" and base .. path .. "?format=car" .. q or base .. path .. (q ~= "" and "?" .. q:sub(2) or "")
+      local status, h, body = http(url, { headers = way == "accept" and { Accept = "application/vnd.ipld.car" } or nil })
+      assert.equal(200, status, way)
+      assert.truthy(h["content-type"]:find("application/vnd.ipld.car", 1, true))
+      check(car_cids(body), way)
+    end
+  end
+  local function exactly(path, query, want)
+    return function()
+      both_ways(path, query, function(got, way) assert.same(want, got, way) end)
+    end
+  end
+
+  local ROOT = "/ipfs/" .. two.root
+  it("TestTrustlessCarPathing: GET default CAR response with pathing through UnixFS Directory",
+    exactly(ROOT .. "/subdir/ascii.txt", "", { two.root, two.cid("subdir"), two.cid("subdir", "ascii.txt") }))
+  it("TestTrustlessCarPathing: GET default CAR response of UnixFS file on a path with HAMT-sharded directory",
+    exactly("/ipfs/" .. hamt.root .. "/685.txt", "", flat(hamt.root, hamt.hamt_traversal("685.txt"),
+      hamt.cid("685.txt"), hamt.descendants(hamt.cid("685.txt")))))
+  it("TestTrustlessCarPathing: GET default CAR response for non-existing file", function()
+    assert.equal(404, (http(base .. ROOT .. "/subdir/i-do-not-exist?format=car")))
+  end)
+  it("TestTrustlessCarDagScopeBlock: GET CAR with dag-scope=block of UnixFS directory on a path",
+    exactly(ROOT .. "/subdir", "dag-scope=block", { two.root, two.cid("subdir") }))
+  it("TestTrustlessCarDagScopeBlock: GET CAR with dag-scope=block of UnixFS file on a path",
+    exactly(ROOT .. "/subdir/ascii.txt", "dag-scope=block", { two.root, two.cid("subdir"), two.cid("subdir", "ascii.txt") }))
+  it("TestTrustlessCarDagScopeBlock: GET CAR with dag-scope=block of UnixFS file on a path with sharded directory",
+    exactly("/ipfs/" .. hamt.root .. "/1.txt", "dag-scope=block",
+      flat(hamt.root, hamt.hamt_traversal("1.txt"), hamt.cid("1.txt"))))
+  it("TestTrustlessCarDagScopeEntity: GET CAR with dag-scope=entity of a UnixFS directory",
+    exactly(ROOT, "dag-scope=entity", { two.root }))
+  it("TestTrustlessCarDagScopeEntity: GET CAR with dag-scope=entity of a UnixFS sharded directory",
+    exactly("/ipfs/" .. hamt.root, "dag-scope=entity", flat(hamt.root, hamt.hamt_shards())))
+  local MIXED = "/ipfs/" .. mixed.root
+  local MULTI = mixed.cid("subdir", "multiblock.txt")
+  local MULTI_BLOCKS = mixed.descendants(MULTI)
+  it("TestTrustlessCarDagScopeEntity: GET CAR with dag-scope=entity of a UnixFS file",
+    exactly(MIXED .. "/subdir/ascii.txt", "dag-scope=entity",
+      { mixed.root, mixed.cid("subdir"), mixed.cid("subdir", "ascii.txt") }))
+  it("TestTrustlessCarDagScopeEntity: GET CAR with dag-scope=entity of a chunked UnixFS file",
+    exactly(MIXED .. "/subdir/multiblock.txt", "dag-scope=entity",
+      flat(mixed.root, mixed.cid("subdir"), MULTI, MULTI_BLOCKS)))
+  it("TestTrustlessCarDagScopeAll: GET CAR with dag-scope=all of UnixFS directory with multiple files",
+    exactly(MIXED .. "/subdir", "dag-scope=all",
+      flat(mixed.root, mixed.cid("subdir"), mixed.descendants(mixed.cid("subdir")))))
+  it("TestTrustlessCarDagScopeAll: GET CAR with dag-scope=all of a chunked UnixFS file",
+    exactly(MIXED .. "/subdir/multiblock.txt", "dag-scope=all",
+      flat(mixed.root, mixed.cid("subdir"), MULTI, MULTI_BLOCKS)))
+
+  -- the file's first block holds bytes 0-255, its last two (1024-1025)
+  assert(#MULTI_BLOCKS == 5, "multiblock.txt: five chunks")
+  local ranges = {
+    { "GET CAR with entity-bytes of a full UnixFS file", MIXED .. "/subdir/multiblock.txt", "0:*",
+      flat(mixed.root, mixed.cid("subdir"), MULTI, MULTI_BLOCKS) },
+    { "GET CAR with entity-bytes of a UnixFS directory", "/ipfs/" .. hamt.root, "0:*",
+      flat(hamt.root, hamt.hamt_shards()) },
+    { "GET CAR with entity-bytes equivalent to a HTTP Range Request from the middle of a file to the end",
+      "/ipfs/" .. MULTI, "512:*", flat(MULTI, slice(MULTI_BLOCKS, 2)) },
+    { "GET CAR with entity-bytes equivalent to a HTTP Range Request for the middle of a file",
+      "/ipfs/" .. MULTI, "512:1023", flat(MULTI, slice(MULTI_BLOCKS, 2, 4)) },
+    { "GET CAR with entity-bytes equivalent to a HTTP Range Request for the middle of a file (negative ending)",
+      "/ipfs/" .. MULTI, "512:-256", flat(MULTI, slice(MULTI_BLOCKS, 2, 4)) },
+    { "GET CAR with entity-bytes equivalent to HTTP Suffix Range Request for part of a file",
+      "/ipfs/" .. MULTI, "-5:*", flat(MULTI, slice(MULTI_BLOCKS, 3)) },
+    { "GET CAR with entity-bytes requesting a negative range bigger than the length of a file",
+      "/ipfs/" .. MULTI, "-9999:*", flat(MULTI, MULTI_BLOCKS) },
+    { "GET CAR with entity-bytes requesting a range from the end of a file that is bigger than a file itself",
+      "/ipfs/" .. MULTI, "-9999:-3", flat(MULTI, slice(MULTI_BLOCKS, 0, 4)) },
+    { "GET CAR with entity-bytes requesting only the blocks for the first byte of a file",
+      "/ipfs/" .. MULTI, "0:0", flat(MULTI, MULTI_BLOCKS[1]) },
+  }
+  for _, case in ipairs(ranges) do
+    it("TestTrustlessCarEntityBytes: " .. case[1], exactly(case[2], "dag-scope=entity&entity-bytes=" .. case[3], case[4]))
+  end
+  -- the missing block's neighbours: CIDs the suite's recipe names
+  for _, case in ipairs { { "after", "0:1000", "QmPKt7ptM2ZYSGPUc8PmPT2VBkLDK3iqpG9TBJY7PCE9rF" },
+    { "before", "2200:*", "QmWXY482zQdwecnfBsj78poUUuPXvyw2JAFAEMw4tzTavV" } } do
+    it("TestTrustlessCarEntityBytes: GET CAR with entity-bytes succeeds even if the gateway is missing a block " ..
+      case[1] .. " the requested range", exactly("/ipfs/" .. missing.root, "dag-scope=entity&entity-bytes=" .. case[2],
+      { missing.root, case[3] }))
+  end
+
+  local MULTIBLOCK_CIDS = { "bafkreie5noke3mb7hqxukzcy73nl23k6lxszxi5w3dtmuwz62wnvkpsscm",
+    "bafkreih4ephajybraj6wnxsbwjwa77fukurtpl7oj7t7pfq545duhot7cq",
+    "bafkreigu7buvm3cfunb35766dn7tmqyh2um62zcio63en2btvxuybgcpue",
+    "bafkreicll3huefkc3qnrzeony7zcfo7cr3nbx64hnxrqzsixpceg332fhe",
+    "bafkreifst3pqztuvj57lycamoi7z34b4emf7gawxs74nwrc2c7jncmpaqm" }
+  local DUPS = "/ipfs/" .. dups.root
+  local with_dups = flat(dups.root, dups.cid("ascii.txt"), dups.cid("ascii-copy.txt"), dups.cid("hello.txt"),
+    dups.cid("multiblock.txt"), MULTIBLOCK_CIDS)
+  local without = flat(dups.root, dups.cid("ascii.txt"), dups.cid("hello.txt"), dups.cid("multiblock.txt"),
+    MULTIBLOCK_CIDS)
+  local function car_answer(path, accept)
+    local status, h, body = http(base .. path, { headers = { Accept = accept } })
+    assert.equal(200, status)
+    assert.truthy(h["content-type"]:find("application/vnd.ipld.car", 1, true))
+    return h["content-type"], car_cids(body)
+  end
+  local order_cases = {
+    { "GET CAR with order=dfs and dups=y of UnixFS Directory With Duplicate Files", DUPS,
+      "application/vnd.ipld.car; version=1; order=dfs; dups=y", { "order=dfs", "dups=y" }, with_dups },
+    { "GET CAR with order=dfs and dups=n of UnixFS Directory With Duplicate Files", DUPS,
+      "application/vnd.ipld.car; version=1; order=dfs; dups=n", { "order=dfs", "dups=n" }, without },
+    { "GET CAR with order=dfs and dups=y of identity CID", "/ipfs/bafkqaf3imvwgy3zaneqgc3janfxgy2lomvscay3jmqfa",
+      "application/vnd.ipld.car; dups=y", { "dups=y" }, {} },
+    { "GET CAR with ?format=car respects Accept header order and dups params", DUPS .. "?format=car",
+      "application/vnd.ipld.car; version=1; order=dfs; dups=y", { "order=dfs", "dups=y" }, with_dups },
+    { "GET CAR with ?car-order=dfs takes precedence over order=unk in Accept", DUPS .. "?format=car&car-order=dfs",
+      "application/vnd.ipld.car; order=unk", { "order=dfs" } },
+    { "GET CAR with ?car-dups=y takes precedence over dups=n in Accept", DUPS .. "?format=car&car-dups=y",
+      "application/vnd.ipld.car; dups=n", { "dups=y" }, with_dups },
+  }
+  for _, case in ipairs(order_cases) do
+    it("TestTrustlessCarOrderAndDuplicates: " .. case[1], function()
+      local type, got = car_answer(case[2], case[3])
+      for _, want in ipairs(case[4]) do assert.truthy(type:find(want, 1, true), type) end
+      if case[5] then assert.same(case[5], got) end
+    end)
+  end
+  it("TestTrustlessCarOrderAndDuplicates: GET CAR smoke-test with order=unk of UnixFS Directory", function()
+    local type, got = car_answer(DUPS, "application/vnd.ipld.car; version=1; order=unk")
+    assert.truthy(type:find("order=", 1, true))
+    local held = {}
+    for _, c in ipairs(got) do held[c] = true end
+    for _, c in ipairs(with_dups) do assert.truthy(held[c], c) end
+  end)
+
+  local RAW_DIR = "bafybeifaqksygmsbnqe76kwvxoqxtkzcwssq5jkhuo65ldtqiunr3bxlra" -- gateway-raw-block.car's "dir"
+  it("TestTrustlessCarFormatPrecedence: GET with format=car query parameter takes precedence over Accept header", function()
+    local status, h = http(base .. "/ipfs/" .. RAW_DIR .. "?format=car", { headers = { Accept = "application/vnd.ipld.raw" } })
+    assert.equal(200, status)
+    assert.truthy(h["content-type"]:find("application/vnd.ipld.car", 1, true))
+  end)
+  it("TestTrustlessCarFormatPrecedence: GET with format=raw query parameter takes precedence over Accept header", function()
+    local status, h = http(base .. "/ipfs/" .. RAW_DIR .. "?format=raw", { headers = { Accept = "application/vnd.ipld.car" } })
+    assert.equal(200, status)
+    assert.equal("application/vnd.ipld.raw", h["content-type"])
+  end)
+  it("TestTrustlessRaw: GET with application/vnd.ipld.raw with range request includes correct bytes", function()
+    local _, _, whole = http(base .. "/ipfs/" .. RAW_DIR .. "?format=raw")
+    local status, h, body = http(base .. "/ipfs/" .. RAW_DIR,
+      { headers = { Accept = "application/vnd.ipld.raw", Range = "bytes=6-16" } })
+    assert.equal(206, status)
+    assert.equal("bytes 6-16/" .. #whole, h["content-range"])
+    assert.equal(whole:sub(7, 17), body)
+  end)
+end)
+
 -- Blocks that are not UnixFS: paths through DAG-CBOR and DAG-JSON links, and
 -- the blocks as they are (IPIP-524: no codec conversion, 406).
 describe("gateway conformance: DAG-CBOR, DAG-JSON, JSON and CBOR", function()

@@ -83,6 +83,21 @@ describe("ipfsrt.car", function()
     assert.equal(4, e.offset) -- the second key
   end)
 
+  it("decodes a dag-pb block into its data and links", function()
+    local car <close> = ipfsrt.car.open(h.fixtures .. "ipfs-car-small.car")
+    local root = car:roots()[1]
+    local node = ipfsrt.dagpb.decode(car:get(root))
+    assert.equal("\8\1", node.data) -- UnixFS: a directory
+    assert.is_true(#node.links > 0)
+    for _, l in ipairs(node.links) do
+      assert.truthy(car:has(l.cid))
+      assert.equal("string", type(l.name))
+      assert.equal("number", math.type(l.tsize) and "number")
+    end
+    local e = h.catch(ipfsrt.dagpb.decode, "\18\5")
+    assert.equal("bad_dagpb", e.code)
+  end)
+
   it("reports a tampered block with its CID and byte offset", function()
     local data = h.read(h.fixtures .. "ipld-car-mixed.car")
     local expected = h.expected("ipld-car-mixed.car")

@@ -11,7 +11,7 @@ local function readme()
 end
 
 local PUBLIC = {
-  "blockstore", "car", "catch_signals", "cid", "client", "clock", "codec", "dagcbor", "dataset", "error",
+  "blockstore", "car", "catch_signals", "cid", "client", "clock", "codec", "dagcbor", "dagpb", "dataset", "error",
   "gateways", "hash", "image", "isatty", "json", "list", "listdir", "multibase", "multihash", "ndarray", "null",
   "pack", "plot", "points", "policy_dir", "refs", "s3", "serve", "stop_requested", "threads", "unixfs", "varint", "version", "versions",
   "zarr",
