@@ -300,7 +300,7 @@ static ipfsrt_status start(ipfsrt_server_car_stream *s, const ipfsrt_cid *root, 
     ipfsrt_status st = s->bare ? IPFSRT_OK : ipfsrt_car_header_encode(root, 1, &header, err);
     if (st == IPFSRT_OK && (header.failed || header.len > sizeof s->header))
         st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
-    if (st == IPFSRT_OK) {
+    if (st == IPFSRT_OK && header.len) { /* a bare stream has none */
         memcpy(s->header, header.data, header.len);
         s->header_len = header.len;
     }

@@ -172,13 +172,14 @@ static ipfsrt_status walk_tar(void *user, ipfsrt_server_car_stream *stream, ipfs
         st = archive_failed(tw, err);
     if (st == IPFSRT_OK) st = add_node(tw, &tw->root, tw->root_name, 0, err);
     if (st == IPFSRT_OK && archive_write_close(tw->a) != ARCHIVE_OK) st = archive_failed(tw, err);
-    if (st != IPFSRT_OK && tw->a) archive_write_fail(tw->a); /* freed unfinished: no end blocks written */
     return st;
 }
 
 static void tar_walk_free(void *user) {
     tar_walk *tw = user;
-    if (tw->a) archive_write_free(tw->a); /* closes it, if the walk did not (nothing more is written then) */
+    /* closes it, if the walk did not: the stream is over by then and takes no
+     * more bytes (archive_write_fail would skip the close, and leak its buffer) */
+    if (tw->a) archive_write_free(tw->a);
     if (tw->entry) archive_entry_free(tw->entry);
     free(tw);
 }
