@@ -799,6 +799,37 @@ describe("gateway conformance: DAG-CBOR, DAG-JSON, JSON and CBOR", function()
     end
   end
 
+  it("escapes what documents hold in their HTML pages, and bounds deep ones", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir)
+    local evil = "<script>alert(1)</script>"
+    local docs = {
+      { "dag-cbor", "\xa1\x63\x3c\x62\x3e\x78" .. string.char(#evil) .. evil }, -- {"<b>": "<script>..."}
+      { "dag-json", '{"<b>":"' .. evil .. '"}' },
+      { "cbor", "\x9f\xff" }, -- an indefinite-length list: CBOR, not DAG-CBOR
+      { "dag-cbor", string.rep("\x81", 100) .. "\x01" }, -- 100 nested lists
+    }
+    local cids = {}
+    for i, d in ipairs(docs) do
+      cids[i] = ipfsrt.cid.sum(d[1], d[2])
+      local w <close> = ipfsrt.car.writer(dir .. "/" .. i .. ".car", { cids[i] })
+      w:put(cids[i], d[2])
+    end
+    local gw2 = ipfsrt.serve { cars = { dir .. "/1.car", dir .. "/2.car", dir .. "/3.car", dir .. "/4.car" } }
+    for i in ipairs(docs) do
+      local status, h, body = http(gw2:url() .. "/ipfs/" .. tostring(cids[i]) .. "/", { headers = { Accept = "text/html" } })
+      assert.equal(200, status)
+      assert.truthy(h["content-type"]:find("text/html", 1, true))
+      assert.is_nil(body:find("<script>", 1, true))
+      assert.is_nil(body:find("<b>", 1, true))
+    end
+    local _, _, body = http(gw2:url() .. "/ipfs/" .. tostring(cids[1]) .. "/", { headers = { Accept = "text/html" } })
+    assert.truthy(body:find("&lt;script&gt;", 1, true))
+    gw2:stop()
+    os.execute("rm -rf " .. dir)
+  end)
+
   it("TestNativeDag: GET DAG-CBOR with Accept: text/html returns HTML preview", function()
     local status, _, body = http(base .. "/ipfs/" .. TRAVERSAL.cbor .. "/", { headers = { Accept = "text/html" } })
     assert.equal(200, status)
@@ -956,7 +987,8 @@ describe("gateway headers for browsers and caches", function()
 end)
 
 describe("gateway headers in front of an upstream (serve --upstream)", function()
-  local origin = ipfsrt.serve { cars = { FIX .. "gateway-cache.car", FIX .. "dir-with-files.car" } }
+  local origin = ipfsrt.serve { cars = { FIX .. "gateway-cache.car", FIX .. "dir-with-files.car",
+    FIX .. "dag-cbor-traversal.car", FIX .. "tar-fixtures.car", FIX .. "tar-outside-root.car" } }
   local front, stop = require("exe").start_serve { "-q", "--upstream", origin:url() }
   teardown(function()
     stop()
@@ -979,6 +1011,25 @@ describe("gateway headers in front of an upstream (serve --upstream)", function(
     status, h = http(front .. "/ipfs/" .. ROOT1 .. "/absent")
     assert.equal(404, status)
     assert.equal("*", h["access-control-allow-origin"])
+  end)
+
+  it("answers documents, paths through them and TARs as the gateway behind it does", function()
+    local CBOR = "bafyreibs4utpgbn7uqegmd2goqz4bkyflre2ek2iwv743fhvylwi4zeeim"
+    local status, h, body = http(front .. "/ipfs/" .. CBOR .. "/foo/link/bar")
+    assert.equal(200, status)
+    assert.equal("application/vnd.ipld.dag-cbor", h["content-type"])
+    assert.equal("\xa1\x65hellorthis is not a link", body)
+    assert.equal(501, (http(front .. "/ipfs/" .. CBOR .. "/foo")))
+    assert.equal(404, (http(front .. "/ipfs/" .. CBOR .. "/foo/nope")))
+    assert.equal(406, (http(front .. "/ipfs/" .. CBOR .. "?format=dag-json")))
+    status, _, body = http(front .. "/ipfs/" .. CBOR .. "/", { headers = { Accept = "text/html" } })
+    assert.equal(200, status)
+    assert.truthy(body:find("&quot;banana&quot;: 10", 1, true))
+    status, h, body = http(front .. "/ipfs/bafybeig6ka5mlwkl4subqhaiatalkcleo4jgnr3hqwvpmsqfca27cijp3i?format=tar")
+    assert.equal(200, status)
+    assert.equal("application/x-tar", h["content-type"])
+    assert.truthy(body:find("I am a txt file on path with utf8\n", 1, true))
+    assert.equal(500, (http(front .. "/ipfs/bafybeicaj7kvxpcv4neaqzwhrqqmdstu4dhrwfpknrgebq6nzcecfucvyu?format=tar")))
   end)
 
   it("answers only-if-cached from what it holds, asking upstream nothing", function()
