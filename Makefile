@@ -11,7 +11,7 @@ CC ?= cc
 MODULES ?= server s3 netcdf
 
 # Layers, lowest first, the core's then the modules' (tests/layers.sh checks).
-LAYERS := base ndarray codec image multiformats ipld store http car unixfs client zarr s3 netcdf refs server
+LAYERS := base ndarray codec image multiformats ipld ipns store http car unixfs client zarr s3 netcdf refs server
 CORE_LAYERS := $(filter-out s3 netcdf refs server,$(LAYERS))
 server_DIRS := server
 server_PKGS := libmicrohttpd libarchive
@@ -26,8 +26,9 @@ s3_HEADERS := s3
 netcdf_HEADERS := netcdf refs
 
 # One hash backend per build (ipfsrt/hash.h): OpenSSL's libcrypto or mbedTLS.
+# IPNS signatures (Ed25519, RSA) always use libcrypto: mbedTLS 2.28 has no Ed25519.
 $(if $(filter openssl mbedtls,$(HASH)),,$(error HASH must be openssl or mbedtls))
-CORE_PKGS := libcurl libcjson libzstd zlib blosc liblz4 $(if $(filter openssl,$(HASH)),libcrypto)
+CORE_PKGS := libcurl libcjson libzstd zlib blosc liblz4 libcrypto
 CORE_PRIVATE := $(if $(filter mbedtls,$(HASH)),-lmbedcrypto) -lbz2 -lm -pthread
 HASH_DEFS := $(if $(filter openssl,$(HASH)),-DIPFSRT_HAVE_OPENSSL)
 LUA_PKGS := lua5.4 libpng

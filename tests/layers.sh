@@ -14,6 +14,7 @@ layer_of_header() {
     netcdf) echo netcdf ;;
     varint|multibase|multihash|cid|path) echo multiformats ;;
     dagcbor|dagpb|ipld) echo ipld ;;
+    ipns) echo ipns ;;
     blocksource|ranges) echo store ;;
     car) echo car ;;
     unixfs|pack|patch) echo unixfs ;;

@@ -72,6 +72,7 @@
 #include "ipfsrt/dagcbor.h"
 #include "ipfsrt/dagpb.h"
 #include "ipfsrt/ipld.h"
+#include "ipfsrt/ipns.h"
 #include "ipfsrt/car.h"
 #include "ipfsrt/blocksource.h"
 #include "ipfsrt/ranges.h"

@@ -95,6 +95,7 @@ void ipfsrt_lua_open_cid(lua_State *L);
 void ipfsrt_lua_open_multiformats(lua_State *L); /* multibase, multihash, varint */
 void ipfsrt_lua_open_dagcbor(lua_State *L);
 void ipfsrt_lua_open_dagpb(lua_State *L);
+void ipfsrt_lua_open_ipns(lua_State *L);
 void ipfsrt_lua_open_car(lua_State *L);
 void ipfsrt_lua_open_json(lua_State *L);
 void ipfsrt_lua_open_unixfs(lua_State *L);

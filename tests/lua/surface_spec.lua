@@ -12,7 +12,7 @@ end
 
 local PUBLIC = {
   "blockstore", "car", "catch_signals", "cid", "client", "clock", "codec", "dagcbor", "dagpb", "dataset", "error",
-  "gateways", "hash", "image", "isatty", "json", "list", "listdir", "multibase", "multihash", "ndarray", "null",
+  "gateways", "hash", "image", "ipns", "isatty", "json", "list", "listdir", "multibase", "multihash", "name", "ndarray", "null",
   "pack", "plot", "points", "policy_dir", "refs", "s3", "serve", "stop_requested", "threads", "unixfs", "varint", "version", "versions",
   "zarr",
 }

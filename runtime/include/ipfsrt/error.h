@@ -44,6 +44,9 @@ typedef enum ipfsrt_status {
     IPFSRT_EUNVERIFIED,       /**< verified data names bytes that cannot be checked (refused unless asked for) */
     IPFSRT_EBAD_POLICY,       /**< a gateway policy failed, or answered what its contract does not allow */
     IPFSRT_EINSIDE_BLOCK,     /**< a path ends inside a DAG-CBOR/DAG-JSON block at a value, not at a link */
+    IPFSRT_EBAD_RECORD,       /**< an IPNS record or key malformed, or its fields disagree */
+    IPFSRT_EBAD_SIGNATURE,    /**< a signature that does not verify */
+    IPFSRT_EEXPIRED,          /**< an IPNS record past its EOL */
     IPFSRT_STATUS_COUNT       /**< how many statuses there are */
 } ipfsrt_status;
 

@@ -39,6 +39,9 @@ static const char *const status_names[IPFSRT_STATUS_COUNT] = {
     [IPFSRT_EUNVERIFIED] = "unverified",
     [IPFSRT_EBAD_POLICY] = "bad_policy",
     [IPFSRT_EINSIDE_BLOCK] = "inside_block",
+    [IPFSRT_EBAD_RECORD] = "bad_record",
+    [IPFSRT_EBAD_SIGNATURE] = "bad_signature",
+    [IPFSRT_EEXPIRED] = "expired",
 };
 
 const char *ipfsrt_status_name(ipfsrt_status code) {

@@ -1,0 +1,72 @@
+-- ipfsrt name publish|inspect: IPNS records made and read.
+local ipfsrt = require "ipfsrt"
+local argparse = require "ipfsrt.argparse"
+
+local M = {
+  summary = "IPNS names: sign a record for a version (publish), read one (inspect)",
+  usage = [[usage: ipfsrt name publish /ipfs/CID[/path] --key NAME -o RECORD [--keystore DIR]
+                         [--sequence N] [--lifetime D] [--ttl D] [--v1] [--force]
+                                      a record pointing the key's name at the path, signed;
+                                      prints the name
+       ipfsrt name inspect RECORD [--name NAME] [--json]
+                                      what a record says, its signature verified for NAME
+                                      (default: the name its file name starts with)
+
+publish: --sequence defaults to one past the last record published with the key
+(0 for the first); --lifetime is how long the record stays valid (default 48h),
+--ttl how long readers may cache it (default 5m): D is seconds, or a number with
+s, m, h or d. --v1 adds the legacy V1 fields for old readers. RECORD must not
+exist (--force replaces it). The path may also be ipfs://CID[/path] or a CID.
+-o, --output RECORD: where the record goes. The key is read from the keystore
+(as ipfsrt key keeps it).]],
+}
+
+local function duration(opts, name)
+  if opts[name] == nil then return nil end
+  local d = ipfsrt.name.duration(opts[name])
+  if not d or d <= 0 then argparse.usage_error("--%s needs a duration: 90, 90s, 30m, 48h, 7d", name) end
+  return d
+end
+
+local function publish(pos, opts)
+  if #pos ~= 2 then argparse.usage_error("name publish needs one path") end
+  if not opts.key then argparse.usage_error("name publish needs --key NAME") end
+  if not opts.output then argparse.usage_error("name publish needs -o RECORD") end
+  argparse.check_output(opts.output, opts.force)
+  local p = ipfsrt.name.publish(pos[2], { key = opts.key, keystore = opts.keystore, output = opts.output,
+    sequence = argparse.whole(opts, "sequence"), lifetime = duration(opts, "lifetime"), ttl = duration(opts, "ttl"),
+    v1 = opts.v1 })
+  print(p.name)
+end
+
+local function inspect(pos, opts)
+  if #pos ~= 2 then argparse.usage_error("name inspect needs one RECORD file") end
+  local f = io.open(pos[2], "rb") or error(ipfsrt.error.new("io", "cannot read " .. pos[2]), 0)
+  local record = f:read("a")
+  f:close()
+  local name = opts.name or pos[2]:match("([%w]+)[^/]*$")
+  local info = ipfsrt.name.inspect(record, name)
+  if opts.json then
+    print(ipfsrt.json.encode(info))
+    return
+  end
+  print("name:     " .. info.name)
+  print("value:    " .. info.value)
+  print("sequence: " .. info.sequence)
+  print("validity: " .. info.validity .. (info.expired and "  (EXPIRED)" or ""))
+  print(string.format("ttl:      %g s", info.ttl))
+  print("key:      " .. info.key_type .. (info.v1 and ", with V1 fields" or ""))
+  print("signature: verified")
+end
+
+function M.run(args)
+  local pos, opts = argparse.parse(args, { key = "string", keystore = "string", output = "string",
+    sequence = "string", lifetime = "string", ttl = "string", v1 = "boolean", force = "boolean", name = "string",
+    json = "boolean" }, { o = "output" })
+  if pos[1] == "publish" then publish(pos, opts)
+  elseif pos[1] == "inspect" then inspect(pos, opts)
+  else argparse.usage_error("expected publish or inspect") end
+  return 0
+end
+
+return M
