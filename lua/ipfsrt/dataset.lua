@@ -151,7 +151,7 @@ function M.open(where, opts)
   if type(opts) ~= "table" then bad("options must be a table") end
   check_open_options(opts)
   local client = opts.client
-  if not client and type(where) == "string" and (where:match("^ipfs://") or where:match("^/ipfs/")) then
+  if not client and type(where) == "string" and (where:match("^ip[fn]s://") or where:match("^/ip[fn]s/")) then
     local copts, any = {}, false
     for _, k in ipairs(CLIENT_OPTIONS) do
       if opts[k] ~= nil then copts[k], any = opts[k], true end

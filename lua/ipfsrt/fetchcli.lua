@@ -175,13 +175,13 @@ end
 -- (the caller then decides: a Zarr store knows a CAR on a web server, verified).
 function M.gateway_url_target(url, opts, others_pass)
   if opts["no-verify"] then return url end
-  local gw, rest = url:match("^(https?://[^/]+)/ipfs/(.+)$")
+  local gw, ns, rest = url:match("^(https?://[^/]+)/(ip[fn]s)/(.+)$")
   if not gw then
     if url:match("^https?://") and not others_pass then M.not_a_gateway(url) end
     return url
   end
   if not opts.gateway then opts.gateway = { gw } end
-  return "ipfs://" .. rest:gsub("[?#].*$", "")
+  return ns .. "://" .. rest:gsub("[?#].*$", "")
 end
 
 -- Parses args for a subcommand taking one URL, with the options in extra (name =

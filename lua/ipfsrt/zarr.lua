@@ -32,8 +32,9 @@ end
 
 local function client_for(url, spec)
   if spec == nil then return nil end
-  if not (url:find("^ipfs://") or url:find("^/ipfs/") or is_references(url)) then
-    bad("client is for ipfs:// stores (and references) only")
+  if not (url:find("^ipfs://") or url:find("^/ipfs/") or url:find("^ipns://") or url:find("^/ipns/")
+      or is_references(url)) then
+    bad("client is for ipfs:// and ipns:// stores (and references) only")
   end
   if type(spec) == "table" and getmetatable(spec) == nil then return ipfsrt.client(spec) end
   if type(spec) ~= "userdata" then bad("client must be an ipfsrt.client or a table of its options") end

@@ -402,6 +402,20 @@ static int client_stat(lua_State *L) {
     return 1;
 }
 
+/* client:resolve_name("ipns://NAME[/path]") -> "/ipfs/CID[/path]" (the record verified) */
+static int client_resolve_name(lua_State *L) {
+    ipfsrt_lua_client *lc = ipfsrt_lua_check_idle_client(L);
+    const char *url = luaL_checkstring(L, 2);
+    char *resolved = NULL;
+    ipfsrt_error err;
+    lc->busy = true;
+    ipfsrt_status st = ipfsrt_client_resolve_name(lc->c, url, &resolved, &err);
+    end_call(L, lc, st, &err);
+    lua_pushstring(L, resolved);
+    free(resolved);
+    return 1;
+}
+
 static void set_count(lua_State *L, const char *key, uint64_t v) {
     lua_pushinteger(L, (lua_Integer)v);
     lua_setfield(L, -2, key);
@@ -498,7 +512,7 @@ void ipfsrt_lua_open_client(lua_State *L) {
         {"save_car", client_save_car},
         {"block", client_block},     {"blocks", client_blocks},
         {"get_many", client_get_many},
-        {"ls", client_ls},           {"stat", client_stat},
+        {"ls", client_ls},           {"stat", client_stat},       {"resolve_name", client_resolve_name},
         {"stats", client_stats},     {"set_policy_object", ipfsrt_lua_client_set_policy_object},
         {"gateways", client_gateways}, {"verifies", client_verifies},
         {"set_progress_function", client_set_progress_function}, {"close", client_close},

@@ -90,6 +90,7 @@ static void attach_upstream(lua_State *L, lua_gateway *gw) {
 
 /* ipfsrt.serve{cars = {path, ...}, upstream = client, listen = "127.0.0.1:0",
  *   threads = 4, max_connections = 1024, head_seconds = 10, per_address = 512, log = path, tls_cert =, tls_key =,
+ *   ipns_records = folder,
  *   faults = {tamper, fail, truncate, reset, wrong_block, wrong_dag (probabilities),
  *             delay_ms, delay_jitter_ms, slow (bytes/s), seed}} */
 static int l_serve(lua_State *L) {
@@ -116,6 +117,8 @@ static int l_serve(lua_State *L) {
     opts.tls_cert = luaL_optstring(L, -1, NULL);
     lua_getfield(L, 1, "tls_key");
     opts.tls_key = luaL_optstring(L, -1, NULL);
+    lua_getfield(L, 1, "ipns_records");
+    opts.ipns_records = luaL_optstring(L, -1, NULL);
     read_faults(L, &opts.faults);
     lua_gateway *gw = lua_newuserdatauv(L, sizeof *gw, 1);
     memset(gw, 0, sizeof *gw);

@@ -8,6 +8,13 @@ local http = require("exe").http
 
 local FIX = "tests/fixtures/conformance/"
 
+local function read_file(path)
+  local f = assert(io.open(path, "rb"))
+  local data = f:read("a")
+  f:close()
+  return data
+end
+
 describe("gateway conformance", function()
   local gw = ipfsrt.serve { cars = { FIX .. "gateway-raw-block.car", FIX .. "gateway-cache.car",
     FIX .. "dir-listing.car", FIX .. "symlink.car", FIX .. "dir-with-files.car",
@@ -913,6 +920,194 @@ describe("gateway conformance: TAR", function()
     local status, _, body = http(base .. "/ipfs/" .. INSIDE .. "?format=tar")
     assert.equal(200, status)
     assert.truthy(tar(body)[INSIDE .. "/foobar/file"])
+  end)
+end)
+
+-- IPNS: records served from a folder (--ipns-records), and paths through them.
+describe("gateway conformance: IPNS", function()
+  local gw = ipfsrt.serve { cars = { FIX .. "gateway-cache.car", FIX .. "dag-cbor-traversal.car",
+    FIX .. "dag-json-traversal.car" }, ipns_records = FIX .. "ipns" }
+  local base = gw:url()
+  teardown(function() gw:stop() end)
+  local V1 = "k51qzi5uqu5dm4tm0wt8srkg9h9suud4wuiwjimndrkydqm81cqtlb5ak6p7ku"
+  local V1V2 = "k51qzi5uqu5dlkw8pxuw9qmqayfdeh4kfebhmreauqdc6a7c3y7d5i9fi8mk9w"
+  local V2 = "k51qzi5uqu5dit2ku9mutlfgwyz8u730on38kd10m97m36bjt66my99hb6103f"
+  local BROKEN_VALUE_V1 = "k51qzi5uqu5dlmit2tuwdvnx4sbnyqgmvbxftl0eo3f33wwtb9gr7yozae9kpw"
+  local BROKEN_SIG_V2 = "k51qzi5uqu5diamp7qnnvs1p1gzmku3eijkeijs3418j23j077zrkok63xdm8c"
+  local BROKEN_SIG_V1 = "k51qzi5uqu5dilgf7gorsh9vcqqq4myo6jd4zmqkuy9pxyxi5fua3uf7axph4y"
+  local CACHE_NAME = "k51qzi5uqu5dlxdsdu5fpuu7h69wu4ohp32iwm9pdt9nq3y5rpn3ln9j12zfhe" -- -> ROOT1
+  local SUBPATH_NAME = "k51qzi5uqu5djokp3m1keo36hoxtd6u3a1d2rg1camf6al7p3huy63dojlm57c" -- -> ROOT1/root2
+  local ROOT1 = "bafybeib3ffl2teiqdncv3mkz4r23b5ctrwkzrrhctdbne6iboayxuxk5ui"
+  local function record_file(name)
+    local files = io.popen("ls " .. FIX .. "ipns/" .. name .. "*"):read("a")
+    return read_file(files:match("[^\n]+"))
+  end
+  -- the bytes an identity CID holds (the vectors point at such CIDs)
+  local function identity_bytes(cid) return ipfsrt.cid.parse(cid).digest end
+
+  for _, case in ipairs { { "V1+V2", V1V2 }, { "V2", V2 } } do
+    for _, ask in ipairs { { "with format=ipns-record", "?format=ipns-record" },
+      { "with 'Accept: application/vnd.ipfs.ipns-record'", "", "application/vnd.ipfs.ipns-record" } } do
+      it(string.format("TestGatewayIPNSRecord: GET IPNS Record (%s) %s has expected HTTP headers and valid key",
+        case[1], ask[1]), function()
+        local status, h, body = http(base .. "/ipns/" .. case[2] .. ask[2], { headers = { Accept = ask[3] } })
+        assert.equal(200, status)
+        assert.truthy(h["content-disposition"]:find("attachment;", 1, true))
+        assert.truthy(h["content-type"]:find("application/vnd.ipfs.ipns-record", 1, true))
+        assert.truthy(h["cache-control"]:find("public, max-age=1800", 1, true))
+        assert.equal(record_file(case[2]), body)
+        assert.truthy(ipfsrt.ipns.verify(case[2], body).value:match("^/ipfs/"))
+      end)
+    end
+  end
+  it("TestGatewayIPNSRecord: GET IPNS Record with explicit ?filename= succeeds with modified Content-Disposition header", function()
+    local _, h = http(base .. "/ipns/" .. V1V2 .. "?format=ipns-record&filename=test%D1%82%D0%B5%D1%81%D1%82.ipns-record")
+    assert.truthy(h["content-disposition"]:find(
+      [[attachment; filename="test____.ipns-record"; filename*=UTF-8''test%D1%82%D0%B5%D1%81%D1%82.ipns-record]], 1, true))
+  end)
+
+  local failing = {
+    { "GET for /ipns/name with V1-only signature MUST fail with 5XX", V1 },
+    { "GET for /ipns/name with valid V1+V2 signatures with V1-vs-V2 value mismatch MUST fail with 5XX", BROKEN_VALUE_V1 },
+    { "GET for /ipns/name with valid V1 and broken V2 signature MUST fail with 5XX", BROKEN_SIG_V2 },
+  }
+  for _, case in ipairs(failing) do
+    it("TestGatewayIPNSPath: " .. case[1], function()
+      local status, h, body = http(base .. "/ipns/" .. case[2])
+      assert.is_true(status >= 500 and status <= 599)
+      assert.truthy(body:find(case[2], 1, true))
+      assert.equal("*", h["access-control-allow-origin"])
+      assert.is_true((http(base .. "/ipns/" .. case[2] .. "?format=ipns-record")) >= 500)
+    end)
+  end
+  local passing = {
+    { "GET for /ipns/name with valid V2 and broken V1 signature succeeds", BROKEN_SIG_V1,
+      "bafkqahtwgevxmmrao5uxi2bamjzg623fnyqhg2lhnzqxi5lsmuqhmmi" },
+    { "GET for /ipns/name with valid V1+V2 signatures succeeds", V1V2, "bafkqaddwgevxmmraojswg33smq" },
+    { "GET for /ipns/name with valid V2-only signature succeeds", V2, "bafkqadtwgiww63tmpeqhezldn5zgi" },
+  }
+  for _, case in ipairs(passing) do
+    it("TestGatewayIPNSPath: " .. case[1], function()
+      local status, h, body = http(base .. "/ipns/" .. case[2])
+      assert.equal(200, status)
+      assert.equal(identity_bytes(case[3]), body)
+      assert.equal("public, max-age=1800", h["cache-control"]) -- the record's TTL, not immutable
+    end)
+  end
+
+  local redirects = {
+    { "GET for /ipns/{b58-multihash-of-ed25519-key} redirects to /ipns/{cidv1-libp2p-key-base36}",
+      "12D3KooWRBy97UB99e3J6hiPesre1MZeuNQvfan4gBziswrRJsNK", "k51qzi5uqu5dlvj2baxnqndepeb86cbk3ng7n3i46uzyxzyqj2xjonzllnv0v8" },
+    { "GET for /ipns/{cidv0-like-b58-multihash-of-rsa-key} redirects to /ipns/{cidv1-libp2p-key-base36}",
+      "QmcJM7PRfkSbcM5cf1QugM5R37TLRKyJGgBEhXjLTB8uA2", "k2k4r8ol4m8kkcqz509c1rcjwunebj02gcnm5excpx842u736nja8ger" },
+  }
+  for _, case in ipairs(redirects) do
+    it("TestRedirectCanonicalIPNS: " .. case[1], function()
+      local status, h = http(base .. "/ipns/" .. case[2] .. "/root2/", { follow = false })
+      assert.equal(302, status)
+      assert.equal("/ipns/" .. case[3] .. "/root2/", h["location"])
+    end)
+  end
+
+  it("TestGatewayIPNSRecordWithSubpath: GET /ipns/{key}/root3/root4/index.html returns file when IPNS record Value has sub-path", function()
+    local status, _, body = http(base .. "/ipns/" .. SUBPATH_NAME .. "/root3/root4/index.html")
+    assert.equal(200, status)
+    assert.equal("hello\n", body)
+  end)
+
+  local CIDS = { ROOT1, "bafybeih2w7hjocxjg6g2ku25hvmd53zj7og4txpby3vsusfefw5rrg5sii" }
+  it("TestGatewayCache: GET for /ipns/ unixfs dir listing succeeds", function()
+    local status, h = http(base .. "/ipns/" .. CACHE_NAME .. "/root2/root3/")
+    assert.equal(200, status)
+    assert.equal("/ipns/" .. CACHE_NAME .. "/root2/root3/", h["x-ipfs-path"])
+    assert.truthy(h["x-ipfs-roots"]:find(table.concat(CIDS, ","), 1, true))
+    assert.truthy(h["etag"]:match("DirIndex%-.*_CID%-"))
+    assert.truthy(h["cache-control"]:match("^public, max%-age="))
+  end)
+  it("TestGatewayCache: GET for /ipns/ unixfs dir with index.html succeeds", function()
+    local status, h, body = http(base .. "/ipns/" .. CACHE_NAME .. "/root2/root3/root4/")
+    assert.equal(200, status)
+    assert.equal("hello\n", body)
+    assert.equal(4, select(2, h["x-ipfs-roots"]:gsub(",", "")) + 1)
+    -- the record's TTL, never past its EOL
+    local rec = ipfsrt.ipns.verify(CACHE_NAME, record_file(CACHE_NAME))
+    local max_age = tonumber(h["cache-control"]:match("^public, max%-age=(%d+)$"))
+    assert.is_true(math.abs(max_age - math.min(rec.ttl, rec.eol - os.time())) <= 2)
+  end)
+  it("TestGatewayCache: GET for /ipns/ unixfs file succeeds", function()
+    local status, h = http(base .. "/ipns/" .. CACHE_NAME .. "/root2/root3/root4/index.html")
+    assert.equal(200, status)
+    assert.equal('"bafkreicysg23kiwv34eg2d7qweipxwosdo2py4ldv42nbauguluen5v6am"', h["etag"])
+    assert.equal(5, select(2, h["x-ipfs-roots"]:gsub(",", "")) + 1)
+  end)
+  it("TestGatewayCache: GET for /ipns/ unixfs dir as raw block succeeds", function()
+    local status, h, body = http(base .. "/ipns/" .. CACHE_NAME .. "/root2/root3/root4/?format=raw")
+    assert.equal(200, status)
+    assert.equal(58, #body)
+    assert.equal("\x12\x34\x0a\x24\x01\x55\x12\x20", body:sub(1, 8))
+    assert.is_nil(h["cache-control"]:find("immutable", 1, true))
+  end)
+  it("TestGatewayCache: GET for /ipns/ file with matching Etag in If-None-Match returns 304 Not Modified", function()
+    assert.equal(304, (http(base .. "/ipns/" .. CACHE_NAME .. "/root2/root3/root4/index.html",
+      { headers = { ["If-None-Match"] = '"bafkreicysg23kiwv34eg2d7qweipxwosdo2py4ldv42nbauguluen5v6am"' } })))
+  end)
+
+  local DAG = { json = { "k51qzi5uqu5dhjghbwdvbo6mi40htrq6e2z4pwgp15pgv3ho1azvidttzh8yy2",
+    "baguqeeram5ujjqrwheyaty3w5gdsmoz6vittchvhk723jjqxk7hakxkd47xq" },
+    cbor = { "k51qzi5uqu5dghjous0agrwavl8vzl64xckoqzwqeqwudfr74kfd11zcyk3b7l",
+      "bafyreibs4utpgbn7uqegmd2goqz4bkyflre2ek2iwv743fhvylwi4zeeim" } }
+  for _, fmt in ipairs { "json", "cbor" } do
+    local name, cid = DAG[fmt][1], DAG[fmt][2]
+    local row = "plain " .. fmt:upper() .. " codec"
+    it("TestGatewayJSONCborAndIPNS: GET " .. row .. " from /ipns without explicit format returns the same payload as /ipfs", function()
+      assert.equal(select(3, http(base .. "/ipfs/" .. cid)), select(3, http(base .. "/ipns/" .. name)))
+    end)
+    it("TestGatewayJSONCborAndIPNS: GET " .. row .. " from /ipns with explicit format returns the same payload as /ipfs", function()
+      local q = "?format=dag-" .. fmt
+      assert.equal(select(3, http(base .. "/ipfs/" .. cid .. q)), select(3, http(base .. "/ipns/" .. name .. q)))
+    end)
+    it(string.format("TestGatewayJSONCborAndIPNS: GET %s from /ipns with explicit application/vnd.ipld.dag-%s has expected headers",
+      row, fmt), function()
+      local _, h = http(base .. "/ipns/" .. name, { headers = { Accept = "application/vnd.ipld.dag-" .. fmt } })
+      assert.equal("application/vnd.ipld.dag-" .. fmt, h["content-type"])
+      assert.equal('"' .. cid .. '.dag-' .. fmt .. '"', h["etag"])
+      assert.equal("/ipns/" .. name, h["x-ipfs-path"])
+      assert.truthy(h["x-ipfs-roots"])
+    end)
+    it("TestGatewayJSONCborAndIPNS: GET " .. row .. " on /ipns with Accept: text/html returns HTML (dag-index-html)", function()
+      local _, h, body = http(base .. "/ipns/" .. name .. "/", { headers = { Accept = "text/html" } })
+      assert.truthy(h["etag"]:find("DagIndex-", 1, true))
+      assert.truthy(h["content-type"]:find("text/html", 1, true))
+      assert.is_nil(h["content-disposition"])
+      assert.truthy(body:find("</html>", 1, true))
+    end)
+  end
+
+  it("answers 404 for a name it holds no record for, and picks up records added to the folder", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir)
+    local gw2 = ipfsrt.serve { cars = { FIX .. "gateway-cache.car" }, ipns_records = dir }
+    local key = ipfsrt.ipns.key_generate()
+    assert.equal(404, (http(gw2:url() .. "/ipns/" .. key:name())))
+    local function publish(seq, value)
+      local f = assert(io.open(string.format("%s/%s_%d.ipns-record", dir, key:name(), seq), "wb"))
+      f:write(ipfsrt.ipns.record(key, { value = value, sequence = seq, eol = os.time() + 3600, ttl = 60 }))
+      f:close()
+    end
+    publish(1, "/ipfs/" .. ROOT1 .. "/root2")
+    os.execute("sleep 1.1")
+    local status, _, body = http(gw2:url() .. "/ipns/" .. key:name() .. "/root3/root4/index.html")
+    assert.equal(200, status)
+    assert.equal("hello\n", body)
+    publish(3, "/ipfs/bafkqaddwgevxmmraojswg33smq")
+    publish(2, "/ipfs/" .. ROOT1)
+    os.execute("sleep 1.1")
+    status, _, body = http(gw2:url() .. "/ipns/" .. key:name())
+    assert.equal(200, status)
+    assert.equal("v1+v2 record", body) -- sequence 3 wins
+    gw2:stop()
+    os.execute("rm -rf " .. dir)
   end)
 end)
 

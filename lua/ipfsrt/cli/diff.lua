@@ -104,8 +104,8 @@ function M.run(args)
   local client
   local function store(url)
     if is_car(url) then return zarr.store(url) end
-    if not (url:match("^ipfs://") or url:match("^/ipfs/")) then
-      argparse.usage_error("%s: a version is a CAR file or an ipfs:// root", url)
+    if not (url:match("^ip[fn]s://") or url:match("^/ip[fn]s/")) then
+      argparse.usage_error("%s: a version is a CAR file, an ipfs:// root or an ipns:// name", url)
     end
     fetchcli.check_gateways(opts)
     client = client or fetchcli.client(opts)

@@ -1,9 +1,10 @@
 -- ipfsrt name publish|inspect: IPNS records made and read.
 local ipfsrt = require "ipfsrt"
 local argparse = require "ipfsrt.argparse"
+local fetchcli = require "ipfsrt.fetchcli"
 
 local M = {
-  summary = "IPNS names: sign a record for a version (publish), read one (inspect)",
+  summary = "IPNS names: sign a record for a version (publish), read one (inspect), follow one (resolve)",
   usage = [[usage: ipfsrt name publish /ipfs/CID[/path] --key NAME -o RECORD [--keystore DIR]
                          [--sequence N] [--lifetime D] [--ttl D] [--v1] [--force]
                                       a record pointing the key's name at the path, signed;
@@ -11,6 +12,10 @@ local M = {
        ipfsrt name inspect RECORD [--name NAME] [--json]
                                       what a record says, its signature verified for NAME
                                       (default: the name its file name starts with)
+       ipfsrt name resolve ipns://NAME[/path] [options]
+                                      the /ipfs/ path the name points at now: its record
+                                      asked of every gateway, each answer verified, the
+                                      highest valid sequence taken
 
 publish: --sequence defaults to one past the last record published with the key
 (0 for the first); --lifetime is how long the record stays valid (default 48h),
@@ -18,7 +23,9 @@ publish: --sequence defaults to one past the last record published with the key
 s, m, h or d. --v1 adds the legacy V1 fields for old readers. RECORD must not
 exist (--force replaces it). The path may also be ipfs://CID[/path] or a CID.
 -o, --output RECORD: where the record goes. The key is read from the keystore
-(as ipfsrt key keeps it).]],
+(as ipfsrt key keeps it). ipns://NAME/path works wherever ipfs:// does (get, cat,
+ls, stat, zarr, ipfsrt.dataset.open): resolved so, then read verified.
+]] .. fetchcli.options_help,
 }
 
 local function duration(opts, name)
@@ -59,13 +66,23 @@ local function inspect(pos, opts)
   print("signature: verified")
 end
 
+local function resolve(args)
+  local url, opts = fetchcli.parse(args, "name resolve")
+  if not url:match("^ipns://") and not url:match("^/ipns/") then url = "ipns://" .. url end
+  fetchcli.with_client(opts, function(client) print(client:resolve_name(url)) end)
+end
+
 function M.run(args)
+  if args[1] == "resolve" then
+    resolve({ table.unpack(args, 2) })
+    return 0
+  end
   local pos, opts = argparse.parse(args, { key = "string", keystore = "string", output = "string",
     sequence = "string", lifetime = "string", ttl = "string", v1 = "boolean", force = "boolean", name = "string",
     json = "boolean" }, { o = "output" })
   if pos[1] == "publish" then publish(pos, opts)
   elseif pos[1] == "inspect" then inspect(pos, opts)
-  else argparse.usage_error("expected publish or inspect") end
+  else argparse.usage_error("expected publish, inspect or resolve") end
   return 0
 end
 

@@ -7,7 +7,7 @@ local fetchcli = require "ipfsrt.fetchcli"
 local M = {
   summary = "a gateway over CAR files, or verifying in front of other gateways (--upstream)",
   usage = [[usage: ipfsrt serve [FILE.car...] [--upstream URL...] [--listen HOST:PORT] [--threads N]
-                    [--log FILE] [--tls-cert CERT.pem --tls-key KEY.pem]
+                    [--log FILE] [--tls-cert CERT.pem --tls-key KEY.pem] [--ipns-records DIR]
                     [--head-timeout S] [--per-address N]
                     [fault injection: --tamper P --fail P --truncate P --reset P
                      --wrong-block P --wrong-dag P --delay MS[:JITTER]
@@ -52,6 +52,10 @@ arrive; a failure mid-body ends the connection short. What waits for blocks wait
 on a worker thread, its connection set aside, so a waiting or slow client holds no
 thread (--max-connections N, default 1024); faults cannot be injected.
 --tls-cert and --tls-key (PEM) make it speak HTTPS only (the URL printed says https).
+--ipns-records DIR serves the IPNS records in DIR (files named NAME[_...], each a record,
+each verified; the folder read again when it changes; a name's highest valid sequence
+wins): /ipns/NAME?format=ipns-record answers the record, /ipns/NAME[/path] what it
+points at (cached for its TTL); a name with no valid record answers 502.
 The client's options below apply in front of upstreams; serve goes upstream only
 when given --upstream or --gateway (IPFS_GATEWAY and the gateway files are not read).]] ..
     fetchcli.options_help,
@@ -67,7 +71,7 @@ end
 local SERVE_SPEC = {
   listen = "string", threads = "string", log = "string", tamper = "string", fail = "string",
   truncate = "string", reset = "string", ["wrong-block"] = "string", ["wrong-dag"] = "string", delay = "string",
-  slow = "string", seed = "string", ["tls-cert"] = "string", ["tls-key"] = "string", quiet = "boolean",
+  slow = "string", seed = "string", ["tls-cert"] = "string", ["tls-key"] = "string", ["ipns-records"] = "string", quiet = "boolean",
   upstream = "list", ["max-connections"] = "string", ["head-timeout"] = "string", ["per-address"] = "string",
 }
 
@@ -100,7 +104,7 @@ function M.run(args)
     cars = #pos > 0 and pos or nil, upstream = client, max_connections = argparse.whole(opts, "max-connections", 1),
     head_seconds = argparse.whole(opts, "head-timeout", 1), per_address = argparse.whole(opts, "per-address", 1),
     listen = opts.listen or "127.0.0.1:0", threads = threads, log = opts.log,
-    tls_cert = opts["tls-cert"], tls_key = opts["tls-key"],
+    tls_cert = opts["tls-cert"], tls_key = opts["tls-key"], ipns_records = opts["ipns-records"],
     faults = {
       tamper = rate(opts, "tamper"), fail = rate(opts, "fail"), truncate = rate(opts, "truncate"),
       reset = rate(opts, "reset"), wrong_block = rate(opts, "wrong-block"),

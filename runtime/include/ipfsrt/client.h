@@ -324,6 +324,25 @@ typedef ipfsrt_status (*ipfsrt_client_block_fn)(void *user, size_t index, const 
 IPFSRT_API ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *client, const ipfsrt_cid *cids, size_t n,
                                               ipfsrt_client_block_fn fn, void *user, ipfsrt_error *err);
 
+/** The /ipfs/ path an IPNS path stands for: ipns://NAME[/path] or
+ * /ipns/NAME[/path] (any form of NAME: k51..., base32, a peer ID). The record
+ * for NAME is asked of every gateway at once, each answer verified (the IPNS
+ * spec's rules, EOL included); the highest valid sequence wins and is kept for
+ * its TTL (a later call costs no request), never giving way to a lower
+ * sequence. A value that is another name is followed (8 deep at most). The
+ * client's other calls take ipns:// paths too, resolving them so.
+ * @param client the client
+ * @param path the IPNS path (an /ipfs/ or ipfs:// one comes back as it is)
+ * @param resolved set to "/ipfs/CID[/path]" (malloc'd), on success
+ * @param err filled on failure, naming the name and what each gateway did
+ * @return IPFSRT_OK
+ * @errors IPFSRT_EBAD_CID (not a name); IPFSRT_EBAD_RECORD, IPFSRT_EBAD_SIGNATURE,
+ * IPFSRT_EEXPIRED (the best a gateway offered was false); IPFSRT_EUNAVAILABLE
+ * (no gateway had one), IPFSRT_EFETCH_FAILED, IPFSRT_ETIMED_OUT; IPFSRT_ETOO_LARGE
+ * (names too deep); IPFSRT_EOUT_OF_MEMORY
+ * @owner *resolved is the caller's: free() it */
+IPFSRT_API ipfsrt_status ipfsrt_client_resolve_name(ipfsrt_client *client, const char *path, char **resolved,
+                                                    ipfsrt_error *err);
 /** What is at a path: its type, size and CID. Paths are CID[/path],
  * /ipfs/CID[/path] or ipfs://CID[/path].
  * @param client the client

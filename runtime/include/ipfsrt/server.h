@@ -68,6 +68,11 @@ typedef struct ipfsrt_server_options {
     /** Connections one address may hold at once (0 = 512): one client cannot
      * take them all. Every local client shares 127.0.0.1. */
     unsigned per_address;
+    /** A folder of IPNS records (each file a record, named NAME[_...]: the
+     * name first), served at /ipns/NAME (?format=ipns-record) and followed for
+     * /ipns/NAME/path; each verified when read, the folder read again when it
+     * changes, the highest valid sequence of a name served. NULL: none. */
+    const char *ipns_records;
 } ipfsrt_server_options;
 /** The defaults (127.0.0.1 on a free port, 4 threads, no faults), size set:
  * what a caller then fills in.

@@ -88,8 +88,7 @@ static ipfsrt_status explain_missing(ipfsrt_client *c, const char *path, ipfsrt_
 static ipfsrt_status stat_fetch(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info,
                                 ipfsrt_error *err);
 
-ipfsrt_status ipfsrt_client_stat(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info,
-                                 ipfsrt_error *err) {
+static ipfsrt_status stat_at(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info, ipfsrt_error *err) {
     IPFSRT_NEED(c, err);
     IPFSRT_NEED(path, err);
     IPFSRT_NEED(info, err);
@@ -140,8 +139,8 @@ static void entry_list_free(entry_list *l) {
     free(l->items);
 }
 
-ipfsrt_status ipfsrt_client_ls(ipfsrt_client *c, const char *path, bool fetch_types,
-                               ipfsrt_unixfs_entry_fn fn, void *user, ipfsrt_error *err) {
+static ipfsrt_status ls_at(ipfsrt_client *c, const char *path, bool fetch_types, ipfsrt_unixfs_entry_fn fn,
+                           void *user, ipfsrt_error *err) {
     IPFSRT_NEED(c, err);
     IPFSRT_NEED(path, err);
     IPFSRT_NEED(fn, err);
@@ -252,9 +251,8 @@ static ipfsrt_status read_streamed(ipfsrt_client *c, const char *path, uint64_t 
     return st;
 }
 
-ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t offset,
-                                 uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
-                                 ipfsrt_error *err) {
+static ipfsrt_status read_at(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
+                             ipfsrt_unixfs_write_fn write, void *user, ipfsrt_error *err) {
     IPFSRT_NEED(path, err);
     IPFSRT_NEED(write, err);
     ipfsrt_client_call_start(c);
@@ -339,8 +337,7 @@ static uint64_t dag_bytes_hint(const ipfsrt_blocksource *src, const ipfsrt_cid *
     return total;
 }
 
-ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const char *dest,
-                                   ipfsrt_error *err) {
+static ipfsrt_status export_at(ipfsrt_client *c, const char *path, const char *dest, ipfsrt_error *err) {
     IPFSRT_NEED(path, err);
     IPFSRT_NEED(dest, err);
     ipfsrt_client_call_start(c);
@@ -391,8 +388,7 @@ static ipfsrt_status put_block(void *user, const ipfsrt_cid *cid, ipfsrt_error *
     return st;
 }
 
-ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const char *dest,
-                                       ipfsrt_error *err) {
+static ipfsrt_status export_car_at(ipfsrt_client *c, const char *path, const char *dest, ipfsrt_error *err) {
     IPFSRT_NEED(path, err);
     IPFSRT_NEED(dest, err);
     ipfsrt_client_call_start(c);
@@ -424,6 +420,65 @@ ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const
 }
 
 /* ------------------------------------------------------------- the client */
+
+/* ---------------------------------------------------- the public calls */
+/* Each takes ipns:// paths too: resolved to the /ipfs/ path they stand for first. */
+
+ipfsrt_status ipfsrt_client_stat(ipfsrt_client *c, const char *path, ipfsrt_unixfs_node_info *info,
+                                 ipfsrt_error *err) {
+    IPFSRT_NEED(c && path, err);
+    const char *target;
+    char *owned;
+    ipfsrt_status st = ipfsrt_client_name_target(c, path, &target, &owned, err);
+    if (st == IPFSRT_OK) st = stat_at(c, target, info, err);
+    free(owned);
+    return st;
+}
+
+ipfsrt_status ipfsrt_client_ls(ipfsrt_client *c, const char *path, bool fetch_types,
+                               ipfsrt_unixfs_entry_fn fn, void *user, ipfsrt_error *err) {
+    IPFSRT_NEED(c && path, err);
+    const char *target;
+    char *owned;
+    ipfsrt_status st = ipfsrt_client_name_target(c, path, &target, &owned, err);
+    if (st == IPFSRT_OK) st = ls_at(c, target, fetch_types, fn, user, err);
+    free(owned);
+    return st;
+}
+
+ipfsrt_status ipfsrt_client_read(ipfsrt_client *c, const char *path, uint64_t offset,
+                                 uint64_t length, ipfsrt_unixfs_write_fn write, void *user,
+                                 ipfsrt_error *err) {
+    IPFSRT_NEED(c && path, err);
+    const char *target;
+    char *owned;
+    ipfsrt_status st = ipfsrt_client_name_target(c, path, &target, &owned, err);
+    if (st == IPFSRT_OK) st = read_at(c, target, offset, length, write, user, err);
+    free(owned);
+    return st;
+}
+
+ipfsrt_status ipfsrt_client_export(ipfsrt_client *c, const char *path, const char *dest,
+                                   ipfsrt_error *err) {
+    IPFSRT_NEED(c && path, err);
+    const char *target;
+    char *owned;
+    ipfsrt_status st = ipfsrt_client_name_target(c, path, &target, &owned, err);
+    if (st == IPFSRT_OK) st = export_at(c, target, dest, err);
+    free(owned);
+    return st;
+}
+
+ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *c, const char *path, const char *dest,
+                                       ipfsrt_error *err) {
+    IPFSRT_NEED(c && path, err);
+    const char *target;
+    char *owned;
+    ipfsrt_status st = ipfsrt_client_name_target(c, path, &target, &owned, err);
+    if (st == IPFSRT_OK) st = export_car_at(c, target, dest, err);
+    free(owned);
+    return st;
+}
 
 static void wake_engine(void *client) {
     ipfsrt_client *c = client;
@@ -543,6 +598,7 @@ void ipfsrt_client_free(ipfsrt_client *c) {
     if (c->engine.free) c->engine.free(c->engine.ctx);
     if (c->policy.free) c->policy.free(c->policy.ctx);
     ipfsrt_blockcache_free(c->cache);
+    ipfsrt_client_names_free(c);
     ipfsrt_gateway_list_free(&c->gateways);
     ipfsrt_gateway_list_free(&c->shown);
     free(c->gw);

@@ -58,6 +58,8 @@ typedef struct task task;
 ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **client, const ipfsrt_client_options *opts,
                                    const ipfsrt_transport *transport, ipfsrt_error *err);
 
+typedef struct ipfsrt_name_entry ipfsrt_name_entry; /* names.c */
+
 struct ipfsrt_client {
     ipfsrt_gateway_list gateways;
     ipfsrt_gateway_list shown; /* the same URLs as messages and policies see them (no passwords) */
@@ -90,6 +92,8 @@ struct ipfsrt_client {
      * stops and returns this error. Cleared when a call starts. */
     bool halted;
     ipfsrt_error halt;
+    ipfsrt_name_entry *names; /* IPNS names resolved, with their TTLs (names.c) */
+    size_t name_count, names_cap;
 };
 
 typedef struct attempt attempt;
@@ -348,6 +352,11 @@ ipfsrt_status ipfsrt_plain_export(ipfsrt_client *c, const char *path, const char
 
 /* ---------------------------------------------------------------- client.c */
 
+/* names.c: target is path, or (an ipns:// or /ipns/ path) the /ipfs/ path it
+ * resolves to, in *owned (the caller frees it). */
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_client_name_target(ipfsrt_client *c, const char *path, const char **target,
+                                                       char **owned, ipfsrt_error *err);
+IPFSRT_PRIVATE void ipfsrt_client_names_free(ipfsrt_client *c);
 /* ipfsrt_path_split for client requests, which carry no query or fragment. */
 ipfsrt_status ipfsrt_client_split_target(const char *path, ipfsrt_cid *root, const char **rest,
                                          ipfsrt_error *err);

@@ -34,7 +34,8 @@
 typedef enum item_state { ITEM_RESOLVE, ITEM_READ, ITEM_DONE, ITEM_FAILED } item_state;
 
 typedef struct item {
-    char *path;       /* NULL for a block read */
+    char *path;       /* NULL for a block read; an ipns:// path's /ipfs/ path */
+    char *key;        /* the path as asked, when that was an ipns:// one (else NULL) */
     ipfsrt_cid cid;   /* the block; for a path, the file once resolved */
     uint64_t offset, length;
     bool from_end; /* the file's last length bytes: offset is found once its size is known */
@@ -750,18 +751,25 @@ ipfsrt_status ipfsrt_client_batch_add_path(ipfsrt_client_batch *b, const char *p
     bool url = strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0;
     if (b->c->verify && url)
         return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: a plain URL cannot be verified", path);
-    if (!url) st = ipfsrt_client_split_target(path, &root, &rest, err);
+    const char *target = path;
+    char *resolved = NULL, *key = NULL;
+    if (!url) st = ipfsrt_client_name_target(b->c, path, &target, &resolved, err);
+    if (st == IPFSRT_OK && !url) st = ipfsrt_client_split_target(target, &root, &rest, err);
     if (st == IPFSRT_OK && length != UINT64_MAX && offset > UINT64_MAX - length)
         st = ipfsrt_fail(err, IPFSRT_EBAD_RANGE, -1, "byte range overflows");
-    char *copy = st == IPFSRT_OK ? strdup(path) : NULL;
-    if (st == IPFSRT_OK && !copy) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    char *copy = st == IPFSRT_OK ? (resolved ? resolved : strdup(path)) : NULL;
+    if (resolved && st == IPFSRT_OK) key = strdup(path);
+    if (st == IPFSRT_OK && (!copy || (resolved && !key))) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     item *it;
     if (st == IPFSRT_OK) st = add(b, &it, err);
     if (st != IPFSRT_OK) {
-        free(copy);
+        free(copy != resolved ? copy : NULL);
+        free(resolved);
+        free(key);
         return st;
     }
     it->path = copy;
+    it->key = key;
     it->offset = offset;
     it->length = length;
     it->state = ITEM_RESOLVE;
@@ -792,7 +800,7 @@ static void describe(ipfsrt_client_batch *b, size_t i, ipfsrt_range_result *r) {
     item *it = &b->items[i];
     memset(r, 0, sizeof *r);
     r->index = i;
-    r->key = it->path ? it->path : "";
+    r->key = it->key ? it->key : it->path ? it->path : "";
     r->cid = &it->cid;
     r->object_size = UINT64_MAX;
     r->status = it->state == ITEM_DONE ? IPFSRT_OK : it->error.code;
@@ -837,6 +845,7 @@ void ipfsrt_client_batch_free(ipfsrt_client_batch *b) {
     for (size_t i = 0; i < b->count; i++) {
         ipfsrt_plain_end(b->items[i].plain); /* cancels */
         free(b->items[i].path);
+        free(b->items[i].key);
         ipfsrt_buf_free(&b->items[i].data);
         ipfsrt_rcblock_unref(b->items[i].block);
     }

@@ -30,6 +30,12 @@ enum MHD_Result ipfsrt_server_queue(ipfsrt_server_request *rq, struct MHD_Connec
         return MHD_YES;
     }
     ipfsrt_server_cors_headers(r);
+    if (rq->mutable_answer) { /* through an IPNS name: as long as its record says, not for ever */
+        char cc[64];
+        snprintf(cc, sizeof cc, "public, max-age=%llu", (unsigned long long)rq->ttl_s);
+        MHD_del_response_header(r, "Cache-Control", "public, max-age=29030400, immutable");
+        if (!MHD_get_response_header(r, "Cache-Control")) MHD_add_response_header(r, "Cache-Control", cc);
+    }
     enum MHD_Result ok = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     ipfsrt_server *gw = rq->gw;
@@ -177,22 +183,8 @@ static bool only_if_cached(struct MHD_Connection *c) {
     return cc && strstr(cc, "only-if-cached");
 }
 
-static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url,
-                             const char *method) {
-    if (strcmp(method, "OPTIONS") == 0) return ipfsrt_server_preflight(rq, c);
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-        return ipfsrt_server_send_text(rq, c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                                       "only GET, HEAD and OPTIONS are served");
-    if (strncmp(url, "/ipfs/", 6) != 0)
-        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} paths are served");
-    if (rq->nul_in_uri) /* decoded, the path or a parameter would stop short of what was asked */
-        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST, "%%00 has no place in a path or query");
-    /* an upstream (or anything that normalises the URL) would read these
-     * outside /ipfs/CID; no UnixFS name is one */
-    if (rq->encoded_slash || ipfsrt_path_has_dot_segment(url))
-        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST,
-                                       "'.', '..' and encoded slashes have no place in an /ipfs/ path");
-    const char *cid_start = url + 6;
+/* CID[/path] (what follows /ipfs/), answered as format and Accept ask. */
+static enum MHD_Result route_cid_path(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *cid_start) {
     size_t cid_len = strcspn(cid_start, "/");
     ipfsrt_cid cid;
     ipfsrt_error err;
@@ -209,8 +201,43 @@ static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c
     if (answered) return faulted;
     if (only_if_cached(c) && !held_whole(rq, &cid, cid_str, cid_start + cid_len))
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_PRECONDITION_FAILED,
-                                       "%s: not held here, and only-if-cached asks for nothing to be fetched", url);
+                                       "%s: not held here, and only-if-cached asks for nothing to be fetched", rq->path);
     return route_format(rq, c, &cid, cid_str, cid_start + cid_len);
+}
+
+enum MHD_Result ipfsrt_server_route_ipfs(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *value,
+                                         const char *rest) {
+    if (strncmp(value, "/ipfs/", 6) != 0)
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_IMPLEMENTED,
+                                       "the record points at %.200s: only /ipfs/ values are followed here", value);
+    size_t n = strlen(value) + strlen(rest) + 1;
+    char *full = malloc(n);
+    if (!full) return MHD_NO;
+    snprintf(full, n, "%s%s", value + 6, rest);
+    enum MHD_Result res = ipfsrt_path_has_dot_segment(full)
+                              ? ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_GATEWAY, "the record's value has dot segments")
+                              : route_cid_path(rq, c, full);
+    free(full);
+    return res;
+}
+
+static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url,
+                             const char *method) {
+    if (strcmp(method, "OPTIONS") == 0) return ipfsrt_server_preflight(rq, c);
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                                       "only GET, HEAD and OPTIONS are served");
+    bool ipns = strncmp(url, "/ipns/", 6) == 0;
+    if (strncmp(url, "/ipfs/", 6) != 0 && !ipns)
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} and /ipns/{name} paths are served");
+    if (rq->nul_in_uri) /* decoded, the path or a parameter would stop short of what was asked */
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST, "%%00 has no place in a path or query");
+    /* an upstream (or anything that normalises the URL) would read these
+     * outside /ipfs/CID; no UnixFS name is one */
+    if (rq->encoded_slash || ipfsrt_path_has_dot_segment(url))
+        return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_REQUEST,
+                                       "'.', '..' and encoded slashes have no place in an /ipfs/ path");
+    return ipns ? ipfsrt_server_serve_name(rq, c, url) : route_cid_path(rq, c, url + 6);
 }
 
 static enum MHD_Result route_job(ipfsrt_server_request *rq, struct MHD_Connection *c) {

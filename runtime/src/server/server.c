@@ -228,6 +228,7 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
         st = ipfsrt_server_waker_new(&gw->waker, err);
     gw->per_address = opts->per_address ? opts->per_address : 512;
     if (st == IPFSRT_OK) st = ipfsrt_server_watch_new(&gw->watch, opts->head_seconds ? opts->head_seconds : 10, err);
+    if (st == IPFSRT_OK && opts->ipns_records) st = ipfsrt_server_names_new(&gw->names, opts->ipns_records, err);
     if (st == IPFSRT_OK && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
     if (st == IPFSRT_OK && !opts->tls_cert != !opts->tls_key)
@@ -278,6 +279,7 @@ void ipfsrt_server_free(ipfsrt_server *gw) {
     for (size_t i = 0; i < gw->ncars; i++) ipfsrt_car_file_free(gw->cars[i]);
     ipfsrt_mhmap_free(&gw->index);
     free(gw->cars);
+    ipfsrt_server_names_free(gw->names);
     free(gw->tls_cert);
     free(gw->tls_key);
     free(gw);

@@ -11,6 +11,7 @@
 
 #include "ipfsrt/server.h"
 #include "ipfsrt/car.h"
+#include "ipfsrt/ipns.h"
 #include "base/base_internal.h"
 
 #define IPFSRT_CAR_TYPE "application/vnd.ipld.car"
@@ -98,6 +99,7 @@ struct ipfsrt_server {
     FILE *log;
     pthread_mutex_t log_lock;
     char *tls_cert, *tls_key; /* PEM text, kept for the daemon's lifetime; NULL: plain HTTP */
+    struct ipfsrt_server_names *names; /* --ipns-records: the records served (names.c), or NULL */
     _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx, faulted;
     _Atomic uint64_t in_flight, peak_in_flight;
 };
@@ -129,6 +131,8 @@ typedef struct ipfsrt_server_request {
     bool document_by_format; /* ... by format= (a UnixFS answer cannot be it: 406), not Accept */
     bool json_body;     /* a file answer's whole body, in hand, is JSON */
     bool want_json;     /* format=json: a file's bytes, if they are JSON, else 406 */
+    bool mutable_answer; /* through an IPNS name: cached for ttl_s, not as immutable */
+    uint64_t ttl_s;
     enum MHD_Result job_result;
     struct MHD_Response *answer;
     unsigned answer_status;
@@ -208,6 +212,19 @@ enum MHD_Result ipfsrt_server_serve_car(ipfsrt_server_request *rq, struct MHD_Co
                                         const char *path, const char *accept);
 enum MHD_Result ipfsrt_server_serve_plain(ipfsrt_server_request *rq, struct MHD_Connection *c,
                                           const char *cid_str, const char *path);
+/* names.c: the IPNS records of a folder, each verified, read again when it
+ * changes; get: the best record for name (a copy, malloc'd) and what it says
+ * (info->value the caller's), or ENOT_FOUND, or why none verifies. */
+typedef struct ipfsrt_server_names ipfsrt_server_names;
+ipfsrt_status ipfsrt_server_names_new(ipfsrt_server_names **out, const char *dir, ipfsrt_error *err);
+void ipfsrt_server_names_free(ipfsrt_server_names *n);
+ipfsrt_status ipfsrt_server_names_get(ipfsrt_server_names *n, const ipfsrt_cid *name, uint8_t **record, size_t *len,
+                                      struct ipfsrt_ipns_record *info, ipfsrt_error *err);
+/* ipns_answer.c: /ipns/NAME[/path]. */
+enum MHD_Result ipfsrt_server_serve_name(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url);
+/* http.c: the /ipfs/ answer for an IPNS record's value and the rest of the path. */
+enum MHD_Result ipfsrt_server_route_ipfs(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *value,
+                                         const char *rest);
 /* tar.c: format=tar, the file or tree a path names as a TAR. */
 enum MHD_Result ipfsrt_server_serve_tar(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *cid_str,
                                         const char *path);

@@ -257,6 +257,12 @@ static bool has_prefix(const char *s, const char *prefix) { return strncmp(s, pr
 
 static bool is_web(const char *url) { return has_prefix(url, "http://") || has_prefix(url, "https://"); }
 
+/* Through IPFS gateways: a CID's path, or a name's (resolved when opened). */
+static bool is_ipfs(const char *url) {
+    return has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/") || has_prefix(url, "ipns://") ||
+           has_prefix(url, "/ipns/");
+}
+
 /* A gateway's "/ipfs/…" or "/ipns/…" before end: a path in IPFS, not a CAR file. */
 static bool gateway_path(const char *url, const char *end) {
     const char *p = strstr(url, "/ipfs/"), *q = strstr(url, "/ipns/");
@@ -356,8 +362,7 @@ ipfsrt_status ipfsrt_zarr_store_new_ipfs(ipfsrt_zarr_store **out, struct ipfsrt_
     IPFSRT_NEED(url, err);
     ipfsrt_zarr_store_options opts = {.size = sizeof opts, .client = client};
     if (!client) return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "an IPFS store needs a client");
-    return open_as(out, url, has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"), "ipfs://CID[/path]", &opts,
-                   err);
+    return open_as(out, url, is_ipfs(url), "ipfs://CID[/path] or ipns://NAME[/path]", &opts, err);
 }
 
 ipfsrt_status ipfsrt_zarr_store_new_http(ipfsrt_zarr_store **out, const char *url,
@@ -383,7 +388,7 @@ ipfsrt_status ipfsrt_zarr_store_open(ipfsrt_zarr_store **out, const char *url, c
     const char *car_end = car_file_end(url);
     if (refs_url(url))
         st = open_kind(IPFSRT_ZARR_SCHEME_REFS, &ops, &ctx, url, 0, opts, err);
-    else if (has_prefix(url, "ipfs://") || has_prefix(url, "/ipfs/"))
+    else if (is_ipfs(url))
         st = ipfsrt_zarr_gateway_store_open(&ops, &ctx, url, opts, err);
     else if (has_prefix(url, "s3://") && car_end)
         st = open_kind(IPFSRT_ZARR_SCHEME_REMOTE_CAR, &ops, &ctx, url, (size_t)(car_end - url), opts, err);

@@ -134,6 +134,16 @@ static ipfsrt_status store_new(gateway_store **out, const char *base, size_t len
     return IPFSRT_OK;
 }
 
+/* The base keys are read under (no trailing slash). */
+static ipfsrt_status store_set_base(gateway_store *s, const char *base, size_t len, ipfsrt_error *err) {
+    while (len && base[len - 1] == '/') len--;
+    char *copy = strndup(base, len);
+    if (!copy) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    free(s->base);
+    s->base = copy;
+    return IPFSRT_OK;
+}
+
 ipfsrt_status ipfsrt_zarr_gateway_store_dag(const ipfsrt_zarr_store_ops *ops, void *ctx,
                                             const ipfsrt_blocksource **src, ipfsrt_cid *root, ipfsrt_error *err) {
     gateway_store *s = ctx;
@@ -147,19 +157,10 @@ ipfsrt_status ipfsrt_zarr_gateway_store_dag(const ipfsrt_zarr_store_ops *ops, vo
     return ipfsrt_cid_parse(root, cid, strlen(cid), NULL, err);
 }
 
-ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
-                                             const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
-    ipfsrt_cid root;
-    const char *rest;
-    ipfsrt_status st = ipfsrt_path_split(url, &root, &rest, err);
-    if (st != IPFSRT_OK) return st;
-    char cid[IPFSRT_CID_STR_MAX], base[IPFSRT_CID_STR_MAX + 2048];
-    ipfsrt_cid_to_string(&root, cid);
-    while (*rest == '/') rest++;
-    if ((size_t)snprintf(base, sizeof base, "ipfs://%s%s%s", cid, *rest ? "/" : "", rest) >= sizeof base)
-        return ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: path too long", url);
-    gateway_store *s;
-    if ((st = store_new(&s, base, strlen(base), err)) != IPFSRT_OK) return st;
+/* The client the store reads through: the caller's, or one of its own. */
+static ipfsrt_status store_client(gateway_store *s, const char *url, const ipfsrt_zarr_store_options *opts,
+                                  ipfsrt_error *err) {
+    ipfsrt_status st = IPFSRT_OK;
     s->client = opts->client;
     if (!s->client) {
         st = ipfsrt_client_new(&s->client, opts->client_options, err);
@@ -167,6 +168,38 @@ ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, 
     }
     if (st == IPFSRT_OK && !ipfsrt_client_verifies(s->client))
         st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%s: an ipfs:// store needs a verifying client", url);
+    return st;
+}
+
+/* ipfs://CID[/path], the store's base: an ipns:// URL is resolved once, so
+ * that the store reads one version throughout. */
+static ipfsrt_status store_base(gateway_store *s, const char *url, ipfsrt_error *err) {
+    char *resolved = NULL;
+    ipfsrt_status st = IPFSRT_OK;
+    if (strncmp(url, "ipns://", 7) == 0 || strncmp(url, "/ipns/", 6) == 0)
+        st = ipfsrt_client_resolve_name(s->client, url, &resolved, err);
+    ipfsrt_cid root;
+    const char *rest;
+    if (st == IPFSRT_OK) st = ipfsrt_path_split(resolved ? resolved : url, &root, &rest, err);
+    char cid[IPFSRT_CID_STR_MAX], base[IPFSRT_CID_STR_MAX + 2048];
+    if (st == IPFSRT_OK) {
+        ipfsrt_cid_to_string(&root, cid);
+        while (*rest == '/') rest++;
+        if ((size_t)snprintf(base, sizeof base, "ipfs://%s%s%s", cid, *rest ? "/" : "", rest) >= sizeof base)
+            st = ipfsrt_fail(err, IPFSRT_EBAD_ARGUMENT, -1, "%.200s: path too long", url);
+    }
+    if (st == IPFSRT_OK) st = store_set_base(s, base, strlen(base), err);
+    free(resolved);
+    return st;
+}
+
+ipfsrt_status ipfsrt_zarr_gateway_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
+                                             const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
+    gateway_store *s = NULL;
+    ipfsrt_status st = store_new(&s, "", 0, err);
+    if (st != IPFSRT_OK) return st;
+    st = store_client(s, url, opts, err);
+    if (st == IPFSRT_OK) st = store_base(s, url, err);
     if (st != IPFSRT_OK) {
         gateway_store_free(s);
         return st;
@@ -220,7 +253,7 @@ static ipfsrt_status plain_client(gateway_store *s, const char *url, const ipfsr
 
 ipfsrt_status ipfsrt_zarr_http_store_open(const ipfsrt_zarr_store_ops **ops, void **ctx, const char *url,
                                           const ipfsrt_zarr_store_options *opts, ipfsrt_error *err) {
-    gateway_store *s;
+    gateway_store *s = NULL;
     ipfsrt_status st = store_new(&s, url, strcspn(url, "?#"), err);
     if (st != IPFSRT_OK) return st;
     s->plain = true;

@@ -6,7 +6,7 @@ local fetchcli = require "ipfsrt.fetchcli"
 
 local M = {}
 
-local function is_ipfs(url) return url:match("^ipfs://") or url:match("^/ipfs/") end
+local function is_ipfs(url) return url:match("^ip[fn]s://") or url:match("^/ip[fn]s/") end
 
 local function open_store(url, opts)
   fetchcli.check_gateways(opts)
