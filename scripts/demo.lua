@@ -9,7 +9,8 @@
 -- reading it through `ipfsrt serve --upstream` in front of both gateways, the
 -- liar's blocks refused. Last, the dataset grows by a day as a publisher
 -- grows it: NOAA's next file appended as a new version, whose delta CAR is
--- served beside the old CAR; the new day read verified; what changed named.
+-- served beside the old CAR and published under an IPNS name; the new day read
+-- verified through that name; what changed named.
 -- Usage: ipfsrt scripts/demo.lua [--days T=60] [--runs N=3] [--dir build/demo]
 -- (IPFSRT_EXE names the executable that generates the sample, default build/ipfsrt)
 local ipfsrt = require "ipfsrt"
@@ -162,7 +163,8 @@ if not r.same or refused == 0 then error("the demo did not go as it must: throug
 
 -- 7. the next day, published as a delta: NOAA's file for it appended to the
 -- CAR (with the settings the sample was packed with: ipfs-car's, the default),
--- the delta served beside the old CAR, the new root read verified
+-- the delta served beside the old CAR, the new root published under an IPNS
+-- name and read through it, verified
 local n = math.tointeger(tonumber(o.days))
 local next_dir = sample .. "-next"
 say("\nthe next day: NOAA's file for day %d appended as a new version ...", n + 1)
@@ -170,20 +172,26 @@ bench.sh(string.format("%s scripts/sample/oisst.lua '%s' --days 1 --from %d --ne
   next_dir, n, next_dir))
 local next_nc = bench.sh(string.format("ls '%s-nc'/*.nc", next_dir)):match("(%S+)")
 local delta = sample .. "-next.delta.car"
+-- the publisher's key (made once): the new version is published under its IPNS name
+local keystore, key = o.dir .. "/keys", "oisst-daily"
+if not pcall(ipfsrt.name.key, key, { keystore = keystore }) then ipfsrt.name.keygen(key, { keystore = keystore }) end
+local ipns_name = ipfsrt.name.key(key, { keystore = keystore }):name()
 local t_append = ipfsrt.clock()
-local new_root = bench.sh(string.format("%s zarr append '%s' '%s' --dim time -o '%s' --force", exe, car,
-  next_nc, delta)):match("(%S+)%s*$")
+local new_root = bench.sh(string.format("%s zarr append '%s' '%s' --dim time -o '%s' --force --publish %s " ..
+  "--keystore '%s' -q", exe, car, next_nc, delta, key, keystore)):match("(%S+)%s*$")
 t_append = ipfsrt.clock() - t_append
 local function size(path) local f <close> = assert(io.open(path, "rb")); return f:seek("end") end
 say("new root ipfs://%s in %.1f s: the delta %s holds %.2f MB (the old CAR %.0f MB)", new_root, t_append, delta,
   size(delta) / 1e6, size(car) / 1e6)
-local both = ipfsrt.serve { cars = { car, delta } }
-local grown = ipfsrt.dataset.open("ipfs://" .. new_root, { gateways = { both:url() } })
+-- the gateway serves both CARs and the records beside them; the reader knows only the name
+local both = ipfsrt.serve { cars = { car, delta }, ipns_records = o.dir }
+local grown = ipfsrt.dataset.open("ipns://" .. ipns_name, { gateways = { both:url() } })
 local dates = grown.time:dates()
 local new_day = grown.sst:isel { time = n, zlev = 0 }
 local from_nc = ipfsrt.dataset.open(next_dir .. "-nc/refs.json").sst:isel { time = 0, zlev = 0 }
 local equal = new_day:values():eq(from_nc:values()) | new_day:values():isnan()
-say("read verified from the gateway serving both CARs: %d days, the last %s, its mean SST %.2f %s; equal to NOAA's file: %s",
+say("published as ipns://%s; opened by that name (its signed record verified, then every block) from the " ..
+  "gateway serving both CARs: %d days, the last %s, its mean SST %.2f %s; equal to NOAA's file: %s", ipns_name,
   #dates, dates[#dates], new_day:mean(), grown.sst.attrs.units, equal:all() and "yes" or "NO")
 both:stop()
 if not equal:all() or #dates ~= n + 1 then error("the demo did not go as it must: the new day", 0) end
@@ -200,4 +208,5 @@ say("  %s zarr info ipfs://%s/refs.json --gateway %s   (the daily NetCDF-4 files
 say("  and from Lua: ipfsrt.dataset.open(\"ipfs://%s\", { gateways = { \"%s\" } })", root, gw)
 say("  and from Python (xarray, verified in process): PYTHONPATH=%spython /usr/bin/python3 " ..
   "scripts/examples/xarray_in_process.py %s %s %s", exe:gsub("ipfsrt$", ""), root, gw, sample)
-say("  the grown version: %s serve %s %s --listen 127.0.0.1:8474 &, then ipfs://%s", exe, car, delta, new_root)
+say("  the grown version: %s serve %s %s --ipns-records %s --listen 127.0.0.1:8474 &, then ipns://%s (or ipfs://%s)",
+  exe, car, delta, o.dir, ipns_name, new_root)

@@ -99,7 +99,8 @@ end
 -- that key's last record (and at opts.output when given). opts: sequence
 -- (default: one past the last record published with the key, else 0),
 -- lifetime (seconds; default 48 h), ttl (seconds; default 300), v1 (the
--- legacy fields too). Returns {name, record, sequence, value, eol}.
+-- legacy fields too), output (a file for the record; replace: over one
+-- there). Returns {name, record, sequence, value, eol}.
 function M.publish(value, opts)
   opts = opts or {}
   local key = M.key(opts.key or fail("bad_argument", "publish needs a key (opts.key)"), opts)
@@ -115,10 +116,18 @@ function M.publish(value, opts)
   local record = ipfsrt.ipns.record(key, { value = path, sequence = sequence, eol = eol,
     ttl = opts.ttl or DEFAULT_TTL, v1 = opts.v1 })
   core.write_private(last_path, record, false)
-  if opts.output then
-    local f = assert(io.open(opts.output, "wb"))
+  if opts.output then -- whole or not at all: a gateway may be reading the folder (opts.replace: over the old one)
+    local tmp = opts.output .. ".tmp"
+    local f = assert(io.open(tmp, "wb"))
     f:write(record)
     f:close()
+    local existing = not opts.replace and io.open(opts.output)
+    if existing then
+      existing:close()
+      os.remove(tmp)
+      fail("io", "%s exists already", opts.output)
+    end
+    assert(os.rename(tmp, opts.output))
   end
   return { name = name, record = record, sequence = sequence, value = path, eol = eol }
 end

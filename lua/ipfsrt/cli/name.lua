@@ -42,7 +42,7 @@ local function publish(pos, opts)
   argparse.check_output(opts.output, opts.force)
   local p = ipfsrt.name.publish(pos[2], { key = opts.key, keystore = opts.keystore, output = opts.output,
     sequence = argparse.whole(opts, "sequence"), lifetime = duration(opts, "lifetime"), ttl = duration(opts, "ttl"),
-    v1 = opts.v1 })
+    v1 = opts.v1, replace = opts.force })
   print(p.name)
 end
 

@@ -12,7 +12,8 @@ local M = {
                        [--tolerance T] [--json | --csv] [-q]
        ipfsrt zarr cp URL DIR [--path P] [--compressor NAME[:LEVEL]] [--zarr-format 2|3]
                       [--chunks A,B,..] [--shards A,B,..] [--no-consolidate] [-q]
-       ipfsrt zarr append OLD FROM... --dim DIM [-o DELTA.car] [--force] [pack settings]
+       ipfsrt zarr append OLD FROM... --dim DIM [-o DELTA.car] [--force] [--publish KEY [--keystore DIR]]
+                          [pack settings]
        ipfsrt zarr replace OLD FROM... --region DIM=START:STOP[,...] [-o DELTA.car] [--force]
                            [pack settings]
 
@@ -65,6 +66,11 @@ append: the dataset FROM (a Zarr group anywhere URL may be, or NetCDF/HDF5
   lengths or data types, other coordinates off DIM, labels along DIM that do
   not come after OLD's, --chunks that are not OLD's. Values are written as
   OLD stores them (its scale_factor, add_offset, fill value, time units).
+  --publish KEY signs an IPNS record pointing the key's name at the new root
+  (see ipfsrt name) and writes it beside DELTA.car as NAME.ipns-record, where
+  a gateway serving that folder's records finds it (ipfsrt serve's records
+  folder): readers of ipns://NAME then see the new version (--keystore DIR:
+  where the key is).
 replace: FROM written into a region of OLD (--region time=10:12, 0-based and
   half-open, as isel), the same way: corrections to chunks already published.
 ]==] .. fetchcli.options_help,
@@ -73,7 +79,7 @@ replace: FROM written into a region of OLD (--region time=10:12, 0-based and
 M.options = { json = "boolean", csv = "boolean", quiet = "boolean", path = "string", compressor = "string",
   decode = "boolean", sel = "string", method = "string", tolerance = "string",
   ["zarr-format"] = "string", chunks = "string", shards = "string", ["no-consolidate"] = "boolean",
-  dim = "string", region = "string", output = "string", force = "boolean" }
+  dim = "string", region = "string", output = "string", force = "boolean", publish = "string", keystore = "string" }
 for k, v in pairs(require("ipfsrt.cli.pack").SETTINGS) do M.options[k] = v end
 M.aliases = { q = "quiet", o = "output", f = "force" }
 

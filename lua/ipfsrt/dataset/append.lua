@@ -308,7 +308,19 @@ local function write_into(target, store, from, opts)
 end
 
 local WRITE_OPTIONS = { dim = true, region = true, output = true, pack = true, chunks = true, threads = true,
-  force = true }
+  force = true, publish = true, keystore = true, record = true }
+
+-- The new version's IPNS record, signed by the keystore's key opts.publish:
+-- opts.record, else NAME.ipns-record beside the delta (where `ipfsrt serve
+-- --ipns-records` finds it), replacing the name's record there.
+local function publish(root, opts)
+  local name = require "ipfsrt.name"
+  local key_name = name.key(opts.publish, opts):name()
+  local dir = opts.output:match("^(.*)/[^/]*$") or "."
+  local record = opts.record or string.format("%s/%s.ipns-record", dir, key_name)
+  return name.publish("/ipfs/" .. tostring(root), { key = opts.publish, keystore = opts.keystore, output = record,
+    replace = true }), record
+end
 
 -- write(old, from, opts): see the top. old is a dataset opened from the
 -- store changed; returns the new root (content-addressed stores) or nil.
@@ -316,7 +328,10 @@ function M.write(old, from, opts)
   opts = opts or {}
   if type(opts) ~= "table" then bad("append: options are a table") end
   for k in pairs(opts) do
-    if not WRITE_OPTIONS[k] then bad("append: no option %s (options: chunks, dim, force, output, pack, region, threads)", tostring(k)) end
+    if not WRITE_OPTIONS[k] then
+      bad("append: no option %s (options: chunks, dim, force, keystore, output, pack, publish, record, region, threads)",
+        tostring(k))
+    end
   end
   if type(from) == "string" then from = require("ipfsrt.dataset").open(from) end
   local store = old:_source()
@@ -335,8 +350,11 @@ function M.write(old, from, opts)
     require("ipfsrt.argparse").check_output(opts.output, opts.force, "force = true")
     local target = C.store_version(store, opts.pack or {})
     write_into(target, store, from, opts)
-    return (target:commit(opts.output))
+    local root = target:commit(opts.output)
+    if opts.publish then return root, publish(root, opts) end
+    return root
   end
+  if opts.publish then bad("append: publish names a new root; a folder changed in place has none") end
   -- in place: under the folder's lock, its metadata put in place together at the end
   store:begin_change()
   local ok, err = pcall(write_into, store, store, from, opts)

@@ -53,7 +53,8 @@ local function change(url, files, opts, how)
   if #files == 0 then argparse.usage_error("zarr %s needs OLD and FROM", how) end
   if opts.output then argparse.check_output(opts.output, opts.force) end
   local o = { output = opts.output, force = opts.force, pack = require("ipfsrt.cli.pack").settings(opts),
-    chunks = size_list(opts.chunks, "chunks") }
+    chunks = size_list(opts.chunks, "chunks"), publish = opts.publish, keystore = opts.keystore }
+  if opts.keystore and not opts.publish then argparse.usage_error("--keystore goes with --publish KEY") end
   if how == "append" then
     if not opts.dim then argparse.usage_error("zarr append needs --dim DIM") end
     o.dim = opts.dim
@@ -64,9 +65,13 @@ local function change(url, files, opts, how)
   with_store(url, opts, function(store)
     local old = require("ipfsrt.dataset").open(store)
     local from, cleanup = open_from(files, o.dim)
-    local ok, root = pcall(old[how], old, from, o)
+    local ok, root, published, record = pcall(old[how], old, from, o)
     cleanup()
     if not ok then error(root, 0) end
+    if published and not opts.quiet then
+      io.stderr:write(string.format("published ipns://%s (sequence %d) in %s\n", published.name, published.sequence,
+        record))
+    end
     if root then print(tostring(root)) end
   end)
 end
