@@ -90,9 +90,27 @@ static void attach_upstream(lua_State *L, lua_gateway *gw) {
 
 /* ipfsrt.serve{cars = {path, ...}, upstream = client, listen = "127.0.0.1:0",
  *   threads = 4, max_connections = 1024, head_seconds = 10, per_address = 512, log = path, tls_cert =, tls_key =,
- *   ipns_records = folder,
+ *   ipns_records = folder, ipns_client = client (not upstream's),
  *   faults = {tamper, fail, truncate, reset, wrong_block, wrong_dag (probabilities),
  *             delay_ms, delay_jitter_ms, slow (bytes/s), seed}} */
+/* ipns_client = client: names not in ipns_records asked of its gateways; kept
+ * in the gateway's second user value (the gateway is at -1). It must be a
+ * client of its own: the server calls it from its threads. */
+static ipfsrt_client *ipns_client(lua_State *L) {
+    lua_getfield(L, 1, "ipns_client");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    ipfsrt_lua_client *lc = luaL_testudata(L, -1, IPFSRT_LUA_CLIENT);
+    if (!lc || !lc->c) ipfsrt_lua_raise_arg(L, "ipns_client must be an open ipfsrt.client");
+    lua_getfield(L, 1, "upstream");
+    if (lua_touserdata(L, -1) == lc) ipfsrt_lua_raise_arg(L, "ipns_client must be another client than upstream");
+    lua_pop(L, 1);
+    lua_setiuservalue(L, -2, 2);
+    return lc->c;
+}
+
 static int l_serve(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "upstream");
@@ -120,13 +138,14 @@ static int l_serve(lua_State *L) {
     lua_getfield(L, 1, "ipns_records");
     opts.ipns_records = luaL_optstring(L, -1, NULL);
     read_faults(L, &opts.faults);
-    lua_gateway *gw = lua_newuserdatauv(L, sizeof *gw, 1);
+    lua_gateway *gw = lua_newuserdatauv(L, sizeof *gw, 2);
     memset(gw, 0, sizeof *gw);
     luaL_setmetatable(L, GATEWAY);
     if (upstream) {
         attach_upstream(L, gw);
         opts.upstream = gw->relay;
     }
+    opts.ipns_client = ipns_client(L);
     ipfsrt_error err;
     if (ipfsrt_server_new(&gw->server, &opts, &err) != IPFSRT_OK) return ipfsrt_lua_raise(L, &err);
     return 1;

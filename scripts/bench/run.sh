@@ -14,6 +14,7 @@ export IPFSRT_EXE="$exe"
 [ -d tests/s3/node_modules ] || npm ci --prefix tests/s3 --no-audit --no-fund --loglevel=error
 "$exe" scripts/bench/s3.lua --dir "$out" --json "$out/s3.json"
 "$exe" scripts/bench/car_verify.lua
+"$exe" scripts/bench/ipns.lua
 "$exe" scripts/bench/unixfs_pack.lua
 "$exe" scripts/bench/versions.lua 5 "$out"
 "$exe" scripts/bench/serve.lua

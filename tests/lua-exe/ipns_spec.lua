@@ -96,7 +96,31 @@ describe("ipns:// through the client", function()
     end
   end)
 
-  it("opens datasets and Zarr stores by name, one version throughout", function()
+  it("passes on through serve --upstream only the records that verify", function()
+    local dir, key, other = folder(), ipfsrt.ipns.key_generate(), ipfsrt.ipns.key_generate()
+    put(dir, key, 3, "/ipfs/" .. ROOT1 .. "/root2")
+    local origin = ipfsrt.serve { cars = { FIX .. "gateway-cache.car" }, ipns_records = dir }
+    local front, stop = exe.start_serve { "-q", "--upstream", origin:url() }
+    local status, h, body = http(front .. "/ipns/" .. key:name() .. "?format=ipns-record")
+    assert.equal(200, status)
+    assert.equal("application/vnd.ipfs.ipns-record", h["content-type"])
+    assert.equal(3, ipfsrt.ipns.verify(key:name(), body).sequence)
+    status, _, body = http(front .. "/ipns/" .. key:name() .. "/root3/root4/index.html")
+    assert.equal(200, status)
+    assert.equal("hello\n", body)
+    stop()
+    origin:stop()
+    -- an upstream that answers another name's record: nothing passed on
+    local liar = lying_gateway(put(folder(), other, 1, "/ipfs/" .. ROOT1))
+    front, stop = exe.start_serve { "-q", "--upstream", liar }
+    status, _, body = http(front .. "/ipns/" .. key:name() .. "?format=ipns-record")
+    assert.equal(502, status)
+    assert.truthy(body:find("bad_signature", 1, true), body)
+    assert.equal(502, (http(front .. "/ipns/" .. key:name())))
+    stop()
+  end)
+
+  it("lists and resolves by name from the command line, and fails on a name no gateway holds", function()
     local dir, key = folder(), ipfsrt.ipns.key_generate()
     put(dir, key, 1, "/ipfs/" .. ROOT1)
     local gw = ipfsrt.serve { cars = { FIX .. "gateway-cache.car" }, ipns_records = dir }

@@ -55,7 +55,9 @@ thread (--max-connections N, default 1024); faults cannot be injected.
 --ipns-records DIR serves the IPNS records in DIR (files named NAME[_...], each a record,
 each verified; the folder read again when it changes; a name's highest valid sequence
 wins): /ipns/NAME?format=ipns-record answers the record, /ipns/NAME[/path] what it
-points at (cached for its TTL); a name with no valid record answers 502.
+points at (cached for its TTL); a name with no valid record answers 502. In front of
+an upstream, names the folder lacks are asked upstream, and only records that
+verify are passed on.
 The client's options below apply in front of upstreams; serve goes upstream only
 when given --upstream or --gateway (IPFS_GATEWAY and the gateway files are not read).]] ..
     fetchcli.options_help,
@@ -100,8 +102,10 @@ function M.run(args)
     if not d then argparse.usage_error("--delay needs MS or MS:JITTER") end
     delay, jitter = tonumber(d), tonumber(j or 0)
   end
+  -- names are asked upstream by a client of their own (the relay's is its alone)
+  local names_client = client and fetchcli.client(opts)
   local gw = ipfsrt.serve {
-    cars = #pos > 0 and pos or nil, upstream = client, max_connections = argparse.whole(opts, "max-connections", 1),
+    cars = #pos > 0 and pos or nil, upstream = client, ipns_client = names_client, max_connections = argparse.whole(opts, "max-connections", 1),
     head_seconds = argparse.whole(opts, "head-timeout", 1), per_address = argparse.whole(opts, "per-address", 1),
     listen = opts.listen or "127.0.0.1:0", threads = threads, log = opts.log,
     tls_cert = opts["tls-cert"], tls_key = opts["tls-key"], ipns_records = opts["ipns-records"],
@@ -120,6 +124,7 @@ function M.run(args)
   if client then
     fetchcli.report(client, opts)
     client:close()
+    names_client:close()
   end
   if opts.quiet then return 0 end
   io.stderr:write(string.format("ipfsrt serve: %s, stopping after %d requests (%d bytes)\n", sig,

@@ -4,6 +4,7 @@
 #define IPFSRT_CLIENT_H
 
 #include "ranges.h"
+#include "ipns.h"
 #include "unixfs.h"
 
 #ifdef __cplusplus
@@ -343,6 +344,19 @@ IPFSRT_API ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *client, const ipfsr
  * @owner *resolved is the caller's: free() it */
 IPFSRT_API ipfsrt_status ipfsrt_client_resolve_name(ipfsrt_client *client, const char *path, char **resolved,
                                                     ipfsrt_error *err);
+/** A name's record as ipfsrt_client_resolve_name finds it (the best valid
+ * one the gateways hold, or the one kept within its TTL): its bytes, as a
+ * gateway sent them, and what it says. What a gateway passes on to others.
+ * @param client the client
+ * @param name the name (a CIDv1 libp2p-key: ipfsrt_ipns_name_parse)
+ * @param record appended to
+ * @param info filled (released first)
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_client_resolve_name
+ * @owner info->value is the caller's (ipfsrt_ipns_record_free) */
+IPFSRT_API ipfsrt_status ipfsrt_client_name_record(ipfsrt_client *client, const ipfsrt_cid *name, ipfsrt_buf *record,
+                                                   ipfsrt_ipns_record *info, ipfsrt_error *err);
 /** What is at a path: its type, size and CID. Paths are CID[/path],
  * /ipfs/CID[/path] or ipfs://CID[/path].
  * @param client the client

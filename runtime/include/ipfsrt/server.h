@@ -73,6 +73,12 @@ typedef struct ipfsrt_server_options {
      * /ipns/NAME/path; each verified when read, the folder read again when it
      * changes, the highest valid sequence of a name served. NULL: none. */
     const char *ipns_records;
+    /** IPNS records not in ipns_records are asked of this client's gateways
+     * (ipfsrt_client_name_record: each answer verified, the best passed on,
+     * kept for its TTL), as serve --upstream does. The server calls it from
+     * one request at a time; it must outlive the server and do nothing else
+     * meanwhile (not the upstream relay's client). NULL: none. */
+    struct ipfsrt_client *ipns_client;
 } ipfsrt_server_options;
 /** The defaults (127.0.0.1 on a free port, 4 threads, no faults), size set:
  * what a caller then fills in.

@@ -20,6 +20,8 @@ struct ipfsrt_name_entry {
     char *value;
     uint64_t sequence;
     double expires; /* wall-clock seconds: the TTL runs out */
+    ipfsrt_buf record; /* the record itself, as a gateway sent it */
+    ipfsrt_ipns_record info; /* what it says (its value is ->value's) */
 };
 
 typedef struct answer {
@@ -90,7 +92,7 @@ static bool is_lie(ipfsrt_status st) {
 
 /* The best record among the answers; a failure names each gateway and what it did. */
 static ipfsrt_status best_record(ipfsrt_client *c, const ipfsrt_cid *name, answer *answers, ipfsrt_ipns_record *best,
-                                 ipfsrt_error *err) {
+                                 size_t *best_at, ipfsrt_error *err) {
     char whys[2048] = "", s[IPFSRT_IPNS_NAME_MAX];
     size_t used = 0;
     ipfsrt_status worst = IPFSRT_EUNAVAILABLE;
@@ -103,6 +105,7 @@ static ipfsrt_status best_record(ipfsrt_client *c, const ipfsrt_cid *name, answe
         if (st == IPFSRT_OK && (!found || rec.sequence > best->sequence)) {
             ipfsrt_ipns_record_free(best);
             *best = rec;
+            *best_at = i;
             found = true;
             continue;
         }
@@ -124,8 +127,9 @@ static ipfsrt_name_entry *cached(ipfsrt_client *c, const ipfsrt_cid *name) {
     return NULL;
 }
 
-/* Keeps rec for name, unless a higher sequence is known: then that stays. */
-static ipfsrt_status remember(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt_ipns_record *rec,
+/* Keeps rec (its bytes in body) for name, unless a higher sequence is known:
+ * then that stays. */
+static ipfsrt_status remember(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt_ipns_record *rec, ipfsrt_buf *body,
                               ipfsrt_name_entry **out, ipfsrt_error *err) {
     ipfsrt_name_entry *e = cached(c, name);
     if (e && e->sequence > rec->sequence) {
@@ -139,6 +143,11 @@ static ipfsrt_status remember(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt_i
         *e = (ipfsrt_name_entry){.name = *name};
     }
     free(e->value);
+    ipfsrt_buf_free(&e->record);
+    e->record = *body;
+    ipfsrt_buf_init(body);
+    e->info = *rec;
+    e->info.value = NULL;
     e->value = rec->value;
     rec->value = NULL;
     e->sequence = rec->sequence;
@@ -148,11 +157,11 @@ static ipfsrt_status remember(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt_i
     return IPFSRT_OK;
 }
 
-/* The value a name points at now: from the cache within its TTL, else asked. */
-static ipfsrt_status name_value(ipfsrt_client *c, const ipfsrt_cid *name, const char **value, ipfsrt_error *err) {
+/* The name's entry now: from the cache within its TTL, else asked. */
+static ipfsrt_status name_entry(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt_name_entry **out, ipfsrt_error *err) {
     ipfsrt_name_entry *e = cached(c, name);
     if (e && e->expires > wall_now()) {
-        *value = e->value;
+        *out = e;
         return IPFSRT_OK;
     }
     char text[IPFSRT_IPNS_NAME_MAX];
@@ -161,10 +170,11 @@ static ipfsrt_status name_value(ipfsrt_client *c, const ipfsrt_cid *name, const 
     if (!answers) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
     ipfsrt_ipns_record best;
     ipfsrt_ipns_record_init(&best);
+    size_t best_at = 0;
     ipfsrt_status st = ask_all(c, text, answers, err);
-    if (st == IPFSRT_OK) st = best_record(c, name, answers, &best, err);
-    if (st == IPFSRT_OK) st = remember(c, name, &best, &e, err);
-    if (st == IPFSRT_OK) *value = e->value;
+    if (st == IPFSRT_OK) st = best_record(c, name, answers, &best, &best_at, err);
+    if (st == IPFSRT_OK) st = remember(c, name, &best, &answers[best_at].body, &e, err);
+    if (st == IPFSRT_OK) *out = e;
     for (size_t i = 0; i < c->gateways.count; i++) ipfsrt_buf_free(&answers[i].body);
     free(answers);
     ipfsrt_ipns_record_free(&best);
@@ -190,8 +200,10 @@ ipfsrt_status ipfsrt_client_resolve_name(ipfsrt_client *c, const char *path, cha
         if (hop == MAX_HOPS)
             st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%.200s: names point at names more than %d deep", path, MAX_HOPS);
         if (st == IPFSRT_OK) st = ipfsrt_ipns_name_parse(part, name_len, &name, err);
-        if (st == IPFSRT_OK) st = name_value(c, &name, &value, err);
+        ipfsrt_name_entry *e = NULL;
+        if (st == IPFSRT_OK) st = name_entry(c, &name, &e, err);
         if (st != IPFSRT_OK) break;
+        value = e->value;
         size_t n = strlen(value) + strlen(part + name_len) + 1;
         char *next = malloc(n);
         if (!next) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
@@ -214,7 +226,27 @@ ipfsrt_status ipfsrt_client_name_target(ipfsrt_client *c, const char *path, cons
     return st;
 }
 
+ipfsrt_status ipfsrt_client_name_record(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt_buf *record,
+                                        ipfsrt_ipns_record *info, ipfsrt_error *err) {
+    IPFSRT_NEED(c && name && record && info, err);
+    ipfsrt_name_entry *e;
+    ipfsrt_status st = name_entry(c, name, &e, err);
+    if (st != IPFSRT_OK) return st;
+    ipfsrt_ipns_record_free(info);
+    *info = e->info;
+    info->value = strdup(e->value);
+    ipfsrt_buf_append(record, e->record.data, e->record.len);
+    if (!info->value || record->failed) {
+        ipfsrt_ipns_record_free(info);
+        return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    }
+    return IPFSRT_OK;
+}
+
 void ipfsrt_client_names_free(ipfsrt_client *c) {
-    for (size_t i = 0; i < c->name_count; i++) free(c->names[i].value);
+    for (size_t i = 0; i < c->name_count; i++) {
+        free(c->names[i].value);
+        ipfsrt_buf_free(&c->names[i].record);
+    }
     free(c->names);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ipfsrt/client.h"
 #include "ipfsrt/ipns.h"
 #include "server/server_internal.h"
 
@@ -56,10 +57,36 @@ static enum MHD_Result record_answer(ipfsrt_server_request *rq, struct MHD_Conne
 }
 
 /* A record that fails, or none: 404 when the folder has no record for the
- * name, 502 when what it has does not verify (never served). */
+ * name, else 502 (504: upstream did not answer in time), naming why: what
+ * does not verify is never served. */
 static enum MHD_Result name_failed(ipfsrt_server_request *rq, struct MHD_Connection *c, const ipfsrt_error *err) {
     if (err->code == IPFSRT_ENOT_FOUND) return ipfsrt_server_send_error(rq, c, err);
-    return ipfsrt_server_send_text(rq, c, MHD_HTTP_BAD_GATEWAY, "%s: %s", ipfsrt_status_name(err->code), err->message);
+    unsigned status = err->code == IPFSRT_ETIMED_OUT ? MHD_HTTP_GATEWAY_TIMEOUT : MHD_HTTP_BAD_GATEWAY;
+    return ipfsrt_server_send_text(rq, c, status, "%s: %s", ipfsrt_status_name(err->code), err->message);
+}
+
+/* The name's record: the folder's, else the upstream gateways' (verified by the client). */
+static ipfsrt_status find_record(ipfsrt_server *gw, const ipfsrt_cid *name, uint8_t **record, size_t *len,
+                                 ipfsrt_ipns_record *info, ipfsrt_error *err) {
+    ipfsrt_status st = IPFSRT_ENOT_FOUND;
+    if (gw->names) st = ipfsrt_server_names_get(gw->names, name, record, len, info, err);
+    if (st != IPFSRT_ENOT_FOUND || !gw->ipns_client) {
+        if (!gw->names && !gw->ipns_client)
+            return ipfsrt_fail(err, IPFSRT_ENOT_FOUND, -1, "this gateway serves no IPNS records (--ipns-records)");
+        return st;
+    }
+    ipfsrt_buf buf;
+    ipfsrt_buf_init(&buf);
+    pthread_mutex_lock(&gw->names_lock);
+    st = ipfsrt_client_name_record(gw->ipns_client, name, &buf, info, err);
+    pthread_mutex_unlock(&gw->names_lock);
+    if (st == IPFSRT_OK) {
+        *record = buf.data; /* handed over whole */
+        *len = buf.len;
+    } else {
+        ipfsrt_buf_free(&buf);
+    }
+    return st;
 }
 
 enum MHD_Result ipfsrt_server_serve_name(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url) {
@@ -74,14 +101,11 @@ enum MHD_Result ipfsrt_server_serve_name(ipfsrt_server_request *rq, struct MHD_C
     ipfsrt_ipns_name_format(&name, canonical);
     if (strlen(canonical) != name_len || strncmp(canonical, part, name_len) != 0)
         return redirect_canonical(rq, c, canonical, part + name_len);
-    if (!rq->gw->names)
-        return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "this gateway serves no IPNS records (--ipns-records)");
     uint8_t *record = NULL;
     size_t len = 0;
     ipfsrt_ipns_record info;
     ipfsrt_ipns_record_init(&info);
-    if (ipfsrt_server_names_get(rq->gw->names, &name, &record, &len, &info, &err) != IPFSRT_OK)
-        return name_failed(rq, c, &err);
+    if (find_record(rq->gw, &name, &record, &len, &info, &err) != IPFSRT_OK) return name_failed(rq, c, &err);
     enum MHD_Result res;
     if (wants_record(c)) {
         res = record_answer(rq, c, canonical, record, len, &info);

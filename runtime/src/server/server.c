@@ -209,6 +209,7 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     ipfsrt_mhmap_init(&gw->index);
     pthread_mutex_init(&gw->log_lock, NULL);
     pthread_mutex_init(&gw->dirs_lock, NULL);
+    pthread_mutex_init(&gw->names_lock, NULL);
     pthread_mutex_init(&gw->wait_lock, NULL);
     pthread_cond_init(&gw->jobs_over, NULL);
     ipfsrt_mhmap_init(&gw->missed_dirs);
@@ -229,6 +230,7 @@ ipfsrt_status ipfsrt_server_new(ipfsrt_server **out, const ipfsrt_server_options
     gw->per_address = opts->per_address ? opts->per_address : 512;
     if (st == IPFSRT_OK) st = ipfsrt_server_watch_new(&gw->watch, opts->head_seconds ? opts->head_seconds : 10, err);
     if (st == IPFSRT_OK && opts->ipns_records) st = ipfsrt_server_names_new(&gw->names, opts->ipns_records, err);
+    gw->ipns_client = opts->ipns_client;
     if (st == IPFSRT_OK && opts->log_path && !(gw->log = fopen(opts->log_path, "a")))
         st = ipfsrt_fail(err, IPFSRT_EIO, -1, "cannot open log %s", opts->log_path);
     if (st == IPFSRT_OK && !opts->tls_cert != !opts->tls_key)
@@ -273,6 +275,7 @@ void ipfsrt_server_free(ipfsrt_server *gw) {
     if (gw->log) fclose(gw->log);
     pthread_mutex_destroy(&gw->log_lock);
     pthread_mutex_destroy(&gw->dirs_lock);
+    pthread_mutex_destroy(&gw->names_lock);
     pthread_cond_destroy(&gw->jobs_over);
     pthread_mutex_destroy(&gw->wait_lock);
     ipfsrt_mhmap_free(&gw->missed_dirs);

@@ -100,6 +100,8 @@ struct ipfsrt_server {
     pthread_mutex_t log_lock;
     char *tls_cert, *tls_key; /* PEM text, kept for the daemon's lifetime; NULL: plain HTTP */
     struct ipfsrt_server_names *names; /* --ipns-records: the records served (names.c), or NULL */
+    struct ipfsrt_client *ipns_client; /* names asked upstream, one request at a time (names_lock) */
+    pthread_mutex_t names_lock;
     _Atomic uint64_t requests, bytes, s2xx, s4xx, s5xx, faulted;
     _Atomic uint64_t in_flight, peak_in_flight;
 };
