@@ -2,7 +2,8 @@
 -- (Node 22), with the local gateway as its only source, fetches every file of a
 -- tree packed by ipfs-car and must get the original bytes; then again through
 -- `ipfsrt serve --upstream` in front of that gateway (the proxy's raw and CAR
--- answers, which verified-fetch checks itself).
+-- answers, which verified-fetch checks itself); and by an IPNS name ipfsrt
+-- published, its record served by `ipfsrt serve --ipns-records`.
 -- Usage: ipfsrt verified-fetch.lua WORKDIR IPFS_CAR NODE22 [IPFSRT_EXE]
 local ipfsrt = require "ipfsrt"
 
@@ -40,9 +41,10 @@ for i, p in ipairs(paths) do quoted[i] = "'" .. p .. "'" end
 local script = arg[0]:gsub("[^/]*$", "") .. "verified-fetch/fetch.mjs"
 local passed, failed = 0, 0
 
--- Every file through gateway url, checked against the original bytes.
-local function fetch_all(url, via)
-  local out = sh(string.format("timeout 120 '%s' '%s' '%s' '%s' %s", node, script, url, root,
+-- Every file under target (the root CID, or ipns://NAME) through gateway url,
+-- checked against the original bytes.
+local function fetch_all(url, via, target)
+  local out = sh(string.format("timeout 120 '%s' '%s' '%s' '%s' %s", node, script, url, target or root,
     table.concat(quoted, " ")))
   local got = ipfsrt.json.decode(out:match("(%b{})%s*$"))
   for _, p in ipairs(paths) do
@@ -59,10 +61,22 @@ local function fetch_all(url, via)
 end
 
 fetch_all(gw:url(), "from ipfsrt serve:")
+-- the same tree by an IPNS name ipfsrt published: Helia finds the record at the
+-- gateway and verifies it itself
+local keystore = work .. "/keys"
+ipfsrt.name.keygen("tree", { keystore = keystore })
+local records = work .. "/records"
+sh("mkdir -p '" .. records .. "'")
+local published = ipfsrt.name.publish("/ipfs/" .. root, { key = "tree", keystore = keystore })
+local f = assert(io.open(records .. "/" .. published.name .. ".ipns-record", "wb"))
+f:write(published.record)
+f:close()
+local named <close> = ipfsrt.serve { cars = { car }, ipns_records = records }
+fetch_all(named:url(), "by ipns:// from ipfsrt serve:", "ipns://" .. published.name)
 local proxy, stop_proxy = exe_helpers.start_serve({ "-q", "--upstream", gw:url() }, exe)
 fetch_all(proxy, "through ipfsrt serve --upstream:")
 stop_proxy()
 local st = gw:stats()
 print(string.format("the gateway answered %d requests", st.requests))
 print(string.format("verified-fetch interop: %d passed, %d failed", passed, failed))
-os.exit(failed == 0 and passed == 2 * #paths and 0 or 1)
+os.exit(failed == 0 and passed == 3 * #paths and 0 or 1)

@@ -227,6 +227,7 @@ static enum MHD_Result route(ipfsrt_server_request *rq, struct MHD_Connection *c
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_METHOD_NOT_ALLOWED,
                                        "only GET, HEAD and OPTIONS are served");
+    if (strncmp(url, "/routing/v1/", 12) == 0) return ipfsrt_server_serve_routing(rq, c, url);
     bool ipns = strncmp(url, "/ipns/", 6) == 0;
     if (strncmp(url, "/ipfs/", 6) != 0 && !ipns)
         return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "only /ipfs/{cid} and /ipns/{name} paths are served");

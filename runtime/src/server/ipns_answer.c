@@ -2,7 +2,8 @@
  * application/vnd.ipfs.ipns-record), or what its value points at, answered
  * as the /ipfs/ path would be but cached only for the record's TTL. A name
  * pasted as a legacy peer ID is redirected (302) to its canonical base36
- * form, as gateways do. */
+ * form, as gateways do. And the delegated routing API's record lookup
+ * (GET /routing/v1/ipns/NAME), which Helia's clients use for names. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -115,6 +116,26 @@ enum MHD_Result ipfsrt_server_serve_name(ipfsrt_server_request *rq, struct MHD_C
         rq->mutable_answer = true;
         res = ipfsrt_server_route_ipfs(rq, c, info.value, part + name_len);
     }
+    ipfsrt_ipns_record_free(&info);
+    return res;
+}
+
+enum MHD_Result ipfsrt_server_serve_routing(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url) {
+    const char *part = strncmp(url, "/routing/v1/ipns/", 17) == 0 ? url + 17 : NULL;
+    if (!part) return ipfsrt_server_send_text(rq, c, MHD_HTTP_NOT_FOUND, "of the routing API, only IPNS records are served");
+    ipfsrt_cid name;
+    ipfsrt_error err;
+    char canonical[IPFSRT_IPNS_NAME_MAX];
+    if (strchr(part, '/') || ipfsrt_ipns_name_parse(part, strlen(part), &name, &err) != IPFSRT_OK)
+        return ipfsrt_server_send_text(rq, c, 422, "not an IPNS name: %.200s", part); /* the API's status for it */
+    ipfsrt_ipns_name_format(&name, canonical);
+    uint8_t *record = NULL;
+    size_t len = 0;
+    ipfsrt_ipns_record info;
+    ipfsrt_ipns_record_init(&info);
+    enum MHD_Result res = find_record(rq->gw, &name, &record, &len, &info, &err) == IPFSRT_OK
+                              ? record_answer(rq, c, canonical, record, len, &info)
+                              : name_failed(rq, c, &err);
     ipfsrt_ipns_record_free(&info);
     return res;
 }

@@ -222,8 +222,11 @@ ipfsrt_status ipfsrt_server_names_new(ipfsrt_server_names **out, const char *dir
 void ipfsrt_server_names_free(ipfsrt_server_names *n);
 ipfsrt_status ipfsrt_server_names_get(ipfsrt_server_names *n, const ipfsrt_cid *name, uint8_t **record, size_t *len,
                                       struct ipfsrt_ipns_record *info, ipfsrt_error *err);
-/* ipns_answer.c: /ipns/NAME[/path]. */
+/* ipns_answer.c: /ipns/NAME[/path]; /routing/v1/ipns/NAME (the delegated
+ * routing API's record, for clients that look names up so; the rest of that
+ * API answers 404). */
 enum MHD_Result ipfsrt_server_serve_name(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url);
+enum MHD_Result ipfsrt_server_serve_routing(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *url);
 /* http.c: the /ipfs/ answer for an IPNS record's value and the rest of the path. */
 enum MHD_Result ipfsrt_server_route_ipfs(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *value,
                                          const char *rest);
