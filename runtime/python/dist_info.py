@@ -13,7 +13,8 @@ files = {
     "METADATA": f"Metadata-Version: 2.1\nName: ipfsrt\nVersion: {version}\n"
                 "Summary: IPFS data read in process through untrusted gateways, every byte verified (libipfsrt)\n"
                 "Requires-Dist: fsspec\n",
-    "entry_points.txt": "[fsspec.specs]\nipfs = ipfsrt.fs:IPFSFileSystem\ncar = ipfsrt.car:CARFileSystem\n",
+    "entry_points.txt": "[fsspec.specs]\nipfs = ipfsrt.fs:IPFSFileSystem\nipns = ipfsrt.fs:IPNSFileSystem\n"
+                        "car = ipfsrt.car:CARFileSystem\n",
     "top_level.txt": "ipfsrt\n",
     "INSTALLER": "make\n",
 }

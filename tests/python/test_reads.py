@@ -11,6 +11,7 @@ import xarray as xr
 import zarr
 
 import ipfsrt
+from conftest import EXE, run
 
 
 def equal(a, b):
@@ -167,3 +168,23 @@ def test_the_gil_is_released_while_reading(sample, gateway):
         done.wait(0.001)
     reader.join()
     assert ticks[0] > 10
+
+
+def test_an_ipns_name_opens_the_version_it_points_at(sample, gateway, tmp_path):
+    """ipns://NAME: the record made by `ipfsrt name publish`, served by
+    `ipfsrt serve --ipns-records`, verified in process; then xarray reads the
+    version it names; a name no gateway holds raises."""
+    folder, car, root = sample
+    keys, records = str(tmp_path / "keys"), tmp_path / "records"
+    records.mkdir()
+    name = run(EXE, "key", "gen", "sample", "--keystore", keys).strip()
+    run(EXE, "name", "publish", "/ipfs/" + root, "--key", "sample", "--keystore", keys,
+        "-o", str(records / (name + ".ipns-record")))
+    gw = gateway([car, "--ipns-records", str(records)])
+    options = {"gateways": [gw.url]}
+    ds = xr.open_zarr("ipns://" + name, storage_options=options, consolidated=True)
+    assert ds.sst.shape == xr.open_zarr(folder).sst.shape
+    fs = fsspec.filesystem("ipns", **options)
+    assert fs.info("ipns://" + name)["CID"] == root
+    with pytest.raises(ipfsrt.Error):
+        fs.cat("ipns://" + run(EXE, "key", "gen", "other", "--keystore", keys).strip() + "/.zgroup")

@@ -185,3 +185,21 @@ class IPFSFileSystem(VerifiedFileSystem):
             idle, self._idle = (self._idle if self._pool_pid == os.getpid() else []), []
         for client in idle:
             client.close()
+
+
+class IPNSFileSystem(IPFSFileSystem):
+    """ipns://NAME/path: the name's signed record asked of the gateways (each
+    answer verified, the highest sequence kept for its TTL), then the path
+    read as ipfs:// is, every byte verified."""
+
+    protocol = ("ipns",)
+
+    def _call(self, method, *args):
+        if method == "get_many":
+            requests = [("ipns://" + r[0],) + tuple(r[1:]) for r in args[0]]
+            return super()._call(method, requests, *args[1:])
+        return super()._call(method, "ipns://" + args[0], *args[1:])
+
+    def ukey(self, path):
+        # what the name points at now: another version is another key
+        return self.info(path)["CID"]
