@@ -9,9 +9,10 @@ local M = {
                          [--sequence N] [--lifetime D] [--ttl D] [--v1] [--force]
                                       a record pointing the key's name at the path, signed;
                                       prints the name
-       ipfsrt name inspect RECORD [--name NAME] [--json]
+       ipfsrt name inspect RECORD [--name NAME] [--json] [-q]
                                       what a record says, its signature verified for NAME
-                                      (default: the name its file name starts with)
+                                      (default: the name its file name starts with;
+                                      -q, --quiet: its value alone)
        ipfsrt name resolve ipns://NAME[/path] [options]
                                       the /ipfs/ path the name points at now: its record
                                       asked of every gateway, each answer verified, the
@@ -53,8 +54,8 @@ local function inspect(pos, opts)
   f:close()
   local name = opts.name or pos[2]:match("([%w]+)[^/]*$")
   local info = ipfsrt.name.inspect(record, name)
-  if opts.json then
-    print(ipfsrt.json.encode(info))
+  if opts.json or opts.quiet then
+    print(opts.json and ipfsrt.json.encode(info) or info.value)
     return
   end
   print("name:     " .. info.name)
@@ -79,7 +80,7 @@ function M.run(args)
   end
   local pos, opts = argparse.parse(args, { key = "string", keystore = "string", output = "string",
     sequence = "string", lifetime = "string", ttl = "string", v1 = "boolean", force = "boolean", name = "string",
-    json = "boolean" }, { o = "output" })
+    json = "boolean", quiet = "boolean" }, { o = "output", q = "quiet" })
   if pos[1] == "publish" then publish(pos, opts)
   elseif pos[1] == "inspect" then inspect(pos, opts)
   else argparse.usage_error("expected publish, inspect or resolve") end
