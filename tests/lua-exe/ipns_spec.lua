@@ -58,6 +58,29 @@ describe("ipns:// through the client", function()
     gw:stop()
   end)
 
+  it("keeps records in cache_dir: a new client starts from them, within their TTL, with no request", function()
+    local dir, cache, key = folder(), folder(), ipfsrt.ipns.key_generate()
+    put(dir, key, 2, "/ipfs/" .. ROOT1 .. "/root2")
+    local gw = ipfsrt.serve { cars = { FIX .. "gateway-cache.car" }, ipns_records = dir }
+    local first = ipfsrt.client { gateways = { gw:url() }, cache = { dir = cache } }
+    first:resolve_name("ipns://" .. key:name())
+    first:close()
+    local asked = gw:stats().requests
+    local second = ipfsrt.client { gateways = { gw:url() }, cache = { dir = cache } }
+    assert.equal("/ipfs/" .. ROOT1 .. "/root2", second:resolve_name("ipns://" .. key:name()))
+    assert.equal(asked, gw:stats().requests)
+    second:close()
+    gw:stop()
+    -- a kept file that does not verify is not used: the gateways are asked
+    local f = assert(io.open(cache .. "/ipns/" .. key:name() .. ".ipns-record", "r+b"))
+    f:seek("set", 40)
+    f:write("X")
+    f:close()
+    local third = ipfsrt.client { gateways = { "http://127.0.0.1:9" }, cache = { dir = cache }, retries = 0 }
+    assert.is_false(pcall(third.resolve_name, third, "ipns://" .. key:name()))
+    third:close()
+  end)
+
   it("takes the highest sequence among gateways, and never goes back to a lower one", function()
     local key = ipfsrt.ipns.key_generate()
     local old_dir, new_dir = folder(), folder()

@@ -330,8 +330,11 @@ IPFSRT_API ipfsrt_status ipfsrt_client_blocks(ipfsrt_client *client, const ipfsr
  * for NAME is asked of every gateway at once, each answer verified (the IPNS
  * spec's rules, EOL included); the highest valid sequence wins and is kept for
  * its TTL (a later call costs no request), never giving way to a lower
- * sequence. A value that is another name is followed (8 deep at most). The
- * client's other calls take ipns:// paths too, resolving them so.
+ * sequence. A value that is another name is followed (8 deep at most). With
+ * cache_dir, records are kept in its ipns/ folder (verified again when read
+ * back), so a new client starts from them. A record past its TTL that no
+ * gateway can renew still stands until its EOL. The client's other calls take
+ * ipns:// paths too, resolving them so.
  * @param client the client
  * @param path the IPNS path (an /ipfs/ or ipfs:// one comes back as it is)
  * @param resolved set to "/ipfs/CID[/path]" (malloc'd), on success

@@ -575,6 +575,7 @@ ipfsrt_status ipfsrt_client_new_on(ipfsrt_client **out, const ipfsrt_client_opti
         ipfsrt_pacing_init(&c->gw[i].pace, c->concurrency, c->in_flight_max);
     if (st == IPFSRT_OK)
         st = ipfsrt_blockcache_new(&c->cache, cache, opts->cache_dir, opts->trust_cache_dir, err);
+    if (st == IPFSRT_OK && opts->cache_dir) st = ipfsrt_client_names_dir(c, opts->cache_dir, err);
     if (st == IPFSRT_OK && opts->cache_dir_bytes != UINT64_MAX)
         ipfsrt_blockcache_set_dir_limit(c->cache, opts->cache_dir_bytes ? opts->cache_dir_bytes : (uint64_t)10 << 30);
     if (st == IPFSRT_OK && !transport) st = new_engine(c, opts, err);

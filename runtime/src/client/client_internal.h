@@ -94,6 +94,7 @@ struct ipfsrt_client {
     ipfsrt_error halt;
     ipfsrt_name_entry *names; /* IPNS names resolved, with their TTLs (names.c) */
     size_t name_count, names_cap;
+    char *names_dir;          /* cache_dir/ipns: the records, across runs (NULL: none) */
 };
 
 typedef struct attempt attempt;
@@ -357,6 +358,8 @@ ipfsrt_status ipfsrt_plain_export(ipfsrt_client *c, const char *path, const char
 IPFSRT_PRIVATE ipfsrt_status ipfsrt_client_name_target(ipfsrt_client *c, const char *path, const char **target,
                                                        char **owned, ipfsrt_error *err);
 IPFSRT_PRIVATE void ipfsrt_client_names_free(ipfsrt_client *c);
+/* Keeps the records it resolves under cache_dir/ipns, and starts from them. */
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_client_names_dir(ipfsrt_client *c, const char *cache_dir, ipfsrt_error *err);
 /* ipfsrt_path_split for client requests, which carry no query or fragment. */
 ipfsrt_status ipfsrt_client_split_target(const char *path, ipfsrt_cid *root, const char **rest,
                                          ipfsrt_error *err);

@@ -3,11 +3,17 @@
  * ?format=ipns-record). Every gateway is asked at once (one round trip), each
  * answer verified for the name; the highest valid sequence wins, and is kept
  * for its TTL, so a name read again costs no request. A record never
- * replaces one of a higher sequence seen before, even an expired one. */
+ * replaces one of a higher sequence seen before, even an expired one. With a
+ * cache_dir, records are kept there too (ipns/NAME.ipns-record, verified
+ * again when read back, the file's time its fetch time), so that a new
+ * process starts from what earlier ones saw. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/client_internal.h"
 #include "ipfsrt/ipns.h"
@@ -157,9 +163,65 @@ static ipfsrt_status remember(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt_i
     return IPFSRT_OK;
 }
 
+/* ----------------------------------------------------------- on disk */
+
+ipfsrt_status ipfsrt_client_names_dir(ipfsrt_client *c, const char *cache_dir, ipfsrt_error *err) {
+    size_t n = strlen(cache_dir) + sizeof "/ipns";
+    if (!(c->names_dir = malloc(n))) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
+    snprintf(c->names_dir, n, "%s/ipns", cache_dir);
+    return IPFSRT_OK;
+}
+
+static void record_path(const ipfsrt_client *c, const ipfsrt_cid *name, char *path, size_t size) {
+    char text[IPFSRT_IPNS_NAME_MAX];
+    snprintf(path, size, "%s/%s.ipns-record", c->names_dir, ipfsrt_ipns_name_format(name, text));
+}
+
+/* A record kept by an earlier run, verified again: an entry whose TTL runs
+ * from when it was fetched (the file's time); nothing when absent or bad. */
+static void load_kept(ipfsrt_client *c, const ipfsrt_cid *name) {
+    char path[4200];
+    record_path(c, name, path, sizeof path);
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f) return;
+    ipfsrt_buf body;
+    ipfsrt_buf_init(&body);
+    uint8_t *room = ipfsrt_buf_reserve(&body, IPFSRT_IPNS_MAX_RECORD + 1);
+    if (room) body.len = fread(room, 1, IPFSRT_IPNS_MAX_RECORD + 1, f);
+    bool dated = fstat(fileno(f), &st) == 0;
+    fclose(f);
+    ipfsrt_ipns_record rec;
+    ipfsrt_ipns_record_init(&rec);
+    ipfsrt_name_entry *e;
+    if (room && dated && ipfsrt_ipns_record_verify(name, body.data, body.len, (int64_t)wall_now(), &rec, NULL) == IPFSRT_OK &&
+        remember(c, name, &rec, &body, &e, NULL) == IPFSRT_OK) {
+        double fetched = (double)st.st_mtim.tv_sec, ttl = (double)e->info.ttl_ns / 1e9;
+        if (fetched + ttl < e->expires) e->expires = fetched + ttl;
+    }
+    ipfsrt_ipns_record_free(&rec);
+    ipfsrt_buf_free(&body);
+}
+
+/* The entry's record written whole for later runs (a failure only loses that). */
+static void keep(const ipfsrt_client *c, const ipfsrt_name_entry *e) {
+    char path[4200], tmp[4300];
+    if (mkdir(c->names_dir, 0755) != 0 && errno != EEXIST) return;
+    record_path(c, &e->name, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(e->record.data, 1, e->record.len, f) == e->record.len;
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok || rename(tmp, path) != 0) unlink(tmp);
+}
+
 /* The name's entry now: from the cache within its TTL, else asked. */
 static ipfsrt_status name_entry(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt_name_entry **out, ipfsrt_error *err) {
     ipfsrt_name_entry *e = cached(c, name);
+    if (!e && c->names_dir) {
+        load_kept(c, name);
+        e = cached(c, name);
+    }
     if (e && e->expires > wall_now()) {
         *out = e;
         return IPFSRT_OK;
@@ -173,8 +235,17 @@ static ipfsrt_status name_entry(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt
     size_t best_at = 0;
     ipfsrt_status st = ask_all(c, text, answers, err);
     if (st == IPFSRT_OK) st = best_record(c, name, answers, &best, &best_at, err);
+    uint64_t before = e ? e->sequence : 0;
+    bool known = e != NULL;
     if (st == IPFSRT_OK) st = remember(c, name, &best, &answers[best_at].body, &e, err);
+    if (st == IPFSRT_OK && c->names_dir && (!known || best.sequence >= before)) keep(c, e);
     if (st == IPFSRT_OK) *out = e;
+    /* past its TTL and no gateway to say more: a record still valid stands */
+    if (st != IPFSRT_OK && known && (double)e->info.eol_seconds > wall_now()) {
+        *out = e;
+        if (err) ipfsrt_error_clear(err);
+        st = IPFSRT_OK;
+    }
     for (size_t i = 0; i < c->gateways.count; i++) ipfsrt_buf_free(&answers[i].body);
     free(answers);
     ipfsrt_ipns_record_free(&best);
@@ -244,6 +315,7 @@ ipfsrt_status ipfsrt_client_name_record(ipfsrt_client *c, const ipfsrt_cid *name
 }
 
 void ipfsrt_client_names_free(ipfsrt_client *c) {
+    free(c->names_dir);
     for (size_t i = 0; i < c->name_count; i++) {
         free(c->names[i].value);
         ipfsrt_buf_free(&c->names[i].record);
