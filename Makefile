@@ -29,7 +29,7 @@ netcdf_HEADERS := netcdf refs
 # IPNS signatures (Ed25519, RSA) always use libcrypto: mbedTLS 2.28 has no Ed25519.
 $(if $(filter openssl mbedtls,$(HASH)),,$(error HASH must be openssl or mbedtls))
 CORE_PKGS := libcurl libcjson libzstd zlib blosc liblz4 libcrypto
-CORE_PRIVATE := $(if $(filter mbedtls,$(HASH)),-lmbedcrypto) -lbz2 -lm -pthread
+CORE_PRIVATE := $(if $(filter mbedtls,$(HASH)),-lmbedcrypto) -lbz2 -lresolv -lm -pthread
 HASH_DEFS := $(if $(filter openssl,$(HASH)),-DIPFSRT_HAVE_OPENSSL)
 LUA_PKGS := lua5.4 libpng
 pkgs = $(shell pkg-config $(1) $(2) 2>/dev/null)

@@ -13,7 +13,7 @@ build="gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libcurl4-openssl-dev l
 test="$build libcmocka-dev lua-busted curl openssl abigail-tools doxygen valgrind nghttp2-proxy
       python3-numpy python3-zarr python3-xarray python3-scipy python3-cftime python3-fsspec python3-aiohttp
       python3-jinja2 python3-netcdf4 python3-h5py python3-pytest python3-dask python3-distributed openmpi-bin
-      libopenmpi-dev chromium"
+      libopenmpi-dev chromium iproute2"
 want=""
 for set in "${@:-build}"; do
     case "$set" in

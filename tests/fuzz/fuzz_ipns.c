@@ -1,5 +1,5 @@
-/* libFuzzer target: IPNS records, libp2p private keys, names and RFC 3339
- * times from hostile bytes. A record is verified under the spec vectors'
+/* libFuzzer target: IPNS records, libp2p private keys, names, RFC 3339
+ * times and DNS answers (DNSLink's TXT records) from hostile bytes. A record is verified under the spec vectors'
  * V2 name (its key inlined) and under a name made from its own pubKey, so
  * that both ways of finding the key are walked. Properties: a record that
  * verifies has a value and an EOL that writes back as a time; a private key
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/client_internal.h"
 #include "ipns/ipns_internal.h"
 
 #define NAME "k51qzi5uqu5dit2ku9mutlfgwyz8u730on38kd10m97m36bjt66my99hb6103f"
@@ -62,5 +63,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     record(data, size);
     private_key(data, size);
     text(data, size);
+    char *linked = NULL; /* a DNS answer, as DNSLink reads it */
+    if (ipfsrt_dnslink_value(data, size, "example.org", &linked, NULL) == IPFSRT_OK &&
+        strncmp(linked, "/ipfs/", 6) != 0 && strncmp(linked, "/ipns/", 6) != 0)
+        abort();
+    free(linked);
     return 0;
 }

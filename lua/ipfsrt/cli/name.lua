@@ -16,7 +16,9 @@ local M = {
        ipfsrt name resolve ipns://NAME[/path] [options]
                                       the /ipfs/ path the name points at now: its record
                                       asked of every gateway, each answer verified, the
-                                      highest valid sequence taken
+                                      highest valid sequence taken; a domain (ipns://example.org)
+                                      is a DNSLink name, its _dnslink TXT record read through
+                                      the system resolver: not signed, and said so
 
 publish: --sequence defaults to one past the last record published with the key
 (0 for the first); --lifetime is how long the record stays valid (default 48h),
@@ -70,6 +72,11 @@ end
 local function resolve(args)
   local url, opts = fetchcli.parse(args, "name resolve")
   if not url:match("^ipns://") and not url:match("^/ipns/") then url = "ipns://" .. url end
+  local domain = url:match("^ipns://([^/]*%.[^/]*)") or url:match("^/ipns/([^/]*%.[^/]*)")
+  if domain and not opts.quiet then
+    io.stderr:write(string.format("ipfsrt name: %s is a DNSLink name: its DNS record is not signed (what it names " ..
+      "is read verified)\n", domain))
+  end
   fetchcli.with_client(opts, function(client) print(client:resolve_name(url)) end)
 end
 

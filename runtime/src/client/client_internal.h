@@ -358,6 +358,12 @@ ipfsrt_status ipfsrt_plain_export(ipfsrt_client *c, const char *path, const char
 IPFSRT_PRIVATE ipfsrt_status ipfsrt_client_name_target(ipfsrt_client *c, const char *path, const char **target,
                                                        char **owned, ipfsrt_error *err);
 IPFSRT_PRIVATE void ipfsrt_client_names_free(ipfsrt_client *c);
+/* dnslink.c: what domain's _dnslink TXT record names ("/ipfs/..." or
+ * "/ipns/...", malloc'd): looked up through the system resolver, or read
+ * from a DNS answer (tests give canned ones). */
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_dnslink_lookup(const char *domain, size_t len, char **value, ipfsrt_error *err);
+IPFSRT_PRIVATE ipfsrt_status ipfsrt_dnslink_value(const uint8_t *answer, size_t len, const char *domain, char **value,
+                                                  ipfsrt_error *err);
 /* Keeps the records it resolves under cache_dir/ipns, and starts from them. */
 IPFSRT_PRIVATE ipfsrt_status ipfsrt_client_names_dir(ipfsrt_client *c, const char *cache_dir, ipfsrt_error *err);
 /* ipfsrt_path_split for client requests, which carry no query or fragment. */

@@ -6,7 +6,8 @@
  * replaces one of a higher sequence seen before, even an expired one. With a
  * cache_dir, records are kept there too (ipns/NAME.ipns-record, verified
  * again when read back, the file's time its fetch time), so that a new
- * process starts from what earlier ones saw. */
+ * process starts from what earlier ones saw. A domain (ipns://example.org) is
+ * a DNSLink name instead (dnslink.c): not signed, looked up each time. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,14 @@ static ipfsrt_status name_entry(ipfsrt_client *c, const ipfsrt_cid *name, ipfsrt
     return st;
 }
 
+/* A DNS name (example.org), not a key's: DNSLink's. */
+static bool is_domain(const char *s, size_t len) {
+    if (!memchr(s, '.', len)) return false;
+    for (size_t i = 0; i < len; i++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", s[i])) return false;
+    return true;
+}
+
 /* "NAME/rest" of an ipns path, or NULL when path is not one. */
 static const char *ipns_part(const char *path) {
     if (strncmp(path, "ipns://", 7) == 0) return path + 7;
@@ -270,15 +279,22 @@ ipfsrt_status ipfsrt_client_resolve_name(ipfsrt_client *c, const char *path, cha
         ipfsrt_cid name;
         if (hop == MAX_HOPS)
             st = ipfsrt_fail(err, IPFSRT_ETOO_LARGE, -1, "%.200s: names point at names more than %d deep", path, MAX_HOPS);
-        if (st == IPFSRT_OK) st = ipfsrt_ipns_name_parse(part, name_len, &name, err);
-        ipfsrt_name_entry *e = NULL;
-        if (st == IPFSRT_OK) st = name_entry(c, &name, &e, err);
+        char *linked = NULL;
+        if (st == IPFSRT_OK && is_domain(part, name_len)) {
+            st = ipfsrt_dnslink_lookup(part, name_len, &linked, err);
+            value = linked;
+        } else if (st == IPFSRT_OK) {
+            ipfsrt_name_entry *e = NULL;
+            if ((st = ipfsrt_ipns_name_parse(part, name_len, &name, err)) == IPFSRT_OK)
+                st = name_entry(c, &name, &e, err);
+            if (st == IPFSRT_OK) value = e->value;
+        }
         if (st != IPFSRT_OK) break;
-        value = e->value;
         size_t n = strlen(value) + strlen(part + name_len) + 1;
         char *next = malloc(n);
         if (!next) st = ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
         else snprintf(next, n, "%s%s", value, part + name_len);
+        free(linked);
         free(current);
         current = next;
     }
