@@ -55,7 +55,7 @@ IPFSRT_API ipfsrt_status ipfsrt_key_new_private(const uint8_t *buf, size_t len, 
 IPFSRT_API void ipfsrt_key_free(ipfsrt_key *key);
 /** The key's type.
  * @param key the key
- * @return its type */
+ * @return its type (NULL: IPFSRT_KEY_ED25519) */
 IPFSRT_API ipfsrt_key_type ipfsrt_key_kind(const ipfsrt_key *key);
 /** Appends libp2p's PrivateKey protobuf of the key (what a keystore holds).
  * @param key the key
@@ -94,7 +94,7 @@ IPFSRT_API ipfsrt_status ipfsrt_ipns_name_parse(const char *s, size_t len, ipfsr
 /** A name's canonical text: base36 CIDv1 (k51...).
  * @param name the name
  * @param out IPFSRT_IPNS_NAME_MAX bytes
- * @return out
+ * @return out (NULL when name or out is)
  * @owner out is the caller's */
 IPFSRT_API const char *ipfsrt_ipns_name_format(const ipfsrt_cid *name, char out[IPFSRT_IPNS_NAME_MAX]);
 

@@ -135,7 +135,10 @@ void ipfsrt_key_free(ipfsrt_key *key) {
     free(key);
 }
 
-ipfsrt_key_type ipfsrt_key_kind(const ipfsrt_key *key) { return key->type; }
+ipfsrt_key_type ipfsrt_key_kind(const ipfsrt_key *key) {
+    IPFSRT_NEED_OR(key, IPFSRT_KEY_ED25519);
+    return key->type;
+}
 
 /* A key's Data, DER or raw, as libcrypto writes it (private or public). */
 static ipfsrt_status key_data(const ipfsrt_key *key, bool private_part, ipfsrt_buf *out, ipfsrt_error *err) {

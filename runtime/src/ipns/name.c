@@ -48,6 +48,8 @@ ipfsrt_status ipfsrt_ipns_name_parse(const char *s, size_t len, ipfsrt_cid *name
 }
 
 const char *ipfsrt_ipns_name_format(const ipfsrt_cid *name, char out[IPFSRT_IPNS_NAME_MAX]) {
+    IPFSRT_NEED_OR(name, NULL);
+    IPFSRT_NEED_OR(out, NULL);
     if (ipfsrt_cid_format(name, IPFSRT_BASE36, out, IPFSRT_IPNS_NAME_MAX, NULL) != IPFSRT_OK) out[0] = '\0';
     return out;
 }
