@@ -30,7 +30,9 @@ block is verified). Options may come before or after the URL:
   -v, --verbose           gateways used, per-gateway statistics, policy reports (stderr)
   -q, --quiet             no progress bar
 A gateway URL (https://GATEWAY/ipfs/CID/path) is read as ipfs://CID/path through
-that gateway, verified.]]
+that gateway, verified. ipns://NAME[/path] (an IPNS name, or a DNSLink domain) is
+read as the /ipfs/ path its record names now: the record asked of the gateways,
+verified (see ipfsrt name).]]
 
 -- Options every fetching subcommand takes; each adds its own (parse's extra).
 M.spec = {
@@ -193,7 +195,7 @@ function M.parse(args, name, extra, extra_aliases)
   for k, v in pairs(M.aliases) do aliases[k] = v end
   for k, v in pairs(extra_aliases or {}) do aliases[k] = v end
   local pos, opts = argparse.parse(args, spec, aliases)
-  if #pos ~= 1 then argparse.usage_error("%s needs one ipfs://CID[/path]", name) end
+  if #pos ~= 1 then argparse.usage_error("%s needs one ipfs://CID[/path] (or ipns://NAME[/path])", name) end
   M.check_gateways(opts)
   return M.gateway_url_target(pos[1], opts), opts
 end
