@@ -60,7 +60,8 @@ static ipfsrt_status node_load(const ipfsrt_blocksource *src, const ipfsrt_cid *
     ipfsrt_status st = node_load_any(src, cid, n, err);
     if (st != IPFSRT_OK || !n->ipld) return st;
     node_release(src, n);
-    return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "codec %s is not UnixFS",
+    return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1,
+                           "codec %s is not UnixFS: a document, read as one block (a gateway's ?format=raw)",
                            ipfsrt_codec_name(cid->codec));
 }
 

@@ -108,7 +108,7 @@ static ipfsrt_status export_node(exporter *ex, const ipfsrt_cid *cid, ipfsrt_err
         break;
     }
     default:
-        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "cannot export a %s node",
+        return ipfsrt_fail_cid(err, IPFSRT_EBAD_UNIXFS, cid, -1, "cannot export a node of type %s",
                                ipfsrt_unixfs_type_name(info.type));
     }
     if (st == IPFSRT_OK) ipfsrt_unixfs_apply_metadata(&info, ex->path);
