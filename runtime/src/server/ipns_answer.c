@@ -23,7 +23,7 @@ static bool wants_record(struct MHD_Connection *c) {
 /* The same URL with the name in its canonical form. */
 static enum MHD_Result redirect_canonical(ipfsrt_server_request *rq, struct MHD_Connection *c, const char *canonical,
                                           const char *rest) {
-    char location[4200], encoded[4096];
+    char location[4400], encoded[4096];
     ipfsrt_server_encode_path(rest, encoded, sizeof encoded);
     snprintf(location, sizeof location, "/ipns/%s%s", canonical, encoded);
     struct MHD_Response *r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
