@@ -26,9 +26,10 @@ s3_HEADERS := s3
 netcdf_HEADERS := netcdf refs
 
 # One hash backend per build (ipfsrt/hash.h): OpenSSL's libcrypto or mbedTLS.
-# IPNS signatures (Ed25519, RSA) always use libcrypto: mbedTLS 2.28 has no Ed25519.
+# IPNS signatures: Ed25519 through libsodium (twice OpenSSL 3.0's speed), RSA
+# through libcrypto, whichever the hash backend.
 $(if $(filter openssl mbedtls,$(HASH)),,$(error HASH must be openssl or mbedtls))
-CORE_PKGS := libcurl libcjson libzstd zlib blosc liblz4 libcrypto
+CORE_PKGS := libcurl libcjson libzstd zlib blosc liblz4 libcrypto libsodium
 CORE_PRIVATE := $(if $(filter mbedtls,$(HASH)),-lmbedcrypto) -lbz2 -lresolv -lm -pthread
 HASH_DEFS := $(if $(filter openssl,$(HASH)),-DIPFSRT_HAVE_OPENSSL)
 LUA_PKGS := lua5.4 libpng

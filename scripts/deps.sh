@@ -9,7 +9,7 @@
 set -eu
 build="gcc libc6-dev make pkg-config lua5.4 liblua5.4-dev libcurl4-openssl-dev libssl-dev libmbedtls-dev
        libcjson-dev libzstd-dev zlib1g-dev libblosc-dev liblz4-dev libbz2-dev libpng-dev
-       libmicrohttpd-dev libarchive-dev libexpat1-dev libhdf5-dev libnetcdf-dev libyajl-dev groff-base python3-dev"
+       libmicrohttpd-dev libarchive-dev libsodium-dev libexpat1-dev libhdf5-dev libnetcdf-dev libyajl-dev groff-base python3-dev"
 test="$build libcmocka-dev lua-busted curl openssl abigail-tools doxygen valgrind nghttp2-proxy
       python3-numpy python3-zarr python3-xarray python3-scipy python3-cftime python3-fsspec python3-aiohttp
       python3-jinja2 python3-netcdf4 python3-h5py python3-pytest python3-dask python3-distributed openmpi-bin

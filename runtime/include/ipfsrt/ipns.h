@@ -1,8 +1,9 @@
 /** @file
  * ipfsrt — IPNS: names (the hash of a public key), the keys that sign for
  * them (libp2p's key formats), and records (the "IPNS Record and
- * Verification" spec): made, parsed and verified. Signatures go through
- * OpenSSL's libcrypto (Ed25519, RSA), whichever hash backend the build has. */
+ * Verification" spec): made, parsed and verified. Ed25519 signatures go
+ * through libsodium, RSA ones through OpenSSL's libcrypto, whichever hash
+ * backend the build has. */
 #ifndef IPFSRT_IPNS_H
 #define IPFSRT_IPNS_H
 
