@@ -108,7 +108,7 @@ $(BUILD)/obj/main.o $(BUILD)/obj/lua/lua_module.o: $(BUILD)/prefix.stamp
 # The n-d array loops are written for the vectorizer, which -O2 runs only for
 # the cheapest cases; nothing there reads floating-point exception flags.
 ifeq ($(SAN),)
-VECTOR_OBJ := $(filter $(BUILD)/obj/src/ndarray/%,$(CORE_OBJ)) $(addprefix $(BUILD)/obj/src/zarr/,extremes.o fold_along.o)
+VECTOR_OBJ := $(filter $(BUILD)/obj/src/ndarray/%,$(CORE_OBJ)) $(addprefix $(BUILD)/obj/src/zarr/,extremes.o fold_along.o fold_weighted.o)
 $(VECTOR_OBJ): CFLAGS_ALL += -O3 -fno-trapping-math -fno-math-errno
 $(BUILD)/obj/src/codec/filters.o: CFLAGS_ALL += -O3
 endif

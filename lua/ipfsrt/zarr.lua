@@ -264,6 +264,24 @@ function Array.summarize_groups(a, selection, dim, groups, n_groups, opts)
     u.dtype, u.fills, u.scale, u.offset)
 end
 
+-- a:weighted_sums(selection, kept, weights[, opts]) -> num, den: over the
+-- selection's dimensions after its first kept ones (indexed ones dropped),
+-- the sums of value * weight and of weight where the value is not NaN nor
+-- in opts.skip, per position of the kept ones (float64 n-d arrays), folded on
+-- the decoding threads as the chunks are decoded (the selection is never
+-- built), the same on any thread count. weights: an n-d array shaped as the
+-- dimensions summed over; threads and unscale as read.
+function Array.weighted_sums(a, selection, kept, weights, opts)
+  local o, threads, u = read_options(selection, opts)
+  if math.type(kept) ~= "integer" then bad("kept is a number of dimensions") end
+  if o.skip ~= nil and type(o.skip) ~= "table" then bad("skip is a list of values") end
+  if type(weights) ~= "userdata" then bad("weights is an n-d array") end
+  weights = weights:astype("float64")
+  local node = rawget(a, "_node")
+  if u == nil then return node:weighted_sums(selection, threads, kept, weights, o.skip) end
+  return node:weighted_sums(selection, threads, kept, weights, o.skip, u.dtype, u.fills, u.scale, u.offset)
+end
+
 -- a:chunk_key(i, j, ...) -> the store key of a chunk (a shard, if sharded)
 function Array.chunk_key(a, ...) return rawget(a, "_node"):chunk_key(...) end
 

@@ -618,6 +618,34 @@ static int node_summarize_groups(lua_State *L) {
     return push_summaries(L, zs, st, &err, &out);
 }
 
+/* n:weighted_sums(selection | nil, threads, kept, weights, {skip...} | nil[, dtype, {missing...},
+ * scale, offset]) -> num, den: float64 n-d arrays over the kept leading dimensions (weights:
+ * float64, shaped as the selection's other dimensions) */
+static int node_weighted_sums(lua_State *L) {
+    ipfsrt_zarr_node *n = check_node(L, 1);
+    ipfsrt_ndslice sel[IPFSRT_NDARRAY_MAX_DIMS];
+    int parts = check_selection(L, 2, sel);
+    int kept = (int)luaL_checkinteger(L, 4);
+    const ipfsrt_ndarray *weights = ipfsrt_lua_check_ndarray(L, 5);
+    double skip[SKIP_MAX];
+    size_t n_skip = check_skip(L, 6, skip);
+    ipfsrt_zarr_read_options opts;
+    ipfsrt_ndarray_scaling sc;
+    check_read_options(L, 3, 7, &opts, &sc);
+    ipfsrt_lua_zstore *zs = store_of(L, 1);
+    ipfsrt_ndarray num, den;
+    ipfsrt_ndarray_init(&num);
+    ipfsrt_ndarray_init(&den);
+    ipfsrt_error err;
+    ipfsrt_lua_zstore_enter(L, zs);
+    ipfsrt_zarr_fold_options fold = {.size = sizeof fold, .read = &opts, .skip = skip, .n_skip = n_skip};
+    ipfsrt_status st = ipfsrt_zarr_weighted_sums(n, sel, parts, kept, weights, &fold, &num, &den, &err);
+    ipfsrt_lua_zstore_leave(L, zs, st, &err);
+    ipfsrt_lua_push_ndarray(L, &num);
+    ipfsrt_lua_push_ndarray(L, &den);
+    return 2;
+}
+
 static int node_is_array(lua_State *L) {
     lua_pushboolean(L, ipfsrt_zarr_is_array(check_node(L, 1)));
     return 1;
@@ -630,6 +658,7 @@ void ipfsrt_lua_zarr_node_functions(lua_State *L) {
                                        {"read_slabs", node_read_slabs},
                                        {"summarize", node_summarize}, {"summarize_along", node_summarize_along},
                                        {"summarize_groups", node_summarize_groups},
+                                       {"weighted_sums", node_weighted_sums},
                                        {"write", node_write}, {"append", node_append},
                                        {"set_attributes", node_set_attributes},
                                        {"is_array", node_is_array}, {"chunk_key", node_chunk_key},

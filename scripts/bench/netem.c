@@ -39,6 +39,8 @@
 #define TOTAL_MAX (256u << 20)      /* bytes all of them hold before every one stops */
 #define CONN_MAX 4096
 #define RTO_MIN_NS 200000000LL      /* Linux's minimum retransmission timeout */
+#define SLOT_NS 100000LL            /* the shared link's calendar: 0.1 ms a slot ... */
+#define SLOTS (1u << 19)            /* ... 52 s of them ahead, a ring */
 
 typedef struct segment {
     struct segment *next;
@@ -76,9 +78,20 @@ typedef struct {
     double rate_bps, shared_bps, loss;
     int iw;
     uint64_t seed;
-    int64_t shared_free_ns[2]; /* one shared link each way */
     unsigned long long connections, bytes[2], segments[2], lost[2];
+    int64_t shared_wait_max_ns[2]; /* the longest a burst waited for the shared link */
 } model;
+
+/* The shared link each way as a calendar of what each slot of time carries:
+ * bursts are scheduled out of time order (one connection's next burst waits a
+ * round trip for its acks while another's goes now), so a burst takes the
+ * first room from its own start on, leaving earlier gaps to others. */
+typedef struct {
+    int64_t slot; /* which slot this ring entry holds now */
+    double used;  /* bytes it carries */
+} slot_use;
+
+static slot_use *calendar[2];
 
 static model M;
 
@@ -167,6 +180,28 @@ static int window_record(direction *d, int64_t ack_ns, size_t len)
     return 0;
 }
 
+/* Reserves len bytes on the shared link from t on; returns when the last
+ * of them has left. */
+static int64_t shared_reserve(int way, int64_t t, size_t len)
+{
+    if (M.shared_bps <= 0) return t;
+    double per_slot = M.shared_bps / 8 * (double)SLOT_NS / 1e9, left = (double)len;
+    int64_t end = t, first = -1;
+    for (int64_t k = t / SLOT_NS; left > 0; k++) {
+        slot_use *u = &calendar[way][(uint64_t)k % SLOTS];
+        if (u->slot != k) u->slot = k, u->used = 0;
+        double take = fmin(per_slot - u->used, left);
+        if (take <= 0) continue;
+        if (first < 0) first = k * SLOT_NS + (int64_t)(u->used / per_slot * (double)SLOT_NS);
+        u->used += take;
+        left -= take;
+        end = k * SLOT_NS + (int64_t)(u->used / per_slot * (double)SLOT_NS);
+    }
+    if (first - t > M.shared_wait_max_ns[way]) M.shared_wait_max_ns[way] = first - t;
+    int64_t alone = t + transmit_ns(len, M.shared_bps);
+    return end > alone ? end : alone;
+}
+
 /* Schedules up to len bytes read at t_read (as many as the window lets go
  * at once) and returns how many: they are sent when the handshake, the
  * window and both links allow, on the wire for len / rate, then half a round
@@ -177,9 +212,8 @@ static size_t schedule(direction *d, int way, segment *s, int64_t t_read)
     int64_t t = t_read > d->earliest_ns ? t_read : d->earliest_ns;
     if (t < d->link_free_ns) t = d->link_free_ns;
     s->len = window_take(d, &t, s->len);
-    if (t < M.shared_free_ns[way]) t = M.shared_free_ns[way];
-    M.shared_free_ns[way] = t + transmit_ns(s->len, M.shared_bps);
-    d->link_free_ns = t + transmit_ns(s->len, M.rate_bps);
+    int64_t own = t + transmit_ns(s->len, M.rate_bps), shared = shared_reserve(way, t, s->len);
+    d->link_free_ns = own > shared ? own : shared;
     int64_t due = d->link_free_ns + M.rtt_ns / 2;
     if (M.jitter_ns > 0) due += (int64_t)(uniform() * (double)M.jitter_ns);
     double packets = ceil((double)s->len / MSS);
@@ -432,8 +466,10 @@ static void write_stats(const char *path)
     if (!f) return;
     fprintf(f,
             "{\"connections\": %llu, \"bytes_up\": %llu, \"bytes_down\": %llu, \"segments_up\": %llu, "
-            "\"segments_down\": %llu, \"lost_up\": %llu, \"lost_down\": %llu}\n",
-            M.connections, M.bytes[0], M.bytes[1], M.segments[0], M.segments[1], M.lost[0], M.lost[1]);
+            "\"segments_down\": %llu, \"lost_up\": %llu, \"lost_down\": %llu, \"shared_wait_max_ms_up\": %.3f, "
+            "\"shared_wait_max_ms_down\": %.3f}\n",
+            M.connections, M.bytes[0], M.bytes[1], M.segments[0], M.segments[1], M.lost[0], M.lost[1],
+            (double)M.shared_wait_max_ns[0] / 1e6, (double)M.shared_wait_max_ns[1] / 1e6);
     if (fclose(f) == 0) rename(tmp, path); /* a reader never sees half a file */
 }
 
@@ -540,6 +576,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "netem: --to PORT is needed (the server on 127.0.0.1)\n");
         return 2;
     }
+    calendar[0] = calloc(SLOTS, sizeof *calendar[0]);
+    calendar[1] = calloc(SLOTS, sizeof *calendar[1]);
+    if (!calendar[0] || !calendar[1]) {
+        fprintf(stderr, "netem: out of memory\n");
+        return 1;
+    }
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGTERM);
@@ -552,5 +594,7 @@ int main(int argc, char **argv)
     run(listen_on(listen_port), to_port, sfd, stats);
     for (int i = 0; i < conn_end; i++)
         if (conns[i]) conn_close(i);
+    free(calendar[0]);
+    free(calendar[1]);
     return 0;
 }

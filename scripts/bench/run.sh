@@ -28,6 +28,11 @@ export IPFSRT_EXE="$exe"
 "$exe" scripts/bench/peers.lua --dir "$out" --runs 3 --rtts 0,20 \
     --clients ipfsrt-verified,ipfsrt-refs,ipfsrt-refs-256k,ipfsrt-ncz,xarray-h5netcdf \
     --scenarios open,spatial,timeseries,fullfield,bulk --total yes
+# the main job's patterns beside xarray + fsspec at 20 and 80 ms, over HTTP/2
+# and HTTP/1.1 (TLS), every connection sharing one 400 Mbit/s link each way
+"$exe" scripts/bench/peers.lua --dir "$out" --runs 3 --rtts 20,80 --network https,https-h1 \
+    --clients ipfsrt-verified,ipfsrt-plain,xarray,xarray-ipfsrt \
+    --scenarios open,spatial,timeseries,fullfield,bulk,weighted --json "$out/peers-network.json"
 if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then
     make --no-print-directory -s mpi BUILD="$BUILD"
     "$exe" scripts/bench/mpi_scale.lua --dir "$out" --json "$out/mpi.json"

@@ -392,6 +392,47 @@ describe("the OISST-like sample and ipfsrt.dataset", function()
     end
   end)
 
+  it("folds weighted sums and means over the last dimensions as it reads, to read-then-reduce's values", function()
+    local module = require "ipfsrt.dataset"
+    local car = dir .. "/v2.car"
+    local root = tostring(ipfsrt.car.open(car):roots()[1])
+    local c = ipfsrt.client { gateways = { gateway(nil, { car }):url() } }
+    local zarr_array = getmetatable(ipfsrt.dataset.open(dir .. "/v2").sst._array)
+    local saved, fused, folds = module.FOLD_BYTES, zarr_array.weighted_sums, 0
+    zarr_array.weighted_sums = function(...) folds = folds + 1; return fused(...) end
+    finally(function()
+      module.FOLD_BYTES, zarr_array.weighted_sums = saved, fused
+      c:close()
+    end)
+    for _, ds in ipairs { ipfsrt.dataset.open(dir .. "/v2"), ipfsrt.dataset.open("ipfs://" .. root, { client = c }) } do
+      local w = ds.lat:deg2rad():cos()
+      local box = ds.sst:isel { lat = { 100, 500, 3 }, lon = { 7, 1400, 5 } }
+      for _, v in ipairs { ds.sst, ds.ice, box } do
+        for _, op in ipairs { "mean", "sum" } do
+          module.FOLD_BYTES = saved
+          local before = folds
+          local want = v[op](v, { "lat", "lon" }, { weights = w }):values()
+          assert.equal(before, folds) -- small: read, then reduced
+          module.FOLD_BYTES = 0
+          local got = v[op](v, { "lat", "lon" }, { weights = w }):values()
+          assert.equal(before + 1, folds)
+          assert.same(want.shape, got.shape)
+          assert.equal(want.dtype, got.dtype)
+          assert.is_true(want:isnan():eq(got:isnan()):all())
+          local a, b = want:astype("float64"), got:astype("float64")
+          local off = (a - b):abs():max() -- NaN where both are
+          -- float64 sums against the values' own type's: apart by its rounding
+          assert.is_true(off <= 1e-6 * math.max(1, a:abs():max()), string.format("%s: off by %g", op, off))
+        end
+      end
+      -- weights along a kept dimension, or dimensions that are not the last: read, then reduced
+      module.FOLD_BYTES = 0
+      local before = folds
+      ds.sst:mean({ "time", "lat" }, { weights = w })
+      assert.equal(before, folds)
+    end
+  end)
+
   it("folds reductions along dimensions as it reads, to the values read-then-reduce gives", function()
     local ds = ipfsrt.dataset.open(dir .. "/v2")
     local module = require "ipfsrt.dataset"

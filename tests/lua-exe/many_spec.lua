@@ -55,6 +55,40 @@ describe("client:get_many", function()
     c:close()
   end)
 
+  -- Over HTTP/1.1 from far away (30 ms and more), a shared directory's listing
+  -- comes through one connection's slow start: while the paths are few enough,
+  -- each path's own CAR brings the shards it crosses instead, on a connection
+  -- of its own; with many, their shards would outweigh the listing.
+  it("asks far HTTP/1.1 gateways for a few paths with their shards, for many paths the directory first", function()
+    local function asked(url, list, first)
+      local c = ipfsrt.client { gateways = { url } }
+      assert.is_truthy(c:get(first)) -- the gateway heard from: HTTP/1.1, and how far
+      local before = requests(c)
+      local results, errors = c:get_many(list)
+      assert.same({}, errors)
+      assert.equal(#list, #results)
+      local n = requests(c) - before
+      c:close()
+      return n, results
+    end
+    local far = gateway { delay_ms = 40 }
+    local n, results = asked(far:url(), paths, "ipfs://" .. root .. "/big.bin")
+    assert.equal(40, n) -- a CAR a path
+    for i = 1, 40 do assert.equal(content[i], results[i]) end
+    assert.equal(41, (asked(honest:url(), paths, "ipfs://" .. root .. "/big.bin"))) -- the directory, then a block a chunk
+    os.execute("mkdir -p " .. dir .. "/wide/d")
+    for i = 1, 600 do put(string.format("%s/wide/d/%d", dir, i), tostring(i)) end
+    local wide = dir .. "/wide.car"
+    local wroot = tostring(ipfsrt.pack(dir .. "/wide", { preset = "kubo-v1-2025", output = wide, hamt = "entries:8" }))
+    local list = {}
+    for i = 1, 600 do list[i] = string.format("ipfs://%s/d/%d", wroot, i) end
+    -- 600 paths' shards cost more than the listing's round trips 35 ms away:
+    -- the directory, then a block a file (the first one is cached)
+    n, results = asked(gateway({ delay_ms = 35 }, { wide }):url(), list, list[1])
+    assert.equal(1 + 599, n)
+    assert.equal("600", results[600])
+  end)
+
   it("reports each read once, as it completes, with its position and path", function()
     local c = ipfsrt.client { gateways = { honest:url() } }
     local seen, count = {}, 0

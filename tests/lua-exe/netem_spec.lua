@@ -1,7 +1,9 @@
 -- The benchmarks' network (scripts/bench/netem.c and scripts/bench/lib/network.lua):
 -- bytes cross the emulator unchanged under loss and jitter, its counts match
--- what crossed, and behind nghttpx (TLS, HTTP/2) the client multiplexes every
--- request on one connection where HTTP/1.1 needs several. Counts, not times.
+-- what crossed, behind nghttpx (TLS, HTTP/2) the client multiplexes every
+-- request on one connection where HTTP/1.1 needs several, and the shared link
+-- never makes a burst wait on another connection's window. Counts and the
+-- model's own arithmetic, not times.
 local ipfsrt = require "ipfsrt"
 local exe = require "exe"
 package.path = "scripts/bench/lib/?.lua;" .. package.path
@@ -76,6 +78,22 @@ describe("the benchmarks' network emulator", function()
     got = read_all(h1)
     for i = 1, #files do assert.equal(files[i], got[i]) end
     assert.truthy(h1.stats().connections > 1)
+  end)
+
+  -- The shared link is a calendar: a connection whose next bytes wait a round
+  -- trip for their acks (slow start) must not hold the link meanwhile. Were it
+  -- held, the other connections' bytes would wait that round trip too; as it
+  -- is, no burst waits longer than the link takes to carry everything.
+  it("shares one link among connections without holding it for one that waits on its window", function()
+    local net = start { rtt = 50, shared = 1000 }
+    local got = read_all(net)
+    for i = 1, #files do assert.equal(files[i], got[i]) end
+    local stats = net.stats()
+    assert.truthy(stats.connections > 1, "HTTP/1.1 used one connection")
+    local carried_ms = (stats.bytes_down + stats.bytes_up) * 8 / 1e9 * 1000
+    assert.truthy(stats.shared_wait_max_ms_down <= carried_ms + 0.2,
+      string.format("a burst waited %.1f ms for a link that carried everything in %.1f ms",
+        stats.shared_wait_max_ms_down, carried_ms))
   end)
 
   it("refuses options it cannot honour, naming them", function()

@@ -21,6 +21,7 @@ typedef struct answer {
     size_t send;         /* body bytes sent before the end (BROKEN); 0 = all */
     double retry_after;  /* -1 = none */
     bool hold;           /* never answers: waits to be canceled */
+    bool http1;          /* answered over HTTP/1.1: a connection per request */
 } answer;
 
 typedef struct fake_req {
@@ -75,7 +76,8 @@ static void play(fake_req *r) {
     ipfsrt_fetch_result res = {.end = a->end, .status = a->status, .retry_after_s = a->retry_after,
                                .first_byte_s = 0.001, .total_s = 0.002};
     if (a->end == IPFSRT_FETCH_DONE || a->end == IPFSRT_FETCH_BROKEN) {
-        ipfsrt_fetch_head head = {a->status, a->content_type ? a->content_type : "", (int64_t)a->len, "", "", ""};
+        ipfsrt_fetch_head head = {a->status, a->content_type ? a->content_type : "", (int64_t)a->len, "", "", "",
+                                  0, a->http1};
         size_t n = a->send ? a->send : a->len;
         if (s->on_head && s->on_head(s->user, &head)) {
             res.end = IPFSRT_FETCH_ABORTED;
@@ -169,11 +171,11 @@ static int setup(void **state) {
 }
 
 static answer ok_block(void) {
-    return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", good, sizeof good, 0, -1, false};
+    return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", good, sizeof good, 0, -1, false, false};
 }
 
 static answer status_only(long status, double retry_after) {
-    return (answer){IPFSRT_FETCH_DONE, status, "text/plain", (const uint8_t *)"no", 2, 0, retry_after, false};
+    return (answer){IPFSRT_FETCH_DONE, status, "text/plain", (const uint8_t *)"no", 2, 0, retry_after, false, false};
 }
 
 typedef struct got {
@@ -248,6 +250,45 @@ static void test_gateway_cap(void **state) {
     ipfsrt_client_free(c);
 }
 
+/* Over HTTP/1.1 a request in flight is a connection: the first answer that
+ * says so gives its gateway the client's cap at once (as many connections as a
+ * batch needs, opened together), where HTTP/2 answers grow it a step at a time. */
+static answer over_http1(int gateway, int nth, const char *url) {
+    (void)nth, (void)url;
+    answer a = gateway == 0 ? ok_block() : status_only(404, -1);
+    a.http1 = gateway == 0;
+    return a;
+}
+
+static void test_http1_gateway_gets_its_cap_at_once(void **state) {
+    (void)state;
+    got g;
+    ipfsrt_error err;
+    ipfsrt_client *c = fake_client(always_ok, 1);
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_true(the_fake.limit[0] < MAX_IN_FLIGHT); /* HTTP/2 (the fake's default): not there yet */
+    ipfsrt_client_free(c);
+
+    c = fake_client(over_http1, 1);
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_good(&g);
+    assert_int_equal(the_fake.limit[0], MAX_IN_FLIGHT);
+    ipfsrt_client_free(c);
+
+    /* a policy's cap on the gateway still holds */
+    c = fake_client(over_http1, 1);
+    ipfsrt_client_set_gateway_cap(c, 0, 5);
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_int_equal(the_fake.limit[0], 5);
+    ipfsrt_client_free(c);
+
+    /* a fixed concurrency is the caller's: left as it is */
+    c = fake_client_with(over_http1, (ipfsrt_client_options){.size = sizeof(ipfsrt_client_options), .concurrency = 6});
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_true(the_fake.limit[0] == 0 || the_fake.limit[0] == 6);
+    ipfsrt_client_free(c);
+}
+
 static void test_retries_after_server_errors(void **state) {
     (void)state;
     ipfsrt_client *c = fake_client(busy_then_fine, 5);
@@ -266,7 +307,7 @@ static void test_retries_after_server_errors(void **state) {
 
 static answer first_lies(int gw, int nth, const char *url) {
     (void)nth, (void)url;
-    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", bad, sizeof bad, 0, -1, false};
+    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", bad, sizeof bad, 0, -1, false, false};
     return ok_block();
 }
 
@@ -310,7 +351,7 @@ static void test_broken_body_goes_elsewhere(void **state) {
 static answer nobody_has_it(int gw, int nth, const char *url) {
     (void)nth, (void)url;
     if (gw == 0) return status_only(404, -1);
-    return (answer){IPFSRT_FETCH_CONNECT, 0, NULL, NULL, 0, 0, -1, false};
+    return (answer){IPFSRT_FETCH_CONNECT, 0, NULL, NULL, 0, 0, -1, false, false};
 }
 
 static void test_failure_names_every_gateway(void **state) {
@@ -331,7 +372,7 @@ static void test_failure_names_every_gateway(void **state) {
 
 static answer nobody_answers_in_time(int gw, int nth, const char *url) {
     (void)gw, (void)nth, (void)url;
-    return (answer){IPFSRT_FETCH_TIMEOUT, 0, NULL, NULL, 0, 0, -1, false};
+    return (answer){IPFSRT_FETCH_TIMEOUT, 0, NULL, NULL, 0, 0, -1, false, false};
 }
 
 /* Timeouts everywhere are told apart from failures (a gateway in front of
@@ -409,7 +450,7 @@ static void test_block_read_in_any_content_type_is_still_hashed(void **state) {
 static answer car_in_a_parameter(int gw, int nth, const char *url) {
     (void)gw, (void)nth, (void)url;
     return (answer){IPFSRT_FETCH_DONE, 200, "text/plain; x=application/vnd.ipld.car", good,
-                    sizeof good, 0, -1, false};
+                    sizeof good, 0, -1, false, false};
 }
 
 static ipfsrt_status ignore(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
@@ -452,8 +493,8 @@ static size_t encode(uint8_t *out, size_t cap, const uint8_t *junk, size_t junk_
 static answer flood_then_honest(int gw, int nth, const char *url) {
     (void)nth, (void)url;
     const char *car = "application/vnd.ipld.car; version=1; order=dfs; dups=y";
-    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, car, liar_car, liar_len, 0, -1, false};
-    return (answer){IPFSRT_FETCH_DONE, 200, car, honest_car, honest_len, 0, -1, false};
+    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, car, liar_car, liar_len, 0, -1, false, false};
+    return (answer){IPFSRT_FETCH_DONE, 200, car, honest_car, honest_len, 0, -1, false, false};
 }
 
 /* Reads the block asking the liar (gateway 0) first, then the honest one:
@@ -528,6 +569,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_retries_after_server_errors),
         cmocka_unit_test(test_gateway_cap),
+        cmocka_unit_test(test_http1_gateway_gets_its_cap_at_once),
         cmocka_unit_test(test_never_hands_out_what_fails_its_hash),
         cmocka_unit_test(test_broken_body_goes_elsewhere),
         cmocka_unit_test(test_failure_names_every_gateway),

@@ -792,6 +792,114 @@ static void test_summarize_along(void **state) {
     remove_tree(dir);
 }
 
+/* The weighted sums of the 2-D selection of a, over its columns (kept = 1)
+ * or everything (kept = 0), worked out here from the selection read: value x
+ * weight and weight where the value is not NaN nor skip, in float64. */
+static void weighted_as_read(const ipfsrt_zarr_node *a, const ipfsrt_ndslice *part, int kept, const double *w,
+                             double skip, double *num, double *den, size_t *rows) {
+    ipfsrt_error err;
+    ipfsrt_ndarray x, x64;
+    ipfsrt_ndarray_init(&x), ipfsrt_ndarray_init(&x64);
+    assert_int_equal(ipfsrt_zarr_read(a, part, 2, &x, NULL, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_ndarray_astype(&x64, &x, IPFSRT_DTYPE_FLOAT64, &err), IPFSRT_OK);
+    size_t n = x64.shape[0], m = x64.shape[1];
+    const double *v = (const double *)(const void *)x64.data;
+    *rows = kept ? n : 1;
+    for (size_t i = 0; i < *rows; i++) num[i] = den[i] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < m; j++) {
+            double e = v[i * m + j], wt = kept ? w[j] : w[i * m + j];
+            if (isnan(e) || e == skip) continue;
+            num[kept ? i : 0] += e * wt;
+            den[kept ? i : 0] += wt;
+        }
+    ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&x64);
+}
+
+/* Weighted sums of one selection on 1, 2 and 8 threads, the chunks arriving
+ * in three orders: the same bits each time, and the sums worked out here. */
+static void weighted_cases(const ipfsrt_zarr_node *a, const ipfsrt_ndslice *part, int kept, double skip,
+                           shuffling *sh) {
+    ipfsrt_error err;
+    ipfsrt_ndarray first_num, first_den, num, den, w;
+    ipfsrt_ndarray_init(&first_num), ipfsrt_ndarray_init(&first_den), ipfsrt_ndarray_init(&num);
+    ipfsrt_ndarray_init(&den), ipfsrt_ndarray_init(&w);
+    ipfsrt_ndarray x;
+    ipfsrt_ndarray_init(&x);
+    assert_int_equal(ipfsrt_zarr_read(a, part, 2, &x, NULL, &err), IPFSRT_OK); /* its shape */
+    size_t wshape[2] = {x.shape[0], x.shape[1]};
+    int wdims = kept ? 1 : 2;
+    assert_int_equal(ipfsrt_ndarray_zeros(&w, IPFSRT_DTYPE_FLOAT64, 0, wdims, kept ? wshape + 1 : wshape, &err),
+                     IPFSRT_OK);
+    double *wv = (double *)(void *)w.data;
+    for (size_t i = 0; i < ipfsrt_ndarray_size(&w); i++) wv[i] = 0.5 + 0.37 * (double)(i % 7);
+    for (unsigned threads = 1; threads <= 8; threads *= 2)
+        for (unsigned seed = 1; seed <= 3; seed++) {
+            sh->seed = seed;
+            ipfsrt_zarr_read_options o = {.size = sizeof o, .threads = threads};
+            ipfsrt_zarr_fold_options f = {.size = sizeof f, .read = &o, .skip = &skip, .n_skip = !isnan(skip)};
+            bool first = threads == 1 && seed == 1;
+            assert_int_equal(ipfsrt_zarr_weighted_sums(a, part, 2, kept, &w, &f, first ? &first_num : &num,
+                                                       first ? &first_den : &den, &err), IPFSRT_OK);
+            assert_true(first || (same_bits(&num, &first_num) && same_bits(&den, &first_den)));
+        }
+    double want_num[64], want_den[64];
+    size_t rows;
+    weighted_as_read(a, part, kept, wv, skip, want_num, want_den, &rows);
+    assert_int_equal(ipfsrt_ndarray_size(&first_num), rows);
+    for (size_t i = 0; i < rows; i++) {
+        double got_num = ((const double *)(const void *)first_num.data)[i];
+        double got_den = ((const double *)(const void *)first_den.data)[i];
+        assert_true(fabs(got_num - want_num[i]) <= 1e-12 * fmax(1, fabs(want_num[i])));
+        assert_true(fabs(got_den - want_den[i]) <= 1e-12 * fmax(1, want_den[i]));
+    }
+    ipfsrt_ndarray_free(&first_num), ipfsrt_ndarray_free(&first_den), ipfsrt_ndarray_free(&num);
+    ipfsrt_ndarray_free(&den), ipfsrt_ndarray_free(&w), ipfsrt_ndarray_free(&x);
+}
+
+/* Weighted sums folded as the chunks are decoded: over the columns of every
+ * row or over everything; floats (NaN rows), packed integers (a fill, a chunk
+ * never written), contiguous rows and strided ones; weights of the wrong
+ * shape or type refused, naming the array. */
+static void test_weighted_sums(void **state) {
+    (void)state;
+    char *dir;
+    ipfsrt_zarr_store *folder = folder_of_arrays(&dir), *s;
+    ipfsrt_error err;
+    shuffling sh = {folder, 1};
+    assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
+    ipfsrt_zarr_node *ints, *floats;
+    assert_int_equal(ipfsrt_zarr_open(&ints, s, "g/arr", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open(&floats, s, "g/f", &err), IPFSRT_OK);
+    ipfsrt_ndslice rows[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 36, .step = 1}, {.step = 1}};
+    ipfsrt_ndslice strided[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 36, .step = 2}, {.step = 3}};
+    ipfsrt_ndslice all[2] = {{.step = 1}, {.step = 1}};
+    for (int kept = 0; kept <= 1; kept++) {
+        weighted_cases(floats, rows, kept, NAN, &sh);
+        weighted_cases(floats, strided, kept, 2.5, &sh);
+        weighted_cases(ints, all, kept, -7, &sh);
+        weighted_cases(ints, strided, kept, 27, &sh);
+    }
+    ipfsrt_ndarray w, num, den;
+    ipfsrt_ndarray_init(&w), ipfsrt_ndarray_init(&num), ipfsrt_ndarray_init(&den);
+    size_t three = 3;
+    assert_int_equal(ipfsrt_ndarray_zeros(&w, IPFSRT_DTYPE_FLOAT64, 0, 1, &three, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_weighted_sums(floats, rows, 2, 1, &w, NULL, &num, &den, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_non_null(strstr(err.message, "f"));
+    assert_int_equal(ipfsrt_zarr_weighted_sums(floats, rows, 2, 3, &w, NULL, &num, &den, &err), IPFSRT_EBAD_ARGUMENT);
+    ipfsrt_ndarray_free(&w);
+    size_t cols = 29;
+    assert_int_equal(ipfsrt_ndarray_zeros(&w, IPFSRT_DTYPE_FLOAT32, 0, 1, &cols, &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_weighted_sums(floats, rows, 2, 1, &w, NULL, &num, &den, &err), IPFSRT_EBAD_ARGUMENT);
+    assert_null(num.data);
+    ipfsrt_ndarray_free(&w);
+    ipfsrt_zarr_node_free(ints);
+    ipfsrt_zarr_node_free(floats);
+    ipfsrt_zarr_store_free(s);
+    ipfsrt_zarr_store_free(folder);
+    remove_tree(dir);
+}
+
 /* Groups of rows (interleaved, one row in none) of x (2-D float64): per group
  * and column, what a fold must give. */
 static void assert_groups(const ipfsrt_ndarray *x, const size_t *group_of, size_t n_groups, double skip,
@@ -1382,7 +1490,7 @@ int main(void) {
         cmocka_unit_test(test_store_constructors), cmocka_unit_test(test_meta_accessors),
         cmocka_unit_test(test_bad_metadata), cmocka_unit_test(test_bad_v3_metadata),
         cmocka_unit_test(test_key_check),    cmocka_unit_test(test_folder_store),
-        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_locate_extremes), cmocka_unit_test(test_read_boxes), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_summarize_groups),
+        cmocka_unit_test(test_read_selections), cmocka_unit_test(test_read_many), cmocka_unit_test(test_summarize), cmocka_unit_test(test_locate_extremes), cmocka_unit_test(test_read_boxes), cmocka_unit_test(test_read_lent), cmocka_unit_test(test_summarize_along), cmocka_unit_test(test_weighted_sums), cmocka_unit_test(test_summarize_groups),
         cmocka_unit_test(test_read_slabs), cmocka_unit_test(test_consolidated),
         cmocka_unit_test(test_write_sharded),   cmocka_unit_test(test_write_many_chunks),
         cmocka_unit_test(test_partial_chunks), cmocka_unit_test(test_filtered_chunk_sizes),

@@ -11,6 +11,7 @@ local ipfsrt = require "ipfsrt"
 local lazy = require "ipfsrt.dataset.lazy"
 local V = require "ipfsrt.dataset.variable"
 local gather = require "ipfsrt.dataset.gather"
+local weighted_fold = require "ipfsrt.dataset.weighted_fold"
 local nd = ipfsrt.ndarray
 
 local X = {}
@@ -421,9 +422,15 @@ local function weighted(v, op, dims, w)
   local num = lazy.where(missing, zero, lazy.binary("mul", x, wn))
   local den = lazy.where(missing, zero, wn)
   local axes = node_axes(num, dims, v.name)
+  local coords = joined_coords(v, wv)
+  local fs, fw, dtype = nil, nil, nil
+  if not X.generic_weights and type(ws) ~= "number" then fs, fw, dtype = weighted_fold.sums(v, axes, ws, wn.dims) end
+  if fs then -- folded as the chunks are decoded
+    local r = op == "sum" and fs or nd.where(fw:ne(0), fs / fw, 0 / 0)
+    return node_result(v, num, axes, r:astype(dtype), coords)
+  end
   local r = X.generic_weights and {} or { lazy.weighted_sums(x, wn, axes, X.slabs(x)) } -- one pass, if it applies
   if not r[1] then r = lazy.reduce({ num, den }, "sum", axes, X.slabs(num), false) end
-  local coords = joined_coords(v, wv)
   if op == "sum" then return node_result(v, num, axes, r[1], coords) end
   local s, sw = r[1], r[2]
   if type(s) == "number" then return sw ~= 0 and s / sw or 0 / 0 end

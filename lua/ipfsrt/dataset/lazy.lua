@@ -114,6 +114,8 @@ local function arranged(x, from, to)
   return x:reshape(shape)
 end
 
+M.arranged = arranged
+
 local scalar = {
   abs = math.abs, sqrt = math.sqrt, exp = math.exp, log = math.log, sin = math.sin, cos = math.cos, tan = math.tan,
   floor = math.floor, ceil = math.ceil, deg2rad = math.rad, rad2deg = math.deg, neg = function(x) return -x end,

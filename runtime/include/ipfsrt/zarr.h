@@ -480,6 +480,34 @@ IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_summarize_along(const ipfsrt_zarr_
                                                               const bool *along, const ipfsrt_zarr_fold_options *opts,
                                                               ipfsrt_zarr_summaries *out, ipfsrt_error *err);
 
+/** Weighted sums over the last dimensions of a selection: for each position
+ * of its first kept dimensions (the selection's, indexed ones dropped as a read
+ * drops them), the sum of value x weight and the sum of the weights, over the
+ * values other than NaN and opts->skip, built as the chunks are decoded (the
+ * selection never is): a weighted daily mean over latitude and longitude at
+ * the cost of reading the days. Products and sums are float64; each chunk's
+ * part is kept apart and the parts are added in chunk order at the end, so the
+ * sums are the same on any thread count and in any order of arrival.
+ * @param array an array node
+ * @param selection as ipfsrt_zarr_read's
+ * @param n parts given
+ * @param kept the selection's leading dimensions kept (the others are summed over)
+ * @param weights float64, contiguous, shaped as the selection's dimensions after the kept ones
+ * @param opts NULL = the defaults (what is ignored)
+ * @param num initialized; replaced on success: float64, the kept dimensions' shape
+ * @param den initialized; replaced on success: as num, the weights summed
+ * @param err filled on failure
+ * @return IPFSRT_OK
+ * @errors as ipfsrt_zarr_read; IPFSRT_EBAD_ARGUMENT (weights not float64 or not
+ * of the folded dimensions' shape); IPFSRT_EUNSUPPORTED (values that are not
+ * numbers); IPFSRT_ETOO_LARGE (more than 256 MiB of partial sums: positions kept
+ * x chunks across the folded dimensions)
+ * @owner num's and den's arrays are the caller's */
+IPFSRT_EXPERIMENTAL ipfsrt_status ipfsrt_zarr_weighted_sums(const ipfsrt_zarr_node *array, const ipfsrt_ndslice *selection, int n,
+                                                            int kept, const ipfsrt_ndarray *weights,
+                                                            const ipfsrt_zarr_fold_options *opts, ipfsrt_ndarray *num,
+                                                            ipfsrt_ndarray *den, ipfsrt_error *err);
+
 /** Groups along dimension dim (the array's; kept, not the last): selected
  * position j of dim goes into group group_of[j] (< n_groups, or SIZE_MAX:
  * left out; one entry per selected position). */

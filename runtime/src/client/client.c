@@ -684,6 +684,16 @@ void ipfsrt_client_pace_from(ipfsrt_client *c, unsigned start) {
     }
 }
 
+double ipfsrt_client_http1_round_trip(const ipfsrt_client *c) {
+    double least = 0;
+    for (size_t i = 0; i < c->gateways.count; i++) {
+        const gw_state *g = &c->gw[i];
+        if (g->one_per_connection && (least == 0 || g->pace.base < least)) least = g->pace.base;
+        else if (!g->one_per_connection && g->stats.ok) return 0;
+    }
+    return least;
+}
+
 size_t ipfsrt_client_gateway_count(const ipfsrt_client *c) {
     IPFSRT_NEED_OR(c, 0);
     return c->gateways.count;

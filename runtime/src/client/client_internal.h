@@ -35,6 +35,12 @@ void ipfsrt_pacing_note(ipfsrt_pacing *p, double latency);
 /* With adapted concurrency, each gateway's limit raised to start (within its
  * cap) unless it is there already. */
 void ipfsrt_client_pace_from(ipfsrt_client *c, unsigned start);
+/* When every gateway heard from so far answers over HTTP/1.x (a connection
+ * per request in flight), the least round trip among them (first-byte
+ * latency less connecting); else 0. FAR_ROUND_TRIP_S: far, as public
+ * gateways are. */
+#define FAR_ROUND_TRIP_S 0.030
+double ipfsrt_client_http1_round_trip(const ipfsrt_client *c);
 /* An attempt's end (error IPFSRT_GWERR_NONE when it went well, its first-byte
  * latency, the requests still waiting for room): the limit from now on. */
 unsigned ipfsrt_pacing_observe(ipfsrt_pacing *p, ipfsrt_gateway_error error, double latency, size_t backlog,
@@ -49,6 +55,7 @@ typedef struct gw_state {
      * names (a policy leaves a gateway out for what it did before) */
     ipfsrt_gateway_error last_error;
     char last_detail[400];
+    bool one_per_connection; /* it answers over HTTP/1.x (learned from its first answer) */
 } gw_state;
 
 typedef struct task task;
@@ -132,6 +139,7 @@ struct attempt {
     bool enough;    /* the owner stopped the transfer: what came is the answer */
     long status;
     double started, first_byte;
+    double setup; /* of first_byte, the wait for a connection (not the gateway's doing) */
     size_t backlog; /* requests for its gateway waiting for room when it ended */
     uint64_t bytes;
     ipfsrt_gateway_error error;

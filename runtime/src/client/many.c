@@ -15,7 +15,16 @@
  * directory) ride on the one prefetch that asks for it, and a prefetch below
  * a sharded directory at hand starts at the shard the walk lacked, so that a
  * new version over a warm cache fetches its new blocks only (a cold read of
- * many chunks then takes a round trip or two more). */
+ * many chunks then takes a round trip or two more).
+ * Over HTTP/1.x from far away (FAR_ROUND_TRIP_S), a shared directory is not
+ * asked for first while its paths are few enough: the listing comes on one
+ * connection, through TCP's slow start (a 2,928-entry HAMT is 207 KB: four
+ * round trips, 320 ms at 80 ms), while each path's own CAR brings the shards
+ * it crosses on a connection of its own (14 KB more a path: a 366-day time
+ * series moves 16% more bytes and takes 18% less time 80 ms away). Nearer, or
+ * with many paths (a whole variable), the bytes cost more than the round
+ * trips. (Sending the first paths with their shards beside the listing was
+ * slower: the rest then wait for the listing.) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +37,8 @@
 #define DIR_GROUP_MIN 32        /* paths through one directory that make it worth one request
                                    (fewer are prefetched each: as fast, and no shards to spare) */
 #define DIR_SHARDS_PER_PATH 4   /* ... as long as it holds no more blocks than this per path */
+#define DIR_ROUNDS 4            /* a listing's round trips through slow start (207 KB) */
+#define PATH_PROOF_S 0.0003     /* a path's own shards (about 14 KB) at 400 Mbit/s, a user's link */
 #define DIR_SHARDS_BASE 64
 #define RESERVED_RANGE_MAX ((uint64_t)16 << 20) /* a range's buffer made whole up front up to this */
 
@@ -555,6 +566,15 @@ static void walk(ipfsrt_client_batch *b, size_t i) {
     if (b->want_failed && it->state < ITEM_DONE) finish(b, i, ITEM_FAILED, &b->want_error);
 }
 
+/* Walks the reads that can go on. */
+static void walk_runnable(ipfsrt_client_batch *b) {
+    for (size_t k = 0; k < b->runnable_count; k++) {
+        size_t i = b->runnable[k];
+        if (b->items[i].state < ITEM_DONE && !b->items[i].plain) walk(b, i);
+    }
+    b->runnable_count = 0; /* walks add no runnable reads (only settled jobs do) */
+}
+
 /* ----------------------------------------------------- shared directories */
 
 typedef struct pinning {
@@ -652,6 +672,15 @@ static int by_dir(const void *x, const void *y) {
     return c ? c : (la > lb) - (la < lb);
 }
 
+/* Whether paths through one directory are better asked for each with its
+ * shards than after the directory: over HTTP/1.x from far away, while their
+ * shards' bytes (PATH_PROOF_S each) take less time than the listing's round
+ * trips through one connection's slow start (DIR_ROUNDS). */
+static bool each_with_its_shards(const ipfsrt_client_batch *b, size_t paths) {
+    double rtt = ipfsrt_client_http1_round_trip(b->c);
+    return rtt >= FAR_ROUND_TRIP_S && (double)paths * PATH_PROOF_S < DIR_ROUNDS * rtt;
+}
+
 /* Directories that DIR_GROUP_MIN or more of the paths go through, each fetched
  * in one request and listed. */
 static void fetch_shared_dirs(ipfsrt_client_batch *b) {
@@ -664,7 +693,7 @@ static void fetch_shared_dirs(ipfsrt_client_batch *b) {
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && by_dir(&paths[i], &paths[j]) == 0;) j++;
         size_t len = dir_len(paths[i]);
-        char *dir = j - i >= DIR_GROUP_MIN ? strndup(paths[i], len) : NULL;
+        char *dir = j - i >= DIR_GROUP_MIN && !each_with_its_shards(b, j - i) ? strndup(paths[i], len) : NULL;
         if (dir) fetch_dir(b, dir, j - i);
         free(dir);
     }
@@ -681,15 +710,6 @@ static ipfsrt_status admit(ipfsrt_client_batch *b, ipfsrt_error *err) {
         st = push_runnable(b, b->admitted++, err);
     }
     return st;
-}
-
-/* Walks the reads that can go on. */
-static void walk_runnable(ipfsrt_client_batch *b) {
-    for (size_t k = 0; k < b->runnable_count; k++) {
-        size_t i = b->runnable[k];
-        if (b->items[i].state < ITEM_DONE && !b->items[i].plain) walk(b, i);
-    }
-    b->runnable_count = 0; /* walks add no runnable reads (only settled jobs do) */
 }
 
 /* Takes the batch on until at least one read is finished (or nothing is left). */

@@ -134,12 +134,15 @@ void ipfsrt_attempt_report(attempt *a) {
         g->last_error = a->error;
         snprintf(g->last_detail, sizeof g->last_detail, "%s", a->detail);
     }
+    /* paced on the gateway's answers, not on the handshakes of a new
+     * connection: a new one's first answer would read as a loaded gateway */
+    double answer = latency - a->setup > 0 ? latency - a->setup : 0;
     if (c->adaptive && c->engine.set_limit) {
         unsigned before = (unsigned)g->pace.limit;
-        unsigned limit = ipfsrt_pacing_observe(&g->pace, a->error, latency, a->backlog, now);
+        unsigned limit = ipfsrt_pacing_observe(&g->pace, a->error, answer, a->backlog, now);
         if (limit != before) c->engine.set_limit(c->engine.ctx, (unsigned)a->gw, limit);
     } else if (a->error == IPFSRT_GWERR_NONE) {
-        ipfsrt_pacing_note(&g->pace, latency);
+        ipfsrt_pacing_note(&g->pace, answer);
     }
     if (c->policy.observe && !c->halted) {
         ipfsrt_policy_request info;
@@ -221,12 +224,28 @@ static bool media_type_is(const char *content_type, const char *type) {
     return n == strlen(type) && strncasecmp(content_type, type, n) == 0;
 }
 
+/* Over HTTP/1.x each request in flight is a connection of its own, and one
+ * opened later starts later (TCP's and TLS's handshakes) and colder (slow
+ * start): growing the limit answer by answer, as over HTTP/2, would open a
+ * batch's connections round trip after round trip. The gateway gets its cap
+ * at once; the connections are kept and reused (curl prefers an idle one). */
+static void one_per_connection(ipfsrt_client *c, size_t gw) {
+    gw_state *g = &c->gw[gw];
+    if (g->one_per_connection) return;
+    g->one_per_connection = true;
+    if (!c->adaptive || !c->engine.set_limit) return;
+    g->pace.limit = g->pace.cap;
+    c->engine.set_limit(c->engine.ctx, (unsigned)gw, (unsigned)g->pace.limit);
+}
+
 static int on_head(void *user, const ipfsrt_fetch_head *head) {
     attempt *a = user;
     task *t = a->t;
     t->c->heard = true;
     a->status = head->status;
     a->first_byte = ipfsrt_clock() - a->started;
+    a->setup = head->setup_s < a->first_byte ? head->setup_s : a->first_byte;
+    if (head->one_per_connection) one_per_connection(t->c, a->gw);
     if (head->status != 200 && head->status != 206) return 0; /* judged at the end */
     if (t->kind == IPFSRT_REQUEST_CAR && !media_type_is(head->content_type, "application/vnd.ipld.car")) {
         ipfsrt_attempt_fail(a, IPFSRT_GWERR_BAD_RESPONSE, "asked for a CAR, got Content-Type '%.80s'",

@@ -169,8 +169,13 @@ static bool deliver_head(ipfsrt_fetch_req *r) {
                  (unsigned long long)r->spec.max_body);
         return false;
     }
+    curl_off_t setup_us = 0;
+    long version = 0;
+    curl_easy_getinfo(r->easy, CURLINFO_PRETRANSFER_TIME_T, &setup_us);
+    curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &version);
     ipfsrt_fetch_head head = {r->result.status, ctype ? ctype : "", clen >= 0 ? clen : -1, r->content_range,
-                              r->bucket_region, r->etag};
+                              r->bucket_region, r->etag, (double)setup_us / 1e6,
+                              version != 0 && version < CURL_HTTP_VERSION_2_0};
     if (r->spec.on_head && r->spec.on_head(r->spec.user, &head) != 0) {
         r->result.end = IPFSRT_FETCH_ABORTED;
         return false;

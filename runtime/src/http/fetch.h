@@ -27,6 +27,10 @@ typedef struct ipfsrt_fetch_head {
     const char *content_range; /* "" when absent */
     const char *bucket_region; /* S3's x-amz-bucket-region, "" when absent */
     const char *etag;          /* "" when absent */
+    /* how long the transfer waited for its connection (connecting, TLS's
+     * handshake, or a multiplexed one's): not the server's time */
+    double setup_s;
+    bool one_per_connection; /* HTTP/1.x: a connection carries one request at a time */
 } ipfsrt_fetch_head;
 
 /* A Content-Range value, "bytes FROM-TO/TOTAL" (TOTAL may be "*": UINT64_MAX);

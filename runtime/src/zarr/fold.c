@@ -74,6 +74,7 @@ static ipfsrt_status extremes(const ipfsrt_ndarray *x, const ipfsrt_ndarray *mas
 ipfsrt_status ipfsrt_zarr_fold_unit(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err) {
     if (r->fold->along) return ipfsrt_zarr_fold_along(r, k, region, err);
     if (r->fold->locate) return ipfsrt_zarr_extremes_unit(r, k, region, err);
+    if (r->fold->weighted) return ipfsrt_zarr_fold_weighted(r, k, region, err);
     ipfsrt_zarr_summary *p = &r->partials[k];
     *p = (ipfsrt_zarr_summary){.integer = !ipfsrt_dtype_is_float(region->dtype), .min = NAN, .max = NAN};
     ipfsrt_ndarray mask, x, out;

@@ -39,6 +39,7 @@ typedef struct fold_spec {
     size_t n_groups;
     struct fold_pool *pool;       /* along: summaries a unit is added into, one per decoder at work */
     bool locate;                  /* where the extremes are (extremes.c), not sums */
+    struct weighted_plan *weighted; /* weighted sums over the last dimensions (fold_weighted.c) */
     void *extremes;               /* locate: each unit's answer, combined in unit order */
 } fold_spec;
 
@@ -100,6 +101,8 @@ void ipfsrt_zarr_reader_free(reader *r);
 ipfsrt_status ipfsrt_zarr_fold_unit(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
 /* Unit k's least and greatest values and their places (extremes.c). */
 ipfsrt_status ipfsrt_zarr_extremes_unit(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
+/* Adds unit k's decoded values (region) into its weighted sums' parts. */
+ipfsrt_status ipfsrt_zarr_fold_weighted(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
 /* Adds unit k's decoded values (region) into the summaries along dimensions. */
 ipfsrt_status ipfsrt_zarr_fold_along(reader *r, size_t k, const ipfsrt_ndarray *region, ipfsrt_error *err);
 /* The fold's shape for unit k: the region's dimensions (a view of nothing). */

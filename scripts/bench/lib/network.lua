@@ -30,7 +30,8 @@ function M.certificate(dir)
   return cert, key
 end
 
--- Starts the gateway over cars, the TLS front when o.https, and the emulator
+-- Starts the gateway over cars, the TLS front when o.https (offering HTTP/2
+-- and HTTP/1.1 by ALPN, or HTTP/1.1 alone when o.http1), and the emulator
 -- (o.rtt ms, o.rate and o.shared Mbit/s, o.loss, o.jitter ms, o.iw segments;
 -- o.delay ms: the gateway's own wait before each answer, as `serve --delay`;
 -- o.log: the gateway's log of requests, as `serve --log`).
@@ -53,8 +54,8 @@ function M.start(exe, dir, cars, o)
     -- port 3000, so a second nghttpx (a test beside a benchmark) could not start
     pids[#pids + 1] = bench.spawn(string.format("nghttpx --conf=/dev/null --frontend=127.0.0.1,%d --backend=127.0.0.1,%d --workers=1 " ..
       "--backend-connections-per-host=128 --frontend-http2-max-concurrent-streams=256 --no-ocsp " ..
-      "--log-level=WARN --errorlog-file=%s/nghttpx.log --accesslog-file=/dev/null %s %s", front, port, dir,
-      bench.quote(key), bench.quote(cert)), "/dev/null")
+      "--log-level=WARN --errorlog-file=%s/nghttpx.log --accesslog-file=/dev/null %s%s %s", front, port, dir,
+      o.http1 and "--npn-list=http/1.1 " or "", bench.quote(key), bench.quote(cert)), "/dev/null")
     wait_for("nghttpx", function() return os.execute("curl -s -o /dev/null --cacert " .. bench.quote(cert) ..
       " https://127.0.0.1:" .. front .. "/") end)
     port = front
