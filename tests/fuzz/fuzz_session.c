@@ -44,7 +44,7 @@ static void play(fake_req *r) {
     ipfsrt_fetch_result res = {.end = IPFSRT_FETCH_DONE, .status = the_answer.status,
                                .retry_after_s = -1, .first_byte_s = 0.001, .total_s = 0.002};
     if (s->on_start) s->on_start(s->user);
-    ipfsrt_fetch_head head = {the_answer.status, the_answer.type, (int64_t)the_answer.len, "", "", "", 0, false};
+    ipfsrt_fetch_head head = {the_answer.status, the_answer.type, (int64_t)the_answer.len, "", "", "", 0, false, false};
     if (s->on_head && s->on_head(s->user, &head)) res.end = IPFSRT_FETCH_ABORTED;
     for (size_t off = 0; res.end == IPFSRT_FETCH_DONE && off < the_answer.len; off += the_answer.slice) {
         size_t n = the_answer.len - off < the_answer.slice ? the_answer.len - off : the_answer.slice;

@@ -405,6 +405,59 @@ static void test_fetch_cancel_while_queued(void **state) {
     ipfsrt_server_free(gw);
 }
 
+/* Every connection a wave of requests opened is kept for the next wave: curl's
+ * own pool (four per easy handle attached, and the engine attaches them only
+ * while they run) closed most of them as the wave ended, and over HTTP/1.1
+ * each closed one is a new connection in slow start. */
+typedef struct wave {
+    int heads, new_connections, done;
+} wave;
+
+static int count_connection(void *user, const ipfsrt_fetch_head *head) {
+    wave *w = user;
+    w->heads++;
+    w->new_connections += head->new_connection;
+    return 0;
+}
+
+static void wave_done(void *user, const ipfsrt_fetch_result *res) { (void)res, ((wave *)user)->done++; }
+
+static void run_wave(ipfsrt_fetch *f, const char *url, int n, wave *w) {
+    ipfsrt_error err;
+    ipfsrt_fetch_spec spec = {.url = url, .on_head = count_connection, .on_body = drop_body, .on_done = wave_done,
+                              .user = w};
+    for (int i = 0; i < n; i++) {
+        ipfsrt_fetch_req *req;
+        assert_int_equal(ipfsrt_fetch_start(f, &spec, &req, &err), IPFSRT_OK);
+    }
+    double until = ipfsrt_clock() + 10;
+    while (ipfsrt_fetch_pump(f, 50) && ipfsrt_clock() < until) {}
+    assert_int_equal(w->done, n);
+    assert_int_equal(w->heads, n);
+}
+
+static void test_fetch_keeps_its_connections(void **state) {
+    (void)state;
+    ipfsrt_server *gw = start_gateway(NULL);
+    char url[400];
+    snprintf(url, sizeof url, "%s/ipfs/%s?format=raw", ipfsrt_server_url(gw), root);
+    ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = 4};
+    ipfsrt_fetch *f;
+    ipfsrt_error err;
+    assert_int_equal(ipfsrt_fetch_new(&f, &cfg, &err), IPFSRT_OK);
+    ipfsrt_fetch_set_limit(f, 0, 12); /* raised as a scheduler does: the pool follows */
+    wave first = {0}, lone = {0}, again = {0};
+    run_wave(f, url, 12, &first);
+    assert_true(first.new_connections >= 1);
+    /* one transfer alone: curl's pool would be four, and its end closed one */
+    run_wave(f, url, 1, &lone);
+    assert_int_equal(lone.new_connections, 0);
+    run_wave(f, url, first.new_connections, &again);
+    assert_int_equal(again.new_connections, 0);
+    ipfsrt_fetch_free(f);
+    ipfsrt_server_free(gw);
+}
+
 static void test_blockcache_lru(void **state) {
     (void)state;
     ipfsrt_blockcache *cache;
@@ -745,6 +798,7 @@ int main(void) {
         cmocka_unit_test(test_all_gateways_fail),
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_fetch_cancel_while_queued),
+        cmocka_unit_test(test_fetch_keeps_its_connections),
         cmocka_unit_test(test_batch_prefetch),
         cmocka_unit_test(test_gateway_list_sources),
         cmocka_unit_test(test_pacing), cmocka_unit_test(test_blockcache_lru),

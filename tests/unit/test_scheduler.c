@@ -77,7 +77,7 @@ static void play(fake_req *r) {
                                .first_byte_s = 0.001, .total_s = 0.002};
     if (a->end == IPFSRT_FETCH_DONE || a->end == IPFSRT_FETCH_BROKEN) {
         ipfsrt_fetch_head head = {a->status, a->content_type ? a->content_type : "", (int64_t)a->len, "", "", "",
-                                  0, a->http1};
+                                  0, a->http1, false};
         size_t n = a->send ? a->send : a->len;
         if (s->on_head && s->on_head(s->user, &head)) {
             res.end = IPFSRT_FETCH_ABORTED;

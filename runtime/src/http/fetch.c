@@ -3,6 +3,7 @@
  * keep-alive, HTTP/2 multiplexing when a TLS gateway offers it). Concurrency is
  * limited per group here rather than by curl, so that time spent waiting for a
  * free slot never counts against a transfer's timeouts. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ struct ipfsrt_fetch {
     unsigned *running_in_slot, *limit_in_slot;
     size_t *queued_in_slot;
     size_t total_limit; /* the limits' sum: with that many running, nothing can start */
+    size_t pool_size;   /* idle connections curl keeps: the largest total_limit so far */
     req_list queued, running;
     bool in_callbacks; /* cancellation must wait until curl is out of its callbacks */
     CURL **spare;      /* easy handles kept for reuse */
@@ -71,6 +73,21 @@ static void list_remove(req_list *l, ipfsrt_fetch_req *r) {
     else l->tail = r->prev;
     r->prev = r->next = NULL;
     l->count--;
+}
+
+/* Keeps twice as many connections as the engine has ever let run at once,
+ * never fewer (a limit that dips and recovers finds its connections warm).
+ * curl's default pool is four per easy handle attached, and ours are attached
+ * only while they run: over HTTP/1.1 it closed the oldest connection, the one
+ * whose window the metadata had grown, as soon as the others came back, and
+ * the next chunk went out on a cold one (a 68 KB chunk 80 ms away took three
+ * round trips, not two); a pool smaller than the requests in flight closed
+ * each connection as its answer ended, and each of 366 chunks opened its own.
+ * Applied outside curl's callbacks, where curl_multi_setopt is refused. */
+static void keep_connections(ipfsrt_fetch *f) {
+    if (f->in_callbacks || f->total_limit <= f->pool_size) return;
+    f->pool_size = f->total_limit;
+    curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, f->pool_size > LONG_MAX / 2 ? LONG_MAX : 2 * (long)f->pool_size);
 }
 
 ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cfg,
@@ -115,6 +132,7 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
      * TCP's and TLS's handshakes and slow start: 28 of them for a 366-day time
      * series 80 ms away, 4.7x slower than on one (bench README). */
     curl_multi_setopt(f->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
+    keep_connections(f);
     *out = f;
     return IPFSRT_OK;
 }
@@ -170,12 +188,13 @@ static bool deliver_head(ipfsrt_fetch_req *r) {
         return false;
     }
     curl_off_t setup_us = 0;
-    long version = 0;
+    long version = 0, connects = 0;
     curl_easy_getinfo(r->easy, CURLINFO_PRETRANSFER_TIME_T, &setup_us);
     curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &version);
+    curl_easy_getinfo(r->easy, CURLINFO_NUM_CONNECTS, &connects);
     ipfsrt_fetch_head head = {r->result.status, ctype ? ctype : "", clen >= 0 ? clen : -1, r->content_range,
                               r->bucket_region, r->etag, (double)setup_us / 1e6,
-                              version != 0 && version < CURL_HTTP_VERSION_2_0};
+                              version != 0 && version < CURL_HTTP_VERSION_2_0, connects > 0};
     if (r->spec.on_head && r->spec.on_head(r->spec.user, &head) != 0) {
         r->result.end = IPFSRT_FETCH_ABORTED;
         return false;
@@ -495,6 +514,7 @@ size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms) {
             if (r->canceled) settle(f, r);
         }
         check_deadlines(f);
+        keep_connections(f);
         start_queued(f);
         if (f->running.count && max_wait_ms > 0) {
             int wait = max_wait_ms > 100 ? 100 : max_wait_ms; /* deadlines are ours to check */
@@ -552,6 +572,7 @@ void ipfsrt_fetch_set_limit(ipfsrt_fetch *f, unsigned slot, unsigned limit) {
     if (limit < 1) limit = 1;
     f->total_limit = f->total_limit - f->limit_in_slot[slot] + limit;
     f->limit_in_slot[slot] = limit; /* room made is used at the next pump */
+    keep_connections(f);
 }
 
 static void transport_set_limit(void *ctx, unsigned slot, unsigned limit) { ipfsrt_fetch_set_limit(ctx, slot, limit); }

@@ -31,6 +31,7 @@ typedef struct ipfsrt_fetch_head {
      * handshake, or a multiplexed one's): not the server's time */
     double setup_s;
     bool one_per_connection; /* HTTP/1.x: a connection carries one request at a time */
+    bool new_connection;     /* the transfer opened a connection, not one kept from before */
 } ipfsrt_fetch_head;
 
 /* A Content-Range value, "bytes FROM-TO/TOTAL" (TOTAL may be "*": UINT64_MAX);
