@@ -55,11 +55,13 @@ describe("client:get_many", function()
     c:close()
   end)
 
-  -- Over HTTP/1.1 from far away (30 ms and more), a shared directory's listing
-  -- comes through one connection's slow start: while the paths are few enough,
-  -- each path's own CAR brings the shards it crosses instead, on a connection
-  -- of its own; with many, their shards would outweigh the listing.
-  it("asks far HTTP/1.1 gateways for a few paths with their shards, for many paths the directory first", function()
+  -- Over HTTP/1.1 from far away (10 ms and more), a shared directory's listing
+  -- comes through one connection's slow start, and a connection carries one
+  -- request at a time: it is asked for beside the paths, not before them.
+  -- Reads let in meanwhile (as many as the gateway takes at once) ask for
+  -- their paths with the shards they cross; those let in once it is listed
+  -- ask for their files by CID.
+  it("asks far HTTP/1.1 gateways for the shared directory beside the paths", function()
     local function asked(url, list, first)
       local c = ipfsrt.client { gateways = { url } }
       assert.is_truthy(c:get(first)) -- the gateway heard from: HTTP/1.1, and how far
@@ -73,7 +75,7 @@ describe("client:get_many", function()
     end
     local far = gateway { delay_ms = 40 }
     local n, results = asked(far:url(), paths, "ipfs://" .. root .. "/big.bin")
-    assert.equal(40, n) -- a CAR a path
+    assert.equal(1 + 40, n) -- the listing, and a CAR a path: all 40 let in before it came
     for i = 1, 40 do assert.equal(content[i], results[i]) end
     assert.equal(41, (asked(honest:url(), paths, "ipfs://" .. root .. "/big.bin"))) -- the directory, then a block a chunk
     os.execute("mkdir -p " .. dir .. "/wide/d")
@@ -82,11 +84,25 @@ describe("client:get_many", function()
     local wroot = tostring(ipfsrt.pack(dir .. "/wide", { preset = "kubo-v1-2025", output = wide, hamt = "entries:8" }))
     local list = {}
     for i = 1, 600 do list[i] = string.format("ipfs://%s/d/%d", wroot, i) end
-    -- 600 paths' shards cost more than the listing's round trips 35 ms away:
-    -- the directory, then a block a file (the first one is cached)
-    n, results = asked(gateway({ delay_ms = 35 }, { wide }):url(), list, list[1])
-    assert.equal(1 + 599, n)
+    local log = dir .. "/wide.log"
+    local logged = ipfsrt.serve { cars = { wide }, faults = { delay_ms = 35 }, log = log }
+    n, results = asked(logged:url(), list, list[1])
+    logged:stop()
     assert.equal("600", results[600])
+    assert.equal(1 + 599, n) -- the listing, and one request a read (the first one is cached)
+    local listing, with_shards, by_cid = 0, 0, 0
+    for line in io.lines(log) do
+      local path, query = line:match("^%S+ GET (%S+) (%S+)")
+      if path and path:match("/d$") and query:find("dag-scope=entity", 1, true) then listing = listing + 1
+      elseif path and path:match("/d/%d+$") then with_shards = with_shards + 1
+      elseif query == "format=raw" then by_cid = by_cid + 1 end
+    end
+    assert.equal(1, listing)
+    -- list[1] first (its path with its shards), then at most the window (96)
+    -- and the reads that finished before the listing was in with theirs; the
+    -- rest by CID: one request a read either way
+    assert.is_true(with_shards >= 2 and with_shards < 300, "paths asked with their shards: " .. with_shards)
+    assert.equal(600, with_shards + by_cid)
   end)
 
   it("reports each read once, as it completes, with its position and path", function()

@@ -146,7 +146,7 @@ describe("kerchunk references", function()
     assert.truthy(refs["sst/.zarray"])
     -- (how it crashes varies with where memory lies: SIGSEGV or SIGABRT; under a sanitizer,
     -- its handler turns the signal into an exit status)
-    for name, says in pairs { ["segfault.nc"] = "libhdf5 crashed reading it (", ["abort.nc"] = "libhdf5 crashed reading it (",
+    for name, says in pairs { ["segfault.nc"] = "libhdf5 crashed reading it (",
       ["loop.nc"] = " 2 s" } do -- wall clock or CPU time: whichever ends it first
       local ok, err = pcall(ipfsrt.refs.make, fixtures .. name, { hdf5_seconds = 2 })
       assert.is_false(ok, name)
@@ -155,11 +155,16 @@ describe("kerchunk references", function()
       assert.is_false(ok, name)
       assert.truthy(err.message:find(fixtures .. name, 1, true), err.message)
     end
-    local code, out, err = exe.run { "refs", fixtures .. "segfault.nc" }
-    assert.equal(1, code)
-    assert.equal("", out)
-    assert.truthy(err:find("^ipfsrt refs: unsupported: " .. fixtures:gsub("%p", "%%%0") .. "segfault.nc: libhdf5 crashed "
-      .. "reading it %(.*%): the file is damaged or hostile\n$"), err)
+    -- abort.nc trips libhdf5 on what its heap held before: the child forked from
+    -- this long-lived test process read it without a crash 2 times in 3 full
+    -- runs, so it is read from a fresh command, as segfault.nc is too
+    for _, name in ipairs { "segfault.nc", "abort.nc" } do
+      local code, out, err = exe.run { "refs", fixtures .. name }
+      assert.equal(1, code, name)
+      assert.equal("", out)
+      assert.truthy(err:find("^ipfsrt refs: unsupported: " .. fixtures:gsub("%p", "%%%0") .. name:gsub("%p", "%%%0")
+        .. ": libhdf5 crashed reading it %(.*%): the file is damaged or hostile\n$"), err)
+    end
     assert.same(refs, ipfsrt.json.decode(ipfsrt.refs.make(fixtures .. "day.nc")).refs) -- and goes on
   end)
 

@@ -37,9 +37,10 @@ void ipfsrt_pacing_note(ipfsrt_pacing *p, double latency);
 void ipfsrt_client_pace_from(ipfsrt_client *c, unsigned start);
 /* When every gateway heard from so far answers over HTTP/1.x (a connection
  * per request in flight), the least round trip among them (first-byte
- * latency less connecting); else 0. FAR_ROUND_TRIP_S: far, as public
- * gateways are. */
-#define FAR_ROUND_TRIP_S 0.030
+ * latency less connecting); else 0. FAR_ROUND_TRIP_S: far enough that a
+ * directory's listing, through one connection's slow start, costs more than
+ * the shards its paths bring with them (public gateways are 10-100 ms away). */
+#define FAR_ROUND_TRIP_S 0.010
 double ipfsrt_client_http1_round_trip(const ipfsrt_client *c);
 /* An attempt's end (error IPFSRT_GWERR_NONE when it went well, its first-byte
  * latency, the requests still waiting for room): the limit from now on. */
