@@ -77,6 +77,13 @@ describe("client:get_many", function()
     local n, results = asked(far:url(), paths, "ipfs://" .. root .. "/big.bin")
     assert.equal(1 + 40, n) -- the listing, and a CAR a path: all 40 let in before it came
     for i = 1, 40 do assert.equal(content[i], results[i]) end
+    -- one request at a time, fixed: the listing beside one read at a time
+    local one = ipfsrt.client { gateways = { far:url() }, concurrency = 1 }
+    assert.is_truthy(one:get("ipfs://" .. root .. "/big.bin"))
+    local got, errs = one:get_many(paths)
+    one:close()
+    assert.same({}, errs)
+    for i = 1, 40 do assert.equal(content[i], got[i]) end
     assert.equal(41, (asked(honest:url(), paths, "ipfs://" .. root .. "/big.bin"))) -- the directory, then a block a chunk
     os.execute("mkdir -p " .. dir .. "/wide/d")
     for i = 1, 600 do put(string.format("%s/wide/d/%d", dir, i), tostring(i)) end

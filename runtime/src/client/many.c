@@ -758,7 +758,9 @@ static void fetch_shared_dirs(ipfsrt_client_batch *b) {
  * away, three quarters 0.95-1.01x at both.) */
 static ipfsrt_status admit(ipfsrt_client_batch *b, ipfsrt_error *err) {
     ipfsrt_status st = IPFSRT_OK;
-    size_t window = b->dir_ahead_count ? (size_t)b->c->in_flight_max * b->c->gateways.count * 3 / 4 : BATCH_WINDOW;
+    size_t window = BATCH_WINDOW;
+    if (b->dir_ahead_count) window = (size_t)b->c->in_flight_max * b->c->gateways.count * 3 / 4;
+    if (window == 0) window = 1;
     while (st == IPFSRT_OK && b->admitted < b->count && b->open < window) {
         b->open++;
         st = push_runnable(b, b->admitted++, err);
@@ -778,9 +780,10 @@ static ipfsrt_status advance(ipfsrt_client_batch *b, ipfsrt_error *err) {
     while (st == IPFSRT_OK && b->ready_head == b->ready_tail) {
         walk_runnable(b);
         if (b->ready_head != b->ready_tail) break;
-        if (!b->inflight_count && !b->plain_count && !b->ahead_count)
+        if (!b->inflight_count && !b->plain_count && !b->ahead_count && !b->dir_ahead_count)
             return ipfsrt_fail(err, IPFSRT_ECANCELED, -1, "batch stalled: its reads wait for no block");
         st = pump(b, err);
+        if (st == IPFSRT_OK) st = admit(b, err); /* reads that finished, or a listing that came, make room */
     }
     return st;
 }
