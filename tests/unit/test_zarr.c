@@ -518,6 +518,32 @@ static void assert_summary_as_read(const ipfsrt_zarr_node *a, const ipfsrt_ndsli
     ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&keep), ipfsrt_ndarray_free(&k27), ipfsrt_ndarray_free(&r);
 }
 
+/* folder_of_arrays behind a store that hands chunks out in a shuffled order,
+ * its int (g/arr) and float (g/f) arrays open. */
+typedef struct arrays {
+    char *dir;
+    ipfsrt_zarr_store *folder, *s;
+    shuffling sh;
+    ipfsrt_zarr_node *ints, *floats;
+} arrays;
+
+static void arrays_open(arrays *a) {
+    ipfsrt_error err;
+    a->folder = folder_of_arrays(&a->dir);
+    a->sh = (shuffling){a->folder, 1};
+    assert_int_equal(ipfsrt_zarr_store_new(&a->s, &shuffling_ops, &a->sh, "shuffling://", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open(&a->ints, a->s, "g/arr", &err), IPFSRT_OK);
+    assert_int_equal(ipfsrt_zarr_open(&a->floats, a->s, "g/f", &err), IPFSRT_OK);
+}
+
+static void arrays_close(arrays *a) {
+    ipfsrt_zarr_node_free(a->ints);
+    ipfsrt_zarr_node_free(a->floats);
+    ipfsrt_zarr_store_free(a->s);
+    ipfsrt_zarr_store_free(a->folder);
+    remove_tree(a->dir);
+}
+
 /* A fold equals the read followed by the reduction, and is the same to the
  * bit on 1, 2 and 8 decoding threads whatever order the chunks arrive in; the
  * value left out is left out, chunks never written count as their fill. */
@@ -752,25 +778,22 @@ static void assert_float_sums_in_order(const ipfsrt_zarr_node *a, const ipfsrt_n
 
 static void test_summarize_along(void **state) {
     (void)state;
-    char *dir;
-    ipfsrt_zarr_store *folder = folder_of_arrays(&dir), *s;
+    arrays a;
+    arrays_open(&a);
+    ipfsrt_zarr_node *ints = a.ints, *floats = a.floats;
+    shuffling *sh = &a.sh;
     ipfsrt_error err;
-    shuffling sh = {folder, 1};
-    assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
-    ipfsrt_zarr_node *ints, *floats;
-    assert_int_equal(ipfsrt_zarr_open(&ints, s, "g/arr", &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_zarr_open(&floats, s, "g/f", &err), IPFSRT_OK);
     ipfsrt_ndslice part[2] = {{.has_start = true, .start = 1, .has_stop = true, .stop = 6, .step = 1}, {.step = 2}};
-    fold_along_cases(ints, part, &sh, IPFSRT_ZARR_FOLD_SUMS | IPFSRT_ZARR_FOLD_EXTREMES, 27);
+    fold_along_cases(ints, part, sh, IPFSRT_ZARR_FOLD_SUMS | IPFSRT_ZARR_FOLD_EXTREMES, 27);
     ipfsrt_ndslice rows[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 36, .step = 1}, {.step = 3}};
-    fold_along_cases(floats, rows, &sh, IPFSRT_ZARR_FOLD_EXTREMES, 2.5f);
+    fold_along_cases(floats, rows, sh, IPFSRT_ZARR_FOLD_EXTREMES, 2.5f);
     /* float sums: along rows 5..9 (one chunk of rows), along rows 3..35 (in
      * order, float32: the bits of the rows read and summed), not along both */
     ipfsrt_ndslice one[2] = {{.has_start = true, .start = 5, .has_stop = true, .stop = 10, .step = 1}, {.step = 3}};
     bool down[2] = {true, false}, both[2] = {true, true};
     ipfsrt_zarr_summaries got;
     ipfsrt_zarr_summaries_init(&got);
-    assert_float_sums_in_order(floats, rows, &sh);
+    assert_float_sums_in_order(floats, rows, sh);
     ipfsrt_zarr_fold_options sums;
     ipfsrt_zarr_fold_options_init(&sums);
     sums.what = IPFSRT_ZARR_FOLD_SUMS;
@@ -784,12 +807,8 @@ static void test_summarize_along(void **state) {
     assert_along(&x64, 0, NAN, &got);
     ipfsrt_ndarray_free(&x), ipfsrt_ndarray_free(&x64);
     ipfsrt_zarr_summaries_free(&got);
-    fold_along_cases(floats, one, &sh, IPFSRT_ZARR_FOLD_EXTREMES, 2.5f);
-    ipfsrt_zarr_node_free(ints);
-    ipfsrt_zarr_node_free(floats);
-    ipfsrt_zarr_store_free(s);
-    ipfsrt_zarr_store_free(folder);
-    remove_tree(dir);
+    fold_along_cases(floats, one, sh, IPFSRT_ZARR_FOLD_EXTREMES, 2.5f);
+    arrays_close(&a);
 }
 
 /* The weighted sums of the 2-D selection of a, over its columns (kept = 1)
@@ -863,22 +882,19 @@ static void weighted_cases(const ipfsrt_zarr_node *a, const ipfsrt_ndslice *part
  * shape or type refused, naming the array. */
 static void test_weighted_sums(void **state) {
     (void)state;
-    char *dir;
-    ipfsrt_zarr_store *folder = folder_of_arrays(&dir), *s;
+    arrays a;
+    arrays_open(&a);
+    ipfsrt_zarr_node *ints = a.ints, *floats = a.floats;
+    shuffling *sh = &a.sh;
     ipfsrt_error err;
-    shuffling sh = {folder, 1};
-    assert_int_equal(ipfsrt_zarr_store_new(&s, &shuffling_ops, &sh, "shuffling://", &err), IPFSRT_OK);
-    ipfsrt_zarr_node *ints, *floats;
-    assert_int_equal(ipfsrt_zarr_open(&ints, s, "g/arr", &err), IPFSRT_OK);
-    assert_int_equal(ipfsrt_zarr_open(&floats, s, "g/f", &err), IPFSRT_OK);
     ipfsrt_ndslice rows[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 36, .step = 1}, {.step = 1}};
     ipfsrt_ndslice strided[2] = {{.has_start = true, .start = 3, .has_stop = true, .stop = 36, .step = 2}, {.step = 3}};
     ipfsrt_ndslice all[2] = {{.step = 1}, {.step = 1}};
     for (int kept = 0; kept <= 1; kept++) {
-        weighted_cases(floats, rows, kept, NAN, &sh);
-        weighted_cases(floats, strided, kept, 2.5, &sh);
-        weighted_cases(ints, all, kept, -7, &sh);
-        weighted_cases(ints, strided, kept, 27, &sh);
+        weighted_cases(floats, rows, kept, NAN, sh);
+        weighted_cases(floats, strided, kept, 2.5, sh);
+        weighted_cases(ints, all, kept, -7, sh);
+        weighted_cases(ints, strided, kept, 27, sh);
     }
     ipfsrt_ndarray w, num, den;
     ipfsrt_ndarray_init(&w), ipfsrt_ndarray_init(&num), ipfsrt_ndarray_init(&den);
@@ -893,11 +909,7 @@ static void test_weighted_sums(void **state) {
     assert_int_equal(ipfsrt_zarr_weighted_sums(floats, rows, 2, 1, &w, NULL, &num, &den, &err), IPFSRT_EBAD_ARGUMENT);
     assert_null(num.data);
     ipfsrt_ndarray_free(&w);
-    ipfsrt_zarr_node_free(ints);
-    ipfsrt_zarr_node_free(floats);
-    ipfsrt_zarr_store_free(s);
-    ipfsrt_zarr_store_free(folder);
-    remove_tree(dir);
+    arrays_close(&a);
 }
 
 /* Groups of rows (interleaved, one row in none) of x (2-D float64): per group

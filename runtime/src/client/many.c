@@ -318,14 +318,16 @@ static void settle_plains(ipfsrt_client_batch *b) {
 
 static bool ended(const ahead *a) { return a->pf.t.state == TASK_DONE || a->pf.t.state == TASK_FAILED; }
 
-/* Blocks past the budget are still kept (they are checked); the answer stops. */
-static bool ahead_block(void *user, ipfsrt_rcblock *rc) {
-    ahead *a = user;
-    ipfsrt_client_batch *b = a->b;
+/* Keeps a block a prefetch brought; false once prefetches brought the
+ * client's pending_cap. Blocks past the budget are still kept (they are
+ * checked); the answer stops. */
+static bool keep_prefetched(ipfsrt_client_batch *b, ipfsrt_rcblock *rc) {
     keep(b, rc);
     b->prefetched += rc->len;
     return b->prefetched < b->c->pending_cap;
 }
+
+static bool ahead_block(void *user, ipfsrt_rcblock *rc) { return keep_prefetched(((ahead *)user)->b, rc); }
 
 /* What read i's prefetch asks for: the block its walk lacked, by CID, when the
  * directory holding it is at hand: plain, its link names that very file; sharded
@@ -653,6 +655,9 @@ static bool list_if_at_hand(ipfsrt_client_batch *b, const char *dir) {
     return !b->missed;
 }
 
+/* The blocks a shared directory's answer may bring for paths reading it. */
+static size_t dir_budget(size_t paths) { return DIR_SHARDS_BASE + DIR_SHARDS_PER_PATH * paths; }
+
 /* One CAR request for the directory at dir (its path blocks and every shard),
  * proven by walking it from the root and listed; dropped past the budget. */
 static void fetch_dir(ipfsrt_client_batch *b, const char *dir, size_t paths) {
@@ -663,7 +668,7 @@ static void fetch_dir(ipfsrt_client_batch *b, const char *dir, size_t paths) {
     session s;
     ipfsrt_session_init(&s, b->c, RESUME_ORIGINAL);
     ipfsrt_status st = ipfsrt_session_start_at(&s, &root, rest, "format=car&dag-scope=entity", NULL);
-    pinning p = {b, {0}, 0, DIR_SHARDS_BASE + DIR_SHARDS_PER_PATH * paths};
+    pinning p = {b, {0}, 0, dir_budget(paths)};
     ipfsrt_session_source(&s, &p.stream);
     ipfsrt_blocksource src = {sizeof(ipfsrt_blocksource), &p, pin_get, pin_release};
     size_t listed = b->listing_count;
@@ -685,9 +690,8 @@ static int by_dir(const void *x, const void *y) {
 
 static bool dir_ahead_block(void *user, ipfsrt_rcblock *rc) {
     dir_ahead *d = user;
-    keep(d->b, rc);
-    d->b->prefetched += rc->len;
-    return ++d->blocks < d->budget && d->b->prefetched < d->b->c->pending_cap;
+    bool room = keep_prefetched(d->b, rc);
+    return ++d->blocks < d->budget && room;
 }
 
 static void dir_ahead_free(dir_ahead *d) {
@@ -704,7 +708,7 @@ static void start_dir_ahead(ipfsrt_client_batch *b, const char *dir, size_t path
         return;
     dir_ahead *d = calloc(1, sizeof *d);
     if (!d) return; /* an optimisation: the walks work without it */
-    *d = (dir_ahead){.b = b, .dir = strdup(dir), .budget = DIR_SHARDS_BASE + DIR_SHARDS_PER_PATH * paths};
+    *d = (dir_ahead){.b = b, .dir = strdup(dir), .budget = dir_budget(paths)};
     d->pf.on_block = dir_ahead_block;
     d->pf.user = d;
     if (!d->dir || !ipfsrt_prefetch_start_query(b->c, &d->pf, dir, "format=car&dag-scope=entity")) {

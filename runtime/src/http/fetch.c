@@ -83,9 +83,10 @@ static void list_remove(req_list *l, ipfsrt_fetch_req *r) {
  * the next chunk went out on a cold one (a 68 KB chunk 80 ms away took three
  * round trips, not two); a pool smaller than the requests in flight closed
  * each connection as its answer ended, and each of 366 chunks opened its own.
- * Applied outside curl's callbacks, where curl_multi_setopt is refused. */
+ * Set where transfers start, outside curl's callbacks: inside them
+ * curl_multi_setopt is refused, and a limit is raised from one. */
 static void keep_connections(ipfsrt_fetch *f) {
-    if (f->in_callbacks || f->total_limit <= f->pool_size) return;
+    if (f->total_limit <= f->pool_size) return;
     f->pool_size = f->total_limit;
     curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, f->pool_size > LONG_MAX / 2 ? LONG_MAX : 2 * (long)f->pool_size);
 }
@@ -132,7 +133,6 @@ ipfsrt_status ipfsrt_fetch_new(ipfsrt_fetch **out, const ipfsrt_fetch_config *cf
      * TCP's and TLS's handshakes and slow start: 28 of them for a 366-day time
      * series 80 ms away, 4.7x slower than on one (bench README). */
     curl_multi_setopt(f->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
-    keep_connections(f);
     *out = f;
     return IPFSRT_OK;
 }
@@ -366,6 +366,7 @@ static bool launch(ipfsrt_fetch *f, ipfsrt_fetch_req *r) {
 }
 
 static void start_queued(ipfsrt_fetch *f) {
+    keep_connections(f);
     ipfsrt_fetch_req *r = f->queued.head;
     /* with every group full there is nothing to start: skip the walk of the queue */
     while (r && f->running.count < f->total_limit) {
@@ -514,7 +515,6 @@ size_t ipfsrt_fetch_pump(ipfsrt_fetch *f, int max_wait_ms) {
             if (r->canceled) settle(f, r);
         }
         check_deadlines(f);
-        keep_connections(f);
         start_queued(f);
         if (f->running.count && max_wait_ms > 0) {
             int wait = max_wait_ms > 100 ? 100 : max_wait_ms; /* deadlines are ours to check */
@@ -572,7 +572,6 @@ void ipfsrt_fetch_set_limit(ipfsrt_fetch *f, unsigned slot, unsigned limit) {
     if (limit < 1) limit = 1;
     f->total_limit = f->total_limit - f->limit_in_slot[slot] + limit;
     f->limit_in_slot[slot] = limit; /* room made is used at the next pump */
-    keep_connections(f);
 }
 
 static void transport_set_limit(void *ctx, unsigned slot, unsigned limit) { ipfsrt_fetch_set_limit(ctx, slot, limit); }

@@ -29,26 +29,6 @@ typedef struct weighted_plan {
     const fold_spec *fold;
 } weighted_plan;
 
-static void load(const unsigned char *p, ptrdiff_t stride, ipfsrt_dtype dt, size_t n, double *out) {
-#define LOAD_AS(T)                                                                                                \
-    for (size_t i = 0; i < n; i++) out[i] = (double)*(const T *)(const void *)(p + (ptrdiff_t)i * stride);      \
-    break
-    switch (dt) {
-    case IPFSRT_DTYPE_FLOAT32: LOAD_AS(float);
-    case IPFSRT_DTYPE_FLOAT64: LOAD_AS(double);
-    case IPFSRT_DTYPE_INT8: LOAD_AS(int8_t);
-    case IPFSRT_DTYPE_INT16: LOAD_AS(int16_t);
-    case IPFSRT_DTYPE_INT32: LOAD_AS(int32_t);
-    case IPFSRT_DTYPE_INT64: LOAD_AS(int64_t);
-    case IPFSRT_DTYPE_UINT8: LOAD_AS(uint8_t);
-    case IPFSRT_DTYPE_UINT16: LOAD_AS(uint16_t);
-    case IPFSRT_DTYPE_UINT32: LOAD_AS(uint32_t);
-    case IPFSRT_DTYPE_UINT64: LOAD_AS(uint64_t);
-    default: LOAD_AS(uint8_t); /* booleans */
-    }
-#undef LOAD_AS
-}
-
 /* Values the fold leaves out: NaN, and the caller's. */
 static void mark_gone(const fold_spec *fold, const double *x, size_t n, double *keep) {
     for (size_t i = 0; i < n; i++) keep[i] = x[i] == x[i] ? 1.0 : 0.0;
@@ -149,7 +129,7 @@ static void add_unit_row(const weighted_plan *p, const ipfsrt_ndarray *region, c
     bool common = add_common_row(p, region, row, p->w + wo, num, den);
     for (size_t at = 0; !common && at < inner; at += PIECE) {
         size_t n = inner - at < PIECE ? inner - at : PIECE;
-        load(row + (ptrdiff_t)at * region->strides[last], region->strides[last], region->dtype, n, x);
+        ipfsrt_ndrow_load_double(region->dtype, row + (ptrdiff_t)at * region->strides[last], region->strides[last], n, x);
         mark_gone(p->fold, x, n, keep);
         if (ks == 0 && ws == 1) {
             add_row(x, keep, p->w + wo + at, n, num, den);
