@@ -57,32 +57,45 @@ describe("client:get_many", function()
 
   -- Over HTTP/1.1 from far away (10 ms and more), a shared directory's listing
   -- comes through one connection's slow start, and a connection carries one
-  -- request at a time: it is asked for beside the paths, not before them.
-  -- Reads let in meanwhile (as many as the gateway takes at once) ask for
-  -- their paths with the shards they cross; those let in once it is listed
-  -- ask for their files by CID.
-  it("asks far HTTP/1.1 gateways for the shared directory beside the paths", function()
-    local function asked(url, list, first)
-      local c = ipfsrt.client { gateways = { url } }
-      assert.is_truthy(c:get(first)) -- the gateway heard from: HTTP/1.1, and how far
-      local before = requests(c)
-      local results, errors = c:get_many(list)
-      assert.same({}, errors)
-      assert.equal(#list, #results)
-      local n = requests(c) - before
-      c:close()
-      return n, results
+  -- request at a time: it is asked for beside the reads, not before them.
+  -- Reads let in meanwhile (as many as the gateway takes at once) guess:
+  -- a plain GET of the file, whose bytes count only once they hash to the
+  -- block the listing names; those let in once it is listed ask for their
+  -- files by CID.
+  local function asked(url, list, first, opts)
+    opts = opts or {}
+    local c = ipfsrt.client { gateways = type(url) == "table" and url or { url }, concurrency = opts.concurrency }
+    assert.is_truthy(c:get(first)) -- the gateway heard from: HTTP/1.1, and how far
+    local before = requests(c)
+    local results, errors = c:get_many(list)
+    assert.same({}, errors)
+    assert.equal(#list, #results)
+    local n = requests(c) - before
+    c:close()
+    return n, results
+  end
+  -- the requests in a gateway's log, by kind
+  local function kinds(log, dir_pattern)
+    local k = { listing = 0, guess = 0, with_shards = 0, by_cid = 0 }
+    for line in io.lines(log) do
+      local path, query = line:match("^%S+ GET (%S+) (%S+)")
+      if not path then -- another method, or none
+      elseif path:match(dir_pattern .. "$") and query:find("dag-scope=entity", 1, true) then k.listing = k.listing + 1
+      elseif path:match(dir_pattern .. "/[^/]+$") and query == "-" then k.guess = k.guess + 1
+      elseif path:match(dir_pattern .. "/[^/]+$") then k.with_shards = k.with_shards + 1
+      elseif query == "format=raw" then k.by_cid = k.by_cid + 1 end
     end
+    return k
+  end
+
+  it("asks far HTTP/1.1 gateways for the shared directory beside the reads, which guess", function()
     local far = gateway { delay_ms = 40 }
     local n, results = asked(far:url(), paths, "ipfs://" .. root .. "/big.bin")
-    assert.equal(1 + 40, n) -- the listing, and a CAR a path: all 40 let in before it came
+    assert.equal(1 + 40, n) -- the listing, and a guess a read: all 40 let in before it came
     for i = 1, 40 do assert.equal(content[i], results[i]) end
     -- one request at a time, fixed: the listing beside one read at a time
-    local one = ipfsrt.client { gateways = { far:url() }, concurrency = 1 }
-    assert.is_truthy(one:get("ipfs://" .. root .. "/big.bin"))
-    local got, errs = one:get_many(paths)
-    one:close()
-    assert.same({}, errs)
+    local got, errs = select(2, asked(far:url(), paths, "ipfs://" .. root .. "/big.bin", { concurrency = 1 }))
+    assert.same({}, errs or {})
     for i = 1, 40 do assert.equal(content[i], got[i]) end
     assert.equal(41, (asked(honest:url(), paths, "ipfs://" .. root .. "/big.bin"))) -- the directory, then a block a chunk
     os.execute("mkdir -p " .. dir .. "/wide/d")
@@ -97,19 +110,48 @@ describe("client:get_many", function()
     logged:stop()
     assert.equal("600", results[600])
     assert.equal(1 + 599, n) -- the listing, and one request a read (the first one is cached)
-    local listing, with_shards, by_cid = 0, 0, 0
-    for line in io.lines(log) do
-      local path, query = line:match("^%S+ GET (%S+) (%S+)")
-      if path and path:match("/d$") and query:find("dag-scope=entity", 1, true) then listing = listing + 1
-      elseif path and path:match("/d/%d+$") then with_shards = with_shards + 1
-      elseif query == "format=raw" then by_cid = by_cid + 1 end
+    local k = kinds(log, "/d")
+    assert.equal(1, k.listing)
+    assert.equal(1, k.with_shards) -- list[1], read alone first: no read of the batch carried its shards
+    -- at most what the gateway takes at once guessed, every guess hit, the
+    -- rest asked by CID
+    assert.is_true(k.guess >= 2 and k.guess < 300, "guesses: " .. k.guess)
+    assert.equal(599, k.guess + k.by_cid)
+  end)
+
+  it("uses a guess only when its bytes hash to the block the listing names", function()
+    -- tampered answers (guesses, the listing, blocks) beside honest ones:
+    -- every read still right
+    local lies = dir .. "/liar.log"
+    local liar = ipfsrt.serve { cars = { car }, faults = { delay_ms = 30, tamper = 0.5, seed = 11 }, log = lies }
+    local far = gateway { delay_ms = 30 }
+    local _, results = asked({ liar:url(), far:url() }, paths, "ipfs://" .. root .. "/big.bin")
+    liar:stop()
+    for i = 1, 40 do assert.equal(content[i], results[i]) end
+    local tampered = 0
+    for line in io.lines(lies) do
+      if line:match("^%S+ GET %S+/chunks/[^/ ]+ %- 200 %d+ %S*tamper") then tampered = tampered + 1 end
     end
-    assert.equal(1, listing)
-    -- list[1] first (its path with its shards), then at most the window (96)
-    -- and the reads that finished before the listing was in with theirs; the
-    -- rest by CID: one request a read either way
-    assert.is_true(with_shards >= 2 and with_shards < 300, "paths asked with their shards: " .. with_shards)
-    assert.equal(600, with_shards + by_cid)
+    assert.is_true(tampered > 0, "no guess was tampered with")
+    -- files whose blocks are dag-pb nodes (Kubo's old default): no guess is
+    -- the file's block, each read asks for its own by CID, later reads guess
+    -- no more
+    os.execute("mkdir -p " .. dir .. "/v0/d")
+    for i = 1, 40 do put(string.format("%s/v0/d/%d", dir, i), content[i]) end
+    local v0car = dir .. "/v0.car"
+    local v0 = tostring(ipfsrt.pack(dir .. "/v0", { preset = "kubo", output = v0car, hamt = "entries:8" }))
+    local list = {}
+    for i = 1, 40 do list[i] = string.format("ipfs://%s/d/%d", v0, i) end
+    local log = dir .. "/v0.log"
+    local logged = ipfsrt.serve { cars = { v0car }, faults = { delay_ms = 35 }, log = log }
+    _, results = asked(logged:url(), list, list[1])
+    logged:stop()
+    for i = 1, 40 do assert.equal(content[i], results[i]) end
+    local k = kinds(log, "/d")
+    assert.equal(1, k.listing)
+    assert.equal(1, k.with_shards) -- list[1], read alone first
+    assert.equal(k.guess, k.by_cid) -- each guess missed, and its read asked by CID
+    assert.is_true(k.guess >= 1 and k.guess <= 39, "guesses: " .. k.guess)
   end)
 
   it("reports each read once, as it completes, with its position and path", function()

@@ -92,7 +92,7 @@ IPFSRT_API bool ipfsrt_gateway_error_is_verification(ipfsrt_gateway_error e);
 typedef enum ipfsrt_policy_request_kind {
     IPFSRT_REQUEST_BLOCK, /**< ?format=raw for one CID */
     IPFSRT_REQUEST_CAR,   /**< ?format=car for a path and dag-scope */
-    IPFSRT_REQUEST_PLAIN, /**< unverified GET */
+    IPFSRT_REQUEST_PLAIN, /**< unverified GET, or a batch's guess (see ipfsrt_client_batch) */
 } ipfsrt_policy_request_kind;
 
 /** The request and outcome a policy is handed are the library's (valid during
@@ -457,8 +457,13 @@ IPFSRT_API ipfsrt_status ipfsrt_client_export_car(ipfsrt_client *client, const c
  * many routes is fetched once. A directory that many paths go through is asked
  * for whole, in one CAR request (dag-scope=entity), and that request is dropped
  * once it sends more shards than the paths could need (a huge directory read for
- * a few paths): their routes are then fetched shard by shard. Unverified clients
- * make one plain GET per path, all in flight at once (within the concurrency). */
+ * a few paths): their routes are then fetched shard by shard. From an HTTP/1.x
+ * gateway 10 ms or more away, that directory is asked for beside the reads,
+ * not before them, and reads let in meanwhile guess: a plain GET of the file
+ * (no proof, and none of the shards its path crosses), whose bytes are used
+ * only if they hash to the block the verified listing names for it; else the
+ * read asks for that block by CID. Unverified clients make one plain GET per
+ * path, all in flight at once (within the concurrency). */
 typedef struct ipfsrt_client_batch ipfsrt_client_batch;
 
 /** A batch of reads on one client, collected as each completes (like curl's

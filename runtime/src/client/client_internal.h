@@ -349,6 +349,13 @@ typedef struct plain_read plain_read;
 ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
                                  bool from_end, ipfsrt_unixfs_write_fn write, void *user, plain_read **read,
                                  ipfsrt_error *err);
+/* A guess: the file at path from its first byte, up to length bytes, asked
+ * once and capped at the client's largest block (a not-found not held against
+ * the gateway). Its bytes are no answer until hashed. */
+ipfsrt_status ipfsrt_plain_guess(ipfsrt_client *c, const char *path, uint64_t length, ipfsrt_unixfs_write_fn write,
+                                 void *user, plain_read **read, ipfsrt_error *err);
+/* Whether a read that is over brought the whole file (not a part of it). */
+bool ipfsrt_plain_whole(const plain_read *read);
 /* Whether the read is over, and then how it went (err filled on failure). */
 bool ipfsrt_plain_over(plain_read *read, ipfsrt_status *status, ipfsrt_error *err);
 /* Drops the read, whether over or not. */

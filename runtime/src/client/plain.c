@@ -1,5 +1,8 @@
 /* Unverified reads (the client's no-verify mode): plain GETs of /ipfs/... paths
- * or any http(s) URL, resumed with Range on the next gateway after a failure. */
+ * or any http(s) URL, resumed with Range on the next gateway after a failure.
+ * A guess is a plain GET a verified read makes of a file that may be one raw
+ * block: its bytes are used only once hashed (many.c), so one attempt is all,
+ * and the body is capped at the client's largest block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,8 @@ struct plain_read {
     uint64_t skip; /* bytes to drop when a server ignored Range */
     bool from_end; /* the last length bytes: "Range: bytes=-N" */
     bool empty;    /* nothing to read: over at once */
+    bool cut;      /* a body longer than the range asked: stopped there */
+    bool whole;    /* the answer held the object from its first byte to its last */
     uint64_t object_size; /* from a 206's Content-Range; UINT64_MAX when not known */
 };
 
@@ -58,6 +63,7 @@ static int plain_body(attempt *a, const uint8_t *data, size_t len) {
             return 1;
         }
         len = (size_t)(r->length - r->written); /* a whole body (Range ignored): what was asked, then stop */
+        r->cut = true;
         if (len) r->write_status = r->write(r->user, data, len, &r->write_err);
         if (r->write_status != IPFSRT_OK) return 1;
         r->written += len;
@@ -94,15 +100,18 @@ static ipfsrt_gateway_error plain_complete(attempt *a) {
                      (unsigned long long)r->written, (unsigned long long)r->length);
         return a->error;
     }
+    r->whole = !r->cut && r->offset == 0 && !r->from_end && ended_with_object(a, r);
     return IPFSRT_GWERR_NONE;
 }
 
 static const task_ops plain_ops = {plain_request, plain_body, plain_complete, NULL, plain_head, NULL,
                                    false, false, false};
+static const task_ops guess_ops = {plain_request, plain_body, plain_complete, NULL, plain_head, NULL,
+                                   true, false, true};
 
-ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
-                                 bool from_end, ipfsrt_unixfs_write_fn write, void *user, plain_read **out,
-                                 ipfsrt_error *err) {
+static ipfsrt_status begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length, bool from_end,
+                           const task_ops *ops, ipfsrt_unixfs_write_fn write, void *user, plain_read **out,
+                           ipfsrt_error *err) {
     *out = NULL;
     plain_read *r = calloc(1, sizeof *r);
     if (!r) return ipfsrt_fail(err, IPFSRT_EOUT_OF_MEMORY, -1, "out of memory");
@@ -125,10 +134,23 @@ ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t of
     r->write = write;
     r->user = user;
     r->empty = length == 0;
-    if (!r->empty) ipfsrt_task_begin(&r->t, c, &plain_ops, IPFSRT_REQUEST_PLAIN, r);
+    if (!r->empty) ipfsrt_task_begin(&r->t, c, ops, IPFSRT_REQUEST_PLAIN, r);
     *out = r;
     return IPFSRT_OK;
 }
+
+ipfsrt_status ipfsrt_plain_begin(ipfsrt_client *c, const char *path, uint64_t offset, uint64_t length,
+                                 bool from_end, ipfsrt_unixfs_write_fn write, void *user, plain_read **out,
+                                 ipfsrt_error *err) {
+    return begin(c, path, offset, length, from_end, &plain_ops, write, user, out, err);
+}
+
+ipfsrt_status ipfsrt_plain_guess(ipfsrt_client *c, const char *path, uint64_t length, ipfsrt_unixfs_write_fn write,
+                                 void *user, plain_read **out, ipfsrt_error *err) {
+    return begin(c, path, 0, length, false, &guess_ops, write, user, out, err);
+}
+
+bool ipfsrt_plain_whole(const plain_read *r) { return r->whole; }
 
 bool ipfsrt_plain_over(plain_read *r, ipfsrt_status *st, ipfsrt_error *err) {
     *st = IPFSRT_OK;
