@@ -22,6 +22,7 @@ typedef struct answer {
     double retry_after;  /* -1 = none */
     bool hold;           /* never answers: waits to be canceled */
     bool http1;          /* answered over HTTP/1.1: a connection per request */
+    bool far;            /* its head comes 5 ms after the request (a gateway a round trip away) */
 } answer;
 
 typedef struct fake_req {
@@ -75,6 +76,7 @@ static void play(fake_req *r) {
     const ipfsrt_fetch_spec *s = &r->spec;
     ipfsrt_fetch_result res = {.end = a->end, .status = a->status, .retry_after_s = a->retry_after,
                                .first_byte_s = 0.001, .total_s = 0.002};
+    if (a->far) nanosleep(&(struct timespec){0, 5000000}, NULL);
     if (a->end == IPFSRT_FETCH_DONE || a->end == IPFSRT_FETCH_BROKEN) {
         ipfsrt_fetch_head head = {a->status, a->content_type ? a->content_type : "", (int64_t)a->len, "", "", "",
                                   0, a->http1, false};
@@ -171,11 +173,11 @@ static int setup(void **state) {
 }
 
 static answer ok_block(void) {
-    return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", good, sizeof good, 0, -1, false, false};
+    return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", good, sizeof good, 0, -1, false, false, false};
 }
 
 static answer status_only(long status, double retry_after) {
-    return (answer){IPFSRT_FETCH_DONE, status, "text/plain", (const uint8_t *)"no", 2, 0, retry_after, false, false};
+    return (answer){IPFSRT_FETCH_DONE, status, "text/plain", (const uint8_t *)"no", 2, 0, retry_after, false, false, false};
 }
 
 typedef struct got {
@@ -251,12 +253,19 @@ static void test_gateway_cap(void **state) {
 }
 
 /* Over HTTP/1.1 a request in flight is a connection: the first answer that
- * says so gives its gateway the client's cap at once (as many connections as a
- * batch needs, opened together), where HTTP/2 answers grow it a step at a time. */
+ * says so gives a gateway a round trip away the client's cap at once (as many
+ * connections as a batch needs, opened together), where HTTP/2 answers, and
+ * those of a gateway nearer than connections open, grow it a step at a time. */
 static answer over_http1(int gateway, int nth, const char *url) {
     (void)nth, (void)url;
     answer a = gateway == 0 ? ok_block() : status_only(404, -1);
-    a.http1 = gateway == 0;
+    a.http1 = a.far = gateway == 0;
+    return a;
+}
+
+static answer over_http1_near(int gateway, int nth, const char *url) {
+    answer a = over_http1(gateway, nth, url);
+    a.far = false;
     return a;
 }
 
@@ -273,6 +282,13 @@ static void test_http1_gateway_gets_its_cap_at_once(void **state) {
     assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
     assert_good(&g);
     assert_int_equal(the_fake.limit[0], MAX_IN_FLIGHT);
+    ipfsrt_client_free(c);
+
+    c = fake_client(over_http1_near, 1);
+    assert_int_equal(fetch(c, &g, &err), IPFSRT_OK);
+    assert_good(&g);
+    assert_true(the_fake.limit[0] < MAX_IN_FLIGHT);
+    assert_true(ipfsrt_client_http1_round_trip(c) > 0); /* known to be HTTP/1.1 all the same */
     ipfsrt_client_free(c);
 
     /* a policy's cap on the gateway still holds */
@@ -307,7 +323,7 @@ static void test_retries_after_server_errors(void **state) {
 
 static answer first_lies(int gw, int nth, const char *url) {
     (void)nth, (void)url;
-    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", bad, sizeof bad, 0, -1, false, false};
+    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, "application/vnd.ipld.raw", bad, sizeof bad, 0, -1, false, false, false};
     return ok_block();
 }
 
@@ -351,7 +367,7 @@ static void test_broken_body_goes_elsewhere(void **state) {
 static answer nobody_has_it(int gw, int nth, const char *url) {
     (void)nth, (void)url;
     if (gw == 0) return status_only(404, -1);
-    return (answer){IPFSRT_FETCH_CONNECT, 0, NULL, NULL, 0, 0, -1, false, false};
+    return (answer){IPFSRT_FETCH_CONNECT, 0, NULL, NULL, 0, 0, -1, false, false, false};
 }
 
 static void test_failure_names_every_gateway(void **state) {
@@ -372,7 +388,7 @@ static void test_failure_names_every_gateway(void **state) {
 
 static answer nobody_answers_in_time(int gw, int nth, const char *url) {
     (void)gw, (void)nth, (void)url;
-    return (answer){IPFSRT_FETCH_TIMEOUT, 0, NULL, NULL, 0, 0, -1, false, false};
+    return (answer){IPFSRT_FETCH_TIMEOUT, 0, NULL, NULL, 0, 0, -1, false, false, false};
 }
 
 /* Timeouts everywhere are told apart from failures (a gateway in front of
@@ -450,7 +466,7 @@ static void test_block_read_in_any_content_type_is_still_hashed(void **state) {
 static answer car_in_a_parameter(int gw, int nth, const char *url) {
     (void)gw, (void)nth, (void)url;
     return (answer){IPFSRT_FETCH_DONE, 200, "text/plain; x=application/vnd.ipld.car", good,
-                    sizeof good, 0, -1, false, false};
+                    sizeof good, 0, -1, false, false, false};
 }
 
 static ipfsrt_status ignore(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
@@ -493,8 +509,8 @@ static size_t encode(uint8_t *out, size_t cap, const uint8_t *junk, size_t junk_
 static answer flood_then_honest(int gw, int nth, const char *url) {
     (void)nth, (void)url;
     const char *car = "application/vnd.ipld.car; version=1; order=dfs; dups=y";
-    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, car, liar_car, liar_len, 0, -1, false, false};
-    return (answer){IPFSRT_FETCH_DONE, 200, car, honest_car, honest_len, 0, -1, false, false};
+    if (gw == 0) return (answer){IPFSRT_FETCH_DONE, 200, car, liar_car, liar_len, 0, -1, false, false, false};
+    return (answer){IPFSRT_FETCH_DONE, 200, car, honest_car, honest_len, 0, -1, false, false, false};
 }
 
 /* Reads the block asking the liar (gateway 0) first, then the honest one:
