@@ -87,6 +87,21 @@ describe("client:get_many", function()
     end
     return k
   end
+  -- n files d/1..n (content_of(i)) packed with preset, read from a gateway
+  -- 35 ms away (d/1 first, alone): the requests, the results, the log's kinds
+  local function read_far(name, n, content_of, preset)
+    os.execute("mkdir -p " .. dir .. "/" .. name .. "/d")
+    for i = 1, n do put(string.format("%s/%s/d/%d", dir, name, i), content_of(i)) end
+    local packed = dir .. "/" .. name .. ".car"
+    local r = tostring(ipfsrt.pack(dir .. "/" .. name, { preset = preset, output = packed, hamt = "entries:8" }))
+    local list = {}
+    for i = 1, n do list[i] = string.format("ipfs://%s/d/%d", r, i) end
+    local log = dir .. "/" .. name .. ".log"
+    local logged = ipfsrt.serve { cars = { packed }, faults = { delay_ms = 35 }, log = log }
+    local count, results = asked(logged:url(), list, list[1])
+    logged:stop()
+    return count, results, kinds(log, "/d")
+  end
 
   it("asks far HTTP/1.1 gateways for the shared directory beside the reads, which guess", function()
     local far = gateway { delay_ms = 40 }
@@ -98,19 +113,10 @@ describe("client:get_many", function()
     assert.same({}, errs or {})
     for i = 1, 40 do assert.equal(content[i], got[i]) end
     assert.equal(41, (asked(honest:url(), paths, "ipfs://" .. root .. "/big.bin"))) -- the directory, then a block a chunk
-    os.execute("mkdir -p " .. dir .. "/wide/d")
-    for i = 1, 600 do put(string.format("%s/wide/d/%d", dir, i), tostring(i)) end
-    local wide = dir .. "/wide.car"
-    local wroot = tostring(ipfsrt.pack(dir .. "/wide", { preset = "kubo-v1-2025", output = wide, hamt = "entries:8" }))
-    local list = {}
-    for i = 1, 600 do list[i] = string.format("ipfs://%s/d/%d", wroot, i) end
-    local log = dir .. "/wide.log"
-    local logged = ipfsrt.serve { cars = { wide }, faults = { delay_ms = 35 }, log = log }
-    n, results = asked(logged:url(), list, list[1])
-    logged:stop()
+    local k
+    n, results, k = read_far("wide", 600, tostring, "kubo-v1-2025")
     assert.equal("600", results[600])
     assert.equal(1 + 599, n) -- the listing, and one request a read (the first one is cached)
-    local k = kinds(log, "/d")
     assert.equal(1, k.listing)
     assert.equal(1, k.with_shards) -- list[1], read alone first: no read of the batch carried its shards
     -- at most what the gateway takes at once guessed, every guess hit, the
@@ -136,18 +142,9 @@ describe("client:get_many", function()
     -- files whose blocks are dag-pb nodes (Kubo's old default): no guess is
     -- the file's block, each read asks for its own by CID, later reads guess
     -- no more
-    os.execute("mkdir -p " .. dir .. "/v0/d")
-    for i = 1, 40 do put(string.format("%s/v0/d/%d", dir, i), content[i]) end
-    local v0car = dir .. "/v0.car"
-    local v0 = tostring(ipfsrt.pack(dir .. "/v0", { preset = "kubo", output = v0car, hamt = "entries:8" }))
-    local list = {}
-    for i = 1, 40 do list[i] = string.format("ipfs://%s/d/%d", v0, i) end
-    local log = dir .. "/v0.log"
-    local logged = ipfsrt.serve { cars = { v0car }, faults = { delay_ms = 35 }, log = log }
-    _, results = asked(logged:url(), list, list[1])
-    logged:stop()
+    local k
+    _, results, k = read_far("v0", 40, function(i) return content[i] end, "kubo")
     for i = 1, 40 do assert.equal(content[i], results[i]) end
-    local k = kinds(log, "/d")
     assert.equal(1, k.listing)
     assert.equal(1, k.with_shards) -- list[1], read alone first
     assert.equal(k.guess, k.by_cid) -- each guess missed, and its read asked by CID
