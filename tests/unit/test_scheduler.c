@@ -22,7 +22,7 @@ typedef struct answer {
     double retry_after;  /* -1 = none */
     bool hold;           /* never answers: waits to be canceled */
     bool http1;          /* answered over HTTP/1.1: a connection per request */
-    bool far;            /* its head comes 5 ms after the request (a gateway a round trip away) */
+    bool far;            /* its head comes 12 ms after the request (a gateway a round trip away) */
 } answer;
 
 typedef struct fake_req {
@@ -76,7 +76,7 @@ static void play(fake_req *r) {
     const ipfsrt_fetch_spec *s = &r->spec;
     ipfsrt_fetch_result res = {.end = a->end, .status = a->status, .retry_after_s = a->retry_after,
                                .first_byte_s = 0.001, .total_s = 0.002};
-    if (a->far) nanosleep(&(struct timespec){0, 5000000}, NULL);
+    if (a->far) nanosleep(&(struct timespec){0, 12000000}, NULL);
     if (a->end == IPFSRT_FETCH_DONE || a->end == IPFSRT_FETCH_BROKEN) {
         ipfsrt_fetch_head head = {a->status, a->content_type ? a->content_type : "", (int64_t)a->len, "", "", "",
                                   0, a->http1, false};

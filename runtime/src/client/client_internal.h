@@ -57,6 +57,7 @@ typedef struct gw_state {
     ipfsrt_gateway_error last_error;
     char last_detail[400];
     bool one_per_connection; /* it answers over HTTP/1.x (learned from its first answer) */
+    bool near_http1;         /* ... and nearer than FAR_ROUND_TRIP_S */
 } gw_state;
 
 typedef struct task task;

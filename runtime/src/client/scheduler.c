@@ -15,11 +15,6 @@
 
 #define ERROR_BODY_CAP (64u << 10)
 #define MAX_BACKOFF_S 30.0
-/* Over HTTP/1.x, a gateway whose first answer (less its connection's set-up)
- * took this long or more gets its cap of connections at once; a nearer one
- * answers faster than connections open (loopback: the time series 10-15% slower
- * with 128 at once), and its limit grows answer by answer. */
-#define CAP_AT_ONCE_S 0.002
 
 static const char *const gw_error_names[IPFSRT_GWERR_COUNT] = {
     [IPFSRT_GWERR_NONE] = "none",
@@ -140,8 +135,10 @@ void ipfsrt_attempt_report(attempt *a) {
         snprintf(g->last_detail, sizeof g->last_detail, "%s", a->detail);
     }
     /* paced on the gateway's answers, not on the handshakes of a new
-     * connection: a new one's first answer would read as a loaded gateway */
-    double answer = latency - a->setup > 0 ? latency - a->setup : 0;
+     * connection: a new one's first answer would read as a loaded gateway.
+     * But a near HTTP/1.x gateway's new connections are what a higher limit
+     * costs (a connection a request), and their handshakes count. */
+    double answer = g->near_http1 || latency < a->setup ? latency : latency - a->setup;
     if (c->adaptive && c->engine.set_limit) {
         unsigned before = (unsigned)g->pace.limit;
         unsigned limit = ipfsrt_pacing_observe(&g->pace, a->error, answer, a->backlog, now);
@@ -232,14 +229,19 @@ static bool media_type_is(const char *content_type, const char *type) {
 /* Over HTTP/1.x each request in flight is a connection of its own, and one
  * opened later starts later (TCP's and TLS's handshakes) and colder (slow
  * start): growing the limit answer by answer, as over HTTP/2, would open a
- * batch's connections round trip after round trip. A gateway as far as
- * CAP_AT_ONCE_S gets its cap at once; the connections are kept and reused
- * (curl prefers an idle one). */
+ * batch's connections round trip after round trip. A gateway whose first
+ * answer (less its connection's set-up) took FAR_ROUND_TRIP_S or more gets
+ * its cap at once; the connections are kept and reused (curl prefers an idle
+ * one). A nearer one answers about as fast as connections open (loopback,
+ * or 0 ms through the emulator over TLS: a first answer in 2.5 ms, and the
+ * time series 8-15% slower with 128 at once), and its limit grows answer by
+ * answer. */
 static void one_per_connection(ipfsrt_client *c, size_t gw, double answer_s) {
     gw_state *g = &c->gw[gw];
     if (g->one_per_connection) return;
     g->one_per_connection = true;
-    if (!c->adaptive || !c->engine.set_limit || answer_s < CAP_AT_ONCE_S) return;
+    g->near_http1 = answer_s < FAR_ROUND_TRIP_S;
+    if (!c->adaptive || !c->engine.set_limit || g->near_http1) return;
     g->pace.limit = g->pace.cap;
     c->engine.set_limit(c->engine.ctx, (unsigned)gw, (unsigned)g->pace.limit);
 }
