@@ -230,6 +230,15 @@ describe("client:get_many", function()
     assert.equal(3, count)
     assert.equal(content[7], c:get(paths[7]))
     c:close()
+    -- far over HTTP/1.1: stopped at the first read, with guesses and the
+    -- listing's blocks still in the batch
+    local far = ipfsrt.client { gateways = { gateway({ delay_ms = 40 }):url() } }
+    assert.is_truthy(far:get("ipfs://" .. root .. "/big.bin"))
+    ok, err = pcall(far.get_many, far, paths, function() error("enough") end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("enough"))
+    assert.equal(content[9], far:get(paths[9]))
+    far:close()
   end)
 
   it("reads through plain GETs when unverified", function()
