@@ -294,8 +294,8 @@ end
 -- Each pattern's floor through the emulator, for ipfsrt-verified: the round
 -- trips the protocol needs × RTT, + the bytes moved / the bandwidth, + the CPU
 -- floor (the same reading from the CAR on disk, verified: decoding and
--- hashing). The round trips: a new connection's handshakes (TCP's, and TLS
--- 1.3's over HTTPS) before opening; two rounds of requests to open (the
+-- hashing). The round trips: a new connection's handshakes (TCP's and TLS
+-- 1.3's) before opening; two rounds of requests to open (the
 -- metadata, the path to it in the same CAR; then the coordinates, whose keys
 -- the metadata gives) and one for a pattern (every key is known from the
 -- metadata, and a CAR answer carries each key's path); and the further rounds
@@ -315,7 +315,7 @@ local function window_rounds(bytes, window, bdp)
   return rounds
 end
 
-local function floors(kind, rtt, results)
+local function floors(rtt, results)
   local open = (results.open or {})["ipfsrt-verified"] or {}
   local open_bytes = open.bytes or 0
   local rate = tonumber(o.shared) > 0 and tonumber(o.shared) or tonumber(o.rate)
@@ -326,7 +326,7 @@ local function floors(kind, rtt, results)
   local function floor_of(s)
     local mine, cpu = results[s]["ipfsrt-verified"] or {}, (local_results[s] or {})["ipfsrt-car"] or {}
     if not (mine.bytes and cpu.median) then return nil end
-    local handshakes = 1 + (kind ~= "http" and 1 or 0)
+    local handshakes = 2 -- TCP's and TLS's: the floor is HTTP/2's, over HTTPS
     if s == "open" then
       local rounds = handshakes + 2 + math.max(0, window_rounds(mine.bytes, IW * MSS, bdp) - 1)
       return rounds * rtt + mine.bytes / bandwidth * 1000 + cpu.median, 0
@@ -358,7 +358,7 @@ local function report_floor(kind, rtt, results)
   if not (emulated and (results[scenarios[1]] or {})["ipfsrt-verified"]) then return end
   -- the floor's model is one connection (HTTP/2); over HTTP/1.1 many
   -- connections' windows grow at once, and a client may beat it
-  local floor_of = kind == "https" and floors(kind, rtt, results) or function() return nil end
+  local floor_of = kind == "https" and floors(rtt, results) or function() return nil end
   print(string.format("\nAt %d ms over %s: each pattern's floor (HTTP/2 only), then each client's median and its "
     .. "ratio to the floor; connections (verified/plain/xarray), MB through the emulator (verified), round trips "
     .. "after opening (the floor's), and the targets (at 20 ms and more)", rtt, PROTOCOLS[kind]))

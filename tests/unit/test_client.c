@@ -378,11 +378,23 @@ static void winner_done(void *user, const ipfsrt_fetch_result *res) { (void)res,
 static void loser_start(void *user) { ((race *)user)->loser_starts++; }
 static void loser_done(void *user, const ipfsrt_fetch_result *res) { (void)res, ((race *)user)->loser_done++; }
 
+/* An honest gateway, and in url its URL for the root block. */
+static ipfsrt_server *root_block_gateway(char *url, size_t size) {
+    ipfsrt_server *gw = start_gateway(NULL);
+    snprintf(url, size, "%s/ipfs/%s?format=raw", ipfsrt_server_url(gw), root);
+    return gw;
+}
+
+/* Runs the engine until nothing is pending (10 s at most). */
+static void drain(ipfsrt_fetch *f) {
+    double until = ipfsrt_clock() + 10;
+    while (ipfsrt_fetch_pump(f, 50) && ipfsrt_clock() < until) {}
+}
+
 static void test_fetch_cancel_while_queued(void **state) {
     (void)state;
-    ipfsrt_server *gw = start_gateway(NULL);
     char url[400];
-    snprintf(url, sizeof url, "%s/ipfs/%s?format=raw", ipfsrt_server_url(gw), root);
+    ipfsrt_server *gw = root_block_gateway(url, sizeof url);
     ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = 1};
     race r = {0};
     ipfsrt_error err;
@@ -394,8 +406,7 @@ static void test_fetch_cancel_while_queued(void **state) {
     ipfsrt_fetch_req *first;
     assert_int_equal(ipfsrt_fetch_start(r.f, &win, &first, &err), IPFSRT_OK);
     assert_int_equal(ipfsrt_fetch_start(r.f, &lose, &r.loser, &err), IPFSRT_OK);
-    double until = ipfsrt_clock() + 10;
-    while (ipfsrt_fetch_pump(r.f, 50) && ipfsrt_clock() < until) {}
+    drain(r.f);
     assert_int_equal(ipfsrt_fetch_pending(r.f), 0);
     assert_int_equal(r.winner_heads, 1);
     assert_int_equal(r.winner_done, 1);
@@ -430,17 +441,15 @@ static void run_wave(ipfsrt_fetch *f, const char *url, int n, wave *w) {
         ipfsrt_fetch_req *req;
         assert_int_equal(ipfsrt_fetch_start(f, &spec, &req, &err), IPFSRT_OK);
     }
-    double until = ipfsrt_clock() + 10;
-    while (ipfsrt_fetch_pump(f, 50) && ipfsrt_clock() < until) {}
+    drain(f);
     assert_int_equal(w->done, n);
     assert_int_equal(w->heads, n);
 }
 
 static void test_fetch_keeps_its_connections(void **state) {
     (void)state;
-    ipfsrt_server *gw = start_gateway(NULL);
     char url[400];
-    snprintf(url, sizeof url, "%s/ipfs/%s?format=raw", ipfsrt_server_url(gw), root);
+    ipfsrt_server *gw = root_block_gateway(url, sizeof url);
     ipfsrt_fetch_config cfg = {.slots = 1, .per_slot = 4};
     ipfsrt_fetch *f;
     ipfsrt_error err;

@@ -321,7 +321,7 @@ static ipfsrt_status readahead_get(void *ctx, const ipfsrt_cid *cid, ipfsrt_bloc
         i = r->job_count - 1;
     }
     block_job *j = r->jobs[i];
-    while (j->t.state != TASK_DONE && j->t.state != TASK_FAILED) {
+    while (!ipfsrt_task_over(&j->t)) {
         ipfsrt_status st = ipfsrt_task_pump(r->c, 100, err);
         if (st != IPFSRT_OK) return st;
     }

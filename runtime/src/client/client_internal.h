@@ -191,6 +191,9 @@ struct task {
     bool in_timed;
 };
 
+/* Done or failed for good: nothing more will come of it. */
+static inline bool ipfsrt_task_over(const task *t) { return t->state == TASK_DONE || t->state == TASK_FAILED; }
+
 /* ------------------------------------------------------------ scheduler.c */
 
 /* Starts trying a request: ops->request says what to send. */

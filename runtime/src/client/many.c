@@ -344,7 +344,7 @@ static void settle_plains(ipfsrt_client_batch *b) {
 
 /* ----------------------------------------------------------- prefetches */
 
-static bool ended(const ahead *a) { return a->pf.t.state == TASK_DONE || a->pf.t.state == TASK_FAILED; }
+static bool ended(const ahead *a) { return ipfsrt_task_over(&a->pf.t); }
 
 /* Keeps a block a prefetch brought; false once prefetches brought the
  * client's pending_cap. Blocks past the budget are still kept (they are
@@ -455,7 +455,7 @@ static ipfsrt_status pump(ipfsrt_client_batch *b, ipfsrt_error *err) {
     ipfsrt_status st = ipfsrt_task_pump(b->c, 50, err);
     for (size_t k = b->inflight_count; k-- > 0 && st == IPFSRT_OK;) {
         pending *p = b->inflight[k];
-        if (p->job.t.state == TASK_DONE || p->job.t.state == TASK_FAILED) st = settle(b, p, err);
+        if (ipfsrt_task_over(&p->job.t)) st = settle(b, p, err);
     }
     if (st == IPFSRT_OK) st = settle_aheads(b, err);
     if (st == IPFSRT_OK) st = settle_guesses(b, err);
@@ -471,6 +471,11 @@ static size_t dir_len(const char *path) {
     return slash ? (size_t)(slash - path) : 0;
 }
 
+/* Whether dir is the first len bytes of path (its directory, as it spells it). */
+static bool same_dir(const char *dir, const char *path, size_t len) {
+    return strlen(dir) == len && memcmp(dir, path, len) == 0;
+}
+
 static ipfsrt_status collect(void *user, const uint8_t *data, size_t len, ipfsrt_error *err) {
     ipfsrt_buf *buf = user;
     ipfsrt_buf_append(buf, data, len);
@@ -480,8 +485,7 @@ static ipfsrt_status collect(void *user, const uint8_t *data, size_t len, ipfsrt
 static dir_ahead *dir_ahead_of(const ipfsrt_client_batch *b, const char *path) {
     size_t len = dir_len(path);
     for (size_t k = 0; k < b->dir_ahead_count; k++)
-        if (strlen(b->dir_aheads[k]->dir) == len && memcmp(b->dir_aheads[k]->dir, path, len) == 0)
-            return b->dir_aheads[k];
+        if (same_dir(b->dir_aheads[k]->dir, path, len)) return b->dir_aheads[k];
     return NULL;
 }
 
@@ -581,8 +585,7 @@ static void step_raw(ipfsrt_client_batch *b, size_t i, const ipfsrt_blocksource 
 
 static const listing *listing_of(const ipfsrt_client_batch *b, const char *path, size_t dir_len) {
     for (size_t k = 0; k < b->listing_count; k++)
-        if (strlen(b->listings[k].dir) == dir_len && memcmp(b->listings[k].dir, path, dir_len) == 0)
-            return &b->listings[k];
+        if (same_dir(b->listings[k].dir, path, dir_len)) return &b->listings[k];
     return NULL;
 }
 
@@ -835,7 +838,7 @@ static ipfsrt_status settle_dir_aheads(ipfsrt_client_batch *b, ipfsrt_error *err
     ipfsrt_status st = IPFSRT_OK;
     for (size_t k = b->dir_ahead_count; k-- > 0 && st == IPFSRT_OK;) {
         dir_ahead *d = b->dir_aheads[k];
-        if (d->pf.t.state != TASK_DONE && d->pf.t.state != TASK_FAILED) continue;
+        if (!ipfsrt_task_over(&d->pf.t)) continue;
         (void)list_if_at_hand(b, d->dir);
         for (size_t w = 0; w < d->waiter_count && st == IPFSRT_OK; w++)
             if (--b->items[d->waiters[w]].waiting == 0) st = push_runnable(b, d->waiters[w], err);

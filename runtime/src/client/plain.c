@@ -161,7 +161,7 @@ bool ipfsrt_plain_over(plain_read *r, ipfsrt_status *st, ipfsrt_error *err) {
         return true;
     }
     if (r->t.state == TASK_FAILED) *st = ipfsrt_task_error(&r->t, err);
-    return r->t.state == TASK_DONE || r->t.state == TASK_FAILED;
+    return ipfsrt_task_over(&r->t);
 }
 
 void ipfsrt_plain_end(plain_read *r) {

@@ -190,7 +190,7 @@ static size_t settle_finished(ipfsrt_client_relay *r, const ipfsrt_error *failur
     size_t fetching = 0;
     for (want **p = &r->wants.active, *w; (w = *p);) {
         if (w->state == WANT_FETCHING &&
-            (failure || w->job->t.state == TASK_DONE || w->job->t.state == TASK_FAILED))
+            (failure || ipfsrt_task_over(&w->job->t)))
             settle(r, w, failure);
         if (w->state == WANT_DONE || w->state == WANT_FAILED) {
             *p = w->active_next; /* its waiters (there is one at least) take it from here */

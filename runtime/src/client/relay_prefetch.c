@@ -73,7 +73,7 @@ void ipfsrt_relay_start_prefetches(ipfsrt_client_relay *r) {
 size_t ipfsrt_relay_settle_prefetches(ipfsrt_client_relay *r, bool stopping) {
     size_t in_flight = 0;
     for (path_prefetch **link = &r->prefetches, *p; (p = *link);) {
-        bool over = p->started && (p->pf.t.state == TASK_DONE || p->pf.t.state == TASK_FAILED);
+        bool over = p->started && ipfsrt_task_over(&p->pf.t);
         if (!p->settled) {
             if (!stopping && !over) {
                 in_flight++;

@@ -555,7 +555,7 @@ static void start_round(task *t) {
 /* Starts the next attempt, a pause before the next round, or gives up. */
 void ipfsrt_task_advance(task *t) {
     ipfsrt_client *c = t->c;
-    if (t->state == TASK_DONE || t->state == TASK_FAILED) return;
+    if (ipfsrt_task_over(t)) return;
     if (t->ops->hint && t->attempts > 0) {
         if (t->live_n == 0) task_give_up(t);
         return;
